@@ -1,0 +1,207 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+)
+
+// MLP names the feed-forward block's shape.
+type MLP string
+
+const (
+	// Gated is SwiGLU/GeGLU: gate and up projections, then down (3·H·I).
+	Gated MLP = "gated"
+	// Plain is up then down (2·H·I), as in GPT-2-style blocks.
+	Plain MLP = "plain"
+)
+
+// LayerKind says how far back a layer's attention reaches.
+type LayerKind string
+
+const (
+	// Full attention sees the whole context.
+	Full LayerKind = "full"
+	// Sliding attention sees the last SlidingWindow tokens only, so its
+	// KV cache stops growing at the window.
+	Sliding LayerKind = "sliding"
+)
+
+// Spec describes a transformer decoder by the numbers that fix its tensor
+// shapes. Field names follow Hugging Face config.json where one exists.
+type Spec struct {
+	Name    string
+	Aliases []string
+	// Architecture is the config.json model_type family, e.g. "llama".
+	Architecture string
+	// Source says where the numbers come from.
+	Source string
+	// Checkpoint is the weight format the model is published in.
+	Checkpoint string
+	// Published holds parameter counts stated by the model's authors, to
+	// check the tensor inventory against.
+	Published Published
+
+	Hidden  int // hidden_size, H
+	Layers  int // num_hidden_layers, L
+	Heads   int // num_attention_heads, n_q
+	KVHeads int // num_key_value_heads, n_kv (GQA/MQA); ignored under MLA
+	HeadDim int // head_dim, d_h; may differ from H/n_q (Qwen3, Gemma)
+	FFN     int // intermediate_size, I (dense layers)
+	Vocab   int // vocab_size, V
+
+	TiedEmbeddings bool // the output head reuses the token-embedding table
+	MLP            MLP
+	// NormsPerLayer counts the H-wide norm vectors in a block: 2 for
+	// Llama-style blocks, 4 for Gemma 2/3 (pre and post norms).
+	NormsPerLayer int
+	QKNorm        bool // per-head RMSNorm on q and k (Qwen3, Gemma 3)
+	QKVBias       bool // biases on q, k, v (Qwen2, gpt-oss)
+	OutBias       bool // bias on the attention output projection (gpt-oss)
+	FusedQKV      bool // q, k, v stored as one tensor (Phi-3)
+	FusedGateUp   bool // gate and up stored as one tensor (Phi-3)
+	AttnSinks     bool // one learned sink logit per head (gpt-oss)
+
+	// MaxContext is max_position_embeddings: the longest context the
+	// model was configured for.
+	MaxContext int
+
+	// SlidingWindow is the window of sliding layers, 0 for none.
+	SlidingWindow int
+	// LayerPattern repeats over the layers; empty means every layer is
+	// sliding when SlidingWindow > 0 and full otherwise.
+	LayerPattern []LayerKind
+
+	MoE *MoE // nil for dense models
+	MLA *MLA // nil for multi-head / grouped-query attention
+}
+
+// Published parameter counts (0 when not stated).
+type Published struct {
+	Params       float64
+	ActiveParams float64
+	Source       string
+}
+
+// MoE describes the mixture-of-experts feed-forward blocks.
+type MoE struct {
+	Experts     int  // routed experts per MoE layer, N
+	Active      int  // routed experts per token, k
+	FFN         int  // expert intermediate size
+	Shared      int  // shared experts, always active
+	SharedFFN   int  // intermediate size of each shared expert
+	DenseLayers int  // leading layers with a dense FFN (DeepSeek first_k_dense_replace)
+	RouterBias  bool // the router has a bias vector (gpt-oss)
+	ExpertBias  bool // expert projections have biases (gpt-oss)
+	// ScoreBias is DeepSeek-V3's per-expert score-correction vector.
+	ScoreBias bool
+}
+
+// MLA describes DeepSeek-style multi-head latent attention.
+type MLA struct {
+	QLoraRank  int // q_lora_rank; 0 means q is projected directly
+	KVLoraRank int // kv_lora_rank: the cached latent width
+	QKNopeDim  int // qk_nope_head_dim
+	QKRopeDim  int // qk_rope_head_dim: the shared rope key, also cached
+	VHeadDim   int // v_head_dim
+}
+
+// LayerKindOf reports the attention kind of layer i (0-based).
+func (s *Spec) LayerKindOf(i int) LayerKind {
+	if s.SlidingWindow <= 0 {
+		return Full
+	}
+	if len(s.LayerPattern) == 0 {
+		return Sliding
+	}
+	return s.LayerPattern[i%len(s.LayerPattern)]
+}
+
+// Window is the number of past tokens layer i attends to, 0 for unlimited.
+func (s *Spec) Window(i int) int {
+	if s.LayerKindOf(i) == Sliding {
+		return s.SlidingWindow
+	}
+	return 0
+}
+
+// IsMoELayer reports whether layer i has routed experts.
+func (s *Spec) IsMoELayer(i int) bool {
+	return s.MoE != nil && i >= s.MoE.DenseLayers
+}
+
+// GQAGroup is n_q / n_kv, the number of query heads per KV head.
+func (s *Spec) GQAGroup() int {
+	if s.KVHeads <= 0 {
+		return 1
+	}
+	return s.Heads / s.KVHeads
+}
+
+// Validate checks that the spec describes a buildable model. Errors name
+// the offending field by its TOML key.
+func (s *Spec) Validate() error {
+	var errs []error
+	pos := func(key string, v int) {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive integer, got %d", key, v))
+		}
+	}
+	pos("hidden_size", s.Hidden)
+	pos("num_hidden_layers", s.Layers)
+	pos("num_attention_heads", s.Heads)
+	pos("vocab_size", s.Vocab)
+	pos("max_position_embeddings", s.MaxContext)
+	if s.MLA == nil {
+		pos("num_key_value_heads", s.KVHeads)
+		pos("head_dim", s.HeadDim)
+		if s.KVHeads > 0 && s.Heads%s.KVHeads != 0 {
+			errs = append(errs, fmt.Errorf("num_attention_heads (%d) must be a multiple of num_key_value_heads (%d)", s.Heads, s.KVHeads))
+		}
+	}
+	if s.MoE == nil || s.MoE.DenseLayers > 0 {
+		pos("intermediate_size", s.FFN)
+	}
+	switch s.MLP {
+	case Gated, Plain:
+	default:
+		errs = append(errs, fmt.Errorf("mlp must be %q or %q, got %q", Gated, Plain, s.MLP))
+	}
+	if s.NormsPerLayer < 0 {
+		errs = append(errs, fmt.Errorf("norms_per_layer must not be negative, got %d", s.NormsPerLayer))
+	}
+	if s.SlidingWindow < 0 {
+		errs = append(errs, fmt.Errorf("sliding_window must not be negative, got %d", s.SlidingWindow))
+	}
+	for _, k := range s.LayerPattern {
+		if k != Full && k != Sliding {
+			errs = append(errs, fmt.Errorf("layer_pattern entries must be %q or %q, got %q", Full, Sliding, k))
+		}
+	}
+	if len(s.LayerPattern) > 0 && s.SlidingWindow == 0 {
+		errs = append(errs, errors.New("layer_pattern needs sliding_window > 0"))
+	}
+	if m := s.MoE; m != nil {
+		pos("moe.experts", m.Experts)
+		pos("moe.active", m.Active)
+		pos("moe.intermediate_size", m.FFN)
+		if m.Active > m.Experts {
+			errs = append(errs, fmt.Errorf("moe.active (%d) exceeds moe.experts (%d)", m.Active, m.Experts))
+		}
+		if m.Shared < 0 || m.DenseLayers < 0 || m.DenseLayers > s.Layers {
+			errs = append(errs, fmt.Errorf("moe.shared_experts and moe.dense_layers must be in range (dense_layers ≤ %d layers)", s.Layers))
+		}
+		if m.Shared > 0 {
+			pos("moe.shared_intermediate_size", m.SharedFFN)
+		}
+	}
+	if a := s.MLA; a != nil {
+		pos("mla.kv_lora_rank", a.KVLoraRank)
+		pos("mla.qk_rope_head_dim", a.QKRopeDim)
+		pos("mla.qk_nope_head_dim", a.QKNopeDim)
+		pos("mla.v_head_dim", a.VHeadDim)
+		if a.QLoraRank < 0 {
+			errs = append(errs, fmt.Errorf("mla.q_lora_rank must not be negative, got %d", a.QLoraRank))
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,106 @@
+package model
+
+import "math"
+
+// Storage is how one tensor's weights are laid out in memory: blocks of
+// BlockSize weights along a row take BlockBits bits each, and every row
+// carries RowBits more (per-channel scales). The ggml types come from the
+// block structs in ggml/src/ggml-common.h.
+type Storage struct {
+	Name      string
+	BlockSize int
+	BlockBits int
+	RowBits   int
+}
+
+// BitsPerWeight is the storage cost of one weight in a long row.
+func (s Storage) BitsPerWeight() float64 {
+	return float64(s.BlockBits) / float64(s.BlockSize)
+}
+
+// RowBytes is the size of one row of cols weights. A row that does not fill
+// its last block still pays for it, as group-quantized checkpoints do.
+func (s Storage) RowBytes(cols int) float64 {
+	blocks := math.Ceil(float64(cols) / float64(s.BlockSize))
+	return (blocks*float64(s.BlockBits) + float64(s.RowBits)) / 8
+}
+
+// Fits reports whether rows of cols weights fill whole blocks, which ggml
+// requires of its quantized types.
+func (s Storage) Fits(cols int) bool { return cols%s.BlockSize == 0 }
+
+// ggml tensor types: block size in weights and block size in bytes (×8 bits).
+var (
+	F32    = Storage{"f32", 1, 32, 0}
+	F16    = Storage{"f16", 1, 16, 0}
+	BF16   = Storage{"bf16", 1, 16, 0}
+	Q8_0   = Storage{"q8_0", 32, 34 * 8, 0}  // fp16 d + 32 × int8
+	Q4_0   = Storage{"q4_0", 32, 18 * 8, 0}  // fp16 d + 16 B nibbles
+	Q4_1   = Storage{"q4_1", 32, 20 * 8, 0}  // fp16 d, m + 16 B
+	Q5_0   = Storage{"q5_0", 32, 22 * 8, 0}  // fp16 d + 4 B high bits + 16 B
+	Q5_1   = Storage{"q5_1", 32, 24 * 8, 0}  // fp16 d, m + 4 B + 16 B
+	Q2K    = Storage{"q2_k", 256, 84 * 8, 0} // 16 B scales + 64 B quants + fp16 d, dmin
+	Q3K    = Storage{"q3_k", 256, 110 * 8, 0}
+	Q4K    = Storage{"q4_k", 256, 144 * 8, 0}
+	Q5K    = Storage{"q5_k", 256, 176 * 8, 0}
+	Q6K    = Storage{"q6_k", 256, 210 * 8, 0}
+	IQ1S   = Storage{"iq1_s", 256, 50 * 8, 0}
+	IQ1M   = Storage{"iq1_m", 256, 56 * 8, 0}
+	IQ2XXS = Storage{"iq2_xxs", 256, 66 * 8, 0}
+	IQ2XS  = Storage{"iq2_xs", 256, 74 * 8, 0}
+	IQ2S   = Storage{"iq2_s", 256, 82 * 8, 0}
+	IQ3XXS = Storage{"iq3_xxs", 256, 98 * 8, 0}
+	IQ3S   = Storage{"iq3_s", 256, 110 * 8, 0}
+	IQ4NL  = Storage{"iq4_nl", 32, 18 * 8, 0}
+	IQ4XS  = Storage{"iq4_xs", 256, 136 * 8, 0}
+	TQ1_0  = Storage{"tq1_0", 256, 54 * 8, 0}
+	TQ2_0  = Storage{"tq2_0", 256, 66 * 8, 0}
+	MXFP4  = Storage{"mxfp4", 32, 17 * 8, 0} // E8M0 scale + 32 × E2M1
+)
+
+// Layouts of non-GGUF checkpoints.
+var (
+	// Int4G128 is GPTQ/AWQ 4-bit with group 128: per group an fp16 scale and
+	// a packed 4-bit zero point (AutoGPTQ QuantLinear qzeros/scales buffers).
+	Int4G128 = Storage{"int4-g128", 128, 128*4 + 16 + 4, 0}
+	// Int4G32 is MLC's q4f16_1: int4 with one fp16 scale per 32 weights.
+	Int4G32 = Storage{"int4-g32", 32, 32*4 + 16, 0}
+	// Int8PerChannel is int8 weights with one fp16 scale per output row.
+	Int8PerChannel = Storage{"int8-per-channel", 1, 8, 16}
+	// FP8 is e4m3/e5m2 with a per-tensor scale (negligible).
+	FP8 = Storage{"fp8", 1, 8, 0}
+)
+
+// StorageTypes lists every storage type by name.
+var StorageTypes = []Storage{
+	F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2K, Q3K, Q4K, Q5K, Q6K,
+	IQ1S, IQ1M, IQ2XXS, IQ2XS, IQ2S, IQ3XXS, IQ3S, IQ4NL, IQ4XS, TQ1_0, TQ2_0, MXFP4,
+	Int4G128, Int4G32, Int8PerChannel, FP8,
+}
+
+// fallback is llama.cpp's tensor_type_fallback: the type used when a row
+// length is not a multiple of the wanted type's block size.
+func fallback(want Storage, cols int) Storage {
+	if want.Fits(cols) {
+		return want
+	}
+	var alt Storage
+	switch want {
+	case IQ1S, IQ1M, IQ2XXS, IQ2XS, IQ2S, IQ3XXS, IQ3S, IQ4XS:
+		alt = IQ4NL
+	case Q2K, Q3K, TQ1_0, TQ2_0:
+		alt = Q4_0
+	case Q4K:
+		alt = Q5_0
+	case Q5K:
+		alt = Q5_1
+	case Q6K:
+		alt = Q8_0
+	default:
+		alt = F16
+	}
+	if !alt.Fits(cols) {
+		return F16
+	}
+	return alt
+}

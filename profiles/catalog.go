@@ -1,0 +1,311 @@
+package profiles
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+)
+
+//go:embed models/*.toml hardware/*.toml
+var builtin embed.FS
+
+// Catalog holds the models and devices roofline knows by name.
+type Catalog struct {
+	models  []*model.Spec
+	devices []*hardware.Device
+	origin  map[string]string // name → file, to report duplicates
+
+	lastAdded string
+}
+
+var (
+	builtinOnce sync.Once
+	builtinCat  *Catalog
+	builtinErr  error
+)
+
+// Builtin returns the embedded catalog. It is decoded once; callers must not
+// modify it (use Clone before adding user profiles).
+func Builtin() (*Catalog, error) {
+	builtinOnce.Do(func() {
+		c := &Catalog{origin: map[string]string{}}
+		builtinErr = c.loadFS(builtin, "models", "hardware")
+		builtinCat = c
+	})
+	return builtinCat, builtinErr
+}
+
+// Clone returns a catalog that can take more profiles without changing c.
+func (c *Catalog) Clone() *Catalog {
+	o := &Catalog{origin: map[string]string{}}
+	o.models = append(o.models, c.models...)
+	o.devices = append(o.devices, c.devices...)
+	for k, v := range c.origin {
+		o.origin[k] = v
+	}
+	return o
+}
+
+// Models lists the models in name order.
+func (c *Catalog) Models() []*model.Spec { return c.models }
+
+// Devices lists the devices in name order.
+func (c *Catalog) Devices() []*hardware.Device { return c.devices }
+
+func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir string) error {
+	var errs []error
+	for _, dir := range []string{modelDir, hwDir} {
+		entries, err := fs.ReadDir(fsys, dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.IsDir() || !strings.HasSuffix(e.Name(), ".toml") {
+				continue
+			}
+			p := path.Join(dir, e.Name())
+			src, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			name := "profiles/" + p
+			if dir == modelDir {
+				errs = append(errs, c.addModelFile(name, src, false))
+			} else {
+				errs = append(errs, c.addDeviceFile(name, src, false))
+			}
+		}
+	}
+	c.sort()
+	return errors.Join(errs...)
+}
+
+// AddDir adds every .toml profile in dir (and in its models/ and hardware/
+// subdirectories). A user profile with the name of a built-in one replaces
+// it; two user profiles with one name are an error.
+func (c *Catalog) AddDir(dir string) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("--profiles %s: %w", dir, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("--profiles %s: not a directory", dir)
+	}
+	var files []string
+	for _, pattern := range []string{"*.toml", "models/*.toml", "hardware/*.toml"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		files = append(files, m...)
+	}
+	var errs []error
+	for _, f := range files {
+		if _, err := c.AddFile(f); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.sort()
+	return errors.Join(errs...)
+}
+
+// AddFile reads one user profile, model or device, telling them apart by
+// content: a device has [[engine]] tables. It returns the name it added.
+func (c *Catalog) AddFile(file string) (string, error) {
+	src, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	if isDevice(src) {
+		before := len(c.devices)
+		err = c.addDeviceFile(file, src, true)
+		if err != nil || len(c.devices) == before {
+			return "", err
+		}
+		c.sort()
+		return c.lastAdded, nil
+	}
+	err = c.addModelFile(file, src, true)
+	c.sort()
+	return c.lastAdded, err
+}
+
+func isDevice(src []byte) bool {
+	for _, l := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "[[engine]]") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Catalog) addModelFile(file string, src []byte, user bool) error {
+	s, err := decodeModel(file, src)
+	if err != nil {
+		return err
+	}
+	if err := c.claim("model", s.Name, s.Aliases, file, user); err != nil {
+		return err
+	}
+	c.models = replaceByName(c.models, s, func(m *model.Spec) string { return m.Name })
+	c.lastAdded = s.Name
+	return nil
+}
+
+func (c *Catalog) addDeviceFile(file string, src []byte, user bool) error {
+	ds, err := decodeDevices(file, src)
+	if err != nil {
+		return err
+	}
+	for _, d := range ds {
+		if err := c.claim("device", d.Name, d.Aliases, file, user); err != nil {
+			return err
+		}
+		c.devices = replaceByName(c.devices, d, func(x *hardware.Device) string { return x.Name })
+	}
+	c.lastAdded = ds[0].Name
+	return nil
+}
+
+// claim registers names, rejecting a name used twice except when a user
+// file overrides a built-in profile.
+func (c *Catalog) claim(kind, name string, aliases []string, file string, user bool) error {
+	for _, n := range append([]string{name}, aliases...) {
+		key := kind + ":" + strings.ToLower(n)
+		if prev, ok := c.origin[key]; ok && prev != file {
+			if !(user && strings.HasPrefix(prev, "profiles/")) {
+				return &FileError{File: file, Msg: fmt.Sprintf("%s name %q is already used by %s", kind, n, prev)}
+			}
+		}
+		c.origin[key] = file
+	}
+	return nil
+}
+
+func replaceByName[T any](list []T, v T, name func(T) string) []T {
+	for i, x := range list {
+		if name(x) == name(v) {
+			list[i] = v
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+func (c *Catalog) sort() {
+	sort.Slice(c.models, func(i, j int) bool { return c.models[i].Name < c.models[j].Name })
+	sort.Slice(c.devices, func(i, j int) bool { return c.devices[i].Name < c.devices[j].Name })
+}
+
+// NotFoundError is an unknown name, with the closest known names.
+type NotFoundError struct {
+	Kind        string
+	Name        string
+	Suggestions []string
+}
+
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("unknown %s %q", e.Kind, e.Name)
+	if len(e.Suggestions) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(e.Suggestions, ", "))
+	}
+	return msg
+}
+
+// Model finds a model by name, alias (e.g. a Hugging Face repo id) or path
+// to a TOML profile.
+func (c *Catalog) Model(name string) (*model.Spec, error) {
+	if looksLikeFile(name) {
+		cc := c.Clone()
+		n, err := cc.AddFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return cc.Model(n)
+	}
+	n := strings.ToLower(strings.TrimSpace(name))
+	var names []string
+	for _, m := range c.models {
+		if strings.ToLower(m.Name) == n {
+			return m, nil
+		}
+		for _, a := range m.Aliases {
+			if strings.ToLower(a) == n {
+				return m, nil
+			}
+		}
+		names = append(names, m.Name)
+	}
+	return nil, &NotFoundError{Kind: "model", Name: name, Suggestions: Suggest(name, names)}
+}
+
+// Device finds a device by name, alias or path to a TOML profile.
+func (c *Catalog) Device(name string) (*hardware.Device, error) {
+	if looksLikeFile(name) {
+		cc := c.Clone()
+		n, err := cc.AddFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return cc.Device(n)
+	}
+	n := strings.ToLower(strings.TrimSpace(name))
+	var names []string
+	for _, d := range c.devices {
+		if d.Name == n {
+			return d, nil
+		}
+		for _, a := range d.Aliases {
+			if strings.ToLower(a) == n {
+				return d, nil
+			}
+		}
+		names = append(names, d.Name)
+	}
+	return nil, &NotFoundError{Kind: "hardware", Name: name, Suggestions: Suggest(name, names)}
+}
+
+// DevicesMatching expands "all", a glob such as "jetson-*", or a name.
+func (c *Catalog) DevicesMatching(pattern string) ([]*hardware.Device, error) {
+	if pattern == "all" {
+		return c.devices, nil
+	}
+	if strings.ContainsAny(pattern, "*?[") {
+		var out []*hardware.Device
+		for _, d := range c.devices {
+			if ok, err := path.Match(pattern, d.Name); err != nil {
+				return nil, fmt.Errorf("bad pattern %q: %w", pattern, err)
+			} else if ok {
+				out = append(out, d)
+			}
+		}
+		if len(out) == 0 {
+			return nil, &NotFoundError{Kind: "hardware", Name: pattern}
+		}
+		return out, nil
+	}
+	d, err := c.Device(pattern)
+	if err != nil {
+		return nil, err
+	}
+	return []*hardware.Device{d}, nil
+}
+
+// looksLikeFile tells a profile path from a name. Hugging Face repo ids
+// contain a slash too, so a path must end in .toml or exist as a file.
+func looksLikeFile(name string) bool {
+	return strings.HasSuffix(name, ".toml") || (strings.ContainsRune(name, os.PathSeparator) && fileExists(name))
+}
+
+func fileExists(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && !st.IsDir()
+}

@@ -1,0 +1,536 @@
+package profiles
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/units"
+)
+
+// FileError is a problem in a profile file, positioned where possible.
+type FileError struct {
+	File string
+	Line int // 0 when unknown
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// sourced is a number with the reference it comes from.
+type sourced struct {
+	Value  string `toml:"value"`
+	Source string `toml:"source"`
+}
+
+type sourcedNumber struct {
+	Value  float64 `toml:"value"`
+	Source string  `toml:"source"`
+}
+
+type rawModel struct {
+	Name           string         `toml:"name"`
+	Aliases        []string       `toml:"aliases"`
+	Architecture   string         `toml:"architecture"`
+	Source         string         `toml:"source"`
+	Checkpoint     string         `toml:"checkpoint"`
+	Hidden         int            `toml:"hidden_size"`
+	Layers         int            `toml:"num_hidden_layers"`
+	Heads          int            `toml:"num_attention_heads"`
+	KVHeads        int            `toml:"num_key_value_heads"`
+	HeadDim        int            `toml:"head_dim"`
+	FFN            int            `toml:"intermediate_size"`
+	Vocab          int            `toml:"vocab_size"`
+	Tied           bool           `toml:"tie_word_embeddings"`
+	MaxContext     int            `toml:"max_position_embeddings"`
+	MLP            string         `toml:"mlp"`
+	NormsPerLayer  *int           `toml:"norms_per_layer"`
+	QKNorm         bool           `toml:"qk_norm"`
+	QKVBias        bool           `toml:"qkv_bias"`
+	OutBias        bool           `toml:"out_bias"`
+	FusedQKV       bool           `toml:"fused_qkv"`
+	FusedGateUp    bool           `toml:"fused_gate_up"`
+	AttnSinks      bool           `toml:"attn_sinks"`
+	SlidingWindow  int            `toml:"sliding_window"`
+	LayerPattern   []string       `toml:"layer_pattern"`
+	PublishedParam *sourcedNumber `toml:"published_params"`
+	PublishedAct   *sourcedNumber `toml:"published_active_params"`
+	MoE            *struct {
+		Experts     int  `toml:"experts"`
+		Active      int  `toml:"active"`
+		FFN         int  `toml:"intermediate_size"`
+		Shared      int  `toml:"shared_experts"`
+		SharedFFN   int  `toml:"shared_intermediate_size"`
+		DenseLayers int  `toml:"dense_layers"`
+		RouterBias  bool `toml:"router_bias"`
+		ExpertBias  bool `toml:"expert_bias"`
+		ScoreBias   bool `toml:"score_bias"`
+	} `toml:"moe"`
+	MLA *struct {
+		QLoraRank  int `toml:"q_lora_rank"`
+		KVLoraRank int `toml:"kv_lora_rank"`
+		QKNopeDim  int `toml:"qk_nope_head_dim"`
+		QKRopeDim  int `toml:"qk_rope_head_dim"`
+		VHeadDim   int `toml:"v_head_dim"`
+	} `toml:"mla"`
+}
+
+type rawEngine struct {
+	Name                string             `toml:"name"`
+	Kind                string             `toml:"kind"`
+	Power               *sourced           `toml:"power"`
+	Peak                map[string]sourced `toml:"peak"`
+	BandwidthEfficiency *float64           `toml:"bandwidth_efficiency"`
+	ComputeEfficiency   *float64           `toml:"compute_efficiency"`
+	StepOverhead        *string            `toml:"step_overhead"`
+	LayerOverhead       *string            `toml:"layer_overhead"`
+	TuningSource        string             `toml:"tuning_source"`
+}
+
+type rawDevice struct {
+	Name              string      `toml:"name"`
+	Aliases           []string    `toml:"aliases"`
+	Description       string      `toml:"description"`
+	Family            string      `toml:"family"`
+	PowerMode         string      `toml:"power_mode"`
+	UnifiedMemory     *bool       `toml:"unified_memory"`
+	Memory            *sourced    `toml:"memory"`
+	UsableMemory      *sourced    `toml:"usable_memory"`
+	Bandwidth         *sourced    `toml:"bandwidth"`
+	MeasuredBandwidth *sourced    `toml:"measured_bandwidth"`
+	StorageBandwidth  *sourced    `toml:"storage_bandwidth"`
+	DefaultEngine     string      `toml:"default_engine"`
+	References        []string    `toml:"references"`
+	Engine            []rawEngine `toml:"engine"`
+	Variant           []rawDevice `toml:"variant"`
+}
+
+// UnifiedUsableShare is the default share of a unified memory a model may
+// use: the macOS default GPU wired-memory limit of about 75 % of RAM,
+// applied to every device whose memory the OS shares.
+const UnifiedUsableShare = 0.75
+
+// decodeStrict decodes TOML into v and turns syntax errors and unknown keys
+// into positioned FileErrors.
+func decodeStrict(file string, src []byte, v any) (toml.MetaData, error) {
+	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(v)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return md, &FileError{File: file, Line: pe.Position.Line, Msg: pe.Message + hintFor(pe)}
+		}
+		return md, &FileError{File: file, Line: lineOfError(src, err), Msg: err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var errs []error
+		for _, k := range und {
+			errs = append(errs, &FileError{File: file, Line: lineOfKey(src, k), Msg: fmt.Sprintf("unknown key %q (check the spelling against docs/profiles.md)", k.String())})
+		}
+		return md, errors.Join(errs...)
+	}
+	return md, nil
+}
+
+func hintFor(pe toml.ParseError) string {
+	if pe.Usage != "" {
+		return " (" + strings.TrimSpace(strings.SplitN(pe.Usage, "\n", 2)[0]) + ")"
+	}
+	return ""
+}
+
+var lastKeyRE = regexp.MustCompile(`last key "([^"]+)"`)
+
+// lineOfError finds the line of a decode error that names its key.
+func lineOfError(src []byte, err error) int {
+	m := lastKeyRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	return lineOfKey(src, strings.Split(m[1], "."))
+}
+
+// lineOfKey finds where a dotted key is written: the first line, after the
+// header of its parent table if there is one, that assigns or opens its last
+// component.
+func lineOfKey(src []byte, key toml.Key) int {
+	if len(key) == 0 {
+		return 0
+	}
+	last := regexp.QuoteMeta(key[len(key)-1])
+	assign := regexp.MustCompile(`(^|[{,\s.])"?` + last + `"?\s*=`)
+	header := regexp.MustCompile(`^\s*\[\[?\s*([\w.\-"]*\.)?"?` + last + `"?\s*\]\]?`)
+	lines := strings.Split(string(src), "\n")
+	start := 0
+	if len(key) > 1 {
+		parent := regexp.MustCompile(`^\s*\[\[?\s*` + regexp.QuoteMeta(strings.Join(key[:len(key)-1], ".")) + `\s*\]\]?`)
+		for i, l := range lines {
+			if parent.MatchString(l) {
+				start = i
+				break
+			}
+		}
+	}
+	for pass := 0; pass < 2; pass++ {
+		for i := start; i < len(lines); i++ {
+			l := stripComment(lines[i])
+			if assign.MatchString(l) || header.MatchString(l) {
+				return i + 1
+			}
+		}
+		start = 0
+	}
+	return 0
+}
+
+func stripComment(l string) string {
+	if i := strings.Index(l, "#"); i >= 0 && strings.Count(l[:i], `"`)%2 == 0 {
+		return l[:i]
+	}
+	return l
+}
+
+// decodeModel reads one model profile.
+func decodeModel(file string, src []byte) (*model.Spec, error) {
+	var r rawModel
+	md, err := decodeStrict(file, src, &r)
+	if err != nil {
+		return nil, err
+	}
+	fe := func(key, format string, a ...any) error {
+		return &FileError{File: file, Line: lineOfKey(src, toml.Key(strings.Split(key, "."))), Msg: fmt.Sprintf(format, a...)}
+	}
+	var errs []error
+	for _, k := range []string{"name", "architecture", "source", "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size", "max_position_embeddings"} {
+		if !md.IsDefined(k) {
+			errs = append(errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q", k)})
+		}
+	}
+	if r.MLA == nil {
+		for _, k := range []string{"num_key_value_heads", "head_dim"} {
+			if !md.IsDefined(k) {
+				errs = append(errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q (give head_dim explicitly: it is not always hidden_size / heads)", k)})
+			}
+		}
+	}
+	if err := checkName(r.Name); err != nil && md.IsDefined("name") {
+		errs = append(errs, fe("name", "%v", err))
+	}
+	s := &model.Spec{
+		Name: r.Name, Aliases: r.Aliases, Architecture: r.Architecture, Source: r.Source, Checkpoint: r.Checkpoint,
+		Hidden: r.Hidden, Layers: r.Layers, Heads: r.Heads, KVHeads: r.KVHeads, HeadDim: r.HeadDim,
+		FFN: r.FFN, Vocab: r.Vocab, TiedEmbeddings: r.Tied, MaxContext: r.MaxContext,
+		MLP: model.MLP(r.MLP), NormsPerLayer: 2, QKNorm: r.QKNorm, QKVBias: r.QKVBias, OutBias: r.OutBias,
+		FusedQKV: r.FusedQKV, FusedGateUp: r.FusedGateUp, AttnSinks: r.AttnSinks, SlidingWindow: r.SlidingWindow,
+	}
+	if s.MLP == "" {
+		s.MLP = model.Gated
+	}
+	if s.Checkpoint == "" {
+		s.Checkpoint = "bf16"
+	}
+	if _, err := model.LookupWeightFormat(s.Checkpoint); err != nil {
+		errs = append(errs, fe("checkpoint", "%v", err))
+	}
+	if r.NormsPerLayer != nil {
+		s.NormsPerLayer = *r.NormsPerLayer
+	}
+	for _, k := range r.LayerPattern {
+		s.LayerPattern = append(s.LayerPattern, model.LayerKind(k))
+	}
+	if p := r.PublishedParam; p != nil {
+		s.Published.Params, s.Published.Source = p.Value, p.Source
+		if p.Source == "" || p.Value <= 0 {
+			errs = append(errs, fe("published_params", "published_params needs a positive value and a source"))
+		}
+	}
+	if p := r.PublishedAct; p != nil {
+		s.Published.ActiveParams = p.Value
+		if s.Published.Source == "" {
+			s.Published.Source = p.Source
+		} else if p.Source != s.Published.Source {
+			s.Published.Source += "; " + p.Source
+		}
+		if p.Source == "" || p.Value <= 0 {
+			errs = append(errs, fe("published_active_params", "published_active_params needs a positive value and a source"))
+		}
+	}
+	if m := r.MoE; m != nil {
+		s.MoE = &model.MoE{Experts: m.Experts, Active: m.Active, FFN: m.FFN, Shared: m.Shared, SharedFFN: m.SharedFFN,
+			DenseLayers: m.DenseLayers, RouterBias: m.RouterBias, ExpertBias: m.ExpertBias, ScoreBias: m.ScoreBias}
+	}
+	if a := r.MLA; a != nil {
+		s.MLA = &model.MLA{QLoraRank: a.QLoraRank, KVLoraRank: a.KVLoraRank, QKNopeDim: a.QKNopeDim, QKRopeDim: a.QKRopeDim, VHeadDim: a.VHeadDim}
+	}
+	if err := s.Validate(); err != nil {
+		for _, e := range unjoin(err) {
+			key := strings.SplitN(e.Error(), " ", 2)[0]
+			errs = append(errs, fe(key, "%v", e))
+		}
+	}
+	return s, errors.Join(errs...)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]+([.\-][a-z0-9]+)*$`)
+
+func checkName(n string) error {
+	if !nameRE.MatchString(n) {
+		return fmt.Errorf("name %q must be lower case letters, digits, dots and hyphens (e.g. \"llama-3.1-8b\")", n)
+	}
+	return nil
+}
+
+// decodeDevices reads one hardware profile: a device and its variants.
+func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
+	var r rawDevice
+	md, err := decodeStrict(file, src, &r)
+	if err != nil {
+		return nil, err
+	}
+	d := &deviceDecoder{file: file, src: src}
+	for _, k := range []string{"name", "description", "memory", "bandwidth", "storage_bandwidth", "default_engine", "engine"} {
+		if !md.IsDefined(k) {
+			d.errs = append(d.errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q", k)})
+		}
+	}
+	base := d.device(r, nil)
+	out := []*hardware.Device{base}
+	for _, v := range r.Variant {
+		if len(v.Variant) > 0 {
+			d.errorf("variant", "a variant cannot have variants")
+		}
+		out = append(out, d.device(v, base))
+	}
+	for _, dev := range out {
+		if err := dev.Validate(); err != nil {
+			for _, e := range unjoin(err) {
+				d.errs = append(d.errs, &FileError{File: file, Line: lineOfKey(src, toml.Key{"name"}), Msg: fmt.Sprintf("device %s: %v", dev.Name, e)})
+			}
+		}
+	}
+	return out, errors.Join(d.errs...)
+}
+
+type deviceDecoder struct {
+	file string
+	src  []byte
+	errs []error
+}
+
+func (d *deviceDecoder) errorf(key, format string, a ...any) {
+	d.errs = append(d.errs, &FileError{File: d.file, Line: lineOfKey(d.src, toml.Key(strings.Split(key, "."))), Msg: fmt.Sprintf(format, a...)})
+}
+
+// quantity parses a sourced value and records its source under key.
+func (d *deviceDecoder) quantity(dev *hardware.Device, key string, s *sourced, dim units.Dimension) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	v, err := units.Parse(s.Value, dim)
+	if err != nil {
+		d.errorf(key, "%s: %v", key, err)
+		return 0, false
+	}
+	if strings.TrimSpace(s.Source) == "" {
+		d.errorf(key, "%s = %q has no source: every number in a profile cites where it comes from", key, s.Value)
+	}
+	dev.Sources[key] = s.Source
+	return v, true
+}
+
+// device builds a device from r, starting from a copy of base for a variant.
+func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Device {
+	dev := &hardware.Device{Sources: map[string]string{}, File: d.file}
+	if base != nil {
+		cp := *base
+		cp.Aliases, cp.VariantOf = nil, base.Name
+		cp.Sources = map[string]string{}
+		for k, v := range base.Sources {
+			cp.Sources[k] = v
+		}
+		cp.Engines = make([]hardware.Engine, len(base.Engines))
+		for i, e := range base.Engines {
+			e.Peaks = cloneMap(e.Peaks)
+			e.Defaulted = append([]string(nil), e.Defaulted...)
+			cp.Engines[i] = e
+		}
+		dev = &cp
+	}
+	if r.Name == "" {
+		d.errorf("name", "missing required key \"name\"")
+	} else if err := checkName(r.Name); err != nil {
+		d.errorf("name", "%v", err)
+	}
+	dev.Name = r.Name
+	dev.Aliases = r.Aliases
+	setStr(&dev.Description, r.Description)
+	setStr(&dev.Family, r.Family)
+	setStr(&dev.PowerMode, r.PowerMode)
+	setStr(&dev.DefaultEngine, r.DefaultEngine)
+	if r.UnifiedMemory != nil {
+		dev.Unified = *r.UnifiedMemory
+	}
+	if base == nil || len(r.References) > 0 {
+		dev.References = append(append([]string(nil), dev.References...), r.References...)
+	}
+	if v, ok := d.quantity(dev, "memory", r.Memory, units.DimBytes); ok {
+		dev.Memory = v
+		if r.UsableMemory == nil {
+			dev.Usable = 0 // recomputed below from the new capacity
+		}
+	}
+	if v, ok := d.quantity(dev, "usable_memory", r.UsableMemory, units.DimBytes); ok {
+		dev.Usable = v
+	}
+	if dev.Usable == 0 && dev.Memory > 0 {
+		if dev.Unified {
+			dev.Usable = UnifiedUsableShare * dev.Memory
+			dev.Sources["usable_memory"] = fmt.Sprintf("default rule: %.0f %% of unified memory (the macOS default GPU wired limit, applied to every unified-memory device)", UnifiedUsableShare*100)
+		} else {
+			dev.Usable = dev.Memory
+			dev.Sources["usable_memory"] = "default rule: all of a dedicated memory (runtime overhead is counted separately)"
+		}
+	}
+	if v, ok := d.quantity(dev, "bandwidth", r.Bandwidth, units.DimBandwidth); ok {
+		dev.Bandwidth = v
+	}
+	if v, ok := d.quantity(dev, "measured_bandwidth", r.MeasuredBandwidth, units.DimBandwidth); ok {
+		dev.MeasuredBandwidth = v
+	}
+	if v, ok := d.quantity(dev, "storage_bandwidth", r.StorageBandwidth, units.DimBandwidth); ok {
+		dev.StorageBandwidth = v
+	}
+	for _, re := range r.Engine {
+		d.engine(dev, re, base != nil)
+	}
+	return dev
+}
+
+func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool) {
+	if re.Name == "" {
+		d.errorf("engine", "every [[engine]] needs a name")
+		return
+	}
+	var e *hardware.Engine
+	for i := range dev.Engines {
+		if dev.Engines[i].Name == re.Name {
+			e = &dev.Engines[i]
+		}
+	}
+	if e == nil {
+		dev.Engines = append(dev.Engines, hardware.Engine{Name: re.Name, Peaks: map[units.Precision]float64{}})
+		e = &dev.Engines[len(dev.Engines)-1]
+		e.Tuning = hardware.Tuning{}
+		e.Defaulted = nil
+	} else if !variant {
+		d.errorf("engine", "engine %q is defined twice", re.Name)
+		return
+	}
+	if re.Kind != "" {
+		e.Kind = hardware.Kind(re.Kind)
+	}
+	key := "engine." + e.Name
+	if v, ok := d.quantity(dev, key+".power", re.Power, units.DimPower); ok {
+		e.Power = v
+	}
+	precs := make([]string, 0, len(re.Peak))
+	for p := range re.Peak {
+		precs = append(precs, p)
+	}
+	sort.Strings(precs)
+	for _, p := range precs {
+		prec, err := units.ParsePrecision(p)
+		if err != nil {
+			d.errorf(p, "engine %s peak: %v", e.Name, err)
+			continue
+		}
+		s := re.Peak[p]
+		if v, ok := d.quantity(dev, key+".peak."+p, &s, units.DimRate); ok {
+			e.Peaks[prec] = v
+		}
+	}
+	def := hardware.DefaultTuning(e.Kind)
+	given := false
+	setF := func(dst *float64, src *float64, name string, dflt float64) {
+		switch {
+		case src != nil:
+			*dst, given = *src, true
+			e.Defaulted = remove(e.Defaulted, name)
+		case *dst == 0:
+			*dst = dflt
+			e.Defaulted = appendOnce(e.Defaulted, name)
+		}
+	}
+	setD := func(dst *float64, src *string, name string, dflt float64) {
+		if src == nil {
+			setF(dst, nil, name, dflt)
+			return
+		}
+		v, err := units.Parse(*src, units.DimDuration)
+		if err != nil {
+			d.errorf(name, "engine %s %s: %v", e.Name, name, err)
+			return
+		}
+		setF(dst, &v, name, dflt)
+	}
+	setF(&e.BandwidthEfficiency, re.BandwidthEfficiency, "bandwidth_efficiency", def.BandwidthEfficiency)
+	setF(&e.ComputeEfficiency, re.ComputeEfficiency, "compute_efficiency", def.ComputeEfficiency)
+	setD(&e.StepOverhead, re.StepOverhead, "step_overhead", def.StepOverhead)
+	setD(&e.LayerOverhead, re.LayerOverhead, "layer_overhead", def.LayerOverhead)
+	if given {
+		if strings.TrimSpace(re.TuningSource) == "" {
+			d.errorf("tuning_source", "engine %s sets efficiencies or overheads without a tuning_source saying where they come from", e.Name)
+		}
+		dev.Sources[key+".tuning"] = re.TuningSource
+	}
+}
+
+func setStr(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func appendOnce(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+func remove(s []string, v string) []string {
+	out := s[:0:0]
+	for _, x := range s {
+		if x != v {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,14 @@
+// Package units parses and formats the physical quantities roofline works
+// with, so that "102 GB/s" means the same thing in a TOML profile and on the
+// command line.
+//
+// Inside the program every quantity is a float64 in an SI base unit: bytes
+// (B), bytes per second (B/s), floating-point or integer operations (FLOP)
+// and operations per second (FLOP/s), seconds (s) and watts (W). Decimal
+// prefixes (k, M, G, T, P = 10^3 … 10^15) and binary prefixes (Ki, Mi, Gi,
+// Ti = 2^10 … 2^40) are both accepted on input and never mixed silently on
+// output: the caller chooses which one a figure is shown in.
+//
+// The package also names the arithmetic precisions (fp32, fp16, bf16, fp8,
+// int8, fp4, int4) that connect a weight format to a compute peak.
+package units

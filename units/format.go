@@ -1,0 +1,81 @@
+package units
+
+import (
+	"fmt"
+	"math"
+)
+
+// Prefixes chooses how a byte quantity is scaled for people.
+type Prefixes int
+
+const (
+	// Decimal scales by 1000 (kB, MB, GB): the unit of vendors' bandwidth.
+	Decimal Prefixes = iota
+	// Binary scales by 1024 (KiB, MiB, GiB): the unit llama.cpp prints sizes in.
+	Binary
+)
+
+// FormatBytes renders b bytes with three significant digits.
+func FormatBytes(b float64, p Prefixes) string {
+	if p == Binary {
+		return scale(b, 1024, []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"})
+	}
+	return scale(b, 1000, []string{"B", "kB", "MB", "GB", "TB", "PB"})
+}
+
+// FormatBandwidth renders a rate in decimal bytes per second.
+func FormatBandwidth(bps float64) string {
+	return scale(bps, 1000, []string{"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"})
+}
+
+// FormatRate renders an operation rate; unit is "FLOP/s" or "OP/s".
+func FormatRate(r float64, unit string) string {
+	return scale(r, 1000, []string{unit, "k" + unit, "M" + unit, "G" + unit, "T" + unit, "P" + unit})
+}
+
+// FormatCount renders a plain count (parameters, FLOPs) with k, M, G, T.
+func FormatCount(n float64) string {
+	return scale(n, 1000, []string{"", "k", "M", "G", "T", "P"})
+}
+
+// FormatDuration renders seconds in s, ms, µs or ns.
+func FormatDuration(s float64) string {
+	a := math.Abs(s)
+	switch {
+	case a == 0:
+		return "0 s"
+	case a >= 1:
+		return sig3(s) + " s"
+	case a >= 1e-3:
+		return sig3(s*1e3) + " ms"
+	case a >= 1e-6:
+		return sig3(s*1e6) + " µs"
+	}
+	return sig3(s*1e9) + " ns"
+}
+
+func scale(v, base float64, names []string) string {
+	a := math.Abs(v)
+	i := 0
+	for a >= base && i < len(names)-1 {
+		a /= base
+		v /= base
+		i++
+	}
+	if names[i] == "" {
+		return sig3(v)
+	}
+	return sig3(v) + " " + names[i]
+}
+
+// sig3 prints three significant digits without an exponent.
+func sig3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}

@@ -1,0 +1,174 @@
+package units
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Dimension is the kind of quantity a string is parsed as.
+type Dimension int
+
+// The dimensions roofline parses.
+const (
+	DimBytes     Dimension = iota // B
+	DimBandwidth                  // B/s
+	DimRate                       // FLOP/s or OP/s
+	DimDuration                   // s
+	DimPower                      // W
+)
+
+func (d Dimension) String() string {
+	switch d {
+	case DimBytes:
+		return "bytes (e.g. 8 GiB, 512 MB)"
+	case DimBandwidth:
+		return "bandwidth (e.g. 102 GB/s, 3.35 TB/s)"
+	case DimRate:
+		return "compute rate (e.g. 16.7 TFLOP/s, 33.4 TOP/s)"
+	case DimDuration:
+		return "duration (e.g. 200ms, 1s, 35us)"
+	case DimPower:
+		return "power (e.g. 25 W)"
+	}
+	return "quantity"
+}
+
+// unitSuffixes lists, per dimension, the unit spellings accepted after the
+// prefix. Longer spellings come first so that "FLOP/s" is not read as "B".
+var unitSuffixes = map[Dimension][]string{
+	DimBytes:     {"bytes", "byte", "B"},
+	DimBandwidth: {"B/s", "Bps"},
+	DimRate:      {"FLOP/s", "FLOPS", "flop/s", "flops", "OP/s", "OPS", "op/s", "ops"},
+	DimDuration:  {"s"},
+	DimPower:     {"W"},
+}
+
+var decimalPrefix = map[string]float64{
+	"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15,
+}
+
+var binaryPrefix = map[string]float64{
+	"Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40,
+}
+
+var durationPrefix = map[string]float64{
+	"": 1, "m": 1e-3, "u": 1e-6, "µ": 1e-6, "n": 1e-9,
+}
+
+// Parse reads s as a quantity of dimension d and returns it in SI base
+// units. A bare number is taken as already being in base units.
+func Parse(s string, d Dimension) (float64, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return 0, fmt.Errorf("empty %s", d)
+	}
+	// Split the leading number from the unit.
+	i := 0
+	for i < len(t) {
+		c := rune(t[i])
+		if unicode.IsDigit(c) || c == '.' || c == '-' || c == '+' ||
+			((c == 'e' || c == 'E') && i+1 < len(t) && (unicode.IsDigit(rune(t[i+1])) || t[i+1] == '-' || t[i+1] == '+')) {
+			i++
+			continue
+		}
+		break
+	}
+	num, unit := t[:i], strings.TrimSpace(t[i:])
+	if num == "" {
+		return 0, fmt.Errorf("%q is not a %s: no number", s, d)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a %s: bad number %q", s, d, num)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a finite %s", s, d)
+	}
+	if unit == "" {
+		return v, nil
+	}
+	scale, ok := unitScale(unit, d)
+	if !ok {
+		return 0, fmt.Errorf("%q is not a %s: unknown unit %q", s, d, unit)
+	}
+	return v * scale, nil
+}
+
+func unitScale(unit string, d Dimension) (float64, bool) {
+	for _, suf := range unitSuffixes[d] {
+		if !strings.HasSuffix(unit, suf) {
+			continue
+		}
+		prefix := strings.TrimSpace(strings.TrimSuffix(unit, suf))
+		if d == DimDuration {
+			if m, ok := durationPrefix[prefix]; ok {
+				return m, true
+			}
+			continue
+		}
+		if m, ok := decimalPrefix[prefix]; ok {
+			return m, true
+		}
+		if d == DimBytes || d == DimBandwidth {
+			if m, ok := binaryPrefix[prefix]; ok {
+				return m, true
+			}
+		}
+	}
+	if d == DimDuration {
+		switch unit {
+		case "h":
+			return 3600, true
+		case "min":
+			return 60, true
+		}
+	}
+	return 0, false
+}
+
+// Quantity is a parsed value of a fixed dimension that remembers nothing but
+// its SI value. The typed wrappers below implement encoding.TextUnmarshaler
+// so that the TOML decoder and flag parsing share one parser.
+type (
+	// Bytes is a size in bytes.
+	Bytes float64
+	// Bandwidth is a transfer rate in bytes per second.
+	Bandwidth float64
+	// Rate is a compute rate in operations per second.
+	Rate float64
+	// Duration is a time in seconds.
+	Duration float64
+	// Power is a power draw in watts.
+	Power float64
+)
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (b *Bytes) UnmarshalText(t []byte) error { return unmarshal(t, DimBytes, (*float64)(b)) }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (b *Bandwidth) UnmarshalText(t []byte) error {
+	return unmarshal(t, DimBandwidth, (*float64)(b))
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (r *Rate) UnmarshalText(t []byte) error { return unmarshal(t, DimRate, (*float64)(r)) }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(t []byte) error {
+	return unmarshal(t, DimDuration, (*float64)(d))
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (p *Power) UnmarshalText(t []byte) error { return unmarshal(t, DimPower, (*float64)(p)) }
+
+func unmarshal(t []byte, d Dimension, dst *float64) error {
+	v, err := Parse(string(t), d)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
