@@ -94,7 +94,14 @@ func Parse(s string, d Dimension) (float64, error) {
 	if !ok {
 		return 0, fmt.Errorf("%q is not a %s: unknown unit %q", s, d, unit)
 	}
-	return v * scale, nil
+	if scale < 1 {
+		// Divide by the exact inverse so that "50us" is exactly 5e-5.
+		return v / math.Round(1/scale), nil
+	}
+	if r := v * scale; !math.IsInf(r, 0) {
+		return r, nil
+	}
+	return 0, fmt.Errorf("%q is too large a %s", s, d)
 }
 
 func unitScale(unit string, d Dimension) (float64, bool) {

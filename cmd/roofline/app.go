@@ -40,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:    "roofline",
 		Usage:   "predict LLM latency and memory on a device, and compare measured runs with the physical limit",
 		Version: appVersion(),
@@ -57,6 +57,17 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
 		},
 		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand()},
+	}
+	setUsageErrors(app.Commands)
+	return app
+}
+
+// setUsageErrors makes flag-parsing errors of every command usage errors
+// (exit code 2).
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr("%v", err) }
+		setUsageErrors(c.Subcommands)
 	}
 }
 

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// runCLI runs roofline in-process and returns what it wrote and its exit code.
+func runCLI(args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	err := run(append([]string{"roofline"}, args...), &out, &errb)
+	code = exitCode(err, &errb)
+	return out.String(), errb.String(), code
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		_ = os.WriteFile(path+".got-"+filepath.Base(t.Name()), []byte(got), 0o644)
+		t.Errorf("output differs from %s (see the .got file; go test -update accepts it)", path)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"list-models.stdout", []string{"list", "models"}},
+		{"list-hardware.stdout", []string{"list", "hardware"}},
+		{"list-formats.stdout", []string{"list", "formats"}},
+		{"show-model-llama-3.1-8b-q4_k_m.stdout", []string{"show", "model", "llama-3.1-8b", "--weights", "q4_k_m"}},
+		{"show-model-deepseek-v3.stdout", []string{"show", "model", "deepseek-v3", "--weights", "fp8", "--kv", "bf16"}},
+		{"show-hardware-jetson-orin-nano-super-8gb.stdout", []string{"show", "hardware", "jetson-orin-nano-super-8gb"}},
+		{"show-hardware-rk3588.json", []string{"show", "hardware", "rk3588", "--format", "json"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCLI(c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, c.name, out)
+		})
+	}
+}
+
+// The foundation issue's acceptance figures, through the CLI.
+func TestShowModelJSON(t *testing.T) {
+	cases := []struct {
+		args           []string
+		total, totRel  float64
+		kv             float64
+		active, actRel float64
+	}{
+		// 8.03 B (llama.cpp log); KV 2·32·8·128·2 B = 131072.
+		{[]string{"llama-3.1-8b", "--kv", "f16"}, 8.03e9, 0.005, 131072, 8.03e9, 0.005},
+		// 6.74 B (llama.cpp PR #3776); KV 2·32·32·128·2 B = 524288.
+		{[]string{"llama-2-7b"}, 6.74e9, 0.005, 524288, 6.74e9, 0.005},
+		// Mistral AI: 46.7 B total, 12.9 B active; KV 2·32·8·128·2 B.
+		{[]string{"mixtral-8x7b"}, 46.7e9, 0.01, 131072, 12.9e9, 0.01},
+		// DeepSeek-V3 README: 671 B; MLA KV 61·576·2 B = 70272.
+		{[]string{"deepseek-v3"}, 671e9, 0.01, 70272, 37e9, 0.02},
+		// Qwen3-4B: KV 2·36·8·128·2 B = 147456 (head_dim 128).
+		{[]string{"Qwen/Qwen3-4B"}, 4.022e9, 0.001, 147456, 4.022e9, 0.001},
+	}
+	for _, c := range cases {
+		out, errOut, code := runCLI(append([]string{"show", "model"}, append(c.args, "--format", "json")...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		var j map[string]any
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"name", "params_total", "params_active", "weight_bytes", "streamed_bytes_per_token", "kv_bytes_per_token"} {
+			if _, ok := j[k]; !ok {
+				t.Errorf("%v: key %q missing", c.args, k)
+			}
+		}
+		num := func(k string) float64 { v, _ := j[k].(float64); return v }
+		if got := num("params_total"); math.Abs(got-c.total) > c.totRel*c.total {
+			t.Errorf("%v: params_total %.5g, want %.5g", c.args, got, c.total)
+		}
+		if got := num("params_active"); math.Abs(got-c.active) > c.actRel*c.active {
+			t.Errorf("%v: params_active %.5g, want %.5g", c.args, got, c.active)
+		}
+		if got := num("kv_bytes_per_token"); got != c.kv {
+			t.Errorf("%v: kv_bytes_per_token %v, want %v", c.args, got, c.kv)
+		}
+	}
+}
+
+// streamed_bytes_per_token leaves out the untied input embedding of
+// Llama-3.1-8B but keeps the tied table of Llama-3.2-1B (read as the head).
+func TestStreamedEmbedding(t *testing.T) {
+	get := func(name string) map[string]float64 {
+		out, errOut, code := runCLI("show", "model", name, "--format", "json")
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		var j map[string]any
+		_ = json.Unmarshal([]byte(out), &j)
+		m := map[string]float64{}
+		for k, v := range j {
+			if f, ok := v.(float64); ok {
+				m[k] = f
+			}
+		}
+		return m
+	}
+	l8 := get("llama-3.1-8b")
+	// f16: weights − 525,336,576 · 2 B + one 4096-wide row of 2 B.
+	if want := l8["weight_bytes"] - 525336576*2 + 4096*2; l8["streamed_bytes_per_token"] != want {
+		t.Errorf("llama-3.1-8b streamed %v, want %v", l8["streamed_bytes_per_token"], want)
+	}
+	l1 := get("llama-3.2-1b")
+	if l1["streamed_bytes_per_token"] != l1["weight_bytes"] {
+		t.Errorf("llama-3.2-1b streamed %v, want all %v", l1["streamed_bytes_per_token"], l1["weight_bytes"])
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		args      []string
+		code      int
+		stderrHas []string
+	}{
+		{[]string{"show", "hardware", "nosuch"}, 1, []string{`roofline: unknown hardware "nosuch"`, "hint: 'roofline list hardware'"}},
+		{[]string{"show", "hardware", "jetson-orin-nano-supr-8gb"}, 1, []string{"did you mean jetson-orin-nano-super-8gb"}},
+		{[]string{"show", "model", "lama-3.1-8b"}, 1, []string{"did you mean llama-3.1-8b"}},
+		{[]string{"show", "model", "llama-3.1-8b", "--weights", "q4_k_x"}, 1, []string{`--weights: unknown weight format "q4_k_x"`, "q4_k_m"}},
+		{[]string{"show", "model", "llama-3.1-8b", "--kv", "q3"}, 1, []string{`unknown KV format "q3"`}},
+		{[]string{"show", "model"}, 2, []string{"give a model name"}},
+		{[]string{"show", "model", "a", "b"}, 2, []string{`unexpected argument "b"`}},
+		{[]string{"list", "gpus"}, 2, []string{`cannot list "gpus"`}},
+		{[]string{"list", "models", "--format", "yaml"}, 2, []string{`--format "yaml"`}},
+		{[]string{"list", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"show", "hardware", "testdata/misspelled-device.toml"}, 1, []string{"misspelled-device.toml:", `unknown key "bandwith"`}},
+		{[]string{"--profiles", "testdata/nosuchdir", "list", "models"}, 1, []string{"--profiles testdata/nosuchdir"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			out, errOut, code := runCLI(c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, c.code, errOut)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty on error: %q", out)
+			}
+			for _, s := range c.stderrHas {
+				if !strings.Contains(errOut, s) {
+					t.Errorf("stderr %q lacks %q", errOut, s)
+				}
+			}
+		})
+	}
+}
+
+func TestVersionAndProfilesDir(t *testing.T) {
+	out, _, code := runCLI("--version")
+	if code != 0 || !strings.HasPrefix(out, "roofline version ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	out, errOut, code := runCLI("--profiles", "testdata/profiles", "show", "hardware", "test-board")
+	if code != 0 || !strings.Contains(out, "test-board") {
+		t.Errorf("--profiles: %d %q %q", code, out, errOut)
+	}
+}

@@ -1,0 +1,214 @@
+package profiles
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/model"
+)
+
+func TestBuiltinDecodesAndValidates(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cat.Models()); n != 26 {
+		t.Errorf("%d built-in models, want 26", n)
+	}
+	if n := len(cat.Devices()); n != 71 {
+		t.Errorf("%d built-in devices (with variants), want 71", n)
+	}
+	for _, d := range cat.Devices() {
+		if err := d.Validate(); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+		for _, k := range d.NumberKeys() {
+			if strings.TrimSpace(d.Sources[k]) == "" {
+				t.Errorf("%s: %s has no source", d.Name, k)
+			}
+		}
+	}
+	f16, _ := model.LookupKVFormat("f16")
+	for _, s := range cat.Models() {
+		w, err := model.LookupWeightFormat(s.Checkpoint)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		c, err := model.Build(s, w, f16)
+		if err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+			continue
+		}
+		// Every published count the catalog quotes agrees with the
+		// tensor inventory within 1 % (they are rounded to 3 digits).
+		if p := s.Published.Params; p > 0 && math.Abs(c.ParamsTotal-p) > 0.01*p {
+			t.Errorf("%s: inventory %.4g params, published %.4g (%s)", s.Name, c.ParamsTotal, p, s.Published.Source)
+		}
+		if p := s.Published.ActiveParams; p > 0 && math.Abs(c.ParamsActive-p) > 0.02*p {
+			t.Errorf("%s: inventory %.4g active params, published %.4g", s.Name, c.ParamsActive, p)
+		}
+	}
+}
+
+// The names the foundation issue requires are all there.
+func TestRequiredNames(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw := []string{"jetson-orin-nano-4gb", "jetson-orin-nano-8gb", "jetson-orin-nano-super-8gb", "jetson-orin-nx-16gb", "jetson-agx-orin-64gb",
+		"rk3588", "rk3576", "rk3562", "raspberry-pi-5-8gb", "dgx-spark", "apple-m1", "apple-m1-pro", "apple-m1-max", "apple-m1-ultra",
+		"apple-m2", "apple-m2-pro", "apple-m2-max", "apple-m2-ultra", "apple-m2-ultra-60c", "apple-m3", "apple-m3-pro", "apple-m3-max",
+		"apple-m3-ultra", "apple-m4", "apple-m4-pro", "apple-m4-max", "rtx-3060", "rtx-3070", "rtx-3080", "rtx-3090", "rtx-4060-ti",
+		"rtx-4070", "rtx-4080", "rtx-4090", "rtx-5090", "rtx-a6000", "rtx-6000-ada", "t4", "l4", "l40s", "a40", "a10g", "a100-40gb",
+		"a100-80gb-pcie", "a100-80gb-sxm", "h100-pcie", "h100-sxm", "h200", "b200", "mi300x", "rx-7900-xtx", "desktop-ddr5"}
+	for _, n := range hw {
+		if _, err := cat.Device(n); err != nil {
+			t.Error(err)
+		}
+	}
+	models := []string{"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "llama-3.2-3b",
+		"mistral-7b", "mixtral-8x7b", "qwen2-0.5b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen3-0.6b", "qwen3-4b",
+		"qwen3-30b-a3b", "phi-3-mini", "phi-3.5-mini", "gemma-2-2b", "gemma-2-9b", "gemma-3-4b", "tinyllama-1.1b", "smollm2-1.7b",
+		"gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "meta-llama/Llama-3.1-8B-Instruct"}
+	for _, n := range models {
+		if _, err := cat.Model(n); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestVariantsInherit(t *testing.T) {
+	cat, _ := Builtin()
+	base, _ := cat.Device("jetson-orin-nano-8gb")
+	sup, err := cat.Device("jetson-orin-nano-super-8gb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sup.VariantOf != base.Name || sup.Memory != base.Memory {
+		t.Errorf("variant did not inherit: of %q, memory %g vs %g", sup.VariantOf, sup.Memory, base.Memory)
+	}
+	if base.Bandwidth != 68e9 || sup.Bandwidth != 102e9 {
+		t.Errorf("bandwidths %g / %g, want 68e9 / 102e9", base.Bandwidth, sup.Bandwidth)
+	}
+	gb, _ := base.Engine("gpu")
+	gs, _ := sup.Engine("gpu")
+	if gb.Peaks["fp16"] >= gs.Peaks["fp16"] || gb.Power != 15 || gs.Power != 25 {
+		t.Errorf("super engine not overridden: fp16 %g→%g, power %g→%g", gb.Peaks["fp16"], gs.Peaks["fp16"], gb.Power, gs.Power)
+	}
+}
+
+func TestBadProfilesNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		file string
+		want []string // substrings of the error
+	}{
+		{"misspelled.bad.toml", []string{"misspelled.bad.toml:12:", `unknown key "tie_word_embedings"`}},
+		{"badpeak.bad.toml", []string{"badpeak.bad.toml:14:", `unknown key "engine.peak.fp16.sorce"`}},
+		{"nosource.bad.toml", []string{"nosource.bad.toml:6:", "has no source"}},
+		{"badunit.bad.toml", []string{"badunit.bad.toml:6:", `unknown unit "GHz"`, "peak.fp16 must be positive"}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			cat := &Catalog{origin: map[string]string{}}
+			_, err := cat.AddFile(filepath.Join("testdata", c.file))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestUserProfileOverridesAndTuning(t *testing.T) {
+	cat, _ := Builtin()
+	c := cat.Clone()
+	n, err := c.AddFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil || n != "my-board" {
+		t.Fatalf("AddFile = %q, %v", n, err)
+	}
+	d, err := c.Device("mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _ := d.Engine("")
+	if e.BandwidthEfficiency != 0.8 || e.StepOverhead != 50e-6 || e.ComputeEfficiency != 0.4 {
+		t.Errorf("tuning = %+v", e.Tuning)
+	}
+	if d.MeasuredBandwidth != 80e9 {
+		t.Errorf("measured bandwidth %g", d.MeasuredBandwidth)
+	}
+	v, err := c.Device("my-board-fast")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ve, _ := v.Engine("")
+	if ve.Peaks["fp16"] != 15e12 || ve.Peaks["int8"] != 20e12 || ve.BandwidthEfficiency != 0.8 {
+		t.Errorf("variant engine = %+v", ve)
+	}
+	// The built-in catalog is untouched.
+	if _, err := cat.Device("mine"); err == nil {
+		t.Error("user profile leaked into the built-in catalog")
+	}
+	// A path works wherever a name does.
+	if _, err := cat.Device(filepath.Join("testdata", "board.good.toml")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestAddDirAndOverride(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := os.ReadFile(filepath.Join("models", "llama-3.2-1b.toml"))
+	over := strings.Replace(string(src), "max_position_embeddings = 131072", "max_position_embeddings = 8192", 1)
+	if err := os.WriteFile(filepath.Join(dir, "l.toml"), []byte(over), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := Builtin()
+	c := cat.Clone()
+	if err := c.AddDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := c.Model("llama-3.2-1b")
+	if m.MaxContext != 8192 {
+		t.Errorf("user override not applied: max context %d", m.MaxContext)
+	}
+	if b, _ := cat.Model("llama-3.2-1b"); b.MaxContext != 131072 {
+		t.Error("built-in changed")
+	}
+}
+
+func TestNotFoundSuggests(t *testing.T) {
+	cat, _ := Builtin()
+	_, err := cat.Device("jetson-orin-nano-super")
+	if err != nil {
+		t.Fatalf("alias not found: %v", err)
+	}
+	_, err = cat.Device("jetson-orin-nano-supr-8gb")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || len(nf.Suggestions) == 0 || nf.Suggestions[0] != "jetson-orin-nano-super-8gb" {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = cat.Model("lama-3.1-8b")
+	if !errors.As(err, &nf) || nf.Suggestions[0] != "llama-3.1-8b" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDevicesMatching(t *testing.T) {
+	cat, _ := Builtin()
+	ds, err := cat.DevicesMatching("jetson-*")
+	if err != nil || len(ds) != 6 {
+		t.Fatalf("jetson-* = %d devices, %v", len(ds), err)
+	}
+	if _, err := cat.DevicesMatching("nothing-*"); err == nil {
+		t.Fatal("empty glob accepted")
+	}
+}

@@ -1,0 +1,96 @@
+package units
+
+import (
+	"math"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		in   string
+		dim  Dimension
+		want float64
+	}{
+		{"102 GB/s", DimBandwidth, 102e9},
+		{"3.35TB/s", DimBandwidth, 3.35e12},
+		{"68.25 GB/s", DimBandwidth, 68.25e9},
+		{"1 GiB/s", DimBandwidth, 1 << 30},
+		{"8 GiB", DimBytes, 8 << 30},
+		{"46068 MiB", DimBytes, 46068 << 20},
+		{"512 MB", DimBytes, 512e6},
+		{"1024", DimBytes, 1024},
+		{"16.7 TFLOP/s", DimRate, 16.7e12},
+		{"33.4 TOP/s", DimRate, 33.4e12},
+		{"512 GFLOPS", DimRate, 512e9},
+		{"200ms", DimDuration, 0.2},
+		{"1s", DimDuration, 1},
+		{"50us", DimDuration, 5e-5},
+		{"35 µs", DimDuration, 35e-6},
+		{"25 W", DimPower, 25},
+		{"1e9 B", DimBytes, 1e9},
+	}
+	for _, c := range cases {
+		got, err := Parse(c.in, c.dim)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", c.in, err)
+			continue
+		}
+		if math.Abs(got-c.want) > 1e-12*math.Abs(c.want) {
+			t.Errorf("Parse(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		in  string
+		dim Dimension
+	}{
+		{"", DimBytes},
+		{"GB", DimBytes},
+		{"10 GHz", DimBandwidth},
+		{"10 GB", DimBandwidth},      // a size is not a bandwidth
+		{"10 GiFLOP/s", DimRate},     // no binary prefixes on rates
+		{"NaN GB/s", DimBandwidth},   // not finite
+		{"1e400 GB/s", DimBandwidth}, // overflows
+		{"5 Ws", DimPower},
+		{"1e300 TB/s", DimBandwidth}, // overflows after scaling
+	}
+	for _, c := range cases {
+		if v, err := Parse(c.in, c.dim); err == nil {
+			t.Errorf("Parse(%q) = %v, want an error", c.in, v)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{FormatBytes(4.918e9, Decimal), "4.92 GB"},
+		{FormatBytes(4.918e9, Binary), "4.58 GiB"},
+		{FormatBytes(131072, Binary), "128 KiB"},
+		{FormatBandwidth(102e9), "102 GB/s"},
+		{FormatRate(16.7e12, "FLOP/s"), "16.7 TFLOP/s"},
+		{FormatDuration(0.0352), "35.2 ms"},
+		{FormatDuration(1.5), "1.50 s"},
+		{FormatDuration(126e-6), "126 µs"},
+		{FormatCount(8.03e9), "8.03 G"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"102 GB/s", "8 GiB", "16.7 TFLOP/s", "200ms", "25 W", "-1", "1e-3 kB"} {
+		f.Add(s, 0)
+	}
+	f.Fuzz(func(t *testing.T, s string, d int) {
+		dim := Dimension(((d % 5) + 5) % 5)
+		v, err := Parse(s, dim)
+		if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			t.Fatalf("Parse(%q) = %v without an error", s, v)
+		}
+	})
+}
