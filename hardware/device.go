@@ -54,6 +54,11 @@ type Engine struct {
 	Kind  Kind
 	Peaks map[units.Precision]float64 // dense peak, FLOP/s or OP/s
 	Power float64                     // rated draw of the device while this engine runs, W; 0 when unknown
+	// DefaultWeights and DefaultKV are the formats this engine is usually
+	// run with (e.g. w8a8 on an RKNPU, q4_k_m under llama.cpp); "" means
+	// the model's own checkpoint format and f16.
+	DefaultWeights string
+	DefaultKV      string
 	Tuning
 	// Defaulted lists the Tuning fields that came from DefaultTuning
 	// rather than from the profile.

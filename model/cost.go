@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"sort"
 )
 
 // ActivationBytesPerValue is the size of one activation value moved
@@ -355,4 +356,66 @@ func sumMin(a, b, w int) float64 {
 		return W * (B - A + 1)
 	}
 	return arith(A, W) + W*(B-W)
+}
+
+// Windows lists the distinct sliding windows of the model, ascending; the
+// byte and FLOP functions of a context are linear between them.
+func (c *Cost) Windows() []int {
+	var ws []int
+	for _, t := range c.kv.terms {
+		if t.window > 0 {
+			ws = append(ws, t.window)
+		}
+	}
+	sort.Ints(ws)
+	return ws
+}
+
+// MaxContext is the longest context whose KV cache fits in budget bytes for
+// one sequence, or -1 when every layer is windowed and any context fits.
+func (c *Cost) MaxContext(budget float64) int {
+	if budget <= 0 {
+		return 0
+	}
+	return c.kv.inverse(budget)
+}
+
+// inverse is the largest s with at(s) ≤ v, or -1 if at(s) stays ≤ v for
+// every s (all terms capped).
+func (w windowed) inverse(v float64) int {
+	ws := []int{}
+	for _, t := range w.terms {
+		if t.window > 0 {
+			ws = append(ws, t.window)
+		}
+	}
+	sort.Ints(ws)
+	lo := 0
+	for _, b := range append(ws, 0) {
+		// On [lo, b] (b = 0: unbounded) at(s) = base + slope·s.
+		slope, base := 0.0, 0.0
+		for _, t := range w.terms {
+			if t.window > 0 && t.window <= lo {
+				base += t.per * float64(t.window)
+			} else {
+				slope += t.per
+			}
+		}
+		if slope == 0 {
+			return -1
+		}
+		s := int(math.Floor((v - base) / slope))
+		if b == 0 || s < b {
+			if s < lo {
+				s = lo
+			}
+			// Guard against rounding at the edge.
+			for s > 0 && w.at(s) > v {
+				s--
+			}
+			return s
+		}
+		lo = b
+	}
+	return -1
 }

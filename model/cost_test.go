@@ -304,3 +304,23 @@ func TestKVBlockNeedsHeadDim(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestMaxContext(t *testing.T) {
+	for _, name := range []string{"llama-3.1-8b", "gemma-2-2b", "gemma-3-4b", "gpt-oss-20b"} {
+		m := build(t, name, "f16", "f16")
+		for _, budget := range []float64{1e6, 3e8, 4.5e9, 7e10} {
+			n := m.MaxContext(budget)
+			if n < 0 {
+				t.Fatalf("%s: unbounded", name)
+			}
+			if m.KVBytes(n) > budget || m.KVBytes(n+1) <= budget {
+				t.Errorf("%s budget %g: max context %d (KV %g, next %g)", name, budget, n, m.KVBytes(n), m.KVBytes(n+1))
+			}
+		}
+	}
+	// Mistral-7B v0.1 windows every layer: any context fits in 4096 tokens' KV.
+	m := build(t, "mistral-7b", "f16", "f16")
+	if n := m.MaxContext(m.KVBytes(4096)); n != -1 {
+		t.Errorf("all-sliding model: max context %d, want -1 (unbounded)", n)
+	}
+}

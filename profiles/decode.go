@@ -96,6 +96,8 @@ type rawEngine struct {
 	StepOverhead        *string            `toml:"step_overhead"`
 	LayerOverhead       *string            `toml:"layer_overhead"`
 	TuningSource        string             `toml:"tuning_source"`
+	DefaultWeights      string             `toml:"default_weights"`
+	DefaultKV           string             `toml:"default_kv"`
 }
 
 type rawDevice struct {
@@ -445,6 +447,18 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	}
 	if re.Kind != "" {
 		e.Kind = hardware.Kind(re.Kind)
+	}
+	if re.DefaultWeights != "" {
+		if _, err := model.LookupWeightFormat(re.DefaultWeights); err != nil {
+			d.errorf("default_weights", "engine %s: %v", re.Name, err)
+		}
+		e.DefaultWeights = re.DefaultWeights
+	}
+	if re.DefaultKV != "" {
+		if _, err := model.LookupKVFormat(re.DefaultKV); err != nil {
+			d.errorf("default_kv", "engine %s: %v", re.Name, err)
+		}
+		e.DefaultKV = re.DefaultKV
 	}
 	key := "engine." + e.Name
 	if v, ok := d.quantity(dev, key+".power", re.Power, units.DimPower); ok {

@@ -1,7 +1,494 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/report"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
+	"github.com/urfave/cli/v2"
+)
+
+const predictUsage = `roofline predict --model M --hardware H [flags]
+
+Predicts time to first token (prefill of --prompt tokens on top of --depth
+cached ones), time per output token as the KV cache grows over --output
+tokens, end-to-end latency, throughput for --batch concurrent sequences,
+which roofline bound applies to each phase, and whether weights, KV cache,
+activations and runtime overhead fit in the device's usable memory.
+Expected figures use the engine's efficiency factors and fixed overheads;
+ideal figures are the physical limit at 100 % of peak.
+
+Examples:
+  roofline predict --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --prompt 1000 --output 200
+  roofline predict --model qwen2.5-1.5b --hardware rk3588 --engine npu --weights w8a8
+  roofline predict --model llama-3.1-8b --hardware h100-sxm --batch 32 --prompt 2048 --format json
+  roofline predict --model meta-llama/Llama-3.1-8B --hardware apple-m2-max --depth 8000 --cold`
 
 func predictCommand() *cli.Command {
-	return &cli.Command{Name: "predict", Hidden: true, Action: func(c *cli.Context) error { return usageErr("predict is not built yet") }}
+	return &cli.Command{
+		Name:      "predict",
+		Usage:     "predict TTFT, TPOT, E2E latency, throughput and memory fit",
+		UsageText: predictUsage,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, or path to a .toml profile (required)"},
+			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware) or path to a .toml profile (required)"},
+			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default"},
+			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: the engine's default_weights, else the model's checkpoint format"},
+			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
+			&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "new prompt tokens per sequence"},
+			&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence (the first comes from the prefill)"},
+			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
+			&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
+			&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
+			&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
+			&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
+			&cli.StringFlag{Name: "overhead", Value: "256MiB", Usage: "runtime memory `SIZE` beyond weights, KV and activations"},
+			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"},
+			formatFlag("text", "json", "csv", "markdown"),
+		},
+		Action: predictAction,
+	}
+}
+
+func predictAction(c *cli.Context) error {
+	format, err := outputFormat(c, "text", "json", "csv", "markdown")
+	if err != nil {
+		return err
+	}
+	if err := noExtraArgs(c, 0); err != nil {
+		return err
+	}
+	for _, f := range []string{"model", "hardware"} {
+		if c.String(f) == "" {
+			return usageErr("--%s is required", f)
+		}
+	}
+	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
+		if c.IsSet(f) {
+			if v := c.Float64(f); !(v > 0 && v <= 1) {
+				return usageErr("--%s must be in (0, 1], got %v", f, v)
+			}
+		}
+	}
+	overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
+	if err != nil || overhead < 0 {
+		return usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
+	}
+	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}
+	if err := w.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	cat, err := catalog(c)
+	if err != nil {
+		return err
+	}
+	spec, err := cat.Model(c.String("model"))
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	dev, err := cat.Device(c.String("hardware"))
+	if err != nil {
+		return fmt.Errorf("--hardware: %w", err)
+	}
+	eng, err := dev.Engine(c.String("engine"))
+	if err != nil {
+		return fmt.Errorf("--engine: %w", err)
+	}
+	weights := firstNonEmpty(c.String("weights"), eng.DefaultWeights, spec.Checkpoint)
+	kv := firstNonEmpty(c.String("kv"), eng.DefaultKV, "f16")
+	mc, err := buildCost(spec, weights, kv)
+	if err != nil {
+		return err
+	}
+	opts := sim.DefaultOptions
+	opts.Engine = eng.Name
+	opts.BandwidthEfficiency = c.Float64("bw-efficiency")
+	opts.ComputeEfficiency = c.Float64("compute-efficiency")
+	opts.RuntimeOverhead = overhead
+	opts.Cold = c.Bool("cold")
+	r, err := sim.Predict(mc, dev, w, opts)
+	if err != nil {
+		return err
+	}
+	out := c.App.Writer
+	j := newPredictJSON(r, c)
+	if format == "json" || format == "csv" {
+		for _, w := range r.Warnings {
+			fmt.Fprintf(c.App.ErrWriter, "roofline: warning: %s\n", w.Message)
+		}
+	}
+	switch format {
+	case "json":
+		return report.JSON(out, j)
+	case "csv":
+		t := predictFlat(j)
+		return t.WriteCSV(out)
+	case "markdown":
+		return writePredictMarkdown(out, r)
+	}
+	return writePredictText(out, r, c)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// num is a JSON number that is null when undefined (NaN).
+type num = *float64
+
+func jnum(v float64) num {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+type memoryJSON struct {
+	WeightsBytes     float64 `json:"weights_bytes"`
+	KVBytes          float64 `json:"kv_bytes"`
+	ActivationsBytes float64 `json:"activations_bytes"`
+	OverheadBytes    float64 `json:"overhead_bytes"`
+	TotalBytes       float64 `json:"total_bytes"`
+	UsableBytes      float64 `json:"usable_bytes"`
+	Fits             bool    `json:"fits"`
+	HeadroomBytes    float64 `json:"headroom_bytes"`
+	MaxContext       *int    `json:"max_context"`
+}
+
+type phaseJSON struct {
+	Steps             int     `json:"steps"`
+	TimeS             float64 `json:"time_s"`
+	IdealTimeS        float64 `json:"ideal_time_s"`
+	MemoryTimeS       float64 `json:"memory_time_s"`
+	ComputeTimeS      float64 `json:"compute_time_s"`
+	OverheadTimeS     float64 `json:"overhead_time_s"`
+	Bytes             float64 `json:"bytes"`
+	FLOPs             float64 `json:"flops"`
+	IntensityFLOPPerB float64 `json:"intensity_flop_per_byte"`
+	Bound             string  `json:"bound"`
+	ComputeBoundSteps int     `json:"compute_bound_steps"`
+}
+
+type inputsJSON struct {
+	Model               string  `json:"model"`
+	Hardware            string  `json:"hardware"`
+	Engine              string  `json:"engine"`
+	EngineKind          string  `json:"engine_kind"`
+	Weights             string  `json:"weights"`
+	KV                  string  `json:"kv"`
+	Precision           string  `json:"precision"`
+	PeakOpsPerS         float64 `json:"peak_ops_per_s"`
+	BandwidthBytesPerS  float64 `json:"bandwidth_bytes_per_s"`
+	BandwidthEfficiency float64 `json:"bw_efficiency"`
+	ComputeEfficiency   float64 `json:"compute_efficiency"`
+	StepOverheadS       float64 `json:"step_overhead_s"`
+	LayerOverheadS      float64 `json:"layer_overhead_s"`
+	PassOverheadS       float64 `json:"pass_overhead_s"`
+	StorageBytesPerS    float64 `json:"storage_bandwidth_bytes_per_s"`
+	Prompt              int     `json:"prompt"`
+	Output              int     `json:"output"`
+	Batch               int     `json:"batch"`
+	Depth               int     `json:"depth"`
+	UBatch              int     `json:"ubatch"`
+	Cold                bool    `json:"cold"`
+	TuningFrom          string  `json:"tuning_from"`
+}
+
+type warningJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type predictJSON struct {
+	TTFT                 float64       `json:"ttft_s"`
+	TPOT                 num           `json:"tpot_s"`
+	E2E                  float64       `json:"e2e_s"`
+	ITLFirst             num           `json:"itl_first_s"`
+	ITLLast              num           `json:"itl_last_s"`
+	PrefillTokensPerS    float64       `json:"prefill_tokens_per_s"`
+	DecodeTokensPerS     num           `json:"decode_tokens_per_s"`
+	ThroughputTokensPerS num           `json:"throughput_tokens_per_s"`
+	TTFTBound            float64       `json:"ttft_bound_s"`
+	TPOTBound            num           `json:"tpot_bound_s"`
+	E2EBound             float64       `json:"e2e_bound_s"`
+	PrefillBound         string        `json:"prefill_bound"`
+	DecodeBound          *string       `json:"decode_bound"`
+	RidgeFLOPPerByte     float64       `json:"ridge_flop_per_byte"`
+	ComputeBoundBatch    *int          `json:"compute_bound_batch"`
+	KVShareLastStep      num           `json:"kv_share_last_step"`
+	LoadS                float64       `json:"load_s"`
+	ColdTTFT             num           `json:"cold_ttft_s,omitempty"`
+	Memory               memoryJSON    `json:"memory"`
+	Prefill              phaseJSON     `json:"prefill"`
+	Decode               *phaseJSON    `json:"decode"`
+	Inputs               inputsJSON    `json:"inputs"`
+	Warnings             []warningJSON `json:"warnings"`
+}
+
+func newPhaseJSON(p sim.Phase) phaseJSON {
+	return phaseJSON{p.Steps, p.Time, p.IdealTime, p.MemoryTime, p.ComputeTime, p.OverheadTime, p.Bytes, p.FLOPs, p.Intensity, string(p.Bound), p.ComputeBoundSteps}
+}
+
+func tuningFrom(r *sim.Result, c *cli.Context) string {
+	var parts []string
+	if c.IsSet("bw-efficiency") || c.IsSet("compute-efficiency") {
+		parts = append(parts, "flags")
+	}
+	parts = append(parts, "profile (unset values follow the default rule for "+string(r.Inputs.EngineKind)+" engines, docs/method.md)")
+	return strings.Join(parts, " over ")
+}
+
+func newPredictJSON(r *sim.Result, c *cli.Context) predictJSON {
+	in := r.Inputs
+	j := predictJSON{
+		TTFT: r.TTFT, TPOT: jnum(r.TPOT), E2E: r.E2E, ITLFirst: jnum(r.ITLFirst), ITLLast: jnum(r.ITLLast),
+		PrefillTokensPerS: r.PrefillTokensPerS, DecodeTokensPerS: jnum(r.DecodeTokensPerS), ThroughputTokensPerS: jnum(r.ThroughputTokensPerS),
+		TTFTBound: r.TTFTBound, TPOTBound: jnum(r.TPOTBound), E2EBound: r.E2EBound,
+		PrefillBound: string(r.Prefill.Bound), RidgeFLOPPerByte: r.Ridge, KVShareLastStep: jnum(r.KVShareLast),
+		LoadS: r.LoadTime,
+		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Total,
+			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil},
+		Prefill: newPhaseJSON(r.Prefill),
+		Inputs: inputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Weights, in.KV, string(in.Precision), in.Peak,
+			in.Bandwidth, in.BandwidthEfficiency, in.ComputeEfficiency, in.StepOverhead, in.LayerOverhead, in.PassOverhead,
+			in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold,
+			tuningFrom(r, c)},
+		Warnings: []warningJSON{},
+	}
+	if r.Decode.Steps > 0 {
+		d := newPhaseJSON(r.Decode)
+		j.Decode = &d
+		b := string(r.Decode.Bound)
+		j.DecodeBound = &b
+	}
+	if r.ComputeBoundBatch > 0 {
+		b := r.ComputeBoundBatch
+		j.ComputeBoundBatch = &b
+	}
+	if r.Memory.MaxContext >= 0 {
+		mc := r.Memory.MaxContext
+		j.Memory.MaxContext = &mc
+	}
+	if in.Cold {
+		j.ColdTTFT = jnum(r.ColdTTFT)
+	}
+	for _, w := range r.Warnings {
+		j.Warnings = append(j.Warnings, warningJSON(w))
+	}
+	return j
+}
+
+// predictFlat is the JSON result as one CSV row (SI units, full precision).
+func predictFlat(j predictJSON) report.Table {
+	t := report.Table{}
+	var row []string
+	add := func(k string, v any) {
+		t.Header = append(t.Header, k)
+		switch x := v.(type) {
+		case num:
+			if x == nil {
+				row = append(row, "")
+			} else {
+				row = append(row, fmt.Sprint(*x))
+			}
+		default:
+			row = append(row, fmt.Sprint(x))
+		}
+	}
+	in := j.Inputs
+	add("model", in.Model)
+	add("hardware", in.Hardware)
+	add("engine", in.Engine)
+	add("weights", in.Weights)
+	add("kv", in.KV)
+	add("precision", in.Precision)
+	add("prompt", in.Prompt)
+	add("output", in.Output)
+	add("batch", in.Batch)
+	add("depth", in.Depth)
+	add("ubatch", in.UBatch)
+	add("ttft_s", j.TTFT)
+	add("tpot_s", j.TPOT)
+	add("e2e_s", j.E2E)
+	add("itl_first_s", j.ITLFirst)
+	add("itl_last_s", j.ITLLast)
+	add("prefill_tokens_per_s", j.PrefillTokensPerS)
+	add("decode_tokens_per_s", j.DecodeTokensPerS)
+	add("throughput_tokens_per_s", j.ThroughputTokensPerS)
+	add("ttft_bound_s", j.TTFTBound)
+	add("tpot_bound_s", j.TPOTBound)
+	add("e2e_bound_s", j.E2EBound)
+	add("prefill_bound", j.PrefillBound)
+	db := ""
+	if j.DecodeBound != nil {
+		db = *j.DecodeBound
+	}
+	add("decode_bound", db)
+	add("load_s", j.LoadS)
+	add("weights_bytes", j.Memory.WeightsBytes)
+	add("kv_bytes", j.Memory.KVBytes)
+	add("activations_bytes", j.Memory.ActivationsBytes)
+	add("overhead_bytes", j.Memory.OverheadBytes)
+	add("total_bytes", j.Memory.TotalBytes)
+	add("usable_bytes", j.Memory.UsableBytes)
+	add("fits", j.Memory.Fits)
+	add("bw_efficiency", in.BandwidthEfficiency)
+	add("compute_efficiency", in.ComputeEfficiency)
+	add("peak_ops_per_s", in.PeakOpsPerS)
+	add("bandwidth_bytes_per_s", in.BandwidthBytesPerS)
+	t.Rows = [][]string{row}
+	return t
+}
+
+func dur(v float64) string {
+	if math.IsNaN(v) {
+		return "—"
+	}
+	return units.FormatDuration(v)
+}
+
+func rate(v float64, unit string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.4g %s", v, unit)
+}
+
+// resultTable is the core result table shared by text and Markdown.
+func resultTable(r *sim.Result) report.Table {
+	t := report.Table{Header: []string{"", "EXPECTED", "IDEAL", "BOUND"}, Right: map[int]bool{1: true, 2: true}}
+	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B", r.Prefill.Bound, r.Prefill.Steps,
+		units.FormatCount(r.Prefill.FLOPs), units.FormatCount(r.Prefill.Bytes), intensity(r.Prefill.Intensity))
+	t.Add("TTFT", dur(r.TTFT), dur(r.TTFTBound), pre)
+	if r.Decode.Steps > 0 {
+		dec := fmt.Sprintf("%s: %d steps, %s FLOP/B, KV %.0f%% → %.0f%% of bytes", r.Decode.Bound, r.Decode.Steps,
+			intensity(r.Decode.Intensity), 100*r.KVShareFirst, 100*r.KVShareLast)
+		t.Add("TPOT (mean ITL)", dur(r.TPOT), dur(r.TPOTBound), dec)
+		t.Add("ITL first → last", dur(r.ITLFirst)+" → "+dur(r.ITLLast), "", "grows with the KV cache")
+	} else {
+		t.Add("TPOT (mean ITL)", "—", "—", "no decode step (--output 1)")
+	}
+	t.Add("E2E", dur(r.E2E), dur(r.E2EBound), "TTFT + Σ ITL")
+	t.Add("prefill", rate(r.PrefillTokensPerS, "tok/s"), "", "")
+	t.Add("decode", rate(r.DecodeTokensPerS, "tok/s"), "", "per sequence")
+	if r.Inputs.Workload.Batch > 1 {
+		t.Add("throughput", rate(r.ThroughputTokensPerS, "tok/s"), "", fmt.Sprintf("aggregate over %d sequences", r.Inputs.Workload.Batch))
+	}
+	if r.Inputs.Cold {
+		t.Add("cold TTFT", dur(r.ColdTTFT), "", fmt.Sprintf("load %s from storage at %s, then prefill", dur(r.LoadTime), units.FormatBandwidth(r.Inputs.StorageBandwidth)))
+	}
+	return t
+}
+
+func memoryTable(r *sim.Result) report.Table {
+	m := r.Memory
+	t := report.Table{Header: []string{"MEMORY", "BYTES", "SHARE OF USABLE"}, Right: map[int]bool{1: true, 2: true}}
+	row := func(name string, b float64) {
+		t.Add(name, units.FormatBytes(b, units.Binary), fmt.Sprintf("%.1f%%", 100*b/m.Usable))
+	}
+	row("weights", m.Weights)
+	row(fmt.Sprintf("KV cache (%d × %d tokens)", r.Inputs.Workload.Batch, r.Inputs.Workload.Context()), m.KV)
+	row("activations (peak)", m.Activations)
+	row("runtime overhead", m.Overhead)
+	row("total", m.Total)
+	t.Add("usable", units.FormatBytes(m.Usable, units.Binary), "")
+	return t
+}
+
+func writePredictText(w io.Writer, r *sim.Result, c *cli.Context) error {
+	in := r.Inputs
+	wl := in.Workload
+	fmt.Fprintf(w, "%s on %s (%s engine)\n\n", in.Model, in.Device, in.Engine)
+	tuning := "default rule for " + string(in.EngineKind) + " engines"
+	if c.IsSet("bw-efficiency") || c.IsSet("compute-efficiency") {
+		tuning = "from flags, the rest " + tuning
+	}
+	pairs := [][2]string{
+		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
+		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, units.FormatBytes(r.Memory.Weights, units.Binary), in.KV)},
+		{"compute", fmt.Sprintf("%s at %s (dense peak), ridge %s FLOP/B", in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), intensity(r.Ridge))},
+		{"bandwidth", units.FormatBandwidth(in.Bandwidth) + " datasheet"},
+		{"efficiency", fmt.Sprintf("bandwidth %.2f, compute %.2f (%s)", in.BandwidthEfficiency, in.ComputeEfficiency, tuning)},
+		{"overhead", fmt.Sprintf("%s + %d layers × %s = %s per pass", dur(in.StepOverhead), in.Layers, dur(in.LayerOverhead), dur(in.PassOverhead))},
+	}
+	if err := report.KeyValues(w, pairs); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	t := resultTable(r)
+	if err := t.WriteText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	mt := memoryTable(r)
+	if err := mt.WriteText(w); err != nil {
+		return err
+	}
+	fit := "fits"
+	if !r.Memory.Fits {
+		fit = "DOES NOT FIT"
+	}
+	maxCtx := "any context (every layer is windowed)"
+	switch {
+	case r.Memory.MaxContext == 0:
+		maxCtx = "none: weights, activations and overhead alone exceed usable memory"
+	case r.Memory.MaxContext > 0:
+		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d", r.Memory.MaxContext, wl.Batch)
+	}
+	fmt.Fprintf(w, "%s: headroom %s; largest context that fits: %s\n", fit, signedBytes(r.Memory.Headroom), maxCtx)
+	if r.ComputeBoundBatch > 0 {
+		fmt.Fprintf(w, "decode turns compute-bound at batch %d (at peak, context %d)\n", r.ComputeBoundBatch, wl.Depth+wl.Prompt+max(wl.Output-1, 1))
+	} else {
+		fmt.Fprintln(w, "decode stays memory-bound at every batch (KV reads grow with the batch as fast as FLOPs)")
+	}
+	if len(r.Warnings) > 0 {
+		fmt.Fprintln(w)
+		for i, wa := range r.Warnings {
+			fmt.Fprintf(w, "note %d: %s\n", i+1, wa.Message)
+		}
+	}
+	return nil
+}
+
+// intensity prints a FLOP-per-byte figure without an exponent.
+func intensity(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func signedBytes(b float64) string {
+	if b < 0 {
+		return "−" + units.FormatBytes(-b, units.Binary)
+	}
+	return units.FormatBytes(b, units.Binary)
+}
+
+func writePredictMarkdown(w io.Writer, r *sim.Result) error {
+	in := r.Inputs
+	fmt.Fprintf(w, "### %s on %s (%s, %s weights, %s KV)\n\n", in.Model, in.Device, in.Engine, in.Weights, in.KV)
+	t := resultTable(r)
+	t.Header[0] = "metric"
+	if err := t.WriteMarkdown(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	mt := memoryTable(r)
+	if err := mt.WriteMarkdown(w); err != nil {
+		return err
+	}
+	for _, wa := range r.Warnings {
+		fmt.Fprintf(w, "\n> note: %s\n", wa.Message)
+	}
+	return nil
 }

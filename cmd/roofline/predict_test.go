@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestPredictGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"predict-llama-3.2-3b-orin-nano-super.stdout", []string{"predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--prompt", "1000", "--output", "200"}},
+		{"predict-qwen2.5-1.5b-rk3588-npu.md", []string{"predict", "--model", "qwen2.5-1.5b", "--hardware", "rk3588", "--engine", "npu", "--weights", "w8a8", "--format", "markdown"}},
+		{"predict-llama-3.1-70b-orin-nano.stdout", []string{"predict", "--model", "llama-3.1-70b", "--hardware", "jetson-orin-nano-8gb", "--cold", "--batch", "2"}},
+		{"predict-llama-3.1-8b-h100.csv", []string{"predict", "-m", "llama-3.1-8b", "--hw", "h100-sxm", "--batch", "32", "--prompt", "2048", "--format", "csv"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCLI(c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, c.name, out)
+		})
+	}
+}
+
+func TestPredictJSONKeys(t *testing.T) {
+	out, errOut, code := runCLI("predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--prompt", "1000", "--output", "200", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j map[string]any
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"ttft_s", "tpot_s", "e2e_s", "itl_first_s", "itl_last_s", "prefill_tokens_per_s", "decode_tokens_per_s",
+		"throughput_tokens_per_s", "ttft_bound_s", "tpot_bound_s", "prefill_bound", "decode_bound", "load_s", "memory", "inputs"} {
+		if _, ok := j[k]; !ok {
+			t.Errorf("key %q missing", k)
+		}
+	}
+	mem, _ := j["memory"].(map[string]any)
+	for _, k := range []string{"weights_bytes", "kv_bytes", "activations_bytes", "overhead_bytes", "total_bytes", "usable_bytes", "fits"} {
+		if _, ok := mem[k]; !ok {
+			t.Errorf("memory.%s missing", k)
+		}
+	}
+	in, _ := j["inputs"].(map[string]any)
+	if in["model"] != "llama-3.2-3b" || in["weights"] != "q4_k_m" || in["precision"] != "int8" || in["prompt"] != 1000.0 {
+		t.Errorf("inputs %v", in)
+	}
+	ttft, _ := j["ttft_s"].(float64)
+	bound, _ := j["ttft_bound_s"].(float64)
+	if !(bound > 0 && bound <= ttft) {
+		t.Errorf("ttft %v, bound %v", ttft, bound)
+	}
+}
+
+func TestPredictErrors(t *testing.T) {
+	base := []string{"predict", "--model", "llama-3.2-3b", "--hardware", "rk3588"}
+	cases := []struct {
+		extra []string
+		code  int
+		has   string
+	}{
+		{[]string{"--prompt", "0"}, 2, "--prompt must be at least 1"},
+		{[]string{"--output", "-5"}, 2, "--output must be at least 1"},
+		{[]string{"--batch", "0"}, 2, "--batch must be at least 1"},
+		{[]string{"--depth", "-1"}, 2, "--depth must not be negative"},
+		{[]string{"--ubatch", "0"}, 2, "--ubatch must be at least 1"},
+		{[]string{"--bw-efficiency", "NaN"}, 2, "--bw-efficiency must be in (0, 1]"},
+		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be in (0, 1]"},
+		{[]string{"--bw-efficiency", "-0.2"}, 2, "--bw-efficiency must be in (0, 1]"},
+		{[]string{"--engine", "tpu"}, 1, `has no engine "tpu"`},
+		{[]string{"--engine", "npu", "--weights", "bf16"}, 1, "has no peak for bf16, fp16, fp32"},
+		{[]string{"--weights", "q9"}, 1, `unknown weight format "q9"`},
+		{[]string{"--overhead", "lots"}, 2, "--overhead"},
+		{[]string{"--format", "xml"}, 2, `--format "xml"`},
+		{[]string{"extra"}, 2, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.extra, " "), func(t *testing.T) {
+			out, errOut, code := runCLI(append(append([]string{}, base...), c.extra...)...)
+			if code != c.code || out != "" || !strings.Contains(errOut, c.has) {
+				t.Errorf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, c.code, out, errOut, c.has)
+			}
+		})
+	}
+	// Missing required flags.
+	if _, errOut, code := runCLI("predict", "--model", "llama-3.2-3b"); code != 2 || !strings.Contains(errOut, "hardware") {
+		t.Errorf("missing --hardware: %d %q", code, errOut)
+	}
+	// Warnings go to stderr as footnotes when stdout is JSON; the result is
+	// still printed.
+	out, errOut, code := runCLI(append(base, "--output", "1", "--depth", "200000", "--format", "json")...)
+	if code != 0 || !strings.Contains(errOut, "roofline: warning: --output 1") || !strings.Contains(errOut, "exceeds the model's maximum") || !strings.Contains(out, `"tpot_s": null`) {
+		t.Errorf("warnings: %d %q %q", code, errOut, out)
+	}
+}

@@ -1,0 +1,79 @@
+package hardware
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/units"
+)
+
+func board() *Device {
+	return &Device{
+		Name: "b", Memory: 8 << 30, Usable: 6 << 30, Bandwidth: 100e9, StorageBandwidth: 1e9, DefaultEngine: "gpu",
+		Engines: []Engine{{Name: "gpu", Kind: GPU, Peaks: map[units.Precision]float64{units.FP16: 10e12, units.INT8: 20e12},
+			Tuning: DefaultTuning(GPU)}},
+		Sources: map[string]string{"memory": "s", "bandwidth": "s", "storage_bandwidth": "s",
+			"engine.gpu.peak.fp16": "s", "engine.gpu.peak.int8": "s"},
+	}
+}
+
+func TestPickAndRidge(t *testing.T) {
+	d := board()
+	e, err := d.Engine("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A GGUF format prefers int8, then fp16.
+	if p, v, ok := e.Pick([]units.Precision{units.INT8, units.FP16}); !ok || p != units.INT8 || v != 20e12 {
+		t.Errorf("Pick = %s %g %v", p, v, ok)
+	}
+	// bf16 is missing: fall through to fp16.
+	if p, _, _ := e.Pick([]units.Precision{units.BF16, units.FP16}); p != units.FP16 {
+		t.Errorf("fallback picked %s", p)
+	}
+	if _, _, ok := e.Pick([]units.Precision{units.FP8}); ok {
+		t.Error("picked a precision the engine lacks")
+	}
+	// Ridge = 10 TFLOP/s / 100 GB/s = 100 FLOP/B.
+	if r := d.Ridge(e, units.FP16); r != 100 {
+		t.Errorf("ridge %g, want 100", r)
+	}
+}
+
+func TestDefaultTuningRule(t *testing.T) {
+	for _, k := range []Kind{GPU, NPU} {
+		if tu := DefaultTuning(k); tu.BandwidthEfficiency != 0.70 || tu.ComputeEfficiency != 0.40 {
+			t.Errorf("%s: %+v", k, tu)
+		}
+	}
+	if tu := DefaultTuning(CPU); tu.BandwidthEfficiency != 0.60 || tu.StepOverhead != 126e-6 || tu.LayerOverhead != 32e-6 {
+		t.Errorf("cpu: %+v", tu)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	if err := board().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		mutate func(*Device)
+		want   string
+	}{
+		{func(d *Device) { d.Usable = d.Memory * 2 }, "usable_memory"},
+		{func(d *Device) { d.Bandwidth = 0 }, "bandwidth must be positive"},
+		{func(d *Device) { d.MeasuredBandwidth = 2 * d.Bandwidth }, "measured_bandwidth"},
+		{func(d *Device) { d.Engines[0].Peaks[units.FP16] = -1 }, "peak.fp16 must be positive"},
+		{func(d *Device) { d.Engines[0].BandwidthEfficiency = 1.2 }, "bandwidth_efficiency"},
+		{func(d *Device) { d.DefaultEngine = "npu" }, "default_engine"},
+		{func(d *Device) { delete(d.Sources, "bandwidth") }, "bandwidth has no source"},
+		{func(d *Device) { d.Engines[0].Kind = "fpga" }, "kind must be gpu, cpu or npu"},
+	}
+	for _, c := range cases {
+		d := board()
+		c.mutate(d)
+		err := d.Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want error containing %q, got %v", c.want, err)
+		}
+	}
+}
