@@ -34,6 +34,8 @@ type Cost struct {
 	ParamsActive    float64 // weights used per token: total minus the routed experts a token skips
 	ParamsEmbedding float64 // the input embedding table
 	WeightBytes     float64 // bytes of all weights under the format
+	// RecipeBytes is WeightBytes as the recipe gives it, before ScaledTo.
+	RecipeBytes float64
 
 	sharedBytes  float64 // read once per pass: everything but the embedding, the head and routed experts
 	headBytes    float64 // the output head (the tied embedding table when tied)
@@ -94,6 +96,7 @@ func Build(s *Spec, w WeightFormat, kv KVFormat) (*Cost, error) {
 			c.actBytes += ActivationBytesPerValue * perToken
 		}
 	}
+	c.RecipeBytes = c.WeightBytes
 	c.headFLOPs = 2 * headPerRow * float64(s.Vocab)
 	c.actBytes += ActivationBytesPerValue * float64(s.Hidden+s.Vocab)
 
@@ -418,4 +421,27 @@ func (w windowed) inverse(v float64) int {
 		lo = b
 	}
 	return -1
+}
+
+// ScaledTo returns a copy whose weight bytes are scaled to total, for a
+// file whose recipe differs from the format's (an importance matrix, an
+// older llama.cpp, a mixed upload). Every tensor keeps its share; the KV
+// cache and FLOPs are unchanged.
+func (c *Cost) ScaledTo(total float64) *Cost {
+	if total <= 0 || c.WeightBytes == 0 {
+		return c
+	}
+	k := total / c.WeightBytes
+	o := *c
+	o.Tensors = make([]TensorCost, len(c.Tensors))
+	for i, t := range c.Tensors {
+		t.Bytes *= k
+		o.Tensors[i] = t
+	}
+	o.WeightBytes = total
+	o.sharedBytes *= k
+	o.headBytes *= k
+	o.embdRowBytes *= k
+	o.expertBytes *= k
+	return &o
 }

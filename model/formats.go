@@ -16,9 +16,10 @@ type WeightFormat struct {
 	Description string
 	// Compute lists the arithmetic precisions the kernels for this format
 	// use, in order of preference: an engine runs the first it has a peak
-	// for. GGUF quantized types list int8 first because llama.cpp quantizes
-	// activations to 8 bits for its dot products (block_q8_K, MMQ kernels);
-	// weight-only formats (w4a16) dequantize to fp16.
+	// for. GGUF quantized types are priced at fp16: llama.cpp's MMQ kernels
+	// issue int8 instructions, but unpacking and block scales hold them to
+	// fp16-class rates (docs/method.md §6). Weight-only formats (w4a16)
+	// dequantize to fp16.
 	Compute []units.Precision
 	assign  func(s *Spec, t Tensor) Storage
 }
@@ -35,7 +36,7 @@ type KVFormat struct {
 }
 
 var (
-	ggufQuant = []units.Precision{units.INT8, units.FP16, units.FP32}
+	ggufQuant = []units.Precision{units.FP16, units.FP32}
 	fp16Math  = []units.Precision{units.FP16, units.FP32}
 	bf16Math  = []units.Precision{units.BF16, units.FP16, units.FP32}
 )
@@ -81,6 +82,8 @@ var WeightFormats = []WeightFormat{
 		"MLC q4f16_1: 4-bit weights, group 32, fp16 scale; embedding and lm_head quantized too; fp16 math"),
 	checkpoint("w8a8", []string{"int8", "int8-w8a8", "smoothquant", "rkllm-w8a8"}, Int8PerChannel, F16, []units.Precision{units.INT8},
 		"8-bit weights with per-channel fp16 scales and 8-bit activations (SmoothQuant, RKLLM w8a8); int8 math"),
+	checkpoint("w8a16", []string{"int8-weight-only", "int8wo"}, Int8PerChannel, F16, fp16Math,
+		"8-bit weights with per-channel fp16 scales, dequantized to fp16 math (weight-only int8: gpt-fast, TensorRT-LLM, vLLM)"),
 	checkpoint("fp8", []string{"fp8-e4m3", "w8a8-fp8"}, FP8, BF16, []units.Precision{units.FP8, units.FP16},
 		"fp8 weights (e4m3) with per-tensor scales; embedding and lm_head bf16; fp8 math where the engine has it, else fp16 (weight-only fp8)"),
 }

@@ -77,6 +77,7 @@ type Inputs struct {
 	Layers              int
 	PassOverhead        float64 // StepOverhead + Layers × LayerOverhead
 	StorageBandwidth    float64
+	Overhead            float64 // runtime memory, B
 	Workload            Workload
 	Cold                bool
 }
@@ -117,11 +118,18 @@ type Result struct {
 	KVShareLast  float64 // the same in the last step
 }
 
-// Predict prices workload w of model m on device d.
-func Predict(m *model.Cost, d *hardware.Device, w Workload, o Options) (*Result, error) {
-	if err := w.Validate(); err != nil {
-		return nil, err
-	}
+// Setup is a model resolved on a device: the engine, the precision its
+// kernels run at, and the efficiencies and overheads that apply. Predict,
+// measured-run comparison and calibration all price phases through it.
+type Setup struct {
+	Model  *model.Cost
+	Device *hardware.Device
+	Engine *hardware.Engine
+	Inputs Inputs // Workload is left empty
+}
+
+// NewSetup resolves engine and precision for m on d.
+func NewSetup(m *model.Cost, d *hardware.Device, o Options) (*Setup, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
@@ -139,7 +147,7 @@ func Predict(m *model.Cost, d *hardware.Device, w Workload, o Options) (*Result,
 		Precision: prec, Peak: peak, Bandwidth: d.Bandwidth,
 		BandwidthEfficiency: e.BandwidthEfficiency, ComputeEfficiency: e.ComputeEfficiency,
 		StepOverhead: e.StepOverhead, LayerOverhead: e.LayerOverhead,
-		StorageBandwidth: d.StorageBandwidth, Workload: w, Cold: o.Cold, Layers: m.Spec.Layers,
+		StorageBandwidth: d.StorageBandwidth, Cold: o.Cold, Layers: m.Spec.Layers, Overhead: o.RuntimeOverhead,
 	}
 	if o.BandwidthEfficiency > 0 {
 		in.BandwidthEfficiency = o.BandwidthEfficiency
@@ -148,15 +156,59 @@ func Predict(m *model.Cost, d *hardware.Device, w Workload, o Options) (*Result,
 		in.ComputeEfficiency = o.ComputeEfficiency
 	}
 	in.PassOverhead = in.StepOverhead + float64(in.Layers)*in.LayerOverhead
+	return &Setup{Model: m, Device: d, Engine: e, Inputs: in}, nil
+}
 
-	r := &Result{Inputs: in, Ridge: peak / d.Bandwidth}
+func (s *Setup) rates() (bw, peak float64) {
+	return s.Device.Bandwidth * s.Inputs.BandwidthEfficiency, s.Inputs.Peak * s.Inputs.ComputeEfficiency
+}
+
+// Prefill prices processing `prompt` new tokens per sequence for `batch`
+// sequences on top of `depth` cached tokens, in passes of `ubatch` tokens.
+func (s *Setup) Prefill(prompt, depth, batch, ubatch int) Phase {
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch})
+	bw, pk := s.rates()
+	return phaseOf(p.passes, p.prefill(bw, pk), p.prefill(s.Device.Bandwidth, s.Inputs.Peak), s.Inputs.PassOverhead, s.Device.Bandwidth, s.Inputs.Peak)
+}
+
+// Decode prices `steps` decode steps of `batch` sequences whose queries
+// attend first, first+1, … keys.
+func (s *Setup) Decode(first, steps, batch int) Phase {
+	if steps <= 0 {
+		return Phase{}
+	}
+	p := newPhases(s.Model, Workload{Prompt: first - 1, Output: steps + 1, Batch: batch, UBatch: 1})
+	bw, pk := s.rates()
+	return phaseOf(steps, p.decode(bw, pk), p.decode(s.Device.Bandwidth, s.Inputs.Peak), s.Inputs.PassOverhead, s.Device.Bandwidth, s.Inputs.Peak)
+}
+
+// Predict prices workload w of model m on device d.
+func Predict(m *model.Cost, d *hardware.Device, w Workload, o Options) (*Result, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	s, err := NewSetup(m, d, o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Predict(w)
+}
+
+// Predict prices workload w.
+func (s *Setup) Predict(w Workload) (*Result, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	m, d, e := s.Model, s.Device, s.Engine
+	in := s.Inputs
+	in.Workload = w
+	r := &Result{Inputs: in, Ridge: in.Peak / d.Bandwidth}
 	p := newPhases(m, w)
-	bw, pk := d.Bandwidth*in.BandwidthEfficiency, peak*in.ComputeEfficiency
+	bw, pk := s.rates()
+	peak := in.Peak
 
 	// Prefill.
-	pre := p.prefill(bw, pk)
-	preIdeal := p.prefill(d.Bandwidth, peak)
-	r.Prefill = phaseOf(p.passes, pre, preIdeal, in.PassOverhead, d.Bandwidth, peak)
+	r.Prefill = phaseOf(p.passes, p.prefill(bw, pk), p.prefill(d.Bandwidth, peak), in.PassOverhead, d.Bandwidth, peak)
 	r.TTFT = r.Prefill.Time
 	r.TTFTBound = r.Prefill.IdealTime
 	r.PrefillTokensPerS = float64(w.Batch*w.Prompt) / r.TTFT
@@ -165,9 +217,7 @@ func Predict(m *model.Cost, d *hardware.Device, w Workload, o Options) (*Result,
 	steps := w.Output - 1
 	r.TPOT, r.ITLFirst, r.ITLLast, r.TPOTBound = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if steps > 0 {
-		dec := p.decode(bw, pk)
-		decIdeal := p.decode(d.Bandwidth, peak)
-		r.Decode = phaseOf(steps, dec, decIdeal, in.PassOverhead, d.Bandwidth, peak)
+		r.Decode = phaseOf(steps, p.decode(bw, pk), p.decode(d.Bandwidth, peak), in.PassOverhead, d.Bandwidth, peak)
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
 		first, last := p.firstStep(), p.lastStep()
@@ -184,9 +234,9 @@ func Predict(m *model.Cost, d *hardware.Device, w Workload, o Options) (*Result,
 	r.E2EBound = r.TTFTBound + r.Decode.IdealTime
 	r.ComputeBoundBatch = computeBoundBatch(m, w, d.Bandwidth, peak)
 
-	r.Memory = memoryFit(m, d, w, p.perSeq, o.RuntimeOverhead)
+	r.Memory = memoryFit(m, d, w, p.perSeq, in.Overhead)
 	r.LoadTime = m.WeightBytes / d.StorageBandwidth
-	if o.Cold {
+	if in.Cold {
 		r.ColdTTFT = r.LoadTime + r.TTFT
 	}
 	r.warnings(m, d, e)

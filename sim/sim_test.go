@@ -294,7 +294,7 @@ func TestMemoryFit(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	m, d := setup(t, "llama-3.1-8b", "q4_k_m", "f16", "rk3588")
+	m, d := setup(t, "llama-3.1-8b", "q4_k_m", "f16", "jetson-orin-nano-8gb")
 	bad := []sim.Workload{
 		{Prompt: 0, Output: 1, Batch: 1, UBatch: 512},
 		{Prompt: 1, Output: 0, Batch: 1, UBatch: 512},
@@ -307,13 +307,19 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%+v accepted", w)
 		}
 	}
+	// llama.cpp's GGUF kernels and bf16 need fp16/bf16/fp32 units, which
+	// the int8-only RK3588 NPU lacks; w8a8 runs there.
+	_, rk := setup(t, "llama-3.1-8b", "w8a8", "f16", "rk3588")
 	o := sim.DefaultOptions
 	o.Engine = "npu"
-	// q4_k_m needs int8, fp16 or fp32: the RK3588 NPU has int8, so it runs;
-	// bf16 needs bf16, fp16 or fp32, which the NPU lacks.
-	bf, _ := setup(t, "llama-3.1-8b", "bf16", "f16", "rk3588")
-	if _, err := sim.Predict(bf, d, sim.DefaultWorkload, o); err == nil {
-		t.Error("bf16 on an int8-only NPU accepted")
+	for _, w := range []string{"bf16", "q4_k_m"} {
+		mm, _ := setup(t, "llama-3.1-8b", w, "f16", "rk3588")
+		if _, err := sim.Predict(mm, rk, sim.DefaultWorkload, o); err == nil {
+			t.Errorf("%s on an int8-only NPU accepted", w)
+		}
+	}
+	if _, err := sim.Predict(m, rk, sim.DefaultWorkload, o); err == nil {
+		t.Error("q4_k_m on the NPU accepted")
 	}
 	for _, eff := range []float64{math.NaN(), -0.5, 1.5, math.Inf(1)} {
 		o := sim.DefaultOptions

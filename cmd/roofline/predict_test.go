@@ -50,7 +50,7 @@ func TestPredictJSONKeys(t *testing.T) {
 		}
 	}
 	in, _ := j["inputs"].(map[string]any)
-	if in["model"] != "llama-3.2-3b" || in["weights"] != "q4_k_m" || in["precision"] != "int8" || in["prompt"] != 1000.0 {
+	if in["model"] != "llama-3.2-3b" || in["weights"] != "q4_k_m" || in["precision"] != "fp16" || in["prompt"] != 1000.0 {
 		t.Errorf("inputs %v", in)
 	}
 	ttft, _ := j["ttft_s"].(float64)

@@ -1,0 +1,325 @@
+// Package compare puts measured runs beside roofline's predictions: it
+// resolves each run to a model, format and device, prices it with the same
+// sim.Setup the predictor uses, and reports the achieved bandwidth and
+// compute as MBU and MFU.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
+)
+
+// Options fix what the files do not say. Empty fields defer to the file.
+type Options struct {
+	Hardware, Engine, Model, Weights, KV string
+	Sim                                  sim.Options
+}
+
+// BoundTolerance is how far above the ideal bound a measurement may be
+// before it is flagged: the rounding of published figures.
+const BoundTolerance = 0.01
+
+// Row is one measured test beside its prediction.
+type Row struct {
+	Run      measured.Run
+	Model    string
+	Weights  string
+	KV       string
+	Hardware string
+	Family   string
+	Engine   string
+
+	Precision units.Precision
+	Peak      float64 // FLOP/s at Precision
+	Bandwidth float64 // datasheet B/s
+
+	Measured  float64 // tokens/s, aggregate
+	Predicted float64 // expected tokens/s
+	Bound     float64 // tokens/s at the ideal bound
+	Ratio     float64 // Measured / Predicted
+
+	AchievedBytesPerS float64
+	AchievedFLOPPerS  float64
+	MBU               float64 // achieved bytes/s / datasheet bandwidth
+	MBUMeasured       float64 // … / measured bandwidth, when the profile has one
+	MFU               float64 // achieved FLOP/s / peak at Precision
+	PhaseBound        sim.Bound
+
+	// Per decode step (zero for prefill): weights streamed, KV read, total.
+	WeightBytesPerStep float64
+	KVBytesPerStep     float64
+	BytesPerStep       float64
+
+	BeatsBound bool
+	Notes      []string
+}
+
+// APE is the absolute percentage error of the prediction.
+func (r Row) APE() float64 { return math.Abs(r.Predicted-r.Measured) / r.Measured }
+
+// Evaluator resolves and prices runs, caching setups.
+type Evaluator struct {
+	cat    *profiles.Catalog
+	opt    Options
+	setups map[string]*sim.Setup
+}
+
+// New returns an evaluator over catalog cat.
+func New(cat *profiles.Catalog, o Options) *Evaluator {
+	return &Evaluator{cat: cat, opt: o, setups: map[string]*sim.Setup{}}
+}
+
+// Evaluate prices every run; runs it cannot resolve come back as errors
+// naming the run's source.
+func (e *Evaluator) Evaluate(runs []measured.Run) ([]Row, []error) {
+	var rows []Row
+	var errs []error
+	for _, r := range runs {
+		row, err := e.row(r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", r.Source(), err))
+			continue
+		}
+		rows = append(rows, row)
+	}
+	return rows, errs
+}
+
+func first(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func (e *Evaluator) row(r measured.Run) (Row, error) {
+	row := Row{Run: r, Measured: r.TokensPerS}
+	hwName := first(r.Hardware, e.opt.Hardware)
+	if hwName == "" {
+		return row, errors.New("no hardware: pass --hardware")
+	}
+	dev, err := e.cat.Device(hwName)
+	if err != nil {
+		return row, err
+	}
+	spec, how, err := e.resolveModel(r)
+	if err != nil {
+		return row, err
+	}
+	if how != "" {
+		row.Notes = append(row.Notes, how)
+	}
+	weights := first(e.opt.Weights, r.Weights)
+	if weights == "" {
+		weights = spec.Checkpoint
+		row.Notes = append(row.Notes, "weight format not in the file: "+weights+" assumed (--weights)")
+	}
+	kv := first(e.opt.KV, r.KV, "f16")
+	engine := e.opt.Engine
+	if engine == "" && r.Engine != "" {
+		if _, err := dev.Engine(r.Engine); err == nil {
+			engine = r.Engine
+		}
+	}
+	s, err := e.setup(spec, weights, kv, dev, engine, r.ModelBytes)
+	if err != nil {
+		return row, err
+	}
+	m := s.Model
+	if m.WeightBytes != m.RecipeBytes {
+		row.Notes = append(row.Notes, fmt.Sprintf("weights scaled to the file's %s (the %s recipe gives %+.1f%%)",
+			units.FormatBytes(m.WeightBytes, units.Binary), weights, 100*(m.RecipeBytes/m.WeightBytes-1)))
+	}
+	row.Model, row.Weights, row.KV, row.Hardware, row.Family = spec.Name, m.Weights.Name, m.KV.Name, dev.Name, dev.Family
+	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
+
+	var ph sim.Phase
+	tokens := float64(r.Tokens())
+	if r.Test == measured.Prefill {
+		ph = s.Prefill(r.Prompt, r.Depth, r.Batch, r.UBatch)
+	} else {
+		ph = s.Decode(r.Depth+1, r.Gen, r.Batch)
+		row.WeightBytesPerStep = m.StreamedBytes(r.Batch, true)
+		row.BytesPerStep = ph.Bytes / float64(ph.Steps)
+		row.KVBytesPerStep = row.BytesPerStep - row.WeightBytesPerStep
+	}
+	measuredTime := tokens / r.TokensPerS
+	row.Predicted = tokens / ph.Time
+	row.Bound = tokens / ph.IdealTime
+	row.Ratio = row.Measured / row.Predicted
+	row.AchievedBytesPerS = ph.Bytes / measuredTime
+	row.AchievedFLOPPerS = ph.FLOPs / measuredTime
+	row.MBU = row.AchievedBytesPerS / dev.Bandwidth
+	if dev.MeasuredBandwidth > 0 {
+		row.MBUMeasured = row.AchievedBytesPerS / dev.MeasuredBandwidth
+	}
+	row.MFU = row.AchievedFLOPPerS / s.Inputs.Peak
+	row.PhaseBound = ph.Bound
+	if row.Measured > row.Bound*(1+BoundTolerance) {
+		row.BeatsBound = true
+		row.Notes = append(row.Notes, fmt.Sprintf("faster than the physical limit (%.4g tokens/s): the profile, the model match or the measurement is wrong", row.Bound))
+	}
+	if ctx := r.Depth + r.Prompt + r.Gen; ctx > spec.MaxContext {
+		row.Notes = append(row.Notes, fmt.Sprintf("context %d exceeds the model's %d", ctx, spec.MaxContext))
+	}
+	if r.Note != "" {
+		row.Notes = append(row.Notes, r.Note)
+	}
+	return row, nil
+}
+
+func (e *Evaluator) setup(spec *model.Spec, weights, kv string, dev *hardware.Device, engine string, fileBytes float64) (*sim.Setup, error) {
+	key := strings.Join([]string{spec.Name, weights, kv, dev.Name, engine, fmt.Sprint(fileBytes)}, "|")
+	if s, ok := e.setups[key]; ok {
+		return s, nil
+	}
+	w, err := model.LookupWeightFormat(weights)
+	if err != nil {
+		return nil, err
+	}
+	k, err := model.LookupKVFormat(kv)
+	if err != nil {
+		return nil, err
+	}
+	m, err := model.Build(spec, w, k)
+	if err != nil {
+		return nil, err
+	}
+	// The file's own size is exact; trust it over the recipe when they
+	// differ by more than the rounding of a printed GiB figure.
+	if fileBytes > 0 && math.Abs(fileBytes/m.WeightBytes-1) > 0.005 {
+		m = m.ScaledTo(fileBytes)
+	}
+	o := e.opt.Sim
+	o.Engine = engine
+	s, err := sim.NewSetup(m, dev, o)
+	if err != nil {
+		return nil, err
+	}
+	e.setups[key] = s
+	return s, nil
+}
+
+// ggufArch maps GGUF architectures to config.json model types.
+var ggufArch = map[string][]string{
+	"llama": {"llama", "mistral", "mixtral"}, "qwen2": {"qwen2"}, "qwen3": {"qwen3"}, "qwen3moe": {"qwen3_moe"},
+	"gemma2": {"gemma2"}, "gemma3": {"gemma3"}, "phi3": {"phi3"}, "gpt-oss": {"gpt_oss"}, "gptoss": {"gpt_oss"},
+	"deepseek2": {"deepseek_v3"}, "mistral": {"mistral"},
+}
+
+// resolveModel finds the model: --model, then a name in the file, then the
+// llama-bench architecture and parameter count.
+func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
+	if e.opt.Model != "" {
+		s, err := e.cat.Model(e.opt.Model)
+		return s, "", err
+	}
+	if r.Model != "" {
+		if s, err := e.cat.Model(r.Model); err == nil {
+			return s, "", nil
+		}
+	}
+	if r.ModelParams > 0 {
+		arch := measured.ArchFromModelType(r.ModelType)
+		type cand struct {
+			s   *model.Spec
+			rel float64
+		}
+		var cs []cand
+		for _, s := range e.cat.Models() {
+			if types, ok := ggufArch[arch]; ok && !containsStr(types, s.Architecture) {
+				continue
+			}
+			w, _ := model.LookupWeightFormat("f16")
+			k, _ := model.LookupKVFormat("f16")
+			c, err := model.Build(s, w, k)
+			if err != nil {
+				continue
+			}
+			if rel := math.Abs(c.ParamsTotal/r.ModelParams - 1); rel < 0.015 {
+				cs = append(cs, cand{s, rel})
+			}
+		}
+		sort.SliceStable(cs, func(i, j int) bool { return cs[i].rel < cs[j].rel })
+		if len(cs) > 0 {
+			note := fmt.Sprintf("model matched by architecture %q and %.4g parameters", arch, r.ModelParams)
+			if len(cs) > 1 {
+				var alt []string
+				for _, c := range cs[1:] {
+					alt = append(alt, c.s.Name)
+				}
+				note += " (also close: " + strings.Join(alt, ", ") + "; --model picks one)"
+			}
+			return cs[0].s, note, nil
+		}
+		return nil, "", fmt.Errorf("no built-in model of architecture %q has %.4g parameters: pass --model (a name or a .toml profile)", arch, r.ModelParams)
+	}
+	if r.Model != "" {
+		_, err := e.cat.Model(r.Model)
+		return nil, "", fmt.Errorf("%w: pass --model", err)
+	}
+	return nil, "", errors.New("the file does not say which model ran: pass --model")
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Summary is the accuracy of a set of rows.
+type Summary struct {
+	Decode, Prefill Stat
+}
+
+// Stat is a median absolute percentage error over N rows.
+type Stat struct {
+	N     int
+	MdAPE float64
+	// Bias is the median of measured / predicted.
+	Bias float64
+}
+
+// Summarize computes MdAPE and the median ratio per phase.
+func Summarize(rows []Row) Summary {
+	var s Summary
+	var dec, pre, decR, preR []float64
+	for _, r := range rows {
+		if r.Run.Test == measured.Decode {
+			dec, decR = append(dec, r.APE()), append(decR, r.Ratio)
+		} else {
+			pre, preR = append(pre, r.APE()), append(preR, r.Ratio)
+		}
+	}
+	s.Decode = Stat{len(dec), median(dec), median(decR)}
+	s.Prefill = Stat{len(pre), median(pre), median(preR)}
+	return s
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	w := append([]float64(nil), v...)
+	sort.Float64s(w)
+	n := len(w)
+	if n%2 == 1 {
+		return w[n/2]
+	}
+	return (w[n/2-1] + w[n/2]) / 2
+}

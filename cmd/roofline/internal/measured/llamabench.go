@@ -1,0 +1,378 @@
+package measured
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/roofline/roofline/units"
+)
+
+// benchFields is one llama-bench result keyed by field name; unknown fields
+// are ignored (the schema drifts between builds).
+type benchFields map[string]string
+
+func (f benchFields) int(key string) (int, bool, error) {
+	s, ok := f[key]
+	if !ok || s == "" {
+		return 0, false, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v != float64(int(v)) {
+		return 0, true, fmt.Errorf("%s = %q is not an integer", key, s)
+	}
+	return int(v), true, nil
+}
+
+func (f benchFields) float(key string) (float64, bool, error) {
+	s, ok := f[key]
+	if !ok || s == "" {
+		return 0, false, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, true, fmt.Errorf("%s = %q is not a number", key, s)
+	}
+	return v, true, nil
+}
+
+// benchRun turns one llama-bench result into a run. A ppN test (n_prompt =
+// N, n_gen = 0) is a prefill run; a tgN test (n_gen = N, n_prompt = 0) is
+// a decode run; both start from n_depth cached tokens. The rate is avg_ts,
+// the mean over repetitions of tokens / time, as llama-bench prints it in
+// every encoding.
+func benchRun(c *collector, line int, f benchFields) {
+	r := Run{Line: line, Batch: 1, Model: f["model_filename"], ModelType: f["model_type"], KV: f["type_k"],
+		Backend: f["backends"], Build: strings.Trim(f["build_commit"]+" ("+f["build_number"]+")", " ()")}
+	if f["build_number"] == "" {
+		r.Build = f["build_commit"]
+	}
+	var err error
+	get := func(key string, dst *int) {
+		if err != nil {
+			return
+		}
+		v, ok, e := f.int(key)
+		if e != nil {
+			err = e
+		} else if ok {
+			*dst = v
+		}
+	}
+	var nPrompt, nGen, nBatch, nUBatch, ngl int
+	ngl = -1
+	get("n_prompt", &nPrompt)
+	get("n_gen", &nGen)
+	get("n_depth", &r.Depth)
+	get("n_batch", &nBatch)
+	get("n_ubatch", &nUBatch)
+	get("n_gpu_layers", &ngl)
+	if err != nil {
+		c.bad(line, "%v", err)
+		return
+	}
+	if v, ok, e := f.float("model_size"); e != nil {
+		c.bad(line, "%v", e)
+		return
+	} else if ok {
+		r.ModelBytes = v
+	}
+	if v, ok, e := f.float("model_n_params"); e != nil {
+		c.bad(line, "%v", e)
+		return
+	} else if ok {
+		r.ModelParams = v
+	}
+	ts, ok, e := f.float("avg_ts")
+	if e != nil || !ok {
+		c.bad(line, "missing or bad avg_ts")
+		return
+	}
+	r.TokensPerS = ts
+	r.StdDevTS, _, _ = f.float("stddev_ts")
+	r.UBatch = nUBatch
+	if r.UBatch == 0 {
+		// Builds before n_ubatch existed processed n_batch tokens per pass.
+		r.UBatch = nBatch
+	}
+	r.Weights = WeightsFromModelType(r.ModelType)
+	r.Engine = engineFromBackend(r.Backend, ngl)
+	switch {
+	case nPrompt > 0 && nGen == 0:
+		r.Test, r.Prompt = Prefill, nPrompt
+	case nGen > 0 && nPrompt == 0:
+		r.Test, r.Gen = Decode, nGen
+	case nPrompt > 0 && nGen > 0:
+		c.bad(line, "pp%d+tg%d is a blended rate of prefill and decode and cannot be split; run -p and -n tests instead", nPrompt, nGen)
+		return
+	default:
+		c.bad(line, "test has neither n_prompt nor n_gen")
+		return
+	}
+	c.add(r)
+}
+
+// ftypeNames maps llama.cpp's llama_model_ftype_name strings, as they end
+// model_type, to roofline weight formats.
+var ftypeNames = map[string]string{
+	"all f32": "f32", "f16": "f16", "bf16": "bf16", "q4_0": "q4_0", "q4_1": "q4_1", "q5_0": "q5_0", "q5_1": "q5_1",
+	"q8_0": "q8_0", "mxfp4 moe": "mxfp4_moe", "q2_k - medium": "q2_k", "q3_k - small": "q3_k_s", "q3_k - medium": "q3_k_m",
+	"q3_k - large": "q3_k_l", "q4_k - small": "q4_k_s", "q4_k - medium": "q4_k_m", "q5_k - small": "q5_k_s",
+	"q5_k - medium": "q5_k_m", "q6_k": "q6_k", "iq4_nl - 4.5 bpw": "iq4_nl", "iq4_xs - 4.25 bpw": "iq4_xs",
+}
+
+var sizeToken = regexp.MustCompile(`^[0-9.]+[xX]?[0-9.]*[BMK]$|^[0-9.]+[BMK]?-A[0-9.]+[BMK]$|^\?B$`)
+
+// WeightsFromModelType reads the file type at the end of a llama-bench
+// model_type ("qwen2 7B Q4_K - Medium" → "q4_k_m"), or "" when unknown.
+func WeightsFromModelType(mt string) string {
+	fields := strings.Fields(mt)
+	for i, f := range fields {
+		if sizeToken.MatchString(f) && i+1 < len(fields) {
+			return ftypeNames[strings.ToLower(strings.Join(fields[i+1:], " "))]
+		}
+	}
+	return ""
+}
+
+// ArchFromModelType is the GGUF architecture at the start of model_type.
+func ArchFromModelType(mt string) string {
+	if f := strings.Fields(mt); len(f) > 0 {
+		return strings.ToLower(f[0])
+	}
+	return ""
+}
+
+func engineFromBackend(backend string, ngl int) string {
+	b := strings.ToLower(backend)
+	switch {
+	case b == "":
+		return ""
+	case ngl == 0 || b == "cpu" || b == "blas" || b == "cpu,blas" || b == "blas,cpu":
+		return "cpu"
+	}
+	return "gpu"
+}
+
+func readBenchJSON(c *collector, text string) error {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('[') {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "llama-bench json: expected an array of results"}
+	}
+	for dec.More() {
+		off := dec.InputOffset()
+		var raw map[string]any
+		if err := dec.Decode(&raw); err != nil {
+			c.bad(lineAt(text, off), "malformed JSON: %v", err)
+			return nil
+		}
+		benchRun(c, lineAt(text, off), flatten(raw))
+	}
+	return nil
+}
+
+func readBenchJSONL(c *collector, text string) error {
+	for i, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		d := json.NewDecoder(strings.NewReader(l))
+		d.UseNumber()
+		var raw map[string]any
+		if err := d.Decode(&raw); err != nil {
+			c.bad(i+1, "malformed JSON line: %v", err)
+			continue
+		}
+		benchRun(c, i+1, flatten(raw))
+	}
+	return nil
+}
+
+func readBenchCSV(c *collector, text string) error {
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "llama-bench csv: " + err.Error()}
+	}
+	if dup := duplicate(header); dup != "" {
+		return &SyntaxError{File: c.file, Line: 1, Msg: fmt.Sprintf("duplicate column %q", dup)}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			c.bad(line, "%v", err)
+			if _, ok := err.(*csv.ParseError); ok {
+				continue
+			}
+			break
+		}
+		if len(rec) != len(header) {
+			c.bad(line, "%d fields, header has %d", len(rec), len(header))
+			continue
+		}
+		f := benchFields{}
+		for i, h := range header {
+			f[strings.TrimSpace(h)] = rec[i]
+		}
+		benchRun(c, line, f)
+	}
+	return nil
+}
+
+var testCell = regexp.MustCompile(`^(pp|tg)\s*(\d+)(?:\s*@\s*d(\d+))?$`)
+
+// readBenchMarkdown reads llama-bench's default table. Columns that are not
+// printed take llama-bench's defaults (f16 KV, n_ubatch 512).
+func readBenchMarkdown(c *collector, text string) error {
+	var header []string
+	build := ""
+	lines := strings.Split(text, "\n")
+	for _, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "build:") {
+			build = strings.TrimSpace(strings.TrimPrefix(t, "build:"))
+		}
+	}
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "|") {
+			continue
+		}
+		cells := splitRow(t)
+		if header == nil {
+			if contains(cells, "test") && contains(cells, "t/s") {
+				header = cells
+				if dup := duplicate(header); dup != "" {
+					return &SyntaxError{File: c.file, Line: i + 1, Msg: fmt.Sprintf("duplicate column %q", dup)}
+				}
+			}
+			continue
+		}
+		if strings.Trim(strings.Join(cells, ""), "-: ") == "" {
+			continue // the separator row
+		}
+		if len(cells) != len(header) {
+			c.bad(i+1, "%d cells, header has %d", len(cells), len(header))
+			continue
+		}
+		col := map[string]string{}
+		for j, h := range header {
+			col[h] = cells[j]
+		}
+		if contains(cells, "test") && contains(cells, "t/s") {
+			continue // a repeated header
+		}
+		f := benchFields{"model_type": col["model"], "backends": col["backend"], "build_commit": build,
+			"type_k": col["type_k"], "n_ubatch": col["n_ubatch"], "n_batch": col["n_batch"], "n_gpu_layers": col["ngl"]}
+		if f["type_k"] == "" {
+			f["type_k"] = "f16"
+		}
+		if f["n_ubatch"] == "" {
+			f["n_ubatch"] = "512"
+		}
+		if s := col["size"]; s != "" {
+			if b, err := units.Parse(s, units.DimBytes); err == nil {
+				f["model_size"] = strconv.FormatFloat(b, 'f', -1, 64)
+			}
+		}
+		if p := strings.TrimSpace(col["params"]); strings.HasSuffix(p, " B") {
+			if v, err := strconv.ParseFloat(strings.TrimSuffix(p, " B"), 64); err == nil {
+				f["model_n_params"] = strconv.FormatFloat(v*1e9, 'f', -1, 64)
+			}
+		}
+		test := strings.Join(strings.Fields(col["test"]), " ")
+		if strings.Contains(test, "+") {
+			c.bad(i+1, "%s is a blended rate of prefill and decode and cannot be split", test)
+			continue
+		}
+		m := testCell.FindStringSubmatch(test)
+		if m == nil {
+			c.bad(i+1, "unrecognised test %q (want ppN, tgN, optionally @ dN)", col["test"])
+			continue
+		}
+		if m[1] == "pp" {
+			f["n_prompt"], f["n_gen"] = m[2], "0"
+		} else {
+			f["n_prompt"], f["n_gen"] = "0", m[2]
+		}
+		f["n_depth"] = "0"
+		if m[3] != "" {
+			f["n_depth"] = m[3]
+		}
+		ts := strings.SplitN(col["t/s"], "±", 2)
+		f["avg_ts"] = strings.TrimSpace(ts[0])
+		if len(ts) == 2 {
+			f["stddev_ts"] = strings.TrimSpace(ts[1])
+		}
+		benchRun(c, i+1, f)
+	}
+	if header == nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "llama-bench markdown: no header row with test and t/s columns"}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func duplicate(header []string) string {
+	seen := map[string]bool{}
+	for _, h := range header {
+		h = strings.TrimSpace(h)
+		if seen[h] {
+			return h
+		}
+		seen[h] = true
+	}
+	return ""
+}
+
+// flatten renders a JSON object's scalar fields as strings.
+func flatten(raw map[string]any) benchFields {
+	f := benchFields{}
+	for k, v := range raw {
+		switch x := v.(type) {
+		case string:
+			f[k] = x
+		case json.Number:
+			f[k] = x.String()
+		case bool:
+			if x {
+				f[k] = "1"
+			} else {
+				f[k] = "0"
+			}
+		}
+	}
+	return f
+}
+
+// lineAt is the 1-based line of byte offset off, skipping leading space.
+func lineAt(text string, off int64) int {
+	if off > int64(len(text)) {
+		off = int64(len(text))
+	}
+	i := int(off)
+	for i < len(text) && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t' || text[i] == ',') {
+		i++
+	}
+	return bytes.Count([]byte(text[:i]), []byte("\n")) + 1
+}

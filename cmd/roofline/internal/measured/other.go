@@ -1,0 +1,443 @@
+package measured
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+var batchedHeaderKV = regexp.MustCompile(`(\w+)\s*=\s*(-?\d+)`)
+
+// readBatchedBench reads llama-batched-bench tables: each row gives a
+// prefill run (PP tokens for B sequences, S_PP = B·PP / T_PP) and a decode
+// run (TG tokens per sequence after the PP-token prompt, S_TG = B·TG / T_TG).
+func readBatchedBench(c *collector, text string) error {
+	ubatch, shared := 512, false
+	var header []string
+	for i, l := range strings.Split(text, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "main:") {
+			for _, m := range batchedHeaderKV.FindAllStringSubmatch(t, -1) {
+				v, _ := strconv.Atoi(m[2])
+				switch m[1] {
+				case "n_ubatch":
+					ubatch = v
+				case "is_pp_shared":
+					shared = v != 0
+				}
+			}
+			continue
+		}
+		if !strings.HasPrefix(t, "|") {
+			continue
+		}
+		cells := splitRow(t)
+		if header == nil {
+			if contains(cells, "PP") && contains(cells, "TG") && contains(cells, "B") {
+				header = cells
+				if dup := duplicate(header); dup != "" {
+					return &SyntaxError{File: c.file, Line: i + 1, Msg: fmt.Sprintf("duplicate column %q", dup)}
+				}
+			}
+			continue
+		}
+		if strings.Trim(strings.Join(cells, ""), "-: ") == "" {
+			continue
+		}
+		if len(cells) != len(header) {
+			c.bad(i+1, "%d cells, header has %d", len(cells), len(header))
+			continue
+		}
+		col := map[string]string{}
+		for j, h := range header {
+			col[h] = cells[j]
+		}
+		var pp, tg, b int
+		var spp, stg float64
+		var err error
+		geti := func(k string, dst *int) {
+			if err == nil {
+				*dst, err = strconv.Atoi(col[k])
+				if err != nil {
+					err = fmt.Errorf("%s = %q is not an integer", k, col[k])
+				}
+			}
+		}
+		getf := func(k string, dst *float64) {
+			if err == nil && col[k] != "" {
+				*dst, err = strconv.ParseFloat(col[k], 64)
+				if err != nil {
+					err = fmt.Errorf("%s = %q is not a number", k, col[k])
+				}
+			}
+		}
+		geti("PP", &pp)
+		geti("TG", &tg)
+		geti("B", &b)
+		getf("S_PP t/s", &spp)
+		getf("S_TG t/s", &stg)
+		if err != nil {
+			c.bad(i+1, "%v", err)
+			continue
+		}
+		note := ""
+		if shared {
+			note = "is_pp_shared = 1: one prompt is shared by the batch"
+		}
+		if pp > 0 && !shared {
+			c.add(Run{Line: i + 1, Test: Prefill, Prompt: pp, Batch: b, UBatch: ubatch, TokensPerS: spp, Note: note})
+		}
+		if tg > 0 {
+			c.add(Run{Line: i + 1, Test: Decode, Gen: tg, Depth: pp, Batch: b, UBatch: ubatch, TokensPerS: stg, Note: note})
+		}
+	}
+	if header == nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "llama-batched-bench: no table header with PP, TG and B"}
+	}
+	return nil
+}
+
+// readVLLM reads a vLLM serving-benchmark result (--save-result). Summary
+// metrics end in _ms (milliseconds); per-request lists (ttfts, itls) are in
+// seconds. The prefill run is the mean input length at the mean TTFT; the
+// decode run is the mean output length at the mean TPOT (which excludes
+// the first token), at the benchmark's max concurrency.
+func readVLLM(c *collector, text string) error {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var raw map[string]any
+	if err := dec.Decode(&raw); err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "vLLM JSON: " + err.Error()}
+	}
+	num := func(k string) (float64, bool) {
+		if v, ok := raw[k].(json.Number); ok {
+			f, err := v.Float64()
+			return f, err == nil
+		}
+		return 0, false
+	}
+	list := func(k string) []float64 {
+		arr, _ := raw[k].([]any)
+		out := make([]float64, 0, len(arr))
+		for _, v := range arr {
+			if n, ok := v.(json.Number); ok {
+				if f, err := n.Float64(); err == nil {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	completed, _ := num("completed")
+	inLens, outLens := list("input_lens"), list("output_lens")
+	meanIn, meanOut := mean(inLens), mean(outLens)
+	if v, ok := num("total_input_tokens"); ok && completed > 0 {
+		meanIn = v / completed
+	}
+	if v, ok := num("total_output_tokens"); ok && completed > 0 {
+		meanOut = v / completed
+	}
+	ttft, ok := num("mean_ttft_ms")
+	ttft /= 1000
+	if !ok {
+		ttft = mean(list("ttfts")) // seconds
+	}
+	tpot, ok := num("mean_tpot_ms")
+	tpot /= 1000
+	if !ok {
+		// Per request: (latency − ttft) / (output − 1), from the lists.
+		lat, tt := list("latencies"), list("ttfts")
+		var s []float64
+		for i := range lat {
+			if i < len(tt) && i < len(outLens) && outLens[i] > 1 {
+				s = append(s, (lat[i]-tt[i])/(outLens[i]-1))
+			}
+		}
+		tpot = mean(s)
+	}
+	batch := 1
+	for _, k := range []string{"max_concurrency", "max_concurrent_requests"} {
+		if v, ok := num(k); ok && v >= 1 {
+			batch = int(v)
+			break
+		}
+	}
+	model, _ := raw["model_id"].(string)
+	prompt, gen := int(math.Round(meanIn)), int(math.Round(meanOut))
+	note := "means over requests; a TTFT far below the ideal bound usually means the prompts were prefix-cached"
+	if batch > 1 {
+		note += fmt.Sprintf("; max concurrency %d taken as the batch", batch)
+	}
+	if prompt > 0 && ttft > 0 {
+		c.add(Run{Line: 1, Test: Prefill, Model: model, Prompt: prompt, Batch: 1, TokensPerS: float64(prompt) / ttft, Note: note})
+	} else {
+		c.bad(1, "no TTFT (mean_ttft_ms or ttfts) with input lengths")
+	}
+	if gen > 1 && tpot > 0 {
+		c.add(Run{Line: 1, Test: Decode, Model: model, Gen: gen - 1, Depth: prompt, Batch: batch, TokensPerS: float64(batch) / tpot, Note: note})
+	} else {
+		c.bad(1, "no TPOT (mean_tpot_ms or latencies with ttfts) with output lengths above 1")
+	}
+	return nil
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// request is one row of the plain per-request format.
+type request struct {
+	line                 int
+	prompt, output       int
+	ttft, e2e            float64 // s
+	batch, depth, ubatch int
+	model, weights, kv   string
+	hardware, engine     string
+}
+
+// addRequest turns one request into a prefill run (TTFT) and a decode run
+// (TPOT = (E2E − TTFT) / (output − 1)).
+func addRequest(c *collector, q request) {
+	if q.ttft <= 0 || q.e2e <= 0 || q.e2e < q.ttft {
+		c.bad(q.line, "ttft %.6g s and e2e %.6g s: both must be positive and e2e ≥ ttft", q.ttft, q.e2e)
+		return
+	}
+	base := Run{Line: q.line, Model: q.model, Weights: q.weights, KV: q.kv, Hardware: q.hardware, Engine: q.engine,
+		Batch: max(q.batch, 1), UBatch: q.ubatch, Depth: q.depth}
+	p := base
+	p.Test, p.Prompt = Prefill, q.prompt
+	p.TokensPerS = float64(p.Batch*q.prompt) / q.ttft
+	c.add(p)
+	if q.output > 1 {
+		d := base
+		d.Test, d.Gen, d.Depth = Decode, q.output-1, q.depth+q.prompt
+		tpot := (q.e2e - q.ttft) / float64(q.output-1)
+		d.TokensPerS = float64(d.Batch) / tpot
+		c.add(d)
+	}
+}
+
+var requestAliases = map[string][]string{
+	"prompt_tokens": {"prompt_tokens", "input_tokens", "prompt_len"},
+	"output_tokens": {"output_tokens", "gen_tokens", "output_len"},
+}
+
+func readRequestsCSV(c *collector, text string) error {
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
+	}
+	idx, err := columns(header, []string{"prompt_tokens", "output_tokens"}, []string{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"})
+	if err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			c.bad(line, "%v", err)
+			continue
+		}
+		get := func(k string) string {
+			if i, ok := idx[k]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		q, err := parseRequest(line, get)
+		if err != nil {
+			c.bad(line, "%v", err)
+			continue
+		}
+		addRequest(c, q)
+	}
+	return nil
+}
+
+// parseRequest reads one request from named fields; times in _s or _ms.
+func parseRequest(line int, get func(string) string) (request, error) {
+	q := request{line: line, model: get("model"), weights: get("weights"), kv: get("kv"), hardware: get("hardware"), engine: get("engine")}
+	ints := map[string]*int{"prompt_tokens": &q.prompt, "output_tokens": &q.output, "batch": &q.batch, "depth": &q.depth, "ubatch": &q.ubatch}
+	for k, dst := range ints {
+		s := get(k)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil {
+			return q, fmt.Errorf("%s = %q is not an integer", k, s)
+		}
+		*dst = v
+	}
+	times := []struct {
+		key   string
+		dst   *float64
+		scale float64
+	}{{"ttft_s", &q.ttft, 1}, {"ttft_ms", &q.ttft, 1e-3}, {"e2e_s", &q.e2e, 1}, {"e2e_ms", &q.e2e, 1e-3}}
+	for _, t := range times {
+		s := get(t.key)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) {
+			return q, fmt.Errorf("%s = %q is not a number", t.key, s)
+		}
+		*t.dst = v * t.scale
+	}
+	if q.prompt < 1 || q.output < 1 {
+		return q, fmt.Errorf("prompt_tokens and output_tokens must be at least 1")
+	}
+	return q, nil
+}
+
+func columns(header, required, optional []string) (map[string]int, error) {
+	if dup := duplicate(header); dup != "" {
+		return nil, fmt.Errorf("duplicate column %q", dup)
+	}
+	idx := map[string]int{}
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(h))
+		for canon, al := range requestAliases {
+			for _, a := range al {
+				if h == a {
+					h = canon
+				}
+			}
+		}
+		idx[h] = i
+	}
+	for _, r := range required {
+		if _, ok := idx[r]; !ok {
+			return nil, fmt.Errorf("missing column %q (header: %s)", r, strings.Join(header, ","))
+		}
+	}
+	known := map[string]bool{}
+	for _, k := range append(append([]string{}, required...), optional...) {
+		known[k] = true
+	}
+	for h := range idx {
+		if !known[h] {
+			return nil, fmt.Errorf("unknown column %q (known: %s)", h, strings.Join(append(required, optional...), ", "))
+		}
+	}
+	return idx, nil
+}
+
+func readRequestsJSON(c *collector, text string) error {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "requests JSON: " + err.Error()}
+	}
+	var items []any
+	switch x := v.(type) {
+	case []any:
+		items = x
+	case map[string]any:
+		items, _ = x["requests"].([]any)
+	}
+	if items == nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: "requests JSON: expected an array of requests or {\"requests\": [...]}"}
+	}
+	for i, it := range items {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			c.bad(1, "request %d is not an object", i+1)
+			continue
+		}
+		f := flatten(obj)
+		for canon, al := range requestAliases {
+			for _, a := range al {
+				if s, ok := f[a]; ok {
+					f[canon] = s
+				}
+			}
+		}
+		q, err := parseRequest(i+1, func(k string) string { return f[k] })
+		if err != nil {
+			c.bad(1, "request %d: %v", i+1, err)
+			continue
+		}
+		q.line = 1
+		addRequest(c, q)
+	}
+	return nil
+}
+
+// readRunsCSV reads roofline's own runs format: one test per row.
+func readRunsCSV(c *collector, text string) error {
+	cr := csv.NewReader(strings.NewReader(text))
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
+	}
+	idx, err := columns(header, []string{"test", "tokens_per_s"},
+		[]string{"source", "hardware", "engine", "model", "weights", "kv", "prompt", "gen", "depth", "batch", "ubatch", "exclude", "note"})
+	if err != nil {
+		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			c.bad(line, "%v", err)
+			continue
+		}
+		get := func(k string) string {
+			if i, ok := idx[k]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		r := Run{Line: line, Test: Test(get("test")), Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
+			Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("source") + " " + get("note"))}
+		bad := false
+		for k, dst := range map[string]*int{"prompt": &r.Prompt, "gen": &r.Gen, "depth": &r.Depth, "batch": &r.Batch, "ubatch": &r.UBatch} {
+			if s := get(k); s != "" {
+				v, err := strconv.Atoi(s)
+				if err != nil {
+					c.bad(line, "%s = %q is not an integer", k, s)
+					bad = true
+					break
+				}
+				*dst = v
+			}
+		}
+		if bad {
+			continue
+		}
+		v, err := strconv.ParseFloat(get("tokens_per_s"), 64)
+		if err != nil {
+			c.bad(line, "tokens_per_s = %q is not a number", get("tokens_per_s"))
+			continue
+		}
+		r.TokensPerS = v
+		c.add(r)
+	}
+	return nil
+}

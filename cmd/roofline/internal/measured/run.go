@@ -1,0 +1,242 @@
+package measured
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Test is the phase a run measured.
+type Test string
+
+// The two phases.
+const (
+	Prefill Test = "prefill"
+	Decode  Test = "decode"
+)
+
+// Run is one measured test.
+//
+// A prefill run processed Prompt new tokens per sequence for Batch sequences
+// on top of Depth cached tokens. A decode run generated Gen tokens per
+// sequence one step at a time, the first step attending Depth+1 keys.
+// TokensPerS is aggregate over the batch: Batch·Prompt or Batch·Gen tokens
+// divided by the test's time.
+type Run struct {
+	File string
+	Line int
+	Test Test
+
+	// What was run, as far as the file says.
+	Hardware    string  // a hardware name (roofline runs CSV only)
+	Engine      string  // an engine name, or a backend mapped to one
+	Model       string  // a model name or file name
+	ModelType   string  // llama-bench model_type, e.g. "llama 7B Q4_0"
+	ModelParams float64 // parameters stated by the file
+	ModelBytes  float64 // weight bytes stated by the file
+	Weights     string  // weight format, when the file names it
+	KV          string  // KV-cache format (llama-bench type_k)
+	Backend     string
+	Build       string
+
+	Prompt, Gen, Depth, Batch, UBatch int
+
+	TokensPerS float64 // measured, aggregate
+	StdDevTS   float64 // spread of TokensPerS when the file gives it
+
+	// Exclude, when set, says why the run is reported but not scored.
+	Exclude string
+	Note    string
+}
+
+// Source is "file:line".
+func (r Run) Source() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
+
+// Tokens is the number of tokens the test processed over the batch.
+func (r Run) Tokens() int {
+	if r.Test == Prefill {
+		return r.Batch * r.Prompt
+	}
+	return r.Batch * r.Gen
+}
+
+// Seconds is the measured duration of the test.
+func (r Run) Seconds() float64 { return float64(r.Tokens()) / r.TokensPerS }
+
+// check validates a run's numbers.
+func (r Run) check() error {
+	switch r.Test {
+	case Prefill:
+		if r.Prompt < 1 {
+			return errors.New("prefill test without prompt tokens")
+		}
+	case Decode:
+		if r.Gen < 1 {
+			return errors.New("decode test without generated tokens")
+		}
+	default:
+		return fmt.Errorf("unknown test %q (want prefill or decode)", r.Test)
+	}
+	if r.Batch < 1 || r.Depth < 0 || r.UBatch < 1 {
+		return fmt.Errorf("batch %d, depth %d, ubatch %d: batch and ubatch must be ≥ 1, depth ≥ 0", r.Batch, r.Depth, r.UBatch)
+	}
+	if !(r.TokensPerS > 0) || math.IsInf(r.TokensPerS, 0) {
+		return fmt.Errorf("rate %v tokens/s: must be a positive number (zero or negative times are not measurements)", r.TokensPerS)
+	}
+	return nil
+}
+
+// SyntaxError is a bad row: reported, skipped.
+type SyntaxError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// Result is what one file yielded.
+type Result struct {
+	Format string
+	Runs   []Run
+	Bad    []error // *SyntaxError, one per skipped row
+}
+
+// collector gathers runs and bad rows for one file.
+type collector struct {
+	file string
+	res  Result
+}
+
+func (c *collector) bad(line int, format string, a ...any) {
+	c.res.Bad = append(c.res.Bad, &SyntaxError{File: c.file, Line: line, Msg: fmt.Sprintf(format, a...)})
+}
+
+func (c *collector) add(r Run) {
+	r.File = c.file
+	if r.Batch == 0 {
+		r.Batch = 1
+	}
+	if r.UBatch == 0 {
+		r.UBatch = 512
+	}
+	if err := r.check(); err != nil {
+		c.bad(r.Line, "%v", err)
+		return
+	}
+	c.res.Runs = append(c.res.Runs, r)
+}
+
+// Read detects the format of data and reads its runs.
+func Read(file string, data []byte) (*Result, error) {
+	text := strings.TrimPrefix(string(data), "\ufeff")
+	if strings.TrimSpace(text) == "" {
+		return nil, &SyntaxError{File: file, Msg: "empty file"}
+	}
+	format, read := detect(text)
+	if read == nil {
+		return nil, &SyntaxError{File: file, Line: 1, Msg: "unknown format: expected llama-bench (json, jsonl, csv, md), llama-batched-bench, vLLM benchmark JSON, a plain requests CSV/JSON or a roofline runs CSV (docs/formats.md)"}
+	}
+	c := &collector{file: file}
+	c.res.Format = format
+	if err := read(c, text); err != nil {
+		return nil, err
+	}
+	if len(c.res.Runs) == 0 {
+		msg := "no usable run in the file"
+		if len(c.res.Bad) > 0 {
+			msg += fmt.Sprintf(" (%d bad rows, first: %v)", len(c.res.Bad), c.res.Bad[0])
+		}
+		return &c.res, &SyntaxError{File: file, Msg: msg}
+	}
+	return &c.res, nil
+}
+
+type reader func(c *collector, text string) error
+
+func detect(text string) (string, reader) {
+	t := strings.TrimSpace(text)
+	first := firstLine(t)
+	switch {
+	case strings.HasPrefix(t, "[") && strings.Contains(t, `"avg_ts"`):
+		return "llama-bench json", readBenchJSON
+	case strings.HasPrefix(t, "{") && strings.Contains(first, `"avg_ts"`):
+		return "llama-bench jsonl", readBenchJSONL
+	case strings.Contains(first, "n_prompt") && strings.Contains(first, "avg_ts"):
+		return "llama-bench csv", readBenchCSV
+	case strings.Contains(t, "| T_PP s") || (strings.Contains(t, "N_KV") && strings.Contains(t, "S_TG")):
+		return "llama-batched-bench", readBatchedBench
+	case hasMarkdownHeader(t, "test", "t/s"):
+		return "llama-bench markdown", readBenchMarkdown
+	case (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && (strings.Contains(t, "_ttft_ms") || strings.Contains(t, `"ttfts"`)):
+		return "vllm benchmark json", readVLLM
+	case strings.HasPrefix(t, "{") || strings.HasPrefix(t, "["):
+		return "requests json", readRequestsJSON
+	}
+	header := firstDataLine(t)
+	switch {
+	case strings.Contains(header, "tokens_per_s") && strings.Contains(header, "test"):
+		return "roofline runs csv", readRunsCSV
+	case strings.Contains(header, "prompt_tokens") && strings.Contains(header, "ttft"):
+		return "requests csv", readRequestsCSV
+	}
+	return "", nil
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// firstDataLine skips '#' comment lines.
+func firstDataLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			return t
+		}
+	}
+	return ""
+}
+
+func hasMarkdownHeader(s string, cols ...string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		cells := splitRow(l)
+		found := 0
+		for _, want := range cols {
+			for _, c := range cells {
+				if c == want {
+					found++
+					break
+				}
+			}
+		}
+		if found == len(cols) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRow splits a Markdown table row into trimmed cells.
+func splitRow(l string) []string {
+	l = strings.TrimSpace(l)
+	l = strings.TrimPrefix(l, "|")
+	l = strings.TrimSuffix(l, "|")
+	parts := strings.Split(l, "|")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
