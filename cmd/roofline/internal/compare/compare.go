@@ -254,7 +254,7 @@ func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
 		}
 		sort.SliceStable(cs, func(i, j int) bool { return cs[i].rel < cs[j].rel })
 		if len(cs) > 0 {
-			note := fmt.Sprintf("model matched by architecture %q and %.4g parameters", arch, r.ModelParams)
+			note := fmt.Sprintf("model matched by architecture %q and %.2f B parameters", arch, r.ModelParams/1e9)
 			if len(cs) > 1 {
 				var alt []string
 				for _, c := range cs[1:] {

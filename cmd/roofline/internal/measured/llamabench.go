@@ -48,9 +48,9 @@ func (f benchFields) float(key string) (float64, bool, error) {
 // every encoding.
 func benchRun(c *collector, line int, f benchFields) {
 	r := Run{Line: line, Batch: 1, Model: f["model_filename"], ModelType: f["model_type"], KV: f["type_k"],
-		Backend: f["backends"], Build: strings.Trim(f["build_commit"]+" ("+f["build_number"]+")", " ()")}
-	if f["build_number"] == "" {
-		r.Build = f["build_commit"]
+		Backend: f["backends"], Build: f["build_commit"]}
+	if n := f["build_number"]; n != "" {
+		r.Build += " (" + n + ")"
 	}
 	var err error
 	get := func(key string, dst *int) {
@@ -126,7 +126,7 @@ var ftypeNames = map[string]string{
 	"q5_k - medium": "q5_k_m", "q6_k": "q6_k", "iq4_nl - 4.5 bpw": "iq4_nl", "iq4_xs - 4.25 bpw": "iq4_xs",
 }
 
-var sizeToken = regexp.MustCompile(`^[0-9.]+[xX]?[0-9.]*[BMK]$|^[0-9.]+[BMK]?-A[0-9.]+[BMK]$|^\?B$`)
+var sizeToken = regexp.MustCompile(`^([0-9]+x)?[0-9.]+[BMKT]([.-]?A[0-9.]+[BMKT])?$|^\?B$`)
 
 // WeightsFromModelType reads the file type at the end of a llama-bench
 // model_type ("qwen2 7B Q4_K - Medium" → "q4_k_m"), or "" when unknown.
@@ -211,7 +211,7 @@ func readBenchCSV(c *collector, text string) error {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
+		line := csvLine(cr, rec, err)
 		if err != nil {
 			c.bad(line, "%v", err)
 			if _, ok := err.(*csv.ParseError); ok {

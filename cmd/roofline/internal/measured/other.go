@@ -251,7 +251,7 @@ func readRequestsCSV(c *collector, text string) error {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
+		line := csvLine(cr, rec, err)
 		if err != nil {
 			c.bad(line, "%v", err)
 			continue
@@ -403,7 +403,7 @@ func readRunsCSV(c *collector, text string) error {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
+		line := csvLine(cr, rec, err)
 		if err != nil {
 			c.bad(line, "%v", err)
 			continue

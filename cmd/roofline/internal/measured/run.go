@@ -1,6 +1,7 @@
 package measured
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
@@ -239,4 +240,17 @@ func splitRow(l string) []string {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
 	return parts
+}
+
+// csvLine is the line a CSV record (or its parse error) starts on.
+func csvLine(cr *csv.Reader, rec []string, err error) int {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return pe.StartLine
+	}
+	if len(rec) > 0 {
+		l, _ := cr.FieldPos(0)
+		return l
+	}
+	return 0
 }

@@ -55,7 +55,12 @@ func (t *Table) WriteText(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	// Empty trailing cells leave padding behind; drop it.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n"))
 	return err
 }
 

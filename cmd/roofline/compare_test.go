@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+const samples = "internal/measured/testdata/"
+
+func TestCompareGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"compare-m2ultra.stdout", []string{"compare", samples + "m2ultra-llama2-7b-q4_0.json", "--hardware", "apple-m2-ultra"}},
+		{"compare-batched.md", []string{"compare", samples + "batched-bench.txt", "--hardware", "dgx-spark", "--model", "qwen2.5-7b", "--weights", "q8_0", "--format", "markdown"}},
+		{"compare-vllm.csv", []string{"compare", samples + "vllm-summary.json", "--hardware", "jetson-agx-orin-64gb", "--weights", "w4a16", "--format", "csv"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := runCLI(c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			golden(t, c.name, out)
+		})
+	}
+}
+
+// All four llama-bench encodings of one result set give the same comparison
+// (apart from where each test was read).
+func TestCompareEncodingsIdentical(t *testing.T) {
+	var want string
+	for _, ext := range []string{"json", "jsonl", "csv", "md"} {
+		out, errOut, code := runCLI("compare", samples+"m2ultra-llama2-7b-q4_0."+ext, "--hardware", "apple-m2-ultra", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: %s", ext, errOut)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			delete(r, "source")
+		}
+		b, _ := json.Marshal(rows)
+		if want == "" {
+			want = string(b)
+		} else if string(b) != want {
+			t.Errorf("%s output differs:\n%s\nwant\n%s", ext, b, want)
+		}
+	}
+}
+
+func TestCompareJSON(t *testing.T) {
+	out, errOut, code := runCLI("compare", samples+"m2ultra-llama2-7b-q4_0.jsonl", "--hardware", "apple-m2-ultra", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"source", "test", "model", "weights", "prompt_tokens", "gen_tokens", "depth", "batch", "measured_tokens_per_s",
+		"predicted_tokens_per_s", "bound_tokens_per_s", "achieved_bytes_per_s", "achieved_flops_per_s", "mbu", "mfu", "ratio"} {
+		if _, ok := rows[1][k]; !ok {
+			t.Errorf("key %q missing", k)
+		}
+	}
+	if rows[1]["test"] != "decode" || rows[1]["source"] != samples+"m2ultra-llama2-7b-q4_0.jsonl:2" || rows[1]["streamed_weight_bytes_per_step"] != 3751340288.0 {
+		t.Errorf("row %v", rows[1])
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		has  []string
+	}{
+		{[]string{"compare"}, 2, []string{"give one or more result files"}},
+		{[]string{"compare", samples + "m2ultra-llama2-7b-q4_0.json"}, 1, []string{"no hardware: pass --hardware", "no run could be compared"}},
+		{[]string{"compare", "main.go", "--hardware", "rk3588"}, 1, []string{"main.go:1: unknown format"}},
+		{[]string{"compare", "nosuch.json", "--hardware", "rk3588"}, 1, []string{"nosuch.json"}},
+		{[]string{"compare", samples + "batched-bench.txt", "--hardware", "dgx-spark"}, 1, []string{"does not say which model ran: pass --model"}},
+	}
+	for _, c := range cases {
+		out, errOut, code := runCLI(c.args...)
+		if code != c.code || out != "" {
+			t.Errorf("%v: exit %d (want %d), stdout %q", c.args, code, c.code, out)
+		}
+		for _, h := range c.has {
+			if !strings.Contains(errOut, h) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, errOut, h)
+			}
+		}
+	}
+	// Bad rows are reported with file:line and skipped; good rows still run.
+	out, errOut, code := runCLI("compare", samples+"bad-rows.csv", "--hardware", "apple-m2-ultra")
+	if code != 0 || !strings.Contains(errOut, "bad-rows.csv:4: rate 0") || strings.Count(out, "bad-rows.csv:") != 2 {
+		t.Errorf("bad rows: %d %q %q", code, errOut, out)
+	}
+}

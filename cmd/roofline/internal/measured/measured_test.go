@@ -1,0 +1,206 @@
+package measured
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func read(t *testing.T, name string) *Result {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Read(name, b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return r
+}
+
+// The four llama-bench encodings of one result set yield the same runs.
+func TestLlamaBenchEncodingsAgree(t *testing.T) {
+	var want []Run
+	for _, f := range []string{"m2ultra-llama2-7b-q4_0.json", "m2ultra-llama2-7b-q4_0.jsonl", "m2ultra-llama2-7b-q4_0.csv", "m2ultra-llama2-7b-q4_0.md"} {
+		res := read(t, f)
+		if len(res.Bad) > 0 {
+			t.Errorf("%s: bad rows %v", f, res.Bad)
+		}
+		if len(res.Runs) != 2 {
+			t.Fatalf("%s: %d runs, want 2", f, len(res.Runs))
+		}
+		var got []Run
+		for _, r := range res.Runs {
+			// What differs by encoding: where it was, how exact the size
+			// is (the table prints 3.56 GiB), the build number.
+			r.File, r.Line, r.ModelBytes, r.ModelParams, r.StdDevTS, r.Build, r.Model = "", 0, 0, 0, 0, "", ""
+			got = append(got, r)
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s run %d:\n got %+v\nwant %+v", f, i, got[i], want[i])
+			}
+		}
+	}
+	p, d := want[0], want[1]
+	if p.Test != Prefill || p.Prompt != 512 || p.TokensPerS != 1238.48 || p.Weights != "q4_0" || p.Engine != "gpu" || p.UBatch != 512 {
+		t.Errorf("prefill run %+v", p)
+	}
+	if d.Test != Decode || d.Gen != 128 || d.Depth != 0 || d.TokensPerS != 94.27 || d.KV != "f16" {
+		t.Errorf("decode run %+v", d)
+	}
+}
+
+func TestLlamaBenchFields(t *testing.T) {
+	res := read(t, "rtx4080-qwen2.5-7b.json")
+	r := res.Runs[0]
+	if r.ModelBytes != 4677120000 || r.ModelParams != 7615616512 || r.Weights != "q4_k_m" || r.Line != 2 || r.Build != "8cf427ff (5163)" {
+		t.Errorf("%+v", r)
+	}
+	csv := read(t, "rtx4080-qwen2.5-7b.csv")
+	if c := csv.Runs[0]; c.TokensPerS != 7285.676949 || c.Line != 2 || c.Prompt != 512 {
+		t.Errorf("csv %+v", c)
+	}
+	md := read(t, "dgx-spark-gpt-oss.md")
+	m := md.Runs[0]
+	if m.Test != Prefill || m.Prompt != 2048 || m.Depth != 4096 || m.UBatch != 2048 || m.Weights != "mxfp4_moe" || m.TokensPerS != 3030.29 ||
+		m.Build != "2f68ce7cf (6918)" || math.Abs(m.ModelParams-20.91e9) > 1 {
+		t.Errorf("markdown %+v", m)
+	}
+}
+
+func TestWeightsFromModelType(t *testing.T) {
+	cases := map[string]string{
+		"llama 7B Q4_0":                 "q4_0",
+		"qwen2 7B Q4_K - Medium":        "q4_k_m",
+		"llama 8B Q5_K - Small":         "q5_k_s",
+		"gpt-oss 20B MXFP4 MoE":         "mxfp4_moe",
+		"llama 70B IQ4_XS - 4.25 bpw":   "iq4_xs",
+		"llama 8B F16":                  "f16",
+		"qwen3moe 30B.A3B Q8_0":         "q8_0",
+		"llama 7B IQ2_XXS - 2.0625 bpw": "",
+		"mystery":                       "",
+	}
+	for mt, want := range cases {
+		if got := WeightsFromModelType(mt); got != want {
+			t.Errorf("%q → %q, want %q", mt, got, want)
+		}
+	}
+}
+
+func TestBatchedBench(t *testing.T) {
+	res := read(t, "batched-bench.txt")
+	if len(res.Runs) != 2 {
+		t.Fatalf("%d runs", len(res.Runs))
+	}
+	p, d := res.Runs[0], res.Runs[1]
+	// S_PP = B·PP / T_PP = 4·512 / 0.880; S_TG = 4·32 / 1.227.
+	if p.Test != Prefill || p.Prompt != 512 || p.Batch != 4 || p.UBatch != 2048 || p.TokensPerS != 2328.41 {
+		t.Errorf("prefill %+v", p)
+	}
+	if d.Test != Decode || d.Gen != 32 || d.Depth != 512 || d.Batch != 4 || d.TokensPerS != 104.33 {
+		t.Errorf("decode %+v", d)
+	}
+	if math.Abs(d.Seconds()-1.227) > 0.001 {
+		t.Errorf("decode time %v, want 1.227 s", d.Seconds())
+	}
+}
+
+// vLLM summary metrics are in ms, per-request lists in seconds: both give
+// TTFT 32.02 ms and TPOT 22.61 ms.
+func TestVLLMUnits(t *testing.T) {
+	for _, f := range []string{"vllm-summary.json", "vllm-requests.json"} {
+		res := read(t, f)
+		if len(res.Runs) != 2 {
+			t.Fatalf("%s: %d runs %v", f, len(res.Runs), res.Bad)
+		}
+		p, d := res.Runs[0], res.Runs[1]
+		// 10058 input tokens over 50 requests: 201 per request.
+		if p.Prompt != 201 || math.Abs(p.Seconds()-0.03202) > 1e-9 {
+			t.Errorf("%s: prefill %d tokens in %v s, want 201 in 0.03202", f, p.Prompt, p.Seconds())
+		}
+		// 10303 output tokens / 50 = 206; TPOT excludes the first token.
+		if d.Gen != 205 || d.Depth != 201 || math.Abs(1/d.TokensPerS-0.02261) > 1e-9 {
+			t.Errorf("%s: decode gen %d depth %d TPOT %v s, want 205, 201, 0.02261", f, d.Gen, d.Depth, 1/d.TokensPerS)
+		}
+		if p.Model != "meta-llama/Llama-3.1-8B-Instruct" {
+			t.Errorf("%s: model %q", f, p.Model)
+		}
+	}
+}
+
+// TPOT = (E2E − TTFT) / (output − 1).
+func TestRequests(t *testing.T) {
+	for _, f := range []string{"requests.csv", "requests.json"} {
+		res := read(t, f)
+		if len(res.Runs) != 4 {
+			t.Fatalf("%s: %d runs %v", f, len(res.Runs), res.Bad)
+		}
+		p, d := res.Runs[0], res.Runs[1]
+		if p.Prompt != 1000 || math.Abs(p.TokensPerS-1000/0.95) > 1e-9 || p.Weights != "q4_k_m" || p.Model != "llama-3.2-3b" {
+			t.Errorf("%s: prefill %+v", f, p)
+		}
+		if d.Gen != 199 || d.Depth != 1000 || math.Abs(1/d.TokensPerS-(7.12-0.95)/199) > 1e-12 {
+			t.Errorf("%s: decode %+v", f, d)
+		}
+	}
+}
+
+func TestBadRows(t *testing.T) {
+	res := read(t, "bad-rows.csv")
+	if len(res.Runs) != 2 {
+		t.Errorf("%d good runs, want 2", len(res.Runs))
+	}
+	want := []string{"bad-rows.csv:3:", "bad-rows.csv:4: rate 0", "bad-rows.csv:5: pp512+tg128 is a blended rate"}
+	if len(res.Bad) != len(want) {
+		t.Fatalf("bad rows %v", res.Bad)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(res.Bad[i].Error(), w) {
+			t.Errorf("bad row %d: %q, want prefix %q", i, res.Bad[i], w)
+		}
+	}
+}
+
+func TestUnusableFiles(t *testing.T) {
+	cases := []struct{ name, data, want string }{
+		{"empty.json", "  \n", "empty file"},
+		{"x.txt", "hello world\n", "unknown format"},
+		{"trunc.json", `[{"n_prompt": 512, "avg_ts": 10`, "no usable run"},
+		{"zeros.csv", "n_prompt,n_gen,avg_ts\n512,0,0\n", "no usable run"},
+		{"dup.csv", "prompt_tokens,output_tokens,ttft_s,ttft_s,e2e_s\n1,2,3,4,5\n", `duplicate column "ttft_s"`},
+		{"cols.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s,colour\n1,2,3,4,5\n", `unknown column "colour"`},
+		{"neg.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s\n100,10,-1,2\n", "no usable run"},
+	}
+	for _, c := range cases {
+		_, err := Read(c.name, []byte(c.data))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.name) {
+			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestRunsCSV(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/public/runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Read("runs.csv", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Bad) > 0 || len(res.Runs) < 300 {
+		t.Errorf("%d runs, bad %v", len(res.Runs), res.Bad)
+	}
+	r := res.Runs[0]
+	if r.Hardware != "apple-m1" || r.Model != "llama-2-7b" || r.Test != Prefill || r.Line != 4 {
+		t.Errorf("first run %+v", r)
+	}
+}
