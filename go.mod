@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/BurntSushi/toml v1.6.0
 	github.com/urfave/cli/v2 v2.27.7
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (

@@ -63,6 +63,8 @@ type Engine struct {
 	// Defaulted lists the Tuning fields that came from DefaultTuning
 	// rather than from the profile.
 	Defaulted []string
+	// Calibration is set when the tuning was fitted to measured runs.
+	Calibration *Calibration
 }
 
 // Tuning holds the factors between a peak and an expected speed.
@@ -78,6 +80,46 @@ type Tuning struct {
 	StepOverhead float64
 	// LayerOverhead is a fixed cost per layer per pass (kernel launches), s.
 	LayerOverhead float64
+	// Fitted overheads from a calibration replace the step + layer rule:
+	// DecodeOverhead per decode step, PrefillOverhead per prefill pass, s.
+	Fitted          bool
+	DecodeOverhead  float64
+	PrefillOverhead float64
+	// FormatBandwidthEfficiency holds bandwidth efficiencies fitted per
+	// weight format (dequantizing kernels differ); others use
+	// BandwidthEfficiency.
+	FormatBandwidthEfficiency map[string]float64
+}
+
+// Overheads is the fixed cost of a prefill pass and of a decode step for a
+// model of `layers` layers.
+func (t Tuning) Overheads(layers int) (prefill, decode float64) {
+	if t.Fitted {
+		return t.PrefillOverhead, t.DecodeOverhead
+	}
+	o := t.StepOverhead + float64(layers)*t.LayerOverhead
+	return o, o
+}
+
+// Calibration records how an engine's tuning was fitted to measured runs,
+// so predictions can carry an interval and say what they are valid for.
+type Calibration struct {
+	// What the fit is valid for.
+	Device, PowerMode, Engine, Runtime, Build, Date string
+	Files                                           []string
+
+	DecodePoints, PrefillPoints int
+	// Covariance of (overhead [s], 1/efficiency) for each phase, as
+	// [var(overhead), cov, var(1/efficiency)]; zero rows were not fitted.
+	DecodeCov, PrefillCov [3]float64
+	// FormatDecodeCov is the same per weight format of
+	// Tuning.FormatBandwidthEfficiency.
+	FormatDecodeCov map[string][3]float64
+	// Relative residual standard deviation and degrees of freedom.
+	DecodeSigma, PrefillSigma float64
+	DecodeDOF, PrefillDOF     int
+	R2Decode, R2Prefill       float64
+	LOODecode, LOOPrefill     float64 // leave-one-out MdAPE
 }
 
 // DefaultTuning is the one rule for efficiencies and overheads an engine
@@ -196,13 +238,19 @@ func (d *Device) Validate() error {
 			errs = append(errs, fmt.Errorf("engine %s: power must be positive, got %g", e.Name, e.Power))
 		}
 		t := e.Tuning
+		for f, v := range t.FormatBandwidthEfficiency {
+			if bad(v) || v > 1 {
+				errs = append(errs, fmt.Errorf("engine %s: format_bandwidth_efficiency.%s must be in (0, 1], got %g", e.Name, f, v))
+			}
+		}
 		if bad(t.BandwidthEfficiency) || t.BandwidthEfficiency > 1 {
 			errs = append(errs, fmt.Errorf("engine %s: bandwidth_efficiency must be in (0, 1], got %g", e.Name, t.BandwidthEfficiency))
 		}
 		if bad(t.ComputeEfficiency) || t.ComputeEfficiency > 1 {
 			errs = append(errs, fmt.Errorf("engine %s: compute_efficiency must be in (0, 1], got %g", e.Name, t.ComputeEfficiency))
 		}
-		if t.StepOverhead < 0 || t.LayerOverhead < 0 || math.IsNaN(t.StepOverhead+t.LayerOverhead) {
+		if t.StepOverhead < 0 || t.LayerOverhead < 0 || t.DecodeOverhead < 0 || t.PrefillOverhead < 0 ||
+			math.IsNaN(t.StepOverhead+t.LayerOverhead+t.DecodeOverhead+t.PrefillOverhead) {
 			errs = append(errs, fmt.Errorf("engine %s: overheads must not be negative", e.Name))
 		}
 	}

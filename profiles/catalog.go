@@ -124,6 +124,12 @@ func (c *Catalog) AddFile(file string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return c.AddFileBytes(file, src)
+}
+
+// AddFileBytes is AddFile for a profile already in memory.
+func (c *Catalog) AddFileBytes(file string, src []byte) (string, error) {
+	var err error
 	if isDevice(src) {
 		before := len(c.devices)
 		err = c.addDeviceFile(file, src, true)

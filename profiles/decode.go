@@ -95,9 +95,38 @@ type rawEngine struct {
 	ComputeEfficiency   *float64           `toml:"compute_efficiency"`
 	StepOverhead        *string            `toml:"step_overhead"`
 	LayerOverhead       *string            `toml:"layer_overhead"`
+	FormatBW            map[string]float64 `toml:"format_bandwidth_efficiency"`
+	DecodeOverhead      *string            `toml:"decode_overhead"`
+	PrefillOverhead     *string            `toml:"prefill_overhead"`
 	TuningSource        string             `toml:"tuning_source"`
+	Calibration         *rawCalibration    `toml:"calibration"`
 	DefaultWeights      string             `toml:"default_weights"`
 	DefaultKV           string             `toml:"default_kv"`
+}
+
+// rawCalibration is [engine.calibration]: how the tuning was fitted.
+type rawCalibration struct {
+	Device        string     `toml:"device"`
+	PowerMode     string     `toml:"power_mode"`
+	Engine        string     `toml:"engine"`
+	Runtime       string     `toml:"runtime"`
+	Build         string     `toml:"build"`
+	Date          string     `toml:"date"`
+	Files         []string   `toml:"files"`
+	DecodePoints  int        `toml:"decode_points"`
+	PrefillPoints int        `toml:"prefill_points"`
+	DecodeCov     [3]float64 `toml:"decode_cov"`
+	PrefillCov    [3]float64 `toml:"prefill_cov"`
+	DecodeSigma   float64    `toml:"decode_sigma"`
+	PrefillSigma  float64    `toml:"prefill_sigma"`
+	DecodeDOF     int        `toml:"decode_dof"`
+	PrefillDOF    int        `toml:"prefill_dof"`
+	R2Decode      float64    `toml:"r2_decode"`
+	R2Prefill     float64    `toml:"r2_prefill"`
+	LOODecode     float64    `toml:"loo_mdape_decode"`
+	LOOPrefill    float64    `toml:"loo_mdape_prefill"`
+	// FormatDecodeCov is [var(overhead), cov, var(1/η)] per weight format.
+	FormatDecodeCov map[string][3]float64 `toml:"format_decode_cov"`
 }
 
 type rawDevice struct {
@@ -508,6 +537,43 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	setF(&e.ComputeEfficiency, re.ComputeEfficiency, "compute_efficiency", def.ComputeEfficiency)
 	setD(&e.StepOverhead, re.StepOverhead, "step_overhead", def.StepOverhead)
 	setD(&e.LayerOverhead, re.LayerOverhead, "layer_overhead", def.LayerOverhead)
+	if (re.DecodeOverhead == nil) != (re.PrefillOverhead == nil) {
+		d.errorf("decode_overhead", "engine %s: give decode_overhead and prefill_overhead together (fitted overheads replace the step + layer rule)", e.Name)
+	} else if re.DecodeOverhead != nil {
+		for _, x := range []struct {
+			key string
+			src *string
+			dst *float64
+		}{{"decode_overhead", re.DecodeOverhead, &e.DecodeOverhead}, {"prefill_overhead", re.PrefillOverhead, &e.PrefillOverhead}} {
+			v, err := units.Parse(*x.src, units.DimDuration)
+			if err != nil {
+				d.errorf(x.key, "engine %s %s: %v", e.Name, x.key, err)
+				continue
+			}
+			*x.dst = v
+		}
+		e.Fitted, given = true, true
+	}
+	if len(re.FormatBW) > 0 {
+		e.FormatBandwidthEfficiency = map[string]float64{}
+		for f, v := range re.FormatBW {
+			if _, err := model.LookupWeightFormat(f); err != nil {
+				d.errorf(f, "engine %s format_bandwidth_efficiency: %v", e.Name, err)
+			}
+			e.FormatBandwidthEfficiency[f] = v
+		}
+		given = true
+	}
+	if c := re.Calibration; c != nil {
+		e.Calibration = &hardware.Calibration{Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Runtime: c.Runtime,
+			Build: c.Build, Date: c.Date, Files: c.Files, DecodePoints: c.DecodePoints, PrefillPoints: c.PrefillPoints,
+			DecodeCov: c.DecodeCov, PrefillCov: c.PrefillCov, DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma,
+			DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF, R2Decode: c.R2Decode, R2Prefill: c.R2Prefill,
+			LOODecode: c.LOODecode, LOOPrefill: c.LOOPrefill, FormatDecodeCov: c.FormatDecodeCov}
+		if c.DecodeSigma < 0 || c.PrefillSigma < 0 || c.DecodeCov[0] < 0 || c.DecodeCov[2] < 0 || c.PrefillCov[0] < 0 || c.PrefillCov[2] < 0 {
+			d.errorf("calibration", "engine %s: calibration variances must not be negative", e.Name)
+		}
+	}
 	if given {
 		if strings.TrimSpace(re.TuningSource) == "" {
 			d.errorf("tuning_source", "engine %s sets efficiencies or overheads without a tuning_source saying where they come from", e.Name)

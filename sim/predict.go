@@ -72,10 +72,15 @@ type Inputs struct {
 	Bandwidth           float64 // datasheet B/s
 	BandwidthEfficiency float64
 	ComputeEfficiency   float64
-	StepOverhead        float64 // s per pass
-	LayerOverhead       float64 // s per layer per pass
+	StepOverhead        float64 // s per pass (default rule)
+	LayerOverhead       float64 // s per layer per pass (default rule)
 	Layers              int
-	PassOverhead        float64 // StepOverhead + Layers × LayerOverhead
+	PrefillOverhead     float64 // s per prefill pass
+	DecodeOverhead      float64 // s per decode step
+	FittedOverheads     bool    // the overheads come from a calibration
+	FlashAttention      bool    // fused attention: the KV cache is read once per pass
+	FormatCalibrated    bool    // the bandwidth efficiency was fitted for these weights
+	Calibrated          bool    // the engine's tuning was fitted to measured runs
 	StorageBandwidth    float64
 	Overhead            float64 // runtime memory, B
 	Workload            Workload
@@ -110,6 +115,10 @@ type Result struct {
 	ComputeBoundBatch int
 
 	Memory Memory
+
+	// Intervals are 90 % prediction intervals from the engine's
+	// calibration; nil when the engine is not calibrated.
+	TTFTInterval, TPOTInterval, E2EInterval *Interval
 
 	LoadTime     float64 // weights / storage bandwidth, s
 	ColdTTFT     float64 // LoadTime + TTFT when Inputs.Cold, else 0
@@ -149,13 +158,19 @@ func NewSetup(m *model.Cost, d *hardware.Device, o Options) (*Setup, error) {
 		StepOverhead: e.StepOverhead, LayerOverhead: e.LayerOverhead,
 		StorageBandwidth: d.StorageBandwidth, Cold: o.Cold, Layers: m.Spec.Layers, Overhead: o.RuntimeOverhead,
 	}
+	if eta, ok := e.FormatBandwidthEfficiency[m.Weights.Name]; ok {
+		in.BandwidthEfficiency, in.FormatCalibrated = eta, true
+	}
 	if o.BandwidthEfficiency > 0 {
-		in.BandwidthEfficiency = o.BandwidthEfficiency
+		in.BandwidthEfficiency, in.FormatCalibrated = o.BandwidthEfficiency, false
 	}
 	if o.ComputeEfficiency > 0 {
 		in.ComputeEfficiency = o.ComputeEfficiency
 	}
-	in.PassOverhead = in.StepOverhead + float64(in.Layers)*in.LayerOverhead
+	in.FlashAttention = !o.NoFlashAttention
+	in.PrefillOverhead, in.DecodeOverhead = e.Overheads(in.Layers)
+	in.FittedOverheads = e.Fitted
+	in.Calibrated = e.Calibration != nil && o.BandwidthEfficiency == 0 && o.ComputeEfficiency == 0
 	return &Setup{Model: m, Device: d, Engine: e, Inputs: in}, nil
 }
 
@@ -166,9 +181,9 @@ func (s *Setup) rates() (bw, peak float64) {
 // Prefill prices processing `prompt` new tokens per sequence for `batch`
 // sequences on top of `depth` cached tokens, in passes of `ubatch` tokens.
 func (s *Setup) Prefill(prompt, depth, batch, ubatch int) Phase {
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch})
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}, s.Inputs.FlashAttention)
 	bw, pk := s.rates()
-	return phaseOf(p.passes, p.prefill(bw, pk), p.prefill(s.Device.Bandwidth, s.Inputs.Peak), s.Inputs.PassOverhead, s.Device.Bandwidth, s.Inputs.Peak)
+	return phaseOf(p.passes, p.prefill(bw, pk), p.prefill(s.Device.Bandwidth, s.Inputs.Peak), s.Inputs.PrefillOverhead, s.Device.Bandwidth, s.Inputs.Peak)
 }
 
 // Decode prices `steps` decode steps of `batch` sequences whose queries
@@ -177,9 +192,9 @@ func (s *Setup) Decode(first, steps, batch int) Phase {
 	if steps <= 0 {
 		return Phase{}
 	}
-	p := newPhases(s.Model, Workload{Prompt: first - 1, Output: steps + 1, Batch: batch, UBatch: 1})
+	p := newPhases(s.Model, Workload{Prompt: first - 1, Output: steps + 1, Batch: batch, UBatch: 1}, s.Inputs.FlashAttention)
 	bw, pk := s.rates()
-	return phaseOf(steps, p.decode(bw, pk), p.decode(s.Device.Bandwidth, s.Inputs.Peak), s.Inputs.PassOverhead, s.Device.Bandwidth, s.Inputs.Peak)
+	return phaseOf(steps, p.decode(bw, pk), p.decode(s.Device.Bandwidth, s.Inputs.Peak), s.Inputs.DecodeOverhead, s.Device.Bandwidth, s.Inputs.Peak)
 }
 
 // Predict prices workload w of model m on device d.
@@ -203,12 +218,12 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	in := s.Inputs
 	in.Workload = w
 	r := &Result{Inputs: in, Ridge: in.Peak / d.Bandwidth}
-	p := newPhases(m, w)
+	p := newPhases(m, w, in.FlashAttention)
 	bw, pk := s.rates()
 	peak := in.Peak
 
 	// Prefill.
-	r.Prefill = phaseOf(p.passes, p.prefill(bw, pk), p.prefill(d.Bandwidth, peak), in.PassOverhead, d.Bandwidth, peak)
+	r.Prefill = phaseOf(p.passes, p.prefill(bw, pk), p.prefill(d.Bandwidth, peak), in.PrefillOverhead, d.Bandwidth, peak)
 	r.TTFT = r.Prefill.Time
 	r.TTFTBound = r.Prefill.IdealTime
 	r.PrefillTokensPerS = float64(w.Batch*w.Prompt) / r.TTFT
@@ -217,12 +232,12 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	steps := w.Output - 1
 	r.TPOT, r.ITLFirst, r.ITLLast, r.TPOTBound = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if steps > 0 {
-		r.Decode = phaseOf(steps, p.decode(bw, pk), p.decode(d.Bandwidth, peak), in.PassOverhead, d.Bandwidth, peak)
+		r.Decode = phaseOf(steps, p.decode(bw, pk), p.decode(d.Bandwidth, peak), in.DecodeOverhead, d.Bandwidth, peak)
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
 		first, last := p.firstStep(), p.lastStep()
-		r.ITLFirst = p.stepTime(first, bw, pk) + in.PassOverhead
-		r.ITLLast = p.stepTime(last, bw, pk) + in.PassOverhead
+		r.ITLFirst = p.stepTime(first, bw, pk) + in.DecodeOverhead
+		r.ITLLast = p.stepTime(last, bw, pk) + in.DecodeOverhead
 		r.DecodeTokensPerS = 1 / r.TPOT
 		r.ThroughputTokensPerS = float64(w.Batch) / r.TPOT
 		r.KVShareFirst = p.kvShare(first)
@@ -232,7 +247,7 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	}
 	r.E2E = r.TTFT + r.Decode.Time
 	r.E2EBound = r.TTFTBound + r.Decode.IdealTime
-	r.ComputeBoundBatch = computeBoundBatch(m, w, d.Bandwidth, peak)
+	r.ComputeBoundBatch = computeBoundBatch(m, w, p.kvReads, d.Bandwidth, peak)
 
 	r.Memory = memoryFit(m, d, w, p.perSeq, in.Overhead)
 	r.LoadTime = m.WeightBytes / d.StorageBandwidth
@@ -240,6 +255,9 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 		r.ColdTTFT = r.LoadTime + r.TTFT
 	}
 	r.warnings(m, d, e)
+	if in.Calibrated {
+		s.intervals(r, w)
+	}
 	return r, nil
 }
 
@@ -273,18 +291,25 @@ func phaseOf(steps int, exp, ideal sums, overhead, bw, peak float64) Phase {
 
 // phases holds what both phases need, computed once.
 type phases struct {
-	m      *model.Cost
-	w      Workload
-	perSeq int // prefill tokens per sequence per pass
-	passes int
-	last   int // tokens per sequence in the last pass
+	m *model.Cost
+	w Workload
+	// kvReads is how many times a pass reads each sequence's KV cache: 1
+	// with fused (flash) attention, the GQA group without it, where the
+	// score and value products read K and V once per query head.
+	kvReads float64
+	perSeq  int // prefill tokens per sequence per pass
+	passes  int
+	last    int // tokens per sequence in the last pass
 	// weight and activation bytes of a full prefill pass, the last pass,
 	// and a decode step
 	fullW, lastW, stepW float64
 }
 
-func newPhases(m *model.Cost, w Workload) *phases {
-	p := &phases{m: m, w: w}
+func newPhases(m *model.Cost, w Workload, flashAttention bool) *phases {
+	p := &phases{m: m, w: w, kvReads: 1}
+	if !flashAttention {
+		p.kvReads = float64(m.Spec.GQAGroup())
+	}
 	p.perSeq = max(1, w.UBatch/w.Batch)
 	p.passes = (w.Prompt + p.perSeq - 1) / p.perSeq
 	p.last = w.Prompt - (p.passes-1)*p.perSeq
@@ -299,7 +324,7 @@ func newPhases(m *model.Cost, w Workload) *phases {
 // perSeq tokens after D + k·perSeq, reads its KV cache once and appends.
 func (p *phases) prefillPass(k int) (bytes, flops float64) {
 	B, s := float64(p.w.Batch), p.w.Depth+k*p.perSeq
-	bytes = p.fullW + B*p.m.KVBytes(s+p.perSeq)
+	bytes = p.fullW + B*p.kvReads*p.m.KVBytes(s+p.perSeq)
 	flops = B * p.m.PrefillFLOPs(s, p.perSeq, 0)
 	return bytes, flops
 }
@@ -319,7 +344,7 @@ func (p *phases) prefill(bw, peak float64) sums {
 	s := sumMax(p.prefillPass, 0, full-1, cuts, bw, peak)
 	// The last pass is shorter and computes the logits.
 	B, st := float64(p.w.Batch), p.w.Depth+full*p.perSeq
-	b := p.lastW + B*p.m.KVBytes(st+p.last)
+	b := p.lastW + B*p.kvReads*p.m.KVBytes(st+p.last)
 	f := B * p.m.PrefillFLOPs(st, p.last, 1)
 	s.add(point(b/bw, f/peak))
 	return s
@@ -328,7 +353,7 @@ func (p *phases) prefill(bw, peak float64) sums {
 // decodeStep is the step whose queries attend ctx keys.
 func (p *phases) decodeStep(ctx int) (bytes, flops float64) {
 	B := float64(p.w.Batch)
-	return p.stepW + B*p.m.KVBytes(ctx), B * p.m.DecodeFLOPs(ctx)
+	return p.stepW + B*p.kvReads*p.m.KVBytes(ctx), B * p.m.DecodeFLOPs(ctx)
 }
 
 func (p *phases) firstStep() int { return p.w.Depth + p.w.Prompt + 1 }
@@ -349,17 +374,17 @@ func (p *phases) stepTime(ctx int, bw, peak float64) float64 {
 
 func (p *phases) kvShare(ctx int) float64 {
 	b, _ := p.decodeStep(ctx)
-	return float64(p.w.Batch) * p.m.KVBytes(ctx) / b
+	return float64(p.w.Batch) * p.kvReads * p.m.KVBytes(ctx) / b
 }
 
 // computeBoundBatch is the smallest batch whose last decode step is
 // compute-bound at peak: B·F(c)/peak ≥ (W(B) + B·KV(c))/bw. The difference
 // is convex in B (W grows at most linearly), so it crosses zero once.
-func computeBoundBatch(m *model.Cost, w Workload, bw, peak float64) int {
+func computeBoundBatch(m *model.Cost, w Workload, kvReads, bw, peak float64) int {
 	c := w.Depth + w.Prompt + max(w.Output-1, 1)
 	f := func(B int) float64 {
 		fb := float64(B)
-		return fb*m.DecodeFLOPs(c)/peak - (m.StreamedBytes(B, true)+fb*m.KVBytes(c))/bw
+		return fb*m.DecodeFLOPs(c)/peak - (m.StreamedBytes(B, true)+fb*kvReads*m.KVBytes(c))/bw
 	}
 	const limit = 1 << 24
 	if f(1) >= 0 {

@@ -187,7 +187,7 @@ func TestClosedFormMatchesLoop(t *testing.T) {
 		m, d := setup(t, c.model, c.weights, "f16", c.device)
 		r := predict(t, m, d, c.w, "")
 		in := r.Inputs
-		ttft, e2e := loopPredict(m, d, c.w, in.BandwidthEfficiency, in.ComputeEfficiency, in.Peak, in.PassOverhead)
+		ttft, e2e := loopPredict(m, d, c.w, in.BandwidthEfficiency, in.ComputeEfficiency, in.Peak, in.PrefillOverhead)
 		if !near(r.TTFT, ttft, 1e-9) || !near(r.E2E, e2e, 1e-9) {
 			t.Errorf("%s %v: closed form TTFT %.9g E2E %.9g, loop %.9g %.9g", c.model, c.w, r.TTFT, r.E2E, ttft, e2e)
 		}

@@ -58,6 +58,9 @@ type Options struct {
 	RuntimeOverhead float64
 	// Cold adds the model load time to the first request.
 	Cold bool
+	// NoFlashAttention prices unfused attention, which reads each
+	// sequence's KV cache once per query head (llama.cpp without -fa).
+	NoFlashAttention bool
 }
 
 // DefaultOptions uses the engine's factors and DefaultRuntimeOverhead.

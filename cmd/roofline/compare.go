@@ -41,6 +41,7 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` or .toml profile; default: matched from the file"},
 			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: from the file (llama-bench model_type)"},
 			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: from the file, else f16"},
+			&cli.StringFlag{Name: "flash-attn", Usage: "`on` or off: override the files' flash-attention setting (files that do not say: on)"},
 			&cli.Float64Flag{Name: "bw-efficiency", Usage: "bandwidth efficiency for the predictions, in (0, 1]"},
 			&cli.Float64Flag{Name: "compute-efficiency", Usage: "compute efficiency for the predictions, in (0, 1]"},
 			formatFlag("text", "json", "csv", "markdown"),
@@ -56,6 +57,10 @@ func compareAction(c *cli.Context) error {
 	}
 	if c.NArg() == 0 {
 		return usageErr("compare: give one or more result files (- reads stdin)")
+	}
+	fa := c.String("flash-attn")
+	if fa != "" && fa != "on" && fa != "off" {
+		return usageErr("--flash-attn must be on or off, got %q", fa)
 	}
 	opts := sim.DefaultOptions
 	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
@@ -76,7 +81,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	ev := compare.New(cat, compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Model: c.String("model"),
-		Weights: c.String("weights"), KV: c.String("kv"), Sim: opts})
+		Weights: c.String("weights"), KV: c.String("kv"), FlashAttn: fa, Sim: opts})
 	rows, errs := ev.Evaluate(runs)
 	for _, e := range errs {
 		fmt.Fprintf(c.App.ErrWriter, "roofline: warning: %v\n", e)

@@ -48,6 +48,7 @@ func predictCommand() *cli.Command {
 			&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
 			&cli.StringFlag{Name: "overhead", Value: "256MiB", Usage: "runtime memory `SIZE` beyond weights, KV and activations"},
 			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"},
+			&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention, which reads the KV cache once per query head (llama.cpp without -fa)"},
 			formatFlag("text", "json", "csv", "markdown"),
 		},
 		Action: predictAction,
@@ -110,6 +111,7 @@ func predictAction(c *cli.Context) error {
 	opts.ComputeEfficiency = c.Float64("compute-efficiency")
 	opts.RuntimeOverhead = overhead
 	opts.Cold = c.Bool("cold")
+	opts.NoFlashAttention = c.Bool("no-flash-attn")
 	r, err := sim.Predict(mc, dev, w, opts)
 	if err != nil {
 		return err
@@ -190,9 +192,8 @@ type inputsJSON struct {
 	BandwidthBytesPerS  float64 `json:"bandwidth_bytes_per_s"`
 	BandwidthEfficiency float64 `json:"bw_efficiency"`
 	ComputeEfficiency   float64 `json:"compute_efficiency"`
-	StepOverheadS       float64 `json:"step_overhead_s"`
-	LayerOverheadS      float64 `json:"layer_overhead_s"`
-	PassOverheadS       float64 `json:"pass_overhead_s"`
+	PrefillOverheadS    float64 `json:"prefill_overhead_s"`
+	DecodeOverheadS     float64 `json:"decode_overhead_s"`
 	StorageBytesPerS    float64 `json:"storage_bandwidth_bytes_per_s"`
 	Prompt              int     `json:"prompt"`
 	Output              int     `json:"output"`
@@ -227,6 +228,10 @@ type predictJSON struct {
 	KVShareLastStep      num           `json:"kv_share_last_step"`
 	LoadS                float64       `json:"load_s"`
 	ColdTTFT             num           `json:"cold_ttft_s,omitempty"`
+	TTFTInterval         []float64     `json:"ttft_interval_s,omitempty"`
+	TPOTInterval         []float64     `json:"tpot_interval_s,omitempty"`
+	E2EInterval          []float64     `json:"e2e_interval_s,omitempty"`
+	IntervalLevel        float64       `json:"interval_level,omitempty"`
 	Memory               memoryJSON    `json:"memory"`
 	Prefill              phaseJSON     `json:"prefill"`
 	Decode               *phaseJSON    `json:"decode"`
@@ -259,7 +264,7 @@ func newPredictJSON(r *sim.Result, c *cli.Context) predictJSON {
 			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil},
 		Prefill: newPhaseJSON(r.Prefill),
 		Inputs: inputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Weights, in.KV, string(in.Precision), in.Peak,
-			in.Bandwidth, in.BandwidthEfficiency, in.ComputeEfficiency, in.StepOverhead, in.LayerOverhead, in.PassOverhead,
+			in.Bandwidth, in.BandwidthEfficiency, in.ComputeEfficiency, in.PrefillOverhead, in.DecodeOverhead,
 			in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold,
 			tuningFrom(r, c)},
 		Warnings: []warningJSON{},
@@ -284,6 +289,14 @@ func newPredictJSON(r *sim.Result, c *cli.Context) predictJSON {
 	for _, w := range r.Warnings {
 		j.Warnings = append(j.Warnings, warningJSON(w))
 	}
+	iv := func(i *sim.Interval) []float64 {
+		if i == nil {
+			return nil
+		}
+		j.IntervalLevel = i.Level
+		return []float64{i.Lo, i.Hi}
+	}
+	j.TTFTInterval, j.TPOTInterval, j.E2EInterval = iv(r.TTFTInterval), iv(r.TPOTInterval), iv(r.E2EInterval)
 	return j
 }
 
@@ -366,18 +379,24 @@ func rate(v float64, unit string) string {
 // resultTable is the core result table shared by text and Markdown.
 func resultTable(r *sim.Result) report.Table {
 	t := report.Table{Header: []string{"", "EXPECTED", "IDEAL", "BOUND"}, Right: map[int]bool{1: true, 2: true}}
+	withInterval := func(v float64, iv *sim.Interval) string {
+		if iv == nil {
+			return dur(v)
+		}
+		return fmt.Sprintf("%s (%.0f%%: %s–%s)", dur(v), 100*iv.Level, dur(iv.Lo), dur(iv.Hi))
+	}
 	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B", r.Prefill.Bound, r.Prefill.Steps,
 		units.FormatCount(r.Prefill.FLOPs), units.FormatCount(r.Prefill.Bytes), intensity(r.Prefill.Intensity))
-	t.Add("TTFT", dur(r.TTFT), dur(r.TTFTBound), pre)
+	t.Add("TTFT", withInterval(r.TTFT, r.TTFTInterval), dur(r.TTFTBound), pre)
 	if r.Decode.Steps > 0 {
 		dec := fmt.Sprintf("%s: %d steps, %s FLOP/B, KV %.0f%% → %.0f%% of bytes", r.Decode.Bound, r.Decode.Steps,
 			intensity(r.Decode.Intensity), 100*r.KVShareFirst, 100*r.KVShareLast)
-		t.Add("TPOT (mean ITL)", dur(r.TPOT), dur(r.TPOTBound), dec)
+		t.Add("TPOT (mean ITL)", withInterval(r.TPOT, r.TPOTInterval), dur(r.TPOTBound), dec)
 		t.Add("ITL first → last", dur(r.ITLFirst)+" → "+dur(r.ITLLast), "", "grows with the KV cache")
 	} else {
 		t.Add("TPOT (mean ITL)", "—", "—", "no decode step (--output 1)")
 	}
-	t.Add("E2E", dur(r.E2E), dur(r.E2EBound), "TTFT + Σ ITL")
+	t.Add("E2E", withInterval(r.E2E, r.E2EInterval), dur(r.E2EBound), "TTFT + Σ ITL")
 	t.Add("prefill", rate(r.PrefillTokensPerS, "tok/s"), "", "")
 	t.Add("decode", rate(r.DecodeTokensPerS, "tok/s"), "", "per sequence")
 	if r.Inputs.Workload.Batch > 1 {
@@ -409,8 +428,17 @@ func writePredictText(w io.Writer, r *sim.Result, c *cli.Context) error {
 	wl := in.Workload
 	fmt.Fprintf(w, "%s on %s (%s engine)\n\n", in.Model, in.Device, in.Engine)
 	tuning := "default rule for " + string(in.EngineKind) + " engines"
+	switch {
+	case in.Calibrated && in.FormatCalibrated:
+		tuning = "calibrated; bandwidth fitted for " + in.Weights
+	case in.Calibrated:
+		tuning = "calibrated"
+	}
 	if c.IsSet("bw-efficiency") || c.IsSet("compute-efficiency") {
 		tuning = "from flags, the rest " + tuning
+	}
+	if !in.FlashAttention {
+		tuning += "; unfused attention: KV read once per query head"
 	}
 	pairs := [][2]string{
 		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
@@ -418,7 +446,7 @@ func writePredictText(w io.Writer, r *sim.Result, c *cli.Context) error {
 		{"compute", fmt.Sprintf("%s at %s (dense peak), ridge %s FLOP/B", in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), intensity(r.Ridge))},
 		{"bandwidth", units.FormatBandwidth(in.Bandwidth) + " datasheet"},
 		{"efficiency", fmt.Sprintf("bandwidth %.2f, compute %.2f (%s)", in.BandwidthEfficiency, in.ComputeEfficiency, tuning)},
-		{"overhead", fmt.Sprintf("%s + %d layers × %s = %s per pass", dur(in.StepOverhead), in.Layers, dur(in.LayerOverhead), dur(in.PassOverhead))},
+		{"overhead", overheadText(in)},
 	}
 	if err := report.KeyValues(w, pairs); err != nil {
 		return err
@@ -457,6 +485,13 @@ func writePredictText(w io.Writer, r *sim.Result, c *cli.Context) error {
 		}
 	}
 	return nil
+}
+
+func overheadText(in sim.Inputs) string {
+	if in.FittedOverheads {
+		return fmt.Sprintf("%s per prefill pass, %s per decode step (calibrated)", dur(in.PrefillOverhead), dur(in.DecodeOverhead))
+	}
+	return fmt.Sprintf("%s + %d layers × %s = %s per pass", dur(in.StepOverhead), in.Layers, dur(in.LayerOverhead), dur(in.DecodeOverhead))
 }
 
 // intensity prints a FLOP-per-byte figure without an exponent.

@@ -22,7 +22,10 @@ import (
 // Options fix what the files do not say. Empty fields defer to the file.
 type Options struct {
 	Hardware, Engine, Model, Weights, KV string
-	Sim                                  sim.Options
+	// FlashAttn ("on" or "off") overrides the files' setting; files that
+	// do not say are priced with fused attention.
+	FlashAttn string
+	Sim       sim.Options
 }
 
 // BoundTolerance is how far above the ideal bound a measurement may be
@@ -104,27 +107,34 @@ func first(s ...string) string {
 	return ""
 }
 
-func (e *Evaluator) row(r measured.Run) (Row, error) {
-	row := Row{Run: r, Measured: r.TokensPerS}
+// Resolved is a run with the model, formats and device it was priced with.
+type Resolved struct {
+	Setup *sim.Setup
+	Notes []string
+}
+
+// Resolve finds the model, formats, device and engine of run r.
+func (e *Evaluator) Resolve(r measured.Run) (*Resolved, error) {
+	var notes []string
 	hwName := first(r.Hardware, e.opt.Hardware)
 	if hwName == "" {
-		return row, errors.New("no hardware: pass --hardware")
+		return nil, errors.New("no hardware: pass --hardware")
 	}
 	dev, err := e.cat.Device(hwName)
 	if err != nil {
-		return row, err
+		return nil, err
 	}
 	spec, how, err := e.resolveModel(r)
 	if err != nil {
-		return row, err
+		return nil, err
 	}
 	if how != "" {
-		row.Notes = append(row.Notes, how)
+		notes = append(notes, how)
 	}
 	weights := first(e.opt.Weights, r.Weights)
 	if weights == "" {
 		weights = spec.Checkpoint
-		row.Notes = append(row.Notes, "weight format not in the file: "+weights+" assumed (--weights)")
+		notes = append(notes, "weight format not in the file: "+weights+" assumed (--weights)")
 	}
 	kv := first(e.opt.KV, r.KV, "f16")
 	engine := e.opt.Engine
@@ -133,24 +143,44 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 			engine = r.Engine
 		}
 	}
-	s, err := e.setup(spec, weights, kv, dev, engine, r.ModelBytes)
+	fa := r.FlashAttn
+	if e.opt.FlashAttn != "" {
+		fa = e.opt.FlashAttn
+	}
+	s, err := e.setup(spec, weights, kv, dev, engine, r.ModelBytes, fa == "off")
+	if err != nil {
+		return nil, err
+	}
+	if m := s.Model; m.WeightBytes != m.RecipeBytes {
+		notes = append(notes, fmt.Sprintf("weights scaled to the file's %s (the %s recipe gives %+.1f%%)",
+			units.FormatBytes(m.WeightBytes, units.Binary), weights, 100*(m.RecipeBytes/m.WeightBytes-1)))
+	}
+	return &Resolved{Setup: s, Notes: notes}, nil
+}
+
+// Phase prices run r's test on setup s.
+func Phase(s *sim.Setup, r measured.Run) sim.Phase {
+	if r.Test == measured.Prefill {
+		return s.Prefill(r.Prompt, r.Depth, r.Batch, r.UBatch)
+	}
+	return s.Decode(r.Depth+1, r.Gen, r.Batch)
+}
+
+func (e *Evaluator) row(r measured.Run) (Row, error) {
+	row := Row{Run: r, Measured: r.TokensPerS}
+	res, err := e.Resolve(r)
 	if err != nil {
 		return row, err
 	}
-	m := s.Model
-	if m.WeightBytes != m.RecipeBytes {
-		row.Notes = append(row.Notes, fmt.Sprintf("weights scaled to the file's %s (the %s recipe gives %+.1f%%)",
-			units.FormatBytes(m.WeightBytes, units.Binary), weights, 100*(m.RecipeBytes/m.WeightBytes-1)))
-	}
+	s := res.Setup
+	m, dev, spec := s.Model, s.Device, s.Model.Spec
+	row.Notes = res.Notes
 	row.Model, row.Weights, row.KV, row.Hardware, row.Family = spec.Name, m.Weights.Name, m.KV.Name, dev.Name, dev.Family
 	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
 
-	var ph sim.Phase
 	tokens := float64(r.Tokens())
-	if r.Test == measured.Prefill {
-		ph = s.Prefill(r.Prompt, r.Depth, r.Batch, r.UBatch)
-	} else {
-		ph = s.Decode(r.Depth+1, r.Gen, r.Batch)
+	ph := Phase(s, r)
+	if r.Test == measured.Decode {
 		row.WeightBytesPerStep = m.StreamedBytes(r.Batch, true)
 		row.BytesPerStep = ph.Bytes / float64(ph.Steps)
 		row.KVBytesPerStep = row.BytesPerStep - row.WeightBytesPerStep
@@ -180,8 +210,8 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	return row, nil
 }
 
-func (e *Evaluator) setup(spec *model.Spec, weights, kv string, dev *hardware.Device, engine string, fileBytes float64) (*sim.Setup, error) {
-	key := strings.Join([]string{spec.Name, weights, kv, dev.Name, engine, fmt.Sprint(fileBytes)}, "|")
+func (e *Evaluator) setup(spec *model.Spec, weights, kv string, dev *hardware.Device, engine string, fileBytes float64, noFA bool) (*sim.Setup, error) {
+	key := strings.Join([]string{spec.Name, weights, kv, dev.Name, engine, fmt.Sprint(fileBytes), fmt.Sprint(noFA)}, "|")
 	if s, ok := e.setups[key]; ok {
 		return s, nil
 	}
@@ -204,6 +234,7 @@ func (e *Evaluator) setup(spec *model.Spec, weights, kv string, dev *hardware.De
 	}
 	o := e.opt.Sim
 	o.Engine = engine
+	o.NoFlashAttention = noFA
 	s, err := sim.NewSetup(m, dev, o)
 	if err != nil {
 		return nil, err

@@ -48,7 +48,7 @@ func (f benchFields) float(key string) (float64, bool, error) {
 // every encoding.
 func benchRun(c *collector, line int, f benchFields) {
 	r := Run{Line: line, Batch: 1, Model: f["model_filename"], ModelType: f["model_type"], KV: f["type_k"],
-		Backend: f["backends"], Build: f["build_commit"]}
+		Backend: f["backends"], Build: f["build_commit"], FlashAttn: flashAttn(f["flash_attn"])}
 	if n := f["build_number"]; n != "" {
 		r.Build += " (" + n + ")"
 	}
@@ -275,7 +275,8 @@ func readBenchMarkdown(c *collector, text string) error {
 			continue // a repeated header
 		}
 		f := benchFields{"model_type": col["model"], "backends": col["backend"], "build_commit": build,
-			"type_k": col["type_k"], "n_ubatch": col["n_ubatch"], "n_batch": col["n_batch"], "n_gpu_layers": col["ngl"]}
+			"type_k": col["type_k"], "n_ubatch": col["n_ubatch"], "n_batch": col["n_batch"], "n_gpu_layers": col["ngl"],
+			"flash_attn": col["fa"]}
 		if f["type_k"] == "" {
 			f["type_k"] = "f16"
 		}

@@ -394,7 +394,7 @@ func readRunsCSV(c *collector, text string) error {
 		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
 	}
 	idx, err := columns(header, []string{"test", "tokens_per_s"},
-		[]string{"source", "hardware", "engine", "model", "weights", "kv", "prompt", "gen", "depth", "batch", "ubatch", "exclude", "note"})
+		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "exclude", "note"})
 	if err != nil {
 		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
 	}
@@ -414,7 +414,8 @@ func readRunsCSV(c *collector, text string) error {
 			}
 			return ""
 		}
-		r := Run{Line: line, Test: Test(get("test")), Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
+		r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
+			Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
 			Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("source") + " " + get("note"))}
 		bad := false
 		for k, dst := range map[string]*int{"prompt": &r.Prompt, "gen": &r.Gen, "depth": &r.Depth, "batch": &r.Batch, "ubatch": &r.UBatch} {

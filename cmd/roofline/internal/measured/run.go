@@ -40,6 +40,8 @@ type Run struct {
 	KV          string  // KV-cache format (llama-bench type_k)
 	Backend     string
 	Build       string
+	// FlashAttn is "on", "off", or "" when the file does not say.
+	FlashAttn string
 
 	Prompt, Gen, Depth, Batch, UBatch int
 
@@ -253,4 +255,16 @@ func csvLine(cr *csv.Reader, rec []string, err error) int {
 		return l
 	}
 	return 0
+}
+
+// flashAttn normalises a flash-attention setting: llama-bench writes
+// false/true or 0/1, newer builds -1 or "auto" (on where supported).
+func flashAttn(v string) string {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "0", "false", "off", "no":
+		return "off"
+	case "1", "true", "on", "yes", "-1", "auto":
+		return "on"
+	}
+	return ""
 }
