@@ -47,6 +47,7 @@ type Cost struct {
 	actBytes    float64 // activation traffic per token
 	ffnWidth    float64 // widest FFN intermediate per token
 
+	windows     []int    // distinct sliding windows, ascending
 	kv          windowed // KV bytes per token by window
 	attnPrefill windowed // attention FLOPs per (query, key) pair in prefill
 	attnDecode  windowed // the same in decode (MLA uses the absorbed form)
@@ -57,9 +58,15 @@ func Build(s *Spec, w WeightFormat, kv KVFormat) (*Cost, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", s.Name, err)
 	}
+	return BuildFrom(s, s.Tensors(), w, kv)
+}
+
+// BuildFrom is Build with the tensor inventory of s already listed, for
+// callers that price one model under many formats. s must be valid.
+func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost, error) {
 	c := &Cost{Spec: s, Weights: w, KV: kv}
 	var headPerRow float64
-	for _, t := range s.Tensors() {
+	for _, t := range inventory {
 		st := w.TypeOf(s, t)
 		b := st.RowBytes(t.Cols) * float64(t.Rows) * float64(t.Experts)
 		c.Tensors = append(c.Tensors, TensorCost{Tensor: t, Type: st, Bytes: b})
@@ -119,6 +126,12 @@ func Build(s *Spec, w WeightFormat, kv KVFormat) (*Cost, error) {
 		c.attnPrefill.add(win, prefillPair)
 		c.attnDecode.add(win, decodePair)
 	}
+	for _, t := range c.kv.terms {
+		if t.window > 0 {
+			c.windows = append(c.windows, t.window)
+		}
+	}
+	sort.Ints(c.windows)
 	return c, nil
 }
 
@@ -362,17 +375,9 @@ func sumMin(a, b, w int) float64 {
 }
 
 // Windows lists the distinct sliding windows of the model, ascending; the
-// byte and FLOP functions of a context are linear between them.
-func (c *Cost) Windows() []int {
-	var ws []int
-	for _, t := range c.kv.terms {
-		if t.window > 0 {
-			ws = append(ws, t.window)
-		}
-	}
-	sort.Ints(ws)
-	return ws
-}
+// byte and FLOP functions of a context are linear between them. The slice
+// is shared: do not modify it.
+func (c *Cost) Windows() []int { return c.windows }
 
 // MaxContext is the longest context whose KV cache fits in budget bytes for
 // one sequence, or -1 when every layer is windowed and any context fits.

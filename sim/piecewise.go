@@ -5,9 +5,15 @@ import (
 	"sort"
 )
 
-// unitCost gives the bytes moved and FLOPs done by one pass (prefill) or
-// step (decode) indexed by x.
-type unitCost func(x int) (bytes, flops float64)
+// unit gives the bytes moved and FLOPs done by full prefill pass x, or by
+// the decode step whose queries attend x keys. It is a method with a flag
+// rather than a func value so that the phases can stay on the stack.
+func (p *phases) unit(decode bool, x int) (bytes, flops float64) {
+	if decode {
+		return p.decodeStep(x)
+	}
+	return p.prefillPass(x)
+}
 
 // sums accumulates a phase over its units.
 type sums struct {
@@ -29,12 +35,13 @@ func (s *sums) add(o sums) {
 // FLOPs are linear in x, so each piece is summed from its endpoints (split
 // once where the two terms cross). The work depends on the number of cuts,
 // not on hi − lo.
-func sumMax(f unitCost, lo, hi int, cuts []int, bw, peak float64) sums {
+func (p *phases) sumMax(decode bool, lo, hi int, cuts []int, bw, peak float64) sums {
 	var total sums
 	if hi < lo {
 		return total
 	}
-	starts := []int{lo}
+	var buf [16]int
+	starts := append(buf[:0], lo)
 	for _, c := range cuts {
 		if c > lo && c <= hi {
 			starts = append(starts, c)
@@ -47,20 +54,20 @@ func sumMax(f unitCost, lo, hi int, cuts []int, bw, peak float64) sums {
 			e = starts[i+1] - 1
 		}
 		if e >= s {
-			total.add(linearPiece(f, s, e, bw, peak))
+			total.add(p.linearPiece(decode, s, e, bw, peak))
 		}
 	}
 	return total
 }
 
 // linearPiece sums a piece on which bytes and FLOPs are linear in x.
-func linearPiece(f unitCost, lo, hi int, bw, peak float64) sums {
-	b0, f0 := f(lo)
+func (p *phases) linearPiece(decode bool, lo, hi int, bw, peak float64) sums {
+	b0, f0 := p.unit(decode, lo)
 	m0, c0 := b0/bw, f0/peak
 	if hi == lo {
 		return point(m0, c0)
 	}
-	b1, f1 := f(hi)
+	b1, f1 := p.unit(decode, hi)
 	m1, c1 := b1/bw, f1/peak
 	d0, d1 := m0-c0, m1-c1
 	n := float64(hi - lo + 1)
@@ -91,8 +98,8 @@ func linearPiece(f unitCost, lo, hi int, bw, peak float64) sums {
 	if k >= hi {
 		k = hi - 1
 	}
-	s := linearPiece(f, lo, k, bw, peak)
-	s.add(linearPiece(f, k+1, hi, bw, peak))
+	s := p.linearPiece(decode, lo, k, bw, peak)
+	s.add(p.linearPiece(decode, k+1, hi, bw, peak))
 	return s
 }
 

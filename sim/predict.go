@@ -305,8 +305,8 @@ type phases struct {
 	fullW, lastW, stepW float64
 }
 
-func newPhases(m *model.Cost, w Workload, flashAttention bool) *phases {
-	p := &phases{m: m, w: w, kvReads: 1}
+func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
+	p := phases{m: m, w: w, kvReads: 1}
 	if !flashAttention {
 		p.kvReads = float64(m.Spec.GQAGroup())
 	}
@@ -314,9 +314,13 @@ func newPhases(m *model.Cost, w Workload, flashAttention bool) *phases {
 	p.passes = (w.Prompt + p.perSeq - 1) / p.perSeq
 	p.last = w.Prompt - (p.passes-1)*p.perSeq
 	B := w.Batch
-	p.fullW = m.StreamedBytes(B*p.perSeq, false) + m.ActivationBytes(B*p.perSeq)
-	p.lastW = m.StreamedBytes(B*p.last, true) + m.ActivationBytes(B*p.last)
-	p.stepW = m.StreamedBytes(B, true)
+	if w.Prompt > 0 {
+		p.fullW = m.StreamedBytes(B*p.perSeq, false) + m.ActivationBytes(B*p.perSeq)
+		p.lastW = m.StreamedBytes(B*p.last, true) + m.ActivationBytes(B*p.last)
+	}
+	if w.Output > 1 {
+		p.stepW = m.StreamedBytes(B, true)
+	}
 	return p
 }
 
@@ -334,14 +338,15 @@ func (p *phases) prefill(bw, peak float64) sums {
 	// Between these cuts the attention span and the KV read of a pass are
 	// linear in k: a pass ending inside a window, the (at most one) pass
 	// straddling it, passes starting past it.
-	var cuts []int
+	var buf [8]int
+	cuts := buf[:0]
 	for _, win := range p.m.Windows() {
 		u, D := p.perSeq, p.w.Depth
 		ka := floorDiv(win-D-u, u) // last pass ending at or before the window
 		kb := ceilDiv(win-D, u)    // first pass starting at or after it
 		cuts = append(cuts, ka+1, kb)
 	}
-	s := sumMax(p.prefillPass, 0, full-1, cuts, bw, peak)
+	s := p.sumMax(false, 0, full-1, cuts, bw, peak)
 	// The last pass is shorter and computes the logits.
 	B, st := float64(p.w.Batch), p.w.Depth+full*p.perSeq
 	b := p.lastW + B*p.kvReads*p.m.KVBytes(st+p.last)
@@ -360,11 +365,12 @@ func (p *phases) firstStep() int { return p.w.Depth + p.w.Prompt + 1 }
 func (p *phases) lastStep() int  { return p.w.Depth + p.w.Prompt + p.w.Output - 1 }
 
 func (p *phases) decode(bw, peak float64) sums {
-	var cuts []int
+	var buf [8]int
+	cuts := buf[:0]
 	for _, win := range p.m.Windows() {
 		cuts = append(cuts, win+1)
 	}
-	return sumMax(p.decodeStep, p.firstStep(), p.lastStep(), cuts, bw, peak)
+	return p.sumMax(true, p.firstStep(), p.lastStep(), cuts, bw, peak)
 }
 
 func (p *phases) stepTime(ctx int, bw, peak float64) float64 {

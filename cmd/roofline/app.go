@@ -32,6 +32,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var out bytes.Buffer
 	app := newApp(&out, stderr)
 	err := app.Run(reorderArgs(app, args))
+	var nf nothingFeasible
+	if errors.As(err, &nf) {
+		// The plan's report is the answer; the status says it found nothing.
+		if _, werr := stdout.Write(out.Bytes()); werr != nil {
+			return werr
+		}
+		return err
+	}
 	if err != nil {
 		return err
 	}
@@ -56,7 +64,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
 		},
-		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), compareCommand(), calibrateCommand()},
+		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), planCommand(), compareCommand(), calibrateCommand()},
 	}
 	setUsageErrors(app.Commands)
 	return app
@@ -99,9 +107,10 @@ func usageErr(format string, a ...any) error { return &usageError{fmt.Sprintf(fo
 
 // Exit codes, documented in docs/cli.md.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitOK         = 0
+	exitError      = 1
+	exitUsage      = 2
+	exitInfeasible = 3
 )
 
 // exitCode prints err following the message rule (lower case, prefixed
@@ -111,6 +120,9 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "roofline: %v\n", err)
+	if errors.As(err, new(nothingFeasible)) {
+		return exitInfeasible
+	}
 	var nf *profiles.NotFoundError
 	if errors.As(err, &nf) {
 		fmt.Fprintf(stderr, "roofline: hint: 'roofline list %s' shows the built-in names; a path to a .toml profile works too\n", listKind(nf.Kind))

@@ -66,15 +66,31 @@ func buildCost(s *model.Spec, weights, kv string) (*model.Cost, error) {
 	if kv == "" {
 		kv = "f16"
 	}
-	w, err := model.LookupWeightFormat(weights)
+	w, err := lookupWeights(weights)
 	if err != nil {
-		return nil, fmt.Errorf("--weights: %w%s", err, knownHint(err))
+		return nil, err
 	}
-	k, err := model.LookupKVFormat(kv)
+	k, err := lookupKV(kv)
 	if err != nil {
-		return nil, fmt.Errorf("--kv: %w%s", err, knownHint(err))
+		return nil, err
 	}
 	return model.Build(s, w, k)
+}
+
+func lookupWeights(name string) (model.WeightFormat, error) {
+	w, err := model.LookupWeightFormat(name)
+	if err != nil {
+		return w, fmt.Errorf("--weights: %w%s", err, knownHint(err))
+	}
+	return w, nil
+}
+
+func lookupKV(name string) (model.KVFormat, error) {
+	k, err := model.LookupKVFormat(name)
+	if err != nil {
+		return k, fmt.Errorf("--kv: %w%s", err, knownHint(err))
+	}
+	return k, nil
 }
 
 func knownHint(err error) string {

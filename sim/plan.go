@@ -1,0 +1,204 @@
+package sim
+
+import (
+	"math"
+)
+
+// Limit is a constraint a configuration can fail; a small integer so that
+// millions of configurations hold no pointers for the collector to scan.
+type Limit uint8
+
+// The constraints, in the order a configuration is checked.
+const (
+	LimitNone Limit = iota
+	LimitMemory
+	LimitTTFT
+	LimitTPOT
+	LimitThroughput
+)
+
+func (l Limit) String() string {
+	return [...]string{"", "memory", "ttft", "tpot", "throughput"}[l]
+}
+
+// Targets are what a planned configuration must meet; zero means no target.
+type Targets struct {
+	TTFT          float64 // s, for the prompt on top of the history
+	TPOT          float64 // s, the inter-token latency at the end of the context
+	MinThroughput float64 // tokens/s over the batch at the end of the context
+	Headroom      float64 // share of usable memory kept free, in [0, 1)
+}
+
+// Config is one planned configuration of a Setup: a request of the planned
+// prompt and output whose history makes the sequence Context tokens long
+// at the end. It is kept small: a full-catalog plan holds millions.
+type Config struct {
+	Context int // tokens per sequence at the end: history + prompt + output
+	Batch   int
+
+	TTFT   float64 // s, for the prompt on top of the history
+	TPOT   float64 // s, ITL of the last step (the largest KV cache)
+	Memory float64 // bytes needed
+	// Limit is the first constraint that fails ("" when feasible) and
+	// Excess how far it misses: needed / allowed (> 1).
+	Limit    Limit
+	Excess   float64
+	Fits     bool
+	Feasible bool
+}
+
+// Throughput is the aggregate decode rate at the last step, tokens/s.
+func (c Config) Throughput() float64 { return float64(c.Batch) / c.TPOT }
+
+// Depth is the history before a prompt of `prompt` tokens and `output`
+// generated ones.
+func (c Config) Depth(prompt, output int) int { return max(0, c.Context-prompt-output) }
+
+// Usable is the device's usable memory less the headroom.
+func (t Targets) Usable(s *Setup) float64 { return s.Device.Usable * (1 - t.Headroom) }
+
+// Limits are the inverse answers for one Setup at one batch.
+type Limits struct {
+	Batch int
+	// MaxContextFit is the longest context that fits in memory; -1 when any
+	// context fits (every layer windowed).
+	MaxContextFit int
+	// MaxContextTPOT is the longest context whose last step meets the TPOT
+	// target, within MaxContextFit (0 when none does, -1 without a target).
+	MaxContextTPOT int
+	// MaxPromptTTFT is the longest prompt (no history) whose prefill meets
+	// the TTFT target, within MaxContextFit (0 when none, -1 without a
+	// target).
+	MaxPromptTTFT int
+	// MaxBatchFit is the most sequences that fit at the smallest context
+	// planned.
+	MaxBatchFit int
+}
+
+// MaxPlanTokens bounds the searches for the largest context or prompt.
+const MaxPlanTokens = 1 << 24
+
+// TTFT is the prefill time of `prompt` tokens per sequence on top of
+// `depth` cached ones for `batch` sequences in passes of `ubatch` tokens.
+func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}, s.Inputs.FlashAttention)
+	bw, pk := s.rates()
+	return p.prefill(bw, pk).time + float64(p.passes)*s.Inputs.PrefillOverhead
+}
+
+// ITL is the time of one decode step of `batch` sequences whose queries
+// attend ctx keys.
+func (s *Setup) ITL(ctx, batch int) float64 {
+	m := s.Model
+	kvReads := 1.0
+	if !s.Inputs.FlashAttention {
+		kvReads = float64(m.Spec.GQAGroup())
+	}
+	B := float64(batch)
+	bytes := m.StreamedBytes(batch, true) + B*kvReads*m.KVBytes(ctx)
+	flops := B * m.DecodeFLOPs(ctx)
+	bw, pk := s.rates()
+	return math.Max(bytes/bw, flops/pk) + s.Inputs.DecodeOverhead
+}
+
+// MemoryNeed is the memory of `batch` sequences holding ctx tokens, with
+// prefill passes of ubatch tokens.
+func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 {
+	m := s.Model
+	perSeq := max(1, ubatch/batch)
+	return m.WeightBytes + float64(batch)*m.KVBytes(ctx) + m.ActivationPeakBytes(max(batch*perSeq, batch)) + s.Inputs.Overhead
+}
+
+// Evaluate checks one configuration against the targets.
+func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Config {
+	return s.EvaluateContexts([]int{ctx}, batch, prompt, output, ubatch, t, nil)[0]
+}
+
+// EvaluateContexts checks the configurations of one batch size at each
+// context, appending to out. The prefill's weight and activation traffic is
+// priced once for the batch and reused across contexts.
+func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch int, t Targets, out []Config) []Config {
+	usable := t.Usable(s)
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, UBatch: ubatch}, s.Inputs.FlashAttention)
+	bw, pk := s.rates()
+	for _, ctx := range contexts {
+		c := Config{Context: ctx, Batch: batch}
+		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
+		c.Fits = c.Memory <= usable
+		p.w.Depth = c.Depth(prompt, output)
+		c.TTFT = p.prefill(bw, pk).time + float64(p.passes)*s.Inputs.PrefillOverhead
+		// The last step generates the context's final token: it attends the
+		// ctx − 1 tokens before it, as Predict's itl_last.
+		c.TPOT = s.ITL(max(ctx-1, 1), batch)
+		fail := func(limit Limit, excess float64) {
+			if c.Limit == LimitNone {
+				c.Limit, c.Excess = limit, excess
+			}
+		}
+		if !c.Fits {
+			fail(LimitMemory, c.Memory/usable)
+		}
+		if t.TTFT > 0 && c.TTFT > t.TTFT {
+			fail(LimitTTFT, c.TTFT/t.TTFT)
+		}
+		if t.TPOT > 0 && c.TPOT > t.TPOT {
+			fail(LimitTPOT, c.TPOT/t.TPOT)
+		}
+		if t.MinThroughput > 0 && c.Throughput() < t.MinThroughput {
+			fail(LimitThroughput, t.MinThroughput/c.Throughput())
+		}
+		c.Feasible = c.Limit == LimitNone
+		out = append(out, c)
+	}
+	return out
+}
+
+// PlanLimits computes the inverse answers directly: the memory bound by
+// inverting the KV cache, the latency bounds by bisection over the
+// monotone TTFT(prompt) and ITL(context), the batch by bisection.
+func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targets) Limits {
+	l := Limits{Batch: batch, MaxContextTPOT: -1, MaxPromptTTFT: -1}
+	usable := t.Usable(s)
+	m := s.Model
+	perSeq := max(1, ubatch/batch)
+	fixed := m.WeightBytes + m.ActivationPeakBytes(max(batch*perSeq, batch)) + s.Inputs.Overhead
+	l.MaxContextFit = m.MaxContext((usable - fixed) / float64(batch))
+	if l.MaxContextFit > MaxPlanTokens {
+		l.MaxContextFit = MaxPlanTokens
+	}
+	upper := l.MaxContextFit
+	if upper < 0 {
+		upper = MaxPlanTokens
+	}
+	if t.TPOT > 0 {
+		l.MaxContextTPOT = largest(upper, func(c int) bool { return s.ITL(max(c-1, 1), batch) <= t.TPOT })
+	}
+	if t.TTFT > 0 {
+		// A prompt longer than what fits is moot.
+		l.MaxPromptTTFT = largest(upper, func(p int) bool { return s.TTFT(p, 0, batch, ubatch) <= t.TTFT })
+	}
+	ctx := max(minContext, prompt+output)
+	l.MaxBatchFit = largest(MaxPlanTokens, func(b int) bool { return s.MemoryNeed(ctx, b, ubatch) <= usable })
+	return l
+}
+
+// largest is the largest n in [1, hi] with ok(n), given that ok holds for
+// every n below one that holds; 0 when ok(1) fails.
+func largest(hi int, ok func(int) bool) int {
+	if hi < 1 || !ok(1) {
+		return 0
+	}
+	if ok(hi) {
+		return hi
+	}
+	lo := 1 // ok(lo), !ok(hi)
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if ok(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}

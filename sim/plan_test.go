@@ -1,0 +1,113 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/roofline/roofline/sim"
+)
+
+// Llama-3.1-8B Q4_K_M on the Jetson Orin Nano 8GB gpu (68 GB/s, 10.2 TFLOP/s
+// fp16, default efficiencies 0.70 / 0.40, overhead 126 µs + 32 × 32 µs =
+// 1.15 ms), prompt 512, output 128, ubatch 512, batch 1.
+//
+// Memory: weights 4,912,898,048 B + KV 131,072 B per token + activations
+// 4 B · 512 · (128256 + 4096 + 14336) = 300,421,120 B + overhead
+// 268,435,456 B, against 0.75 · 8 GiB = 6,442,450,944 B usable:
+// the longest context is ⌊960,696,320 / 131,072⌋ = 7329 tokens.
+//
+// TPOT at context c (the last step attends c − 1 keys): (4,617,398,528 +
+// 131,072 · (c − 1)) B / (0.7 · 68 GB/s) + 1.15 ms; at c = 4096 that is
+// 5,154,138,368 / 47.6e9 + 0.00115 = 0.109430 s.
+//
+// TTFT with no history (c = 640): 512 · 13,958,643,712 (linear) +
+// 2 · 128256 · 4096 (logits) + 4 · 32 · 32 · 128 · (512 · 513 / 2)
+// (causal attention) FLOP at 0.4 · 10.2 TFLOP/s, + 1.15 ms.
+func TestPlanBoundaries(t *testing.T) {
+	m, d := setup(t, "llama-3.1-8b", "q4_k_m", "f16", "jetson-orin-nano-8gb")
+	s, err := sim.NewSetup(m, d, sim.DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const (
+		overhead = 126e-6 + 32*32e-6
+		bw       = 0.7 * 68e9
+		peak     = 0.4 * 10.2e12
+	)
+	tpot := func(c float64) float64 { return (4617398528+131072*(c-1))/bw + overhead }
+	ttft := (512*13958643712.0+2*128256*4096+4*32*32*128*(512*513/2))/peak + overhead
+	cases := []struct {
+		name     string
+		ctx      int
+		targets  sim.Targets
+		feasible bool
+		limit    sim.Limit
+	}{
+		{"just fits", 7329, sim.Targets{}, true, sim.LimitNone},
+		{"just does not fit", 7330, sim.Targets{}, false, sim.LimitMemory},
+		{"TPOT just under", 4096, sim.Targets{TPOT: tpot(4096) * (1 + 1e-9)}, true, sim.LimitNone},
+		{"TPOT just over", 4097, sim.Targets{TPOT: tpot(4096) * (1 + 1e-9)}, false, sim.LimitTPOT},
+		{"TTFT just under", 640, sim.Targets{TTFT: ttft * (1 + 1e-9)}, true, sim.LimitNone},
+		{"TTFT just over", 640, sim.Targets{TTFT: ttft * (1 - 1e-9)}, false, sim.LimitTTFT},
+		{"headroom 10% takes the fit away", 7000, sim.Targets{Headroom: 0.10}, false, sim.LimitMemory},
+		{"memory is checked first", 8000, sim.Targets{TPOT: 1e-3}, false, sim.LimitMemory},
+		{"throughput", 4096, sim.Targets{MinThroughput: 1 / tpot(4096) * 1.01}, false, sim.LimitThroughput},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := s.Evaluate(c.ctx, 1, 512, 128, 512, c.targets)
+			if cfg.Feasible != c.feasible || cfg.Limit != c.limit {
+				t.Errorf("context %d: feasible %v limit %q (memory %.0f, TTFT %.6g, TPOT %.6g), want %v %q",
+					c.ctx, cfg.Feasible, cfg.Limit, cfg.Memory, cfg.TTFT, cfg.TPOT, c.feasible, c.limit)
+			}
+		})
+	}
+	l := s.PlanLimits(1, 640, 512, 128, 512, sim.Targets{TPOT: tpot(4096) * (1 + 1e-9), TTFT: ttft * (1 + 1e-9)})
+	if l.MaxContextFit != 7329 || l.MaxContextTPOT != 4096 || l.MaxPromptTTFT != 512 {
+		t.Errorf("limits %+v, want fit 7329, TPOT 4096, prompt 512", l)
+	}
+}
+
+// The inverse limits agree with predict at the limit and one past it.
+func TestPlanLimitsAgreeWithPredict(t *testing.T) {
+	for _, c := range []struct{ model, weights, device string }{
+		{"llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb"},
+		{"gemma-2-2b", "q8_0", "raspberry-pi-5-8gb"},
+		{"qwen3-30b-a3b", "q4_k_m", "apple-m4-pro"},
+	} {
+		m, d := setup(t, c.model, c.weights, "f16", c.device)
+		s, err := sim.NewSetup(m, d, sim.DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const prompt, output, batch = 256, 64, 2
+		targets := sim.Targets{TTFT: 0.8, TPOT: 0.12}
+		l := s.PlanLimits(batch, 1024, prompt, output, 512, targets)
+		pred := func(depth, p int) *sim.Result {
+			r, err := s.Predict(sim.Workload{Prompt: p, Output: output, Batch: batch, Depth: depth, UBatch: 512})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		if l.MaxContextFit <= prompt+output {
+			t.Fatalf("%s: max context %d", c.model, l.MaxContextFit)
+		}
+		at, past := pred(l.MaxContextFit-prompt-output, prompt), pred(l.MaxContextFit+1-prompt-output, prompt)
+		if !at.Memory.Fits || past.Memory.Fits {
+			t.Errorf("%s: max_context_fit %d: fits %v, +1 fits %v", c.model, l.MaxContextFit, at.Memory.Fits, past.Memory.Fits)
+		}
+		if l.MaxContextTPOT > prompt+output && l.MaxContextTPOT < l.MaxContextFit {
+			at, past = pred(l.MaxContextTPOT-prompt-output, prompt), pred(l.MaxContextTPOT+1-prompt-output, prompt)
+			if at.ITLLast > targets.TPOT || past.ITLLast <= targets.TPOT {
+				t.Errorf("%s: max_context_tpot %d: ITL %g, +1 %g vs %g", c.model, l.MaxContextTPOT, at.ITLLast, past.ITLLast, targets.TPOT)
+			}
+		}
+		if l.MaxPromptTTFT > 0 {
+			at, past = pred(0, l.MaxPromptTTFT), pred(0, l.MaxPromptTTFT+1)
+			if at.TTFT > targets.TTFT || past.TTFT <= targets.TTFT {
+				t.Errorf("%s: max_prompt_ttft %d: TTFT %g, +1 %g vs %g", c.model, l.MaxPromptTTFT, at.TTFT, past.TTFT, targets.TTFT)
+			}
+		}
+		t.Logf("%s on %s: %+v", c.model, c.device, l)
+	}
+}
