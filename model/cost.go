@@ -132,6 +132,12 @@ func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost,
 		}
 	}
 	sort.Ints(c.windows)
+	// A model file's own format prices the inventory by the file's types;
+	// tensors the inventory lacks (vision towers, MTP heads) are spread
+	// over the rest so the total is the file's exact size.
+	if w.Family == "file" && s.FileBytes > 0 && c.WeightBytes != s.FileBytes {
+		c = c.ScaledTo(s.FileBytes)
+	}
 	return c, nil
 }
 
@@ -275,7 +281,8 @@ func (c *Cost) ActivationPeakBytes(tokens int) float64 {
 // BitsPerWeight is the file-level average: weight bytes × 8 / parameters.
 func (c *Cost) BitsPerWeight() float64 { return 8 * c.WeightBytes / c.ParamsTotal }
 
-// TypeHistogram counts parameters and bytes per storage type.
+// TypeHistogram counts parameters and bytes per storage type, largest
+// share first.
 func (c *Cost) TypeHistogram() []TypeShare {
 	idx := map[string]int{}
 	var out []TypeShare
@@ -290,6 +297,7 @@ func (c *Cost) TypeHistogram() []TypeShare {
 		out[i].Params += float64(t.Elements())
 		out[i].Bytes += t.Bytes
 	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Bytes > out[b].Bytes })
 	return out
 }
 

@@ -125,7 +125,7 @@ func LookupWeightFormat(name string) (WeightFormat, error) {
 // LookupKVFormat finds a KV-cache format by name, ignoring case.
 func LookupKVFormat(name string) (KVFormat, error) {
 	n := normalizeFormat(name)
-	if n == "fp16" {
+	if n == "fp16" || n == "" {
 		n = "f16"
 	}
 	for _, f := range KVFormats {
@@ -318,4 +318,41 @@ func mixType(ftype string, base Storage, s *Spec, t Tensor) Storage {
 		}
 	}
 	return base
+}
+
+// FileWeightsName names a model file's own per-tensor types as a format.
+const FileWeightsName = "file"
+
+// WeightsFor resolves a weight format for s: "file" is the model file's
+// own tensor types (GGUF), "" those types when s has them and its
+// checkpoint format otherwise.
+func (s *Spec) WeightsFor(name string) (WeightFormat, error) {
+	if (name == "" || name == FileWeightsName) && s.FileWeights != nil {
+		return *s.FileWeights, nil
+	}
+	if name == FileWeightsName {
+		return WeightFormat{}, fmt.Errorf("model %s has no weights file: give a weight format", s.Name)
+	}
+	if name == "" {
+		name = s.Checkpoint
+	}
+	return LookupWeightFormat(name)
+}
+
+// BuildNamed prices s under the named formats: an empty weight format is
+// the model file's own types, else the checkpoint's; an empty KV format
+// is f16.
+func BuildNamed(s *Spec, weights, kv string) (*Cost, error) {
+	w, err := s.WeightsFor(weights)
+	if err != nil {
+		return nil, err
+	}
+	if kv == "" {
+		kv = "f16"
+	}
+	k, err := LookupKVFormat(kv)
+	if err != nil {
+		return nil, err
+	}
+	return Build(s, w, k)
 }

@@ -73,6 +73,12 @@ type Spec struct {
 
 	MoE *MoE // nil for dense models
 	MLA *MLA // nil for multi-head / grouped-query attention
+
+	// A model read from a weights file (GGUF) carries that file's
+	// per-tensor types and exact size.
+	FileWeights *WeightFormat
+	FileBytes   float64
+	FileNotes   []string
 }
 
 // Published parameter counts (0 when not stated).
@@ -137,6 +143,9 @@ func (s *Spec) GQAGroup() int {
 	return s.Heads / s.KVHeads
 }
 
+// MaxLayers bounds num_hidden_layers.
+const MaxLayers = 4096
+
 // Validate checks that the spec describes a buildable model. Errors name
 // the offending field by its TOML key.
 func (s *Spec) Validate() error {
@@ -148,6 +157,14 @@ func (s *Spec) Validate() error {
 	}
 	pos("hidden_size", s.Hidden)
 	pos("num_hidden_layers", s.Layers)
+	// The deepest published models have ~130 layers; a bound keeps a
+	// corrupt file from allocating a per-layer inventory of billions.
+	if s.Layers > MaxLayers {
+		errs = append(errs, fmt.Errorf("num_hidden_layers %d exceeds the limit of %d", s.Layers, MaxLayers))
+	}
+	if len(s.LayerPattern) > MaxLayers {
+		errs = append(errs, fmt.Errorf("layer_pattern has %d entries (limit %d)", len(s.LayerPattern), MaxLayers))
+	}
 	pos("num_attention_heads", s.Heads)
 	pos("vocab_size", s.Vocab)
 	pos("max_position_embeddings", s.MaxContext)

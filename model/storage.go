@@ -104,3 +104,55 @@ func fallback(want Storage, cols int) Storage {
 	}
 	return alt
 }
+
+// ggmlTypes maps ggml_type ids (ggml.h) to storage types.
+var ggmlTypes = map[uint32]Storage{
+	0: F32, 1: F16, 2: Q4_0, 3: Q4_1, 6: Q5_0, 7: Q5_1, 8: Q8_0, 10: Q2K, 11: Q3K, 12: Q4K, 13: Q5K, 14: Q6K,
+	16: IQ2XXS, 17: IQ2XS, 18: IQ3XXS, 19: IQ1S, 20: IQ4NL, 21: IQ3S, 22: IQ2S, 23: IQ4XS,
+	24: {"i8", 1, 8, 0}, 25: {"i16", 1, 16, 0}, 26: {"i32", 1, 32, 0}, 27: {"i64", 1, 64, 0}, 28: {"f64", 1, 64, 0},
+	29: IQ1M, 30: BF16, 34: TQ1_0, 35: TQ2_0, 39: MXFP4,
+}
+
+// StorageOfGGMLType is the storage type of a ggml_type id, as GGUF tensor
+// tables record it.
+func StorageOfGGMLType(id uint32) (Storage, bool) {
+	s, ok := ggmlTypes[id]
+	return s, ok
+}
+
+// FileFormat is the weight format of one file whose tensors have known
+// types: a recipe that looks each tensor up by name (GGUF names), and
+// fallback for tensors the file does not list.
+func FileFormat(types map[string]Storage, fallback Storage) WeightFormat {
+	compute := fp16Math
+	quant := 0
+	for _, st := range types {
+		if st.BlockSize > 1 {
+			quant++
+		}
+	}
+	switch {
+	case quant > 0:
+		compute = ggufQuant
+	case fallback == BF16:
+		compute = bf16Math
+	}
+	return WeightFormat{Name: FileWeightsName, Family: "file", Compute: compute,
+		Description: "the tensor types recorded in the model file",
+		assign: func(s *Spec, t Tensor) Storage {
+			if st, ok := types[t.Name]; ok {
+				return st
+			}
+			return fallback
+		}}
+}
+
+// GGMLTypeOf is the ggml_type id GGUF records for a storage type.
+func GGMLTypeOf(s Storage) (uint32, bool) {
+	for id, st := range ggmlTypes {
+		if st.Name == s.Name {
+			return id, true
+		}
+	}
+	return 0, false
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/roofline/roofline/gguf"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 )
@@ -226,9 +227,33 @@ func (e *NotFoundError) Error() string {
 	return msg
 }
 
-// Model finds a model by name, alias (e.g. a Hugging Face repo id) or path
-// to a TOML profile.
+// Model finds a model by name, alias (e.g. a Hugging Face repo id), path
+// to a TOML profile, GGUF file or URL (the header only is read), or a
+// Hugging Face config.json (or a directory holding one).
 func (c *Catalog) Model(name string) (*model.Spec, error) {
+	if gguf.IsLocation(name) {
+		m, err := gguf.Load(name)
+		if err != nil {
+			return nil, err
+		}
+		return m.Spec, nil
+	}
+	if cfg, ok := hfConfigPath(name); ok {
+		data, err := os.ReadFile(cfg)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(filepath.Base(cfg), ".json")
+		if name == "config" { // a checkpoint directory: use its name
+			name = filepath.Base(filepath.Dir(cfg))
+		}
+		s, err := model.ParseHFConfig(data, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg, err)
+		}
+		s.Source = cfg
+		return s, nil
+	}
 	if looksLikeFile(name) {
 		cc := c.Clone()
 		n, err := cc.AddFile(name)
@@ -303,6 +328,18 @@ func (c *Catalog) DevicesMatching(pattern string) ([]*hardware.Device, error) {
 		return nil, err
 	}
 	return []*hardware.Device{d}, nil
+}
+
+// hfConfigPath finds a config.json named directly or inside a directory.
+func hfConfigPath(name string) (string, bool) {
+	if strings.HasSuffix(name, ".json") && fileExists(name) {
+		return name, true
+	}
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		p := filepath.Join(name, "config.json")
+		return p, fileExists(p)
+	}
+	return "", false
 }
 
 // looksLikeFile tells a profile path from a name. Hugging Face repo ids

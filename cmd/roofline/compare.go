@@ -38,7 +38,7 @@ func compareCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` or .toml profile the runs were measured on (a runs CSV may name it per row)"},
 			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE`; default: from the file's backend, else the device's default"},
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` or .toml profile; default: matched from the file"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME`, .toml profile, .gguf file or config.json; default: matched from the file"},
 			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: from the file (llama-bench model_type)"},
 			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: from the file, else f16"},
 			&cli.StringFlag{Name: "flash-attn", Usage: "`on` or off: override the files' flash-attention setting (files that do not say: on)"},

@@ -26,7 +26,9 @@ Examples:
   roofline predict --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --prompt 1000 --output 200
   roofline predict --model qwen2.5-1.5b --hardware rk3588 --engine npu --weights w8a8
   roofline predict --model llama-3.1-8b --hardware h100-sxm --batch 32 --prompt 2048 --format json
-  roofline predict --model meta-llama/Llama-3.1-8B --hardware apple-m2-max --depth 8000 --cold`
+  roofline predict --model meta-llama/Llama-3.1-8B --hardware apple-m2-max --depth 8000 --cold
+  roofline predict --model ./Qwen3-4B-Q4_K_M.gguf --hardware rk3588 --engine cpu
+  roofline predict --model ~/models/Llama-3.1-8B-Instruct --hardware rtx-4090 --weights q4_k_m`
 
 func predictCommand() *cli.Command {
 	return &cli.Command{
@@ -34,10 +36,10 @@ func predictCommand() *cli.Command {
 		Usage:     "predict TTFT, TPOT, E2E latency, throughput and memory fit",
 		UsageText: predictUsage,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, or path to a .toml profile (required)"},
+			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
 			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware) or path to a .toml profile (required)"},
 			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default"},
-			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: the engine's default_weights, else the model's checkpoint format"},
+			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the engine's default_weights, else the model's checkpoint format"},
 			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
 			&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "new prompt tokens per sequence"},
 			&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence (the first comes from the prefill)"},
@@ -99,7 +101,7 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("--engine: %w", err)
 	}
-	weights := firstNonEmpty(c.String("weights"), eng.DefaultWeights, spec.Checkpoint)
+	weights := defaultWeights(c.String("weights"), eng.DefaultWeights, spec)
 	kv := firstNonEmpty(c.String("kv"), eng.DefaultKV, "f16")
 	mc, err := buildCost(spec, weights, kv)
 	if err != nil {

@@ -19,10 +19,17 @@ weight bytes under a weight format, the bytes one decode step streams, the
 KV cache per token, FLOPs per token and the storage type of every tensor
 (a GGUF recipe follows llama.cpp's rules tensor by tensor).
 
+FILE may be a .toml profile; a .gguf file, split first part or http(s) URL,
+of which only the header is read (the tensor table gives the exact type
+and size of every tensor); or a Hugging Face config.json or a checkpoint
+directory holding one.
+
 Examples:
   roofline show model llama-3.1-8b
   roofline show model meta-llama/Llama-3.2-3B --weights q4_k_m --kv q8_0
-  roofline show model ./my-model.toml --format json`
+  roofline show model ./my-model.toml --format json
+  roofline show model ./Llama-3.2-1B-Instruct-Q4_K_M.gguf
+  roofline show model https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf`
 
 const showHardwareUsage = `roofline show hardware NAME|FILE [--format text|json]
 
@@ -58,23 +65,36 @@ func showCommand() *cli.Command {
 	}
 }
 
-// buildCost prices a model; empty formats mean f16 weights and f16 KV.
+// buildCost prices a model; an empty weight format means the model file's
+// own types, else f16; an empty KV format means f16.
 func buildCost(s *model.Spec, weights, kv string) (*model.Cost, error) {
-	if weights == "" {
+	if weights == "" && s.FileWeights == nil {
 		weights = "f16"
 	}
-	if kv == "" {
-		kv = "f16"
+	if weights != "" && weights != model.FileWeightsName {
+		if _, err := lookupWeights(weights); err != nil {
+			return nil, err
+		}
 	}
-	w, err := lookupWeights(weights)
-	if err != nil {
+	if _, err := lookupKV(kv); kv != "" && err != nil {
 		return nil, err
 	}
-	k, err := lookupKV(kv)
-	if err != nil {
-		return nil, err
+	return model.BuildNamed(s, weights, kv)
+}
+
+// defaultWeights is the weight format a run uses when --weights is not
+// given: the model file's own, else the engine's usual one, else the
+// model's checkpoint format.
+func defaultWeights(flag, engineDefault string, s *model.Spec) string {
+	switch {
+	case flag != "":
+		return flag
+	case s.FileWeights != nil:
+		return model.FileWeightsName
+	case engineDefault != "":
+		return engineDefault
 	}
-	return model.Build(s, w, k)
+	return s.Checkpoint
 }
 
 func lookupWeights(name string) (model.WeightFormat, error) {
@@ -277,6 +297,9 @@ func writeModelText(c *cli.Context, mc *model.Cost) error {
 		[2]string{"flops/token", fmt.Sprintf("%sFLOP linear + %sFLOP logits + %sFLOP attention per token of context",
 			units.FormatCount(mc.LinearFLOPsPerToken()), units.FormatCount(mc.HeadFLOPs()), units.FormatCount(mc.DecodeFLOPs(2)-mc.DecodeFLOPs(1)))},
 	)
+	for _, n := range s.FileNotes {
+		pairs = append(pairs, [2]string{"file note", n})
+	}
 	if err := report.KeyValues(w, pairs); err != nil {
 		return err
 	}

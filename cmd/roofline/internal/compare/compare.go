@@ -132,7 +132,10 @@ func (e *Evaluator) Resolve(r measured.Run) (*Resolved, error) {
 		notes = append(notes, how)
 	}
 	weights := first(e.opt.Weights, r.Weights)
-	if weights == "" {
+	switch {
+	case weights == "" && spec.FileWeights != nil:
+		weights = model.FileWeightsName
+	case weights == "":
 		weights = spec.Checkpoint
 		notes = append(notes, "weight format not in the file: "+weights+" assumed (--weights)")
 	}
@@ -215,15 +218,7 @@ func (e *Evaluator) setup(spec *model.Spec, weights, kv string, dev *hardware.De
 	if s, ok := e.setups[key]; ok {
 		return s, nil
 	}
-	w, err := model.LookupWeightFormat(weights)
-	if err != nil {
-		return nil, err
-	}
-	k, err := model.LookupKVFormat(kv)
-	if err != nil {
-		return nil, err
-	}
-	m, err := model.Build(spec, w, k)
+	m, err := model.BuildNamed(spec, weights, kv)
 	if err != nil {
 		return nil, err
 	}

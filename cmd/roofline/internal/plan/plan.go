@@ -177,7 +177,7 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 			inv = m.Tensors()
 			inventories[m] = inv
 		}
-		wf, err := model.LookupWeightFormat(w)
+		wf, err := m.WeightsFor(w)
 		if err != nil {
 			return nil, err
 		}
@@ -208,6 +208,9 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 				weights := sp.Weights
 				if len(weights) == 0 {
 					weights = []string{firstOf(e.DefaultWeights, m.Checkpoint)}
+					if m.FileWeights != nil {
+						weights = []string{model.FileWeightsName}
+					}
 				}
 				for _, w := range weights {
 					for _, kvName := range kvs {

@@ -1,0 +1,140 @@
+package model_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/model"
+)
+
+// Each published config.json in testdata/hf (sources in its SOURCES.md)
+// must give the same accounting as the hand-written built-in profile of
+// the same model: parameters, checkpoint bytes, streamed bytes per token,
+// KV bytes at a context past every sliding window, and prefill FLOPs.
+func TestHFConfigMatchesBuiltin(t *testing.T) {
+	cases := []struct{ file, builtin, checkpoint string }{
+		{"llama-3.1-8b.json", "llama-3.1-8b", "bf16"},
+		{"qwen3-4b.json", "qwen3-4b", "bf16"},
+		{"mixtral-8x7b.json", "mixtral-8x7b", "bf16"},
+		{"gemma-2-2b.json", "gemma-2-2b", "f32"}, // published as float32
+		{"gemma-3-4b.json", "gemma-3-4b", "bf16"},
+		{"deepseek-v3.json", "deepseek-v3", "fp8"},
+		{"gpt-oss-20b.json", "gpt-oss-20b", "mxfp4"},
+		{"qwen3-30b-a3b.json", "qwen3-30b-a3b", "bf16"},
+		{"phi-3-mini.json", "phi-3-mini", "bf16"},
+	}
+	for _, c := range cases {
+		t.Run(c.builtin, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "hf", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := model.ParseHFConfig(data, c.builtin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Checkpoint != c.checkpoint {
+				t.Errorf("checkpoint %q, want %q", got.Checkpoint, c.checkpoint)
+			}
+			want := spec(t, c.builtin)
+			// Compare at the built-in's checkpoint so only shapes differ.
+			a, err := model.BuildNamed(got, want.Checkpoint, "f16")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := model.BuildNamed(want, want.Checkpoint, "f16")
+			if err != nil {
+				t.Fatal(err)
+			}
+			const ctx = 32768 // beyond every window (≤ 4096)
+			for _, q := range []struct {
+				what      string
+				got, want float64
+			}{
+				{"params", a.ParamsTotal, b.ParamsTotal},
+				{"active params", a.ParamsActive, b.ParamsActive},
+				{"weight bytes", a.WeightBytes, b.WeightBytes},
+				{"streamed bytes/token", a.StreamedBytesPerToken(), b.StreamedBytesPerToken()},
+				{"KV bytes at 32k", a.KVBytes(ctx), b.KVBytes(ctx)},
+				{"prefill FLOPs 4k", a.PrefillFLOPs(0, 4096, 1), b.PrefillFLOPs(0, 4096, 1)},
+			} {
+				if q.got != q.want {
+					t.Errorf("%s: config.json %.6g, built-in %.6g", q.what, q.got, q.want)
+				}
+			}
+		})
+	}
+}
+
+// Hand-checked figures for one config so the comparison above cannot pass
+// by both sides being wrong the same way. Llama-3.1-8B:
+// embeddings 128256·4096 = 525,336,576, twice (untied) = 1,050,673,152;
+// per layer q 4096² + k,v 2·1024·4096 + o 4096² = 41,943,040,
+// MLP 3·4096·14336 = 176,160,768, norms 2·4096 = 8192 → 218,112,000;
+// ×32 = 6,979,584,000; + final norm 4096 → 8,030,261,248 parameters.
+// Bytes in bf16 with norms kept in f32 (as GGUF BF16 stores them): norms
+// 32·8192 + 4096 = 266,240; 2·(8,030,261,248 − 266,240) + 4·266,240 =
+// 16,061,054,976 B (the safetensors checkpoint, norms in bf16, is
+// 16,060,522,496 B: 0.003 % less).
+// KV per token: 32 layers · 2 · 8 heads · 128 · 2 B = 131,072 B.
+func TestHFConfigLlamaByHand(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "hf", "llama-3.1-8b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.ParseHFConfig(data, "l")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.BuildNamed(s, "bf16", "f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ParamsTotal != 8030261248 || c.WeightBytes != 16061054976 || c.KVBytesPerToken() != 131072 {
+		t.Errorf("params %.0f, bytes %.0f, KV/token %.0f", c.ParamsTotal, c.WeightBytes, c.KVBytesPerToken())
+	}
+}
+
+func TestHFConfigErrors(t *testing.T) {
+	llama, err := os.ReadFile(filepath.Join("testdata", "hf", "llama-3.1-8b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(from, to string) string { return strings.Replace(string(llama), from, to, 1) }
+	cases := []struct{ name, data, want string }{
+		{"not json", "{hidden_size: 1", "config.json"},
+		{"unknown architecture", edit(`"model_type": "llama"`, `"model_type": "mamba"`), `unsupported architecture "mamba"`},
+		{"no hidden size", edit(`"hidden_size": 4096`, `"hidden_size": 0`), "config.json"},
+		{"heads do not divide", edit(`"num_attention_heads": 32`, `"num_attention_heads": 30`), "does not divide"},
+		{"negative layers", edit(`"num_hidden_layers": 32`, `"num_hidden_layers": -1`), "config.json"},
+		{"kv heads do not divide heads", edit(`"num_key_value_heads": 8`, `"num_key_value_heads": 7`), "config.json"},
+		{"wrong type", edit(`"hidden_size": 4096`, `"hidden_size": "big"`), "config.json"},
+	}
+	for _, c := range cases {
+		_, err := model.ParseHFConfig([]byte(c.data), "x")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to mention %q", c.name, err, c.want)
+		}
+	}
+}
+
+func FuzzParseHFConfig(f *testing.F) {
+	for _, name := range []string{"llama-3.1-8b.json", "gemma-3-4b.json", "deepseek-v3.json", "gpt-oss-20b.json"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "hf", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := model.ParseHFConfig(data, "fuzz")
+		if err != nil {
+			return
+		}
+		if _, err := model.BuildNamed(s, "", "f16"); err != nil {
+			t.Skip() // valid shapes with no buildable format are fine
+		}
+	})
+}
