@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
 	"github.com/roofline/roofline/cmd/roofline/internal/calibrate"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
@@ -105,7 +104,7 @@ func calibrateAction(c *cli.Context) error {
 		if _, err := cat.Clone().AddFileBytes(out, buf.Bytes()); err != nil {
 			return fmt.Errorf("calibrated profile does not validate: %w", err)
 		}
-		if err := writeFileAtomic(out, buf.Bytes()); err != nil {
+		if err := atomicfile.Write(out, buf.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -113,24 +112,6 @@ func calibrateAction(c *cli.Context) error {
 		return report.JSON(c.App.Writer, newCalibrationJSON(res, name, c.String("output")))
 	}
 	return writeCalibrationText(c.App.Writer, res, name, c.String("output"))
-}
-
-// writeFileAtomic writes through a temporary file in the same directory, so
-// a failure never leaves a half-written profile.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".roofline-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 type calPointJSON struct {
