@@ -42,27 +42,31 @@ func planCommand() *cli.Command {
 		Name:      "plan",
 		Usage:     "search formats × context × batch × device against TTFT/TPOT targets and memory",
 		UsageText: planUsage,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or all (required)"},
-			&cli.StringFlag{Name: "engine", Usage: "engines to use (`LIST`); default: every engine of each device"},
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names or all (required)"},
-			&cli.StringFlag{Name: "weights", Usage: "weight formats: `LIST` or all; default: each engine's default format"},
-			&cli.StringFlag{Name: "kv", Usage: "KV-cache formats `LIST`; default: each engine's default, else f16"},
-			&cli.StringFlag{Name: "context", Value: "1k,2k,4k,8k,16k,32k", Usage: "context lengths per sequence (`LIST`, k = 1024)"},
-			&cli.StringFlag{Name: "batch", Value: "1", Usage: "concurrent sequences (`LIST`)"},
-			&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: 512, Usage: "prompt tokens whose prefill TTFT measures"},
-			&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: 128, Usage: "tokens generated per request"},
-			&cli.IntFlag{Name: "ubatch", Value: 512, Usage: "tokens per prefill pass"},
-			&cli.StringFlag{Name: "ttft", Usage: "TTFT target (`DURATION`, e.g. 1s)"},
-			&cli.StringFlag{Name: "tpot", Usage: "TPOT target at the end of the context (`DURATION`, e.g. 200ms)"},
-			&cli.StringFlag{Name: "min-context", Usage: "drop context lengths below `N`"},
-			&cli.IntFlag{Name: "min-batch", Value: 1, Usage: "drop batch sizes below `N`"},
-			&cli.Float64Flag{Name: "min-throughput", Usage: "aggregate decode `TOKENS_PER_S` required at the end of the context"},
-			&cli.StringFlag{Name: "headroom", Value: "0%", Usage: "share of usable memory to keep free (`PCT`, e.g. 10%)"},
-			&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
-			formatFlag("text", "json", "csv", "markdown"),
-		},
-		Action: planAction,
+		Flags:     append(planFlags(), formatFlag("text", "json", "csv", "markdown")),
+		Action:    planAction,
+	}
+}
+
+// planFlags are the search-space and target flags of plan (and plot plan).
+func planFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or all (required)"},
+		&cli.StringFlag{Name: "engine", Usage: "engines to use (`LIST`); default: every engine of each device"},
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names or all (required)"},
+		&cli.StringFlag{Name: "weights", Usage: "weight formats: `LIST` or all; default: each engine's default format"},
+		&cli.StringFlag{Name: "kv", Usage: "KV-cache formats `LIST`; default: each engine's default, else f16"},
+		&cli.StringFlag{Name: "context", Value: "1k,2k,4k,8k,16k,32k", Usage: "context lengths per sequence (`LIST`, k = 1024)"},
+		&cli.StringFlag{Name: "batch", Value: "1", Usage: "concurrent sequences (`LIST`)"},
+		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: 512, Usage: "prompt tokens whose prefill TTFT measures"},
+		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: 128, Usage: "tokens generated per request"},
+		&cli.IntFlag{Name: "ubatch", Value: 512, Usage: "tokens per prefill pass"},
+		&cli.StringFlag{Name: "ttft", Usage: "TTFT target (`DURATION`, e.g. 1s)"},
+		&cli.StringFlag{Name: "tpot", Usage: "TPOT target at the end of the context (`DURATION`, e.g. 200ms)"},
+		&cli.StringFlag{Name: "min-context", Usage: "drop context lengths below `N`"},
+		&cli.IntFlag{Name: "min-batch", Value: 1, Usage: "drop batch sizes below `N`"},
+		&cli.Float64Flag{Name: "min-throughput", Usage: "aggregate decode `TOKENS_PER_S` required at the end of the context"},
+		&cli.StringFlag{Name: "headroom", Value: "0%", Usage: "share of usable memory to keep free (`PCT`, e.g. 10%)"},
+		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
 	}
 }
 
@@ -130,73 +134,8 @@ func planAction(c *cli.Context) error {
 			return usageErr("--%s is required", f)
 		}
 	}
-	var t sim.Targets
-	if t.TTFT, err = parseDurationFlag(c, "ttft"); err != nil {
-		return err
-	}
-	if t.TPOT, err = parseDurationFlag(c, "tpot"); err != nil {
-		return err
-	}
-	t.MinThroughput = c.Float64("min-throughput")
-	if t.MinThroughput < 0 || t.MinThroughput != t.MinThroughput {
-		return usageErr("--min-throughput must be a positive rate")
-	}
-	hs := strings.TrimSpace(c.String("headroom"))
-	h, herr := strconv.ParseFloat(strings.TrimSuffix(hs, "%"), 64)
-	if strings.HasSuffix(hs, "%") {
-		h /= 100
-	}
-	if herr != nil || h < 0 || h >= 1 || (!strings.HasSuffix(hs, "%") && h > 0) {
-		return usageErr("--headroom %q: want a percentage below 100%%, e.g. 10%%", hs)
-	}
-	t.Headroom = h
-	contexts, err := parseIntList("context", c.String("context"))
+	sp, t, err := planSpace(c)
 	if err != nil {
-		return err
-	}
-	batches, err := parseIntList("batch", c.String("batch"))
-	if err != nil {
-		return err
-	}
-	minCtx := 0
-	if s := c.String("min-context"); s != "" {
-		if minCtx, err = parseTokens(s); err != nil {
-			return usageErr("--min-context: %v", err)
-		}
-	}
-	sp := plan.Space{Contexts: contexts, Batches: batches, Prompt: c.Int("prompt"), Output: c.Int("output"), UBatch: c.Int("ubatch"),
-		MinContext: minCtx, MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions, Engines: plan.ParseList(c.String("engine"))}
-	sp.Options.NoFlashAttention = c.Bool("no-flash-attn")
-	if sp.Prompt < 1 || sp.Output < 1 || sp.UBatch < 1 {
-		return usageErr("--prompt, --output and --ubatch must be at least 1")
-	}
-	cat, err := catalog(c)
-	if err != nil {
-		return err
-	}
-	// Every unknown name in every list, reported at once.
-	var errs []error
-	sp.Devices, err = plan.ResolveDevices(cat, plan.ParseList(c.String("hardware")))
-	errs = append(errs, err)
-	sp.Models, err = plan.ResolveModels(cat, plan.ParseList(c.String("model")))
-	errs = append(errs, err)
-	if ws := plan.ParseList(c.String("weights")); len(ws) == 1 && ws[0] == "all" {
-		sp.Weights = plan.AllWeights()
-	} else {
-		for _, w := range ws {
-			if _, err := lookupWeights(w); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		sp.Weights = ws
-	}
-	for _, k := range plan.ParseList(c.String("kv")) {
-		if _, err := lookupKV(k); err != nil {
-			errs = append(errs, err)
-		}
-		sp.KV = append(sp.KV, k)
-	}
-	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	res, err := plan.Run(sp, t)
@@ -433,4 +372,80 @@ func verdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 		return fmt.Sprintf("FAILS throughput: %.4g < %.4g tokens/s: needs %.2f×", c.Throughput(), t.MinThroughput, c.Excess)
 	}
 	return ""
+}
+
+// planSpace reads the search space and targets from plan's flags,
+// reporting every unknown name at once.
+func planSpace(c *cli.Context) (plan.Space, sim.Targets, error) {
+	var err error
+	var t sim.Targets
+	if t.TTFT, err = parseDurationFlag(c, "ttft"); err != nil {
+		return plan.Space{}, sim.Targets{}, err
+	}
+	if t.TPOT, err = parseDurationFlag(c, "tpot"); err != nil {
+		return plan.Space{}, sim.Targets{}, err
+	}
+	t.MinThroughput = c.Float64("min-throughput")
+	if t.MinThroughput < 0 || t.MinThroughput != t.MinThroughput {
+		return plan.Space{}, sim.Targets{}, usageErr("--min-throughput must be a positive rate")
+	}
+	hs := strings.TrimSpace(c.String("headroom"))
+	h, herr := strconv.ParseFloat(strings.TrimSuffix(hs, "%"), 64)
+	if strings.HasSuffix(hs, "%") {
+		h /= 100
+	}
+	if herr != nil || h < 0 || h >= 1 || (!strings.HasSuffix(hs, "%") && h > 0) {
+		return plan.Space{}, sim.Targets{}, usageErr("--headroom %q: want a percentage below 100%%, e.g. 10%%", hs)
+	}
+	t.Headroom = h
+	contexts, err := parseIntList("context", c.String("context"))
+	if err != nil {
+		return plan.Space{}, sim.Targets{}, err
+	}
+	batches, err := parseIntList("batch", c.String("batch"))
+	if err != nil {
+		return plan.Space{}, sim.Targets{}, err
+	}
+	minCtx := 0
+	if s := c.String("min-context"); s != "" {
+		if minCtx, err = parseTokens(s); err != nil {
+			return plan.Space{}, sim.Targets{}, usageErr("--min-context: %v", err)
+		}
+	}
+	sp := plan.Space{Contexts: contexts, Batches: batches, Prompt: c.Int("prompt"), Output: c.Int("output"), UBatch: c.Int("ubatch"),
+		MinContext: minCtx, MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions, Engines: plan.ParseList(c.String("engine"))}
+	sp.Options.NoFlashAttention = c.Bool("no-flash-attn")
+	if sp.Prompt < 1 || sp.Output < 1 || sp.UBatch < 1 {
+		return plan.Space{}, sim.Targets{}, usageErr("--prompt, --output and --ubatch must be at least 1")
+	}
+	cat, err := catalog(c)
+	if err != nil {
+		return plan.Space{}, sim.Targets{}, err
+	}
+	// Every unknown name in every list, reported at once.
+	var errs []error
+	sp.Devices, err = plan.ResolveDevices(cat, plan.ParseList(c.String("hardware")))
+	errs = append(errs, err)
+	sp.Models, err = plan.ResolveModels(cat, plan.ParseList(c.String("model")))
+	errs = append(errs, err)
+	if ws := plan.ParseList(c.String("weights")); len(ws) == 1 && ws[0] == "all" {
+		sp.Weights = plan.AllWeights()
+	} else {
+		for _, w := range ws {
+			if _, err := lookupWeights(w); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		sp.Weights = ws
+	}
+	for _, k := range plan.ParseList(c.String("kv")) {
+		if _, err := lookupKV(k); err != nil {
+			errs = append(errs, err)
+		}
+		sp.KV = append(sp.KV, k)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return plan.Space{}, sim.Targets{}, err
+	}
+	return sp, t, nil
 }

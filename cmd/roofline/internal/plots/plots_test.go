@@ -1,0 +1,164 @@
+package plots
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+)
+
+func curve(label string, y ...float64) Curve {
+	x := make([]float64, len(y))
+	for i := range y {
+		x[i] = math.Pow(2, float64(i+6))
+	}
+	return Curve{Label: label, X: x, Expected: y}
+}
+
+func TestBadSeries(t *testing.T) {
+	cases := []struct {
+		name string
+		fig  func() (*Figure, error)
+		want string
+	}{
+		{"no series", func() (*Figure, error) { return Latency("t", "x", "y", nil, 0, "", false) }, "no series"},
+		{"empty series", func() (*Figure, error) { return Latency("t", "x", "y", []Curve{{Label: "a"}}, 0, "", false) }, "a: empty series"},
+		{"NaN", func() (*Figure, error) {
+			return Latency("t", "x", "y", []Curve{curve("a", 1, math.NaN())}, 0, "", false)
+		}, "y value NaN at point 2"},
+		{"log of zero", func() (*Figure, error) { return Latency("t", "x", "y", []Curve{curve("a", 1, 0)}, 0, "", true) }, "cannot go on a log axis"},
+		{"ragged", func() (*Figure, error) {
+			c := curve("a", 1, 2)
+			c.Ideal = []float64{1}
+			return Latency("t", "x", "y", []Curve{c}, 0, "", false)
+		}, "a (ideal): 2 x values but 1 y values"},
+		{"no device", func() (*Figure, error) { return Roofline("t", nil, nil) }, "no device"},
+		{"point off roof", func() (*Figure, error) {
+			return Roofline("t", []Roof{{"gpu", 1e12, 1e11}}, []OpPoint{{Roof: 1, Intensity: 1, FLOPPerS: 1e9, Label: "b1"}})
+		}, `"b1" refers to no device`},
+		{"negative intensity", func() (*Figure, error) {
+			return Roofline("t", []Roof{{"gpu", 1e12, 1e11}}, []OpPoint{{Intensity: -1, FLOPPerS: 1e9, Label: "b1"}})
+		}, "cannot go on a log axis"},
+		{"no bars", func() (*Figure, error) { return Memory("t", nil) }, "no configuration"},
+		{"negative KV", func() (*Figure, error) { return Memory("t", []MemoryBar{{Label: "a", KV: -1}}) }, "a: KV cache is -1"},
+		{"no runs", func() (*Figure, error) { return Compare("t", nil, nil) }, "no compared run"},
+		{"zero measured", func() (*Figure, error) {
+			return Compare("t", []string{"g"}, []Comparison{{Label: "r", Measured: 0, Predicted: 3}})
+		}, "must be positive"},
+		{"empty plan", func() (*Figure, error) { return Plan("t", nil, nil) }, "evaluated nothing"},
+		{"plan cell off grid", func() (*Figure, error) { return Plan("t", []string{"a"}, []PlanCell{{Row: 3, Context: 1024}}) }, "out of range"},
+	}
+	for _, c := range cases {
+		f, err := c.fig()
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, %v; want an error with %q", c.name, f, err, c.want)
+		}
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	for path, want := range map[string]string{"a.png": "png", "b/c.SVG": "svg", "d.pdf": "pdf", "e.jpg": "", "f": ""} {
+		got, err := FormatOf(path)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("FormatOf(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+	if _, err := Render(&Figure{}, "gif", 10*vg.Centimeter, 10*vg.Centimeter); err == nil {
+		t.Error("Render to gif succeeded")
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	f, err := Batch("t", []Curve{curve("a", 1, 2)}, []Curve{curve("a", 3, 4)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Render(f, "svg", 10*vg.Centimeter, 4*vg.Centimeter); err == nil || !strings.Contains(err.Error(), "--height") {
+		t.Errorf("a 4 cm two-panel figure: %v; want a hint to make it taller", err)
+	}
+}
+
+func TestCSV(t *testing.T) {
+	c := curve("jetson, gpu", 10, 20)
+	c.Measured = []Point{{X: 64, Y: 12, Label: "MBU 71%"}}
+	f, err := Latency("t", "context (tokens)", "TPOT (ms)", []Curve{c}, 200, "TPOT target", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `series,quantity,x_name,x,y_name,y,label
+"jetson, gpu",expected,context (tokens),64,TPOT (ms),10,
+"jetson, gpu",expected,context (tokens),128,TPOT (ms),20,
+"jetson, gpu",measured,context (tokens),64,TPOT (ms),12,MBU 71%
+TPOT target,target,,,TPOT (ms),200,
+`
+	if got := string(f.CSV()); got != want {
+		t.Errorf("CSV:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(0.3, 2e4) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "1 10 100 1k 10k" {
+		t.Errorf("log labels over 0.3 … 20000: %s", got)
+	}
+	labels = labels[:0]
+	for _, tk := range (pow2Ticks{}).Ticks(64, 131072) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "64 256 1k 4k 16k 64k" {
+		t.Errorf("power-of-two labels over 64 … 128k: %s", got)
+	}
+}
+
+func TestDeterministicSVG(t *testing.T) {
+	render := func() []byte {
+		f, err := Latency("t", "x", "y", []Curve{curve("a", 1, 2, 3)}, 2.5, "target", true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Render(f, "svg", 16*vg.Centimeter, 10*vg.Centimeter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if !bytes.Equal(render(), render()) {
+		t.Error("two renders differ")
+	}
+}
+
+func benchFigure(b *testing.B) *Figure {
+	y := make([]float64, 40)
+	for i := range y {
+		y[i] = 30 + float64(i*i)
+	}
+	c1, c2 := curve("a", y...), curve("b", y...)
+	c1.Ideal, c2.Ideal = y, y
+	f, err := Latency("TPOT", "context (tokens)", "TPOT (ms)", []Curve{c1, c2}, 200, "target", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+func BenchmarkRender(b *testing.B) {
+	for _, format := range Formats {
+		b.Run(format, func(b *testing.B) {
+			f := benchFigure(b)
+			for b.Loop() {
+				if _, err := Render(f, format, 16*vg.Centimeter, 10*vg.Centimeter); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
