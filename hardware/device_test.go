@@ -1,6 +1,7 @@
 package hardware
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -75,5 +76,18 @@ func TestValidate(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want error containing %q, got %v", c.want, err)
 		}
+	}
+}
+
+func TestStorageMedia(t *testing.T) {
+	// Hand: 208e6 × 4 / 8 = 104e6; 8e9 × 128/130 × 4 / 8 = 3.938e9.
+	for name, want := range map[string]float64{"sd": 104e6, "SD": 104e6, "nvme-gen3x4": 8e9 * 128 / 130 * 4 / 8} {
+		s, err := LookupStorage(name)
+		if err != nil || math.Abs(s.Bandwidth-want) > 0.01*want {
+			t.Errorf("%s: %v B/s, %v; want %v", name, s.Bandwidth, err, want)
+		}
+	}
+	if _, err := LookupStorage("floppy"); err == nil || !strings.Contains(err.Error(), "90MB/s") {
+		t.Errorf("unknown medium: %v", err)
 	}
 }

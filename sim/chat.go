@@ -1,0 +1,261 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Strategy is how an engine treats the history of a conversation between
+// turns.
+type Strategy string
+
+// The strategies roofline models.
+const (
+	// KeepKV keeps the whole KV cache between turns (llama.cpp server slot,
+	// Ollama): a turn prefills only the new user message on top of it.
+	KeepKV Strategy = "keep-kv"
+	// PrefixCache reuses only the cached system prompt (vLLM/SGLang
+	// automatic prefix caching of a shared prefix when the history is not
+	// kept): a turn re-prefills the history after the system prompt.
+	PrefixCache Strategy = "prefix-cache"
+	// Recompute re-prefills the whole conversation every turn (a stateless
+	// API call without prefix caching).
+	Recompute Strategy = "recompute"
+)
+
+// Strategies lists them in documentation order.
+var Strategies = []Strategy{KeepKV, PrefixCache, Recompute}
+
+// ParseStrategy reads a strategy name.
+func ParseStrategy(s string) (Strategy, error) {
+	for _, st := range Strategies {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("unknown strategy %q (want keep-kv, prefix-cache, recompute or all)", s)
+}
+
+// Conversation is a chat of Turns turns, each a user message of User tokens
+// answered by Reply tokens, after a system prompt of System tokens.
+type Conversation struct {
+	Turns  int
+	System int
+	User   int
+	Reply  int
+	UBatch int // tokens per prefill pass
+}
+
+// Validate rejects impossible conversations; messages name the CLI flag.
+func (c Conversation) Validate() error {
+	switch {
+	case c.Turns < 1 || c.Turns > 100000:
+		return fmt.Errorf("--turns must be 1 … 100000, got %d", c.Turns)
+	case c.System < 0:
+		return fmt.Errorf("--system-tokens must not be negative, got %d", c.System)
+	case c.User < 1:
+		return fmt.Errorf("--user-tokens must be at least 1, got %d", c.User)
+	case c.Reply < 1:
+		return fmt.Errorf("--reply-tokens must be at least 1, got %d", c.Reply)
+	case c.UBatch < 1:
+		return fmt.Errorf("--ubatch must be at least 1 token, got %d", c.UBatch)
+	case c.System > 1<<26 || c.User > 1<<26 || c.Reply > 1<<26:
+		return fmt.Errorf("token counts must be below %d", 1<<26)
+	}
+	return nil
+}
+
+// Turn is one turn of a conversation.
+type Turn struct {
+	N       int // 1-based
+	Prefill int // tokens prefilled this turn
+	Depth   int // tokens cached when the prefill starts
+	// DroppedTurns counts the oldest turns truncated so far to stay within
+	// the context limit.
+	DroppedTurns int
+	// ShiftTime is the cost, included in TTFT, of shifting the kept cache
+	// in place after a truncation (KeepKV only).
+	ShiftTime float64
+	TTFT      float64 // s
+	TPOT      float64 // s, NaN when Reply == 1
+	E2E       float64 // s, TTFT + the reply's decode steps
+	// Cumulative is Σ E2E up to and including this turn: the time the
+	// device spent answering.
+	Cumulative float64
+	Context    int     // tokens in the sequence at the end of the turn
+	Memory     float64 // bytes needed at the end of the turn
+}
+
+// ChatResult is a conversation under one strategy.
+type ChatResult struct {
+	Strategy Strategy
+	// Limit is the longest sequence the conversation may reach: the model's
+	// maximum context or what fits in memory, whichever is smaller.
+	Limit      int
+	LimitCause string // "model" or "memory"
+	// SystemTime is the one-off prefill of the system prompt at start-up
+	// (KeepKV and PrefixCache cache it; Recompute pays it every turn).
+	SystemTime float64
+	Turns      []Turn
+}
+
+// ContextLimit is the longest sequence one conversation may reach on s:
+// the model's maximum context or the longest that fits in memory at batch
+// 1 with passes of ubatch tokens, whichever is smaller.
+func (s *Setup) ContextLimit(ubatch int) (limit int, cause string) {
+	l := s.PlanLimits(1, 1, 1, 1, ubatch, Targets{})
+	limit, cause = s.Model.Spec.MaxContext, "model"
+	if l.MaxContextFit >= 0 && l.MaxContextFit < limit {
+		limit, cause = l.MaxContextFit, "memory"
+	}
+	return limit, cause
+}
+
+// Chat prices a conversation turn by turn. Before each turn the history is
+// truncated, oldest whole turns first and never the system prompt, until
+// history + user message + reply fits the context limit. Under KeepKV a
+// truncation shifts the kept turns in place (llama.cpp's context shift),
+// which rewrites their K half: one read and one write of it, priced at the
+// expected bandwidth. Each turn is priced as Predict prices a request: turn
+// t's TTFT is that of a prompt of Prefill tokens on top of Depth cached ones.
+func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := ParseStrategy(string(st)); err != nil {
+		return nil, err
+	}
+	limit, cause := s.ContextLimit(c.UBatch)
+	if need := c.System + c.User + c.Reply; need > limit {
+		return nil, fmt.Errorf("the system prompt and one turn (%d + %d + %d = %d tokens) exceed the context limit of %d tokens (%s): shorten them or choose a smaller format",
+			c.System, c.User, c.Reply, need, limit, limitCauseText(cause))
+	}
+	res := &ChatResult{Strategy: st, Limit: limit, LimitCause: cause}
+	if c.System > 0 && st != Recompute {
+		res.SystemTime = s.TTFT(c.System, 0, 1, c.UBatch)
+	}
+	turnLen := c.User + c.Reply
+	kept, dropped := 0, 0 // turns of history in the cache, turns truncated
+	bw, _ := s.rates()
+	for t := 1; t <= c.Turns; t++ {
+		shift := 0.0
+		before := dropped
+		for c.System+(kept+1)*turnLen > limit {
+			kept--
+			dropped++
+		}
+		history := kept * turnLen
+		if st == KeepKV && dropped > before {
+			// K is half of each token's cache entry: read and write it.
+			shift = (s.Model.KVBytes(c.System+history) - s.Model.KVBytes(c.System)) / bw
+		}
+		var prefill, depth int
+		switch st {
+		case KeepKV:
+			prefill, depth = c.User, c.System+history
+		case PrefixCache:
+			prefill, depth = history+c.User, c.System
+		case Recompute:
+			prefill, depth = c.System+history+c.User, 0
+		}
+		r, err := s.Predict(Workload{Prompt: prefill, Output: c.Reply, Batch: 1, Depth: depth, UBatch: c.UBatch})
+		if err != nil {
+			return nil, err
+		}
+		turn := Turn{N: t, Prefill: prefill, Depth: depth, DroppedTurns: dropped, ShiftTime: shift,
+			TTFT: r.TTFT + shift, TPOT: r.TPOT, E2E: r.E2E + shift, Context: depth + prefill + c.Reply, Memory: r.Memory.Total}
+		turn.Cumulative = turn.E2E
+		if t > 1 {
+			turn.Cumulative += res.Turns[t-2].Cumulative
+		}
+		res.Turns = append(res.Turns, turn)
+		kept++
+	}
+	return res, nil
+}
+
+func limitCauseText(cause string) string {
+	if cause == "memory" {
+		return "what fits in memory"
+	}
+	return "the model's maximum context"
+}
+
+// Concurrency is N independent conversations sharing the device by
+// continuous batching, each holding Context tokens at the end of a reply.
+type Concurrency struct {
+	N int
+	// TTFT is the worst case: all N users send a message of the planned
+	// prompt at once, prefilled together on top of their histories.
+	TTFT float64
+	// TPOT is the inter-token latency every chat sees at the last step of
+	// its reply, when all N decode together.
+	TPOT       float64
+	Throughput float64 // tokens/s over all chats at that step
+	Memory     float64 // bytes for N caches of Context tokens
+	Fits       bool
+	Limit      Limit // first constraint failed, LimitNone when all are met
+}
+
+// Concurrent prices 1 … maxN conversations of `context` tokens each, every
+// new message `prompt` tokens and every reply `output` tokens, against the
+// targets. It is plan's evaluation at batch N: one cost model.
+func (s *Setup) Concurrent(maxN, context, prompt, output, ubatch int, t Targets) []Concurrency {
+	out := make([]Concurrency, 0, maxN)
+	for n := 1; n <= maxN; n++ {
+		c := s.Evaluate(context, n, prompt, output, ubatch, t)
+		out = append(out, Concurrency{N: n, TTFT: c.TTFT, TPOT: c.TPOT, Throughput: c.Throughput(), Memory: c.Memory, Fits: c.Fits, Limit: c.Limit})
+	}
+	return out
+}
+
+// FirstFailure is the smallest N whose configuration fails a constraint,
+// with the constraint; 0 when every N passes.
+func FirstFailure(cs []Concurrency) (int, Limit) {
+	for _, c := range cs {
+		if c.Limit != LimitNone {
+			return c.N, c.Limit
+		}
+	}
+	return 0, LimitNone
+}
+
+// Energy is an estimate from a rated power draw, not a measurement: the
+// device is assumed to draw Power for the whole of each request.
+type Energy struct {
+	Power           float64 // W
+	JoulesPerToken  float64 // per output token of one sequence: P · TPOT / B
+	JoulesPerAnswer float64 // per sequence: P · E2E / B
+	TokensPerWh     float64 // 3600 / JoulesPerToken
+	// AnswersPerBatteryPercent is 1 % of the battery's energy over
+	// JoulesPerAnswer; 0 without a battery.
+	AnswersPerBatteryPercent float64
+}
+
+// EnergyOf prices a result at power watts, with a battery of batteryWh
+// watt-hours (0: none).
+func EnergyOf(r *Result, power, batteryWh float64) (Energy, error) {
+	return EnergyFor(power, r.TPOT, r.E2E, r.Inputs.Workload.Batch, batteryWh)
+}
+
+// EnergyFor prices requests of `batch` sequences taking e2e seconds with
+// inter-token latency tpot (NaN: one output token, from the prefill).
+func EnergyFor(power, tpot, e2e float64, batch int, batteryWh float64) (Energy, error) {
+	if !(power > 0) || math.IsInf(power, 0) {
+		return Energy{}, fmt.Errorf("power must be positive, got %g W", power)
+	}
+	if batteryWh < 0 || math.IsNaN(batteryWh) || math.IsInf(batteryWh, 0) {
+		return Energy{}, fmt.Errorf("battery capacity must be positive, got %g Wh", batteryWh)
+	}
+	b := float64(max(batch, 1))
+	e := Energy{Power: power, JoulesPerAnswer: power * e2e / b}
+	e.JoulesPerToken = power * tpot / b
+	if math.IsNaN(tpot) {
+		e.JoulesPerToken = e.JoulesPerAnswer
+	}
+	e.TokensPerWh = 3600 / e.JoulesPerToken
+	if batteryWh > 0 {
+		e.AnswersPerBatteryPercent = 0.01 * batteryWh * 3600 / e.JoulesPerAnswer
+	}
+	return e, nil
+}

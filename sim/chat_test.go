@@ -1,0 +1,226 @@
+package sim_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/sim"
+)
+
+func newSetup(t *testing.T, modelName, weights, device, engine string) *sim.Setup {
+	t.Helper()
+	m, d := setup(t, modelName, weights, "f16", device)
+	o := sim.DefaultOptions
+	o.Engine = engine
+	s, err := sim.NewSetup(m, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestChatStrategies checks each strategy against a plain prediction of
+// the request it amounts to (issue 10's hand rule).
+func TestChatStrategies(t *testing.T) {
+	s := newSetup(t, "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
+	const S, U, R, turns = 400, 60, 120, 8
+	conv := sim.Conversation{Turns: turns, System: S, User: U, Reply: R, UBatch: 512}
+	for _, st := range sim.Strategies {
+		res, err := s.Chat(conv, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Turns) != turns {
+			t.Fatalf("%s: %d turns", st, len(res.Turns))
+		}
+		cum := 0.0
+		for _, tr := range res.Turns {
+			h := (tr.N - 1) * (U + R) // history after the system prompt
+			var w sim.Workload
+			switch st {
+			case sim.KeepKV: // U new tokens on S + (t−1)(U+R) cached
+				w = sim.Workload{Prompt: U, Depth: S + h}
+			case sim.PrefixCache: // the history and U on the cached system prompt
+				w = sim.Workload{Prompt: h + U, Depth: S}
+			case sim.Recompute: // everything from scratch
+				w = sim.Workload{Prompt: S + h + U, Depth: 0}
+			}
+			w.Output, w.Batch, w.UBatch = R, 1, 512
+			p, err := s.Predict(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cum += p.E2E
+			if tr.TTFT != p.TTFT || tr.TPOT != p.TPOT || tr.E2E != p.E2E || tr.Context != S+h+U+R || !near(tr.Cumulative, cum, 1e-12) {
+				t.Errorf("%s turn %d: TTFT %v TPOT %v E2E %v ctx %d; predict %v %v %v ctx %d", st, tr.N, tr.TTFT, tr.TPOT, tr.E2E, tr.Context, p.TTFT, p.TPOT, p.E2E, S+h+U+R)
+			}
+		}
+		// The system prompt is prefilled once at start-up unless recomputed.
+		if want := s.TTFT(S, 0, 1, 512); (st == sim.Recompute) != (res.SystemTime == 0) || (st != sim.Recompute && res.SystemTime != want) {
+			t.Errorf("%s: system prompt %v s, want %v", st, res.SystemTime, want)
+		}
+	}
+	// Keeping the cache makes the tenth turn about as fast as the first;
+	// recomputing does not.
+	keep, _ := s.Chat(conv, sim.KeepKV)
+	re, _ := s.Chat(conv, sim.Recompute)
+	if keep.Turns[turns-1].TTFT > 1.2*keep.Turns[0].TTFT || re.Turns[turns-1].TTFT < 2*re.Turns[0].TTFT {
+		t.Errorf("last/first TTFT: keep-kv %v/%v, recompute %v/%v", keep.Turns[turns-1].TTFT, keep.Turns[0].TTFT, re.Turns[turns-1].TTFT, re.Turns[0].TTFT)
+	}
+}
+
+// TestChatTruncation runs TinyLlama (2048-token context) past its limit.
+func TestChatTruncation(t *testing.T) {
+	s := newSetup(t, "tinyllama-1.1b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
+	conv := sim.Conversation{Turns: 6, System: 500, User: 200, Reply: 300, UBatch: 512}
+	res, err := s.Chat(conv, sim.KeepKV)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Limit != 2048 || res.LimitCause != "model" {
+		t.Fatalf("limit %d (%s); want the model's 2048", res.Limit, res.LimitCause)
+	}
+	// 500 + k·500 ≤ 2048 holds for k ≤ 3 turns: turns 1–3 fit, turn 4
+	// drops turn 1, turn 5 drops turn 2, …; the depth stays 500 + 2·500.
+	wantDropped := []int{0, 0, 0, 1, 2, 3}
+	wantDepth := []int{500, 1000, 1500, 1500, 1500, 1500}
+	m := s.Model
+	bw := s.Device.Bandwidth * s.Inputs.BandwidthEfficiency
+	for i, tr := range res.Turns {
+		if tr.DroppedTurns != wantDropped[i] || tr.Depth != wantDepth[i] || tr.Context > 2048 {
+			t.Errorf("turn %d: dropped %d depth %d ctx %d; want %d, %d, ≤ 2048", tr.N, tr.DroppedTurns, tr.Depth, tr.Context, wantDropped[i], wantDepth[i])
+		}
+		// The shift rewrites K of the 1000 kept history tokens: TinyLlama
+		// caches 22 layers × 2 × 4 KV heads × 64 × 2 B = 22,528 B per token,
+		// half of it K, read and written: 22,528 × 1000 B at η_bw · 102 GB/s.
+		want := 0.0
+		if i >= 3 {
+			want = 22528 * 1000 / bw
+		}
+		if !near(tr.ShiftTime, want, 1e-9) && !(want == 0 && tr.ShiftTime == 0) {
+			t.Errorf("turn %d: shift %v s, want %v s", tr.N, tr.ShiftTime, want)
+		}
+	}
+	if m.KVBytesPerToken() != 22528 {
+		t.Errorf("TinyLlama KV per token %v B, hand 22,528", m.KVBytesPerToken())
+	}
+	// One turn that cannot fit at all.
+	_, err = s.Chat(sim.Conversation{Turns: 1, System: 1500, User: 400, Reply: 400, UBatch: 512}, sim.KeepKV)
+	if err == nil || !strings.Contains(err.Error(), "exceed the context limit of 2048") {
+		t.Errorf("oversized turn: %v", err)
+	}
+	for _, c := range []sim.Conversation{{Turns: 0, User: 1, Reply: 1, UBatch: 1}, {Turns: 1, System: -1, User: 1, Reply: 1, UBatch: 1}, {Turns: 1, User: 0, Reply: 1, UBatch: 1}} {
+		if _, err := s.Chat(c, sim.KeepKV); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if _, err := s.Chat(conv, "lru"); err == nil {
+		t.Error("unknown strategy accepted")
+	}
+}
+
+func TestSpeculative(t *testing.T) {
+	target := newSetup(t, "llama-3.1-8b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
+	draft := newSetup(t, "llama-3.2-1b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
+	const ctx = 1000
+
+	// a = 0 and k = 0 is plain decoding.
+	r, err := target.Speculate(draft, sim.Speculation{K: 0, Acceptance: 0}, ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TokensPerRound != 1 || r.DraftTime != 0 || r.TPOT != target.ITL(ctx, 1) || r.Speedup != 1 {
+		t.Errorf("k=0 a=0: %+v; want plain decoding (TPOT %v)", r, target.ITL(ctx, 1))
+	}
+	// Closed form (1 − a^(k+1)) / (1 − a).
+	for _, c := range []struct {
+		k    int
+		a    float64
+		want float64
+	}{
+		{4, 0.8, 3.3616}, // (1 − 0.32768) / 0.2
+		{2, 0.5, 1.75},   // (1 − 0.125) / 0.5
+		{3, 0, 1},
+		{5, 0.9, 4.68559}, // (1 − 0.531441) / 0.1
+	} {
+		sp := sim.Speculation{K: c.k, Acceptance: c.a}
+		if got := sp.TokensPerRound(); !near(got, c.want, 1e-9) {
+			t.Errorf("k=%d a=%v: %v tokens per round, want %v", c.k, c.a, got, c.want)
+		}
+		r, err := target.Speculate(draft, sp, ctx, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (draft.Decode(ctx, c.k, 1).Time + target.Verify(ctx, c.k+1, 1)) / c.want; !near(r.TPOT, want, 1e-12) {
+			t.Errorf("k=%d a=%v: TPOT %v, want %v", c.k, c.a, r.TPOT, want)
+		}
+		// At the break-even acceptance the speed-up is 1.
+		if r.BreakEven > 0 && r.BreakEven < 1 {
+			at, _ := target.Speculate(draft, sim.Speculation{K: c.k, Acceptance: r.BreakEven}, ctx, 1)
+			if !near(at.Speedup, 1, 1e-9) {
+				t.Errorf("k=%d: speed-up %v at the break-even acceptance %v", c.k, at.Speedup, r.BreakEven)
+			}
+		}
+	}
+	// A memory-bound target verifies 5 tokens for about the price of one.
+	if v1, v5 := target.Verify(ctx, 1, 1), target.Verify(ctx, 5, 1); v5 < v1 || v5 > 1.05*v1 {
+		t.Errorf("verify 5 tokens %v s against 1 token %v s", v5, v1)
+	}
+	if _, err := draft.Speculate(target, sim.Speculation{K: 4, Acceptance: 0.7}, ctx, 1); err == nil || !strings.Contains(err.Error(), "not smaller") {
+		t.Errorf("a draft larger than the target: %v", err)
+	}
+	for _, sp := range []sim.Speculation{{K: 4, Acceptance: 1}, {K: 4, Acceptance: -0.1}, {K: 4, Acceptance: math.NaN()}, {K: -1, Acceptance: 0.5}} {
+		if _, err := target.Speculate(draft, sp, ctx, 1); err == nil {
+			t.Errorf("%+v accepted", sp)
+		}
+	}
+}
+
+func TestEnergy(t *testing.T) {
+	r := &sim.Result{TPOT: 0.03, E2E: 2, Inputs: sim.Inputs{Workload: sim.Workload{Batch: 1}}}
+	e, err := sim.EnergyOf(r, 25, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 25 W × 0.03 s = 0.75 J per token; 3600 / 0.75 = 4800 tokens per Wh;
+	// 25 W × 2 s = 50 J per answer; 1 % of 50 Wh = 1800 J = 36 answers.
+	if !near(e.JoulesPerToken, 0.75, 1e-12) || !near(e.TokensPerWh, 4800, 1e-12) || !near(e.JoulesPerAnswer, 50, 1e-12) || !near(e.AnswersPerBatteryPercent, 36, 1e-12) {
+		t.Errorf("%+v", e)
+	}
+	// A batch shares the draw: per sequence, half.
+	r.Inputs.Workload.Batch = 2
+	if e2, _ := sim.EnergyOf(r, 25, 0); !near(e2.JoulesPerToken, 0.375, 1e-12) || e2.AnswersPerBatteryPercent != 0 {
+		t.Errorf("batch 2: %+v", e2)
+	}
+	for _, p := range []float64{0, -5, math.NaN(), math.Inf(1)} {
+		if _, err := sim.EnergyOf(r, p, 0); err == nil {
+			t.Errorf("power %v accepted", p)
+		}
+	}
+	if _, err := sim.EnergyOf(r, 25, -1); err == nil {
+		t.Error("negative battery accepted")
+	}
+}
+
+func TestConcurrent(t *testing.T) {
+	s := newSetup(t, "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
+	tg := sim.Targets{TTFT: 1, TPOT: 0.2}
+	cs := s.Concurrent(64, 4096, 100, 200, 512, tg)
+	prev := 0.0
+	for _, c := range cs {
+		e := s.Evaluate(4096, c.N, 100, 200, 512, tg)
+		if c.TTFT != e.TTFT || c.TPOT != e.TPOT || c.Limit != e.Limit || c.TPOT < prev {
+			t.Errorf("N=%d: %+v, plan's evaluation %+v", c.N, c, e)
+		}
+		prev = c.TPOT
+	}
+	n, l := sim.FirstFailure(cs)
+	if n < 2 || l != sim.LimitMemory {
+		// 4096 tokens × 114,688 B = 448 MiB per chat: memory runs out first.
+		t.Errorf("first failure at N=%d (%v); want memory after a few chats", n, l)
+	}
+	if l := s.PlanLimits(1, 4096, 100, 200, 512, tg); l.MaxBatchFit != n-1 {
+		t.Errorf("memory allows %d chats, first failure at %d", l.MaxBatchFit, n)
+	}
+}

@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Verify is the time of one target pass over `tokens` query tokens per
+// sequence for `batch` sequences, the first attending ctx keys: the weights
+// are streamed once for all batch·tokens tokens, each sequence's KV cache
+// is read once (fused attention), and every position gets logits. With one
+// token it is exactly ITL(ctx, batch).
+func (s *Setup) Verify(ctx, tokens, batch int) float64 {
+	if tokens == 1 {
+		return s.ITL(ctx, batch)
+	}
+	m := s.Model
+	kvReads := 1.0
+	if !s.Inputs.FlashAttention {
+		kvReads = float64(m.Spec.GQAGroup())
+	}
+	B := float64(batch)
+	last := ctx + tokens - 1
+	bytes := m.StreamedBytes(batch*tokens, true) + B*kvReads*m.KVBytes(last)
+	flops := B * m.DecodeFLOPsSum(ctx, last)
+	bw, pk := s.rates()
+	return math.Max(bytes/bw, flops/pk) + s.Inputs.DecodeOverhead
+}
+
+// Speculation is speculative decoding with a draft model: each round the
+// draft proposes K tokens one decode step at a time, the target verifies
+// them in one pass of K+1 tokens, and each proposal is accepted with
+// probability Acceptance, independently (the model of Leviathan et al.,
+// 2023, "Fast Inference from Transformers via Speculative Decoding").
+type Speculation struct {
+	K          int
+	Acceptance float64 // a, in [0, 1)
+}
+
+// Validate rejects impossible settings; messages name the CLI flag.
+func (sp Speculation) Validate() error {
+	if sp.K < 0 || sp.K > 64 {
+		return fmt.Errorf("--draft-tokens must be 0 … 64, got %d", sp.K)
+	}
+	if !(sp.Acceptance >= 0 && sp.Acceptance < 1) {
+		return fmt.Errorf("--acceptance must be in [0, 1), got %g", sp.Acceptance)
+	}
+	return nil
+}
+
+// TokensPerRound is the expected number of tokens one round yields:
+// (1 − a^(K+1)) / (1 − a), from 1 at a = 0 towards K+1 as a → 1.
+func (sp Speculation) TokensPerRound() float64 {
+	return tokensPerRound(sp.K, sp.Acceptance)
+}
+
+func tokensPerRound(k int, a float64) float64 {
+	if a == 0 {
+		return 1
+	}
+	return (1 - math.Pow(a, float64(k+1))) / (1 - a)
+}
+
+// SpeculativeResult prices speculative decoding at one context.
+type SpeculativeResult struct {
+	TokensPerRound float64 // expected tokens per round
+	DraftTime      float64 // K draft decode steps, s
+	VerifyTime     float64 // one target pass of K+1 tokens, s
+	TPOT           float64 // (DraftTime + VerifyTime) / TokensPerRound, s
+	PlainTPOT      float64 // the target's own decode step, s
+	Speedup        float64 // PlainTPOT / TPOT
+	// BreakEven is the acceptance rate below which speculation is slower
+	// than plain decoding: 0 when it always pays, 1 when it never does.
+	BreakEven float64
+	// ExtraMemory is the draft's weights and KV cache, bytes.
+	ExtraMemory float64
+}
+
+// Speculate prices one round of speculative decoding for `batch`
+// sequences whose next token attends ctx keys, drafted by draft (a Setup of
+// the draft model on the same device). The draft's catch-up on the token
+// the target adds each round is folded into its next round's first step.
+func (s *Setup) Speculate(draft *Setup, sp Speculation, ctx, batch int) (SpeculativeResult, error) {
+	if err := sp.Validate(); err != nil {
+		return SpeculativeResult{}, err
+	}
+	if draft.Model.ParamsActive >= s.Model.ParamsActive {
+		return SpeculativeResult{}, fmt.Errorf("draft model %s (%.3g active parameters) is not smaller than the target %s (%.3g): it cannot speed it up",
+			draft.Model.Spec.Name, draft.Model.ParamsActive, s.Model.Spec.Name, s.Model.ParamsActive)
+	}
+	r := SpeculativeResult{TokensPerRound: sp.TokensPerRound(), PlainTPOT: s.ITL(ctx, batch)}
+	r.DraftTime = draft.Decode(ctx, sp.K, batch).Time
+	r.VerifyTime = s.Verify(ctx, sp.K+1, batch)
+	r.TPOT = (r.DraftTime + r.VerifyTime) / r.TokensPerRound
+	r.Speedup = r.PlainTPOT / r.TPOT
+	r.ExtraMemory = draft.Model.WeightBytes + float64(batch)*draft.Model.KVBytes(ctx+sp.K)
+	// Speculation pays when tokensPerRound(a) > cost / plain; the left side
+	// rises from 1 at a = 0 to K+1 as a → 1.
+	ratio := (r.DraftTime + r.VerifyTime) / r.PlainTPOT
+	switch {
+	case ratio <= 1:
+		r.BreakEven = 0
+	case ratio >= float64(sp.K+1):
+		r.BreakEven = 1
+	default:
+		lo, hi := 0.0, 1.0
+		for i := 0; i < 60; i++ {
+			mid := (lo + hi) / 2
+			if tokensPerRound(sp.K, mid) < ratio {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		r.BreakEven = (lo + hi) / 2
+	}
+	return r, nil
+}
