@@ -56,7 +56,7 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "weights", Usage: "weight formats: `LIST` or all; default: each engine's default format"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache formats `LIST`; default: each engine's default, else f16"},
 		&cli.StringFlag{Name: "context", Value: "1k,2k,4k,8k,16k,32k", Usage: "context lengths per sequence (`LIST`, k = 1024)"},
-		&cli.StringFlag{Name: "batch", Value: "1", Usage: "concurrent sequences (`LIST`)"},
+		&cli.StringFlag{Name: "batch", Aliases: []string{"concurrent"}, Value: "1", Usage: "concurrent sequences or chats (`LIST`; continuous batching)"},
 		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: 512, Usage: "prompt tokens whose prefill TTFT measures"},
 		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: 128, Usage: "tokens generated per request"},
 		&cli.IntFlag{Name: "ubatch", Value: 512, Usage: "tokens per prefill pass"},

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
@@ -35,24 +37,15 @@ func predictCommand() *cli.Command {
 		Name:      "predict",
 		Usage:     "predict TTFT, TPOT, E2E latency, throughput and memory fit",
 		UsageText: predictUsage,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
-			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware) or path to a .toml profile (required)"},
-			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default"},
-			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the engine's default_weights, else the model's checkpoint format"},
-			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
+		Flags: append(append(setupFlags(),
 			&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "new prompt tokens per sequence"},
 			&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence (the first comes from the prefill)"},
 			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
 			&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
 			&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
-			&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
-			&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
-			&cli.StringFlag{Name: "overhead", Value: "256MiB", Usage: "runtime memory `SIZE` beyond weights, KV and activations"},
 			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"},
-			&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention, which reads the KV cache once per query head (llama.cpp without -fa)"},
-			formatFlag("text", "json", "csv", "markdown"),
-		},
+		), append(extraFlags(),
+			formatFlag("text", "json", "csv", "markdown"))...),
 		Action: predictAction,
 	}
 }
@@ -65,61 +58,32 @@ func predictAction(c *cli.Context) error {
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}
-	for _, f := range []string{"model", "hardware"} {
-		if c.String(f) == "" {
-			return usageErr("--%s is required", f)
-		}
-	}
-	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
-		if c.IsSet(f) {
-			if v := c.Float64(f); !(v > 0 && v <= 1) {
-				return usageErr("--%s must be in (0, 1], got %v", f, v)
-			}
-		}
-	}
-	overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
-	if err != nil || overhead < 0 {
-		return usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
-	}
 	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}
 	if err := w.Validate(); err != nil {
 		return usageErr("%v", err)
+	}
+	if err := checkExtraFlags(c); err != nil {
+		return err
 	}
 	cat, err := catalog(c)
 	if err != nil {
 		return err
 	}
-	spec, err := cat.Model(c.String("model"))
-	if err != nil {
-		return fmt.Errorf("--model: %w", err)
-	}
-	dev, err := cat.Device(c.String("hardware"))
-	if err != nil {
-		return fmt.Errorf("--hardware: %w", err)
-	}
-	eng, err := dev.Engine(c.String("engine"))
-	if err != nil {
-		return fmt.Errorf("--engine: %w", err)
-	}
-	weights := defaultWeights(c.String("weights"), eng.DefaultWeights, spec)
-	kv := firstNonEmpty(c.String("kv"), eng.DefaultKV, "f16")
-	mc, err := buildCost(spec, weights, kv)
+	s, err := resolveSetup(c, cat, "model", c.String("weights"))
 	if err != nil {
 		return err
 	}
-	opts := sim.DefaultOptions
-	opts.Engine = eng.Name
-	opts.BandwidthEfficiency = c.Float64("bw-efficiency")
-	opts.ComputeEfficiency = c.Float64("compute-efficiency")
-	opts.RuntimeOverhead = overhead
-	opts.Cold = c.Bool("cold")
-	opts.NoFlashAttention = c.Bool("no-flash-attn")
-	r, err := sim.Predict(mc, dev, w, opts)
+	r, err := s.Predict(w)
+	if err != nil {
+		return err
+	}
+	x, err := predictExtrasOf(c, cat, s, r)
 	if err != nil {
 		return err
 	}
 	out := c.App.Writer
 	j := newPredictJSON(r, c)
+	j.Energy, j.Speculative = x.energy, x.spec
 	if format == "json" || format == "csv" {
 		for _, w := range r.Warnings {
 			fmt.Fprintf(c.App.ErrWriter, "roofline: warning: %s\n", w.Message)
@@ -132,9 +96,9 @@ func predictAction(c *cli.Context) error {
 		t := predictFlat(j)
 		return t.WriteCSV(out)
 	case "markdown":
-		return writePredictMarkdown(out, r)
+		return writePredictMarkdown(out, r, x)
 	}
-	return writePredictText(out, r, c)
+	return writePredictText(out, r, c, x)
 }
 
 func firstNonEmpty(s ...string) string {
@@ -212,33 +176,35 @@ type warningJSON struct {
 }
 
 type predictJSON struct {
-	TTFT                 float64       `json:"ttft_s"`
-	TPOT                 num           `json:"tpot_s"`
-	E2E                  float64       `json:"e2e_s"`
-	ITLFirst             num           `json:"itl_first_s"`
-	ITLLast              num           `json:"itl_last_s"`
-	PrefillTokensPerS    float64       `json:"prefill_tokens_per_s"`
-	DecodeTokensPerS     num           `json:"decode_tokens_per_s"`
-	ThroughputTokensPerS num           `json:"throughput_tokens_per_s"`
-	TTFTBound            float64       `json:"ttft_bound_s"`
-	TPOTBound            num           `json:"tpot_bound_s"`
-	E2EBound             float64       `json:"e2e_bound_s"`
-	PrefillBound         string        `json:"prefill_bound"`
-	DecodeBound          *string       `json:"decode_bound"`
-	RidgeFLOPPerByte     float64       `json:"ridge_flop_per_byte"`
-	ComputeBoundBatch    *int          `json:"compute_bound_batch"`
-	KVShareLastStep      num           `json:"kv_share_last_step"`
-	LoadS                float64       `json:"load_s"`
-	ColdTTFT             num           `json:"cold_ttft_s,omitempty"`
-	TTFTInterval         []float64     `json:"ttft_interval_s,omitempty"`
-	TPOTInterval         []float64     `json:"tpot_interval_s,omitempty"`
-	E2EInterval          []float64     `json:"e2e_interval_s,omitempty"`
-	IntervalLevel        float64       `json:"interval_level,omitempty"`
-	Memory               memoryJSON    `json:"memory"`
-	Prefill              phaseJSON     `json:"prefill"`
-	Decode               *phaseJSON    `json:"decode"`
-	Inputs               inputsJSON    `json:"inputs"`
-	Warnings             []warningJSON `json:"warnings"`
+	TTFT                 float64            `json:"ttft_s"`
+	TPOT                 num                `json:"tpot_s"`
+	E2E                  float64            `json:"e2e_s"`
+	ITLFirst             num                `json:"itl_first_s"`
+	ITLLast              num                `json:"itl_last_s"`
+	PrefillTokensPerS    float64            `json:"prefill_tokens_per_s"`
+	DecodeTokensPerS     num                `json:"decode_tokens_per_s"`
+	ThroughputTokensPerS num                `json:"throughput_tokens_per_s"`
+	TTFTBound            float64            `json:"ttft_bound_s"`
+	TPOTBound            num                `json:"tpot_bound_s"`
+	E2EBound             float64            `json:"e2e_bound_s"`
+	PrefillBound         string             `json:"prefill_bound"`
+	DecodeBound          *string            `json:"decode_bound"`
+	RidgeFLOPPerByte     float64            `json:"ridge_flop_per_byte"`
+	ComputeBoundBatch    *int               `json:"compute_bound_batch"`
+	KVShareLastStep      num                `json:"kv_share_last_step"`
+	LoadS                float64            `json:"load_s"`
+	ColdTTFT             num                `json:"cold_ttft_s,omitempty"`
+	TTFTInterval         []float64          `json:"ttft_interval_s,omitempty"`
+	TPOTInterval         []float64          `json:"tpot_interval_s,omitempty"`
+	E2EInterval          []float64          `json:"e2e_interval_s,omitempty"`
+	IntervalLevel        float64            `json:"interval_level,omitempty"`
+	Memory               memoryJSON         `json:"memory"`
+	Prefill              phaseJSON          `json:"prefill"`
+	Decode               *phaseJSON         `json:"decode"`
+	Energy               *predictEnergyJSON `json:"energy,omitempty"`
+	Speculative          *specJSON          `json:"speculative,omitempty"`
+	Inputs               inputsJSON         `json:"inputs"`
+	Warnings             []warningJSON      `json:"warnings"`
 }
 
 func newPhaseJSON(p sim.Phase) phaseJSON {
@@ -379,7 +345,7 @@ func rate(v float64, unit string) string {
 }
 
 // resultTable is the core result table shared by text and Markdown.
-func resultTable(r *sim.Result) report.Table {
+func resultTable(r *sim.Result, x predictExtras) report.Table {
 	t := report.Table{Header: []string{"", "EXPECTED", "IDEAL", "BOUND"}, Right: map[int]bool{1: true, 2: true}}
 	withInterval := func(v float64, iv *sim.Interval) string {
 		if iv == nil {
@@ -407,6 +373,16 @@ func resultTable(r *sim.Result) report.Table {
 	if r.Inputs.Cold {
 		t.Add("cold TTFT", dur(r.ColdTTFT), "", fmt.Sprintf("load %s from storage at %s, then prefill", dur(r.LoadTime), units.FormatBandwidth(r.Inputs.StorageBandwidth)))
 	}
+	if e := x.energy; e != nil {
+		t.Add("energy", fmt.Sprintf("%.3g J/token", e.JoulesPerToken), "", fmt.Sprintf("%.0f tokens/Wh, %.3g J per answer at %g W (%s)", e.TokensPerWh, e.JoulesPerAnswer, e.PowerW, e.Basis))
+		if e.AnswersPerPct > 0 {
+			t.Add("battery", fmt.Sprintf("%.1f answers", e.AnswersPerPct), "", fmt.Sprintf("per 1 %% of %g Wh", e.BatteryWh))
+		}
+	}
+	if sp := x.spec; sp != nil {
+		t.Add("speculative TPOT", dur(sp.TPOT), "", fmt.Sprintf("draft %s (%s), k %d, a %.2f: %.2f× at context %d; pays off above a = %.2f",
+			sp.Draft, sp.DraftWeights, sp.K, sp.Acceptance, sp.Speedup, sp.Context, sp.BreakEven))
+	}
 	return t
 }
 
@@ -425,7 +401,7 @@ func memoryTable(r *sim.Result) report.Table {
 	return t
 }
 
-func writePredictText(w io.Writer, r *sim.Result, c *cli.Context) error {
+func writePredictText(w io.Writer, r *sim.Result, c *cli.Context, x predictExtras) error {
 	in := r.Inputs
 	wl := in.Workload
 	fmt.Fprintf(w, "%s on %s (%s engine)\n\n", in.Model, in.Device, in.Engine)
@@ -454,7 +430,7 @@ func writePredictText(w io.Writer, r *sim.Result, c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	t := resultTable(r)
+	t := resultTable(r, x)
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
@@ -511,10 +487,10 @@ func signedBytes(b float64) string {
 	return units.FormatBytes(b, units.Binary)
 }
 
-func writePredictMarkdown(w io.Writer, r *sim.Result) error {
+func writePredictMarkdown(w io.Writer, r *sim.Result, x predictExtras) error {
 	in := r.Inputs
 	fmt.Fprintf(w, "### %s on %s (%s, %s weights, %s KV)\n\n", in.Model, in.Device, in.Engine, in.Weights, in.KV)
-	t := resultTable(r)
+	t := resultTable(r, x)
 	t.Header[0] = "metric"
 	if err := t.WriteMarkdown(w); err != nil {
 		return err
@@ -528,4 +504,62 @@ func writePredictMarkdown(w io.Writer, r *sim.Result) error {
 		fmt.Fprintf(w, "\n> note: %s\n", wa.Message)
 	}
 	return nil
+}
+
+// predictExtras are predict's optional figures: energy when a power is
+// known, speculative decoding with --draft.
+type predictExtras struct {
+	energy *predictEnergyJSON
+	spec   *specJSON
+}
+
+type predictEnergyJSON struct {
+	Basis           string  `json:"basis"`
+	PowerW          float64 `json:"power_w"`
+	JoulesPerToken  float64 `json:"joules_per_token"`
+	JoulesPerAnswer float64 `json:"joules_per_answer"`
+	TokensPerWh     float64 `json:"tokens_per_wh"`
+	BatteryWh       float64 `json:"battery_wh,omitempty"`
+	AnswersPerPct   float64 `json:"answers_per_battery_percent,omitempty"`
+}
+
+func predictExtrasOf(c *cli.Context, cat *profiles.Catalog, s *sim.Setup, r *sim.Result) (predictExtras, error) {
+	var x predictExtras
+	power, basis, err := enginePower(c, s.Engine)
+	if err != nil {
+		return x, err
+	}
+	if power > 0 {
+		e, err := sim.EnergyOf(r, power, c.Float64("battery-wh"))
+		if err != nil {
+			return x, err
+		}
+		x.energy = &predictEnergyJSON{"estimate from " + basis, power, e.JoulesPerToken, e.JoulesPerAnswer, e.TokensPerWh, c.Float64("battery-wh"), e.AnswersPerBatteryPercent}
+	} else if c.IsSet("battery-wh") {
+		return x, usageErr("--battery-wh: the %s engine of %s has no rated power in its profile; give --power", s.Engine.Name, s.Device.Name)
+	}
+	if c.String("draft") == "" {
+		return x, nil
+	}
+	dw := c.String("draft-weights")
+	if dw == "" && s.Model.Weights.Name != model.FileWeightsName {
+		dw = s.Model.Weights.Name
+	}
+	draft, err := resolveSetup(c, cat, "draft", dw)
+	if err != nil {
+		return x, fmt.Errorf("--draft: %w", err)
+	}
+	sp := sim.Speculation{K: c.Int("draft-tokens"), Acceptance: c.Float64("acceptance")}
+	if err := sp.Validate(); err != nil {
+		return x, usageErr("%v", err)
+	}
+	w := r.Inputs.Workload
+	ctx := w.Depth + w.Prompt + max(w.Output/2, 1)
+	sr, err := s.Speculate(draft, sp, ctx, w.Batch)
+	if err != nil {
+		return x, err
+	}
+	x.spec = &specJSON{draft.Model.Spec.Name, draft.Model.Weights.Name, sp.K, sp.Acceptance, ctx, sr.TokensPerRound, sr.DraftTime, sr.VerifyTime,
+		sr.TPOT, sr.PlainTPOT, sr.Speedup, sr.BreakEven, sr.ExtraMemory, r.Memory.Total+sr.ExtraMemory <= r.Memory.Usable}
+	return x, nil
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// chatExamples are the worked examples of docs/chat.md, on edge boards.
+var chatExamples = []struct {
+	heading, text string
+	args          []string
+}{
+	{"A voice assistant on a Jetson Orin Nano Super", `Llama-3.2-3B at q4_k_m, a 500-token system prompt, ten turns of 50 tokens
+in and 150 out, loaded from the developer kit's NVMe; the 1B model of the same
+family as a draft; a 50 Wh battery.`,
+		[]string{"chat", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+			"--battery-wh", "50", "--draft", "llama-3.2-1b"}},
+	{"The same on an RK3588 NPU booting from a microSD card", `Qwen2.5-1.5B at w8a8 on the NPU, twelve turns, the model loaded from a
+UHS-I card; Qwen2.5-0.5B as the draft.`,
+		[]string{"chat", "--model", "qwen2.5-1.5b", "--hardware", "rk3588", "--engine", "npu", "--turns", "12", "--storage", "sd",
+			"--battery-wh", "37", "--draft", "qwen2.5-0.5b"}},
+	{"Outgrowing the context", `TinyLlama's 2,048-token context holds three turns of 500 tokens after a
+500-token system prompt; from the fourth turn the oldest turns are dropped.`,
+		[]string{"chat", "--model", "tinyllama-1.1b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_0", "--turns", "6",
+			"--user-tokens", "200", "--reply-tokens", "300", "--strategy", "keep-kv", "--concurrent", "4"}},
+}
+
+// TestChatDoc keeps docs/chat.md's worked examples in step with the code
+// (-update rewrites it): the page doubles as the golden test of chat.
+func TestChatDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(chatDocHead)
+	for _, ex := range chatExamples {
+		out, errOut, code := runCLI(ex.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", ex.args, code, errOut)
+		}
+		b.WriteString("\n## " + ex.heading + "\n\n" + ex.text + "\n\n```\n$ roofline " + strings.Join(quoteArgs(ex.args), " ") + "\n" + out + "```\n")
+	}
+	b.WriteString(chatDocTail)
+	const path = "../../docs/chat.md"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if old, _ := os.ReadFile(path); string(old) != b.String() {
+		t.Errorf("docs/chat.md is stale: go test ./cmd/roofline -run TestChatDoc -update")
+	}
+}
+
+func TestChatJSON(t *testing.T) {
+	out, errOut, code := runCLI("chat", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--turns", "4", "--storage", "100MB/s", "--draft", "llama-3.2-1b", "--draft-tokens", "0", "--acceptance", "0", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var r chatReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Strategies) != 3 || len(r.Strategies[0].Turns) != 4 {
+		t.Fatalf("%d strategies, %d turns", len(r.Strategies), len(r.Strategies[0].Turns))
+	}
+	c := r.Cold
+	// --storage 100MB/s: load = weight bytes / 1e8 B/s.
+	if !near(c.LoadS, c.WeightsBytes/1e8, 1e-12) || !near(c.ColdTTFTS, c.LoadS+c.SystemS+c.FirstTTFTS, 1e-12) || c.SystemS == 0 {
+		t.Errorf("cold start %+v", c)
+	}
+	// Both power modes of the Orin Nano 8GB: 25 W (super) then 15 W.
+	if r.Energy == nil || len(r.Energy.Modes) != 2 || r.Energy.Modes[0].PowerW != 25 || r.Energy.Modes[1].PowerW != 15 {
+		t.Fatalf("energy %+v", r.Energy)
+	}
+	m := r.Energy.Modes[0]
+	if !near(m.JoulesPerToken, 25*m.TPOT, 1e-12) || !near(m.TokensPerWh, 3600/m.JoulesPerToken, 1e-12) {
+		t.Errorf("energy mode %+v", m)
+	}
+	// k = 0, a = 0 is plain decoding.
+	if s := r.Spec; s == nil || s.TPOT != s.PlainTPOT || s.Speedup != 1 || s.DraftS != 0 {
+		t.Errorf("speculative with k=0, a=0: %+v", r.Spec)
+	}
+	if cj := r.Concurrent; len(cj.Rows) != 8 || cj.Rows[0].N != 1 || cj.MaxInMemory < cj.MaxMeeting || cj.Context != 500+4*200 {
+		t.Errorf("concurrency %+v", cj)
+	}
+}
+
+func TestPredictExtras(t *testing.T) {
+	out, errOut, code := runCLI("predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--cold", "--storage", "sd", "--power", "10W", "--battery-wh", "20", "--draft", "llama-3.2-1b", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j struct {
+		E2E      float64 `json:"e2e_s"`
+		TPOT     float64 `json:"tpot_s"`
+		TTFT     float64 `json:"ttft_s"`
+		Load     float64 `json:"load_s"`
+		ColdTTFT float64 `json:"cold_ttft_s"`
+		Memory   struct {
+			Weights float64 `json:"weights_bytes"`
+		} `json:"memory"`
+		Energy predictEnergyJSON `json:"energy"`
+		Spec   specJSON          `json:"speculative"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	// --storage sd: 104 MB/s; --power 10 W: J/token = 10 × TPOT; 1 % of
+	// 20 Wh = 720 J.
+	if !near(j.Load, j.Memory.Weights/104e6, 1e-12) || !near(j.ColdTTFT, j.Load+j.TTFT, 1e-12) {
+		t.Errorf("load %v s, cold TTFT %v s for %v B", j.Load, j.ColdTTFT, j.Memory.Weights)
+	}
+	if e := j.Energy; e.PowerW != 10 || !near(e.JoulesPerToken, 10*j.TPOT, 1e-12) || !near(e.AnswersPerPct, 720/(10*j.E2E), 1e-12) {
+		t.Errorf("energy %+v", e)
+	}
+	if s := j.Spec; s.Draft != "llama-3.2-1b" || s.K != 4 || !near(s.TokensPerRound, (1-math.Pow(0.7, 5))/0.3, 1e-12) {
+		t.Errorf("speculative %+v", s)
+	}
+}
+
+func TestChatErrors(t *testing.T) {
+	base := []string{"chat", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m"}
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"chat", "--hardware", "rk3588"}, 2, "--model is required"},
+		{append(base, "--turns", "0"), 2, "--turns must be"},
+		{append(base, "--user-tokens", "-3"), 2, "--user-tokens"},
+		{append(base, "--strategy", "lru"), 2, `unknown strategy "lru"`},
+		{append(base, "--system-tokens", "200000"), 1, "exceed the context limit"},
+		{append(base, "--acceptance", "1"), 2, "--acceptance must be in [0, 1)"},
+		{append(base, "--acceptance", "1", "--draft", "llama-3.2-1b"), 2, "--acceptance must be in [0, 1)"},
+		{append(base, "--draft", "llama-3.1-8b"), 1, "not smaller than the target"},
+		{append(base, "--draft", "lama-3.2-1b"), 1, "--draft"},
+		{append(base, "--power", "0W"), 2, "--power"},
+		{append(base, "--battery-wh", "-1"), 2, "--battery-wh"},
+		{append(base, "--storage", "floppy"), 2, `unknown storage "floppy"`},
+		{append(base, "--concurrent", "0"), 2, "--concurrent"},
+		{append(base, "--tpot", "fast"), 2, "--tpot"},
+		{[]string{"predict", "--model", "llama-3.2-3b", "--hardware", "apple-m2", "--battery-wh", "50"}, 2, "no rated power"},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCLI(c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d with %q", c.args[len(base)-1:], code, errOut, c.code, c.want)
+		}
+	}
+}
+
+const chatDocHead = `# Conversations, cold start, energy, concurrent chats, speculative decoding
+
+A local assistant is not one request. ` + "`roofline chat`" + ` answers what its users
+ask next: does keeping the KV cache between turns make the tenth turn as
+snappy as the first; what a cached system prompt saves; how long after
+power-on until the first word; how many answers per battery percent; what
+happens when a second chat opens; whether a small draft model speeds it up.
+Every figure comes from the same cost model as ` + "`predict`" + ` (docs/method.md,
+"Beyond one request"). This page is generated by
+` + "`go test ./cmd/roofline -run TestChatDoc -update`" + `, and doubles as chat's golden test.
+
+What each section means:
+
+- **Per turn.** keep-kv prefills only the new message on top of the retained
+  cache; prefix-cache re-prefills the history after the cached system
+  prompt; recompute re-prefills everything. TPOT is the same under all three:
+  decoding attends the same context. Σ E2E is the device time spent
+  answering so far (user think time excluded).
+- **Context limit.** The smaller of the model's maximum context and the
+  longest sequence that fits in memory. Past it the oldest whole turns are
+  dropped (never the system prompt); under keep-kv the kept turns are
+  shifted in place as llama.cpp's context shift does, costing one read and
+  write of their K half, added to that turn's TTFT.
+- **Cold start.** Loading the weights from storage (the profile's storage,
+  or ` + "`--storage sd|emmc|usb3|nvme-…`" + ` or a measured rate such as ` + "`--storage 85MB/s`" + `;
+  named media are interface limits, real media are slower), the system
+  prompt's prefill, and the first turn's prefill.
+- **Energy.** Joules per output token (power × TPOT) and per answer
+  (power × E2E), tokens per watt-hour and, with ` + "`--battery-wh`" + `, answers per
+  battery percent, for the device and each other power mode of it. These are
+  estimates from the rated power in the profile (or ` + "`--power`" + `), assumed drawn
+  for the whole request; a measured draw is usually lower.
+- **Concurrent chats.** N conversations at the conversation's final context
+  share the device by continuous batching: TPOT is the decode step at batch
+  N, TTFT the worst case where all N messages arrive together. The limits
+  are searched beyond the rows shown; ` + "`plan --concurrent LIST`" + ` searches the same
+  across devices and formats.
+- **Speculative decoding.** The draft proposes k tokens one step at a time;
+  the target verifies them in one pass of k + 1 tokens; with acceptance a a
+  round yields (1 − a^(k+1)) / (1 − a) tokens. The break-even acceptance is
+  where that equals the round's cost over a plain step.
+`
+
+const chatDocTail = `
+## Plots
+
+` + "`roofline plot chat`" + ` draws per-turn TTFT and cumulative latency by strategy;
+` + "`roofline plot concurrency`" + ` draws TPOT and TTFT against concurrent chats
+(docs/plots.md).
+`
