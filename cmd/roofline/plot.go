@@ -42,6 +42,10 @@ Kinds:
                 memory, per configuration and --context
   compare       predicted against measured tokens/s, and MBU per run
   plan          the feasible region of a plan (plan's flags)
+  chat          per-turn TTFT and cumulative latency of a conversation under
+                keep-kv, prefix-cache and recompute (chat's flags)
+  concurrency   per-chat TPOT and TTFT against concurrent chats sharing the
+                device (continuous batching), with the memory limit
 
 Examples:
   roofline plot tpot-context --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb,rk3588 --weights q4_k_m -o tpot.png
@@ -83,7 +87,7 @@ func seriesFlags() []cli.Flag {
 func plotCommand() *cli.Command {
 	kind := func(name, usage string, action func(*cli.Context) (*plots.Figure, error), extra ...cli.Flag) *cli.Command {
 		flags := append(plotFlags(), extra...)
-		if name != "plan" && name != "compare" {
+		if name != "plan" && name != "compare" && name != "chat" {
 			flags = append(flags, seriesFlags()...)
 		}
 		return &cli.Command{Name: name, Usage: usage, Flags: flags, UsageText: "roofline plot " + name + " [flags] -o FILE", Action: plotAction(action)}
@@ -117,6 +121,9 @@ func plotCommand() *cli.Command {
 				&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT` for every run"},
 				&cli.StringSliceFlag{Name: "measured", Usage: "measured runs (`FILE`; or give files as arguments)"}),
 			kind("plan", "the feasible region of a plan", plotPlan, planFlags()...),
+			kind("chat", "per-turn TTFT and cumulative latency of a conversation under each history strategy", plotChat, chatPlotFlags()...),
+			kind("concurrency", "per-chat TPOT and TTFT against the number of concurrent chats", plotConcurrency,
+				&cli.IntFlag{Name: "max-chats", Value: 32, Usage: "largest number of concurrent chats drawn"}),
 		},
 	}
 }
@@ -910,4 +917,98 @@ func plotPlan(c *cli.Context) (*plots.Figure, error) {
 	tg = append(tg, fmt.Sprintf("fits with %.0f%% headroom", 100*t.Headroom))
 	title := fmt.Sprintf("Plan: %s\n%s; prompt %d, output %d; first failing constraint per configuration", strings.Join(tg, ", "), strings.Join(common, ", "), sp.Prompt, sp.Output)
 	return plots.Plan(title, rows, cells)
+}
+
+func chatPlotFlags() []cli.Flag {
+	return append(setupFlags(),
+		&cli.IntFlag{Name: "turns", Value: 20, Usage: "turns in the conversation"},
+		&cli.IntFlag{Name: "system-tokens", Value: 500, Usage: "system prompt tokens"},
+		&cli.IntFlag{Name: "user-tokens", Value: 50, Usage: "tokens of each user message"},
+		&cli.IntFlag{Name: "reply-tokens", Value: 150, Usage: "tokens of each reply"},
+		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass"},
+		&cli.StringFlag{Name: "ttft", Value: "1s", Usage: "TTFT target drawn as a reference line (`DURATION`)"},
+	)
+}
+
+func plotChat(c *cli.Context) (*plots.Figure, error) {
+	conv := sim.Conversation{Turns: c.Int("turns"), System: c.Int("system-tokens"), User: c.Int("user-tokens"), Reply: c.Int("reply-tokens"), UBatch: c.Int("ubatch")}
+	if err := conv.Validate(); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if conv.Turns < 2 {
+		return nil, usageErr("--turns %d: a conversation plot needs at least 2 turns", conv.Turns)
+	}
+	target, err := parseDurationFlag(c, "ttft")
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog(c)
+	if err != nil {
+		return nil, err
+	}
+	s, err := resolveSetup(c, cat, "model", c.String("weights"))
+	if err != nil {
+		return nil, err
+	}
+	var ttft, cum []plots.Curve
+	var limit int
+	for _, st := range sim.Strategies {
+		res, err := s.Chat(conv, st)
+		if err != nil {
+			return nil, err
+		}
+		limit = res.Limit
+		a := plots.Curve{Label: string(st)}
+		b := plots.Curve{Label: string(st)}
+		for _, t := range res.Turns {
+			a.X = append(a.X, float64(t.N))
+			a.Expected = append(a.Expected, t.TTFT)
+			b.Expected = append(b.Expected, t.Cumulative)
+			if t.DroppedTurns > 0 && a.Limit == 0 {
+				a.Limit = float64(t.N)
+			}
+		}
+		b.X, b.Limit = a.X, a.Limit
+		ttft, cum = append(ttft, a), append(cum, b)
+	}
+	in := s.Inputs
+	title := fmt.Sprintf("Conversation: %s on %s (%s, weights %s, KV %s)\nsystem %d, user %d, reply %d tokens per turn; context limit %d; expected at η_bw %.2f, η_compute %.2f",
+		in.Model, in.Device, in.Engine, in.Weights, in.KV, conv.System, conv.User, conv.Reply, limit, in.BandwidthEfficiency, in.ComputeEfficiency)
+	return plots.Stacked(title, "turn", false,
+		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: target, TargetLabel: "TTFT target " + units.FormatDuration(target), LogY: true},
+		plots.Panel{YLabel: "Σ E2E (s)", Curves: cum})
+}
+
+func plotConcurrency(c *cli.Context) (*plots.Figure, error) {
+	ss, err := resolveSeries(c)
+	if err != nil {
+		return nil, err
+	}
+	maxN := c.Int("max-chats")
+	if maxN < 2 || maxN > 4096 {
+		return nil, usageErr("--max-chats %d: want 2 … 4096", maxN)
+	}
+	w := ss.workload
+	ctx := w.Context()
+	var tpot, ttft []plots.Curve
+	for _, s := range ss.list {
+		cs := s.setup.Concurrent(maxN, ctx, w.Prompt, w.Output, w.UBatch, sim.Targets{})
+		a := plots.Curve{Label: s.label}
+		b := plots.Curve{Label: s.label}
+		for _, r := range cs {
+			a.X = append(a.X, float64(r.N))
+			a.Expected = append(a.Expected, r.TPOT*1e3)
+			b.Expected = append(b.Expected, r.TTFT)
+			if !r.Fits && a.Limit == 0 && r.N > 1 {
+				a.Limit = float64(r.N - 1)
+			}
+		}
+		b.X, b.Limit = a.X, a.Limit
+		tpot, ttft = append(tpot, a), append(ttft, b)
+	}
+	title := ss.title("Concurrent chats (continuous batching)",
+		fmt.Sprintf("%d tokens per chat (depth %d + message %d + reply %d); TTFT: all send at once", ctx, w.Depth, w.Prompt, w.Output))
+	return plots.Stacked(title, "concurrent chats", true,
+		plots.Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: ss.targets.TPOT * 1e3, TargetLabel: "TPOT target " + units.FormatDuration(ss.targets.TPOT), LogY: true},
+		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: ss.targets.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(ss.targets.TTFT), LogY: true})
 }

@@ -62,6 +62,18 @@ default efficiencies (no calibration), coloured by vendor, with y = x and a
 target (●) or is marked by the first constraint it fails.`,
 		[]string{"plot", "plan", "--hardware", "jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588", "--model", "llama-3.2-3b",
 			"--weights", "q4_k_m,q8_0", "--ttft", "1s", "--tpot", "200ms", "-o", "docs/plots/plan.png"}},
+	{"chat", "A conversation", `Per-turn TTFT (log scale) and the cumulative time spent answering, for a
+20-turn chat with a 500-token system prompt. Keeping the KV cache makes the
+twentieth turn as quick as the first; re-prefilling the history (prefix
+caching of the system prompt only, or none) makes TTFT grow with every turn
+and crosses the 1 s target within a few turns.`,
+		[]string{"plot", "chat", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+			"-o", "docs/plots/chat.png"}},
+	{"concurrency", "Concurrent chats", `Per-chat TPOT and TTFT as chats holding 2,200 tokens each share the device
+(continuous batching; TTFT when every chat sends its 50-token message at
+once). × marks the most chats whose caches fit in memory.`,
+		[]string{"plot", "concurrency", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb,rk3588", "--weights", "q4_k_m",
+			"--prompt", "50", "--output", "150", "--depth", "2000", "--ttft", "1s", "--tpot", "200ms", "-o", "docs/plots/concurrency.png"}},
 }
 
 // fromRoot rewrites repository-root paths for a test running in
@@ -369,6 +381,58 @@ func TestPlotSeriesMatchPredictor(t *testing.T) {
 		}
 		if len(measured) != 2 || !strings.HasPrefix(measured[0], "MFU") || !strings.HasPrefix(measured[1], "MBU") {
 			t.Errorf("measured labels %v; want the pp512 MFU and the tg128 MBU", measured)
+		}
+	})
+
+	t.Run("chat", func(t *testing.T) {
+		rows := plotData(t, "plot", "chat", "-m", "llama-3.2-3b", "--hw", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--engine", "gpu", "--turns", "6")
+		conv := sim.Conversation{Turns: 6, System: 500, User: 50, Reply: 150, UBatch: 512}
+		n := 0
+		for _, r := range rows {
+			if r[1] != "expected" {
+				continue
+			}
+			res, err := jetson.Chat(conv, sim.Strategy(r[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Turns[int(atof(t, r[3]))-1]
+			want := tr.TTFT
+			if r[4] == "Σ E2E (s)" {
+				want = tr.Cumulative
+			}
+			if y := atof(t, r[5]); !near(y, want, 1e-9) {
+				t.Errorf("%s turn %s %s: %v, chat %v", r[0], r[3], r[4], y, want)
+			}
+			n++
+		}
+		if n != 3*6*2 {
+			t.Errorf("%d points; want 3 strategies × 6 turns × 2 panels", n)
+		}
+	})
+
+	t.Run("concurrency", func(t *testing.T) {
+		rows := plotData(t, "plot", "concurrency", "-m", "llama-3.2-3b", "--hw", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+			"-p", "50", "-n", "150", "-d", "2000", "--max-chats", "16")
+		limit := 0.0
+		for _, r := range rows {
+			x, y := atof(t, r[3]), atof(t, r[5])
+			c := jetson.Evaluate(2200, int(x), 50, 150, 512, sim.Targets{})
+			switch r[1] + " " + r[4] {
+			case "expected TPOT per chat (ms)":
+				if !near(y, c.TPOT*1e3, 1e-9) {
+					t.Errorf("%v chats: TPOT %v ms, plan %v ms", x, y, c.TPOT*1e3)
+				}
+			case "expected TTFT (s)":
+				if !near(y, c.TTFT, 1e-9) {
+					t.Errorf("%v chats: TTFT %v s, plan %v s", x, y, c.TTFT)
+				}
+			case "memory runs out TPOT per chat (ms)":
+				limit = x
+			}
+		}
+		if l := jetson.PlanLimits(1, 2200, 50, 150, 512, sim.Targets{}).MaxBatchFit; float64(l) != limit {
+			t.Errorf("memory limit drawn at %v chats, plan says %d", limit, l)
 		}
 	})
 

@@ -415,6 +415,41 @@ func log2X(p *plot.Plot) {
 
 // cleanTicks are gonum's default linear ticks labelled without trailing
 // zeros (250, not 250.00).
+// intTicks labels a linear axis of counts (turns): multiples of 1, 2 or 5
+// × 10^k, at most about eight, and the first count.
+type intTicks struct{}
+
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	lo, hi = math.Ceil(lo), math.Floor(hi)
+	if !(hi >= lo) || math.IsInf(hi-lo, 0) {
+		return nil
+	}
+	step := 1.0
+	for e := 0.0; (hi-lo)/step > 8; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			if step = m * math.Pow(10, e); (hi-lo)/step <= 8 {
+				break
+			}
+		}
+	}
+	ticks := []plot.Tick{{Value: lo, Label: si(lo)}}
+	minor := step <= 10
+	for v := lo + 1; v <= hi; v++ {
+		if !minor { // jump to the next multiple of step
+			v = math.Ceil(v/step) * step
+			if v > hi {
+				break
+			}
+		}
+		t := plot.Tick{Value: v}
+		if math.Mod(v, step) == 0 {
+			t.Label = si(v)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
+
 type cleanTicks struct{}
 
 func (cleanTicks) Ticks(lo, hi float64) []plot.Tick {

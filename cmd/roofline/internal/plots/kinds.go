@@ -14,7 +14,7 @@ import (
 )
 
 // Kinds lists the figures roofline draws, in documentation order.
-var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan"}
+var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency"}
 
 // Point is one measured or predicted operating point.
 type Point struct {
@@ -40,29 +40,59 @@ type Curve struct {
 
 // Latency draws expected (solid) and ideal (dashed) curves against a
 // power-of-two sweep on a log x axis, a target as a red reference line,
-// and measured points. yUnit scales seconds for display (1e3: ms).
+// and measured points.
 func Latency(title, xLabel, yLabel string, curves []Curve, target float64, targetLabel string, logYAxis bool) (*Figure, error) {
-	f := newFigure(title, 1)
-	p := f.Panels[0]
-	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
-	log2X(p)
-	if logYAxis {
-		logY(p)
-	}
-	if err := drawCurves(f, p, curves, logYAxis, 1, xLabel); err != nil {
-		return nil, err
-	}
-	if target > 0 {
-		f.record(targetLabel, "target", "", math.NaN(), yLabel, target, "")
-		x0, x1 := xRange(curves)
-		p.Add(hline(x0, x1, target, targetC, dashed))
-		f.add(targetLabel, hline(0, 1, 0, targetC, dashed))
-		if p.Y.Max < target*1.05 {
-			p.Y.Max = target * 1.05
+	return Stacked(title, xLabel, true, Panel{YLabel: yLabel, Curves: curves, Target: target, TargetLabel: targetLabel, LogY: logYAxis})
+}
+
+// Panel is one panel of a Stacked figure.
+type Panel struct {
+	YLabel      string
+	Curves      []Curve
+	Target      float64 // reference line, 0 for none
+	TargetLabel string
+	LogY        bool
+}
+
+// Stacked draws panels top to bottom over one x axis (log base 2 when
+// logX), each with its curves and target. Only the first panel's curves
+// enter the legend: the panels show the same series.
+func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) {
+	f := newFigure(title, len(panels))
+	f.Panels[len(panels)-1].X.Label.Text = xLabel
+	for i, pn := range panels {
+		p := f.Panels[i]
+		p.Y.Label.Text = pn.YLabel
+		if logX {
+			log2X(p)
+		} else {
+			p.X.Tick.Marker = intTicks{}
 		}
-	}
-	if !logYAxis {
-		p.Y.Min = 0
+		if pn.LogY {
+			logY(p)
+		}
+		into := f
+		if i > 0 {
+			into = newFigure("", 0)
+		}
+		if err := drawCurves(into, p, pn.Curves, pn.LogY, 1, xLabel); err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			f.Data = append(f.Data, into.Data...)
+		}
+		if pn.Target > 0 {
+			f.record(pn.TargetLabel, "target", "", math.NaN(), pn.YLabel, pn.Target, "")
+			x0, x1 := xRange(pn.Curves)
+			p.Add(hline(x0, x1, pn.Target, targetC, dashed))
+			f.add(pn.TargetLabel, hline(0, 1, 0, targetC, dashed))
+			if p.Y.Max < pn.Target*1.05 {
+				p.Y.Max = pn.Target * 1.05
+			}
+		}
+		if !pn.LogY {
+			p.Y.Min = 0
+		}
 	}
 	return f, nil
 }
@@ -220,33 +250,9 @@ func interp(xs, ys []float64, x float64) float64 {
 // against batch size; ▲ marks where decode turns compute-bound and × where
 // memory runs out.
 func Batch(title string, throughput, tpot []Curve, target float64) (*Figure, error) {
-	f := newFigure(title, 2)
-	top, bottom := f.Panels[0], f.Panels[1]
-	top.Y.Label.Text, bottom.Y.Label.Text = "tokens/s, all", "TPOT (ms)"
-	bottom.X.Label.Text = "concurrent sequences (batch)"
-	for _, p := range f.Panels {
-		log2X(p)
-		p.Y.Min = 0
-	}
-	if err := drawCurves(f, top, throughput, false, 1, bottom.X.Label.Text); err != nil {
-		return nil, err
-	}
-	// The bottom panel repeats the curves without new legend entries.
-	g := newFigure("", 0)
-	if err := drawCurves(g, bottom, tpot, false, 1, bottom.X.Label.Text); err != nil {
-		return nil, err
-	}
-	f.Data = append(f.Data, g.Data...)
-	if target > 0 {
-		f.record("TPOT target", "target", "", math.NaN(), bottom.Y.Label.Text, target, "")
-		x0, x1 := xRange(tpot)
-		bottom.Add(hline(x0, x1, target, targetC, dashed))
-		f.add(fmt.Sprintf("TPOT target %s ms", trim(target)), hline(0, 1, 0, targetC, dashed))
-		if bottom.Y.Max < target*1.05 {
-			bottom.Y.Max = target * 1.05
-		}
-	}
-	return f, nil
+	return Stacked(title, "concurrent sequences (batch)", true,
+		Panel{YLabel: "tokens/s, all", Curves: throughput},
+		Panel{YLabel: "TPOT (ms)", Curves: tpot, Target: target, TargetLabel: fmt.Sprintf("TPOT target %s ms", trim(target))})
 }
 
 // Roof is one device engine's roofline at one precision.

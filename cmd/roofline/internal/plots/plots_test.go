@@ -119,6 +119,28 @@ func TestTicks(t *testing.T) {
 	}
 }
 
+func TestIntTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1, 20, "1 5 10 15 20"},
+		{1, 8, "1 2 3 4 5 6 7 8"},
+		{1, 100, "1 20 40 60 80 100"},
+		{1, 1e6, "1 200k 400k 600k 800k 1M"},
+	} {
+		var labels []string
+		for _, tk := range (intTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Label != "" {
+				labels = append(labels, tk.Label)
+			}
+		}
+		if got := strings.Join(labels, " "); got != c.want {
+			t.Errorf("%v … %v: %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
 func TestDeterministicSVG(t *testing.T) {
 	render := func() []byte {
 		f, err := Latency("t", "x", "y", []Curve{curve("a", 1, 2, 3)}, 2.5, "target", true)
