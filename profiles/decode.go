@@ -152,9 +152,21 @@ type rawDevice struct {
 // applied to every device whose memory the OS shares.
 const UnifiedUsableShare = 0.75
 
-// decodeStrict decodes TOML into v and turns syntax errors and unknown keys
-// into positioned FileErrors.
+// DecodeStrict decodes TOML into v and turns syntax errors and unknown keys
+// into positioned FileErrors; other roofline files (studies) share it.
+// schemaDoc names the page that documents the keys, for the hint.
+func DecodeStrict(file string, src []byte, v any, schemaDoc string) (toml.MetaData, error) {
+	return decodeStrictDoc(file, src, v, schemaDoc)
+}
+
+// LineOfKey is the line where a dotted key is written, 0 when not found.
+func LineOfKey(src []byte, key ...string) int { return lineOfKey(src, toml.Key(key)) }
+
 func decodeStrict(file string, src []byte, v any) (toml.MetaData, error) {
+	return decodeStrictDoc(file, src, v, "docs/profiles.md")
+}
+
+func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.MetaData, error) {
 	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(v)
 	if err != nil {
 		var pe toml.ParseError
@@ -166,7 +178,7 @@ func decodeStrict(file string, src []byte, v any) (toml.MetaData, error) {
 	if und := md.Undecoded(); len(und) > 0 {
 		var errs []error
 		for _, k := range und {
-			errs = append(errs, &FileError{File: file, Line: lineOfKey(src, k), Msg: fmt.Sprintf("unknown key %q (check the spelling against docs/profiles.md)", k.String())})
+			errs = append(errs, &FileError{File: file, Line: lineOfKey(src, k), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)})
 		}
 		return md, errors.Join(errs...)
 	}

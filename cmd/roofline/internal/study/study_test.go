@@ -1,0 +1,104 @@
+package study
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	src := `title = "t"
+devices = ["rk3588"]
+models = ["llama-3.2-3b"]
+profiles = ["boards"]
+plots = ["plan", "memory"]
+
+[workload]
+prompt = 200
+depth = 1000
+contexts = ["2k", "8k"]
+batches = [1, 2]
+
+[targets]
+ttft = "1s"
+min_throughput = 5.5
+
+[[measured]]
+file = "runs/bench.json"
+hardware = "rk3588"
+`
+	s, err := Parse(filepath.Join("studies", "a.toml"), []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Workload
+	// Unset keys keep predict's defaults: output 128, batch 1, ubatch 512.
+	if w.Prompt != 200 || w.Output != 128 || w.Batch != 1 || w.Depth != 1000 || w.UBatch != 512 || len(w.Contexts) != 2 || len(w.Batches) != 2 {
+		t.Errorf("workload %+v", w)
+	}
+	if s.Targets.TTFT != "1s" || s.Targets.MinThroughput != 5.5 || s.Targets.TPOT != "" {
+		t.Errorf("targets %+v", s.Targets)
+	}
+	if len(s.Measured) != 1 || s.Measured[0].File != filepath.Join("studies", "runs", "bench.json") || s.Measured[0].Raw != "runs/bench.json" {
+		t.Errorf("measured %+v", s.Measured)
+	}
+	if s.Profiles[0] != filepath.Join("studies", "boards") {
+		t.Errorf("profiles %v", s.Profiles)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		src  string
+		want []string
+	}{
+		{`title = "t"
+devices = ["a"]
+models = ["m"]
+colour = "red"`, []string{"a.toml:4: unknown key \"colour\" (check the spelling against docs/studies.md)"}},
+		{`devices = []`, []string{"title is required", "a.toml:1: devices is required", "models is required"}},
+		{`title = "t"
+devices = ["a"]
+models = ["m"]
+plots = ["pie"]
+[workload]
+prompt = 0
+batches = [0]
+[targets]
+min_throughput = -1
+[[measured]]
+hardware = "x"`, []string{"a.toml:4: unknown plot \"pie\"", "a.toml:6: workload.prompt must be 1", "workload.batches must be at least 1", "a.toml:9: targets.min_throughput", "needs file"}},
+		{`title = "t`, []string{"a.toml:1:"}},
+		{`title = 5`, []string{"a.toml"}},
+	}
+	for _, c := range cases {
+		_, err := Parse("a.toml", []byte(c.src))
+		if err == nil {
+			t.Errorf("%q: no error", c.src)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q:\n%v\nwant %q", c.src, err, w)
+			}
+		}
+	}
+}
+
+func TestLineOfValue(t *testing.T) {
+	src := []byte("title = \"t\"\ndevices = [\n  \"rk3588\",\n  'nosuch',\n]\n")
+	if LineOfValue(src, "rk3588") != 3 || LineOfValue(src, "nosuch") != 4 || LineOfValue(src, "x") != 0 {
+		t.Error("LineOfValue")
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"m\"]\n[workload]\nprompt = 5\n[[measured]]\nfile = \"x\"\n"))
+	f.Add([]byte("[targets]\nttft = \"1s\"\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		s, err := Parse("f.toml", src)
+		if err == nil && (s.Title == "" || len(s.Devices) == 0 || len(s.Models) == 0 || s.Workload.Prompt < 1 || s.Workload.UBatch < 1) {
+			t.Errorf("accepted an incomplete study: %+v", s)
+		}
+	})
+}
