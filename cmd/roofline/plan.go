@@ -82,12 +82,22 @@ func parseDurationFlag(c *cli.Context, name string) (float64, error) {
 	if s == "" {
 		return 0, nil
 	}
+	v, err := parseDurationValue(s)
+	if err != nil {
+		return 0, usageErr("--%s %v", name, err)
+	}
+	return v, nil
+}
+
+// parseDurationValue reads a positive duration with its unit.
+func parseDurationValue(s string) (float64, error) {
+	s = strings.TrimSpace(s)
 	if _, err := strconv.ParseFloat(s, 64); err == nil {
-		return 0, usageErr("--%s %q: give a unit, e.g. 1s or 200ms", name, s)
+		return 0, fmt.Errorf("%q: give a unit, e.g. 1s or 200ms", s)
 	}
 	v, err := units.Parse(s, units.DimDuration)
 	if err != nil || !(v > 0) {
-		return 0, usageErr("--%s %q: want a positive duration such as 1s or 200ms", name, s)
+		return 0, fmt.Errorf("%q: want a positive duration such as 1s or 200ms", s)
 	}
 	return v, nil
 }

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var reportStudies = []string{"../../docs/examples/voice-assistant.toml", "../../docs/examples/llama-bench-rtx4080.toml"}
+
+func runReport(t *testing.T, study string, extra ...string) string {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "report")
+	_, errOut, code := runCLI(append([]string{"report", study, "-o", out}, extra...)...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", study, code, errOut)
+	}
+	return out
+}
+
+// TestReportGolden pins report.md of the llama-bench study; -update
+// regenerates it.
+func TestReportGolden(t *testing.T) {
+	out := runReport(t, reportStudies[1])
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report-llama-bench-rtx4080.md", strings.ReplaceAll(string(md), out, "DIR"))
+}
+
+func TestReportFiles(t *testing.T) {
+	for _, s := range reportStudies {
+		out := runReport(t, s)
+		for _, f := range []string{"report.md", "report.html", "results.csv", "results.json"} {
+			if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s: %s missing or empty", s, f)
+			}
+		}
+		var r reportData
+		js, _ := os.ReadFile(filepath.Join(out, "results.json"))
+		if err := json.Unmarshal(js, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Figures) == 0 || len(r.Predictions) == 0 || len(r.Devices) == 0 {
+			t.Errorf("%s: %d figures, %d predictions, %d devices", s, len(r.Figures), len(r.Predictions), len(r.Devices))
+		}
+		for _, f := range r.Figures {
+			for _, p := range []string{f.PNG, f.SVG} {
+				if _, err := os.Stat(filepath.Join(out, p)); err != nil {
+					t.Errorf("%s: figure %s missing", s, p)
+				}
+			}
+		}
+		rows, err := csv.NewReader(strings.NewReader(string(must(os.ReadFile(filepath.Join(out, "results.csv")))))).ReadAll()
+		if err != nil || len(rows) < 10 {
+			t.Fatalf("%s: results.csv: %d rows, %v", s, len(rows), err)
+		}
+		// Every prediction's TTFT is in results.csv.
+		for _, p := range r.Predictions {
+			found := false
+			for _, row := range rows {
+				if row[0] == "predict" && row[1] == p.Result.Inputs.Hardware && row[2] == p.Result.Inputs.Engine && row[3] == p.Result.Inputs.Model &&
+					row[4] == p.Result.Inputs.Weights && row[8] == "ttft" && near(atof(t, row[9]), p.Result.TTFT, 1e-9) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: TTFT of %s %s %s not in results.csv", s, p.Result.Inputs.Hardware, p.Result.Inputs.Model, p.Result.Inputs.Weights)
+			}
+		}
+	}
+}
+
+// TestReportSelfContained: the HTML must load nothing from anywhere.
+func TestReportSelfContained(t *testing.T) {
+	for _, s := range reportStudies {
+		out := runReport(t, s)
+		h := string(must(os.ReadFile(filepath.Join(out, "report.html"))))
+		// Namespace declarations name, not fetch; nothing else may point out.
+		stripped := regexp.MustCompile(`xmlns(:\w+)?="[^"]*"`).ReplaceAllString(h, "")
+		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", "src=", "href=", "url(", "@import"} {
+			if strings.Contains(strings.ToLower(stripped), bad) {
+				t.Errorf("%s: report.html contains %q", s, bad)
+			}
+		}
+		// Sources cite URLs in the text; no tag may hold one.
+		for _, tag := range regexp.MustCompile(`<[^>]*>`).FindAllString(stripped, -1) {
+			if strings.Contains(tag, "//") {
+				t.Errorf("%s: tag %q points somewhere", s, tag)
+			}
+		}
+		r := must(os.ReadFile(filepath.Join(out, "results.json")))
+		var rd reportData
+		json.Unmarshal(r, &rd)
+		if n := strings.Count(h, "<svg"); n != len(rd.Figures) {
+			t.Errorf("%s: %d inline SVGs for %d figures", s, n, len(rd.Figures))
+		}
+	}
+}
+
+// TestReportChromium renders the HTML in headless Chromium when it is
+// installed (it is not in CI): the DOM must hold the title and every figure.
+func TestReportChromium(t *testing.T) {
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium not installed")
+	}
+	out := runReport(t, reportStudies[0])
+	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+filepath.Join(out, "report.html"))
+	dom, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(dom), "Voice assistant on Jetson Orin Nano vs RK3588") || strings.Count(string(dom), "<svg") < 4 {
+		t.Errorf("Chromium's DOM lacks the title or the figures (%d bytes)", len(dom))
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	bad := write("bad.toml", `title = "t"
+devices = ["rk3588", "nosuch-board"]
+models = ["lama-3.2-3b"]
+weights = ["q4_k_x"]
+
+[targets]
+ttft = "fast"
+
+[[measured]]
+file = "missing.json"
+`)
+	out := filepath.Join(dir, "out")
+	_, errOut, code := runCLI("report", bad, "-o", out)
+	for _, want := range []string{"bad.toml:2: devices:", "nosuch-board", "bad.toml:3: models:", "did you mean llama-3.2-3b", "bad.toml:4: weights:", "bad.toml:7: targets.ttft", "bad.toml:10: measured file \"missing.json\""} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, want 1 and %q in:\n%s", code, want, errOut)
+		}
+	}
+	// A failure after work began (an explicit figure that cannot be drawn)
+	// leaves no directory, partial or final.
+	noMeasured := write("nomeasured.toml", `title = "t"
+devices = ["rk3588"]
+models = ["llama-3.2-3b"]
+plots = ["compare"]
+`)
+	if _, errOut, code := runCLI("report", noMeasured, "-o", out); code != 1 || !strings.Contains(errOut, "no [[measured]] files") {
+		t.Errorf("compare without runs: exit %d, %s", code, errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			t.Errorf("left %s behind", e.Name())
+		}
+	}
+	// An existing directory needs --force, which replaces it.
+	good := write("good.toml", "title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"qwen2.5-0.5b\"]\nplots = [\"memory\"]\n")
+	os.Mkdir(out, 0o755)
+	os.WriteFile(filepath.Join(out, "old.txt"), []byte("x"), 0o644)
+	if _, errOut, code := runCLI("report", good, "-o", out); code != 2 || !strings.Contains(errOut, "--force") {
+		t.Errorf("existing dir: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := runCLI("report", good, "-o", out, "--force"); code != 0 {
+		t.Fatalf("--force: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "old.txt")); err == nil {
+		t.Error("--force kept the old directory's files")
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
+		t.Error("--force wrote no report")
+	}
+	for _, args := range [][]string{{"report"}, {"report", good}, {"report", filepath.Join(dir, "none.toml"), "-o", filepath.Join(dir, "x")}} {
+		if _, _, code := runCLI(args...); code == 0 {
+			t.Errorf("%v succeeded", args)
+		}
+	}
+}
+
+func BenchmarkReport(b *testing.B) {
+	for _, s := range reportStudies {
+		b.Run(filepath.Base(s), func(b *testing.B) {
+			dir := b.TempDir()
+			for b.Loop() {
+				out := filepath.Join(dir, "r")
+				if _, errOut, code := runCLI("report", s, "-o", out, "--force"); code != 0 {
+					b.Fatal(errOut)
+				}
+			}
+		})
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
