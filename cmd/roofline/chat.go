@@ -258,7 +258,7 @@ type energyModeJSON struct {
 	Hardware        string  `json:"hardware"`
 	PowerMode       string  `json:"power_mode"`
 	PowerW          float64 `json:"power_w"`
-	TPOT            float64 `json:"tpot_s"`
+	TPOT            num     `json:"tpot_s"`
 	JoulesPerToken  float64 `json:"joules_per_token"`
 	JoulesPerAnswer float64 `json:"joules_per_answer"`
 	TokensPerWh     float64 `json:"tokens_per_wh"`
@@ -513,7 +513,7 @@ func chatEnergy(c *cli.Context, cat *profiles.Catalog, s *sim.Setup, conv sim.Co
 		if mode == "" {
 			mode = "—"
 		}
-		ej.Modes = append(ej.Modes, energyModeJSON{m.Device.Name, mode, p, tpot, e.JoulesPerToken, e.JoulesPerAnswer, e.TokensPerWh, e.AnswersPerBatteryPercent})
+		ej.Modes = append(ej.Modes, energyModeJSON{m.Device.Name, mode, p, jnum(tpot), e.JoulesPerToken, e.JoulesPerAnswer, e.TokensPerWh, e.AnswersPerBatteryPercent})
 	}
 	rep.Energy = ej
 	return nil
@@ -636,7 +636,7 @@ func writeChat(w io.Writer, r *chatReport, md bool) error {
 			et.Right[7] = true
 		}
 		for _, m := range r.Energy.Modes {
-			row := []string{m.Hardware, m.PowerMode, fmt.Sprintf("%g W", m.PowerW), durp(jnum(m.TPOT)), fmt.Sprintf("%.3g", m.JoulesPerToken), fmt.Sprintf("%.3g", m.JoulesPerAnswer), fmt.Sprintf("%.0f", m.TokensPerWh)}
+			row := []string{m.Hardware, m.PowerMode, fmt.Sprintf("%g W", m.PowerW), durp(m.TPOT), fmt.Sprintf("%.3g", m.JoulesPerToken), fmt.Sprintf("%.3g", m.JoulesPerAnswer), fmt.Sprintf("%.0f", m.TokensPerWh)}
 			if r.Energy.BatteryWh > 0 {
 				row = append(row, fmt.Sprintf("%.1f", m.AnswersPerPct))
 			}

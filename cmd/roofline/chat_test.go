@@ -76,7 +76,7 @@ func TestChatJSON(t *testing.T) {
 		t.Fatalf("energy %+v", r.Energy)
 	}
 	m := r.Energy.Modes[0]
-	if !near(m.JoulesPerToken, 25*m.TPOT, 1e-12) || !near(m.TokensPerWh, 3600/m.JoulesPerToken, 1e-12) {
+	if !near(m.JoulesPerToken, 25**m.TPOT, 1e-12) || !near(m.TokensPerWh, 3600/m.JoulesPerToken, 1e-12) {
 		t.Errorf("energy mode %+v", m)
 	}
 	// k = 0, a = 0 is plain decoding.
@@ -85,6 +85,17 @@ func TestChatJSON(t *testing.T) {
 	}
 	if cj := r.Concurrent; len(cj.Rows) != 8 || cj.Rows[0].N != 1 || cj.MaxInMemory < cj.MaxMeeting || cj.Context != 500+4*200 {
 		t.Errorf("concurrency %+v", cj)
+	}
+}
+
+// TestChatOneTokenReplies: with one-token replies there is no decode step;
+// TPOT is undefined and must not break JSON.
+func TestChatOneTokenReplies(t *testing.T) {
+	for _, f := range []string{"json", "text", "markdown"} {
+		out, errOut, code := runCLI("chat", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--reply-tokens", "1", "--draft", "llama-3.2-1b", "--format", f)
+		if code != 0 || out == "" {
+			t.Errorf("%s: exit %d: %s", f, code, errOut)
+		}
 	}
 }
 

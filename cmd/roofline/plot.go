@@ -455,7 +455,15 @@ func (ss *seriesSet) measuredRows() ([][]compare.Row, error) {
 	if len(ss.list) > 0 && sameDevice(ss.list) {
 		hw = ss.list[0].dev.Name
 	}
-	ev := compare.New(cat, compare.Options{Hardware: hw, Sim: ss.opts})
+	fallback := ""
+	if len(ss.list) > 0 && sameModel(ss.list) {
+		fallback = ss.list[0].spec.Name
+	}
+	fallbackWeights := ""
+	if len(ss.list) > 0 && !weightsVary(ss.list) {
+		fallbackWeights = ss.list[0].setup.Model.Weights.Name
+	}
+	ev := compare.New(cat, compare.Options{Hardware: hw, FallbackModel: fallback, FallbackWeights: fallbackWeights, Sim: ss.opts})
 	rows, errs := ev.Evaluate(runs)
 	for _, e := range errs {
 		fmt.Fprintf(ss.c.App.ErrWriter, "roofline: warning: %v\n", e)
@@ -474,6 +482,15 @@ func (ss *seriesSet) measuredRows() ([][]compare.Row, error) {
 		fmt.Fprintf(ss.c.App.ErrWriter, "roofline: warning: %d of %d measured runs match no plotted series (device, model and weights must match)\n", len(rows)-placed, len(rows))
 	}
 	return out, nil
+}
+
+func sameModel(l []series) bool {
+	for _, s := range l {
+		if s.spec != l[0].spec {
+			return false
+		}
+	}
+	return true
 }
 
 func sameDevice(l []series) bool {
@@ -636,8 +653,12 @@ func plotBatch(c *cli.Context) (*plots.Figure, error) {
 		return nil, usageErr("--max-batch %d: want 2 … 65536", maxB)
 	}
 	w := ss.workload
+	rows, err := ss.measuredRows()
+	if err != nil {
+		return nil, err
+	}
 	var tput, tpot []plots.Curve
-	for _, s := range ss.list {
+	for i, s := range ss.list {
 		batches := ladder(1, maxB, 2)
 		a := plots.Curve{Label: s.label, X: floats(batches), SwitchLabel: "decode turns compute-bound"}
 		t := plots.Curve{Label: s.label, X: a.X, SwitchLabel: a.SwitchLabel}
@@ -662,6 +683,16 @@ func plotBatch(c *cli.Context) (*plots.Figure, error) {
 		l := s.setup.PlanLimits(1, w.Depth+w.Prompt+w.Output, w.Prompt, w.Output, w.UBatch, sim.Targets{})
 		if l.MaxBatchFit > 0 {
 			a.Limit, t.Limit = float64(l.MaxBatchFit), float64(l.MaxBatchFit)
+		}
+		// Measured decode runs (llama-batched-bench, vLLM) at their batch:
+		// aggregate tokens/s above, batch / rate below.
+		for _, r := range rows[i] {
+			if r.Run.Test != measured.Decode {
+				continue
+			}
+			b := float64(r.Run.Batch)
+			a.Measured = append(a.Measured, plots.Point{X: b, Y: r.Measured, Label: mbuLabel(r)})
+			t.Measured = append(t.Measured, plots.Point{X: b, Y: b / r.Measured * 1e3})
 		}
 		tput, tpot = append(tput, a), append(tpot, t)
 	}

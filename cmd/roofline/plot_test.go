@@ -343,6 +343,24 @@ func TestPlotSeriesMatchPredictor(t *testing.T) {
 		}
 	})
 
+	t.Run("batch measured", func(t *testing.T) {
+		// llama-batched-bench on DGX Spark: B = 4, S_TG = 104.33 t/s over
+		// all sequences, so TPOT = 4 / 104.33 s = 38.34 ms; the file names
+		// neither model nor format, which the single series supplies.
+		rows := plotData(t, "plot", "batch", "-m", "qwen2.5-7b", "--hw", "dgx-spark", "--weights", "q8_0", "-p", "512", "-n", "32",
+			"--measured", "internal/measured/testdata/batched-bench.txt")
+		var got []string
+		for _, r := range rows {
+			if r[1] == "measured" {
+				got = append(got, r[3]+" "+r[5]+" "+r[6])
+			}
+		}
+		want := []string{"4 104.33 MBU 73%", "4 38.33988306 "}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("measured points %q, want %q (compare gives MBU 73%% for this run)", got, want)
+		}
+	})
+
 	t.Run("memory", func(t *testing.T) {
 		rows := plotData(t, "plot", "memory", "-m", "llama-3.1-8b", "--hw", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--context", "4k,32k,128k")
 		// KV of Llama-3.1-8B at f16: 32 layers × 2 × 8 KV heads × 128 × 2 B

@@ -553,6 +553,10 @@ func predictExtrasOf(c *cli.Context, cat *profiles.Catalog, s *sim.Setup, r *sim
 	if err := sp.Validate(); err != nil {
 		return x, usageErr("%v", err)
 	}
+	if dv, tv := draft.Model.Spec.Vocab, s.Model.Spec.Vocab; dv != tv {
+		r.Warnings = append(r.Warnings, sim.Warning{Code: "draft-vocab",
+			Message: fmt.Sprintf("the draft's vocabulary (%d) differs from the target's (%d): speculative decoding needs the same tokenizer", dv, tv)})
+	}
 	w := r.Inputs.Workload
 	ctx := w.Depth + w.Prompt + max(w.Output/2, 1)
 	sr, err := s.Speculate(draft, sp, ctx, w.Batch)

@@ -22,6 +22,10 @@ import (
 // Options fix what the files do not say. Empty fields defer to the file.
 type Options struct {
 	Hardware, Engine, Model, Weights, KV string
+	// FallbackModel and FallbackWeights stand for what a file does not say
+	// (a plot of one model in one format); Model and Weights override
+	// every run.
+	FallbackModel, FallbackWeights string
 	// FlashAttn ("on" or "off") overrides the files' setting; files that
 	// do not say are priced with fused attention.
 	FlashAttn string
@@ -135,6 +139,9 @@ func (e *Evaluator) Resolve(r measured.Run) (*Resolved, error) {
 	switch {
 	case weights == "" && spec.FileWeights != nil:
 		weights = model.FileWeightsName
+	case weights == "" && e.opt.FallbackWeights != "":
+		weights = e.opt.FallbackWeights
+		notes = append(notes, "weight format not in the file: taken to be "+weights)
 	case weights == "":
 		weights = spec.Checkpoint
 		notes = append(notes, "weight format not in the file: "+weights+" assumed (--weights)")
@@ -295,6 +302,10 @@ func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
 	if r.Model != "" {
 		_, err := e.cat.Model(r.Model)
 		return nil, "", fmt.Errorf("%w: pass --model", err)
+	}
+	if e.opt.FallbackModel != "" {
+		s, err := e.cat.Model(e.opt.FallbackModel)
+		return s, "the file does not say which model ran: taken to be " + e.opt.FallbackModel, err
 	}
 	return nil, "", errors.New("the file does not say which model ran: pass --model")
 }
