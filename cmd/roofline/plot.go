@@ -56,7 +56,7 @@ func plotFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the figure to `FILE` (.png, .svg or .pdf) (required)"},
 		&cli.StringFlag{Name: "width", Value: "16cm", Usage: "figure width (`LENGTH`: cm, mm, in or pt)"},
-		&cli.StringFlag{Name: "height", Usage: "figure height (`LENGTH`); default: 10cm, 14cm for the two-panel batch and compare"},
+		&cli.StringFlag{Name: "height", Usage: "figure height (`LENGTH`); default: 10cm, 14cm for the two-panel batch, compare, chat and concurrency"},
 		&cli.StringFlag{Name: "title", Usage: "replace the generated title"},
 		&cli.StringFlag{Name: "data", Usage: "also write every plotted number to `FILE`.csv (series, quantity, x, y with units, label)"},
 	}
@@ -149,7 +149,7 @@ func plotAction(build func(*cli.Context) (*plots.Figure, error)) cli.ActionFunc 
 		height := c.String("height")
 		if height == "" {
 			height = "10cm"
-			if name := c.Command.Name; name == "batch" || name == "compare" {
+			if name := c.Command.Name; name == "batch" || name == "compare" || name == "chat" || name == "concurrency" {
 				height = "14cm"
 			}
 		}
