@@ -103,16 +103,9 @@ func resolveSetup(c *cli.Context, cat *profiles.Catalog, modelFlag, weights stri
 			return nil, usageErr("--%s is required", f)
 		}
 	}
-	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
-		if c.IsSet(f) {
-			if v := c.Float64(f); !(v > 0 && v <= 1) {
-				return nil, usageErr("--%s must be in (0, 1], got %v", f, v)
-			}
-		}
-	}
-	overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
-	if err != nil || overhead < 0 {
-		return nil, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
+	opts, err := simOptions(c)
+	if err != nil {
+		return nil, err
 	}
 	spec, err := cat.Model(c.String(modelFlag))
 	if err != nil {
@@ -140,14 +133,31 @@ func resolveSetup(c *cli.Context, cat *profiles.Catalog, modelFlag, weights stri
 	if err != nil {
 		return nil, err
 	}
-	opts := sim.DefaultOptions
 	opts.Engine = eng.Name
-	opts.BandwidthEfficiency = c.Float64("bw-efficiency")
-	opts.ComputeEfficiency = c.Float64("compute-efficiency")
-	opts.RuntimeOverhead = overhead
-	opts.Cold = c.Bool("cold")
-	opts.NoFlashAttention = c.Bool("no-flash-attn")
 	return sim.NewSetup(mc, dev, opts)
+}
+
+// simOptions reads the efficiency, overhead and attention flags every
+// pricing command shares.
+func simOptions(c *cli.Context) (sim.Options, error) {
+	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
+		if c.IsSet(f) {
+			if v := c.Float64(f); !(v > 0 && v <= 1) {
+				return sim.Options{}, usageErr("--%s must be in (0, 1], got %v", f, v)
+			}
+		}
+	}
+	overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
+	if err != nil || overhead < 0 {
+		return sim.Options{}, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
+	}
+	o := sim.DefaultOptions
+	o.BandwidthEfficiency = c.Float64("bw-efficiency")
+	o.ComputeEfficiency = c.Float64("compute-efficiency")
+	o.RuntimeOverhead = overhead
+	o.Cold = c.Bool("cold")
+	o.NoFlashAttention = c.Bool("no-flash-attn")
+	return o, nil
 }
 
 // parseStorage reads --storage: a named medium or a read rate.
@@ -548,20 +558,36 @@ func powerModes(cat *profiles.Catalog, s *sim.Setup) []*sim.Setup {
 	return out
 }
 
+// docWriter writes a command's report as text or Markdown.
+type docWriter struct {
+	w  io.Writer
+	md bool
+}
+
+func (d docWriter) table(t report.Table) error {
+	if d.md {
+		return t.WriteMarkdown(d.w)
+	}
+	return t.WriteText(d.w)
+}
+
+// heading starts a section: a Markdown heading, or a blank line and the
+// text (capitalised when capital is set).
+func (d docWriter) heading(s string, capital bool) {
+	switch {
+	case d.md:
+		fmt.Fprintf(d.w, "\n### %s\n\n", s)
+	case capital:
+		fmt.Fprintf(d.w, "\n%s\n", strings.ToUpper(s[:1])+s[1:])
+	default:
+		fmt.Fprintf(d.w, "\n%s\n", s)
+	}
+}
+
 func writeChat(w io.Writer, r *chatReport, md bool) error {
-	write := func(t report.Table) error {
-		if md {
-			return t.WriteMarkdown(w)
-		}
-		return t.WriteText(w)
-	}
-	heading := func(s string) {
-		if md {
-			fmt.Fprintf(w, "\n### %s\n\n", s)
-		} else {
-			fmt.Fprintf(w, "\n%s\n", strings.ToUpper(s[:1])+s[1:])
-		}
-	}
+	d := docWriter{w, md}
+	write := d.table
+	heading := func(s string) { d.heading(s, true) }
 	title := fmt.Sprintf("%s on %s (%s engine, weights %s, KV %s; η_bw %.2f, η_compute %.2f)", r.Model, r.Hardware, r.Engine, r.Weights, r.KV, r.EtaBW, r.EtaC)
 	if md {
 		fmt.Fprintf(w, "## %s\n\n", title)

@@ -277,20 +277,9 @@ func writePlan(w io.Writer, format string, res *plan.Result, choices []plan.Choi
 		}
 		return t2.WriteCSV(w)
 	}
-	md := format == "markdown"
-	write := func(t report.Table) error {
-		if md {
-			return t.WriteMarkdown(w)
-		}
-		return t.WriteText(w)
-	}
-	heading := func(s string) {
-		if md {
-			fmt.Fprintf(w, "\n### %s\n\n", s)
-		} else {
-			fmt.Fprintf(w, "\n%s\n", s)
-		}
-	}
+	d := docWriter{w, format == "markdown"}
+	write := d.table
+	heading := func(s string) { d.heading(s, false) }
 	var tg []string
 	if t.TTFT > 0 {
 		tg = append(tg, fmt.Sprintf("TTFT ≤ %s for a %d-token prompt", dur(t.TTFT), sp.Prompt))
@@ -352,7 +341,7 @@ func writePlan(w io.Writer, format string, res *plan.Result, choices []plan.Choi
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(w, "\nskipped: %s\n", strings.Join(res.Skipped, "; "))
 	}
-	if !md {
+	if !d.md {
 		fmt.Fprintf(w, "\n%d configurations in %d groups evaluated\n", res.Evaluated, len(res.Groups))
 	}
 	return nil

@@ -238,16 +238,9 @@ func resolveSeries(c *cli.Context) (*seriesSet, error) {
 			return nil, usageErr("--%s is required", f)
 		}
 	}
-	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
-		if c.IsSet(f) {
-			if v := c.Float64(f); !(v > 0 && v <= 1) {
-				return nil, usageErr("--%s must be in (0, 1], got %v", f, v)
-			}
-		}
-	}
-	overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
-	if err != nil || overhead < 0 {
-		return nil, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
+	opts, err := simOptions(c)
+	if err != nil {
+		return nil, err
 	}
 	ss := &seriesSet{c: c, workload: sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}}
 	if err := ss.workload.Validate(); err != nil {
@@ -277,11 +270,7 @@ func resolveSeries(c *cli.Context) (*seriesSet, error) {
 			return nil, fmt.Errorf("--weights: %w", err)
 		}
 	}
-	ss.opts = sim.DefaultOptions
-	ss.opts.BandwidthEfficiency = c.Float64("bw-efficiency")
-	ss.opts.ComputeEfficiency = c.Float64("compute-efficiency")
-	ss.opts.RuntimeOverhead = overhead
-	ss.opts.NoFlashAttention = c.Bool("no-flash-attn")
+	ss.opts = opts
 	type key struct{ m, d, w, kv, e string }
 	var keys []key
 	engines := plan.ParseList(c.String("engine"))
