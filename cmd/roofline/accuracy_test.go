@@ -172,6 +172,23 @@ regenerates it, and ` + "`go test ./...`" + ` fails when it is out of date.
 | Llama-3.1-8B f16 KV per token | 131,072 B | 512 MiB at 4096 tokens | llama.cpp log |
 | Llama-3.1-8B compute buffer, ubatch 512 | 286.5 MiB | 296 MiB | llama.cpp log |
 
+## Not checked against measurements
+
+The figures of ` + "`roofline chat`" + ` and ` + "`predict`" + `'s extras are built from the
+checked ones below but have no published measurements of their own here:
+
+- **Conversations**: each turn is exactly a prediction of its prefill and
+  decode (tested), so its accuracy is that of TTFT and TPOT below; the
+  context-shift cost under keep-kv is an estimate of llama.cpp's K re-rotation.
+- **Cold start**: named storage media are bus limits; real cards and drives
+  read slower, so load times are lower bounds. Page-cache (warm file) loads
+  are not modelled.
+- **Energy**: rated power (a budget) drawn for the whole request; a measured
+  draw is usually lower, so energy per token is an upper estimate.
+- **Speculative decoding**: the acceptance rate is the user's; the model
+  assumes independent acceptance per token (Leviathan et al., 2023) and no
+  tree drafting.
+
 ## Time: default predictions against published runs
 
 ` + "`cmd/roofline/testdata/public/runs.csv`" + ` holds the rows of
