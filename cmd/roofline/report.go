@@ -330,6 +330,7 @@ type reportBuilder struct {
 	progress io.Writer
 	command  string
 	steps    int
+	planArgs []string // the plan command, for its figure
 }
 
 // invoke runs one roofline command in process; display is the command as
@@ -352,10 +353,15 @@ func (b *reportBuilder) invoke(display string, args ...string) (stdout, stderr [
 	return out.Bytes(), errb.Bytes(), nil
 }
 
-func display(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shellQuote(a)
+// display is a command as the report shows it, with the study's profile
+// directories as written.
+func (b *reportBuilder) display(args []string) string {
+	var q []string
+	for _, p := range b.st.ProfilesRaw {
+		q = append(q, "--profiles", shellQuote(p))
+	}
+	for _, a := range args {
+		q = append(q, shellQuote(a))
 	}
 	return "roofline " + strings.Join(q, " ")
 }
@@ -395,28 +401,28 @@ func (b *reportBuilder) build() (*reportData, error) {
 		}
 	}
 	pa = append(pa, "--batch", strings.Join(batches, ","))
-	if t := st.Targets; true {
-		if t.TTFT != "" {
-			pa = append(pa, "--ttft", t.TTFT)
-		}
-		if t.TPOT != "" {
-			pa = append(pa, "--tpot", t.TPOT)
-		}
-		if t.MinThroughput > 0 {
-			pa = append(pa, "--min-throughput", strconv.FormatFloat(t.MinThroughput, 'g', -1, 64))
-		}
-		if t.Headroom != "" {
-			pa = append(pa, "--headroom", t.Headroom)
-		}
+	t := st.Targets
+	if t.TTFT != "" {
+		pa = append(pa, "--ttft", t.TTFT)
 	}
-	out, _, err := b.invoke(display(pa), append(pa, "--format", "json")...)
+	if t.TPOT != "" {
+		pa = append(pa, "--tpot", t.TPOT)
+	}
+	if t.MinThroughput > 0 {
+		pa = append(pa, "--min-throughput", strconv.FormatFloat(t.MinThroughput, 'g', -1, 64))
+	}
+	if t.Headroom != "" {
+		pa = append(pa, "--headroom", t.Headroom)
+	}
+	b.planArgs = pa
+	out, _, err := b.invoke(b.display(pa), append(pa, "--format", "json")...)
 	if err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal(out, &r.Plan); err != nil {
 		return nil, fmt.Errorf("plan output: %w", err)
 	}
-	r.Plan.Command = display(pa)
+	r.Plan.Command = b.display(pa)
 	r.Plan.Total = len(r.Plan.Configs)
 	for _, cf := range r.Plan.Configs {
 		if cf.Feasible {
@@ -432,7 +438,7 @@ func (b *reportBuilder) build() (*reportData, error) {
 		a := []string{"predict", "--model", g.Model, "--hardware", g.Hardware, "--engine", g.Engine, "--weights", g.Weights, "--kv", g.KV,
 			"--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
 			"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch)}
-		out, _, err := b.invoke(display(a), append(a, "--format", "json")...)
+		out, _, err := b.invoke(b.display(a), append(a, "--format", "json")...)
 		if err != nil {
 			return nil, err
 		}
@@ -440,7 +446,7 @@ func (b *reportBuilder) build() (*reportData, error) {
 		if err := json.Unmarshal(out, &p.Result); err != nil {
 			return nil, fmt.Errorf("predict output: %w", err)
 		}
-		p.Command = display(a)
+		p.Command = b.display(a)
 		r.Predictions = append(r.Predictions, p)
 	}
 
@@ -454,11 +460,11 @@ func (b *reportBuilder) build() (*reportData, error) {
 				a, shown = append(a, "--"+f[0], f[1]), append(shown, "--"+f[0], f[1])
 			}
 		}
-		out, errOut, err := b.invoke(display(shown), append(a, "--format", "json")...)
+		out, errOut, err := b.invoke(b.display(shown), append(a, "--format", "json")...)
 		if err != nil {
 			return nil, err
 		}
-		rm := reportMeasured{File: m.Raw, Command: display(shown), Warnings: warningLines(errOut, m.File, m.Raw)}
+		rm := reportMeasured{File: m.Raw, Command: b.display(shown), Warnings: warningLines(errOut, m.File, m.Raw)}
 		if err := json.Unmarshal(out, &rm.Runs); err != nil {
 			return nil, fmt.Errorf("compare output: %w", err)
 		}
@@ -586,8 +592,7 @@ func (b *reportBuilder) figures(r *reportData, measured []string) error {
 		}
 		switch k {
 		case "plan":
-			a = append([]string{"plot"}, strings.Fields(strings.TrimPrefix(r.Plan.Command, "roofline "))...)
-			a = unquoteArgs(a)
+			a = append([]string{"plot"}, b.planArgs...)
 			caption = "Every configuration of the plan: meets every target, or the first constraint it fails."
 			if !explicit && len(groups) > 40 {
 				r.Notes = append(r.Notes, fmt.Sprintf("no plan figure: %d device × model × format rows (at most 40 are legible); list fewer in the study or set plots", len(groups)))
@@ -643,7 +648,7 @@ func (b *reportBuilder) figures(r *reportData, measured []string) error {
 		if k == "chat" && (len(st.Models) > 1 || len(st.Devices) > 1) {
 			r.Notes = append(r.Notes, "the chat figure shows the first model on the first device")
 		}
-		shown := display(a)
+		shown := b.display(a)
 		exec := b.execPaths(a)
 		fig := reportFigure{Kind: k, Caption: caption, Command: shown + " -o " + k + ".png", PNG: "plots/" + k + ".png", SVG: "plots/" + k + ".svg"}
 		for _, ext := range []string{".svg", ".png"} {
@@ -681,17 +686,6 @@ func (b *reportBuilder) execPaths(a []string) []string {
 		}
 	}
 	return out
-}
-
-// unquoteArgs undoes shellQuote for a command split on spaces (plan's
-// lists hold no spaces; quoted globs lose their quotes).
-func unquoteArgs(a []string) []string {
-	for i, s := range a {
-		if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
-			a[i] = s[1 : len(s)-1]
-		}
-	}
-	return a
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -189,6 +189,22 @@ plots = ["compare"]
 	}
 }
 
+// TestReportProfiles: a study's own profile directory, relative to the
+// study, is loaded and shown in every reproducing command.
+func TestReportProfiles(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "boards"), os.DirFS("testdata/profiles")); err != nil {
+		t.Fatal(err)
+	}
+	study := filepath.Join(dir, "s.toml")
+	os.WriteFile(study, []byte("title = \"t\"\nprofiles = [\"boards\"]\ndevices = [\"test-board\"]\nmodels = [\"qwen2.5-0.5b\"]\n"), 0o644)
+	out := runReport(t, study)
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	if !strings.Contains(md, "roofline --profiles boards predict --model qwen2.5-0.5b --hardware test-board") {
+		t.Errorf("report.md does not reproduce with the study's profiles:\n%s", md)
+	}
+}
+
 func BenchmarkReport(b *testing.B) {
 	for _, s := range reportStudies {
 		b.Run(filepath.Base(s), func(b *testing.B) {
