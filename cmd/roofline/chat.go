@@ -254,14 +254,24 @@ type chatStrategyJSON struct {
 	Turns    []chatTurnJSON `json:"turns"`
 }
 
-type coldJSON struct {
+type coldMediumJSON struct {
+	Medium           string  `json:"medium"`
 	StorageBytesPerS float64 `json:"storage_bandwidth_bytes_per_s"`
-	WeightsBytes     float64 `json:"weights_bytes"`
 	LoadS            float64 `json:"load_s"`
-	SystemS          float64 `json:"system_prompt_s"`
-	FirstTTFTS       float64 `json:"first_ttft_s"`
 	ColdTTFTS        float64 `json:"cold_ttft_s"`
-	WarmTTFTS        float64 `json:"warm_ttft_s"`
+}
+
+type coldJSON struct {
+	// Media prices the same start from every named storage medium, for
+	// choosing between an SD card, eMMC and NVMe.
+	Media            []coldMediumJSON `json:"media"`
+	StorageBytesPerS float64          `json:"storage_bandwidth_bytes_per_s"`
+	WeightsBytes     float64          `json:"weights_bytes"`
+	LoadS            float64          `json:"load_s"`
+	SystemS          float64          `json:"system_prompt_s"`
+	FirstTTFTS       float64          `json:"first_ttft_s"`
+	ColdTTFTS        float64          `json:"cold_ttft_s"`
+	WarmTTFTS        float64          `json:"warm_ttft_s"`
 }
 
 type energyModeJSON struct {
@@ -407,6 +417,10 @@ func buildChatReport(c *cli.Context, cat *profiles.Catalog, s *sim.Setup, conv s
 	rep.Cold = coldJSON{StorageBytesPerS: s.Device.StorageBandwidth, WeightsBytes: s.Model.WeightBytes,
 		LoadS: s.Model.WeightBytes / s.Device.StorageBandwidth, SystemS: first.SystemTime, FirstTTFTS: t1.TTFT, WarmTTFTS: t1.TTFT}
 	rep.Cold.ColdTTFTS = rep.Cold.LoadS + rep.Cold.SystemS + rep.Cold.FirstTTFTS
+	for _, m := range hardware.StorageMedia {
+		load := s.Model.WeightBytes / m.Bandwidth
+		rep.Cold.Media = append(rep.Cold.Media, coldMediumJSON{m.Name, m.Bandwidth, load, load + rep.Cold.SystemS + rep.Cold.FirstTTFTS})
+	}
 
 	// Energy, for the device and each power mode of it.
 	if err := chatEnergy(c, cat, s, conv, first.Strategy, rep); err != nil {
@@ -651,7 +665,14 @@ func writeChat(w io.Writer, r *chatReport, md bool) error {
 	fmt.Fprintf(w, "load %s of weights at %s: %s; then the system prompt %s and the first turn's prefill %s\n",
 		units.FormatBytes(cs.WeightsBytes, units.Binary), units.FormatBandwidth(cs.StorageBytesPerS), dur(cs.LoadS), dur(cs.SystemS), dur(cs.FirstTTFTS))
 	fmt.Fprintf(w, "time to the first word after start-up: %s (%s), warm: %s\n", dur(cs.ColdTTFTS), r.Strategies[0].Strategy, dur(cs.WarmTTFTS))
-	fmt.Fprintln(w, "(the storage rate is an interface limit unless you give a measured one with --storage)")
+	fmt.Fprintln(w, "the same start from other storage (bus limits: real media read slower; give a measured rate with --storage):")
+	mt := report.Table{Header: []string{"STORAGE", "READ", "LOAD", "FIRST WORD"}, Right: map[int]bool{1: true, 2: true, 3: true}}
+	for _, m := range cs.Media {
+		mt.Add(m.Medium, units.FormatBandwidth(m.StorageBytesPerS), dur(m.LoadS), dur(m.ColdTTFTS))
+	}
+	if err := write(mt); err != nil {
+		return err
+	}
 
 	if r.Energy != nil {
 		heading("energy")

@@ -326,6 +326,21 @@ func predictFlat(j predictJSON) report.Table {
 	add("compute_efficiency", in.ComputeEfficiency)
 	add("peak_ops_per_s", in.PeakOpsPerS)
 	add("bandwidth_bytes_per_s", in.BandwidthBytesPerS)
+	// Optional figures keep their columns, empty when absent, so rows of
+	// different runs line up.
+	var power, jTok, jAns, perWh, specTPOT, speedup num
+	if e := j.Energy; e != nil {
+		power, jTok, jAns, perWh = jnum(e.PowerW), jnum(e.JoulesPerToken), jnum(e.JoulesPerAnswer), jnum(e.TokensPerWh)
+	}
+	if sp := j.Speculative; sp != nil {
+		specTPOT, speedup = jnum(sp.TPOT), jnum(sp.Speedup)
+	}
+	add("power_w", power)
+	add("joules_per_token", jTok)
+	add("joules_per_answer", jAns)
+	add("tokens_per_wh", perWh)
+	add("speculative_tpot_s", specTPOT)
+	add("speculative_speedup", speedup)
 	t.Rows = [][]string{row}
 	return t
 }
