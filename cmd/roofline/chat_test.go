@@ -211,6 +211,7 @@ const chatDocTail = `
 ## Plots
 
 ` + "`roofline plot chat`" + ` draws per-turn TTFT and cumulative latency by strategy;
-` + "`roofline plot concurrency`" + ` draws TPOT and TTFT against concurrent chats
-(docs/plots.md).
+` + "`roofline plot concurrency`" + ` draws TPOT and TTFT against concurrent chats;
+` + "`roofline plot speculative`" + ` draws the speed-up against the acceptance rate
+for several numbers of drafted tokens (docs/plots.md).
 `

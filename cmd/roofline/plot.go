@@ -46,6 +46,9 @@ Kinds:
                 keep-kv, prefix-cache and recompute (chat's flags)
   concurrency   per-chat TPOT and TTFT against concurrent chats sharing the
                 device (continuous batching), with the memory limit
+  speculative   speed-up of speculative decoding against the acceptance
+                rate for several numbers of drafted tokens, with the
+                break-even acceptance of each
 
 Examples:
   roofline plot tpot-context --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb,rk3588 --weights q4_k_m -o tpot.png
@@ -87,7 +90,7 @@ func seriesFlags() []cli.Flag {
 func plotCommand() *cli.Command {
 	kind := func(name, usage string, action func(*cli.Context) (*plots.Figure, error), extra ...cli.Flag) *cli.Command {
 		flags := append(plotFlags(), extra...)
-		if name != "plan" && name != "compare" && name != "chat" {
+		if name != "plan" && name != "compare" && name != "chat" && name != "speculative" {
 			flags = append(flags, seriesFlags()...)
 		}
 		return &cli.Command{Name: name, Usage: usage, Flags: flags, UsageText: "roofline plot " + name + " [flags] -o FILE", Action: plotAction(action)}
@@ -122,6 +125,7 @@ func plotCommand() *cli.Command {
 				&cli.StringSliceFlag{Name: "measured", Usage: "measured runs (`FILE`; or give files as arguments)"}),
 			kind("plan", "the feasible region of a plan", plotPlan, planFlags()...),
 			kind("chat", "per-turn TTFT and cumulative latency of a conversation under each history strategy", plotChat, chatPlotFlags()...),
+			kind("speculative", "speculative decoding's speed-up against the acceptance rate, per number of drafted tokens", plotSpeculative, speculativePlotFlags()...),
 			kind("concurrency", "per-chat TPOT and TTFT against the number of concurrent chats", plotConcurrency,
 				&cli.IntFlag{Name: "max-chats", Value: 32, Usage: "largest number of concurrent chats drawn"}),
 		},
@@ -1031,4 +1035,75 @@ func plotConcurrency(c *cli.Context) (*plots.Figure, error) {
 	return plots.Stacked(title, "concurrent chats", true,
 		plots.Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: ss.targets.TPOT * 1e3, TargetLabel: "TPOT target " + units.FormatDuration(ss.targets.TPOT), LogY: true},
 		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: ss.targets.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(ss.targets.TTFT), LogY: true})
+}
+
+func speculativePlotFlags() []cli.Flag {
+	return append(setupFlags(),
+		&cli.StringFlag{Name: "draft", Usage: "draft `MODEL` (required)"},
+		&cli.StringFlag{Name: "draft-weights", Usage: "weight format `FMT` of the draft; default: the target's"},
+		&cli.StringFlag{Name: "draft-tokens", Value: "1,2,4,8", Usage: "drafted tokens per round, one curve each (`LIST`)"},
+		&cli.IntFlag{Name: "context", Value: 1024, Usage: "tokens the step attends (the KV cache)"},
+		&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: 1, Usage: "concurrent sequences"},
+	)
+}
+
+func plotSpeculative(c *cli.Context) (*plots.Figure, error) {
+	if c.String("draft") == "" {
+		return nil, usageErr("--draft MODEL is required")
+	}
+	ks, err := parseIntList("draft-tokens", c.String("draft-tokens"))
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range ks {
+		if err := (sim.Speculation{K: k}).Validate(); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	ctx, batch := c.Int("context"), c.Int("batch")
+	if ctx < 1 || batch < 1 {
+		return nil, usageErr("--context and --batch must be at least 1")
+	}
+	cat, err := catalog(c)
+	if err != nil {
+		return nil, err
+	}
+	s, err := resolveSetup(c, cat, "model", c.String("weights"))
+	if err != nil {
+		return nil, err
+	}
+	dw := c.String("draft-weights")
+	if dw == "" && s.Model.Weights.Name != model.FileWeightsName {
+		dw = s.Model.Weights.Name
+	}
+	draft, err := resolveSetup(c, cat, "draft", dw)
+	if err != nil {
+		return nil, fmt.Errorf("--draft: %w", err)
+	}
+	var curves []plots.Curve
+	for _, k := range ks {
+		cv := plots.Curve{Label: fmt.Sprintf("k = %d drafted tokens", k), SwitchLabel: "break-even acceptance"}
+		for i := 0; i <= 38; i++ {
+			a := 0.025 * float64(i)
+			r, err := s.Speculate(draft, sim.Speculation{K: k, Acceptance: a}, ctx, batch)
+			if err != nil {
+				return nil, err
+			}
+			cv.X = append(cv.X, a)
+			cv.Expected = append(cv.Expected, r.Speedup)
+			if i == 0 && r.BreakEven > 0 && r.BreakEven < 1 {
+				cv.Switch = r.BreakEven
+			}
+		}
+		curves = append(curves, cv)
+	}
+	in, din := s.Inputs, draft.Inputs
+	formats := in.Weights
+	if din.Weights != in.Weights {
+		formats = din.Weights + " / " + in.Weights
+	}
+	title := fmt.Sprintf("Speculative decoding: %s drafts for %s (%s)\n%s %s, context %d, batch %d; expected at η_bw %.2f, η_compute %.2f",
+		din.Model, in.Model, formats, in.Device, in.Engine, ctx, batch, in.BandwidthEfficiency, in.ComputeEfficiency)
+	return plots.Stacked(title, "acceptance rate a (share of drafted tokens accepted)", false,
+		plots.Panel{YLabel: "speed-up over plain decoding (×)", Curves: curves, Target: 1, TargetLabel: "no speed-up (1×)"})
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Kinds lists the figures roofline draws, in documentation order.
-var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency"}
+var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency", "speculative"}
 
 // Point is one measured or predicted operating point.
 type Point struct {
@@ -45,6 +45,18 @@ func Latency(title, xLabel, yLabel string, curves []Curve, target float64, targe
 	return Stacked(title, xLabel, true, Panel{YLabel: yLabel, Curves: curves, Target: target, TargetLabel: targetLabel, LogY: logYAxis})
 }
 
+// integral says whether every x is a whole number (turns, chats).
+func integral(curves []Curve) bool {
+	for _, c := range curves {
+		for _, x := range c.X {
+			if x != math.Trunc(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // Panel is one panel of a Stacked figure.
 type Panel struct {
 	YLabel      string
@@ -63,9 +75,10 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 	for i, pn := range panels {
 		p := f.Panels[i]
 		p.Y.Label.Text = pn.YLabel
-		if logX {
+		switch {
+		case logX:
 			log2X(p)
-		} else {
+		case integral(pn.Curves):
 			p.X.Tick.Marker = intTicks{}
 		}
 		if pn.LogY {
@@ -75,7 +88,7 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 		if i > 0 {
 			into = newFigure("", 0)
 		}
-		if err := drawCurves(into, p, pn.Curves, pn.LogY, 1, xLabel); err != nil {
+		if err := drawCurves(into, p, pn.Curves, logX, pn.LogY, 1, xLabel); err != nil {
 			return nil, err
 		}
 		if i > 0 {
@@ -107,7 +120,7 @@ func xRange(curves []Curve) (lo, hi float64) {
 	return lo, hi
 }
 
-func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logYAxis bool, scale float64, xName string) error {
+func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool, scale float64, xName string) error {
 	if len(curves) == 0 {
 		return fmt.Errorf("nothing to plot: no series")
 	}
@@ -118,7 +131,7 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logYAxis bool, scale fl
 		for j, v := range c.Expected {
 			y[j] = v * scale
 		}
-		pts, err := xys(c.Label, c.X, y, true, logYAxis)
+		pts, err := xys(c.Label, c.X, y, logXAxis, logYAxis)
 		if err != nil {
 			return err
 		}
@@ -134,7 +147,7 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logYAxis bool, scale fl
 			for j, v := range c.Ideal {
 				yi[j] = v * scale
 			}
-			ipts, err := xys(c.Label+" (ideal)", c.X, yi, true, logYAxis)
+			ipts, err := xys(c.Label+" (ideal)", c.X, yi, logXAxis, logYAxis)
 			if err != nil {
 				return err
 			}
@@ -145,12 +158,12 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logYAxis bool, scale fl
 			ideal = true
 		}
 		if c.Switch > 0 {
-			sy := interp(c.X, y, c.Switch)
+			sy := interp(c.X, y, c.Switch, logXAxis)
 			f.record(c.Label, c.SwitchLabel, xName, c.Switch, yName, sy, "")
 			p.Add(scatter(plotter.XYs{{X: c.Switch, Y: sy}}, col, draw.TriangleGlyph{}, 4))
 		}
 		if c.Limit > 0 && c.Limit <= c.X[len(c.X)-1] {
-			ly := interp(c.X, y, c.Limit)
+			ly := interp(c.X, y, c.Limit, logXAxis)
 			f.record(c.Label, "memory runs out", xName, c.Limit, yName, ly, "")
 			p.Add(scatter(plotter.XYs{{X: c.Limit, Y: ly}}, col, draw.CrossGlyph{}, 5))
 		}
@@ -160,7 +173,7 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logYAxis bool, scale fl
 			for _, m := range c.Measured {
 				mx, my, labels = append(mx, m.X), append(my, m.Y*scale), append(labels, m.Label)
 			}
-			mpts, err := xys(c.Label+" (measured)", mx, my, true, logYAxis)
+			mpts, err := xys(c.Label+" (measured)", mx, my, logXAxis, logYAxis)
 			if err != nil {
 				return err
 			}
@@ -233,8 +246,9 @@ func labelsAt(pts plotter.XYs, labels []string, where int) *plotter.Labels {
 	return l
 }
 
-// interp is y at x along a polyline on a log x axis.
-func interp(xs, ys []float64, x float64) float64 {
+// interp is y at x along a polyline, straight on the axis drawn (log or
+// linear x).
+func interp(xs, ys []float64, x float64, logX bool) float64 {
 	i := sort.SearchFloat64s(xs, x)
 	switch {
 	case i == 0:
@@ -242,7 +256,11 @@ func interp(xs, ys []float64, x float64) float64 {
 	case i >= len(xs):
 		return ys[len(ys)-1]
 	}
-	t := (math.Log(x) - math.Log(xs[i-1])) / (math.Log(xs[i]) - math.Log(xs[i-1]))
+	f := func(v float64) float64 { return v }
+	if logX {
+		f = math.Log
+	}
+	t := (f(x) - f(xs[i-1])) / (f(xs[i]) - f(xs[i-1]))
 	return ys[i-1] + t*(ys[i]-ys[i-1])
 }
 
