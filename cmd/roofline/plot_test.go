@@ -171,7 +171,9 @@ Common rules:
   dense peak, no overhead.
 - ` + "`--ttft` and `--tpot`" + ` draw targets as red reference lines; ` + "`--measured FILE`" + `
   (any format ` + "`compare`" + ` reads) adds measured points labelled with the MBU
-  (decode) or MFU (prefill) they achieved.
+  (decode) or MFU (prefill) they achieved, on the series of the same device,
+  model and format; when one model in one format is plotted, runs whose file
+  names neither (llama-batched-bench) are taken to be of it.
 - ` + "`--width` (default 16cm) and `--height`" + ` (10 cm; 14 cm for the two-panel
   figures; a plan grows with its rows) take cm, mm, in or pt.
 - The file is written through a temporary file and renamed: a failure never
