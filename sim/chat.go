@@ -126,6 +126,9 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 		return nil, err
 	}
 	limit, cause := s.ContextLimit(c.UBatch)
+	if limit == 0 {
+		return nil, fmt.Errorf("%s does not fit on %s: the weights, activations and runtime overhead alone exceed its usable memory", s.Model.Spec.Name, s.Device.Name)
+	}
 	if need := c.System + c.User + c.Reply; need > limit {
 		return nil, fmt.Errorf("the system prompt and one turn (%d + %d + %d = %d tokens) exceed the context limit of %d tokens (%s): shorten them or choose a smaller format",
 			c.System, c.User, c.Reply, need, limit, limitCauseText(cause))

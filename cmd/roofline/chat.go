@@ -629,7 +629,8 @@ func writeChat(w io.Writer, r *chatReport, md bool) error {
 		}
 		fmt.Fprintf(w, "strategy %s\n", st.Strategy)
 	} else {
-		t = report.Table{Header: []string{"TURN", "CONTEXT", "TPOT"}, Right: map[int]bool{}}
+		// Memory differs by strategy only through the prefill's activations.
+		t = report.Table{Header: []string{"TURN", "CONTEXT", "MEMORY " + r.Strategies[0].Strategy, "TPOT"}, Right: map[int]bool{}}
 		for _, st := range r.Strategies {
 			t.Header = append(t.Header, "TTFT "+st.Strategy)
 		}
@@ -641,7 +642,7 @@ func writeChat(w io.Writer, r *chatReport, md bool) error {
 		}
 		for i := range r.Strategies[0].Turns {
 			tr := r.Strategies[0].Turns[i]
-			row := []string{fmt.Sprint(tr.Turn), fmt.Sprint(tr.Context), durp(tr.TPOT)}
+			row := []string{fmt.Sprint(tr.Turn), fmt.Sprint(tr.Context), units.FormatBytes(tr.MemoryBytes, units.Binary), durp(tr.TPOT)}
 			for _, st := range r.Strategies {
 				row = append(row, dur(st.Turns[i].TTFT))
 			}
