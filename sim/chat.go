@@ -184,6 +184,29 @@ func limitCauseText(cause string) string {
 	return "the model's maximum context"
 }
 
+// JoinTTFT is the time to first token of a message of `prompt` tokens on
+// top of `depth` cached ones while `others` sequences, each attending
+// otherCtx keys, keep decoding (continuous batching with chunked prefill,
+// as llama.cpp's server and vLLM schedule): every pass carries a chunk of
+// ubatch − others prompt tokens and one decode token of each other
+// sequence, which adds their KV reads and FLOPs to the pass and their
+// tokens to the weights it streams. With no others it is TTFT exactly.
+func (s *Setup) JoinTTFT(prompt, depth, others, otherCtx, ubatch int) float64 {
+	if others <= 0 {
+		return s.TTFT(prompt, depth, 1, ubatch)
+	}
+	chunk := max(1, ubatch-others)
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: 1, Depth: depth, UBatch: chunk}, s.Inputs.FlashAttention)
+	m := s.Model
+	// The others' tokens need logits every pass: the head is streamed.
+	p.fullW = m.StreamedBytes(p.perSeq+others, true) + m.ActivationBytes(p.perSeq+others)
+	p.lastW = m.StreamedBytes(p.last+others, true) + m.ActivationBytes(p.last+others)
+	p.passBytes = float64(others) * p.kvReads * m.KVBytes(otherCtx)
+	p.passFLOPs = float64(others) * m.DecodeFLOPs(otherCtx)
+	bw, pk := s.rates()
+	return p.prefill(bw, pk).time + float64(p.passes)*s.Inputs.PrefillOverhead
+}
+
 // Concurrency is N independent conversations sharing the device by
 // continuous batching, each holding Context tokens at the end of a reply.
 type Concurrency struct {
@@ -191,6 +214,9 @@ type Concurrency struct {
 	// TTFT is the worst case: all N users send a message of the planned
 	// prompt at once, prefilled together on top of their histories.
 	TTFT float64
+	// JoinTTFT is the usual case: one user sends while the other N − 1
+	// chats keep generating.
+	JoinTTFT float64
 	// TPOT is the inter-token latency every chat sees at the last step of
 	// its reply, when all N decode together.
 	TPOT       float64
@@ -207,7 +233,8 @@ func (s *Setup) Concurrent(maxN, context, prompt, output, ubatch int, t Targets)
 	out := make([]Concurrency, 0, maxN)
 	for n := 1; n <= maxN; n++ {
 		c := s.Evaluate(context, n, prompt, output, ubatch, t)
-		out = append(out, Concurrency{N: n, TTFT: c.TTFT, TPOT: c.TPOT, Throughput: c.Throughput(), Memory: c.Memory, Fits: c.Fits, Limit: c.Limit})
+		join := s.JoinTTFT(prompt, c.Depth(prompt, output), n-1, max(context-1, 1), ubatch)
+		out = append(out, Concurrency{N: n, TTFT: c.TTFT, JoinTTFT: join, TPOT: c.TPOT, Throughput: c.Throughput(), Memory: c.Memory, Fits: c.Fits, Limit: c.Limit})
 	}
 	return out
 }

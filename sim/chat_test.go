@@ -224,3 +224,29 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("memory allows %d chats, first failure at %d", l.MaxBatchFit, n)
 	}
 }
+
+func TestJoinTTFT(t *testing.T) {
+	s := newSetup(t, "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
+	m := s.Model
+	if s.JoinTTFT(50, 2000, 0, 2200, 512) != s.TTFT(50, 2000, 1, 512) {
+		t.Error("with no other chats JoinTTFT must be TTFT")
+	}
+	// One pass (50 + 3 tokens ≤ 512): the 50 prompt tokens on 2000 cached
+	// and one decode token of each of 3 chats attending 2199 keys, their
+	// logits included; assembled here from the model's account.
+	const P, D, O, C = 50, 2000, 3, 2199
+	bytes := m.StreamedBytes(P+O, true) + m.ActivationBytes(P+O) + m.KVBytes(D+P) + O*m.KVBytes(C)
+	flops := m.PrefillFLOPs(D, P, 1) + O*m.DecodeFLOPs(C)
+	bw := s.Device.Bandwidth * s.Inputs.BandwidthEfficiency
+	pk := s.Inputs.Peak * s.Inputs.ComputeEfficiency
+	want := math.Max(bytes/bw, flops/pk) + s.Inputs.PrefillOverhead
+	if got := s.JoinTTFT(P, D, O, C, 512); !near(got, want, 1e-12) {
+		t.Errorf("JoinTTFT %v s, hand %v s", got, want)
+	}
+	// A single arrival is quicker than everyone at once, slower than alone.
+	for _, c := range s.Concurrent(8, 2200, 50, 150, 512, sim.Targets{}) {
+		if c.N > 1 && !(c.JoinTTFT < c.TTFT && c.JoinTTFT > s.TTFT(50, 2000, 1, 512)) {
+			t.Errorf("N=%d: join %v, all at once %v, alone %v", c.N, c.JoinTTFT, c.TTFT, s.TTFT(50, 2000, 1, 512))
+		}
+	}
+}

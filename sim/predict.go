@@ -303,6 +303,9 @@ type phases struct {
 	// weight and activation bytes of a full prefill pass, the last pass,
 	// and a decode step
 	fullW, lastW, stepW float64
+	// passBytes and passFLOPs are added to every prefill pass: the decode
+	// tokens of other sequences batched with it (Setup.JoinTTFT).
+	passBytes, passFLOPs float64
 }
 
 func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
@@ -328,8 +331,8 @@ func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
 // perSeq tokens after D + k·perSeq, reads its KV cache once and appends.
 func (p *phases) prefillPass(k int) (bytes, flops float64) {
 	B, s := float64(p.w.Batch), p.w.Depth+k*p.perSeq
-	bytes = p.fullW + B*p.kvReads*p.m.KVBytes(s+p.perSeq)
-	flops = B * p.m.PrefillFLOPs(s, p.perSeq, 0)
+	bytes = p.fullW + B*p.kvReads*p.m.KVBytes(s+p.perSeq) + p.passBytes
+	flops = B*p.m.PrefillFLOPs(s, p.perSeq, 0) + p.passFLOPs
 	return bytes, flops
 }
 
@@ -349,8 +352,8 @@ func (p *phases) prefill(bw, peak float64) sums {
 	s := p.sumMax(false, 0, full-1, cuts, bw, peak)
 	// The last pass is shorter and computes the logits.
 	B, st := float64(p.w.Batch), p.w.Depth+full*p.perSeq
-	b := p.lastW + B*p.kvReads*p.m.KVBytes(st+p.last)
-	f := B * p.m.PrefillFLOPs(st, p.last, 1)
+	b := p.lastW + B*p.kvReads*p.m.KVBytes(st+p.last) + p.passBytes
+	f := B*p.m.PrefillFLOPs(st, p.last, 1) + p.passFLOPs
 	s.add(point(b/bw, f/peak))
 	return s
 }

@@ -199,7 +199,9 @@ What each section means:
   for the whole request; a measured draw is usually lower.
 - **Concurrent chats.** N conversations at the conversation's final context
   share the device by continuous batching: TPOT is the decode step at batch
-  N, TTFT the worst case where all N messages arrive together. The limits
+  N; TTFT is shown when one message arrives while the others generate
+  (chunked prefill) and in the worst case where all N arrive together, on
+  which the targets are judged. The limits
   are searched beyond the rows shown; ` + "`plan --concurrent LIST`" + ` searches the same
   across devices and formats.
 - **Speculative decoding.** The draft proposes k tokens one step at a time;
