@@ -145,7 +145,7 @@ func reportBlocks(r *reportData) []block {
 		for _, p := range byDevice[d] {
 			x, in := p.Result, p.Result.Inputs
 			t.Add(in.Engine, in.Model, in.Weights, in.KV, dur(x.TTFT), dur(x.TTFTBound), durp(x.TPOT), durp(x.TPOTBound), dur(x.E2E),
-				rate(valueOr(x.DecodeTokensPerS), ""), units.FormatBytes(x.Memory.TotalBytes, units.Binary)+" / "+units.FormatBytes(x.Memory.UsableBytes, units.Binary),
+				optRate(x.DecodeTokensPerS), units.FormatBytes(x.Memory.TotalBytes, units.Binary)+" / "+units.FormatBytes(x.Memory.UsableBytes, units.Binary),
 				fitText(x.Memory.Fits))
 		}
 		table(t)
@@ -159,8 +159,8 @@ func reportBlocks(r *reportData) []block {
 			t := report.Table{Header: []string{"run", "test", "device", "model", "weights", "measured tok/s", "predicted", "bound", "measured / predicted", "MBU", "MFU"},
 				Right: map[int]bool{5: true, 6: true, 7: true, 8: true, 9: true, 10: true}}
 			for _, run := range m.Runs {
-				t.Add(run.Source, runLabel(run), run.Hardware, run.Model, run.Weights, fmt.Sprintf("%.4g", run.MeasuredTokensPerS),
-					fmt.Sprintf("%.4g", run.PredictedTokensPerS), fmt.Sprintf("%.4g", run.BoundTokensPerS), fmt.Sprintf("%.2f", run.Ratio), pct(run.MBU), pct(run.MFU))
+				t.Add(run.Source, runLabel(run), run.Hardware, run.Model, run.Weights, tokRate(run.MeasuredTokensPerS),
+					tokRate(run.PredictedTokensPerS), tokRate(run.BoundTokensPerS), fmt.Sprintf("%.2f", run.Ratio), pct(run.MBU), pct(run.MFU))
 			}
 			table(t)
 			list(m.Warnings)
@@ -253,15 +253,34 @@ func targetText(r *reportData) string {
 
 func measuredSentence(run comparisonJSON) string {
 	what := runLabel(run)
-	s := fmt.Sprintf("%s (%s) on %s, %s %s: measured %.4g tokens/s", what, run.Source, run.Hardware, run.Model, run.Weights, run.MeasuredTokensPerS)
+	s := fmt.Sprintf("%s (%s) on %s, %s %s: measured %s tokens/s", what, run.Source, run.Hardware, run.Model, run.Weights, tokRate(run.MeasuredTokensPerS))
 	if run.Test == "decode" {
 		s += fmt.Sprintf(" is %s of the datasheet bandwidth (MBU)", pct(run.MBU))
 	} else {
 		s += fmt.Sprintf(" is %s of the dense peak (MFU)", pct(run.MFU))
 	}
-	s += fmt.Sprintf(", %s of the physical limit of %.4g tokens/s; roofline predicted %.4g (measured / predicted %.2f).",
-		pct(run.MeasuredTokensPerS/run.BoundTokensPerS), run.BoundTokensPerS, run.PredictedTokensPerS, run.Ratio)
+	s += fmt.Sprintf(", %s of the physical limit of %s tokens/s; roofline predicted %s (measured / predicted %.2f).",
+		pct(run.MeasuredTokensPerS/run.BoundTokensPerS), tokRate(run.BoundTokensPerS), tokRate(run.PredictedTokensPerS), run.Ratio)
 	return s
+}
+
+// tokRate prints a token rate with four significant digits at most and no
+// exponent: 14815, 163.0, 9.871.
+func tokRate(v float64) string {
+	switch {
+	case v >= 1000:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+func optRate(v num) string {
+	if v == nil {
+		return "—"
+	}
+	return tokRate(*v)
 }
 
 func runLabel(run comparisonJSON) string {
