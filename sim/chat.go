@@ -131,7 +131,7 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 	}
 	if need := c.System + c.User + c.Reply; need > limit {
 		return nil, fmt.Errorf("the system prompt and one turn (%d + %d + %d = %d tokens) exceed the context limit of %d tokens (%s): shorten them or choose a smaller format",
-			c.System, c.User, c.Reply, need, limit, limitCauseText(cause))
+			c.System, c.User, c.Reply, need, limit, LimitCauseText(cause))
 	}
 	res := &ChatResult{Strategy: st, Limit: limit, LimitCause: cause}
 	if c.System > 0 && st != Recompute {
@@ -177,7 +177,8 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 	return res, nil
 }
 
-func limitCauseText(cause string) string {
+// LimitCauseText says in words what bounds a ChatResult's Limit.
+func LimitCauseText(cause string) string {
 	if cause == "memory" {
 		return "what fits in memory"
 	}

@@ -409,7 +409,7 @@ func buildChatReport(c *cli.Context, cat *profiles.Catalog, s *sim.Setup, conv s
 	last := first.Turns[len(first.Turns)-1]
 	if last.DroppedTurns > 0 {
 		rep.Notes = append(rep.Notes, fmt.Sprintf("from turn %d the conversation exceeds the context limit of %d tokens (%s): the oldest turns are dropped, %d by the last turn",
-			firstDropTurn(first), first.Limit, limitCause(first.LimitCause), last.DroppedTurns))
+			firstDropTurn(first), first.Limit, sim.LimitCauseText(first.LimitCause), last.DroppedTurns))
 	}
 
 	// Cold start: load, then the system prompt (cached strategies) and the
@@ -482,13 +482,6 @@ func firstDropTurn(r *sim.ChatResult) int {
 		}
 	}
 	return 0
-}
-
-func limitCause(cause string) string {
-	if cause == "memory" {
-		return "what fits in memory"
-	}
-	return "the model's maximum context"
 }
 
 // chatEnergy prices the conversation's mean turn at the device's power and
@@ -610,7 +603,7 @@ func writeChat(w io.Writer, r *chatReport, md bool) error {
 		fmt.Fprintln(w, title)
 	}
 	fmt.Fprintf(w, "conversation: %d turns; system prompt %d, user %d, reply %d tokens; context limit %d tokens (%s)\n",
-		r.Turns, r.System, r.User, r.Reply, r.Limit, limitCause(r.LimitCause))
+		r.Turns, r.System, r.User, r.Reply, r.Limit, sim.LimitCauseText(r.LimitCause))
 
 	heading("per turn")
 	var t report.Table

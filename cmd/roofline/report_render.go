@@ -6,13 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
 	"github.com/roofline/roofline/units"
 )
@@ -193,7 +196,7 @@ func reportBlocks(r *reportData) []block {
 	for _, d := range r.Devices {
 		var items []string
 		items = append(items, fmt.Sprintf("%s (%s)", d.Description, d.File))
-		for _, k := range sortedKeys(d.Sources) {
+		for _, k := range slices.Sorted(maps.Keys(d.Sources)) {
 			items = append(items, k+": "+d.Sources[k])
 		}
 		items = append(items, d.References...)
@@ -283,22 +286,9 @@ func optRate(v num) string {
 	return tokRate(*v)
 }
 
+// runLabel names a compared run as compare does (pp512, tg128 @ d4096 ×4).
 func runLabel(run comparisonJSON) string {
-	switch {
-	case run.Test == "prefill":
-		s := fmt.Sprintf("pp%d", run.PromptTokens)
-		if run.Depth > 0 {
-			s += fmt.Sprintf(" @ d%d", run.Depth)
-		}
-		return s
-	case run.GenTokens > 0:
-		s := fmt.Sprintf("tg%d", run.GenTokens)
-		if run.Depth > 0 {
-			s += fmt.Sprintf(" @ d%d", run.Depth)
-		}
-		return s
-	}
-	return run.Test
+	return testName(measured.Run{Test: measured.Test(run.Test), Prompt: run.PromptTokens, Gen: run.GenTokens, Depth: run.Depth, Batch: run.Batch})
 }
 
 func fitText(fits bool) string {
