@@ -235,6 +235,22 @@ var requestAliases = map[string][]string{
 }
 
 func readRequestsCSV(c *collector, text string) error {
+	return c.namedRows(text, []string{"prompt_tokens", "output_tokens"},
+		[]string{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"},
+		func(line int, get func(string) string) {
+			q, err := parseRequest(line, get)
+			if err != nil {
+				c.bad(line, "%v", err)
+				return
+			}
+			addRequest(c, q)
+		})
+}
+
+// namedRows reads a CSV with a header row, checks its columns, and calls
+// row for every record with its line and a lookup by column name; records
+// that do not parse are reported and skipped.
+func (c *collector) namedRows(text string, required, optional []string, row func(line int, get func(string) string)) error {
 	cr := csv.NewReader(strings.NewReader(text))
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
@@ -242,34 +258,27 @@ func readRequestsCSV(c *collector, text string) error {
 	if err != nil {
 		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
 	}
-	idx, err := columns(header, []string{"prompt_tokens", "output_tokens"}, []string{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"})
+	idx, err := columns(header, required, optional)
 	if err != nil {
 		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
 	}
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		line := csvLine(cr, rec, err)
 		if err != nil {
 			c.bad(line, "%v", err)
 			continue
 		}
-		get := func(k string) string {
+		row(line, func(k string) string {
 			if i, ok := idx[k]; ok && i < len(rec) {
 				return strings.TrimSpace(rec[i])
 			}
 			return ""
-		}
-		q, err := parseRequest(line, get)
-		if err != nil {
-			c.bad(line, "%v", err)
-			continue
-		}
-		addRequest(c, q)
+		})
 	}
-	return nil
 }
 
 // parseRequest reads one request from named fields; times in _s or _ms.
@@ -386,59 +395,28 @@ func readRequestsJSON(c *collector, text string) error {
 
 // readRunsCSV reads roofline's own runs format: one test per row.
 func readRunsCSV(c *collector, text string) error {
-	cr := csv.NewReader(strings.NewReader(text))
-	cr.Comment = '#'
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if err != nil {
-		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
-	}
-	idx, err := columns(header, []string{"test", "tokens_per_s"},
-		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "exclude", "note"})
-	if err != nil {
-		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
-	}
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		line := csvLine(cr, rec, err)
-		if err != nil {
-			c.bad(line, "%v", err)
-			continue
-		}
-		get := func(k string) string {
-			if i, ok := idx[k]; ok && i < len(rec) {
-				return strings.TrimSpace(rec[i])
-			}
-			return ""
-		}
-		r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
-			Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
-			Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("source") + " " + get("note"))}
-		bad := false
-		for k, dst := range map[string]*int{"prompt": &r.Prompt, "gen": &r.Gen, "depth": &r.Depth, "batch": &r.Batch, "ubatch": &r.UBatch} {
-			if s := get(k); s != "" {
-				v, err := strconv.Atoi(s)
-				if err != nil {
-					c.bad(line, "%s = %q is not an integer", k, s)
-					bad = true
-					break
+	return c.namedRows(text, []string{"test", "tokens_per_s"},
+		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "exclude", "note"},
+		func(line int, get func(string) string) {
+			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
+				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
+				Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("source") + " " + get("note"))}
+			for k, dst := range map[string]*int{"prompt": &r.Prompt, "gen": &r.Gen, "depth": &r.Depth, "batch": &r.Batch, "ubatch": &r.UBatch} {
+				if s := get(k); s != "" {
+					v, err := strconv.Atoi(s)
+					if err != nil {
+						c.bad(line, "%s = %q is not an integer", k, s)
+						return
+					}
+					*dst = v
 				}
-				*dst = v
 			}
-		}
-		if bad {
-			continue
-		}
-		v, err := strconv.ParseFloat(get("tokens_per_s"), 64)
-		if err != nil {
-			c.bad(line, "tokens_per_s = %q is not a number", get("tokens_per_s"))
-			continue
-		}
-		r.TokensPerS = v
-		c.add(r)
-	}
-	return nil
+			v, err := strconv.ParseFloat(get("tokens_per_s"), 64)
+			if err != nil {
+				c.bad(line, "tokens_per_s = %q is not a number", get("tokens_per_s"))
+				return
+			}
+			r.TokensPerS = v
+			c.add(r)
+		})
 }
