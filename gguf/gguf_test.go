@@ -65,13 +65,13 @@ func TestQ4KMHeader(t *testing.T) {
 		if m.Bytes != total {
 			t.Errorf("%s: file bytes %.0f, tensors sum %.0f", c.model, m.Bytes, total)
 		}
-		cost, err := model.BuildNamed(m.Spec, "", "f16")
+		cost, err := model.BuildNamed(m.Spec, "", "f16", model.Layout{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		cat, _ := profiles.Builtin()
 		ref, _ := cat.Model(c.model)
-		want, _ := model.BuildNamed(ref, c.weights, "f16")
+		want, _ := model.BuildNamed(ref, c.weights, "f16", model.Layout{})
 		if cost.WeightBytes != total || cost.WeightBytes != want.WeightBytes || cost.StreamedBytesPerToken() != want.StreamedBytesPerToken() ||
 			cost.KVBytesPerToken() != want.KVBytesPerToken() || cost.ParamsTotal != want.ParamsTotal {
 			t.Errorf("%s: from GGUF %.0f B (streamed %.0f, KV %.0f), built-in %.0f B (streamed %.0f, KV %.0f)", c.model, cost.WeightBytes,
@@ -190,7 +190,7 @@ func TestExtraTensorsScaled(t *testing.T) {
 	if len(m.Notes) != 1 || !strings.Contains(m.Notes[0], "mm.input_projection.weight") {
 		t.Errorf("notes %v", m.Notes)
 	}
-	c, err := model.BuildNamed(m.Spec, "", "f16")
+	c, err := model.BuildNamed(m.Spec, "", "f16", model.Layout{})
 	if err != nil {
 		t.Fatal(err)
 	}

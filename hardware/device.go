@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -20,12 +21,20 @@ const (
 	NPU Kind = "npu"
 )
 
+// Families are the vendor lines runtimes are matched against.
+var Families = []string{"nvidia", "jetson", "amd", "apple", "intel", "rockchip", "raspberry-pi", "cpu"}
+
 // Device is one piece of hardware in one power mode.
 type Device struct {
 	Name        string
 	Aliases     []string
 	Description string
-	Family      string
+	// Family is the vendor line (nvidia, jetson, apple, amd, rockchip,
+	// raspberry-pi, cpu): runtimes say which families they run on.
+	Family string
+	// Segment is the market the device is built for (datacenter,
+	// workstation, consumer, edge): it decides the usual runtime.
+	Segment string
 	// VariantOf names the base device when this is a power mode or a
 	// smaller configuration of it.
 	VariantOf string
@@ -54,93 +63,49 @@ type Engine struct {
 	Kind  Kind
 	Peaks map[units.Precision]float64 // dense peak, FLOP/s or OP/s
 	Power float64                     // rated draw of the device while this engine runs, W; 0 when unknown
-	// DefaultWeights and DefaultKV are the formats this engine is usually
-	// run with (e.g. w8a8 on an RKNPU, q4_k_m under llama.cpp); "" means
-	// the model's own checkpoint format and f16.
-	DefaultWeights string
-	DefaultKV      string
-	Tuning
-	// Defaulted lists the Tuning fields that came from DefaultTuning
-	// rather than from the profile.
-	Defaulted []string
-	// Calibration is set when the tuning was fitted to measured runs.
+	// Calibration is set when the engine's efficiency under one runtime
+	// was fitted to measured runs (roofline calibrate); it replaces that
+	// runtime's class for runs on this engine.
 	Calibration *Calibration
 }
 
-// Tuning holds the factors between a peak and an expected speed.
-type Tuning struct {
-	// BandwidthEfficiency is the share of datasheet bandwidth a
-	// memory-bound pass achieves (MBU).
-	BandwidthEfficiency float64
-	// ComputeEfficiency is the share of the peak a compute-bound pass
-	// achieves (MFU).
-	ComputeEfficiency float64
-	// StepOverhead is a fixed cost per forward pass (scheduling, sampling,
-	// synchronisation), s.
-	StepOverhead float64
-	// LayerOverhead is a fixed cost per layer per pass (kernel launches), s.
-	LayerOverhead float64
-	// Fitted overheads from a calibration replace the step + layer rule:
-	// DecodeOverhead per decode step, PrefillOverhead per prefill pass, s.
-	Fitted          bool
-	DecodeOverhead  float64
-	PrefillOverhead float64
-	// FormatBandwidthEfficiency holds bandwidth efficiencies fitted per
-	// weight format (dequantizing kernels differ); others use
-	// BandwidthEfficiency.
-	FormatBandwidthEfficiency map[string]float64
-}
-
-// Overheads is the fixed cost of a prefill pass and of a decode step for a
-// model of `layers` layers.
-func (t Tuning) Overheads(layers int) (prefill, decode float64) {
-	if t.Fitted {
-		return t.PrefillOverhead, t.DecodeOverhead
-	}
-	o := t.StepOverhead + float64(layers)*t.LayerOverhead
-	return o, o
-}
-
-// Calibration records how an engine's tuning was fitted to measured runs,
-// so predictions can carry an interval and say what they are valid for.
+// Calibration is an engine's efficiency under one runtime, fitted to
+// measured runs, with what a prediction needs to carry an interval and to
+// say what the fit is valid for.
 type Calibration struct {
-	// What the fit is valid for.
-	Device, PowerMode, Engine, Runtime, Build, Date string
-	Files                                           []string
-
-	DecodePoints, PrefillPoints int
-	// Covariance of (overhead [s], 1/efficiency) for each phase, as
-	// [var(overhead), cov, var(1/efficiency)]; zero rows were not fitted.
-	DecodeCov, PrefillCov [3]float64
-	// FormatDecodeCov is the same per weight format of
-	// Tuning.FormatBandwidthEfficiency.
-	FormatDecodeCov map[string][3]float64
-	// Relative residual standard deviation and degrees of freedom.
+	Runtime string // the runtime the runs were measured under
+	Efficiency
+	// FormatBandwidth holds bandwidth efficiencies fitted per weight
+	// format (dequantizing kernels differ); others use Bandwidth.
+	FormatBandwidth map[string]float64
+	// Cov is the covariance of the fitted parameters in the order of
+	// ParameterNames (a 7 × 7 matrix, row-major); zero rows were held.
+	Cov []float64
+	// Sigma is the relative scatter of a new run about the fit, per
+	// phase, and DOF the degrees of freedom behind it.
 	DecodeSigma, PrefillSigma float64
 	DecodeDOF, PrefillDOF     int
-	R2Decode, R2Prefill       float64
-	LOODecode, LOOPrefill     float64 // leave-one-out MdAPE
+
+	// What the fit is valid for.
+	Device, PowerMode, Engine, Build, Date string
+	Files                                  []string
+	Formats                                []string // weight formats the runs used
+	MaxBatch                               int      // the largest batch measured
+	DecodePoints, PrefillPoints            int
+	R2Decode, R2Prefill                    float64
+	LOODecode, LOOPrefill                  float64 // leave-one-out MdAPE
+	// Prior names the runtime class the fit started from, and Shift how
+	// far the board sits from it (fitted/prior time of a reference run).
+	Prior                     string
+	DecodeShift, PrefillShift float64
 }
 
-// DefaultTuning is the one rule for efficiencies and overheads an engine
-// profile does not state. It depends on the engine kind only:
-//
-//   - bandwidth efficiency 0.70 for GPUs and NPUs, 0.60 for CPUs: MBU of
-//     55–60 % (TensorRT-LLM, batch 1, A100/H100, Databricks 2023) and ≈ 70 %
-//     (MLC on RTX 4090, llm-perf-bench) for accelerator stacks, ≈ 67 %
-//     for llama.cpp on a DDR5 desktop CPU (llama.cpp issue #34), rounded
-//     down for CPUs whose cores rarely saturate the controller;
-//   - compute efficiency 0.40: prefill MFU ≈ 48 % for MPT-7B on A100
-//     (Databricks), lower for the int8 MMQ and edge paths;
-//   - overheads 126 µs per pass plus 32 µs per layer: the fixed terms
-//     inference-sim (BLIS) fitted to vLLM step times
-//     (docs/guide/latency-models.md).
-func DefaultTuning(k Kind) Tuning {
-	t := Tuning{BandwidthEfficiency: 0.70, ComputeEfficiency: 0.40, StepOverhead: 126e-6, LayerOverhead: 32e-6}
-	if k == CPU {
-		t.BandwidthEfficiency = 0.60
+// BandwidthFor is the bandwidth efficiency for weight format f.
+func (c *Calibration) BandwidthFor(f string) (float64, bool) {
+	if v, ok := c.FormatBandwidth[f]; ok {
+		return v, true
 	}
-	return t
+	return c.Bandwidth, false
 }
 
 // Engine returns the named engine, or the default one for "".
@@ -237,22 +202,27 @@ func (d *Device) Validate() error {
 		if e.Power < 0 || math.IsNaN(e.Power) || math.IsInf(e.Power, 0) {
 			errs = append(errs, fmt.Errorf("engine %s: power must be positive, got %g", e.Name, e.Power))
 		}
-		t := e.Tuning
-		for f, v := range t.FormatBandwidthEfficiency {
-			if bad(v) || v > 1 {
-				errs = append(errs, fmt.Errorf("engine %s: format_bandwidth_efficiency.%s must be in (0, 1], got %g", e.Name, f, v))
+		if c := e.Calibration; c != nil {
+			if err := c.Efficiency.Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("engine %s: calibration: %w", e.Name, err))
+			}
+			for f, v := range c.FormatBandwidth {
+				if bad(v) || v > 1 {
+					errs = append(errs, fmt.Errorf("engine %s: calibration format bandwidth %s must be in (0, 1], got %g", e.Name, f, v))
+				}
+			}
+			if len(c.Cov) != 0 && len(c.Cov) != len(ParameterNames)*len(ParameterNames) {
+				errs = append(errs, fmt.Errorf("engine %s: calibration covariance must have %d entries, got %d", e.Name, len(ParameterNames)*len(ParameterNames), len(c.Cov)))
 			}
 		}
-		if bad(t.BandwidthEfficiency) || t.BandwidthEfficiency > 1 {
-			errs = append(errs, fmt.Errorf("engine %s: bandwidth_efficiency must be in (0, 1], got %g", e.Name, t.BandwidthEfficiency))
-		}
-		if bad(t.ComputeEfficiency) || t.ComputeEfficiency > 1 {
-			errs = append(errs, fmt.Errorf("engine %s: compute_efficiency must be in (0, 1], got %g", e.Name, t.ComputeEfficiency))
-		}
-		if t.StepOverhead < 0 || t.LayerOverhead < 0 || t.DecodeOverhead < 0 || t.PrefillOverhead < 0 ||
-			math.IsNaN(t.StepOverhead+t.LayerOverhead+t.DecodeOverhead+t.PrefillOverhead) {
-			errs = append(errs, fmt.Errorf("engine %s: overheads must not be negative", e.Name))
-		}
+	}
+	if !slices.Contains(Families, d.Family) {
+		errs = append(errs, fmt.Errorf("family must be one of %s, got %q", strings.Join(Families, ", "), d.Family))
+	}
+	switch d.Segment {
+	case "datacenter", "workstation", "consumer", "edge":
+	default:
+		errs = append(errs, fmt.Errorf("segment must be datacenter, workstation, consumer or edge, got %q", d.Segment))
 	}
 	if _, err := d.Engine(""); err != nil {
 		errs = append(errs, fmt.Errorf("default_engine: %w", err))

@@ -10,9 +10,8 @@ import (
 
 func board() *Device {
 	return &Device{
-		Name: "b", Memory: 8 << 30, Usable: 6 << 30, Bandwidth: 100e9, StorageBandwidth: 1e9, DefaultEngine: "gpu",
-		Engines: []Engine{{Name: "gpu", Kind: GPU, Peaks: map[units.Precision]float64{units.FP16: 10e12, units.INT8: 20e12},
-			Tuning: DefaultTuning(GPU)}},
+		Name: "b", Family: "jetson", Segment: "edge", Memory: 8 << 30, Usable: 6 << 30, Bandwidth: 100e9, StorageBandwidth: 1e9, DefaultEngine: "gpu",
+		Engines: []Engine{{Name: "gpu", Kind: GPU, Peaks: map[units.Precision]float64{units.FP16: 10e12, units.INT8: 20e12}}},
 		Sources: map[string]string{"memory": "s", "bandwidth": "s", "storage_bandwidth": "s",
 			"engine.gpu.peak.fp16": "s", "engine.gpu.peak.int8": "s"},
 	}
@@ -41,14 +40,29 @@ func TestPickAndRidge(t *testing.T) {
 	}
 }
 
-func TestDefaultTuningRule(t *testing.T) {
-	for _, k := range []Kind{GPU, NPU} {
-		if tu := DefaultTuning(k); tu.BandwidthEfficiency != 0.70 || tu.ComputeEfficiency != 0.40 {
-			t.Errorf("%s: %+v", k, tu)
+func TestEfficiency(t *testing.T) {
+	e := Efficiency{Bandwidth: 0.8, ComputeMax: 0.6, HalfRows: 32, Attention: 0.3, StepOverhead: 100e-6, PassOverhead: 200e-6, LayerOverhead: 10e-6}
+	if err := e.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// On a 100 TFLOP/s engine η(M) = 0.6 · M / (M + 32): half of 0.6 at
+	// M = 32, 0.6 · 512/544 at 512; on a 200 TFLOP/s engine half at 64.
+	for _, c := range []struct{ rows, peak, want float64 }{{32, 100e12, 0.3}, {512, 100e12, 0.6 * 512 / 544}, {0, 100e12, 0}, {64, 200e12, 0.3}} {
+		if got := e.Matmul(c.rows, c.peak); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Matmul(%g) = %g, want %g", c.rows, got, c.want)
 		}
 	}
-	if tu := DefaultTuning(CPU); tu.BandwidthEfficiency != 0.60 || tu.StepOverhead != 126e-6 || tu.LayerOverhead != 32e-6 {
-		t.Errorf("cpu: %+v", tu)
+	// 100 µs + 32 layers × 10 µs = 420 µs; 200 µs + 320 µs = 520 µs.
+	if d, p := e.DecodeOverhead(32), e.PrefillOverhead(32); math.Abs(d-420e-6) > 1e-12 || math.Abs(p-520e-6) > 1e-12 {
+		t.Errorf("overheads %g %g", d, p)
+	}
+	if got := EfficiencyOf(e.Parameters()); got != e {
+		t.Errorf("round trip %+v", got)
+	}
+	bad := e
+	bad.Attention = 1.5
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "attention must be in (0, 1]") {
+		t.Errorf("got %v", err)
 	}
 }
 
@@ -64,7 +78,11 @@ func TestValidate(t *testing.T) {
 		{func(d *Device) { d.Bandwidth = 0 }, "bandwidth must be positive"},
 		{func(d *Device) { d.MeasuredBandwidth = 2 * d.Bandwidth }, "measured_bandwidth"},
 		{func(d *Device) { d.Engines[0].Peaks[units.FP16] = -1 }, "peak.fp16 must be positive"},
-		{func(d *Device) { d.Engines[0].BandwidthEfficiency = 1.2 }, "bandwidth_efficiency"},
+		{func(d *Device) {
+			d.Engines[0].Calibration = &Calibration{Efficiency: Efficiency{Bandwidth: 1.2, ComputeMax: 0.5, Attention: 0.5}}
+		}, "calibration: bandwidth must be in (0, 1]"},
+		{func(d *Device) { d.Segment = "phone" }, "segment must be"},
+		{func(d *Device) { d.Family = "test" }, "family must be one of"},
 		{func(d *Device) { d.DefaultEngine = "npu" }, "default_engine"},
 		{func(d *Device) { delete(d.Sources, "bandwidth") }, "bandwidth has no source"},
 		{func(d *Device) { d.Engines[0].Kind = "fpga" }, "kind must be gpu, cpu or npu"},

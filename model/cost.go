@@ -19,6 +19,9 @@ type TensorCost struct {
 	Tensor
 	Type  Storage
 	Bytes float64
+	// Uncertain tensors have a type the format cannot be sure of: it
+	// depends on the quantizer's version and options (see FitTo).
+	Uncertain bool
 }
 
 // Cost is a model under a weight format and a KV format: every byte and FLOP
@@ -28,48 +31,62 @@ type Cost struct {
 	Spec    *Spec
 	Weights WeightFormat
 	KV      KVFormat
+	Layout  Layout
 	Tensors []TensorCost
 
 	ParamsTotal     float64 // all weights
 	ParamsActive    float64 // weights used per token: total minus the routed experts a token skips
 	ParamsEmbedding float64 // the input embedding table
 	WeightBytes     float64 // bytes of all weights under the format
-	// RecipeBytes is WeightBytes as the recipe gives it, before ScaledTo.
+	// RecipeBytes is WeightBytes as the recipe gives it, before FitTo.
 	RecipeBytes float64
+	// UnlistedBytes are tensors of a model file that the inventory does
+	// not list (vision towers, multi-token-prediction heads): they take
+	// memory but no decode step reads them. Included in WeightBytes.
+	UnlistedBytes float64
 
 	sharedBytes  float64 // read once per pass: everything but the embedding, the head and routed experts
 	headBytes    float64 // the output head (the tied embedding table when tied)
 	embdRowBytes float64 // one row of the input embedding
+	embdBytes    float64 // the whole input embedding table when it is not the head
 	expertBytes  float64 // one routed expert, summed over all MoE layers
+	tied         bool    // the head reads the embedding table
 
-	linearFLOPs float64 // per token, matrix products except the head
+	denseFLOPs  float64 // per token, matrix products except the head and the routed experts
+	routedFLOPs float64 // per token, the routed experts it reaches
 	headFLOPs   float64 // per token whose logits are computed
 	actBytes    float64 // activation traffic per token
 	ffnWidth    float64 // widest FFN intermediate per token
 
 	windows     []int    // distinct sliding windows, ascending
-	kv          windowed // KV bytes per token by window
+	kv          windowed // KV bytes per token by window, as attention reads them
 	attnPrefill windowed // attention FLOPs per (query, key) pair in prefill
 	attnDecode  windowed // the same in decode (MLA uses the absorbed form)
+	scores      windowed // attention scores per (query, key) pair: heads, over all layers
 }
 
-// Build prices model s under weight format w and KV format kv.
-func Build(s *Spec, w WeightFormat, kv KVFormat) (*Cost, error) {
+// Build prices model s under weight format w and KV format kv, laid out as
+// the runtime lays it out (the zero Layout: as published).
+func Build(s *Spec, w WeightFormat, kv KVFormat, l Layout) (*Cost, error) {
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", s.Name, err)
 	}
-	return BuildFrom(s, s.Tensors(), w, kv)
+	return BuildFrom(s, s.Tensors(), w, kv, l)
 }
 
 // BuildFrom is Build with the tensor inventory of s already listed, for
 // callers that price one model under many formats. s must be valid.
-func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost, error) {
-	c := &Cost{Spec: s, Weights: w, KV: kv}
+func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout) (*Cost, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	c := &Cost{Spec: s, Weights: w, KV: kv, Layout: l, tied: s.TiedEmbeddings && !l.UntieEmbedding}
 	var headPerRow float64
-	for _, t := range inventory {
-		st := w.TypeOf(s, t)
+	add := func(t Tensor, st Storage) {
 		b := st.RowBytes(t.Cols) * float64(t.Rows) * float64(t.Experts)
-		c.Tensors = append(c.Tensors, TensorCost{Tensor: t, Type: st, Bytes: b})
+		tc := TensorCost{Tensor: t, Type: st, Bytes: b, Uncertain: w.uncertain(s, t)}
+		c.Tensors = append(c.Tensors, tc)
+		c.account(tc)
 		n := float64(t.Elements())
 		c.ParamsTotal += n
 		c.WeightBytes += b
@@ -81,26 +98,42 @@ func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost,
 		switch {
 		case t.Role == RoleTokenEmbd:
 			c.ParamsEmbedding = n
-			c.embdRowBytes = st.RowBytes(t.Cols)
-			if s.TiedEmbeddings {
-				c.headBytes = b
+			if c.tied {
 				headPerRow = float64(t.Cols)
 			}
 		case t.Role == RoleOutput:
-			c.headBytes = b
 			headPerRow = float64(t.Cols)
-		case t.Routed:
-			c.expertBytes += b / float64(s.MoE.Experts)
-		default:
-			c.sharedBytes += b
 		}
 		if t.Matmul && t.Role != RoleOutput {
-			c.linearFLOPs += 2 * n * share
+			if t.Routed {
+				c.routedFLOPs += 2 * n * share
+			} else {
+				c.denseFLOPs += 2 * n
+			}
 			perToken := float64(t.Cols + t.Rows)
 			if t.Routed {
 				perToken *= float64(s.MoE.Active)
 			}
 			c.actBytes += ActivationBytesPerValue * perToken
+		}
+	}
+	for _, t := range inventory {
+		st := w.TypeOf(s, t)
+		switch {
+		case l.Head.Name != "" && (t.Role == RoleOutput || (c.tied && t.Role == RoleTokenEmbd)):
+			st = l.Head
+		case l.Embedding.Name != "" && t.Role == RoleTokenEmbd:
+			st = l.Embedding
+		}
+		add(t, st)
+		if t.Role == RoleTokenEmbd && s.TiedEmbeddings && l.UntieEmbedding {
+			// The runtime keeps its own head beside the embedding table.
+			head := Tensor{Name: "output.weight", Role: RoleOutput, Layer: -1, Cols: t.Cols, Rows: t.Rows, Experts: 1, Matmul: true}
+			hs := w.TypeOf(s, head)
+			if l.Head.Name != "" {
+				hs = l.Head
+			}
+			add(head, hs)
 		}
 	}
 	c.RecipeBytes = c.WeightBytes
@@ -115,16 +148,20 @@ func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost,
 		c.ffnWidth = math.Max(c.ffnWidth, float64(m.Active*m.FFN+m.Shared*m.SharedFFN))
 	}
 
-	perLayerKV, err := kvPerTokenLayer(s, kv)
+	perLayerKV, err := kvPerTokenLayer(s, kv, l.MLA)
 	if err != nil {
 		return nil, err
 	}
 	prefillPair, decodePair := attentionPairFLOPs(s)
-	for l := 0; l < s.Layers; l++ {
-		win := s.Window(l)
+	for i := 0; i < s.Layers; i++ {
+		win := s.Window(i)
+		if l.IgnoreWindows {
+			win = 0
+		}
 		c.kv.add(win, perLayerKV)
 		c.attnPrefill.add(win, prefillPair)
 		c.attnDecode.add(win, decodePair)
+		c.scores.add(win, float64(s.Heads))
 	}
 	for _, t := range c.kv.terms {
 		if t.window > 0 {
@@ -133,10 +170,11 @@ func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost,
 	}
 	sort.Ints(c.windows)
 	// A model file's own format prices the inventory by the file's types;
-	// tensors the inventory lacks (vision towers, MTP heads) are spread
-	// over the rest so the total is the file's exact size.
-	if w.Family == "file" && s.FileBytes > 0 && c.WeightBytes != s.FileBytes {
-		c = c.ScaledTo(s.FileBytes)
+	// tensors the inventory lacks (vision towers, MTP heads) take memory
+	// but are not read per token.
+	if w.Family == "file" && s.FileBytes > c.WeightBytes {
+		c.UnlistedBytes = s.FileBytes - c.WeightBytes
+		c.WeightBytes = s.FileBytes
 	}
 	return c, nil
 }
@@ -144,14 +182,26 @@ func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat) (*Cost,
 // kvPerTokenLayer is the KV cache one token adds to one layer: K and V for
 // every KV head (GQA/MQA), or the compressed latent plus the shared rope key
 // under MLA.
-func kvPerTokenLayer(s *Spec, kv KVFormat) (float64, error) {
+func kvPerTokenLayer(s *Spec, kv KVFormat, mla MLACache) (float64, error) {
 	st := kv.Storage
 	if a := s.MLA; a != nil {
+		switch mla {
+		case MLAExpanded:
+			k, v := s.Heads*(a.QKNopeDim+a.QKRopeDim), s.Heads*a.VHeadDim
+			if !st.Fits(a.QKNopeDim+a.QKRopeDim) || !st.Fits(a.VHeadDim) {
+				return 0, fmt.Errorf("KV format %s needs the per-head widths (%d, %d) to be multiples of %d", kv.Name, a.QKNopeDim+a.QKRopeDim, a.VHeadDim, st.BlockSize)
+			}
+			return st.RowBytes(k) + st.RowBytes(v), nil
+		}
 		w := a.KVLoraRank + a.QKRopeDim
 		if !st.Fits(w) {
 			return 0, fmt.Errorf("KV format %s needs the cached latent width (%d) to be a multiple of %d", kv.Name, w, st.BlockSize)
 		}
-		return st.RowBytes(w), nil
+		b := st.RowBytes(w)
+		if mla == MLALatentV {
+			b += st.RowBytes(a.KVLoraRank)
+		}
+		return b, nil
 	}
 	if !st.Fits(s.HeadDim) {
 		return 0, fmt.Errorf("KV format %s needs head_dim (%d) to be a multiple of %d", kv.Name, s.HeadDim, st.BlockSize)
@@ -196,12 +246,17 @@ func (c *Cost) StreamedBytes(tokens int, withHead bool) float64 {
 	if tokens <= 0 {
 		return 0
 	}
-	b := c.sharedBytes + c.expertBytes*c.DistinctExperts(tokens)
+	return c.denseStreamed(tokens, withHead) + c.expertBytes*c.DistinctExperts(tokens)
+}
+
+// denseStreamed is StreamedBytes without the routed experts.
+func (c *Cost) denseStreamed(tokens int, withHead bool) float64 {
+	b := c.sharedBytes
 	rows := math.Min(float64(tokens), float64(c.Spec.Vocab)) * c.embdRowBytes
 	switch {
 	case withHead:
 		b += c.headBytes
-		if !c.Spec.TiedEmbeddings {
+		if !c.tied {
 			b += rows
 		}
 	default:
@@ -213,16 +268,80 @@ func (c *Cost) StreamedBytes(tokens int, withHead bool) float64 {
 // StreamedBytesPerToken is the weight traffic of one decode step at batch 1.
 func (c *Cost) StreamedBytesPerToken() float64 { return c.StreamedBytes(1, true) }
 
+// Matmuls is the matrix-product side of one forward pass, split as the
+// time model prices it: the dense products (attention projections, dense
+// and shared feed-forward blocks, the head when the pass computes logits)
+// with the embedding rows the pass reads, and the routed experts the pass
+// reaches. Bytes are weights streamed; activations are separate
+// (ActivationBytes).
+type Matmuls struct {
+	Rows        float64 // tokens the dense products see
+	DenseBytes  float64
+	DenseFLOPs  float64
+	ExpertRows  float64 // tokens each reached expert receives on average
+	ExpertBytes float64
+	ExpertFLOPs float64
+}
+
+// Bytes is the pass's weight and activation traffic.
+func (m Matmuls) Bytes() float64 { return m.DenseBytes + m.ExpertBytes }
+
+// FLOPs is the pass's matrix-product work.
+func (m Matmuls) FLOPs() float64 { return m.DenseFLOPs + m.ExpertFLOPs }
+
+// Matmuls prices the matrix products of a pass over `tokens` tokens of
+// which `logits` get logits (the last prefill position, or every decode
+// token).
+func (c *Cost) Matmuls(tokens, logits int) Matmuls {
+	if tokens <= 0 {
+		return Matmuls{}
+	}
+	n := float64(tokens)
+	m := Matmuls{
+		Rows:       n,
+		DenseBytes: c.denseStreamed(tokens, logits > 0),
+		DenseFLOPs: n*c.denseFLOPs + float64(logits)*c.headFLOPs,
+	}
+	if moe := c.Spec.MoE; moe != nil {
+		reached := c.DistinctExperts(tokens)
+		m.ExpertBytes = c.expertBytes * reached
+		m.ExpertFLOPs = n * c.routedFLOPs
+		// Each of the tokens' k routings lands on one of the reached
+		// experts of each MoE layer.
+		m.ExpertRows = math.Max(1, n*float64(moe.Active)/reached)
+	}
+	return m
+}
+
 // KVBytesPerToken is the KV cache one token adds across all layers, while
 // the context is within every sliding window.
 func (c *Cost) KVBytesPerToken() float64 { return c.kv.slope() }
 
-// KVBytes is the KV cache of one sequence holding ctx tokens; sliding
-// layers hold at most their window.
+// KVBytes is the KV cache attention reads for one sequence holding ctx
+// tokens; sliding layers read at most their window.
 func (c *Cost) KVBytes(ctx int) float64 { return c.kv.at(ctx) }
 
 // KVBytesSum is Σ KVBytes(s) for s = from … to, in closed form.
 func (c *Cost) KVBytesSum(from, to int) float64 { return c.kv.sum(from, to) }
+
+// KVCacheBytes is the memory the KV cache of one sequence holding ctx
+// tokens takes, for passes of ubatch tokens: sliding layers hold what the
+// runtime's window cache holds (the window, or the window and a
+// micro-batch).
+func (c *Cost) KVCacheBytes(ctx, ubatch int) float64 {
+	if ctx <= 0 {
+		return 0
+	}
+	var v float64
+	for _, t := range c.kv.terms {
+		n := ctx
+		if t.window > 0 {
+			n = min(n, c.Layout.windowCacheTokens(t.window, ubatch))
+		}
+		v += t.per * float64(n)
+	}
+	return v
+}
 
 // KVPerLayerToken is the KV one token adds to one layer (all layers are
 // alike in the supported architectures).
@@ -235,15 +354,51 @@ func (c *Cost) KVPerLayerToken() float64 {
 
 // LinearFLOPsPerToken is 2 × the active matrix weights a token passes
 // through, without the output head.
-func (c *Cost) LinearFLOPsPerToken() float64 { return c.linearFLOPs }
+func (c *Cost) LinearFLOPsPerToken() float64 { return c.denseFLOPs + c.routedFLOPs }
 
 // HeadFLOPs is the cost of the logits of one token, 2·V·H.
 func (c *Cost) HeadFLOPs() float64 { return c.headFLOPs }
 
+// AttentionDecodeFLOPs is the attention work of one decode token whose
+// query attends ctx keys.
+func (c *Cost) AttentionDecodeFLOPs(ctx int) float64 { return c.attnDecode.at(ctx) }
+
+// ScoreBytesPerValue is the traffic of one attention score in unfused
+// attention: the query-key product writes it in f32, the softmax reads and
+// rewrites it, the value product reads it (llama.cpp without flash
+// attention, src/llama-graph.cpp build_attn_mha): 4 accesses × 4 B.
+const ScoreBytesPerValue = 16
+
+// ScoreBytesDecode is the score-matrix traffic of one decode token whose
+// query attends ctx keys, when attention is not fused: one score per query
+// head per key per layer. Fused (flash) attention keeps scores on chip.
+func (c *Cost) ScoreBytesDecode(ctx int) float64 { return ScoreBytesPerValue * c.scores.at(ctx) }
+
+// ScoreBytesPrefill is the same for n new tokens on top of past cached
+// ones, causal.
+func (c *Cost) ScoreBytesPrefill(past, n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return ScoreBytesPerValue * c.scores.sum(past+1, past+n)
+}
+
+// AttentionDecodeFLOPsSum is Σ AttentionDecodeFLOPs(s) for s = from … to.
+func (c *Cost) AttentionDecodeFLOPsSum(from, to int) float64 { return c.attnDecode.sum(from, to) }
+
+// AttentionPrefillFLOPs is the attention work of n new tokens of one
+// sequence on top of past cached ones, causal.
+func (c *Cost) AttentionPrefillFLOPs(past, n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return c.attnPrefill.sum(past+1, past+n)
+}
+
 // DecodeFLOPs is the work of generating one token whose query attends ctx
 // keys (the tokens already cached plus itself).
 func (c *Cost) DecodeFLOPs(ctx int) float64 {
-	return c.linearFLOPs + c.headFLOPs + c.attnDecode.at(ctx)
+	return c.LinearFLOPsPerToken() + c.headFLOPs + c.attnDecode.at(ctx)
 }
 
 // DecodeFLOPsSum is Σ DecodeFLOPs(s) for s = from … to, in closed form.
@@ -251,7 +406,7 @@ func (c *Cost) DecodeFLOPsSum(from, to int) float64 {
 	if to < from {
 		return 0
 	}
-	return float64(to-from+1)*(c.linearFLOPs+c.headFLOPs) + c.attnDecode.sum(from, to)
+	return float64(to-from+1)*(c.LinearFLOPsPerToken()+c.headFLOPs) + c.attnDecode.sum(from, to)
 }
 
 // PrefillFLOPs is the work of processing n new tokens of one sequence on
@@ -262,7 +417,17 @@ func (c *Cost) PrefillFLOPs(past, n, logits int) float64 {
 	if n <= 0 {
 		return 0
 	}
-	return float64(n)*c.linearFLOPs + float64(logits)*c.headFLOPs + c.attnPrefill.sum(past+1, past+n)
+	return float64(n)*c.LinearFLOPsPerToken() + float64(logits)*c.headFLOPs + c.attnPrefill.sum(past+1, past+n)
+}
+
+// ResidentWeightBytes is the weight memory the device holding the model
+// needs: all of it, except an input embedding table the runtime keeps in
+// host memory when the device has memory of its own.
+func (c *Cost) ResidentWeightBytes(unified bool) float64 {
+	if c.Layout.HostEmbedding && !unified && !c.tied {
+		return c.WeightBytes - c.embdBytes
+	}
+	return c.WeightBytes
 }
 
 // ActivationBytes is the activation traffic of a pass over `tokens` tokens:
@@ -388,12 +553,106 @@ func sumMin(a, b, w int) float64 {
 func (c *Cost) Windows() []int { return c.windows }
 
 // MaxContext is the longest context whose KV cache fits in budget bytes for
-// one sequence, or -1 when every layer is windowed and any context fits.
-func (c *Cost) MaxContext(budget float64) int {
+// one sequence with passes of ubatch tokens, or -1 when every layer is
+// windowed and any context fits.
+func (c *Cost) MaxContext(budget float64, ubatch int) int {
 	if budget <= 0 {
 		return 0
 	}
-	return c.kv.inverse(budget)
+	held := windowed{terms: make([]windowTerm, len(c.kv.terms))}
+	for i, t := range c.kv.terms {
+		if t.window > 0 {
+			t.window = c.Layout.windowCacheTokens(t.window, ubatch)
+		}
+		held.terms[i] = t
+	}
+	return held.inverse(budget)
+}
+
+// FileFit says how a priced model was matched to the exact size of its
+// file.
+type FileFit struct {
+	FileBytes   float64 // the file's size
+	RecipeBytes float64 // the recipe's size
+	// Absorbed is true when the tensors whose type the recipe cannot be
+	// sure of took up the difference; false when they could not within a
+	// factor of MaxFitFactor, and the recipe's size was kept.
+	Absorbed bool
+	Tensors  int     // tensors rescaled
+	Factor   float64 // their scale
+	Roles    []Role  // their roles, in inventory order
+}
+
+// MaxFitFactor bounds how far FitTo rescales the uncertain tensors.
+const MaxFitFactor = 2.0
+
+// FitTo prices c to a file of total bytes. A recipe is exact for the
+// tensors whose type follows from the format alone (the base type of a
+// GGUF mix, the quantized matrices of a checkpoint); the types of the rest
+// (output head, embedding, and the tensors a GGUF mix raises by rule, such
+// as attn_v and ffn_down) depend on the quantizer's version and options.
+// Those absorb the difference, scaled together, so bytes per token stay
+// exact where the format is certain. When they would have to change by
+// more than MaxFitFactor, the recipe is kept and Absorbed is false: the
+// format is probably not the file's.
+func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
+	fit := FileFit{FileBytes: total, RecipeBytes: c.WeightBytes}
+	if total <= 0 || c.WeightBytes == 0 || total == c.WeightBytes {
+		fit.Absorbed, fit.Factor = true, 1
+		return c, fit
+	}
+	var unsure float64
+	for _, t := range c.Tensors {
+		if t.Uncertain {
+			unsure += t.Bytes
+		}
+	}
+	k := 0.0
+	if unsure > 0 {
+		k = (unsure + total - c.WeightBytes) / unsure
+	}
+	if !(k >= 1/MaxFitFactor && k <= MaxFitFactor) {
+		fit.Factor = k
+		return c, fit
+	}
+	o := *c
+	o.Tensors = make([]TensorCost, len(c.Tensors))
+	o.sharedBytes, o.headBytes, o.embdRowBytes, o.embdBytes, o.expertBytes = 0, 0, 0, 0, 0
+	seen := map[Role]bool{}
+	for i, t := range c.Tensors {
+		if t.Uncertain {
+			t.Bytes *= k
+			fit.Tensors++
+			if !seen[t.Role] {
+				seen[t.Role] = true
+				fit.Roles = append(fit.Roles, t.Role)
+			}
+		}
+		o.Tensors[i] = t
+		o.account(t)
+	}
+	o.WeightBytes = total
+	fit.Absorbed, fit.Factor = true, k
+	return &o, fit
+}
+
+// account adds tensor t's bytes to the traffic groups.
+func (c *Cost) account(t TensorCost) {
+	switch {
+	case t.Role == RoleTokenEmbd:
+		c.embdRowBytes = t.Bytes / float64(t.Rows)
+		if c.tied {
+			c.headBytes = t.Bytes
+		} else {
+			c.embdBytes = t.Bytes
+		}
+	case t.Role == RoleOutput:
+		c.headBytes = t.Bytes
+	case t.Routed:
+		c.expertBytes += t.Bytes / float64(c.Spec.MoE.Experts)
+	default:
+		c.sharedBytes += t.Bytes
+	}
 }
 
 // inverse is the largest s with at(s) ≤ v, or -1 if at(s) stays ≤ v for
@@ -434,27 +693,4 @@ func (w windowed) inverse(v float64) int {
 		lo = b
 	}
 	return -1
-}
-
-// ScaledTo returns a copy whose weight bytes are scaled to total, for a
-// file whose recipe differs from the format's (an importance matrix, an
-// older llama.cpp, a mixed upload). Every tensor keeps its share; the KV
-// cache and FLOPs are unchanged.
-func (c *Cost) ScaledTo(total float64) *Cost {
-	if total <= 0 || c.WeightBytes == 0 {
-		return c
-	}
-	k := total / c.WeightBytes
-	o := *c
-	o.Tensors = make([]TensorCost, len(c.Tensors))
-	for i, t := range c.Tensors {
-		t.Bytes *= k
-		o.Tensors[i] = t
-	}
-	o.WeightBytes = total
-	o.sharedBytes *= k
-	o.headBytes *= k
-	o.embdRowBytes *= k
-	o.expertBytes *= k
-	return &o
 }

@@ -32,7 +32,7 @@ func build(t testing.TB, name, weights, kv string) *model.Cost {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := model.Build(spec(t, name), w, k)
+	c, err := model.Build(spec(t, name), w, k, model.Layout{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,11 +296,11 @@ func TestKVBlockNeedsHeadDim(t *testing.T) {
 		MaxContext: 2048, MLP: model.Gated, NormsPerLayer: 2}
 	w, _ := model.LookupWeightFormat("f16")
 	q8, _ := model.LookupKVFormat("q8_0")
-	if _, err := model.Build(s, w, q8); err == nil || !strings.Contains(err.Error(), "head_dim (80) to be a multiple of 32") {
+	if _, err := model.Build(s, w, q8, model.Layout{}); err == nil || !strings.Contains(err.Error(), "head_dim (80) to be a multiple of 32") {
 		t.Fatalf("err = %v", err)
 	}
 	f16, _ := model.LookupKVFormat("f16")
-	if _, err := model.Build(s, w, f16); err != nil {
+	if _, err := model.Build(s, w, f16, model.Layout{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -309,7 +309,7 @@ func TestMaxContext(t *testing.T) {
 	for _, name := range []string{"llama-3.1-8b", "gemma-2-2b", "gemma-3-4b", "gpt-oss-20b"} {
 		m := build(t, name, "f16", "f16")
 		for _, budget := range []float64{1e6, 3e8, 4.5e9, 7e10} {
-			n := m.MaxContext(budget)
+			n := m.MaxContext(budget, 512)
 			if n < 0 {
 				t.Fatalf("%s: unbounded", name)
 			}
@@ -320,7 +320,7 @@ func TestMaxContext(t *testing.T) {
 	}
 	// Mistral-7B v0.1 windows every layer: any context fits in 4096 tokens' KV.
 	m := build(t, "mistral-7b", "f16", "f16")
-	if n := m.MaxContext(m.KVBytes(4096)); n != -1 {
+	if n := m.MaxContext(m.KVBytes(4096), 512); n != -1 {
 		t.Errorf("all-sliding model: max context %d, want -1 (unbounded)", n)
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/units"
@@ -22,10 +23,40 @@ type WeightFormat struct {
 	// dequantize to fp16.
 	Compute []units.Precision
 	assign  func(s *Spec, t Tensor) Storage
+	// unsure reports tensors whose type the recipe cannot be sure of.
+	unsure func(s *Spec, t Tensor) bool
+	// quantized is true when the matrices are stored in a quantized type.
+	quantized bool
+}
+
+// Quantized reports whether the format stores its matrices quantized.
+func (f WeightFormat) Quantized() bool { return f.quantized }
+
+// Ideal lists every precision some runtime's kernels may run the format
+// at: its own preferences, and int8 dot products for quantized GGUF types
+// (llama.cpp's MMQ and CPU kernels). The fastest of these an engine has is
+// the bound no run can beat.
+func (f WeightFormat) Ideal() []units.Precision {
+	out := append([]units.Precision(nil), f.Compute...)
+	if f.IsGGUF() && f.quantized && !slices.Contains(out, units.INT8) {
+		out = append(out, units.INT8)
+	}
+	return out
 }
 
 // TypeOf is the storage type the recipe gives tensor t of model s.
 func (f WeightFormat) TypeOf(s *Spec, t Tensor) Storage { return f.assign(s, t) }
+
+func (f WeightFormat) uncertain(s *Spec, t Tensor) bool {
+	return f.unsure != nil && f.unsure(s, t)
+}
+
+// IsFile reports whether the format is a model file's own tensor types.
+func (f WeightFormat) IsFile() bool { return f.Family == "file" }
+
+// IsGGUF reports whether the format is a llama.cpp GGUF file type (a
+// recipe, or a file's own types).
+func (f WeightFormat) IsGGUF() bool { return f.Family == "gguf" || f.Family == "file" }
 
 // KVFormat is the element type of the KV cache. Block types are laid out
 // along the head dimension, as llama.cpp does with -ctk/-ctv.
@@ -67,7 +98,7 @@ var WeightFormats = []WeightFormat{
 	ggufPure("q4_k", Q4K),
 	ggufPure("q5_k", Q5K),
 	{
-		Name: "mxfp4", Family: "checkpoint", Compute: []units.Precision{units.FP4, units.FP16, units.FP32},
+		Name: "mxfp4", Family: "checkpoint", Compute: []units.Precision{units.FP4, units.FP16, units.FP32}, quantized: true,
 		Description: "native MXFP4 checkpoint (gpt-oss): routed experts mxfp4, everything else bf16",
 		assign: func(s *Spec, t Tensor) Storage {
 			if t.Routed && t.Matmul {
@@ -75,6 +106,7 @@ var WeightFormats = []WeightFormat{
 			}
 			return BF16
 		},
+		unsure: headOrEmbedding,
 	},
 	checkpoint("w4a16", []string{"gptq-int4", "awq-int4", "int4-g128", "rkllm-w4a16"}, Int4G128, F16, fp16Math,
 		"4-bit weights, group 128, fp16 scale + 4-bit zero (GPTQ/AWQ, RKLLM w4a16); embedding and lm_head fp16; fp16 math"),
@@ -159,27 +191,64 @@ func (e *UnknownError) Error() string {
 func ggufFloat(name string, st Storage, desc string, compute []units.Precision) WeightFormat {
 	return WeightFormat{Name: name, Family: "gguf", Description: desc, Compute: compute,
 		assign: func(s *Spec, t Tensor) Storage {
+			if native, ok := keptNative(s, t); ok {
+				return native
+			}
 			if quantizable(t) {
 				return st
 			}
 			return F32
-		}}
+		}, unsure: headOrEmbedding}
 }
 
 func ggufPure(name string, base Storage) WeightFormat {
-	return WeightFormat{Name: name, Family: "gguf", Compute: ggufQuant,
+	return WeightFormat{Name: name, Family: "gguf", Compute: ggufQuant, quantized: true,
 		Description: fmt.Sprintf("GGUF quantized with --pure: every matrix %s (%.4g bpw) where rows allow, llama.cpp fallbacks elsewhere", base.Name, base.BitsPerWeight()),
 		assign: func(s *Spec, t Tensor) Storage {
+			if native, ok := keptNative(s, t); ok {
+				return native
+			}
 			if !quantizable(t) {
 				return F32
 			}
 			return fallback(base, t.Cols)
-		}}
+		}, unsure: headOrEmbedding}
+}
+
+// keptNative is the type llama.cpp's quantizer keeps whatever the target
+// file type: tensors published in MXFP4 (gpt-oss's experts) are never
+// requantized.
+func keptNative(s *Spec, t Tensor) (Storage, bool) {
+	if s.Checkpoint != "mxfp4" || !t.Routed || !t.Matmul {
+		return Storage{}, false
+	}
+	return fallback(MXFP4, t.Cols), true
+}
+
+// headOrEmbedding marks the output head and the embedding table: their
+// types depend on the quantizer's options.
+func headOrEmbedding(s *Spec, t Tensor) bool {
+	return t.Role == RoleOutput || t.Role == RoleTokenEmbd
+}
+
+// mixRaised marks what a GGUF mix decides by rule, which changes between
+// llama.cpp versions and with an importance matrix: the head and
+// embedding, and the projections a mix raises (attn_v, attn_output,
+// ffn_down and their fused or expert forms).
+func mixRaised(s *Spec, t Tensor) bool {
+	switch t.Role {
+	case RoleOutput, RoleTokenEmbd, RoleAttnV, RoleAttnQKV, RoleAttnKVB, RoleAttnOut,
+		RoleFFNDown, RoleExpertDown, RoleSharedDown:
+		return true
+	case RoleAttnK:
+		return s.MoE != nil && s.MoE.Experts == 8
+	}
+	return false
 }
 
 func checkpoint(name string, aliases []string, st, keep Storage, compute []units.Precision, desc string) WeightFormat {
 	quantEmbd := st == Int4G32 // MLC quantizes the embedding and final fc
-	return WeightFormat{Name: name, Aliases: aliases, Family: "checkpoint", Description: desc, Compute: compute,
+	return WeightFormat{Name: name, Aliases: aliases, Family: "checkpoint", Description: desc, Compute: compute, quantized: st.BitsPerWeight() < 16,
 		assign: func(s *Spec, t Tensor) Storage {
 			switch {
 			case !t.Is2D() || !strings.HasSuffix(t.Name, ".weight"):
@@ -193,7 +262,7 @@ func checkpoint(name string, aliases []string, st, keep Storage, compute []units
 				return keep
 			}
 			return st
-		}}
+		}, unsure: headOrEmbedding}
 }
 
 // quantizable follows llama.cpp's tensor_allows_quantization: matrices whose
@@ -206,13 +275,16 @@ func quantizable(t Tensor) bool {
 // (src/llama-quant.cpp) for the named file types without an importance
 // matrix.
 func ggufMix(ftype string, base Storage, desc string) WeightFormat {
-	return WeightFormat{Name: ftype, Family: "gguf", Description: desc, Compute: ggufQuant,
+	return WeightFormat{Name: ftype, Family: "gguf", Description: desc, Compute: ggufQuant, quantized: true,
 		assign: func(s *Spec, t Tensor) Storage {
+			if native, ok := keptNative(s, t); ok {
+				return native
+			}
 			if !quantizable(t) {
 				return F32
 			}
 			return fallback(mixType(ftype, base, s, t), t.Cols)
-		}}
+		}, unsure: mixRaised}
 }
 
 func useMoreBits(i, n int) bool {
@@ -323,26 +395,38 @@ func mixType(ftype string, base Storage, s *Spec, t Tensor) Storage {
 // FileWeightsName names a model file's own per-tensor types as a format.
 const FileWeightsName = "file"
 
+// NativeFormat is the weight format the model is published in (its
+// checkpoint): gpt-oss's MXFP4 experts with bf16 elsewhere, bf16 for most
+// models, a model file's own tensor types. It is the default of every
+// runtime that runs checkpoints, and of show and list.
+func (s *Spec) NativeFormat() string {
+	if s.FileWeights != nil {
+		return FileWeightsName
+	}
+	if s.Checkpoint == "" {
+		return "bf16"
+	}
+	return s.Checkpoint
+}
+
 // WeightsFor resolves a weight format for s: "file" is the model file's
-// own tensor types (GGUF), "" those types when s has them and its
-// checkpoint format otherwise.
+// own tensor types (GGUF), "" the model's native format.
 func (s *Spec) WeightsFor(name string) (WeightFormat, error) {
-	if (name == "" || name == FileWeightsName) && s.FileWeights != nil {
-		return *s.FileWeights, nil
+	if name == "" {
+		name = s.NativeFormat()
 	}
 	if name == FileWeightsName {
-		return WeightFormat{}, fmt.Errorf("model %s has no weights file: give a weight format", s.Name)
-	}
-	if name == "" {
-		name = s.Checkpoint
+		if s.FileWeights == nil {
+			return WeightFormat{}, fmt.Errorf("model %s has no weights file: give a weight format", s.Name)
+		}
+		return *s.FileWeights, nil
 	}
 	return LookupWeightFormat(name)
 }
 
-// BuildNamed prices s under the named formats: an empty weight format is
-// the model file's own types, else the checkpoint's; an empty KV format
-// is f16.
-func BuildNamed(s *Spec, weights, kv string) (*Cost, error) {
+// BuildNamed prices s under the named formats and layout: an empty weight
+// format is the model's native format; an empty KV format is f16.
+func BuildNamed(s *Spec, weights, kv string, l Layout) (*Cost, error) {
 	w, err := s.WeightsFor(weights)
 	if err != nil {
 		return nil, err
@@ -354,5 +438,5 @@ func BuildNamed(s *Spec, weights, kv string) (*Cost, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(s, w, k)
+	return Build(s, w, k, l)
 }

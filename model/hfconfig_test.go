@@ -40,11 +40,11 @@ func TestHFConfigMatchesBuiltin(t *testing.T) {
 			}
 			want := spec(t, c.builtin)
 			// Compare at the built-in's checkpoint so only shapes differ.
-			a, err := model.BuildNamed(got, want.Checkpoint, "f16")
+			a, err := model.BuildNamed(got, want.Checkpoint, "f16", model.Layout{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := model.BuildNamed(want, want.Checkpoint, "f16")
+			b, err := model.BuildNamed(want, want.Checkpoint, "f16", model.Layout{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +88,7 @@ func TestHFConfigLlamaByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := model.BuildNamed(s, "bf16", "f16")
+	c, err := model.BuildNamed(s, "bf16", "f16", model.Layout{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func FuzzParseHFConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := model.BuildNamed(s, "", "f16"); err != nil {
+		if _, err := model.BuildNamed(s, "", "f16", model.Layout{}); err != nil {
 			t.Skip() // valid shapes with no buildable format are fine
 		}
 	})

@@ -137,7 +137,7 @@ func FileFormat(types map[string]Storage, fallback Storage) WeightFormat {
 	case fallback == BF16:
 		compute = bf16Math
 	}
-	return WeightFormat{Name: FileWeightsName, Family: "file", Compute: compute,
+	return WeightFormat{Name: FileWeightsName, Family: "file", Compute: compute, quantized: quant > 0,
 		Description: "the tensor types recorded in the model file",
 		assign: func(s *Spec, t Tensor) Storage {
 			if st, ok := types[t.Name]; ok {

@@ -15,16 +15,18 @@ import (
 	"github.com/roofline/roofline/gguf"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/runtimes"
 )
 
-//go:embed models/*.toml hardware/*.toml
+//go:embed models/*.toml hardware/*.toml runtimes/*.toml
 var builtin embed.FS
 
 // Catalog holds the models and devices roofline knows by name.
 type Catalog struct {
-	models  []*model.Spec
-	devices []*hardware.Device
-	origin  map[string]string // name → file, to report duplicates
+	models   []*model.Spec
+	devices  []*hardware.Device
+	runtimes *runtimes.Set
+	origin   map[string]string // name → file, to report duplicates
 
 	lastAdded string
 }
@@ -39,8 +41,8 @@ var (
 // modify it (use Clone before adding user profiles).
 func Builtin() (*Catalog, error) {
 	builtinOnce.Do(func() {
-		c := &Catalog{origin: map[string]string{}}
-		builtinErr = c.loadFS(builtin, "models", "hardware")
+		c := &Catalog{origin: map[string]string{}, runtimes: runtimes.NewSet()}
+		builtinErr = c.loadFS(builtin, "models", "hardware", "runtimes")
 		builtinCat = c
 	})
 	return builtinCat, builtinErr
@@ -48,7 +50,7 @@ func Builtin() (*Catalog, error) {
 
 // Clone returns a catalog that can take more profiles without changing c.
 func (c *Catalog) Clone() *Catalog {
-	o := &Catalog{origin: map[string]string{}}
+	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone()}
 	o.models = append(o.models, c.models...)
 	o.devices = append(o.devices, c.devices...)
 	for k, v := range c.origin {
@@ -63,9 +65,12 @@ func (c *Catalog) Models() []*model.Spec { return c.models }
 // Devices lists the devices in name order.
 func (c *Catalog) Devices() []*hardware.Device { return c.devices }
 
-func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir string) error {
+// Runtimes is the set of runtimes.
+func (c *Catalog) Runtimes() *runtimes.Set { return c.runtimes }
+
+func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir, rtDir string) error {
 	var errs []error
-	for _, dir := range []string{modelDir, hwDir} {
+	for _, dir := range []string{rtDir, modelDir, hwDir} {
 		entries, err := fs.ReadDir(fsys, dir)
 		if err != nil {
 			return err
@@ -81,10 +86,13 @@ func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir string) error {
 				continue
 			}
 			name := "profiles/" + p
-			if dir == modelDir {
+			switch dir {
+			case modelDir:
 				errs = append(errs, c.addModelFile(name, src, false))
-			} else {
+			case hwDir:
 				errs = append(errs, c.addDeviceFile(name, src, false))
+			default:
+				errs = append(errs, c.addRuntimeFile(name, src, false))
 			}
 		}
 	}
@@ -104,7 +112,7 @@ func (c *Catalog) AddDir(dir string) error {
 		return fmt.Errorf("--profiles %s: not a directory", dir)
 	}
 	var files []string
-	for _, pattern := range []string{"*.toml", "models/*.toml", "hardware/*.toml"} {
+	for _, pattern := range []string{"*.toml", "runtimes/*.toml", "models/*.toml", "hardware/*.toml"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))
 		files = append(files, m...)
 	}
@@ -118,8 +126,9 @@ func (c *Catalog) AddDir(dir string) error {
 	return errors.Join(errs...)
 }
 
-// AddFile reads one user profile, model or device, telling them apart by
-// content: a device has [[engine]] tables. It returns the name it added.
+// AddFile reads one user profile, model, device or runtime, telling them
+// apart by content: a runtime lists the weights it runs, a device has
+// [[engine]] tables. It returns the name it added.
 func (c *Catalog) AddFile(file string) (string, error) {
 	src, err := os.ReadFile(file)
 	if err != nil {
@@ -131,6 +140,10 @@ func (c *Catalog) AddFile(file string) (string, error) {
 // AddFileBytes is AddFile for a profile already in memory.
 func (c *Catalog) AddFileBytes(file string, src []byte) (string, error) {
 	var err error
+	if isRuntime(src) {
+		err = c.addRuntimeFile(file, src, true)
+		return c.lastAdded, err
+	}
 	if isDevice(src) {
 		before := len(c.devices)
 		err = c.addDeviceFile(file, src, true)
@@ -143,6 +156,21 @@ func (c *Catalog) AddFileBytes(file string, src []byte) (string, error) {
 	err = c.addModelFile(file, src, true)
 	c.sort()
 	return c.lastAdded, err
+}
+
+// isRuntime reports a top-level "weights = [" key, which only runtime
+// profiles have.
+func isRuntime(src []byte) bool {
+	for _, l := range strings.Split(string(src), "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "[") {
+			return false
+		}
+		if k, v, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == "weights" && strings.HasPrefix(strings.TrimSpace(v), "[") {
+			return true
+		}
+	}
+	return false
 }
 
 func isDevice(src []byte) bool {
@@ -180,6 +208,40 @@ func (c *Catalog) addDeviceFile(file string, src []byte, user bool) error {
 	}
 	c.lastAdded = ds[0].Name
 	return nil
+}
+
+func (c *Catalog) addRuntimeFile(file string, src []byte, user bool) error {
+	r, err := decodeRuntime(file, src)
+	if err != nil {
+		return err
+	}
+	if err := c.claim("runtime", r.Name, r.Aliases, file, user); err != nil {
+		return err
+	}
+	c.runtimes.Add(r)
+	c.lastAdded = r.Name
+	return nil
+}
+
+// Runtime finds a runtime by name, alias or path to a TOML profile.
+func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
+	if looksLikeFile(name) {
+		cc := c.Clone()
+		n, err := cc.AddFile(name)
+		if err != nil {
+			return nil, err
+		}
+		return cc.runtimes.Lookup(n)
+	}
+	r, err := c.runtimes.Lookup(name)
+	if err != nil {
+		var names []string
+		for _, x := range c.runtimes.All() {
+			names = append(names, x.Name)
+		}
+		return nil, &NotFoundError{Kind: "runtime", Name: name, Suggestions: Suggest(name, names)}
+	}
+	return r, nil
 }
 
 // claim registers names, rejecting a name used twice except when a user

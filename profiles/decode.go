@@ -87,46 +87,48 @@ type rawModel struct {
 }
 
 type rawEngine struct {
-	Name                string             `toml:"name"`
-	Kind                string             `toml:"kind"`
-	Power               *sourced           `toml:"power"`
-	Peak                map[string]sourced `toml:"peak"`
-	BandwidthEfficiency *float64           `toml:"bandwidth_efficiency"`
-	ComputeEfficiency   *float64           `toml:"compute_efficiency"`
-	StepOverhead        *string            `toml:"step_overhead"`
-	LayerOverhead       *string            `toml:"layer_overhead"`
-	FormatBW            map[string]float64 `toml:"format_bandwidth_efficiency"`
-	DecodeOverhead      *string            `toml:"decode_overhead"`
-	PrefillOverhead     *string            `toml:"prefill_overhead"`
-	TuningSource        string             `toml:"tuning_source"`
-	Calibration         *rawCalibration    `toml:"calibration"`
-	DefaultWeights      string             `toml:"default_weights"`
-	DefaultKV           string             `toml:"default_kv"`
+	Name        string             `toml:"name"`
+	Kind        string             `toml:"kind"`
+	Power       *sourced           `toml:"power"`
+	Peak        map[string]sourced `toml:"peak"`
+	Calibration *rawCalibration    `toml:"calibration"`
 }
 
-// rawCalibration is [engine.calibration]: how the tuning was fitted.
+// rawCalibration is [engine.calibration]: an engine's efficiency under one
+// runtime, fitted to measured runs by roofline calibrate.
 type rawCalibration struct {
-	Device        string     `toml:"device"`
-	PowerMode     string     `toml:"power_mode"`
-	Engine        string     `toml:"engine"`
-	Runtime       string     `toml:"runtime"`
-	Build         string     `toml:"build"`
-	Date          string     `toml:"date"`
-	Files         []string   `toml:"files"`
-	DecodePoints  int        `toml:"decode_points"`
-	PrefillPoints int        `toml:"prefill_points"`
-	DecodeCov     [3]float64 `toml:"decode_cov"`
-	PrefillCov    [3]float64 `toml:"prefill_cov"`
-	DecodeSigma   float64    `toml:"decode_sigma"`
-	PrefillSigma  float64    `toml:"prefill_sigma"`
-	DecodeDOF     int        `toml:"decode_dof"`
-	PrefillDOF    int        `toml:"prefill_dof"`
-	R2Decode      float64    `toml:"r2_decode"`
-	R2Prefill     float64    `toml:"r2_prefill"`
-	LOODecode     float64    `toml:"loo_mdape_decode"`
-	LOOPrefill    float64    `toml:"loo_mdape_prefill"`
-	// FormatDecodeCov is [var(overhead), cov, var(1/η)] per weight format.
-	FormatDecodeCov map[string][3]float64 `toml:"format_decode_cov"`
+	Runtime         string             `toml:"runtime"`
+	Source          string             `toml:"source"`
+	Device          string             `toml:"device"`
+	PowerMode       string             `toml:"power_mode"`
+	Engine          string             `toml:"engine"`
+	Build           string             `toml:"build"`
+	Date            string             `toml:"date"`
+	Files           []string           `toml:"files"`
+	Formats         []string           `toml:"formats"`
+	MaxBatch        int                `toml:"max_batch"`
+	DecodePoints    int                `toml:"decode_points"`
+	PrefillPoints   int                `toml:"prefill_points"`
+	Bandwidth       float64            `toml:"bandwidth"`
+	ComputeMax      float64            `toml:"compute_max"`
+	HalfRows        float64            `toml:"half_rows"`
+	Attention       float64            `toml:"attention"`
+	StepOverhead    string             `toml:"step_overhead"`
+	PassOverhead    string             `toml:"pass_overhead"`
+	LayerOverhead   string             `toml:"layer_overhead"`
+	FormatBandwidth map[string]float64 `toml:"format_bandwidth"`
+	Covariance      []float64          `toml:"covariance"`
+	DecodeSigma     float64            `toml:"decode_sigma"`
+	PrefillSigma    float64            `toml:"prefill_sigma"`
+	DecodeDOF       int                `toml:"decode_dof"`
+	PrefillDOF      int                `toml:"prefill_dof"`
+	R2Decode        float64            `toml:"r2_decode"`
+	R2Prefill       float64            `toml:"r2_prefill"`
+	LOODecode       float64            `toml:"loo_mdape_decode"`
+	LOOPrefill      float64            `toml:"loo_mdape_prefill"`
+	Prior           string             `toml:"prior"`
+	DecodeShift     float64            `toml:"decode_shift"`
+	PrefillShift    float64            `toml:"prefill_shift"`
 }
 
 type rawDevice struct {
@@ -134,6 +136,7 @@ type rawDevice struct {
 	Aliases           []string    `toml:"aliases"`
 	Description       string      `toml:"description"`
 	Family            string      `toml:"family"`
+	Segment           string      `toml:"segment"`
 	PowerMode         string      `toml:"power_mode"`
 	UnifiedMemory     *bool       `toml:"unified_memory"`
 	Memory            *sourced    `toml:"memory"`
@@ -348,7 +351,7 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 		return nil, err
 	}
 	d := &deviceDecoder{file: file, src: src}
-	for _, k := range []string{"name", "description", "memory", "bandwidth", "storage_bandwidth", "default_engine", "engine"} {
+	for _, k := range []string{"name", "description", "family", "segment", "memory", "bandwidth", "storage_bandwidth", "default_engine", "engine"} {
 		if !md.IsDefined(k) {
 			d.errs = append(d.errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q", k)})
 		}
@@ -411,7 +414,6 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 		cp.Engines = make([]hardware.Engine, len(base.Engines))
 		for i, e := range base.Engines {
 			e.Peaks = cloneMap(e.Peaks)
-			e.Defaulted = append([]string(nil), e.Defaulted...)
 			cp.Engines[i] = e
 		}
 		dev = &cp
@@ -425,6 +427,7 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 	dev.Aliases = r.Aliases
 	setStr(&dev.Description, r.Description)
 	setStr(&dev.Family, r.Family)
+	setStr(&dev.Segment, r.Segment)
 	setStr(&dev.PowerMode, r.PowerMode)
 	setStr(&dev.DefaultEngine, r.DefaultEngine)
 	if r.UnifiedMemory != nil {
@@ -480,26 +483,12 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	if e == nil {
 		dev.Engines = append(dev.Engines, hardware.Engine{Name: re.Name, Peaks: map[units.Precision]float64{}})
 		e = &dev.Engines[len(dev.Engines)-1]
-		e.Tuning = hardware.Tuning{}
-		e.Defaulted = nil
 	} else if !variant {
 		d.errorf("engine", "engine %q is defined twice", re.Name)
 		return
 	}
 	if re.Kind != "" {
 		e.Kind = hardware.Kind(re.Kind)
-	}
-	if re.DefaultWeights != "" {
-		if _, err := model.LookupWeightFormat(re.DefaultWeights); err != nil {
-			d.errorf("default_weights", "engine %s: %v", re.Name, err)
-		}
-		e.DefaultWeights = re.DefaultWeights
-	}
-	if re.DefaultKV != "" {
-		if _, err := model.LookupKVFormat(re.DefaultKV); err != nil {
-			d.errorf("default_kv", "engine %s: %v", re.Name, err)
-		}
-		e.DefaultKV = re.DefaultKV
 	}
 	key := "engine." + e.Name
 	if v, ok := d.quantity(dev, key+".power", re.Power, units.DimPower); ok {
@@ -521,77 +510,47 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 			e.Peaks[prec] = v
 		}
 	}
-	def := hardware.DefaultTuning(e.Kind)
-	given := false
-	setF := func(dst *float64, src *float64, name string, dflt float64) {
-		switch {
-		case src != nil:
-			*dst, given = *src, true
-			e.Defaulted = remove(e.Defaulted, name)
-		case *dst == 0:
-			*dst = dflt
-			e.Defaulted = appendOnce(e.Defaulted, name)
-		}
-	}
-	setD := func(dst *float64, src *string, name string, dflt float64) {
-		if src == nil {
-			setF(dst, nil, name, dflt)
-			return
-		}
-		v, err := units.Parse(*src, units.DimDuration)
-		if err != nil {
-			d.errorf(name, "engine %s %s: %v", e.Name, name, err)
-			return
-		}
-		setF(dst, &v, name, dflt)
-	}
-	setF(&e.BandwidthEfficiency, re.BandwidthEfficiency, "bandwidth_efficiency", def.BandwidthEfficiency)
-	setF(&e.ComputeEfficiency, re.ComputeEfficiency, "compute_efficiency", def.ComputeEfficiency)
-	setD(&e.StepOverhead, re.StepOverhead, "step_overhead", def.StepOverhead)
-	setD(&e.LayerOverhead, re.LayerOverhead, "layer_overhead", def.LayerOverhead)
-	if (re.DecodeOverhead == nil) != (re.PrefillOverhead == nil) {
-		d.errorf("decode_overhead", "engine %s: give decode_overhead and prefill_overhead together (fitted overheads replace the step + layer rule)", e.Name)
-	} else if re.DecodeOverhead != nil {
-		for _, x := range []struct {
-			key string
-			src *string
-			dst *float64
-		}{{"decode_overhead", re.DecodeOverhead, &e.DecodeOverhead}, {"prefill_overhead", re.PrefillOverhead, &e.PrefillOverhead}} {
-			v, err := units.Parse(*x.src, units.DimDuration)
-			if err != nil {
-				d.errorf(x.key, "engine %s %s: %v", e.Name, x.key, err)
-				continue
-			}
-			*x.dst = v
-		}
-		e.Fitted, given = true, true
-	}
-	if len(re.FormatBW) > 0 {
-		e.FormatBandwidthEfficiency = map[string]float64{}
-		for f, v := range re.FormatBW {
-			if _, err := model.LookupWeightFormat(f); err != nil {
-				d.errorf(f, "engine %s format_bandwidth_efficiency: %v", e.Name, err)
-			}
-			e.FormatBandwidthEfficiency[f] = v
-		}
-		given = true
-	}
 	if c := re.Calibration; c != nil {
-		e.Calibration = &hardware.Calibration{Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Runtime: c.Runtime,
-			Build: c.Build, Date: c.Date, Files: c.Files, DecodePoints: c.DecodePoints, PrefillPoints: c.PrefillPoints,
-			DecodeCov: c.DecodeCov, PrefillCov: c.PrefillCov, DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma,
-			DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF, R2Decode: c.R2Decode, R2Prefill: c.R2Prefill,
-			LOODecode: c.LOODecode, LOOPrefill: c.LOOPrefill, FormatDecodeCov: c.FormatDecodeCov}
-		if c.DecodeSigma < 0 || c.PrefillSigma < 0 || c.DecodeCov[0] < 0 || c.DecodeCov[2] < 0 || c.PrefillCov[0] < 0 || c.PrefillCov[2] < 0 {
-			d.errorf("calibration", "engine %s: calibration variances must not be negative", e.Name)
+		e.Calibration = d.calibration(e.Name, c)
+		dev.Sources[key+".calibration"] = c.Source
+	}
+}
+
+// calibration decodes [engine.calibration].
+func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.Calibration {
+	if strings.TrimSpace(c.Runtime) == "" {
+		d.errorf("calibration", "engine %s: [engine.calibration] needs the runtime its runs were measured under", engine)
+	}
+	if strings.TrimSpace(c.Source) == "" {
+		d.errorf("calibration", "engine %s: [engine.calibration] needs a source saying which runs it was fitted to", engine)
+	}
+	dur := func(key, v string) float64 {
+		if v == "" {
+			return 0
+		}
+		x, err := units.Parse(v, units.DimDuration)
+		if err != nil {
+			d.errorf(key, "engine %s calibration %s: %v", engine, key, err)
+		}
+		return x
+	}
+	cal := &hardware.Calibration{Runtime: c.Runtime,
+		Efficiency: hardware.Efficiency{Bandwidth: c.Bandwidth, ComputeMax: c.ComputeMax, HalfRows: c.HalfRows, Attention: c.Attention,
+			StepOverhead: dur("step_overhead", c.StepOverhead), PassOverhead: dur("pass_overhead", c.PassOverhead), LayerOverhead: dur("layer_overhead", c.LayerOverhead)},
+		FormatBandwidth: c.FormatBandwidth, Cov: c.Covariance,
+		DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma, DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF,
+		Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Build: c.Build, Date: c.Date, Files: c.Files, Formats: c.Formats,
+		MaxBatch: c.MaxBatch, DecodePoints: c.DecodePoints, PrefillPoints: c.PrefillPoints, R2Decode: c.R2Decode, R2Prefill: c.R2Prefill,
+		LOODecode: c.LOODecode, LOOPrefill: c.LOOPrefill, Prior: c.Prior, DecodeShift: c.DecodeShift, PrefillShift: c.PrefillShift}
+	for f := range c.FormatBandwidth {
+		if _, err := model.LookupWeightFormat(f); err != nil {
+			d.errorf(f, "engine %s calibration format_bandwidth: %v", engine, err)
 		}
 	}
-	if given {
-		if strings.TrimSpace(re.TuningSource) == "" {
-			d.errorf("tuning_source", "engine %s sets efficiencies or overheads without a tuning_source saying where they come from", e.Name)
-		}
-		dev.Sources[key+".tuning"] = re.TuningSource
+	if c.DecodeSigma < 0 || c.PrefillSigma < 0 {
+		d.errorf("calibration", "engine %s: calibration sigmas must not be negative", engine)
 	}
+	return cal
 }
 
 func setStr(dst *string, v string) {
@@ -604,25 +563,6 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 	out := make(map[K]V, len(m))
 	for k, v := range m {
 		out[k] = v
-	}
-	return out
-}
-
-func appendOnce(s []string, v string) []string {
-	for _, x := range s {
-		if x == v {
-			return s
-		}
-	}
-	return append(s, v)
-}
-
-func remove(s []string, v string) []string {
-	out := s[:0:0]
-	for _, x := range s {
-		if x != v {
-			out = append(out, x)
-		}
 	}
 	return out
 }

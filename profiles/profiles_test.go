@@ -38,7 +38,7 @@ func TestBuiltinDecodesAndValidates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		c, err := model.Build(s, w, f16)
+		c, err := model.Build(s, w, f16, model.Layout{})
 		if err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 			continue
@@ -108,9 +108,9 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"misspelled.bad.toml", []string{"misspelled.bad.toml:12:", `unknown key "tie_word_embedings"`}},
-		{"badpeak.bad.toml", []string{"badpeak.bad.toml:14:", `unknown key "engine.peak.fp16.sorce"`}},
-		{"nosource.bad.toml", []string{"nosource.bad.toml:6:", "has no source"}},
-		{"badunit.bad.toml", []string{"badunit.bad.toml:6:", `unknown unit "GHz"`, "peak.fp16 must be positive"}},
+		{"badpeak.bad.toml", []string{"badpeak.bad.toml:15:", `unknown key "engine.peak.fp16.sorce"`}},
+		{"nosource.bad.toml", []string{"nosource.bad.toml:7:", "has no source"}},
+		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be positive"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 	}
 }
 
-func TestUserProfileOverridesAndTuning(t *testing.T) {
+func TestUserProfileAndVariant(t *testing.T) {
 	cat, _ := Builtin()
 	c := cat.Clone()
 	n, err := c.AddFile(filepath.Join("testdata", "board.good.toml"))
@@ -139,9 +139,8 @@ func TestUserProfileOverridesAndTuning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := d.Engine("")
-	if e.BandwidthEfficiency != 0.8 || e.StepOverhead != 50e-6 || e.ComputeEfficiency != 0.4 {
-		t.Errorf("tuning = %+v", e.Tuning)
+	if e, _ := d.Engine(""); e.Power != 20 || e.Calibration != nil {
+		t.Errorf("engine = %+v", e)
 	}
 	if d.MeasuredBandwidth != 80e9 {
 		t.Errorf("measured bandwidth %g", d.MeasuredBandwidth)
@@ -151,7 +150,7 @@ func TestUserProfileOverridesAndTuning(t *testing.T) {
 		t.Fatal(err)
 	}
 	ve, _ := v.Engine("")
-	if ve.Peaks["fp16"] != 15e12 || ve.Peaks["int8"] != 20e12 || ve.BandwidthEfficiency != 0.8 {
+	if ve.Peaks["fp16"] != 15e12 || ve.Peaks["int8"] != 20e12 || ve.Power != 20 {
 		t.Errorf("variant engine = %+v", ve)
 	}
 	// The built-in catalog is untouched.

@@ -46,21 +46,21 @@ type Conversation struct {
 	UBatch int // tokens per prefill pass
 }
 
-// Validate rejects impossible conversations; messages name the CLI flag.
+// Validate rejects impossible conversations with a *FieldError naming the
+// field.
 func (c Conversation) Validate() error {
+	const most = 1 << 26
 	switch {
 	case c.Turns < 1 || c.Turns > 100000:
-		return fmt.Errorf("--turns must be 1 … 100000, got %d", c.Turns)
-	case c.System < 0:
-		return fmt.Errorf("--system-tokens must not be negative, got %d", c.System)
-	case c.User < 1:
-		return fmt.Errorf("--user-tokens must be at least 1, got %d", c.User)
-	case c.Reply < 1:
-		return fmt.Errorf("--reply-tokens must be at least 1, got %d", c.Reply)
+		return &FieldError{"Turns", fmt.Sprintf("must be 1 … 100000, got %d", c.Turns)}
+	case c.System < 0 || c.System > most:
+		return &FieldError{"System", fmt.Sprintf("must be 0 … %d tokens, got %d", most, c.System)}
+	case c.User < 1 || c.User > most:
+		return &FieldError{"User", fmt.Sprintf("must be 1 … %d tokens, got %d", most, c.User)}
+	case c.Reply < 1 || c.Reply > most:
+		return &FieldError{"Reply", fmt.Sprintf("must be 1 … %d tokens, got %d", most, c.Reply)}
 	case c.UBatch < 1:
-		return fmt.Errorf("--ubatch must be at least 1 token, got %d", c.UBatch)
-	case c.System > 1<<26 || c.User > 1<<26 || c.Reply > 1<<26:
-		return fmt.Errorf("token counts must be below %d", 1<<26)
+		return &FieldError{"UBatch", fmt.Sprintf("must be at least 1 token, got %d", c.UBatch)}
 	}
 	return nil
 }
@@ -139,7 +139,7 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 	}
 	turnLen := c.User + c.Reply
 	kept, dropped := 0, 0 // turns of history in the cache, turns truncated
-	bw, _ := s.rates()
+	bw := s.expected(0).bw
 	for t := 1; t <= c.Turns; t++ {
 		shift := 0.0
 		before := dropped
@@ -196,16 +196,14 @@ func (s *Setup) JoinTTFT(prompt, depth, others, otherCtx, ubatch int) float64 {
 	if others <= 0 {
 		return s.TTFT(prompt, depth, 1, ubatch)
 	}
-	chunk := max(1, ubatch-others)
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: 1, Depth: depth, UBatch: chunk}, s.Inputs.FlashAttention)
-	m := s.Model
-	// The others' tokens need logits every pass: the head is streamed.
-	p.fullW = m.StreamedBytes(p.perSeq+others, true) + m.ActivationBytes(p.perSeq+others)
-	p.lastW = m.StreamedBytes(p.last+others, true) + m.ActivationBytes(p.last+others)
-	p.passBytes = float64(others) * p.kvReads * m.KVBytes(otherCtx)
-	p.passFLOPs = float64(others) * m.DecodeFLOPs(otherCtx)
-	bw, pk := s.rates()
-	return p.prefill(bw, pk).time + float64(p.passes)*s.Inputs.PrefillOverhead
+	if !s.Inputs.ContinuousBatching {
+		// The others' replies finish first, one after another: the wait is
+		// at least their remaining decode, priced at their context.
+		return s.TTFT(prompt, depth, 1, ubatch) + float64(others)*s.ITL(otherCtx, 1)
+	}
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: 1, Depth: depth, UBatch: max(1, ubatch-others)}, s.Inputs.FlashAttention)
+	p.withOthers(others, otherCtx)
+	return p.prefill(s.expected(s.Inputs.PrefillOverhead)).time
 }
 
 // Concurrency is N independent conversations sharing the device by
@@ -235,7 +233,7 @@ func (s *Setup) Concurrent(maxN, context, prompt, output, ubatch int, t Targets)
 	for n := 1; n <= maxN; n++ {
 		c := s.Evaluate(context, n, prompt, output, ubatch, t)
 		join := s.JoinTTFT(prompt, c.Depth(prompt, output), n-1, max(context-1, 1), ubatch)
-		out = append(out, Concurrency{N: n, TTFT: c.TTFT, JoinTTFT: join, TPOT: c.TPOT, Throughput: c.Throughput(), Memory: c.Memory, Fits: c.Fits, Limit: c.Limit})
+		out = append(out, Concurrency{N: n, TTFT: c.TTFT, JoinTTFT: join, TPOT: c.TPOT, Throughput: c.Throughput, Memory: c.Memory, Fits: c.Fits, Limit: c.Limit})
 	}
 	return out
 }

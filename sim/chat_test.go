@@ -11,9 +11,7 @@ import (
 func newSetup(t *testing.T, modelName, weights, device, engine string) *sim.Setup {
 	t.Helper()
 	m, d := setup(t, modelName, weights, "f16", device)
-	o := sim.DefaultOptions
-	o.Engine = engine
-	s, err := sim.NewSetup(m, d, o)
+	s, err := setupOn(m, d, engine, sim.DefaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +84,7 @@ func TestChatTruncation(t *testing.T) {
 	wantDropped := []int{0, 0, 0, 1, 2, 3}
 	wantDepth := []int{500, 1000, 1500, 1500, 1500, 1500}
 	m := s.Model
-	bw := s.Device.Bandwidth * s.Inputs.BandwidthEfficiency
+	bw := s.Device.Bandwidth * s.Inputs.Efficiency.Bandwidth
 	for i, tr := range res.Turns {
 		if tr.DroppedTurns != wantDropped[i] || tr.Depth != wantDepth[i] || tr.Context > 2048 {
 			t.Errorf("turn %d: dropped %d depth %d ctx %d; want %d, %d, ≤ 2048", tr.N, tr.DroppedTurns, tr.Depth, tr.Context, wantDropped[i], wantDepth[i])
@@ -234,12 +232,15 @@ func TestJoinTTFT(t *testing.T) {
 	// One pass (50 + 3 tokens ≤ 512): the 50 prompt tokens on 2000 cached
 	// and one decode token of each of 3 chats attending 2199 keys, their
 	// logits included; assembled here from the model's account.
+	// Each class (products, attention) is bounded by its own roofline.
 	const P, D, O, C = 50, 2000, 3, 2199
-	bytes := m.StreamedBytes(P+O, true) + m.ActivationBytes(P+O) + m.KVBytes(D+P) + O*m.KVBytes(C)
-	flops := m.PrefillFLOPs(D, P, 1) + O*m.DecodeFLOPs(C)
-	bw := s.Device.Bandwidth * s.Inputs.BandwidthEfficiency
-	pk := s.Inputs.Peak * s.Inputs.ComputeEfficiency
-	want := math.Max(bytes/bw, flops/pk) + s.Inputs.PrefillOverhead
+	denseB := m.StreamedBytes(P+O, true) + m.ActivationBytes(P+O)
+	denseF := float64(P+O)*m.LinearFLOPsPerToken() + (1+O)*m.HeadFLOPs()
+	attnB := m.KVBytes(D+P) + O*m.KVBytes(C)
+	attnF := m.AttentionPrefillFLOPs(D, P) + O*m.AttentionDecodeFLOPs(C)
+	bw := s.Device.Bandwidth * s.Inputs.Efficiency.Bandwidth
+	pk := s.Inputs.Peak * s.Inputs.Efficiency.ComputeMax // legacy: flat 0.40, attention too
+	want := math.Max(denseB/bw, denseF/pk) + math.Max(attnB/bw, attnF/pk) + s.Inputs.PrefillOverhead
 	if got := s.JoinTTFT(P, D, O, C, 512); !near(got, want, 1e-12) {
 		t.Errorf("JoinTTFT %v s, hand %v s", got, want)
 	}

@@ -3,76 +3,79 @@ package sim
 import (
 	"math"
 
+	"github.com/roofline/roofline/hardware"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Interval is a prediction interval, s.
-type Interval struct {
-	Lo, Hi float64
-	Level  float64 // e.g. 0.90
-}
+// CalibratedLevel is the coverage of the intervals a calibration gives.
+const CalibratedLevel = 0.90
 
-// IntervalLevel is the coverage of the intervals Predict reports.
-const IntervalLevel = 0.90
-
-// times prices workload w under the tuning in `in`: TTFT, mean TPOT (NaN
-// without decode steps) and E2E.
-func (s *Setup) times(in Inputs, w Workload) (ttft, tpot, e2e float64) {
-	p := newPhases(s.Model, w, in.FlashAttention)
-	bw, pk := s.Device.Bandwidth*in.BandwidthEfficiency, in.Peak*in.ComputeEfficiency
-	ttft = p.prefill(bw, pk).time + float64(p.passes)*in.PrefillOverhead
-	e2e, tpot = ttft, math.NaN()
-	if steps := w.Output - 1; steps > 0 {
-		dec := p.decode(bw, pk).time + float64(steps)*in.DecodeOverhead
-		e2e += dec
-		tpot = dec / float64(steps)
+// intervals sets r's intervals: from the engine's calibration when it has
+// one for this runtime, else from the runtime class's spread of measured
+// over predicted (leave-one-device-out). Flags that replace the
+// efficiency leave them unset: nothing was measured under them.
+func (s *Setup) intervals(r *Result) {
+	in := r.Inputs
+	if in.FromFlags {
+		return
 	}
-	return ttft, tpot, e2e
+	decodeTime := r.E2E - r.TTFT
+	switch {
+	case in.Calibrated:
+		s.calibratedIntervals(r)
+	default:
+		c := s.class
+		level := 0.80
+		r.TTFTInterval = &Interval{Lo: c.Prefill.Low * r.TTFT, Hi: c.Prefill.High * r.TTFT, Level: level}
+		if !math.IsNaN(r.TPOT) {
+			r.TPOTInterval = &Interval{Lo: c.Decode.Low * r.TPOT, Hi: c.Decode.High * r.TPOT, Level: level}
+		}
+		// Prefill and decode errors of one device lean the same way more
+		// often than not: adding the bounds is the cautious sum.
+		r.E2EInterval = &Interval{Lo: c.Prefill.Low*r.TTFT + c.Decode.Low*decodeTime, Hi: c.Prefill.High*r.TTFT + c.Decode.High*decodeTime, Level: level}
+	}
+	if iv := r.TPOTInterval; iv != nil && r.ThroughputTokensPerS > 0 {
+		x := r.ThroughputTokensPerS * r.TPOT
+		r.ThroughputInterval = &Interval{Lo: x / iv.Hi, Hi: x / iv.Lo, Level: iv.Level}
+	}
 }
 
-// intervals propagates the calibration's parameter covariance to TTFT,
-// TPOT and E2E by the delta method (numerical gradients over decode
-// overhead, 1/η_bw, prefill overhead and 1/η_compute), adds the scatter of a
-// new run (the fit's relative residual), and scales by Student's t at the
+// calibratedIntervals propagates the calibration's parameter covariance to
+// TTFT, TPOT and E2E by the delta method (numerical gradients), adds the
+// scatter of a new run about the fit, and scales by Student's t at the
 // fit's degrees of freedom.
-func (s *Setup) intervals(r *Result, w Workload) {
+func (s *Setup) calibratedIntervals(r *Result) {
 	c := s.Engine.Calibration
-	in := s.Inputs
-	theta := []float64{in.DecodeOverhead, 1 / in.BandwidthEfficiency, in.PrefillOverhead, 1 / in.ComputeEfficiency}
-	with := func(th []float64) Inputs {
-		o := in
-		o.DecodeOverhead, o.BandwidthEfficiency, o.PrefillOverhead, o.ComputeEfficiency = th[0], 1/th[1], th[2], 1/th[3]
-		return o
+	w := r.Inputs.Workload
+	if w.Batch > 1 && !s.Inputs.ContinuousBatching {
+		w.Batch = 1
 	}
-	base := [3]float64{}
-	base[0], base[1], base[2] = s.times(in, w)
-	var grad [4][3]float64
+	theta := s.Inputs.Efficiency.Parameters()
+	np := len(theta)
+	base := s.timesWith(s.Inputs.Efficiency, w)
+	var grad [][3]float64
 	for i := range theta {
 		h := 1e-6 * math.Max(math.Abs(theta[i]), 1e-6)
 		th := append([]float64(nil), theta...)
 		th[i] += h
-		var v [3]float64
-		v[0], v[1], v[2] = s.times(with(th), w)
+		v := s.timesWith(hardware.EfficiencyOf(th), w)
+		var g [3]float64
 		for k := range v {
-			grad[i][k] = (v[k] - base[k]) / h
+			g[k] = (v[k] - base[k]) / h
 		}
+		grad = append(grad, g)
 	}
-	// Block-diagonal covariance: decode (θ0, θ1), prefill (θ2, θ3).
-	cov := [4][4]float64{}
-	dc := c.DecodeCov
-	if in.FormatCalibrated {
-		dc = c.FormatDecodeCov[in.Weights]
-	}
-	cov[0][0], cov[0][1], cov[1][0], cov[1][1] = dc[0], dc[1], dc[1], dc[2]
-	cov[2][2], cov[2][3], cov[3][2], cov[3][3] = c.PrefillCov[0], c.PrefillCov[1], c.PrefillCov[1], c.PrefillCov[2]
 	variance := func(k int) float64 {
+		if len(c.Cov) != np*np {
+			return 0
+		}
 		v := 0.0
-		for i := 0; i < 4; i++ {
-			for j := 0; j < 4; j++ {
-				v += grad[i][k] * cov[i][j] * grad[j][k]
+		for i := 0; i < np; i++ {
+			for j := 0; j < np; j++ {
+				v += grad[i][k] * c.Cov[i*np+j] * grad[j][k]
 			}
 		}
-		return v
+		return math.Max(v, 0)
 	}
 	decodeTime := base[2] - base[0]
 	noise := [3]float64{
@@ -84,15 +87,30 @@ func (s *Setup) intervals(r *Result, w Workload) {
 		if dof <= 0 || math.IsNaN(base[k]) {
 			return nil
 		}
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(0.5 + IntervalLevel/2)
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(0.5 + CalibratedLevel/2)
 		half := t * math.Sqrt(variance(k)+noise[k])
-		return &Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: IntervalLevel}
+		return &Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: CalibratedLevel}
 	}
 	r.TTFTInterval = interval(0, c.PrefillDOF)
 	r.TPOTInterval = interval(1, c.DecodeDOF)
 	if c.PrefillDOF > 0 && c.DecodeDOF > 0 {
 		r.E2EInterval = interval(2, min(c.PrefillDOF, c.DecodeDOF))
 	}
+}
+
+// timesWith prices workload w under efficiency e: TTFT, mean TPOT (NaN
+// without decode steps) and E2E.
+func (s *Setup) timesWith(e hardware.Efficiency, w Workload) [3]float64 {
+	o := s.WithEfficiency(e)
+	p := newPhases(o.Model, w, o.Inputs.FlashAttention)
+	ttft := p.prefill(o.expected(o.Inputs.PrefillOverhead)).time
+	e2e, tpot := ttft, math.NaN()
+	if steps := w.Output - 1; steps > 0 {
+		dec := p.decode(o.expected(o.Inputs.DecodeOverhead)).time
+		e2e += dec
+		tpot = dec / float64(steps)
+	}
+	return [3]float64{ttft, tpot, e2e}
 }
 
 func sq(x float64) float64 { return x * x }

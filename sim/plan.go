@@ -1,9 +1,5 @@
 package sim
 
-import (
-	"math"
-)
-
 // Limit is a constraint a configuration can fail; a small integer so that
 // millions of configurations hold no pointers for the collector to scan.
 type Limit uint8
@@ -36,9 +32,13 @@ type Config struct {
 	Context int // tokens per sequence at the end: history + prompt + output
 	Batch   int
 
-	TTFT   float64 // s, for the prompt on top of the history
-	TPOT   float64 // s, ITL of the last step (the largest KV cache)
-	Memory float64 // bytes needed
+	TTFT float64 // s, for the prompt on top of the history
+	TPOT float64 // s, ITL of the last step (the largest KV cache)
+	// Throughput is the aggregate decode rate at the last step, tokens/s:
+	// the batch's under continuous batching, one sequence's when requests
+	// queue.
+	Throughput float64
+	Memory     float64 // bytes needed
 	// Limit is the first constraint that fails ("" when feasible) and
 	// Excess how far it misses: needed / allowed (> 1).
 	Limit    Limit
@@ -47,15 +47,12 @@ type Config struct {
 	Feasible bool
 }
 
-// Throughput is the aggregate decode rate at the last step, tokens/s.
-func (c Config) Throughput() float64 { return float64(c.Batch) / c.TPOT }
-
 // Depth is the history before a prompt of `prompt` tokens and `output`
 // generated ones.
 func (c Config) Depth(prompt, output int) int { return max(0, c.Context-prompt-output) }
 
-// Usable is the device's usable memory less the headroom.
-func (t Targets) Usable(s *Setup) float64 { return s.Device.Usable * (1 - t.Headroom) }
+// Usable is the memory the runtime lets the model use, less the headroom.
+func (t Targets) Usable(s *Setup) float64 { return s.Usable() * (1 - t.Headroom) }
 
 // Limits are the inverse answers for one Setup at one batch.
 type Limits struct {
@@ -78,37 +75,6 @@ type Limits struct {
 // MaxPlanTokens bounds the searches for the largest context or prompt.
 const MaxPlanTokens = 1 << 24
 
-// TTFT is the prefill time of `prompt` tokens per sequence on top of
-// `depth` cached ones for `batch` sequences in passes of `ubatch` tokens.
-func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}, s.Inputs.FlashAttention)
-	bw, pk := s.rates()
-	return p.prefill(bw, pk).time + float64(p.passes)*s.Inputs.PrefillOverhead
-}
-
-// ITL is the time of one decode step of `batch` sequences whose queries
-// attend ctx keys.
-func (s *Setup) ITL(ctx, batch int) float64 {
-	m := s.Model
-	kvReads := 1.0
-	if !s.Inputs.FlashAttention {
-		kvReads = float64(m.Spec.GQAGroup())
-	}
-	B := float64(batch)
-	bytes := m.StreamedBytes(batch, true) + B*kvReads*m.KVBytes(ctx)
-	flops := B * m.DecodeFLOPs(ctx)
-	bw, pk := s.rates()
-	return math.Max(bytes/bw, flops/pk) + s.Inputs.DecodeOverhead
-}
-
-// MemoryNeed is the memory of `batch` sequences holding ctx tokens, with
-// prefill passes of ubatch tokens.
-func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 {
-	m := s.Model
-	perSeq := max(1, ubatch/batch)
-	return m.WeightBytes + float64(batch)*m.KVBytes(ctx) + m.ActivationPeakBytes(max(batch*perSeq, batch)) + s.Inputs.Overhead
-}
-
 // Evaluate checks one configuration against the targets.
 func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Config {
 	return s.EvaluateContexts([]int{ctx}, batch, prompt, output, ubatch, t, nil)[0]
@@ -119,17 +85,23 @@ func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Conf
 // priced once for the batch and reused across contexts.
 func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch int, t Targets, out []Config) []Config {
 	usable := t.Usable(s)
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, UBatch: ubatch}, s.Inputs.FlashAttention)
-	bw, pk := s.rates()
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: s.resident(batch), UBatch: ubatch}, s.Inputs.FlashAttention)
+	er := s.expected(s.Inputs.PrefillOverhead)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
 		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
 		c.Fits = c.Memory <= usable
 		p.w.Depth = c.Depth(prompt, output)
-		c.TTFT = p.prefill(bw, pk).time + float64(p.passes)*s.Inputs.PrefillOverhead
+		c.TTFT = p.prefill(er).time
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
-		c.TPOT = s.ITL(max(ctx-1, 1), batch)
+		c.TPOT = s.ITL(max(ctx-1, 1), s.resident(batch))
+		c.Throughput = float64(s.resident(batch)) / c.TPOT
+		if q := batch - s.resident(batch); q > 0 {
+			// The runtime does not batch: the last request waits for the
+			// others' whole answers.
+			c.TTFT += float64(q) * (c.TTFT + float64(output-1)*c.TPOT)
+		}
 		fail := func(limit Limit, excess float64) {
 			if c.Limit == LimitNone {
 				c.Limit, c.Excess = limit, excess
@@ -144,8 +116,8 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 		if t.TPOT > 0 && c.TPOT > t.TPOT {
 			fail(LimitTPOT, c.TPOT/t.TPOT)
 		}
-		if t.MinThroughput > 0 && c.Throughput() < t.MinThroughput {
-			fail(LimitThroughput, t.MinThroughput/c.Throughput())
+		if t.MinThroughput > 0 && c.Throughput < t.MinThroughput {
+			fail(LimitThroughput, t.MinThroughput/c.Throughput)
 		}
 		c.Feasible = c.Limit == LimitNone
 		out = append(out, c)
@@ -159,10 +131,7 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targets) Limits {
 	l := Limits{Batch: batch, MaxContextTPOT: -1, MaxPromptTTFT: -1}
 	usable := t.Usable(s)
-	m := s.Model
-	perSeq := max(1, ubatch/batch)
-	fixed := m.WeightBytes + m.ActivationPeakBytes(max(batch*perSeq, batch)) + s.Inputs.Overhead
-	l.MaxContextFit = m.MaxContext((usable - fixed) / float64(batch))
+	l.MaxContextFit = s.maxContext(usable, batch, ubatch)
 	if l.MaxContextFit > MaxPlanTokens {
 		l.MaxContextFit = MaxPlanTokens
 	}
@@ -170,15 +139,20 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 	if upper < 0 {
 		upper = MaxPlanTokens
 	}
+	seqs := s.resident(batch)
 	if t.TPOT > 0 {
-		l.MaxContextTPOT = largest(upper, func(c int) bool { return s.ITL(max(c-1, 1), batch) <= t.TPOT })
+		l.MaxContextTPOT = largest(upper, func(c int) bool { return s.ITL(max(c-1, 1), seqs) <= t.TPOT })
 	}
 	if t.TTFT > 0 {
 		// A prompt longer than what fits is moot.
-		l.MaxPromptTTFT = largest(upper, func(p int) bool { return s.TTFT(p, 0, batch, ubatch) <= t.TTFT })
+		l.MaxPromptTTFT = largest(upper, func(p int) bool { return s.TTFT(p, 0, seqs, ubatch) <= t.TTFT })
 	}
 	ctx := max(minContext, prompt+output)
-	l.MaxBatchFit = largest(MaxPlanTokens, func(b int) bool { return s.MemoryNeed(ctx, b, ubatch) <= usable })
+	hi := MaxPlanTokens
+	if !s.Inputs.ContinuousBatching {
+		hi = 1 // one sequence at a time, however many wait
+	}
+	l.MaxBatchFit = largest(hi, func(b int) bool { return s.MemoryNeed(ctx, b, ubatch) <= usable })
 	return l
 }
 

@@ -24,7 +24,7 @@ import (
 // (causal attention) FLOP at 0.4 · 10.2 TFLOP/s, + 1.15 ms.
 func TestPlanBoundaries(t *testing.T) {
 	m, d := setup(t, "llama-3.1-8b", "q4_k_m", "f16", "jetson-orin-nano-8gb")
-	s, err := sim.NewSetup(m, d, sim.DefaultOptions)
+	s, err := setupOn(m, d, "", sim.DefaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestPlanLimitsAgreeWithPredict(t *testing.T) {
 		{"qwen3-30b-a3b", "q4_k_m", "apple-m4-pro"},
 	} {
 		m, d := setup(t, c.model, c.weights, "f16", c.device)
-		s, err := sim.NewSetup(m, d, sim.DefaultOptions)
+		s, err := setupOn(m, d, "", sim.DefaultOptions)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,12 +1,14 @@
 package sim_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -28,7 +30,7 @@ func setup(t testing.TB, modelName, weights, kv, device string) (*model.Cost, *h
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.Build(s, w, k)
+	m, err := model.Build(s, w, k, model.Layout{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,13 +43,56 @@ func setup(t testing.TB, modelName, weights, kv, device string) (*model.Cost, *h
 
 func predict(t testing.TB, m *model.Cost, d *hardware.Device, w sim.Workload, engine string) *sim.Result {
 	t.Helper()
-	o := sim.DefaultOptions
-	o.Engine = engine
-	r, err := sim.Predict(m, d, w, o)
+	r, err := predictWith(m, d, w, engine, sim.DefaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// legacy is the efficiency of the former one-rule defaults, with a flat
+// matrix efficiency: the hand arithmetic below is written against it.
+var legacy = hardware.Efficiency{Bandwidth: 0.70, ComputeMax: 0.40, HalfRows: 0, Attention: 0.40,
+	StepOverhead: 126e-6, PassOverhead: 126e-6, LayerOverhead: 32e-6}
+
+// testRuntime runs everything everywhere at the legacy efficiency (0.60
+// bandwidth on CPUs), with a 256 MiB memory overhead and every window
+// honoured.
+func testRuntime() *runtimes.Runtime {
+	var weights []string
+	for _, f := range model.WeightFormats {
+		weights = append(weights, f.Name)
+	}
+	var kv []string
+	for _, f := range model.KVFormats {
+		kv = append(kv, f.Name)
+	}
+	cpu := legacy
+	cpu.Bandwidth = 0.60
+	class := func(e hardware.Efficiency) *runtimes.Class {
+		return &runtimes.Class{Efficiency: e, Fitted: true, Basis: "test", Decode: runtimes.Spread{Low: 0.9, High: 1.1}, Prefill: runtimes.Spread{Low: 0.8, High: 1.25}}
+	}
+	return &runtimes.Runtime{Name: "test", Weights: append(weights, runtimes.GGUF), KV: kv, DefaultWeights: runtimes.Native, DefaultKV: "f16",
+		Engines:             []runtimes.Support{{Kind: hardware.GPU}, {Kind: hardware.CPU}, {Kind: hardware.NPU}},
+		WindowArchitectures: []string{runtimes.AllArchitectures}, ContinuousBatching: true, MemoryOverhead: 256 << 20, MemoryShare: 1,
+		Classes: map[hardware.Kind]*runtimes.Class{hardware.GPU: class(legacy), hardware.NPU: class(legacy), hardware.CPU: class(cpu)}}
+}
+
+// predictWith prices w on engine (the default for "") under the test runtime.
+func predictWith(m *model.Cost, d *hardware.Device, w sim.Workload, engine string, o sim.Options) (*sim.Result, error) {
+	s, err := setupOn(m, d, engine, o)
+	if err != nil {
+		return nil, err
+	}
+	return s.Predict(w)
+}
+
+func setupOn(m *model.Cost, d *hardware.Device, engine string, o sim.Options) (*sim.Setup, error) {
+	e, err := d.Engine(engine)
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewSetup(m, d, e, testRuntime(), o)
 }
 
 func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
@@ -142,10 +187,32 @@ func TestHandComputed(t *testing.T) {
 }
 
 // loopPredict is the definition the closed form must reproduce: every
-// prefill pass and decode step priced one by one.
-func loopPredict(m *model.Cost, d *hardware.Device, w sim.Workload, bwEff, cEff, peak, ovh float64) (ttft, e2e float64) {
-	bw, pk := d.Bandwidth*bwEff, peak*cEff
+// prefill pass and decode step priced one by one, each operation class
+// (dense products, routed experts, attention) bounded by its own roofline
+// and the classes added, at the efficiency e (the zero efficiency prices
+// the ideal bound: all bytes and FLOPs of a pass at 100 % of peak).
+func loopPredict(m *model.Cost, d *hardware.Device, w sim.Workload, e hardware.Efficiency, peak float64, ideal bool) (ttft, e2e float64) {
+	bw := d.Bandwidth * e.Bandwidth
+	if ideal {
+		bw = d.Bandwidth
+	}
 	B := float64(w.Batch)
+	eta := func(rows float64) float64 {
+		if rows <= 1 {
+			return e.ComputeMax
+		}
+		return e.Matmul(rows, peak)
+	}
+	unit := func(mm model.Matmuls, attnBytes, attnFLOPs, ovh float64) float64 {
+		if ideal {
+			return math.Max((mm.Bytes()+attnBytes)/bw, (mm.FLOPs()+attnFLOPs)/peak)
+		}
+		t := math.Max(mm.DenseBytes/bw, mm.DenseFLOPs/(peak*eta(mm.Rows))) + math.Max(attnBytes/bw, attnFLOPs/(peak*e.Attention)) + ovh
+		if mm.ExpertFLOPs > 0 {
+			t += math.Max(mm.ExpertBytes/bw, mm.ExpertFLOPs/(peak*eta(mm.ExpertRows)))
+		}
+		return t
+	}
 	u := max(1, w.UBatch/w.Batch)
 	for done := 0; done < w.Prompt; done += u {
 		n := min(u, w.Prompt-done)
@@ -153,21 +220,23 @@ func loopPredict(m *model.Cost, d *hardware.Device, w sim.Workload, bwEff, cEff,
 		s := w.Depth + done
 		logits := 0
 		if last {
-			logits = 1
+			logits = w.Batch
 		}
-		bytes := m.StreamedBytes(w.Batch*n, last) + m.ActivationBytes(w.Batch*n) + B*m.KVBytes(s+n)
-		flops := B * m.PrefillFLOPs(s, n, logits)
-		ttft += math.Max(bytes/bw, flops/pk) + ovh
+		mm := m.Matmuls(w.Batch*n, logits)
+		mm.DenseBytes += m.ActivationBytes(w.Batch * n)
+		ttft += unit(mm, B*m.KVBytes(s+n), B*m.AttentionPrefillFLOPs(s, n), e.PrefillOverhead(m.Spec.Layers))
 	}
 	e2e = ttft
 	for i := 1; i < w.Output; i++ {
 		c := w.Depth + w.Prompt + i
-		bytes := m.StreamedBytes(w.Batch, true) + B*m.KVBytes(c)
-		flops := B * m.DecodeFLOPs(c)
-		e2e += math.Max(bytes/bw, flops/pk) + ovh
+		e2e += unit(m.Matmuls(w.Batch, w.Batch), B*m.KVBytes(c), B*m.AttentionDecodeFLOPs(c), e.DecodeOverhead(m.Spec.Layers))
 	}
 	return ttft, e2e
 }
+
+// fitted is an efficiency with a rising matrix efficiency and every cost
+// set, for the closed form to follow.
+var fitted = hardware.Efficiency{Bandwidth: 0.8, ComputeMax: 0.67, HalfRows: 180, Attention: 0.29, StepOverhead: 52e-6, PassOverhead: 92e-6, LayerOverhead: 87e-6}
 
 func TestClosedFormMatchesLoop(t *testing.T) {
 	cases := []struct {
@@ -187,11 +256,21 @@ func TestClosedFormMatchesLoop(t *testing.T) {
 		m, d := setup(t, c.model, c.weights, "f16", c.device)
 		r := predict(t, m, d, c.w, "")
 		in := r.Inputs
-		ttft, e2e := loopPredict(m, d, c.w, in.BandwidthEfficiency, in.ComputeEfficiency, in.Peak, in.PrefillOverhead)
-		if !near(r.TTFT, ttft, 1e-9) || !near(r.E2E, e2e, 1e-9) {
-			t.Errorf("%s %v: closed form TTFT %.9g E2E %.9g, loop %.9g %.9g", c.model, c.w, r.TTFT, r.E2E, ttft, e2e)
+		for _, e := range []hardware.Efficiency{in.Efficiency, fitted} {
+			s, err := setupOn(m, d, "", sim.DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rr, err := s.WithEfficiency(e).Predict(c.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ttft, e2e := loopPredict(m, d, c.w, e, in.Peak, false)
+			if !near(rr.TTFT, ttft, 1e-9) || !near(rr.E2E, e2e, 1e-9) {
+				t.Errorf("%s %v: closed form TTFT %.9g E2E %.9g, loop %.9g %.9g", c.model, c.w, rr.TTFT, rr.E2E, ttft, e2e)
+			}
 		}
-		ittft, ie2e := loopPredict(m, d, c.w, 1, 1, in.Peak, 0)
+		ittft, ie2e := loopPredict(m, d, c.w, hardware.Efficiency{}, in.IdealPeak, true)
 		if !near(r.TTFTBound, ittft, 1e-9) || !near(r.E2EBound, ie2e, 1e-9) {
 			t.Errorf("%s %v: ideal TTFT %.9g E2E %.9g, loop %.9g %.9g", c.model, c.w, r.TTFTBound, r.E2EBound, ittft, ie2e)
 		}
@@ -295,58 +374,72 @@ func TestMemoryFit(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	m, d := setup(t, "llama-3.1-8b", "q4_k_m", "f16", "jetson-orin-nano-8gb")
-	bad := []sim.Workload{
-		{Prompt: 0, Output: 1, Batch: 1, UBatch: 512},
-		{Prompt: 1, Output: 0, Batch: 1, UBatch: 512},
-		{Prompt: 1, Output: 1, Batch: 0, UBatch: 512},
-		{Prompt: 1, Output: 1, Batch: 1, Depth: -1, UBatch: 512},
-		{Prompt: 1, Output: 1, Batch: 1, UBatch: 0},
+	bad := []struct {
+		w     sim.Workload
+		field string
+	}{
+		{sim.Workload{Prompt: 0, Output: 1, Batch: 1, UBatch: 512}, "Prompt"},
+		{sim.Workload{Prompt: 1, Output: 0, Batch: 1, UBatch: 512}, "Output"},
+		{sim.Workload{Prompt: 1, Output: 1, Batch: 0, UBatch: 512}, "Batch"},
+		{sim.Workload{Prompt: 1, Output: 1, Batch: 1, Depth: -1, UBatch: 512}, "Depth"},
+		{sim.Workload{Prompt: 1, Output: 1, Batch: 1, UBatch: 0}, "UBatch"},
+		{sim.Workload{Prompt: sim.MaxTokens + 1, Output: 1, Batch: 1, UBatch: 1}, "Prompt"},
 	}
-	for _, w := range bad {
-		if _, err := sim.Predict(m, d, w, sim.DefaultOptions); err == nil {
-			t.Errorf("%+v accepted", w)
+	for _, c := range bad {
+		_, err := predictWith(m, d, c.w, "", sim.DefaultOptions)
+		var fe *sim.FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%+v: %v, want a FieldError on %s", c.w, err, c.field)
 		}
 	}
-	// llama.cpp's GGUF kernels and bf16 need fp16/bf16/fp32 units, which
-	// the int8-only RK3588 NPU lacks; w8a8 runs there.
+	// GGUF kernels and bf16 need fp16/bf16/fp32 units, which the int8-only
+	// RK3588 NPU lacks; w8a8 runs there.
 	_, rk := setup(t, "llama-3.1-8b", "w8a8", "f16", "rk3588")
-	o := sim.DefaultOptions
-	o.Engine = "npu"
 	for _, w := range []string{"bf16", "q4_k_m"} {
 		mm, _ := setup(t, "llama-3.1-8b", w, "f16", "rk3588")
-		if _, err := sim.Predict(mm, rk, sim.DefaultWorkload, o); err == nil {
+		if _, err := predictWith(mm, rk, sim.DefaultWorkload, "npu", sim.DefaultOptions); err == nil {
 			t.Errorf("%s on an int8-only NPU accepted", w)
 		}
-	}
-	if _, err := sim.Predict(m, rk, sim.DefaultWorkload, o); err == nil {
-		t.Error("q4_k_m on the NPU accepted")
 	}
 	for _, eff := range []float64{math.NaN(), -0.5, 1.5, math.Inf(1)} {
 		o := sim.DefaultOptions
 		o.BandwidthEfficiency = eff
-		if _, err := sim.Predict(m, d, sim.DefaultWorkload, o); err == nil {
-			t.Errorf("efficiency %v accepted", eff)
+		_, err := predictWith(m, d, sim.DefaultWorkload, "", o)
+		var fe *sim.FieldError
+		if !errors.As(err, &fe) || fe.Field != "BandwidthEfficiency" {
+			t.Errorf("efficiency %v: %v", eff, err)
 		}
 	}
-	o = sim.DefaultOptions
-	o.Engine = "tpu"
-	if _, err := sim.Predict(m, d, sim.DefaultWorkload, o); err == nil {
+	if _, err := predictWith(m, d, sim.DefaultWorkload, "tpu", sim.DefaultOptions); err == nil {
 		t.Error("unknown engine accepted")
 	}
 	// Output 1 is allowed with a warning: TPOT is undefined.
-	r, err := sim.Predict(m, d, sim.Workload{Prompt: 10, Output: 1, Batch: 1, UBatch: 512}, sim.DefaultOptions)
-	if err != nil || !math.IsNaN(r.TPOT) || r.Warnings[len(r.Warnings)-1].Code != "no-decode" && r.Warnings[0].Code != "no-decode" {
+	r, err := predictWith(m, d, sim.Workload{Prompt: 10, Output: 1, Batch: 1, UBatch: 512}, "", sim.DefaultOptions)
+	if err != nil || !math.IsNaN(r.TPOT) || !hasWarning(r, "no-decode") {
 		t.Errorf("output 1: %v %v", err, r)
 	}
+}
+
+func hasWarning(r *sim.Result, code string) bool {
+	for _, w := range r.Warnings {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 func BenchmarkPredict(b *testing.B) {
 	for _, out := range []int{128, 4096, 100000} {
 		m, d := setup(b, "llama-3.1-8b", "q4_k_m", "f16", "h200")
 		w := sim.Workload{Prompt: 4096, Output: out, Batch: 8, UBatch: 512}
+		s, err := setupOn(m, d, "", sim.DefaultOptions)
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run("output="+itoa(out), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				if _, err := sim.Predict(m, d, w, sim.DefaultOptions); err != nil {
+				if _, err := s.Predict(w); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -14,17 +14,13 @@ func (s *Setup) Verify(ctx, tokens, batch int) float64 {
 	if tokens == 1 {
 		return s.ITL(ctx, batch)
 	}
-	m := s.Model
-	kvReads := 1.0
-	if !s.Inputs.FlashAttention {
-		kvReads = float64(m.Spec.GQAGroup())
-	}
+	p := newPhases(s.Model, Workload{Prompt: ctx - 1, Output: 2, Batch: batch, UBatch: 1}, s.Inputs.FlashAttention)
+	p.step = s.Model.Matmuls(batch*tokens, batch*tokens)
 	B := float64(batch)
 	last := ctx + tokens - 1
-	bytes := m.StreamedBytes(batch*tokens, true) + B*kvReads*m.KVBytes(last)
-	flops := B * m.DecodeFLOPsSum(ctx, last)
-	bw, pk := s.rates()
-	return math.Max(bytes/bw, flops/pk) + s.Inputs.DecodeOverhead
+	u := matmulCost(p.step, s.expected(s.Inputs.DecodeOverhead))
+	u = attention(u, B*p.kvReads*s.Model.KVBytes(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), s.expected(s.Inputs.DecodeOverhead))
+	return u.time()
 }
 
 // Speculation is speculative decoding with a draft model: each round the
@@ -37,13 +33,14 @@ type Speculation struct {
 	Acceptance float64 // a, in [0, 1)
 }
 
-// Validate rejects impossible settings; messages name the CLI flag.
+// Validate rejects impossible settings with a *FieldError naming the
+// field (K, Acceptance).
 func (sp Speculation) Validate() error {
 	if sp.K < 0 || sp.K > 64 {
-		return fmt.Errorf("--draft-tokens must be 0 … 64, got %d", sp.K)
+		return &FieldError{"K", fmt.Sprintf("must be 0 … 64 tokens, got %d", sp.K)}
 	}
 	if !(sp.Acceptance >= 0 && sp.Acceptance < 1) {
-		return fmt.Errorf("--acceptance must be in [0, 1), got %g", sp.Acceptance)
+		return &FieldError{"Acceptance", fmt.Sprintf("must be in [0, 1), got %g", sp.Acceptance)}
 	}
 	return nil
 }

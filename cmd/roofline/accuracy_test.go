@@ -4,71 +4,159 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/accuracy"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
-	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/runtimes"
 )
 
-// Accuracy targets of the default (uncalibrated) predictions against the
-// published measurements in testdata/public/runs.csv, per hardware family.
+// publicRuns is the published data the runtime classes are fitted to.
+const publicRuns = "testdata/public/runs.csv"
+
+// Accuracy targets, leave one device out, over every scored public run
+// (docs/accuracy.md states them beside the figures).
 const (
-	maxDecodeMdAPE  = 0.25
-	maxPrefillMdAPE = 0.40
+	maxDecodeMdAPE  = 0.13
+	maxDecodeP90    = 0.35
+	maxPrefillMdAPE = 0.12
+	maxPrefillP90   = 0.30
+	minCoverage     = 0.72
+	maxCoverage     = 0.90
 )
 
-// TestPublicAccuracy predicts every published run the catalog can express
-// with the default efficiencies, checks the error targets and that no
-// well-behaved run beats the ideal bound, and keeps docs/accuracy.md in step
-// (go test ./cmd/roofline -run TestPublicAccuracy -update rewrites it).
-func TestPublicAccuracy(t *testing.T) {
-	b, err := os.ReadFile("testdata/public/runs.csv")
-	if err != nil {
-		t.Fatal(err)
+var (
+	classesOnce sync.Once
+	classesRes  []*accuracy.Class
+	classesRuns []measured.Run
+	classesErr  error
+)
+
+// publicClasses fits every runtime class to the public runs, once.
+func publicClasses(t *testing.T) ([]*accuracy.Class, []measured.Run) {
+	t.Helper()
+	classesOnce.Do(func() {
+		b, err := os.ReadFile(publicRuns)
+		if err != nil {
+			classesErr = err
+			return
+		}
+		res, err := measured.Read(publicRuns, b)
+		if err != nil {
+			classesErr = err
+			return
+		}
+		if len(res.Bad) > 0 {
+			classesErr = fmt.Errorf("bad rows: %v", res.Bad)
+			return
+		}
+		classesRuns = res.Runs
+		cat, _ := profiles.Builtin()
+		cases, errs := accuracy.Load(cat, res.Runs)
+		if len(errs) > 0 {
+			classesErr = fmt.Errorf("unresolved: %v", errs)
+			return
+		}
+		classesRes, classesErr = accuracy.FitClasses(cases)
+	})
+	if classesErr != nil {
+		t.Fatal(classesErr)
 	}
-	res, err := measured.Read("testdata/public/runs.csv", b)
-	if err != nil {
-		t.Fatal(err)
+	return classesRes, classesRuns
+}
+
+const regenerate = "go test ./cmd/roofline -run TestRuntimeClasses -update"
+
+// TestRuntimeClasses refits every runtime's efficiency per engine kind to
+// the public runs and checks that the runtime profiles hold exactly that
+// fit (-update writes it into profiles/runtimes/*.toml).
+func TestRuntimeClasses(t *testing.T) {
+	classes, _ := publicClasses(t)
+	cat, _ := profiles.Builtin()
+	byRuntime := map[string]map[hardware.Kind]*runtimes.Class{}
+	for _, c := range classes {
+		rc := c.Runtime("cmd/roofline/" + publicRuns)
+		if byRuntime[c.Key.Runtime] == nil {
+			byRuntime[c.Key.Runtime] = map[hardware.Kind]*runtimes.Class{}
+		}
+		byRuntime[c.Key.Runtime][c.Key.Kind] = &rc
 	}
-	if len(res.Bad) > 0 {
-		t.Fatalf("bad rows: %v", res.Bad)
-	}
-	var scored, excluded []measured.Run
-	for _, r := range res.Runs {
-		if r.Exclude != "" {
-			excluded = append(excluded, r)
+	for _, rt := range cat.Runtimes().All() {
+		path := filepath.Join("..", "..", rt.File)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []byte
+		if cls := byRuntime[rt.Name]; len(cls) > 0 {
+			want = profiles.WithClasses(src, profiles.EncodeClasses(cls, regenerate))
 		} else {
+			want = profiles.WithClasses(src, "")
+			want = []byte(strings.TrimRight(string(want), "\n") + "\n")
+		}
+		if *update {
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if string(want) != string(src) {
+			t.Errorf("%s: the fitted classes differ from the fit to %s: %s", rt.File, publicRuns, regenerate)
+		}
+	}
+}
+
+// TestPublicAccuracy scores the fitted classes against the published runs,
+// every device predicted by a fit that never saw it, checks the targets
+// and that no run beats the ideal bound, and keeps docs/accuracy.md in
+// step (-update rewrites it).
+func TestPublicAccuracy(t *testing.T) {
+	classes, runs := publicClasses(t)
+	var dr, pr []float64
+	var dc, pc []bool
+	for _, c := range classes {
+		r, cov := c.Phase(measured.Decode)
+		dr, dc = append(dr, r...), append(dc, cov...)
+		r, cov = c.Phase(measured.Prefill)
+		pr, pc = append(pr, r...), append(pc, cov...)
+	}
+	dec, pre := accuracy.Summarize(dr, dc), accuracy.Summarize(pr, pc)
+	if dec.MdAPE > maxDecodeMdAPE || dec.P90 > maxDecodeP90 {
+		t.Errorf("decode held-out MdAPE %.1f%%, P90 %.1f%%: targets %.0f%%, %.0f%%", 100*dec.MdAPE, 100*dec.P90, 100*maxDecodeMdAPE, 100*maxDecodeP90)
+	}
+	if pre.MdAPE > maxPrefillMdAPE || pre.P90 > maxPrefillP90 {
+		t.Errorf("prefill held-out MdAPE %.1f%%, P90 %.1f%%: targets %.0f%%, %.0f%%", 100*pre.MdAPE, 100*pre.P90, 100*maxPrefillMdAPE, 100*maxPrefillP90)
+	}
+	all := accuracy.Summarize(append(dr, pr...), append(dc, pc...))
+	if all.Coverage < minCoverage || all.Coverage > maxCoverage {
+		t.Errorf("80 %% intervals cover %.1f%% of held-out runs, want %.0f–%.0f %%", 100*all.Coverage, 100*minCoverage, 100*maxCoverage)
+	}
+	// No well-behaved run beats the ideal bound (with the profiles'
+	// classes, through compare, as a user would see it).
+	cat, _ := profiles.Builtin()
+	var scored []measured.Run
+	for _, r := range runs {
+		if r.Exclude == "" {
 			scored = append(scored, r)
 		}
 	}
-	cat, _ := profiles.Builtin()
-	rows, errs := compare.New(cat, compare.Options{Sim: sim.DefaultOptions}).Evaluate(scored)
+	rows, errs := compare.New(cat, compare.Options{}).Evaluate(scored)
 	for _, e := range errs {
 		t.Errorf("unresolved: %v", e)
 	}
-	families := map[string][]compare.Row{}
-	devices := map[string][]compare.Row{}
 	for _, r := range rows {
-		families[r.Family] = append(families[r.Family], r)
-		devices[r.Hardware] = append(devices[r.Hardware], r)
 		if r.BeatsBound {
 			t.Errorf("%s (%s): %.4g t/s beats the ideal bound %.4g", r.Run.Note, r.Hardware, r.Measured, r.Bound)
 		}
 	}
-	for f, rs := range families {
-		s := compare.Summarize(rs)
-		if s.Decode.N > 0 && s.Decode.MdAPE > maxDecodeMdAPE {
-			t.Errorf("%s decode MdAPE %.1f%% > %.0f%%", f, 100*s.Decode.MdAPE, 100*maxDecodeMdAPE)
-		}
-		if s.Prefill.N > 0 && s.Prefill.MdAPE > maxPrefillMdAPE {
-			t.Errorf("%s prefill MdAPE %.1f%% > %.0f%%", f, 100*s.Prefill.MdAPE, 100*maxPrefillMdAPE)
-		}
-	}
-	doc := accuracyDoc(rows, families, devices, excluded)
+	doc := accuracyDoc(classes, runs, dec, pre, all)
 	const path = "../../docs/accuracy.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -81,55 +169,134 @@ func TestPublicAccuracy(t *testing.T) {
 	}
 }
 
-func pctOrDash(s compare.Stat, f func(compare.Stat) float64) string {
-	if s.N == 0 {
-		return "—"
-	}
-	v := f(s)
+func pctOf(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
-func accuracyDoc(rows []compare.Row, families, devices map[string][]compare.Row, excluded []measured.Run) string {
+func statCells(s accuracy.Stat) string {
+	if s.N == 0 {
+		return "0 | — | — | — | —"
+	}
+	return fmt.Sprintf("%d | %s | %s | %.2f | %s", s.N, pctOf(s.MdAPE), pctOf(s.P90), s.Bias, pctOf(s.Coverage))
+}
+
+// priorStat scores the prior (the former one-rule defaults) on the same
+// runs: the "before" beside the fitted "after".
+func priorStat(cases []accuracy.Case, kind hardware.Kind, ph measured.Test) accuracy.Stat {
+	var r []float64
+	var cov []bool
+	pts := accuracy.Points(cases)
+	prior := runtimes.Prior(kind)
+	for i, c := range cases {
+		if c.Run.Test != ph {
+			continue
+		}
+		ratio := c.Measured / pts[i].Predict(prior.Efficiency)
+		r = append(r, ratio)
+		sp := prior.Decode
+		if ph == measured.Prefill {
+			sp = prior.Prefill
+		}
+		cov = append(cov, ratio >= sp.Low && ratio <= sp.High)
+	}
+	return accuracy.Summarize(r, cov)
+}
+
+func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all accuracy.Stat) string {
 	var b strings.Builder
 	b.WriteString(accuracyHeader)
-	mdape := func(s compare.Stat) float64 { return s.MdAPE }
-	bias := func(s compare.Stat) string {
-		if s.N == 0 {
-			return "—"
-		}
-		return fmt.Sprintf("%.2f", s.Bias)
-	}
-	b.WriteString("| family | decode tests | decode MdAPE | decode measured/predicted | prefill tests | prefill MdAPE | prefill measured/predicted |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	names := make([]string, 0, len(families))
-	for f := range families {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	all := compare.Summarize(rows)
-	for _, f := range names {
-		s := compare.Summarize(families[f])
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %s | %s |\n", f, s.Decode.N, pctOrDash(s.Decode, mdape), bias(s.Decode), s.Prefill.N, pctOrDash(s.Prefill, mdape), bias(s.Prefill))
-	}
-	fmt.Fprintf(&b, "| **all** | %d | %s | %s | %d | %s | %s |\n\n", all.Decode.N, pctOrDash(all.Decode, mdape), bias(all.Decode), all.Prefill.N, pctOrDash(all.Prefill, mdape), bias(all.Prefill))
-	fmt.Fprintf(&b, "Targets (checked by the test): decode MdAPE ≤ %.0f %% and prefill MdAPE ≤ %.0f %% per family, and no scored run faster than the ideal bound.\n\n", 100*maxDecodeMdAPE, 100*maxPrefillMdAPE)
+	fmt.Fprintf(&b, "| phase | tests | held-out MdAPE | P90 | measured/predicted | in 80 %% interval |\n|---|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| decode | %s |\n| prefill | %s |\n| **all** | %s |\n\n", statCells(dec), statCells(pre), statCells(all))
+	fmt.Fprintf(&b, "Checked by the test: decode MdAPE ≤ %.0f %% and P90 ≤ %.0f %%, prefill MdAPE ≤ %.0f %% and P90 ≤ %.0f %%, "+
+		"interval coverage %.0f–%.0f %%, and no scored run faster than the ideal bound. The aim set in issue 15 — decode "+
+		"MdAPE ≤ 7 %% and P90 ≤ 20 %%, prefill ≤ 15 %% and ≤ 40 %% — is met for prefill, not yet for decode: "+
+		"see \"What is left\" below.\n\n",
+		100*maxDecodeMdAPE, 100*maxDecodeP90, 100*maxPrefillMdAPE, 100*maxPrefillP90, 100*minCoverage, 100*maxCoverage)
 
-	b.WriteString("### Per device\n\n| device | decode tests | decode MdAPE | decode measured/predicted | prefill tests | prefill MdAPE | prefill measured/predicted |\n|---|---:|---:|---:|---:|---:|---:|\n")
-	dn := make([]string, 0, len(devices))
-	for d := range devices {
-		dn = append(dn, d)
+	b.WriteString("### Per runtime and engine kind\n\n")
+	b.WriteString("Before: the former one-rule defaults (the prior every class starts from, `runtimes.Prior`), on the same runs. After: the fitted class, each device held out.\n\n")
+	b.WriteString("| class | devices | held out | phase | tests | MdAPE before | MdAPE after | P90 after | measured/predicted | in 80 % interval |\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range classes {
+		for _, ph := range []measured.Test{measured.Decode, measured.Prefill} {
+			r, cov := c.Phase(ph)
+			if len(r) == 0 {
+				continue
+			}
+			s := accuracy.Summarize(r, cov)
+			before := priorStat(c.Cases, c.Key.Kind, ph)
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %s | %s | %s | %.2f | %s |\n", c.Key, c.Devices, c.HeldOut, ph, s.N, pctOf(before.MdAPE), pctOf(s.MdAPE), pctOf(s.P90), s.Bias, pctOf(s.Coverage))
+		}
 	}
-	sort.Strings(dn)
-	for _, d := range dn {
-		s := compare.Summarize(devices[d])
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %s | %s |\n", d, s.Decode.N, pctOrDash(s.Decode, mdape), bias(s.Decode), s.Prefill.N, pctOrDash(s.Prefill, mdape), bias(s.Prefill))
+	b.WriteString("\nThe fitted parameters, with their standard errors, are in each runtime's profile (`roofline show runtime NAME`).\n\n")
+
+	b.WriteString("### Per device\n\n| device | class | decode tests | decode MdAPE | decode measured/predicted | prefill tests | prefill MdAPE | prefill measured/predicted |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+	type key struct{ dev, class string }
+	type acc struct{ d, p []float64 }
+	by := map[key]*acc{}
+	var keys []key
+	for _, c := range classes {
+		for i, cs := range c.Cases {
+			k := key{cs.Device, c.Key.String()}
+			a := by[k]
+			if a == nil {
+				a = &acc{}
+				by[k] = a
+				keys = append(keys, k)
+			}
+			if cs.Run.Test == measured.Decode {
+				a.d = append(a.d, c.Held[i])
+			} else {
+				a.p = append(a.p, c.Held[i])
+			}
+		}
 	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].dev != keys[j].dev {
+			return keys[i].dev < keys[j].dev
+		}
+		return keys[i].class < keys[j].class
+	})
+	cells := func(v []float64) string {
+		if len(v) == 0 {
+			return "0 | — | —"
+		}
+		s := accuracy.Summarize(v, make([]bool, len(v)))
+		return fmt.Sprintf("%d | %s | %.2f", s.N, pctOf(s.MdAPE), s.Bias)
+	}
+	for _, k := range keys {
+		a := by[k]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", k.dev, k.class, cells(a.d), cells(a.p))
+	}
+
+	b.WriteString("\n### What each class was fitted on\n\n| class | source | tests |\n|---|---|---:|\n")
+	for _, c := range classes {
+		count := map[string]int{}
+		for _, cs := range c.Cases {
+			count[strings.SplitN(cs.Run.Note, " ", 2)[0]]++
+		}
+		var srcs []string
+		for s := range count {
+			srcs = append(srcs, s)
+		}
+		sort.Strings(srcs)
+		for _, s := range srcs {
+			fmt.Fprintf(&b, "| %s | %s | %d |\n", c.Key, s, count[s])
+		}
+	}
+	b.WriteString("\nSources are described in `cmd/roofline/testdata/public/SOURCES.md`.\n")
 
 	b.WriteString("\n### Excluded rows\n\n")
 	reasons := map[string][]string{}
-	for _, r := range excluded {
+	excluded, scored := 0, 0
+	for _, r := range runs {
+		if r.Exclude == "" {
+			scored++
+			continue
+		}
+		excluded++
 		id := strings.SplitN(r.Note, " ", 4)
 		src := r.Source()
 		if len(id) >= 3 {
@@ -142,10 +309,11 @@ func accuracyDoc(rows []compare.Row, families, devices map[string][]compare.Row,
 		rk = append(rk, k)
 	}
 	sort.Strings(rk)
-	fmt.Fprintf(&b, "%d of %d tests are not scored:\n\n", len(excluded), len(excluded)+len(rows))
+	fmt.Fprintf(&b, "%d of %d tests are not scored:\n\n", excluded, excluded+scored)
 	for _, k := range rk {
 		fmt.Fprintf(&b, "- %s: %s\n", k, strings.Join(reasons[k], "; "))
 	}
+	b.WriteString(accuracyLeft)
 	return b.String()
 }
 
@@ -191,17 +359,43 @@ checked ones below but have no published measurements of their own here:
 
 ## Time: default predictions against published runs
 
-` + "`cmd/roofline/testdata/public/runs.csv`" + ` holds the rows of
-` + "`../shared/validation/public.csv`" + ` (published llama.cpp, TensorRT-LLM and gpt-fast
-measurements; sources in its SOURCES.md) mapped onto built-in profiles, one
-test per row. Each is predicted with the **default** efficiencies and
-overheads (docs/method.md §6: one rule for every device, not fitted to these
-runs) and scored by its absolute percentage error; MdAPE is the median.
-"measured/predicted" is the median ratio: above 1, the hardware ran faster
-than predicted. llama-bench tgN tests start from an empty cache and average
-over N tokens; ppN tests are priced with the run's ubatch.
+` + "`cmd/roofline/testdata/public/runs.csv`" + ` holds published llama.cpp, MLC, RKLLM,
+TensorRT-LLM and gpt-fast measurements (sources in
+` + "`cmd/roofline/testdata/public/SOURCES.md`" + `) mapped onto built-in profiles,
+one test per row. Each runtime's efficiency on each kind of engine
+(docs/method.md §6) is fitted to these runs by weighted least squares on
+relative error; no parameter belongs to one device.
+
+Every figure below is **held out**: each device's runs are predicted by a
+fit that never saw that device (for a class measured on one or two
+devices, by a fit that never saw that model). MdAPE is the median absolute
+error of the predicted rate, P90 its 90th percentile; "measured/predicted"
+is the median ratio of times (above 1: slower than predicted). The 80 %
+interval of each test is the class's spread of held-out ratios, computed
+without the test's own device, so its coverage is an honest check.
+llama-bench tgN tests start from an empty cache and average over N tokens;
+ppN tests are priced with the run's ubatch.
 
 Calibrating a device from your own runs (roofline calibrate) removes most of
 the per-device bias visible below; these figures are what to expect without it.
 
+`
+
+const accuracyLeft = `
+## What is left
+
+- **Decode across NVIDIA GPUs.** Under one llama.cpp GPU class, single-stream
+  decode on A100s runs about 1.3–1.6× slower than predicted and on GeForce
+  cards about 0.8×: in these builds an A100 decodes no faster than an RTX 4090
+  although its bandwidth is twice as high, so something other than
+  bandwidth (kernel latency at the A100's lower clock) bounds it. Nothing in
+  a device profile predicts that yet; the interval is wide enough to cover
+  it, and ` + "`roofline calibrate`" + ` fixes it for one board.
+- **Apple M1 Max and the Ultras** reach a smaller share of their datasheet
+  bandwidth than the other Apple chips (about 1.3–1.6× slower decode than the
+  class predicts); a profile's measured bandwidth does not yet enter
+  predictions.
+- **Classes measured on one device** (MLC and RKLLM on edge boards, gpt-fast)
+  are fitted well on that device; how they carry over to other boards of the
+  same runtime is not measured, and the intervals say so.
 `

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -98,12 +99,38 @@ func catalog(c *cli.Context) (*profiles.Catalog, error) {
 	return cat, nil
 }
 
+// fieldFlags names the flag behind each field sim validates.
+var fieldFlags = map[string]string{
+	"Prompt": "--prompt", "Output": "--output", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
+	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
+	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
+	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead",
+}
+
+// flagged rewrites a *sim.FieldError to name the flag it came from.
+func flagged(err error) error {
+	var fe *sim.FieldError
+	if errors.As(err, &fe) {
+		if f, ok := fieldFlags[fe.Field]; ok {
+			return fmt.Errorf("%s %s", f, fe.Msg)
+		}
+	}
+	return err
+}
+
 // usageError is a mistake in how roofline was called: exit code 2.
 type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-func usageErr(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+func usageErr(format string, a ...any) error {
+	for i, x := range a {
+		if err, ok := x.(error); ok {
+			a[i] = flagged(err)
+		}
+	}
+	return &usageError{fmt.Sprintf(format, a...)}
+}
 
 // Exit codes, documented in docs/cli.md.
 const (

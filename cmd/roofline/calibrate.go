@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -12,20 +11,24 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/calibrate"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
 
 const calibrateUsage = `roofline calibrate FILE... --hardware H [--engine E] [--model M] [-o calibrated.toml]
 
-Fits the device engine's bandwidth efficiency and decode overhead (from
-decode tests) and compute efficiency and prefill overhead (from compute-bound
-prefill tests) to measured runs, by least squares weighted by relative error
-over the same byte and FLOP account predictions use. Reports standard
-errors, R², each point's residual, and the leave-one-out median error: how
-well the calibrated profile predicts a run it has not seen. With -o it writes
-a hardware profile that works anywhere a hardware name does; predictions made
-with it carry a 90 % interval. See docs/calibration.md.
+Fits the device engine's efficiency under the runtime the runs used —
+bandwidth share and per-step costs from decode tests, matrix-product and
+attention efficiency and per-pass cost from prefill tests — to measured
+runs, by least squares on relative error over the same byte and FLOP
+account predictions use, starting from the runtime's class (fitted to
+published runs) as the prior: two or three runs already give a sound
+profile. Reports each parameter with its standard error beside the class,
+how far the board sits from its class, R², each point's residual, and the
+leave-one-out median error. With -o it writes a hardware profile that works
+anywhere a hardware name does; predictions made with it carry a 90 %
+interval. See docs/calibration.md.
 
 Examples:
   roofline calibrate bench-*.json --hardware jetson-orin-nano-super-8gb -o orin.toml
@@ -45,7 +48,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` when the files do not say"},
 			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT` when the files do not say"},
 			&cli.StringFlag{Name: "flash-attn", Usage: "`on` or off: override the files' flash-attention setting"},
-			&cli.StringFlag{Name: "runtime", Usage: "runtime and version the runs used (`LABEL`); default: from the files"},
+			&cli.StringFlag{Name: "runtime", Usage: "runtime the runs used (`NAME`, roofline list runtimes); default: from the files"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the calibrated hardware profile to `FILE`"},
 			&cli.StringFlag{Name: "name", Usage: "profile `NAME` for -o; default: DEVICE-calibrated"},
 			formatFlag("text", "json"),
@@ -75,10 +78,9 @@ func calibrateAction(c *cli.Context) error {
 		return err
 	}
 	opt := calibrate.Options{
-		Options: compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Model: c.String("model"),
+		Options: compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Runtime: c.String("runtime"), Model: c.String("model"),
 			Weights: c.String("weights"), KV: c.String("kv"), FlashAttn: fa},
-		Runtime: c.String("runtime"),
-		Date:    time.Now().UTC().Format("2006-01-02"),
+		Date: time.Now().UTC().Format("2006-01-02"),
 	}
 	res, err := calibrate.Calibrate(cat, runs, opt)
 	if err != nil {
@@ -96,15 +98,12 @@ func calibrateAction(c *cli.Context) error {
 		name = res.Device.Name + "-calibrated"
 	}
 	if out := c.String("output"); out != "" {
-		var buf bytes.Buffer
-		if err := res.WriteProfile(&buf, name); err != nil {
-			return err
-		}
+		prof := res.Profile(name)
 		// Check the profile reads back before writing it.
-		if _, err := cat.Clone().AddFileBytes(out, buf.Bytes()); err != nil {
+		if _, err := cat.Clone().AddFileBytes(out, prof); err != nil {
 			return fmt.Errorf("calibrated profile does not validate: %w", err)
 		}
-		if err := atomicfile.Write(out, buf.Bytes()); err != nil {
+		if err := atomicfile.Write(out, prof); err != nil {
 			return err
 		}
 	}
@@ -127,62 +126,63 @@ type calPointJSON struct {
 }
 
 type formatEffJSON struct {
-	Weights      string  `json:"weights"`
-	BWEfficiency float64 `json:"bw_efficiency"`
-	Stderr       float64 `json:"bw_efficiency_stderr"`
+	Weights   string  `json:"weights"`
+	Bandwidth float64 `json:"bandwidth"`
+	Stderr    float64 `json:"bandwidth_stderr"`
+	Points    int     `json:"points"`
+}
+
+type calParamJSON struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Stderr float64 `json:"stderr"`
+	Class  float64 `json:"class"`
+	Unit   string  `json:"unit"`
 }
 
 type calibrationJSON struct {
-	Hardware                string          `json:"hardware"`
-	Engine                  string          `json:"engine"`
-	Profile                 string          `json:"profile"`
-	File                    string          `json:"file,omitempty"`
-	BWEfficiency            float64         `json:"bw_efficiency"`
-	BWEfficiencyStderr      float64         `json:"bw_efficiency_stderr"`
-	FormatBWEfficiency      []formatEffJSON `json:"format_bw_efficiency"`
-	DecodeOverheadS         float64         `json:"decode_overhead_s"`
-	DecodeOverheadStderrS   float64         `json:"decode_overhead_stderr_s"`
-	ComputeEfficiency       float64         `json:"compute_efficiency"`
-	ComputeEfficiencyStderr float64         `json:"compute_efficiency_stderr"`
-	PrefillOverheadS        float64         `json:"prefill_overhead_s"`
-	PrefillOverheadStderrS  float64         `json:"prefill_overhead_stderr_s"`
-	DecodeFitted            bool            `json:"decode_fitted"`
-	PrefillFitted           bool            `json:"prefill_fitted"`
-	NPoints                 int             `json:"n_points"`
-	NDecode                 int             `json:"n_decode"`
-	NPrefill                int             `json:"n_prefill"`
-	R2                      *float64        `json:"r2"`
-	R2Decode                *float64        `json:"r2_decode"`
-	R2Prefill               *float64        `json:"r2_prefill"`
-	LOOMdAPEDecode          *float64        `json:"loo_mdape_decode"`
-	LOOMdAPEPrefill         *float64        `json:"loo_mdape_prefill"`
-	ValidFor                map[string]any  `json:"valid_for"`
-	Points                  []calPointJSON  `json:"points"`
-	Notes                   []string        `json:"notes"`
+	Hardware          string          `json:"hardware"`
+	Engine            string          `json:"engine"`
+	Runtime           string          `json:"runtime"`
+	Profile           string          `json:"profile"`
+	File              string          `json:"file,omitempty"`
+	Parameters        []calParamJSON  `json:"parameters"`
+	FormatBandwidth   []formatEffJSON `json:"format_bandwidth"`
+	ClassBasis        string          `json:"class_basis"`
+	DecodeClassShift  *float64        `json:"decode_class_over_fitted"`
+	PrefillClassShift *float64        `json:"prefill_class_over_fitted"`
+	NPoints           int             `json:"n_points"`
+	NDecode           int             `json:"n_decode"`
+	NPrefill          int             `json:"n_prefill"`
+	R2Decode          *float64        `json:"r2_decode"`
+	R2Prefill         *float64        `json:"r2_prefill"`
+	LOOMdAPEDecode    *float64        `json:"loo_mdape_decode"`
+	LOOMdAPEPrefill   *float64        `json:"loo_mdape_prefill"`
+	ValidFor          map[string]any  `json:"valid_for"`
+	Points            []calPointJSON  `json:"points"`
+	Notes             []string        `json:"notes"`
 }
+
+// paramUnits are the units of the efficiency parameters as calibrate
+// prints them.
+var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s"}
 
 func newCalibrationJSON(r *calibrate.Result, name, file string) calibrationJSON {
 	e, cal := r.Engine, r.Engine.Calibration
-	j := calibrationJSON{Hardware: r.Device.Name, Engine: e.Name, Profile: name, File: file,
-		BWEfficiency: e.BandwidthEfficiency, BWEfficiencyStderr: r.BandwidthEfficiencySE,
-		DecodeOverheadS: e.DecodeOverhead, DecodeOverheadStderrS: r.DecodeOverheadSE,
-		ComputeEfficiency: e.ComputeEfficiency, ComputeEfficiencyStderr: r.ComputeEfficiencySE,
-		PrefillOverheadS: e.PrefillOverhead, PrefillOverheadStderrS: r.PrefillOverheadSE,
-		DecodeFitted: r.DecodeFitted, PrefillFitted: r.PrefillFitted,
+	j := calibrationJSON{Hardware: r.Device.Name, Engine: e.Name, Runtime: r.Runtime.Name, Profile: name, File: file,
+		ClassBasis: r.Class.Basis, DecodeClassShift: jnum(cal.DecodeShift), PrefillClassShift: jnum(cal.PrefillShift),
 		NPoints: cal.DecodePoints + cal.PrefillPoints, NDecode: cal.DecodePoints, NPrefill: cal.PrefillPoints,
-		R2: jnum(r.R2), R2Decode: jnum(cal.R2Decode), R2Prefill: jnum(cal.R2Prefill),
+		R2Decode: jnum(cal.R2Decode), R2Prefill: jnum(cal.R2Prefill),
 		LOOMdAPEDecode: jnum(cal.LOODecode), LOOMdAPEPrefill: jnum(cal.LOOPrefill),
 		ValidFor: map[string]any{"device": cal.Device, "power_mode": cal.PowerMode, "engine": cal.Engine,
-			"runtime": cal.Runtime, "build": cal.Build, "date": cal.Date, "files": cal.Files},
-		FormatBWEfficiency: []formatEffJSON{}, Notes: r.Notes}
-	if !r.DecodeFitted {
-		j.LOOMdAPEDecode, j.R2Decode = nil, nil
+			"runtime": cal.Runtime, "build": cal.Build, "date": cal.Date, "files": cal.Files, "formats": cal.Formats, "max_batch": cal.MaxBatch},
+		FormatBandwidth: []formatEffJSON{}, Notes: r.Notes}
+	vals, class := cal.Efficiency.Parameters(), r.Class.Efficiency.Parameters()
+	for i, n := range hardware.ParameterNames {
+		j.Parameters = append(j.Parameters, calParamJSON{n, vals[i], r.Fit.SE[i], class[i], paramUnits[i]})
 	}
-	if !r.PrefillFitted {
-		j.LOOMdAPEPrefill, j.R2Prefill = nil, nil
-	}
-	for _, f := range r.FormatSE {
-		j.FormatBWEfficiency = append(j.FormatBWEfficiency, formatEffJSON{f.Weights, f.Efficiency, f.SE})
+	for _, f := range r.Formats {
+		j.FormatBandwidth = append(j.FormatBandwidth, formatEffJSON{f.Weights, f.Efficiency, f.SE, f.Points})
 	}
 	if j.Notes == nil {
 		j.Notes = []string{}
@@ -206,27 +206,39 @@ func pctNum(v float64) string {
 	return fmt.Sprintf("%.1f%%", 100*v)
 }
 
+func paramText(v float64, unit string) string {
+	switch unit {
+	case "s":
+		return units.FormatDuration(v)
+	case "rows":
+		return fmt.Sprintf("%.3g", v)
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
 func writeCalibrationText(w io.Writer, r *calibrate.Result, name, file string) error {
 	e, cal := r.Engine, r.Engine.Calibration
-	fmt.Fprintf(w, "%s, %s engine: %d decode and %d prefill points used\n\n", r.Device.Name, e.Name, cal.DecodePoints, cal.PrefillPoints)
-	t := report.Table{Header: []string{"PARAMETER", "FITTED", "STD ERROR", "FROM"}, Right: map[int]bool{1: true, 2: true}}
-	from := func(fitted bool, phase string) string {
-		if fitted {
-			return phase + " runs"
-		}
-		return "default rule (not enough " + phase + " runs)"
+	fmt.Fprintf(w, "%s, %s engine, runtime %s: %d decode and %d prefill points used\n", r.Device.Name, e.Name, r.Runtime.Name, cal.DecodePoints, cal.PrefillPoints)
+	fmt.Fprintf(w, "prior: the %s class (%s)\n\n", cal.Prior, r.Class.Basis)
+	t := report.Table{Header: []string{"PARAMETER", "FITTED", "STD ERROR", "CLASS"}, Right: map[int]bool{1: true, 2: true, 3: true}}
+	vals, class := cal.Efficiency.Parameters(), r.Class.Efficiency.Parameters()
+	for i, n := range hardware.ParameterNames {
+		t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[i]), "±"+paramText(r.Fit.SE[i], paramUnits[i]), paramText(class[i], paramUnits[i]))
 	}
-	t.Add("bandwidth efficiency", fmt.Sprintf("%.3f", e.BandwidthEfficiency), fmt.Sprintf("±%.3f", r.BandwidthEfficiencySE), from(r.DecodeFitted, "decode"))
-	for _, f := range r.FormatSE {
-		t.Add("  for "+f.Weights, fmt.Sprintf("%.3f", f.Efficiency), fmt.Sprintf("±%.3f", f.SE), "decode runs of that format")
+	for _, f := range r.Formats {
+		t.Add("  bandwidth for "+f.Weights, fmt.Sprintf("%.3f", f.Efficiency), fmt.Sprintf("±%.3f", f.SE), fmt.Sprintf("%d decode runs", f.Points))
 	}
-	t.Add("decode overhead", units.FormatDuration(e.DecodeOverhead), "±"+units.FormatDuration(r.DecodeOverheadSE), from(r.DecodeFitted, "decode")+", per step")
-	t.Add("compute efficiency", fmt.Sprintf("%.3f", e.ComputeEfficiency), fmt.Sprintf("±%.3f", r.ComputeEfficiencySE), from(r.PrefillFitted, "compute-bound prefill"))
-	t.Add("prefill overhead", units.FormatDuration(e.PrefillOverhead), "±"+units.FormatDuration(r.PrefillOverheadSE), from(r.PrefillFitted, "compute-bound prefill")+", per pass")
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nquality: R² decode %s, prefill %s; leave-one-out median error decode %s, prefill %s\n",
+	shift := func(v float64) string {
+		if math.IsNaN(v) {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f×", v)
+	}
+	fmt.Fprintf(w, "\nagainst its class this board runs decode %s and prefill %s as fast (class time / fitted time)\n", shift(cal.DecodeShift), shift(cal.PrefillShift))
+	fmt.Fprintf(w, "quality: R² decode %s, prefill %s; leave-one-out median error decode %s, prefill %s\n",
 		fnum(cal.R2Decode), fnum(cal.R2Prefill), pctNum(cal.LOODecode), pctNum(cal.LOOPrefill))
 	fmt.Fprintf(w, "valid for: %s (%s), engine %s, runtime %s, build %s\n\n", cal.Device, orDash(cal.PowerMode), cal.Engine, orDash(cal.Runtime), orDash(cal.Build))
 	pt := report.Table{Header: []string{"SOURCE", "TEST", "MODEL", "WEIGHTS", "MEASURED", "FITTED", "RESIDUAL", "NOTE"}, Right: map[int]bool{4: true, 5: true, 6: true}}

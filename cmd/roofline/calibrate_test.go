@@ -11,6 +11,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/calibrate"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/fit"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/profiles"
 )
@@ -36,8 +37,8 @@ func TestCalibrateJSONAndProfile(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"bw_efficiency", "bw_efficiency_stderr", "decode_overhead_s", "compute_efficiency", "compute_efficiency_stderr",
-		"prefill_overhead_s", "n_points", "r2", "loo_mdape_decode", "loo_mdape_prefill", "valid_for", "points"} {
+	for _, k := range []string{"runtime", "parameters", "format_bandwidth", "class_basis", "decode_class_over_fitted",
+		"n_points", "r2_decode", "r2_prefill", "loo_mdape_decode", "loo_mdape_prefill", "valid_for", "points"} {
 		if _, ok := j[k]; !ok {
 			t.Errorf("key %q missing", k)
 		}
@@ -73,7 +74,7 @@ func TestCalibrateErrors(t *testing.T) {
 		{[]string{"calibrate", m2ultraRuns, "--hardware", "apple-m2-ultra", "--flash-attn", "maybe"}, 2, "--flash-attn must be on or off"},
 		// The M1's 8 GB runs are 3× faster per byte than the M2 Ultra allows.
 		{[]string{"calibrate", m2ultraRuns, "--hardware", "apple-m1"}, 1, "measured on apple-m2-ultra, not apple-m1"},
-		{[]string{"calibrate", samples + "m2ultra-llama2-7b-q4_0.json", "--hardware", "apple-m1"}, 1, "above 1"},
+		{[]string{"calibrate", samples + "m2ultra-llama2-7b-q4_0.json", "--hardware", "apple-m1"}, 1, "faster than the physical limit"},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(c.args...)
@@ -113,15 +114,16 @@ func TestCalibrationDoc(t *testing.T) {
 	sort.Strings(keys)
 	cat, _ := profiles.Builtin()
 	var tbl strings.Builder
-	tbl.WriteString("| device | runtime | decode points | η_bw (all formats) | decode overhead | leave-one-out MdAPE |\n|---|---|---:|---:|---:|---:|\n")
+	tbl.WriteString("| device | runtime | decode points | bandwidth share | decode step overhead | class / fitted time | leave-one-out MdAPE |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, k := range keys {
 		c, err := calibrate.Calibrate(cat, groups[k], calibrate.Options{Options: compare.Options{}})
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
 		parts := strings.SplitN(k, " | ", 2)
-		fmt.Fprintf(&tbl, "| %s | %s | %d | %.3f ± %.3f | %.2f ± %.2f ms | %.1f %% |\n", parts[0], parts[1], c.Engine.Calibration.DecodePoints,
-			c.Engine.BandwidthEfficiency, c.BandwidthEfficiencySE, 1e3*c.Engine.DecodeOverhead, 1e3*c.DecodeOverheadSE, 100*c.Engine.Calibration.LOODecode)
+		cal := c.Engine.Calibration
+		fmt.Fprintf(&tbl, "| %s | %s | %d | %.3f ± %.3f | %.2f ms | %.2f | %.1f %% |\n", parts[0], parts[1], cal.DecodePoints,
+			cal.Bandwidth, c.Fit.SE[fit.PBandwidth], 1e3*cal.StepOverhead, cal.DecodeShift, 100*cal.LOODecode)
 	}
 	doc := calibrationDocHead + "```\n$ cd cmd/roofline && roofline calibrate " + m2ultraRuns + " --hardware apple-m2-ultra\n" + example + "```\n" +
 		calibrationDocMiddle + tbl.String() + calibrationDocTail

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
@@ -49,9 +51,10 @@ func setupFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware) or path to a .toml profile (required)"},
-		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default"},
-		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the engine's default_weights, else the model's checkpoint format"},
-		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
+		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes: llama.cpp, vllm, mlc, rkllm, tensorrt-llm, mlx); default: chosen from the model, format and device, and said why"},
+		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default if the runtime runs on it"},
+		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the runtime's usual format (the model's checkpoint for vLLM, TensorRT-LLM and MLX)"},
+		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the runtime's, f16"},
 		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
 		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
 		&cli.StringFlag{Name: "overhead", Value: "256MiB", Usage: "runtime memory `SIZE` beyond weights, KV and activations"},
@@ -96,8 +99,18 @@ func chatCommand() *cli.Command {
 }
 
 // resolveSetup builds the Setup the setupFlags select, with the model
-// named by modelFlag in format weights ("" for the default).
+// named by modelFlag in format weights ("" for the runtime's default).
 func resolveSetup(c *cli.Context, cat *profiles.Catalog, modelFlag, weights string) (*sim.Setup, error) {
+	r, err := resolveFlags(c, cat, modelFlag, weights)
+	if err != nil {
+		return nil, err
+	}
+	return r.Setup, nil
+}
+
+// resolveFlags resolves the setupFlags by the one rule (package resolve),
+// naming the flag an error is about.
+func resolveFlags(c *cli.Context, cat *profiles.Catalog, modelFlag, weights string) (*resolve.Resolved, error) {
 	for _, f := range []string{modelFlag, "hardware"} {
 		if c.String(f) == "" {
 			return nil, usageErr("--%s is required", f)
@@ -107,34 +120,28 @@ func resolveSetup(c *cli.Context, cat *profiles.Catalog, modelFlag, weights stri
 	if err != nil {
 		return nil, err
 	}
-	spec, err := cat.Model(c.String(modelFlag))
-	if err != nil {
-		return nil, fmt.Errorf("--%s: %w", modelFlag, err)
-	}
-	dev, err := cat.Device(c.String("hardware"))
-	if err != nil {
-		return nil, fmt.Errorf("--hardware: %w", err)
-	}
+	sel := resolve.Selection{Model: c.String(modelFlag), Hardware: c.String("hardware"), Runtime: c.String("runtime"),
+		Engine: c.String("engine"), Weights: weights, KV: c.String("kv"), Options: opts}
 	if s := c.String("storage"); s != "" {
 		bw, err := parseStorage(s)
 		if err != nil {
 			return nil, err
 		}
-		d := *dev
-		d.StorageBandwidth = bw
-		dev = &d
+		sel.StorageBandwidth = bw
 	}
-	eng, err := dev.Engine(c.String("engine"))
+	r, err := resolve.Resolve(cat, sel)
 	if err != nil {
-		return nil, fmt.Errorf("--engine: %w", err)
-	}
-	weights = defaultWeights(weights, eng.DefaultWeights, spec)
-	mc, err := buildCost(spec, weights, firstNonEmpty(c.String("kv"), eng.DefaultKV, "f16"))
-	if err != nil {
+		var ie *resolve.InputError
+		if errors.As(err, &ie) {
+			flag := ie.Input
+			if flag == "model" {
+				flag = modelFlag
+			}
+			return nil, fmt.Errorf("--%s: %w", flag, ie.Err)
+		}
 		return nil, err
 	}
-	opts.Engine = eng.Name
-	return sim.NewSetup(mc, dev, opts)
+	return r, nil
 }
 
 // simOptions reads the efficiency, overhead and attention flags every
@@ -212,9 +219,10 @@ type chatReport struct {
 	Model    string  `json:"model"`
 	Hardware string  `json:"hardware"`
 	Engine   string  `json:"engine"`
+	Runtime  string  `json:"runtime"`
 	Weights  string  `json:"weights"`
 	KV       string  `json:"kv"`
-	EtaBW    float64 `json:"bw_efficiency"`
+	EtaBW    float64 `json:"bandwidth_efficiency"`
 	EtaC     float64 `json:"compute_efficiency"`
 
 	Conversation sim.Conversation `json:"-"`
@@ -386,8 +394,8 @@ func chatAction(c *cli.Context) error {
 
 func buildChatReport(c *cli.Context, cat *profiles.Catalog, s *sim.Setup, conv sim.Conversation, strategies []sim.Strategy, tg sim.Targets, maxN int) (*chatReport, error) {
 	in := s.Inputs
-	rep := &chatReport{Model: in.Model, Hardware: in.Device, Engine: in.Engine, Weights: in.Weights, KV: in.KV,
-		EtaBW: in.BandwidthEfficiency, EtaC: in.ComputeEfficiency, Conversation: conv,
+	rep := &chatReport{Model: in.Model, Hardware: in.Device, Engine: in.Engine, Runtime: in.Runtime, Weights: in.Weights, KV: in.KV,
+		EtaBW: in.Efficiency.Bandwidth, EtaC: in.Efficiency.ComputeMax, Conversation: conv,
 		Turns: conv.Turns, System: conv.System, User: conv.User, Reply: conv.Reply, Notes: []string{}}
 	var first *sim.ChatResult
 	for _, st := range strategies {
@@ -557,8 +565,8 @@ func powerModes(cat *profiles.Catalog, s *sim.Setup) []*sim.Setup {
 		dd := *d
 		dd.StorageBandwidth = s.Device.StorageBandwidth
 		o := sim.DefaultOptions
-		o.Engine, o.RuntimeOverhead, o.NoFlashAttention = e.Name, s.Inputs.Overhead, !s.Inputs.FlashAttention
-		m, err := sim.NewSetup(s.Model, &dd, o)
+		o.RuntimeOverhead, o.NoFlashAttention = s.Inputs.Overhead, !s.Inputs.FlashAttention
+		m, err := sim.NewSetup(s.Model, &dd, e, s.Runtime, o)
 		if err == nil {
 			out = append(out, m)
 		}
@@ -596,7 +604,7 @@ func writeChat(w io.Writer, r *chatReport, md bool) error {
 	d := docWriter{w, md}
 	write := d.table
 	heading := func(s string) { d.heading(s, true) }
-	title := fmt.Sprintf("%s on %s (%s engine, weights %s, KV %s; η_bw %.2f, η_compute %.2f)", r.Model, r.Hardware, r.Engine, r.Weights, r.KV, r.EtaBW, r.EtaC)
+	title := fmt.Sprintf("%s on %s (%s engine, %s, weights %s, KV %s; η_bw %.2f, η_max %.2f)", r.Model, r.Hardware, r.Engine, r.Runtime, r.Weights, r.KV, r.EtaBW, r.EtaC)
 	if md {
 		fmt.Fprintf(w, "## %s\n\n", title)
 	} else {

@@ -50,7 +50,7 @@ func listAction(c *cli.Context) error {
 		if format == "json" {
 			var out []deviceJSON
 			for _, d := range cat.Devices() {
-				out = append(out, newDeviceJSON(d))
+				out = append(out, newDeviceJSON(d, cat.Runtimes()))
 			}
 			return report.JSON(w, out)
 		}

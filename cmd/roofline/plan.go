@@ -52,6 +52,7 @@ func planFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or all (required)"},
 		&cli.StringFlag{Name: "engine", Usage: "engines to use (`LIST`); default: every engine of each device"},
+		&cli.StringFlag{Name: "runtime", Usage: "keep to these runtimes (`LIST`, roofline list runtimes); default: the runtime the rule chooses for each engine and format"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names or all (required)"},
 		&cli.StringFlag{Name: "weights", Usage: "weight formats: `LIST` or all; default: each engine's default format"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache formats `LIST`; default: each engine's default, else f16"},
@@ -207,7 +208,7 @@ type planLimitsJSON struct {
 func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) planConfigJSON {
 	j := planConfigJSON{Hardware: g.Device, Engine: g.Engine, Model: g.Model, Weights: g.Weights, KV: g.KV, BitsPerWt: g.BPW,
 		Context: c.Context, Batch: c.Batch, Prompt: g.Prompt, Output: g.Output, Depth: c.Depth(g.Prompt, g.Output), TTFT: c.TTFT, TPOT: c.TPOT,
-		Throughput: c.Throughput(), MemoryBytes: c.Memory, UsableBytes: g.Usable, Fits: c.Fits, Feasible: c.Feasible, Limit: c.Limit.String(),
+		Throughput: c.Throughput, MemoryBytes: c.Memory, UsableBytes: g.Usable, Fits: c.Fits, Feasible: c.Feasible, Limit: c.Limit.String(),
 		MemoryMargin: g.Usable/c.Memory - 1}
 	if c.Limit != sim.LimitNone {
 		e := c.Excess
@@ -271,7 +272,7 @@ func writePlan(w io.Writer, format string, res *plan.Result, choices []plan.Choi
 			g := &res.Groups[gi]
 			for _, c := range g.Configs {
 				t2.Add(g.Device, g.Engine, g.Model, g.Weights, g.KV, fmt.Sprint(g.BPW), fmt.Sprint(c.Context), fmt.Sprint(c.Batch), fmt.Sprint(g.Prompt),
-					fmt.Sprint(g.Output), fmt.Sprint(c.TTFT), fmt.Sprint(c.TPOT), fmt.Sprint(c.Throughput()), fmt.Sprint(c.Memory),
+					fmt.Sprint(g.Output), fmt.Sprint(c.TTFT), fmt.Sprint(c.TPOT), fmt.Sprint(c.Throughput), fmt.Sprint(c.Memory),
 					fmt.Sprint(g.Usable), fmt.Sprint(c.Fits), fmt.Sprint(c.Feasible), c.Limit.String())
 			}
 		}
@@ -368,7 +369,7 @@ func verdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 	case sim.LimitTPOT:
 		return fmt.Sprintf("FAILS TPOT: %s > %s at context %d: needs %.2f× faster decode", dur(c.TPOT), dur(t.TPOT), c.Context, c.Excess)
 	case sim.LimitThroughput:
-		return fmt.Sprintf("FAILS throughput: %.4g < %.4g tokens/s: needs %.2f×", c.Throughput(), t.MinThroughput, c.Excess)
+		return fmt.Sprintf("FAILS throughput: %.4g < %.4g tokens/s: needs %.2f×", c.Throughput, t.MinThroughput, c.Excess)
 	}
 	return ""
 }
@@ -421,8 +422,16 @@ func planSpace(c *cli.Context) (plan.Space, sim.Targets, error) {
 	if err != nil {
 		return plan.Space{}, sim.Targets{}, err
 	}
+	sp.RuntimeSet = cat.Runtimes()
 	// Every unknown name in every list, reported at once.
 	var errs []error
+	for _, r := range plan.ParseList(c.String("runtime")) {
+		if _, err := cat.Runtime(r); err != nil {
+			errs = append(errs, fmt.Errorf("--runtime: %w", err))
+			continue
+		}
+		sp.Runtimes = append(sp.Runtimes, r)
+	}
 	sp.Devices, err = plan.ResolveDevices(cat, plan.ParseList(c.String("hardware")))
 	errs = append(errs, err)
 	sp.Models, err = plan.ResolveModels(cat, plan.ParseList(c.String("model")))

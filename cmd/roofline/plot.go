@@ -16,8 +16,10 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 )
@@ -281,7 +283,7 @@ func resolveSeries(c *cli.Context) (*seriesSet, error) {
 	for _, spec := range models {
 		for _, dev := range devs {
 			for _, w := range weights {
-				setups, err := seriesSetups(dev, spec, engines, w, c.String("kv"), ss.opts)
+				setups, err := seriesSetups(cat, dev, spec, engines, c.String("runtime"), w, c.String("kv"), ss.opts)
 				if err != nil {
 					return nil, err
 				}
@@ -340,40 +342,26 @@ func resolveSeries(c *cli.Context) (*seriesSet, error) {
 const maxSeries = 8
 
 // seriesSetups resolves one model in one weight format on one device: on
-// each listed engine the device has, or, with no list, on its default
-// engine when that engine runs the weights and else on the first that does.
-func seriesSetups(dev *hardware.Device, spec *model.Spec, engines []string, w, kvFlag string, o sim.Options) ([]*sim.Setup, error) {
-	candidates, explicit := engines, len(engines) > 0
-	if !explicit {
-		candidates = append([]string{dev.DefaultEngine}, dev.EngineNames()...)
+// each listed engine the device has, or, with no list, on the engine the
+// runtime rule chooses.
+func seriesSetups(cat *profiles.Catalog, dev *hardware.Device, spec *model.Spec, engines []string, rt, w, kvFlag string, o sim.Options) ([]*sim.Setup, error) {
+	if len(engines) == 0 {
+		engines = []string{""}
 	}
 	var out []*sim.Setup
 	var lastErr error
-	seen := map[string]bool{}
-	for _, en := range candidates {
-		if seen[en] {
-			continue
+	for _, en := range engines {
+		if en != "" {
+			if _, err := dev.Engine(en); err != nil {
+				continue // a listed engine this device does not have
+			}
 		}
-		seen[en] = true
-		eng, err := dev.Engine(en)
-		if err != nil {
-			continue // a listed engine this device does not have
-		}
-		mc, err := buildCost(spec, defaultWeights(w, eng.DefaultWeights, spec), firstNonEmpty(kvFlag, eng.DefaultKV, "f16"))
-		if err != nil {
-			return nil, err
-		}
-		oe := o
-		oe.Engine = eng.Name
-		s, err := sim.NewSetup(mc, dev, oe)
+		r, err := resolve.Spec(cat, spec, dev, resolve.Selection{Runtime: rt, Engine: en, Weights: w, KV: kvFlag, Options: o})
 		if err != nil {
 			lastErr = err
 			continue
 		}
-		out = append(out, s)
-		if !explicit {
-			break
-		}
+		out = append(out, r.Setup)
 	}
 	if len(out) == 0 {
 		if lastErr == nil {
@@ -400,7 +388,7 @@ func (ss *seriesSet) efficiencies() string {
 	seen := map[string]bool{}
 	for _, s := range ss.list {
 		in := s.setup.Inputs
-		p := fmt.Sprintf("η_bw %.2f, η_compute %.2f", in.BandwidthEfficiency, in.ComputeEfficiency)
+		p := fmt.Sprintf("%s: η_bw %.2f, η_max %.2f", in.Runtime, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 		if in.Calibrated {
 			p += " (calibrated)"
 		}
@@ -997,7 +985,7 @@ func plotChat(c *cli.Context) (*plots.Figure, error) {
 	}
 	in := s.Inputs
 	title := fmt.Sprintf("Conversation: %s on %s (%s, weights %s, KV %s)\nsystem %d, user %d, reply %d tokens per turn; context limit %d; expected at η_bw %.2f, η_compute %.2f",
-		in.Model, in.Device, in.Engine, in.Weights, in.KV, conv.System, conv.User, conv.Reply, limit, in.BandwidthEfficiency, in.ComputeEfficiency)
+		in.Model, in.Device, in.Engine, in.Weights, in.KV, conv.System, conv.User, conv.Reply, limit, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 	return plots.Stacked(title, "turn", false,
 		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: target, TargetLabel: "TTFT target " + units.FormatDuration(target), LogY: true},
 		plots.Panel{YLabel: "Σ E2E (s)", Curves: cum})
@@ -1103,7 +1091,7 @@ func plotSpeculative(c *cli.Context) (*plots.Figure, error) {
 		formats = din.Weights + " / " + in.Weights
 	}
 	title := fmt.Sprintf("Speculative decoding: %s drafts for %s (%s)\n%s %s, context %d, batch %d; expected at η_bw %.2f, η_compute %.2f",
-		din.Model, in.Model, formats, in.Device, in.Engine, ctx, batch, in.BandwidthEfficiency, in.ComputeEfficiency)
+		din.Model, in.Model, formats, in.Device, in.Engine, ctx, batch, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 	return plots.Stacked(title, "acceptance rate a (share of drafted tokens accepted)", false,
 		plots.Panel{YLabel: "speed-up over plain decoding (×)", Curves: curves, Target: 1, TargetLabel: "no speed-up (1×)"})
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/sim"
 )
@@ -222,25 +223,11 @@ func testSetup(t *testing.T, modelName, weights, device, engine string) *sim.Set
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := cat.Model(modelName)
+	r, err := resolve.Resolve(cat, resolve.Selection{Model: modelName, Hardware: device, Engine: engine, Weights: weights, KV: "f16", Options: sim.DefaultOptions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dev, err := cat.Device(device)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := buildCost(spec, weights, "f16")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := sim.DefaultOptions
-	o.Engine = engine
-	s, err := sim.NewSetup(mc, dev, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return r.Setup
 }
 
 func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b)) }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
 	"github.com/roofline/roofline/model"
@@ -69,10 +68,11 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := resolveSetup(c, cat, "model", c.String("weights"))
+	res, err := resolveFlags(c, cat, "model", c.String("weights"))
 	if err != nil {
 		return err
 	}
+	s := res.Setup
 	r, err := s.Predict(w)
 	if err != nil {
 		return err
@@ -82,7 +82,10 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	out := c.App.Writer
-	j := newPredictJSON(r, c)
+	j := newPredictJSON(r, res.Choice.Why)
+	for _, n := range res.Notes {
+		r.Warnings = append([]sim.Warning{{Code: "choice", Message: n}}, r.Warnings...)
+	}
 	j.Energy, j.Speculative = x.energy, x.spec
 	if format == "json" || format == "csv" {
 		for _, w := range r.Warnings {
@@ -98,16 +101,7 @@ func predictAction(c *cli.Context) error {
 	case "markdown":
 		return writePredictMarkdown(out, r, x)
 	}
-	return writePredictText(out, r, c, x)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
+	return writePredictText(out, r, res.Choice.Why, x)
 }
 
 // num is a JSON number that is null when undefined (NaN).
@@ -146,28 +140,41 @@ type phaseJSON struct {
 	ComputeBoundSteps int     `json:"compute_bound_steps"`
 }
 
+type efficiencyJSON struct {
+	Bandwidth      float64 `json:"bandwidth"`
+	ComputeMax     float64 `json:"compute_max"`
+	HalfRows       float64 `json:"half_rows"`
+	Attention      float64 `json:"attention"`
+	StepOverheadS  float64 `json:"step_overhead_s"`
+	PassOverheadS  float64 `json:"pass_overhead_s"`
+	LayerOverheadS float64 `json:"layer_overhead_s"`
+}
+
 type inputsJSON struct {
-	Model               string  `json:"model"`
-	Hardware            string  `json:"hardware"`
-	Engine              string  `json:"engine"`
-	EngineKind          string  `json:"engine_kind"`
-	Weights             string  `json:"weights"`
-	KV                  string  `json:"kv"`
-	Precision           string  `json:"precision"`
-	PeakOpsPerS         float64 `json:"peak_ops_per_s"`
-	BandwidthBytesPerS  float64 `json:"bandwidth_bytes_per_s"`
-	BandwidthEfficiency float64 `json:"bw_efficiency"`
-	ComputeEfficiency   float64 `json:"compute_efficiency"`
-	PrefillOverheadS    float64 `json:"prefill_overhead_s"`
-	DecodeOverheadS     float64 `json:"decode_overhead_s"`
-	StorageBytesPerS    float64 `json:"storage_bandwidth_bytes_per_s"`
-	Prompt              int     `json:"prompt"`
-	Output              int     `json:"output"`
-	Batch               int     `json:"batch"`
-	Depth               int     `json:"depth"`
-	UBatch              int     `json:"ubatch"`
-	Cold                bool    `json:"cold"`
-	TuningFrom          string  `json:"tuning_from"`
+	Model              string         `json:"model"`
+	Hardware           string         `json:"hardware"`
+	Engine             string         `json:"engine"`
+	EngineKind         string         `json:"engine_kind"`
+	Runtime            string         `json:"runtime"`
+	RuntimeWhy         string         `json:"runtime_why"`
+	Weights            string         `json:"weights"`
+	KV                 string         `json:"kv"`
+	Precision          string         `json:"precision"`
+	PeakOpsPerS        float64        `json:"peak_ops_per_s"`
+	IdealPrecision     string         `json:"ideal_precision"`
+	IdealPeakOpsPerS   float64        `json:"ideal_peak_ops_per_s"`
+	BandwidthBytesPerS float64        `json:"bandwidth_bytes_per_s"`
+	Efficiency         efficiencyJSON `json:"efficiency"`
+	EfficiencyFrom     string         `json:"efficiency_from"`
+	PrefillOverheadS   float64        `json:"prefill_overhead_s"`
+	DecodeOverheadS    float64        `json:"decode_overhead_s"`
+	StorageBytesPerS   float64        `json:"storage_bandwidth_bytes_per_s"`
+	Prompt             int            `json:"prompt"`
+	Output             int            `json:"output"`
+	Batch              int            `json:"batch"`
+	Depth              int            `json:"depth"`
+	UBatch             int            `json:"ubatch"`
+	Cold               bool           `json:"cold"`
 }
 
 type warningJSON struct {
@@ -197,6 +204,7 @@ type predictJSON struct {
 	TTFTInterval         []float64          `json:"ttft_interval_s,omitempty"`
 	TPOTInterval         []float64          `json:"tpot_interval_s,omitempty"`
 	E2EInterval          []float64          `json:"e2e_interval_s,omitempty"`
+	ThroughputInterval   []float64          `json:"throughput_interval_tokens_per_s,omitempty"`
 	IntervalLevel        float64            `json:"interval_level,omitempty"`
 	Memory               memoryJSON         `json:"memory"`
 	Prefill              phaseJSON          `json:"prefill"`
@@ -211,17 +219,9 @@ func newPhaseJSON(p sim.Phase) phaseJSON {
 	return phaseJSON{p.Steps, p.Time, p.IdealTime, p.MemoryTime, p.ComputeTime, p.OverheadTime, p.Bytes, p.FLOPs, p.Intensity, string(p.Bound), p.ComputeBoundSteps}
 }
 
-func tuningFrom(r *sim.Result, c *cli.Context) string {
-	var parts []string
-	if c.IsSet("bw-efficiency") || c.IsSet("compute-efficiency") {
-		parts = append(parts, "flags")
-	}
-	parts = append(parts, "profile (unset values follow the default rule for "+string(r.Inputs.EngineKind)+" engines, docs/method.md)")
-	return strings.Join(parts, " over ")
-}
-
-func newPredictJSON(r *sim.Result, c *cli.Context) predictJSON {
+func newPredictJSON(r *sim.Result, why string) predictJSON {
 	in := r.Inputs
+	e := in.Efficiency
 	j := predictJSON{
 		TTFT: r.TTFT, TPOT: jnum(r.TPOT), E2E: r.E2E, ITLFirst: jnum(r.ITLFirst), ITLLast: jnum(r.ITLLast),
 		PrefillTokensPerS: r.PrefillTokensPerS, DecodeTokensPerS: jnum(r.DecodeTokensPerS), ThroughputTokensPerS: jnum(r.ThroughputTokensPerS),
@@ -231,10 +231,11 @@ func newPredictJSON(r *sim.Result, c *cli.Context) predictJSON {
 		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Total,
 			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil},
 		Prefill: newPhaseJSON(r.Prefill),
-		Inputs: inputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Weights, in.KV, string(in.Precision), in.Peak,
-			in.Bandwidth, in.BandwidthEfficiency, in.ComputeEfficiency, in.PrefillOverhead, in.DecodeOverhead,
-			in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold,
-			tuningFrom(r, c)},
+		Inputs: inputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Runtime, why, in.Weights, in.KV,
+			string(in.Precision), in.Peak, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
+			efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead},
+			in.EfficiencyFrom, in.PrefillOverhead, in.DecodeOverhead,
+			in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold},
 		Warnings: []warningJSON{},
 	}
 	if r.Decode.Steps > 0 {
@@ -265,6 +266,7 @@ func newPredictJSON(r *sim.Result, c *cli.Context) predictJSON {
 		return []float64{i.Lo, i.Hi}
 	}
 	j.TTFTInterval, j.TPOTInterval, j.E2EInterval = iv(r.TTFTInterval), iv(r.TPOTInterval), iv(r.E2EInterval)
+	j.ThroughputInterval = iv(r.ThroughputInterval)
 	return j
 }
 
@@ -322,8 +324,8 @@ func predictFlat(j predictJSON) report.Table {
 	add("total_bytes", j.Memory.TotalBytes)
 	add("usable_bytes", j.Memory.UsableBytes)
 	add("fits", j.Memory.Fits)
-	add("bw_efficiency", in.BandwidthEfficiency)
-	add("compute_efficiency", in.ComputeEfficiency)
+	add("bw_efficiency", in.Efficiency.Bandwidth)
+	add("compute_efficiency", in.Efficiency.ComputeMax)
 	add("peak_ops_per_s", in.PeakOpsPerS)
 	add("bandwidth_bytes_per_s", in.BandwidthBytesPerS)
 	// Optional figures keep their columns, empty when absent, so rows of
@@ -416,29 +418,26 @@ func memoryTable(r *sim.Result) report.Table {
 	return t
 }
 
-func writePredictText(w io.Writer, r *sim.Result, c *cli.Context, x predictExtras) error {
+func writePredictText(w io.Writer, r *sim.Result, why string, x predictExtras) error {
 	in := r.Inputs
 	wl := in.Workload
-	fmt.Fprintf(w, "%s on %s (%s engine)\n\n", in.Model, in.Device, in.Engine)
-	tuning := "default rule for " + string(in.EngineKind) + " engines"
-	switch {
-	case in.Calibrated && in.FormatCalibrated:
-		tuning = "calibrated; bandwidth fitted for " + in.Weights
-	case in.Calibrated:
-		tuning = "calibrated"
-	}
-	if c.IsSet("bw-efficiency") || c.IsSet("compute-efficiency") {
-		tuning = "from flags, the rest " + tuning
+	fmt.Fprintf(w, "%s on %s (%s engine, %s)\n\n", in.Model, in.Device, in.Engine, in.Runtime)
+	tuning := in.EfficiencyFrom
+	if in.FormatCalibrated {
+		tuning += "; bandwidth fitted for " + in.Weights
 	}
 	if !in.FlashAttention {
 		tuning += "; unfused attention: KV read once per query head"
 	}
 	pairs := [][2]string{
+		{"runtime", in.Runtime + ": " + why},
 		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
 		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, units.FormatBytes(r.Memory.Weights, units.Binary), in.KV)},
 		{"compute", fmt.Sprintf("%s at %s (dense peak), ridge %s FLOP/B", in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), intensity(r.Ridge))},
 		{"bandwidth", units.FormatBandwidth(in.Bandwidth) + " datasheet"},
-		{"efficiency", fmt.Sprintf("bandwidth %.2f, compute %.2f (%s)", in.BandwidthEfficiency, in.ComputeEfficiency, tuning)},
+		{"efficiency", fmt.Sprintf("bandwidth %.2f, matrix products %.2f at %s rows (%.2f at most), attention %.2f", in.Efficiency.Bandwidth,
+			in.Efficiency.Matmul(float64(prefillRows(wl)), in.Peak), intensity(float64(prefillRows(wl))), in.Efficiency.ComputeMax, in.Efficiency.Attention)},
+		{"from", tuning},
 		{"overhead", overheadText(in)},
 	}
 	if err := report.KeyValues(w, pairs); err != nil {
@@ -481,11 +480,13 @@ func writePredictText(w io.Writer, r *sim.Result, c *cli.Context, x predictExtra
 }
 
 func overheadText(in sim.Inputs) string {
-	if in.FittedOverheads {
-		return fmt.Sprintf("%s per prefill pass, %s per decode step (calibrated)", dur(in.PrefillOverhead), dur(in.DecodeOverhead))
-	}
-	return fmt.Sprintf("%s + %d layers × %s = %s per pass", dur(in.StepOverhead), in.Layers, dur(in.LayerOverhead), dur(in.DecodeOverhead))
+	e := in.Efficiency
+	return fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s)",
+		dur(in.DecodeOverhead), dur(in.PrefillOverhead), dur(e.StepOverhead), dur(e.PassOverhead), in.Layers, dur(e.LayerOverhead))
 }
+
+// prefillRows is the number of tokens in a full prefill pass.
+func prefillRows(w sim.Workload) int { return max(w.Batch*max(1, w.UBatch/w.Batch), w.Batch) }
 
 // intensity prints a FLOP-per-byte figure without an exponent.
 func intensity(v float64) string {

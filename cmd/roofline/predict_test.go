@@ -76,7 +76,7 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be in (0, 1]"},
 		{[]string{"--bw-efficiency", "-0.2"}, 2, "--bw-efficiency must be in (0, 1]"},
 		{[]string{"--engine", "tpu"}, 1, `has no engine "tpu"`},
-		{[]string{"--engine", "npu", "--weights", "bf16"}, 1, "has no peak for bf16, fp16, fp32"},
+		{[]string{"--engine", "npu", "--weights", "bf16"}, 1, "--weights: no runtime runs bf16 on the rk3588 npu engine"},
 		{[]string{"--weights", "q9"}, 1, `unknown weight format "q9"`},
 		{[]string{"--overhead", "lots"}, 2, "--overhead"},
 		{[]string{"--format", "xml"}, 2, `--format "xml"`},
@@ -97,7 +97,7 @@ func TestPredictErrors(t *testing.T) {
 	// Warnings go to stderr as footnotes when stdout is JSON; the result is
 	// still printed.
 	out, errOut, code := runCLI(append(base, "--output", "1", "--depth", "200000", "--format", "json")...)
-	if code != 0 || !strings.Contains(errOut, "roofline: warning: --output 1") || !strings.Contains(errOut, "exceeds the model's maximum") || !strings.Contains(out, `"tpot_s": null`) {
+	if code != 0 || !strings.Contains(errOut, "roofline: warning: one output token") || !strings.Contains(errOut, "exceeds the model's maximum") || !strings.Contains(out, `"tpot_s": null`) {
 		t.Errorf("warnings: %d %q %q", code, errOut, out)
 	}
 }

@@ -303,12 +303,9 @@ type reportDevice struct {
 }
 
 type reportEngine struct {
-	Name     string             `json:"name"`
-	Peaks    map[string]float64 `json:"peak_ops_per_s"`
-	EtaBW    float64            `json:"bw_efficiency"`
-	EtaC     float64            `json:"compute_efficiency"`
-	PowerW   float64            `json:"power_w,omitempty"`
-	Defaults []string           `json:"defaulted"`
+	Name   string             `json:"name"`
+	Peaks  map[string]float64 `json:"peak_ops_per_s"`
+	PowerW float64            `json:"power_w,omitempty"`
 }
 
 type reportModel struct {
@@ -517,12 +514,9 @@ func newReportDevice(d *hardware.Device) reportDevice {
 	rd := reportDevice{Name: d.Name, Description: d.Description, PowerMode: d.PowerMode, Memory: d.Memory, Usable: d.Usable,
 		Bandwidth: d.Bandwidth, Measured: d.MeasuredBandwidth, Sources: d.Sources, References: d.References, File: d.File}
 	for _, e := range d.Engines {
-		re := reportEngine{Name: e.Name, Peaks: map[string]float64{}, EtaBW: e.BandwidthEfficiency, EtaC: e.ComputeEfficiency, PowerW: e.Power, Defaults: e.Defaulted}
+		re := reportEngine{Name: e.Name, Peaks: map[string]float64{}, PowerW: e.Power}
 		for p, v := range e.Peaks {
 			re.Peaks[string(p)] = v
-		}
-		if re.Defaults == nil {
-			re.Defaults = []string{}
 		}
 		rd.Engines = append(rd.Engines, re)
 	}
@@ -534,7 +528,7 @@ func newReportDevice(d *hardware.Device) reportDevice {
 
 func newReportModel(s *model.Spec) reportModel {
 	rm := reportModel{Name: s.Name, Layers: s.Layers, MaxContext: s.MaxContext, Source: s.Source}
-	if c, err := model.BuildNamed(s, "f16", "f16"); err == nil {
+	if c, err := model.BuildNamed(s, "f16", "f16", model.Layout{}); err == nil {
 		rm.Params, rm.Active, rm.KVPerToken = c.ParamsTotal, c.ParamsActive, c.KVBytesPerToken()
 	}
 	return rm

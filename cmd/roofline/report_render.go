@@ -182,9 +182,9 @@ func reportBlocks(r *reportData) []block {
 	seen := map[string]bool{}
 	for _, p := range r.Predictions {
 		in := p.Result.Inputs
-		s := fmt.Sprintf("%s %s: %s at %s dense peak, η_compute %.2f; %s datasheet bandwidth, η_bw %.2f; overheads %s per prefill pass, %s per decode step; tuning from the %s.",
-			in.Hardware, in.Engine, in.Precision, units.FormatRate(in.PeakOpsPerS, units.Precision(in.Precision).RateUnit()), in.ComputeEfficiency,
-			units.FormatBandwidth(in.BandwidthBytesPerS), in.BandwidthEfficiency, dur(in.PrefillOverheadS), dur(in.DecodeOverheadS), in.TuningFrom)
+		s := fmt.Sprintf("%s %s under %s: %s at %s dense peak, matrix products up to %.2f of it; %s datasheet bandwidth, η_bw %.2f; overheads %s per prefill pass, %s per decode step; efficiency from %s.",
+			in.Hardware, in.Engine, in.Runtime, in.Precision, units.FormatRate(in.PeakOpsPerS, units.Precision(in.Precision).RateUnit()), in.Efficiency.ComputeMax,
+			units.FormatBandwidth(in.BandwidthBytesPerS), in.Efficiency.Bandwidth, dur(in.PrefillOverheadS), dur(in.DecodeOverheadS), in.EfficiencyFrom)
 		if !seen[s] {
 			seen[s] = true
 			eff = append(eff, s)
@@ -452,8 +452,8 @@ func resultsCSV(r *reportData) []byte {
 		add("fits", b2f(x.Memory.Fits), "bool")
 		add("peak", in.PeakOpsPerS, "FLOP/s")
 		add("bandwidth", in.BandwidthBytesPerS, "B/s")
-		add("bw_efficiency", in.BandwidthEfficiency, "")
-		add("compute_efficiency", in.ComputeEfficiency, "")
+		add("bw_efficiency", in.Efficiency.Bandwidth, "")
+		add("compute_efficiency", in.Efficiency.ComputeMax, "")
 	}
 	for _, m := range r.Measured {
 		for _, run := range m.Runs {

@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
@@ -79,22 +80,7 @@ func buildCost(s *model.Spec, weights, kv string) (*model.Cost, error) {
 	if _, err := lookupKV(kv); kv != "" && err != nil {
 		return nil, err
 	}
-	return model.BuildNamed(s, weights, kv)
-}
-
-// defaultWeights is the weight format a run uses when --weights is not
-// given: the model file's own, else the engine's usual one, else the
-// model's checkpoint format.
-func defaultWeights(flag, engineDefault string, s *model.Spec) string {
-	switch {
-	case flag != "":
-		return flag
-	case s.FileWeights != nil:
-		return model.FileWeightsName
-	case engineDefault != "":
-		return engineDefault
-	}
-	return s.Checkpoint
+	return model.BuildNamed(s, weights, kv, model.Layout{})
 }
 
 func lookupWeights(name string) (model.WeightFormat, error) {
@@ -312,16 +298,13 @@ func writeModelText(c *cli.Context, mc *model.Cost) error {
 }
 
 type engineJSON struct {
-	Name                string             `json:"name"`
-	Kind                string             `json:"kind"`
-	PowerW              float64            `json:"power_w,omitempty"`
-	Peaks               map[string]float64 `json:"peak_ops_per_s"`
-	Ridge               map[string]float64 `json:"ridge_flop_per_byte"`
-	BandwidthEfficiency float64            `json:"bandwidth_efficiency"`
-	ComputeEfficiency   float64            `json:"compute_efficiency"`
-	StepOverheadS       float64            `json:"step_overhead_s"`
-	LayerOverheadS      float64            `json:"layer_overhead_s"`
-	Defaulted           []string           `json:"defaulted,omitempty"`
+	Name         string             `json:"name"`
+	Kind         string             `json:"kind"`
+	PowerW       float64            `json:"power_w,omitempty"`
+	Peaks        map[string]float64 `json:"peak_ops_per_s"`
+	Ridge        map[string]float64 `json:"ridge_flop_per_byte"`
+	Runtimes     []string           `json:"runtimes"`
+	CalibratedOn string             `json:"calibrated_runtime,omitempty"`
 }
 
 type deviceJSON struct {
@@ -344,7 +327,18 @@ type deviceJSON struct {
 	File                    string            `json:"file"`
 }
 
-func newDeviceJSON(d *hardware.Device) deviceJSON {
+// runtimesOn lists the runtimes that run on engine e of device d.
+func runtimesOn(set *runtimes.Set, d *hardware.Device, e *hardware.Engine) []string {
+	out := []string{}
+	for _, rt := range set.All() {
+		if rt.Runs(d, e) {
+			out = append(out, rt.Name)
+		}
+	}
+	return out
+}
+
+func newDeviceJSON(d *hardware.Device, set *runtimes.Set) deviceJSON {
 	j := deviceJSON{Name: d.Name, Aliases: d.Aliases, Description: d.Description, Family: d.Family, VariantOf: d.VariantOf,
 		PowerMode: d.PowerMode, UnifiedMemory: d.Unified, MemoryBytes: d.Memory, UsableBytes: d.Usable,
 		BandwidthBytesPerS: d.Bandwidth, MeasuredBandwidth: d.MeasuredBandwidth, StorageBandwidthBytesPS: d.StorageBandwidth,
@@ -352,8 +346,10 @@ func newDeviceJSON(d *hardware.Device) deviceJSON {
 	for i := range d.Engines {
 		e := &d.Engines[i]
 		ej := engineJSON{Name: e.Name, Kind: string(e.Kind), PowerW: e.Power, Peaks: map[string]float64{}, Ridge: map[string]float64{},
-			BandwidthEfficiency: e.BandwidthEfficiency, ComputeEfficiency: e.ComputeEfficiency,
-			StepOverheadS: e.StepOverhead, LayerOverheadS: e.LayerOverhead, Defaulted: e.Defaulted}
+			Runtimes: runtimesOn(set, d, e)}
+		if e.Calibration != nil {
+			ej.CalibratedOn = e.Calibration.Runtime
+		}
 		for p, v := range e.Peaks {
 			ej.Peaks[string(p)] = v
 			ej.Ridge[string(p)] = d.Ridge(e, p)
@@ -382,7 +378,7 @@ func showHardwareAction(c *cli.Context) error {
 	}
 	w := c.App.Writer
 	if format == "json" {
-		return report.JSON(w, newDeviceJSON(d))
+		return report.JSON(w, newDeviceJSON(d, cat.Runtimes()))
 	}
 	src := func(k string) string {
 		if s := d.Sources[k]; s != "" {
@@ -428,20 +424,23 @@ func showHardwareAction(c *cli.Context) error {
 	if err := t.WriteText(w); err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "\nexpected-speed factors:")
-	tt := report.Table{Header: []string{"ENGINE", "BW EFF", "COMPUTE EFF", "STEP OVERHEAD", "LAYER OVERHEAD", "POWER", "FROM"}, Right: map[int]bool{1: true, 2: true, 3: true, 4: true, 5: true}}
+	fmt.Fprintln(w, "\nengines:")
+	tt := report.Table{Header: []string{"ENGINE", "KIND", "POWER", "RUNTIMES", "EFFICIENCY"}, Right: map[int]bool{2: true}}
 	for i := range d.Engines {
 		e := &d.Engines[i]
-		from := "profile: " + d.Sources["engine."+e.Name+".tuning"]
-		if len(e.Defaulted) > 0 {
-			from = "default rule for " + string(e.Kind) + " engines (" + strings.Join(e.Defaulted, ", ") + "; docs/method.md)"
-		}
 		power := "unknown"
 		if e.Power > 0 {
 			power = fmt.Sprintf("%.4g W", e.Power)
 		}
-		tt.Add(e.Name, fmt.Sprintf("%.2f", e.BandwidthEfficiency), fmt.Sprintf("%.2f", e.ComputeEfficiency),
-			units.FormatDuration(e.StepOverhead), units.FormatDuration(e.LayerOverhead), power, from)
+		eff := "each runtime's class for " + string(e.Kind) + " engines (roofline show runtime NAME)"
+		if c := e.Calibration; c != nil {
+			eff = "calibrated under " + c.Runtime + ": " + d.Sources["engine."+e.Name+".calibration"]
+		}
+		rts := strings.Join(runtimesOn(cat.Runtimes(), d, e), ", ")
+		if rts == "" {
+			rts = "none"
+		}
+		tt.Add(e.Name, string(e.Kind), power, rts, eff)
 	}
 	if err := tt.WriteText(w); err != nil {
 		return err

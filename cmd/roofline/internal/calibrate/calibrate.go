@@ -1,3 +1,8 @@
+// Package calibrate fits one device engine's efficiency under one runtime
+// to measured runs: the same efficiency model and the same fit as the
+// runtime classes (package fit), starting from the runtime's class as the
+// prior, so that two or three runs already give a sound profile, and
+// saying how far the board sits from its class.
 package calibrate
 
 import (
@@ -8,18 +13,21 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/fit"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // Options say what the runs are when the files do not.
 type Options struct {
 	compare.Options
-	// Runtime and Date label what the calibration is valid for.
-	Runtime string
-	Date    string
+	// Date labels what the calibration is valid for.
+	Date string
 }
 
 // Point is one run and what the fit made of it.
@@ -28,53 +36,55 @@ type Point struct {
 	Model    string
 	Weights  string
 	Measured float64 // s: per decode step, or the whole prefill test
-	Fitted   float64 // s, from the calibrated profile
+	Fitted   float64 // s, from the calibrated efficiency
+	Class    float64 // s, from the runtime's class
 	Used     bool
 	Reason   string // why a point was left out
 }
 
-// Result is a calibration of one engine of one device.
+// Result is a calibration of one engine of one device under one runtime.
 type Result struct {
-	Device *hardware.Device
-	Engine *hardware.Engine // the engine with the fitted tuning
-
-	BandwidthEfficiencySE, ComputeEfficiencySE float64
-	FormatSE                                   []FormatEfficiency
-	DecodeOverheadSE, PrefillOverheadSE        float64
-	DecodeFitted, PrefillFitted                bool // the efficiency of the phase was fitted
-	R2                                         float64
-
-	Points []Point
-	Notes  []string
+	Device  *hardware.Device
+	Engine  *hardware.Engine // the engine with its calibration
+	Runtime *runtimes.Runtime
+	Class   *runtimes.Class // the prior
+	Fit     *fit.Result
+	Formats []FormatEfficiency
+	Points  []Point
+	Notes   []string
 }
 
 // FormatEfficiency is a bandwidth efficiency fitted for one weight format.
 type FormatEfficiency struct {
 	Weights        string
 	Efficiency, SE float64
+	Points         int
 }
 
-// ambiguity is how close the compute term of a decode step may come to its
-// memory term (at default efficiencies) before the point is left out of the
-// bandwidth fit, and how clearly a prefill must be compute-bound to enter
-// the compute fit.
-const (
-	decodeComputeShare = 0.5
-	prefillMargin      = 1.5
-)
+// ClassPrior is the prior a calibration starts from: the runtime's class,
+// with spreads that let a board sit well away from its class — logit 0.7
+// for shares (0.70 becomes 0.53–0.82 at one standard deviation), and a
+// factor of e ≈ 2.7 for costs and half-rows — but keep two or three runs
+// from pulling a parameter they say nothing about.
+func ClassPrior(c *runtimes.Class) fit.Prior {
+	return fit.Prior{Center: c.Efficiency, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1}}
+}
+
+type item struct {
+	pt    int
+	setup *sim.Setup
+	steps int
+}
 
 // Calibrate fits the engine the runs were measured on.
 func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, error) {
-	o.Sim = sim.DefaultOptions
+	if o.Sim == (sim.Options{}) {
+		o.Sim = sim.DefaultOptions
+	}
 	ev := compare.New(cat, o.Options)
 	res := &Result{}
-	type item struct {
-		pt    int
-		setup *sim.Setup
-		ph    sim.Phase
-	}
-	var dec, pre []item
-	var target *sim.Setup
+	var items []item
+	var target *resolve.Resolved
 	for _, r := range runs {
 		p := Point{Run: r}
 		p.Measured = r.Seconds()
@@ -92,229 +102,158 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 		s := rs.Setup
 		p.Model, p.Weights = s.Model.Spec.Name, s.Model.Weights.Name
 		if target == nil {
-			target = s
-		} else if s.Device.Name != target.Device.Name || s.Engine.Name != target.Engine.Name {
-			p.Reason = fmt.Sprintf("measured on %s/%s, not %s/%s: calibrate one device engine at a time", s.Device.Name, s.Engine.Name, target.Device.Name, target.Engine.Name)
+			target = rs
+		} else if s.Device.Name != target.Device.Name || s.Engine.Name != target.Engine.Name || s.Runtime.Name != target.Runtime.Name {
+			p.Reason = fmt.Sprintf("measured on %s/%s under %s, not %s/%s under %s: calibrate one device engine and runtime at a time",
+				s.Device.Name, s.Engine.Name, s.Runtime.Name, target.Device.Name, target.Engine.Name, target.Runtime.Name)
 			res.Points = append(res.Points, p)
 			continue
 		}
 		ph := compare.Phase(s, r)
+		if r.Seconds() < ph.IdealTime*(1-compare.BoundTolerance) {
+			p.Reason = fmt.Sprintf("faster than the physical limit (%s at 100 %% of the peaks): the device, model or format is not what ran", units.FormatDuration(ph.IdealTime))
+			res.Points = append(res.Points, p)
+			continue
+		}
 		if r.Test == measured.Decode {
 			p.Measured /= float64(ph.Steps)
 		}
 		res.Points = append(res.Points, p)
-		it := item{len(res.Points) - 1, s, ph}
-		if r.Test == measured.Decode {
-			dec = append(dec, it)
-		} else {
-			pre = append(pre, it)
-		}
+		items = append(items, item{len(res.Points) - 1, s, ph.Steps})
 	}
 	if target == nil {
 		return res, errors.New("no run could be resolved to a model and device (see the excluded points)")
 	}
-	dev, base := target.Device, target.Engine
-	def := hardware.DefaultTuning(base.Kind)
-	bw, peak := dev.Bandwidth, target.Inputs.Peak
-
-	// Decode: step time = overhead + (bytes / bandwidth) / η_bw, with one
-	// η_bw per weight format (dequantizing kernels reach different shares
-	// of the bandwidth) and one shared overhead.
-	var dobs []obs
-	var dIdx []int
-	var dDefault []float64
-	var formats []string
-	group := map[string]int{}
-	for _, it := range dec {
-		steps := float64(it.ph.Steps)
-		x := it.ph.Bytes / bw / steps
-		z := it.ph.FLOPs / it.setup.Inputs.Peak / steps
-		if z >= decodeComputeShare*x/def.BandwidthEfficiency {
-			res.Points[it.pt].Reason = "decode close to compute-bound here (large batch): it does not measure bandwidth"
-			continue
-		}
-		f := it.setup.Model.Weights.Name
-		g, ok := group[f]
-		if !ok {
-			g = len(formats)
-			group[f] = g
-			formats = append(formats, f)
-		}
-		dobs = append(dobs, obs{y: res.Points[it.pt].Measured, u: 1, v: x, g: g})
-		dIdx = append(dIdx, it.pt)
-		dDefault = append(dDefault, it.setup.Inputs.DecodeOverhead)
+	if len(items) == 0 {
+		return res, errors.New("every run is faster than the physical limit of the device: check --hardware, --model and --weights")
 	}
-	tuning := base.Tuning
-	tuning.Fitted = true
-	tuning.FormatBandwidthEfficiency = nil
-	_, tuning.DecodeOverhead = base.Overheads(target.Inputs.Layers)
-	tuning.PrefillOverhead = tuning.DecodeOverhead
-	cal := &hardware.Calibration{Device: dev.Name, PowerMode: dev.PowerMode, Engine: base.Name, Date: o.Date}
-	b := 1 / base.BandwidthEfficiency
-	if len(dobs) > 0 {
-		// One efficiency per format when the runs hold enough points for
-		// it (two degrees of freedom left); otherwise one for all.
-		var f *linearFit
-		var notes []string
-		var err error
-		pooled := make([]obs, len(dobs))
-		for i, o := range dobs {
-			o.g = 0
-			pooled[i] = o
-		}
-		fitNames, fitObs := formats, dobs
-		if len(formats) > 1 {
-			if len(dobs) >= len(formats)+3 {
-				f, notes, err = fitPhase(dobs, formats, median(dDefault), "decode")
-			}
-			if f == nil {
-				res.Notes = append(res.Notes, fmt.Sprintf("one bandwidth efficiency for %s: too few or inconsistent points to fit each format apart", strings.Join(formats, ", ")))
-				notes, err = nil, nil
-				fitNames, fitObs = []string{"all"}, pooled
-			}
-		}
-		if f == nil {
-			f, notes, err = fitPhase(fitObs, fitNames, median(dDefault), "decode")
-		}
-		res.Notes = append(res.Notes, notes...)
-		if err != nil {
-			return res, err
-		}
-		// The efficiency for formats without runs: every point in one
-		// group, with the fitted overhead.
-		pf := f
-		if len(fitNames) > 1 {
-			if pf, err = solve(pooled, 1, true, f.a); err != nil {
-				return res, err
-			}
-		}
-		b = pf.b[0]
-		tuning.BandwidthEfficiency, tuning.DecodeOverhead = 1/b, f.a
-		tuning.FormatBandwidthEfficiency = map[string]float64{}
-		cal.FormatDecodeCov = map[string][3]float64{}
-		if len(fitNames) > 1 {
-			for g, name := range fitNames {
-				tuning.FormatBandwidthEfficiency[name] = 1 / f.b[g]
-				cal.FormatDecodeCov[name] = f.covOf(g)
-				res.FormatSE = append(res.FormatSE, FormatEfficiency{Weights: name, Efficiency: 1 / f.b[g], SE: math.Sqrt(f.covOf(g)[2]) / (f.b[g] * f.b[g])})
-			}
-		}
-		res.BandwidthEfficiencySE = math.Sqrt(pf.covOf(0)[2]) / (b * b)
-		if !f.fixedA {
-			res.DecodeOverheadSE = math.Sqrt(f.covOf(0)[0])
-		}
-		res.DecodeFitted = true
-		pc := pf.covOf(0)
-		cal.DecodePoints, cal.DecodeCov, cal.DecodeSigma, cal.DecodeDOF = len(dobs), [3]float64{f.covOf(0)[0], 0, pc[2]}, f.sigma, f.dof
-		if pf == f {
-			cal.DecodeCov = f.covOf(0)
-		}
-		cal.R2Decode = rSquared(fitObs, f.predicted)
-		cal.LOODecode = looMdAPE(fitObs, fitNames, median(dDefault))
-		for _, i := range dIdx {
-			res.Points[i].Used = true
-		}
-	} else {
-		res.Notes = append(res.Notes, "no usable decode run: bandwidth efficiency and decode overhead stay at the default rule")
+	dev, base, rt := target.Device, target.Engine, target.Runtime
+	class := rt.Class(base.Kind)
+	res.Device, res.Runtime, res.Class = dev, rt, class
+	if !class.Fitted {
+		res.Notes = append(res.Notes, fmt.Sprintf("no published measurements of %s on %s engines: the fit starts from a wide prior, so more runs are needed for a tight profile", rt.Name, base.Kind))
 	}
 
-	// Prefill: test time = passes · overhead + (FLOPs / peak) / η_compute,
-	// fitted on the runs that are compute-bound at the current estimate.
-	c := 1 / base.ComputeEfficiency
-	var pobs []obs
-	var pIdx []int
-	var pDefault []float64
-	classify := func() {
-		pobs, pIdx, pDefault = nil, nil, nil
-		for _, it := range pre {
-			v, mem := it.ph.FLOPs/peak, it.ph.Bytes/bw
-			if c*v < prefillMargin*b*mem {
-				res.Points[it.pt].Reason = "prefill memory-bound or close to it: it does not measure compute"
-				continue
-			}
-			res.Points[it.pt].Reason = ""
-			pobs = append(pobs, obs{y: res.Points[it.pt].Measured, u: float64(it.ph.Steps), v: v})
-			pIdx = append(pIdx, it.pt)
-			pDefault = append(pDefault, it.setup.Inputs.PrefillOverhead)
+	// One point per run: its whole measured time.
+	points := make([]fit.Point, len(items))
+	for i, it := range items {
+		it := it
+		run := res.Points[it.pt].Run
+		per := 1.0
+		if run.Test == measured.Decode {
+			per = float64(it.steps)
 		}
+		ph := fit.Prefill
+		if run.Test == measured.Decode {
+			ph = fit.Decode
+		}
+		points[i] = fit.Point{Measured: res.Points[it.pt].Measured * per, Phase: ph, Group: fmt.Sprint(i),
+			Predict: func(e hardware.Efficiency) float64 { return compare.Phase(it.setup.WithEfficiency(e), run).Time }}
 	}
-	// Which runs are compute-bound depends on the efficiency being fitted:
-	// classify, fit, and repeat until the estimate settles.
-	for iter := 0; iter < 5; iter++ {
-		classify()
-		if len(pobs) == 0 {
-			break
-		}
-		f, _, err := fitPhase(pobs, []string{"all"}, median(pDefault), "prefill")
-		if err != nil || math.Abs(f.b[0]-c) <= 1e-9*c {
-			break
-		}
-		c = f.b[0]
+	prior := ClassPrior(class)
+	f, err := fit.Fit(points, prior)
+	if err != nil {
+		return res, err
 	}
-	if len(pobs) > 0 {
-		f, notes, err := fitPhase(pobs, []string{"all"}, median(pDefault), "prefill")
-		res.Notes = append(res.Notes, notes...)
-		if err != nil {
-			return res, err
-		}
-		cv := f.covOf(0)
-		tuning.ComputeEfficiency, tuning.PrefillOverhead = 1/f.b[0], f.a
-		res.ComputeEfficiencySE = math.Sqrt(cv[2]) / (f.b[0] * f.b[0])
-		if !f.fixedA {
-			res.PrefillOverheadSE = math.Sqrt(cv[0])
-		}
-		res.PrefillFitted = true
-		cal.PrefillPoints, cal.PrefillCov, cal.PrefillSigma, cal.PrefillDOF = len(pobs), cv, f.sigma, f.dof
-		cal.R2Prefill = rSquared(pobs, f.predicted)
-		cal.LOOPrefill = looMdAPE(pobs, []string{"all"}, median(pDefault))
-		for _, i := range pIdx {
-			res.Points[i].Used = true
-		}
-	} else {
-		tuning.PrefillOverhead, _ = base.Overheads(target.Inputs.Layers)
-		res.Notes = append(res.Notes, "no compute-bound prefill run: compute efficiency and prefill overhead stay at the default rule; add long prompts (llama-bench -p 512,2048)")
+	res.Fit = f
+	loo, err := fit.LeaveGroupOut(points, prior)
+	if err != nil {
+		return res, err
 	}
+	cal := &hardware.Calibration{Runtime: rt.Name, Efficiency: f.Efficiency, Cov: f.Cov,
+		DecodeSigma: f.Sigma[fit.Decode], PrefillSigma: f.Sigma[fit.Prefill], DecodeDOF: f.DOF[fit.Decode], PrefillDOF: f.DOF[fit.Prefill],
+		Device: dev.Name, PowerMode: dev.PowerMode, Engine: base.Name, Date: o.Date,
+		DecodePoints: f.N[fit.Decode], PrefillPoints: f.N[fit.Prefill], Prior: rt.Name + " on " + string(base.Kind) + " engines"}
+	var dAPE, pAPE []float64
+	var dFit, pFit []float64
+	for i, it := range items {
+		p := &res.Points[it.pt]
+		p.Used = true
+		per := 1.0
+		if p.Run.Test == measured.Decode {
+			per = float64(it.steps)
+		}
+		p.Fitted = points[i].Predict(f.Efficiency) / per
+		p.Class = points[i].Predict(class.Efficiency) / per
+		ape := math.Abs(1/loo.Ratios[i] - 1)
+		if points[i].Phase == fit.Decode {
+			dAPE, dFit = append(dAPE, ape), append(dFit, p.Class/p.Fitted)
+		} else {
+			pAPE, pFit = append(pAPE, ape), append(pFit, p.Class/p.Fitted)
+		}
+		cal.MaxBatch = max(cal.MaxBatch, p.Run.Batch)
+		cal.Formats = appendUnique(cal.Formats, p.Weights)
+	}
+	cal.LOODecode, cal.LOOPrefill = fit.Quantile(dAPE, 0.5), fit.Quantile(pAPE, 0.5)
+	cal.R2Decode, cal.R2Prefill = r2(points, f.Ratios, fit.Decode), r2(points, f.Ratios, fit.Prefill)
+	cal.DecodeShift, cal.PrefillShift = geomean(dFit), geomean(pFit)
+	if f.N[fit.Decode] == 0 {
+		res.Notes = append(res.Notes, "no decode run: bandwidth and step overhead stay near the runtime's class")
+	}
+	if f.N[fit.Prefill] == 0 {
+		res.Notes = append(res.Notes, "no prefill run: matrix efficiency and pass overhead stay near the runtime's class; add prompts of several lengths (llama-bench -p 64,512,2048)")
+	}
+	res.fitFormats(points, items, cal)
 
-	// The calibrated engine, and what it is valid for.
-	cal.Runtime, cal.Build, cal.Files = o.Runtime, "", nil
-	var runtimes, builds, files []string
+	var builds, files []string
 	for _, p := range res.Points {
 		if p.Used {
-			runtimes = appendUnique(runtimes, p.Run.Backend)
 			builds = appendUnique(builds, p.Run.Build)
 			files = appendUnique(files, p.Run.File)
 		}
-	}
-	if cal.Runtime == "" {
-		cal.Runtime = strings.Join(runtimes, ", ")
 	}
 	cal.Build, cal.Files = strings.Join(builds, ", "), files
 	if len(builds) > 1 {
 		res.Notes = append(res.Notes, "the runs come from several builds ("+cal.Build+"): calibrations are valid for one runtime build")
 	}
 	e := *base
-	e.Tuning = tuning
-	e.Defaulted = nil
 	e.Calibration = cal
-	e.Peaks = base.Peaks
-	res.Device, res.Engine = dev, &e
-	if err := res.check(); err != nil {
-		return res, err
+	res.Engine = &e
+	if err := res.calibratedDevice().Validate(); err != nil {
+		return res, fmt.Errorf("the fit gives an invalid profile: %w", err)
 	}
-	res.fitted(ev)
 	return res, nil
 }
 
-// check refuses a calibrated engine that would not validate.
-func (r *Result) check() error {
-	d := r.calibratedDevice()
-	if err := d.Validate(); err != nil {
-		return fmt.Errorf("the fit gives an invalid profile: %w", err)
+// fitFormats fits a bandwidth efficiency per weight format when the decode
+// runs hold at least two points of each of several formats, every other
+// parameter held at the joint fit.
+func (r *Result) fitFormats(points []fit.Point, items []item, cal *hardware.Calibration) {
+	byFormat := map[string][]fit.Point{}
+	for i, it := range items {
+		if points[i].Phase == fit.Decode {
+			w := r.Points[it.pt].Weights
+			byFormat[w] = append(byFormat[w], points[i])
+		}
 	}
-	return nil
+	if len(byFormat) < 2 {
+		return
+	}
+	var names []string
+	for w, pts := range byFormat {
+		if len(pts) >= 2 {
+			names = append(names, w)
+		}
+	}
+	sort.Strings(names)
+	if len(names) < 2 {
+		r.Notes = append(r.Notes, "one bandwidth efficiency for every format: fewer than two decode runs per format")
+		return
+	}
+	prior := fit.Prior{Center: cal.Efficiency}
+	prior.Spread[fit.PBandwidth] = 0.7
+	cal.FormatBandwidth = map[string]float64{}
+	for _, w := range names {
+		f, err := fit.Fit(byFormat[w], prior)
+		if err != nil {
+			continue
+		}
+		cal.FormatBandwidth[w] = f.Efficiency.Bandwidth
+		r.Formats = append(r.Formats, FormatEfficiency{Weights: w, Efficiency: f.Efficiency.Bandwidth, SE: f.SE[fit.PBandwidth], Points: len(byFormat[w])})
+	}
 }
 
-// calibratedDevice is the device with the fitted engine in place.
+// calibratedDevice is the device with the calibrated engine in place.
 func (r *Result) calibratedDevice() *hardware.Device {
 	d := *r.Device
 	d.Engines = append([]hardware.Engine(nil), r.Device.Engines...)
@@ -327,36 +266,60 @@ func (r *Result) calibratedDevice() *hardware.Device {
 	for k, v := range r.Device.Sources {
 		d.Sources[k] = v
 	}
+	d.Sources["engine."+r.Engine.Name+".calibration"] = fmt.Sprintf("roofline calibrate %s from %d decode and %d prefill runs (%s)",
+		r.Engine.Calibration.Date, r.Engine.Calibration.DecodePoints, r.Engine.Calibration.PrefillPoints, strings.Join(r.Engine.Calibration.Files, ", "))
 	return &d
 }
 
-// fitted prices every used point with the calibrated device, through the
-// same path predictions take.
-func (r *Result) fitted(ev *compare.Evaluator) {
+// Profile is the calibrated device as a hardware profile named name.
+func (r *Result) Profile(name string) []byte {
 	d := r.calibratedDevice()
-	for i := range r.Points {
-		p := &r.Points[i]
-		if !p.Used {
-			continue
-		}
-		rs, err := ev.Resolve(p.Run)
-		if err != nil {
-			continue
-		}
-		s, err := sim.NewSetup(rs.Setup.Model, d, sim.Options{Engine: r.Engine.Name, RuntimeOverhead: sim.DefaultRuntimeOverhead})
-		if err != nil {
-			continue
-		}
-		ph := compare.Phase(s, p.Run)
-		p.Fitted = ph.Time
-		if p.Run.Test == measured.Decode {
-			p.Fitted /= float64(ph.Steps)
+	d.Name, d.Aliases, d.VariantOf = name, nil, ""
+	d.Description += " — calibrated to measured runs"
+	d.DefaultEngine = r.Engine.Name
+	cal := r.Engine.Calibration
+	return profiles.EncodeDevice(d,
+		fmt.Sprintf("Calibrated by roofline calibrate from %s.", strings.Join(cal.Files, ", ")),
+		fmt.Sprintf("Valid for %s (%s), engine %s, runtime %s, build %s. Schema: docs/profiles.md.", cal.Device, orDash(cal.PowerMode), cal.Engine, cal.Runtime, orDash(cal.Build)))
+}
+
+// r2 is the coefficient of determination of the log times of one phase.
+func r2(points []fit.Point, ratios []float64, ph fit.Phase) float64 {
+	var ys, res []float64
+	for i, p := range points {
+		if p.Phase == ph {
+			ys = append(ys, math.Log(p.Measured))
+			res = append(res, math.Log(ratios[i]))
 		}
 	}
-	r.R2 = r.Engine.Calibration.R2Decode
-	if !r.DecodeFitted {
-		r.R2 = r.Engine.Calibration.R2Prefill
+	if len(ys) < 2 {
+		return math.NaN()
 	}
+	mean := 0.0
+	for _, y := range ys {
+		mean += y
+	}
+	mean /= float64(len(ys))
+	var ssTot, ssRes float64
+	for i, y := range ys {
+		ssTot += (y - mean) * (y - mean)
+		ssRes += res[i] * res[i]
+	}
+	if ssTot == 0 {
+		return math.NaN()
+	}
+	return 1 - ssRes/ssTot
+}
+
+func geomean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(v)))
 }
 
 func appendUnique(list []string, s string) []string {
@@ -371,4 +334,11 @@ func appendUnique(list []string, s string) []string {
 	list = append(list, s)
 	sort.Strings(list)
 	return list
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }

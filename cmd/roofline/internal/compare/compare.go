@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
-	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/sim"
@@ -21,7 +21,7 @@ import (
 
 // Options fix what the files do not say. Empty fields defer to the file.
 type Options struct {
-	Hardware, Engine, Model, Weights, KV string
+	Hardware, Engine, Runtime, Model, Weights, KV string
 	// FallbackModel and FallbackWeights stand for what a file does not say
 	// (a plot of one model in one format); Model and Weights override
 	// every run.
@@ -62,7 +62,9 @@ type Row struct {
 	MFU               float64 // achieved FLOP/s / peak at Precision
 	PhaseBound        sim.Bound
 
-	// Per decode step (zero for prefill): weights streamed, KV read, total.
+	// Per decode step (zero for prefill): weights streamed, attention
+	// traffic (the KV cache, and the scores when attention is unfused),
+	// total.
 	WeightBytesPerStep float64
 	KVBytesPerStep     float64
 	BytesPerStep       float64
@@ -78,12 +80,12 @@ func (r Row) APE() float64 { return math.Abs(r.Predicted-r.Measured) / r.Measure
 type Evaluator struct {
 	cat    *profiles.Catalog
 	opt    Options
-	setups map[string]*sim.Setup
+	setups map[string]*resolve.Resolved
 }
 
 // New returns an evaluator over catalog cat.
 func New(cat *profiles.Catalog, o Options) *Evaluator {
-	return &Evaluator{cat: cat, opt: o, setups: map[string]*sim.Setup{}}
+	return &Evaluator{cat: cat, opt: o, setups: map[string]*resolve.Resolved{}}
 }
 
 // Evaluate prices every run; runs it cannot resolve come back as errors
@@ -111,16 +113,10 @@ func first(s ...string) string {
 	return ""
 }
 
-// Resolved is a run with the model, formats and device it was priced with.
-type Resolved struct {
-	Setup *sim.Setup
-	Notes []string
-}
-
-// Resolve finds the model, formats, device and engine of run r.
-func (e *Evaluator) Resolve(r measured.Run) (*Resolved, error) {
+// Resolve finds the model, formats, device, runtime and engine of run r.
+func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	var notes []string
-	hwName := first(r.Hardware, e.opt.Hardware)
+	hwName := first(e.opt.Hardware, r.Hardware)
 	if hwName == "" {
 		return nil, errors.New("no hardware: pass --hardware")
 	}
@@ -135,18 +131,17 @@ func (e *Evaluator) Resolve(r measured.Run) (*Resolved, error) {
 	if how != "" {
 		notes = append(notes, how)
 	}
+	rt := first(e.opt.Runtime, e.runtimeOf(r))
 	weights := first(e.opt.Weights, r.Weights)
 	switch {
 	case weights == "" && spec.FileWeights != nil:
-		weights = model.FileWeightsName
 	case weights == "" && e.opt.FallbackWeights != "":
 		weights = e.opt.FallbackWeights
 		notes = append(notes, "weight format not in the file: taken to be "+weights)
 	case weights == "":
-		weights = spec.Checkpoint
-		notes = append(notes, "weight format not in the file: "+weights+" assumed (--weights)")
+		notes = append(notes, "weight format not in the file: the runtime's default assumed (--weights)")
 	}
-	kv := first(e.opt.KV, r.KV, "f16")
+	kv := first(e.opt.KV, r.KV)
 	engine := e.opt.Engine
 	if engine == "" && r.Engine != "" {
 		if _, err := dev.Engine(r.Engine); err == nil {
@@ -157,15 +152,42 @@ func (e *Evaluator) Resolve(r measured.Run) (*Resolved, error) {
 	if e.opt.FlashAttn != "" {
 		fa = e.opt.FlashAttn
 	}
-	s, err := e.setup(spec, weights, kv, dev, engine, r.ModelBytes, fa == "off")
-	if err != nil {
-		return nil, err
+	o := e.opt.Sim
+	o.NoFlashAttention = fa == "off"
+	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa}, "|")
+	res, ok := e.setups[key]
+	if !ok {
+		res, err = resolve.Spec(e.cat, spec, dev, resolve.Selection{Runtime: rt, Engine: engine, Weights: weights, KV: kv, Options: o, FileBytes: r.ModelBytes})
+		if err != nil {
+			return nil, err
+		}
+		e.setups[key] = res
 	}
-	if m := s.Model; m.WeightBytes != m.RecipeBytes {
-		notes = append(notes, fmt.Sprintf("weights scaled to the file's %s (the %s recipe gives %+.1f%%)",
-			units.FormatBytes(m.WeightBytes, units.Binary), weights, 100*(m.RecipeBytes/m.WeightBytes-1)))
+	out := *res
+	out.Notes = append(notes, res.Notes...)
+	return &out, nil
+}
+
+// runtimeOf is the runtime a run names: a format that only one runtime
+// writes (llama-bench, vLLM), or the first words of a runtimes CSV's
+// runtime column ("llama.cpp CUDA 4426e298" is llama.cpp).
+func (e *Evaluator) runtimeOf(r measured.Run) string {
+	if r.Runtime != "" {
+		return r.Runtime
 	}
-	return &Resolved{Setup: s, Notes: notes}, nil
+	if r.Backend == "" {
+		return ""
+	}
+	b := strings.ToLower(r.Backend)
+	for _, rt := range e.cat.Runtimes().All() {
+		for _, n := range append([]string{rt.Name}, rt.Aliases...) {
+			n = strings.ToLower(n)
+			if b == n || strings.HasPrefix(b, n+" ") || strings.HasPrefix(b, n+"(") {
+				return rt.Name
+			}
+		}
+	}
+	return ""
 }
 
 // Phase prices run r's test on setup s.
@@ -220,31 +242,6 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	return row, nil
 }
 
-func (e *Evaluator) setup(spec *model.Spec, weights, kv string, dev *hardware.Device, engine string, fileBytes float64, noFA bool) (*sim.Setup, error) {
-	key := strings.Join([]string{spec.Name, weights, kv, dev.Name, engine, fmt.Sprint(fileBytes), fmt.Sprint(noFA)}, "|")
-	if s, ok := e.setups[key]; ok {
-		return s, nil
-	}
-	m, err := model.BuildNamed(spec, weights, kv)
-	if err != nil {
-		return nil, err
-	}
-	// The file's own size is exact; trust it over the recipe when they
-	// differ by more than the rounding of a printed GiB figure.
-	if fileBytes > 0 && math.Abs(fileBytes/m.WeightBytes-1) > 0.005 {
-		m = m.ScaledTo(fileBytes)
-	}
-	o := e.opt.Sim
-	o.Engine = engine
-	o.NoFlashAttention = noFA
-	s, err := sim.NewSetup(m, dev, o)
-	if err != nil {
-		return nil, err
-	}
-	e.setups[key] = s
-	return s, nil
-}
-
 // ggufArch maps GGUF architectures to config.json model types.
 var ggufArch = map[string][]string{
 	"llama": {"llama", "mistral", "mixtral"}, "qwen2": {"qwen2"}, "qwen3": {"qwen3"}, "qwen3moe": {"qwen3_moe"},
@@ -277,7 +274,7 @@ func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
 			}
 			w, _ := model.LookupWeightFormat("f16")
 			k, _ := model.LookupKVFormat("f16")
-			c, err := model.Build(s, w, k)
+			c, err := model.Build(s, w, k, model.Layout{})
 			if err != nil {
 				continue
 			}

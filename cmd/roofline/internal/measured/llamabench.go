@@ -47,7 +47,7 @@ func (f benchFields) float(key string) (float64, bool, error) {
 // the mean over repetitions of tokens / time, as llama-bench prints it in
 // every encoding.
 func benchRun(c *collector, line int, f benchFields) {
-	r := Run{Line: line, Batch: 1, Model: f["model_filename"], ModelType: f["model_type"], KV: f["type_k"],
+	r := Run{Line: line, Batch: 1, Runtime: "llama.cpp", Model: f["model_filename"], ModelType: f["model_type"], KV: f["type_k"],
 		Backend: f["backends"], Build: f["build_commit"], FlashAttn: flashAttn(f["flash_attn"])}
 	if n := f["build_number"]; n != "" {
 		r.Build += " (" + n + ")"
@@ -279,6 +279,13 @@ func readBenchMarkdown(c *collector, text string) error {
 			"flash_attn": col["fa"]}
 		if f["type_k"] == "" {
 			f["type_k"] = "f16"
+		}
+		// llama-bench prints a column only where a value differs from its
+		// default; flash attention defaulted to off (-fa 0) in the builds
+		// this format comes from. Builds that default to auto print the
+		// column, or are given --flash-attn.
+		if f["flash_attn"] == "" {
+			f["flash_attn"] = "0"
 		}
 		if f["n_ubatch"] == "" {
 			f["n_ubatch"] = "512"

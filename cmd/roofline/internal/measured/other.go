@@ -90,10 +90,10 @@ func readBatchedBench(c *collector, text string) error {
 			note = "is_pp_shared = 1: one prompt is shared by the batch"
 		}
 		if pp > 0 && !shared {
-			c.add(Run{Line: i + 1, Test: Prefill, Prompt: pp, Batch: b, UBatch: ubatch, TokensPerS: spp, Note: note})
+			c.add(Run{Line: i + 1, Runtime: "llama.cpp", Test: Prefill, Prompt: pp, Batch: b, UBatch: ubatch, TokensPerS: spp, Note: note})
 		}
 		if tg > 0 {
-			c.add(Run{Line: i + 1, Test: Decode, Gen: tg, Depth: pp, Batch: b, UBatch: ubatch, TokensPerS: stg, Note: note})
+			c.add(Run{Line: i + 1, Runtime: "llama.cpp", Test: Decode, Gen: tg, Depth: pp, Batch: b, UBatch: ubatch, TokensPerS: stg, Note: note})
 		}
 	}
 	if header == nil {
@@ -174,12 +174,12 @@ func readVLLM(c *collector, text string) error {
 		note += fmt.Sprintf("; max concurrency %d taken as the batch", batch)
 	}
 	if prompt > 0 && ttft > 0 {
-		c.add(Run{Line: 1, Test: Prefill, Model: model, Prompt: prompt, Batch: 1, TokensPerS: float64(prompt) / ttft, Note: note})
+		c.add(Run{Line: 1, Runtime: "vllm", Test: Prefill, Model: model, Prompt: prompt, Batch: 1, TokensPerS: float64(prompt) / ttft, Note: note})
 	} else {
 		c.bad(1, "no TTFT (mean_ttft_ms or ttfts) with input lengths")
 	}
 	if gen > 1 && tpot > 0 {
-		c.add(Run{Line: 1, Test: Decode, Model: model, Gen: gen - 1, Depth: prompt, Batch: batch, TokensPerS: float64(batch) / tpot, Note: note})
+		c.add(Run{Line: 1, Runtime: "vllm", Test: Decode, Model: model, Gen: gen - 1, Depth: prompt, Batch: batch, TokensPerS: float64(batch) / tpot, Note: note})
 	} else {
 		c.bad(1, "no TPOT (mean_tpot_ms or latencies with ttfts) with output lengths above 1")
 	}

@@ -38,8 +38,13 @@ type Run struct {
 	ModelBytes  float64 // weight bytes stated by the file
 	Weights     string  // weight format, when the file names it
 	KV          string  // KV-cache format (llama-bench type_k)
-	Backend     string
-	Build       string
+	// Runtime is the runtime profile the format implies: llama-bench and
+	// llama-batched-bench are llama.cpp, vLLM's benchmark is vllm; ""
+	// when the file does not say (a runs CSV names it in its runtime
+	// column, kept in Backend).
+	Runtime string
+	Backend string
+	Build   string
 	// FlashAttn is "on", "off", or "" when the file does not say.
 	FlashAttn string
 

@@ -15,15 +15,19 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
 // Space is what to search.
 type Space struct {
-	Devices  []*hardware.Device
-	Engines  []string // empty: every engine of each device
+	Devices []*hardware.Device
+	Engines []string // empty: every engine of each device
+	// Runtimes keeps to these runtimes; empty: the runtime the rule
+	// chooses for each device engine and format (runtimes.Set.Choose).
+	Runtimes []string
 	Models   []*model.Spec
-	Weights  []string // empty: each engine's default format
+	Weights  []string // empty: each runtime's default format
 	KV       []string
 	Contexts []int
 	Batches  []int
@@ -33,6 +37,8 @@ type Space struct {
 	// MinContext and MinBatch drop smaller values from the lists.
 	MinContext, MinBatch int
 	Options              sim.Options
+	// RuntimeSet is the catalog's runtime set the rule chooses from.
+	RuntimeSet *runtimes.Set
 }
 
 // Group is one device engine running one model in one format.
@@ -40,6 +46,7 @@ type Group struct {
 	Device  string
 	Family  string
 	Engine  string
+	Runtime string
 	Model   string
 	Weights string
 	KV      string
@@ -127,10 +134,11 @@ func AllWeights() []string {
 }
 
 type job struct {
-	dev    *hardware.Device
-	engine string
-	cost   *model.Cost
-	kv     string
+	dev     *hardware.Device
+	engine  *hardware.Engine
+	runtime *runtimes.Runtime
+	cost    *model.Cost
+	kv      string
 }
 
 // Run evaluates the space against targets, group by group in a fixed
@@ -160,12 +168,16 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 	if len(kvs) == 0 {
 		kvs = []string{""}
 	}
-	// Price each model under each format once; devices share the costs,
-	// formats share the tensor inventory.
+	if sp.RuntimeSet == nil {
+		return nil, errors.New("plan: no runtime set")
+	}
+	// Price each model under each format and layout once; devices share
+	// the costs, formats share the tensor inventory.
 	costs := map[string]*model.Cost{}
 	inventories := map[*model.Spec][]model.Tensor{}
-	cost := func(m *model.Spec, w, kv string) (*model.Cost, error) {
-		key := m.Name + "|" + w + "|" + kv
+	cost := func(m *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtime) (*model.Cost, error) {
+		l := rt.LayoutFor(m)
+		key := fmt.Sprintf("%s|%s|%s|%+v", m.Name, w.Name, kv, l)
 		if c, ok := costs[key]; ok {
 			return c, nil
 		}
@@ -177,53 +189,65 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 			inv = m.Tensors()
 			inventories[m] = inv
 		}
-		wf, err := m.WeightsFor(w)
-		if err != nil {
-			return nil, err
-		}
 		kf, err := model.LookupKVFormat(kv)
 		if err != nil {
 			return nil, err
 		}
-		c, err := model.BuildFrom(m, inv, wf, kf)
+		c, err := model.BuildFrom(m, inv, w, kf, l)
 		if err != nil {
 			return nil, err
 		}
 		costs[key] = c
 		return c, nil
 	}
+	runtimeNames := sp.Runtimes
+	if len(runtimeNames) == 0 {
+		runtimeNames = []string{""}
+	}
+	weightNames := sp.Weights
+	if len(weightNames) == 0 {
+		weightNames = []string{""}
+	}
 	res := &Result{}
 	var jobs []job
+	seen := map[string]bool{}
 	for _, d := range sp.Devices {
 		engines := sp.Engines
 		if len(engines) == 0 {
 			engines = d.EngineNames()
 		}
 		for _, en := range engines {
-			e, err := d.Engine(en)
-			if err != nil {
+			if _, err := d.Engine(en); err != nil {
 				continue // a listed engine this device does not have
 			}
 			for _, m := range sp.Models {
-				weights := sp.Weights
-				if len(weights) == 0 {
-					weights = []string{firstOf(e.DefaultWeights, m.Checkpoint)}
-					if m.FileWeights != nil {
-						weights = []string{model.FileWeightsName}
-					}
-				}
-				for _, w := range weights {
-					for _, kvName := range kvs {
-						kvName = firstOf(kvName, e.DefaultKV, "f16")
-						c, err := cost(m, w, kvName)
-						if err != nil {
-							return nil, err
+				for _, rn := range runtimeNames {
+					for _, w := range weightNames {
+						for _, kvName := range kvs {
+							ch, err := sp.RuntimeSet.Choose(m, d, runtimes.Request{Runtime: rn, Weights: w, Engine: en, KV: kvName})
+							if err != nil {
+								var ue *runtimes.UnsupportedError
+								if errors.As(err, &ue) || w != "" || rn != "" {
+									res.Skipped = append(res.Skipped, fmt.Sprintf("%s/%s: %v", d.Name, en, err))
+									continue
+								}
+								continue // no runtime for this engine and the defaults
+							}
+							key := strings.Join([]string{d.Name, ch.Engine.Name, ch.Runtime.Name, m.Name, ch.Weights.Name, ch.KV}, "|")
+							if seen[key] {
+								continue
+							}
+							seen[key] = true
+							c, err := cost(m, ch.Weights, ch.KV, ch.Runtime)
+							if err != nil {
+								return nil, err
+							}
+							if _, _, ok := ch.Runtime.Precision(c.Weights, ch.Engine); !ok {
+								res.Skipped = append(res.Skipped, fmt.Sprintf("%s/%s cannot run %s", d.Name, en, ch.Weights.Name))
+								continue
+							}
+							jobs = append(jobs, job{d, ch.Engine, ch.Runtime, c, ch.KV})
 						}
-						if _, _, ok := e.Pick(c.Weights.Compute); !ok {
-							res.Skipped = append(res.Skipped, fmt.Sprintf("%s/%s cannot run %s", d.Name, e.Name, w))
-							continue
-						}
-						jobs = append(jobs, job{d, e.Name, c, kvName})
 					}
 				}
 			}
@@ -246,13 +270,11 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 }
 
 func runGroup(j job, sp Space, contexts, batches []int, t sim.Targets) (Group, error) {
-	o := sp.Options
-	o.Engine = j.engine
-	s, err := sim.NewSetup(j.cost, j.dev, o)
+	s, err := sim.NewSetup(j.cost, j.dev, j.engine, j.runtime, sp.Options)
 	if err != nil {
 		return Group{}, err
 	}
-	g := Group{Device: j.dev.Name, Family: j.dev.Family, Engine: j.engine, Model: j.cost.Spec.Name, Weights: j.cost.Weights.Name,
+	g := Group{Device: j.dev.Name, Family: j.dev.Family, Engine: j.engine.Name, Runtime: j.runtime.Name, Model: j.cost.Spec.Name, Weights: j.cost.Weights.Name,
 		KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(s), Prompt: sp.Prompt, Output: sp.Output}
 	g.Configs = make([]sim.Config, 0, len(contexts)*len(batches))
 	for _, b := range batches {
@@ -260,15 +282,6 @@ func runGroup(j job, sp Space, contexts, batches []int, t sim.Targets) (Group, e
 	}
 	g.Limits = s.PlanLimits(batches[0], contexts[0], sp.Prompt, sp.Output, sp.UBatch, t)
 	return g, nil
-}
-
-func firstOf(s ...string) string {
-	for _, v := range s {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func dedupe(s []string) []string {

@@ -1,0 +1,244 @@
+// Package accuracy fits each runtime's efficiency per kind of engine to the
+// published measurements kept in the repository, and scores the fit the
+// honest way: every device's runs predicted by a fit that never saw that
+// device (leave one device out). The same held-out ratios give each class
+// its 80 % interval, and the coverage of those intervals is checked on
+// devices they were not computed from.
+package accuracy
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/fit"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// Case is one published run resolved to a setup.
+type Case struct {
+	Run      measured.Run
+	Setup    *sim.Setup
+	Class    Key
+	Device   string
+	Measured float64 // s, the whole test
+}
+
+// Key names a class: a runtime on a kind of engine.
+type Key struct {
+	Runtime string
+	Kind    hardware.Kind
+}
+
+func (k Key) String() string { return k.Runtime + " " + string(k.Kind) }
+
+// Load resolves the scored runs. Runs that cannot be resolved come back as
+// errors.
+func Load(cat *profiles.Catalog, runs []measured.Run) ([]Case, []error) {
+	ev := compare.New(cat, compare.Options{Sim: sim.DefaultOptions})
+	var cases []Case
+	var errs []error
+	for _, r := range runs {
+		if r.Exclude != "" {
+			continue
+		}
+		rs, err := ev.Resolve(r)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s (%s): %w", r.Source(), r.Note, err))
+			continue
+		}
+		s := rs.Setup
+		cases = append(cases, Case{Run: r, Setup: s, Class: Key{s.Runtime.Name, s.Engine.Kind}, Device: s.Device.Name, Measured: r.Seconds()})
+	}
+	return cases, errs
+}
+
+// Class is the fit of one class and its held-out error.
+type Class struct {
+	Key Key
+	// HeldOut says what each held-out prediction left out: "device", or
+	// "model" for a class measured on fewer than MinDevices devices.
+	HeldOut string
+	Cases   []Case
+	Fit     *fit.Result
+	Prior   fit.Prior
+	Spread  runtimes.Spread // decode
+	// PrefillSpread is the 80 % interval of prefill measured/predicted.
+	PrefillSpread runtimes.Spread
+	// Held are measured/predicted per case from the fit without its device.
+	Held []float64
+	// Covered is, per case, whether its measured time fell in the 80 %
+	// interval computed without its device.
+	Covered []bool
+	Devices int
+}
+
+// Points turns cases into fit points.
+func Points(cases []Case) []fit.Point {
+	pts := make([]fit.Point, len(cases))
+	for i, c := range cases {
+		c := c
+		ph := fit.Prefill
+		if c.Run.Test == measured.Decode {
+			ph = fit.Decode
+		}
+		pts[i] = fit.Point{Measured: c.Measured, Phase: ph, Group: c.Device,
+			Predict: func(e hardware.Efficiency) float64 { return compare.Phase(c.Setup.WithEfficiency(e), c.Run).Time }}
+	}
+	return pts
+}
+
+// FitClasses fits every class the cases fall in, from a weak prior around
+// runtimes.Prior.
+func FitClasses(cases []Case) ([]*Class, error) {
+	byKey := map[Key][]Case{}
+	for _, c := range cases {
+		byKey[c.Class] = append(byKey[c.Class], c)
+	}
+	keys := make([]Key, 0, len(byKey))
+	for k := range byKey {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	var out []*Class
+	for _, k := range keys {
+		c, err := fitClass(k, byKey[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// MinDevices is the fewest devices a class's held-out error is measured
+// across; with fewer, models are left out instead (within the device).
+const MinDevices = 3
+
+func fitClass(k Key, cases []Case) (*Class, error) {
+	prior := fit.WeakPrior(runtimes.Prior(k.Kind).Efficiency)
+	pts := Points(cases)
+	devices := map[string]bool{}
+	for _, cs := range cases {
+		devices[cs.Device] = true
+	}
+	heldOut := "device"
+	if len(devices) < MinDevices {
+		heldOut = "model"
+		for i := range pts {
+			pts[i].Group = cases[i].Setup.Model.Spec.Name
+		}
+	}
+	f, err := fit.Fit(pts, prior)
+	if err != nil {
+		return nil, err
+	}
+	held, err := fit.LeaveGroupOut(pts, prior)
+	if err != nil {
+		return nil, err
+	}
+	c := &Class{Key: k, HeldOut: heldOut, Cases: cases, Fit: f, Prior: prior, Held: held.Ratios, Covered: make([]bool, len(cases))}
+	c.Devices = len(devices)
+	c.Spread = spread(held.Ratios, pts, fit.Decode, "")
+	c.PrefillSpread = spread(held.Ratios, pts, fit.Prefill, "")
+	// Coverage on devices the interval did not see.
+	for i, p := range pts {
+		s := spread(held.Ratios, pts, p.Phase, p.Group)
+		c.Covered[i] = held.Ratios[i] >= s.Low && held.Ratios[i] <= s.High
+	}
+	return c, nil
+}
+
+// MinSpreadPoints is the fewest held-out ratios an interval is computed
+// from; with fewer, the class's interval is the prior's.
+const MinSpreadPoints = 5
+
+// spread is the 10th–90th percentile of held-out measured/predicted of a
+// phase, leaving out group `without`, widened to bracket 1.
+func spread(ratios []float64, pts []fit.Point, ph fit.Phase, without string) runtimes.Spread {
+	var v []float64
+	for i, p := range pts {
+		if p.Phase == ph && p.Group != without {
+			v = append(v, ratios[i])
+		}
+	}
+	if len(v) < MinSpreadPoints {
+		pr := runtimes.Prior(hardware.GPU)
+		if ph == fit.Decode {
+			return pr.Decode
+		}
+		return pr.Prefill
+	}
+	lo, hi := fit.Quantile(v, 0.10), fit.Quantile(v, 0.90)
+	return runtimes.Spread{Low: math.Min(lo, 1), High: math.Max(hi, 1)}
+}
+
+// Stat is the held-out error of a set of cases.
+type Stat struct {
+	N        int
+	MdAPE    float64 // median |predicted/measured − 1|... of time
+	P90      float64 // 90th percentile of the same
+	Bias     float64 // median measured/predicted
+	Coverage float64 // share inside the 80 % interval
+}
+
+// Summarize scores held-out ratios.
+func Summarize(ratios []float64, covered []bool) Stat {
+	s := Stat{N: len(ratios)}
+	if s.N == 0 {
+		return s
+	}
+	ape := make([]float64, len(ratios))
+	in := 0
+	for i, r := range ratios {
+		// APE of the predicted rate against the measured rate, as
+		// compare reports it: |measured time / predicted time − 1|.
+		ape[i] = math.Abs(r - 1)
+		if covered[i] {
+			in++
+		}
+	}
+	s.MdAPE, s.P90, s.Bias = fit.Quantile(ape, 0.5), fit.Quantile(ape, 0.9), fit.Quantile(ratios, 0.5)
+	s.Coverage = float64(in) / float64(s.N)
+	return s
+}
+
+// Phase selects the held-out ratios of one phase of a class.
+func (c *Class) Phase(ph measured.Test) ([]float64, []bool) {
+	var r []float64
+	var cov []bool
+	for i, cs := range c.Cases {
+		if cs.Run.Test == ph {
+			r = append(r, c.Held[i])
+			cov = append(cov, c.Covered[i])
+		}
+	}
+	return r, cov
+}
+
+// Basis says in words what a class was fitted on.
+func (c *Class) Basis(data string) string {
+	nd, np := c.Fit.N[fit.Decode], c.Fit.N[fit.Prefill]
+	s := fmt.Sprintf("fitted on %d decode and %d prefill tests on %d device", nd, np, c.Devices)
+	if c.Devices != 1 {
+		s += "s"
+	}
+	s += " (" + data + ")"
+	if c.HeldOut == "model" {
+		s += "; one device: the interval leaves one model out and says nothing of other boards"
+	}
+	return s
+}
+
+// Runtime returns the class's runtime class for a profile: the fitted
+// efficiency with its standard errors and intervals.
+func (c *Class) Runtime(data string) runtimes.Class {
+	rc := runtimes.Class{Efficiency: c.Fit.Efficiency, Decode: c.Spread, Prefill: c.PrefillSpread, Fitted: true, Basis: c.Basis(data)}
+	rc.SE = append([]float64(nil), c.Fit.SE[:]...)
+	return rc
+}

@@ -1,0 +1,372 @@
+// Package fit fits roofline's efficiency model (hardware.Efficiency) to
+// measured phase times, by least squares on the log of predicted over
+// measured time — relative error, the same weight for a 5 ms step and a 5 s
+// prefill — with a normal prior on every parameter. The same fit serves
+// two ends: the class of a runtime on a kind of engine, fitted to published
+// measurements with a weak prior, and one user's engine (roofline
+// calibrate), fitted to their runs with the class as its prior, so that two
+// or three runs already give a sound profile.
+//
+// Parameters are fitted in unconstrained coordinates — logit for the shares
+// of a peak, log for overheads and half-rows — so every estimate stays in
+// range. Standard errors come from the Gauss–Newton approximation of the
+// curvature, mapped back to natural units.
+package fit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/roofline/roofline/hardware"
+	"gonum.org/v1/gonum/mat"
+)
+
+// NParams is the number of efficiency parameters (hardware.ParameterNames).
+const NParams = 7
+
+// Parameter indices in hardware.Efficiency.Parameters order.
+const (
+	PBandwidth = iota
+	PStepOverhead
+	PLayerOverhead
+	PComputeMax
+	PHalfRows
+	PAttention
+	PPassOverhead
+)
+
+// Phase names which time a point measured.
+type Phase string
+
+// The phases.
+const (
+	Decode  Phase = "decode"
+	Prefill Phase = "prefill"
+)
+
+// Point is one measured phase time and how to predict it.
+type Point struct {
+	Measured float64 // s
+	// Predict prices the point's phase at efficiency e, s.
+	Predict func(e hardware.Efficiency) float64
+	Phase   Phase
+	// Group is what leave-one-group-out leaves out together (a device).
+	Group string
+}
+
+// Prior is a normal prior on each parameter in fitting coordinates
+// (logit of a share, log of the rest): Center in natural units, Spread the
+// standard deviation in fitting coordinates. A zero Spread holds the
+// parameter at its center.
+type Prior struct {
+	Center hardware.Efficiency
+	Spread [NParams]float64
+	// Noise is the scatter of one run about the model, as a log ratio:
+	// residuals are divided by it, so that a prior's pull and the data's
+	// are weighed on one scale. Zero means DefaultNoise.
+	Noise float64
+}
+
+// DefaultNoise is the scatter assumed of one measured run about any model
+// of it: about 10 % (repetitions, builds, clocks, thermal state).
+const DefaultNoise = 0.10
+
+// WeakPrior centres on c with spreads wide enough that a handful of
+// points move every parameter: a factor of e² ≈ 7 either way for costs
+// and half-rows, and logit 1.5 for shares.
+func WeakPrior(c hardware.Efficiency) Prior {
+	return Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2}}
+}
+
+// Result is a fitted efficiency.
+type Result struct {
+	Efficiency hardware.Efficiency
+	// SE are the standard errors in natural units, Cov the covariance
+	// (row-major NParams × NParams); held parameters have zero rows.
+	SE  [NParams]float64
+	Cov []float64
+	// Ratios are measured / predicted per point, in input order.
+	Ratios []float64
+	// Sigma is the root-mean-square log residual per phase, DOF the
+	// points of the phase less the parameters it informs.
+	Sigma map[Phase]float64
+	DOF   map[Phase]int
+	N     map[Phase]int
+	Iter  int
+}
+
+// maps between natural and fitting coordinates
+func isShare(i int) bool { return i == PBandwidth || i == PComputeMax || i == PAttention }
+
+func toX(p []float64) []float64 {
+	x := make([]float64, NParams)
+	for i, v := range p {
+		if isShare(i) {
+			v = math.Min(math.Max(v, 1e-6), 1-1e-9)
+			x[i] = math.Log(v / (1 - v))
+		} else {
+			x[i] = math.Log(math.Max(v, 1e-12))
+		}
+	}
+	return x
+}
+
+func toP(x []float64) []float64 {
+	p := make([]float64, NParams)
+	for i, v := range x {
+		if isShare(i) {
+			p[i] = 1 / (1 + math.Exp(-v))
+		} else {
+			p[i] = math.Exp(v)
+		}
+	}
+	return p
+}
+
+// dPdX is the derivative of a natural parameter by its fitting coordinate.
+func dPdX(x []float64) []float64 {
+	p := toP(x)
+	d := make([]float64, NParams)
+	for i := range p {
+		if isShare(i) {
+			d[i] = p[i] * (1 - p[i])
+		} else {
+			d[i] = p[i]
+		}
+	}
+	return d
+}
+
+// Fit fits the points under the prior.
+func Fit(points []Point, prior Prior) (*Result, error) {
+	if len(points) == 0 {
+		return nil, errors.New("no points to fit")
+	}
+	for i, pt := range points {
+		if !(pt.Measured > 0) || math.IsInf(pt.Measured, 0) {
+			return nil, fmt.Errorf("point %d: measured time %g must be positive", i, pt.Measured)
+		}
+	}
+	center := toX(prior.Center.Parameters())
+	var free []int
+	for i, s := range prior.Spread {
+		if s > 0 {
+			free = append(free, i)
+		}
+	}
+	x := append([]float64(nil), center...)
+	n, k := len(points), len(free)
+	noise := prior.Noise
+	if noise <= 0 {
+		noise = DefaultNoise
+	}
+	rows := n + k
+
+	// residuals: log(pred/meas) per point, then the prior's pulls.
+	resid := func(x []float64) ([]float64, bool) {
+		e := hardware.EfficiencyOf(toP(x))
+		r := make([]float64, rows)
+		for i, pt := range points {
+			v := pt.Predict(e)
+			if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil, false
+			}
+			r[i] = math.Log(v/pt.Measured) / noise
+		}
+		for j, i := range free {
+			r[n+j] = (x[i] - center[i]) / prior.Spread[i]
+		}
+		return r, true
+	}
+	cost := func(r []float64) float64 {
+		s := 0.0
+		for _, v := range r {
+			s += v * v
+		}
+		return s
+	}
+	jacobian := func(x, r0 []float64) *mat.Dense {
+		J := mat.NewDense(rows, k, nil)
+		for j, i := range free {
+			h := 1e-5
+			xh := append([]float64(nil), x...)
+			xh[i] += h
+			r1, ok := resid(xh)
+			if !ok {
+				xh[i] -= 2 * h
+				r1, _ = resid(xh)
+				h = -h
+			}
+			for row := 0; row < rows; row++ {
+				J.Set(row, j, (r1[row]-r0[row])/h)
+			}
+		}
+		return J
+	}
+
+	r, ok := resid(x)
+	if !ok {
+		return nil, errors.New("the prior's centre prices a point at a non-positive time")
+	}
+	c := cost(r)
+	lambda := 1e-3
+	iter := 0
+	if k > 0 {
+	outer:
+		for iter = 0; iter < 200; iter++ {
+			J := jacobian(x, r)
+			var JtJ mat.Dense
+			JtJ.Mul(J.T(), J)
+			var g mat.VecDense
+			g.MulVec(J.T(), mat.NewVecDense(rows, r))
+			improved, converged := false, false
+			for tries := 0; tries < 30; tries++ {
+				A := mat.DenseCopyOf(&JtJ)
+				for d := 0; d < k; d++ {
+					A.Set(d, d, A.At(d, d)*(1+lambda)+1e-12)
+				}
+				var step mat.VecDense
+				if err := step.SolveVec(A, &g); err != nil {
+					lambda *= 10
+					continue
+				}
+				xn := append([]float64(nil), x...)
+				for j, i := range free {
+					xn[i] -= step.AtVec(j)
+				}
+				rn, ok := resid(xn)
+				if ok {
+					if cn := cost(rn); cn < c {
+						converged = c-cn < 1e-10*(1+c)
+						x, r, c = xn, rn, cn
+						lambda = math.Max(lambda/3, 1e-9)
+						improved = true
+						break
+					}
+				}
+				lambda *= 4
+			}
+			if !improved || converged {
+				break outer
+			}
+		}
+	}
+	res := &Result{Efficiency: hardware.EfficiencyOf(toP(x)), Iter: iter,
+		Sigma: map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
+	ss := map[Phase]float64{}
+	for i, pt := range points {
+		lr := r[i] * noise // back to a log ratio
+		res.Ratios = append(res.Ratios, math.Exp(-lr))
+		ss[pt.Phase] += lr * lr
+		res.N[pt.Phase]++
+	}
+	for ph, nn := range res.N {
+		params := 0
+		for _, i := range free {
+			if informs(i, ph) {
+				params++
+			}
+		}
+		res.DOF[ph] = max(nn-params, 0)
+		res.Sigma[ph] = math.Sqrt(ss[ph] / float64(max(res.DOF[ph], 1)))
+	}
+	// Covariance: (JᵀJ)⁻¹ scaled by the residual variance of the points,
+	// mapped to natural units.
+	res.Cov = make([]float64, NParams*NParams)
+	if k > 0 {
+		J := jacobian(x, r)
+		var JtJ mat.Dense
+		JtJ.Mul(J.T(), J)
+		var inv mat.Dense
+		if err := inv.Inverse(&JtJ); err == nil {
+			// The curvature is in units of the assumed noise; rescale by the
+			// scatter the points actually show (at least a tenth of it).
+			s2 := 0.0
+			for i := 0; i < n; i++ {
+				s2 += r[i] * r[i]
+			}
+			s2 /= float64(max(n-k, 1))
+			s2 = math.Max(s2, 0.01)
+			d := dPdX(x)
+			for a, i := range free {
+				for b, j := range free {
+					res.Cov[i*NParams+j] = inv.At(a, b) * s2 * d[i] * d[j]
+				}
+			}
+			for _, i := range free {
+				res.SE[i] = math.Sqrt(math.Max(res.Cov[i*NParams+i], 0))
+			}
+		}
+	}
+	return res, nil
+}
+
+// informs reports whether parameter i shapes times of phase ph.
+func informs(i int, ph Phase) bool {
+	switch i {
+	case PBandwidth, PLayerOverhead:
+		return true
+	case PStepOverhead:
+		return ph == Decode
+	}
+	return ph == Prefill
+}
+
+// Holdout is the leave-one-group-out error of a fit: each group's points
+// predicted by a fit without them.
+type Holdout struct {
+	// Ratios are measured / predicted per point, in input order, each
+	// from the fit that left the point's group out.
+	Ratios []float64
+}
+
+// LeaveGroupOut refits without each group in turn. Groups with every
+// point of a phase are left out whole; a group alone in the data is
+// predicted by the prior.
+func LeaveGroupOut(points []Point, prior Prior) (*Holdout, error) {
+	groups := map[string][]int{}
+	var names []string
+	for i, p := range points {
+		if _, ok := groups[p.Group]; !ok {
+			names = append(names, p.Group)
+		}
+		groups[p.Group] = append(groups[p.Group], i)
+	}
+	sort.Strings(names)
+	h := &Holdout{Ratios: make([]float64, len(points))}
+	for _, g := range names {
+		var train []Point
+		for i, p := range points {
+			if p.Group != g {
+				train = append(train, points[i])
+			}
+		}
+		e := prior.Center
+		if len(train) > 0 {
+			r, err := Fit(train, prior)
+			if err != nil {
+				return nil, fmt.Errorf("without %s: %w", g, err)
+			}
+			e = r.Efficiency
+		}
+		for _, i := range groups[g] {
+			h.Ratios[i] = points[i].Measured / points[i].Predict(e)
+		}
+	}
+	return h, nil
+}
+
+// Quantile is the q-quantile of v by linear interpolation (v unsorted).
+func Quantile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	w := append([]float64(nil), v...)
+	sort.Float64s(w)
+	pos := q * float64(len(w)-1)
+	lo := int(math.Floor(pos))
+	hi := min(lo+1, len(w)-1)
+	return w[lo] + (w[hi]-w[lo])*(pos-float64(lo))
+}

@@ -1,0 +1,166 @@
+// Package resolve turns what a user asked for — a model and a device,
+// maybe a runtime, an engine and formats — into a sim.Setup, by the one
+// rule every command follows: the runtime and engine by runtimes.Choose,
+// the layout by the runtime, the cost by package model, the efficiency by
+// package sim. Predictions, measured-run comparison, planning, calibration,
+// figures and reports all resolve here, so they cannot disagree.
+package resolve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
+)
+
+// Selection is what a user chose. Empty strings mean "choose for me".
+type Selection struct {
+	Model, Hardware string
+	Runtime, Engine string
+	Weights, KV     string
+	Options         sim.Options
+	// StorageBandwidth replaces the device's storage read rate when
+	// positive, B/s.
+	StorageBandwidth float64
+	// FileBytes is the exact size of the model file when known (a
+	// llama-bench model_size): the recipe's uncertain tensors absorb the
+	// difference (model.Cost.FitTo).
+	FileBytes float64
+}
+
+// Resolved is a selection priced, with the reasons for each choice.
+type Resolved struct {
+	*sim.Setup
+	Choice *runtimes.Choice
+	// Fit is set when the cost was matched to a file's exact size.
+	Fit *model.FileFit
+	// Notes say what the user may not expect, in words.
+	Notes []string
+}
+
+// InputError is a problem with one input of a selection; Input names it
+// ("model", "hardware", "runtime", "engine", "weights", "kv") so that a
+// command can name its flag and a study its key.
+type InputError struct {
+	Input string
+	Err   error
+}
+
+func (e *InputError) Error() string { return e.Input + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Resolve resolves sel against catalog cat.
+func Resolve(cat *profiles.Catalog, sel Selection) (*Resolved, error) {
+	if sel.Model == "" {
+		return nil, &InputError{"model", errors.New("is required")}
+	}
+	if sel.Hardware == "" {
+		return nil, &InputError{"hardware", errors.New("is required")}
+	}
+	spec, err := cat.Model(sel.Model)
+	if err != nil {
+		return nil, &InputError{"model", err}
+	}
+	dev, err := cat.Device(sel.Hardware)
+	if err != nil {
+		return nil, &InputError{"hardware", err}
+	}
+	return Spec(cat, spec, dev, sel)
+}
+
+// Spec resolves sel for a model and a device already found.
+func Spec(cat *profiles.Catalog, spec *model.Spec, dev *hardware.Device, sel Selection) (*Resolved, error) {
+	if sel.StorageBandwidth > 0 {
+		d := *dev
+		d.StorageBandwidth = sel.StorageBandwidth
+		dev = &d
+	}
+	ch, err := cat.Runtimes().Choose(spec, dev, runtimes.Request{Runtime: sel.Runtime, Weights: sel.Weights, Engine: sel.Engine, KV: sel.KV})
+	if err != nil {
+		return nil, classify(err, sel)
+	}
+	cost, err := Cost(spec, ch.Weights, ch.KV, ch.Runtime)
+	if err != nil {
+		return nil, &InputError{"weights", err}
+	}
+	r := &Resolved{Choice: ch, Notes: append([]string(nil), ch.Notes...)}
+	if sel.FileBytes > 0 && !ch.Weights.IsFile() && math.Abs(sel.FileBytes/cost.WeightBytes-1) > FileTolerance {
+		c, fit := cost.FitTo(sel.FileBytes)
+		r.Fit = &fit
+		cost = c
+		r.Notes = append(r.Notes, FitNote(fit, ch.Weights.Name))
+	}
+	s, err := sim.NewSetup(cost, dev, ch.Engine, ch.Runtime, sel.Options)
+	if err != nil {
+		return nil, &InputError{"engine", err}
+	}
+	r.Setup = s
+	return r, nil
+}
+
+// FileTolerance is how far a file's size may differ from its recipe
+// before the recipe's uncertain tensors are refitted: the rounding of a
+// size printed in GiB with two decimals.
+const FileTolerance = 0.005
+
+// FitNote says in words how a cost was matched to its file.
+func FitNote(f model.FileFit, weights string) string {
+	diff := 100 * (f.FileBytes/f.RecipeBytes - 1)
+	if !f.Absorbed {
+		return fmt.Sprintf("the file (%s) differs from the %s recipe by %+.1f%%, more than its uncertain tensors can explain (×%.2f): priced at the recipe; check the weight format",
+			units.FormatBytes(f.FileBytes, units.Binary), weights, diff, f.Factor)
+	}
+	roles := ""
+	for i, r := range f.Roles {
+		if i > 0 {
+			roles += ", "
+		}
+		roles += string(r)
+	}
+	return fmt.Sprintf("matched to the file's %s (%+.1f%% from the %s recipe): %d tensors whose type the recipe cannot be sure of (%s) scaled ×%.3f",
+		units.FormatBytes(f.FileBytes, units.Binary), diff, weights, f.Tensors, roles, f.Factor)
+}
+
+// Cost prices spec in weight format w and KV format kv under runtime rt's
+// layout.
+func Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtime) (*model.Cost, error) {
+	k, err := model.LookupKVFormat(kv)
+	if err != nil {
+		return nil, err
+	}
+	return model.Build(spec, w, k, rt.LayoutFor(spec))
+}
+
+// classify names the input an error from runtimes.Choose is about.
+func classify(err error, sel Selection) error {
+	var ue *model.UnknownError
+	if errors.As(err, &ue) {
+		switch ue.Kind {
+		case "runtime":
+			return &InputError{"runtime", err}
+		case "KV format":
+			return &InputError{"kv", err}
+		}
+		return &InputError{"weights", err}
+	}
+	var un *runtimes.UnsupportedError
+	if errors.As(err, &un) {
+		switch {
+		case sel.Runtime != "":
+			return &InputError{"runtime", err}
+		case sel.Weights != "":
+			return &InputError{"weights", err}
+		}
+		return &InputError{"engine", err}
+	}
+	if sel.Weights == "" && sel.Engine != "" {
+		return &InputError{"engine", err}
+	}
+	return &InputError{"weights", err}
+}

@@ -1,0 +1,111 @@
+package hardware
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Efficiency is how close a runtime's kernels come to an engine's peaks,
+// and what fixed costs they add: the parameters of roofline's time model
+// (docs/method.md §6). A runtime profile holds one per engine kind, fitted
+// to published measurements; a calibrated engine holds its own.
+//
+// Each forward pass is priced by operation class, each class bounded by its
+// own roofline and the classes added:
+//
+//	matrix products  max(weight bytes / (B·Bandwidth), FLOPs / (P·Matmul(M)))
+//	attention        max(KV bytes / (B·Bandwidth), FLOPs / (P·Attention))
+//	fixed            StepOverhead + layers · LayerOverhead  (decode step)
+//	                 PassOverhead + layers · LayerOverhead  (prefill pass)
+//
+// where B is the datasheet bandwidth, P the peak at the kernels' precision
+// and M the rows a product sees: the tokens of the pass (for routed experts,
+// the tokens each reached expert receives).
+type Efficiency struct {
+	// Bandwidth is the share of datasheet bandwidth a pass streaming
+	// weights and KV cache achieves (MBU), in (0, 1].
+	Bandwidth float64
+	// ComputeMax is the share of the peak a large matrix product reaches,
+	// in (0, 1].
+	ComputeMax float64
+	// HalfRows is the number of rows at which a product reaches half of
+	// ComputeMax on an engine of ReferencePeak: a product must give every
+	// unit of the engine work, so the rows it needs grow with the engine's
+	// size, measured by its peak: efficiency rises as
+	// M / (M + HalfRows · peak / ReferencePeak).
+	HalfRows float64
+	// Attention is the share of the peak attention reaches in prefill, in
+	// (0, 1].
+	Attention float64
+	// StepOverhead is a fixed cost per decode step (sampling, scheduling,
+	// synchronisation), s.
+	StepOverhead float64
+	// PassOverhead is a fixed cost per prefill pass, s.
+	PassOverhead float64
+	// LayerOverhead is a fixed cost per layer per pass or step (kernel
+	// launches), s.
+	LayerOverhead float64
+}
+
+// ReferencePeak is the engine size HalfRows is stated at, 100 TFLOP/s.
+const ReferencePeak = 100e12
+
+// Matmul is the share of the peak a matrix product over `rows` rows
+// reaches on an engine of `peak` FLOP/s:
+// ComputeMax · rows / (rows + HalfRows · peak / ReferencePeak).
+func (e Efficiency) Matmul(rows, peak float64) float64 {
+	if rows <= 0 {
+		return 0
+	}
+	return e.ComputeMax * rows / (rows + e.HalfRows*peak/ReferencePeak)
+}
+
+// DecodeOverhead is the fixed cost of one decode step of a model with
+// `layers` layers.
+func (e Efficiency) DecodeOverhead(layers int) float64 {
+	return e.StepOverhead + float64(layers)*e.LayerOverhead
+}
+
+// PrefillOverhead is the fixed cost of one prefill pass.
+func (e Efficiency) PrefillOverhead(layers int) float64 {
+	return e.PassOverhead + float64(layers)*e.LayerOverhead
+}
+
+// Validate checks that every share is in (0, 1] and every cost finite and
+// not negative.
+func (e Efficiency) Validate() error {
+	var errs []error
+	share := func(name string, v float64) {
+		if math.IsNaN(v) || v <= 0 || v > 1 {
+			errs = append(errs, fmt.Errorf("%s must be in (0, 1], got %g", name, v))
+		}
+	}
+	cost := func(name string, v float64) {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+			errs = append(errs, fmt.Errorf("%s must be a finite, non-negative value, got %g", name, v))
+		}
+	}
+	share("bandwidth", e.Bandwidth)
+	share("compute_max", e.ComputeMax)
+	share("attention", e.Attention)
+	cost("half_rows", e.HalfRows)
+	cost("step_overhead", e.StepOverhead)
+	cost("pass_overhead", e.PassOverhead)
+	cost("layer_overhead", e.LayerOverhead)
+	return errors.Join(errs...)
+}
+
+// Parameters lists the efficiency as a vector, in the order of
+// ParameterNames, for fitting and for covariances.
+func (e Efficiency) Parameters() []float64 {
+	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead}
+}
+
+// ParameterNames names the entries of Parameters as profiles spell them.
+var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead"}
+
+// EfficiencyOf is the inverse of Parameters.
+func EfficiencyOf(p []float64) Efficiency {
+	return Efficiency{Bandwidth: p[0], StepOverhead: p[1], LayerOverhead: p[2], ComputeMax: p[3], HalfRows: p[4], Attention: p[5], PassOverhead: p[6]}
+}

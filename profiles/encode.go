@@ -1,0 +1,280 @@
+package profiles
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/units"
+)
+
+// EncodeDevice writes device d as a hardware profile that decodes back to
+// the same device: every figure in human units with its source, the
+// engines with their peaks and power, and an engine's calibration. It is
+// the inverse of decoding (a round trip is tested over the whole catalog);
+// roofline calibrate writes its profiles through it. Variants are not
+// written: d becomes a device of its own. header lines become comments.
+func EncodeDevice(d *hardware.Device, header ...string) []byte {
+	var b strings.Builder
+	for _, h := range header {
+		fmt.Fprintf(&b, "# %s\n", h)
+	}
+	kv := func(k, v string) { fmt.Fprintf(&b, "%s = %s\n", k, v) }
+	str := func(k, v string) {
+		if v != "" {
+			kv(k, quote(v))
+		}
+	}
+	field := func(key, src string, v float64, dim units.Dimension, unit string) {
+		if v == 0 {
+			return
+		}
+		s := units.FormatExact(v, dim)
+		if unit != "" {
+			s = strings.TrimSuffix(s, "FLOP/s") + unit
+		}
+		kv(key, fmt.Sprintf("{ value = %s, source = %s }", quote(s), quote(d.Sources[src])))
+	}
+	str("name", d.Name)
+	if len(d.Aliases) > 0 {
+		kv("aliases", strList(d.Aliases))
+	}
+	str("description", d.Description)
+	str("family", d.Family)
+	str("segment", d.Segment)
+	str("power_mode", d.PowerMode)
+	kv("unified_memory", strconv.FormatBool(d.Unified))
+	field("memory", "memory", d.Memory, units.DimBytes, "")
+	if !strings.HasPrefix(d.Sources["usable_memory"], defaultRulePrefix) {
+		field("usable_memory", "usable_memory", d.Usable, units.DimBytes, "")
+	}
+	field("bandwidth", "bandwidth", d.Bandwidth, units.DimBandwidth, "")
+	field("measured_bandwidth", "measured_bandwidth", d.MeasuredBandwidth, units.DimBandwidth, "")
+	field("storage_bandwidth", "storage_bandwidth", d.StorageBandwidth, units.DimBandwidth, "")
+	str("default_engine", d.DefaultEngine)
+	if len(d.References) > 0 {
+		b.WriteString("references = [\n")
+		for _, r := range d.References {
+			fmt.Fprintf(&b, "  %s,\n", quote(r))
+		}
+		b.WriteString("]\n")
+	}
+	for _, e := range d.Engines {
+		key := "engine." + e.Name
+		b.WriteString("\n[[engine]]\n")
+		str("name", e.Name)
+		str("kind", string(e.Kind))
+		field("power", key+".power", e.Power, units.DimPower, "")
+		b.WriteString("[engine.peak]\n")
+		for _, p := range units.Precisions {
+			if v := e.Peaks[p]; v > 0 {
+				field(string(p), key+".peak."+string(p), v, units.DimRate, p.RateUnit())
+			}
+		}
+		if c := e.Calibration; c != nil {
+			encodeCalibration(&b, c, d.Sources[key+".calibration"])
+		}
+	}
+	return []byte(b.String())
+}
+
+func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source string) {
+	b.WriteString("[engine.calibration]\n")
+	kv := func(k, v string) { fmt.Fprintf(b, "%s = %s\n", k, v) }
+	str := func(k, v string) {
+		if v != "" {
+			kv(k, quote(v))
+		}
+	}
+	num := func(k string, v float64) { kv(k, number(v)) }
+	integer := func(k string, v int) {
+		if v != 0 {
+			kv(k, strconv.Itoa(v))
+		}
+	}
+	dur := func(k string, v float64) { kv(k, quote(units.FormatExact(v, units.DimDuration))) }
+	str("runtime", c.Runtime)
+	str("source", source)
+	str("device", c.Device)
+	str("power_mode", c.PowerMode)
+	str("engine", c.Engine)
+	str("build", c.Build)
+	str("date", c.Date)
+	if len(c.Files) > 0 {
+		kv("files", strList(c.Files))
+	}
+	if len(c.Formats) > 0 {
+		kv("formats", strList(c.Formats))
+	}
+	integer("max_batch", c.MaxBatch)
+	integer("decode_points", c.DecodePoints)
+	integer("prefill_points", c.PrefillPoints)
+	num("bandwidth", c.Bandwidth)
+	num("compute_max", c.ComputeMax)
+	num("half_rows", c.HalfRows)
+	num("attention", c.Attention)
+	dur("step_overhead", c.StepOverhead)
+	dur("pass_overhead", c.PassOverhead)
+	dur("layer_overhead", c.LayerOverhead)
+	if len(c.Cov) > 0 {
+		parts := make([]string, len(c.Cov))
+		for i, v := range c.Cov {
+			parts[i] = number(v)
+		}
+		kv("covariance", "["+strings.Join(parts, ", ")+"]")
+	}
+	num("decode_sigma", c.DecodeSigma)
+	num("prefill_sigma", c.PrefillSigma)
+	integer("decode_dof", c.DecodeDOF)
+	integer("prefill_dof", c.PrefillDOF)
+	num("r2_decode", c.R2Decode)
+	num("r2_prefill", c.R2Prefill)
+	num("loo_mdape_decode", c.LOODecode)
+	num("loo_mdape_prefill", c.LOOPrefill)
+	str("prior", c.Prior)
+	num("decode_shift", c.DecodeShift)
+	num("prefill_shift", c.PrefillShift)
+	if len(c.FormatBandwidth) > 0 {
+		b.WriteString("[engine.calibration.format_bandwidth]\n")
+		keys := make([]string, 0, len(c.FormatBandwidth))
+		for k := range c.FormatBandwidth {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			num(k, c.FormatBandwidth[k])
+		}
+	}
+}
+
+// defaultRulePrefix starts the source of a figure the decoder derived by
+// rule; such figures are not written back.
+const defaultRulePrefix = "default rule"
+
+// number renders a plain number exactly, TOML's nan for NaN.
+func number(v float64) string {
+	if v != v {
+		return "nan"
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".en") {
+		s += ".0"
+	}
+	return s
+}
+
+func strList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// quote renders a TOML basic string.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// FittedMarker starts the part of a runtime profile that the class fit
+// writes; everything after it is regenerated.
+const FittedMarker = "# Efficiency per engine kind, fitted by roofline's test suite"
+
+// EncodeClasses writes a runtime's fitted classes as [efficiency.KIND]
+// tables, after FittedMarker and a line saying how to regenerate them.
+// Numbers are rounded to four significant digits: the fit is refitted and
+// compared at that precision, so the file does not drift with the last
+// bit of a platform's arithmetic.
+func EncodeClasses(classes map[hardware.Kind]*runtimes.Class, regenerate string) string {
+	var b strings.Builder
+	b.WriteString(FittedMarker + "\n")
+	fmt.Fprintf(&b, "# (%s). Do not edit by hand.\n", regenerate)
+	kinds := make([]string, 0, len(classes))
+	for k := range classes {
+		kinds = append(kinds, string(k))
+	}
+	sort.Strings(kinds)
+	r4 := func(v float64) string { return number(round4(v)) }
+	for _, k := range kinds {
+		c := classes[hardware.Kind(k)]
+		e := c.Efficiency
+		fmt.Fprintf(&b, "\n[efficiency.%s]\n", k)
+		fmt.Fprintf(&b, "basis = %s\n", quote(c.Basis))
+		fmt.Fprintf(&b, "bandwidth = %s\n", r4(e.Bandwidth))
+		fmt.Fprintf(&b, "compute_max = %s\n", r4(e.ComputeMax))
+		fmt.Fprintf(&b, "half_rows = %s\n", r4(e.HalfRows))
+		fmt.Fprintf(&b, "attention = %s\n", r4(e.Attention))
+		fmt.Fprintf(&b, "step_overhead = %s\n", quote(duration4(e.StepOverhead)))
+		fmt.Fprintf(&b, "pass_overhead = %s\n", quote(duration4(e.PassOverhead)))
+		fmt.Fprintf(&b, "layer_overhead = %s\n", quote(duration4(e.LayerOverhead)))
+		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
+		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))
+		b.WriteString("se = { ")
+		for i, n := range hardware.ParameterNames {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			v := 0.0
+			if i < len(c.SE) {
+				v = c.SE[i]
+			}
+			fmt.Fprintf(&b, "%s = %s", n, r4(v))
+		}
+		b.WriteString(" }\n")
+	}
+	return b.String()
+}
+
+// duration4 writes a duration with four significant digits in the unit
+// that keeps it between 1 and 1000.
+func duration4(v float64) string {
+	for _, u := range []struct {
+		name  string
+		scale float64
+	}{{"s", 1}, {"ms", 1e3}, {"µs", 1e6}, {"ns", 1e9}} {
+		if x := v * u.scale; math.Abs(x) >= 1 || u.name == "ns" {
+			return strconv.FormatFloat(x, 'g', 4, 64) + " " + u.name
+		}
+	}
+	return "0 s"
+}
+
+// round4 rounds to four significant digits.
+func round4(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	s := strconv.FormatFloat(v, 'g', 4, 64)
+	r, _ := strconv.ParseFloat(s, 64)
+	return r
+}
+
+// WithClasses replaces the fitted part of a runtime profile's source (from
+// FittedMarker to the end, or nothing) with classes.
+func WithClasses(src []byte, classes string) []byte {
+	s := string(src)
+	if i := strings.Index(s, FittedMarker); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, "\n") + "\n\n"
+	return []byte(s + classes)
+}

@@ -1,0 +1,332 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/units"
+)
+
+// rawRule is a rule with the source it comes from.
+type rawRule struct {
+	Value         any      `toml:"value"`
+	Architectures []string `toml:"architectures"`
+	Pad           int      `toml:"pad"`
+	Untie         bool     `toml:"untie"`
+	Source        string   `toml:"source"`
+}
+
+type rawRuntime struct {
+	Name               string   `toml:"name"`
+	Aliases            []string `toml:"aliases"`
+	Description        string   `toml:"description"`
+	References         []string `toml:"references"`
+	Weights            []string `toml:"weights"`
+	KV                 []string `toml:"kv"`
+	DefaultWeights     string   `toml:"default_weights"`
+	DefaultKV          string   `toml:"default_kv"`
+	FormatsSource      string   `toml:"formats_source"`
+	ContinuousBatching *rawRule `toml:"continuous_batching"`
+	MemoryOverhead     *rawRule `toml:"memory_overhead"`
+	MemoryShare        *rawRule `toml:"memory_share"`
+	GEMVRows           *rawRule `toml:"gemv_rows"`
+	Engine             []struct {
+		Kind     string   `toml:"kind"`
+		Families []string `toml:"families"`
+		Source   string   `toml:"source"`
+	} `toml:"engine"`
+	Layout struct {
+		SlidingWindow *rawRule `toml:"sliding_window"`
+		WindowCache   *rawRule `toml:"window_cache"`
+		MLACache      *rawRule `toml:"mla_cache"`
+		Head          *rawRule `toml:"head"`
+		Embedding     *rawRule `toml:"embedding"`
+		HostEmbedding *rawRule `toml:"host_embedding"`
+	} `toml:"layout"`
+	Kernel []struct {
+		Formats []string `toml:"formats"`
+		Kind    string   `toml:"kind"`
+		Compute []string `toml:"compute"`
+		Source  string   `toml:"source"`
+	} `toml:"kernel"`
+	Efficiency map[string]*rawClass `toml:"efficiency"`
+}
+
+// rawClass is [efficiency.KIND]: a runtime's efficiency on one kind of
+// engine, as the fit over the published measurements wrote it.
+type rawClass struct {
+	Bandwidth       float64            `toml:"bandwidth"`
+	ComputeMax      float64            `toml:"compute_max"`
+	HalfRows        float64            `toml:"half_rows"`
+	Attention       float64            `toml:"attention"`
+	StepOverhead    string             `toml:"step_overhead"`
+	PassOverhead    string             `toml:"pass_overhead"`
+	LayerOverhead   string             `toml:"layer_overhead"`
+	SE              map[string]float64 `toml:"se"`
+	DecodeInterval  []float64          `toml:"decode_interval"`
+	PrefillInterval []float64          `toml:"prefill_interval"`
+	Basis           string             `toml:"basis"`
+}
+
+// decodeRuntime reads one runtime profile.
+func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
+	var r rawRuntime
+	md, err := decodeStrict(file, src, &r)
+	if err != nil {
+		return nil, err
+	}
+	var errs []error
+	fe := func(key, format string, a ...any) {
+		errs = append(errs, &FileError{File: file, Line: lineOfKey(src, toml.Key(strings.Split(key, "."))), Msg: fmt.Sprintf(format, a...)})
+	}
+	for _, k := range []string{"name", "description", "weights", "kv", "default_weights", "default_kv", "formats_source", "engine", "continuous_batching", "memory_overhead"} {
+		if !md.IsDefined(k) {
+			errs = append(errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q", k)})
+		}
+	}
+	if err := checkName(r.Name); err != nil && md.IsDefined("name") {
+		fe("name", "%v", err)
+	}
+	rt := &runtimes.Runtime{Name: r.Name, Aliases: r.Aliases, Description: r.Description, References: r.References,
+		Weights: r.Weights, KV: r.KV, DefaultWeights: r.DefaultWeights, DefaultKV: r.DefaultKV,
+		MemoryShare: 1, Sources: map[string]string{}, File: file, Classes: map[hardware.Kind]*runtimes.Class{}}
+	source := func(key string, s string) {
+		if strings.TrimSpace(s) == "" {
+			fe(key, "%s has no source: every rule in a runtime profile cites where it comes from (the runtime's docs or code)", key)
+		}
+		rt.Sources[key] = s
+	}
+	source("formats", r.FormatsSource)
+	for _, w := range r.Weights {
+		if w == runtimes.GGUF {
+			continue
+		}
+		if _, err := model.LookupWeightFormat(w); err != nil {
+			fe("weights", "weights: %v", err)
+		}
+	}
+	for _, k := range r.KV {
+		if _, err := model.LookupKVFormat(k); err != nil {
+			fe("kv", "kv: %v", err)
+		}
+	}
+	if r.DefaultWeights != runtimes.Native {
+		if w, err := model.LookupWeightFormat(r.DefaultWeights); err != nil {
+			fe("default_weights", "default_weights: %v (or %q for the model's checkpoint)", err, runtimes.Native)
+		} else if !rt.RunsWeights(w) {
+			fe("default_weights", "default_weights %s is not among the runtime's weights", r.DefaultWeights)
+		}
+	}
+	if r.DefaultKV != "" && !rt.RunsKV(r.DefaultKV) {
+		fe("default_kv", "default_kv %s is not among the runtime's kv formats", r.DefaultKV)
+	}
+	for _, e := range r.Engine {
+		k := hardware.Kind(e.Kind)
+		if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
+			fe("engine", "engine kind must be gpu, cpu or npu, got %q", e.Kind)
+		}
+		for _, f := range e.Families {
+			if !contains(hardware.Families, f) {
+				fe("families", "unknown device family %q (known: %s)", f, strings.Join(hardware.Families, ", "))
+			}
+		}
+		source("engine."+e.Kind, e.Source)
+		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families})
+	}
+	if b := r.ContinuousBatching; b != nil {
+		v, ok := b.Value.(bool)
+		if !ok {
+			fe("continuous_batching", "continuous_batching value must be true or false")
+		}
+		rt.ContinuousBatching = v
+		source("continuous_batching", b.Source)
+	}
+	if m := r.MemoryOverhead; m != nil {
+		v, ok := m.Value.(string)
+		x, err := units.Parse(v, units.DimBytes)
+		if !ok || err != nil || x < 0 {
+			fe("memory_overhead", "memory_overhead value must be a size such as \"256 MiB\"")
+		}
+		rt.MemoryOverhead = x
+		source("memory_overhead", m.Source)
+	}
+	if m := r.MemoryShare; m != nil {
+		v, ok := m.Value.(float64)
+		if !ok || !(v > 0 && v <= 1) {
+			fe("memory_share", "memory_share value must be a share in (0, 1], such as 0.9")
+		}
+		rt.MemoryShare = v
+		source("memory_share", m.Source)
+	}
+	if g := r.GEMVRows; g != nil {
+		v, ok := g.Value.(int64)
+		if !ok || v < 1 || v > 64 {
+			fe("gemv_rows", "gemv_rows value must be a whole number of rows, 1 … 64")
+		}
+		rt.GEMVRows = int(v)
+		source("gemv_rows", g.Source)
+	}
+	l := r.Layout
+	if w := l.SlidingWindow; w == nil {
+		fe("layout", "[layout] needs sliding_window: the architectures whose windows the runtime honours, or [\"*\"]")
+	} else {
+		rt.WindowArchitectures = w.Architectures
+		source("layout.sliding_window", w.Source)
+	}
+	if w := l.WindowCache; w != nil {
+		switch w.Value {
+		case "window":
+		case string(model.WindowPlusUBatch):
+			rt.Layout.WindowCache = model.WindowPlusUBatch
+		default:
+			fe("window_cache", "window_cache value must be \"window\" or %q", model.WindowPlusUBatch)
+		}
+		rt.Layout.WindowPad = w.Pad
+		source("layout.window_cache", w.Source)
+	}
+	if m := l.MLACache; m != nil {
+		switch m.Value {
+		case "latent":
+		case string(model.MLALatentV), string(model.MLAExpanded):
+			rt.Layout.MLA = model.MLACache(m.Value.(string))
+		default:
+			fe("mla_cache", "mla_cache value must be \"latent\", %q or %q", model.MLALatentV, model.MLAExpanded)
+		}
+		source("layout.mla_cache", m.Source)
+	}
+	storage := func(key string, rule *rawRule) model.Storage {
+		name, _ := rule.Value.(string)
+		for _, st := range model.StorageTypes {
+			if st.Name == name {
+				source("layout."+key, rule.Source)
+				return st
+			}
+		}
+		fe(key, "%s value %q is not a storage type (e.g. f16, int8-per-channel, q8_0)", key, name)
+		return model.Storage{}
+	}
+	if h := l.Head; h != nil {
+		rt.Layout.Head = storage("head", h)
+	}
+	if e := l.Embedding; e != nil {
+		rt.Layout.Embedding = storage("embedding", e)
+		rt.Layout.UntieEmbedding = e.Untie
+	}
+	if h := l.HostEmbedding; h != nil {
+		v, ok := h.Value.(bool)
+		if !ok {
+			fe("host_embedding", "host_embedding value must be true or false")
+		}
+		rt.Layout.HostEmbedding = v
+		source("layout.host_embedding", h.Source)
+	}
+	for i, k := range r.Kernel {
+		kr := runtimes.Kernel{Formats: k.Formats, Kind: hardware.Kind(k.Kind)}
+		for _, f := range k.Formats {
+			if f == "gguf-quant" || f == "gguf-float" {
+				continue
+			}
+			if _, err := model.LookupWeightFormat(f); err != nil {
+				fe("kernel", "kernel formats: %v", err)
+			}
+		}
+		for _, c := range k.Compute {
+			p, err := units.ParsePrecision(c)
+			if err != nil {
+				fe("compute", "kernel compute: %v", err)
+			}
+			kr.Compute = append(kr.Compute, p)
+		}
+		if len(kr.Compute) == 0 {
+			fe("kernel", "every [[kernel]] needs compute precisions")
+		}
+		source(fmt.Sprintf("kernel.%d", i), k.Source)
+		rt.Kernels = append(rt.Kernels, kr)
+	}
+	kinds := make([]string, 0, len(r.Efficiency))
+	for k := range r.Efficiency {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		c, err := decodeClass(k, r.Efficiency[k])
+		if err != nil {
+			fe("efficiency."+k, "efficiency.%s: %v", k, err)
+			continue
+		}
+		rt.Classes[hardware.Kind(k)] = c
+	}
+	if len(errs) == 0 {
+		if err := rt.Validate(); err != nil {
+			fe("name", "runtime %s: %v", rt.Name, err)
+		}
+	}
+	return rt, errors.Join(errs...)
+}
+
+func decodeClass(kind string, r *rawClass) (*runtimes.Class, error) {
+	k := hardware.Kind(kind)
+	if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
+		return nil, fmt.Errorf("unknown engine kind %q", kind)
+	}
+	dur := func(name, v string) (float64, error) {
+		x, err := units.Parse(v, units.DimDuration)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v", name, err)
+		}
+		return x, nil
+	}
+	var e hardware.Efficiency
+	var err error
+	e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention = r.Bandwidth, r.ComputeMax, r.HalfRows, r.Attention
+	if e.StepOverhead, err = dur("step_overhead", r.StepOverhead); err != nil {
+		return nil, err
+	}
+	if e.PassOverhead, err = dur("pass_overhead", r.PassOverhead); err != nil {
+		return nil, err
+	}
+	if e.LayerOverhead, err = dur("layer_overhead", r.LayerOverhead); err != nil {
+		return nil, err
+	}
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	if len(r.DecodeInterval) != 2 || len(r.PrefillInterval) != 2 {
+		return nil, errors.New("decode_interval and prefill_interval must be [low, high] factors of the prediction")
+	}
+	if strings.TrimSpace(r.Basis) == "" {
+		return nil, errors.New("basis must say which measurements the class was fitted on")
+	}
+	c := &runtimes.Class{Efficiency: e, Fitted: true, Basis: r.Basis,
+		Decode:  runtimes.Spread{Low: r.DecodeInterval[0], High: r.DecodeInterval[1]},
+		Prefill: runtimes.Spread{Low: r.PrefillInterval[0], High: r.PrefillInterval[1]}}
+	for _, name := range hardware.ParameterNames {
+		v := r.SE[name]
+		if v < 0 || math.IsNaN(v) {
+			return nil, fmt.Errorf("se.%s must not be negative", name)
+		}
+		c.SE = append(c.SE, v)
+	}
+	for name := range r.SE {
+		if !contains(hardware.ParameterNames, name) {
+			return nil, fmt.Errorf("se has unknown parameter %q (known: %s)", name, strings.Join(hardware.ParameterNames, ", "))
+		}
+	}
+	return c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,272 @@
+package runtimes
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+)
+
+// Set is the runtimes roofline knows by name.
+type Set struct {
+	list []*Runtime
+}
+
+// NewSet holds rs, sorted by name.
+func NewSet(rs ...*Runtime) *Set {
+	s := &Set{list: append([]*Runtime(nil), rs...)}
+	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
+	return s
+}
+
+// All lists the runtimes by name.
+func (s *Set) All() []*Runtime { return s.list }
+
+// Add puts r in the set, replacing a runtime of the same name.
+func (s *Set) Add(r *Runtime) {
+	for i, x := range s.list {
+		if x.Name == r.Name {
+			s.list[i] = r
+			return
+		}
+	}
+	s.list = append(s.list, r)
+	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
+}
+
+// Clone returns a set that can take more runtimes without changing s.
+func (s *Set) Clone() *Set { return &Set{list: append([]*Runtime(nil), s.list...)} }
+
+// Lookup finds a runtime by name or alias, ignoring case.
+func (s *Set) Lookup(name string) (*Runtime, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	var names []string
+	for _, r := range s.list {
+		if strings.ToLower(r.Name) == n || slices.ContainsFunc(r.Aliases, func(a string) bool { return strings.ToLower(a) == n }) {
+			return r, nil
+		}
+		names = append(names, r.Name)
+	}
+	return nil, &model.UnknownError{Kind: "runtime", Name: name, Known: names}
+}
+
+// Request is what a user said that bears on the runtime: each field empty
+// when not given.
+type Request struct {
+	Runtime string // --runtime
+	Weights string // --weights
+	Engine  string // --engine
+	KV      string // --kv
+}
+
+// Choice is a runtime and engine resolved for a model on a device, with
+// the formats it runs and the reasons, in words.
+type Choice struct {
+	Runtime *Runtime
+	Engine  *hardware.Engine
+	Weights model.WeightFormat
+	KV      string
+	// Why says why this runtime (given, or which rule chose it).
+	Why string
+	// Notes say what the user may not expect: an engine other than the
+	// device's default, a default format.
+	Notes []string
+}
+
+// preference orders the runtimes that can all run a request, by the
+// device's segment: datacenter GPUs are served by vLLM first; everything
+// else by llama.cpp (which Ollama and LM Studio also run) first.
+var preference = map[string][]string{
+	"datacenter": {"vllm", "tensorrt-llm", "llama.cpp", "mlc", "mlx", "rkllm", "gpt-fast"},
+	"":           {"llama.cpp", "vllm", "mlc", "mlx", "tensorrt-llm", "rkllm", "gpt-fast"},
+}
+
+func rank(segment, name string) int {
+	p, ok := preference[segment]
+	if !ok {
+		p = preference[""]
+	}
+	if i := slices.Index(p, name); i >= 0 {
+		return i
+	}
+	return len(p)
+}
+
+// Choose resolves the runtime, engine and formats of model spec on device
+// d. It is the one rule roofline follows (docs/method.md §7):
+//
+//  1. A runtime the user names is used.
+//  2. A model read from a GGUF file, or a GGUF file type, runs under
+//     llama.cpp.
+//  3. Otherwise the runtimes that can run the format (or, with no format
+//     given, the device's engine) are ranked: vLLM first on datacenter
+//     GPUs, llama.cpp first elsewhere; a format only one runtime runs
+//     (q4f16_1: MLC; w8a8 on a Rockchip NPU: RKLLM) has one candidate.
+//  4. The engine is the one named, else the device's default if the
+//     runtime runs on it, else the first of the device's engines it does
+//     run on (a GGUF on an RK3588 runs on the CPU), with a note.
+//  5. The format is the one named, else the runtime's own default for the
+//     model (runtimes that run checkpoints use the model's native format).
+func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, error) {
+	var named *model.WeightFormat
+	if r.Weights != "" {
+		w, err := spec.WeightsFor(r.Weights)
+		if err != nil {
+			return nil, err
+		}
+		named = &w
+	}
+	var eng *hardware.Engine
+	if r.Engine != "" {
+		e, err := d.Engine(r.Engine)
+		if err != nil {
+			return nil, err
+		}
+		eng = e
+	}
+	c := &Choice{}
+	switch {
+	case r.Runtime != "":
+		rt, err := s.Lookup(r.Runtime)
+		if err != nil {
+			return nil, err
+		}
+		c.Runtime, c.Why = rt, "given"
+	case spec.FileWeights != nil || (named != nil && named.IsGGUF() && named.Quantized()):
+		rt, err := s.Lookup("llama.cpp")
+		if err != nil {
+			return nil, err
+		}
+		c.Runtime = rt
+		if spec.FileWeights != nil {
+			c.Why = "the model is a GGUF file"
+		} else {
+			c.Why = named.Name + " is a GGUF file type"
+		}
+	default:
+		rt, why, err := s.rank(spec, d, eng, named)
+		if err != nil {
+			return nil, err
+		}
+		c.Runtime, c.Why = rt, why
+	}
+	rt := c.Runtime
+	// The engine follows the runtime.
+	if eng == nil {
+		def, err := d.Engine("")
+		if err != nil {
+			return nil, err
+		}
+		eng = def
+		if !rt.Runs(d, def) {
+			eng = nil
+			for i := range d.Engines {
+				if rt.Runs(d, &d.Engines[i]) {
+					eng = &d.Engines[i]
+					break
+				}
+			}
+			if eng == nil {
+				return nil, &UnsupportedError{Runtime: rt.Name, What: "any engine of " + d.Name, Hint: "choose another --runtime"}
+			}
+			c.Notes = append(c.Notes, fmt.Sprintf("%s does not run on the %s %s engine: the model runs on the %s engine", rt.Name, d.Name, def.Name, eng.Name))
+		}
+	}
+	c.Engine = eng
+	if named != nil {
+		c.Weights = *named
+	} else {
+		w, err := spec.WeightsFor(rt.WeightsFor(spec))
+		if err != nil {
+			return nil, err
+		}
+		c.Weights = w
+	}
+	c.KV = r.KV
+	if c.KV == "" {
+		c.KV = rt.DefaultKV
+	}
+	if err := rt.Check(d, eng, c.Weights, c.KV); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// rank picks the runtime for a request that names none: the most
+// preferred of those that run the format on the engine.
+func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, named *model.WeightFormat) (*Runtime, string, error) {
+	engines := []*hardware.Engine{eng}
+	if eng == nil {
+		def, err := d.Engine("")
+		if err != nil {
+			return nil, "", err
+		}
+		// The default engine first, then the others: a format the
+		// default engine cannot run may run on another.
+		engines = []*hardware.Engine{def}
+		for i := range d.Engines {
+			if d.Engines[i].Name != def.Name {
+				engines = append(engines, &d.Engines[i])
+			}
+		}
+	}
+	for _, e := range engines {
+		var cands []*Runtime
+		for _, rt := range s.list {
+			if !rt.Runs(d, e) {
+				continue
+			}
+			w := named
+			if w == nil {
+				dw, err := spec.WeightsFor(rt.WeightsFor(spec))
+				if err != nil {
+					continue
+				}
+				w = &dw
+			}
+			if rt.RunsWeights(*w) {
+				cands = append(cands, rt)
+			}
+		}
+		if len(cands) == 0 {
+			continue
+		}
+		sort.SliceStable(cands, func(i, j int) bool { return rank(d.Segment, cands[i].Name) < rank(d.Segment, cands[j].Name) })
+		rt := cands[0]
+		var why string
+		switch {
+		case len(cands) == 1 && named != nil:
+			why = fmt.Sprintf("the only runtime that runs %s on the %s engine", named.Name, e.Name)
+		case len(cands) == 1:
+			why = fmt.Sprintf("the only runtime for the %s %s engine", d.Name, e.Name)
+		case d.Segment == "datacenter":
+			why = "the usual runtime for a datacenter GPU"
+		default:
+			why = fmt.Sprintf("the usual runtime for a %s %s", d.Family, e.Kind)
+		}
+		return rt, why, nil
+	}
+	what := "the model's formats"
+	if named != nil {
+		what = named.Name
+	}
+	var there []string
+	for _, e := range engines {
+		for _, rt := range s.list {
+			if rt.Runs(d, e) {
+				there = append(there, fmt.Sprintf("%s on %s runs %s", rt.Name, e.Name, strings.Join(rt.Weights, ", ")))
+			}
+		}
+	}
+	where := d.Name
+	if eng != nil {
+		where = "the " + d.Name + " " + eng.Name + " engine"
+	}
+	if len(there) == 0 {
+		return nil, "", fmt.Errorf("no runtime runs on %s", where)
+	}
+	return nil, "", fmt.Errorf("no runtime runs %s on %s (%s)", what, where, strings.Join(there, "; "))
+}

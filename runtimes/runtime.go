@@ -1,0 +1,285 @@
+package runtimes
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/units"
+)
+
+// Runtime is an inference runtime: what it runs, where, and the rules of
+// layout and arithmetic that make the same model cost differently under it.
+type Runtime struct {
+	Name        string
+	Aliases     []string
+	Description string
+
+	// Weights lists the weight formats it runs by name; "gguf" stands for
+	// every GGUF file type and a GGUF file's own tensor types.
+	Weights []string
+	// KV lists the KV-cache formats it runs.
+	KV []string
+	// Engines says on which engines it runs.
+	Engines []Support
+	// DefaultWeights is the format it runs when none is given: a format
+	// name, or Native for the model's published checkpoint.
+	DefaultWeights string
+	DefaultKV      string
+
+	// WindowArchitectures lists the architectures (config.json model_type)
+	// whose sliding windows it honours; every other model is priced with
+	// full attention. AllArchitectures honours every model's window.
+	WindowArchitectures []string
+	// Layout holds the rest of the layout rules (window cache, MLA cache,
+	// head and embedding storage, host embeddings).
+	Layout model.Layout
+
+	// Kernels say at which precision its matrix products run, per format
+	// and engine kind; formats without a rule run at their own preference
+	// (model.WeightFormat.Compute).
+	Kernels []Kernel
+
+	// GEMVRows is the most rows its matrix products run as
+	// matrix-vector kernels: memory-bound, with no tile to fill, so the
+	// matrix efficiency's ramp (hardware.Efficiency.Matmul) starts above
+	// it. 1 when unset: only a single row is a vector.
+	GEMVRows int
+
+	// ContinuousBatching is true when it batches concurrent sequences
+	// step by step (vLLM, llama-server); without it, requests queue.
+	ContinuousBatching bool
+	// MemoryOverhead is what it allocates beyond weights, KV cache and
+	// activations (context, graphs, allocator slack), B.
+	MemoryOverhead float64
+	// MemoryShare is the share of the device's usable memory it lets a
+	// model use (vLLM's gpu_memory_utilization), in (0, 1].
+	MemoryShare float64
+
+	// Classes are its efficiencies per engine kind: fitted to published
+	// measurements, or a stated prior where none exist.
+	Classes map[hardware.Kind]*Class
+
+	// Sources maps a rule's key to where it comes from.
+	Sources    map[string]string
+	References []string
+	File       string
+}
+
+// Native is DefaultWeights for runtimes that run the model's published
+// checkpoint.
+const Native = "native"
+
+// AllArchitectures in WindowArchitectures honours every model's window.
+const AllArchitectures = "*"
+
+// GGUF in Weights stands for every GGUF file type.
+const GGUF = "gguf"
+
+// Support is a kind of engine a runtime runs on, limited to some device
+// families (empty: every family).
+type Support struct {
+	Kind     hardware.Kind
+	Families []string
+}
+
+// Kernel is the precision a runtime's matrix products run at for some
+// formats on one engine kind, in order of preference: the first the
+// engine has a peak for.
+type Kernel struct {
+	Formats []string // names, or "gguf-quant", "gguf-float" for GGUF classes
+	Kind    hardware.Kind
+	Compute []units.Precision
+}
+
+// Class is the efficiency of a runtime on one kind of engine, and how far
+// its predictions are from measurements.
+type Class struct {
+	hardware.Efficiency
+	// SE holds the standard errors of the parameters in the order of
+	// hardware.ParameterNames; zero where a parameter was held at its
+	// prior.
+	SE []float64
+	// Decode and Prefill are the 80 % intervals of measured time over
+	// predicted time, from leave-one-device-out residuals.
+	Decode, Prefill Spread
+	// Fitted is false for a prior: no published measurements of this
+	// runtime on this engine kind.
+	Fitted bool
+	// Basis says what the class was fitted on, or why it is a prior.
+	Basis string
+}
+
+// Spread is an interval of measured/predicted: the time is expected in
+// [Low·t, High·t] with probability Level.
+type Spread struct {
+	Low, High float64
+}
+
+// IntervalLevel is the coverage of the intervals runtime classes carry.
+const IntervalLevel = 0.80
+
+// Runs reports whether the runtime runs on engine e of device d.
+func (r *Runtime) Runs(d *hardware.Device, e *hardware.Engine) bool {
+	for _, s := range r.Engines {
+		if s.Kind != e.Kind {
+			continue
+		}
+		if len(s.Families) == 0 || slices.Contains(s.Families, d.Family) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunsWeights reports whether the runtime runs weight format w.
+func (r *Runtime) RunsWeights(w model.WeightFormat) bool {
+	for _, n := range r.Weights {
+		if n == w.Name || (n == GGUF && w.IsGGUF()) {
+			return true
+		}
+	}
+	return false
+}
+
+// RunsKV reports whether the runtime runs KV-cache format k.
+func (r *Runtime) RunsKV(k string) bool { return slices.Contains(r.KV, k) }
+
+// HonoursWindow reports whether the runtime implements the sliding window
+// of a model of architecture arch.
+func (r *Runtime) HonoursWindow(arch string) bool {
+	return slices.Contains(r.WindowArchitectures, AllArchitectures) || slices.Contains(r.WindowArchitectures, arch)
+}
+
+// LayoutFor is the layout of model s under the runtime.
+func (r *Runtime) LayoutFor(s *model.Spec) model.Layout {
+	l := r.Layout
+	l.IgnoreWindows = s.SlidingWindow > 0 && !r.HonoursWindow(s.Architecture)
+	return l
+}
+
+// WeightsFor is the weight format the runtime runs model s in when the
+// user names none: a model file's own types, the model's checkpoint for
+// runtimes that run checkpoints, else the runtime's usual format.
+func (r *Runtime) WeightsFor(s *model.Spec) string {
+	if s.FileWeights != nil {
+		return model.FileWeightsName
+	}
+	if r.DefaultWeights == Native {
+		return s.NativeFormat()
+	}
+	return r.DefaultWeights
+}
+
+// Precision is the precision the runtime's matrix products run at for
+// weight format w on engine e, with its peak; ok is false when the engine
+// has a peak for none of them.
+func (r *Runtime) Precision(w model.WeightFormat, e *hardware.Engine) (units.Precision, float64, bool) {
+	return e.Pick(r.KernelPrecisions(w, e.Kind))
+}
+
+// KernelPrecisions is the preference list of precisions for format w on
+// an engine of kind k.
+func (r *Runtime) KernelPrecisions(w model.WeightFormat, k hardware.Kind) []units.Precision {
+	for _, kr := range r.Kernels {
+		if kr.Kind == k && kernelCovers(kr.Formats, w) {
+			return kr.Compute
+		}
+	}
+	return w.Compute
+}
+
+func kernelCovers(names []string, w model.WeightFormat) bool {
+	for _, n := range names {
+		switch {
+		case n == w.Name:
+			return true
+		case n == "gguf-quant" && w.IsGGUF() && w.Quantized():
+			return true
+		case n == "gguf-float" && w.IsGGUF() && !w.Quantized():
+			return true
+		}
+	}
+	return false
+}
+
+// IdealPrecision is the precision of the fastest peak engine e has for
+// format w under any kernel: the bound no run of w on e can beat.
+func IdealPrecision(w model.WeightFormat, e *hardware.Engine) (units.Precision, float64, bool) {
+	var best units.Precision
+	peak := 0.0
+	for _, p := range w.Ideal() {
+		if v := e.Peaks[p]; v > peak {
+			best, peak = p, v
+		}
+	}
+	return best, peak, peak > 0
+}
+
+// Class is the runtime's efficiency on engines of kind k. A kind without
+// a class of its own falls back to the widest stated prior (Prior).
+func (r *Runtime) Class(k hardware.Kind) *Class {
+	if c, ok := r.Classes[k]; ok {
+		return c
+	}
+	c := Prior(k)
+	return &c
+}
+
+// Check says why the runtime cannot run format w with KV format kv on
+// engine e of device d, nil when it can.
+func (r *Runtime) Check(d *hardware.Device, e *hardware.Engine, w model.WeightFormat, kv string) error {
+	if !r.Runs(d, e) {
+		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("the %s engine of %s (%s)", e.Name, d.Name, d.Family), Hint: "choose another --engine or --runtime"}
+	}
+	if !r.RunsWeights(w) {
+		return &UnsupportedError{Runtime: r.Name, What: "weight format " + w.Name, Hint: "it runs " + strings.Join(r.Weights, ", ")}
+	}
+	if kv != "" && !r.RunsKV(kv) {
+		return &UnsupportedError{Runtime: r.Name, What: "KV format " + kv, Hint: "it runs " + strings.Join(r.KV, ", ")}
+	}
+	return nil
+}
+
+// UnsupportedError is a combination a runtime does not run.
+type UnsupportedError struct {
+	Runtime string
+	What    string
+	Hint    string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("runtime %s does not run %s (%s)", e.Runtime, e.What, e.Hint)
+}
+
+// Validate checks the runtime's rules for sense.
+func (r *Runtime) Validate() error {
+	var errs []string
+	if len(r.Weights) == 0 || len(r.KV) == 0 || len(r.Engines) == 0 {
+		errs = append(errs, "a runtime needs weights, kv and at least one [[engine]]")
+	}
+	if r.MemoryShare <= 0 || r.MemoryShare > 1 || math.IsNaN(r.MemoryShare) {
+		errs = append(errs, fmt.Sprintf("memory_share must be in (0, 1], got %g", r.MemoryShare))
+	}
+	if r.MemoryOverhead < 0 || math.IsNaN(r.MemoryOverhead) || math.IsInf(r.MemoryOverhead, 0) {
+		errs = append(errs, fmt.Sprintf("memory_overhead must not be negative, got %g", r.MemoryOverhead))
+	}
+	if err := r.Layout.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	for k, c := range r.Classes {
+		if err := c.Efficiency.Validate(); err != nil {
+			errs = append(errs, fmt.Sprintf("efficiency for %s engines: %v", k, err))
+		}
+		if !(c.Decode.Low > 0 && c.Decode.Low <= 1 && c.Decode.High >= 1) || !(c.Prefill.Low > 0 && c.Prefill.Low <= 1 && c.Prefill.High >= 1) {
+			errs = append(errs, fmt.Sprintf("efficiency for %s engines: interval factors must bracket 1", k))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	return nil
+}

@@ -1,0 +1,66 @@
+package sim
+
+// Memory is the memory-fit account, bytes.
+type Memory struct {
+	// Weights resident on the device: all of them, less an embedding
+	// table the runtime keeps in host memory on a device with its own.
+	Weights     float64
+	KV          float64 // the KV cache the runtime holds
+	Activations float64 // the peak of a prefill pass's scratch buffers
+	Overhead    float64 // the runtime's own
+	Total       float64
+	Usable      float64
+	Fits        bool
+	Headroom    float64 // Usable − Total; negative when it does not fit
+	// MaxContext is the longest context per sequence that fits at this
+	// batch, -1 when every layer is windowed and any context fits.
+	MaxContext int
+}
+
+// Memory is the one memory rule: for `batch` sequences of ctx tokens each
+// with prefill passes of ubatch tokens, the weights resident on the
+// device, the KV cache as the runtime holds it (sliding layers hold their
+// window cache), the peak activations of a pass, and the runtime's
+// overhead, against the memory the runtime lets the model use.
+func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
+	m := s.Model
+	batch = s.resident(batch)
+	mem := Memory{
+		Weights:     m.ResidentWeightBytes(s.Device.Unified),
+		KV:          float64(batch) * m.KVCacheBytes(ctx, ubatch),
+		Activations: m.ActivationPeakBytes(passTokens(batch, ubatch)),
+		Overhead:    s.Inputs.Overhead,
+		Usable:      s.Usable(),
+	}
+	mem.Total = mem.Weights + mem.KV + mem.Activations + mem.Overhead
+	mem.Fits = mem.Total <= mem.Usable
+	mem.Headroom = mem.Usable - mem.Total
+	mem.MaxContext = s.maxContext(mem.Usable, batch, ubatch)
+	return mem
+}
+
+// MemoryNeed is Memory's total.
+func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 { return s.Memory(ctx, batch, ubatch).Total }
+
+// maxContext is the longest context per sequence whose memory fits in
+// usable at this batch: 0 when nothing fits, -1 when any context fits.
+func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
+	m := s.Model
+	batch = s.resident(batch)
+	fixed := m.ResidentWeightBytes(s.Device.Unified) + m.ActivationPeakBytes(passTokens(batch, ubatch)) + s.Inputs.Overhead
+	return m.MaxContext((usable-fixed)/float64(batch), ubatch)
+}
+
+// resident is how many sequences hold a KV cache at once: the batch under
+// continuous batching, one when requests queue.
+func (s *Setup) resident(batch int) int {
+	if s.Inputs.ContinuousBatching {
+		return batch
+	}
+	return 1
+}
+
+// passTokens is the number of tokens in a full prefill pass of `batch`
+// sequences in passes of ubatch tokens: ⌊ubatch / batch⌋ per sequence, at
+// least one.
+func passTokens(batch, ubatch int) int { return max(batch*max(1, ubatch/batch), batch) }

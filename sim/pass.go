@@ -1,0 +1,202 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/roofline/roofline/model"
+)
+
+// phases holds what the prefill and decode of one workload need, computed
+// once: the matrix-product classes of a full prefill pass, of the last
+// pass and of a decode step, and how each pass's attention is priced.
+type phases struct {
+	m *model.Cost
+	w Workload
+	// kvReads is how many times a pass reads each sequence's KV cache: 1
+	// with fused (flash) attention, the GQA group without it, where the
+	// score and value products read K and V once per query head.
+	kvReads float64
+	// unfused is true without flash attention: every score goes through
+	// memory.
+	unfused bool
+	perSeq  int // prefill tokens per sequence per pass
+	passes  int
+	last    int // tokens per sequence in the last pass
+	full    model.Matmuls
+	lastMM  model.Matmuls
+	step    model.Matmuls
+	// others are sequences decoding alongside every prefill pass
+	// (continuous batching, Setup.JoinTTFT), each attending otherCtx keys.
+	others   int
+	otherCtx int
+}
+
+func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
+	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention}
+	if !flashAttention {
+		p.kvReads = float64(m.Spec.GQAGroup())
+	}
+	p.perSeq = max(1, w.UBatch/w.Batch)
+	p.passes = (w.Prompt + p.perSeq - 1) / p.perSeq
+	p.last = w.Prompt - (p.passes-1)*p.perSeq
+	B := w.Batch
+	if w.Prompt > 0 {
+		p.full = prefillMatmuls(m, B*p.perSeq, 0)
+		p.lastMM = prefillMatmuls(m, B*p.last, B)
+	}
+	if w.Output > 1 {
+		p.step = m.Matmuls(B, B)
+	}
+	return p
+}
+
+// withOthers adds `others` decoding sequences to every prefill pass: their
+// tokens join the pass's rows and need logits, their KV caches are read.
+func (p *phases) withOthers(others, otherCtx int) {
+	p.others, p.otherCtx = others, otherCtx
+	B := p.w.Batch
+	p.full = prefillMatmuls(p.m, B*p.perSeq+others, others)
+	p.lastMM = prefillMatmuls(p.m, B*p.last+others, B+others)
+}
+
+// prefillMatmuls is a prefill pass's matrix products with the activations
+// it moves between kernels: a pass of many tokens writes and reads them
+// through memory, where a decode step's stay in cache.
+func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
+	mm := m.Matmuls(tokens, logits)
+	mm.DenseBytes += m.ActivationBytes(tokens)
+	return mm
+}
+
+// matmulCost prices the matrix-product classes of a pass: the dense
+// products and the routed experts, each bounded by its own roofline.
+func matmulCost(mm model.Matmuls, r rates) unitCost {
+	if r.ideal {
+		return unitCost{fm: mm.Bytes() / r.bw, fc: mm.FLOPs() / r.peak}
+	}
+	var u unitCost
+	dm, dc := mm.DenseBytes/r.bw, mm.DenseFLOPs/(r.peak*r.matmul(mm.Rows))
+	em, ec := mm.ExpertBytes/r.bw, 0.0
+	if mm.ExpertFLOPs > 0 {
+		ec = mm.ExpertFLOPs / (r.peak * r.matmul(mm.ExpertRows))
+	}
+	u.fixed = math.Max(dm, dc) + math.Max(em, ec) + r.overhead
+	u.fm, u.fc = dm+em, dc+ec
+	return u
+}
+
+// matmul is the share of the peak a product of `rows` rows reaches:
+// matrix-vector kernels (up to r.gemv rows) have no tile to fill.
+func (r rates) matmul(rows float64) float64 {
+	if rows <= r.gemv {
+		return r.eff.ComputeMax
+	}
+	return r.eff.Matmul(rows, r.peak)
+}
+
+// attention adds attention's bytes and FLOPs to a unit's cost. The ideal
+// bound prices the whole pass at once: max(all bytes / bandwidth, all
+// FLOPs / peak), which no overlap of classes can beat.
+func attention(u unitCost, bytes, flops float64, r rates) unitCost {
+	if r.ideal {
+		m, c := u.fm+bytes/r.bw, u.fc+flops/r.peak
+		return unitCost{fixed: 0, fm: 0, fc: 0, am: m, ac: c}
+	}
+	u.am, u.ac = bytes/r.bw, flops/(r.peak*r.eff.Attention)
+	return u
+}
+
+// prefillPass is full pass k (0 ≤ k < passes−1): every sequence processes
+// perSeq tokens after D + k·perSeq, reads its KV cache once and appends.
+func (p *phases) prefillPass(k int, r rates) unitCost {
+	B, s := float64(p.w.Batch), p.w.Depth+k*p.perSeq
+	bytes := B * p.kvReads * p.m.KVBytes(s+p.perSeq)
+	if p.unfused {
+		bytes += B * p.m.ScoreBytesPrefill(s, p.perSeq)
+	}
+	flops := B * p.m.AttentionPrefillFLOPs(s, p.perSeq)
+	bytes, flops = p.addOthers(bytes, flops)
+	return attention(matmulCost(p.full, r), bytes, flops, r)
+}
+
+// lastPass is the shorter last pass, which computes the logits.
+func (p *phases) lastPass(r rates) unitCost {
+	B, s := float64(p.w.Batch), p.w.Depth+(p.passes-1)*p.perSeq
+	bytes := B * p.kvReads * p.m.KVBytes(s+p.last)
+	if p.unfused {
+		bytes += B * p.m.ScoreBytesPrefill(s, p.last)
+	}
+	flops := B * p.m.AttentionPrefillFLOPs(s, p.last)
+	bytes, flops = p.addOthers(bytes, flops)
+	return attention(matmulCost(p.lastMM, r), bytes, flops, r)
+}
+
+func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
+	if p.others == 0 {
+		return bytes, flops
+	}
+	o := float64(p.others)
+	return bytes + o*p.decodeAttnBytes(p.otherCtx), flops + o*p.m.AttentionDecodeFLOPs(p.otherCtx)
+}
+
+// decodeStep is the step whose queries attend ctx keys.
+func (p *phases) decodeStep(ctx int, r rates) unitCost {
+	B := float64(p.w.Batch)
+	return attention(matmulCost(p.step, r), B*p.decodeAttnBytes(ctx), B*p.m.AttentionDecodeFLOPs(ctx), r)
+}
+
+// decodeAttnBytes is one decode token's attention traffic: its KV cache,
+// and its scores when attention is unfused.
+func (p *phases) decodeAttnBytes(ctx int) float64 {
+	b := p.kvReads * p.m.KVBytes(ctx)
+	if p.unfused {
+		b += p.m.ScoreBytesDecode(ctx)
+	}
+	return b
+}
+
+func (p *phases) firstStep() int { return p.w.Depth + p.w.Prompt + 1 }
+func (p *phases) lastStep() int  { return p.w.Depth + p.w.Prompt + p.w.Output - 1 }
+
+// prefill sums the passes: between window cuts a pass's attention span and
+// KV read are linear in the pass index — a pass ending inside a window,
+// the (at most one) pass straddling it, passes starting past it.
+func (p *phases) prefill(r rates) sums {
+	full := p.passes - 1
+	var buf [8]int
+	cuts := buf[:0]
+	for _, win := range p.m.Windows() {
+		u, D := p.perSeq, p.w.Depth
+		cuts = append(cuts, floorDiv(win-D-u, u)+1, ceilDiv(win-D, u))
+	}
+	s := sumUnits(0, full-1, cuts, func(k int) unitCost { return p.prefillPass(k, r) })
+	s.add(p.lastPass(r).sums())
+	return s
+}
+
+// decode sums the steps; their cost is linear in the context between
+// sliding-window boundaries.
+func (p *phases) decode(r rates) sums {
+	var buf [8]int
+	cuts := buf[:0]
+	for _, win := range p.m.Windows() {
+		cuts = append(cuts, win+1)
+	}
+	return sumUnits(p.firstStep(), p.lastStep(), cuts, func(ctx int) unitCost { return p.decodeStep(ctx, r) })
+}
+
+// kvShare is the share of the KV cache in a decode step's bytes.
+func (p *phases) kvShare(ctx int) float64 {
+	kv := float64(p.w.Batch) * p.decodeAttnBytes(ctx)
+	return kv / (p.step.Bytes() + kv)
+}
+
+func floorDiv(a, b int) int {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+func ceilDiv(a, b int) int { return -floorDiv(-a, b) }

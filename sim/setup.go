@@ -1,0 +1,205 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/units"
+)
+
+// Setup is a model resolved on one engine of a device under a runtime:
+// the precision its kernels run at, the efficiency that applies, and the
+// memory the runtime leaves the model. Predictions, measured-run
+// comparison, planning and calibration all price through it.
+type Setup struct {
+	Model   *model.Cost
+	Device  *hardware.Device
+	Engine  *hardware.Engine
+	Runtime *runtimes.Runtime
+	Inputs  Inputs // Workload is left empty
+	class   *runtimes.Class
+}
+
+// Inputs echoes everything a prediction resolved, so every number can be
+// traced.
+type Inputs struct {
+	Model      string
+	Device     string
+	Engine     string
+	EngineKind hardware.Kind
+	Runtime    string
+	Weights    string
+	KV         string
+	// Precision is what the runtime's kernels run at, Peak its dense peak.
+	Precision units.Precision
+	Peak      float64 // FLOP/s
+	// IdealPrecision is the fastest precision the engine has for the
+	// format under any kernel: the ideal bound uses its peak.
+	IdealPrecision units.Precision
+	IdealPeak      float64
+	Bandwidth      float64 // datasheet B/s
+	Efficiency     hardware.Efficiency
+	// EfficiencyFrom says where the efficiency comes from.
+	EfficiencyFrom string
+	// Fitted is true when the efficiency was fitted to measurements (the
+	// runtime's class, or a calibration); false for a prior.
+	Fitted bool
+	// Calibrated is true when it comes from the engine's calibration.
+	Calibrated bool
+	// FormatCalibrated is true when the bandwidth efficiency was fitted for
+	// these weights.
+	FormatCalibrated bool
+	// FromFlags is true when flags replaced part of the efficiency.
+	FromFlags       bool
+	Layers          int
+	PrefillOverhead float64 // s per prefill pass
+	DecodeOverhead  float64 // s per decode step
+	FlashAttention  bool    // fused attention: the KV cache is read once per pass
+	// ContinuousBatching is the runtime's: without it, sequences of a batch
+	// queue one after another.
+	ContinuousBatching bool
+	StorageBandwidth   float64
+	Overhead           float64 // runtime memory, B
+	Usable             float64 // memory the model may use, B
+	Workload           Workload
+	Cold               bool
+}
+
+// NewSetup resolves model m on engine e of device d under runtime rt.
+func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtimes.Runtime, o Options) (*Setup, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	prec, peak, ok := rt.Precision(m.Weights, e)
+	if !ok {
+		return nil, fmt.Errorf("the %s engine of %s has no peak for %s (weights %s under %s); it has %s: choose another format or engine",
+			e.Name, d.Name, joinPrecisions(rt.KernelPrecisions(m.Weights, e.Kind)), m.Weights.Name, rt.Name, joinPrecisions(e.Precisions()))
+	}
+	iprec, ipeak, _ := runtimes.IdealPrecision(m.Weights, e)
+	if ipeak < peak {
+		iprec, ipeak = prec, peak
+	}
+	in := Inputs{
+		Model: m.Spec.Name, Device: d.Name, Engine: e.Name, EngineKind: e.Kind, Runtime: rt.Name,
+		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, IdealPrecision: iprec, IdealPeak: ipeak,
+		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
+		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
+		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare,
+	}
+	if o.RuntimeOverhead >= 0 {
+		in.Overhead = o.RuntimeOverhead
+	}
+	class := rt.Class(e.Kind)
+	in.Efficiency, in.Fitted = class.Efficiency, class.Fitted
+	in.EfficiencyFrom = fmt.Sprintf("runtime %s on %s engines: %s", rt.Name, e.Kind, class.Basis)
+	if c := e.Calibration; c != nil && c.Runtime == rt.Name {
+		in.Efficiency, in.Fitted, in.Calibrated = c.Efficiency, true, true
+		in.Efficiency.Bandwidth, in.FormatCalibrated = c.BandwidthFor(m.Weights.Name)
+		in.EfficiencyFrom = fmt.Sprintf("calibrated on %s (%d decode, %d prefill runs under %s)", c.Device, c.DecodePoints, c.PrefillPoints, c.Runtime)
+	}
+	if o.BandwidthEfficiency > 0 {
+		in.Efficiency.Bandwidth, in.FormatCalibrated, in.FromFlags = o.BandwidthEfficiency, false, true
+	}
+	if o.ComputeEfficiency > 0 {
+		in.Efficiency.ComputeMax, in.FromFlags = o.ComputeEfficiency, true
+	}
+	if in.FromFlags {
+		in.EfficiencyFrom = "flags, the rest from " + in.EfficiencyFrom
+	}
+	in.PrefillOverhead = in.Efficiency.PrefillOverhead(in.Layers)
+	in.DecodeOverhead = in.Efficiency.DecodeOverhead(in.Layers)
+	return &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}, nil
+}
+
+// Class is the runtime's efficiency class the setup's intervals come from.
+func (s *Setup) Class() *runtimes.Class { return s.class }
+
+// rates are the speeds a pass is priced at: expected, or ideal.
+type rates struct {
+	bw       float64 // B/s
+	peak     float64 // FLOP/s before the matrix efficiency
+	eff      hardware.Efficiency
+	gemv     float64 // rows up to which products are matrix-vector kernels
+	ideal    bool
+	overhead float64 // s per unit
+}
+
+func (s *Setup) expected(overhead float64) rates {
+	in := s.Inputs
+	return rates{bw: in.Bandwidth * in.Efficiency.Bandwidth, peak: in.Peak, eff: in.Efficiency, overhead: overhead, gemv: float64(max(s.Runtime.GEMVRows, 1))}
+}
+
+func (s *Setup) idealRates() rates {
+	return rates{bw: s.Inputs.Bandwidth, peak: s.Inputs.IdealPeak, ideal: true}
+}
+
+// Usable is the memory the model may use: the device's usable memory
+// less what the runtime keeps for itself (vLLM's memory utilisation).
+func (s *Setup) Usable() float64 { return s.Inputs.Usable }
+
+func joinPrecisions(ps []units.Precision) string {
+	out := ""
+	for i, p := range ps {
+		if i > 0 {
+			out += ", "
+		}
+		out += string(p)
+	}
+	return out
+}
+
+// Options adjust a prediction.
+type Options struct {
+	// BandwidthEfficiency and ComputeEfficiency replace the efficiency's
+	// bandwidth share and its matrix-product maximum when positive.
+	BandwidthEfficiency float64
+	ComputeEfficiency   float64
+	// RuntimeOverhead is memory reserved by the runtime, bytes; negative
+	// uses the runtime's.
+	RuntimeOverhead float64
+	// Cold adds the model load time to the first request.
+	Cold bool
+	// NoFlashAttention prices unfused attention, which reads each
+	// sequence's KV cache once per query head (llama.cpp without -fa).
+	NoFlashAttention bool
+}
+
+// DefaultOptions uses the runtime's efficiency and memory overhead.
+var DefaultOptions = Options{RuntimeOverhead: -1}
+
+// FieldError is an option or workload value out of range; Field names it
+// as the Go field, so callers can map it to their own flag or key.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + " " + e.Msg }
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	for _, c := range []struct {
+		field string
+		v     float64
+	}{{"BandwidthEfficiency", o.BandwidthEfficiency}, {"ComputeEfficiency", o.ComputeEfficiency}} {
+		if math.IsNaN(c.v) || math.IsInf(c.v, 0) || c.v < 0 || c.v > 1 {
+			return &FieldError{c.field, fmt.Sprintf("must be in (0, 1], got %g", c.v)}
+		}
+	}
+	if math.IsNaN(o.RuntimeOverhead) || math.IsInf(o.RuntimeOverhead, 0) {
+		return &FieldError{"RuntimeOverhead", fmt.Sprintf("must be a finite size, got %g", o.RuntimeOverhead)}
+	}
+	return nil
+}
+
+// WithEfficiency is a copy of s priced at efficiency e, for fitting.
+func (s *Setup) WithEfficiency(e hardware.Efficiency) *Setup {
+	o := *s
+	o.Inputs.Efficiency = e
+	o.Inputs.PrefillOverhead = e.PrefillOverhead(o.Inputs.Layers)
+	o.Inputs.DecodeOverhead = e.DecodeOverhead(o.Inputs.Layers)
+	return &o
+}

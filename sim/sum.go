@@ -1,0 +1,133 @@
+package sim
+
+import (
+	"math"
+	"sort"
+)
+
+// unitCost is what one prefill pass or decode step costs, in seconds at
+// the rates in force: the matrix-product classes, constant over a run of
+// alike units, and attention, which grows with the context.
+type unitCost struct {
+	fixed float64 // Σ over the matrix classes of max(memory, compute), plus the overhead
+	fm    float64 // Σ of the matrix classes' memory terms
+	fc    float64 // Σ of their compute terms
+	am    float64 // attention's memory term
+	ac    float64 // attention's compute term
+}
+
+func (u unitCost) time() float64 { return u.fixed + math.Max(u.am, u.ac) }
+
+// sums accumulates a phase over its units.
+type sums struct {
+	time         float64 // Σ unit time
+	memory       float64 // Σ memory terms
+	compute      float64 // Σ compute terms
+	computeBound int     // units whose compute terms exceed their memory terms
+}
+
+func (s *sums) add(o sums) {
+	s.time += o.time
+	s.memory += o.memory
+	s.compute += o.compute
+	s.computeBound += o.computeBound
+}
+
+func (u unitCost) sums() sums {
+	s := sums{time: u.time(), memory: u.fm + u.am, compute: u.fc + u.ac}
+	if s.compute > s.memory {
+		s.computeBound = 1
+	}
+	return s
+}
+
+// sumUnits sums cost(x) over x = lo … hi, given cut points at which cost
+// may change slope: between cuts every term is linear in x, so each piece
+// is summed from its endpoints. The work depends on the number of cuts,
+// not on hi − lo: a 128k-token generation costs what a 128-token one does.
+func sumUnits(lo, hi int, cuts []int, cost func(x int) unitCost) sums {
+	var total sums
+	if hi < lo {
+		return total
+	}
+	var buf [16]int
+	starts := append(buf[:0], lo)
+	for _, c := range cuts {
+		if c > lo && c <= hi {
+			starts = append(starts, c)
+		}
+	}
+	sort.Ints(starts)
+	for i, s := range starts {
+		e := hi
+		if i+1 < len(starts) {
+			e = starts[i+1] - 1
+		}
+		if e < s {
+			continue
+		}
+		a, b := cost(s), cost(e)
+		n := e - s + 1
+		total.time += float64(n)*a.fixed + sumMaxLinear(n, a.am, b.am, a.ac, b.ac)
+		total.memory += float64(n) * (a.fm + a.am + b.fm + b.am) / 2
+		total.compute += float64(n) * (a.fc + a.ac + b.fc + b.ac) / 2
+		total.computeBound += countAbove(n, a.fm+a.am, b.fm+b.am, a.fc+a.ac, b.fc+b.ac)
+	}
+	return total
+}
+
+// sumMaxLinear is Σ max(f(i), g(i)) for i = 0 … n−1 where f and g are
+// linear from f0, g0 at i = 0 to f1, g1 at i = n−1.
+func sumMaxLinear(n int, f0, f1, g0, g1 float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	if n == 1 {
+		return math.Max(f0, g0)
+	}
+	d0, d1 := f0-g0, f1-g1
+	N := float64(n)
+	switch {
+	case d0 >= 0 && d1 >= 0:
+		return N * (f0 + f1) / 2
+	case d0 <= 0 && d1 <= 0:
+		return N * (g0 + g1) / 2
+	}
+	// The two cross once: split after the last i on the first side.
+	k := int(math.Floor(float64(n-1) * d0 / (d0 - d1)))
+	k = min(max(k, 0), n-2)
+	at := func(v0, v1 float64, i int) float64 { return v0 + (v1-v0)*float64(i)/float64(n-1) }
+	return sumMaxLinear(k+1, f0, at(f0, f1, k), g0, at(g0, g1, k)) +
+		sumMaxLinear(n-k-1, at(f0, f1, k+1), f1, at(g0, g1, k+1), g1)
+}
+
+// countAbove counts i = 0 … n−1 where the linear g exceeds the linear f.
+func countAbove(n int, f0, f1, g0, g1 float64) int {
+	if n <= 0 {
+		return 0
+	}
+	if n == 1 {
+		if g0 > f0 {
+			return 1
+		}
+		return 0
+	}
+	d0, d1 := g0-f0, g1-f1
+	switch {
+	case d0 > 0 && d1 > 0:
+		return n
+	case d0 <= 0 && d1 <= 0:
+		return 0
+	}
+	// d(i) = d0 + (d1 − d0)·i/(n−1) crosses zero at i* = d0·(n−1)/(d0 − d1).
+	x := d0 * float64(n-1) / (d0 - d1)
+	if d0 > 0 { // above up to i*
+		c := int(math.Floor(x)) + 1
+		if math.Floor(x) == x {
+			c-- // exactly zero at i*: not above
+		}
+		return min(max(c, 0), n)
+	}
+	c := n - (int(math.Floor(x)) + 1)
+	return min(max(c, 0), n)
+}
