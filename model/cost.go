@@ -335,8 +335,8 @@ func (c *Cost) KVCacheBytes(ctx, ubatch int) float64 {
 	var v float64
 	for _, t := range c.kv.terms {
 		n := ctx
-		if t.window > 0 {
-			n = min(n, c.Layout.windowCacheTokens(t.window, ubatch))
+		if w := c.Layout.windowCacheTokens(t.window, ubatch); w > 0 {
+			n = min(n, w)
 		}
 		v += t.per * float64(n)
 	}
@@ -561,9 +561,7 @@ func (c *Cost) MaxContext(budget float64, ubatch int) int {
 	}
 	held := windowed{terms: make([]windowTerm, len(c.kv.terms))}
 	for i, t := range c.kv.terms {
-		if t.window > 0 {
-			t.window = c.Layout.windowCacheTokens(t.window, ubatch)
-		}
+		t.window = c.Layout.windowCacheTokens(t.window, ubatch)
 		held.terms[i] = t
 	}
 	return held.inverse(budget)

@@ -110,6 +110,10 @@ var WeightFormats = []WeightFormat{
 	},
 	checkpoint("w4a16", []string{"gptq-int4", "awq-int4", "int4-g128", "rkllm-w4a16"}, Int4G128, F16, fp16Math,
 		"4-bit weights, group 128, fp16 scale + 4-bit zero (GPTQ/AWQ, RKLLM w4a16); embedding and lm_head fp16; fp16 math"),
+	checkpoint("mlx-q4", []string{"mlx-4bit", "mlx-community-4bit"}, MLXQ4, F16, fp16Math,
+		"MLX affine 4-bit: groups of 64 with a 16-bit scale and bias (4.5 bpw); embedding and lm_head quantized too; fp16/bf16 math"),
+	checkpoint("mlx-q8", []string{"mlx-8bit"}, MLXQ8, F16, fp16Math,
+		"MLX affine 8-bit: groups of 64 with a 16-bit scale and bias (8.5 bpw); embedding and lm_head quantized too; fp16/bf16 math"),
 	checkpoint("q4f16_1", []string{"mlc-q4f16_1"}, Int4G32, F16, fp16Math,
 		"MLC q4f16_1: 4-bit weights, group 32, fp16 scale; embedding and lm_head quantized too; fp16 math"),
 	checkpoint("w8a8", []string{"int8", "int8-w8a8", "smoothquant", "rkllm-w8a8"}, Int8PerChannel, F16, []units.Precision{units.INT8},
@@ -247,7 +251,8 @@ func mixRaised(s *Spec, t Tensor) bool {
 }
 
 func checkpoint(name string, aliases []string, st, keep Storage, compute []units.Precision, desc string) WeightFormat {
-	quantEmbd := st == Int4G32 // MLC quantizes the embedding and final fc
+	// MLC and MLX quantize the embedding and the final projection too.
+	quantEmbd := st == Int4G32 || st == MLXQ4 || st == MLXQ8
 	return WeightFormat{Name: name, Aliases: aliases, Family: "checkpoint", Description: desc, Compute: compute, quantized: st.BitsPerWeight() < 16,
 		assign: func(s *Spec, t Tensor) Storage {
 			switch {
@@ -255,6 +260,8 @@ func checkpoint(name string, aliases []string, st, keep Storage, compute []units
 				return keep
 			case t.Role == RoleRouter:
 				return keep
+			case (st == MLXQ4 || st == MLXQ8) && !st.Fits(t.Cols):
+				return keep // mlx_lm quantizes only rows divisible by the group
 			case t.Role == RoleTokenEmbd || t.Role == RoleOutput:
 				if quantEmbd {
 					return st

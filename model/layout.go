@@ -46,6 +46,9 @@ const (
 	WindowOnly WindowCache = ""
 	// WindowPlusUBatch caches the window plus one micro-batch of tokens.
 	WindowPlusUBatch WindowCache = "window+ubatch"
+	// WindowFull caches every token although attention reads only the
+	// window: the runtime sizes its cache for the whole context.
+	WindowFull WindowCache = "full"
 )
 
 // MLACache is how a runtime caches multi-head latent attention.
@@ -67,9 +70,9 @@ const (
 // Validate checks the layout's enumerations.
 func (l Layout) Validate() error {
 	switch l.WindowCache {
-	case WindowOnly, WindowPlusUBatch:
+	case WindowOnly, WindowPlusUBatch, WindowFull:
 	default:
-		return fmt.Errorf("unknown window cache rule %q (want %q or %q)", l.WindowCache, "window", WindowPlusUBatch)
+		return fmt.Errorf("unknown window cache rule %q (want %q, %q or %q)", l.WindowCache, "window", WindowPlusUBatch, WindowFull)
 	}
 	switch l.MLA {
 	case MLALatent, MLALatentV, MLAExpanded:
@@ -83,9 +86,9 @@ func (l Layout) Validate() error {
 }
 
 // windowCacheTokens is what a sliding layer of window w holds at its
-// fullest, for passes of ubatch tokens.
+// fullest, for passes of ubatch tokens; 0 when it holds every token.
 func (l Layout) windowCacheTokens(w, ubatch int) int {
-	if w <= 0 {
+	if w <= 0 || l.WindowCache == WindowFull {
 		return 0
 	}
 	n := w

@@ -69,13 +69,18 @@ var (
 	Int8PerChannel = Storage{"int8-per-channel", 1, 8, 16}
 	// FP8 is e4m3/e5m2 with a per-tensor scale (negligible).
 	FP8 = Storage{"fp8", 1, 8, 0}
+	// MLXQ4 is MLX's affine 4-bit: groups of 64 with a 16-bit scale and a
+	// 16-bit bias each (mlx.core.quantize defaults).
+	MLXQ4 = Storage{"mlx-q4", 64, 64*4 + 32, 0}
+	// MLXQ8 is the same at 8 bits.
+	MLXQ8 = Storage{"mlx-q8", 64, 64*8 + 32, 0}
 )
 
 // StorageTypes lists every storage type by name.
 var StorageTypes = []Storage{
 	F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2K, Q3K, Q4K, Q5K, Q6K,
 	IQ1S, IQ1M, IQ2XXS, IQ2XS, IQ2S, IQ3XXS, IQ3S, IQ4NL, IQ4XS, TQ1_0, TQ2_0, MXFP4,
-	Int4G128, Int4G32, Int8PerChannel, FP8,
+	Int4G128, Int4G32, Int8PerChannel, FP8, MLXQ4, MLXQ8,
 }
 
 // fallback is llama.cpp's tensor_type_fallback: the type used when a row

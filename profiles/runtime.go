@@ -183,10 +183,10 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	if w := l.WindowCache; w != nil {
 		switch w.Value {
 		case "window":
-		case string(model.WindowPlusUBatch):
-			rt.Layout.WindowCache = model.WindowPlusUBatch
+		case string(model.WindowPlusUBatch), string(model.WindowFull):
+			rt.Layout.WindowCache = model.WindowCache(w.Value.(string))
 		default:
-			fe("window_cache", "window_cache value must be \"window\" or %q", model.WindowPlusUBatch)
+			fe("window_cache", "window_cache value must be \"window\", %q or %q", model.WindowPlusUBatch, model.WindowFull)
 		}
 		rt.Layout.WindowPad = w.Pad
 		source("layout.window_cache", w.Source)

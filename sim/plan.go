@@ -23,6 +23,17 @@ type Targets struct {
 	TPOT          float64 // s, the inter-token latency at the end of the context
 	MinThroughput float64 // tokens/s over the batch at the end of the context
 	Headroom      float64 // share of usable memory kept free, in [0, 1)
+	// Confidence is how sure a "meets" must be, in (0, 1); zero means
+	// DefaultConfidence.
+	Confidence float64
+}
+
+// confidence is t.Confidence, or the default.
+func (t Targets) confidence() float64 {
+	if t.Confidence > 0 && t.Confidence < 1 {
+		return t.Confidence
+	}
+	return DefaultConfidence
 }
 
 // Config is one planned configuration of a Setup: a request of the planned
@@ -45,6 +56,9 @@ type Config struct {
 	Excess   float64
 	Fits     bool
 	Feasible bool
+	// Verdict weighs the latency targets against the prediction's
+	// interval: meets, uncertain or fails at the targets' confidence.
+	Verdict Verdict
 }
 
 // Depth is the history before a prompt of `prompt` tokens and `output`
@@ -87,6 +101,8 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 	usable := t.Usable(s)
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: s.resident(batch), UBatch: ubatch}, s.Inputs.FlashAttention)
 	er := s.expected(s.Inputs.PrefillOverhead)
+	conf := t.confidence()
+	prefillSpread, decodeSpread := s.Spread(true), s.Spread(false)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
 		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
@@ -120,6 +136,16 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 			fail(LimitThroughput, t.MinThroughput/c.Throughput)
 		}
 		c.Feasible = c.Limit == LimitNone
+		c.Verdict = Meets
+		if !c.Fits {
+			c.Verdict = Fails
+		}
+		c.Verdict = worse(c.Verdict, Judge(c.TTFT, t.TTFT, prefillSpread, conf).Verdict)
+		c.Verdict = worse(c.Verdict, Judge(c.TPOT, t.TPOT, decodeSpread, conf).Verdict)
+		if t.MinThroughput > 0 {
+			// Throughput is a floor: B / TPOT must stay above it.
+			c.Verdict = worse(c.Verdict, Judge(c.TPOT, float64(s.resident(batch))/t.MinThroughput, decodeSpread, conf).Verdict)
+		}
 		out = append(out, c)
 	}
 	return out

@@ -36,6 +36,9 @@ type Inputs struct {
 	// Precision is what the runtime's kernels run at, Peak its dense peak.
 	Precision units.Precision
 	Peak      float64 // FLOP/s
+	// PeakSource is where the peak comes from; "[D] …" marks a value
+	// derived where no datasheet gives one.
+	PeakSource string
 	// IdealPrecision is the fastest precision the engine has for the
 	// format under any kernel: the ideal bound uses its peak.
 	IdealPrecision units.Precision
@@ -85,6 +88,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	in := Inputs{
 		Model: m.Spec.Name, Device: d.Name, Engine: e.Name, EngineKind: e.Kind, Runtime: rt.Name,
 		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, IdealPrecision: iprec, IdealPeak: ipeak,
+		PeakSource: d.Sources["engine."+e.Name+".peak."+string(prec)],
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare,
