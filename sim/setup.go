@@ -89,7 +89,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		Model: m.Spec.Name, Device: d.Name, Engine: e.Name, EngineKind: e.Kind, Runtime: rt.Name,
 		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, IdealPrecision: iprec, IdealPeak: ipeak,
 		PeakSource: d.Sources["engine."+e.Name+".peak."+string(prec)],
-		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
+		Bandwidth:  d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare,
 	}
