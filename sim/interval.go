@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/roofline/roofline/hardware"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -22,7 +24,18 @@ func (s *Setup) intervals(r *Result) {
 	decodeTime := r.E2E - r.TTFT
 	switch {
 	case in.Calibrated:
+		if c := s.Engine.Calibration; c.MaxBatch > 0 && in.Workload.Batch > c.MaxBatch {
+			r.Inputs.Extrapolated = append(r.Inputs.Extrapolated, fmt.Sprintf("batch %d is beyond the calibration's largest (%d)", in.Workload.Batch, c.MaxBatch))
+		}
 		s.calibratedIntervals(r)
+		if len(r.Inputs.Extrapolated) > 0 {
+			// Beyond what was measured the fit's scatter understates the
+			// error: the intervals are doubled in width about the figure.
+			widen(r.TTFTInterval, r.TTFT)
+			widen(r.TPOTInterval, r.TPOT)
+			widen(r.E2EInterval, r.E2E)
+			r.warn("extrapolated", "the calibration is used beyond what it measured (%s): its intervals are doubled", strings.Join(r.Inputs.Extrapolated, "; "))
+		}
 	default:
 		c := s.class
 		level := 0.80
@@ -114,3 +127,12 @@ func (s *Setup) timesWith(e hardware.Efficiency, w Workload) [3]float64 {
 }
 
 func sq(x float64) float64 { return x * x }
+
+// widen doubles an interval's width about its figure.
+func widen(iv *Interval, mid float64) {
+	if iv == nil {
+		return
+	}
+	iv.Lo = math.Max(mid-2*(mid-iv.Lo), 0)
+	iv.Hi = mid + 2*(iv.Hi-mid)
+}

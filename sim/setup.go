@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
@@ -56,7 +58,11 @@ type Inputs struct {
 	// these weights.
 	FormatCalibrated bool
 	// FromFlags is true when flags replaced part of the efficiency.
-	FromFlags       bool
+	FromFlags bool
+	// Extrapolated says how a calibrated prediction reaches beyond what the
+	// calibration measured (another weight format, a larger batch); its
+	// intervals are widened.
+	Extrapolated []string
 	Layers          int
 	PrefillOverhead float64 // s per prefill pass
 	DecodeOverhead  float64 // s per decode step
@@ -103,6 +109,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.Efficiency, in.Fitted, in.Calibrated = c.Efficiency, true, true
 		in.Efficiency.Bandwidth, in.FormatCalibrated = c.BandwidthFor(m.Weights.Name)
 		in.EfficiencyFrom = fmt.Sprintf("calibrated on %s (%d decode, %d prefill runs under %s)", c.Device, c.DecodePoints, c.PrefillPoints, c.Runtime)
+		if len(c.Formats) > 0 && !slices.Contains(c.Formats, m.Weights.Name) {
+			in.Extrapolated = append(in.Extrapolated, fmt.Sprintf("weights %s were not among the calibration's (%s)", m.Weights.Name, strings.Join(c.Formats, ", ")))
+		}
+	} else if c != nil {
+		in.EfficiencyFrom += fmt.Sprintf("; the engine's calibration is for %s, not %s", c.Runtime, rt.Name)
 	}
 	if o.BandwidthEfficiency > 0 {
 		in.Efficiency.Bandwidth, in.FormatCalibrated, in.FromFlags = o.BandwidthEfficiency, false, true
