@@ -62,7 +62,7 @@ type Inputs struct {
 	// Extrapolated says how a calibrated prediction reaches beyond what the
 	// calibration measured (another weight format, a larger batch); its
 	// intervals are widened.
-	Extrapolated []string
+	Extrapolated    []string
 	Layers          int
 	PrefillOverhead float64 // s per prefill pass
 	DecodeOverhead  float64 // s per decode step
