@@ -13,9 +13,20 @@ type Memory struct {
 	Fits        bool
 	Headroom    float64 // Usable − Total; negative when it does not fit
 	// MaxContext is the longest context per sequence that fits at this
-	// batch, -1 when every layer is windowed and any context fits.
+	// batch, capped at the model's own maximum (max_position_embeddings):
+	// no runtime runs a model beyond it. -1 only for a model that states
+	// no maximum and whose every layer is windowed.
 	MaxContext int
+	// ContextBound says what bounds MaxContext: "memory", or "model" when
+	// the model's maximum is reached first.
+	ContextBound string
 }
+
+// Context bounds of Memory.ContextBound.
+const (
+	BoundByMemory = "memory"
+	BoundByModel  = "model"
+)
 
 // Memory is the one memory rule: for `batch` sequences of ctx tokens each
 // with prefill passes of ubatch tokens, the weights resident on the
@@ -35,7 +46,10 @@ func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
 	mem.Total = mem.Weights + mem.KV + mem.Activations + mem.Overhead
 	mem.Fits = mem.Total <= mem.Usable
 	mem.Headroom = mem.Usable - mem.Total
-	mem.MaxContext = s.maxContext(mem.Usable, batch, ubatch)
+	mem.MaxContext, mem.ContextBound = s.maxContext(mem.Usable, batch, ubatch), BoundByMemory
+	if lim := m.Spec.MaxContext; lim > 0 && (mem.MaxContext < 0 || mem.MaxContext > lim) {
+		mem.MaxContext, mem.ContextBound = lim, BoundByModel
+	}
 	return mem
 }
 

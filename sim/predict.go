@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/units"
 )
 
@@ -294,6 +295,10 @@ func (r *Result) warnings(s *Setup) {
 	}
 	if b := in.Workload.Batch; b > 1 && m.Spec.MoE != nil && !r.Queued {
 		r.warn("moe-batch", "MoE at batch %d reads %.1f of %d experts per layer per step (uniform routing assumed)", b, m.DistinctExperts(b), m.Spec.MoE.Experts)
+	}
+	if in.PeakDerived {
+		r.warn("derived-peak", "the %s engine's %s peak (%s) is derived, not a datasheet figure: %s",
+			e.Name, in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), hardware.DerivedReason(in.PeakSource))
 	}
 	if m.Layout.IgnoreWindows {
 		r.warn("window-ignored", "%s does not implement %s's %d-token sliding window: every layer attends the whole context", in.Runtime, m.Spec.Name, m.Spec.SlidingWindow)

@@ -41,6 +41,9 @@ type Inputs struct {
 	// PeakSource is where the peak comes from; "[D] …" marks a value
 	// derived where no datasheet gives one.
 	PeakSource string
+	// PeakDerived is true when no datasheet gives the peak and the
+	// profile derives it (its source is tagged [D]): the output says so.
+	PeakDerived bool
 	// IdealPrecision is the fastest precision the engine has for the
 	// format under any kernel: the ideal bound uses its peak.
 	IdealPrecision units.Precision
@@ -87,6 +90,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		return nil, fmt.Errorf("the %s engine of %s has no peak for %s (weights %s under %s); it has %s: choose another format or engine",
 			e.Name, d.Name, joinPrecisions(rt.KernelPrecisions(m.Weights, e.Kind)), m.Weights.Name, rt.Name, joinPrecisions(e.Precisions()))
 	}
+	peakSource := d.Sources["engine."+e.Name+".peak."+string(prec)]
 	iprec, ipeak, _ := runtimes.IdealPrecision(m.Weights, e)
 	if ipeak < peak {
 		iprec, ipeak = prec, peak
@@ -94,8 +98,8 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	in := Inputs{
 		Model: m.Spec.Name, Device: d.Name, Engine: e.Name, EngineKind: e.Kind, Runtime: rt.Name,
 		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, IdealPrecision: iprec, IdealPeak: ipeak,
-		PeakSource: d.Sources["engine."+e.Name+".peak."+string(prec)],
-		Bandwidth:  d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
+		PeakSource: peakSource, PeakDerived: hardware.IsDerived(peakSource),
+		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare,
 	}

@@ -330,8 +330,10 @@ func TestProperties(t *testing.T) {
 		if !near(r.ITLFirst, r.ITLLast, 1e-12) {
 			t.Errorf("ITL %g → %g past the window", r.ITLFirst, r.ITLLast)
 		}
-		if r.Memory.MaxContext != -1 {
-			t.Errorf("max context %d, want unbounded", r.Memory.MaxContext)
+		// Memory would hold any context; the model's own maximum (32768,
+		// max_position_embeddings) bounds it.
+		if r.Memory.MaxContext != 32768 || r.Memory.ContextBound != sim.BoundByModel {
+			t.Errorf("max context %d (%s), want the model's 32768", r.Memory.MaxContext, r.Memory.ContextBound)
 		}
 	})
 	t.Run("MoE streams less than its weights at batch 1", func(t *testing.T) {

@@ -57,7 +57,7 @@ func setupFlags() []cli.Flag {
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the runtime's, f16"},
 		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
 		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
-		&cli.StringFlag{Name: "overhead", Value: "256MiB", Usage: "runtime memory `SIZE` beyond weights, KV and activations"},
+		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's (roofline show runtime NAME)"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention, which reads the KV cache once per query head (llama.cpp without -fa)"},
 	}
 }
@@ -154,14 +154,16 @@ func simOptions(c *cli.Context) (sim.Options, error) {
 			}
 		}
 	}
-	overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
-	if err != nil || overhead < 0 {
-		return sim.Options{}, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
-	}
 	o := sim.DefaultOptions
+	if c.IsSet("overhead") {
+		overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
+		if err != nil || overhead < 0 {
+			return sim.Options{}, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
+		}
+		o.RuntimeOverhead = overhead
+	}
 	o.BandwidthEfficiency = c.Float64("bw-efficiency")
 	o.ComputeEfficiency = c.Float64("compute-efficiency")
-	o.RuntimeOverhead = overhead
 	o.Cold = c.Bool("cold")
 	o.NoFlashAttention = c.Bool("no-flash-attn")
 	return o, nil

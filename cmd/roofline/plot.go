@@ -71,6 +71,7 @@ func seriesFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names, Hugging Face ids or files (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or files (required)"},
+		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes); default: chosen for each model, format and device"},
 		&cli.StringFlag{Name: "engine", Usage: "compute engines (`LIST`: gpu, cpu, npu); default: each device's default engine, or the first that runs the weights"},
 		&cli.StringFlag{Name: "weights", Usage: "weight formats `LIST`; default: each engine's default_weights, else the checkpoint"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
@@ -81,7 +82,7 @@ func seriesFlags() []cli.Flag {
 		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass"},
 		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
 		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
-		&cli.StringFlag{Name: "overhead", Value: "256MiB", Usage: "runtime memory `SIZE` beyond weights, KV and activations"},
+		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target drawn as a reference line (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target drawn as a reference line (`DURATION`, e.g. 200ms)"},
@@ -716,8 +717,17 @@ func plotMemory(c *cli.Context) (*plots.Figure, error) {
 			bars = append(bars, plots.MemoryBar{Label: label, Weights: m.Weights, KV: m.KV, Activations: m.Activations, Overhead: m.Overhead, Usable: m.Usable})
 		}
 	}
-	title := ss.title("Memory against usable memory", fmt.Sprintf("batch %d, ubatch %d, runtime overhead %s%s", w.Batch, w.UBatch,
-		units.FormatBytes(ss.opts.RuntimeOverhead, units.Binary), strings.Repeat(" ", 80)))
+	over := ""
+	if len(ss.list) > 0 {
+		o := ss.list[0].setup.Inputs.Overhead
+		over = ", runtime overhead " + units.FormatBytes(o, units.Binary)
+		for _, s := range ss.list {
+			if s.setup.Inputs.Overhead != o {
+				over = "" // differs by runtime: the bars show it
+			}
+		}
+	}
+	title := ss.title("Memory against usable memory", fmt.Sprintf("batch %d, ubatch %d%s%s", w.Batch, w.UBatch, over, strings.Repeat(" ", 80)))
 	title = strings.TrimRight(strings.SplitN(title, "\nexpected at", 2)[0], " ")
 	return plots.Memory(title, bars)
 }

@@ -124,6 +124,9 @@ type memoryJSON struct {
 	Fits             bool    `json:"fits"`
 	HeadroomBytes    float64 `json:"headroom_bytes"`
 	MaxContext       *int    `json:"max_context"`
+	// MaxContextBound is "memory" or "model" (the model's maximum context
+	// is reached before memory runs out).
+	MaxContextBound string `json:"max_context_bound"`
 }
 
 type phaseJSON struct {
@@ -161,6 +164,8 @@ type inputsJSON struct {
 	KV                 string         `json:"kv"`
 	Precision          string         `json:"precision"`
 	PeakOpsPerS        float64        `json:"peak_ops_per_s"`
+	PeakSource         string         `json:"peak_source"`
+	PeakDerived        bool           `json:"peak_derived"`
 	IdealPrecision     string         `json:"ideal_precision"`
 	IdealPeakOpsPerS   float64        `json:"ideal_peak_ops_per_s"`
 	BandwidthBytesPerS float64        `json:"bandwidth_bytes_per_s"`
@@ -229,10 +234,10 @@ func newPredictJSON(r *sim.Result, why string) predictJSON {
 		PrefillBound: string(r.Prefill.Bound), RidgeFLOPPerByte: r.Ridge, KVShareLastStep: jnum(r.KVShareLast),
 		LoadS: r.LoadTime,
 		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Total,
-			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil},
+			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil, ""},
 		Prefill: newPhaseJSON(r.Prefill),
 		Inputs: inputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Runtime, why, in.Weights, in.KV,
-			string(in.Precision), in.Peak, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
+			string(in.Precision), in.Peak, in.PeakSource, in.PeakDerived, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
 			efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead},
 			in.EfficiencyFrom, in.PrefillOverhead, in.DecodeOverhead,
 			in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold},
@@ -251,6 +256,7 @@ func newPredictJSON(r *sim.Result, why string) predictJSON {
 	if r.Memory.MaxContext >= 0 {
 		mc := r.Memory.MaxContext
 		j.Memory.MaxContext = &mc
+		j.Memory.MaxContextBound = r.Memory.ContextBound
 	}
 	if in.Cold {
 		j.ColdTTFT = jnum(r.ColdTTFT)
@@ -418,6 +424,15 @@ func memoryTable(r *sim.Result) report.Table {
 	return t
 }
 
+// peakKind says what kind of figure the peak is: a datasheet's dense
+// peak, or one the profile derives (the reasoning is in the notes).
+func peakKind(in sim.Inputs) string {
+	if in.PeakDerived {
+		return "dense peak, derived: see the note"
+	}
+	return "dense peak"
+}
+
 func writePredictText(w io.Writer, r *sim.Result, why string, x predictExtras) error {
 	in := r.Inputs
 	wl := in.Workload
@@ -433,7 +448,7 @@ func writePredictText(w io.Writer, r *sim.Result, why string, x predictExtras) e
 		{"runtime", in.Runtime + ": " + why},
 		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
 		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, units.FormatBytes(r.Memory.Weights, units.Binary), in.KV)},
-		{"compute", fmt.Sprintf("%s at %s (dense peak), ridge %s FLOP/B", in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), intensity(r.Ridge))},
+		{"compute", fmt.Sprintf("%s at %s (%s), ridge %s FLOP/B", in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), peakKind(in), intensity(r.Ridge))},
 		{"bandwidth", units.FormatBandwidth(in.Bandwidth) + " datasheet"},
 		{"efficiency", fmt.Sprintf("bandwidth %.2f, matrix products %.2f at %s rows (%.2f at most), attention %.2f", in.Efficiency.Bandwidth,
 			in.Efficiency.Matmul(float64(prefillRows(wl)), in.Peak), intensity(float64(prefillRows(wl))), in.Efficiency.ComputeMax, in.Efficiency.Attention)},
@@ -461,6 +476,8 @@ func writePredictText(w io.Writer, r *sim.Result, why string, x predictExtras) e
 	switch {
 	case r.Memory.MaxContext == 0:
 		maxCtx = "none: weights, activations and overhead alone exceed usable memory"
+	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByModel:
+		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, wl.Batch)
 	case r.Memory.MaxContext > 0:
 		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d", r.Memory.MaxContext, wl.Batch)
 	}
