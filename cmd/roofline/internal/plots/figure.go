@@ -16,7 +16,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -140,13 +139,19 @@ func Render(f *Figure, format string, w, h vg.Length) ([]byte, error) {
 	switch format {
 	case "svg":
 		s := vgsvg.New(w, h)
-		canvas, write = s, func(b *bytes.Buffer) error { _, err := s.WriteTo(b); return err }
+		canvas, write = s, func(b *bytes.Buffer) error {
+			var raw bytes.Buffer
+			if _, err := s.WriteTo(&raw); err != nil {
+				return err
+			}
+			b.Write(svgFontStack(raw.Bytes()))
+			return nil
+		}
 	case "png":
 		img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(150))
 		canvas, write = img, func(b *bytes.Buffer) error { _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(b); return err }
 	case "pdf":
-		p := vgpdf.New(w, h)
-		p.EmbedFonts(true)
+		p := newPDF(w, h)
 		canvas, write = p, func(b *bytes.Buffer) error { _, err := p.WriteTo(b); return err }
 	default:
 		return nil, fmt.Errorf("unknown image format %q (want %s)", format, strings.Join(Formats, ", "))
@@ -159,6 +164,17 @@ func Render(f *Figure, format string, w, h vg.Length) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// svgFamily is the font stack an SVG names: Liberation Serif, which the
+// figure was laid out with, then fonts with the same metrics (Tinos on
+// ChromeOS and Android, Times New Roman on Windows and macOS), so text
+// keeps its measured width where Liberation is not installed.
+const svgFamily = "font-family:'Liberation Serif',Tinos,'Times New Roman',serif;"
+
+// svgFontStack replaces the single family vgsvg writes with svgFamily.
+func svgFontStack(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"), []byte(svgFamily))
 }
 
 func (f *Figure) draw(dc draw.Canvas) error {

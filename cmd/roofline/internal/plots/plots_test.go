@@ -153,8 +153,12 @@ func TestDeterministicSVG(t *testing.T) {
 		}
 		return b
 	}
-	if !bytes.Equal(render(), render()) {
+	a := render()
+	if !bytes.Equal(a, render()) {
 		t.Error("two renders differ")
+	}
+	if bytes.Contains(a, []byte("font-family:Liberation Serif;")) || !bytes.Contains(a, []byte(svgFamily)) {
+		t.Errorf("the SVG does not name the metric-compatible font stack %s", svgFamily)
 	}
 }
 
