@@ -28,8 +28,8 @@ import (
 // The drawing model follows vgpdf: fpdf measures from the top left, so the
 // page is flipped once and each string flipped back.
 type pdfCanvas struct {
-	doc   *pdf.Fpdf
-	w, h  vg.Length
+	doc    *pdf.Fpdf
+	w, h   vg.Length
 	width  []vg.Length // line width per Push level
 	fonts  map[string]bool
 	images int
