@@ -40,8 +40,17 @@ type Device struct {
 	VariantOf string
 	PowerMode string
 
-	Memory            float64 // capacity, B
-	Usable            float64 // share of Memory a model may use, B
+	Memory float64 // capacity, B
+	// Usable is the memory a model may use, B, as UsableMemory decides it
+	// (the profile decoder sets it).
+	Usable float64
+	// UsableGiven is a profile's own usable_memory, B; 0 lets the rule of
+	// the device's memory class decide (UsableMemory).
+	UsableGiven float64
+	// Reserved is what the platform keeps before a model loads, B:
+	// firmware carveouts and the OS on a board, the driver's reservation
+	// and ECC on a discrete GPU; 0 when the profile gives no figure.
+	Reserved          float64
 	Unified           bool    // memory shared by CPU and accelerators (and the OS)
 	Bandwidth         float64 // datasheet peak, B/s
 	MeasuredBandwidth float64 // measured (STREAM-like), B/s; 0 when unknown
@@ -62,7 +71,12 @@ type Engine struct {
 	Name  string
 	Kind  Kind
 	Peaks map[units.Precision]float64 // dense peak, FLOP/s or OP/s
-	Power float64                     // rated draw of the device while this engine runs, W; 0 when unknown
+	// Power is the draw of the device while this engine runs flat out, W;
+	// 0 when no public figure exists (PowerDraw says so).
+	Power float64
+	// IdlePower is the draw of the device idling with this engine ready,
+	// W; 0 when no public figure exists.
+	IdlePower float64
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
 	// runtime's class for runs on this engine.
@@ -130,6 +144,30 @@ func (d *Device) EngineNames() []string {
 	return n
 }
 
+// ErrNoPowerFigure is returned, wrapped, when a profile has no power
+// figure for an engine: energy cannot be estimated without one, and a
+// caller should say so rather than leave the answer out.
+var ErrNoPowerFigure = errors.New("no published power figure")
+
+// PowerDraw is the engine's draw while it runs and while the device idles,
+// W, with where each comes from. It returns an error wrapping
+// ErrNoPowerFigure when the profile has no running power; idle is 0 (and
+// idleSource empty) when only the running power is known.
+func (d *Device) PowerDraw(engine string) (run, idle float64, runSource, idleSource string, err error) {
+	e, err := d.Engine(engine)
+	if err != nil {
+		return 0, 0, "", "", err
+	}
+	if e.Power <= 0 {
+		return 0, 0, "", "", fmt.Errorf("the %s engine of %s: %w (add power to the profile, or give the draw yourself)", e.Name, d.Name, ErrNoPowerFigure)
+	}
+	key := "engine." + e.Name
+	if e.IdlePower > 0 {
+		idleSource = d.Sources[key+".idle_power"]
+	}
+	return e.Power, e.IdlePower, d.Sources[key+".power"], idleSource, nil
+}
+
 // Pick returns the first precision of prefs this engine has a peak for.
 func (e *Engine) Pick(prefs []units.Precision) (units.Precision, float64, bool) {
 	for _, p := range prefs {
@@ -168,7 +206,10 @@ func (d *Device) Validate() error {
 		errs = append(errs, fmt.Errorf("memory must be positive, got %g", d.Memory))
 	}
 	if bad(d.Usable) || d.Usable > d.Memory {
-		errs = append(errs, fmt.Errorf("usable_memory must be positive and at most memory (%s), got %g", units.FormatBytes(d.Memory, units.Binary), d.Usable))
+		errs = append(errs, fmt.Errorf("usable_memory must be positive and at most memory (%s), got %s", units.FormatBytes(d.Memory, units.Binary), units.FormatBytes(d.Usable, units.Binary)))
+	}
+	if d.Reserved < 0 || math.IsNaN(d.Reserved) || d.Reserved >= d.Memory {
+		errs = append(errs, fmt.Errorf("reserved_memory must be at least 0 and less than memory (%s), got %s", units.FormatBytes(d.Memory, units.Binary), units.FormatBytes(d.Reserved, units.Binary)))
 	}
 	if bad(d.Bandwidth) {
 		errs = append(errs, fmt.Errorf("bandwidth must be positive, got %g", d.Bandwidth))
@@ -201,6 +242,9 @@ func (d *Device) Validate() error {
 		}
 		if e.Power < 0 || math.IsNaN(e.Power) || math.IsInf(e.Power, 0) {
 			errs = append(errs, fmt.Errorf("engine %s: power must be positive, got %g", e.Name, e.Power))
+		}
+		if e.IdlePower < 0 || math.IsNaN(e.IdlePower) || math.IsInf(e.IdlePower, 0) || (e.Power > 0 && e.IdlePower > e.Power) {
+			errs = append(errs, fmt.Errorf("engine %s: idle_power must be positive and at most power (%g W), got %g W", e.Name, e.Power, e.IdlePower))
 		}
 		if c := e.Calibration; c != nil {
 			if err := c.Efficiency.Validate(); err != nil {
@@ -238,12 +282,21 @@ func (d *Device) Validate() error {
 // NumberKeys lists the keys of every sourced figure the device has.
 func (d *Device) NumberKeys() []string {
 	keys := []string{"memory", "bandwidth", "storage_bandwidth"}
+	if d.UsableGiven > 0 {
+		keys = append(keys, "usable_memory")
+	}
+	if d.Reserved > 0 {
+		keys = append(keys, "reserved_memory")
+	}
 	if d.MeasuredBandwidth > 0 {
 		keys = append(keys, "measured_bandwidth")
 	}
 	for _, e := range d.Engines {
 		if e.Power > 0 {
 			keys = append(keys, "engine."+e.Name+".power")
+		}
+		if e.IdlePower > 0 {
+			keys = append(keys, "engine."+e.Name+".idle_power")
 		}
 		var ps []string
 		for p := range e.Peaks {

@@ -90,6 +90,7 @@ type rawEngine struct {
 	Name        string             `toml:"name"`
 	Kind        string             `toml:"kind"`
 	Power       *sourced           `toml:"power"`
+	IdlePower   *sourced           `toml:"idle_power"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -141,6 +142,7 @@ type rawDevice struct {
 	UnifiedMemory     *bool       `toml:"unified_memory"`
 	Memory            *sourced    `toml:"memory"`
 	UsableMemory      *sourced    `toml:"usable_memory"`
+	ReservedMemory    *sourced    `toml:"reserved_memory"`
 	Bandwidth         *sourced    `toml:"bandwidth"`
 	MeasuredBandwidth *sourced    `toml:"measured_bandwidth"`
 	StorageBandwidth  *sourced    `toml:"storage_bandwidth"`
@@ -149,11 +151,6 @@ type rawDevice struct {
 	Engine            []rawEngine `toml:"engine"`
 	Variant           []rawDevice `toml:"variant"`
 }
-
-// UnifiedUsableShare is the default share of a unified memory a model may
-// use: the macOS default GPU wired-memory limit of about 75 % of RAM,
-// applied to every device whose memory the OS shares.
-const UnifiedUsableShare = 0.75
 
 // DecodeStrict decodes TOML into v and turns syntax errors and unknown keys
 // into positioned FileErrors; other roofline files (studies) share it.
@@ -439,20 +436,17 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 	if v, ok := d.quantity(dev, "memory", r.Memory, units.DimBytes); ok {
 		dev.Memory = v
 		if r.UsableMemory == nil {
-			dev.Usable = 0 // recomputed below from the new capacity
+			dev.UsableGiven = 0 // a new capacity: the rule decides again
 		}
 	}
 	if v, ok := d.quantity(dev, "usable_memory", r.UsableMemory, units.DimBytes); ok {
-		dev.Usable = v
+		dev.UsableGiven = v
 	}
-	if dev.Usable == 0 && dev.Memory > 0 {
-		if dev.Unified {
-			dev.Usable = UnifiedUsableShare * dev.Memory
-			dev.Sources["usable_memory"] = fmt.Sprintf("default rule: %.0f %% of unified memory (the macOS default GPU wired limit, applied to every unified-memory device)", UnifiedUsableShare*100)
-		} else {
-			dev.Usable = dev.Memory
-			dev.Sources["usable_memory"] = "default rule: all of a dedicated memory (runtime overhead is counted separately)"
-		}
+	if v, ok := d.quantity(dev, "reserved_memory", r.ReservedMemory, units.DimBytes); ok {
+		dev.Reserved = v
+	}
+	if dev.Memory > 0 {
+		dev.Usable, dev.Sources["usable_memory"] = dev.UsableMemory()
 	}
 	if v, ok := d.quantity(dev, "bandwidth", r.Bandwidth, units.DimBandwidth); ok {
 		dev.Bandwidth = v
@@ -493,6 +487,9 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	key := "engine." + e.Name
 	if v, ok := d.quantity(dev, key+".power", re.Power, units.DimPower); ok {
 		e.Power = v
+	}
+	if v, ok := d.quantity(dev, key+".idle_power", re.IdlePower, units.DimPower); ok {
+		e.IdlePower = v
 	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {

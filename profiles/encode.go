@@ -49,9 +49,8 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 	str("power_mode", d.PowerMode)
 	kv("unified_memory", strconv.FormatBool(d.Unified))
 	field("memory", "memory", d.Memory, units.DimBytes, "")
-	if !strings.HasPrefix(d.Sources["usable_memory"], defaultRulePrefix) {
-		field("usable_memory", "usable_memory", d.Usable, units.DimBytes, "")
-	}
+	field("usable_memory", "usable_memory", d.UsableGiven, units.DimBytes, "")
+	field("reserved_memory", "reserved_memory", d.Reserved, units.DimBytes, "")
 	field("bandwidth", "bandwidth", d.Bandwidth, units.DimBandwidth, "")
 	field("measured_bandwidth", "measured_bandwidth", d.MeasuredBandwidth, units.DimBandwidth, "")
 	field("storage_bandwidth", "storage_bandwidth", d.StorageBandwidth, units.DimBandwidth, "")
@@ -69,6 +68,7 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		str("name", e.Name)
 		str("kind", string(e.Kind))
 		field("power", key+".power", e.Power, units.DimPower, "")
+		field("idle_power", key+".idle_power", e.IdlePower, units.DimPower, "")
 		b.WriteString("[engine.peak]\n")
 		for _, p := range units.Precisions {
 			if v := e.Peaks[p]; v > 0 {
@@ -150,10 +150,6 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 		}
 	}
 }
-
-// defaultRulePrefix starts the source of a figure the decoder derived by
-// rule; such figures are not written back.
-const defaultRulePrefix = "default rule"
 
 // number renders a plain number exactly, TOML's nan for NaN.
 func number(v float64) string {

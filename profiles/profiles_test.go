@@ -139,8 +139,12 @@ func TestUserProfileAndVariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, _ := d.Engine(""); e.Power != 20 || e.Calibration != nil {
+	if e, _ := d.Engine(""); e.Power != 20 || e.IdlePower != 4.5 || e.Calibration != nil {
 		t.Errorf("engine = %+v", e)
+	}
+	// 16 GiB less the 2 GiB the profile reserves.
+	if d.Usable != 14<<30 || !strings.Contains(d.Sources["usable_memory"], "reserved_memory") {
+		t.Errorf("usable %g (%s)", d.Usable, d.Sources["usable_memory"])
 	}
 	if d.MeasuredBandwidth != 80e9 {
 		t.Errorf("measured bandwidth %g", d.MeasuredBandwidth)
@@ -150,7 +154,7 @@ func TestUserProfileAndVariant(t *testing.T) {
 		t.Fatal(err)
 	}
 	ve, _ := v.Engine("")
-	if ve.Peaks["fp16"] != 15e12 || ve.Peaks["int8"] != 20e12 || ve.Power != 20 {
+	if ve.Peaks["fp16"] != 15e12 || ve.Peaks["int8"] != 20e12 || ve.Power != 20 || ve.IdlePower != 4.5 || v.Usable != 14<<30 {
 		t.Errorf("variant engine = %+v", ve)
 	}
 	// The built-in catalog is untouched.

@@ -204,10 +204,10 @@ func TestEnergy(t *testing.T) {
 func TestConcurrent(t *testing.T) {
 	s := newSetup(t, "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu")
 	tg := sim.Targets{TTFT: 1, TPOT: 0.2}
-	cs := s.Concurrent(64, 4096, 100, 200, 512, tg)
+	cs := s.Concurrent(64, 8192, 100, 200, 512, tg)
 	prev := 0.0
 	for _, c := range cs {
-		e := s.Evaluate(4096, c.N, 100, 200, 512, tg)
+		e := s.Evaluate(8192, c.N, 100, 200, 512, tg)
 		if c.TTFT != e.TTFT || c.TPOT != e.TPOT || c.Limit != e.Limit || c.TPOT < prev {
 			t.Errorf("N=%d: %+v, plan's evaluation %+v", c.N, c, e)
 		}
@@ -215,10 +215,10 @@ func TestConcurrent(t *testing.T) {
 	}
 	n, l := sim.FirstFailure(cs)
 	if n < 2 || l != sim.LimitMemory {
-		// 4096 tokens × 114,688 B = 448 MiB per chat: memory runs out first.
+		// 8192 tokens × 114,688 B = 896 MiB per chat: memory runs out first.
 		t.Errorf("first failure at N=%d (%v); want memory after a few chats", n, l)
 	}
-	if l := s.PlanLimits(1, 4096, 100, 200, 512, tg); l.MaxBatchFit != n-1 {
+	if l := s.PlanLimits(1, 8192, 100, 200, 512, tg); l.MaxBatchFit != n-1 {
 		t.Errorf("memory allows %d chats, first failure at %d", l.MaxBatchFit, n)
 	}
 }

@@ -12,8 +12,10 @@ import (
 //
 // Memory: weights 4,912,898,048 B + KV 131,072 B per token + activations
 // 4 B · 512 · (128256 + 4096 + 14336) = 300,421,120 B + overhead
-// 268,435,456 B, against 0.75 · 8 GiB = 6,442,450,944 B usable:
-// the longest context is ⌊960,696,320 / 131,072⌋ = 7329 tokens.
+// 268,435,456 B, against 8 GiB − 1117 MiB (hardware.SharedOSReserve) =
+// 7,418,675,200 B usable: the longest context is ⌊1,936,920,576 /
+// 131,072⌋ = 14777 tokens; with 10 % headroom (6,676,807,680 B usable)
+// ⌊1,195,053,056 / 131,072⌋ = 9117.
 //
 // TPOT at context c (the last step attends c − 1 keys): (4,617,398,528 +
 // 131,072 · (c − 1)) B / (0.7 · 68 GB/s) + 1.15 ms; at c = 4096 that is
@@ -42,14 +44,15 @@ func TestPlanBoundaries(t *testing.T) {
 		feasible bool
 		limit    sim.Limit
 	}{
-		{"just fits", 7329, sim.Targets{}, true, sim.LimitNone},
-		{"just does not fit", 7330, sim.Targets{}, false, sim.LimitMemory},
+		{"just fits", 14777, sim.Targets{}, true, sim.LimitNone},
+		{"just does not fit", 14778, sim.Targets{}, false, sim.LimitMemory},
 		{"TPOT just under", 4096, sim.Targets{TPOT: tpot(4096) * (1 + 1e-9)}, true, sim.LimitNone},
 		{"TPOT just over", 4097, sim.Targets{TPOT: tpot(4096) * (1 + 1e-9)}, false, sim.LimitTPOT},
 		{"TTFT just under", 640, sim.Targets{TTFT: ttft * (1 + 1e-9)}, true, sim.LimitNone},
 		{"TTFT just over", 640, sim.Targets{TTFT: ttft * (1 - 1e-9)}, false, sim.LimitTTFT},
-		{"headroom 10% takes the fit away", 7000, sim.Targets{Headroom: 0.10}, false, sim.LimitMemory},
-		{"memory is checked first", 8000, sim.Targets{TPOT: 1e-3}, false, sim.LimitMemory},
+		{"fits without headroom", 9118, sim.Targets{}, true, sim.LimitNone},
+		{"headroom 10% takes the fit away", 9118, sim.Targets{Headroom: 0.10}, false, sim.LimitMemory},
+		{"memory is checked first", 16000, sim.Targets{TPOT: 1e-3}, false, sim.LimitMemory},
 		{"throughput", 4096, sim.Targets{MinThroughput: 1 / tpot(4096) * 1.01}, false, sim.LimitThroughput},
 	}
 	for _, c := range cases {
@@ -62,8 +65,8 @@ func TestPlanBoundaries(t *testing.T) {
 		})
 	}
 	l := s.PlanLimits(1, 640, 512, 128, 512, sim.Targets{TPOT: tpot(4096) * (1 + 1e-9), TTFT: ttft * (1 + 1e-9)})
-	if l.MaxContextFit != 7329 || l.MaxContextTPOT != 4096 || l.MaxPromptTTFT != 512 {
-		t.Errorf("limits %+v, want fit 7329, TPOT 4096, prompt 512", l)
+	if l.MaxContextFit != 14777 || l.MaxContextTPOT != 4096 || l.MaxPromptTTFT != 512 {
+		t.Errorf("limits %+v, want fit 14777, TPOT 4096, prompt 512", l)
 	}
 }
 

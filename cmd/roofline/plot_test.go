@@ -427,7 +427,7 @@ func TestPlotSeriesMatchPredictor(t *testing.T) {
 
 	t.Run("concurrency", func(t *testing.T) {
 		rows := plotData(t, "plot", "concurrency", "-m", "llama-3.2-3b", "--hw", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
-			"-p", "50", "-n", "150", "-d", "2000", "--max-chats", "16")
+			"-p", "50", "-n", "150", "-d", "2000", "--max-chats", "24")
 		limit := 0.0
 		for _, r := range rows {
 			x, y := atof(t, r[3]), atof(t, r[5])
