@@ -18,9 +18,16 @@ type Layout struct {
 	// beyond its window: nothing, or one micro-batch (llama.cpp's SWA
 	// cache keeps window + n_ubatch cells).
 	WindowCache WindowCache
+	// WindowOffset is added to the window before the micro-batch: vLLM
+	// holds the last window − 1 computed tokens plus the scheduled ones.
+	WindowOffset int
 	// WindowPad rounds the cache of a sliding layer up to a multiple of
-	// this many tokens (0 or 1: no rounding).
+	// this many tokens (0 or 1: no rounding): llama.cpp's 256 cells,
+	// vLLM's 16-token blocks.
 	WindowPad int
+	// WindowExtraBlocks adds whole pads after rounding: vLLM reserves one
+	// block more because a window need not start at a block boundary.
+	WindowExtraBlocks int
 	// MLA is the cache layout of multi-head latent attention.
 	MLA MLACache
 	// Head, when set (non-empty Name), stores the output head in this
@@ -79,24 +86,29 @@ func (l Layout) Validate() error {
 	default:
 		return fmt.Errorf("unknown MLA cache layout %q (want latent, %s or %s)", l.MLA, MLALatentV, MLAExpanded)
 	}
-	if l.WindowPad < 0 {
-		return fmt.Errorf("window padding must not be negative, got %d", l.WindowPad)
+	if l.WindowPad < 0 || l.WindowExtraBlocks < 0 {
+		return fmt.Errorf("window padding and extra blocks must not be negative, got %d and %d", l.WindowPad, l.WindowExtraBlocks)
+	}
+	if l.WindowOffset < -1 || l.WindowOffset > 1 {
+		return fmt.Errorf("window offset must be -1, 0 or 1, got %d", l.WindowOffset)
 	}
 	return nil
 }
 
 // windowCacheTokens is what a sliding layer of window w holds at its
 // fullest, for passes of ubatch tokens; 0 when it holds every token.
+// llama.cpp: pad₂₅₆(w + ubatch) (src/llama-kv-cache-iswa.cpp); vLLM:
+// (⌈(w − 1 + ubatch)/16⌉ + 1)·16 (SlidingWindowSpec).
 func (l Layout) windowCacheTokens(w, ubatch int) int {
 	if w <= 0 || l.WindowCache == WindowFull {
 		return 0
 	}
 	n := w
 	if l.WindowCache == WindowPlusUBatch {
-		n += max(ubatch, 1)
+		n += l.WindowOffset + max(ubatch, 1)
 	}
-	if l.WindowPad > 1 {
-		n = (n + l.WindowPad - 1) / l.WindowPad * l.WindowPad
+	if p := l.WindowPad; p > 1 {
+		n = (n+p-1)/p*p + l.WindowExtraBlocks*p
 	}
 	return n
 }

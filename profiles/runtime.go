@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -19,20 +20,26 @@ type rawRule struct {
 	Value         any      `toml:"value"`
 	Architectures []string `toml:"architectures"`
 	Pad           int      `toml:"pad"`
+	Offset        int      `toml:"offset"`
+	ExtraBlocks   int      `toml:"extra_blocks"`
 	Untie         bool     `toml:"untie"`
 	Source        string   `toml:"source"`
 }
 
 type rawRuntime struct {
-	Name               string   `toml:"name"`
-	Aliases            []string `toml:"aliases"`
-	Description        string   `toml:"description"`
-	References         []string `toml:"references"`
-	Weights            []string `toml:"weights"`
-	KV                 []string `toml:"kv"`
-	DefaultWeights     string   `toml:"default_weights"`
-	DefaultKV          string   `toml:"default_kv"`
-	FormatsSource      string   `toml:"formats_source"`
+	Name              string   `toml:"name"`
+	Aliases           []string `toml:"aliases"`
+	Description       string   `toml:"description"`
+	References        []string `toml:"references"`
+	Weights           []string `toml:"weights"`
+	KV                []string `toml:"kv"`
+	DefaultWeights    string   `toml:"default_weights"`
+	DefaultKV         string   `toml:"default_kv"`
+	FormatsSource     string   `toml:"formats_source"`
+	CheckpointWeights *struct {
+		Formats map[string]string `toml:"formats"`
+		Source  string            `toml:"source"`
+	} `toml:"checkpoint_weights"`
 	ContinuousBatching *rawRule `toml:"continuous_batching"`
 	MemoryOverhead     *rawRule `toml:"memory_overhead"`
 	MemoryShare        *rawRule `toml:"memory_share"`
@@ -80,7 +87,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	var r rawRuntime
 	md, err := decodeStrict(file, src, &r)
 	if err != nil {
-		return nil, err
+		return nil, &RuntimeFileError{File: file, Err: err}
 	}
 	var errs []error
 	fe := func(key, format string, a ...any) {
@@ -97,12 +104,41 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	rt := &runtimes.Runtime{Name: r.Name, Aliases: r.Aliases, Description: r.Description, References: r.References,
 		Weights: r.Weights, KV: r.KV, DefaultWeights: r.DefaultWeights, DefaultKV: r.DefaultKV,
 		MemoryShare: 1, Sources: map[string]string{}, File: file, Classes: map[hardware.Kind]*runtimes.Class{}}
-	source := func(key string, s string) {
-		if strings.TrimSpace(s) == "" {
-			fe(key, "%s has no source: every rule in a runtime profile cites where it comes from (the runtime's docs or code)", key)
+	refs := map[string]bool{}
+	for _, ref := range r.References {
+		id := refTag.FindString(ref)
+		if id == "" || !strings.HasPrefix(ref, id) {
+			fe("references", "reference %q must open with its tag, such as [L1]", ref)
+			continue
 		}
-		rt.Sources[key] = s
+		if refs[id] {
+			fe("references", "reference tag %s is defined twice", id)
+		}
+		refs[id] = true
 	}
+	// sourceAt checks a rule's source and records it. The error names the
+	// line of the rule's key, or, in an array of tables (line > 0, its
+	// header), the line of the source within that table.
+	sourceAt := func(key string, line int, s string) {
+		rt.Sources[key] = s
+		msg := checkSource(s, refs)
+		if msg == "" {
+			return
+		}
+		if line > 0 {
+			if l := lineOfTextFrom(src, s, line); l > 0 {
+				line = l
+			}
+		} else {
+			tk := key
+			if key == "formats" {
+				tk = "formats_source"
+			}
+			line = lineOfKey(src, toml.Key(strings.Split(tk, ".")))
+		}
+		errs = append(errs, &FileError{File: file, Line: line, Msg: key + " " + msg})
+	}
+	source := func(key, s string) { sourceAt(key, 0, s) }
 	source("formats", r.FormatsSource)
 	for _, w := range r.Weights {
 		if w == runtimes.GGUF {
@@ -124,10 +160,25 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			fe("default_weights", "default_weights %s is not among the runtime's weights", r.DefaultWeights)
 		}
 	}
+	if cw := r.CheckpointWeights; cw != nil {
+		rt.CheckpointWeights = map[string]string{}
+		for from, to := range cw.Formats {
+			if _, err := model.LookupWeightFormat(from); err != nil {
+				fe("checkpoint_weights", "checkpoint_weights: %v", err)
+			}
+			if w, err := model.LookupWeightFormat(to); err != nil {
+				fe("checkpoint_weights", "checkpoint_weights: %v", err)
+			} else if !rt.RunsWeights(w) {
+				fe("checkpoint_weights", "checkpoint_weights: %s is not among the runtime's weights", to)
+			}
+			rt.CheckpointWeights[from] = to
+		}
+		source("checkpoint_weights", cw.Source)
+	}
 	if r.DefaultKV != "" && !rt.RunsKV(r.DefaultKV) {
 		fe("default_kv", "default_kv %s is not among the runtime's kv formats", r.DefaultKV)
 	}
-	for _, e := range r.Engine {
+	for ei, e := range r.Engine {
 		k := hardware.Kind(e.Kind)
 		if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
 			fe("engine", "engine kind must be gpu, cpu or npu, got %q", e.Kind)
@@ -137,7 +188,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("families", "unknown device family %q (known: %s)", f, strings.Join(hardware.Families, ", "))
 			}
 		}
-		source("engine."+e.Kind, e.Source)
+		sourceAt("engine."+e.Kind, lineOfNth(src, "[[engine]]", ei), e.Source)
 		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families})
 	}
 	if b := r.ContinuousBatching; b != nil {
@@ -188,7 +239,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		default:
 			fe("window_cache", "window_cache value must be \"window\", %q or %q", model.WindowPlusUBatch, model.WindowFull)
 		}
-		rt.Layout.WindowPad = w.Pad
+		rt.Layout.WindowPad, rt.Layout.WindowOffset, rt.Layout.WindowExtraBlocks = w.Pad, w.Offset, w.ExtraBlocks
 		source("layout.window_cache", w.Source)
 	}
 	if m := l.MLACache; m != nil {
@@ -247,7 +298,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if len(kr.Compute) == 0 {
 			fe("kernel", "every [[kernel]] needs compute precisions")
 		}
-		source(fmt.Sprintf("kernel.%d", i), k.Source)
+		sourceAt(fmt.Sprintf("kernel.%d", i), lineOfNth(src, "[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)
 	}
 	kinds := make([]string, 0, len(r.Efficiency))
@@ -268,7 +319,75 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			fe("name", "runtime %s: %v", rt.Name, err)
 		}
 	}
-	return rt, errors.Join(errs...)
+	if len(errs) > 0 {
+		return rt, &RuntimeFileError{File: file, Err: errors.Join(errs...)}
+	}
+	return rt, nil
+}
+
+// RuntimeFileError is a runtime profile that cannot be used as written:
+// the user's input is wrong, as with a bad flag value. Err joins one
+// *FileError per problem, each naming its line.
+type RuntimeFileError struct {
+	File string
+	Err  error
+}
+
+func (e *RuntimeFileError) Error() string { return e.Err.Error() }
+func (e *RuntimeFileError) Unwrap() error { return e.Err }
+
+// refTag matches a reference tag such as [L1] or [V10].
+var refTag = regexp.MustCompile(`\[[A-Z][A-Z0-9]*\]`)
+
+// genericTags may open any source without a reference of that name:
+// derived here, or secondary.
+var genericTags = map[string]bool{"[D]": true, "[S]": true}
+
+// checkSource says what is wrong with a rule's source, "" when nothing:
+// it must exist, cite only references the profile defines, and say what
+// the reference states, not only name it ("[L1] draft" does not).
+func checkSource(s string, refs map[string]bool) string {
+	if strings.TrimSpace(s) == "" {
+		return "has no source: every rule in a runtime profile cites where it comes from (the runtime's docs or code)"
+	}
+	for _, tag := range refTag.FindAllString(s, -1) {
+		if !refs[tag] && !genericTags[tag] {
+			return fmt.Sprintf("cites %s, which the profile's references do not define", tag)
+		}
+	}
+	if len(strings.Fields(refTag.ReplaceAllString(s, " "))) < 3 {
+		return fmt.Sprintf("source %q says nothing beyond its reference tags: say what the runtime's code or docs state", s)
+	}
+	return ""
+}
+
+// lineOfTextFrom is the first line from line `from` (1-based) on which a
+// quoted source text appears, 0 when none does (or it is empty).
+func lineOfTextFrom(src []byte, text string, from int) int {
+	if strings.TrimSpace(text) == "" {
+		return 0
+	}
+	lines := strings.Split(string(src), "\n")
+	for i := max(from-1, 0); i < len(lines); i++ {
+		if strings.Contains(lines[i], `"`+text+`"`) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// lineOfNth is the line of the n-th (from 0) table header h, 0 when the
+// file has fewer.
+func lineOfNth(src []byte, h string, n int) int {
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.TrimSpace(stripComment(l)) == h {
+			if n == 0 {
+				return i + 1
+			}
+			n--
+		}
+	}
+	return 0
 }
 
 func decodeClass(kind string, r *rawClass) (*runtimes.Class, error) {

@@ -29,6 +29,11 @@ type Runtime struct {
 	// name, or Native for the model's published checkpoint.
 	DefaultWeights string
 	DefaultKV      string
+	// CheckpointWeights maps a model's published checkpoint format to the
+	// format the runtime runs such a model in by default, where that is
+	// not DefaultWeights: llama.cpp runs gpt-oss (MXFP4 experts) as the
+	// MXFP4_MOE file, not as a Q4_K_M recipe.
+	CheckpointWeights map[string]string
 
 	// WindowArchitectures lists the architectures (config.json model_type)
 	// whose sliding windows it honours; every other model is priced with
@@ -168,8 +173,12 @@ func (r *Runtime) WeightsFor(s *model.Spec) string {
 	if s.FileWeights != nil {
 		return model.FileWeightsName
 	}
+	native := s.NativeFormat()
 	if r.DefaultWeights == Native {
-		return s.NativeFormat()
+		return native
+	}
+	if w, ok := r.CheckpointWeights[native]; ok {
+		return w
 	}
 	return r.DefaultWeights
 }

@@ -1,0 +1,210 @@
+package runtimes_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
+)
+
+func catalog(t *testing.T) *profiles.Catalog {
+	t.Helper()
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// cost prices a built-in model under a runtime's layout.
+func cost(t *testing.T, cat *profiles.Catalog, name, runtime, weights, kv string) *model.Cost {
+	t.Helper()
+	s, err := cat.Model(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cat.Runtime(runtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.BuildNamed(s, weights, kv, rt.LayoutFor(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// The same model's KV cache depends on the runtime: whether it honours
+// the sliding window, and how many tokens its window cache holds.
+func TestRuntimeKVLayouts(t *testing.T) {
+	cat := catalog(t)
+	// Mistral-7B v0.1: 32 layers × 2 (K, V) × 8 KV heads × 128 × 2 B
+	// = 131072 B per token, a 4096-token window on every layer.
+	const mistralPerToken = 32 * 2 * 8 * 128 * 2
+	// Gemma-3-4B: 34 layers, every sixth full (5 full, 29 sliding at
+	// 1024 tokens); per layer and token 2 × 4 KV heads × 256 × 2 B.
+	const gemmaPerLayer = 2 * 4 * 256 * 2
+	cases := []struct {
+		name, model, runtime, kv string
+		ctx, ubatch              int
+		cache, reads             float64 // KVCacheBytes (memory), KVBytes (what attention reads)
+	}{
+		// llama.cpp never implemented Mistral v0.1's window: the full
+		// 30000 tokens are cached and read.
+		{"mistral llama.cpp", "mistral-7b", "llama.cpp", "f16", 30000, 512, 30000 * mistralPerToken, 30000 * mistralPerToken},
+		// vLLM honours it: attention reads the 4096-token window; the
+		// cache holds (⌈(4096 − 1 + 512)/16⌉ + 1) × 16 = 289 × 16 = 4624
+		// tokens (SlidingWindowSpec).
+		{"mistral vllm", "mistral-7b", "vllm", "bf16", 30000, 512, 4624 * mistralPerToken, 4096 * mistralPerToken},
+		// llama.cpp's SWA cache: pad₂₅₆(1024 + 512) = 1536 cells on the 29
+		// sliding layers, the whole 4096 tokens on the 5 full ones:
+		// (29·1536 + 5·4096)·4096 B = 266,338,304 B, 29.6 % above the
+		// window alone (205,520,896 B), which attention reads.
+		{"gemma-3 llama.cpp", "gemma-3-4b", "llama.cpp", "f16", 4096, 512, (29*1536 + 5*4096) * gemmaPerLayer, (29*1024 + 5*4096) * gemmaPerLayer},
+		// MLX's rotating cache holds exactly the window.
+		{"gemma-3 mlx", "gemma-3-4b", "mlx", "f16", 4096, 512, (29*1024 + 5*4096) * gemmaPerLayer, (29*1024 + 5*4096) * gemmaPerLayer},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := cost(t, cat, c.model, c.runtime, "bf16", c.kv)
+			if got := m.KVCacheBytes(c.ctx, c.ubatch); got != c.cache {
+				t.Errorf("KV cache at %d tokens: %.0f B, want %.0f B", c.ctx, got, c.cache)
+			}
+			if got := m.KVBytes(c.ctx); got != c.reads {
+				t.Errorf("KV read at %d tokens: %.0f B, want %.0f B", c.ctx, got, c.reads)
+			}
+		})
+	}
+}
+
+// DeepSeek-V3's MLA cache under the llama.cpp builds: 61 layers, today
+// the kv_lora_rank 512 + rope 64 latent (576 values), builds from April
+// 2025 to January 2026 also V at 512: 1088/576 = 1.89×.
+func TestMLACacheByBuild(t *testing.T) {
+	cat := catalog(t)
+	s, _ := cat.Model("deepseek-v3")
+	for _, c := range []struct {
+		mla  model.MLACache
+		want float64
+	}{
+		{model.MLALatent, 61 * 576 * 2},
+		{model.MLALatentV, 61 * (576 + 512) * 2},
+	} {
+		m, err := model.BuildNamed(s, "q4_k_m", "f16", model.Layout{MLA: c.mla})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.KVBytesPerToken(); got != c.want {
+			t.Errorf("%q: %.0f B per token, want %.0f", c.mla, got, c.want)
+		}
+	}
+	if m := cost(t, cat, "deepseek-v3", "llama.cpp", "q4_k_m", "f16"); m.KVBytesPerToken() != 61*576*2 {
+		t.Errorf("llama.cpp today caches %.0f B per token, want the latent's %d", m.KVBytesPerToken(), 61*576*2)
+	}
+}
+
+// llama.cpp keeps an untied token_embd in host memory: on a discrete GPU
+// it does not take VRAM. Llama-3.1-8B q4_k_m: the table is 128256 × 4096
+// at q4_k (144 B per 256) = 128256·16·144 = 295,501,824 B.
+func TestHostEmbedding(t *testing.T) {
+	cat := catalog(t)
+	m := cost(t, cat, "llama-3.1-8b", "llama.cpp", "q4_k_m", "f16")
+	if got := m.WeightBytes - m.ResidentWeightBytes(false); got != 128256*16*144 {
+		t.Errorf("host embedding %.0f B, want %d", got, 128256*16*144)
+	}
+	if m.ResidentWeightBytes(true) != m.WeightBytes {
+		t.Errorf("unified memory holds everything")
+	}
+	// A tied model's table is also its head, which lives on the device.
+	tied := cost(t, cat, "llama-3.2-1b", "llama.cpp", "q4_k_m", "f16")
+	if tied.ResidentWeightBytes(false) != tied.WeightBytes {
+		t.Errorf("tied model: %.0f of %.0f B resident", tied.ResidentWeightBytes(false), tied.WeightBytes)
+	}
+}
+
+// The default format is the model's native checkpoint where the runtime
+// runs checkpoints, and the runtime's form of it where it has one:
+// gpt-oss (MXFP4 experts) on an H100 runs under vLLM as the mxfp4
+// checkpoint; on a DGX Spark under llama.cpp as the MXFP4_MOE GGUF. Both
+// keep every routed expert at mxfp4.
+func TestDefaultWeightsNative(t *testing.T) {
+	cat := catalog(t)
+	for _, c := range []struct{ model, device, runtime, weights string }{
+		{"gpt-oss-20b", "h100-sxm", "vllm", "mxfp4"},
+		{"gpt-oss-120b", "h100-sxm", "vllm", "mxfp4"},
+		{"gpt-oss-20b", "dgx-spark", "llama.cpp", "mxfp4_moe"},
+		{"gpt-oss-120b", "dgx-spark", "llama.cpp", "mxfp4_moe"},
+		{"llama-3.1-8b", "h100-sxm", "vllm", "bf16"},
+		{"llama-3.1-8b", "dgx-spark", "llama.cpp", "q4_k_m"},
+		{"qwen2.5-1.5b", "rk3588", "rkllm", "w8a8"},
+	} {
+		s, _ := cat.Model(c.model)
+		d, _ := cat.Device(c.device)
+		ch, err := cat.Runtimes().Choose(s, d, runtimes.Request{})
+		if err != nil {
+			t.Fatalf("%s on %s: %v", c.model, c.device, err)
+		}
+		if ch.Runtime.Name != c.runtime || ch.Weights.Name != c.weights {
+			t.Errorf("%s on %s: %s %s, want %s %s", c.model, c.device, ch.Runtime.Name, ch.Weights.Name, c.runtime, c.weights)
+		}
+		if s.MoE == nil {
+			continue
+		}
+		for _, tn := range s.Tensors() {
+			if tn.Routed && tn.Matmul {
+				if st := ch.Weights.TypeOf(s, tn); st != model.MXFP4 {
+					t.Errorf("%s on %s: expert %s stored %s", c.model, c.device, tn.Name, st.Name)
+				}
+			}
+		}
+	}
+	// 120b on an 80 GB H100: the checkpoint's 60.8 GiB fits in vLLM's 90 %.
+	s, _ := cat.Model("gpt-oss-120b")
+	d, _ := cat.Device("h100-sxm")
+	ch, _ := cat.Runtimes().Choose(s, d, runtimes.Request{})
+	m := cost(t, cat, "gpt-oss-120b", "vllm", ch.Weights.Name, "bf16")
+	if usable := d.Usable * ch.Runtime.MemoryShare; m.WeightBytes > usable {
+		t.Errorf("gpt-oss-120b checkpoint %.4g B does not fit %.4g B", m.WeightBytes, usable)
+	}
+}
+
+// Requests a runtime cannot serve are refused with the reason and what
+// it does run.
+func TestChooseRefuses(t *testing.T) {
+	cat := catalog(t)
+	s, _ := cat.Model("llama-3.1-8b")
+	cases := []struct {
+		device string
+		req    runtimes.Request
+		want   []string
+	}{
+		{"h100-sxm", runtimes.Request{Runtime: "vlm"}, []string{`unknown runtime "vlm"`}},
+		{"h100-sxm", runtimes.Request{Runtime: "mlc", Weights: "q4_k_m"}, []string{"runtime mlc does not run weight format q4_k_m", "q4f16_1"}},
+		{"rk3588", runtimes.Request{Runtime: "llama.cpp", Engine: "npu"}, []string{"runtime llama.cpp does not run the npu engine of rk3588"}},
+		{"apple-m2-max", runtimes.Request{Runtime: "vllm"}, []string{"runtime vllm does not run any engine of apple-m2-max"}},
+	}
+	for _, c := range cases {
+		d, err := cat.Device(c.device)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cat.Runtimes().Choose(s, d, c.req)
+		if err == nil {
+			t.Errorf("%s %+v: no error", c.device, c.req)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s %+v: %q lacks %q", c.device, c.req, err, w)
+			}
+		}
+		var ue *model.UnknownError
+		var un *runtimes.UnsupportedError
+		if !errors.As(err, &ue) && !errors.As(err, &un) {
+			t.Errorf("%s %+v: untyped error %v", c.device, c.req, err)
+		}
+	}
+}
