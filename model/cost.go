@@ -401,6 +401,10 @@ func (c *Cost) DecodeFLOPs(ctx int) float64 {
 	return c.LinearFLOPsPerToken() + c.headFLOPs + c.attnDecode.at(ctx)
 }
 
+// AttentionFLOPsPerContextToken is what one more token of context adds to
+// a decode step's work (below any sliding window).
+func (c *Cost) AttentionFLOPsPerContextToken() float64 { return c.DecodeFLOPs(2) - c.DecodeFLOPs(1) }
+
 // DecodeFLOPsSum is Σ DecodeFLOPs(s) for s = from … to, in closed form.
 func (c *Cost) DecodeFLOPsSum(from, to int) float64 {
 	if to < from {

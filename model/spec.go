@@ -130,6 +130,17 @@ func (s *Spec) Window(i int) int {
 	return 0
 }
 
+// SlidingLayers counts the layers that attend a sliding window.
+func (s *Spec) SlidingLayers() int {
+	n := 0
+	for l := 0; l < s.Layers; l++ {
+		if s.Window(l) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // IsMoELayer reports whether layer i has routed experts.
 func (s *Spec) IsMoELayer(i int) bool {
 	return s.MoE != nil && i >= s.MoE.DenseLayers

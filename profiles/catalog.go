@@ -106,10 +106,10 @@ func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir, rtDir string) error {
 func (c *Catalog) AddDir(dir string) error {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return fmt.Errorf("--profiles %s: %w", dir, err)
+		return err
 	}
 	if !info.IsDir() {
-		return fmt.Errorf("--profiles %s: not a directory", dir)
+		return fmt.Errorf("%s: not a directory", dir)
 	}
 	var files []string
 	for _, pattern := range []string{"*.toml", "runtimes/*.toml", "models/*.toml", "hardware/*.toml"} {

@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
 
-	"github.com/roofline/roofline/profiles"
-	"github.com/roofline/roofline/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -78,95 +75,6 @@ func setUsageErrors(cmds []*cli.Command) {
 		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr("%v", err) }
 		setUsageErrors(c.Subcommands)
 	}
-}
-
-// catalog returns the built-in profiles plus any --profiles directories.
-func catalog(c *cli.Context) (*profiles.Catalog, error) {
-	cat, err := profiles.Builtin()
-	if err != nil {
-		return nil, fmt.Errorf("built-in profiles: %w", err)
-	}
-	dirs := c.StringSlice("profiles")
-	if len(dirs) == 0 {
-		return cat, nil
-	}
-	cat = cat.Clone()
-	for _, d := range dirs {
-		if err := cat.AddDir(d); err != nil {
-			return nil, err
-		}
-	}
-	return cat, nil
-}
-
-// fieldFlags names the flag behind each field sim validates.
-var fieldFlags = map[string]string{
-	"Prompt": "--prompt", "Output": "--output", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
-	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
-	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
-	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead",
-}
-
-// flagged rewrites a *sim.FieldError to name the flag it came from.
-func flagged(err error) error {
-	var fe *sim.FieldError
-	if errors.As(err, &fe) {
-		if f, ok := fieldFlags[fe.Field]; ok {
-			return fmt.Errorf("%s %s", f, fe.Msg)
-		}
-	}
-	return err
-}
-
-// usageError is a mistake in how roofline was called: exit code 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usageErr(format string, a ...any) error {
-	for i, x := range a {
-		if err, ok := x.(error); ok {
-			a[i] = flagged(err)
-		}
-	}
-	return &usageError{fmt.Sprintf(format, a...)}
-}
-
-// Exit codes, documented in docs/cli.md.
-const (
-	exitOK         = 0
-	exitError      = 1
-	exitUsage      = 2
-	exitInfeasible = 3
-)
-
-// exitCode prints err following the message rule (lower case, prefixed
-// "roofline:", hints on their own line) and returns the exit code.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "roofline: %v\n", err)
-	if errors.As(err, new(nothingFeasible)) {
-		return exitInfeasible
-	}
-	var nf *profiles.NotFoundError
-	if errors.As(err, &nf) {
-		fmt.Fprintf(stderr, "roofline: hint: 'roofline list %s' shows the built-in names; a path to a .toml profile works too\n", listKind(nf.Kind))
-	}
-	var ue *usageError
-	if errors.As(err, &ue) {
-		fmt.Fprintln(stderr, "roofline: hint: 'roofline help' or 'roofline COMMAND --help' shows the usage")
-		return exitUsage
-	}
-	return exitError
-}
-
-func listKind(kind string) string {
-	if kind == "model" {
-		return "models"
-	}
-	return kind
 }
 
 // reorderArgs moves flags written after positional arguments in front of
@@ -243,28 +151,4 @@ func flagArity(flags []cli.Flag, tok string) int {
 		return 1
 	}
 	return 2
-}
-
-// formatFlag is the --format flag with its allowed values.
-func formatFlag(allowed ...string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "format", Value: allowed[0], Usage: "output `FORMAT`: " + strings.Join(allowed, ", ")}
-}
-
-// outputFormat validates --format.
-func outputFormat(c *cli.Context, allowed ...string) (string, error) {
-	f := c.String("format")
-	for _, a := range allowed {
-		if f == a {
-			return f, nil
-		}
-	}
-	return "", usageErr("--format %q: must be one of %s", f, strings.Join(allowed, ", "))
-}
-
-// noExtraArgs rejects stray positional arguments.
-func noExtraArgs(c *cli.Context, want int) error {
-	if c.NArg() > want {
-		return usageErr("unexpected argument %q", c.Args().Get(want))
-	}
-	return nil
 }

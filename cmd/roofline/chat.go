@@ -7,6 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
@@ -88,7 +90,7 @@ func chatCommand() *cli.Command {
 		&cli.StringFlag{Name: "tpot", Value: "200ms", Usage: "TPOT target for the concurrency limits (`DURATION`)"},
 	)
 	flags = append(flags, extraFlags()...)
-	flags = append(flags, formatFlag("text", "json", "markdown"))
+	flags = append(flags, formatFlag(render.DocFormats))
 	return &cli.Command{
 		Name:      "chat",
 		Usage:     "multi-turn conversation, cold start, energy, concurrent chats and speculative decoding",
@@ -142,31 +144,6 @@ func resolveFlags(c *cli.Context, cat *profiles.Catalog, modelFlag, weights stri
 		return nil, err
 	}
 	return r, nil
-}
-
-// simOptions reads the efficiency, overhead and attention flags every
-// pricing command shares.
-func simOptions(c *cli.Context) (sim.Options, error) {
-	for _, f := range []string{"bw-efficiency", "compute-efficiency"} {
-		if c.IsSet(f) {
-			if v := c.Float64(f); !(v > 0 && v <= 1) {
-				return sim.Options{}, usageErr("--%s must be in (0, 1], got %v", f, v)
-			}
-		}
-	}
-	o := sim.DefaultOptions
-	if c.IsSet("overhead") {
-		overhead, err := units.Parse(c.String("overhead"), units.DimBytes)
-		if err != nil || overhead < 0 {
-			return sim.Options{}, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
-		}
-		o.RuntimeOverhead = overhead
-	}
-	o.BandwidthEfficiency = c.Float64("bw-efficiency")
-	o.ComputeEfficiency = c.Float64("compute-efficiency")
-	o.Cold = c.Bool("cold")
-	o.NoFlashAttention = c.Bool("no-flash-attn")
-	return o, nil
 }
 
 // parseStorage reads --storage: a named medium or a read rate.
@@ -340,10 +317,11 @@ type specJSON struct {
 }
 
 func chatAction(c *cli.Context) error {
-	format, err := outputFormat(c, "text", "json", "markdown")
+	fv, err := outputFormat(c, render.DocFormats)
 	if err != nil {
 		return err
 	}
+	format := fv.String()
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}

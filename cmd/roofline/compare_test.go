@@ -102,3 +102,27 @@ func TestCompareErrors(t *testing.T) {
 		t.Errorf("bad rows: %d %q %q", code, errOut, out)
 	}
 }
+
+// TestCompareDeterministic: runs on several devices print the same bytes
+// every time, in every format (the device lines once came from a map).
+func TestCompareDeterministic(t *testing.T) {
+	for _, f := range []string{"text", "markdown", "json", "csv"} {
+		var first string
+		for i := 0; i < 10; i++ {
+			out, errOut, code := runCLI("compare", "testdata/compare-devices.csv", "--format", f)
+			if code != 0 {
+				t.Fatalf("%s: exit %d: %s", f, code, errOut)
+			}
+			if i == 0 {
+				first = out
+				if f == "text" && strings.Count(out, "device: ") != 4 {
+					t.Fatalf("want four devices:\n%s", out)
+				}
+				continue
+			}
+			if out != first {
+				t.Fatalf("%s: run %d differs from the first:\n%s\nfirst:\n%s", f, i+1, out, first)
+			}
+		}
+	}
+}

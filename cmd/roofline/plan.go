@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
 	"github.com/roofline/roofline/sim"
@@ -42,7 +44,7 @@ func planCommand() *cli.Command {
 		Name:      "plan",
 		Usage:     "search formats × context × batch × device against TTFT/TPOT targets and memory",
 		UsageText: planUsage,
-		Flags:     append(planFlags(), formatFlag("text", "json", "csv", "markdown")),
+		Flags:     append(planFlags(), formatFlag(render.AllFormats)),
 		Action:    planAction,
 	}
 }
@@ -69,13 +71,6 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "headroom", Value: "0%", Usage: "share of usable memory to keep free (`PCT`, e.g. 10%)"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
 	}
-}
-
-// nothingFeasible is the exit status 3 outcome: the report is printed.
-type nothingFeasible struct{}
-
-func (nothingFeasible) Error() string {
-	return "no configuration meets the targets (exit status 3)"
 }
 
 func parseDurationFlag(c *cli.Context, name string) (float64, error) {
@@ -133,10 +128,11 @@ func parseIntList(flag, s string) ([]int, error) {
 }
 
 func planAction(c *cli.Context) error {
-	format, err := outputFormat(c, "text", "json", "csv", "markdown")
+	fv, err := outputFormat(c, render.AllFormats)
 	if err != nil {
 		return err
 	}
+	format := fv.String()
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}

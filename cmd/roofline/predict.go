@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
@@ -44,16 +46,17 @@ func predictCommand() *cli.Command {
 			&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
 			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"},
 		), append(extraFlags(),
-			formatFlag("text", "json", "csv", "markdown"))...),
+			formatFlag(render.AllFormats))...),
 		Action: predictAction,
 	}
 }
 
 func predictAction(c *cli.Context) error {
-	format, err := outputFormat(c, "text", "json", "csv", "markdown")
+	fv, err := outputFormat(c, render.AllFormats)
 	if err != nil {
 		return err
 	}
+	format := fv.String()
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/sim"
+)
+
+// Exit codes, documented in docs/cli.md.
+const (
+	exitOK         = 0
+	exitError      = 1
+	exitUsage      = 2
+	exitInfeasible = 3
+)
+
+// usageError is a mistake in how roofline was called: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// usageErr is a usage error; error arguments name their flags.
+func usageErr(format string, a ...any) error {
+	for i, x := range a {
+		if err, ok := x.(error); ok {
+			a[i] = flagged(err)
+		}
+	}
+	return &usageError{fmt.Sprintf(format, a...)}
+}
+
+// nothingFeasible is the exit status 3 outcome: the report is printed.
+type nothingFeasible struct{}
+
+func (nothingFeasible) Error() string {
+	return "no configuration meets the targets (exit status 3)"
+}
+
+// fieldFlags names the flag behind each field sim and app validate.
+var fieldFlags = map[string]string{
+	"Prompt": "--prompt", "Output": "--output", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
+	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
+	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
+	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead",
+}
+
+// flagged names the flag an error is about: a *sim.FieldError by its
+// field, a *resolve.InputError by its input (renamed by as: the model of a
+// draft is --draft).
+func flagged(err error, as ...string) error {
+	var fe *sim.FieldError
+	if errors.As(err, &fe) {
+		if f, ok := fieldFlags[fe.Field]; ok {
+			return fmt.Errorf("%s %s", f, fe.Msg)
+		}
+		return err
+	}
+	var ie *resolve.InputError
+	if errors.As(err, &ie) {
+		flag := ie.Input
+		for i := 0; i+1 < len(as); i += 2 {
+			if as[i] == flag {
+				flag = as[i+1]
+			}
+		}
+		return fmt.Errorf("--%s: %w", flag, ie.Err)
+	}
+	var pe *app.ProfilesError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("--profiles %w", pe)
+	}
+	return err
+}
+
+// exitCode prints err following the message rule (lower case, prefixed
+// "roofline:", hints on their own line) and returns the exit code.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "roofline: %v\n", err)
+	if errors.As(err, new(nothingFeasible)) {
+		return exitInfeasible
+	}
+	var nf *profiles.NotFoundError
+	if errors.As(err, &nf) {
+		fmt.Fprintf(stderr, "roofline: hint: 'roofline list %s' shows the built-in names; a path to a .toml profile works too\n", listKind(nf.Kind))
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintln(stderr, "roofline: hint: 'roofline help' or 'roofline COMMAND --help' shows the usage")
+		return exitUsage
+	}
+	return exitError
+}
+
+func listKind(kind string) string {
+	if kind == "model" {
+		return "models"
+	}
+	return kind
+}

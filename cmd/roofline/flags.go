@@ -1,0 +1,96 @@
+package main
+
+import (
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
+	"github.com/urfave/cli/v2"
+)
+
+// environment is the catalog with the --profiles directories.
+func environment(c *cli.Context) (*app.Env, error) {
+	env, err := app.NewEnv(c.StringSlice("profiles")...)
+	return env, flagged(err)
+}
+
+// formatFlag is the --format flag of a command writing formats fs.
+func formatFlag(fs render.Formats) *cli.StringFlag {
+	return &cli.StringFlag{Name: "format", Value: fs.Default().String(), Usage: "output `FORMAT`: " + fs.String()}
+}
+
+// outputFormat reads --format.
+func outputFormat(c *cli.Context, fs render.Formats) (render.Format, error) {
+	f, err := fs.Parse(c.String("format"))
+	if err != nil {
+		return 0, usageErr("--format %v", err)
+	}
+	return f, nil
+}
+
+// write prints an answer in format f.
+func write(c *cli.Context, f render.Format, a render.Answer) error {
+	return render.Write(c.App.Writer, c.App.ErrWriter, f, a)
+}
+
+// noExtraArgs rejects stray positional arguments.
+func noExtraArgs(c *cli.Context, want int) error {
+	if c.NArg() > want {
+		return usageErr("unexpected argument %q", c.Args().Get(want))
+	}
+	return nil
+}
+
+// simOptions reads the efficiency, overhead and attention flags of the
+// pricing commands (each has those it takes).
+func simOptions(c *cli.Context) (sim.Options, error) {
+	o := sim.DefaultOptions
+	for _, f := range []struct {
+		name string
+		dst  *float64
+	}{{"bw-efficiency", &o.BandwidthEfficiency}, {"compute-efficiency", &o.ComputeEfficiency}} {
+		if c.IsSet(f.name) {
+			if *f.dst = c.Float64(f.name); !(*f.dst > 0) {
+				return o, usageErr("--%s must be in (0, 1], got %v", f.name, *f.dst)
+			}
+		}
+	}
+	if s := c.String("overhead"); s != "" {
+		v, err := units.Parse(s, units.DimBytes)
+		if err != nil || v < 0 {
+			return o, usageErr("--overhead %q: want a size such as 256MiB or 1GB", s)
+		}
+		o.RuntimeOverhead = v
+	}
+	o.Cold = c.Bool("cold")
+	o.NoFlashAttention = c.Bool("no-flash-attn")
+	if err := o.Validate(); err != nil {
+		return o, usageErr("%v", err)
+	}
+	return o, nil
+}
+
+// flashAttn reads --flash-attn: on, off, or "" (the files say).
+func flashAttn(c *cli.Context) (string, error) {
+	fa := c.String("flash-attn")
+	if fa != "" && fa != "on" && fa != "off" {
+		return "", usageErr("--flash-attn must be on or off, got %q", fa)
+	}
+	return fa, nil
+}
+
+// compareOptions reads what compare and calibrate are told about runs
+// whose files do not say.
+func compareOptions(c *cli.Context) (compare.Options, error) {
+	fa, err := flashAttn(c)
+	if err != nil {
+		return compare.Options{}, err
+	}
+	opts, err := simOptions(c)
+	if err != nil {
+		return compare.Options{}, err
+	}
+	return compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Runtime: c.String("runtime"), Model: c.String("model"),
+		Weights: c.String("weights"), KV: c.String("kv"), FlashAttn: fa, Sim: opts}, nil
+}

@@ -1,0 +1,93 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+)
+
+// Runs are measured runs read from files, with what was skipped.
+type Runs struct {
+	Runs []measured.Run
+	// Warnings are bad rows and runs the files exclude, in file order.
+	Warnings []string
+}
+
+// ReadRuns reads measured-run files ("-" is Stdin): bad rows and runs a
+// file excludes become warnings; a file with nothing usable is an error.
+func (env *Env) ReadRuns(files []string) (*Runs, error) {
+	out := &Runs{}
+	for _, f := range files {
+		var data []byte
+		var err error
+		name := f
+		if f == "-" {
+			name = "stdin"
+			data, err = io.ReadAll(env.Stdin)
+		} else {
+			data, err = os.ReadFile(f)
+		}
+		if err != nil {
+			return out, err
+		}
+		res, err := measured.Read(name, data)
+		if res != nil {
+			for _, b := range res.Bad {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%v (row skipped)", b))
+			}
+		}
+		if err != nil {
+			return out, err
+		}
+		for _, r := range res.Runs {
+			if r.Exclude != "" {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s: excluded by the file: %s", r.Source(), r.Exclude))
+				continue
+			}
+			out.Runs = append(out.Runs, r)
+		}
+	}
+	return out, nil
+}
+
+// CompareRequest is measured runs to put beside their predictions; the
+// options fix what the files do not say.
+type CompareRequest struct {
+	Files   []string
+	Options compare.Options
+}
+
+// Comparison is each run beside its prediction.
+type Comparison struct {
+	Rows    []compare.Row
+	Summary compare.Summary
+	// Warnings are the files' bad rows and the runs that could not be
+	// resolved (printed to stderr whatever the format).
+	Warnings []string
+}
+
+// Compare reads the files and prices every run. When no run can be
+// compared the error comes with the answer's warnings.
+func (env *Env) Compare(req CompareRequest) (*Comparison, error) {
+	runs, err := env.ReadRuns(req.Files)
+	out := &Comparison{Warnings: runs.Warnings}
+	if err != nil {
+		return out, err
+	}
+	return env.compareRuns(runs.Runs, req.Options, out)
+}
+
+func (env *Env) compareRuns(runs []measured.Run, o compare.Options, out *Comparison) (*Comparison, error) {
+	rows, errs := compare.New(env.Catalog, o).Evaluate(runs)
+	for _, e := range errs {
+		out.Warnings = append(out.Warnings, e.Error())
+	}
+	if len(rows) == 0 {
+		return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(errs))
+	}
+	out.Rows, out.Summary = rows, compare.Summarize(rows)
+	return out, nil
+}

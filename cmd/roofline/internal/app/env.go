@@ -1,0 +1,62 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/roofline/roofline/profiles"
+)
+
+// Env is what every request is answered against: the catalog of models,
+// devices and runtimes, and where "-" reads from.
+type Env struct {
+	Catalog *profiles.Catalog
+	Stdin   io.Reader
+}
+
+// ProfilesError is a profile directory that could not be loaded.
+type ProfilesError struct {
+	Dir string
+	Err error
+}
+
+func (e *ProfilesError) Error() string { return e.Dir + ": " + e.Err.Error() }
+func (e *ProfilesError) Unwrap() error { return e.Err }
+
+// NewEnv is the built-in catalog plus the profiles in dirs (user profiles
+// replace built-in ones of the same name).
+func NewEnv(dirs ...string) (*Env, error) {
+	cat, err := profiles.Builtin()
+	if err != nil {
+		return nil, fmt.Errorf("built-in profiles: %w", err)
+	}
+	env := &Env{Catalog: cat, Stdin: os.Stdin}
+	return env.With(dirs...)
+}
+
+// With is env with the profiles in dirs added.
+func (env *Env) With(dirs ...string) (*Env, error) {
+	if len(dirs) == 0 {
+		return env, nil
+	}
+	cat := env.Catalog.Clone()
+	for _, d := range dirs {
+		if err := cat.AddDir(d); err != nil {
+			return nil, &ProfilesError{d, err}
+		}
+	}
+	return &Env{Catalog: cat, Stdin: env.Stdin}, nil
+}
+
+// List splits a comma-separated list, dropping empty items.
+func List(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Answer is what a command prints: a document for people, a value for
+// JSON, and a table for CSV. Every command writes through Write, so the
+// choice of format is made here, once.
+type Answer interface {
+	// Doc is the answer for people (text, Markdown).
+	Doc() *Doc
+	// Data is the answer as JSON, in the key vocabulary of docs/cli.md.
+	Data() any
+	// Table is the answer as CSV; nil when it has no CSV form.
+	Table() *Table
+	// Warnings are footnotes: in the Doc for people, on stderr for
+	// programs.
+	Warnings() []string
+}
+
+// Write writes a in format f to w; for JSON and CSV its warnings go to
+// stderr.
+func Write(w, stderr io.Writer, f Format, a Answer) error {
+	if !f.ForPeople() {
+		Warn(stderr, a.Warnings()...)
+	}
+	switch f {
+	case JSON:
+		return WriteJSON(w, a.Data())
+	case CSV:
+		t := a.Table()
+		if t == nil {
+			return fmt.Errorf("no CSV form")
+		}
+		return t.Write(w, CSV)
+	}
+	return a.Doc().Write(w, f)
+}
+
+// Warn prints warnings to stderr under the message rule.
+func Warn(stderr io.Writer, warnings ...string) {
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "roofline: warning: %s\n", w)
+	}
+}
+
+// WriteJSON writes v indented, with a trailing newline.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// answer is an Answer from its parts.
+type answer struct {
+	doc      func() *Doc
+	data     func() any
+	table    func() *Table
+	warnings []string
+}
+
+func (a answer) Doc() *Doc { return a.doc() }
+func (a answer) Data() any { return a.data() }
+func (a answer) Table() *Table {
+	if a.table == nil {
+		return nil
+	}
+	return a.table()
+}
+func (a answer) Warnings() []string { return a.warnings }

@@ -1,0 +1,183 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+)
+
+// TestName names a measured test the way llama-bench does: pp512, tg128
+// @ d4096, ×B for a batch.
+func TestName(r measured.Run) string {
+	s := fmt.Sprintf("tg%d", r.Gen)
+	if r.Test == measured.Prefill {
+		s = fmt.Sprintf("pp%d", r.Prompt)
+	}
+	if r.Depth > 0 {
+		s += fmt.Sprintf(" @ d%d", r.Depth)
+	}
+	if r.Batch > 1 {
+		s += fmt.Sprintf(" ×%d", r.Batch)
+	}
+	return s
+}
+
+// Utilization is a run's MBU (decode) or MFU (prefill) in words.
+func Utilization(r compare.Row) string {
+	if r.Run.Test == measured.Prefill {
+		return "MFU " + Percent(r.MFU)
+	}
+	return "MBU " + Percent(r.MBU)
+}
+
+// comparisonTable is the one table of a comparison: text and Markdown show
+// the columns with headings, CSV those with keys.
+func comparisonTable(rows []compare.Row) *Table {
+	t := &Table{Cols: []Col{
+		{Head: "SOURCE", Key: "source"}, {Head: "TEST"}, {Key: "test"}, {Head: "MODEL", Key: "model"}, {Head: "WEIGHTS", Key: "weights"},
+		{Key: "kv"}, {Key: "hardware"}, {Key: "engine"}, {Key: "precision"}, {Key: "prompt_tokens"}, {Key: "gen_tokens"},
+		{Key: "depth"}, {Key: "batch"}, {Key: "ubatch"},
+		{Head: "MEASURED", Key: "measured_tokens_per_s", Right: true}, {Head: "PREDICTED", Key: "predicted_tokens_per_s", Right: true},
+		{Head: "IDEAL", Key: "bound_tokens_per_s", Right: true}, {Head: "RATIO", Key: "ratio", Right: true},
+		{Head: "ACHIEVED", Right: true}, {Head: "UTILIZATION", Right: true}, {Head: "FLAGS"},
+		{Key: "achieved_bytes_per_s"}, {Key: "achieved_flops_per_s"}, {Key: "mbu"}, {Key: "mfu"}, {Key: "bound"}, {Key: "beats_bound"},
+	}}
+	for _, r := range rows {
+		achieved := Bandwidth(r.AchievedBytesPerS)
+		if r.Run.Test == measured.Prefill {
+			achieved = Flops(r.AchievedFLOPPerS)
+		}
+		flags := ""
+		if r.BeatsBound {
+			flags = "FASTER THAN THE LIMIT"
+		}
+		run := r.Run
+		t.AddCells(C(run.Source()), C(TestName(run)), C(string(run.Test)), C(r.Model), C(r.Weights),
+			C(r.KV), C(r.Hardware), C(r.Engine), C(string(r.Precision)), D(run.Prompt), D(run.Gen),
+			D(run.Depth), D(run.Batch), D(run.UBatch),
+			V(Sig(r.Measured, 4)+" t/s", r.Measured), V(Sig(r.Predicted, 4)+" t/s", r.Predicted),
+			V(Sig(r.Bound, 4)+" t/s", r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
+			C(achieved), C(Utilization(r)), C(flags),
+			D(r.AchievedBytesPerS), D(r.AchievedFLOPPerS), D(r.MBU), D(r.MFU), C(string(r.PhaseBound)), D(r.BeatsBound))
+	}
+	return t
+}
+
+// ComparisonJSON is one compared run in the JSON vocabulary.
+type ComparisonJSON struct {
+	Source               string   `json:"source"`
+	Test                 string   `json:"test"`
+	Model                string   `json:"model"`
+	Weights              string   `json:"weights"`
+	KV                   string   `json:"kv"`
+	Hardware             string   `json:"hardware"`
+	Engine               string   `json:"engine"`
+	Precision            string   `json:"precision"`
+	PromptTokens         int      `json:"prompt_tokens"`
+	GenTokens            int      `json:"gen_tokens"`
+	Depth                int      `json:"depth"`
+	Batch                int      `json:"batch"`
+	UBatch               int      `json:"ubatch"`
+	MeasuredTokensPerS   float64  `json:"measured_tokens_per_s"`
+	PredictedTokensPerS  float64  `json:"predicted_tokens_per_s"`
+	BoundTokensPerS      float64  `json:"bound_tokens_per_s"`
+	Ratio                float64  `json:"ratio"`
+	AchievedBytesPerS    float64  `json:"achieved_bytes_per_s"`
+	AchievedFLOPsPerS    float64  `json:"achieved_flops_per_s"`
+	MBU                  float64  `json:"mbu"`
+	MBUMeasuredBandwidth *float64 `json:"mbu_measured_bandwidth"`
+	MFU                  float64  `json:"mfu"`
+	Bound                string   `json:"bound"`
+	WeightBytesPerStep   *float64 `json:"streamed_weight_bytes_per_step"`
+	KVBytesPerStep       *float64 `json:"kv_bytes_per_step"`
+	BytesPerStep         *float64 `json:"bytes_per_step"`
+	BeatsBound           bool     `json:"beats_bound"`
+	Notes                []string `json:"notes"`
+}
+
+func newComparisonJSON(r compare.Row) ComparisonJSON {
+	j := ComparisonJSON{Source: r.Run.Source(), Test: string(r.Run.Test), Model: r.Model, Weights: r.Weights, KV: r.KV,
+		Hardware: r.Hardware, Engine: r.Engine, Precision: string(r.Precision),
+		PromptTokens: r.Run.Prompt, GenTokens: r.Run.Gen, Depth: r.Run.Depth, Batch: r.Run.Batch, UBatch: r.Run.UBatch,
+		MeasuredTokensPerS: r.Measured, PredictedTokensPerS: r.Predicted, BoundTokensPerS: r.Bound, Ratio: r.Ratio,
+		AchievedBytesPerS: r.AchievedBytesPerS, AchievedFLOPsPerS: r.AchievedFLOPPerS, MBU: r.MBU, MFU: r.MFU,
+		Bound: string(r.PhaseBound), BeatsBound: r.BeatsBound, Notes: r.Notes}
+	if r.MBUMeasured > 0 {
+		v := r.MBUMeasured
+		j.MBUMeasuredBandwidth = &v
+	}
+	if r.Run.Test == measured.Decode {
+		w, k, b := r.WeightBytesPerStep, r.KVBytesPerStep, r.BytesPerStep
+		j.WeightBytesPerStep, j.KVBytesPerStep, j.BytesPerStep = &w, &k, &b
+	}
+	if j.Notes == nil {
+		j.Notes = []string{}
+	}
+	return j
+}
+
+// Compare is `roofline compare`.
+func Compare(c *app.Comparison) Answer {
+	return answer{
+		doc:   func() *Doc { return comparisonDoc(c) },
+		table: func() *Table { return comparisonTable(c.Rows) },
+		data: func() any {
+			out := make([]ComparisonJSON, len(c.Rows))
+			for i, r := range c.Rows {
+				out[i] = newComparisonJSON(r)
+			}
+			return out
+		},
+	}
+}
+
+func comparisonDoc(c *app.Comparison) *Doc {
+	doc := &Doc{}
+	// The devices in the order their first run appears.
+	var devices []string
+	seen := map[string]bool{}
+	for _, r := range c.Rows {
+		d := fmt.Sprintf("%s (%s engine, %s at %s, %s)", r.Hardware, r.Engine, r.Precision, Ops(r.Peak, r.Precision), Bandwidth(r.Bandwidth))
+		if !seen[d] {
+			seen[d] = true
+			devices = append(devices, d)
+		}
+	}
+	var text string
+	for _, d := range devices {
+		text += "device: " + d + "\n"
+	}
+	doc.Raw(text+"\n", "")
+	doc.Table(comparisonTable(c.Rows))
+	summary := "\n"
+	for _, st := range []struct {
+		name string
+		s    compare.Stat
+	}{{"decode", c.Summary.Decode}, {"prefill", c.Summary.Prefill}} {
+		if st.s.N > 0 {
+			summary += fmt.Sprintf("%s: %d tests, median |error| %.1f%%, median measured/predicted %.2f\n", st.name, st.s.N, 100*st.s.MdAPE, st.s.Bias)
+		}
+	}
+	doc.Raw(summary, "")
+	var notes []string
+	seenNote := map[string]bool{}
+	for _, r := range c.Rows {
+		for _, n := range r.Notes {
+			if !seenNote[n] {
+				seenNote[n] = true
+				notes = append(notes, n)
+			}
+		}
+	}
+	if len(notes) > 0 {
+		text, md := "\n", "\n"
+		for _, n := range notes {
+			text += "note: " + n + "\n"
+			md += "> note: " + n + "\n"
+		}
+		doc.Raw(text, md)
+	}
+	return doc
+}

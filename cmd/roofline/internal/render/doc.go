@@ -1,0 +1,263 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+)
+
+// Doc is an answer for people: blocks written as text, Markdown or HTML.
+// Commands print a Doc as text or Markdown; the report writes its own as
+// Markdown and HTML.
+type Doc struct {
+	// Spaced documents (a report) set every table off with a blank line in
+	// Markdown; a command's answer keeps its tables tight.
+	Spaced bool
+	blocks []block
+}
+
+type blockKind uint8
+
+const (
+	bLine    blockKind = iota // a line of its own
+	bPara                     // a paragraph: a line and a blank line
+	bHeading                  // a document heading (h1 … h3)
+	bSection                  // a section of a command's answer
+	bRaw                      // literal text per format
+	bTable
+	bPairs
+	bList
+	bCode
+	bFigure
+)
+
+type block struct {
+	kind     blockKind
+	level    int
+	text, md string
+	items    []string
+	table    *Table
+	pairs    [][2]string
+	fig      *DocFigure
+	capital  bool
+}
+
+// DocFigure is a figure in a document: the image files beside it and its
+// inline SVG for HTML.
+type DocFigure struct {
+	Kind, Caption, Command string
+	PNG, SVG               string // paths relative to the document
+	Inline                 []byte // the SVG drawn into HTML
+}
+
+// Line adds a line.
+func (d *Doc) Line(format string, a ...any) {
+	d.add(block{kind: bLine, text: fmt.Sprintf(format, a...)})
+}
+
+// Para adds a paragraph.
+func (d *Doc) Para(s string) { d.add(block{kind: bPara, text: s}) }
+
+// Heading adds a document heading of level 1 … 3.
+func (d *Doc) Heading(level int, s string) { d.add(block{kind: bHeading, level: level, text: s}) }
+
+// Section starts a section of a command's answer: a blank line and the
+// title in text (capitalised when capital is set), a level-3 heading in
+// Markdown.
+func (d *Doc) Section(s string, capital bool) {
+	d.add(block{kind: bSection, text: s, capital: capital})
+}
+
+// Raw adds literal text, one string for text and one for Markdown.
+func (d *Doc) Raw(text, md string) { d.add(block{kind: bRaw, text: text, md: md}) }
+
+// Both adds the same literal text to text and Markdown.
+func (d *Doc) Both(s string) { d.Raw(s, s) }
+
+// Table adds a table.
+func (d *Doc) Table(t *Table) { d.add(block{kind: bTable, table: t}) }
+
+// Pairs adds "key: value" lines, values aligned.
+func (d *Doc) Pairs(pairs [][2]string) { d.add(block{kind: bPairs, pairs: pairs}) }
+
+// List adds a bulleted list; nothing when it is empty.
+func (d *Doc) List(items []string) {
+	if len(items) > 0 {
+		d.add(block{kind: bList, items: items})
+	}
+}
+
+// Code adds a block of commands.
+func (d *Doc) Code(s string) { d.add(block{kind: bCode, text: s}) }
+
+// Figure adds a figure.
+func (d *Doc) Figure(f *DocFigure) { d.add(block{kind: bFigure, fig: f}) }
+
+func (d *Doc) add(b block) { d.blocks = append(d.blocks, b) }
+
+// Write writes the document as text or Markdown.
+func (d *Doc) Write(w io.Writer, f Format) error {
+	var b bytes.Buffer
+	for _, bl := range d.blocks {
+		if f == Markdown {
+			bl.writeMarkdown(&b, d.Spaced)
+		} else {
+			bl.writeText(&b)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func (bl block) writeText(b *bytes.Buffer) {
+	switch bl.kind {
+	case bLine:
+		b.WriteString(bl.text + "\n")
+	case bPara:
+		b.WriteString(bl.text + "\n\n")
+	case bHeading:
+		b.WriteString(bl.text + "\n\n")
+	case bSection:
+		s := bl.text
+		if bl.capital && s != "" {
+			s = strings.ToUpper(s[:1]) + s[1:]
+		}
+		b.WriteString("\n" + s + "\n")
+	case bRaw:
+		b.WriteString(bl.text)
+	case bTable:
+		bl.table.Write(b, Text)
+	case bPairs:
+		tw := tabwriter.NewWriter(b, 0, 0, 1, ' ', 0)
+		for _, p := range bl.pairs {
+			fmt.Fprintf(tw, "%s\t%s\n", p[0]+":", p[1])
+		}
+		tw.Flush()
+	case bList:
+		for _, it := range bl.items {
+			b.WriteString("- " + it + "\n")
+		}
+		b.WriteString("\n")
+	case bCode:
+		b.WriteString(bl.text + "\n\n")
+	case bFigure:
+		f := bl.fig
+		fmt.Fprintf(b, "%s (%s)\n%s\n\n", f.Caption, f.PNG, f.Command)
+	}
+}
+
+func (bl block) writeMarkdown(b *bytes.Buffer, spaced bool) {
+	switch bl.kind {
+	case bLine:
+		b.WriteString(bl.text + "\n")
+	case bPara:
+		b.WriteString(bl.text + "\n\n")
+	case bHeading:
+		b.WriteString(strings.Repeat("#", bl.level) + " " + bl.text + "\n\n")
+	case bSection:
+		b.WriteString("\n### " + bl.text + "\n\n")
+	case bRaw:
+		b.WriteString(bl.md)
+	case bTable:
+		bl.table.Write(b, Markdown)
+		if spaced {
+			b.WriteString("\n")
+		}
+	case bPairs:
+		for _, p := range bl.pairs {
+			b.WriteString("- " + p[0] + ": " + p[1] + "\n")
+		}
+		b.WriteString("\n")
+	case bList:
+		for _, it := range bl.items {
+			b.WriteString("- " + it + "\n")
+		}
+		b.WriteString("\n")
+	case bCode:
+		fmt.Fprintf(b, "```\n%s\n```\n\n", bl.text)
+	case bFigure:
+		f := bl.fig
+		fmt.Fprintf(b, "![%s](%s)\n\n%s ([SVG](%s))\n\n```\n%s\n```\n\n", f.Kind, f.PNG, f.Caption, f.SVG, f.Command)
+	}
+}
+
+// MarkdownDocument is the document as a Markdown file, without trailing
+// blank lines.
+func (d *Doc) MarkdownDocument() []byte {
+	var b bytes.Buffer
+	d.Write(&b, Markdown)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+const documentCSS = `body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111;line-height:1.45}
+h1{font-size:1.7rem}h2{font-size:1.35rem;border-bottom:1px solid #ccc;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.1rem}
+table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}th,td{border:1px solid #ccc;padding:.2rem .45rem;text-align:left;vertical-align:top}
+td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}th{background:#f2f2f2}
+pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.8rem;white-space:pre-wrap;word-break:break-all}
+figure{margin:1rem 0}figure svg{width:100%;height:auto}figcaption{font-size:.9rem;color:#333}
+@media print{body{max-width:none;margin:0}h2{page-break-after:avoid}figure,table{page-break-inside:avoid}pre{white-space:pre-wrap}}`
+
+var xmlProlog = regexp.MustCompile(`^(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)?`)
+
+// HTMLDocument is the document as one self-contained HTML page: styles
+// inline, figures as inline SVG, nothing loaded from anywhere.
+func (d *Doc) HTMLDocument(title string) []byte {
+	var b bytes.Buffer
+	e := html.EscapeString
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(title), documentCSS)
+	cls := func(right bool) string {
+		if right {
+			return ` class="r"`
+		}
+		return ""
+	}
+	for _, bl := range d.blocks {
+		switch bl.kind {
+		case bHeading:
+			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, e(bl.text), bl.level)
+		case bSection:
+			fmt.Fprintf(&b, "<h3>%s</h3>\n", e(bl.text))
+		case bLine, bPara:
+			fmt.Fprintf(&b, "<p>%s</p>\n", e(bl.text))
+		case bRaw:
+			fmt.Fprintf(&b, "<p>%s</p>\n", e(strings.TrimSpace(bl.md)))
+		case bList, bPairs:
+			items := bl.items
+			for _, p := range bl.pairs {
+				items = append(items, p[0]+": "+p[1])
+			}
+			b.WriteString("<ul>\n")
+			for _, it := range items {
+				fmt.Fprintf(&b, "<li>%s</li>\n", e(it))
+			}
+			b.WriteString("</ul>\n")
+		case bTable:
+			head, rows, right := bl.table.people()
+			b.WriteString("<table>\n<thead><tr>")
+			for i, h := range head {
+				fmt.Fprintf(&b, "<th%s>%s</th>", cls(right[i]), e(h))
+			}
+			b.WriteString("</tr></thead>\n<tbody>\n")
+			for _, row := range rows {
+				b.WriteString("<tr>")
+				for i, c := range row {
+					fmt.Fprintf(&b, "<td%s>%s</td>", cls(right[i]), e(c))
+				}
+				b.WriteString("</tr>\n")
+			}
+			b.WriteString("</tbody>\n</table>\n")
+		case bCode:
+			fmt.Fprintf(&b, "<pre><code>%s</code></pre>\n", e(bl.text))
+		case bFigure:
+			f := bl.fig
+			svg := xmlProlog.ReplaceAll(f.Inline, nil)
+			fmt.Fprintf(&b, "<figure>\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", svg, e(f.Caption), e(f.Command))
+		}
+	}
+	b.WriteString("</body>\n</html>\n")
+	return b.Bytes()
+}

@@ -1,0 +1,64 @@
+package render
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestTableFormats(t *testing.T) {
+	tb := &Table{Cols: []Col{{Head: "NAME", Key: "name"}, {Head: "VALUE", Right: true}, {Key: "value_s"}}}
+	tb.AddCells(C("µ-board"), C("1.5 ms"), D(0.0015))
+	tb.AddCells(C("a|b"), C("10 s"), D(10))
+	cases := []struct {
+		f    Format
+		want string
+	}{
+		// Widths count runes, so "µ" takes one column.
+		{Text, "NAME      VALUE\nµ-board  1.5 ms\na|b        10 s\n"},
+		{Markdown, "| NAME | VALUE |\n|---|---:|\n| µ-board | 1.5 ms |\n| a\\|b | 10 s |\n"},
+		// Programs get the keyed columns, at full precision.
+		{CSV, "name,value_s\nµ-board,0.0015\na|b,10\n"},
+	}
+	for _, c := range cases {
+		var b bytes.Buffer
+		if err := tb.Write(&b, c.f); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("%s:\n%q\nwant\n%q", c.f, b.String(), c.want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for in, want := range map[string]Format{"text": Text, "JSON": JSON, " csv ": CSV, "Markdown": Markdown, "md": Markdown} {
+		if f, err := ParseFormat(in); err != nil || f != want {
+			t.Errorf("ParseFormat(%q) = %v, %v; want %v", in, f, err, want)
+		}
+	}
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Error("yaml parsed")
+	}
+	if _, err := DataFormats.Parse("csv"); err == nil || !strings.Contains(err.Error(), "must be one of text, json") {
+		t.Errorf("csv outside the set: %v", err)
+	}
+	if f, err := AllFormats.Parse("MD"); err != nil || f != Markdown {
+		t.Errorf("MD: %v %v", f, err)
+	}
+}
+
+// Figures for people never carry an exponent.
+func TestNoExponent(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Sig(14815.3, 4), "14815"}, {Sig(9999.7, 4), "10000"}, {Sig(163, 4), "163"}, {Sig(0.000012345, 3), "0.0000123"},
+		{Sig(1.5, 4), "1.5"}, {Tokens(14815.3), "14815"}, {Tokens(163), "163.0"}, {Tokens(9.8712), "9.871"},
+		{Rate(2.5e7, "tok/s"), "25000000 tok/s"}, {Intensity(1234.5), "1234"}, {Intensity(0.5), "0.5"},
+	} {
+		if c.got != c.want || strings.ContainsAny(c.got, "e+") {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/urfave/cli/v2"
+)
+
+// catalog returns the built-in profiles plus any --profiles directories.
+func catalog(c *cli.Context) (*profiles.Catalog, error) {
+	env, err := environment(c)
+	if err != nil {
+		return nil, err
+	}
+	return env.Catalog, nil
+}
+
+func lookupWeights(name string) (model.WeightFormat, error) {
+	w, err := model.LookupWeightFormat(name)
+	if err != nil {
+		return w, fmt.Errorf("--weights: %w%s", err, knownHint(err))
+	}
+	return w, nil
+}
+
+func lookupKV(name string) (model.KVFormat, error) {
+	k, err := model.LookupKVFormat(name)
+	if err != nil {
+		return k, fmt.Errorf("--kv: %w%s", err, knownHint(err))
+	}
+	return k, nil
+}
+
+func knownHint(err error) string {
+	if u, ok := err.(*model.UnknownError); ok {
+		return " (known: " + strings.Join(u.Known, ", ") + ")"
+	}
+	return ""
+}
+
+type comparisonJSON = render.ComparisonJSON
+
+var testName = render.TestName
+
+func readRuns(c *cli.Context, files []string) ([]measured.Run, error) {
+	env, err := environment(c)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := env.ReadRuns(files)
+	render.Warn(c.App.ErrWriter, runs.Warnings...)
+	return runs.Runs, err
+}
