@@ -77,6 +77,11 @@ type Engine struct {
 	// IdlePower is the draw of the device idling with this engine ready,
 	// W; 0 when no public figure exists.
 	IdlePower float64
+	// Units is the engine's number of compute units (streaming
+	// multiprocessors, compute units, GPU cores): the bandwidth its
+	// kernels reach can be capped per unit (Efficiency.UnitBandwidth).
+	// 0 when unknown.
+	Units int
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
 	// runtime's class for runs on this engine.
@@ -93,7 +98,7 @@ type Calibration struct {
 	// format (dequantizing kernels differ); others use Bandwidth.
 	FormatBandwidth map[string]float64
 	// Cov is the covariance of the fitted parameters in the order of
-	// ParameterNames (a 7 × 7 matrix, row-major); zero rows were held.
+	// ParameterNames (a square matrix, row-major); zero rows were held.
 	Cov []float64
 	// Sigma is the relative scatter of a new run about the fit, per
 	// phase, and DOF the degrees of freedom behind it.
@@ -240,6 +245,9 @@ func (d *Device) Validate() error {
 				errs = append(errs, fmt.Errorf("engine %s: peak.%s must be positive, got %g", e.Name, p, v))
 			}
 		}
+		if e.Units < 0 {
+			errs = append(errs, fmt.Errorf("engine %s: units must be positive, got %d", e.Name, e.Units))
+		}
 		if e.Power < 0 || math.IsNaN(e.Power) || math.IsInf(e.Power, 0) {
 			errs = append(errs, fmt.Errorf("engine %s: power must be positive, got %g", e.Name, e.Power))
 		}
@@ -255,7 +263,7 @@ func (d *Device) Validate() error {
 					errs = append(errs, fmt.Errorf("engine %s: calibration format bandwidth %s must be in (0, 1], got %g", e.Name, f, v))
 				}
 			}
-			if len(c.Cov) != 0 && len(c.Cov) != len(ParameterNames)*len(ParameterNames) {
+			if n := len(ParameterNames); len(c.Cov) != 0 && len(c.Cov) != n*n {
 				errs = append(errs, fmt.Errorf("engine %s: calibration covariance must have %d entries, got %d", e.Name, len(ParameterNames)*len(ParameterNames), len(c.Cov)))
 			}
 		}

@@ -21,7 +21,9 @@ import (
 //
 // where B is the datasheet bandwidth, P the peak at the kernels' precision
 // and M the rows a product sees: the tokens of the pass (for routed experts,
-// the tokens each reached expert receives).
+// the tokens each reached expert receives). The bandwidth a pass reaches is
+// the datasheet's share, capped smoothly by UnitBandwidth times the
+// engine's compute units (AchievedBandwidth).
 type Efficiency struct {
 	// Bandwidth is the share of datasheet bandwidth a pass streaming
 	// weights and KV cache achieves (MBU), in (0, 1].
@@ -46,6 +48,15 @@ type Efficiency struct {
 	// LayerOverhead is a fixed cost per layer per pass or step (kernel
 	// launches), s.
 	LayerOverhead float64
+	// UnitBandwidth caps the bandwidth a matrix-vector kernel reaches per
+	// compute unit (SM, CU, GPU core) of the engine, B/s: Little's law
+	// with the bytes one unit keeps in flight. 0: no cap.
+	UnitBandwidth float64
+	// Dequant is the share of a float product's matrix efficiency a
+	// kernel reaches when it dequantizes its weights on the fly (weights
+	// stored quantized, arithmetic in floating point: GGUF k-quants,
+	// w4a16), in (0, 1]; 0 when unset (no penalty).
+	Dequant float64
 }
 
 // ReferencePeak is the engine size HalfRows is stated at, 100 TFLOP/s.
@@ -59,6 +70,22 @@ func (e Efficiency) Matmul(rows, peak float64) float64 {
 		return 0
 	}
 	return e.ComputeMax * rows / (rows + e.HalfRows*peak/ReferencePeak)
+}
+
+// AchievedBandwidth is the bandwidth a pass streaming weights and KV cache
+// reaches on an engine of datasheet bandwidth b with n compute units: the
+// share Bandwidth·b, capped by n·UnitBandwidth — what the units can keep in
+// flight (Little's law) — through a smooth corner,
+// (x⁻⁴ + y⁻⁴)^(−¼), so that a fit sees both limits. Without a unit count
+// or a cap it is Bandwidth·b.
+func (e Efficiency) AchievedBandwidth(b float64, n int) float64 {
+	x := e.Bandwidth * b
+	if n <= 0 || e.UnitBandwidth <= 0 {
+		return x
+	}
+	y := float64(n) * e.UnitBandwidth
+	x4, y4 := x*x*x*x, y*y*y*y
+	return 1 / math.Sqrt(math.Sqrt(1/x4+1/y4))
 }
 
 // DecodeOverhead is the fixed cost of one decode step of a model with
@@ -89,23 +116,34 @@ func (e Efficiency) Validate() error {
 	share("bandwidth", e.Bandwidth)
 	share("compute_max", e.ComputeMax)
 	share("attention", e.Attention)
+	if e.Dequant != 0 { // 0: unset, no penalty
+		share("dequant", e.Dequant)
+	}
 	cost("half_rows", e.HalfRows)
 	cost("step_overhead", e.StepOverhead)
 	cost("pass_overhead", e.PassOverhead)
 	cost("layer_overhead", e.LayerOverhead)
+	cost("unit_bandwidth", e.UnitBandwidth)
 	return errors.Join(errs...)
 }
 
 // Parameters lists the efficiency as a vector, in the order of
 // ParameterNames, for fitting and for covariances.
 func (e Efficiency) Parameters() []float64 {
-	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead}
+	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant}
 }
 
 // ParameterNames names the entries of Parameters as profiles spell them.
-var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead"}
+var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant"}
 
 // EfficiencyOf is the inverse of Parameters.
 func EfficiencyOf(p []float64) Efficiency {
-	return Efficiency{Bandwidth: p[0], StepOverhead: p[1], LayerOverhead: p[2], ComputeMax: p[3], HalfRows: p[4], Attention: p[5], PassOverhead: p[6]}
+	e := Efficiency{Bandwidth: p[0], StepOverhead: p[1], LayerOverhead: p[2], ComputeMax: p[3], HalfRows: p[4], Attention: p[5], PassOverhead: p[6]}
+	if len(p) > 7 {
+		e.UnitBandwidth = p[7]
+	}
+	if len(p) > 8 {
+		e.Dequant = p[8]
+	}
+	return e
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -91,6 +92,7 @@ type rawEngine struct {
 	Kind        string             `toml:"kind"`
 	Power       *sourced           `toml:"power"`
 	IdlePower   *sourced           `toml:"idle_power"`
+	Units       *sourcedNumber     `toml:"units"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -117,6 +119,8 @@ type rawCalibration struct {
 	StepOverhead    string             `toml:"step_overhead"`
 	PassOverhead    string             `toml:"pass_overhead"`
 	LayerOverhead   string             `toml:"layer_overhead"`
+	UnitBandwidth   string             `toml:"unit_bandwidth"`
+	Dequant         float64            `toml:"dequant"`
 	FormatBandwidth map[string]float64 `toml:"format_bandwidth"`
 	Covariance      []float64          `toml:"covariance"`
 	DecodeSigma     float64            `toml:"decode_sigma"`
@@ -491,6 +495,17 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	if v, ok := d.quantity(dev, key+".idle_power", re.IdlePower, units.DimPower); ok {
 		e.IdlePower = v
 	}
+	if u := re.Units; u != nil {
+		if u.Value < 1 || u.Value != math.Trunc(u.Value) || u.Value > 1e6 {
+			d.errorf(key+".units", "engine %s units must be a whole number of compute units, got %g", e.Name, u.Value)
+		} else {
+			e.Units = int(u.Value)
+		}
+		if strings.TrimSpace(u.Source) == "" {
+			d.errorf(key+".units", "%s.units = %g has no source: every number in a profile cites where it comes from", key, u.Value)
+		}
+		dev.Sources[key+".units"] = u.Source
+	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {
 		precs = append(precs, p)
@@ -532,8 +547,9 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		return x
 	}
 	cal := &hardware.Calibration{Runtime: c.Runtime,
-		Efficiency: hardware.Efficiency{Bandwidth: c.Bandwidth, ComputeMax: c.ComputeMax, HalfRows: c.HalfRows, Attention: c.Attention,
-			StepOverhead: dur("step_overhead", c.StepOverhead), PassOverhead: dur("pass_overhead", c.PassOverhead), LayerOverhead: dur("layer_overhead", c.LayerOverhead)},
+		Efficiency: hardware.Efficiency{Bandwidth: c.Bandwidth, ComputeMax: c.ComputeMax, HalfRows: c.HalfRows, Attention: c.Attention, Dequant: orOne(c.Dequant),
+			StepOverhead: dur("step_overhead", c.StepOverhead), PassOverhead: dur("pass_overhead", c.PassOverhead), LayerOverhead: dur("layer_overhead", c.LayerOverhead),
+			UnitBandwidth: d.optional("unit_bandwidth", engine, c.UnitBandwidth, units.DimBandwidth)},
 		FormatBandwidth: c.FormatBandwidth, Cov: c.Covariance,
 		DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma, DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF,
 		Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Build: c.Build, Date: c.Date, Files: c.Files, Formats: c.Formats,
@@ -548,6 +564,26 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		d.errorf("calibration", "engine %s: calibration sigmas must not be negative", engine)
 	}
 	return cal
+}
+
+// orOne is v, or 1 when absent (a share that defaults to no penalty).
+func orOne(v float64) float64 {
+	if v == 0 {
+		return 1
+	}
+	return v
+}
+
+// optional parses a calibration's optional quantity: 0 when absent.
+func (d *deviceDecoder) optional(key, engine, v string, dim units.Dimension) float64 {
+	if v == "" {
+		return 0
+	}
+	x, err := units.Parse(v, dim)
+	if err != nil {
+		d.errorf(key, "engine %s calibration %s: %v", engine, key, err)
+	}
+	return x
 }
 
 func setStr(dst *string, v string) {

@@ -69,6 +69,9 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		str("kind", string(e.Kind))
 		field("power", key+".power", e.Power, units.DimPower, "")
 		field("idle_power", key+".idle_power", e.IdlePower, units.DimPower, "")
+		if e.Units > 0 {
+			fmt.Fprintf(&b, "units = { value = %d, source = %s }\n", e.Units, quote(d.Sources[key+".units"]))
+		}
 		b.WriteString("[engine.peak]\n")
 		for _, p := range units.Precisions {
 			if v := e.Peaks[p]; v > 0 {
@@ -117,9 +120,15 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	num("compute_max", c.ComputeMax)
 	num("half_rows", c.HalfRows)
 	num("attention", c.Attention)
+	if c.Dequant > 0 {
+		num("dequant", c.Dequant)
+	}
 	dur("step_overhead", c.StepOverhead)
 	dur("pass_overhead", c.PassOverhead)
 	dur("layer_overhead", c.LayerOverhead)
+	if c.UnitBandwidth > 0 {
+		kv("unit_bandwidth", quote(units.FormatExact(c.UnitBandwidth, units.DimBandwidth)))
+	}
 	if len(c.Cov) > 0 {
 		parts := make([]string, len(c.Cov))
 		for i, v := range c.Cov {
@@ -200,18 +209,18 @@ const FittedMarker = "# Efficiency per engine kind, fitted by roofline's test su
 // Numbers are rounded to four significant digits: the fit is refitted and
 // compared at that precision, so the file does not drift with the last
 // bit of a platform's arithmetic.
-func EncodeClasses(classes map[hardware.Kind]*runtimes.Class, regenerate string) string {
+func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string {
 	var b strings.Builder
 	b.WriteString(FittedMarker + "\n")
 	fmt.Fprintf(&b, "# (%s). Do not edit by hand.\n", regenerate)
 	kinds := make([]string, 0, len(classes))
 	for k := range classes {
-		kinds = append(kinds, string(k))
+		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
 	r4 := func(v float64) string { return number(round4(v)) }
 	for _, k := range kinds {
-		c := classes[hardware.Kind(k)]
+		c := classes[k]
 		e := c.Efficiency
 		fmt.Fprintf(&b, "\n[efficiency.%s]\n", k)
 		fmt.Fprintf(&b, "basis = %s\n", quote(c.Basis))
@@ -219,9 +228,13 @@ func EncodeClasses(classes map[hardware.Kind]*runtimes.Class, regenerate string)
 		fmt.Fprintf(&b, "compute_max = %s\n", r4(e.ComputeMax))
 		fmt.Fprintf(&b, "half_rows = %s\n", r4(e.HalfRows))
 		fmt.Fprintf(&b, "attention = %s\n", r4(e.Attention))
+		fmt.Fprintf(&b, "dequant = %s\n", r4(e.Dequant))
 		fmt.Fprintf(&b, "step_overhead = %s\n", quote(duration4(e.StepOverhead)))
 		fmt.Fprintf(&b, "pass_overhead = %s\n", quote(duration4(e.PassOverhead)))
 		fmt.Fprintf(&b, "layer_overhead = %s\n", quote(duration4(e.LayerOverhead)))
+		if e.UnitBandwidth > 0 {
+			fmt.Fprintf(&b, "unit_bandwidth = %s\n", quote(units.FormatExact(round4(e.UnitBandwidth), units.DimBandwidth)))
+		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))
 		b.WriteString("se = { ")

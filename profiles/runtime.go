@@ -46,6 +46,7 @@ type rawRuntime struct {
 	GEMVRows           *rawRule `toml:"gemv_rows"`
 	Engine             []struct {
 		Kind     string   `toml:"kind"`
+		Backend  string   `toml:"backend"`
 		Families []string `toml:"families"`
 		Source   string   `toml:"source"`
 	} `toml:"engine"`
@@ -76,6 +77,8 @@ type rawClass struct {
 	StepOverhead    string             `toml:"step_overhead"`
 	PassOverhead    string             `toml:"pass_overhead"`
 	LayerOverhead   string             `toml:"layer_overhead"`
+	UnitBandwidth   string             `toml:"unit_bandwidth"`
+	Dequant         float64            `toml:"dequant"`
 	SE              map[string]float64 `toml:"se"`
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
@@ -103,7 +106,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	}
 	rt := &runtimes.Runtime{Name: r.Name, Aliases: r.Aliases, Description: r.Description, References: r.References,
 		Weights: r.Weights, KV: r.KV, DefaultWeights: r.DefaultWeights, DefaultKV: r.DefaultKV,
-		MemoryShare: 1, Sources: map[string]string{}, File: file, Classes: map[hardware.Kind]*runtimes.Class{}}
+		MemoryShare: 1, Sources: map[string]string{}, File: file, Classes: map[string]*runtimes.Class{}}
 	refs := map[string]bool{}
 	for _, ref := range r.References {
 		id := refTag.FindString(ref)
@@ -178,6 +181,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	if r.DefaultKV != "" && !rt.RunsKV(r.DefaultKV) {
 		fe("default_kv", "default_kv %s is not among the runtime's kv formats", r.DefaultKV)
 	}
+	backendKinds := map[string]hardware.Kind{}
 	for ei, e := range r.Engine {
 		k := hardware.Kind(e.Kind)
 		if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
@@ -188,8 +192,16 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("families", "unknown device family %q (known: %s)", f, strings.Join(hardware.Families, ", "))
 			}
 		}
-		sourceAt("engine."+e.Kind, lineOfNth(src, "[[engine]]", ei), e.Source)
-		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families})
+		key := "engine." + e.Kind
+		if e.Backend != "" {
+			key = "engine." + e.Backend
+			if backendKinds[e.Backend] != "" && backendKinds[e.Backend] != k || hardware.Kind(e.Backend) == hardware.GPU || hardware.Kind(e.Backend) == hardware.CPU || hardware.Kind(e.Backend) == hardware.NPU {
+				fe("engine", "backend %q names a kind of engine or a backend of another kind", e.Backend)
+			}
+			backendKinds[e.Backend] = k
+		}
+		sourceAt(key, lineOfNth(src, "[[engine]]", ei), e.Source)
+		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend})
 	}
 	if b := r.ContinuousBatching; b != nil {
 		v, ok := b.Value.(bool)
@@ -307,12 +319,12 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		c, err := decodeClass(k, r.Efficiency[k])
+		c, err := decodeClass(k, backendKinds[k] != "", r.Efficiency[k])
 		if err != nil {
 			fe("efficiency."+k, "efficiency.%s: %v", k, err)
 			continue
 		}
-		rt.Classes[hardware.Kind(k)] = c
+		rt.Classes[k] = c
 	}
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
@@ -390,10 +402,10 @@ func lineOfNth(src []byte, h string, n int) int {
 	return 0
 }
 
-func decodeClass(kind string, r *rawClass) (*runtimes.Class, error) {
+func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error) {
 	k := hardware.Kind(kind)
-	if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
-		return nil, fmt.Errorf("unknown engine kind %q", kind)
+	if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU && !backend {
+		return nil, fmt.Errorf("unknown engine kind or backend %q (a backend is named by an [[engine]] entry)", kind)
 	}
 	dur := func(name, v string) (float64, error) {
 		x, err := units.Parse(v, units.DimDuration)
@@ -404,7 +416,10 @@ func decodeClass(kind string, r *rawClass) (*runtimes.Class, error) {
 	}
 	var e hardware.Efficiency
 	var err error
-	e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention = r.Bandwidth, r.ComputeMax, r.HalfRows, r.Attention
+	e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.Dequant = r.Bandwidth, r.ComputeMax, r.HalfRows, r.Attention, r.Dequant
+	if e.Dequant == 0 {
+		e.Dequant = 1 // absent: dequantizing kernels as fast as float ones
+	}
 	if e.StepOverhead, err = dur("step_overhead", r.StepOverhead); err != nil {
 		return nil, err
 	}
@@ -413,6 +428,11 @@ func decodeClass(kind string, r *rawClass) (*runtimes.Class, error) {
 	}
 	if e.LayerOverhead, err = dur("layer_overhead", r.LayerOverhead); err != nil {
 		return nil, err
+	}
+	if r.UnitBandwidth != "" {
+		if e.UnitBandwidth, err = units.Parse(r.UnitBandwidth, units.DimBandwidth); err != nil {
+			return nil, fmt.Errorf("unit_bandwidth: %v", err)
+		}
 	}
 	if err := e.Validate(); err != nil {
 		return nil, err

@@ -16,13 +16,18 @@ import "github.com/roofline/roofline/hardware"
 //     0.25;
 //   - 126 µs per step or pass and 32 µs per layer: the fixed terms
 //     inference-sim (BLIS) fitted to vLLM step times
-//     (docs/guide/latency-models.md).
+//     (docs/guide/latency-models.md);
+//   - kernels that dequantize their weights reach 0.9 of a float
+//     product's matrix efficiency (the unpacking and scales cost issue
+//     slots);
+//   - no cap on the bandwidth per compute unit: nothing measured says
+//     where this runtime's kernels would meet one.
 //
 // The interval, a factor of two either way for decode and three for
 // prefill, is a statement of ignorance, not a fit.
 func Prior(k hardware.Kind) Class {
 	e := hardware.Efficiency{Bandwidth: 0.70, ComputeMax: 0.40, HalfRows: 64, Attention: 0.25,
-		StepOverhead: 126e-6, PassOverhead: 126e-6, LayerOverhead: 32e-6}
+		StepOverhead: 126e-6, PassOverhead: 126e-6, LayerOverhead: 32e-6, Dequant: 0.9}
 	if k == hardware.CPU {
 		e.Bandwidth = 0.60
 	}

@@ -64,9 +64,10 @@ type Runtime struct {
 	// model use (vLLM's gpu_memory_utilization), in (0, 1].
 	MemoryShare float64
 
-	// Classes are its efficiencies per engine kind: fitted to published
+	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
+	// or per backend (a Support's Backend): fitted to published
 	// measurements, or a stated prior where none exist.
-	Classes map[hardware.Kind]*Class
+	Classes map[string]*Class
 
 	// Sources maps a rule's key to where it comes from.
 	Sources    map[string]string
@@ -89,6 +90,11 @@ const GGUF = "gguf"
 type Support struct {
 	Kind     hardware.Kind
 	Families []string
+	// Backend names the code the runtime runs these engines with
+	// (llama.cpp's CUDA, Metal, ROCm): kernels and launch costs differ
+	// between backends, so a backend measured on enough devices carries a
+	// class of its own. "" when the runtime names none.
+	Backend string
 }
 
 // Kernel is the precision a runtime's matrix products run at for some
@@ -231,11 +237,33 @@ func IdealPrecision(w model.WeightFormat, e *hardware.Engine) (units.Precision, 
 // Class is the runtime's efficiency on engines of kind k. A kind without
 // a class of its own falls back to the widest stated prior (Prior).
 func (r *Runtime) Class(k hardware.Kind) *Class {
-	if c, ok := r.Classes[k]; ok {
+	if c, ok := r.Classes[string(k)]; ok {
 		return c
 	}
 	c := Prior(k)
 	return &c
+}
+
+// Backend is the backend the runtime runs engine e of device d with; ""
+// when its profile names none.
+func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
+	for _, s := range r.Engines {
+		if s.Kind == e.Kind && (len(s.Families) == 0 || slices.Contains(s.Families, d.Family)) {
+			return s.Backend
+		}
+	}
+	return ""
+}
+
+// ClassFor is the runtime's efficiency on engine e of device d: its
+// backend's class when it has one, else its engine kind's (Class).
+func (r *Runtime) ClassFor(d *hardware.Device, e *hardware.Engine) *Class {
+	if b := r.Backend(d, e); b != "" {
+		if c, ok := r.Classes[b]; ok {
+			return c
+		}
+	}
+	return r.Class(e.Kind)
 }
 
 // Check says why the runtime cannot run format w with KV format kv on

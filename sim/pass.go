@@ -89,9 +89,9 @@ func matmulCost(mm model.Matmuls, r rates) unitCost {
 // matrix-vector kernels (up to r.gemv rows) have no tile to fill.
 func (r rates) matmul(rows float64) float64 {
 	if rows <= r.gemv {
-		return r.eff.ComputeMax
+		return r.dequant * r.eff.ComputeMax
 	}
-	return r.eff.Matmul(rows, r.peak)
+	return r.dequant * r.eff.Matmul(rows, r.peak)
 }
 
 // attention adds attention's bytes and FLOPs to a unit's cost. The ideal

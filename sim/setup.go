@@ -44,6 +44,9 @@ type Inputs struct {
 	// PeakDerived is true when no datasheet gives the peak and the
 	// profile derives it (its source is tagged [D]): the output says so.
 	PeakDerived bool
+	// Dequantizing is true when the kernels unpack quantized weights to
+	// float arithmetic (Efficiency.Dequant applies).
+	Dequantizing bool
 	// IdealPrecision is the fastest precision the engine has for the
 	// format under any kernel: the ideal bound uses its peak.
 	IdealPrecision units.Precision
@@ -97,7 +100,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in := Inputs{
 		Model: m.Spec.Name, Device: d.Name, Engine: e.Name, EngineKind: e.Kind, Runtime: rt.Name,
-		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, IdealPrecision: iprec, IdealPeak: ipeak,
+		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, Dequantizing: m.Weights.Quantized() && prec.Float(), IdealPrecision: iprec, IdealPeak: ipeak,
 		PeakSource: peakSource, PeakDerived: hardware.IsDerived(peakSource),
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
@@ -106,7 +109,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if o.RuntimeOverhead >= 0 {
 		in.Overhead = o.RuntimeOverhead
 	}
-	class := rt.Class(e.Kind)
+	class := rt.ClassFor(d, e)
 	in.Efficiency, in.Fitted = class.Efficiency, class.Fitted
 	in.EfficiencyFrom = fmt.Sprintf("runtime %s on %s engines: %s", rt.Name, e.Kind, class.Basis)
 	if c := e.Calibration; c != nil && c.Runtime == rt.Name {
@@ -142,13 +145,19 @@ type rates struct {
 	peak     float64 // FLOP/s before the matrix efficiency
 	eff      hardware.Efficiency
 	gemv     float64 // rows up to which products are matrix-vector kernels
+	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing)
 	ideal    bool
 	overhead float64 // s per unit
 }
 
 func (s *Setup) expected(overhead float64) rates {
 	in := s.Inputs
-	return rates{bw: in.Bandwidth * in.Efficiency.Bandwidth, peak: in.Peak, eff: in.Efficiency, overhead: overhead, gemv: float64(max(s.Runtime.GEMVRows, 1))}
+	dq := 1.0
+	if in.Dequantizing && in.Efficiency.Dequant > 0 {
+		dq = in.Efficiency.Dequant
+	}
+	return rates{bw: in.Efficiency.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: in.Efficiency, overhead: overhead,
+		gemv: float64(max(s.Runtime.GEMVRows, 1)), dequant: dq}
 }
 
 func (s *Setup) idealRates() rates {

@@ -75,7 +75,7 @@ func testRuntime() *runtimes.Runtime {
 	return &runtimes.Runtime{Name: "test", Weights: append(weights, runtimes.GGUF), KV: kv, DefaultWeights: runtimes.Native, DefaultKV: "f16",
 		Engines:             []runtimes.Support{{Kind: hardware.GPU}, {Kind: hardware.CPU}, {Kind: hardware.NPU}},
 		WindowArchitectures: []string{runtimes.AllArchitectures}, ContinuousBatching: true, MemoryOverhead: 256 << 20, MemoryShare: 1,
-		Classes: map[hardware.Kind]*runtimes.Class{hardware.GPU: class(legacy), hardware.NPU: class(legacy), hardware.CPU: class(cpu)}}
+		Classes: map[string]*runtimes.Class{"gpu": class(legacy), "npu": class(legacy), "cpu": class(cpu)}}
 }
 
 // predictWith prices w on engine (the default for "") under the test runtime.

@@ -38,3 +38,13 @@ func (p Precision) RateUnit() string {
 	}
 	return "FLOP/s"
 }
+
+// Float reports whether p is a 16- or 32-bit floating-point arithmetic,
+// the kind a kernel that dequantizes its weights computes in.
+func (p Precision) Float() bool {
+	switch p {
+	case FP32, FP16, BF16:
+		return true
+	}
+	return false
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/accuracy"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
-	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
 )
@@ -80,13 +79,13 @@ const regenerate = "go test ./cmd/roofline -run TestRuntimeClasses -update"
 func TestRuntimeClasses(t *testing.T) {
 	classes, _ := publicClasses(t)
 	cat, _ := profiles.Builtin()
-	byRuntime := map[string]map[hardware.Kind]*runtimes.Class{}
+	byRuntime := map[string]map[string]*runtimes.Class{}
 	for _, c := range classes {
 		rc := c.Runtime("cmd/roofline/" + publicRuns)
 		if byRuntime[c.Key.Runtime] == nil {
-			byRuntime[c.Key.Runtime] = map[hardware.Kind]*runtimes.Class{}
+			byRuntime[c.Key.Runtime] = map[string]*runtimes.Class{}
 		}
-		byRuntime[c.Key.Runtime][c.Key.Kind] = &rc
+		byRuntime[c.Key.Runtime][c.Key.Name()] = &rc
 	}
 	for _, rt := range cat.Runtimes().All() {
 		path := filepath.Join("..", "..", rt.File)
@@ -185,13 +184,14 @@ func statCells(s accuracy.Stat) string {
 
 // priorStat scores the prior (the former one-rule defaults) on the same
 // runs: the "before" beside the fitted "after".
-func priorStat(cases []accuracy.Case, kind hardware.Kind, ph measured.Test) accuracy.Stat {
+func priorStat(cl *accuracy.Class, ph measured.Test) accuracy.Stat {
 	var r []float64
 	var cov []bool
+	cases := cl.Cases
 	pts := accuracy.Points(cases)
-	prior := runtimes.Prior(kind)
+	prior := runtimes.Prior(cl.Key.Kind)
 	for i, c := range cases {
-		if c.Run.Test != ph {
+		if c.Run.Test != ph || !cl.Scored[i] {
 			continue
 		}
 		ratio := c.Measured / pts[i].Predict(prior.Efficiency)
@@ -226,7 +226,7 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 				continue
 			}
 			s := accuracy.Summarize(r, cov)
-			before := priorStat(c.Cases, c.Key.Kind, ph)
+			before := priorStat(c, ph)
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %s | %s | %s | %.2f | %s |\n", c.Key, c.Devices, c.HeldOut, ph, s.N, pctOf(before.MdAPE), pctOf(s.MdAPE), pctOf(s.P90), s.Bias, pctOf(s.Coverage))
 		}
 	}
@@ -239,6 +239,9 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	var keys []key
 	for _, c := range classes {
 		for i, cs := range c.Cases {
+			if !c.Scored[i] {
+				continue
+			}
 			k := key{cs.Device, c.Key.String()}
 			a := by[k]
 			if a == nil {

@@ -29,13 +29,29 @@ type Case struct {
 	Measured float64 // s, the whole test
 }
 
-// Key names a class: a runtime on a kind of engine.
+// Key names a class: a runtime on a kind of engine, or on one of its
+// backends (llama.cpp's CUDA or Metal).
 type Key struct {
 	Runtime string
 	Kind    hardware.Kind
+	Backend string
 }
 
-func (k Key) String() string { return k.Runtime + " " + string(k.Kind) }
+func (k Key) String() string {
+	if k.Backend != "" {
+		return k.Runtime + " " + string(k.Kind) + " (" + k.Backend + ")"
+	}
+	return k.Runtime + " " + string(k.Kind)
+}
+
+// Name is the key a runtime profile files the class under: the backend,
+// else the engine kind.
+func (k Key) Name() string {
+	if k.Backend != "" {
+		return k.Backend
+	}
+	return string(k.Kind)
+}
 
 // Load resolves the scored runs. Runs that cannot be resolved come back as
 // errors.
@@ -53,7 +69,8 @@ func Load(cat *profiles.Catalog, runs []measured.Run) ([]Case, []error) {
 			continue
 		}
 		s := rs.Setup
-		cases = append(cases, Case{Run: r, Setup: s, Class: Key{s.Runtime.Name, s.Engine.Kind}, Device: s.Device.Name, Measured: r.Seconds()})
+		k := Key{Runtime: s.Runtime.Name, Kind: s.Engine.Kind, Backend: s.Runtime.Backend(s.Device, s.Engine)}
+		cases = append(cases, Case{Run: r, Setup: s, Class: k, Device: s.Device.Name, Measured: r.Seconds()})
 	}
 	return cases, errs
 }
@@ -75,6 +92,10 @@ type Class struct {
 	// Covered is, per case, whether its measured time fell in the 80 %
 	// interval computed without its device.
 	Covered []bool
+	// Scored is, per case, whether the class is the one the case is
+	// scored under: a kind's class is also fitted on the runs of its
+	// backends with classes of their own, which are scored there.
+	Scored  []bool
 	Devices int
 }
 
@@ -94,11 +115,30 @@ func Points(cases []Case) []fit.Point {
 }
 
 // FitClasses fits every class the cases fall in, from a weak prior around
-// runtimes.Prior.
+// runtimes.Prior: each runtime on each kind of engine over all its runs,
+// and each backend measured on at least MinDevices devices over its own.
+// A run is scored under its backend's class when there is one, else under
+// its kind's.
 func FitClasses(cases []Case) ([]*Class, error) {
-	byKey := map[Key][]Case{}
+	devices := map[Key]map[string]bool{}
 	for _, c := range cases {
-		byKey[c.Class] = append(byKey[c.Class], c)
+		if devices[c.Class] == nil {
+			devices[c.Class] = map[string]bool{}
+		}
+		devices[c.Class][c.Device] = true
+	}
+	byKey := map[Key][]Case{}
+	scoredBy := map[Key][]bool{}
+	for _, c := range cases {
+		kind := Key{Runtime: c.Class.Runtime, Kind: c.Class.Kind}
+		own := c.Class.Backend != "" && len(devices[c.Class]) >= MinDevices
+		if own {
+			byKey[c.Class] = append(byKey[c.Class], c)
+			scoredBy[c.Class] = append(scoredBy[c.Class], true)
+		}
+		c.Class = kind
+		byKey[kind] = append(byKey[kind], c)
+		scoredBy[kind] = append(scoredBy[kind], !own)
 	}
 	keys := make([]Key, 0, len(byKey))
 	for k := range byKey {
@@ -111,6 +151,7 @@ func FitClasses(cases []Case) ([]*Class, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
+		c.Scored = scoredBy[k]
 		out = append(out, c)
 	}
 	return out, nil
@@ -122,6 +163,14 @@ const MinDevices = 3
 
 func fitClass(k Key, cases []Case) (*Class, error) {
 	prior := fit.WeakPrior(runtimes.Prior(k.Kind).Efficiency)
+	units := false
+	for _, cs := range cases {
+		units = units || cs.Setup.Engine.Units > 0
+	}
+	if !units {
+		// Nothing measured on engines with a unit count: no cap.
+		prior.Center.UnitBandwidth, prior.Spread[fit.PUnitBandwidth] = 0, 0
+	}
 	pts := Points(cases)
 	devices := map[string]bool{}
 	for _, cs := range cases {
@@ -213,7 +262,7 @@ func (c *Class) Phase(ph measured.Test) ([]float64, []bool) {
 	var r []float64
 	var cov []bool
 	for i, cs := range c.Cases {
-		if cs.Run.Test == ph {
+		if cs.Run.Test == ph && c.Scored[i] {
 			r = append(r, c.Held[i])
 			cov = append(cov, c.Covered[i])
 		}

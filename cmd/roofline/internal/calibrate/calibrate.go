@@ -65,9 +65,18 @@ type FormatEfficiency struct {
 // with spreads that let a board sit well away from its class — logit 0.7
 // for shares (0.70 becomes 0.53–0.82 at one standard deviation), and a
 // factor of e ≈ 2.7 for costs and half-rows — but keep two or three runs
-// from pulling a parameter they say nothing about.
-func ClassPrior(c *runtimes.Class) fit.Prior {
-	return fit.Prior{Center: c.Efficiency, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1}}
+// from pulling a parameter they say nothing about. One board's runs
+// measure its achieved bandwidth directly: the class's cap per compute
+// unit is folded into the bandwidth share the fit starts from (the share
+// the class gives this engine) and dropped; the dequantizing factor stays
+// the class's.
+func ClassPrior(c *runtimes.Class, d *hardware.Device, e *hardware.Engine) fit.Prior {
+	center := c.Efficiency
+	if d.Bandwidth > 0 {
+		center.Bandwidth = c.AchievedBandwidth(d.Bandwidth, e.Units) / d.Bandwidth
+	}
+	center.UnitBandwidth = 0
+	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0}}
 }
 
 type item struct {
@@ -128,7 +137,7 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 		return res, errors.New("every run is faster than the physical limit of the device: check --hardware, --model and --weights")
 	}
 	dev, base, rt := target.Device, target.Engine, target.Runtime
-	class := rt.Class(base.Kind)
+	class := rt.ClassFor(dev, base)
 	res.Device, res.Runtime, res.Class = dev, rt, class
 	if !class.Fitted {
 		res.Notes = append(res.Notes, fmt.Sprintf("no published measurements of %s on %s engines: the fit starts from a wide prior, so more runs are needed for a tight profile", rt.Name, base.Kind))
@@ -150,7 +159,7 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 		points[i] = fit.Point{Measured: res.Points[it.pt].Measured * per, Phase: ph, Group: fmt.Sprint(i),
 			Predict: func(e hardware.Efficiency) float64 { return compare.Phase(it.setup.WithEfficiency(e), run).Time }}
 	}
-	prior := ClassPrior(class)
+	prior := ClassPrior(class, dev, base)
 	f, err := fit.Fit(points, prior)
 	if err != nil {
 		return res, err

@@ -167,7 +167,7 @@ func TestProfileRoundTrip(t *testing.T) {
 	d, _ := c2.Device(name)
 	e, _ := d.Engine("")
 	got, want := e.Calibration, res.Engine.Calibration
-	if got == nil || got.Efficiency != want.Efficiency || got.Runtime != "llama.cpp" || len(got.Cov) != 49 || got.Cov[0] != want.Cov[0] {
+	if got == nil || got.Efficiency != want.Efficiency || got.Runtime != "llama.cpp" || len(got.Cov) != fit.NParams*fit.NParams || got.Cov[0] != want.Cov[0] {
 		t.Fatalf("calibration did not round-trip:\n%+v\n%+v", got, want)
 	}
 	if !strings.Contains(string(prof), "step_overhead = \"") || strings.Contains(string(prof), "e+09 B") {

@@ -24,7 +24,7 @@ import (
 )
 
 // NParams is the number of efficiency parameters (hardware.ParameterNames).
-const NParams = 7
+const NParams = 9
 
 // Parameter indices in hardware.Efficiency.Parameters order.
 const (
@@ -35,6 +35,8 @@ const (
 	PHalfRows
 	PAttention
 	PPassOverhead
+	PUnitBandwidth
+	PDequant
 )
 
 // Phase names which time a point measured.
@@ -75,10 +77,19 @@ const DefaultNoise = 0.10
 
 // WeakPrior centres on c with spreads wide enough that a handful of
 // points move every parameter: a factor of e² ≈ 7 either way for costs
-// and half-rows, and logit 1.5 for shares.
+// and half-rows, and logit 1.5 for shares. A centre without a cap per
+// compute unit starts the cap at PriorUnitBandwidth.
 func WeakPrior(c hardware.Efficiency) Prior {
-	return Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2}}
+	if c.UnitBandwidth == 0 {
+		c.UnitBandwidth = PriorUnitBandwidth
+	}
+	return Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5}}
 }
+
+// PriorUnitBandwidth is where a fit starts the bandwidth cap per compute
+// unit: 30 GB/s, loose enough that no engine in the profiles is held
+// back by it (an H100 SXM's 132 SMs would allow 4 TB/s).
+const PriorUnitBandwidth = 30e9
 
 // Result is a fitted efficiency.
 type Result struct {
@@ -98,7 +109,9 @@ type Result struct {
 }
 
 // maps between natural and fitting coordinates
-func isShare(i int) bool { return i == PBandwidth || i == PComputeMax || i == PAttention }
+func isShare(i int) bool {
+	return i == PBandwidth || i == PComputeMax || i == PAttention || i == PDequant
+}
 
 func toX(p []float64) []float64 {
 	x := make([]float64, NParams)
@@ -164,9 +177,21 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 	}
 	rows := n + k
 
+	// natural maps fitting coordinates back; held parameters are exactly
+	// their centre, even where the map cannot reach it (a cap of 0).
+	centerP := prior.Center.Parameters()
+	natural := func(x []float64) []float64 {
+		p := toP(x)
+		for i, s := range prior.Spread {
+			if s == 0 {
+				p[i] = centerP[i]
+			}
+		}
+		return p
+	}
 	// residuals: log(pred/meas) per point, then the prior's pulls.
 	resid := func(x []float64) ([]float64, bool) {
-		e := hardware.EfficiencyOf(toP(x))
+		e := hardware.EfficiencyOf(natural(x))
 		r := make([]float64, rows)
 		for i, pt := range points {
 			v := pt.Predict(e)
@@ -253,7 +278,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 		}
 	}
-	res := &Result{Efficiency: hardware.EfficiencyOf(toP(x)), Iter: iter,
+	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Iter: iter,
 		Sigma: map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
 	ss := map[Phase]float64{}
 	for i, pt := range points {
@@ -306,7 +331,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 // informs reports whether parameter i shapes times of phase ph.
 func informs(i int, ph Phase) bool {
 	switch i {
-	case PBandwidth, PLayerOverhead:
+	case PBandwidth, PLayerOverhead, PUnitBandwidth:
 		return true
 	case PStepOverhead:
 		return ph == Decode

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"github.com/roofline/roofline/units"
 	"math"
 	"strings"
 
@@ -62,7 +63,7 @@ type calibrationJSON struct {
 
 // paramUnits are the units of the efficiency parameters, in the order of
 // hardware.ParameterNames.
-var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s"}
+var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s", "B/s", "share"}
 
 // num is a JSON number that is null when undefined.
 func num(v float64) *float64 {
@@ -116,6 +117,11 @@ func paramText(v float64, unit string) string {
 		return Duration(v)
 	case "rows":
 		return Sig(v, 3)
+	case "B/s":
+		if v == 0 {
+			return "none"
+		}
+		return units.FormatExact(v, units.DimBandwidth)
 	}
 	return Fixed(v, 3)
 }
