@@ -18,6 +18,7 @@ import (
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Case is one published run resolved to a setup.
@@ -207,24 +208,35 @@ func fitClass(k Key, cases []Case) (*Class, error) {
 // from; with fewer, the class's interval is the prior's.
 const MinSpreadPoints = 5
 
-// spread is the 10th–90th percentile of held-out measured/predicted of a
-// phase, leaving out group `without`, widened to bracket 1.
+// spread is the 80 % interval of held-out measured/predicted of a phase,
+// leaving out group `without`: the 10th–90th percentiles, widened about
+// their centre (in log) for the next device being one more draw from
+// the g devices seen — Student's t at g − 1 degrees of freedom instead of
+// the normal quantile, times √(1 + 1/g) — and to bracket 1. With few
+// devices the spread between them is poorly known, and the interval says
+// so.
 func spread(ratios []float64, pts []fit.Point, ph fit.Phase, without string) runtimes.Spread {
 	var v []float64
+	groups := map[string]bool{}
 	for i, p := range pts {
 		if p.Phase == ph && p.Group != without {
 			v = append(v, ratios[i])
+			groups[p.Group] = true
 		}
 	}
-	if len(v) < MinSpreadPoints {
+	if len(v) < MinSpreadPoints || len(groups) < 2 {
 		pr := runtimes.Prior(hardware.GPU)
 		if ph == fit.Decode {
 			return pr.Decode
 		}
 		return pr.Prefill
 	}
-	lo, hi := fit.Quantile(v, 0.10), fit.Quantile(v, 0.90)
-	return runtimes.Spread{Low: math.Min(lo, 1), High: math.Max(hi, 1)}
+	lo, hi := math.Log(fit.Quantile(v, 0.10)), math.Log(fit.Quantile(v, 0.90))
+	g := float64(len(groups))
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: g - 1}.Quantile(0.90)
+	k := t / distuv.UnitNormal.Quantile(0.90) * math.Sqrt(1+1/g)
+	mid, half := (lo+hi)/2, k*(hi-lo)/2
+	return runtimes.Spread{Low: math.Min(math.Exp(mid-half), 1), High: math.Max(math.Exp(mid+half), 1)}
 }
 
 // Stat is the held-out error of a set of cases.
