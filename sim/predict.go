@@ -205,9 +205,10 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	r.ComputeBoundBatch = s.computeBoundBatch(w, p.kvReads)
 
 	r.Memory = s.Memory(w.Context(), w.Batch, w.UBatch)
-	r.LoadTime = s.Model.WeightBytes / s.Device.StorageBandwidth
+	cold := s.ColdStart(r.TTFT)
+	r.LoadTime = cold.Load
 	if in.Cold {
-		r.ColdTTFT = r.LoadTime + r.TTFT
+		r.ColdTTFT = cold.TTFT
 	}
 	r.warnings(s)
 	s.intervals(r)
@@ -238,7 +239,7 @@ func (s *Setup) predictQueued(w Workload) (*Result, error) {
 // is convex in B (W grows at most linearly), so it crosses zero once.
 func (s *Setup) computeBoundBatch(w Workload, kvReads float64) int {
 	m, bw, peak := s.Model, s.Inputs.Bandwidth, s.Inputs.IdealPeak
-	c := w.Depth + w.Prompt + max(w.Output-1, 1)
+	c := w.LastStepContext()
 	f := func(B int) float64 {
 		fb := float64(B)
 		return fb*m.DecodeFLOPs(c)/peak - (m.StreamedBytes(B, true)+fb*kvReads*m.KVBytes(c))/bw

@@ -71,6 +71,33 @@ type SpeculativeResult struct {
 	BreakEven float64
 	// ExtraMemory is the draft's weights and KV cache, bytes.
 	ExtraMemory float64
+	// Context and Batch are what the round was priced at.
+	Context, Batch int
+	// Fits says whether the target, its cache and the draft fit in the
+	// usable memory together (set by SpeculateOn).
+	Fits     bool
+	Warnings []Warning
+}
+
+// SpeculateOn prices speculative decoding over workload w, the one rule
+// predict and chat follow: a round at the context of w's middle decode step
+// (Workload.MidContext) for its batch, and whether the target with its
+// cache at the end of w and the draft fit in usable memory together.
+func (s *Setup) SpeculateOn(draft *Setup, sp Speculation, w Workload) (SpeculativeResult, error) {
+	if err := w.Validate(); err != nil {
+		return SpeculativeResult{}, err
+	}
+	r, err := s.Speculate(draft, sp, w.MidContext(), w.Batch)
+	if err != nil {
+		return r, err
+	}
+	r.ExtraMemory = draftMemory(draft, w.Context()+sp.K, w.Batch)
+	r.Fits = s.Memory(w.Context(), w.Batch, w.UBatch).Total+r.ExtraMemory <= s.Usable()
+	if dv, tv := draft.Model.Spec.Vocab, s.Model.Spec.Vocab; dv != tv {
+		r.Warnings = append(r.Warnings, Warning{Code: "draft-vocab",
+			Message: fmt.Sprintf("the draft's vocabulary (%d) differs from the target's (%d): speculative decoding needs the same tokenizer", dv, tv)})
+	}
+	return r, nil
 }
 
 // Speculate prices one round of speculative decoding for `batch`
@@ -85,12 +112,12 @@ func (s *Setup) Speculate(draft *Setup, sp Speculation, ctx, batch int) (Specula
 		return SpeculativeResult{}, fmt.Errorf("draft model %s (%.3g active parameters) is not smaller than the target %s (%.3g): it cannot speed it up",
 			draft.Model.Spec.Name, draft.Model.ParamsActive, s.Model.Spec.Name, s.Model.ParamsActive)
 	}
-	r := SpeculativeResult{TokensPerRound: sp.TokensPerRound(), PlainTPOT: s.ITL(ctx, batch)}
+	r := SpeculativeResult{TokensPerRound: sp.TokensPerRound(), PlainTPOT: s.ITL(ctx, batch), Context: ctx, Batch: batch}
 	r.DraftTime = draft.Decode(ctx, sp.K, batch).Time
 	r.VerifyTime = s.Verify(ctx, sp.K+1, batch)
 	r.TPOT = (r.DraftTime + r.VerifyTime) / r.TokensPerRound
 	r.Speedup = r.PlainTPOT / r.TPOT
-	r.ExtraMemory = draft.Model.WeightBytes + float64(batch)*draft.Model.KVBytes(ctx+sp.K)
+	r.ExtraMemory = draftMemory(draft, ctx+sp.K, batch)
 	// Speculation pays when tokensPerRound(a) > cost / plain; the left side
 	// rises from 1 at a = 0 to K+1 as a → 1.
 	ratio := (r.DraftTime + r.VerifyTime) / r.PlainTPOT
@@ -112,4 +139,10 @@ func (s *Setup) Speculate(draft *Setup, sp Speculation, ctx, batch int) (Specula
 		r.BreakEven = (lo + hi) / 2
 	}
 	return r, nil
+}
+
+// draftMemory is what a draft adds to memory: its weights and the KV cache
+// of batch sequences of ctx tokens.
+func draftMemory(draft *Setup, ctx, batch int) float64 {
+	return draft.Model.WeightBytes + float64(batch)*draft.Model.KVBytes(ctx)
 }

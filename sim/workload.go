@@ -20,6 +20,19 @@ const MaxTokens = 1 << 30
 // Context is the number of tokens per sequence at the end of generation.
 func (w Workload) Context() int { return w.Depth + w.Prompt + w.Output }
 
+// MidContext is the context of the workload's middle decode step: what a
+// decode-step figure of the whole generation (speculative decoding, a
+// decode operating point) is priced at.
+func (w Workload) MidContext() int { return w.Depth + w.Prompt + max(w.Output/2, 1) }
+
+// LastStepContext is the context the last decode step attends (the
+// first output token comes from the prefill; with one output token, the
+// step that would follow it).
+func (w Workload) LastStepContext() int { return w.Depth + w.Prompt + max(w.Output-1, 1) }
+
+// PassTokens is the number of tokens in a full prefill pass.
+func (w Workload) PassTokens() int { return passTokens(w.Batch, w.UBatch) }
+
 // Validate rejects impossible workloads with a *FieldError naming the
 // field (Prompt, Output, Batch, Depth, UBatch).
 func (w Workload) Validate() error {

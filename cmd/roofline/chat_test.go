@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
 )
 
 // chatExamples are the worked examples of docs/chat.md, on edge boards.
@@ -59,7 +61,7 @@ func TestChatJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	var r chatReport
+	var r render.ChatJSON
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -114,8 +116,8 @@ func TestPredictExtras(t *testing.T) {
 		Memory   struct {
 			Weights float64 `json:"weights_bytes"`
 		} `json:"memory"`
-		Energy predictEnergyJSON `json:"energy"`
-		Spec   specJSON          `json:"speculative"`
+		Energy render.PredictEnergyJSON `json:"energy"`
+		Spec   render.SpecJSON          `json:"speculative"`
 	}
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
 		t.Fatal(err)

@@ -46,17 +46,29 @@ var fieldFlags = map[string]string{
 	"Prompt": "--prompt", "Output": "--output", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
 	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
 	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
-	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead",
+	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",
 }
 
 // flagged names the flag an error is about: a *sim.FieldError by its
 // field, a *resolve.InputError by its input (renamed by as: the model of a
 // draft is --draft).
 func flagged(err error, as ...string) error {
+	if err == nil {
+		return nil
+	}
+	var de *app.DraftError
+	if errors.As(err, &de) && len(as) == 0 {
+		inner := flagged(de.Err, "model", "draft", "weights", "draft-weights")
+		var ie *resolve.InputError
+		if errors.As(de.Err, &ie) {
+			return inner
+		}
+		return fmt.Errorf("--draft: %w", inner)
+	}
 	var fe *sim.FieldError
 	if errors.As(err, &fe) {
 		if f, ok := fieldFlags[fe.Field]; ok {
-			return fmt.Errorf("%s %s", f, fe.Msg)
+			return &usageError{fmt.Sprintf("%s %s", f, fe.Msg)}
 		}
 		return err
 	}

@@ -33,6 +33,7 @@ const (
 	bList
 	bCode
 	bFigure
+	bSub // one document for text, another for Markdown
 )
 
 type block struct {
@@ -44,6 +45,7 @@ type block struct {
 	pairs    [][2]string
 	fig      *DocFigure
 	capital  bool
+	sub      [2]*Doc
 }
 
 // DocFigure is a figure in a document: the image files beside it and its
@@ -77,6 +79,9 @@ func (d *Doc) Raw(text, md string) { d.add(block{kind: bRaw, text: text, md: md}
 
 // Both adds the same literal text to text and Markdown.
 func (d *Doc) Both(s string) { d.Raw(s, s) }
+
+// Sub adds one document to the text and another to the Markdown.
+func (d *Doc) Sub(text, md *Doc) { d.add(block{kind: bSub, sub: [2]*Doc{text, md}}) }
 
 // Table adds a table.
 func (d *Doc) Table(t *Table) { d.add(block{kind: bTable, table: t}) }
@@ -129,6 +134,8 @@ func (bl block) writeText(b *bytes.Buffer) {
 		b.WriteString("\n" + s + "\n")
 	case bRaw:
 		b.WriteString(bl.text)
+	case bSub:
+		bl.sub[0].Write(b, Text)
 	case bTable:
 		bl.table.Write(b, Text)
 	case bPairs:
@@ -162,6 +169,8 @@ func (bl block) writeMarkdown(b *bytes.Buffer, spaced bool) {
 		b.WriteString("\n### " + bl.text + "\n\n")
 	case bRaw:
 		b.WriteString(bl.md)
+	case bSub:
+		bl.sub[1].Write(b, Markdown)
 	case bTable:
 		bl.table.Write(b, Markdown)
 		if spaced {

@@ -1,0 +1,463 @@
+package render
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/sim"
+)
+
+type memoryJSON struct {
+	WeightsBytes     float64 `json:"weights_bytes"`
+	KVBytes          float64 `json:"kv_bytes"`
+	ActivationsBytes float64 `json:"activations_bytes"`
+	OverheadBytes    float64 `json:"overhead_bytes"`
+	TotalBytes       float64 `json:"total_bytes"`
+	UsableBytes      float64 `json:"usable_bytes"`
+	Fits             bool    `json:"fits"`
+	HeadroomBytes    float64 `json:"headroom_bytes"`
+	MaxContext       *int    `json:"max_context"`
+	// MaxContextBound is "memory" or "model" (the model's maximum context
+	// is reached before memory runs out).
+	MaxContextBound string `json:"max_context_bound"`
+}
+
+type phaseJSON struct {
+	Steps             int     `json:"steps"`
+	TimeS             float64 `json:"time_s"`
+	IdealTimeS        float64 `json:"ideal_time_s"`
+	MemoryTimeS       float64 `json:"memory_time_s"`
+	ComputeTimeS      float64 `json:"compute_time_s"`
+	OverheadTimeS     float64 `json:"overhead_time_s"`
+	Bytes             float64 `json:"bytes"`
+	FLOPs             float64 `json:"flops"`
+	IntensityFLOPPerB float64 `json:"intensity_flop_per_byte"`
+	Bound             string  `json:"bound"`
+	ComputeBoundSteps int     `json:"compute_bound_steps"`
+}
+
+type efficiencyJSON struct {
+	Bandwidth      float64 `json:"bandwidth"`
+	ComputeMax     float64 `json:"compute_max"`
+	HalfRows       float64 `json:"half_rows"`
+	Attention      float64 `json:"attention"`
+	StepOverheadS  float64 `json:"step_overhead_s"`
+	PassOverheadS  float64 `json:"pass_overhead_s"`
+	LayerOverheadS float64 `json:"layer_overhead_s"`
+}
+
+// InputsJSON echoes what a prediction resolved.
+type InputsJSON struct {
+	Model              string         `json:"model"`
+	Hardware           string         `json:"hardware"`
+	Engine             string         `json:"engine"`
+	EngineKind         string         `json:"engine_kind"`
+	Runtime            string         `json:"runtime"`
+	RuntimeWhy         string         `json:"runtime_why"`
+	Weights            string         `json:"weights"`
+	KV                 string         `json:"kv"`
+	Precision          string         `json:"precision"`
+	PeakOpsPerS        float64        `json:"peak_ops_per_s"`
+	PeakSource         string         `json:"peak_source"`
+	PeakDerived        bool           `json:"peak_derived"`
+	IdealPrecision     string         `json:"ideal_precision"`
+	IdealPeakOpsPerS   float64        `json:"ideal_peak_ops_per_s"`
+	BandwidthBytesPerS float64        `json:"bandwidth_bytes_per_s"`
+	Efficiency         efficiencyJSON `json:"efficiency"`
+	EfficiencyFrom     string         `json:"efficiency_from"`
+	PrefillOverheadS   float64        `json:"prefill_overhead_s"`
+	DecodeOverheadS    float64        `json:"decode_overhead_s"`
+	StorageBytesPerS   float64        `json:"storage_bandwidth_bytes_per_s"`
+	Prompt             int            `json:"prompt"`
+	Output             int            `json:"output"`
+	Batch              int            `json:"batch"`
+	Depth              int            `json:"depth"`
+	UBatch             int            `json:"ubatch"`
+	Cold               bool           `json:"cold"`
+}
+
+type warningJSON struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// PredictJSON is predict's answer in the JSON vocabulary.
+type PredictJSON struct {
+	TTFT                 float64            `json:"ttft_s"`
+	TPOT                 *float64           `json:"tpot_s"`
+	E2E                  float64            `json:"e2e_s"`
+	ITLFirst             *float64           `json:"itl_first_s"`
+	ITLLast              *float64           `json:"itl_last_s"`
+	PrefillTokensPerS    float64            `json:"prefill_tokens_per_s"`
+	DecodeTokensPerS     *float64           `json:"decode_tokens_per_s"`
+	ThroughputTokensPerS *float64           `json:"throughput_tokens_per_s"`
+	TTFTBound            float64            `json:"ttft_bound_s"`
+	TPOTBound            *float64           `json:"tpot_bound_s"`
+	E2EBound             float64            `json:"e2e_bound_s"`
+	PrefillBound         string             `json:"prefill_bound"`
+	DecodeBound          *string            `json:"decode_bound"`
+	RidgeFLOPPerByte     float64            `json:"ridge_flop_per_byte"`
+	ComputeBoundBatch    *int               `json:"compute_bound_batch"`
+	KVShareLastStep      *float64           `json:"kv_share_last_step"`
+	LoadS                float64            `json:"load_s"`
+	ColdTTFT             *float64           `json:"cold_ttft_s,omitempty"`
+	TTFTInterval         []float64          `json:"ttft_interval_s,omitempty"`
+	TPOTInterval         []float64          `json:"tpot_interval_s,omitempty"`
+	E2EInterval          []float64          `json:"e2e_interval_s,omitempty"`
+	ThroughputInterval   []float64          `json:"throughput_interval_tokens_per_s,omitempty"`
+	IntervalLevel        float64            `json:"interval_level,omitempty"`
+	Memory               memoryJSON         `json:"memory"`
+	Prefill              phaseJSON          `json:"prefill"`
+	Decode               *phaseJSON         `json:"decode"`
+	Energy               *PredictEnergyJSON `json:"energy,omitempty"`
+	Speculative          *SpecJSON          `json:"speculative,omitempty"`
+	Inputs               InputsJSON         `json:"inputs"`
+	Warnings             []warningJSON      `json:"warnings"`
+}
+
+// PredictEnergyJSON is predict's energy estimate.
+type PredictEnergyJSON struct {
+	Basis           string  `json:"basis"`
+	PowerW          float64 `json:"power_w"`
+	JoulesPerToken  float64 `json:"joules_per_token"`
+	JoulesPerAnswer float64 `json:"joules_per_answer"`
+	TokensPerWh     float64 `json:"tokens_per_wh"`
+	BatteryWh       float64 `json:"battery_wh,omitempty"`
+	AnswersPerPct   float64 `json:"answers_per_battery_percent,omitempty"`
+}
+
+// SpecJSON is speculative decoding with a draft.
+type SpecJSON struct {
+	Draft          string  `json:"draft"`
+	DraftWeights   string  `json:"draft_weights"`
+	K              int     `json:"draft_tokens"`
+	Acceptance     float64 `json:"acceptance"`
+	Context        int     `json:"context"`
+	TokensPerRound float64 `json:"tokens_per_round"`
+	DraftS         float64 `json:"draft_s"`
+	VerifyS        float64 `json:"verify_s"`
+	TPOT           float64 `json:"tpot_s"`
+	PlainTPOT      float64 `json:"plain_tpot_s"`
+	Speedup        float64 `json:"speedup"`
+	BreakEven      float64 `json:"break_even_acceptance"`
+	ExtraMemory    float64 `json:"extra_memory_bytes"`
+	Fits           bool    `json:"fits_with_draft"`
+}
+
+func newSpecJSON(s *app.Speculative) *SpecJSON {
+	if s == nil {
+		return nil
+	}
+	return &SpecJSON{s.Draft, s.DraftWeights, s.K, s.Acceptance, s.Context, s.TokensPerRound, s.DraftTime, s.VerifyTime,
+		s.TPOT, s.PlainTPOT, s.Speedup, s.BreakEven, s.ExtraMemory, s.Fits}
+}
+
+// energyBasis says where a power figure comes from.
+func energyBasis(e *app.Energy) string {
+	if e.Given {
+		return "the --power given"
+	}
+	return "the rated power of the " + e.Engine + " engine in the profile"
+}
+
+func newPhaseJSON(p sim.Phase) phaseJSON {
+	return phaseJSON{p.Steps, p.Time, p.IdealTime, p.MemoryTime, p.ComputeTime, p.OverheadTime, p.Bytes, p.FLOPs, p.Intensity, string(p.Bound), p.ComputeBoundSteps}
+}
+
+// NewInputsJSON echoes a prediction's inputs; why says why its runtime.
+func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
+	e := in.Efficiency
+	return InputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Runtime, why, in.Weights, in.KV,
+		string(in.Precision), in.Peak, in.PeakSource, in.PeakDerived, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
+		efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead},
+		in.EfficiencyFrom, in.PrefillOverhead, in.DecodeOverhead,
+		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold}
+}
+
+// NewPredictJSON is a prediction in the JSON vocabulary.
+func NewPredictJSON(p *app.Prediction) PredictJSON {
+	r := p.Result
+	j := PredictJSON{
+		TTFT: r.TTFT, TPOT: num(r.TPOT), E2E: r.E2E, ITLFirst: num(r.ITLFirst), ITLLast: num(r.ITLLast),
+		PrefillTokensPerS: r.PrefillTokensPerS, DecodeTokensPerS: num(r.DecodeTokensPerS), ThroughputTokensPerS: num(r.ThroughputTokensPerS),
+		TTFTBound: r.TTFTBound, TPOTBound: num(r.TPOTBound), E2EBound: r.E2EBound,
+		PrefillBound: string(r.Prefill.Bound), RidgeFLOPPerByte: r.Ridge, KVShareLastStep: num(r.KVShareLast),
+		LoadS: r.LoadTime,
+		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Total,
+			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil, ""},
+		Prefill:     newPhaseJSON(r.Prefill),
+		Inputs:      NewInputsJSON(r.Inputs, p.Why),
+		Warnings:    []warningJSON{},
+		Speculative: newSpecJSON(p.Speculative),
+	}
+	if r.Decode.Steps > 0 {
+		d := newPhaseJSON(r.Decode)
+		j.Decode = &d
+		b := string(r.Decode.Bound)
+		j.DecodeBound = &b
+	}
+	if r.ComputeBoundBatch > 0 {
+		b := r.ComputeBoundBatch
+		j.ComputeBoundBatch = &b
+	}
+	if r.Memory.MaxContext >= 0 {
+		mc := r.Memory.MaxContext
+		j.Memory.MaxContext = &mc
+		j.Memory.MaxContextBound = r.Memory.ContextBound
+	}
+	if r.Inputs.Cold {
+		j.ColdTTFT = num(r.ColdTTFT)
+	}
+	for _, w := range r.Warnings {
+		j.Warnings = append(j.Warnings, warningJSON(w))
+	}
+	iv := func(i *sim.Interval) []float64 {
+		if i == nil {
+			return nil
+		}
+		j.IntervalLevel = i.Level
+		return []float64{i.Lo, i.Hi}
+	}
+	j.TTFTInterval, j.TPOTInterval, j.E2EInterval = iv(r.TTFTInterval), iv(r.TPOTInterval), iv(r.E2EInterval)
+	j.ThroughputInterval = iv(r.ThroughputInterval)
+	if e := p.Energy; e != nil {
+		j.Energy = &PredictEnergyJSON{"estimate from " + energyBasis(e), e.Power, e.JoulesPerToken, e.JoulesPerAnswer, e.TokensPerWh, e.BatteryWh, e.AnswersPerBatteryPercent}
+	}
+	return j
+}
+
+// optional is a CSV cell that is empty when undefined.
+func optional(v float64) Cell {
+	if p := num(v); p != nil {
+		return D(*p)
+	}
+	return Cell{}
+}
+
+// predictTable is a prediction as one CSV row, SI units at full precision.
+// Optional figures keep their columns, empty when absent, so rows of
+// different runs line up.
+func predictTable(p *app.Prediction) *Table {
+	r, in := p.Result, p.Result.Inputs
+	w := in.Workload
+	t := &Table{}
+	var row []Cell
+	add := func(key string, c Cell) {
+		t.Cols = append(t.Cols, Col{Key: key})
+		row = append(row, c)
+	}
+	for _, kv := range []struct{ k, v string }{{"model", in.Model}, {"hardware", in.Device}, {"engine", in.Engine},
+		{"weights", in.Weights}, {"kv", in.KV}, {"precision", string(in.Precision)}} {
+		add(kv.k, C(kv.v))
+	}
+	for _, kv := range []struct {
+		k string
+		v int
+	}{{"prompt", w.Prompt}, {"output", w.Output}, {"batch", w.Batch}, {"depth", w.Depth}, {"ubatch", w.UBatch}} {
+		add(kv.k, D(kv.v))
+	}
+	add("ttft_s", D(r.TTFT))
+	add("tpot_s", optional(r.TPOT))
+	add("e2e_s", D(r.E2E))
+	add("itl_first_s", optional(r.ITLFirst))
+	add("itl_last_s", optional(r.ITLLast))
+	add("prefill_tokens_per_s", D(r.PrefillTokensPerS))
+	add("decode_tokens_per_s", optional(r.DecodeTokensPerS))
+	add("throughput_tokens_per_s", optional(r.ThroughputTokensPerS))
+	add("ttft_bound_s", D(r.TTFTBound))
+	add("tpot_bound_s", optional(r.TPOTBound))
+	add("e2e_bound_s", D(r.E2EBound))
+	add("prefill_bound", C(string(r.Prefill.Bound)))
+	db := ""
+	if r.Decode.Steps > 0 {
+		db = string(r.Decode.Bound)
+	}
+	add("decode_bound", C(db))
+	add("load_s", D(r.LoadTime))
+	m := r.Memory
+	add("weights_bytes", D(m.Weights))
+	add("kv_bytes", D(m.KV))
+	add("activations_bytes", D(m.Activations))
+	add("overhead_bytes", D(m.Overhead))
+	add("total_bytes", D(m.Total))
+	add("usable_bytes", D(m.Usable))
+	add("fits", D(m.Fits))
+	add("bandwidth_efficiency", D(in.Efficiency.Bandwidth))
+	add("compute_efficiency", D(in.Efficiency.ComputeMax))
+	add("peak_ops_per_s", D(in.Peak))
+	add("bandwidth_bytes_per_s", D(in.Bandwidth))
+	var power, jTok, jAns, perWh, specTPOT, speedup Cell
+	if e := p.Energy; e != nil {
+		power, jTok, jAns, perWh = optional(e.Power), optional(e.JoulesPerToken), optional(e.JoulesPerAnswer), optional(e.TokensPerWh)
+	}
+	if sp := p.Speculative; sp != nil {
+		specTPOT, speedup = optional(sp.TPOT), optional(sp.Speedup)
+	}
+	add("power_w", power)
+	add("joules_per_token", jTok)
+	add("joules_per_answer", jAns)
+	add("tokens_per_wh", perWh)
+	add("speculative_tpot_s", specTPOT)
+	add("speculative_speedup", speedup)
+	t.Rows = [][]Cell{row}
+	return t
+}
+
+// predictWarnings are the choice's notes, then the result's warnings.
+func predictWarnings(p *app.Prediction) []string {
+	out := append([]string(nil), p.Notes...)
+	for _, w := range p.Result.Warnings {
+		out = append(out, w.Message)
+	}
+	return out
+}
+
+// Predict is `roofline predict`.
+func Predict(p *app.Prediction) Answer {
+	return answer{
+		doc:      func() *Doc { return predictDoc(p) },
+		data:     func() any { return NewPredictJSON(p) },
+		table:    func() *Table { return predictTable(p) },
+		warnings: predictWarnings(p),
+	}
+}
+
+func withInterval(v float64, iv *sim.Interval) string {
+	if iv == nil {
+		return Duration(v)
+	}
+	return fmt.Sprintf("%s (%.0f%%: %s–%s)", Duration(v), 100*iv.Level, Duration(iv.Lo), Duration(iv.Hi))
+}
+
+// resultTable is the core result table of text and Markdown.
+func resultTable(p *app.Prediction, head string) *Table {
+	r := p.Result
+	t := NewTable(head, "EXPECTED", "IDEAL", "BOUND").Right(1, 2)
+	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B", r.Prefill.Bound, r.Prefill.Steps,
+		Count(r.Prefill.FLOPs), Count(r.Prefill.Bytes), Intensity(r.Prefill.Intensity))
+	t.Add("TTFT", withInterval(r.TTFT, r.TTFTInterval), Duration(r.TTFTBound), pre)
+	if r.Decode.Steps > 0 {
+		dec := fmt.Sprintf("%s: %d steps, %s FLOP/B, KV %.0f%% → %.0f%% of bytes", r.Decode.Bound, r.Decode.Steps,
+			Intensity(r.Decode.Intensity), 100*r.KVShareFirst, 100*r.KVShareLast)
+		t.Add("TPOT (mean ITL)", withInterval(r.TPOT, r.TPOTInterval), Duration(r.TPOTBound), dec)
+		t.Add("ITL first → last", Duration(r.ITLFirst)+" → "+Duration(r.ITLLast), "", "grows with the KV cache")
+	} else {
+		t.Add("TPOT (mean ITL)", Dash, Dash, "no decode step (--output 1)")
+	}
+	t.Add("E2E", withInterval(r.E2E, r.E2EInterval), Duration(r.E2EBound), "TTFT + Σ ITL")
+	t.Add("prefill", Rate(r.PrefillTokensPerS, "tok/s"), "", "")
+	t.Add("decode", Rate(r.DecodeTokensPerS, "tok/s"), "", "per sequence")
+	if b := r.Inputs.Workload.Batch; b > 1 {
+		t.Add("throughput", Rate(r.ThroughputTokensPerS, "tok/s"), "", fmt.Sprintf("aggregate over %d sequences", b))
+	}
+	if r.Inputs.Cold {
+		t.Add("cold TTFT", Duration(r.ColdTTFT), "", fmt.Sprintf("load %s from storage at %s, then prefill", Duration(r.LoadTime), Bandwidth(r.Inputs.StorageBandwidth)))
+	}
+	if e := p.Energy; e != nil {
+		t.Add("energy", Sig(e.JoulesPerToken, 3)+" J/token", "", fmt.Sprintf("%.0f tokens/Wh, %s J per answer at %s W (estimate from %s)",
+			e.TokensPerWh, Sig(e.JoulesPerAnswer, 3), Sig(e.Power, 6), energyBasis(e)))
+		if e.AnswersPerBatteryPercent > 0 {
+			t.Add("battery", fmt.Sprintf("%.1f answers", e.AnswersPerBatteryPercent), "", fmt.Sprintf("per 1 %% of %s Wh", Sig(e.BatteryWh, 6)))
+		}
+	}
+	if sp := p.Speculative; sp != nil {
+		t.Add("speculative TPOT", Duration(sp.TPOT), "", fmt.Sprintf("draft %s (%s), k %d, a %.2f: %.2f× at context %d; pays off above a = %.2f",
+			sp.Draft, sp.DraftWeights, sp.K, sp.Acceptance, sp.Speedup, sp.Context, sp.BreakEven))
+	}
+	return t
+}
+
+func memoryTable(r *sim.Result) *Table {
+	m := r.Memory
+	t := NewTable("MEMORY", "BYTES", "SHARE OF USABLE").Right(1, 2)
+	row := func(name string, b float64) { t.Add(name, Bytes(b), Percent1(b/m.Usable)) }
+	row("weights", m.Weights)
+	row(fmt.Sprintf("KV cache (%d × %d tokens)", r.Inputs.Workload.Batch, r.Inputs.Workload.Context()), m.KV)
+	row("activations (peak)", m.Activations)
+	row("runtime overhead", m.Overhead)
+	row("total", m.Total)
+	t.Add("usable", Bytes(m.Usable), "")
+	return t
+}
+
+// peakKind says what kind of figure the peak is: a datasheet's dense
+// peak, or one the profile derives (the reasoning is in the notes).
+func peakKind(in sim.Inputs) string {
+	if in.PeakDerived {
+		return "dense peak, derived: see the note"
+	}
+	return "dense peak"
+}
+
+func overheadText(in sim.Inputs) string {
+	e := in.Efficiency
+	return fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s)",
+		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead))
+}
+
+func predictDoc(p *app.Prediction) *Doc {
+	r := p.Result
+	in, wl := r.Inputs, r.Inputs.Workload
+	doc := &Doc{}
+	doc.Raw(fmt.Sprintf("%s on %s (%s engine, %s)\n\n", in.Model, in.Device, in.Engine, in.Runtime),
+		fmt.Sprintf("### %s on %s (%s, %s weights, %s KV)\n\n", in.Model, in.Device, in.Engine, in.Weights, in.KV))
+	tuning := in.EfficiencyFrom
+	if in.FormatCalibrated {
+		tuning += "; bandwidth fitted for " + in.Weights
+	}
+	if !in.FlashAttention {
+		tuning += "; unfused attention: KV read once per query head"
+	}
+	rows := float64(wl.PassTokens())
+	text := &Doc{}
+	text.Pairs([][2]string{
+		{"runtime", in.Runtime + ": " + p.Why},
+		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
+		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, Bytes(r.Memory.Weights), in.KV)},
+		{"compute", fmt.Sprintf("%s at %s (%s), ridge %s FLOP/B", in.Precision, Ops(in.Peak, in.Precision), peakKind(in), Intensity(r.Ridge))},
+		{"bandwidth", Bandwidth(in.Bandwidth) + " datasheet"},
+		{"efficiency", fmt.Sprintf("bandwidth %.2f, matrix products %.2f at %s rows (%.2f at most), attention %.2f", in.Efficiency.Bandwidth,
+			in.Efficiency.Matmul(rows, in.Peak), Intensity(rows), in.Efficiency.ComputeMax, in.Efficiency.Attention)},
+		{"from", tuning},
+		{"overhead", overheadText(in)},
+	})
+	text.Both("\n")
+	text.Table(resultTable(p, ""))
+	text.Both("\n")
+	text.Table(memoryTable(r))
+	fit := "fits"
+	if !r.Memory.Fits {
+		fit = "DOES NOT FIT"
+	}
+	maxCtx := "any context (every layer is windowed)"
+	switch {
+	case r.Memory.MaxContext == 0:
+		maxCtx = "none: weights, activations and overhead alone exceed usable memory"
+	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByModel:
+		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, wl.Batch)
+	case r.Memory.MaxContext > 0:
+		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d", r.Memory.MaxContext, wl.Batch)
+	}
+	text.Line("%s: headroom %s; largest context that fits: %s", fit, SignedBytes(r.Memory.Headroom), maxCtx)
+	if r.ComputeBoundBatch > 0 {
+		text.Line("decode turns compute-bound at batch %d (at peak, context %d)", r.ComputeBoundBatch, wl.LastStepContext())
+	} else {
+		text.Line("decode stays memory-bound at every batch (KV reads grow with the batch as fast as FLOPs)")
+	}
+	md := &Doc{}
+	md.Table(resultTable(p, "metric"))
+	md.Both("\n")
+	md.Table(memoryTable(r))
+	doc.Sub(text, md)
+	warnings := predictWarnings(p)
+	var tn, mn string
+	if len(warnings) > 0 {
+		tn = "\n"
+	}
+	for i, w := range warnings {
+		tn += fmt.Sprintf("note %d: %s\n", i+1, w)
+		mn += fmt.Sprintf("\n> note: %s\n", w)
+	}
+	doc.Raw(tn, mn)
+	return doc
+}

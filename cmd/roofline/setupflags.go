@@ -1,0 +1,103 @@
+package main
+
+import (
+	"math"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
+	"github.com/urfave/cli/v2"
+)
+
+// setupFlags select a model on a device: predict's, chat's.
+func setupFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
+		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware) or path to a .toml profile (required)"},
+		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes: llama.cpp, vllm, mlc, rkllm, tensorrt-llm, mlx); default: chosen from the model, format and device, and said why"},
+		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default if the runtime runs on it"},
+		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the runtime's usual format (the model's checkpoint for vLLM, TensorRT-LLM and MLX)"},
+		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the runtime's, f16"},
+		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
+		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
+		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's (roofline show runtime NAME)"},
+		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention, which reads the KV cache once per query head (llama.cpp without -fa)"},
+	}
+}
+
+// extraFlags are the flags of chat's extra figures that predict shares.
+func extraFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "storage", Usage: "storage the model loads from: a `MEDIUM` (sd, emmc, usb3, nvme-gen2x1, nvme-gen3x4, nvme-gen4x4, nvme-gen5x4) or a read rate such as 90MB/s; default: the profile's"},
+		&cli.StringFlag{Name: "power", Usage: "power draw while running (`WATTS`, e.g. 15W); default: the engine's rated power"},
+		&cli.Float64Flag{Name: "battery-wh", Usage: "battery capacity in `WH`: adds answers per battery percent"},
+		&cli.StringFlag{Name: "draft", Usage: "draft `MODEL` for speculative decoding (same forms as --model)"},
+		&cli.StringFlag{Name: "draft-weights", Usage: "weight format `FMT` of the draft; default: the target's"},
+		&cli.IntFlag{Name: "draft-tokens", Value: 4, Usage: "tokens the draft proposes per round (k)"},
+		&cli.Float64Flag{Name: "acceptance", Value: 0.7, Usage: "probability that the target accepts each drafted token, in [0, 1)"},
+	}
+}
+
+// selection reads the setupFlags (and --storage where a command has it).
+func selection(c *cli.Context) (app.Selection, error) {
+	for _, f := range []string{"model", "hardware"} {
+		if c.String(f) == "" {
+			return app.Selection{}, usageErr("--%s is required", f)
+		}
+	}
+	opts, err := simOptions(c)
+	if err != nil {
+		return app.Selection{}, err
+	}
+	sel := app.Selection{Model: c.String("model"), Hardware: c.String("hardware"), Runtime: c.String("runtime"),
+		Engine: c.String("engine"), Weights: c.String("weights"), KV: c.String("kv"), Options: opts}
+	if s := c.String("storage"); s != "" {
+		if sel.StorageBandwidth, err = parseStorage(s); err != nil {
+			return app.Selection{}, err
+		}
+	}
+	return sel, nil
+}
+
+// parseStorage reads --storage: a named medium or a read rate.
+func parseStorage(s string) (float64, error) {
+	if m, err := hardware.LookupStorage(s); err == nil {
+		return m.Bandwidth, nil
+	}
+	bw, err := units.Parse(s, units.DimBandwidth)
+	if err != nil || !(bw > 0) {
+		_, lerr := hardware.LookupStorage(s)
+		return 0, usageErr("--storage: %v", lerr)
+	}
+	return bw, nil
+}
+
+// extras reads the extraFlags: the power figures and the draft.
+func extras(c *cli.Context) (app.Power, *app.Draft, error) {
+	var p app.Power
+	if b := c.Float64("battery-wh"); b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
+		return p, nil, usageErr("--battery-wh must be a positive capacity, got %v", b)
+	}
+	p.BatteryWh = c.Float64("battery-wh")
+	if s := c.String("power"); s != "" {
+		v, err := units.Parse(s, units.DimPower)
+		if err != nil || !(v > 0) {
+			return p, nil, usageErr("--power %q: want a positive power such as 15W", s)
+		}
+		p.Watts = v
+	}
+	sp := sim.Speculation{K: c.Int("draft-tokens"), Acceptance: c.Float64("acceptance")}
+	if err := sp.Validate(); err != nil {
+		return p, nil, usageErr("%v", err)
+	}
+	if c.String("draft") == "" {
+		for _, f := range []string{"draft-tokens", "acceptance", "draft-weights"} {
+			if c.IsSet(f) {
+				return p, nil, usageErr("--%s needs --draft MODEL", f)
+			}
+		}
+		return p, nil, nil
+	}
+	return p, &app.Draft{Model: c.String("draft"), Weights: c.String("draft-weights"), Speculation: sp}, nil
+}
