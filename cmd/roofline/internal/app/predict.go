@@ -117,4 +117,3 @@ func energy(s *sim.Setup, p Power, tpot, e2e float64, batch int) (*Energy, error
 	}
 	return &Energy{Energy: e, Given: given, Engine: s.Engine.Name, BatteryWh: p.BatteryWh}, nil
 }
-
