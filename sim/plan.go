@@ -28,6 +28,10 @@ type Targets struct {
 	Confidence float64
 }
 
+// ConfidenceLevel is how sure a "meets" must be: t.Confidence, or the
+// default.
+func (t Targets) ConfidenceLevel() float64 { return t.confidence() }
+
 // confidence is t.Confidence, or the default.
 func (t Targets) confidence() float64 {
 	if t.Confidence > 0 && t.Confidence < 1 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,7 @@ func planFlags() []cli.Flag {
 		&cli.IntFlag{Name: "min-batch", Value: 1, Usage: "drop batch sizes below `N`"},
 		&cli.Float64Flag{Name: "min-throughput", Usage: "aggregate decode `TOKENS_PER_S` required at the end of the context"},
 		&cli.StringFlag{Name: "headroom", Value: "0%", Usage: "share of usable memory to keep free (`PCT`, e.g. 10%)"},
+		&cli.Float64Flag{Name: "confidence", Value: sim.DefaultConfidence, Usage: "how sure a \"meets\" must be (`P` in (0, 1)): the slow end of the prediction's interval at P must meet every target"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
 	}
 }
@@ -162,29 +164,38 @@ func planAction(c *cli.Context) error {
 }
 
 type planConfigJSON struct {
-	Hardware     string   `json:"hardware"`
-	Engine       string   `json:"engine"`
-	Model        string   `json:"model"`
-	Weights      string   `json:"weights"`
-	KV           string   `json:"kv"`
-	BitsPerWt    float64  `json:"bits_per_weight"`
-	Context      int      `json:"context"`
-	Batch        int      `json:"batch"`
-	Prompt       int      `json:"prompt"`
-	Output       int      `json:"output"`
-	Depth        int      `json:"depth"`
-	TTFT         float64  `json:"ttft_s"`
-	TPOT         float64  `json:"tpot_s"`
-	Throughput   float64  `json:"throughput_tokens_per_s"`
-	MemoryBytes  float64  `json:"memory_bytes"`
-	UsableBytes  float64  `json:"usable_bytes"`
-	Fits         bool     `json:"fits"`
-	Feasible     bool     `json:"feasible"`
-	Limit        string   `json:"limit"`
-	Excess       *float64 `json:"excess,omitempty"`
-	TTFTMargin   *float64 `json:"ttft_margin,omitempty"`
-	TPOTMargin   *float64 `json:"tpot_margin,omitempty"`
-	MemoryMargin float64  `json:"memory_margin"`
+	Hardware    string   `json:"hardware"`
+	Engine      string   `json:"engine"`
+	Model       string   `json:"model"`
+	Weights     string   `json:"weights"`
+	KV          string   `json:"kv"`
+	BitsPerWt   float64  `json:"bits_per_weight"`
+	Context     int      `json:"context"`
+	Batch       int      `json:"batch"`
+	Prompt      int      `json:"prompt"`
+	Output      int      `json:"output"`
+	Depth       int      `json:"depth"`
+	TTFT        float64  `json:"ttft_s"`
+	TPOT        float64  `json:"tpot_s"`
+	Throughput  float64  `json:"throughput_tokens_per_s"`
+	MemoryBytes float64  `json:"memory_bytes"`
+	UsableBytes float64  `json:"usable_bytes"`
+	Fits        bool     `json:"fits"`
+	Feasible    bool     `json:"feasible"`
+	Limit       string   `json:"limit"`
+	Excess      *float64 `json:"excess,omitempty"`
+	TTFTMargin  *float64 `json:"ttft_margin,omitempty"`
+	TPOTMargin  *float64 `json:"tpot_margin,omitempty"`
+	// The margins at the slow and fast ends of the predictions' interval
+	// at the confidence asked.
+	TTFTMarginLow  *float64 `json:"ttft_margin_low,omitempty"`
+	TTFTMarginHigh *float64 `json:"ttft_margin_high,omitempty"`
+	TPOTMarginLow  *float64 `json:"tpot_margin_low,omitempty"`
+	TPOTMarginHigh *float64 `json:"tpot_margin_high,omitempty"`
+	MemoryMargin   float64  `json:"memory_margin"`
+	// Verdict is meets, uncertain or fails at Confidence.
+	Verdict    string  `json:"verdict"`
+	Confidence float64 `json:"confidence"`
 }
 
 type planLimitsJSON struct {
@@ -210,14 +221,17 @@ func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) planConfigJSO
 		e := c.Excess
 		j.Excess = &e
 	}
-	if t.TTFT > 0 {
-		m := t.TTFT/c.TTFT - 1
-		j.TTFTMargin = &m
+	j.Verdict, j.Confidence = c.Verdict.String(), t.ConfidenceLevel()
+	margins := func(pred, target float64, sp sim.Spread) (m, lo, hi *float64) {
+		if target <= 0 {
+			return nil, nil, nil
+		}
+		jd := sim.Judge(pred, target, sp, t.ConfidenceLevel())
+		a, b, c := jd.Margin-1, jd.MarginLo-1, jd.MarginHi-1
+		return &a, &b, &c
 	}
-	if t.TPOT > 0 {
-		m := t.TPOT/c.TPOT - 1
-		j.TPOTMargin = &m
-	}
+	j.TTFTMargin, j.TTFTMarginLow, j.TTFTMarginHigh = margins(c.TTFT, t.TTFT, g.TTFTSpread)
+	j.TPOTMargin, j.TPOTMarginLow, j.TPOTMarginHigh = margins(c.TPOT, t.TPOT, g.TPOTSpread)
 	return j
 }
 
@@ -344,18 +358,30 @@ func writePlan(w io.Writer, format string, res *plan.Result, choices []plan.Choi
 	return nil
 }
 
-// verdict says how a configuration meets or misses the targets.
+// verdict says how a configuration meets or misses the targets, and how
+// sure that is: "meets" when even the slow end of the predictions'
+// interval at the targets' confidence meets every target, "uncertain"
+// when the interval straddles one, else the first constraint it fails.
+// Each latency margin is given with the slow end's.
 func verdict(g *plan.Group, c sim.Config, t sim.Targets) string {
-	if c.Feasible {
+	if c.Verdict != sim.Fails {
+		conf := t.ConfidenceLevel()
 		var m []string
-		if t.TTFT > 0 {
-			m = append(m, fmt.Sprintf("TTFT %.0f%% under", 100*(1-c.TTFT/t.TTFT)))
+		margin := func(name string, pred, target float64, sp sim.Spread) {
+			if target <= 0 {
+				return
+			}
+			j := sim.Judge(pred, target, sp, conf)
+			m = append(m, fmt.Sprintf("%s %s (slow end %s)", name, underOver(j.Margin), underOver(j.MarginLo)))
 		}
-		if t.TPOT > 0 {
-			m = append(m, fmt.Sprintf("TPOT %.0f%% under", 100*(1-c.TPOT/t.TPOT)))
-		}
+		margin("TTFT", c.TTFT, t.TTFT, g.TTFTSpread)
+		margin("TPOT", c.TPOT, t.TPOT, g.TPOTSpread)
 		m = append(m, fmt.Sprintf("%.0f%% memory free", 100*(1-c.Memory/g.Usable)))
-		return "meets: " + strings.Join(m, ", ")
+		word := fmt.Sprintf("meets (%.0f%% sure)", 100*conf)
+		if c.Verdict == sim.Uncertain {
+			word = fmt.Sprintf("uncertain (not %.0f%% sure)", 100*conf)
+		}
+		return word + ": " + strings.Join(m, ", ")
 	}
 	switch c.Limit {
 	case sim.LimitMemory:
@@ -372,6 +398,18 @@ func verdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 
 // planSpace reads the search space and targets from plan's flags,
 // reporting every unknown name at once.
+// underOver writes a margin (target / prediction) as how far under or
+// over the target the prediction is.
+func underOver(margin float64) string {
+	if math.IsInf(margin, 1) {
+		return "no target"
+	}
+	if d := 1 - 1/margin; d >= 0 {
+		return fmt.Sprintf("%.0f%% under", 100*d)
+	}
+	return fmt.Sprintf("%.0f%% over", -100*(1-1/margin))
+}
+
 func planSpace(c *cli.Context) (plan.Space, sim.Targets, error) {
 	var err error
 	var t sim.Targets
@@ -384,6 +422,11 @@ func planSpace(c *cli.Context) (plan.Space, sim.Targets, error) {
 	t.MinThroughput = c.Float64("min-throughput")
 	if t.MinThroughput < 0 || t.MinThroughput != t.MinThroughput {
 		return plan.Space{}, sim.Targets{}, usageErr("--min-throughput must be a positive rate")
+	}
+	if p := c.Float64("confidence"); !(p > 0 && p < 1) {
+		return plan.Space{}, sim.Targets{}, usageErr("--confidence %g: want a probability between 0 and 1, e.g. 0.8", p)
+	} else {
+		t.Confidence = p
 	}
 	hs := strings.TrimSpace(c.String("headroom"))
 	h, herr := strconv.ParseFloat(strings.TrimSuffix(hs, "%"), 64)

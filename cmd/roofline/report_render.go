@@ -78,8 +78,8 @@ func reportBlocks(r *reportData) []block {
 		}
 		cfg := fmt.Sprintf("%s %s · %s · %s", b.Hardware, b.Engine, b.Model, b.Weights)
 		if b.Feasible {
-			answer = append(answer, fmt.Sprintf("%s meets them at context %d, batch %d: TTFT %s, TPOT %s, %s of %s memory.",
-				cfg, b.Context, b.Batch, dur(b.TTFT), dur(b.TPOT), units.FormatBytes(b.MemoryBytes, units.Binary), units.FormatBytes(b.UsableBytes, units.Binary)))
+			answer = append(answer, fmt.Sprintf("%s %s at context %d, batch %d: TTFT %s, TPOT %s, %s of %s memory.",
+				cfg, sureText(b), b.Context, b.Batch, dur(b.TTFT), dur(b.TPOT), units.FormatBytes(b.MemoryBytes, units.Binary), units.FormatBytes(b.UsableBytes, units.Binary)))
 		} else {
 			miss := ""
 			if b.Excess != nil {
@@ -91,8 +91,10 @@ func reportBlocks(r *reportData) []block {
 	if targets == "" {
 		for _, p := range r.Predictions {
 			in := p.Result.Inputs
+			x := p.Result
 			answer = append(answer, fmt.Sprintf("%s %s · %s · %s: TTFT %s, TPOT %s, E2E %s; %s.", in.Hardware, in.Engine, in.Model, in.Weights,
-				dur(p.Result.TTFT), durp(p.Result.TPOT), dur(p.Result.E2E), fitText(p.Result.Memory.Fits)))
+				withIv(x.TTFT, x.TTFTInterval, x.IntervalLevel), withIvp(x.TPOT, x.TPOTInterval, x.IntervalLevel),
+				withIv(x.E2E, x.E2EInterval, x.IntervalLevel), fitText(x.Memory.Fits)))
 		}
 	}
 	for _, m := range r.Measured {
@@ -108,8 +110,11 @@ func reportBlocks(r *reportData) []block {
 		add("p", "Highest-precision weights first, then the longest context, then the largest batch; the verdict says by how much the targets are met or missed.")
 		t := report.Table{Header: []string{"device", "engine", "model", "weights", "context", "batch", "TTFT", "TPOT", "memory", "verdict"}, Right: map[int]bool{4: true, 5: true, 6: true, 7: true, 8: true}}
 		for _, b := range r.Plan.Best {
-			verdict := "meets"
-			if !b.Feasible {
+			verdict := fmt.Sprintf("%s (%.0f%% sure)", b.Verdict, 100*b.Confidence) + slowEnds(b)
+			if b.Verdict == "uncertain" {
+				verdict = fmt.Sprintf("uncertain (not %.0f%% sure)", 100*b.Confidence) + slowEnds(b)
+			}
+			if b.Verdict == "fails" {
 				verdict = "fails " + b.Limit
 				if b.Excess != nil {
 					verdict += fmt.Sprintf(" (%.2f×)", *b.Excess)
@@ -147,7 +152,8 @@ func reportBlocks(r *reportData) []block {
 			Right: map[int]bool{4: true, 5: true, 6: true, 7: true, 8: true, 9: true, 10: true}}
 		for _, p := range byDevice[d] {
 			x, in := p.Result, p.Result.Inputs
-			t.Add(in.Engine, in.Model, in.Weights, in.KV, dur(x.TTFT), dur(x.TTFTBound), durp(x.TPOT), durp(x.TPOTBound), dur(x.E2E),
+			t.Add(in.Engine, in.Model, in.Weights, in.KV, withIv(x.TTFT, x.TTFTInterval, x.IntervalLevel), dur(x.TTFTBound),
+				withIvp(x.TPOT, x.TPOTInterval, x.IntervalLevel), durp(x.TPOTBound), withIv(x.E2E, x.E2EInterval, x.IntervalLevel),
 				optRate(x.DecodeTokensPerS), units.FormatBytes(x.Memory.TotalBytes, units.Binary)+" / "+units.FormatBytes(x.Memory.UsableBytes, units.Binary),
 				fitText(x.Memory.Fits))
 		}
@@ -477,4 +483,51 @@ func b2f(v bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// withIv writes a time with its interval, "31 ms (80%: 27 ms–36 ms)".
+func withIv(v float64, iv []float64, level float64) string {
+	if len(iv) != 2 || level <= 0 {
+		return dur(v)
+	}
+	return fmt.Sprintf("%s (%.0f%%: %s–%s)", dur(v), 100*level, dur(iv[0]), dur(iv[1]))
+}
+
+// sureText says how sure a configuration that meets the targets at its
+// expected figures is to meet them.
+func sureText(b planConfigJSON) string {
+	if b.Verdict == "meets" {
+		return fmt.Sprintf("meets them (%.0f%% sure%s)", 100*b.Confidence, slowEnds(b))
+	}
+	return fmt.Sprintf("is expected to meet them but not %.0f%% sure to (%s)", 100*b.Confidence, strings.TrimPrefix(slowEnds(b), "; "))
+}
+
+// slowEnds are the margins at the slow end of the interval.
+func slowEnds(b planConfigJSON) string {
+	var m []string
+	for _, x := range []struct {
+		name string
+		lo   *float64
+	}{{"TTFT", b.TTFTMarginLow}, {"TPOT", b.TPOTMarginLow}} {
+		if x.lo == nil {
+			continue
+		}
+		if *x.lo >= 0 {
+			m = append(m, fmt.Sprintf("%s %.0f%% under at the slow end", x.name, 100*(1-1/(1+*x.lo))))
+		} else {
+			m = append(m, fmt.Sprintf("%s %.0f%% over at the slow end", x.name, 100*(1/(1+*x.lo)-1)))
+		}
+	}
+	if len(m) == 0 {
+		return ""
+	}
+	return "; " + strings.Join(m, ", ")
+}
+
+// withIvp is withIv for a figure that may be absent.
+func withIvp(v num, iv []float64, level float64) string {
+	if v == nil {
+		return "—"
+	}
+	return withIv(*v, iv, level)
 }

@@ -56,6 +56,10 @@ type Group struct {
 	Output  int
 	Configs []sim.Config
 	Limits  sim.Limits
+	// TTFTSpread and TPOTSpread are how far the setup's predictions may be
+	// off (its runtime class or calibration): verdicts and margins are
+	// weighed against them.
+	TTFTSpread, TPOTSpread sim.Spread
 }
 
 // Result is a whole plan.
@@ -276,6 +280,7 @@ func runGroup(j job, sp Space, contexts, batches []int, t sim.Targets) (Group, e
 	}
 	g := Group{Device: j.dev.Name, Family: j.dev.Family, Engine: j.engine.Name, Runtime: j.runtime.Name, Model: j.cost.Spec.Name, Weights: j.cost.Weights.Name,
 		KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(s), Prompt: sp.Prompt, Output: sp.Output}
+	g.TTFTSpread, g.TPOTSpread = s.Spread(true), s.Spread(false)
 	g.Configs = make([]sim.Config, 0, len(contexts)*len(batches))
 	for _, b := range batches {
 		g.Configs = s.EvaluateContexts(contexts, b, sp.Prompt, sp.Output, sp.UBatch, t, g.Configs)
