@@ -1,10 +1,13 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/roofline/roofline/limits"
 )
 
 // hfDefaults holds what each supported architecture assumes when its
@@ -79,6 +82,8 @@ type hfQuant struct {
 
 // ParseHFConfig reads a Hugging Face config.json into a Spec named name.
 func ParseHFConfig(data []byte, name string) (*Spec, error) {
+	// Editors on Windows may save the file with a byte-order mark.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var c hfConfig
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("config.json: %w", err)
@@ -135,7 +140,14 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 	}
 	s.Checkpoint = checkpointOf(c)
 
-	// Sliding windows.
+	// Sliding windows. The pattern's length sizes an allocation: check it
+	// first.
+	if err := limits.CheckCount("sliding_window_pattern", c.SlidingPattern, limits.LayerPattern); err != nil {
+		return nil, fmt.Errorf("config.json: %w", err)
+	}
+	if len(c.LayerTypes) > limits.LayerPattern {
+		return nil, fmt.Errorf("config.json: layer_types has %d entries (limit %d)", len(c.LayerTypes), limits.LayerPattern)
+	}
 	window := 0
 	if c.SlidingWindow != nil {
 		window = *c.SlidingWindow

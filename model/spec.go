@@ -3,6 +3,8 @@ package model
 import (
 	"errors"
 	"fmt"
+
+	"github.com/roofline/roofline/limits"
 )
 
 // MLP names the feed-forward block's shape.
@@ -155,81 +157,111 @@ func (s *Spec) GQAGroup() int {
 }
 
 // MaxLayers bounds num_hidden_layers.
-const MaxLayers = 4096
+const MaxLayers = limits.Layers
 
-// Validate checks that the spec describes a buildable model. Errors name
-// the offending field by its TOML key.
+// Validate checks that the spec describes a buildable model, with every
+// count within its ceiling (package limits) so that building its tensor
+// inventory stays small. Errors name the offending field by its TOML key.
 func (s *Spec) Validate() error {
 	var errs []error
-	pos := func(key string, v int) {
-		if v <= 0 {
+	pos := func(key string, v, max int) {
+		switch {
+		case v <= 0:
 			errs = append(errs, fmt.Errorf("%s must be a positive integer, got %d", key, v))
+		case v > max:
+			errs = append(errs, fmt.Errorf("%s %d exceeds the limit of %s", key, v, limits.Count(float64(max))))
 		}
 	}
-	pos("hidden_size", s.Hidden)
-	pos("num_hidden_layers", s.Layers)
+	upTo := func(key string, v, max int) {
+		if err := limits.CheckCount(key, v, max); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	pos("hidden_size", s.Hidden, limits.Hidden)
 	// The deepest published models have ~130 layers; a bound keeps a
 	// corrupt file from allocating a per-layer inventory of billions.
-	if s.Layers > MaxLayers {
-		errs = append(errs, fmt.Errorf("num_hidden_layers %d exceeds the limit of %d", s.Layers, MaxLayers))
+	pos("num_hidden_layers", s.Layers, limits.Layers)
+	if len(s.LayerPattern) > limits.LayerPattern {
+		errs = append(errs, fmt.Errorf("layer_pattern has %d entries (limit %d)", len(s.LayerPattern), limits.LayerPattern))
 	}
-	if len(s.LayerPattern) > MaxLayers {
-		errs = append(errs, fmt.Errorf("layer_pattern has %d entries (limit %d)", len(s.LayerPattern), MaxLayers))
-	}
-	pos("num_attention_heads", s.Heads)
-	pos("vocab_size", s.Vocab)
-	pos("max_position_embeddings", s.MaxContext)
+	pos("num_attention_heads", s.Heads, limits.Heads)
+	pos("vocab_size", s.Vocab, limits.Vocab)
+	pos("max_position_embeddings", s.MaxContext, limits.Context)
 	if s.MLA == nil {
-		pos("num_key_value_heads", s.KVHeads)
-		pos("head_dim", s.HeadDim)
+		pos("num_key_value_heads", s.KVHeads, limits.Heads)
+		pos("head_dim", s.HeadDim, limits.HeadDim)
 		if s.KVHeads > 0 && s.Heads%s.KVHeads != 0 {
 			errs = append(errs, fmt.Errorf("num_attention_heads (%d) must be a multiple of num_key_value_heads (%d)", s.Heads, s.KVHeads))
 		}
 	}
 	if s.MoE == nil || s.MoE.DenseLayers > 0 {
-		pos("intermediate_size", s.FFN)
+		pos("intermediate_size", s.FFN, limits.FFN)
+	} else {
+		upTo("intermediate_size", s.FFN, limits.FFN)
 	}
 	switch s.MLP {
 	case Gated, Plain:
 	default:
 		errs = append(errs, fmt.Errorf("mlp must be %q or %q, got %q", Gated, Plain, s.MLP))
 	}
-	if s.NormsPerLayer < 0 {
-		errs = append(errs, fmt.Errorf("norms_per_layer must not be negative, got %d", s.NormsPerLayer))
-	}
-	if s.SlidingWindow < 0 {
-		errs = append(errs, fmt.Errorf("sliding_window must not be negative, got %d", s.SlidingWindow))
-	}
+	upTo("norms_per_layer", s.NormsPerLayer, limits.NormsPerLayer)
+	upTo("sliding_window", s.SlidingWindow, limits.Context)
 	for _, k := range s.LayerPattern {
 		if k != Full && k != Sliding {
 			errs = append(errs, fmt.Errorf("layer_pattern entries must be %q or %q, got %q", Full, Sliding, k))
+			break
 		}
 	}
 	if len(s.LayerPattern) > 0 && s.SlidingWindow == 0 {
 		errs = append(errs, errors.New("layer_pattern needs sliding_window > 0"))
 	}
 	if m := s.MoE; m != nil {
-		pos("moe.experts", m.Experts)
-		pos("moe.active", m.Active)
-		pos("moe.intermediate_size", m.FFN)
+		pos("moe.experts", m.Experts, limits.Experts)
+		pos("moe.active", m.Active, limits.Experts)
+		pos("moe.intermediate_size", m.FFN, limits.FFN)
 		if m.Active > m.Experts {
 			errs = append(errs, fmt.Errorf("moe.active (%d) exceeds moe.experts (%d)", m.Active, m.Experts))
 		}
 		if m.Shared < 0 || m.DenseLayers < 0 || m.DenseLayers > s.Layers {
 			errs = append(errs, fmt.Errorf("moe.shared_experts and moe.dense_layers must be in range (dense_layers ≤ %d layers)", s.Layers))
 		}
+		upTo("moe.shared_experts", m.Shared, limits.SharedExperts)
 		if m.Shared > 0 {
-			pos("moe.shared_intermediate_size", m.SharedFFN)
+			pos("moe.shared_intermediate_size", m.SharedFFN, limits.FFN)
 		}
 	}
 	if a := s.MLA; a != nil {
-		pos("mla.kv_lora_rank", a.KVLoraRank)
-		pos("mla.qk_rope_head_dim", a.QKRopeDim)
-		pos("mla.qk_nope_head_dim", a.QKNopeDim)
-		pos("mla.v_head_dim", a.VHeadDim)
-		if a.QLoraRank < 0 {
-			errs = append(errs, fmt.Errorf("mla.q_lora_rank must not be negative, got %d", a.QLoraRank))
+		pos("mla.kv_lora_rank", a.KVLoraRank, limits.HeadDim)
+		pos("mla.qk_rope_head_dim", a.QKRopeDim, limits.HeadDim)
+		pos("mla.qk_nope_head_dim", a.QKNopeDim, limits.HeadDim)
+		pos("mla.v_head_dim", a.VHeadDim, limits.HeadDim)
+		upTo("mla.q_lora_rank", a.QLoraRank, limits.HeadDim)
+	}
+	if len(errs) == 0 {
+		if p := s.paramsBound(); p > limits.Params {
+			errs = append(errs, fmt.Errorf("the shape implies %.3g parameters (limit %.0e): a count is wrong", p, limits.Params))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// paramsBound is an upper bound of the parameter count, in floating point
+// so that no product of counts can wrap: every matrix of the inventory,
+// ignoring norms and biases (which are smaller than the matrices they
+// sit beside).
+func (s *Spec) paramsBound() float64 {
+	f := func(v int) float64 { return float64(v) }
+	H, L := f(s.Hidden), f(s.Layers)
+	p := 2 * H * f(s.Vocab)
+	attn := 2*H*f(s.Heads)*f(s.HeadDim) + 2*H*f(s.KVHeads)*f(s.HeadDim)
+	if a := s.MLA; a != nil {
+		qk := f(a.QKNopeDim + a.QKRopeDim)
+		attn = H*f(a.QLoraRank) + (H+f(a.QLoraRank))*f(s.Heads)*qk + H*f(a.KVLoraRank+a.QKRopeDim) +
+			f(a.KVLoraRank)*f(s.Heads)*f(a.QKNopeDim+a.VHeadDim) + f(s.Heads)*f(a.VHeadDim)*H
+	}
+	ffn := 3 * H * f(s.FFN)
+	if m := s.MoE; m != nil {
+		ffn += H*f(m.Experts) + 3*H*f(m.FFN)*f(m.Experts) + 3*H*f(m.Shared)*f(m.SharedFFN)
+	}
+	return p + L*(attn+ffn+f(s.NormsPerLayer)*H)
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/roofline/roofline/limits"
+
 // Limit is a constraint a configuration can fail; a small integer so that
 // millions of configurations hold no pointers for the collector to scan.
 type Limit uint8
@@ -91,7 +93,7 @@ type Limits struct {
 }
 
 // MaxPlanTokens bounds the searches for the largest context or prompt.
-const MaxPlanTokens = 1 << 24
+const MaxPlanTokens = limits.SearchTokens
 
 // Evaluate checks one configuration against the targets.
 func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Config {

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/limits"
+)
 
 // Workload is what one prediction asks of the device.
 type Workload struct {
@@ -15,7 +19,7 @@ type Workload struct {
 var DefaultWorkload = Workload{Prompt: 512, Output: 128, Batch: 1, Depth: 0, UBatch: 512}
 
 // MaxTokens bounds every token count and batch of a workload.
-const MaxTokens = 1 << 30
+const MaxTokens = limits.Tokens
 
 // Context is the number of tokens per sequence at the end of generation.
 func (w Workload) Context() int { return w.Depth + w.Prompt + w.Output }

@@ -1,0 +1,185 @@
+package limits
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Model shape: what a model profile, a config.json or a GGUF header may
+// state. The largest published models (Llama 3.1 405B, DeepSeek-V3,
+// Gemma 3) stay at least 16 times below each.
+const (
+	Layers        = 4096    // num_hidden_layers (largest published: 126)
+	Hidden        = 1 << 18 // hidden_size (16384)
+	Heads         = 1 << 14 // num_attention_heads, num_key_value_heads (128)
+	HeadDim       = 1 << 14 // head_dim and every MLA width (256; MLA 1536)
+	FFN           = 1 << 20 // intermediate_size, dense or per expert (53248)
+	Vocab         = 1 << 24 // vocab_size (262208)
+	Context       = 1 << 30 // max_position_embeddings and sliding_window (10 M)
+	LayerPattern  = Layers  // entries of a layer pattern (6)
+	NormsPerLayer = 16      // H-wide norms per block (4)
+	Experts       = 1 << 14 // routed experts per MoE layer (384)
+	SharedExperts = 256     // shared experts (2)
+	// Params bounds the parameter count a shape implies, computed in
+	// floating point so that no product of the counts above can wrap.
+	Params = 1e15 // (2 × 10¹² at most)
+)
+
+// GGUF headers.
+const (
+	GGUFTensors     = 1 << 18   // tensor-table entries (a few thousand)
+	GGUFName        = 1 << 10   // bytes of a metadata key or tensor name (ggml: 64)
+	GGUFKeptString  = 4 << 10   // longer string values are skipped, not kept
+	GGUFMetadata    = 1 << 16   // metadata entries (a few dozen)
+	GGUFString      = 1 << 20   // bytes of one string
+	GGUFArray       = 1 << 24   // elements of one array (the token list: 262 k)
+	GGUFHeaderBytes = 512 << 20 // bytes of one header (tens of MB)
+	GGUFDims        = 4         // dimensions of a tensor
+	GGUFDim         = 1 << 40   // one tensor dimension
+	GGUFElements    = 1 << 50   // elements of one tensor
+	SplitParts      = 1024      // parts of a split model (largest published: ~60)
+)
+
+// Remote GGUF headers, read with HTTP range requests.
+const (
+	// RemoteBytes is the byte budget of one model's headers over all its
+	// split parts.
+	RemoteBytes = 64 << 20
+	// RemoteDeadline bounds the whole read of a remote model, every part.
+	RemoteDeadline = 5 * time.Minute
+	// RemoteRequestTimeout bounds one range request.
+	RemoteRequestTimeout = 60 * time.Second
+	// RemoteMinChunk is the least a range response must carry unless it
+	// reaches the end of the file: a server that dribbles bytes is refused.
+	RemoteMinChunk = 64 << 10
+	// RemoteRedirects bounds the redirects one request may follow.
+	RemoteRedirects = 10
+)
+
+// Files and token counts.
+const (
+	// ProfileBytes bounds a TOML profile, a config.json or a study file
+	// (the largest built-in profile is 12 kB).
+	ProfileBytes = 16 << 20
+	// MeasuredBytes bounds one measured-run file or standard input (a
+	// vLLM result with every request of a 10,000-prompt run: ~50 MB).
+	MeasuredBytes = 64 << 20
+	// Runs bounds the runs one measured file may hold.
+	Runs = 1 << 20
+	// TokensPerS bounds a measured rate (the fastest published aggregate
+	// rates are near 10⁶ tokens/s).
+	TokensPerS = 1e12
+	// Tokens bounds every token count and batch size: of a workload, a
+	// measured run, a study.
+	Tokens = 1 << 30
+	// SearchTokens bounds context lengths the planner and plots sweep and
+	// the searches for the longest context or prompt.
+	SearchTokens = 1 << 24
+)
+
+// Ceiling is one limit, for documentation and messages.
+type Ceiling struct {
+	Name  string // as docs/profiles.md lists it
+	Value float64
+	Unit  string // "", "B" or "s"
+}
+
+// String renders the value the way docs/profiles.md writes it.
+func (c Ceiling) String() string {
+	switch c.Unit {
+	case "B":
+		n := int64(c.Value)
+		switch {
+		case n >= 1<<30 && n%(1<<30) == 0:
+			return fmt.Sprintf("%d GiB", n>>30)
+		case n >= 1<<20 && n%(1<<20) == 0:
+			return fmt.Sprintf("%d MiB", n>>20)
+		case n >= 1<<10 && n%(1<<10) == 0:
+			return fmt.Sprintf("%d KiB", n>>10)
+		}
+		return fmt.Sprintf("%d B", n)
+	case "s":
+		return fmt.Sprint(time.Duration(c.Value * float64(time.Second)))
+	}
+	return Count(c.Value)
+}
+
+// Count writes a count as a power of two where it is one (2^24), else in
+// full.
+func Count(v float64) string {
+	if e := math.Log2(v); e == math.Trunc(e) && e >= 8 {
+		return fmt.Sprintf("2^%d", int(e))
+	}
+	if v >= 1e6 && v == math.Pow(10, math.Round(math.Log10(v))) {
+		return fmt.Sprintf("1e%d", int(math.Round(math.Log10(v))))
+	}
+	return fmt.Sprint(v)
+}
+
+// All lists every ceiling, in the order docs/profiles.md gives them.
+func All() []Ceiling {
+	return []Ceiling{
+		{"num_hidden_layers", Layers, ""},
+		{"hidden_size", Hidden, ""},
+		{"num_attention_heads, num_key_value_heads", Heads, ""},
+		{"head_dim, MLA ranks and head widths", HeadDim, ""},
+		{"intermediate_size (dense, per expert, shared)", FFN, ""},
+		{"vocab_size", Vocab, ""},
+		{"max_position_embeddings, sliding_window", Context, ""},
+		{"layer_pattern entries", LayerPattern, ""},
+		{"norms_per_layer", NormsPerLayer, ""},
+		{"moe.experts", Experts, ""},
+		{"moe.shared_experts", SharedExperts, ""},
+		{"parameters implied by the shape", Params, ""},
+		{"GGUF tensors", GGUFTensors, ""},
+		{"GGUF metadata entries", GGUFMetadata, ""},
+		{"GGUF string", GGUFString, "B"},
+		{"GGUF key or tensor name", GGUFName, "B"},
+		{"GGUF string value kept (longer ones are skipped)", GGUFKeptString, "B"},
+		{"GGUF array elements", GGUFArray, ""},
+		{"GGUF header", GGUFHeaderBytes, "B"},
+		{"GGUF tensor dimensions", GGUFDims, ""},
+		{"GGUF tensor dimension", GGUFDim, ""},
+		{"GGUF tensor elements", GGUFElements, ""},
+		{"split parts", SplitParts, ""},
+		{"remote header bytes, all parts", RemoteBytes, "B"},
+		{"remote read, all parts", RemoteDeadline.Seconds(), "s"},
+		{"one range request", RemoteRequestTimeout.Seconds(), "s"},
+		{"least a range response carries (unless the file ends)", RemoteMinChunk, "B"},
+		{"redirects per request", RemoteRedirects, ""},
+		{"profile, config.json or study file", ProfileBytes, "B"},
+		{"measured-run file or stdin", MeasuredBytes, "B"},
+		{"runs per measured file", Runs, ""},
+		{"token counts and batch sizes", Tokens, ""},
+		{"measured tokens/s", TokensPerS, ""},
+		{"contexts searched and swept", SearchTokens, ""},
+	}
+}
+
+// CheckCount returns an error naming key when v is outside [0, max].
+func CheckCount(key string, v, max int) error {
+	switch {
+	case v < 0:
+		return fmt.Errorf("%s must not be negative, got %d", key, v)
+	case v > max:
+		return fmt.Errorf("%s %d exceeds the limit of %s", key, v, Count(float64(max)))
+	}
+	return nil
+}
+
+// Mul multiplies non-negative counts, reporting false when the product
+// exceeds max (or overflows).
+func Mul(max int64, xs ...int64) (int64, bool) {
+	p := int64(1)
+	for _, x := range xs {
+		if x < 0 {
+			return 0, false
+		}
+		if x != 0 && p > max/x {
+			return 0, false
+		}
+		p *= x
+	}
+	return p, p <= max
+}
