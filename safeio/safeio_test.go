@@ -1,0 +1,161 @@
+package safeio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestReadFileLimits(t *testing.T) {
+	dir := t.TempDir()
+	small := filepath.Join(dir, "small")
+	if err := os.WriteFile(small, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadFile(small, 5, "a test file"); err != nil || string(b) != "hello" {
+		t.Errorf("at the limit: %q, %v", b, err)
+	}
+	var le *LimitError
+	if _, err := ReadFile(small, 4, "a test file"); !errors.As(err, &le) || !strings.Contains(err.Error(), "larger than 4 B, the limit for a test file") {
+		t.Errorf("past the limit: %v", err)
+	}
+	if _, err := ReadFile(dir, 1<<20, "x"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+		t.Errorf("directory: %v", err)
+	}
+	// /dev/zero never ends: refused before a byte is read.
+	if _, err := ReadFile("/dev/zero", 1<<20, "x"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	// A link to it is refused too.
+	link := filepath.Join(dir, "profile.toml")
+	if err := os.Symlink("/dev/zero", link); err == nil {
+		if _, err := ReadFile(link, 1<<20, "x"); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("link to /dev/zero: %v", err)
+		}
+	}
+	// A FIFO would block forever on open for reading with no writer; it
+	// is refused at the check, opened without blocking.
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err == nil {
+		w, err := os.OpenFile(fifo, os.O_RDWR, 0) // keeps open from blocking
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Close()
+		if _, err := ReadFile(fifo, 1<<20, "x"); !errors.Is(err, ErrNotRegular) {
+			t.Errorf("fifo: %v", err)
+		}
+	}
+}
+
+// endless is a reader that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+func TestReadAllStopsAtTheLimit(t *testing.T) {
+	_, err := ReadAll(endless{}, "stdin", 8<<20, "measured runs")
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != 8<<20 || !strings.Contains(err.Error(), "stdin: larger than 8 MiB") {
+		t.Errorf("endless: %v", err)
+	}
+	b, err := ReadAll(io.LimitReader(endless{}, 3<<20+5), "stdin", 8<<20, "x")
+	if err != nil || len(b) != 3<<20+5 {
+		t.Errorf("3 MiB + 5: %d bytes, %v", len(b), err)
+	}
+	b, err = ReadAll(strings.NewReader(""), "stdin", 10, "x")
+	if err != nil || len(b) != 0 {
+		t.Errorf("empty: %q, %v", b, err)
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://user:secret@host/m.gguf?token=abc&download=true": "https://xxxxx@host/m.gguf?token=xxxxx&download=xxxxx",
+		"https://host/m.gguf":                    "https://host/m.gguf",
+		"https://tok@host/m.gguf":                "https://xxxxx@host/m.gguf",
+		"http://host/a/b.gguf?sig=x%2Fy#frag":    "http://host/a/b.gguf?sig=xxxxx#frag",
+		"llama-3.1-8b":                           "llama-3.1-8b",
+		"./models/m.gguf":                        "./models/m.gguf",
+		"https://user:pa ss@host:bad port/x?k=v": "https://xxxxx@host:bad port/x?xxxxx",
+		"https://host/?flag":                     "https://host/?flag",
+		"meta-llama/Llama-3.1-8B":                "meta-llama/Llama-3.1-8B",
+		"https://a:b@huggingface.co/r/resolve/main/m-00001-of-00002.gguf": "https://xxxxx@huggingface.co/r/resolve/main/m-00001-of-00002.gguf",
+	} {
+		if got := RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRedactText(t *testing.T) {
+	in := `model "https://me:pw@h.example/m.gguf?token=t0k": HTTP 404 Not Found (see https://h.example/x?a=1).`
+	got := RedactText(in)
+	for _, secret := range []string{"me:pw", "t0k", "a=1"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%q kept %q", got, secret)
+		}
+	}
+	if !strings.Contains(got, `"https://xxxxx@h.example/m.gguf?token=xxxxx"`) || !strings.HasSuffix(got, "?a=xxxxx).") {
+		t.Errorf("got %q", got)
+	}
+	var b bytes.Buffer
+	if n, err := (Writer{W: &b}).Write([]byte(in)); err != nil || n != len(in) || b.String() != got {
+		t.Errorf("Writer: %d, %v, %q", n, err, b.String())
+	}
+}
+
+type inner struct {
+	X float64 `json:"x"`
+}
+
+type outer struct {
+	Name   string             `json:"name"`
+	Rate   float64            `json:"rate"`
+	Skip   float64            `json:"-"`
+	Opt    float64            `json:"opt,omitempty"`
+	Ptr    *float64           `json:"ptr"`
+	List   []float64          `json:"list"`
+	Map    map[string]float64 `json:"map"`
+	Raw    json.RawMessage    `json:"raw"`
+	Nested inner              `json:"nested"`
+	inner
+	hidden float64
+}
+
+// Finite writes what encoding/json writes, with null for NaN and Inf.
+func TestFinite(t *testing.T) {
+	one := 1.0
+	ok := outer{Name: "a<b", Rate: 2, Ptr: &one, List: []float64{1, 2}, Map: map[string]float64{"b": 1, "a": 2}, Raw: json.RawMessage(`{"k":1}`), Nested: inner{3}, inner: inner{4}}
+	want, _ := json.Marshal(ok)
+	got, err := json.Marshal(Finite(ok))
+	if err != nil || string(got) != string(want) {
+		t.Errorf("finite values:\n got %s %v\nwant %s", got, err, want)
+	}
+	nan := math.NaN()
+	bad := ok
+	bad.Rate, bad.Ptr, bad.List, bad.Map, bad.Nested.X = math.Inf(1), &nan, []float64{1, math.Inf(-1)}, map[string]float64{"a": nan}, nan
+	if _, err := json.Marshal(bad); err == nil {
+		t.Fatal("encoding/json accepted NaN")
+	}
+	got, err = json.Marshal(Finite(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantBad = `{"name":"a\u003cb","rate":null,"ptr":null,"list":[1,null],"map":{"a":null},"raw":{"k":1},"nested":{"x":null},"x":4}`
+	if string(got) != wantBad {
+		t.Errorf("non-finite values:\n got %s\nwant %s", got, wantBad)
+	}
+}
