@@ -1,86 +1,200 @@
 package gguf
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
+	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 )
 
-// Client fetches remote headers; tests replace it.
-var Client = &http.Client{Timeout: 60 * time.Second}
+// Client fetches remote headers; tests replace it. It follows at most
+// limits.RemoteRedirects redirects, and only to http(s) URLs.
+var Client = &http.Client{Timeout: limits.RemoteRequestTimeout, CheckRedirect: checkRedirect}
 
-// rangeChunk is how much of a remote file one range request fetches.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= limits.RemoteRedirects {
+		return fmt.Errorf("more than %d redirects (a redirect loop?)", limits.RemoteRedirects)
+	}
+	if s := req.URL.Scheme; s != "http" && s != "https" {
+		return fmt.Errorf("redirected to a %s: URL; roofline follows http(s) only", s)
+	}
+	return nil
+}
+
+// Remote bounds one remote read, over every split part: an overall
+// deadline, a byte budget, and the least a range response must carry.
+// Tests shorten them.
+var Remote = RemoteLimits{Deadline: limits.RemoteDeadline, Bytes: limits.RemoteBytes, MinChunk: limits.RemoteMinChunk}
+
+// RemoteLimits are the bounds of a remote read.
+type RemoteLimits struct {
+	Deadline time.Duration
+	Bytes    int64
+	MinChunk int
+}
+
+// rangeChunk is how much of a remote file one range request asks for.
 const rangeChunk = 4 << 20
+
+// budget is what a remote model's reads have left, shared by its parts.
+type budget struct {
+	ctx   context.Context
+	bytes int64
+	lim   RemoteLimits
+}
 
 // rangeReader reads a remote file front to back with HTTP range requests.
 type rangeReader struct {
-	url string
-	off int64
-	buf []byte
+	url   string // as given, for requests
+	shown string // redacted, for messages
+	b     *budget
+	off   int64
+	size  int64 // the file's size when a response said it, else -1
+	buf   []byte
 }
+
+var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)
 
 func (r *rangeReader) Read(p []byte) (int, error) {
 	if len(r.buf) == 0 {
-		if r.off >= MaxHeaderBytes {
-			return 0, io.EOF
-		}
-		req, err := http.NewRequest(http.MethodGet, r.url, nil)
-		if err != nil {
+		if err := r.fill(); err != nil {
 			return 0, err
 		}
-		req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", r.off, r.off+rangeChunk-1))
-		resp, err := Client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		switch resp.StatusCode {
-		case http.StatusPartialContent:
-		case http.StatusRequestedRangeNotSatisfiable:
-			return 0, io.EOF
-		case http.StatusOK:
-			return 0, fmt.Errorf("%s: the server ignores range requests (it answered 200 with the whole file); roofline reads only the header — download it or use a server that supports ranges", r.url)
-		default:
-			return 0, fmt.Errorf("%s: HTTP %s", r.url, resp.Status)
-		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, rangeChunk))
-		if err != nil {
-			return 0, err
-		}
-		if len(b) == 0 {
-			return 0, io.EOF
-		}
-		r.buf = b
-		r.off += int64(len(b))
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]
 	return n, nil
 }
 
+// fill fetches the next chunk.
+func (r *rangeReader) fill() error {
+	if r.size >= 0 && r.off >= r.size {
+		return io.EOF
+	}
+	if r.off >= MaxHeaderBytes {
+		return io.EOF
+	}
+	want := int64(rangeChunk)
+	if r.b.bytes < want {
+		want = r.b.bytes
+	}
+	if want <= 0 {
+		return fmt.Errorf("the headers take more than %s over all parts, the limit for a remote model; download the files", mib(r.b.lim.Bytes))
+	}
+	if err := r.b.ctx.Err(); err != nil {
+		return r.deadline(err)
+	}
+	req, err := http.NewRequestWithContext(r.b.ctx, http.MethodGet, r.url, nil)
+	if err != nil {
+		return errors.New("not a valid URL")
+	}
+	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", r.off, r.off+want-1))
+	resp, err := Client.Do(req)
+	if err != nil {
+		if r.b.ctx.Err() != nil {
+			return r.deadline(r.b.ctx.Err())
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // its URL is unredacted
+		}
+		return errors.New(safeio.RedactText(err.Error()))
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusPartialContent:
+	case http.StatusRequestedRangeNotSatisfiable:
+		return io.EOF
+	case http.StatusOK:
+		return errors.New("the server ignores range requests (it answered 200 with the whole file); roofline reads only the header — download it or use a server that supports ranges")
+	default:
+		return fmt.Errorf("HTTP %s", resp.Status)
+	}
+	end := r.off + want - 1
+	if m := contentRange.FindStringSubmatch(resp.Header.Get("Content-Range")); m != nil {
+		start, _ := strconv.ParseInt(m[1], 10, 64)
+		last, _ := strconv.ParseInt(m[2], 10, 64)
+		if start != r.off || last < start || last > end {
+			return fmt.Errorf("asked for bytes %d-%d, the server sent %s", r.off, end, m[0])
+		}
+		end = last
+		if m[3] != "*" {
+			r.size, _ = strconv.ParseInt(m[3], 10, 64)
+		}
+	} else if cr := resp.Header.Get("Content-Range"); cr != "" {
+		return fmt.Errorf("malformed Content-Range %q", cr)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, end-r.off+1))
+	if err != nil {
+		if r.b.ctx.Err() != nil {
+			return r.deadline(r.b.ctx.Err())
+		}
+		return fmt.Errorf("reading bytes %d-%d: %v", r.off, end, err)
+	}
+	if len(b) == 0 {
+		return io.EOF
+	}
+	atEnd := r.size >= 0 && r.off+int64(len(b)) >= r.size
+	if len(b) < r.b.lim.MinChunk && int64(len(b)) < want && !atEnd {
+		return fmt.Errorf("the server sent %d bytes for a range of %d; roofline needs at least %s per request (or the end of the file) to read a header in bounded time", len(b), want, kib(r.b.lim.MinChunk))
+	}
+	r.b.bytes -= int64(len(b))
+	r.buf = b
+	r.off += int64(len(b))
+	return nil
+}
+
+func (r *rangeReader) deadline(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("reading the remote headers took longer than %v, the limit for a remote model", r.b.lim.Deadline)
+	}
+	return err
+}
+
+func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+func kib(n int) string   { return fmt.Sprintf("%d KiB", n>>10) }
+
 var splitName = regexp.MustCompile(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
 
 // IsLocation reports whether s names a GGUF model: a path or an http(s)
 // URL ending in .gguf (a URL's query, e.g. ?download=true, aside).
 func IsLocation(s string) bool {
-	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
+	if isURL(s) {
 		s, _, _ = strings.Cut(s, "?")
+		s, _, _ = strings.Cut(s, "#")
 	}
 	return strings.HasSuffix(strings.ToLower(s), ".gguf")
 }
 
-func readOne(loc string) (*File, error) {
-	if strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://") {
-		return Read(&rangeReader{url: loc})
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// Shown is loc as roofline prints it: a URL without its user information
+// and query values.
+func Shown(loc string) string {
+	if isURL(loc) {
+		return safeio.RedactURL(loc)
 	}
-	f, err := os.Open(loc)
+	return loc
+}
+
+func readOne(b *budget, loc string) (*File, error) {
+	if isURL(loc) {
+		return Read(&rangeReader{url: loc, b: b, size: -1})
+	}
+	f, err := safeio.OpenRegular(loc)
 	if err != nil {
 		return nil, err
 	}
@@ -88,54 +202,145 @@ func readOne(loc string) (*File, error) {
 	return Read(f)
 }
 
-// Open reads the header of the GGUF model at loc: a local path, an
-// http(s) URL, or the first part of a split model (name-00001-of-0000N.gguf),
-// whose parts' tensor tables are merged.
-func Open(loc string) (*File, error) {
-	f, err := readOne(loc)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", loc, err)
+// splitParts names every part of a split model from one part's location
+// (a URL's query is kept for each part), or nil for a single file.
+func splitParts(loc string) ([]string, error) {
+	dir, base, query := "", loc, ""
+	if isURL(loc) {
+		u, err := url.Parse(loc)
+		if err != nil {
+			return nil, errors.New("not a valid URL")
+		}
+		base = path.Base(u.Path)
+		if i := strings.LastIndex(loc, base); i >= 0 {
+			dir = loc[:i]
+		}
+		if u.RawQuery != "" {
+			query = "?" + u.RawQuery
+		}
+	} else {
+		dir, base = filepath.Dir(loc)+string(filepath.Separator), filepath.Base(loc)
 	}
-	m := splitName.FindStringSubmatch(loc)
+	m := splitName.FindStringSubmatch(base)
 	if m == nil {
-		return f, nil
+		return nil, nil
 	}
 	n, _ := strconv.Atoi(m[3])
-	if n > 1024 {
-		return nil, fmt.Errorf("%s: %d split parts", loc, n)
+	i, _ := strconv.Atoi(m[2])
+	if n < 1 || n > limits.SplitParts {
+		return nil, fmt.Errorf("%d split parts (limit %d)", n, limits.SplitParts)
 	}
-	for i := 1; i <= n; i++ {
-		part := fmt.Sprintf("%s-%05d-of-%s.gguf", m[1], i, m[3])
-		if part == loc {
+	if i < 1 || i > n {
+		return nil, fmt.Errorf("part %d of %d does not exist", i, n)
+	}
+	parts := make([]string, n)
+	for k := range parts {
+		parts[k] = fmt.Sprintf("%s%s-%05d-of-%s.gguf%s", dir, m[1], k+1, m[3], query)
+	}
+	return parts, nil
+}
+
+// Open reads the header of the GGUF model at loc: a local path, an
+// http(s) URL, or any part of a split model (name-00001-of-0000N.gguf),
+// whose parts' tensor tables are merged after checking that the parts
+// are the ones their names say, each once. A remote model is read within
+// the bounds of Remote over all its parts.
+func Open(loc string) (*File, error) {
+	return OpenContext(context.Background(), loc)
+}
+
+// OpenContext is Open under a context.
+func OpenContext(ctx context.Context, loc string) (*File, error) {
+	ctx, cancel := context.WithTimeout(ctx, Remote.Deadline)
+	defer cancel()
+	b := &budget{ctx: ctx, bytes: Remote.Bytes, lim: Remote}
+	shown := Shown(loc)
+	parts, err := splitParts(loc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", shown, err)
+	}
+	if parts == nil {
+		f, err := readOne(b, loc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", shown, err)
+		}
+		return f, nil
+	}
+	var out *File
+	seen := map[string]int{}
+	for i, p := range parts {
+		f, err := readOne(b, p)
+		if err != nil {
+			return nil, fmt.Errorf("split part %s: %w", Shown(p), err)
+		}
+		if err := checkPart(f, i, len(parts)); err != nil {
+			return nil, fmt.Errorf("split part %s: %w", Shown(p), err)
+		}
+		for _, t := range f.Tensors {
+			if prev, dup := seen[t.Name]; dup {
+				return nil, fmt.Errorf("split part %s: tensor %q is also in part %d: a part repeated or a corrupt set", Shown(p), t.Name, prev+1)
+			}
+			seen[t.Name] = i
+		}
+		if out == nil {
+			out = f
 			continue
 		}
-		pf, err := readOne(part)
-		if err != nil {
-			return nil, fmt.Errorf("split part %s: %w", part, err)
+		if len(out.Tensors)+len(f.Tensors) > MaxTensors {
+			return nil, fmt.Errorf("%s: split parts hold more than %d tensors", shown, MaxTensors)
 		}
-		f.Tensors = append(f.Tensors, pf.Tensors...)
-		if len(f.Tensors) > MaxTensors {
-			return nil, errors.New("split parts hold too many tensors")
-		}
+		out.Tensors = append(out.Tensors, f.Tensors...)
+		out.HeaderSize += f.HeaderSize
 	}
-	return f, nil
+	if v, ok := out.Metadata["split.tensors.count"]; ok && v.IsNum && int(v.Num) != len(out.Tensors) {
+		return nil, fmt.Errorf("%s: the parts hold %d tensors, split.tensors.count says %.0f: a part is missing or wrong", shown, len(out.Tensors), v.Num)
+	}
+	return out, nil
+}
+
+// checkPart checks part i (0-based) of n against its split metadata, which
+// llama.cpp's gguf-split writes in every part: split.no and split.count.
+func checkPart(f *File, i, n int) error {
+	no, hasNo := f.Metadata["split.no"]
+	count, hasCount := f.Metadata["split.count"]
+	if hasCount && (!count.IsNum || int(count.Num) != n) {
+		return fmt.Errorf("split.count is %v, the name says %d parts", count.Num, n)
+	}
+	if hasNo && (!no.IsNum || int(no.Num) != i) {
+		return fmt.Errorf("split.no is %v: this file is part %.0f of the set, not part %d (a part copied over another?)", no.Num, no.Num+1, i+1)
+	}
+	if i > 0 && !hasNo && !hasCount {
+		return errors.New("no split.no or split.count: not a part of a split model")
+	}
+	return nil
 }
 
 // Load reads a GGUF model's header and builds its spec.
 func Load(loc string) (*Model, error) {
-	f, err := Open(loc)
+	return LoadContext(context.Background(), loc)
+}
+
+// LoadContext is Load under a context.
+func LoadContext(ctx context.Context, loc string) (*Model, error) {
+	f, err := OpenContext(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
-	base, _, _ := strings.Cut(filepath.Base(loc), "?")
+	base := filepath.Base(loc)
+	if isURL(loc) {
+		if u, err := url.Parse(loc); err == nil {
+			base = path.Base(u.Path)
+		}
+	}
 	name := strings.TrimSuffix(base, ".gguf")
 	if m := splitName.FindStringSubmatch(base); m != nil {
 		name = m[1]
 	}
+	shown := Shown(loc)
 	mod, err := ToModel(f, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", loc, err)
+		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
-	mod.Spec.Source = "GGUF header of " + loc
+	mod.Spec.Source = "GGUF header of " + shown
 	return mod, nil
 }

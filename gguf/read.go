@@ -7,16 +7,19 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/roofline/roofline/limits"
 )
 
-// Limits bound what a header may make the reader allocate or read.
+// Limits bound what a header may make the reader allocate or read; their
+// values live in package limits with every other ceiling.
 const (
-	MaxTensors     = 1 << 20
-	MaxKV          = 1 << 16
-	MaxStringBytes = 1 << 20
-	MaxArrayLen    = 1 << 24
-	MaxHeaderBytes = 512 << 20
-	MaxDims        = 4
+	MaxTensors     = limits.GGUFTensors
+	MaxKV          = limits.GGUFMetadata
+	MaxStringBytes = limits.GGUFString
+	MaxArrayLen    = limits.GGUFArray
+	MaxHeaderBytes = limits.GGUFHeaderBytes
+	MaxDims        = limits.GGUFDims
 	// Arrays of numbers up to this length are kept (per-layer values);
 	// longer ones (token lists) are skipped and only their length kept.
 	keepArray = 4096
@@ -149,13 +152,31 @@ func (r *reader) u64() uint64 {
 	return binary.LittleEndian.Uint64(b)
 }
 
-func (r *reader) str() string {
+// name reads a metadata key or a tensor name, which are short (ggml caps
+// tensor names at 64 bytes).
+func (r *reader) name(what string) string {
 	n := r.u64()
-	if n > MaxStringBytes {
-		r.fail("string of %d bytes (limit %d)", n, MaxStringBytes)
+	if n > limits.GGUFName {
+		r.fail("%s of %d bytes (limit %d)", what, n, limits.GGUFName)
 		return ""
 	}
 	return string(r.bytes(int(n)))
+}
+
+// strValue reads a string value, keeping it only when short: long ones
+// (chat templates, licences) are skipped and only their length kept, so
+// that the metadata held in memory stays small whatever the header says.
+func (r *reader) strValue() Value {
+	n := r.u64()
+	if n > MaxStringBytes {
+		r.fail("string of %d bytes (limit %d)", n, MaxStringBytes)
+		return Value{}
+	}
+	if n > limits.GGUFKeptString {
+		r.skip(int64(n))
+		return Value{Len: int(n)}
+	}
+	return Value{Str: string(r.bytes(int(n)))}
 }
 
 var scalarSize = map[uint32]int64{tUint8: 1, tInt8: 1, tUint16: 2, tInt16: 2, tUint32: 4, tInt32: 4, tFloat32: 4, tBool: 1, tUint64: 8, tInt64: 8, tFloat64: 8}
@@ -204,7 +225,7 @@ func (r *reader) scalar(t uint32) float64 {
 func (r *reader) value(t uint32, depth int) Value {
 	switch {
 	case t == tString:
-		return Value{Str: r.str()}
+		return r.strValue()
 	case t == tArray:
 		if depth > 0 {
 			r.fail("nested array")
@@ -274,27 +295,28 @@ func Read(src io.Reader) (*File, error) {
 		r.fail("%d metadata entries (limit %d)", nkv, MaxKV)
 	}
 	for i := uint64(0); i < nkv && r.err == nil; i++ {
-		k := r.str()
+		k := r.name("metadata key")
 		f.Metadata[k] = r.value(r.u32(), 0)
 	}
 	for i := uint64(0); i < nt && r.err == nil; i++ {
-		t := TensorInfo{Name: r.str()}
+		t := TensorInfo{Name: r.name("tensor name")}
 		nd := r.u32()
 		if nd == 0 || nd > MaxDims {
 			r.fail("tensor %q has %d dimensions", t.Name, nd)
 			break
 		}
-		total := 1.0
+		dims := make([]int64, 0, nd)
 		for d := uint32(0); d < nd; d++ {
 			v := r.u64()
-			if v == 0 || v > 1<<40 {
+			if v == 0 || v > limits.GGUFDim {
 				r.fail("tensor %q has dimension %d", t.Name, v)
+				v = 1
 			}
-			total *= float64(v)
+			dims = append(dims, int64(v))
 			t.Dims = append(t.Dims, v)
 		}
-		if total > 1<<50 {
-			r.fail("tensor %q has %.3g elements", t.Name, total)
+		if _, ok := limits.Mul(limits.GGUFElements, dims...); !ok {
+			r.fail("tensor %q has more than 2^50 elements (%v)", t.Name, t.Dims)
 		}
 		t.Type = r.u32()
 		t.Offset = r.u64()

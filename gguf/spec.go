@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 )
 
@@ -43,6 +44,9 @@ func ToModel(f *File, name string) (*Model, error) {
 	tensors := map[string]TensorInfo{}
 	m := &Model{Types: map[string]model.Storage{}, Tensors: len(f.Tensors)}
 	for _, t := range f.Tensors {
+		if _, dup := tensors[t.Name]; dup {
+			return nil, fmt.Errorf("tensor %q appears twice: a corrupt file or a split part read twice", t.Name)
+		}
 		st, ok := model.StorageOfGGMLType(t.Type)
 		if !ok {
 			return nil, fmt.Errorf("tensor %q has unknown ggml type %d", t.Name, t.Type)
@@ -70,7 +74,9 @@ func ToModel(f *File, name string) (*Model, error) {
 	}
 	intOr := func(key string, def int) int {
 		if v, ok := num(key); ok && v > 0 {
-			return int(v)
+			// A value past every ceiling stays past it rather than
+			// wrapping when converted: Validate names it.
+			return int(min(v, 1<<40))
 		}
 		return def
 	}
@@ -129,6 +135,9 @@ func ToModel(f *File, name string) (*Model, error) {
 			s.SlidingWindow, s.LayerPattern = w, []model.LayerKind{model.Sliding, model.Full}
 		case "gemma3":
 			n := intOr("attention.sliding_window_pattern", 6)
+			if n > limits.LayerPattern {
+				return nil, fmt.Errorf("%s.attention.sliding_window_pattern %d exceeds the limit of %d", arch, n, limits.LayerPattern)
+			}
 			s.SlidingWindow = w
 			for i := 0; i < n-1; i++ {
 				s.LayerPattern = append(s.LayerPattern, model.Sliding)
