@@ -14,8 +14,10 @@ import (
 
 	"github.com/roofline/roofline/gguf"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/safeio"
 )
 
 //go:embed models/*.toml hardware/*.toml runtimes/*.toml
@@ -29,6 +31,9 @@ type Catalog struct {
 	origin   map[string]string // name → file, to report duplicates
 
 	lastAdded string
+	// dataPaths lets names read from data files (measured runs, studies)
+	// be paths or URLs (--allow-paths).
+	dataPaths bool
 }
 
 var (
@@ -50,7 +55,7 @@ func Builtin() (*Catalog, error) {
 
 // Clone returns a catalog that can take more profiles without changing c.
 func (c *Catalog) Clone() *Catalog {
-	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone()}
+	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths}
 	o.models = append(o.models, c.models...)
 	o.devices = append(o.devices, c.devices...)
 	for k, v := range c.origin {
@@ -130,7 +135,7 @@ func (c *Catalog) AddDir(dir string) error {
 // apart by content: a runtime lists the weights it runs, a device has
 // [[engine]] tables. It returns the name it added.
 func (c *Catalog) AddFile(file string) (string, error) {
-	src, err := os.ReadFile(file)
+	src, err := safeio.ReadFile(file, limits.ProfileBytes, "a profile")
 	if err != nil {
 		return "", err
 	}
@@ -145,17 +150,19 @@ func (c *Catalog) AddFileBytes(file string, src []byte) (string, error) {
 		return c.lastAdded, err
 	}
 	if isDevice(src) {
-		before := len(c.devices)
-		err = c.addDeviceFile(file, src, true)
-		if err != nil || len(c.devices) == before {
+		// An edited copy of a built-in profile replaces it: its name is
+		// what was added, though the count of devices did not change.
+		if err = c.addDeviceFile(file, src, true); err != nil {
 			return "", err
 		}
 		c.sort()
 		return c.lastAdded, nil
 	}
-	err = c.addModelFile(file, src, true)
+	if err = c.addModelFile(file, src, true); err != nil {
+		return "", err
+	}
 	c.sort()
-	return c.lastAdded, err
+	return c.lastAdded, nil
 }
 
 // isRuntime reports a top-level "weights = [" key, which only runtime
@@ -227,11 +234,10 @@ func (c *Catalog) addRuntimeFile(file string, src []byte, user bool) error {
 func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
 	if looksLikeFile(name) {
 		cc := c.Clone()
-		n, err := cc.AddFile(name)
-		if err != nil {
+		if _, err := cc.AddFile(name); err != nil {
 			return nil, err
 		}
-		return cc.runtimes.Lookup(n)
+		return cc.runtimes.Lookup(cc.lastAdded)
 	}
 	r, err := c.runtimes.Lookup(name)
 	if err != nil {
@@ -282,7 +288,7 @@ type NotFoundError struct {
 }
 
 func (e *NotFoundError) Error() string {
-	msg := fmt.Sprintf("unknown %s %q", e.Kind, e.Name)
+	msg := fmt.Sprintf("unknown %s %q", e.Kind, safeio.RedactText(e.Name))
 	if len(e.Suggestions) > 0 {
 		msg += fmt.Sprintf("; did you mean %s?", strings.Join(e.Suggestions, ", "))
 	}
@@ -291,7 +297,8 @@ func (e *NotFoundError) Error() string {
 
 // Model finds a model by name, alias (e.g. a Hugging Face repo id), path
 // to a TOML profile, GGUF file or URL (the header only is read), or a
-// Hugging Face config.json (or a directory holding one).
+// Hugging Face config.json (or a directory holding one). Use it for what a
+// user typed; names read from data files go through ModelFromData.
 func (c *Catalog) Model(name string) (*model.Spec, error) {
 	if gguf.IsLocation(name) {
 		m, err := gguf.Load(name)
@@ -301,7 +308,7 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		return m.Spec, nil
 	}
 	if cfg, ok := hfConfigPath(name); ok {
-		data, err := os.ReadFile(cfg)
+		data, err := safeio.ReadFile(cfg, limits.ProfileBytes, "a config.json")
 		if err != nil {
 			return nil, err
 		}
@@ -317,13 +324,19 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		return s, nil
 	}
 	if looksLikeFile(name) {
+		// The profile's name is a name: it is looked up, never opened
+		// again as a path (a name ending in .toml would recurse).
 		cc := c.Clone()
-		n, err := cc.AddFile(name)
-		if err != nil {
+		if _, err := cc.AddFile(name); err != nil {
 			return nil, err
 		}
-		return cc.Model(n)
+		return cc.modelNamed(cc.lastAdded)
 	}
+	return c.modelNamed(name)
+}
+
+// modelNamed finds a model by name or alias only, touching no file.
+func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	var names []string
 	for _, m := range c.models {
@@ -340,16 +353,22 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 	return nil, &NotFoundError{Kind: "model", Name: name, Suggestions: Suggest(name, names)}
 }
 
-// Device finds a device by name, alias or path to a TOML profile.
+// Device finds a device by name, alias or path to a TOML profile. Use it
+// for what a user typed; names read from data files go through
+// DeviceFromData.
 func (c *Catalog) Device(name string) (*hardware.Device, error) {
 	if looksLikeFile(name) {
 		cc := c.Clone()
-		n, err := cc.AddFile(name)
-		if err != nil {
+		if _, err := cc.AddFile(name); err != nil {
 			return nil, err
 		}
-		return cc.Device(n)
+		return cc.deviceNamed(cc.lastAdded)
 	}
+	return c.deviceNamed(name)
+}
+
+// deviceNamed finds a device by name or alias only, touching no file.
+func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
 	var names []string
 	for _, d := range c.devices {
@@ -364,6 +383,102 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 		names = append(names, d.Name)
 	}
 	return nil, &NotFoundError{Kind: "hardware", Name: name, Suggestions: Suggest(name, names)}
+}
+
+// WithDataPaths returns a catalog whose ModelFromData and DeviceFromData
+// open paths and URLs too (the --allow-paths flag).
+func (c *Catalog) WithDataPaths() *Catalog {
+	o := c.Clone()
+	o.dataPaths = true
+	return o
+}
+
+// DataPaths reports whether names in data files may be paths or URLs.
+func (c *Catalog) DataPaths() bool { return c.dataPaths }
+
+// PathNotAllowedError is a path or URL where a data file may only name a
+// model or device.
+type PathNotAllowedError struct {
+	Kind, Name, File string
+}
+
+func (e *PathNotAllowedError) Error() string {
+	in := "a data file"
+	if e.File != "" {
+		in = e.File
+	}
+	return fmt.Sprintf("%s %q in %s is a path or URL; data files name %s (roofline list %s) — pass --allow-paths to let them open files",
+		e.Kind, safeio.RedactText(e.Name), in, plural(e.Kind), plural(e.Kind))
+}
+
+func plural(kind string) string {
+	if kind == "model" {
+		return "models"
+	}
+	return kind
+}
+
+// CheckDataName refuses a path or URL named by data file file unless data
+// paths are allowed: a file that triggers reads or fetches must be one the
+// user chose to trust.
+func (c *Catalog) CheckDataName(kind, name, file string) error {
+	if !c.dataPaths && LooksLikePath(name) {
+		return &PathNotAllowedError{Kind: kind, Name: name, File: file}
+	}
+	return nil
+}
+
+// ModelFromData finds a model named in data file file (a measured-run
+// file or a study): by name or alias only, unless data paths are allowed,
+// when a path is taken relative to the file's directory.
+func (c *Catalog) ModelFromData(name, file string) (*model.Spec, error) {
+	if !c.dataPaths {
+		s, err := c.modelNamed(name)
+		if err != nil && LooksLikePath(name) {
+			return nil, &PathNotAllowedError{Kind: "model", Name: name, File: file}
+		}
+		return s, err
+	}
+	return c.Model(relativeTo(name, file))
+}
+
+// DeviceFromData is ModelFromData for a device.
+func (c *Catalog) DeviceFromData(name, file string) (*hardware.Device, error) {
+	if !c.dataPaths {
+		d, err := c.deviceNamed(name)
+		if err != nil && LooksLikePath(name) {
+			return nil, &PathNotAllowedError{Kind: "hardware", Name: name, File: file}
+		}
+		return d, err
+	}
+	return c.Device(relativeTo(name, file))
+}
+
+// relativeTo anchors a relative path written in data file file at the
+// file's directory.
+func relativeTo(name, file string) string {
+	if file == "" || file == "stdin" || !LooksLikePath(name) || strings.Contains(name, "://") ||
+		filepath.IsAbs(name) || strings.HasPrefix(name, "~") {
+		return name
+	}
+	return filepath.Join(filepath.Dir(file), name)
+}
+
+// LooksLikePath tells a path or URL from a name without touching the file
+// system: a URL, a name ending in .toml, .gguf or .json, or one starting
+// like a path (/, ./, ../, ~). Hugging Face repo ids (org/name) are names.
+func LooksLikePath(s string) bool {
+	if strings.Contains(s, "://") {
+		return true
+	}
+	l := strings.ToLower(strings.TrimSpace(s))
+	for _, suf := range []string{".toml", ".gguf", ".json"} {
+		if strings.HasSuffix(l, suf) {
+			return true
+		}
+	}
+	return filepath.IsAbs(s) || l == "." || l == ".." || strings.HasPrefix(l, "./") || strings.HasPrefix(l, "../") ||
+		strings.HasPrefix(l, "~") || strings.ContainsRune(l, '\\')
 }
 
 // DevicesMatching expands "all", a glob such as "jetson-*", or a name.

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -186,7 +188,48 @@ func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.Met
 		}
 		return md, errors.Join(errs...)
 	}
-	return md, nil
+	var errs []error
+	nonFinite(reflect.ValueOf(v), nil, func(key toml.Key, x float64) {
+		errs = append(errs, &FileError{File: file, Line: lineOfKey(src, key), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)})
+	})
+	return md, errors.Join(errs...)
+}
+
+// nonFinite calls bad for every NaN or infinite float in v (TOML allows
+// nan and inf; no roofline quantity is either), with its key.
+func nonFinite(v reflect.Value, key toml.Key, bad func(toml.Key, float64)) {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			nonFinite(v.Elem(), key, bad)
+		}
+	case reflect.Float32, reflect.Float64:
+		if x := v.Float(); math.IsNaN(x) || math.IsInf(x, 0) {
+			bad(key, x)
+		}
+	case reflect.Struct:
+		t := v.Type()
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+			if name == "" {
+				name = f.Name
+			}
+			nonFinite(v.Field(i), append(key[:len(key):len(key)], name), bad)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			nonFinite(v.Index(i), key, bad)
+		}
+	case reflect.Map:
+		iter := v.MapRange()
+		for iter.Next() {
+			nonFinite(iter.Value(), append(key[:len(key):len(key)], fmt.Sprint(iter.Key().Interface())), bad)
+		}
+	}
 }
 
 func hintFor(pe toml.ParseError) string {
@@ -341,6 +384,9 @@ func checkName(n string) error {
 	if !nameRE.MatchString(n) {
 		return fmt.Errorf("name %q must be lower case letters, digits, dots and hyphens (e.g. \"llama-3.1-8b\")", n)
 	}
+	if LooksLikePath(n) {
+		return fmt.Errorf("name %q ends like a file name: a profile's name is a name, never a path", n)
+	}
 	return nil
 }
 
@@ -390,7 +436,7 @@ func (d *deviceDecoder) quantity(dev *hardware.Device, key string, s *sourced, d
 	if s == nil {
 		return 0, false
 	}
-	v, err := units.Parse(s.Value, dim)
+	v, err := parseQuantity(s.Value, dim)
 	if err != nil {
 		d.errorf(key, "%s: %v", key, err)
 		return 0, false
@@ -540,7 +586,7 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		if v == "" {
 			return 0
 		}
-		x, err := units.Parse(v, units.DimDuration)
+		x, err := parseQuantity(v, units.DimDuration)
 		if err != nil {
 			d.errorf(key, "engine %s calibration %s: %v", engine, key, err)
 		}
@@ -579,11 +625,21 @@ func (d *deviceDecoder) optional(key, engine, v string, dim units.Dimension) flo
 	if v == "" {
 		return 0
 	}
-	x, err := units.Parse(v, dim)
+	x, err := parseQuantity(v, dim)
 	if err != nil {
 		d.errorf(key, "engine %s calibration %s: %v", engine, key, err)
 	}
 	return x
+}
+
+// parseQuantity reads a profile quantity, which must carry its unit: a
+// bare "1008" is not taken as 1008 B/s.
+func parseQuantity(s string, d units.Dimension) (float64, error) {
+	t := strings.TrimSpace(s)
+	if _, err := strconv.ParseFloat(t, 64); err == nil {
+		return 0, fmt.Errorf("%q has no unit: write the unit, e.g. %s", s, d)
+	}
+	return units.Parse(t, d)
 }
 
 func setStr(dst *string, v string) {

@@ -213,7 +213,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	}
 	if m := r.MemoryOverhead; m != nil {
 		v, ok := m.Value.(string)
-		x, err := units.Parse(v, units.DimBytes)
+		x, err := parseQuantity(v, units.DimBytes)
 		if !ok || err != nil || x < 0 {
 			fe("memory_overhead", "memory_overhead value must be a size such as \"256 MiB\"")
 		}
@@ -408,7 +408,7 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 		return nil, fmt.Errorf("unknown engine kind or backend %q (a backend is named by an [[engine]] entry)", kind)
 	}
 	dur := func(name, v string) (float64, error) {
-		x, err := units.Parse(v, units.DimDuration)
+		x, err := parseQuantity(v, units.DimDuration)
 		if err != nil {
 			return 0, fmt.Errorf("%s: %v", name, err)
 		}
