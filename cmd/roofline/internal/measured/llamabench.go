@@ -1,11 +1,11 @@
 package measured
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,7 +23,7 @@ func (f benchFields) int(key string) (int, bool, error) {
 		return 0, false, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v != float64(int(v)) {
+	if err != nil || math.Abs(v) > 1<<53 || v != math.Trunc(v) {
 		return 0, true, fmt.Errorf("%s = %q is not an integer", key, s)
 	}
 	return int(v), true, nil
@@ -35,8 +35,8 @@ func (f benchFields) float(key string) (float64, bool, error) {
 		return 0, false, nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, true, fmt.Errorf("%s = %q is not a number", key, s)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, true, fmt.Errorf("%s = %q is not a finite number", key, s)
 	}
 	return v, true, nil
 }
@@ -94,7 +94,10 @@ func benchRun(c *collector, line int, f benchFields) {
 		return
 	}
 	r.TokensPerS = ts
-	r.StdDevTS, _, _ = f.float("stddev_ts")
+	if r.StdDevTS, _, err = f.float("stddev_ts"); err != nil {
+		c.bad(line, "%v", err)
+		return
+	}
 	r.UBatch = nUBatch
 	if r.UBatch == 0 {
 		// Builds before n_ubatch existed processed n_batch tokens per pass.
@@ -166,14 +169,15 @@ func readBenchJSON(c *collector, text string) error {
 	if err != nil || tok != json.Delim('[') {
 		return &SyntaxError{File: c.file, Line: 1, Msg: "llama-bench json: expected an array of results"}
 	}
+	lines := lineCounter{text: text}
 	for dec.More() {
-		off := dec.InputOffset()
+		line := lines.at(dec.InputOffset())
 		var raw map[string]any
 		if err := dec.Decode(&raw); err != nil {
-			c.bad(lineAt(text, off), "malformed JSON: %v", err)
+			c.bad(line, "malformed JSON: %v", err)
 			return nil
 		}
-		benchRun(c, lineAt(text, off), flatten(raw))
+		benchRun(c, line, flatten(raw))
 	}
 	return nil
 }
@@ -373,14 +377,26 @@ func flatten(raw map[string]any) benchFields {
 	return f
 }
 
-// lineAt is the 1-based line of byte offset off, skipping leading space.
-func lineAt(text string, off int64) int {
-	if off > int64(len(text)) {
-		off = int64(len(text))
-	}
-	i := int(off)
-	for i < len(text) && (text[i] == ' ' || text[i] == '\n' || text[i] == '\r' || text[i] == '\t' || text[i] == ',') {
+// lineCounter turns increasing byte offsets into 1-based lines, counting
+// each newline once so that a file's lines cost linear time, not a count
+// from the start for every result.
+type lineCounter struct {
+	text string
+	off  int // counted up to here
+	line int // newlines before off
+}
+
+// at is the line of the first character at or after off that is not
+// space or a comma (where the next value starts).
+func (l *lineCounter) at(off int64) int {
+	i := int(min(off, int64(len(l.text))))
+	for i < len(l.text) && (l.text[i] == ' ' || l.text[i] == '\n' || l.text[i] == '\r' || l.text[i] == '\t' || l.text[i] == ',') {
 		i++
 	}
-	return bytes.Count([]byte(text[:i]), []byte("\n")) + 1
+	if i < l.off { // not expected: offsets only grow
+		l.off, l.line = 0, 0
+	}
+	l.line += strings.Count(l.text[l.off:i], "\n")
+	l.off = i
+	return l.line + 1
 }

@@ -71,8 +71,8 @@ func readBatchedBench(c *collector, text string) error {
 		getf := func(k string, dst *float64) {
 			if err == nil && col[k] != "" {
 				*dst, err = strconv.ParseFloat(col[k], 64)
-				if err != nil {
-					err = fmt.Errorf("%s = %q is not a number", k, col[k])
+				if err != nil || math.IsNaN(*dst) || math.IsInf(*dst, 0) {
+					err = fmt.Errorf("%s = %q is not a finite number", k, col[k])
 				}
 			}
 		}
@@ -307,8 +307,8 @@ func parseRequest(line int, get func(string) string) (request, error) {
 			continue
 		}
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || math.IsNaN(v) {
-			return q, fmt.Errorf("%s = %q is not a number", t.key, s)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return q, fmt.Errorf("%s = %q is not a finite number", t.key, s)
 		}
 		*t.dst = v * t.scale
 	}
@@ -412,8 +412,8 @@ func readRunsCSV(c *collector, text string) error {
 				}
 			}
 			v, err := strconv.ParseFloat(get("tokens_per_s"), 64)
-			if err != nil {
-				c.bad(line, "tokens_per_s = %q is not a number", get("tokens_per_s"))
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				c.bad(line, "tokens_per_s = %q is not a finite number", get("tokens_per_s"))
 				return
 			}
 			r.TokensPerS = v

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/roofline/roofline/limits"
 )
 
 // Test is the phase a run measured.
@@ -89,8 +91,29 @@ func (r Run) check() error {
 	if r.Batch < 1 || r.Depth < 0 || r.UBatch < 1 {
 		return fmt.Errorf("batch %d, depth %d, ubatch %d: batch and ubatch must be ≥ 1, depth ≥ 0", r.Batch, r.Depth, r.UBatch)
 	}
+	// Token counts past the ceiling would overflow the prediction (a
+	// negative rate) rather than describe a run.
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"prompt", r.Prompt}, {"gen", r.Gen}, {"depth", r.Depth}, {"batch", r.Batch}, {"ubatch", r.UBatch}, {"context", r.Depth + r.Prompt + r.Gen}} {
+		if f.v > limits.Tokens || f.v < 0 {
+			return fmt.Errorf("%s %d tokens exceeds the limit of %s", f.name, f.v, limits.Count(limits.Tokens))
+		}
+	}
 	if !(r.TokensPerS > 0) || math.IsInf(r.TokensPerS, 0) {
 		return fmt.Errorf("rate %v tokens/s: must be a positive number (zero or negative times are not measurements)", r.TokensPerS)
+	}
+	if r.TokensPerS > limits.TokensPerS {
+		return fmt.Errorf("rate %.3g tokens/s exceeds the limit of %.0e: not a measurement", r.TokensPerS, limits.TokensPerS)
+	}
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"stddev", r.StdDevTS}, {"model size", r.ModelBytes}, {"model parameters", r.ModelParams}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return fmt.Errorf("%s %v: must be a finite number ≥ 0", f.name, f.v)
+		}
 	}
 	return nil
 }
@@ -113,20 +136,46 @@ func (e *SyntaxError) Error() string {
 type Result struct {
 	Format string
 	Runs   []Run
-	Bad    []error // *SyntaxError, one per skipped row
+	Bad    []error // *SyntaxError, one per skipped row, the first MaxBadListed
+	// MoreBad counts the skipped rows past those listed in Bad.
+	MoreBad int
 }
+
+// MaxBadListed bounds the bad rows a Result lists; the rest are counted,
+// so that a large file of garbage costs no more memory than its runs.
+const MaxBadListed = 100
 
 // collector gathers runs and bad rows for one file.
 type collector struct {
 	file string
 	res  Result
+	rows int  // runs and bad rows so far
+	full bool // more than limits.Runs rows
+}
+
+func (c *collector) count() bool {
+	c.rows++
+	if c.rows > limits.Runs {
+		c.full = true
+	}
+	return !c.full
 }
 
 func (c *collector) bad(line int, format string, a ...any) {
+	if !c.count() {
+		return
+	}
+	if len(c.res.Bad) >= MaxBadListed {
+		c.res.MoreBad++
+		return
+	}
 	c.res.Bad = append(c.res.Bad, &SyntaxError{File: c.file, Line: line, Msg: fmt.Sprintf(format, a...)})
 }
 
 func (c *collector) add(r Run) {
+	if !c.count() {
+		return
+	}
 	r.File = c.file
 	if r.Batch == 0 {
 		r.Batch = 1
@@ -156,10 +205,13 @@ func Read(file string, data []byte) (*Result, error) {
 	if err := read(c, text); err != nil {
 		return nil, err
 	}
+	if c.full {
+		return nil, &SyntaxError{File: file, Msg: fmt.Sprintf("more than %s rows, the limit for a measured file: split it", limits.Count(limits.Runs))}
+	}
 	if len(c.res.Runs) == 0 {
 		msg := "no usable run in the file"
-		if len(c.res.Bad) > 0 {
-			msg += fmt.Sprintf(" (%d bad rows, first: %v)", len(c.res.Bad), c.res.Bad[0])
+		if n := len(c.res.Bad) + c.res.MoreBad; n > 0 {
+			msg += fmt.Sprintf(" (%d bad rows, first: %v)", n, c.res.Bad[0])
 		}
 		return &c.res, &SyntaxError{File: file, Msg: msg}
 	}
