@@ -501,6 +501,11 @@ func Compare(title string, groups []string, runs []Comparison) (*Figure, error) 
 		hi = math.Max(hi, math.Max(r.Measured, r.Predicted))
 	}
 	lo, hi = lo/1.5, hi*1.5
+	// The axes run from lo to hi × 1.2 (the band): beyond float64 the
+	// lines cannot be drawn.
+	if !(lo > 0) || math.IsInf(hi*1.2, 0) {
+		return nil, fmt.Errorf("tokens/s from %.3g to %.3g cannot be drawn on an axis", lo*1.5, hi/1.5)
+	}
 	diag := line(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}}, grey, 1, nil)
 	p.Add(diag)
 	f.add("prediction = measurement", diag)
