@@ -57,14 +57,16 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErr("%v", err)
+			return usageErr("%v", flagError(err))
 		},
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
+			&cli.BoolFlag{Name: "allow-paths", Usage: "let data files (measured runs, studies) name models and devices by path or URL, which roofline then opens; by default they may only name them"},
 		},
 		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand()},
 	}
 	setUsageErrors(app.Commands)
+	strictNumbers(app.Commands)
 	return app
 }
 
@@ -72,7 +74,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // (exit code 2).
 func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr("%v", err) }
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr("%v", flagError(err)) }
 		setUsageErrors(c.Subcommands)
 	}
 }

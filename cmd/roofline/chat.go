@@ -105,5 +105,8 @@ func chatAction(c *cli.Context) error {
 	if err != nil {
 		return flagged(err)
 	}
+	if n := quantizedVNote(!ch.Inputs.FlashAttention, ch.Inputs.Runtime, ch.Inputs.KV); n != "" {
+		render.Warn(c.App.ErrWriter, n)
+	}
 	return write(c, f, render.Chat(ch))
 }

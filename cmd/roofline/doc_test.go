@@ -35,15 +35,31 @@ const cliHeader = `# CLI reference
 
 Generated from the program's own help by ` + "`go test ./cmd/roofline -run TestDocumentation -update`" + `; do not edit by hand.
 
-Exit codes: 0 success; 1 an error (unknown name, bad profile, impossible
-configuration); 2 a usage error (bad flag, bad value, missing argument).
+Exit codes:
+
+| code | meaning |
+|---|---|
+| 0 | success |
+| 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
+| 2 | a usage error: bad flag, bad value, missing argument |
+| 3 | ` + "`plan`" + `: no configuration meets the targets (the report is still printed) |
+| 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
+
 Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`" + ` or
-` + "`roofline: hint:`" + `; on an error nothing is written to stdout.
+` + "`roofline: hint:`" + `; on an error nothing is written to stdout. URLs in
+messages and in output are shown without their user information and query
+values (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `).
+
+Numbers are decimal: ` + "`--prompt 010`" + ` is ten, and ` + "`0x10`" + `, ` + "`NaN`" + ` or ` + "`Inf`" + ` are refused.
 
 Text output is for people (aligned tables, scaled units: GB/s are decimal,
 GiB binary). JSON and CSV are for programs: SI base units (s, B, FLOP, B/s),
 full precision, stable keys. A name is accepted wherever a file is, and a path
-to a ` + "`.toml`" + ` profile wherever a name is.
+to a ` + "`.toml`" + ` profile wherever a name is — on the command line. Names
+written in data files (a measured run's model or hardware column, a study's
+devices and models) are only names: roofline opens no path and fetches no
+URL a data file mentions unless ` + "`--allow-paths`" + ` is given, and then a
+relative path is relative to the data file.
 
 `
 

@@ -17,6 +17,7 @@ const (
 	exitError      = 1
 	exitUsage      = 2
 	exitInfeasible = 3
+	exitInternal   = 70
 )
 
 // usageError is a mistake in how roofline was called: exit code 2.

@@ -12,6 +12,9 @@ import (
 // environment is the catalog with the --profiles directories.
 func environment(c *cli.Context) (*app.Env, error) {
 	env, err := app.NewEnv(c.StringSlice("profiles")...)
+	if err == nil && c.Bool("allow-paths") {
+		env.Catalog = env.Catalog.WithDataPaths()
+	}
 	return env, flagged(err)
 }
 

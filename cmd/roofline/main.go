@@ -2,8 +2,29 @@
 // device and how close measured runs come to the device's limits.
 package main
 
-import "os"
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/roofline/roofline/safeio"
+)
 
 func main() {
-	os.Exit(exitCode(run(os.Args, os.Stdout, os.Stderr), os.Stderr))
+	os.Exit(runProtected(os.Args, os.Stdout, safeio.Writer{W: os.Stderr}))
+}
+
+// runProtected runs one invocation and returns its exit code. A panic is
+// a bug: it is reported with its stack and exit code 70 (EX_SOFTWARE),
+// never mistaken for a usage error; stdout holds nothing, as run writes
+// it only on success.
+func runProtected(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "roofline: internal error, please report it with the command that caused it: %v\n%s", p, debug.Stack())
+			code = exitInternal
+		}
+	}()
+	return exitCode(run(args, stdout, stderr), stderr)
 }

@@ -107,10 +107,14 @@ func parseTokens(s string) (int, error) {
 		mult, s = 1024, strings.TrimSuffix(s, "k")
 	}
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || v <= 0 || v*float64(mult) > float64(sim.MaxPlanTokens) || v*float64(mult) != float64(int(v*float64(mult))) {
+	n := v * float64(mult)
+	switch {
+	case err != nil || !(v > 0) || math.IsInf(v, 0) || strings.ContainsAny(s, "xX_") || n != math.Trunc(n):
 		return 0, fmt.Errorf("%q is not a positive token count", s)
+	case n > float64(sim.MaxPlanTokens):
+		return 0, fmt.Errorf("%q exceeds the limit of %s tokens (2^24)", s, strconv.Itoa(sim.MaxPlanTokens))
 	}
-	return int(v * float64(mult)), nil
+	return int(n), nil
 }
 
 func parseIntList(flag, s string) ([]int, error) {
@@ -146,6 +150,9 @@ func planAction(c *cli.Context) error {
 	sp, t, err := planSpace(c)
 	if err != nil {
 		return err
+	}
+	if n := quantizedVNote(sp.Options.NoFlashAttention, "", sp.KV...); n != "" {
+		fmt.Fprintf(c.App.ErrWriter, "roofline: warning: %s\n", n)
 	}
 	res, err := plan.Run(sp, t)
 	if err != nil {
@@ -433,7 +440,7 @@ func planSpace(c *cli.Context) (plan.Space, sim.Targets, error) {
 	if strings.HasSuffix(hs, "%") {
 		h /= 100
 	}
-	if herr != nil || h < 0 || h >= 1 || (!strings.HasSuffix(hs, "%") && h > 0) {
+	if herr != nil || !(h >= 0 && h < 1) || (!strings.HasSuffix(hs, "%") && h > 0) {
 		return plan.Space{}, sim.Targets{}, usageErr("--headroom %q: want a percentage below 100%%, e.g. 10%%", hs)
 	}
 	t.Headroom = h

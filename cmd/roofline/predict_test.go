@@ -72,7 +72,7 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"--batch", "0"}, 2, "--batch must be at least 1"},
 		{[]string{"--depth", "-1"}, 2, "--depth must not be negative"},
 		{[]string{"--ubatch", "0"}, 2, "--ubatch must be at least 1"},
-		{[]string{"--bw-efficiency", "NaN"}, 2, "--bw-efficiency must be in (0, 1]"},
+		{[]string{"--bw-efficiency", "NaN"}, 2, `invalid value "NaN" for flag --bw-efficiency: "NaN" is not a finite decimal number`},
 		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be in (0, 1]"},
 		{[]string{"--bw-efficiency", "-0.2"}, 2, "--bw-efficiency must be in (0, 1]"},
 		{[]string{"--engine", "tpu"}, 1, `has no engine "tpu"`},

@@ -16,8 +16,10 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
 )
 
 const reportUsage = `roofline report STUDY.toml -o DIR [--force] [--quiet]
@@ -115,7 +117,7 @@ func reportAction(c *cli.Context) error {
 // checkStudy checks every name and file a study refers to, reporting all
 // problems at once with file:line.
 func checkStudy(st *study.Study, base *profiles.Catalog) error {
-	src, err := os.ReadFile(st.File)
+	src, err := safeio.ReadFile(st.File, limits.ProfileBytes, "a study file")
 	if err != nil {
 		return err
 	}
@@ -130,12 +132,16 @@ func checkStudy(st *study.Study, base *profiles.Catalog) error {
 		}
 	}
 	for _, d := range st.Devices {
-		if _, err := cat.DevicesMatching(d); err != nil {
+		if err := cat.CheckDataName("hardware", d, st.File); err != nil {
+			bad(d, "devices: %v", err)
+		} else if _, err := cat.DevicesMatching(d); err != nil {
 			bad(d, "devices: %v", err)
 		}
 	}
 	for _, m := range st.Models {
-		if _, err := plan.ResolveModels(cat, []string{m}); err != nil {
+		if err := cat.CheckDataName("model", m, st.File); err != nil {
+			bad(m, "models: %v", err)
+		} else if _, err := plan.ResolveModels(cat, []string{m}); err != nil {
 			bad(m, "models: %v", err)
 		}
 	}
@@ -177,12 +183,12 @@ func checkStudy(st *study.Study, base *profiles.Catalog) error {
 			bad(m.Raw, "measured file %q: not found (paths are relative to the study)", m.Raw)
 		}
 		if m.Hardware != "" {
-			if _, err := cat.Device(m.Hardware); err != nil {
+			if _, err := cat.DeviceFromData(m.Hardware, st.File); err != nil {
 				bad(m.Hardware, "measured hardware: %v", err)
 			}
 		}
 		if m.Model != "" {
-			if _, err := cat.Model(m.Model); err != nil {
+			if _, err := cat.ModelFromData(m.Model, st.File); err != nil {
 				bad(m.Model, "measured model: %v", err)
 			}
 		}
@@ -342,6 +348,9 @@ func (b *reportBuilder) invoke(display string, args ...string) (stdout, stderr [
 	for _, p := range b.st.Profiles {
 		global = append(global, "--profiles", p)
 	}
+	if b.cat.DataPaths() {
+		global = append(global, "--allow-paths")
+	}
 	err = run(append(append([]string{"roofline"}, global...), args...), &out, &errb)
 	if err != nil && !errors.As(err, new(nothingFeasible)) {
 		return nil, nil, fmt.Errorf("%s: %w", display, err)
@@ -356,8 +365,11 @@ func (b *reportBuilder) display(args []string) string {
 	for _, p := range b.st.ProfilesRaw {
 		q = append(q, "--profiles", shellQuote(p))
 	}
+	if b.cat.DataPaths() {
+		q = append(q, "--allow-paths")
+	}
 	for _, a := range args {
-		q = append(q, shellQuote(a))
+		q = append(q, shellQuote(safeio.RedactText(a)))
 	}
 	return "roofline " + strings.Join(q, " ")
 }

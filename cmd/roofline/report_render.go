@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/report"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -32,6 +34,10 @@ type block struct {
 func writeReportFiles(dir string, r *reportData) error {
 	doc := reportBlocks(r)
 	js, err := json.MarshalIndent(r, "", "  ")
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) { // a NaN: null rather than no report
+		js, err = json.MarshalIndent(safeio.Finite(r), "", "  ")
+	}
 	if err != nil {
 		return err
 	}

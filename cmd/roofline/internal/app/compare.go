@@ -2,11 +2,11 @@ package app
 
 import (
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 )
 
 // Runs are measured runs read from files, with what was skipped.
@@ -26,9 +26,9 @@ func (env *Env) ReadRuns(files []string) (*Runs, error) {
 		name := f
 		if f == "-" {
 			name = "stdin"
-			data, err = io.ReadAll(env.Stdin)
+			data, err = safeio.ReadAll(env.Stdin, name, limits.MeasuredBytes, "measured runs")
 		} else {
-			data, err = os.ReadFile(f)
+			data, err = safeio.ReadFile(f, limits.MeasuredBytes, "a measured-run file")
 		}
 		if err != nil {
 			return out, err
@@ -37,6 +37,9 @@ func (env *Env) ReadRuns(files []string) (*Runs, error) {
 		if res != nil {
 			for _, b := range res.Bad {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("%v (row skipped)", b))
+			}
+			if res.MoreBad > 0 {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s: %d more bad rows skipped", name, res.MoreBad))
 			}
 		}
 		if err != nil {

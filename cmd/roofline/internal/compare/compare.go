@@ -13,6 +13,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/sim"
@@ -116,11 +117,17 @@ func first(s ...string) string {
 // Resolve finds the model, formats, device, runtime and engine of run r.
 func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	var notes []string
-	hwName := first(e.opt.Hardware, r.Hardware)
-	if hwName == "" {
+	if e.opt.Hardware == "" && r.Hardware == "" {
 		return nil, errors.New("no hardware: pass --hardware")
 	}
-	dev, err := e.cat.Device(hwName)
+	var dev *hardware.Device
+	var err error
+	if e.opt.Hardware != "" {
+		dev, err = e.cat.Device(e.opt.Hardware)
+	} else {
+		// A name in the file is only a name, unless --allow-paths.
+		dev, err = e.cat.DeviceFromData(r.Hardware, r.File)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +264,7 @@ func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
 		return s, "", err
 	}
 	if r.Model != "" {
-		if s, err := e.cat.Model(r.Model); err == nil {
+		if s, err := e.cat.ModelFromData(r.Model, r.File); err == nil {
 			return s, "", nil
 		}
 	}
@@ -297,7 +304,7 @@ func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
 		return nil, "", fmt.Errorf("no built-in model of architecture %q has %.4g parameters: pass --model (a name or a .toml profile)", arch, r.ModelParams)
 	}
 	if r.Model != "" {
-		_, err := e.cat.Model(r.Model)
+		_, err := e.cat.ModelFromData(r.Model, r.File)
 		return nil, "", fmt.Errorf("%w: pass --model", err)
 	}
 	if e.opt.FallbackModel != "" {

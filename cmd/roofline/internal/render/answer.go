@@ -2,8 +2,11 @@ package render
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+
+	"github.com/roofline/roofline/safeio"
 )
 
 // Answer is what a command prints: a document for people, a value for
@@ -47,12 +50,19 @@ func Warn(stderr io.Writer, warnings ...string) {
 	}
 }
 
-// WriteJSON writes v indented, with a trailing newline.
+// WriteJSON writes v indented, with a trailing newline. A NaN or
+// infinite number, which encoding/json refuses, is written as null rather
+// than failing the whole answer.
 func WriteJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	err := enc.Encode(v)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		return enc.Encode(safeio.Finite(v))
+	}
+	return err
 }
 
 // answer is an Answer from its parts.

@@ -3,11 +3,14 @@ package report
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
+
+	"github.com/roofline/roofline/safeio"
 )
 
 // Table is a grid of cells with a header row.
@@ -114,10 +117,17 @@ func KeyValues(w io.Writer, pairs [][2]string) error {
 	return tw.Flush()
 }
 
-// JSON writes v indented, with a trailing newline.
+// JSON writes v indented, with a trailing newline. A NaN or infinite
+// number, which encoding/json refuses, is written as null rather than
+// failing the whole answer.
 func JSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	err := enc.Encode(v)
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		return enc.Encode(safeio.Finite(v))
+	}
+	return err
 }

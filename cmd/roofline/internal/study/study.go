@@ -9,11 +9,12 @@ package study
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
 )
 
 // Study is a decoded study file. Paths are resolved against the file's
@@ -107,7 +108,7 @@ var PlotKinds = []string{"plan", "tpot-context", "ttft-prompt", "batch", "memory
 // Load reads and checks the shape of a study file (names are checked
 // against a catalog by Check).
 func Load(file string) (*Study, error) {
-	src, err := os.ReadFile(file)
+	src, err := safeio.ReadFile(file, limits.ProfileBytes, "a study file")
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +141,10 @@ func Parse(file string, src []byte) (*Study, error) {
 	for _, p := range r.Profiles {
 		s.Profiles = append(s.Profiles, s.resolve(p))
 	}
+	// A path among the names is relative to the study, like every path in
+	// it (whether paths are allowed at all is the catalog's to say).
+	s.Devices = s.resolveNames(s.Devices)
+	s.Models = s.resolveNames(s.Models)
 	if w := r.Workload; w != nil {
 		for _, f := range []struct {
 			key string
@@ -151,8 +156,8 @@ func Parse(file string, src []byte) (*Study, error) {
 			if f.v == nil {
 				continue
 			}
-			if *f.v < f.min || *f.v > 1<<30 {
-				bad("workload."+f.key, "workload.%s must be %d … %d, got %d", f.key, f.min, 1<<30, *f.v)
+			if *f.v < f.min || *f.v > limits.Tokens {
+				bad("workload."+f.key, "workload.%s must be %d … %d, got %d", f.key, f.min, limits.Tokens, *f.v)
 				continue
 			}
 			*f.dst = *f.v
@@ -178,7 +183,8 @@ func Parse(file string, src []byte) (*Study, error) {
 			bad("measured", "each [[measured]] needs file = \"…\" (a llama-bench, vLLM or runs file, relative to the study)")
 			continue
 		}
-		s.Measured = append(s.Measured, Measured{File: s.resolve(m.File), Raw: m.File, Hardware: m.Hardware, Engine: m.Engine, Model: m.Model, Weights: m.Weights, KV: m.KV})
+		s.Measured = append(s.Measured, Measured{File: s.resolve(m.File), Raw: m.File, Hardware: s.resolveName(m.Hardware), Engine: m.Engine,
+			Model: s.resolveName(m.Model), Weights: m.Weights, KV: m.KV})
 	}
 	for _, p := range s.Plots {
 		if !contains(PlotKinds, p) {
@@ -193,6 +199,26 @@ func (s *Study) resolve(p string) string {
 		return p
 	}
 	return filepath.Join(s.Dir, p)
+}
+
+// resolveName anchors a relative path written where a name is expected
+// at the study's directory; names, URLs and absolute paths are kept.
+func (s *Study) resolveName(n string) string {
+	if !profiles.LooksLikePath(n) || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") {
+		return n
+	}
+	return filepath.Join(s.Dir, n)
+}
+
+func (s *Study) resolveNames(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, n := range l {
+		out[i] = s.resolveName(n)
+	}
+	return out
 }
 
 func contains(l []string, v string) bool {

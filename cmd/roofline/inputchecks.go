@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/roofline/roofline/model"
+	"github.com/urfave/cli/v2"
+)
+
+// strictNumbers replaces every int and float flag of cmds with one that
+// reads decimal numbers only. urfave/cli parses ints with Go's base
+// prefixes ("--prompt 010" is 8, "0x10" is 16) and floats accept NaN, Inf
+// and hexadecimal; no roofline quantity is written so. c.Int and c.Float64
+// keep working: they read the flag's value back from its decimal string.
+func strictNumbers(cmds []*cli.Command) {
+	for _, c := range cmds {
+		for i, f := range c.Flags {
+			switch x := f.(type) {
+			case *cli.IntFlag:
+				c.Flags[i] = &cli.GenericFlag{Name: x.Name, Aliases: x.Aliases, Usage: x.Usage, Category: x.Category,
+					Required: x.Required, Hidden: x.Hidden, Value: &decimalInt{x.Value}}
+			case *cli.Float64Flag:
+				c.Flags[i] = &cli.GenericFlag{Name: x.Name, Aliases: x.Aliases, Usage: x.Usage, Category: x.Category,
+					Required: x.Required, Hidden: x.Hidden, Value: &finiteFloat{x.Value}}
+			}
+		}
+		strictNumbers(c.Subcommands)
+	}
+}
+
+var singleDash = regexp.MustCompile(`(for flag) -(\w\w)`)
+
+// flagError writes flags as they are typed, --name: Go's flag package
+// names them with one dash.
+func flagError(err error) error {
+	msg := err.Error()
+	if m := singleDash.ReplaceAllString(msg, "$1 --$2"); m != msg {
+		return errors.New(m)
+	}
+	return err
+}
+
+// decimalInt is an int written in base 10.
+type decimalInt struct{ v int }
+
+func (d *decimalInt) Set(s string) error {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 0)
+	if err != nil {
+		return fmt.Errorf("%q is not a decimal integer", s)
+	}
+	d.v = int(v)
+	return nil
+}
+
+func (d *decimalInt) String() string { return strconv.Itoa(d.v) }
+
+// finiteFloat is a finite decimal number.
+type finiteFloat struct{ v float64 }
+
+func (f *finiteFloat) Set(s string) error {
+	t := strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || strings.ContainsAny(t, "xX_") {
+		return fmt.Errorf("%q is not a finite decimal number", s)
+	}
+	f.v = v
+	return nil
+}
+
+func (f *finiteFloat) String() string { return strconv.FormatFloat(f.v, 'g', -1, 64) }
+
+// quantizedVNote is the warning where llama.cpp would refuse to start: a
+// quantized V cache needs flash attention ("V cache quantization requires
+// flash_attn"); roofline's --kv sets K and V alike. predict gets it from
+// sim's warnings; chat and plan, which print no per-prediction warnings,
+// from here.
+func quantizedVNote(noFlashAttn bool, runtime string, kvs ...string) string {
+	if !noFlashAttn || (runtime != "" && runtime != "llama.cpp") {
+		return ""
+	}
+	var q []string
+	for _, kv := range kvs {
+		if k, err := model.LookupKVFormat(kv); err == nil && k.Storage.BlockSize > 1 {
+			q = append(q, k.Name)
+		}
+	}
+	if len(q) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("a quantized KV cache (%s) needs flash attention in llama.cpp, which refuses to start without it: drop --no-flash-attn or use f16", strings.Join(q, ", "))
+}
