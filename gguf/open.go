@@ -56,12 +56,11 @@ type budget struct {
 
 // rangeReader reads a remote file front to back with HTTP range requests.
 type rangeReader struct {
-	url   string // as given, for requests
-	shown string // redacted, for messages
-	b     *budget
-	off   int64
-	size  int64 // the file's size when a response said it, else -1
-	buf   []byte
+	url  string
+	b    *budget
+	off  int64
+	size int64 // the file's size when a response said it, else -1
+	buf  []byte
 }
 
 var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)

@@ -132,7 +132,6 @@ type outer struct {
 	Raw    json.RawMessage    `json:"raw"`
 	Nested inner              `json:"nested"`
 	inner
-	hidden float64
 }
 
 // Finite writes what encoding/json writes, with null for NaN and Inf.
