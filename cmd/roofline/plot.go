@@ -176,8 +176,8 @@ func plotAction(build func(*cli.Context) (*plots.Figure, error)) cli.ActionFunc 
 		if t := c.String("title"); t != "" {
 			f.Title = t
 		}
-		if !c.IsSet("height") && f.PreferredHeight > h {
-			h = f.PreferredHeight
+		if !c.IsSet("height") {
+			h = f.Height(w, h) // room for the legend, facets and rows
 		}
 		format, _ := plots.FormatOf(out)
 		img, err := plots.Render(f, format, w, h)
@@ -223,6 +223,7 @@ func parseLength(flag, s string) (vg.Length, error) {
 // series is one combination of model, device and formats.
 type series struct {
 	label string
+	facet string // the small multiple it is drawn in (plots.Name)
 	setup *sim.Setup
 	spec  *model.Spec
 	dev   *hardware.Device
@@ -295,52 +296,26 @@ func resolveSeries(c *cli.Context) (*seriesSet, error) {
 			}
 		}
 	}
-	if len(ss.list) > maxSeries {
-		return nil, usageErr("%d series (models × devices × engines × weights): plot at most %d; narrow --model, --hardware, --engine or --weights", len(ss.list), maxSeries)
+	// Label by what varies, facet past plots.MaxSeries; the rest goes in
+	// the title.
+	dims := []plots.Dim{{Name: "device"}, {Name: "engine", Prefix: "engine "}, {Name: "model"}, {Name: "weights", Prefix: "weights "}, {Name: "KV", Prefix: "KV "}}
+	vals := make([][]string, len(keys))
+	for i, k := range keys {
+		vals[i] = []string{k.d, k.e, k.m, k.w, k.kv}
 	}
-	// Label by what varies; the rest goes in the title.
-	varies := func(get func(key) string) bool {
-		for _, k := range keys {
-			if get(k) != get(keys[0]) {
-				return true
-			}
-		}
-		return false
-	}
-	fields := []struct {
-		get  func(key) string
-		name string
-	}{
-		{func(k key) string { return k.d }, ""},
-		{func(k key) string { return k.e }, "engine "},
-		{func(k key) string { return k.m }, ""},
-		{func(k key) string { return k.w }, "weights "},
-		{func(k key) string { return k.kv }, "KV "},
-	}
-	var common []string
-	for _, f := range fields {
-		if varies(f.get) {
-			for i := range ss.list {
-				if ss.list[i].label != "" {
-					ss.list[i].label += " · "
-				}
-				ss.list[i].label += f.get(keys[i])
-			}
-		} else {
-			common = append(common, f.name+f.get(keys[0]))
-		}
+	names, err := plots.Name(dims, vals)
+	if err != nil {
+		return nil, usageErr("%v; narrow --model, --hardware, --engine or --weights", err)
 	}
 	for i := range ss.list {
+		ss.list[i].label, ss.list[i].facet = names.Labels[i], names.Facets[i]
 		if ss.list[i].label == "" {
 			ss.list[i].label = keys[i].m + " on " + keys[i].d
 		}
 	}
-	ss.common = strings.Join(common, ", ")
+	ss.common = names.Common
 	return ss, nil
 }
-
-// maxSeries keeps a figure legible: the palette has eight colours.
-const maxSeries = 8
 
 // seriesSetups resolves one model in one weight format on one device: on
 // each listed engine the device has, or, with no list, on the engine the
@@ -563,7 +538,7 @@ func plotTPOTContext(c *cli.Context) (*plots.Figure, error) {
 			pts = append(pts, plots.Point{X: float64(x), Y: float64(r.Run.Batch) / r.Measured * 1e3, Label: mbuLabel(r)})
 		}
 		ctx := ladder(lo, hi, 4)
-		cv := plots.Curve{Label: s.label, X: floats(ctx), Measured: pts}
+		cv := plots.Curve{Label: s.label, Facet: s.facet, X: floats(ctx), Measured: pts}
 		for _, x := range ctx {
 			ph := s.setup.Decode(x, 1, b)
 			cv.Expected = append(cv.Expected, ph.Time*1e3)
@@ -603,7 +578,7 @@ func plotTTFTPrompt(c *cli.Context) (*plots.Figure, error) {
 			}
 		}
 		prompts := ladder(lo, maxP, 4)
-		cv := plots.Curve{Label: s.label, X: floats(prompts), SwitchLabel: "prefill turns compute-bound"}
+		cv := plots.Curve{Label: s.label, Facet: s.facet, X: floats(prompts), SwitchLabel: "prefill turns compute-bound"}
 		for _, p := range prompts {
 			ph := s.setup.Prefill(p, w.Depth, w.Batch, w.UBatch)
 			cv.Expected = append(cv.Expected, ph.Time)
@@ -642,8 +617,8 @@ func plotBatch(c *cli.Context) (*plots.Figure, error) {
 	var tput, tpot []plots.Curve
 	for i, s := range ss.list {
 		batches := ladder(1, maxB, 2)
-		a := plots.Curve{Label: s.label, X: floats(batches), SwitchLabel: "decode turns compute-bound"}
-		t := plots.Curve{Label: s.label, X: a.X, SwitchLabel: a.SwitchLabel}
+		a := plots.Curve{Label: s.label, Facet: s.facet, X: floats(batches), SwitchLabel: "decode turns compute-bound"}
+		t := plots.Curve{Label: s.label, Facet: s.facet, X: a.X, SwitchLabel: a.SwitchLabel}
 		for _, b := range batches {
 			wb := w
 			wb.Batch = b
@@ -714,7 +689,7 @@ func plotMemory(c *cli.Context) (*plots.Figure, error) {
 				}
 			}
 			m := r.Memory
-			bars = append(bars, plots.MemoryBar{Label: label, Weights: m.Weights, KV: m.KV, Activations: m.Activations, Overhead: m.Overhead, Usable: m.Usable})
+			bars = append(bars, plots.MemoryBar{Label: label, Facet: s.facet, Weights: m.Weights, KV: m.KV, Activations: m.Activations, Overhead: m.Overhead, Usable: m.Usable})
 		}
 	}
 	over := ""
@@ -761,20 +736,20 @@ func plotRoofline(c *cli.Context) (*plots.Figure, error) {
 	}
 	shared := map[string]int{}
 	for _, s := range ss.list {
-		shared[roofKey(s)]++
+		shared[s.facet+"|"+roofKey(s)]++
 	}
 	for i, s := range ss.list {
 		in := s.setup.Inputs
 		key := roofKey(s)
-		ri, ok := roofOf[key]
+		ri, ok := roofOf[s.facet+"|"+key]
 		if !ok {
 			ri = len(roofs)
-			roofOf[key] = ri
-			roofs = append(roofs, plots.Roof{Label: key, Peak: in.Peak, Bandwidth: s.dev.Bandwidth})
+			roofOf[s.facet+"|"+key] = ri
+			roofs = append(roofs, plots.Roof{Label: key, Peak: in.Peak, Bandwidth: s.dev.Bandwidth, Facet: s.facet})
 		}
 		// Name the points only when several series share a roof.
 		tag := ""
-		if shared[key] > 1 {
+		if shared[s.facet+"|"+key] > 1 {
 			tag = s.label + " "
 		}
 		pre := s.setup.Prefill(w.Prompt, w.Depth, w.Batch, w.UBatch)
@@ -823,8 +798,10 @@ func plotCompare(c *cli.Context) (*plots.Figure, error) {
 	// devices for a legible legend.
 	groupOf := func(r compare.Row) string { return r.Hardware }
 	devices := map[string]bool{}
+	models, formats := map[string]bool{}, map[string]bool{}
 	for _, r := range rows {
 		devices[r.Hardware] = true
+		models[r.Model], formats[r.Weights] = true, true
 	}
 	if len(devices) > 6 {
 		groupOf = func(r compare.Row) string { return r.Family }
@@ -836,9 +813,20 @@ func plotCompare(c *cli.Context) (*plots.Figure, error) {
 			gi[groupOf(r)] = g
 			groups = append(groups, groupOf(r))
 		}
-		pc := plots.Comparison{Group: g, Label: r.Run.Source(), Measured: r.Measured, Predicted: r.Predicted}
-		if r.Run.Test == measured.Decode {
-			pc.MBU = r.MBU
+		// Name the test as llama-bench does, with what differs between runs.
+		label := testName(r.Run)
+		if len(models) > 1 {
+			label += " · " + r.Model
+		}
+		if len(formats) > 1 {
+			label += " " + r.Weights
+		}
+		if len(devices) > 1 && len(rows) <= plots.MaxLabelledRuns {
+			label += " · " + r.Hardware
+		}
+		pc := plots.Comparison{Group: g, Label: label, Measured: r.Measured, Predicted: r.Predicted, Utilization: r.MBU}
+		if r.Run.Test == measured.Prefill {
+			pc.Prefill, pc.Utilization = true, r.MFU
 		}
 		cmp = append(cmp, pc)
 	}
@@ -1015,8 +1003,8 @@ func plotConcurrency(c *cli.Context) (*plots.Figure, error) {
 	var tpot, ttft []plots.Curve
 	for _, s := range ss.list {
 		cs := s.setup.Concurrent(maxN, ctx, w.Prompt, w.Output, w.UBatch, sim.Targets{})
-		a := plots.Curve{Label: s.label}
-		b := plots.Curve{Label: s.label}
+		a := plots.Curve{Label: s.label, Facet: s.facet}
+		b := plots.Curve{Label: s.label, Facet: s.facet}
 		for _, r := range cs {
 			a.X = append(a.X, float64(r.N))
 			a.Expected = append(a.Expected, r.TPOT*1e3)

@@ -547,7 +547,7 @@ func TestPlotErrors(t *testing.T) {
 		{append([]string{"plot", "speculative", "-o", "x.png"}, base...), 2, "--draft MODEL is required"},
 		{[]string{"plot", "speculative", "-o", "x.png", "-m", "llama-3.2-1b", "--hw", "rk3588", "--draft", "llama-3.2-3b"}, 1, "not smaller than the target"},
 		{[]string{"plot", "speculative", "-o", "x.png", "-m", "llama-3.2-3b", "--hw", "rk3588", "--draft", "llama-3.2-1b", "--draft-tokens", "99"}, 2, "--draft-tokens must be 0 … 64"},
-		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", "llama-3.2-1b,llama-3.2-3b,qwen2.5-0.5b", "--hw", "rk3588,apple-m2,rtx-4090"}, 2, "plot at most 8"},
+		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", "llama-3.2-1b,llama-3.2-3b,qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-3b,qwen2.5-7b,llama-3.1-8b,gemma-2-2b", "--hw", "apple-m*,rtx-3*", "--weights", "q4_k_m"}, 2, "cannot be drawn legibly"},
 		{[]string{"plot", "plan", "-o", "x.png", "--hardware", "all", "--model", "llama-3.2-3b", "--weights", "q4_k_m"}, 2, "plot at most 40"},
 	}
 	for _, c := range cases {

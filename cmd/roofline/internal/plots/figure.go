@@ -19,20 +19,60 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Figure is one or more panels stacked top to bottom with aligned axes,
-// a title, and one legend for all of them.
+// Figure is one or more grids of panels stacked top to bottom (a stack
+// of panels over one x axis, small multiples, a row of two panels above a
+// wide one), a title, and one legend for all of them.
 type Figure struct {
 	Title  string
-	Panels []*plot.Plot
 	Legend plot.Legend // the style; entries are laid out in columns
 	// PreferredHeight, when set, is the height the figure needs to stay
-	// legible (a plan with many rows); the command uses it unless the
-	// user sets --height.
+	// legible (a plan with many rows, a grid of facets); Height uses it.
 	PreferredHeight vg.Length
 	// Data is every number drawn, in drawing order, so the figure can be
 	// checked against the predictor and shipped with its data (CSV).
 	Data    []Datum
 	entries []entry
+	grids   []*grid
+	styles  map[string]int // series label → style index, shared by facets
+	layers  map[*plot.Plot]*labelLayer
+	// categories are nominal axes laid out to the width (Memory).
+	categories []categoryAxis
+	// texts are the panels' titles and x labels as built, before
+	// fitPanelText wraps them to a width.
+	texts map[*plot.Plot][2]string
+	// areas are the data areas of the last draw, for the layout checks.
+	areas []vg.Rectangle
+}
+
+// grid is a block of panels aligned together: rows × cols, nil for an
+// empty cell.
+type grid struct {
+	cells [][]*plot.Plot
+	// weight is the grid's share of the body's height against the other
+	// grids' (default: its number of rows).
+	weight vg.Length
+}
+
+func (g *grid) share() vg.Length {
+	if g.weight > 0 {
+		return g.weight
+	}
+	return vg.Length(len(g.cells))
+}
+
+// Panels lists every panel, row by row.
+func (f *Figure) Panels() []*plot.Plot {
+	var out []*plot.Plot
+	for _, g := range f.grids {
+		for _, row := range g.cells {
+			for _, p := range row {
+				if p != nil {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Datum is one plotted value: a point of a series, in the units of the
@@ -72,48 +112,73 @@ func (f *Figure) CSV() []byte {
 }
 
 type entry struct {
-	label string
-	thumb []plot.Thumbnailer
+	label  string
+	thumb  []plot.Thumbnailer
+	series bool // a series (listed first), not a marker or reference
+}
+
+// newPanel is an empty panel in the house style.
+func newPanel() *plot.Plot {
+	p := plot.New()
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(10)
+		a.Tick.Label.Font.Size = vg.Points(9)
+	}
+	p.Title.TextStyle.Font.Size = vg.Points(9.5)
+	p.Title.Padding = vg.Points(3)
+	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
+	p.Add(plotter.NewGrid())
+	return p
 }
 
 func newFigure(title string, panels int) *Figure {
-	f := &Figure{Title: title, Legend: plot.NewLegend()}
+	f := &Figure{Title: title, Legend: plot.NewLegend(), styles: map[string]int{}, layers: map[*plot.Plot]*labelLayer{}}
 	f.Legend.Top, f.Legend.Left = true, true
 	f.Legend.TextStyle.Font.Size = vg.Points(9)
 	f.Legend.Padding = vg.Points(2)
 	f.Legend.ThumbnailWidth = vg.Points(22)
-	for i := 0; i < panels; i++ {
-		p := plot.New()
-		for _, a := range []*plot.Axis{&p.X, &p.Y} {
-			a.Label.TextStyle.Font.Size = vg.Points(10)
-			a.Tick.Label.Font.Size = vg.Points(9)
-		}
-		p.X.Tick.Marker, p.Y.Tick.Marker = cleanTicks{}, cleanTicks{}
-		p.Add(plotter.NewGrid())
-		f.Panels = append(f.Panels, p)
+	if panels > 0 {
+		f.addGrid(panels, 1)
 	}
 	return f
 }
 
-// add puts an entry in the legend.
-func (f *Figure) add(label string, th ...plot.Thumbnailer) {
-	f.entries = append(f.entries, entry{label, th})
-}
-
-// legendColumns splits the entries into one or two columns: two when there
-// are more than three and every label fits in half the width.
-func (f *Figure) legendColumns(width vg.Length) [][]entry {
-	if len(f.entries) <= 3 {
-		return [][]entry{f.entries}
-	}
-	half := width/2 - f.Legend.ThumbnailWidth - vg.Points(16)
-	for _, e := range f.entries {
-		if f.Legend.TextStyle.Width(e.label) > half {
-			return [][]entry{f.entries}
+// addGrid appends a grid of rows × cols new panels below the others.
+func (f *Figure) addGrid(rows, cols int) *grid {
+	g := &grid{cells: make([][]*plot.Plot, rows)}
+	for i := range g.cells {
+		g.cells[i] = make([]*plot.Plot, cols)
+		for j := range g.cells[i] {
+			g.cells[i][j] = newPanel()
 		}
 	}
-	n := (len(f.entries) + 1) / 2
-	return [][]entry{f.entries[:n], f.entries[n:]}
+	f.grids = append(f.grids, g)
+	return g
+}
+
+// add puts an entry in the legend, once per label.
+func (f *Figure) add(label string, th ...plot.Thumbnailer) {
+	for _, e := range f.entries {
+		if e.label == label {
+			return
+		}
+	}
+	f.entries = append(f.entries, entry{label: label, thumb: th})
+}
+
+// addSeries puts a series in the legend, once per label, after the other
+// series and before markers and reference lines.
+func (f *Figure) addSeries(label string, th ...plot.Thumbnailer) {
+	at := 0
+	for i, e := range f.entries {
+		if e.label == label {
+			return
+		}
+		if e.series {
+			at = i + 1
+		}
+	}
+	f.entries = append(f.entries[:at], append([]entry{{label: label, thumb: th, series: true}}, f.entries[at:]...)...)
 }
 
 // Formats are the encodings Render knows, by file extension.
@@ -177,83 +242,306 @@ func svgFontStack(svg []byte) []byte {
 	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Serif;"), []byte(svgFamily))
 }
 
-func (f *Figure) draw(dc draw.Canvas) error {
-	if len(f.Panels) == 0 {
-		return fmt.Errorf("figure %q has no panels", f.Title)
+// MinPlotShare is the least share of a figure's height its plot areas
+// keep: Height grows a figure, or moves its legend beside the panels,
+// rather than let the legend and labels squash the data.
+const MinPlotShare = 0.6
+
+const pad = vg.Length(6) // points
+
+// maxRowsBelow is the most legend rows kept below the panels when they
+// squash them; a longer legend moves beside the panels if it fits.
+const maxRowsBelow = 4
+
+// minDataHeight is the smallest data area a panel may have, in points.
+const minDataHeight = vg.Length(30)
+
+// Height is the height to draw f at, given its width and the height asked
+// for by default: at least h and PreferredHeight, and tall enough that the
+// plot areas keep MinPlotShare of it with the legend below, unless the
+// legend fits beside the panels.
+func (f *Figure) Height(w, h vg.Length) vg.Length {
+	h = max(h, f.PreferredHeight)
+	f.finish()
+	lay := func(h vg.Length) (layout, error) { return f.layout(nullCanvas(w, h)) }
+	if l, err := lay(h); err == nil && l.share >= MinPlotShare {
+		return h
 	}
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	pad := vg.Points(6)
-	// Title band.
-	title := draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(11)), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
-	top := dc.Max.Y - pad
-	for _, line := range wrap(title, f.Title, dc.Max.X-dc.Min.X-2*pad) {
-		dc.FillText(title, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: top}, line)
-		top -= title.Height(line) + vg.Points(2)
-	}
-	// Legend band, below the panels.
-	legendH := vg.Length(0)
-	if cols := f.legendColumns(dc.Max.X - dc.Min.X - 2*pad); len(cols[0]) > 0 {
-		rowH := f.Legend.TextStyle.Height("Mg") + f.Legend.Padding
-		legendH = vg.Length(len(cols[0]))*rowH + 2*pad
-		colW := (dc.Max.X - dc.Min.X - 2*pad) / vg.Length(len(cols))
-		for i, col := range cols {
-			l := f.Legend
-			for _, e := range col {
-				l.Add(e.label, e.thumb...)
-			}
-			lc := dc
-			lc.Min.X = dc.Min.X + pad + vg.Length(i)*colW
-			lc.Max.X = lc.Min.X + colW
-			lc.Min.Y = dc.Min.Y + pad
-			lc.Max.Y = dc.Min.Y + legendH - pad
-			l.Draw(lc)
+	for range 40 {
+		h *= 1.06
+		if l, err := lay(h); err == nil && l.share >= MinPlotShare {
+			break
 		}
 	}
+	return vg.Length(math.Ceil(float64(h)))
+}
+
+// layout is where the parts of a figure go on a canvas.
+type layout struct {
+	titleLines []string
+	titleTop   vg.Length
+	legend     [][]entry // columns
+	legendRect vg.Rectangle
+	beside     bool
+	body       draw.Canvas // the panels, their axes and y labels
+	labelW     vg.Length
+	cells      [][][]draw.Canvas // grid → row → col
+	share      float64           // plot areas' share of the height
+}
+
+var titleStyle = draw.TextStyle{Color: color.Black, Font: font.From(plot.DefaultFont, vg.Points(11)), XAlign: draw.XCenter, YAlign: draw.YTop, Handler: plot.DefaultTextHandler}
+
+// layout places the title, the legend and the grids: the legend below
+// the panels when they keep MinPlotShare of the height, else beside them
+// when it fits there.
+func (f *Figure) layout(dc draw.Canvas) (layout, error) {
+	var l layout
+	if len(f.Panels()) == 0 {
+		return l, fmt.Errorf("figure %q has no panels", f.Title)
+	}
+	width := dc.Max.X - dc.Min.X
+	top := dc.Max.Y - pad
+	l.titleTop = top
+	l.titleLines = wrap(titleStyle, f.Title, width-2*pad)
+	for _, line := range l.titleLines {
+		top -= titleStyle.Height(line) + vg.Points(2)
+	}
 	body := dc
-	body.Min.Y = dc.Min.Y + legendH + pad
 	body.Max.Y = top - pad
-	if body.Max.Y-body.Min.Y < vg.Points(40*float64(len(f.Panels))) {
-		return fmt.Errorf("figure too small for %d panels and %d legend entries: make it taller (--height)", len(f.Panels), len(f.entries))
+	body.Min.Y = dc.Min.Y + pad
+	below := f.legendBelow(width - 2*pad)
+	bh := f.legendHeight(below)
+	// Below first; beside when below squashes the panels.
+	try := func(beside bool) error {
+		b := body
+		l.beside = beside
+		if beside {
+			col := [][]entry{f.entries}
+			lw := f.legendWidth(col[0])
+			l.legend = col
+			l.legendRect = vg.Rectangle{Min: vg.Point{X: dc.Max.X - pad - lw, Y: max(body.Min.Y, body.Max.Y-f.legendHeight(col))}, Max: vg.Point{X: dc.Max.X - pad, Y: body.Max.Y}}
+			b.Max.X = l.legendRect.Min.X - pad
+			if f.legendHeight(col) > body.Max.Y-body.Min.Y || b.Max.X-b.Min.X < 0.55*width {
+				return fmt.Errorf("the legend does not fit beside the panels")
+			}
+		} else {
+			l.legend = below
+			if len(f.entries) > 0 {
+				l.legendRect = vg.Rectangle{Min: vg.Point{X: dc.Min.X + pad, Y: dc.Min.Y + pad}, Max: vg.Point{X: dc.Max.X - pad, Y: dc.Min.Y + pad + bh}}
+				b.Min.Y = l.legendRect.Max.Y + pad
+			}
+		}
+		l.body = b
+		f.setCategories(b.Max.X - b.Min.X)
+		f.fitPanelText(b.Max.X - b.Min.X)
+		return f.place(&l, dc.Max.Y-dc.Min.Y)
+	}
+	// A legend of a few rows stays below (Height grows the figure for
+	// it); a long one moves beside the panels when that keeps more of the
+	// height for data.
+	err := try(false)
+	if err != nil || (l.share < MinPlotShare && len(below) > 0 && len(below[0]) > maxRowsBelow) {
+		saved := l
+		if err2 := try(true); err2 != nil || (err == nil && l.share < saved.share) {
+			l = saved
+			if err != nil {
+				return l, err
+			}
+		}
+	}
+	return l, nil
+}
+
+// place aligns each grid's panels in the body and measures the plot
+// areas' share of the figure's height.
+func (f *Figure) place(l *layout, height vg.Length) error {
+	rows, weights := 0, vg.Length(0)
+	for _, g := range f.grids {
+		rows += len(g.cells)
+		weights += g.share()
 	}
 	// gonum/plot places a y-axis label's glyph box at the arithmetic mean
 	// of the axis range, which on a log axis lies near the top and pads
 	// the panel down by half the label's length; the figure draws the
 	// y labels itself, centred on each panel's data area.
-	yLabels := make([]string, len(f.Panels))
-	labelW := vg.Length(0)
-	for i, p := range f.Panels {
-		yLabels[i] = p.Y.Label.Text
-		if p.Y.Label.Text != "" {
-			labelW = max(labelW, p.Y.Label.TextStyle.Height(p.Y.Label.Text)+p.Y.Label.Padding)
+	l.labelW = 0
+	for _, p := range f.Panels() {
+		if t := p.Y.Label.Text; t != "" {
+			l.labelW = max(l.labelW, p.Y.Label.TextStyle.Height(t)+p.Y.Label.Padding)
 		}
-		p.Y.Label.Text = ""
 	}
-	defer func() {
-		for i, p := range f.Panels {
-			p.Y.Label.Text = yLabels[i]
+	labels := f.hideYLabels()
+	defer labels()
+	b := l.body
+	b.Min.X += l.labelW
+	avail := b.Max.Y - b.Min.Y
+	if avail < vg.Points(40*float64(rows)) {
+		return fmt.Errorf("figure too small for %d rows of panels and %d legend entries: make it taller (--height)", rows, len(f.entries))
+	}
+	l.cells = make([][][]draw.Canvas, len(f.grids))
+	y := b.Max.Y
+	dataH := vg.Length(0)
+	for gi, g := range f.grids {
+		gc := b
+		gc.Max.Y = y
+		gc.Min.Y = y - avail*g.share()/weights
+		y = gc.Min.Y
+		cols := len(g.cells[0])
+		tiles := draw.Tiles{Rows: len(g.cells), Cols: cols, PadY: vg.Points(10), PadX: vg.Points(10), PadLeft: pad, PadRight: vg.Points(12)}
+		l.cells[gi] = plot.Align(g.cells, tiles, gc)
+		// Data heights of the first column that has a panel in every row
+		// (the tallest stack of data areas).
+		best := vg.Length(0)
+		for c := 0; c < cols; c++ {
+			sum := vg.Length(0)
+			for r, row := range g.cells {
+				if p := row[c]; p != nil {
+					da := p.DataCanvas(l.cells[gi][r][c])
+					if da.Max.Y-da.Min.Y < minDataHeight || da.Max.X-da.Min.X < minDataHeight {
+						return fmt.Errorf("figure too small for %d rows of panels and %d legend entries: make it taller (--height) or wider (--width)", rows, len(f.entries))
+					}
+					sum += da.Max.Y - da.Min.Y
+				}
+			}
+			best = max(best, sum)
 		}
-	}()
-	body.Min.X += labelW
-	rows := make([][]*plot.Plot, len(f.Panels))
-	for i, p := range f.Panels {
-		rows[i] = []*plot.Plot{p}
+		dataH += best
 	}
-	tiles := draw.Tiles{Rows: len(f.Panels), Cols: 1, PadY: vg.Points(10), PadX: pad, PadLeft: pad, PadRight: vg.Points(12)}
-	cs := plot.Align(rows, tiles, body)
-	for i, p := range f.Panels {
-		p.Draw(cs[i][0])
-		if yLabels[i] != "" {
-			da := p.DataCanvas(cs[i][0])
-			st := p.Y.Label.TextStyle
-			st.Rotation, st.XAlign, st.YAlign = math.Pi/2, draw.XCenter, draw.YTop
-			dc.FillText(st, vg.Point{X: body.Min.X - labelW, Y: (da.Min.Y + da.Max.Y) / 2}, yLabels[i])
+	l.share = float64(dataH / height)
+	return nil
+}
+
+// hideYLabels clears the panels' y labels (the figure draws them) and
+// returns the function that restores them.
+func (f *Figure) hideYLabels() func() {
+	ps := f.Panels()
+	saved := make([]string, len(ps))
+	for i, p := range ps {
+		saved[i], p.Y.Label.Text = p.Y.Label.Text, ""
+	}
+	return func() {
+		for i, p := range ps {
+			p.Y.Label.Text = saved[i]
+		}
+	}
+}
+
+// legendBelow splits the entries into the most columns (up to three) that
+// fit the width, filled column by column.
+func (f *Figure) legendBelow(width vg.Length) [][]entry {
+	n := len(f.entries)
+	if n == 0 {
+		return nil
+	}
+	for c := min(3, n); c > 1; c-- {
+		if n <= 3 && c > 1 {
+			continue // three entries or fewer read best as one column
+		}
+		rows := (n + c - 1) / c
+		var cols [][]entry
+		total := vg.Length(0)
+		for i := 0; i < n; i += rows {
+			col := f.entries[i:min(n, i+rows)]
+			cols = append(cols, col)
+			total += f.legendWidth(col) + vg.Points(16)
+		}
+		if total <= width {
+			return cols
+		}
+	}
+	return [][]entry{f.entries}
+}
+
+func (f *Figure) legendWidth(col []entry) vg.Length {
+	w := vg.Length(0)
+	for _, e := range col {
+		w = max(w, f.Legend.TextStyle.Width(e.label))
+	}
+	return f.Legend.ThumbnailWidth + f.Legend.TextStyle.Width(" ") + w
+}
+
+func (f *Figure) legendRowH() vg.Length {
+	return f.Legend.TextStyle.Height("Mg") + f.Legend.Padding
+}
+
+func (f *Figure) legendHeight(cols [][]entry) vg.Length {
+	if len(cols) == 0 || len(cols[0]) == 0 {
+		return 0
+	}
+	return vg.Length(len(cols[0])) * f.legendRowH()
+}
+
+// finish adds what is drawn last: each panel's label layer, placed once
+// the panel's scales are known.
+func (f *Figure) finish() {
+	for p, l := range f.layers {
+		if !l.added {
+			l.added = true
+			p.Add(l)
+		}
+	}
+}
+
+func (f *Figure) draw(dc draw.Canvas) error {
+	f.finish()
+	l, err := f.layout(dc)
+	if err != nil {
+		return err
+	}
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	top := l.titleTop
+	for _, line := range l.titleLines {
+		dc.FillText(titleStyle, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: top}, line)
+		top -= titleStyle.Height(line) + vg.Points(2)
+	}
+	// Legend.
+	x := l.legendRect.Min.X
+	for _, col := range l.legend {
+		lg := f.Legend
+		for _, e := range col {
+			lg.Add(e.label, e.thumb...)
+		}
+		lc := dc
+		lc.Min.X, lc.Max.X = x, x+f.legendWidth(col)
+		lc.Min.Y, lc.Max.Y = l.legendRect.Min.Y, l.legendRect.Max.Y
+		lg.Draw(lc)
+		x = lc.Max.X + vg.Points(16)
+	}
+	yLabels := make(map[*plot.Plot]string)
+	for _, p := range f.Panels() {
+		yLabels[p] = p.Y.Label.Text
+	}
+	restore := f.hideYLabels()
+	defer restore()
+	f.areas = f.areas[:0]
+	for gi, g := range f.grids {
+		for r, row := range g.cells {
+			labelled := false
+			for c, p := range row {
+				if p == nil {
+					continue
+				}
+				cv := l.cells[gi][r][c]
+				cv.Canvas = dc.Canvas
+				p.Draw(cv)
+				da := p.DataCanvas(cv)
+				f.areas = append(f.areas, da.Rectangle)
+				if t := yLabels[p]; t != "" && !labelled {
+					labelled = true
+					st := p.Y.Label.TextStyle
+					st.Rotation, st.XAlign, st.YAlign = math.Pi/2, draw.XCenter, draw.YTop
+					dc.FillText(st, vg.Point{X: l.body.Min.X, Y: (da.Min.Y + da.Max.Y) / 2}, t)
+				}
+			}
 		}
 	}
 	return nil
 }
 
-// palette is Okabe and Ito's colour-blind-safe set.
+// palette is Okabe and Ito's colour-blind-safe set without its yellow,
+// which vanishes on white. Past seven series the colours repeat with
+// another line style (seriesDashes).
 var palette = []color.RGBA{
 	{0, 114, 178, 255},   // blue
 	{213, 94, 0, 255},    // vermillion
@@ -261,17 +549,36 @@ var palette = []color.RGBA{
 	{204, 121, 167, 255}, // reddish purple
 	{230, 159, 0, 255},   // orange
 	{86, 180, 233, 255},  // sky blue
-	{240, 228, 66, 255},  // yellow
 	{0, 0, 0, 255},       // black
 }
 
+// seriesDashes are the line styles of series 1–7, 8–14 and 15–21: solid,
+// dash-dot and dash-dot-dot (ideal lines are plain dashes).
+var seriesDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)},
+	{vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2), vg.Points(1.5), vg.Points(2)}}
+
 func colorOf(i int) color.Color { return palette[i%len(palette)] }
+
+func dashesOf(i int) []vg.Length { return seriesDashes[(i/len(palette))%len(seriesDashes)] }
+
+// styleOf is the style index of a series label: the same label has the
+// same colour and dashes in every panel and facet.
+func (f *Figure) styleOf(label string) int {
+	i, ok := f.styles[label]
+	if !ok {
+		i = len(f.styles)
+		f.styles[label] = i
+	}
+	return i
+}
 
 var (
 	grey    = color.RGBA{120, 120, 120, 255}
 	dashed  = []vg.Length{vg.Points(5), vg.Points(3)}
 	dotted  = []vg.Length{vg.Points(1.5), vg.Points(2.5)}
 	targetC = color.RGBA{200, 0, 0, 255}
+	// targetDashes are long dashes: a target is not an ideal line.
+	targetDashes = []vg.Length{vg.Points(9), vg.Points(3)}
 )
 
 // xys checks a series before it reaches gonum/plot, whose log scales panic
@@ -324,160 +631,6 @@ func vline(y0, y1, v float64, c color.Color, dashes []vg.Length) *plotter.Line {
 	return line(plotter.XYs{{X: v, Y: y0}, {X: v, Y: y1}}, c, 1, dashes)
 }
 
-func logX(p *plot.Plot) {
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
-}
-
-func logY(p *plot.Plot) {
-	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
-}
-
-// logTicks labels 1-2-5 steps per decade with short SI numbers.
-type logTicks struct{}
-
-func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
-		d := math.Pow(10, e)
-		for _, m := range []float64{1, 2, 5} {
-			v := m * d
-			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
-				continue
-			}
-			t := plot.Tick{Value: v}
-			switch {
-			case m == 1, m == 5 && hi/lo < 1e3, m == 2 && hi/lo < 30:
-				t.Label = si(v)
-			}
-			ticks = append(ticks, t)
-		}
-		for m := 3.0; m < 10; m++ {
-			if v := m * d; v > lo && v < hi && m != 5 {
-				ticks = append(ticks, plot.Tick{Value: v})
-			}
-		}
-	}
-	if len(ticks) < 2 { // a narrow range: fall back to linear ticks
-		return plot.DefaultTicks{}.Ticks(lo, hi)
-	}
-	return ticks
-}
-
-// si formats v compactly: 512, 4k, 128k, 1.5M, 0.2, 0.05.
-func si(v float64) string {
-	for _, u := range []struct {
-		f float64
-		s string
-	}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
-		if v >= u.f {
-			return trim(v/u.f) + u.s
-		}
-	}
-	return trim(v)
-}
-
-// siSpace is si with a space before the prefix, for units: "717 G".
-func siSpace(v float64) string {
-	s := si(v)
-	if n := len(s); n > 0 && strings.ContainsAny(s[n-1:], "kMGT") {
-		return s[:n-1] + " " + s[n-1:]
-	}
-	return s + " "
-}
-
-func trim(v float64) string {
-	s := fmt.Sprintf("%.3g", v)
-	if strings.Contains(s, "e") {
-		s = fmt.Sprintf("%g", v)
-	}
-	return s
-}
-
-// pow2Ticks labels powers of two on a log axis (contexts, batches, prompts).
-type pow2Ticks struct{}
-
-func (pow2Ticks) Ticks(lo, hi float64) []plot.Tick {
-	var ticks []plot.Tick
-	n := 0
-	for v := math.Pow(2, math.Ceil(math.Log2(lo))); v <= hi*(1+1e-9); v *= 2 {
-		n++
-	}
-	step := max(1, (n+7)/8) // at most ~8 labels
-	i := 0
-	for v := math.Pow(2, math.Ceil(math.Log2(lo))); v <= hi*(1+1e-9); v *= 2 {
-		t := plot.Tick{Value: v}
-		if i%step == 0 {
-			t.Label = pow2Label(v)
-		}
-		ticks = append(ticks, t)
-		i++
-	}
-	return ticks
-}
-
-func pow2Label(v float64) string {
-	switch {
-	case v >= 1<<20 && math.Mod(v, 1<<20) == 0:
-		return fmt.Sprintf("%.0fM", v/(1<<20))
-	case v >= 1024 && math.Mod(v, 1024) == 0:
-		return fmt.Sprintf("%.0fk", v/1024)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
-
-func log2X(p *plot.Plot) {
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, pow2Ticks{}
-}
-
-// cleanTicks are gonum's default linear ticks labelled without trailing
-// zeros (250, not 250.00).
-// intTicks labels a linear axis of counts (turns): multiples of 1, 2 or 5
-// × 10^k, at most about eight, and the first count.
-type intTicks struct{}
-
-func (intTicks) Ticks(lo, hi float64) []plot.Tick {
-	lo, hi = math.Ceil(lo), math.Floor(hi)
-	if !(hi >= lo) || math.IsInf(hi-lo, 0) {
-		return nil
-	}
-	step := 1.0
-	for e := 0.0; (hi-lo)/step > 8; e++ {
-		for _, m := range []float64{1, 2, 5} {
-			if step = m * math.Pow(10, e); (hi-lo)/step <= 8 {
-				break
-			}
-		}
-	}
-	ticks := []plot.Tick{{Value: lo, Label: si(lo)}}
-	minor := step <= 10
-	for v := lo + 1; v <= hi; v++ {
-		if !minor { // jump to the next multiple of step
-			v = math.Ceil(v/step) * step
-			if v > hi {
-				break
-			}
-		}
-		t := plot.Tick{Value: v}
-		if math.Mod(v, step) == 0 {
-			t.Label = si(v)
-		}
-		ticks = append(ticks, t)
-	}
-	return ticks
-}
-
-type cleanTicks struct{}
-
-func (cleanTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i := range ticks {
-		if ticks[i].Label != "" {
-			ticks[i].Label = trim(ticks[i].Value)
-		}
-	}
-	return ticks
-}
-
 // wrap breaks each line of text that is wider than width after a comma or
 // semicolon (or a space, if it must).
 func wrap(st draw.TextStyle, text string, width vg.Length) []string {
@@ -506,4 +659,83 @@ func wrap(st draw.TextStyle, text string, width vg.Length) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// categoryAxis is a panel's nominal x axis (one bar per configuration),
+// whose labels are set out when the width is known.
+type categoryAxis struct {
+	p     *plot.Plot
+	names []string
+	cols  int // panels side by side sharing the width
+}
+
+// setCategories fits each category axis's labels to the width of the
+// body: on one line, else wrapped at " · ", else rotated 45°, else 90°.
+func (f *Figure) setCategories(width vg.Length) {
+	for _, ca := range f.categories {
+		p := ca.p
+		st := p.X.Tick.Label
+		slot := (width/vg.Length(ca.cols) - vg.Points(60)) / vg.Length(len(ca.names))
+		widest := func(names []string) vg.Length {
+			w := vg.Length(0)
+			for _, n := range names {
+				for _, line := range strings.Split(n, "\n") {
+					w = max(w, st.Width(line))
+				}
+			}
+			return w
+		}
+		labels := ca.names
+		rot := 0.0
+		if widest(labels) > 0.92*slot {
+			wrapped := make([]string, len(labels))
+			for i, n := range labels {
+				wrapped[i] = strings.ReplaceAll(n, " · ", "\n")
+			}
+			switch {
+			case widest(wrapped) <= 0.92*slot:
+				labels = wrapped
+			case slot*0.7 >= st.Height("Mg")*1.1:
+				rot = math.Pi / 4
+			default:
+				rot = math.Pi / 2
+			}
+		}
+		ticks := make([]plot.Tick, len(labels))
+		for i, n := range labels {
+			ticks[i] = plot.Tick{Value: float64(i), Label: n}
+		}
+		p.X.Tick.Marker = plot.ConstantTicks(ticks)
+		p.X.Tick.Label.Rotation = rot
+		p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XCenter, draw.YTop
+		if rot != 0 {
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+		}
+	}
+}
+
+// fitPanelText wraps each panel's title and x-axis label to the width of
+// its column, so neighbouring small multiples do not write over each
+// other.
+func (f *Figure) fitPanelText(width vg.Length) {
+	if f.texts == nil {
+		f.texts = map[*plot.Plot][2]string{}
+		for _, p := range f.Panels() {
+			f.texts[p] = [2]string{p.Title.Text, p.X.Label.Text}
+		}
+	}
+	for _, g := range f.grids {
+		cols := len(g.cells[0])
+		w := width/vg.Length(cols) - vg.Points(40)
+		for _, row := range g.cells {
+			for _, p := range row {
+				if p == nil {
+					continue
+				}
+				t := f.texts[p]
+				p.Title.Text = strings.Join(wrap(p.Title.TextStyle, t[0], w), "\n")
+				p.X.Label.Text = strings.Join(wrap(p.X.Label.TextStyle, t[1], w), "\n")
+			}
+		}
+	}
 }

@@ -16,254 +16,6 @@ import (
 // Kinds lists the figures roofline draws, in documentation order.
 var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency", "speculative"}
 
-// Point is one measured or predicted operating point.
-type Point struct {
-	X, Y  float64
-	Label string // short annotation, e.g. "MBU 71%"
-}
-
-// Curve is one configuration's predicted latency or rate against a sweep,
-// expected and at the physical limit (ideal), with measured points.
-type Curve struct {
-	Label    string
-	X        []float64
-	Expected []float64
-	Ideal    []float64 // optional
-	Measured []Point
-	// Switch, when > 0, is the x where the bound changes (prefill turning
-	// compute-bound, decode turning compute-bound); SwitchLabel says which.
-	Switch      float64
-	SwitchLabel string
-	// Limit, when > 0, is the x where memory runs out.
-	Limit float64
-}
-
-// Latency draws expected (solid) and ideal (dashed) curves against a
-// power-of-two sweep on a log x axis, a target as a red reference line,
-// and measured points.
-func Latency(title, xLabel, yLabel string, curves []Curve, target float64, targetLabel string, logYAxis bool) (*Figure, error) {
-	return Stacked(title, xLabel, true, Panel{YLabel: yLabel, Curves: curves, Target: target, TargetLabel: targetLabel, LogY: logYAxis})
-}
-
-// integral says whether every x is a whole number (turns, chats).
-func integral(curves []Curve) bool {
-	for _, c := range curves {
-		for _, x := range c.X {
-			if x != math.Trunc(x) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// Panel is one panel of a Stacked figure.
-type Panel struct {
-	YLabel      string
-	Curves      []Curve
-	Target      float64 // reference line, 0 for none
-	TargetLabel string
-	LogY        bool
-}
-
-// Stacked draws panels top to bottom over one x axis (log base 2 when
-// logX), each with its curves and target. Only the first panel's curves
-// enter the legend: the panels show the same series.
-func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) {
-	f := newFigure(title, len(panels))
-	f.Panels[len(panels)-1].X.Label.Text = xLabel
-	for i, pn := range panels {
-		p := f.Panels[i]
-		p.Y.Label.Text = pn.YLabel
-		switch {
-		case logX:
-			log2X(p)
-		case integral(pn.Curves):
-			p.X.Tick.Marker = intTicks{}
-		}
-		if pn.LogY {
-			logY(p)
-		}
-		into := f
-		if i > 0 {
-			into = newFigure("", 0)
-		}
-		if err := drawCurves(into, p, pn.Curves, logX, pn.LogY, 1, xLabel); err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			f.Data = append(f.Data, into.Data...)
-		}
-		if pn.Target > 0 {
-			f.record(pn.TargetLabel, "target", "", math.NaN(), pn.YLabel, pn.Target, "")
-			x0, x1 := xRange(pn.Curves)
-			p.Add(hline(x0, x1, pn.Target, targetC, dashed))
-			f.add(pn.TargetLabel, hline(0, 1, 0, targetC, dashed))
-			if p.Y.Max < pn.Target*1.05 {
-				p.Y.Max = pn.Target * 1.05
-			}
-		}
-		if !pn.LogY {
-			p.Y.Min = 0
-		}
-	}
-	return f, nil
-}
-
-func xRange(curves []Curve) (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, c := range curves {
-		for _, x := range c.X {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
-	}
-	return lo, hi
-}
-
-func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool, scale float64, xName string) error {
-	if len(curves) == 0 {
-		return fmt.Errorf("nothing to plot: no series")
-	}
-	ideal := false
-	for i, c := range curves {
-		col := colorOf(i)
-		y := make([]float64, len(c.Expected))
-		for j, v := range c.Expected {
-			y[j] = v * scale
-		}
-		pts, err := xys(c.Label, c.X, y, logXAxis, logYAxis)
-		if err != nil {
-			return err
-		}
-		yName := p.Y.Label.Text
-		for j := range pts {
-			f.record(c.Label, "expected", xName, pts[j].X, yName, pts[j].Y, "")
-		}
-		l := line(pts, col, 1.6, nil)
-		p.Add(l)
-		f.add(c.Label, l)
-		if len(c.Ideal) > 0 {
-			yi := make([]float64, len(c.Ideal))
-			for j, v := range c.Ideal {
-				yi[j] = v * scale
-			}
-			ipts, err := xys(c.Label+" (ideal)", c.X, yi, logXAxis, logYAxis)
-			if err != nil {
-				return err
-			}
-			for j := range ipts {
-				f.record(c.Label, "ideal", xName, ipts[j].X, yName, ipts[j].Y, "")
-			}
-			p.Add(line(ipts, col, 1, dashed))
-			ideal = true
-		}
-		if c.Switch > 0 {
-			sy := interp(c.X, y, c.Switch, logXAxis)
-			f.record(c.Label, c.SwitchLabel, xName, c.Switch, yName, sy, "")
-			p.Add(scatter(plotter.XYs{{X: c.Switch, Y: sy}}, col, draw.TriangleGlyph{}, 4))
-		}
-		if c.Limit > 0 && c.Limit <= c.X[len(c.X)-1] {
-			ly := interp(c.X, y, c.Limit, logXAxis)
-			f.record(c.Label, "memory runs out", xName, c.Limit, yName, ly, "")
-			p.Add(scatter(plotter.XYs{{X: c.Limit, Y: ly}}, col, draw.CrossGlyph{}, 5))
-		}
-		if len(c.Measured) > 0 {
-			var mx, my []float64
-			var labels []string
-			for _, m := range c.Measured {
-				mx, my, labels = append(mx, m.X), append(my, m.Y*scale), append(labels, m.Label)
-			}
-			mpts, err := xys(c.Label+" (measured)", mx, my, logXAxis, logYAxis)
-			if err != nil {
-				return err
-			}
-			for j := range mpts {
-				f.record(c.Label, "measured", xName, mpts[j].X, yName, mpts[j].Y, labels[j])
-			}
-			s := scatter(mpts, col, draw.CircleGlyph{}, 3)
-			p.Add(s)
-			f.add(c.Label+" measured", s)
-			if lab := labelsAt(mpts, labels, aboveRight); lab != nil {
-				p.Add(lab)
-			}
-		}
-	}
-	if ideal {
-		f.add("ideal: 100 % of peak, no overhead", line(plotter.XYs{{}, {X: 1}}, grey, 1, dashed))
-	}
-	for _, c := range curves {
-		if c.Switch > 0 {
-			f.add(c.SwitchLabel, scatter(plotter.XYs{{}}, grey, draw.TriangleGlyph{}, 4))
-			break
-		}
-	}
-	for _, c := range curves {
-		if c.Limit > 0 && c.Limit <= c.X[len(c.X)-1] {
-			f.add("memory runs out", scatter(plotter.XYs{{}}, grey, draw.CrossGlyph{}, 5))
-			break
-		}
-	}
-	return nil
-}
-
-// Where labelsAt puts text relative to its point.
-const (
-	aboveRight = iota
-	belowRight
-	aboveLeft
-)
-
-// labelsAt annotates points; a roofline puts predicted points' labels below
-// right and measured ones above left so the pair beside each other do not
-// collide.
-func labelsAt(pts plotter.XYs, labels []string, where int) *plotter.Labels {
-	any := false
-	for _, l := range labels {
-		any = any || l != ""
-	}
-	if !any {
-		return nil
-	}
-	l, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
-	if err != nil {
-		return nil
-	}
-	for i := range l.TextStyle {
-		l.TextStyle[i].Font.Size = vg.Points(7)
-		l.TextStyle[i].XAlign = draw.XLeft
-	}
-	l.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	for i := range l.TextStyle {
-		switch where {
-		case belowRight:
-			l.TextStyle[i].YAlign = draw.YTop
-			l.Offset.Y = -vg.Points(2)
-		case aboveLeft:
-			l.TextStyle[i].XAlign = draw.XRight
-			l.Offset.X = -vg.Points(4)
-		}
-	}
-	return l
-}
-
-// interp is y at x along a polyline, straight on the axis drawn (log or
-// linear x).
-func interp(xs, ys []float64, x float64, logX bool) float64 {
-	i := sort.SearchFloat64s(xs, x)
-	switch {
-	case i == 0:
-		return ys[0]
-	case i >= len(xs):
-		return ys[len(ys)-1]
-	}
-	f := func(v float64) float64 { return v }
-	if logX {
-		f = math.Log
-	}
-	t := (f(x) - f(xs[i-1])) / (f(xs[i]) - f(xs[i-1]))
-	return ys[i-1] + t*(ys[i]-ys[i-1])
-}
-
 // Batch draws aggregate throughput (top) and per-sequence TPOT (bottom)
 // against batch size; ▲ marks where decode turns compute-bound and × where
 // memory runs out.
@@ -278,6 +30,8 @@ type Roof struct {
 	Label     string
 	Peak      float64 // FLOP/s
 	Bandwidth float64 // B/s
+	// Facet, as Curve.Facet: roofs with the same Facet share a panel.
+	Facet string
 }
 
 // OpPoint is an operating point on a roofline chart.
@@ -285,23 +39,39 @@ type OpPoint struct {
 	Roof      int // index into the roofs
 	Intensity float64
 	FLOPPerS  float64
-	Label     string
-	Measured  bool
+	Label     string // what the point is: pp512, b16, MBU 71%
+	// Series names the configuration when several share a roof (the
+	// model); points of one Label that fall together are labelled once,
+	// naming the series only when not every series of the panel is there.
+	Series   string
+	Measured bool
 }
 
 // Roofline draws attainable FLOP/s against arithmetic intensity (log-log):
 // each roof's bandwidth slope and compute ceiling, its ridge point, and
-// operating points (predicted: filled, measured: open).
+// operating points (predicted: filled, measured: open). Roofs with
+// different facets, or more than MaxSeries roofs, are drawn as small
+// multiples on shared axes.
 func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 	if len(roofs) == 0 {
 		return nil, fmt.Errorf("nothing to plot: no device")
 	}
-	f := newFigure(title, 1)
-	p := f.Panels[0]
-	logX(p)
-	logY(p)
-	p.X.Label.Text = "arithmetic intensity (FLOP/B)"
-	p.Y.Label.Text = "attainable (TFLOP/s)"
+	cs := make([]Curve, len(roofs))
+	for i, r := range roofs {
+		cs[i] = Curve{Label: r.Label, Facet: r.Facet}
+	}
+	names, of := facets(cs)
+	f := newFigure(title, 0)
+	cols := facetCols(len(names))
+	g := f.addGrid((len(names)+cols-1)/cols, cols)
+	panels := make([]*plot.Plot, len(names))
+	for i := range names {
+		panels[i] = g.cells[i/cols][i%cols]
+	}
+	for i := len(names); i < len(g.cells)*cols; i++ {
+		g.cells[i/cols][i%cols] = nil
+	}
+	const xName, yName = "arithmetic intensity (FLOP/B)", "attainable (TFLOP/s)"
 	lo, hi := 0.5, 0.0
 	for _, r := range roofs {
 		hi = math.Max(hi, 4*r.Peak/r.Bandwidth)
@@ -310,41 +80,94 @@ func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 		lo, hi = math.Min(lo, pt.Intensity/2), math.Max(hi, pt.Intensity*2)
 	}
 	const tera = 1e12
+	// Roofs a reader could not tell apart (the same bandwidth and peak in
+	// one panel) are drawn once and named together.
+	drawnAs := make([]int, len(roofs))
+	for i, r := range roofs {
+		drawnAs[i] = i
+		for j := 0; j < i; j++ {
+			if drawnAs[j] == j && of[j] == of[i] && sameValues([]float64{r.Peak, r.Bandwidth}, []float64{roofs[j].Peak, roofs[j].Bandwidth}) {
+				drawnAs[i] = j
+				break
+			}
+		}
+	}
 	for i, r := range roofs {
 		ridge := r.Peak / r.Bandwidth
+		f.record(r.Label, "ridge (FLOP/B) at peak", xName, ridge, yName, r.Peak/tera, "")
+		f.record(r.Label, "bandwidth (B/s)", "", math.NaN(), "B/s", r.Bandwidth, "")
+		if drawnAs[i] != i {
+			continue
+		}
+		p := panels[of[i]]
+		label := r.Label
+		for j := i + 1; j < len(roofs); j++ {
+			if drawnAs[j] == i {
+				label += " = " + roofs[j].Label
+			}
+		}
 		pts, err := xys(r.Label, []float64{lo, ridge, hi}, []float64{r.Bandwidth * lo / tera, r.Peak / tera, r.Peak / tera}, true, true)
 		if err != nil {
 			return nil, err
 		}
-		f.record(r.Label, "ridge (FLOP/B) at peak", p.X.Label.Text, ridge, p.Y.Label.Text, r.Peak/tera, "")
-		f.record(r.Label, "bandwidth (B/s)", "", math.NaN(), "B/s", r.Bandwidth, "")
-		l := line(pts, colorOf(i), 1.6, nil)
+		st := f.styleOf(r.Label)
+		l := line(pts, colorOf(st), 1.6, dashesOf(st))
 		p.Add(l)
-		f.add(fmt.Sprintf("%s: %sB/s, %sFLOP/s, ridge %.0f FLOP/B", r.Label, siSpace(r.Bandwidth), siSpace(r.Peak), ridge), l)
-		p.Add(vline(r.Bandwidth*lo/tera, r.Peak/tera, ridge, colorOf(i), dotted))
+		f.addSeries(fmt.Sprintf("%s: %sB/s, %sFLOP/s, ridge %.0f FLOP/B", label, siSpace(r.Bandwidth), siSpace(r.Peak), ridge), l)
+		p.Add(vline(r.Bandwidth*lo/tera, r.Peak/tera, ridge, colorOf(st), dotted))
 	}
-	var labels [2][]string
-	var at [2]plotter.XYs
+	marks := map[*plot.Plot]plotter.XYs{}
+	seriesIn := map[int]map[string]bool{} // facet → series
 	for _, pt := range points {
 		if pt.Roof < 0 || pt.Roof >= len(roofs) {
 			return nil, fmt.Errorf("operating point %q refers to no device", pt.Label)
 		}
-		shape, side, q := draw.GlyphDrawer(draw.CircleGlyph{}), 0, "predicted"
+		if seriesIn[of[pt.Roof]] == nil {
+			seriesIn[of[pt.Roof]] = map[string]bool{}
+		}
+		if pt.Series != "" {
+			seriesIn[of[pt.Roof]][pt.Series] = true
+		}
+	}
+	done := make([]bool, len(points))
+	for i, pt := range points {
+		p := panels[of[pt.Roof]]
+		shape, side, q := draw.GlyphDrawer(draw.CircleGlyph{}), southEast, "predicted"
 		if pt.Measured {
-			shape, side, q = draw.RingGlyph{}, 1, "measured"
+			shape, side, q = draw.RingGlyph{}, northWest, "measured"
 		}
 		one, err := xys(pt.Label, []float64{pt.Intensity}, []float64{pt.FLOPPerS / tera}, true, true)
 		if err != nil {
 			return nil, err
 		}
-		f.record(roofs[pt.Roof].Label, q, p.X.Label.Text, pt.Intensity, p.Y.Label.Text, pt.FLOPPerS/tera, pt.Label)
-		p.Add(scatter(one, colorOf(pt.Roof), shape, 3))
-		at[side], labels[side] = append(at[side], one[0]), append(labels[side], pt.Label)
-	}
-	for side := range at {
-		if l := labelsAt(at[side], labels[side], []int{belowRight, aboveLeft}[side]); l != nil {
-			p.Add(l)
+		name := roofs[pt.Roof].Label
+		if pt.Series != "" {
+			name = pt.Series + " on " + name
 		}
+		f.record(name, q, xName, pt.Intensity, yName, pt.FLOPPerS/tera, pt.Label)
+		p.Add(scatter(one, colorOf(f.styleOf(roofs[drawnAs[pt.Roof]].Label)), shape, 3))
+		marks[p] = append(marks[p], one[0])
+		if done[i] {
+			continue
+		}
+		// One label for the points of this Label that fall together.
+		var with []string
+		for j := i; j < len(points); j++ {
+			o := points[j]
+			if !done[j] && of[o.Roof] == of[pt.Roof] && o.Label == pt.Label && o.Measured == pt.Measured &&
+				math.Abs(math.Log(o.Intensity/pt.Intensity)) < 0.05 && math.Abs(math.Log(o.FLOPPerS/pt.FLOPPerS)) < 0.05 {
+				done[j] = true
+				with = append(with, o.Series)
+			}
+		}
+		text := pt.Label
+		if len(with) < len(seriesIn[of[pt.Roof]]) && pt.Series != "" {
+			text += " · " + strings.Join(with, " = ")
+		}
+		f.label(p, one[0].X, one[0].Y, text, side, vg.Points(7))
+	}
+	for p, m := range marks {
+		f.mark(p, m)
 	}
 	if len(points) > 0 {
 		f.add("predicted operating point", scatter(plotter.XYs{{}}, grey, draw.CircleGlyph{}, 3))
@@ -352,11 +175,45 @@ func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 			f.add("measured", scatter(plotter.XYs{{}}, grey, draw.RingGlyph{}, 3))
 		}
 	}
-	p.X.Min, p.X.Max = lo, hi
-	for _, r := range roofs {
-		p.Y.Max = math.Max(p.Y.Max, 2*r.Peak/tera) // room above the roof for labels
+	for i, p := range panels {
+		logX(p)
+		logY(p)
+		p.X.Min, p.X.Max = lo, hi
+		if len(names) > 1 {
+			p.Title.Text = names[i]
+		}
+		for _, r := range roofs {
+			p.Y.Max = math.Max(p.Y.Max, 2*r.Peak/tera) // room above the roof for labels
+		}
+	}
+	gridLabels(g, xName, yName, share(panels))
+	if len(names) > 1 {
+		f.PreferredHeight = vg.Centimeter * vg.Length(3+5*float64(len(g.cells)))
 	}
 	return f, nil
+}
+
+// gridLabels names the axes of a grid of small multiples on shared axes:
+// x below the bottom panel of each column, y left of each row; inner
+// panels keep their ticks but not their tick labels.
+func gridLabels(g *grid, xName, yName string, sharedY bool) {
+	for r, row := range g.cells {
+		for c, p := range row {
+			if p == nil {
+				continue
+			}
+			if c == 0 {
+				p.Y.Label.Text = yName
+			} else if sharedY {
+				p.Y.Tick.Marker = blankTicks{p.Y.Tick.Marker}
+			}
+			if r+1 == len(g.cells) || g.cells[r+1][c] == nil {
+				p.X.Label.Text = xName
+			} else {
+				p.X.Tick.Marker = blankTicks{p.X.Tick.Marker}
+			}
+		}
+	}
 }
 
 func measuredAny(pts []OpPoint) bool {
@@ -373,7 +230,12 @@ type MemoryBar struct {
 	Label                              string
 	Weights, KV, Activations, Overhead float64
 	Usable                             float64
+	// Facet, as Curve.Facet: bars with the same Facet share a panel.
+	Facet string
 }
+
+// MaxBars is the most bars one memory panel draws; more become facets.
+const MaxBars = 16
 
 // Memory draws stacked bars of weights, KV cache, activations and runtime
 // overhead in GiB, each with its usable-memory line.
@@ -381,10 +243,8 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 	if len(bars) == 0 {
 		return nil, fmt.Errorf("nothing to plot: no configuration")
 	}
-	f := newFigure(title, 1)
-	p := f.Panels[0]
-	p.Y.Label.Text = "memory (GiB)"
 	const gib = 1 << 30
+	const yName = "memory (GiB)"
 	parts := []struct {
 		name string
 		get  func(MemoryBar) float64
@@ -394,171 +254,292 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 		{"activations", func(b MemoryBar) float64 { return b.Activations }},
 		{"runtime overhead", func(b MemoryBar) float64 { return b.Overhead }},
 	}
-	width := vg.Points(math.Min(40, 300/float64(len(bars))))
-	var below *plotter.BarChart
-	for i, part := range parts {
-		vals := make(plotter.Values, len(bars))
-		for j, b := range bars {
-			v := part.get(b)
-			if math.IsNaN(v) || v < 0 {
+	maxY := 0.0
+	for _, b := range bars {
+		for _, part := range parts {
+			if v := part.get(b); math.IsNaN(v) || v < 0 {
 				return nil, fmt.Errorf("%s: %s is %v", b.Label, part.name, v)
 			}
-			vals[j] = v / gib
-			f.record(b.Label, part.name, "configuration", float64(j), p.Y.Label.Text, v/gib, "")
 		}
-		bc, err := plotter.NewBarChart(vals, width)
-		if err != nil {
-			return nil, err
-		}
-		bc.Color = colorOf(i)
-		bc.LineStyle.Width = 0
-		if below != nil {
-			bc.StackOn(below)
-		}
-		below = bc
-		p.Add(bc)
-		f.add(part.name, bc)
+		maxY = math.Max(maxY, math.Max((b.Weights+b.KV+b.Activations+b.Overhead)/gib, b.Usable/gib))
 	}
-	maxY := 0.0
-	for j, b := range bars {
-		total := (b.Weights + b.KV + b.Activations + b.Overhead) / gib
-		maxY = math.Max(maxY, math.Max(total, b.Usable/gib))
-		f.record(b.Label, "total", "configuration", float64(j), p.Y.Label.Text, total, "")
-		f.record(b.Label, "usable memory", "configuration", float64(j), p.Y.Label.Text, b.Usable/gib, "")
-		if b.Usable > 0 {
-			p.Add(hline(float64(j)-0.45, float64(j)+0.45, b.Usable/gib, targetC, nil))
+	cs := make([]Curve, len(bars))
+	for i, b := range bars {
+		cs[i] = Curve{Label: b.Label, Facet: b.Facet}
+	}
+	names, of := facetsOf(cs, MaxBars)
+	f := newFigure(title, 0)
+	cols := facetCols(len(names))
+	if len(names) > 1 {
+		cols = min(cols, 2) // bars need the width
+	}
+	g := f.addGrid((len(names)+cols-1)/cols, cols)
+	for i := len(names); i < len(g.cells)*cols; i++ {
+		g.cells[i/cols][i%cols] = nil
+	}
+	for fi := range names {
+		p := g.cells[fi/cols][fi%cols]
+		if len(names) > 1 {
+			p.Title.Text = names[fi]
 		}
+		var bs []MemoryBar
+		for i, b := range bars {
+			if of[i] == fi {
+				bs = append(bs, b)
+			}
+		}
+		width := vg.Points(math.Min(40, 300/float64(len(bs)*cols)))
+		var below *plotter.BarChart
+		for i, part := range parts {
+			vals := make(plotter.Values, len(bs))
+			for j, b := range bs {
+				vals[j] = part.get(b) / gib
+				f.record(b.Label, part.name, "configuration", float64(j), yName, vals[j], "")
+			}
+			bc, err := plotter.NewBarChart(vals, width)
+			if err != nil {
+				return nil, err
+			}
+			bc.Color = colorOf(i)
+			bc.LineStyle.Width = 0
+			if below != nil {
+				bc.StackOn(below)
+			}
+			below = bc
+			p.Add(bc)
+			f.addSeries(part.name, bc)
+		}
+		names := make([]string, len(bs))
+		for j, b := range bs {
+			total := (b.Weights + b.KV + b.Activations + b.Overhead) / gib
+			f.record(b.Label, "total", "configuration", float64(j), yName, total, "")
+			f.record(b.Label, "usable memory", "configuration", float64(j), yName, b.Usable/gib, "")
+			if b.Usable > 0 {
+				p.Add(hline(float64(j)-0.45, float64(j)+0.45, b.Usable/gib, targetC, nil))
+			}
+			y := total
+			if u := b.Usable / gib; u >= y && u-y < 0.07*maxY {
+				y = u // above the usable line rather than through it
+			}
+			text := fmt.Sprintf("%.2f GiB", total)
+			if len(bs)*cols > 8 {
+				text = fmt.Sprintf("%.1f", total) // the axis says GiB
+			}
+			f.label(p, float64(j), y, text, north, vg.Points(8))
+			names[j] = b.Label
+		}
+		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.6, float64(len(bs))-0.4
+		p.X.Tick.Label.Font.Size = vg.Points(8)
+		p.Y.Min, p.Y.Max = 0, maxY*1.1
+		f.categories = append(f.categories, categoryAxis{p: p, names: names, cols: cols})
 	}
 	f.add("usable memory", hline(0, 1, 0, targetC, nil))
-	names := make([]string, len(bars))
-	for j, b := range bars {
-		// One part per line keeps wide device names from pushing the
-		// bars inward.
-		names[j] = strings.ReplaceAll(b.Label, " · ", "\n")
+	gridLabels(g, "", yName, true)
+	if len(names) > 1 {
+		f.PreferredHeight = vg.Centimeter * vg.Length(3+5.5*float64(len(g.cells)))
 	}
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(bars))-0.4
-	var tops plotter.XYs
-	var texts []string
-	for j, b := range bars {
-		total := b.Weights + b.KV + b.Activations + b.Overhead
-		y := total / gib
-		if u := b.Usable / gib; u >= y && u-y < 0.07*maxY {
-			y = u // above the usable line rather than through it
-		}
-		tops = append(tops, plotter.XY{X: float64(j), Y: y})
-		texts = append(texts, fmt.Sprintf("%.2f GiB", total/gib))
-	}
-	if l, err := plotter.NewLabels(plotter.XYLabels{XYs: tops, Labels: texts}); err == nil {
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(8)
-			l.TextStyle[i].XAlign = draw.XCenter
-		}
-		l.Offset = vg.Point{Y: vg.Points(3)}
-		p.Add(l)
-	}
-	p.X.Tick.Label.Font.Size = vg.Points(8)
-	p.Y.Min, p.Y.Max = 0, maxY*1.08
 	return f, nil
 }
 
 // Comparison is one measured run against its prediction.
 type Comparison struct {
-	Group     int // colour: one per device
+	Group int // colour: one per device (or family)
+	// Label names the test as a reader knows it: pp512, tg128 @ d4096,
+	// with the model and format when they differ between runs.
 	Label     string
+	Prefill   bool    // a prefill (prompt) test; else decode
 	Measured  float64 // tokens/s
 	Predicted float64 // tokens/s
-	MBU       float64 // share of datasheet bandwidth; 0 when not a decode run
+	// Utilization is the share of the physical limit the run achieved:
+	// MFU for prefill, MBU for decode; 0 when unknown.
+	Utilization float64
 }
 
-// Compare draws predicted against measured tokens/s (log-log) with y = x
-// and a ±20 % band (top), and each run's MBU (bottom).
+// MaxLabelledRuns is the most runs a comparison names one by one; more
+// are summarised per group.
+const MaxLabelledRuns = 24
+
+// Compare draws predicted against measured tokens/s (log-log, y = x and
+// a ±20 % band) in a prefill and a decode panel, and below them each
+// run's utilisation of its limit (MFU for prefill, MBU for decode) on one
+// axis: one row per test when there are few runs, one row per group when
+// there are many.
 func Compare(title string, groups []string, runs []Comparison) (*Figure, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("nothing to plot: no compared run")
 	}
-	withMBU := 0
-	for _, r := range runs {
-		if r.MBU > 0 {
-			withMBU++
-		}
-	}
-	panels := 1
-	if withMBU > 0 {
-		panels = 2
-	}
-	f := newFigure(title, panels)
-	p := f.Panels[0]
-	logX(p)
-	logY(p)
-	p.X.Label.Text, p.Y.Label.Text = "measured (tokens/s)", "predicted (tokens/s)"
-	lo, hi := math.Inf(1), 0.0
+	var phases [2][]Comparison // prefill, decode
+	withU := 0
 	for _, r := range runs {
 		if !(r.Measured > 0) || !(r.Predicted > 0) {
 			return nil, fmt.Errorf("%s: measured %v and predicted %v tokens/s must be positive", r.Label, r.Measured, r.Predicted)
 		}
-		lo = math.Min(lo, math.Min(r.Measured, r.Predicted))
-		hi = math.Max(hi, math.Max(r.Measured, r.Predicted))
+		if r.Group < 0 || r.Group >= len(groups) {
+			return nil, fmt.Errorf("%s: group %d of %d", r.Label, r.Group, len(groups))
+		}
+		if math.IsNaN(r.Utilization) || r.Utilization < 0 {
+			return nil, fmt.Errorf("%s: utilisation %v", r.Label, r.Utilization)
+		}
+		ph := 1
+		if r.Prefill {
+			ph = 0
+		}
+		phases[ph] = append(phases[ph], r)
+		if r.Utilization > 0 {
+			withU++
+		}
 	}
-	lo, hi = lo/1.5, hi*1.5
-	// The axes run from lo to hi × 1.2 (the band): beyond float64 the
-	// lines cannot be drawn.
-	if !(lo > 0) || math.IsInf(hi*1.2, 0) {
-		return nil, fmt.Errorf("tokens/s from %.3g to %.3g cannot be drawn on an axis", lo*1.5, hi/1.5)
+	f := newFigure(title, 0)
+	var names []string
+	var sets [][]Comparison
+	for i, n := range []string{"prefill (prompt tokens/s)", "decode (generated tokens/s)"} {
+		if len(phases[i]) > 0 {
+			names, sets = append(names, n), append(sets, phases[i])
+		}
 	}
-	diag := line(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}}, grey, 1, nil)
-	p.Add(diag)
-	f.add("prediction = measurement", diag)
-	band := line(plotter.XYs{{X: lo, Y: lo * 1.2}, {X: hi, Y: hi * 1.2}}, grey, 0.8, dashed)
-	p.Add(band, line(plotter.XYs{{X: lo, Y: lo * 0.8}, {X: hi, Y: hi * 0.8}}, grey, 0.8, dashed))
-	f.add("±20 %", band)
-	for g, name := range groups {
-		var pts plotter.XYs
-		for _, r := range runs {
-			if r.Group == g {
-				pts = append(pts, plotter.XY{X: r.Measured, Y: r.Predicted})
-				f.record(name, "run", p.X.Label.Text, r.Measured, p.Y.Label.Text, r.Predicted, r.Label)
+	top := f.addGrid(1, len(sets))
+	for i, set := range sets {
+		p := top.cells[0][i]
+		p.Title.Text = names[i]
+		logX(p)
+		logY(p)
+		p.X.Label.Text = "measured (tokens/s)"
+		if i == 0 {
+			p.Y.Label.Text = "predicted (tokens/s)"
+		}
+		lo, hi := math.Inf(1), 0.0
+		for _, r := range set {
+			lo = math.Min(lo, math.Min(r.Measured, r.Predicted))
+			hi = math.Max(hi, math.Max(r.Measured, r.Predicted))
+		}
+		lo, hi = lo/1.5, hi*1.5
+		// The axes run from lo to hi × 1.2 (the band): beyond float64 the
+		// lines cannot be drawn.
+		if !(lo > 0) || math.IsInf(hi*1.2, 0) {
+			return nil, fmt.Errorf("tokens/s from %.3g to %.3g cannot be drawn on an axis", lo*1.5, hi/1.5)
+		}
+		diag := line(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}}, grey, 1, nil)
+		band := line(plotter.XYs{{X: lo, Y: lo * 1.2}, {X: hi, Y: hi * 1.2}}, grey, 0.8, dashed)
+		p.Add(diag, band, line(plotter.XYs{{X: lo, Y: lo * 0.8}, {X: hi, Y: hi * 0.8}}, grey, 0.8, dashed))
+		f.add("prediction = measurement", diag)
+		f.add("±20 %", band)
+		var marks plotter.XYs
+		for g, name := range groups {
+			var pts plotter.XYs
+			for _, r := range set {
+				if r.Group != g {
+					continue
+				}
+				pt := plotter.XY{X: r.Measured, Y: r.Predicted}
+				pts = append(pts, pt)
+				f.record(name, map[bool]string{true: "prefill run", false: "decode run"}[r.Prefill], "measured (tokens/s)", r.Measured, "predicted (tokens/s)", r.Predicted, r.Label)
+				if len(set) <= 12 {
+					f.label(p, pt.X, pt.Y, r.Label, southEast, vg.Points(7))
+				}
 			}
-		}
-		if len(pts) == 0 {
-			continue
-		}
-		s := scatter(pts, colorOf(g), draw.CircleGlyph{}, 3)
-		p.Add(s)
-		f.add(name, s)
-	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	if panels == 2 {
-		q := f.Panels[1]
-		q.Y.Label.Text = "MBU (%)"
-		q.X.Label.Text = "decode runs in file order (MBU: achieved / datasheet bandwidth)"
-		var names []string
-		for i, r := range runs {
-			if r.MBU <= 0 {
+			if len(pts) == 0 {
 				continue
 			}
-			bc, err := plotter.NewBarChart(plotter.Values{100 * r.MBU}, vg.Points(math.Min(24, 260/float64(withMBU))))
-			if err != nil {
-				return nil, err
-			}
-			bc.XMin = float64(len(names))
-			f.record(groups[r.Group], "MBU", "run", float64(i+1), q.Y.Label.Text, 100*r.MBU, r.Label)
-			bc.Color, bc.LineStyle.Width = colorOf(r.Group), 0
-			q.Add(bc)
-			names = append(names, fmt.Sprint(i+1))
+			p.Add(scatter(pts, colorOf(g), phaseGlyph(set[0].Prefill), 3))
+			marks = append(marks, pts...)
 		}
-		// Label at most ~20 bars.
-		step := (len(names) + 19) / 20
-		for j := range names {
-			if j%step != 0 {
-				names[j] = ""
-			}
-		}
-		q.NominalX(names...)
-		q.Y.Min, q.Y.Max = 0, 100
-		q.Add(hline(-0.5, float64(len(names))-0.5, 100, grey, dotted))
+		f.mark(p, marks)
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
 	}
+	for g, name := range groups {
+		f.addSeries(name, scatter(plotter.XYs{{}}, colorOf(g), draw.BoxGlyph{}, 3))
+	}
+	if len(phases[0]) > 0 {
+		f.add("prefill test (utilisation: MFU)", scatter(plotter.XYs{{}}, grey, phaseGlyph(true), 3))
+	}
+	if len(phases[1]) > 0 {
+		f.add("decode test (utilisation: MBU)", scatter(plotter.XYs{{}}, grey, phaseGlyph(false), 3))
+	}
+	if withU == 0 {
+		return f, nil
+	}
+	// Utilisation: a dot per run on one 0–100 % axis, the limit at 100 %.
+	q := f.addGrid(1, 1).cells[0][0]
+	q.X.Label.Text = "utilisation of the limit (%): MFU for prefill, MBU for decode"
+	var rows []string
+	byRun := withU <= MaxLabelledRuns
+	rowOf := map[int]int{}
+	if !byRun {
+		for g, name := range groups {
+			for _, r := range runs {
+				if r.Group == g && r.Utilization > 0 {
+					rowOf[g] = len(rows)
+					rows = append(rows, name)
+					break
+				}
+			}
+		}
+	}
+	var pts [2][]plotter.XYs // phase → group → points
+	for i := range pts {
+		pts[i] = make([]plotter.XYs, len(groups))
+	}
+	n := 0
+	for _, r := range runs {
+		if r.Utilization <= 0 {
+			continue
+		}
+		y := 0.0
+		if byRun {
+			y = float64(len(rows))
+			rows = append(rows, r.Label)
+		} else {
+			// Spread a group's runs over its row so they do not hide
+			// each other: a fixed pattern, the same for every render.
+			y = float64(rowOf[r.Group]) + 0.3*(math.Mod(float64(n)*0.618034, 1)-0.5)
+			n++
+		}
+		ph := 1
+		if r.Prefill {
+			ph = 0
+		}
+		pts[ph][r.Group] = append(pts[ph][r.Group], plotter.XY{X: 100 * r.Utilization, Y: y})
+		f.record(groups[r.Group], map[bool]string{true: "MFU", false: "MBU"}[r.Prefill], q.X.Label.Text, 100*r.Utilization, "run", y, r.Label)
+	}
+	// The first row at the top.
+	flip := func(y float64) float64 { return float64(len(rows)-1) - y }
+	for ph := range pts {
+		for g, ps := range pts[ph] {
+			if len(ps) == 0 {
+				continue
+			}
+			for i := range ps {
+				ps[i].Y = flip(ps[i].Y)
+			}
+			q.Add(scatter(ps, colorOf(g), phaseGlyph(ph == 0), 3))
+		}
+	}
+	reversed := make([]string, len(rows))
+	for i, r := range rows {
+		reversed[len(rows)-1-i] = r
+	}
+	q.NominalY(reversed...)
+	q.Y.Tick.Label.Font.Size = vg.Points(8)
+	q.Y.Min, q.Y.Max = -0.6, float64(len(rows))-0.4
+	q.X.Min, q.X.Max = 0, 105
+	q.X.Tick.Marker = linTicks{}
+	limit := vline(q.Y.Min, q.Y.Max, 100, targetC, dotted)
+	q.Add(limit)
+	f.add("the limit: datasheet bandwidth or dense peak", limit)
+	f.PreferredHeight = vg.Centimeter * vg.Length(12+0.45*float64(len(rows)))
+	// The top panels keep a fixed share; the rows take the rest.
+	f.grids[0].weight = 7
+	f.grids[1].weight = vg.Length(max(3, 0.45*float64(len(rows))+1.5))
 	return f, nil
+}
+
+// phaseGlyph tells prefill (triangle) from decode (circle) runs.
+func phaseGlyph(prefill bool) draw.GlyphDrawer {
+	if prefill {
+		return draw.PyramidGlyph{}
+	}
+	return draw.CircleGlyph{}
 }
 
 // PlanCell is one evaluated configuration of a plan.
@@ -575,7 +556,7 @@ func Plan(title string, rows []string, cells []PlanCell) (*Figure, error) {
 		return nil, fmt.Errorf("nothing to plot: the plan evaluated nothing")
 	}
 	f := newFigure(title, 1)
-	p := f.Panels[0]
+	p := f.grids[0].cells[0][0]
 	log2X(p)
 	p.X.Label.Text = "context per sequence (tokens)"
 	// The first row at the top.

@@ -36,10 +36,10 @@ func TestBadSeries(t *testing.T) {
 		}, "a (ideal): 2 x values but 1 y values"},
 		{"no device", func() (*Figure, error) { return Roofline("t", nil, nil) }, "no device"},
 		{"point off roof", func() (*Figure, error) {
-			return Roofline("t", []Roof{{"gpu", 1e12, 1e11}}, []OpPoint{{Roof: 1, Intensity: 1, FLOPPerS: 1e9, Label: "b1"}})
+			return Roofline("t", []Roof{{Label: "gpu", Peak: 1e12, Bandwidth: 1e11}}, []OpPoint{{Roof: 1, Intensity: 1, FLOPPerS: 1e9, Label: "b1"}})
 		}, `"b1" refers to no device`},
 		{"negative intensity", func() (*Figure, error) {
-			return Roofline("t", []Roof{{"gpu", 1e12, 1e11}}, []OpPoint{{Intensity: -1, FLOPPerS: 1e9, Label: "b1"}})
+			return Roofline("t", []Roof{{Label: "gpu", Peak: 1e12, Bandwidth: 1e11}}, []OpPoint{{Intensity: -1, FLOPPerS: 1e9, Label: "b1"}})
 		}, "cannot go on a log axis"},
 		{"no bars", func() (*Figure, error) { return Memory("t", nil) }, "no configuration"},
 		{"negative KV", func() (*Figure, error) { return Memory("t", []MemoryBar{{Label: "a", KV: -1}}) }, "a: KV cache is -1"},
