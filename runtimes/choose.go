@@ -37,6 +37,19 @@ func (s *Set) Add(r *Runtime) {
 	sort.Slice(s.list, func(i, j int) bool { return s.list[i].Name < s.list[j].Name })
 }
 
+// With is s with r in it (replacing a runtime of its name), s itself
+// when it already holds r.
+func (s *Set) With(r *Runtime) *Set {
+	for _, x := range s.list {
+		if x == r {
+			return s
+		}
+	}
+	o := s.Clone()
+	o.Add(r)
+	return o
+}
+
 // Clone returns a set that can take more runtimes without changing s.
 func (s *Set) Clone() *Set { return &Set{list: append([]*Runtime(nil), s.list...)} }
 
@@ -227,7 +240,7 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 				}
 				w = &dw
 			}
-			if rt.RunsWeights(*w) {
+			if rt.Check(d, e, *w, "") == nil {
 				cands = append(cands, rt)
 			}
 		}
@@ -256,7 +269,15 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 	var there []string
 	for _, e := range engines {
 		for _, rt := range s.list {
-			if rt.Runs(d, e) {
+			switch {
+			case !rt.Runs(d, e):
+			case named != nil && rt.RunsWeights(*named):
+				var ps []string
+				for _, p := range rt.KernelPrecisions(*named, e.Kind) {
+					ps = append(ps, string(p))
+				}
+				there = append(there, fmt.Sprintf("%s runs %s, but the %s engine has no %s peak", rt.Name, named.Name, e.Name, strings.Join(ps, " or ")))
+			default:
 				there = append(there, fmt.Sprintf("%s on %s runs %s", rt.Name, e.Name, strings.Join(rt.Weights, ", ")))
 			}
 		}
@@ -266,7 +287,22 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 		where = "the " + d.Name + " " + eng.Name + " engine"
 	}
 	if len(there) == 0 {
-		return nil, "", fmt.Errorf("no runtime runs on %s", where)
+		return nil, "", &NoRuntimeError{Where: where}
 	}
-	return nil, "", fmt.Errorf("no runtime runs %s on %s (%s)", what, where, strings.Join(there, "; "))
+	return nil, "", &NoRuntimeError{What: what, Where: where, Hint: strings.Join(there, "; ")}
+}
+
+// NoRuntimeError is a request no runtime can serve: a format no runtime
+// runs on the device's engines, or a device no runtime runs on.
+type NoRuntimeError struct {
+	What  string // the format, or "" for any
+	Where string
+	Hint  string // what the runtimes there do run
+}
+
+func (e *NoRuntimeError) Error() string {
+	if e.What == "" {
+		return "no runtime runs on " + e.Where
+	}
+	return fmt.Sprintf("no runtime runs %s on %s (%s)", e.What, e.Where, e.Hint)
 }

@@ -64,7 +64,7 @@ func (r *Runtime) Rules() []Rule {
 	if len(r.CheckpointWeights) > 0 {
 		var pairs []string
 		for from, to := range r.CheckpointWeights {
-			pairs = append(pairs, fmt.Sprintf("a %s checkpoint runs as %s", from, to))
+			pairs = append(pairs, fmt.Sprintf("a model published in %s runs as %s", from, to))
 		}
 		sort.Strings(pairs)
 		add("checkpoint_weights", TopicFormats, strings.Join(pairs, "; "))

@@ -278,6 +278,18 @@ func (r *Runtime) Check(d *hardware.Device, e *hardware.Engine, w model.WeightFo
 	if kv != "" && !r.RunsKV(kv) {
 		return &UnsupportedError{Runtime: r.Name, What: "KV format " + kv, Hint: "it runs " + strings.Join(r.KV, ", ")}
 	}
+	if _, _, ok := r.Precision(w, e); !ok {
+		var want []string
+		for _, p := range r.KernelPrecisions(w, e.Kind) {
+			want = append(want, string(p))
+		}
+		var has []string
+		for _, p := range e.Precisions() {
+			has = append(has, string(p))
+		}
+		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("%s on the %s engine of %s, which has no peak for %s", w.Name, e.Name, d.Name, strings.Join(want, " or ")),
+			Hint: "the engine has " + strings.Join(has, ", ") + "; choose another format or engine"}
+	}
 	return nil
 }
 

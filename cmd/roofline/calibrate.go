@@ -69,6 +69,9 @@ func calibrateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := checkRuntime(c, env); err != nil {
+		return err
+	}
 	cal, err := env.Calibrate(app.CalibrateRequest{Files: c.Args().Slice(), Name: c.String("name"), Output: c.String("output"),
 		Options: calibrate.Options{Options: o, Date: time.Now().UTC().Format("2006-01-02")}})
 	render.Warn(c.App.ErrWriter, cal.Warnings...)

@@ -33,6 +33,7 @@ func compareCommand() *cli.Command {
 		ArgsUsage: "FILE...",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` or .toml profile the runs were measured on (a runs CSV may name it per row)"},
+			&cli.StringFlag{Name: "runtime", Usage: "runtime the runs used (`NAME`, roofline list runtimes); default: from the files (llama-bench and batched-bench: llama.cpp, vLLM results: vllm)"},
 			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE`; default: from the file's backend, else the device's default"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME`, .toml profile, .gguf file or config.json; default: matched from the file"},
 			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: from the file (llama-bench model_type)"},
@@ -60,6 +61,9 @@ func compareAction(c *cli.Context) error {
 	}
 	env, err := environment(c)
 	if err != nil {
+		return err
+	}
+	if err := checkRuntime(c, env); err != nil {
 		return err
 	}
 	cmp, err := env.Compare(app.CompareRequest{Files: c.Args().Slice(), Options: o})

@@ -41,7 +41,7 @@ Exit codes:
 |---|---|
 | 0 | success |
 | 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
-| 2 | a usage error: bad flag, bad value, missing argument |
+| 2 | a usage error: bad flag, bad value, missing argument; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
 | 3 | ` + "`plan`" + `: no configuration meets the targets (the report is still printed) |
 | 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
 

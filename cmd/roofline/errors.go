@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -109,12 +110,26 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roofline: hint: 'roofline help' or 'roofline COMMAND --help' shows the usage")
 		return exitUsage
 	}
+	if badRuntime(err, nf) {
+		return exitUsage
+	}
 	return exitError
 }
 
+// badRuntime reports an error in the runtime a user gave: an unknown
+// name, a runtime profile that cannot be read, or a runtime that does not
+// run the format on the engine. Like a bad flag value, it exits 2.
+func badRuntime(err error, nf *profiles.NotFoundError) bool {
+	return (nf != nil && nf.Kind == "runtime") || errors.As(err, new(*profiles.RuntimeFileError)) ||
+		errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError))
+}
+
 func listKind(kind string) string {
-	if kind == "model" {
+	switch kind {
+	case "model":
 		return "models"
+	case "runtime":
+		return "runtimes"
 	}
 	return kind
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
@@ -96,4 +98,15 @@ func compareOptions(c *cli.Context) (compare.Options, error) {
 	}
 	return compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Runtime: c.String("runtime"), Model: c.String("model"),
 		Weights: c.String("weights"), KV: c.String("kv"), FlashAttn: fa, Sim: opts}, nil
+}
+
+// checkRuntime resolves --runtime before any run is read, so that a bad
+// name or profile is an error of the flag (exit 2), not a warning per run.
+func checkRuntime(c *cli.Context, env *app.Env) error {
+	if r := c.String("runtime"); r != "" {
+		if _, err := env.ShowRuntime(r); err != nil {
+			return fmt.Errorf("--runtime: %w", err)
+		}
+	}
+	return nil
 }

@@ -6,15 +6,16 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-const listUsage = `roofline list hardware|models|formats [--format text|json]
+const listUsage = `roofline list hardware|models|formats|runtimes [--format text|json]
 
 Lists the built-in devices (with their variants: power modes and smaller
-configurations), models, or weight and KV-cache formats, plus any profiles
-loaded with --profiles.
+configurations), models, weight and KV-cache formats, or inference runtimes,
+plus any profiles loaded with --profiles.
 
 Examples:
   roofline list hardware
   roofline list models --format json
+  roofline list runtimes
   roofline --profiles ./my-profiles list hardware`
 
 var listFormats = render.DataFormats
@@ -22,9 +23,9 @@ var listFormats = render.DataFormats
 func listCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "list",
-		Usage:     "list built-in hardware, models or formats",
+		Usage:     "list built-in hardware, models, formats or runtimes",
 		UsageText: listUsage,
-		ArgsUsage: "hardware|models|formats",
+		ArgsUsage: "hardware|models|formats|runtimes",
 		Flags:     []cli.Flag{formatFlag(listFormats)},
 		Action:    listAction,
 	}
@@ -54,10 +55,12 @@ func listAction(c *cli.Context) error {
 		a = render.ModelList(ms)
 	case "formats", "format", "quantizations":
 		a = render.FormatList(app.AllFormats())
+	case "runtimes", "runtime":
+		a = render.RuntimeList(env.Runtimes())
 	case "":
-		return usageErr("list what? give one of: hardware, models, formats")
+		return usageErr("list what? give one of: hardware, models, formats, runtimes")
 	default:
-		return usageErr("cannot list %q: give one of hardware, models, formats", c.Args().First())
+		return usageErr("cannot list %q: give one of hardware, models, formats, runtimes", c.Args().First())
 	}
 	return write(c, f, a)
 }

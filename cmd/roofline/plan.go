@@ -173,6 +173,7 @@ func planAction(c *cli.Context) error {
 type planConfigJSON struct {
 	Hardware    string   `json:"hardware"`
 	Engine      string   `json:"engine"`
+	Runtime     string   `json:"runtime"`
 	Model       string   `json:"model"`
 	Weights     string   `json:"weights"`
 	KV          string   `json:"kv"`
@@ -208,6 +209,7 @@ type planConfigJSON struct {
 type planLimitsJSON struct {
 	Hardware       string  `json:"hardware"`
 	Engine         string  `json:"engine"`
+	Runtime        string  `json:"runtime"`
 	Model          string  `json:"model"`
 	Weights        string  `json:"weights"`
 	KV             string  `json:"kv"`
@@ -220,7 +222,7 @@ type planLimitsJSON struct {
 }
 
 func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) planConfigJSON {
-	j := planConfigJSON{Hardware: g.Device, Engine: g.Engine, Model: g.Model, Weights: g.Weights, KV: g.KV, BitsPerWt: g.BPW,
+	j := planConfigJSON{Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Model: g.Model, Weights: g.Weights, KV: g.KV, BitsPerWt: g.BPW,
 		Context: c.Context, Batch: c.Batch, Prompt: g.Prompt, Output: g.Output, Depth: c.Depth(g.Prompt, g.Output), TTFT: c.TTFT, TPOT: c.TPOT,
 		Throughput: c.Throughput, MemoryBytes: c.Memory, UsableBytes: g.Usable, Fits: c.Fits, Feasible: c.Feasible, Limit: c.Limit.String(),
 		MemoryMargin: g.Usable/c.Memory - 1}
@@ -266,7 +268,7 @@ func writePlan(w io.Writer, format string, res *plan.Result, choices []plan.Choi
 				out.Configs = append(out.Configs, newPlanConfigJSON(g, c, t))
 			}
 			l := g.Limits
-			out.Limits = append(out.Limits, planLimitsJSON{g.Device, g.Engine, g.Model, g.Weights, g.KV, l.Batch,
+			out.Limits = append(out.Limits, planLimitsJSON{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, l.Batch,
 				intOrNil(l.MaxContextFit), intOrNil(l.MaxContextTPOT), intOrNil(l.MaxPromptTTFT), l.MaxBatchFit, g.BPW})
 		}
 		for _, ch := range choices {

@@ -76,7 +76,8 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be in (0, 1]"},
 		{[]string{"--bw-efficiency", "-0.2"}, 2, "--bw-efficiency must be in (0, 1]"},
 		{[]string{"--engine", "tpu"}, 1, `has no engine "tpu"`},
-		{[]string{"--engine", "npu", "--weights", "bf16"}, 1, "--weights: no runtime runs bf16 on the rk3588 npu engine"},
+		// A format no runtime runs on the engine is a bad flag value: 2.
+		{[]string{"--engine", "npu", "--weights", "bf16"}, 2, "--weights: no runtime runs bf16 on the rk3588 npu engine (rkllm on npu runs w8a8, w4a16)"},
 		{[]string{"--weights", "q9"}, 1, `unknown weight format "q9"`},
 		{[]string{"--overhead", "lots"}, 2, "--overhead"},
 		{[]string{"--format", "xml"}, 2, `--format "xml"`},

@@ -155,6 +155,11 @@ func checkStudy(st *study.Study, base *profiles.Catalog) error {
 			bad(k, "kv: %v", err)
 		}
 	}
+	for _, rt := range st.Runtimes {
+		if _, err := cat.Runtime(rt); err != nil {
+			bad(rt, "runtimes: %v", err)
+		}
+	}
 	for _, e := range st.Engines {
 		found := false
 		for _, d := range cat.Devices() {
@@ -190,6 +195,11 @@ func checkStudy(st *study.Study, base *profiles.Catalog) error {
 		if m.Model != "" {
 			if _, err := cat.ModelFromData(m.Model, st.File); err != nil {
 				bad(m.Model, "measured model: %v", err)
+			}
+		}
+		if m.Runtime != "" {
+			if _, err := cat.Runtime(m.Runtime); err != nil {
+				bad(m.Runtime, "measured runtime: %v", err)
 			}
 		}
 	}
@@ -392,6 +402,7 @@ func (b *reportBuilder) build() (*reportData, error) {
 	pa := []string{"plan"}
 	pa = listFlag(pa, "hardware", st.Devices)
 	pa = listFlag(pa, "engine", st.Engines)
+	pa = listFlag(pa, "runtime", st.Runtimes)
 	pa = listFlag(pa, "model", st.Models)
 	pa = listFlag(pa, "weights", st.Weights)
 	pa = listFlag(pa, "kv", st.KV)
@@ -443,7 +454,7 @@ func (b *reportBuilder) build() (*reportData, error) {
 
 	// 2. Predictions at the workload, one per device engine, model and format.
 	for _, g := range r.Plan.Limits {
-		a := []string{"predict", "--model", g.Model, "--hardware", g.Hardware, "--engine", g.Engine, "--weights", g.Weights, "--kv", g.KV,
+		a := []string{"predict", "--model", g.Model, "--hardware", g.Hardware, "--engine", g.Engine, "--runtime", g.Runtime, "--weights", g.Weights, "--kv", g.KV,
 			"--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
 			"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch)}
 		out, _, err := b.invoke(b.display(a), append(a, "--format", "json")...)
@@ -463,7 +474,7 @@ func (b *reportBuilder) build() (*reportData, error) {
 	for _, m := range st.Measured {
 		a := []string{"compare", m.File}
 		shown := []string{"compare", m.Raw}
-		for _, f := range [][2]string{{"hardware", m.Hardware}, {"engine", m.Engine}, {"model", m.Model}, {"weights", m.Weights}, {"kv", m.KV}} {
+		for _, f := range [][2]string{{"hardware", m.Hardware}, {"engine", m.Engine}, {"runtime", m.Runtime}, {"model", m.Model}, {"weights", m.Weights}, {"kv", m.KV}} {
 			if f[1] != "" {
 				a, shown = append(a, "--"+f[0], f[1]), append(shown, "--"+f[0], f[1])
 			}

@@ -35,12 +35,26 @@ Examples:
   roofline show hardware jetson-orin-nano-super-8gb
   roofline show hardware rk3588 --format json`
 
+const showRuntimeUsage = `roofline show runtime NAME|FILE [--format text|json]
+
+Shows an inference runtime: the formats it runs and on which engines, the
+layout rules that change what a model costs under it (sliding windows and
+their cache, the MLA cache, head and embedding storage, embeddings kept in
+host memory), whether it batches continuously, its memory overhead, the
+precision its kernels compute in, its fitted efficiency per engine kind,
+and the source of every rule.
+
+Examples:
+  roofline show runtime llama.cpp
+  roofline show runtime vllm --format json
+  roofline show runtime ./my-runtime.toml`
+
 var showFormats = render.DataFormats
 
 func showCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "show",
-		Usage: "show one model or device in detail",
+		Usage: "show one model, device or runtime in detail",
 		Subcommands: []*cli.Command{
 			{
 				Name: "model", Usage: "show a model's sizes, bytes and FLOPs", UsageText: showModelUsage, ArgsUsage: "NAME|FILE",
@@ -55,6 +69,11 @@ func showCommand() *cli.Command {
 				Name: "hardware", Aliases: []string{"device"}, Usage: "show a device's memory, engines and sources", UsageText: showHardwareUsage, ArgsUsage: "NAME|FILE",
 				Flags:  []cli.Flag{formatFlag(showFormats)},
 				Action: showHardwareAction,
+			},
+			{
+				Name: "runtime", Usage: "show a runtime's rules, efficiencies and sources", UsageText: showRuntimeUsage, ArgsUsage: "NAME|FILE",
+				Flags:  []cli.Flag{formatFlag(showFormats)},
+				Action: showRuntimeAction,
 			},
 		},
 	}
@@ -106,4 +125,24 @@ func showHardwareAction(c *cli.Context) error {
 		return err
 	}
 	return write(c, f, render.ShowDevice(d))
+}
+
+func showRuntimeAction(c *cli.Context) error {
+	f, err := outputFormat(c, showFormats)
+	if err != nil {
+		return err
+	}
+	name, err := argName(c, "runtime")
+	if err != nil {
+		return err
+	}
+	env, err := environment(c)
+	if err != nil {
+		return err
+	}
+	rt, err := env.ShowRuntime(name)
+	if err != nil {
+		return err
+	}
+	return write(c, f, render.ShowRuntime(rt))
 }

@@ -81,7 +81,17 @@ func Spec(cat *profiles.Catalog, spec *model.Spec, dev *hardware.Device, sel Sel
 		d.StorageBandwidth = sel.StorageBandwidth
 		dev = &d
 	}
-	ch, err := cat.Runtimes().Choose(spec, dev, runtimes.Request{Runtime: sel.Runtime, Weights: sel.Weights, Engine: sel.Engine, KV: sel.KV})
+	set := cat.Runtimes()
+	if sel.Runtime != "" {
+		// A name, an alias or a profile's path: unknown names come back
+		// with the nearest known ones, bad profiles with file and line.
+		rt, err := cat.Runtime(sel.Runtime)
+		if err != nil {
+			return nil, &InputError{"runtime", err}
+		}
+		set, sel.Runtime = set.With(rt), rt.Name
+	}
+	ch, err := set.Choose(spec, dev, runtimes.Request{Runtime: sel.Runtime, Weights: sel.Weights, Engine: sel.Engine, KV: sel.KV})
 	if err != nil {
 		return nil, classify(err, sel)
 	}

@@ -28,6 +28,7 @@ type Study struct {
 	ProfilesRaw []string // as written
 	Devices     []string
 	Engines     []string
+	Runtimes    []string
 	Models      []string
 	Weights     []string
 	KV          []string
@@ -62,6 +63,7 @@ type Measured struct {
 	Raw      string // as written
 	Hardware string
 	Engine   string
+	Runtime  string
 	Model    string
 	Weights  string
 	KV       string
@@ -73,6 +75,7 @@ type raw struct {
 	Profiles    []string `toml:"profiles"`
 	Devices     []string `toml:"devices"`
 	Engines     []string `toml:"engines"`
+	Runtimes    []string `toml:"runtimes"`
 	Models      []string `toml:"models"`
 	Weights     []string `toml:"weights"`
 	KV          []string `toml:"kv"`
@@ -96,6 +99,7 @@ type raw struct {
 		File     string `toml:"file"`
 		Hardware string `toml:"hardware"`
 		Engine   string `toml:"engine"`
+		Runtime  string `toml:"runtime"`
 		Model    string `toml:"model"`
 		Weights  string `toml:"weights"`
 		KV       string `toml:"kv"`
@@ -123,7 +127,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
-		Devices: r.Devices, Engines: r.Engines, Models: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles,
+		Devices: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, Models: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
 	var errs []error
 	bad := func(key, format string, a ...any) {
@@ -184,7 +188,7 @@ func Parse(file string, src []byte) (*Study, error) {
 			continue
 		}
 		s.Measured = append(s.Measured, Measured{File: s.resolve(m.File), Raw: m.File, Hardware: s.resolveName(m.Hardware), Engine: m.Engine,
-			Model: s.resolveName(m.Model), Weights: m.Weights, KV: m.KV})
+			Runtime: m.Runtime, Model: s.resolveName(m.Model), Weights: m.Weights, KV: m.KV})
 	}
 	for _, p := range s.Plots {
 		if !contains(PlotKinds, p) {

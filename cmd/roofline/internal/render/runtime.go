@@ -1,0 +1,198 @@
+package render
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
+)
+
+// RuntimeList is `roofline list runtimes`.
+func RuntimeList(rs []*runtimes.Runtime) Answer {
+	return answer{
+		doc: func() *Doc {
+			t := NewTable("NAME", "ENGINES", "WEIGHTS", "BATCHING", "DESCRIPTION")
+			for _, r := range rs {
+				batching := "continuous"
+				if !r.ContinuousBatching {
+					batching = "queues"
+				}
+				t.Add(r.Name, engineKinds(r), strings.Join(r.Weights, ", "), batching, r.Description)
+			}
+			doc := &Doc{}
+			doc.Table(t)
+			return doc
+		},
+		data: func() any {
+			out := []runtimeJSON{}
+			for _, r := range rs {
+				out = append(out, newRuntimeJSON(r))
+			}
+			return out
+		},
+	}
+}
+
+func engineKinds(r *runtimes.Runtime) string {
+	var ks []string
+	for _, e := range r.Engines {
+		ks = append(ks, string(e.Kind))
+	}
+	return strings.Join(ks, ", ")
+}
+
+type ruleJSON struct {
+	Key    string `json:"key"`
+	Topic  string `json:"topic"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+type runtimeClassJSON struct {
+	Kind       string             `json:"engine_kind"`
+	Fitted     bool               `json:"fitted"`
+	Basis      string             `json:"basis"`
+	Efficiency runtimeEfficiencyJSON     `json:"efficiency"`
+	SE         map[string]float64 `json:"standard_errors,omitempty"`
+	Decode     [2]float64         `json:"decode_interval"`
+	Prefill    [2]float64         `json:"prefill_interval"`
+}
+
+type runtimeEfficiencyJSON struct {
+	Bandwidth      float64 `json:"bandwidth"`
+	ComputeMax     float64 `json:"compute_max"`
+	HalfRows       float64 `json:"half_rows"`
+	Attention      float64 `json:"attention"`
+	StepOverheadS  float64 `json:"step_overhead_s"`
+	PassOverheadS  float64 `json:"pass_overhead_s"`
+	LayerOverheadS float64 `json:"layer_overhead_s"`
+}
+
+type runtimeJSON struct {
+	Name               string             `json:"name"`
+	Aliases            []string           `json:"aliases,omitempty"`
+	Description        string             `json:"description"`
+	Weights            []string           `json:"weights"`
+	KV                 []string           `json:"kv"`
+	DefaultWeights     string             `json:"default_weights"`
+	DefaultKV          string             `json:"default_kv"`
+	CheckpointWeights  map[string]string  `json:"checkpoint_weights,omitempty"`
+	EngineKinds        []string           `json:"engine_kinds"`
+	ContinuousBatching bool               `json:"continuous_batching"`
+	MemoryOverheadB    float64            `json:"memory_overhead_bytes"`
+	MemoryShare        float64            `json:"memory_share"`
+	Rules              []ruleJSON         `json:"rules"`
+	Classes            []runtimeClassJSON `json:"efficiency"`
+	References         []string           `json:"references"`
+	File               string             `json:"file"`
+}
+
+func newRuntimeJSON(r *runtimes.Runtime) runtimeJSON {
+	j := runtimeJSON{Name: r.Name, Aliases: r.Aliases, Description: r.Description, Weights: r.Weights, KV: r.KV,
+		DefaultWeights: r.DefaultWeights, DefaultKV: r.DefaultKV, CheckpointWeights: r.CheckpointWeights,
+		ContinuousBatching: r.ContinuousBatching, MemoryOverheadB: r.MemoryOverhead, MemoryShare: r.MemoryShare,
+		References: r.References, File: r.File, Rules: []ruleJSON{}, Classes: []runtimeClassJSON{}}
+	for _, e := range r.Engines {
+		j.EngineKinds = append(j.EngineKinds, string(e.Kind))
+	}
+	for _, rule := range r.Rules() {
+		j.Rules = append(j.Rules, ruleJSON{rule.Key, rule.Topic, rule.Value, rule.Source})
+	}
+	for _, k := range classKinds(r) {
+		c := r.Class(k)
+		e := c.Efficiency
+		cj := runtimeClassJSON{Kind: string(k), Fitted: c.Fitted, Basis: c.Basis,
+			Efficiency: runtimeEfficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead},
+			Decode:     [2]float64{c.Decode.Low, c.Decode.High}, Prefill: [2]float64{c.Prefill.Low, c.Prefill.High}}
+		if len(c.SE) == len(hardware.ParameterNames) {
+			cj.SE = map[string]float64{}
+			for i, n := range hardware.ParameterNames {
+				cj.SE[n] = c.SE[i]
+			}
+		}
+		j.Classes = append(j.Classes, cj)
+	}
+	return j
+}
+
+// classKinds are the engine kinds the runtime runs on, in its order: each
+// has a fitted class or the stated prior.
+func classKinds(r *runtimes.Runtime) []hardware.Kind {
+	var ks []hardware.Kind
+	for _, e := range r.Engines {
+		if !containsKind(ks, e.Kind) {
+			ks = append(ks, e.Kind)
+		}
+	}
+	return ks
+}
+
+func containsKind(ks []hardware.Kind, k hardware.Kind) bool {
+	for _, x := range ks {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+// ShowRuntime is `roofline show runtime`: every rule in words with its
+// source, the efficiency per engine kind, and the references.
+func ShowRuntime(r *runtimes.Runtime) Answer {
+	return answer{doc: func() *Doc { return runtimeDoc(r) }, data: func() any { return newRuntimeJSON(r) }}
+}
+
+func runtimeDoc(r *runtimes.Runtime) *Doc {
+	doc := &Doc{}
+	pairs := [][2]string{{"runtime", r.Name}, {"description", r.Description}}
+	if len(r.Aliases) > 0 {
+		pairs = append(pairs, [2]string{"aliases", strings.Join(r.Aliases, ", ")})
+	}
+	pairs = append(pairs, [2]string{"file", r.File})
+	doc.Pairs(pairs)
+	doc.Both("\nrules:\n")
+	t := NewTable("TOPIC", "RULE", "SOURCE")
+	for _, rule := range r.Rules() {
+		src := rule.Source
+		if src == "" {
+			src = "—"
+		}
+		t.Add(rule.Topic, rule.Value, src)
+	}
+	doc.Table(t)
+	doc.Both("\nefficiency per engine kind (docs/method.md §6):\n")
+	et := NewTable("KIND", "η_BW", "η_MAX", "M½", "η_ATTN", "STEP", "PASS", "LAYER", "DECODE 80%", "PREFILL 80%", "BASIS").Right(1, 2, 3, 4, 5, 6, 7)
+	for _, k := range classKinds(r) {
+		c := r.Class(k)
+		e := c.Efficiency
+		et.Add(string(k), fmt.Sprintf("%.3g", e.Bandwidth), fmt.Sprintf("%.3g", e.ComputeMax), fmt.Sprintf("%.4g", e.HalfRows), fmt.Sprintf("%.3g", e.Attention),
+			Duration(e.StepOverhead), Duration(e.PassOverhead), Duration(e.LayerOverhead),
+			fmt.Sprintf("×%.2f–%.2f", c.Decode.Low, c.Decode.High), fmt.Sprintf("×%.2f–%.2f", c.Prefill.Low, c.Prefill.High), c.Basis)
+	}
+	doc.Table(et)
+	if len(r.References) > 0 {
+		doc.Both("\nreferences:\n")
+		refs := append([]string(nil), r.References...)
+		sort.SliceStable(refs, func(i, j int) bool { return refKey(refs[i]) < refKey(refs[j]) })
+		for _, ref := range refs {
+			doc.Both("  " + ref + "\n")
+		}
+	}
+	return doc
+}
+
+// refKey orders [L2] before [L10].
+func refKey(ref string) string {
+	tags := runtimes.Tags(ref)
+	if len(tags) == 0 {
+		return ref
+	}
+	t := strings.Trim(tags[0], "[]")
+	i := strings.IndexAny(t, "0123456789")
+	if i < 0 {
+		return t
+	}
+	return fmt.Sprintf("%s%04s", t[:i], t[i:])
+}
