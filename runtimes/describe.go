@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/units"
 )
@@ -70,11 +71,14 @@ func (r *Runtime) Rules() []Rule {
 		add("checkpoint_weights", TopicFormats, strings.Join(pairs, "; "))
 	}
 	for _, e := range r.Engines {
-		v := string(e.Kind)
+		v, key := string(e.Kind), "engine."+string(e.Kind)
+		if e.Backend != "" {
+			v, key = v+" through "+e.Backend, "engine."+e.Backend
+		}
 		if len(e.Families) > 0 {
 			v += " (" + strings.Join(e.Families, ", ") + ")"
 		}
-		add("engine."+string(e.Kind), TopicEngines, v)
+		add(key, TopicEngines, v)
 	}
 	add("layout.sliding_window", TopicWindow, r.windowText())
 	add("layout.window_cache", TopicWindowKV, r.windowCacheText())
@@ -117,6 +121,32 @@ func (r *Runtime) Rules() []Rule {
 		add(fmt.Sprintf("kernel.%d", i), TopicKernels, fmt.Sprintf("%s on %s: %s", strings.Join(k.Formats, ", "), k.Kind, strings.Join(ps, " > ")))
 	}
 	return out
+}
+
+// ClassLabels lists the classes the runtime's efficiency comes from, in
+// the order of its engines: a backend with a class of its own (cuda,
+// metal), else the engine kind (gpu, cpu, npu), each once.
+func (r *Runtime) ClassLabels() []string {
+	var out []string
+	for _, e := range r.Engines {
+		l := string(e.Kind)
+		if _, ok := r.Classes[e.Backend]; ok && e.Backend != "" {
+			l = e.Backend
+		}
+		if !containsString(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// ClassByLabel is the class ClassLabels names: a backend's, or an engine
+// kind's (its prior when not fitted).
+func (r *Runtime) ClassByLabel(label string) *Class {
+	if c, ok := r.Classes[label]; ok {
+		return c
+	}
+	return r.Class(hardware.Kind(label))
 }
 
 func (r *Runtime) windowText() string {

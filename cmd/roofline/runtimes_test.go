@@ -125,7 +125,7 @@ func TestListAndShowRuntimes(t *testing.T) {
 			Key, Value, Source string
 		} `json:"rules"`
 		Classes []struct {
-			Kind string `json:"engine_kind"`
+			Class string `json:"class"`
 		} `json:"efficiency"`
 	}
 	if err := json.Unmarshal([]byte(out), &j); err != nil {
@@ -140,7 +140,7 @@ func TestListAndShowRuntimes(t *testing.T) {
 			t.Errorf("vllm rule %s missing or unsourced in %v", k, j.Rules)
 		}
 	}
-	if j.Name != "vllm" || len(j.Classes) != 1 || j.Classes[0].Kind != "gpu" {
+	if j.Name != "vllm" || len(j.Classes) != 1 || j.Classes[0].Class != "gpu" {
 		t.Errorf("name %q, classes %v", j.Name, j.Classes)
 	}
 }

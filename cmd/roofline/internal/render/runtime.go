@@ -36,11 +36,27 @@ func RuntimeList(rs []*runtimes.Runtime) Answer {
 }
 
 func engineKinds(r *runtimes.Runtime) string {
+	return strings.Join(kinds(r), ", ")
+}
+
+// kinds are the engine kinds the runtime runs on, each once.
+func kinds(r *runtimes.Runtime) []string {
 	var ks []string
 	for _, e := range r.Engines {
-		ks = append(ks, string(e.Kind))
+		if k := string(e.Kind); !containsString(ks, k) {
+			ks = append(ks, k)
+		}
 	}
-	return strings.Join(ks, ", ")
+	return ks
+}
+
+func containsString(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 type ruleJSON struct {
@@ -51,13 +67,13 @@ type ruleJSON struct {
 }
 
 type runtimeClassJSON struct {
-	Kind       string             `json:"engine_kind"`
-	Fitted     bool               `json:"fitted"`
-	Basis      string             `json:"basis"`
-	Efficiency runtimeEfficiencyJSON     `json:"efficiency"`
-	SE         map[string]float64 `json:"standard_errors,omitempty"`
-	Decode     [2]float64         `json:"decode_interval"`
-	Prefill    [2]float64         `json:"prefill_interval"`
+	Class      string                `json:"class"`
+	Fitted     bool                  `json:"fitted"`
+	Basis      string                `json:"basis"`
+	Efficiency runtimeEfficiencyJSON `json:"efficiency"`
+	SE         map[string]float64    `json:"standard_errors,omitempty"`
+	Decode     [2]float64            `json:"decode_interval"`
+	Prefill    [2]float64            `json:"prefill_interval"`
 }
 
 type runtimeEfficiencyJSON struct {
@@ -68,6 +84,10 @@ type runtimeEfficiencyJSON struct {
 	StepOverheadS  float64 `json:"step_overhead_s"`
 	PassOverheadS  float64 `json:"pass_overhead_s"`
 	LayerOverheadS float64 `json:"layer_overhead_s"`
+	// UnitBandwidth is B/s per compute unit (0: no cap); Dequant the share
+	// of the matrix efficiency a dequantizing kernel keeps.
+	UnitBandwidth float64 `json:"unit_bandwidth_bytes_per_s"`
+	Dequant       float64 `json:"dequant"`
 }
 
 type runtimeJSON struct {
@@ -94,17 +114,15 @@ func newRuntimeJSON(r *runtimes.Runtime) runtimeJSON {
 		DefaultWeights: r.DefaultWeights, DefaultKV: r.DefaultKV, CheckpointWeights: r.CheckpointWeights,
 		ContinuousBatching: r.ContinuousBatching, MemoryOverheadB: r.MemoryOverhead, MemoryShare: r.MemoryShare,
 		References: r.References, File: r.File, Rules: []ruleJSON{}, Classes: []runtimeClassJSON{}}
-	for _, e := range r.Engines {
-		j.EngineKinds = append(j.EngineKinds, string(e.Kind))
-	}
+	j.EngineKinds = kinds(r)
 	for _, rule := range r.Rules() {
 		j.Rules = append(j.Rules, ruleJSON{rule.Key, rule.Topic, rule.Value, rule.Source})
 	}
-	for _, k := range classKinds(r) {
-		c := r.Class(k)
+	for _, label := range r.ClassLabels() {
+		c := r.ClassByLabel(label)
 		e := c.Efficiency
-		cj := runtimeClassJSON{Kind: string(k), Fitted: c.Fitted, Basis: c.Basis,
-			Efficiency: runtimeEfficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead},
+		cj := runtimeClassJSON{Class: label, Fitted: c.Fitted, Basis: c.Basis,
+			Efficiency: runtimeEfficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead, e.UnitBandwidth, e.Dequant},
 			Decode:     [2]float64{c.Decode.Low, c.Decode.High}, Prefill: [2]float64{c.Prefill.Low, c.Prefill.High}}
 		if len(c.SE) == len(hardware.ParameterNames) {
 			cj.SE = map[string]float64{}
@@ -115,27 +133,6 @@ func newRuntimeJSON(r *runtimes.Runtime) runtimeJSON {
 		j.Classes = append(j.Classes, cj)
 	}
 	return j
-}
-
-// classKinds are the engine kinds the runtime runs on, in its order: each
-// has a fitted class or the stated prior.
-func classKinds(r *runtimes.Runtime) []hardware.Kind {
-	var ks []hardware.Kind
-	for _, e := range r.Engines {
-		if !containsKind(ks, e.Kind) {
-			ks = append(ks, e.Kind)
-		}
-	}
-	return ks
-}
-
-func containsKind(ks []hardware.Kind, k hardware.Kind) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }
 
 // ShowRuntime is `roofline show runtime`: every rule in words with its
@@ -162,12 +159,12 @@ func runtimeDoc(r *runtimes.Runtime) *Doc {
 		t.Add(rule.Topic, rule.Value, src)
 	}
 	doc.Table(t)
-	doc.Both("\nefficiency per engine kind (docs/method.md §6):\n")
-	et := NewTable("KIND", "η_BW", "η_MAX", "M½", "η_ATTN", "STEP", "PASS", "LAYER", "DECODE 80%", "PREFILL 80%", "BASIS").Right(1, 2, 3, 4, 5, 6, 7)
-	for _, k := range classKinds(r) {
-		c := r.Class(k)
+	doc.Both("\nefficiency per engine kind or backend (docs/method.md §6):\n")
+	et := NewTable("CLASS", "η_BW", "η_MAX", "M½", "η_ATTN", "STEP", "PASS", "LAYER", "DECODE 80%", "PREFILL 80%", "BASIS").Right(1, 2, 3, 4, 5, 6, 7)
+	for _, label := range r.ClassLabels() {
+		c := r.ClassByLabel(label)
 		e := c.Efficiency
-		et.Add(string(k), fmt.Sprintf("%.3g", e.Bandwidth), fmt.Sprintf("%.3g", e.ComputeMax), fmt.Sprintf("%.4g", e.HalfRows), fmt.Sprintf("%.3g", e.Attention),
+		et.Add(label, fmt.Sprintf("%.3g", e.Bandwidth), fmt.Sprintf("%.3g", e.ComputeMax), fmt.Sprintf("%.4g", e.HalfRows), fmt.Sprintf("%.3g", e.Attention),
 			Duration(e.StepOverhead), Duration(e.PassOverhead), Duration(e.LayerOverhead),
 			fmt.Sprintf("×%.2f–%.2f", c.Decode.Low, c.Decode.High), fmt.Sprintf("×%.2f–%.2f", c.Prefill.Low, c.Prefill.High), c.Basis)
 	}
