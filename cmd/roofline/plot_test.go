@@ -38,6 +38,14 @@ context that fits in memory; the red line is the 200 ms target of a voice
 assistant. The RK3588 runs q4_k_m on its CPU (its NPU runs w8a8 only).`,
 		[]string{"plot", "tpot-context", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb,rk3588",
 			"--weights", "q4_k_m", "--tpot", "200ms", "-o", "docs/plots/tpot-context.png"}},
+	{"tpot-context-facets", "Small multiples", `Three devices × six models are eighteen series: more than eight share no
+panel legibly, so the figure draws one panel per device (the dimension
+plots.Name picks first), each with the six models in the same colours, on a
+shared x axis; the y axes are not shared because the devices differ by
+more than three times. Curves that coincide are drawn once and labelled
+together (a = b).`,
+		[]string{"plot", "tpot-context", "--model", "llama-3.2-1b,llama-3.2-3b,qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-3b,qwen2.5-7b",
+			"--hardware", "jetson-orin-nano-8gb,rk3588,raspberry-pi-5-8gb", "--weights", "q4_k_m", "--tpot", "200ms", "-o", "docs/plots/tpot-context-facets.png"}},
 	{"ttft-prompt", "Time to first token against prompt length", `Short prompts are memory-bound (one read of the weights per pass), long ones
 compute-bound; △ marks the prompt length where prefill turns compute-bound.
 Log–log, so a 1 s target shows the longest prompt each device answers in
@@ -55,9 +63,13 @@ memory (red line) of an 8 GB Jetson, per weight format and context. At 128k
 context the f16 KV cache alone is 16 GiB.`,
 		[]string{"plot", "memory", "--model", "llama-3.1-8b", "--hardware", "jetson-orin-nano-super-8gb",
 			"--weights", "q4_k_m,q8_0", "--context", "4k,32k,128k", "-o", "docs/plots/memory.png"}},
-	{"compare", "Predicted against measured", `The 300 published tests of the public validation set against predictions at
-default efficiencies (no calibration), coloured by vendor, with y = x and a
-±20 % band; below, the MBU each decode run achieved.`,
+	{"compare", "Predicted against measured", `The published tests of the public validation set against predictions at
+default efficiencies (no calibration), coloured by vendor: prefill
+(triangles) and decode (circles) in their own panels, with y = x and a
+±20 % band; below, each run's utilisation of its limit on one axis (MFU
+for prefill, MBU for decode), one row per vendor. A comparison of up to 24
+runs names each row by its test (pp512, tg128 @ d4096, with the model and
+format where they differ).`,
 		[]string{"plot", "compare", "cmd/roofline/testdata/public/runs.csv", "-o", "docs/plots/compare.png"}},
 	{"plan", "Plan", `The search grid of the voice-assistant plan: each configuration meets every
 target (●) or is marked by the first constraint it fails.`,
@@ -163,8 +175,17 @@ check.
 Common rules:
 
 - ` + "`--model`, `--hardware`, `--engine` and `--weights`" + ` take comma-separated lists;
-  every combination is one series (at most 8). The legend names what varies;
-  the title says what every series shares and the efficiencies assumed.
+  every combination is one series. The legend names what varies; the title
+  says what every series shares and the efficiencies assumed. Up to eight
+  series share a panel; more become small multiples, one panel per device
+  (or model, or format: the first that leaves at most eight series in each
+  of at most twelve panels), in the same colours on shared axes.
+- Seven colour-blind-safe colours (Okabe and Ito's, without yellow), then
+  dash-dot line styles. Series too close to tell apart are drawn once and
+  labelled together: ` + "`a = b`" + ` (equal) or ` + "`a ≈ b`" + ` (within 1 % of the axis).
+  One dashed ideal line per distinct limit, grey when several series share
+  it. Labels of measured and operating points are placed clear of each
+  other, with a thin leader line when pushed away from their point.
   Without ` + "`--engine`" + ` each device uses its default engine, or the first engine
   that runs the requested weights.
 - Solid lines are expected at the engine's efficiencies (calibrated when the
@@ -176,13 +197,23 @@ Common rules:
   model and format; when one model in one format is plotted, runs whose file
   names neither (llama-batched-bench) are taken to be of it.
 - ` + "`--width` (default 16cm) and `--height`" + ` (10 cm; 14 cm for the two-panel
-  figures; a plan grows with its rows) take cm, mm, in or pt.
+  figures) take cm, mm, in or pt. Without ` + "`--height`" + ` a figure grows so its
+  plot areas keep 60 % of its height (a long legend moves beside the panels
+  instead; a plan grows with its rows, small multiples with theirs).
+- Text is the same in every format: a PDF embeds its font as a Unicode
+  subset (η, ·, ×, Σ, µ, → copy and search as themselves) and is dated by
+  ` + "`SOURCE_DATE_EPOCH`" + ` or a fixed date, so the same input gives the same bytes;
+  an SVG names Liberation Serif, then Tinos and Times New Roman, which
+  share its metrics.
 - The file is written through a temporary file and renamed: a failure never
   leaves a partial image.
 
 The figures below are generated by ` + "`go test ./cmd/roofline -run TestPlotExamples -update`" + `,
 which runs each command from the repository root; the same test compares their
-SVG with golden files.
+SVG with golden files. ` + "`go test ./cmd/roofline/internal/plots -run TestGallery -gallery DIR`" + `
+renders every kind at 1, 4, 8, 16 and 18 series into DIR and checks each
+figure's layout (plot-area share, overlapping text, hidden series, tick
+labels).
 `
 
 // plotData runs a plot with --data and returns the CSV rows.

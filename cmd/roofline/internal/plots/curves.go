@@ -104,16 +104,9 @@ func facetsOf(curves []Curve, most int) (names []string, of []int) {
 	return names, of
 }
 
-// facetCols is the number of columns of a grid of n facets.
-func facetCols(n int) int {
-	switch {
-	case n == 4:
-		return 2
-	case n <= 3:
-		return n
-	}
-	return 3
-}
+// facetCols is the number of columns of a grid of n facets: two at most,
+// so each panel keeps room for its tick labels at a page's width.
+func facetCols(n int) int { return min(n, 2) }
 
 // Stacked draws its panels top to bottom over one x axis (log base 2 when
 // logX), each with its curves and target. When the curves have facets,

@@ -360,10 +360,10 @@ func (f *Figure) place(l *layout, height vg.Length) error {
 		rows += len(g.cells)
 		weights += g.share()
 	}
-	// gonum/plot places a y-axis label's glyph box at the arithmetic mean
-	// of the axis range, which on a log axis lies near the top and pads
-	// the panel down by half the label's length; the figure draws the
-	// y labels itself, centred on each panel's data area.
+	// gonum/plot places an axis label's glyph box at the arithmetic mean
+	// of the axis range, which on a log axis lies near the end and pads
+	// the panel by half the label's length; the figure draws the axis
+	// labels itself, centred on each panel's data area.
 	l.labelW = 0
 	for _, p := range f.Panels() {
 		if t := p.Y.Label.Text; t != "" {
@@ -411,17 +411,22 @@ func (f *Figure) place(l *layout, height vg.Length) error {
 	return nil
 }
 
-// hideYLabels clears the panels' y labels (the figure draws them) and
-// returns the function that restores them.
+// hideYLabels clears the panels' axis labels (the figure draws them) and
+// returns the function that restores them. An x label leaves blank lines
+// of no width, so the panel keeps the label's height below its axis.
 func (f *Figure) hideYLabels() func() {
 	ps := f.Panels()
-	saved := make([]string, len(ps))
+	saved := make([][2]string, len(ps))
 	for i, p := range ps {
-		saved[i], p.Y.Label.Text = p.Y.Label.Text, ""
+		saved[i] = [2]string{p.Y.Label.Text, p.X.Label.Text}
+		p.Y.Label.Text = ""
+		if p.X.Label.Text != "" {
+			p.X.Label.Text = strings.Repeat(" \n", strings.Count(p.X.Label.Text, "\n")) + " "
+		}
 	}
 	return func() {
 		for i, p := range ps {
-			p.Y.Label.Text = saved[i]
+			p.Y.Label.Text, p.X.Label.Text = saved[i][0], saved[i][1]
 		}
 	}
 }
@@ -509,8 +514,9 @@ func (f *Figure) draw(dc draw.Canvas) error {
 		x = lc.Max.X + vg.Points(16)
 	}
 	yLabels := make(map[*plot.Plot]string)
+	xLabels := make(map[*plot.Plot]string)
 	for _, p := range f.Panels() {
-		yLabels[p] = p.Y.Label.Text
+		yLabels[p], xLabels[p] = p.Y.Label.Text, p.X.Label.Text
 	}
 	restore := f.hideYLabels()
 	defer restore()
@@ -527,6 +533,10 @@ func (f *Figure) draw(dc draw.Canvas) error {
 				p.Draw(cv)
 				da := p.DataCanvas(cv)
 				f.areas = append(f.areas, da.Rectangle)
+				if t := xLabels[p]; t != "" {
+					st := p.X.Label.TextStyle
+					dc.FillText(st, vg.Point{X: (da.Min.X + da.Max.X) / 2, Y: cv.Min.Y + st.FontExtents().Descent}, t)
+				}
 				if t := yLabels[p]; t != "" && !labelled {
 					labelled = true
 					st := p.Y.Label.TextStyle

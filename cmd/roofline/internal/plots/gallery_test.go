@@ -43,11 +43,13 @@ var (
 		name   string
 		params float64
 		kv     float64 // B per token
-	}{{"llama-3.2-1b", 1.24e9, 32768}, {"llama-3.2-3b", 3.2e9, 114688}, {"qwen2.5-7b", 7.6e9, 57344}, {"llama-3.1-8b", 8e9, 131072}}
+	}{{"llama-3.2-1b", 1.24e9, 32768}, {"llama-3.2-3b", 3.2e9, 114688}, {"qwen2.5-7b", 7.6e9, 57344}, {"llama-3.1-8b", 8e9, 131072},
+		{"qwen2.5-0.5b", 0.49e9, 12288}, {"qwen2.5-1.5b", 1.54e9, 28672}}
 )
 
 // gallerySeries is n series as the command names them: 1 to 8 devices
-// with one model, then 4 devices × 4 models faceted by device.
+// with one model, then 4 devices × 4 models, or 3 × 6 (the voice
+// assistant's study), faceted by device.
 type gSeries struct {
 	label, facet       string
 	bw, peak, mem      float64
@@ -58,7 +60,11 @@ type gSeries struct {
 func gallerySeries(t *testing.T, n int) []gSeries {
 	devs, mods := n, 1
 	if n > 8 {
-		devs, mods = n/4, 4
+		mods = 4
+		if n%4 != 0 {
+			mods = 6
+		}
+		devs = n / mods
 	}
 	var keys [][]string
 	var out []gSeries
@@ -308,7 +314,7 @@ func defaultHeight(kind string) vg.Length {
 	return 10 * vg.Centimeter
 }
 
-// TestGallery renders every kind at 1, 4, 8 and 16 series in every format
+// TestGallery renders every kind at 1, 4, 8, 16 and 18 series in every format
 // at the size the command would choose, and checks what a reader would
 // see: the plot areas keep MinPlotShare of the height, no two texts
 // overlap, no series hides under another unless labelled as coinciding,
@@ -327,7 +333,7 @@ func TestGallery(t *testing.T) {
 			t.Errorf("no gallery figure for kind %s", kind)
 			continue
 		}
-		for _, n := range []int{1, 4, 8, 16} {
+		for _, n := range []int{1, 4, 8, 16, 18} {
 			name := fmt.Sprintf("%s-%02d", kind, n)
 			t.Run(name, func(t *testing.T) {
 				f, err := build(t, n)
