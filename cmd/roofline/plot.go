@@ -750,14 +750,14 @@ func plotRoofline(c *cli.Context) (*plots.Figure, error) {
 		// Name the points only when several series share a roof.
 		tag := ""
 		if shared[s.facet+"|"+key] > 1 {
-			tag = s.label + " "
+			tag = s.label
 		}
 		pre := s.setup.Prefill(w.Prompt, w.Depth, w.Batch, w.UBatch)
-		points = append(points, plots.OpPoint{Roof: ri, Intensity: pre.Intensity, FLOPPerS: pre.FLOPs / pre.Time, Label: fmt.Sprintf("%spp%d", tag, w.Prompt)})
+		points = append(points, plots.OpPoint{Roof: ri, Intensity: pre.Intensity, FLOPPerS: pre.FLOPs / pre.Time, Label: fmt.Sprintf("pp%d", w.Prompt), Series: tag})
 		ctx := w.Depth + w.Prompt + w.Output/2
 		for b := 1; b <= maxB; b *= 16 {
 			d := s.setup.Decode(ctx, 1, b)
-			points = append(points, plots.OpPoint{Roof: ri, Intensity: d.Intensity, FLOPPerS: d.FLOPs / d.Time, Label: fmt.Sprintf("%sb%d", tag, b)})
+			points = append(points, plots.OpPoint{Roof: ri, Intensity: d.Intensity, FLOPPerS: d.FLOPs / d.Time, Label: fmt.Sprintf("b%d", b), Series: tag})
 		}
 		for _, r := range rows[i] {
 			if r.AchievedBytesPerS > 0 && r.AchievedFLOPPerS > 0 {
