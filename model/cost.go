@@ -583,6 +583,16 @@ type FileFit struct {
 	Tensors  int     // tensors rescaled
 	Factor   float64 // their scale
 	Roles    []Role  // their roles, in inventory order
+	// Changes says how much each role absorbed, in inventory order.
+	Changes []RoleChange
+}
+
+// RoleChange is what the tensors of one role absorbed when a cost was
+// matched to its file: their bytes before and after.
+type RoleChange struct {
+	Role     Role
+	Tensors  int
+	From, To float64 // bytes
 }
 
 // MaxFitFactor bounds how far FitTo rescales the uncertain tensors.
@@ -620,15 +630,22 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 	o := *c
 	o.Tensors = make([]TensorCost, len(c.Tensors))
 	o.sharedBytes, o.headBytes, o.embdRowBytes, o.embdBytes, o.expertBytes = 0, 0, 0, 0, 0
-	seen := map[Role]bool{}
+	seen := map[Role]int{}
 	for i, t := range c.Tensors {
 		if t.Uncertain {
+			from := t.Bytes
 			t.Bytes *= k
 			fit.Tensors++
-			if !seen[t.Role] {
-				seen[t.Role] = true
+			j, ok := seen[t.Role]
+			if !ok {
+				j = len(fit.Changes)
+				seen[t.Role] = j
 				fit.Roles = append(fit.Roles, t.Role)
+				fit.Changes = append(fit.Changes, RoleChange{Role: t.Role})
 			}
+			fit.Changes[j].Tensors++
+			fit.Changes[j].From += from
+			fit.Changes[j].To += t.Bytes
 		}
 		o.Tensors[i] = t
 		o.account(t)

@@ -48,6 +48,9 @@ func (f WeightFormat) Ideal() []units.Precision {
 func (f WeightFormat) TypeOf(s *Spec, t Tensor) Storage { return f.assign(s, t) }
 
 func (f WeightFormat) uncertain(s *Spec, t Tensor) bool {
+	if _, kept := keptNative(s, t); kept && f.IsGGUF() {
+		return false // published quantized, kept as published: certain
+	}
 	return f.unsure != nil && f.unsure(s, t)
 }
 

@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
 )
 
 // The issue-14 answers that depend on the runtime, through the CLI.
@@ -198,5 +203,191 @@ func TestRuntimeBadInput(t *testing.T) {
 	j := predictOut(t, "--runtime", good, "--model", "llama-3.2-1b", "--weights", "q4_k_m", "--hardware", "rtx-4090")
 	if in := j["inputs"].(map[string]any); in["runtime"] != "my-runtime" {
 		t.Errorf("runtime %v, want my-runtime", in["runtime"])
+	}
+}
+
+// llamaBenchRow is one llama-bench JSONL record of a decode test.
+func llamaBenchRow(modelType string, size, params float64, gen int) string {
+	return fmt.Sprintf(`{"build_commit":"2f68ce7cf","build_number":6918,"backends":"CUDA","model_filename":"m.gguf","model_type":%q,"model_size":%.0f,"model_n_params":%.0f,"n_batch":2048,"n_ubatch":512,"type_k":"f16","type_v":"f16","n_gpu_layers":99,"flash_attn":true,"n_prompt":0,"n_gen":%d,"n_depth":0,"avg_ns":1000000000,"avg_ts":150.0}`+"\n",
+		modelType, size, params, gen)
+}
+
+func streamedPerStep(t *testing.T, args ...string) (float64, []any) {
+	t.Helper()
+	out, errOut, code := runCLI(append([]string{"compare", "--format", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("compare %v: exit %d: %s", args, code, errOut)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	b, _ := rows[0]["streamed_weight_bytes_per_step"].(float64)
+	notes, _ := rows[0]["notes"].([]any)
+	return b, notes
+}
+
+// A llama-bench row of a gpt-oss file is priced as that exact file: the
+// bytes one decode step streams are those `show model` gives for the
+// file itself, with no whole-file scale factor (issue 14, item 5).
+func TestCompareGptOssFile(t *testing.T) {
+	dir := t.TempDir()
+	gguf := writeGGUF(t, dir, "gpt-oss-20b", "mxfp4_moe")
+	out, errOut, code := runCLI("show", "model", gguf, "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var file struct {
+		Weights  float64 `json:"weight_bytes"`
+		Streamed float64 `json:"streamed_bytes_per_token"`
+		Params   float64 `json:"params_total"`
+	}
+	if err := json.Unmarshal([]byte(out), &file); err != nil {
+		t.Fatal(err)
+	}
+	// The file's tensors: 72 mxfp4 expert tensors, 98 q8_0 matrices, 289
+	// f32 norms and biases = 12,096,558,336 B (the 11.27 GiB llama-bench
+	// reports for ggml-org's gpt-oss-20b-mxfp4.gguf).
+	if file.Weights != 12096558336 {
+		t.Fatalf("file weights %.0f B, want 12096558336", file.Weights)
+	}
+	bench := filepath.Join(dir, "bench.jsonl")
+	if err := os.WriteFile(bench, []byte(llamaBenchRow("gpt-oss 20B MXFP4 MoE", file.Weights, file.Params, 128)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := streamedPerStep(t, bench, "--hardware", "rtx-4090")
+	if got != file.Streamed {
+		t.Errorf("compare streams %.0f B per step, the file %.0f B", got, file.Streamed)
+	}
+	byFile, _ := streamedPerStep(t, bench, "--hardware", "rtx-4090", "--model", gguf)
+	if byFile != file.Streamed {
+		t.Errorf("compare --model FILE streams %.0f B per step, the file %.0f B", byFile, file.Streamed)
+	}
+
+	// A Q4_K_M file 1 % larger than the recipe (another quantizer
+	// version or an importance matrix): only the tensors whose type the
+	// recipe is unsure of absorb it. The MXFP4 experts are certain, so the
+	// bytes per step grow by far less than the file's 1 %, and the note
+	// says which tensors absorbed how much.
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := cat.Model("gpt-oss-20b")
+	recipe, err := model.BuildNamed(spec, "q4_k_m", "f16", model.Layout{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := math.Round(1.01 * recipe.WeightBytes) // llama-bench writes whole bytes
+	fitted, fit := recipe.FitTo(size)
+	if !fit.Absorbed {
+		t.Fatalf("a 1 %% difference was not absorbed: %+v", fit)
+	}
+	if err := os.WriteFile(bench, []byte(llamaBenchRow("gpt-oss 20B Q4_K - Medium", size, file.Params, 128)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, notes := streamedPerStep(t, bench, "--hardware", "rtx-4090")
+	if want := fitted.StreamedBytesPerToken(); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("q4_k_m file: %.0f B per step, want the fitted %.0f B", got, want)
+	}
+	// The file's 116 MB more all land on tensors every token reads (head,
+	// attention, embedding rows), not 1 % of the 4-of-32 experts a token
+	// reads: the step grows by more than 1 %, unlike a whole-file scale.
+	if whole := 1.01 * recipe.StreamedBytesPerToken(); math.Abs(got-whole) < 1e6 {
+		t.Errorf("q4_k_m file: %.0f B per step, as if the whole file were scaled (%.0f B)", got, whole)
+	}
+	var fitNote string
+	for _, n := range notes {
+		if s := n.(string); strings.Contains(s, "matched to the file") {
+			fitNote = s
+		}
+	}
+	for _, want := range []string{"+1.0% from the q4_k_m recipe", "token_embd +", "output +", "attn_v +"} {
+		if !strings.Contains(fitNote, want) {
+			t.Errorf("fit note %q lacks %q", fitNote, want)
+		}
+	}
+	if strings.Contains(fitNote, "ffn_down_exps") {
+		t.Errorf("the MXFP4 experts absorbed part of the file: %q", fitNote)
+	}
+}
+
+// MBU stays at or under 100 % on every public row: bytes per step are
+// never understated for the runs roofline is scored on.
+func TestPublicRunsMBU(t *testing.T) {
+	out, errOut, code := runCLI("compare", "testdata/public/runs.csv", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 300 {
+		t.Fatalf("only %d rows compared", len(rows))
+	}
+	worst, worstRow := 0.0, ""
+	for _, r := range rows {
+		mbu, ok := r["mbu"].(float64)
+		if !ok {
+			continue
+		}
+		if mbu > worst {
+			worst, worstRow = mbu, fmt.Sprint(r["source"], " ", r["hardware"], " ", r["model"], " ", r["weights"], " ", r["test"])
+		}
+		if mbu > 1 {
+			t.Errorf("%v on %v (%v %v %v): MBU %.1f %%", r["source"], r["hardware"], r["model"], r["weights"], r["test"], 100*mbu)
+		}
+	}
+	t.Logf("%d rows, highest MBU %.1f %% (%s)", len(rows), 100*worst, worstRow)
+}
+
+// show model --file-size matches a recipe to a published file and says
+// which tensors absorbed how much: gpt-oss-20b Q4_K_M, recipe
+// 11,611,750,656 B, matched to 11.7 GB: the head, embedding, attn_v and
+// attn_output (1,203,701,760 B together) scale by
+// 1 + 88,249,344 / 1,203,701,760 = ×1.0733; the experts do not move.
+func TestShowModelFileSize(t *testing.T) {
+	out, errOut, code := runCLI("show", "model", "gpt-oss-20b", "--weights", "q4_k_m", "--file-size", "11.7GB", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j struct {
+		Weights float64 `json:"weight_bytes"`
+		Fit     struct {
+			Factor  float64 `json:"factor"`
+			Changes []struct {
+				Role string  `json:"role"`
+				From float64 `json:"recipe_bytes"`
+				To   float64 `json:"file_bytes"`
+			} `json:"changes"`
+		} `json:"file_fit"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Weights != 11.7e9 || math.Abs(j.Fit.Factor-(1+88249344.0/1203701760)) > 1e-12 {
+		t.Errorf("weights %.0f, factor %.6f", j.Weights, j.Fit.Factor)
+	}
+	var roles []string
+	var from float64
+	for _, c := range j.Fit.Changes {
+		roles = append(roles, c.Role)
+		from += c.From
+	}
+	if strings.Join(roles, ",") != "token_embd,attn_v,attn_output,output" || from != 1203701760 {
+		t.Errorf("roles %v absorbed from %.0f B", roles, from)
+	}
+	text, _, _ := runCLI("show", "model", "gpt-oss-20b", "--weights", "q4_k_m", "--file-size", "11.7GB")
+	if !strings.Contains(text, "matched to the file's 10.9 GiB (+0.76 % from the q4_k_m recipe)") {
+		t.Errorf("text lacks the match:\n%s", text)
+	}
+	// A file's own types are exact: nothing to match.
+	gguf := writeGGUF(t, t.TempDir(), "llama-3.2-1b", "q4_k_m")
+	if _, errOut, code := runCLI("show", "model", gguf, "--file-size", "1GB"); code != 2 || !strings.Contains(errOut, "--file-size: the model is a file") {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

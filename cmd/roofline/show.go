@@ -1,7 +1,9 @@
 package main
 
 import (
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
 
@@ -20,6 +22,7 @@ directory holding one.
 Examples:
   roofline show model llama-3.1-8b
   roofline show model meta-llama/Llama-3.2-3B --weights q4_k_m --kv q8_0
+  roofline show model gpt-oss-20b --weights q4_k_m --file-size 11.7GB
   roofline show model ./my-model.toml --format json
   roofline show model ./Llama-3.2-1B-Instruct-Q4_K_M.gguf
   roofline show model https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf`
@@ -61,6 +64,7 @@ func showCommand() *cli.Command {
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` (roofline list formats); default: the model's own (its checkpoint, or a GGUF file's tensor types)"},
 					&cli.StringFlag{Name: "kv", Value: "f16", Usage: "KV-cache format `FMT`"},
+					&cli.StringFlag{Name: "file-size", Usage: "match the weight format to a file of this `SIZE` (e.g. 11.6GB as published): only the tensors whose type the format cannot be sure of absorb the difference, and the output says which and how much"},
 					formatFlag(showFormats),
 				},
 				Action: showModelAction,
@@ -103,6 +107,17 @@ func showModelAction(c *cli.Context) error {
 	mc, err := env.ShowModel(name, c.String("weights"), c.String("kv"))
 	if err != nil {
 		return flagged(err)
+	}
+	if c.IsSet("file-size") {
+		size, err := units.Parse(c.String("file-size"), units.DimBytes)
+		if err != nil || !(size > 0) {
+			return usageErr("--file-size %q: want a size such as 11.6GB or 4.58GiB", c.String("file-size"))
+		}
+		fitted, fit, err := app.MatchFile(mc, size)
+		if err != nil {
+			return usageErr("%v", flagged(err))
+		}
+		return write(c, f, render.FittedModel(fitted, fit))
 	}
 	return write(c, f, render.Model(mc))
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
 )
 
@@ -192,4 +193,57 @@ func refKey(ref string) string {
 		return t
 	}
 	return fmt.Sprintf("%s%04s", t[:i], t[i:])
+}
+
+type roleChangeJSON struct {
+	Role      string  `json:"role"`
+	Tensors   int     `json:"tensors"`
+	FromBytes float64 `json:"recipe_bytes"`
+	ToBytes   float64 `json:"file_bytes"`
+}
+
+type fileFitJSON struct {
+	FileBytes   float64          `json:"file_bytes"`
+	RecipeBytes float64          `json:"recipe_bytes"`
+	Absorbed    bool             `json:"absorbed"`
+	Factor      float64          `json:"factor"`
+	Changes     []roleChangeJSON `json:"changes"`
+}
+
+func newFileFitJSON(f *model.FileFit) *fileFitJSON {
+	j := &fileFitJSON{FileBytes: f.FileBytes, RecipeBytes: f.RecipeBytes, Absorbed: f.Absorbed, Factor: f.Factor, Changes: []roleChangeJSON{}}
+	for _, c := range f.Changes {
+		j.Changes = append(j.Changes, roleChangeJSON{string(c.Role), c.Tensors, c.From, c.To})
+	}
+	return j
+}
+
+// FittedModel is `roofline show model --file-size`: the model as Model
+// shows it, matched to a file's size, with which tensors absorbed how much.
+func FittedModel(mc *model.Cost, fit *model.FileFit) Answer {
+	return answer{
+		doc: func() *Doc {
+			doc := modelDoc(mc)
+			diff := 100 * (fit.FileBytes/fit.RecipeBytes - 1)
+			if !fit.Absorbed {
+				doc.Both(fmt.Sprintf("\nthe file (%s) differs from the %s recipe by %+.1f %%, more than the tensors whose type the recipe cannot be sure of can explain (×%.2f): priced at the recipe; the file is probably another format\n",
+					Bytes(fit.FileBytes), mc.Weights.Name, diff, fit.Factor))
+				return doc
+			}
+			doc.Both(fmt.Sprintf("\nmatched to the file's %s (%+.2f %% from the %s recipe): these tensors absorbed it, scaled ×%.3f; the rest are priced as the recipe gives them\n",
+				Bytes(fit.FileBytes), diff, mc.Weights.Name, fit.Factor))
+			t := NewTable("ROLE", "TENSORS", "RECIPE", "FILE", "CHANGE").Right(1, 2, 3, 4)
+			for _, c := range fit.Changes {
+				t.Add(string(c.Role), fmt.Sprint(c.Tensors), Bytes(c.From), Bytes(c.To), SignedBytes(c.To-c.From))
+			}
+			doc.Table(t)
+			return doc
+		},
+		data: func() any {
+			return struct {
+				modelJSON
+				FileFit *fileFitJSON `json:"file_fit"`
+			}{newModelJSON(mc), newFileFitJSON(fit)}
+		},
+	}
 }

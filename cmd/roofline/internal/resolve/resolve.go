@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
@@ -126,15 +127,19 @@ func FitNote(f model.FileFit, weights string) string {
 		return fmt.Sprintf("the file (%s) differs from the %s recipe by %+.1f%%, more than its uncertain tensors can explain (×%.2f): priced at the recipe; check the weight format",
 			units.FormatBytes(f.FileBytes, units.Binary), weights, diff, f.Factor)
 	}
-	roles := ""
-	for i, r := range f.Roles {
-		if i > 0 {
-			roles += ", "
-		}
-		roles += string(r)
+	var parts []string
+	for _, c := range f.Changes {
+		parts = append(parts, fmt.Sprintf("%s %s", c.Role, signedBytes(c.To-c.From)))
 	}
-	return fmt.Sprintf("matched to the file's %s (%+.1f%% from the %s recipe): %d tensors whose type the recipe cannot be sure of (%s) scaled ×%.3f",
-		units.FormatBytes(f.FileBytes, units.Binary), diff, weights, f.Tensors, roles, f.Factor)
+	return fmt.Sprintf("matched to the file's %s (%+.1f%% from the %s recipe): the %d tensors whose type the recipe cannot be sure of, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
+		units.FormatBytes(f.FileBytes, units.Binary), diff, weights, f.Tensors, f.Factor, strings.Join(parts, ", "))
+}
+
+func signedBytes(b float64) string {
+	if b < 0 {
+		return "−" + units.FormatBytes(-b, units.Binary)
+	}
+	return "+" + units.FormatBytes(b, units.Binary)
 }
 
 // Cost prices spec in weight format w and KV format kv under runtime rt's
