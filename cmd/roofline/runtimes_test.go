@@ -391,3 +391,33 @@ func TestShowModelFileSize(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// Measured runs carry their runtime: llama-bench and llama-batched-bench
+// are llama.cpp, a vLLM benchmark is vllm, without being told.
+func TestCompareKnowsRuntime(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		runtime string
+	}{
+		{[]string{"internal/measured/testdata/rtx4080-qwen2.5-7b.json", "--hardware", "rtx-4080"}, "llama.cpp"},
+		{[]string{"internal/measured/testdata/batched-bench.txt", "--hardware", "rtx-4090", "--model", "llama-3.1-8b", "--weights", "q4_k_m"}, "llama.cpp"},
+		{[]string{"internal/measured/testdata/vllm-summary.json", "--hardware", "h100-sxm", "--model", "llama-3.1-8b"}, "vllm"},
+	} {
+		out, errOut, code := runCLI(append([]string{"compare", "--format", "json"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		var rows []struct {
+			Runtime string `json:"runtime"`
+			Why     string `json:"runtime_why"`
+		}
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.Runtime != c.runtime || !strings.Contains(r.Why, "measured runs name it") {
+				t.Errorf("%v: runtime %q (%s), want %s from the file", c.args[0], r.Runtime, r.Why, c.runtime)
+			}
+		}
+	}
+}

@@ -46,6 +46,9 @@ type Row struct {
 	Hardware string
 	Family   string
 	Engine   string
+	// Runtime is the runtime the run is priced under, RuntimeWhy why:
+	// named, from the file's format (llama-bench is llama.cpp), or chosen.
+	Runtime, RuntimeWhy string
 
 	Precision units.Precision
 	Peak      float64 // FLOP/s at Precision
@@ -168,6 +171,15 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 		if err != nil {
 			return nil, err
 		}
+		if e.opt.Runtime == "" && rt != "" {
+			// Not the user's choice: the measurement says which runtime ran it.
+			ch := *res.Choice
+			ch.Why = "the measured runs name it (llama-bench and batched-bench runs are llama.cpp's, vLLM benchmarks vllm's)"
+			if r.Runtime == "" {
+				ch.Why = "the runs file names it (" + r.Backend + ")"
+			}
+			res.Choice = &ch
+		}
 		e.setups[key] = res
 	}
 	out := *res
@@ -216,6 +228,7 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	row.Notes = res.Notes
 	row.Model, row.Weights, row.KV, row.Hardware, row.Family = spec.Name, m.Weights.Name, m.KV.Name, dev.Name, dev.Family
 	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
+	row.Runtime, row.RuntimeWhy = s.Runtime.Name, res.Choice.Why
 
 	tokens := float64(r.Tokens())
 	ph := Phase(s, r)

@@ -37,7 +37,7 @@ func Utilization(r compare.Row) string {
 func comparisonTable(rows []compare.Row) *Table {
 	t := &Table{Cols: []Col{
 		{Head: "SOURCE", Key: "source"}, {Head: "TEST"}, {Key: "test"}, {Head: "MODEL", Key: "model"}, {Head: "WEIGHTS", Key: "weights"},
-		{Key: "kv"}, {Key: "hardware"}, {Key: "engine"}, {Key: "precision"}, {Key: "prompt_tokens"}, {Key: "gen_tokens"},
+		{Key: "kv"}, {Key: "hardware"}, {Key: "engine"}, {Key: "runtime"}, {Key: "precision"}, {Key: "prompt_tokens"}, {Key: "gen_tokens"},
 		{Key: "depth"}, {Key: "batch"}, {Key: "ubatch"},
 		{Head: "MEASURED", Key: "measured_tokens_per_s", Right: true}, {Head: "PREDICTED", Key: "predicted_tokens_per_s", Right: true},
 		{Head: "IDEAL", Key: "bound_tokens_per_s", Right: true}, {Head: "RATIO", Key: "ratio", Right: true},
@@ -55,7 +55,7 @@ func comparisonTable(rows []compare.Row) *Table {
 		}
 		run := r.Run
 		t.AddCells(C(run.Source()), C(TestName(run)), C(string(run.Test)), C(r.Model), C(r.Weights),
-			C(r.KV), C(r.Hardware), C(r.Engine), C(string(r.Precision)), D(run.Prompt), D(run.Gen),
+			C(r.KV), C(r.Hardware), C(r.Engine), C(r.Runtime), C(string(r.Precision)), D(run.Prompt), D(run.Gen),
 			D(run.Depth), D(run.Batch), D(run.UBatch),
 			V(Sig(r.Measured, 4)+" t/s", r.Measured), V(Sig(r.Predicted, 4)+" t/s", r.Predicted),
 			V(Sig(r.Bound, 4)+" t/s", r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
@@ -74,6 +74,8 @@ type ComparisonJSON struct {
 	KV                   string   `json:"kv"`
 	Hardware             string   `json:"hardware"`
 	Engine               string   `json:"engine"`
+	Runtime              string   `json:"runtime"`
+	RuntimeWhy           string   `json:"runtime_why"`
 	Precision            string   `json:"precision"`
 	PromptTokens         int      `json:"prompt_tokens"`
 	GenTokens            int      `json:"gen_tokens"`
@@ -99,7 +101,7 @@ type ComparisonJSON struct {
 
 func newComparisonJSON(r compare.Row) ComparisonJSON {
 	j := ComparisonJSON{Source: r.Run.Source(), Test: string(r.Run.Test), Model: r.Model, Weights: r.Weights, KV: r.KV,
-		Hardware: r.Hardware, Engine: r.Engine, Precision: string(r.Precision),
+		Hardware: r.Hardware, Engine: r.Engine, Runtime: r.Runtime, RuntimeWhy: r.RuntimeWhy, Precision: string(r.Precision),
 		PromptTokens: r.Run.Prompt, GenTokens: r.Run.Gen, Depth: r.Run.Depth, Batch: r.Run.Batch, UBatch: r.Run.UBatch,
 		MeasuredTokensPerS: r.Measured, PredictedTokensPerS: r.Predicted, BoundTokensPerS: r.Bound, Ratio: r.Ratio,
 		AchievedBytesPerS: r.AchievedBytesPerS, AchievedFLOPsPerS: r.AchievedFLOPPerS, MBU: r.MBU, MFU: r.MFU,
@@ -139,7 +141,7 @@ func comparisonDoc(c *app.Comparison) *Doc {
 	var devices []string
 	seen := map[string]bool{}
 	for _, r := range c.Rows {
-		d := fmt.Sprintf("%s (%s engine, %s at %s, %s)", r.Hardware, r.Engine, r.Precision, Ops(r.Peak, r.Precision), Bandwidth(r.Bandwidth))
+		d := fmt.Sprintf("%s (%s engine, %s at %s, %s) under %s: %s", r.Hardware, r.Engine, r.Precision, Ops(r.Peak, r.Precision), Bandwidth(r.Bandwidth), r.Runtime, r.RuntimeWhy)
 		if !seen[d] {
 			seen[d] = true
 			devices = append(devices, d)
