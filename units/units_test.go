@@ -94,3 +94,55 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestTextQuantities(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want float64 // 0: an error
+	}{{"1s", 1}, {"200ms", 0.2}, {" 35us ", 35e-6}, {"200", 0}, {"-1s", 0}, {"0s", 0}, {"fast", 0}} {
+		v, err := ParseDuration(c.in)
+		if (c.want == 0) != (err != nil) || v != c.want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", c.in, v, err, c.want)
+		}
+	}
+	// k is 1024: 4k = 4096, 1.5k = 1536.
+	for _, c := range []struct {
+		in   string
+		want int
+	}{{"4096", 4096}, {"4k", 4096}, {"1.5K", 1536}, {"0", 0}, {"1.5", 0}, {"zero", 0}, {"-1k", 0}, {"16385k", 0}} {
+		v, err := ParseTokens(c.in)
+		if (c.want == 0) != (err != nil) || v != c.want {
+			t.Errorf("ParseTokens(%q) = %v, %v; want %v", c.in, v, err, c.want)
+		}
+	}
+	if l, err := ParseTokenList("8k, 1k,2k"); err != nil || len(l) != 3 || l[0] != 1024 || l[2] != 8192 {
+		t.Errorf("ParseTokenList: %v %v", l, err)
+	}
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{{"10%", 0.1, true}, {"0", 0, true}, {"0%", 0, true}, {"150%", 0, false}, {"10", 0, false}, {"-5%", 0, false}, {"100%", 0, false}} {
+		v, err := ParseShare(c.in)
+		if c.ok != (err == nil) || v != c.want {
+			t.Errorf("ParseShare(%q) = %v, %v", c.in, v, err)
+		}
+	}
+}
+
+func FuzzParseText(f *testing.F) {
+	for _, s := range []string{"1s", "200ms", "4k", "1.5k", "10%", "0", "1e9k", "NaN%", "-0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if v, err := ParseDuration(s); err == nil && !(v > 0 && !math.IsInf(v, 0)) {
+			t.Errorf("ParseDuration(%q) = %v", s, v)
+		}
+		if v, err := ParseTokens(s); err == nil && (v < 1 || v > MaxTokenCount) {
+			t.Errorf("ParseTokens(%q) = %v", s, v)
+		}
+		if v, err := ParseShare(s); err == nil && !(v >= 0 && v < 1) {
+			t.Errorf("ParseShare(%q) = %v", s, v)
+		}
+	})
+}

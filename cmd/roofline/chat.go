@@ -82,10 +82,7 @@ func chatAction(c *cli.Context) error {
 		}
 		req.Strategies = []sim.Strategy{s}
 	}
-	if req.Targets.TTFT, err = parseDurationFlag(c, "ttft"); err != nil {
-		return err
-	}
-	if req.Targets.TPOT, err = parseDurationFlag(c, "tpot"); err != nil {
+	if req.Targets, err = targets(c); err != nil {
 		return err
 	}
 	if req.MaxChats < 1 || req.MaxChats > 4096 {

@@ -58,6 +58,13 @@ func flagged(err error, as ...string) error {
 	if err == nil {
 		return nil
 	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, flagged(e, as...))
+		}
+		return errors.Join(errs...)
+	}
 	var de *app.DraftError
 	if errors.As(err, &de) && len(as) == 0 {
 		inner := flagged(de.Err, "model", "draft", "weights", "draft-weights")
@@ -83,6 +90,16 @@ func flagged(err error, as ...string) error {
 			}
 		}
 		return fmt.Errorf("--%s: %w", flag, ie.Err)
+	}
+	var re *app.RequestError
+	if errors.As(err, &re) {
+		if f, ok := fieldFlags[re.Input]; ok {
+			return &usageError{f + " " + re.Msg}
+		}
+		if re.Input != "" {
+			return &usageError{"--" + re.Input + " " + re.Msg}
+		}
+		return &usageError{re.Msg}
 	}
 	var pe *app.ProfilesError
 	if errors.As(err, &pe) {

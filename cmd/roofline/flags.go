@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
@@ -109,4 +110,37 @@ func checkRuntime(c *cli.Context, env *app.Env) error {
 		}
 	}
 	return nil
+}
+
+// duration reads a duration flag; 0 when not given.
+func duration(c *cli.Context, name string) (float64, error) {
+	s := strings.TrimSpace(c.String(name))
+	if s == "" {
+		return 0, nil
+	}
+	v, err := units.ParseDuration(s)
+	if err != nil {
+		return 0, usageErr("--%s %v", name, err)
+	}
+	return v, nil
+}
+
+// targets reads --ttft and --tpot.
+func targets(c *cli.Context) (sim.Targets, error) {
+	var t sim.Targets
+	var err error
+	if t.TTFT, err = duration(c, "ttft"); err != nil {
+		return t, err
+	}
+	t.TPOT, err = duration(c, "tpot")
+	return t, err
+}
+
+// tokenList reads a list of token counts (k = 1024), sorted.
+func tokenList(c *cli.Context, name string) ([]int, error) {
+	l, err := units.ParseTokenList(c.String(name))
+	if err != nil {
+		return nil, usageErr("--%s: %v", name, err)
+	}
+	return l, nil
 }

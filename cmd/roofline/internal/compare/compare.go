@@ -77,6 +77,15 @@ type Row struct {
 	Notes      []string
 }
 
+// Utilization is the run's MBU (decode) or MFU (prefill) in words, as
+// tables and figures label a run: "MBU 45%".
+func (r Row) Utilization() string {
+	if r.Run.Test == measured.Prefill {
+		return fmt.Sprintf("MFU %.0f%%", 100*r.MFU)
+	}
+	return fmt.Sprintf("MBU %.0f%%", 100*r.MBU)
+}
+
 // APE is the absolute percentage error of the prediction.
 func (r Row) APE() float64 { return math.Abs(r.Predicted-r.Measured) / r.Measured }
 

@@ -63,6 +63,22 @@ type Run struct {
 // Source is "file:line".
 func (r Run) Source() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
 
+// TestName names the test the way llama-bench does: pp512, tg128 @
+// d4096, ×B for a batch.
+func (r Run) TestName() string {
+	s := fmt.Sprintf("tg%d", r.Gen)
+	if r.Test == Prefill {
+		s = fmt.Sprintf("pp%d", r.Prompt)
+	}
+	if r.Depth > 0 {
+		s += fmt.Sprintf(" @ d%d", r.Depth)
+	}
+	if r.Batch > 1 {
+		s += fmt.Sprintf(" ×%d", r.Batch)
+	}
+	return s
+}
+
 // Tokens is the number of tokens the test processed over the batch.
 func (r Run) Tokens() int {
 	if r.Test == Prefill {

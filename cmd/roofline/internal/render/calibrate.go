@@ -2,9 +2,10 @@ package render
 
 import (
 	"fmt"
-	"github.com/roofline/roofline/units"
 	"math"
 	"strings"
+
+	"github.com/roofline/roofline/units"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/calibrate"

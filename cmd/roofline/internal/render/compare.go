@@ -8,29 +8,8 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 )
 
-// TestName names a measured test the way llama-bench does: pp512, tg128
-// @ d4096, ×B for a batch.
-func TestName(r measured.Run) string {
-	s := fmt.Sprintf("tg%d", r.Gen)
-	if r.Test == measured.Prefill {
-		s = fmt.Sprintf("pp%d", r.Prompt)
-	}
-	if r.Depth > 0 {
-		s += fmt.Sprintf(" @ d%d", r.Depth)
-	}
-	if r.Batch > 1 {
-		s += fmt.Sprintf(" ×%d", r.Batch)
-	}
-	return s
-}
-
-// Utilization is a run's MBU (decode) or MFU (prefill) in words.
-func Utilization(r compare.Row) string {
-	if r.Run.Test == measured.Prefill {
-		return "MFU " + Percent(r.MFU)
-	}
-	return "MBU " + Percent(r.MBU)
-}
+// TestName names a measured test the way llama-bench does.
+func TestName(r measured.Run) string { return r.TestName() }
 
 // comparisonTable is the one table of a comparison: text and Markdown show
 // the columns with headings, CSV those with keys.
@@ -59,7 +38,7 @@ func comparisonTable(rows []compare.Row) *Table {
 			D(run.Depth), D(run.Batch), D(run.UBatch),
 			V(Sig(r.Measured, 4)+" t/s", r.Measured), V(Sig(r.Predicted, 4)+" t/s", r.Predicted),
 			V(Sig(r.Bound, 4)+" t/s", r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
-			C(achieved), C(Utilization(r)), C(flags),
+			C(achieved), C(r.Utilization()), C(flags),
 			D(r.AchievedBytesPerS), D(r.AchievedFLOPPerS), D(r.MBU), D(r.MFU), C(string(r.PhaseBound)), D(r.BeatsBound))
 	}
 	return t

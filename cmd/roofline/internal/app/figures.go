@@ -1,0 +1,219 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	"github.com/roofline/roofline/units"
+)
+
+// FigureKind is a figure roofline draws: the registry entry read by the
+// plot command (its subcommands and flags), by study validation and by the
+// report (captions). Adding a kind is an entry here and its builder.
+type FigureKind struct {
+	Name    string
+	Usage   string // what it shows, one line
+	Caption string // the report's caption
+	// Tall figures stack two panels: a taller default height.
+	Tall   bool
+	Inputs Inputs
+	Params []Param
+	build  func(*Env, *FigureRequest) (*plots.Figure, []string, error)
+}
+
+// Inputs is the request a figure reads.
+type Inputs uint8
+
+// The inputs of figures.
+const (
+	// SeriesInputs: models × devices × engines × weights at one workload,
+	// optionally with measured runs drawn over the predictions.
+	SeriesInputs Inputs = iota
+	// PlanInputs: a plan's search space and targets.
+	PlanInputs
+	// SetupInputs: one model on one device.
+	SetupInputs
+	// RunsInputs: measured runs and what their files do not say.
+	RunsInputs
+)
+
+// Param is an option of one figure kind, as text: whoever asks (a flag,
+// a study) gives it as written, and the builder parses it with units.
+type Param struct {
+	Name    string
+	Aliases []string
+	Usage   string
+	Default string
+	Int     bool // a whole number (a flag of type int)
+}
+
+// FigureRequest asks for one figure: the inputs of its kind and its
+// params by name.
+type FigureRequest struct {
+	Kind   string
+	Series SeriesRequest
+	Plan   PlanRequest
+	Setup  Selection
+	Runs   CompareRequest
+	Params map[string]string
+	kind   *FigureKind
+}
+
+// SeriesRequest is the combinations a series figure draws.
+type SeriesRequest struct {
+	Models, Devices, Engines, Weights []string
+	Runtime, KV                       string
+	Workload                          Workload
+	Options                           Options
+	Targets                           Targets
+	// Measured are files of measured runs drawn over the predictions.
+	Measured []string
+}
+
+// Figure is a drawn figure and what the user should know about its data.
+type Figure struct {
+	*plots.Figure
+	Kind     *FigureKind
+	Warnings []string
+}
+
+// RequestError is a request that cannot be answered as asked; Input names
+// what is wrong (a param, a workload field) when one thing is.
+type RequestError struct {
+	Input string
+	Msg   string
+}
+
+func (e *RequestError) Error() string {
+	if e.Input == "" {
+		return e.Msg
+	}
+	return e.Input + " " + e.Msg
+}
+
+// Figures lists the figure kinds in documentation order.
+var Figures = []*FigureKind{
+	{Name: "roofline", Usage: "attainable FLOP/s against arithmetic intensity, with prefill and decode operating points",
+		Caption: "Attainable FLOP/s against arithmetic intensity, with predicted and measured operating points.",
+		Params:  []Param{{Name: "max-batch", Default: "256", Int: true, Usage: "largest decode batch placed on the chart (batches 1, 16, 256, …)"}},
+		build:   figRoofline},
+	{Name: "tpot-context", Usage: "time per output token against context length",
+		Caption: "Time per output token as the KV cache grows; solid expected, dashed the physical limit; × where memory runs out.",
+		Params:  []Param{{Name: "max-context", Usage: "longest context drawn (`N`, k = 1024); default: the model's"}},
+		build:   figTPOTContext},
+	{Name: "ttft-prompt", Usage: "time to first token against prompt length",
+		Caption: "Time to first token against prompt length; △ where prefill turns compute-bound.",
+		Params:  []Param{{Name: "max-prompt", Default: "32k", Usage: "longest prompt drawn (`N`, k = 1024)"}},
+		build:   figTTFTPrompt},
+	{Name: "batch", Usage: "throughput and per-sequence TPOT against batch size", Tall: true,
+		Caption: "Aggregate throughput and per-sequence TPOT against batch size.",
+		Params:  []Param{{Name: "max-batch", Default: "256", Int: true, Usage: "largest batch drawn"}},
+		build:   figBatch},
+	{Name: "memory", Usage: "weights, KV cache, activations and overhead against usable memory",
+		Caption: "Weights, KV cache, activations and runtime overhead against usable memory.",
+		Params:  []Param{{Name: "context", Usage: "contexts per sequence (`LIST`, k = 1024); default: prompt + depth + output"}},
+		build:   figMemory},
+	{Name: "compare", Usage: "predicted against measured tokens/s, and MBU per run", Tall: true, Inputs: RunsInputs,
+		Caption: "Predicted against measured tokens/s (y = x, ±20 %), and the MBU of each decode run.",
+		build:   figCompare},
+	{Name: "plan", Usage: "the feasible region of a plan", Inputs: PlanInputs,
+		Caption: "Every configuration of the plan: meets every target, or the first constraint it fails.",
+		build:   figPlan},
+	{Name: "chat", Usage: "per-turn TTFT and cumulative latency of a conversation under each history strategy", Tall: true, Inputs: SetupInputs,
+		Caption: "Per-turn TTFT and cumulative latency of a conversation under each history strategy.",
+		Params: []Param{
+			{Name: "turns", Default: "20", Int: true, Usage: "turns in the conversation"},
+			{Name: "system-tokens", Default: "500", Int: true, Usage: "system prompt tokens"},
+			{Name: "user-tokens", Default: "50", Int: true, Usage: "tokens of each user message"},
+			{Name: "reply-tokens", Default: "150", Int: true, Usage: "tokens of each reply"},
+			{Name: "ubatch", Default: "512", Int: true, Usage: "tokens per prefill pass"},
+			{Name: "ttft", Default: "1s", Usage: "TTFT target drawn as a reference line (`DURATION`)"}},
+		build: figChat},
+	{Name: "concurrency", Usage: "per-chat TPOT and TTFT against the number of concurrent chats", Tall: true,
+		Caption: "Per-chat TPOT and TTFT against concurrent chats.",
+		Params:  []Param{{Name: "max-chats", Default: "32", Int: true, Usage: "largest number of concurrent chats drawn"}},
+		build:   figConcurrency},
+	{Name: "speculative", Usage: "speculative decoding's speed-up against the acceptance rate, per number of drafted tokens", Inputs: SetupInputs,
+		Caption: "Speculative decoding's speed-up against the acceptance rate, per number of drafted tokens, with the break-even acceptance of each.",
+		Params: []Param{
+			{Name: "draft", Usage: "draft `MODEL` (required)"},
+			{Name: "draft-weights", Usage: "weight format `FMT` of the draft; default: the target's"},
+			{Name: "draft-tokens", Default: "1,2,4,8", Usage: "drafted tokens per round, one curve each (`LIST`)"},
+			{Name: "context", Default: "1024", Int: true, Usage: "tokens the step attends (the KV cache)"},
+			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"}},
+		build: figSpeculative},
+}
+
+// FigureKindOf finds a kind by name.
+func FigureKindOf(name string) (*FigureKind, error) {
+	for _, k := range Figures {
+		if k.Name == name {
+			return k, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown plot kind %q (kinds: %s)", name, strings.Join(FigureNames(), ", "))
+}
+
+// FigureNames lists the kinds by name.
+func FigureNames() []string {
+	out := make([]string, len(Figures))
+	for i, k := range Figures {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// Figure draws one figure.
+func (env *Env) Figure(req *FigureRequest) (*Figure, error) {
+	k, err := FigureKindOf(req.Kind)
+	if err != nil {
+		return nil, err
+	}
+	req.kind = k
+	f, warnings, err := k.build(env, req)
+	if err != nil {
+		return &Figure{Kind: k, Warnings: warnings}, err
+	}
+	return &Figure{Figure: f, Kind: k, Warnings: warnings}, nil
+}
+
+// param is a kind's param as given, else its default.
+func (req *FigureRequest) param(name string) string {
+	if v, ok := req.Params[name]; ok {
+		return v
+	}
+	for _, p := range req.kind.Params {
+		if p.Name == name {
+			return p.Default
+		}
+	}
+	return ""
+}
+
+// intParam reads a whole-number param within [lo, hi].
+func (req *FigureRequest) intParam(name string, lo, hi int) (int, error) {
+	s := req.param(name)
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%q: want a whole number", s)}
+	}
+	if v < lo || v > hi {
+		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%d: want %d … %d", v, lo, hi)}
+	}
+	return v, nil
+}
+
+// tokensParam reads a token-count param (k = 1024); 0 when empty.
+func (req *FigureRequest) tokensParam(name string) (int, error) {
+	s := req.param(name)
+	if strings.TrimSpace(s) == "" {
+		return 0, nil
+	}
+	v, err := units.ParseTokens(s)
+	if err != nil {
+		return 0, &RequestError{Input: name, Msg: err.Error()}
+	}
+	return v, nil
+}

@@ -1,0 +1,228 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
+	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/sim"
+)
+
+// series is one combination of model, device, engine and formats.
+type series struct {
+	label string
+	facet string // the small multiple it is drawn in (plots.Name)
+	setup *sim.Setup
+	spec  *model.Spec
+	dev   *hardware.Device
+}
+
+// seriesSet is every combination a series figure draws, labelled by what
+// varies; what every series shares goes in the title.
+type seriesSet struct {
+	list     []series
+	workload sim.Workload
+	targets  sim.Targets
+	common   string
+	opts     sim.Options
+	measured []string
+	warnings []string
+}
+
+// series resolves every combination of models × devices × weights, on
+// each listed engine or the one the runtime rule chooses.
+func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
+	if err := r.Workload.Validate(); err != nil {
+		return nil, err
+	}
+	cat := env.Catalog
+	ss := &seriesSet{workload: r.Workload, targets: r.Targets, opts: r.Options, measured: r.Measured}
+	devs, derr := plan.ResolveDevices(cat, r.Devices)
+	models, merr := plan.ResolveModels(cat, r.Models)
+	if derr != nil || merr != nil {
+		return nil, joinErrors(derr, merr)
+	}
+	weights := r.Weights
+	if len(weights) == 0 {
+		weights = []string{""}
+	}
+	for _, w := range weights {
+		if err := CheckWeights(w); err != nil {
+			return nil, err
+		}
+	}
+	type key struct{ m, d, w, kv, e string }
+	var keys []key
+	for _, spec := range models {
+		for _, dev := range devs {
+			for _, w := range weights {
+				setups, err := env.seriesSetups(dev, spec, r.Engines, Selection{Runtime: r.Runtime, Weights: w, KV: r.KV, Options: r.Options})
+				if err != nil {
+					return nil, err
+				}
+				for _, s := range setups {
+					ss.list = append(ss.list, series{setup: s, spec: spec, dev: dev})
+					keys = append(keys, key{spec.Name, dev.Name, s.Model.Weights.Name, s.Model.KV.Name, s.Engine.Name})
+				}
+			}
+		}
+	}
+	// Label by what varies, facet past plots.MaxSeries; the rest goes in
+	// the title.
+	dims := []plots.Dim{{Name: "device"}, {Name: "engine", Prefix: "engine "}, {Name: "model"}, {Name: "weights", Prefix: "weights "}, {Name: "KV", Prefix: "KV "}}
+	vals := make([][]string, len(keys))
+	for i, k := range keys {
+		vals[i] = []string{k.d, k.e, k.m, k.w, k.kv}
+	}
+	names, err := plots.Name(dims, vals)
+	if err != nil {
+		return nil, &RequestError{Msg: err.Error() + "; narrow the models, devices, engines or weights"}
+	}
+	for i := range ss.list {
+		ss.list[i].label, ss.list[i].facet = names.Labels[i], names.Facets[i]
+		if ss.list[i].label == "" {
+			ss.list[i].label = keys[i].m + " on " + keys[i].d
+		}
+	}
+	ss.common = names.Common
+	return ss, nil
+}
+
+// seriesSetups resolves one model in one weight format on one device: on
+// each listed engine the device has, or, with no list, on the engine the
+// runtime rule chooses.
+func (env *Env) seriesSetups(dev *hardware.Device, spec *model.Spec, engines []string, sel Selection) ([]*sim.Setup, error) {
+	if len(engines) == 0 {
+		engines = []string{""}
+	}
+	var out []*sim.Setup
+	var lastErr error
+	for _, en := range engines {
+		if en != "" {
+			if _, err := dev.Engine(en); err != nil {
+				continue // a listed engine this device does not have
+			}
+		}
+		sel.Engine = en
+		r, err := resolve.Spec(env.Catalog, spec, dev, sel)
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		out = append(out, r.Setup)
+	}
+	if len(out) == 0 {
+		if lastErr == nil {
+			return nil, &RequestError{Input: "engine", Msg: fmt.Sprintf("%s: device %s has none of these engines (it has %s)", strings.Join(engines, ","), dev.Name, strings.Join(dev.EngineNames(), ", "))}
+		}
+		return nil, lastErr
+	}
+	return out, nil
+}
+
+func joinErrors(errs ...error) error {
+	var msgs []string
+	for _, e := range errs {
+		if e != nil {
+			msgs = append(msgs, e.Error())
+		}
+	}
+	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
+}
+
+// efficiencies says what the expected curves assume.
+func (ss *seriesSet) efficiencies() string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, s := range ss.list {
+		in := s.setup.Inputs
+		p := fmt.Sprintf("%s: η_bw %.2f, η_max %.2f", in.Runtime, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
+		if in.Calibrated {
+			p += " (calibrated)"
+		}
+		if !seen[p] {
+			seen[p] = true
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) > 2 {
+		return "each engine's efficiencies"
+	}
+	return strings.Join(parts, " / ")
+}
+
+func (ss *seriesSet) title(what, workload string) string {
+	t := what
+	if ss.common != "" {
+		t += ": " + ss.common
+	}
+	eff := "expected at " + ss.efficiencies()
+	if len(workload)+len(eff) > 80 {
+		return t + "\n" + workload + "\n" + eff
+	}
+	return t + "\n" + workload + "; " + eff
+}
+
+// measuredRows reads the measured files and compares each run, keeping
+// the rows that belong to series i (same device and model, and weights
+// when the series differ by weights).
+func (env *Env) measuredRows(ss *seriesSet) ([][]compare.Row, error) {
+	out := make([][]compare.Row, len(ss.list))
+	if len(ss.measured) == 0 {
+		return out, nil
+	}
+	runs, err := env.ReadRuns(ss.measured)
+	ss.warnings = append(ss.warnings, runs.Warnings...)
+	if err != nil {
+		return nil, err
+	}
+	o := compare.Options{Sim: ss.opts}
+	if len(ss.list) > 0 {
+		first := ss.list[0]
+		if same(ss.list, func(s series) any { return s.dev }) {
+			o.Hardware = first.dev.Name
+		}
+		if same(ss.list, func(s series) any { return s.spec }) {
+			o.FallbackModel = first.spec.Name
+		}
+		if !weightsVary(ss.list) {
+			o.FallbackWeights = first.setup.Model.Weights.Name
+		}
+	}
+	rows, errs := compare.New(env.Catalog, o).Evaluate(runs.Runs)
+	for _, e := range errs {
+		ss.warnings = append(ss.warnings, e.Error())
+	}
+	placed := 0
+	for _, r := range rows {
+		for i, s := range ss.list {
+			if r.Hardware == s.dev.Name && r.Model == s.spec.Name && (len(ss.list) == 1 || r.Weights == s.setup.Model.Weights.Name || !weightsVary(ss.list)) {
+				out[i] = append(out[i], r)
+				placed++
+				break
+			}
+		}
+	}
+	if placed < len(rows) {
+		ss.warnings = append(ss.warnings, fmt.Sprintf("%d of %d measured runs match no plotted series (device, model and weights must match)", len(rows)-placed, len(rows)))
+	}
+	return out, nil
+}
+
+func same(l []series, get func(series) any) bool {
+	for _, s := range l {
+		if get(s) != get(l[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+func weightsVary(l []series) bool {
+	return !same(l, func(s series) any { return s.setup.Model.Weights.Name })
+}

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/sim"
+)
+
+// plotFlags are the output flags of every kind.
+func plotFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the figure to `FILE` (.png, .svg or .pdf) (required)"},
+		&cli.StringFlag{Name: "width", Value: "16cm", Usage: "figure width (`LENGTH`: cm, mm, in or pt)"},
+		&cli.StringFlag{Name: "height", Usage: "figure height (`LENGTH`); default: 10cm, 14cm for the two-panel batch, compare, chat and concurrency"},
+		&cli.StringFlag{Name: "title", Usage: "replace the generated title"},
+		&cli.StringFlag{Name: "data", Usage: "also write every plotted number to `FILE`.csv (series, quantity, x, y with units, label)"},
+	}
+}
+
+// seriesFlags select the combinations a series figure draws.
+func seriesFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names, Hugging Face ids or files (required)"},
+		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or files (required)"},
+		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes); default: chosen for each model, format and device"},
+		&cli.StringFlag{Name: "engine", Usage: "compute engines (`LIST`: gpu, cpu, npu); default: each device's default engine, or the first that runs the weights"},
+		&cli.StringFlag{Name: "weights", Usage: "weight formats `LIST`; default: each engine's default_weights, else the checkpoint"},
+		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
+		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "prompt tokens per sequence"},
+		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence"},
+		&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
+		&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
+		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass"},
+		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
+		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
+		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's"},
+		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
+		&cli.StringFlag{Name: "ttft", Usage: "TTFT target drawn as a reference line (`DURATION`, e.g. 1s)"},
+		&cli.StringFlag{Name: "tpot", Usage: "TPOT target drawn as a reference line (`DURATION`, e.g. 200ms)"},
+		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs to draw over the predictions (`FILE`, any format compare reads; repeatable)"},
+	}
+}
+
+// runsFlags say what measured-run files do not.
+func runsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` or file for every run; default: matched from the file"},
+		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` the runs were measured on (unless the file says)"},
+		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE`; default: from the backend"},
+		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` for every run"},
+		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT` for every run"},
+		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs (`FILE`; or give files as arguments)"},
+	}
+}
+
+// figureFlags are a kind's flags: output, its params, its inputs.
+func figureFlags(k *app.FigureKind) []cli.Flag {
+	flags := plotFlags()
+	for _, p := range k.Params {
+		if p.Int {
+			v, _ := strconv.Atoi(p.Default)
+			flags = append(flags, &cli.IntFlag{Name: p.Name, Aliases: p.Aliases, Value: v, Usage: p.Usage})
+		} else {
+			flags = append(flags, &cli.StringFlag{Name: p.Name, Aliases: p.Aliases, Value: p.Default, Usage: p.Usage})
+		}
+	}
+	switch k.Inputs {
+	case app.SeriesInputs:
+		flags = append(flags, seriesFlags()...)
+	case app.PlanInputs:
+		flags = append(flags, planFlags()...)
+	case app.SetupInputs:
+		flags = append(flags, setupFlags()...)
+	case app.RunsInputs:
+		flags = append(flags, runsFlags()...)
+	}
+	return flags
+}
+
+// figureRequest reads a kind's flags into a request.
+func figureRequest(c *cli.Context, k *app.FigureKind) (*app.FigureRequest, error) {
+	req := &app.FigureRequest{Kind: k.Name, Params: map[string]string{}}
+	for _, p := range k.Params {
+		req.Params[p.Name] = c.String(p.Name)
+		if p.Int {
+			req.Params[p.Name] = fmt.Sprint(c.Int(p.Name))
+		}
+	}
+	var err error
+	switch k.Inputs {
+	case app.SeriesInputs:
+		req.Series, err = seriesRequest(c)
+	case app.PlanInputs:
+		req.Plan, err = planRequest(c)
+	case app.SetupInputs:
+		req.Setup, err = selection(c)
+	case app.RunsInputs:
+		req.Runs.Files = append(c.StringSlice("measured"), c.Args().Slice()...)
+		if len(req.Runs.Files) == 0 {
+			return nil, usageErr("give measured-run files as arguments or with --measured")
+		}
+		req.Runs.Options, err = compareOptions(c)
+	}
+	return req, err
+}
+
+// seriesRequest reads the seriesFlags.
+func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
+	for _, f := range []string{"model", "hardware"} {
+		if c.String(f) == "" {
+			return app.SeriesRequest{}, usageErr("--%s is required", f)
+		}
+	}
+	r := app.SeriesRequest{Models: app.List(c.String("model")), Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")),
+		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Measured: c.StringSlice("measured"),
+		Workload: sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}}
+	if err := r.Workload.Validate(); err != nil {
+		return r, usageErr("%v", err)
+	}
+	var err error
+	if r.Options, err = simOptions(c); err != nil {
+		return r, err
+	}
+	r.Targets, err = targets(c)
+	return r, err
+}
