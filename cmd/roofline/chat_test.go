@@ -157,7 +157,7 @@ func TestChatErrors(t *testing.T) {
 		{append(base, "--concurrent", "0"), 2, "--concurrent"},
 		{[]string{"chat", "--model", "llama-3.1-70b", "--hardware", "rk3588-4gb"}, 1, "does not fit on rk3588-4gb"},
 		{append(base, "--tpot", "fast"), 2, "--tpot"},
-		{[]string{"predict", "--model", "llama-3.2-3b", "--hardware", "apple-m2", "--battery-wh", "50"}, 2, "no rated power"},
+		{[]string{"predict", "--model", "llama-3.2-3b", "--hardware", "apple-m3", "--battery-wh", "50"}, 2, "no rated power"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(c.args...)
