@@ -260,22 +260,22 @@ func planDoc(p *app.Plan) *Doc {
 	doc.Line("targets: %s; %d tokens generated per request", strings.Join(tg, ", "), sp.Output)
 
 	doc.Section("best configuration per device and model (highest-precision weights, then longest context, then largest batch)", false)
-	bt := NewTable("DEVICE", "MODEL", "ENGINE", "WEIGHTS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "VERDICT").Right(5, 6, 7, 8, 9)
+	bt := NewTable("DEVICE", "MODEL", "ENGINE", "RUNTIME", "WEIGHTS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "VERDICT").Right(6, 7, 8, 9, 10)
 	for _, ch := range p.Best {
 		if ch.Group == nil {
-			bt.Add(ch.Device, ch.Model, Dash, Dash, Dash, "", "", "", "", "", "no engine of this device runs the formats asked for")
+			bt.Add(ch.Device, ch.Model, Dash, Dash, Dash, Dash, "", "", "", "", "", "no engine of this device runs the formats asked for")
 			continue
 		}
 		g, cfg := ch.Group, ch.Config
-		bt.Add(g.Device, g.Model, g.Engine, g.Weights, g.KV, fmt.Sprint(cfg.Context), fmt.Sprint(cfg.Batch), Duration(cfg.TTFT), Duration(cfg.TPOT),
+		bt.Add(g.Device, g.Model, g.Engine, g.Runtime, g.Weights, g.KV, fmt.Sprint(cfg.Context), fmt.Sprint(cfg.Batch), Duration(cfg.TTFT), Duration(cfg.TPOT),
 			Bytes(cfg.Memory)+" / "+Bytes(g.Usable), PlanVerdict(g, cfg, t))
 	}
 	doc.Table(bt)
 	doc.Section(fmt.Sprintf("inverse limits (batch %d)", sp.Batches[0]), false)
-	lt := NewTable("DEVICE", "ENGINE", "MODEL", "WEIGHTS", "BPW", "MAX CONTEXT (MEMORY)", "MAX CONTEXT (TPOT)", "MAX PROMPT (TTFT)", "MAX BATCH").Right(4, 5, 6, 7, 8)
+	lt := NewTable("DEVICE", "ENGINE", "RUNTIME", "MODEL", "WEIGHTS", "BPW", "MAX CONTEXT (MEMORY)", "MAX CONTEXT (TPOT)", "MAX PROMPT (TTFT)", "MAX BATCH").Right(5, 6, 7, 8, 9)
 	for _, g := range p.Groups {
 		l := g.Limits
-		lt.Add(g.Device, g.Engine, g.Model, g.Weights, Fixed(g.BPW, 2), planLimit(l.MaxContextFit, "any"), planLimit(l.MaxContextTPOT, Dash),
+		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, Fixed(g.BPW, 2), planLimit(l.MaxContextFit, "any"), planLimit(l.MaxContextTPOT, Dash),
 			planLimit(l.MaxPromptTTFT, Dash), fmt.Sprint(l.MaxBatchFit))
 	}
 	doc.Table(lt)
