@@ -4,25 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"runtime/debug"
 	"strings"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
 	"github.com/urfave/cli/v2"
 )
 
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); builds
-// from a module fall back to the module version.
-var version = ""
-
-func appVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// appVersion is buildinfo.Version, the one version string of every output.
+func appVersion() string { return buildinfo.Version() }
 
 // run executes one invocation. Output is buffered and written to stdout
 // only when the command succeeds, so a failure leaves nothing half-written.
@@ -63,7 +52,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
 			&cli.BoolFlag{Name: "allow-paths", Usage: "let data files (measured runs, studies) name models and devices by path or URL, which roofline then opens; by default they may only name them"},
 		},
-		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand()},
+		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand()},
 	}
 	setUsageErrors(app.Commands)
 	strictNumbers(app.Commands)

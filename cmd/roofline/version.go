@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/urfave/cli/v2"
+)
+
+const versionUsage = `roofline version [--format text|json]
+
+Prints which roofline this is: the module version and the commit it was
+built from, with the commit's time and whether the work tree had changes,
+as go build and go install record them; then the Go toolchain and the
+platform. roofline --version prints the same on one line, and reports
+carry it too. A build with no record (go test, -buildvcs=false) says dev.
+
+Examples:
+  roofline version
+  roofline version --format json
+  roofline --version`
+
+var versionFormats = render.DataFormats
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "version",
+		Usage:     "print the version, commit and toolchain of this build",
+		UsageText: versionUsage,
+		Flags:     []cli.Flag{formatFlag(versionFormats)},
+		Action:    versionAction,
+	}
+}
+
+func versionAction(c *cli.Context) error {
+	f, err := outputFormat(c, versionFormats)
+	if err != nil {
+		return err
+	}
+	if err := noExtraArgs(c, 0); err != nil {
+		return err
+	}
+	info := buildinfo.Read()
+	if f == render.JSON {
+		return render.WriteJSON(c.App.Writer, info)
+	}
+	w := c.App.Writer
+	fmt.Fprintf(w, "roofline %s\n", info.Version)
+	if info.Revision != "" {
+		modified := ""
+		if info.Modified {
+			modified = " (modified)"
+		}
+		fmt.Fprintf(w, "commit   %s%s\n", info.Revision, modified)
+	}
+	if info.Time != "" {
+		fmt.Fprintf(w, "time     %s\n", info.Time)
+	}
+	_, err = fmt.Fprintf(w, "go       %s %s\n", info.Go, info.Platform)
+	return err
+}
