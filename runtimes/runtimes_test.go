@@ -208,3 +208,37 @@ func TestChooseRefuses(t *testing.T) {
 		}
 	}
 }
+
+// RKLLM's w8a8 layout prices the file and each decode step alike: an int8
+// head with an fp16 scale per row and a separate fp16 embedding table,
+// tied models included. Llama-3.2-1B (H 2048, 16 layers, 8 KV heads of
+// 64, FFN 8192, vocabulary 128256, tied), int8 rows of cols + 2 B:
+//
+//	per layer: q, o 2048·2050 ·2 + k, v 512·2050 ·2 + gate, up 8192·2050 ·2
+//	           + down 2048·8194 = 60,864,512 B, + 2 fp16 norms 8,192 B
+//	16 layers: 973,963,264 B; final norm 4,096 B
+//	head:      128256 · 2050 = 262,924,800 B (int8, read every step)
+//	embedding: 128256 · 2048 · 2 = 525,336,576 B in the file, one
+//	           4,096 B row per step
+//
+// file 1,762,228,736 B (the published 1.78 GB, −1.0 %); a step streams
+// 973,963,264 + 4,096 + 262,924,800 + 4,096 = 1,236,896,256 B.
+func TestRKLLMLayoutBytes(t *testing.T) {
+	cat := catalog(t)
+	m := cost(t, cat, "llama-3.2-1b", "rkllm", "w8a8", "f16")
+	if m.WeightBytes != 1762228736 {
+		t.Errorf("file %.0f B, want 1762228736", m.WeightBytes)
+	}
+	if got := m.StreamedBytesPerToken(); got != 1236896256 {
+		t.Errorf("a step streams %.0f B, want 1236896256", got)
+	}
+	// The model as published (tied, head read as the bf16 table) would
+	// stream the 525 MB table as its head instead of the 263 MB int8 head.
+	plain, err := model.BuildNamed(m.Spec, "w8a8", "f16", model.Layout{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.StreamedBytesPerToken() <= m.StreamedBytesPerToken() {
+		t.Errorf("without RKLLM's layout a step streams %.0f B, not more than %.0f B", plain.StreamedBytesPerToken(), m.StreamedBytesPerToken())
+	}
+}

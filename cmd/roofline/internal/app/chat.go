@@ -22,6 +22,11 @@ type ChatRequest struct {
 type Chat struct {
 	Inputs       sim.Inputs
 	Conversation sim.Conversation
+	// RuntimeWhy says why the runtime was chosen; Choices are notes on
+	// choices the user may not expect (another engine than the device's
+	// default).
+	RuntimeWhy string
+	Choices    []string
 	// Strategies are the conversation under each strategy asked for; the
 	// first is the one cold start, energy and the notes speak of.
 	Strategies []*sim.ChatResult
@@ -90,7 +95,7 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 		return nil, err
 	}
 	s, conv := res.Setup, req.Conversation
-	out := &Chat{Inputs: s.Inputs, Conversation: conv}
+	out := &Chat{Inputs: s.Inputs, Conversation: conv, RuntimeWhy: res.Choice.Why, Choices: res.Notes}
 	for _, st := range req.Strategies {
 		r, err := s.Chat(conv, st)
 		if err != nil {

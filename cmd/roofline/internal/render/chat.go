@@ -13,6 +13,7 @@ type ChatJSON struct {
 	Hardware   string             `json:"hardware"`
 	Engine     string             `json:"engine"`
 	Runtime    string             `json:"runtime"`
+	RuntimeWhy string             `json:"runtime_why"`
 	Weights    string             `json:"weights"`
 	KV         string             `json:"kv"`
 	EtaBW      float64            `json:"bandwidth_efficiency"`
@@ -123,7 +124,7 @@ func chatEnergyBasis(e *app.ChatEnergy) string {
 // chatNotes are what the user should know: turns dropped, no power, the
 // draft's warnings.
 func chatNotes(c *app.Chat) []string {
-	notes := []string{}
+	notes := append([]string{}, c.Choices...)
 	first := c.Strategies[0]
 	last := first.Turns[len(first.Turns)-1]
 	if c.DroppedFrom > 0 {
@@ -145,7 +146,7 @@ func chatNotes(c *app.Chat) []string {
 func NewChatJSON(c *app.Chat) ChatJSON {
 	in, conv := c.Inputs, c.Conversation
 	last := c.Strategies[len(c.Strategies)-1]
-	j := ChatJSON{Model: in.Model, Hardware: in.Device, Engine: in.Engine, Runtime: in.Runtime, Weights: in.Weights, KV: in.KV,
+	j := ChatJSON{Model: in.Model, Hardware: in.Device, Engine: in.Engine, Runtime: in.Runtime, RuntimeWhy: c.RuntimeWhy, Weights: in.Weights, KV: in.KV,
 		EtaBW: in.Efficiency.Bandwidth, EtaC: in.Efficiency.ComputeMax,
 		Turns: conv.Turns, System: conv.System, User: conv.User, Reply: conv.Reply, Limit: last.Limit, LimitCause: last.LimitCause,
 		Notes: chatNotes(c), Spec: newSpecJSON(c.Speculative)}
@@ -189,6 +190,7 @@ func chatDoc(c *app.Chat) *Doc {
 	title := fmt.Sprintf("%s on %s (%s engine, %s, weights %s, KV %s; η_bw %.2f, η_max %.2f)", in.Model, in.Device, in.Engine, in.Runtime, in.Weights, in.KV,
 		in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 	doc.Raw(title+"\n", "## "+title+"\n\n")
+	doc.Line("runtime: %s: %s", in.Runtime, c.RuntimeWhy)
 	last := c.Strategies[len(c.Strategies)-1]
 	doc.Line("conversation: %d turns; system prompt %d, user %d, reply %d tokens; context limit %d tokens (%s)",
 		conv.Turns, conv.System, conv.User, conv.Reply, last.Limit, sim.LimitCauseText(last.LimitCause))
