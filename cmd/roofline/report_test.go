@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
 )
 
 var reportStudies = []string{"../../docs/examples/voice-assistant.toml", "../../docs/examples/llama-bench-rtx4080.toml"}
@@ -42,7 +44,7 @@ func TestReportFiles(t *testing.T) {
 				t.Errorf("%s: %s missing or empty", s, f)
 			}
 		}
-		var r reportData
+		var r render.ReportJSON
 		js, _ := os.ReadFile(filepath.Join(out, "results.json"))
 		if err := json.Unmarshal(js, &r); err != nil {
 			t.Fatal(err)
@@ -96,7 +98,7 @@ func TestReportSelfContained(t *testing.T) {
 			}
 		}
 		r := must(os.ReadFile(filepath.Join(out, "results.json")))
-		var rd reportData
+		var rd render.ReportJSON
 		json.Unmarshal(r, &rd)
 		if n := strings.Count(h, "<svg"); n != len(rd.Figures) {
 			t.Errorf("%s: %d inline SVGs for %d figures", s, n, len(rd.Figures))

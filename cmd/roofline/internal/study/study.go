@@ -7,10 +7,16 @@
 package study
 
 import (
+	"sort"
+
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/profiles"
@@ -36,6 +42,8 @@ type Study struct {
 	Targets     Targets
 	Measured    []Measured
 	Plots       []string
+	// Draft is the draft model of the speculative figure.
+	Draft string
 }
 
 // Workload is the request the study judges.
@@ -47,14 +55,18 @@ type Workload struct {
 	UBatch   int
 	Contexts []string // the plan's context sweep (k = 1024), as written
 	Batches  []int    // the plan's concurrency sweep
+	// ContextTokens are Contexts read, in tokens.
+	ContextTokens []int `json:"-"`
 }
 
-// Targets are the study's goals; empty strings mean none.
+// Targets are the study's goals as written; empty strings mean none.
 type Targets struct {
 	TTFT          string
 	TPOT          string
 	MinThroughput float64
 	Headroom      string
+	// Read is the targets read, in SI units.
+	Read sim.Targets `json:"-"`
 }
 
 // Measured is one file of measured runs, with what the file may not say.
@@ -80,6 +92,7 @@ type raw struct {
 	Weights     []string `toml:"weights"`
 	KV          []string `toml:"kv"`
 	Plots       []string `toml:"plots"`
+	Draft       string   `toml:"draft"`
 	Workload    *struct {
 		Prompt   *int     `toml:"prompt"`
 		Output   *int     `toml:"output"`
@@ -106,9 +119,6 @@ type raw struct {
 	} `toml:"measured"`
 }
 
-// PlotKinds are the figures a study may ask for.
-var PlotKinds = []string{"plan", "tpot-context", "ttft-prompt", "batch", "memory", "roofline", "compare", "chat", "concurrency"}
-
 // Load reads and checks the shape of a study file (names are checked
 // against a catalog by Check).
 func Load(file string) (*Study, error) {
@@ -127,7 +137,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
-		Devices: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, Models: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles,
+		Devices: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, Models: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles, Draft: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
 	var errs []error
 	bad := func(key, format string, a ...any) {
@@ -190,9 +200,47 @@ func Parse(file string, src []byte) (*Study, error) {
 		s.Measured = append(s.Measured, Measured{File: s.resolve(m.File), Raw: m.File, Hardware: s.resolveName(m.Hardware), Engine: m.Engine,
 			Runtime: m.Runtime, Model: s.resolveName(m.Model), Weights: m.Weights, KV: m.KV})
 	}
+	// Values are read here, once, by the parsers flags use.
+	value := func(item, format string, a ...any) {
+		errs = append(errs, &profiles.FileError{File: file, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
+	}
+	for _, c := range s.Workload.Contexts {
+		v, err := units.ParseTokens(c)
+		if err != nil {
+			value(c, "workload.contexts: %q is not a token count such as 4096 or 4k", c)
+			continue
+		}
+		s.Workload.ContextTokens = append(s.Workload.ContextTokens, v)
+	}
+	sort.Ints(s.Workload.ContextTokens)
+	for _, f := range []struct {
+		key, v string
+		dst    *float64
+	}{{"ttft", s.Targets.TTFT, &s.Targets.Read.TTFT}, {"tpot", s.Targets.TPOT, &s.Targets.Read.TPOT}} {
+		if f.v != "" {
+			v, err := units.ParseDuration(f.v)
+			if err != nil {
+				value(f.v, "targets.%s: %v", f.key, err)
+			}
+			*f.dst = v
+		}
+	}
+	if h := s.Targets.Headroom; h != "" {
+		v, err := units.ParseShare(h)
+		if err != nil {
+			value(h, "targets.headroom: %v", err)
+		}
+		s.Targets.Read.Headroom = v
+	}
+	s.Targets.Read.MinThroughput = s.Targets.MinThroughput
+	// The figures are those of the registry the plot command draws.
 	for _, p := range s.Plots {
-		if !contains(PlotKinds, p) {
-			bad("plots", "unknown plot %q (plots: %s)", p, strings.Join(PlotKinds, ", "))
+		k, err := app.FigureKindOf(p)
+		switch {
+		case err != nil:
+			bad("plots", "unknown plot %q (plots: %s)", p, strings.Join(app.FigureNames(), ", "))
+		case k.Name == "speculative" && s.Draft == "":
+			bad("plots", "plots asks for speculative but the study names no draft (draft = \"MODEL\", a smaller model of the same family)")
 		}
 	}
 	return s, errors.Join(errs...)
@@ -223,15 +271,6 @@ func (s *Study) resolveNames(l []string) []string {
 		out[i] = s.resolveName(n)
 	}
 	return out
-}
-
-func contains(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // LineOfValue is the first line of src holding the quoted string v, for

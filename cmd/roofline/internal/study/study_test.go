@@ -102,3 +102,22 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The figures a study may ask for are the plot command's, from one
+// registry; speculative needs a draft.
+func TestPlotKinds(t *testing.T) {
+	base := "title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"llama-3.2-3b\"]\n"
+	for _, c := range []struct {
+		extra, want string
+	}{
+		{"plots = [\"concurrency\", \"batch\"]\n", ""},
+		{"plots = [\"pie\"]\n", `unknown plot "pie" (plots: roofline, tpot-context`},
+		{"plots = [\"speculative\"]\n", "names no draft"},
+		{"plots = [\"speculative\"]\ndraft = \"llama-3.2-1b\"\n", ""},
+	} {
+		_, err := Parse("a.toml", []byte(base+c.extra))
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%q: %v, want %q", c.extra, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/study"
+	"github.com/roofline/roofline/safeio"
+)
+
+// commands writes the command lines that reproduce each part of a report,
+// run from the study's directory: text for people to copy, never run.
+type commands struct {
+	st         *study.Study
+	allowPaths bool
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it.
+func ShellQuote(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"*?$&|;<>()[]{}\\`!#~") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// line is a command with the study's profile directories as written.
+func (c commands) line(args []string) string {
+	var q []string
+	for _, p := range c.st.ProfilesRaw {
+		q = append(q, "--profiles", ShellQuote(p))
+	}
+	if c.allowPaths {
+		q = append(q, "--allow-paths")
+	}
+	for _, a := range args {
+		q = append(q, ShellQuote(safeio.RedactText(a)))
+	}
+	return "roofline " + strings.Join(q, " ")
+}
+
+// list appends --name a,b,c when the list is not empty.
+func list(args []string, name string, l []string) []string {
+	if len(l) == 0 {
+		return args
+	}
+	return append(args, "--"+name, strings.Join(l, ","))
+}
+
+func (c commands) planArgs() []string {
+	st, w := c.st, c.st.Workload
+	pa := []string{"plan"}
+	pa = list(pa, "hardware", st.Devices)
+	pa = list(pa, "engine", st.Engines)
+	pa = list(pa, "runtime", st.Runtimes)
+	pa = list(pa, "model", st.Models)
+	pa = list(pa, "weights", st.Weights)
+	pa = list(pa, "kv", st.KV)
+	pa = append(pa, "--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--ubatch", strconv.Itoa(w.UBatch))
+	if len(w.Contexts) > 0 {
+		pa = append(pa, "--context", strings.Join(w.Contexts, ","))
+	} else {
+		pa = append(pa, "--context", strconv.Itoa(w.Depth+w.Prompt+w.Output))
+	}
+	batches := []string{strconv.Itoa(w.Batch)}
+	if len(w.Batches) > 0 {
+		batches = batches[:0]
+		for _, x := range w.Batches {
+			batches = append(batches, strconv.Itoa(x))
+		}
+	}
+	pa = append(pa, "--batch", strings.Join(batches, ","))
+	t := st.Targets
+	if t.TTFT != "" {
+		pa = append(pa, "--ttft", t.TTFT)
+	}
+	if t.TPOT != "" {
+		pa = append(pa, "--tpot", t.TPOT)
+	}
+	if t.MinThroughput > 0 {
+		pa = append(pa, "--min-throughput", strconv.FormatFloat(t.MinThroughput, 'g', -1, 64))
+	}
+	if t.Headroom != "" {
+		pa = append(pa, "--headroom", t.Headroom)
+	}
+	return pa
+}
+
+func (c commands) plan() string { return c.line(c.planArgs()) }
+
+func (c commands) predict(req app.PredictRequest) string {
+	s, w := req.Setup, req.Workload
+	return c.line([]string{"predict", "--model", s.Model, "--hardware", s.Hardware, "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
+		"--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
+		"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch)})
+}
+
+func (c commands) compare(m study.Measured) string {
+	a := []string{"compare", m.Raw}
+	for _, f := range [][2]string{{"hardware", m.Hardware}, {"engine", m.Engine}, {"runtime", m.Runtime}, {"model", m.Model}, {"weights", m.Weights}, {"kv", m.KV}} {
+		if f[1] != "" {
+			a = append(a, "--"+f[0], f[1])
+		}
+	}
+	return c.line(a)
+}
+
+// figure is the plot command of a figure kind, without its -o.
+func (c commands) figure(k *app.FigureKind) string {
+	st, w := c.st, c.st.Workload
+	var a []string
+	switch k.Inputs {
+	case app.PlanInputs:
+		a = append([]string{"plot"}, c.planArgs()...)
+	case app.RunsInputs:
+		a = []string{"plot", k.Name}
+		for _, m := range st.Measured {
+			a = append(a, m.Raw)
+			if m.Hardware != "" {
+				a = append(a, "--hardware", m.Hardware)
+			}
+		}
+	case app.SetupInputs:
+		a = []string{"plot", k.Name, "--model", st.Models[0], "--hardware", st.Devices[0]}
+		if len(st.Weights) > 0 {
+			a = append(a, "--weights", st.Weights[0])
+		}
+		if st.Draft != "" && k.Name == "speculative" {
+			a = append(a, "--draft", st.Draft)
+		}
+	default:
+		a = []string{"plot", k.Name}
+		a = list(a, "model", st.Models)
+		a = list(a, "hardware", st.Devices)
+		a = list(a, "engine", st.Engines)
+		a = list(a, "weights", st.Weights)
+		if len(st.KV) > 0 {
+			a = append(a, "--kv", st.KV[0])
+		}
+		a = append(a, "--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
+			"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch))
+		if st.Targets.TTFT != "" {
+			a = append(a, "--ttft", st.Targets.TTFT)
+		}
+		if st.Targets.TPOT != "" {
+			a = append(a, "--tpot", st.Targets.TPOT)
+		}
+		if k.Name == "roofline" || k.Name == "tpot-context" || k.Name == "ttft-prompt" {
+			for _, m := range st.Measured {
+				a = append(a, "--measured", m.Raw)
+			}
+		}
+		if k.Name == "tpot-context" && len(w.ContextTokens) > 0 {
+			a = append(a, "--max-context", strconv.Itoa(max(w.ContextTokens[len(w.ContextTokens)-1], 256)))
+		}
+	}
+	return c.line(a)
+}

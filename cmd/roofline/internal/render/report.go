@@ -1,0 +1,524 @@
+package render
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	"github.com/roofline/roofline/cmd/roofline/internal/study"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/safeio"
+)
+
+// ReportJSON is everything a report shows; results.json is this.
+type ReportJSON struct {
+	Version     string           `json:"roofline_version"`
+	Command     string           `json:"command"`
+	StudyFile   string           `json:"study_file"`
+	Title       string           `json:"title"`
+	Description string           `json:"description"`
+	Workload    study.Workload   `json:"workload"`
+	Targets     study.Targets    `json:"targets"`
+	Plan        reportPlan       `json:"plan"`
+	Predictions []reportPredict  `json:"predictions"`
+	Measured    []reportMeasured `json:"measured"`
+	Figures     []reportFigure   `json:"figures"`
+	Devices     []reportDevice   `json:"devices"`
+	Models      []reportModel    `json:"models"`
+	Notes       []string         `json:"notes"`
+}
+
+type reportPlan struct {
+	Command  string           `json:"command"`
+	Feasible int              `json:"feasible_configurations"`
+	Total    int              `json:"configurations"`
+	Configs  []PlanConfigJSON `json:"configs"`
+	Best     []PlanConfigJSON `json:"best"`
+	Limits   []PlanLimitsJSON `json:"limits"`
+	Skipped  []string         `json:"skipped"`
+	Pareto   []paretoJSON     `json:"pareto"`
+}
+
+type reportPredict struct {
+	Command string      `json:"command"`
+	Result  PredictJSON `json:"result"`
+}
+
+type reportMeasured struct {
+	File     string           `json:"file"`
+	Command  string           `json:"command"`
+	Runs     []ComparisonJSON `json:"runs"`
+	Warnings []string         `json:"warnings"`
+}
+
+type reportFigure struct {
+	Kind    string `json:"kind"`
+	Caption string `json:"caption"`
+	Command string `json:"command"`
+	PNG     string `json:"png"`
+	SVG     string `json:"svg"`
+}
+
+type reportDevice struct {
+	Name        string            `json:"name"`
+	Description string            `json:"description"`
+	PowerMode   string            `json:"power_mode,omitempty"`
+	Memory      float64           `json:"memory_bytes"`
+	Usable      float64           `json:"usable_bytes"`
+	Bandwidth   float64           `json:"bandwidth_bytes_per_s"`
+	Measured    float64           `json:"measured_bandwidth_bytes_per_s,omitempty"`
+	Engines     []reportEngine    `json:"engines"`
+	Sources     map[string]string `json:"sources"`
+	References  []string          `json:"references"`
+	File        string            `json:"file"`
+}
+
+type reportEngine struct {
+	Name   string             `json:"name"`
+	Peaks  map[string]float64 `json:"peak_ops_per_s"`
+	PowerW float64            `json:"power_w,omitempty"`
+}
+
+type reportModel struct {
+	Name       string  `json:"name"`
+	Params     float64 `json:"params_total"`
+	Active     float64 `json:"params_active"`
+	Layers     int     `json:"layers"`
+	KVPerToken float64 `json:"kv_bytes_per_token_f16"`
+	MaxContext int     `json:"max_context"`
+	Source     string  `json:"source"`
+}
+
+// report is a study's answers with what rendering adds: the command that
+// made it, the reproducing commands, the drawn figures.
+type report struct {
+	*study.Report
+	version, command string
+	cmds             commands
+	figures          []*DocFigure
+	files            []atomicfile.File // plots/*.svg, *.png
+}
+
+// Report writes a study's report into dir: report.md, report.html,
+// results.json, results.csv and every figure as plots/KIND.svg and .png.
+// version and command say what made it. A figure that cannot be drawn is
+// an error only when the study asked for it. It returns the number of
+// figures written.
+func Report(dir string, r *study.Report, version, command string) (int, error) {
+	rep := &report{Report: r, version: version, command: command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}}
+	for _, f := range r.Figures {
+		if err := rep.draw(f); err != nil {
+			if len(r.Study.Plots) == 0 {
+				r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %v", f.Kind.Name, err))
+				continue
+			}
+			return 0, err
+		}
+	}
+	data := rep.data()
+	js, err := json.MarshalIndent(data, "", "  ")
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) { // a NaN: null rather than no report
+		js, err = json.MarshalIndent(safeio.Finite(data), "", "  ")
+	}
+	if err != nil {
+		return 0, err
+	}
+	doc := rep.doc(data)
+	files := append(rep.files,
+		atomicfile.File{Path: filepath.Join(dir, "report.md"), Data: doc.MarkdownDocument()},
+		atomicfile.File{Path: filepath.Join(dir, "report.html"), Data: doc.HTMLDocument(r.Study.Title)},
+		atomicfile.File{Path: filepath.Join(dir, "results.json"), Data: append(js, '\n')},
+		atomicfile.File{Path: filepath.Join(dir, "results.csv"), Data: rep.results(data)},
+	)
+	for i := range files[:len(rep.files)] {
+		files[i].Path = filepath.Join(dir, files[i].Path)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
+		return 0, err
+	}
+	return len(rep.figures), atomicfile.WriteAll(files...)
+}
+
+// figureSize is a figure's size in a report: the plot command's default.
+func figureSize(k *app.FigureKind) (vg.Length, vg.Length) {
+	if k.Tall {
+		return 16 * vg.Centimeter, 14 * vg.Centimeter
+	}
+	return 16 * vg.Centimeter, 10 * vg.Centimeter
+}
+
+// draw renders a figure as SVG and PNG, in memory.
+func (rep *report) draw(f study.Figure) error {
+	w, h := figureSize(f.Kind)
+	h = f.Height(w, h)
+	var svg []byte
+	for _, format := range []string{"svg", "png"} {
+		img, err := plots.Render(f.Figure.Figure, format, w, h)
+		if err != nil {
+			return err
+		}
+		if format == "svg" {
+			svg = img
+		}
+		rep.files = append(rep.files, atomicfile.File{Path: filepath.Join("plots", f.Kind.Name+"."+format), Data: img})
+	}
+	k := f.Kind.Name
+	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: rep.cmds.figure(f.Kind) + " -o " + k + ".png",
+		PNG: "plots/" + k + ".png", SVG: "plots/" + k + ".svg", Inline: svg})
+	return nil
+}
+
+func (rep *report) data() *ReportJSON {
+	st := rep.Study
+	r := &ReportJSON{Version: rep.version, Command: rep.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
+		Workload: st.Workload, Targets: st.Targets, Notes: rep.Notes}
+	pj := NewPlanJSON(rep.Plan)
+	r.Plan = reportPlan{Command: rep.cmds.plan(), Total: len(pj.Configs), Configs: pj.Configs, Best: pj.Best, Limits: pj.Limits, Skipped: pj.Skipped, Pareto: pj.Pareto}
+	for _, c := range pj.Configs {
+		if c.Feasible {
+			r.Plan.Feasible++
+		}
+	}
+	for _, p := range rep.Predictions {
+		r.Predictions = append(r.Predictions, reportPredict{Command: rep.cmds.predict(p.Request), Result: NewPredictJSON(p.Prediction)})
+	}
+	for _, m := range rep.Measured {
+		rm := reportMeasured{File: m.Raw, Command: rep.cmds.compare(m.Measured), Warnings: []string{}}
+		for _, w := range m.Warnings {
+			rm.Warnings = append(rm.Warnings, strings.ReplaceAll(w, m.File, m.Raw))
+		}
+		for _, row := range m.Rows {
+			j := newComparisonJSON(row)
+			j.Source = strings.Replace(j.Source, m.File, m.Raw, 1)
+			rm.Runs = append(rm.Runs, j)
+		}
+		r.Measured = append(r.Measured, rm)
+	}
+	for _, f := range rep.figures {
+		r.Figures = append(r.Figures, reportFigure{f.Kind, f.Caption, f.Command, f.PNG, f.SVG})
+	}
+	for _, d := range rep.Devices {
+		r.Devices = append(r.Devices, newReportDevice(d))
+	}
+	for _, c := range rep.Models {
+		r.Models = append(r.Models, newReportModel(c))
+	}
+	return r
+}
+
+func newReportDevice(d *hardware.Device) reportDevice {
+	rd := reportDevice{Name: d.Name, Description: d.Description, PowerMode: d.PowerMode, Memory: d.Memory, Usable: d.Usable,
+		Bandwidth: d.Bandwidth, Measured: d.MeasuredBandwidth, Sources: d.Sources, References: d.References, File: d.File}
+	for _, e := range d.Engines {
+		re := reportEngine{Name: e.Name, Peaks: map[string]float64{}, PowerW: e.Power}
+		for p, v := range e.Peaks {
+			re.Peaks[string(p)] = v
+		}
+		rd.Engines = append(rd.Engines, re)
+	}
+	if rd.References == nil {
+		rd.References = []string{}
+	}
+	return rd
+}
+
+func newReportModel(c *model.Cost) reportModel {
+	s := c.Spec
+	return reportModel{Name: s.Name, Params: c.ParamsTotal, Active: c.ParamsActive, Layers: s.Layers, KVPerToken: c.KVBytesPerToken(),
+		MaxContext: s.MaxContext, Source: s.Source}
+}
+
+// targetText says in words what the study's targets are; "" when none.
+func (rep *report) targetText() string {
+	t := rep.Study.Targets.Read
+	tg := PlanTargets(t, rep.Study.Workload.Prompt)
+	if len(tg) == 0 {
+		return ""
+	}
+	return strings.Join(tg, ", ") + fmt.Sprintf(", fitting with %.0f%% of memory free", 100*t.Headroom)
+}
+
+func (rep *report) doc(r *ReportJSON) *Doc {
+	st := rep.Study
+	doc := &Doc{Spaced: true}
+	w := st.Workload
+	doc.Heading(1, st.Title)
+	for _, para := range strings.Split(st.Description, "\n\n") {
+		if p := strings.Join(strings.Fields(para), " "); p != "" {
+			doc.Para(p)
+		}
+	}
+	doc.Para(fmt.Sprintf("Workload: prompt %d tokens on top of %d cached, %d generated, batch %d, prefill passes of %d tokens.",
+		w.Prompt, w.Depth, w.Output, w.Batch, w.UBatch))
+
+	// The answer first.
+	doc.Heading(2, "Answer")
+	var answer []string
+	targets := rep.targetText()
+	p := rep.Plan
+	if targets != "" {
+		answer = append(answer, fmt.Sprintf("%d of %d configurations meet the targets (%s).", r.Plan.Feasible, r.Plan.Total, targets))
+		for _, ch := range p.Best {
+			g, c := ch.Group, ch.Config
+			if g == nil {
+				continue
+			}
+			cfg := fmt.Sprintf("%s %s · %s · %s", g.Device, g.Engine, g.Model, g.Weights)
+			if c.Feasible {
+				answer = append(answer, fmt.Sprintf("%s at context %d, batch %d: TTFT %s, TPOT %s, %s of %s memory; %s.",
+					cfg, c.Context, c.Batch, Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory), Bytes(g.Usable), PlanVerdict(g, c, p.Targets)))
+			} else {
+				answer = append(answer, fmt.Sprintf("%s: no configuration meets them; the closest (context %d, batch %d): %s.", cfg, c.Context, c.Batch, PlanVerdict(g, c, p.Targets)))
+			}
+		}
+	} else {
+		for _, pr := range rep.Predictions {
+			x, in := pr.Result, pr.Result.Inputs
+			answer = append(answer, fmt.Sprintf("%s %s · %s · %s: TTFT %s, TPOT %s, E2E %s; %s.", in.Device, in.Engine, in.Model, in.Weights,
+				withInterval(x.TTFT, x.TTFTInterval), withInterval(x.TPOT, x.TPOTInterval), withInterval(x.E2E, x.E2EInterval), Fits(x.Memory.Fits)))
+		}
+	}
+	for _, m := range r.Measured {
+		for _, run := range m.Runs {
+			answer = append(answer, measuredSentence(run))
+		}
+	}
+	doc.List(answer)
+
+	// Tables.
+	if len(p.Best) > 0 && targets != "" {
+		doc.Heading(3, "Best configuration per device and model")
+		doc.Para("Highest-precision weights first, then the longest context, then the largest batch; the verdict says by how much the targets are met or missed.")
+		t := NewTable("device", "engine", "model", "weights", "context", "batch", "TTFT", "TPOT", "memory", "verdict").Right(4, 5, 6, 7, 8)
+		for _, ch := range p.Best {
+			g, c := ch.Group, ch.Config
+			if g == nil {
+				continue
+			}
+			t.Add(g.Device, g.Engine, g.Model, g.Weights, fmt.Sprint(c.Context), fmt.Sprint(c.Batch), Duration(c.TTFT), Duration(c.TPOT),
+				Bytes(c.Memory)+" / "+Bytes(g.Usable), PlanVerdict(g, c, p.Targets))
+		}
+		doc.Table(t)
+	}
+	if len(r.Plan.Limits) > 0 {
+		doc.Heading(3, "Limits per device and model")
+		doc.Para("The longest context that fits in memory and that meets the TPOT target, the longest prompt that meets the TTFT target (at batch 1), and the most sequences that fit.")
+		t := NewTable("device", "engine", "model", "weights", "max context (memory)", "max context (TPOT)", "max prompt (TTFT)", "max batch").Right(4, 5, 6, 7)
+		for _, l := range r.Plan.Limits {
+			t.Add(l.Hardware, l.Engine, l.Model, l.Weights, OptInt(l.MaxContextFit, "any"), OptInt(l.MaxContextTPOT, "no target"), OptInt(l.MaxPromptTTFT, "no target"), fmt.Sprint(l.MaxBatchFit))
+		}
+		doc.Table(t)
+	}
+
+	doc.Heading(2, "Predictions at the workload")
+	doc.Para("Expected figures at each engine's efficiencies; ideal figures are the physical limit (datasheet bandwidth and dense peak, no overhead).")
+	var devices []string
+	byDevice := map[string][]study.Prediction{}
+	for _, pr := range rep.Predictions {
+		d := pr.Result.Inputs.Device
+		if _, ok := byDevice[d]; !ok {
+			devices = append(devices, d)
+		}
+		byDevice[d] = append(byDevice[d], pr)
+	}
+	for _, d := range devices {
+		doc.Heading(3, d)
+		t := NewTable("engine", "model", "weights", "KV", "TTFT", "ideal TTFT", "TPOT", "ideal TPOT", "E2E", "decode tok/s", "memory", "fits").Right(4, 5, 6, 7, 8, 9, 10)
+		for _, pr := range byDevice[d] {
+			x, in := pr.Result, pr.Result.Inputs
+			t.Add(in.Engine, in.Model, in.Weights, in.KV, withInterval(x.TTFT, x.TTFTInterval), Duration(x.TTFTBound),
+				withInterval(x.TPOT, x.TPOTInterval), Duration(x.TPOTBound), withInterval(x.E2E, x.E2EInterval),
+				Tokens(x.DecodeTokensPerS), Bytes(x.Memory.Total)+" / "+Bytes(x.Memory.Usable), Fits(x.Memory.Fits))
+		}
+		doc.Table(t)
+	}
+
+	if len(r.Measured) > 0 {
+		doc.Heading(2, "Measured runs")
+		doc.Para("MBU is the share of the datasheet bandwidth a run achieved, MFU the share of the dense peak, both from the same byte and FLOP account as the predictions; the bound is the physical limit.")
+		for _, m := range r.Measured {
+			doc.Heading(3, m.File)
+			t := NewTable("run", "test", "device", "model", "weights", "measured tok/s", "predicted", "bound", "measured / predicted", "MBU", "MFU").Right(5, 6, 7, 8, 9, 10)
+			for _, run := range m.Runs {
+				t.Add(run.Source, runLabel(run), run.Hardware, run.Model, run.Weights, Tokens(run.MeasuredTokensPerS),
+					Tokens(run.PredictedTokensPerS), Tokens(run.BoundTokensPerS), Fixed(run.Ratio, 2), Percent(run.MBU), Percent(run.MFU))
+			}
+			doc.Table(t)
+			doc.List(m.Warnings)
+		}
+	}
+
+	if len(rep.figures) > 0 {
+		doc.Heading(2, "Figures")
+		for _, f := range rep.figures {
+			doc.Figure(f)
+		}
+	}
+
+	doc.Heading(2, "Assumptions")
+	var eff []string
+	seen := map[string]bool{}
+	overheads := map[string]string{}
+	var runtimes []string
+	for _, pr := range rep.Predictions {
+		in := pr.Result.Inputs
+		s := fmt.Sprintf("%s %s under %s: %s at %s dense peak, matrix products up to %.2f of it; %s datasheet bandwidth, η_bw %.2f; overheads %s per prefill pass, %s per decode step; efficiency from %s.",
+			in.Device, in.Engine, in.Runtime, in.Precision, Ops(in.Peak, in.Precision), in.Efficiency.ComputeMax,
+			Bandwidth(in.Bandwidth), in.Efficiency.Bandwidth, Duration(in.PrefillOverhead), Duration(in.DecodeOverhead), in.EfficiencyFrom)
+		if !seen[s] {
+			seen[s] = true
+			eff = append(eff, s)
+		}
+		if _, ok := overheads[in.Runtime]; !ok {
+			runtimes = append(runtimes, in.Runtime)
+		}
+		overheads[in.Runtime] = Bytes(pr.Result.Memory.Overhead)
+	}
+	doc.List(eff)
+	var over []string
+	for _, rt := range runtimes {
+		over = append(over, rt+" "+overheads[rt])
+	}
+	doc.Para(fmt.Sprintf("Memory: weights + KV cache + peak activations + the runtime's overhead (%s) against usable memory. Method and equations: docs/method.md.", strings.Join(over, ", ")))
+	doc.Heading(3, "Devices")
+	for _, d := range r.Devices {
+		items := []string{fmt.Sprintf("%s (%s)", d.Description, d.File)}
+		for _, k := range slices.Sorted(maps.Keys(d.Sources)) {
+			items = append(items, k+": "+d.Sources[k])
+		}
+		items = append(items, d.References...)
+		doc.Para(d.Name)
+		doc.List(items)
+	}
+	doc.Heading(3, "Models")
+	mt := NewTable("model", "parameters", "active", "layers", "KV per token (f16)", "max context", "source").Right(1, 2, 3, 4, 5)
+	for _, m := range r.Models {
+		mt.Add(m.Name, Count(m.Params), Count(m.Active), fmt.Sprint(m.Layers), Bytes(m.KVPerToken), fmt.Sprint(m.MaxContext), m.Source)
+	}
+	doc.Table(mt)
+
+	doc.Heading(2, "Reproduce")
+	doc.Para(fmt.Sprintf("Generated by roofline %s from %s with:", r.Version, r.StudyFile))
+	doc.Code(r.Command)
+	doc.Para("The same numbers from the individual commands (run from the study's directory):")
+	cmds := []string{r.Plan.Command}
+	for _, p := range r.Predictions {
+		cmds = append(cmds, p.Command)
+	}
+	for _, m := range r.Measured {
+		cmds = append(cmds, m.Command)
+	}
+	for _, f := range r.Figures {
+		cmds = append(cmds, f.Command)
+	}
+	doc.Code(strings.Join(cmds, "\n"))
+	if len(r.Notes) > 0 {
+		doc.Heading(2, "Notes")
+		doc.List(r.Notes)
+	}
+	return doc
+}
+
+func measuredSentence(run ComparisonJSON) string {
+	s := fmt.Sprintf("%s (%s) on %s, %s %s: measured %s tokens/s", runLabel(run), run.Source, run.Hardware, run.Model, run.Weights, Tokens(run.MeasuredTokensPerS))
+	if run.Test == "decode" {
+		s += fmt.Sprintf(" is %s of the datasheet bandwidth (MBU)", Percent(run.MBU))
+	} else {
+		s += fmt.Sprintf(" is %s of the dense peak (MFU)", Percent(run.MFU))
+	}
+	s += fmt.Sprintf(", %s of the physical limit of %s tokens/s; roofline predicted %s (measured / predicted %.2f).",
+		Percent(run.MeasuredTokensPerS/run.BoundTokensPerS), Tokens(run.BoundTokensPerS), Tokens(run.PredictedTokensPerS), run.Ratio)
+	return s
+}
+
+// runLabel names a compared run as compare does (pp512, tg128 @ d4096 ×4).
+func runLabel(run ComparisonJSON) string {
+	return measured.Run{Test: measured.Test(run.Test), Prompt: run.PromptTokens, Gen: run.GenTokens, Depth: run.Depth, Batch: run.Batch}.TestName()
+}
+
+// results is every number of the report in long form, one row per value,
+// in SI units: one table written as CSV.
+func (rep *report) results(r *ReportJSON) []byte {
+	t := &Table{}
+	for _, k := range []string{"section", "hardware", "engine", "model", "weights", "kv", "context", "batch", "metric", "value", "unit"} {
+		t.Cols = append(t.Cols, Col{Key: k})
+	}
+	row := func(section, hw, eng, m, wt, kv string, ctx, batch int, metric string, v float64, unit string) {
+		if !math.IsNaN(v) {
+			t.AddCells(C(section), C(hw), C(eng), C(m), C(wt), C(kv), C(strconv.Itoa(ctx)), C(strconv.Itoa(batch)), C(metric),
+				C(strconv.FormatFloat(v, 'g', 10, 64)), C(unit))
+		}
+	}
+	b2f := func(v bool) float64 {
+		if v {
+			return 1
+		}
+		return 0
+	}
+	for _, c := range r.Plan.Configs {
+		for _, x := range []struct {
+			m    string
+			v    float64
+			unit string
+		}{{"ttft", c.TTFT, "s"}, {"tpot", c.TPOT, "s"}, {"throughput", c.Throughput, "tokens/s"}, {"memory", c.MemoryBytes, "B"},
+			{"usable_memory", c.UsableBytes, "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
+			row("plan", c.Hardware, c.Engine, c.Model, c.Weights, c.KV, c.Context, c.Batch, x.m, x.v, x.unit)
+		}
+	}
+	for _, l := range r.Plan.Limits {
+		for _, x := range []struct {
+			m string
+			v *int
+		}{{"max_context_fit", l.MaxContextFit}, {"max_context_tpot", l.MaxContextTPOT}, {"max_prompt_ttft", l.MaxPromptTTFT}} {
+			if x.v != nil {
+				row("limits", l.Hardware, l.Engine, l.Model, l.Weights, l.KV, 0, l.Batch, x.m, float64(*x.v), "tokens")
+			}
+		}
+		row("limits", l.Hardware, l.Engine, l.Model, l.Weights, l.KV, 0, l.Batch, "max_batch_fit", float64(l.MaxBatchFit), "sequences")
+	}
+	for _, p := range rep.Predictions {
+		x, in := p.Result, p.Result.Inputs
+		wl := in.Workload
+		for _, v := range []struct {
+			m    string
+			v    float64
+			unit string
+		}{{"ttft", x.TTFT, "s"}, {"ttft_ideal", x.TTFTBound, "s"}, {"tpot", x.TPOT, "s"}, {"tpot_ideal", x.TPOTBound, "s"}, {"e2e", x.E2E, "s"},
+			{"decode_tokens_per_s", x.DecodeTokensPerS, "tokens/s"}, {"memory", x.Memory.Total, "B"}, {"usable_memory", x.Memory.Usable, "B"},
+			{"fits", b2f(x.Memory.Fits), "bool"}, {"peak", in.Peak, "FLOP/s"}, {"bandwidth", in.Bandwidth, "B/s"},
+			{"bandwidth_efficiency", in.Efficiency.Bandwidth, ""}, {"compute_efficiency", in.Efficiency.ComputeMax, ""}} {
+			row("predict", in.Device, in.Engine, in.Model, in.Weights, in.KV, wl.Context(), wl.Batch, v.m, v.v, v.unit)
+		}
+	}
+	for _, m := range r.Measured {
+		for _, run := range m.Runs {
+			ctx := run.Depth + run.PromptTokens + run.GenTokens
+			for _, v := range []struct {
+				m    string
+				v    float64
+				unit string
+			}{{"measured", run.MeasuredTokensPerS, "tokens/s"}, {"predicted", run.PredictedTokensPerS, "tokens/s"}, {"bound", run.BoundTokensPerS, "tokens/s"},
+				{"mbu", run.MBU, ""}, {"mfu", run.MFU, ""}} {
+				row("measured "+run.Source+" "+runLabel(run), run.Hardware, run.Engine, run.Model, run.Weights, run.KV, ctx, run.Batch, v.m, v.v, v.unit)
+			}
+		}
+	}
+	var b strings.Builder
+	t.Write(&b, CSV)
+	return []byte(b.String())
+}

@@ -1,0 +1,336 @@
+package study
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
+	"github.com/roofline/roofline/sim"
+)
+
+// Check checks every name and file a study refers to against the catalog
+// of env, reporting all problems at once with file:line.
+func Check(env *app.Env, st *Study) error {
+	src, err := safeio.ReadFile(st.File, limits.ProfileBytes, "a study file")
+	if err != nil {
+		return err
+	}
+	var errs []error
+	bad := func(item, format string, a ...any) {
+		errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
+	}
+	cat := env.Catalog.Clone()
+	for i, dir := range st.Profiles {
+		if err := cat.AddDir(dir); err != nil {
+			bad(st.ProfilesRaw[i], "profiles %q: %v", st.ProfilesRaw[i], err)
+		}
+	}
+	for _, d := range st.Devices {
+		if err := cat.CheckDataName("hardware", d, st.File); err != nil {
+			bad(d, "devices: %v", err)
+		} else if _, err := cat.DevicesMatching(d); err != nil {
+			bad(d, "devices: %v", err)
+		}
+	}
+	for _, m := range append(st.Models, st.Draft) {
+		if m == "" {
+			continue
+		}
+		if err := cat.CheckDataName("model", m, st.File); err != nil {
+			bad(m, "models: %v", err)
+		} else if _, err := plan.ResolveModels(cat, []string{m}); err != nil {
+			bad(m, "models: %v", err)
+		}
+	}
+	for _, w := range st.Weights {
+		if err := app.CheckWeights(w); err != nil && w != "all" {
+			bad(w, "weights: %v", errors.Unwrap(err))
+		}
+	}
+	for _, k := range st.KV {
+		if err := app.CheckKV(k); err != nil {
+			bad(k, "kv: %v", errors.Unwrap(err))
+		}
+	}
+	for _, rt := range st.Runtimes {
+		if _, err := cat.Runtime(rt); err != nil {
+			bad(rt, "runtimes: %v", err)
+		}
+	}
+	for _, e := range st.Engines {
+		found := false
+		for _, d := range cat.Devices() {
+			if _, err := d.Engine(e); err == nil {
+				found = true
+			}
+		}
+		if !found {
+			bad(e, "engines: no device has an engine %q (engines are gpu, cpu, npu)", e)
+		}
+	}
+	for _, m := range st.Measured {
+		if _, err := os.Stat(m.File); err != nil {
+			bad(m.Raw, "measured file %q: not found (paths are relative to the study)", m.Raw)
+		}
+		if m.Hardware != "" {
+			if _, err := cat.DeviceFromData(m.Hardware, st.File); err != nil {
+				bad(m.Hardware, "measured hardware: %v", err)
+			}
+		}
+		if m.Model != "" {
+			if _, err := cat.ModelFromData(m.Model, st.File); err != nil {
+				bad(m.Model, "measured model: %v", err)
+			}
+		}
+		if m.Runtime != "" {
+			if _, err := cat.Runtime(m.Runtime); err != nil {
+				bad(m.Runtime, "measured runtime: %v", err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Report is everything a study's report shows, as typed answers: the
+// report renders it and computes nothing.
+type Report struct {
+	Study      *Study
+	AllowPaths bool // data files may name models and devices by path
+	Plan       *app.Plan
+	// Predictions are one per device engine, model and format of the
+	// plan, at the study's workload.
+	Predictions []Prediction
+	Measured    []MeasuredAnswer
+	Figures     []Figure
+	Devices     []*hardware.Device
+	Models      []*model.Cost // in their own format, KV f16
+	Notes       []string
+}
+
+// Prediction is one prediction of the report and what it asked.
+type Prediction struct {
+	Request app.PredictRequest
+	*app.Prediction
+}
+
+// MeasuredAnswer is one measured file of the study beside its predictions.
+type MeasuredAnswer struct {
+	Measured
+	*app.Comparison
+}
+
+// Figure is one figure of the report with the request that drew it.
+type Figure struct {
+	Kind    *app.FigureKind
+	Request *app.FigureRequest
+	*app.Figure
+}
+
+// planRequest is the study's plan.
+func (st *Study) planRequest() app.PlanRequest {
+	w := st.Workload
+	req := app.PlanRequest{Devices: st.Devices, Engines: st.Engines, Runtimes: st.Runtimes, Models: st.Models, Weights: st.Weights, KV: st.KV,
+		Contexts: w.ContextTokens, Batches: w.Batches, Prompt: w.Prompt, Output: w.Output, UBatch: w.UBatch, MinBatch: 1,
+		Options: sim.DefaultOptions, Targets: st.Targets.Read}
+	if len(req.Contexts) == 0 {
+		req.Contexts = []int{w.Depth + w.Prompt + w.Output}
+	}
+	if len(req.Batches) == 0 {
+		req.Batches = []int{w.Batch}
+	}
+	return req
+}
+
+func (st *Study) workload() sim.Workload {
+	w := st.Workload
+	return sim.Workload{Prompt: w.Prompt, Output: w.Output, Batch: w.Batch, Depth: w.Depth, UBatch: w.UBatch}
+}
+
+// Run answers the study: the plan, a prediction per planned group, the
+// measured runs beside their predictions, the figures, and the devices
+// and models with their sources. progress hears of each step.
+func Run(env *app.Env, st *Study, progress func(step string)) (*Report, error) {
+	env, err := env.With(st.Profiles...)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Study: st, AllowPaths: env.Catalog.DataPaths(), Notes: []string{}}
+
+	// 1. The plan: every configuration against the targets.
+	progress("plan")
+	if r.Plan, err = env.Plan(st.planRequest()); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	for _, s := range r.Plan.Skipped {
+		r.Notes = append(r.Notes, "skipped: "+s)
+	}
+
+	// 2. Predictions at the workload, one per device engine, model and format.
+	for _, g := range r.Plan.Groups {
+		req := app.PredictRequest{Workload: st.workload(), Setup: app.Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine,
+			Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: sim.DefaultOptions}}
+		progress(fmt.Sprintf("predict %s %s %s %s", g.Device, g.Engine, g.Model, g.Weights))
+		p, err := env.Predict(req)
+		if err != nil {
+			return nil, fmt.Errorf("predict %s on %s: %w", g.Model, g.Device, err)
+		}
+		r.Predictions = append(r.Predictions, Prediction{Request: req, Prediction: p})
+	}
+
+	// 3. Measured runs.
+	for _, m := range st.Measured {
+		progress("compare " + m.Raw)
+		c, err := env.Compare(m.compareRequest())
+		if err != nil {
+			return nil, fmt.Errorf("compare %s: %w", m.Raw, err)
+		}
+		r.Measured = append(r.Measured, MeasuredAnswer{Measured: m, Comparison: c})
+	}
+
+	// 4. Figures.
+	if err := r.figures(env, progress); err != nil {
+		return nil, err
+	}
+
+	// 5. Assumptions: every device and model used, with sources.
+	seenD, seenM := map[string]bool{}, map[string]bool{}
+	for _, g := range r.Plan.Groups {
+		if !seenD[g.Device] {
+			seenD[g.Device] = true
+			d, err := env.Catalog.Device(g.Device)
+			if err != nil {
+				return nil, err
+			}
+			r.Devices = append(r.Devices, d)
+		}
+		if !seenM[g.Model] {
+			seenM[g.Model] = true
+			c, err := env.ShowModel(g.Model, "", "f16")
+			if err != nil {
+				return nil, err
+			}
+			r.Models = append(r.Models, c)
+		}
+	}
+	return r, nil
+}
+
+func (m Measured) compareRequest() app.CompareRequest {
+	return app.CompareRequest{Files: []string{m.File}, Options: compare.Options{Hardware: m.Hardware, Engine: m.Engine, Runtime: m.Runtime,
+		Model: m.Model, Weights: m.Weights, KV: m.KV, Sim: sim.DefaultOptions}}
+}
+
+// DefaultFigures are drawn when a study asks for none (and measured runs
+// add theirs).
+var DefaultFigures = []string{"plan", "tpot-context", "ttft-prompt", "memory"}
+
+// maxPlanRows and maxSeries bound the figures drawn by default.
+const (
+	maxPlanRows = 40
+	maxSeries   = 8
+)
+
+// figures draws the study's figures (or the default set).
+func (r *Report) figures(env *app.Env, progress func(string)) error {
+	st := r.Study
+	kinds := st.Plots
+	explicit := len(kinds) > 0
+	if !explicit {
+		kinds = append([]string(nil), DefaultFigures...)
+		if len(st.Measured) > 0 {
+			kinds = append(kinds, "roofline", "compare")
+		}
+	}
+	// The plan's rows: every engine of every device, model and format.
+	groups := map[string]bool{}
+	for _, g := range r.Plan.Groups {
+		groups[g.Device+"|"+g.Engine+"|"+g.Model+"|"+g.Weights] = true
+	}
+	// The series of the other figures: one engine per device unless listed.
+	devs, err := plan.ResolveDevices(env.Catalog, st.Devices)
+	if err != nil {
+		return err
+	}
+	series := len(devs) * len(st.Models) * max(1, len(st.Weights)) * max(1, len(st.Engines))
+	for _, name := range kinds {
+		k, err := app.FigureKindOf(name)
+		if err != nil {
+			return err
+		}
+		switch {
+		case k.Inputs == app.PlanInputs && !explicit && len(groups) > maxPlanRows:
+			r.Notes = append(r.Notes, fmt.Sprintf("no plan figure: %d device × model × format rows (at most 40 are legible); list fewer in the study or set plots", len(groups)))
+			continue
+		case k.Inputs == app.RunsInputs && len(st.Measured) == 0:
+			return fmt.Errorf("%s: plots asks for %s but the study has no [[measured]] files", st.File, k.Name)
+		case k.Inputs == app.SeriesInputs && !explicit && series > maxSeries:
+			r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %d series (devices × models × formats), at most 8 are legible; set plots in the study with fewer", k.Name, series))
+			continue
+		case k.Inputs == app.SetupInputs && (len(st.Models) > 1 || len(st.Devices) > 1):
+			r.Notes = append(r.Notes, fmt.Sprintf("the %s figure shows the first model on the first device", k.Name))
+		}
+		req := st.figureRequest(k)
+		progress("plot " + k.Name)
+		f, err := env.Figure(req)
+		if err != nil {
+			if !explicit {
+				r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %v", k.Name, err))
+				continue
+			}
+			return fmt.Errorf("plot %s: %w", k.Name, err)
+		}
+		r.Figures = append(r.Figures, Figure{Kind: k, Request: req, Figure: f})
+	}
+	return nil
+}
+
+// figureRequest is the request of figure kind k for the study.
+func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
+	w := st.Workload
+	req := &app.FigureRequest{Kind: k.Name, Params: map[string]string{}}
+	switch k.Inputs {
+	case app.PlanInputs:
+		req.Plan = st.planRequest()
+	case app.RunsInputs:
+		req.Runs.Options.Sim = sim.DefaultOptions
+		for _, m := range st.Measured {
+			req.Runs.Files = append(req.Runs.Files, m.File)
+			if m.Hardware != "" {
+				req.Runs.Options.Hardware = m.Hardware
+			}
+		}
+	case app.SetupInputs:
+		req.Setup = app.Selection{Model: st.Models[0], Hardware: st.Devices[0], Options: sim.DefaultOptions}
+		if len(st.Weights) > 0 {
+			req.Setup.Weights = st.Weights[0]
+		}
+		if st.Draft != "" {
+			req.Params["draft"] = st.Draft
+		}
+	case app.SeriesInputs:
+		req.Series = app.SeriesRequest{Models: st.Models, Devices: st.Devices, Engines: st.Engines, Weights: st.Weights,
+			Workload: st.workload(), Options: sim.DefaultOptions, Targets: sim.Targets{TTFT: st.Targets.Read.TTFT, TPOT: st.Targets.Read.TPOT}}
+		if len(st.KV) > 0 {
+			req.Series.KV = st.KV[0]
+		}
+		if k.Name == "roofline" || k.Name == "tpot-context" || k.Name == "ttft-prompt" {
+			for _, m := range st.Measured {
+				req.Series.Measured = append(req.Series.Measured, m.File)
+			}
+		}
+		if k.Name == "tpot-context" && len(w.ContextTokens) > 0 {
+			// Up to the longest context the study plans for.
+			req.Params["max-context"] = strconv.Itoa(max(w.ContextTokens[len(w.ContextTokens)-1], 256))
+		}
+	}
+	return req
+}
