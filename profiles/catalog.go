@@ -241,11 +241,11 @@ func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
 	}
 	r, err := c.runtimes.Lookup(name)
 	if err != nil {
-		var names []string
+		var names []Named
 		for _, x := range c.runtimes.All() {
-			names = append(names, x.Name)
+			names = append(names, Named{x.Name, x.Aliases})
 		}
-		return nil, &NotFoundError{Kind: "runtime", Name: name, Suggestions: Suggest(name, names)}
+		return nil, &NotFoundError{Kind: "runtime", Name: name, Suggestions: SuggestNamed(name, names)}
 	}
 	return r, nil
 }
@@ -338,7 +338,7 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 // modelNamed finds a model by name or alias only, touching no file.
 func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	var names []string
+	var names []Named
 	for _, m := range c.models {
 		if strings.ToLower(m.Name) == n {
 			return m, nil
@@ -348,9 +348,9 @@ func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 				return m, nil
 			}
 		}
-		names = append(names, m.Name)
+		names = append(names, Named{m.Name, m.Aliases})
 	}
-	return nil, &NotFoundError{Kind: "model", Name: name, Suggestions: Suggest(name, names)}
+	return nil, &NotFoundError{Kind: "model", Name: name, Suggestions: SuggestNamed(name, names)}
 }
 
 // Device finds a device by name, alias or path to a TOML profile. Use it
@@ -370,7 +370,7 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 // deviceNamed finds a device by name or alias only, touching no file.
 func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	var names []string
+	var names []Named
 	for _, d := range c.devices {
 		if d.Name == n {
 			return d, nil
@@ -380,9 +380,9 @@ func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 				return d, nil
 			}
 		}
-		names = append(names, d.Name)
+		names = append(names, Named{d.Name, d.Aliases})
 	}
-	return nil, &NotFoundError{Kind: "hardware", Name: name, Suggestions: Suggest(name, names)}
+	return nil, &NotFoundError{Kind: "hardware", Name: name, Suggestions: SuggestNamed(name, names)}
 }
 
 // WithDataPaths returns a catalog whose ModelFromData and DeviceFromData

@@ -8,37 +8,67 @@ import (
 // Suggest returns up to three known names close to name: those containing
 // it, and those within a small edit distance.
 func Suggest(name string, known []string) []string {
+	named := make([]Named, len(known))
+	for i, k := range known {
+		named[i] = Named{Name: k}
+	}
+	return SuggestNamed(name, named)
+}
+
+// Named is a profile known by a name and aliases.
+type Named struct {
+	Name    string
+	Aliases []string
+}
+
+// SuggestNamed is Suggest over profiles known by names and aliases: each
+// profile is suggested once, by the spelling closest to name; an alias is
+// followed by the profile's name ("rock-5b (rk3588)").
+func SuggestNamed(name string, known []Named) []string {
 	n := strings.ToLower(name)
 	type cand struct {
-		name string
+		text string
 		d    int
 	}
 	var cs []cand
-	limit := len(n)/3 + 1
-	if limit < 2 {
-		limit = 2
-	}
+	limit := max(len(n)/3+1, 2)
 	for _, k := range known {
-		kl := strings.ToLower(k)
-		d := levenshtein(n, kl)
-		if strings.Contains(kl, n) || strings.Contains(n, kl) {
-			d = min(d, 1)
+		best := cand{d: limit + 1}
+		for i, spelling := range append([]string{k.Name}, k.Aliases...) {
+			d := distance(n, strings.ToLower(spelling))
+			if d < best.d { // ties keep the name, then the first alias
+				best = cand{spelling, d}
+				if i > 0 {
+					best.text = spelling + " (" + k.Name + ")"
+				}
+			}
 		}
-		if d <= limit {
-			cs = append(cs, cand{k, d})
+		if best.d <= limit {
+			cs = append(cs, best)
 		}
 	}
 	sort.SliceStable(cs, func(i, j int) bool {
 		if cs[i].d != cs[j].d {
 			return cs[i].d < cs[j].d
 		}
-		return cs[i].name < cs[j].name
+		return cs[i].text < cs[j].text
 	})
 	var out []string
 	for i := 0; i < len(cs) && i < 3; i++ {
-		out = append(out, cs[i].name)
+		out = append(out, cs[i].text)
 	}
 	return out
+}
+
+// distance is the edit distance between two lower-case spellings, at most
+// 1 when one contains the other (of three letters or more: "d" is in
+// too many words to suggest).
+func distance(n, k string) int {
+	d := levenshtein(n, k)
+	if min(len(n), len(k)) >= 3 && (strings.Contains(k, n) || strings.Contains(n, k)) {
+		d = min(d, 1)
+	}
+	return d
 }
 
 func levenshtein(a, b string) int {

@@ -18,6 +18,9 @@ func appVersion() string { return buildinfo.Version() }
 func run(args []string, stdout, stderr io.Writer) error {
 	var out bytes.Buffer
 	app := newApp(&out, stderr)
+	if err := unknownCommand(app, args); err != nil {
+		return err
+	}
 	err := app.Run(reorderArgs(app, args))
 	var nf nothingFeasible
 	if errors.As(err, &nf) {
@@ -45,8 +48,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageErr("%v", flagError(err))
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usageErr("%v", suggestFlag(flagError(err), c.App.Flags))
 		},
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
@@ -63,7 +66,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 // (exit code 2).
 func setUsageErrors(cmds []*cli.Command) {
 	for _, c := range cmds {
-		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageErr("%v", flagError(err)) }
+		flags := c.Flags
+		c.OnUsageError = func(_ *cli.Context, err error, _ bool) error {
+			return usageErr("%v", suggestFlag(flagError(err), flags))
+		}
 		setUsageErrors(c.Subcommands)
 	}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/profiles"
 	"github.com/urfave/cli/v2"
 )
 
@@ -60,7 +63,11 @@ func listAction(c *cli.Context) error {
 	case "":
 		return usageErr("list what? give one of: hardware, models, formats, runtimes")
 	default:
-		return usageErr("cannot list %q: give one of hardware, models, formats, runtimes", c.Args().First())
+		what := c.Args().First()
+		if s := profiles.Suggest(what, []string{"hardware", "models", "formats", "runtimes"}); len(s) > 0 {
+			return usageErr("cannot list %q; did you mean %s?", what, strings.Join(s, ", "))
+		}
+		return usageErr("cannot list %q: give one of hardware, models, formats, runtimes", what)
 	}
 	return write(c, f, a)
 }

@@ -155,7 +155,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"show", "model", "a", "b"}, 2, []string{`unexpected argument "b"`}},
 		{[]string{"list", "gpus"}, 2, []string{`cannot list "gpus"`}},
 		{[]string{"list", "models", "--format", "yaml"}, 2, []string{`--format "yaml"`}},
-		{[]string{"list", "--bogus"}, 2, []string{"flag provided but not defined: -bogus"}},
+		{[]string{"list", "--bogus"}, 2, []string{"unknown flag --bogus"}},
 		{[]string{"show", "hardware", "testdata/misspelled-device.toml"}, 1, []string{"misspelled-device.toml:", `unknown key "bandwith"`}},
 		{[]string{"--profiles", "testdata/nosuchdir", "list", "models"}, 1, []string{"--profiles testdata/nosuchdir"}},
 	}
