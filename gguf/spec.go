@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,17 +10,45 @@ import (
 	"github.com/roofline/roofline/model"
 )
 
-// archs maps GGUF architectures to config.json model types.
-var archs = map[string]string{
-	"llama": "llama", "mistral": "mistral", "qwen2": "qwen2", "qwen2moe": "qwen2_moe", "qwen3": "qwen3", "qwen3moe": "qwen3_moe",
-	"gemma": "gemma", "gemma2": "gemma2", "gemma3": "gemma3", "phi3": "phi3", "deepseek2": "deepseek_v3", "gpt-oss": "gpt_oss",
+// archs is the one map from GGUF architectures to the config.json model
+// types a file of that architecture may hold, the first the type its
+// header is read as: llama.cpp writes Mistral and Mixtral checkpoints as
+// "llama". The spelling "gptoss" is llama-bench's model_type for gpt-oss.
+var archs = map[string][]string{
+	"llama": {"llama", "mistral", "mixtral"}, "mistral": {"mistral"}, "qwen2": {"qwen2"}, "qwen2moe": {"qwen2_moe"},
+	"qwen3": {"qwen3"}, "qwen3moe": {"qwen3_moe"}, "gemma": {"gemma"}, "gemma2": {"gemma2"}, "gemma3": {"gemma3"},
+	"phi3": {"phi3"}, "deepseek2": {"deepseek_v3"}, "gpt-oss": {"gpt_oss"}, "gptoss": {"gpt_oss"},
+}
+
+// ModelTypes are the config.json model types a GGUF architecture may
+// hold; ok is false for an architecture roofline does not price.
+func ModelTypes(arch string) (types []string, ok bool) {
+	types, ok = archs[arch]
+	return types, ok
+}
+
+// ArchOf is the GGUF architecture llama.cpp writes a model of config.json
+// type t as: the one read as t, else one that holds it (Mixtral is
+// written as llama with experts).
+func ArchOf(t string) (string, bool) {
+	for _, primary := range []bool{true, false} {
+		for _, a := range Supported() {
+			types := archs[a]
+			if (primary && types[0] == t) || (!primary && slices.Contains(types, t)) {
+				return a, true
+			}
+		}
+	}
+	return "", false
 }
 
 // Supported lists the GGUF architectures roofline can price.
 func Supported() []string {
 	var s []string
 	for a := range archs {
-		s = append(s, a)
+		if a != "gptoss" {
+			s = append(s, a)
+		}
 	}
 	sort.Strings(s)
 	return s
@@ -37,10 +66,11 @@ type Model struct {
 // ToModel builds the spec and tensor types from a parsed header.
 func ToModel(f *File, name string) (*Model, error) {
 	arch := f.Metadata["general.architecture"].Str
-	hfArch, ok := archs[arch]
-	if !ok {
+	types, ok := archs[arch]
+	if !ok || arch == "gptoss" {
 		return nil, fmt.Errorf("unsupported GGUF architecture %q (supported: %s)", arch, strings.Join(Supported(), ", "))
 	}
+	hfArch := types[0]
 	tensors := map[string]TensorInfo{}
 	m := &Model{Types: map[string]model.Storage{}, Tensors: len(f.Tensors)}
 	for _, t := range f.Tensors {

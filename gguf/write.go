@@ -76,16 +76,8 @@ func Write(w io.Writer, f *File) error {
 // the metadata ToModel reads and one tensor entry per inventory tensor,
 // typed as w assigns it. Its offsets are zero: there is no tensor data.
 func HeaderFor(s *model.Spec, w model.WeightFormat) (*File, error) {
-	arch := ""
-	if s.Architecture == "mixtral" {
-		arch = "llama" // llama.cpp stores Mixtral as llama with experts
-	}
-	for g, hf := range archs {
-		if hf == s.Architecture {
-			arch = g
-		}
-	}
-	if arch == "" {
+	arch, ok := ArchOf(s.Architecture)
+	if !ok {
 		return nil, fmt.Errorf("no GGUF architecture for %q", s.Architecture)
 	}
 	md := map[string]Value{"general.architecture": {Str: arch}, "general.name": {Str: s.Name}}

@@ -402,6 +402,10 @@ func mixType(ftype string, base Storage, s *Spec, t Tensor) Storage {
 	return base
 }
 
+// DefaultCheckpoint is the format a model is taken to be published in when
+// its profile does not say: bf16, as most checkpoints on Hugging Face are.
+const DefaultCheckpoint = "bf16"
+
 // FileWeightsName names a model file's own per-tensor types as a format.
 const FileWeightsName = "file"
 
@@ -414,7 +418,7 @@ func (s *Spec) NativeFormat() string {
 		return FileWeightsName
 	}
 	if s.Checkpoint == "" {
-		return "bf16"
+		return DefaultCheckpoint
 	}
 	return s.Checkpoint
 }

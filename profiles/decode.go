@@ -327,7 +327,7 @@ func decodeModel(file string, src []byte) (*model.Spec, error) {
 		s.MLP = model.Gated
 	}
 	if s.Checkpoint == "" {
-		s.Checkpoint = "bf16"
+		s.Checkpoint = model.DefaultCheckpoint
 	}
 	if _, err := model.LookupWeightFormat(s.Checkpoint); err != nil {
 		errs = append(errs, fe("checkpoint", "%v", err))

@@ -203,7 +203,7 @@ func (s *Setup) JoinTTFT(prompt, depth, others, otherCtx, ubatch int) float64 {
 	}
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: 1, Depth: depth, UBatch: max(1, ubatch-others)}, s.Inputs.FlashAttention)
 	p.withOthers(others, otherCtx)
-	return p.prefill(s.expected(s.Inputs.PrefillOverhead)).time
+	return s.ttft(&p)
 }
 
 // Concurrency is N independent conversations sharing the device by

@@ -34,35 +34,45 @@ const (
 // window cache), the peak activations of a pass, and the runtime's
 // overhead, against the memory the runtime lets the model use.
 func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
-	m := s.Model
-	batch = s.resident(batch)
-	mem := Memory{
-		Weights:     m.ResidentWeightBytes(s.Device.Unified),
-		KV:          float64(batch) * m.KVCacheBytes(ctx, ubatch),
-		Activations: m.ActivationPeakBytes(passTokens(batch, ubatch)),
-		Overhead:    s.Inputs.Overhead,
-		Usable:      s.Usable(),
-	}
-	mem.Total = mem.Weights + mem.KV + mem.Activations + mem.Overhead
+	mem := s.need(ctx, batch, ubatch)
+	mem.Usable = s.Usable()
 	mem.Fits = mem.Total <= mem.Usable
 	mem.Headroom = mem.Usable - mem.Total
 	mem.MaxContext, mem.ContextBound = s.maxContext(mem.Usable, batch, ubatch), BoundByMemory
-	if lim := m.Spec.MaxContext; lim > 0 && (mem.MaxContext < 0 || mem.MaxContext > lim) {
+	if lim := s.Model.Spec.MaxContext; lim > 0 && (mem.MaxContext < 0 || mem.MaxContext > lim) {
 		mem.MaxContext, mem.ContextBound = lim, BoundByModel
 	}
 	return mem
 }
 
 // MemoryNeed is Memory's total.
-func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 { return s.Memory(ctx, batch, ubatch).Total }
+func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 { return s.need(ctx, batch, ubatch).Total }
+
+// need is the one account of what a setup needs: what does not depend on
+// the context (fixed), and the KV cache of the sequences it holds.
+func (s *Setup) need(ctx, batch, ubatch int) Memory {
+	mem := s.fixed(batch, ubatch)
+	mem.KV = float64(s.resident(batch)) * s.Model.KVCacheBytes(ctx, ubatch)
+	mem.Total = mem.Weights + mem.KV + mem.Activations + mem.Overhead
+	return mem
+}
+
+// fixed is the memory whatever the context: the weights resident on the
+// device, the peak activations of a full pass, the runtime's overhead.
+func (s *Setup) fixed(batch, ubatch int) Memory {
+	m := s.Model
+	return Memory{
+		Weights:     m.ResidentWeightBytes(s.Device.Unified),
+		Activations: m.ActivationPeakBytes(passTokens(s.resident(batch), ubatch)),
+		Overhead:    s.Inputs.Overhead,
+	}
+}
 
 // maxContext is the longest context per sequence whose memory fits in
 // usable at this batch: 0 when nothing fits, -1 when any context fits.
 func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
-	m := s.Model
-	batch = s.resident(batch)
-	fixed := m.ResidentWeightBytes(s.Device.Unified) + m.ActivationPeakBytes(passTokens(batch, ubatch)) + s.Inputs.Overhead
-	return m.MaxContext((usable-fixed)/float64(batch), ubatch)
+	f := s.fixed(batch, ubatch)
+	return s.Model.MaxContext((usable-(f.Weights+f.Activations+f.Overhead))/float64(s.resident(batch)), ubatch)
 }
 
 // resident is how many sequences hold a KV cache at once: the batch under

@@ -109,27 +109,31 @@ func attention(u unitCost, bytes, flops float64, r rates) unitCost {
 // prefillPass is full pass k (0 ≤ k < passes−1): every sequence processes
 // perSeq tokens after D + k·perSeq, reads its KV cache once and appends.
 func (p *phases) prefillPass(k int, r rates) unitCost {
-	B, s := float64(p.w.Batch), p.w.Depth+k*p.perSeq
-	bytes := B * p.kvReads * p.m.KVBytes(s+p.perSeq)
-	if p.unfused {
-		bytes += B * p.m.ScoreBytesPrefill(s, p.perSeq)
-	}
-	flops := B * p.m.AttentionPrefillFLOPs(s, p.perSeq)
-	bytes, flops = p.addOthers(bytes, flops)
-	return attention(matmulCost(p.full, r), bytes, flops, r)
+	return p.pass(p.w.Depth+k*p.perSeq, p.perSeq, p.full, r)
 }
 
 // lastPass is the shorter last pass, which computes the logits.
 func (p *phases) lastPass(r rates) unitCost {
-	B, s := float64(p.w.Batch), p.w.Depth+(p.passes-1)*p.perSeq
-	bytes := B * p.kvReads * p.m.KVBytes(s+p.last)
-	if p.unfused {
-		bytes += B * p.m.ScoreBytesPrefill(s, p.last)
-	}
-	flops := B * p.m.AttentionPrefillFLOPs(s, p.last)
-	bytes, flops = p.addOthers(bytes, flops)
-	return attention(matmulCost(p.lastMM, r), bytes, flops, r)
+	return p.pass(p.w.Depth+(p.passes-1)*p.perSeq, p.last, p.lastMM, r)
 }
+
+// pass is a prefill pass of n tokens per sequence after s cached ones,
+// with matrix products mm: each sequence reads its KV cache (and, unfused,
+// writes and reads its scores), plus the sequences decoding alongside.
+func (p *phases) pass(s, n int, mm model.Matmuls, r rates) unitCost {
+	B := float64(p.w.Batch)
+	bytes := B * p.kvRead(s+n)
+	if p.unfused {
+		bytes += B * p.m.ScoreBytesPrefill(s, n)
+	}
+	flops := B * p.m.AttentionPrefillFLOPs(s, n)
+	bytes, flops = p.addOthers(bytes, flops)
+	return attention(matmulCost(mm, r), bytes, flops, r)
+}
+
+// kvRead is the bytes one sequence's pass reads of a KV cache of ctx
+// tokens: once with fused attention, once per query head without.
+func (p *phases) kvRead(ctx int) float64 { return p.kvReads * p.m.KVBytes(ctx) }
 
 func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
 	if p.others == 0 {
@@ -148,7 +152,7 @@ func (p *phases) decodeStep(ctx int, r rates) unitCost {
 // decodeAttnBytes is one decode token's attention traffic: its KV cache,
 // and its scores when attention is unfused.
 func (p *phases) decodeAttnBytes(ctx int) float64 {
-	b := p.kvReads * p.m.KVBytes(ctx)
+	b := p.kvRead(ctx)
 	if p.unfused {
 		b += p.m.ScoreBytesDecode(ctx)
 	}

@@ -106,7 +106,6 @@ func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Conf
 func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch int, t Targets, out []Config) []Config {
 	usable := t.Usable(s)
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: s.resident(batch), UBatch: ubatch}, s.Inputs.FlashAttention)
-	er := s.expected(s.Inputs.PrefillOverhead)
 	conf := t.confidence()
 	prefillSpread, decodeSpread := s.Spread(true), s.Spread(false)
 	for _, ctx := range contexts {
@@ -114,7 +113,7 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
 		c.Fits = c.Memory <= usable
 		p.w.Depth = c.Depth(prompt, output)
-		c.TTFT = p.prefill(er).time
+		c.TTFT = s.ttft(&p)
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
 		c.TPOT = s.ITL(max(ctx-1, 1), s.resident(batch))

@@ -154,8 +154,12 @@ func (s *Setup) decodePhase(p *phases) Phase {
 // tokens.
 func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}, s.Inputs.FlashAttention)
-	return p.prefill(s.expected(s.Inputs.PrefillOverhead)).time
+	return s.ttft(&p)
 }
+
+// ttft is the one expected time to first token: the passes' time with
+// the per-pass overhead.
+func (s *Setup) ttft(p *phases) float64 { return p.prefill(s.expected(s.Inputs.PrefillOverhead)).time }
 
 // ITL is the expected time of one decode step of `batch` sequences whose
 // queries attend ctx keys.
@@ -202,7 +206,7 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	r.E2E = r.TTFT + r.Decode.Time
 	r.E2EBound = r.TTFTBound + r.Decode.IdealTime
 	r.LastTTFT, r.LastE2E = r.TTFT, r.E2E
-	r.ComputeBoundBatch = s.computeBoundBatch(w, p.kvReads)
+	r.ComputeBoundBatch = s.computeBoundBatch(w, &p)
 
 	r.Memory = s.Memory(w.Context(), w.Batch, w.UBatch)
 	cold := s.ColdStart(r.TTFT)
@@ -237,12 +241,13 @@ func (s *Setup) predictQueued(w Workload) (*Result, error) {
 // computeBoundBatch is the smallest batch whose last decode step is
 // compute-bound at peak: B·F(c)/peak ≥ (W(B) + B·KV(c))/bw. The difference
 // is convex in B (W grows at most linearly), so it crosses zero once.
-func (s *Setup) computeBoundBatch(w Workload, kvReads float64) int {
+func (s *Setup) computeBoundBatch(w Workload, p *phases) int {
 	m, bw, peak := s.Model, s.Inputs.Bandwidth, s.Inputs.IdealPeak
 	c := w.LastStepContext()
+	kv := p.kvRead(c)
 	f := func(B int) float64 {
 		fb := float64(B)
-		return fb*m.DecodeFLOPs(c)/peak - (m.StreamedBytes(B, true)+fb*kvReads*m.KVBytes(c))/bw
+		return fb*m.DecodeFLOPs(c)/peak - (m.StreamedBytes(B, true)+fb*kv)/bw
 	}
 	if f(1) >= 0 {
 		return 1

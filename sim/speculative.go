@@ -19,7 +19,7 @@ func (s *Setup) Verify(ctx, tokens, batch int) float64 {
 	B := float64(batch)
 	last := ctx + tokens - 1
 	u := matmulCost(p.step, s.expected(s.Inputs.DecodeOverhead))
-	u = attention(u, B*p.kvReads*s.Model.KVBytes(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), s.expected(s.Inputs.DecodeOverhead))
+	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), s.expected(s.Inputs.DecodeOverhead))
 	return u.time()
 }
 

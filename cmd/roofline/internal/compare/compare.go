@@ -13,6 +13,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/gguf"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
@@ -271,13 +272,6 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	return row, nil
 }
 
-// ggufArch maps GGUF architectures to config.json model types.
-var ggufArch = map[string][]string{
-	"llama": {"llama", "mistral", "mixtral"}, "qwen2": {"qwen2"}, "qwen3": {"qwen3"}, "qwen3moe": {"qwen3_moe"},
-	"gemma2": {"gemma2"}, "gemma3": {"gemma3"}, "phi3": {"phi3"}, "gpt-oss": {"gpt_oss"}, "gptoss": {"gpt_oss"},
-	"deepseek2": {"deepseek_v3"}, "mistral": {"mistral"},
-}
-
 // resolveModel finds the model: --model, then a name in the file, then the
 // llama-bench architecture and parameter count.
 func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
@@ -298,12 +292,11 @@ func (e *Evaluator) resolveModel(r measured.Run) (*model.Spec, string, error) {
 		}
 		var cs []cand
 		for _, s := range e.cat.Models() {
-			if types, ok := ggufArch[arch]; ok && !containsStr(types, s.Architecture) {
+			if types, ok := gguf.ModelTypes(arch); ok && !containsStr(types, s.Architecture) {
 				continue
 			}
-			w, _ := model.LookupWeightFormat("f16")
-			k, _ := model.LookupKVFormat("f16")
-			c, err := model.Build(s, w, k, model.Layout{})
+			// Parameters do not depend on the format: the model's own.
+			c, err := model.BuildNamed(s, "", "", model.Layout{})
 			if err != nil {
 				continue
 			}

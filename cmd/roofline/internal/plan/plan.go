@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
@@ -175,35 +176,8 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 	if sp.RuntimeSet == nil {
 		return nil, errors.New("plan: no runtime set")
 	}
-	// Price each model under each format and layout once; devices share
-	// the costs, formats share the tensor inventory.
-	costs := map[string]*model.Cost{}
-	inventories := map[*model.Spec][]model.Tensor{}
-	cost := func(m *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtime) (*model.Cost, error) {
-		l := rt.LayoutFor(m)
-		key := fmt.Sprintf("%s|%s|%s|%+v", m.Name, w.Name, kv, l)
-		if c, ok := costs[key]; ok {
-			return c, nil
-		}
-		inv, ok := inventories[m]
-		if !ok {
-			if err := m.Validate(); err != nil {
-				return nil, fmt.Errorf("model %s: %w", m.Name, err)
-			}
-			inv = m.Tensors()
-			inventories[m] = inv
-		}
-		kf, err := model.LookupKVFormat(kv)
-		if err != nil {
-			return nil, err
-		}
-		c, err := model.BuildFrom(m, inv, w, kf, l)
-		if err != nil {
-			return nil, err
-		}
-		costs[key] = c
-		return c, nil
-	}
+	// Each model is priced once per format and layout (resolve.Costs).
+	costs := resolve.NewCosts()
 	runtimeNames := sp.Runtimes
 	if len(runtimeNames) == 0 {
 		runtimeNames = []string{""}
@@ -242,7 +216,7 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 								continue
 							}
 							seen[key] = true
-							c, err := cost(m, ch.Weights, ch.KV, ch.Runtime)
+							c, err := costs.Cost(m, ch.Weights, ch.KV, ch.Runtime)
 							if err != nil {
 								return nil, err
 							}

@@ -145,11 +145,55 @@ func signedBytes(b float64) string {
 // Cost prices spec in weight format w and KV format kv under runtime rt's
 // layout.
 func Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtime) (*model.Cost, error) {
+	return NewCosts().Cost(spec, w, kv, rt)
+}
+
+// Costs prices models as Cost does, each model in each format and layout
+// once: a plan's devices share a cost, its formats a model's tensor
+// inventory.
+type Costs struct {
+	costs       map[costKey]*model.Cost
+	inventories map[*model.Spec][]model.Tensor
+}
+
+type costKey struct {
+	spec    *model.Spec
+	weights string
+	kv      string
+	layout  model.Layout
+}
+
+// NewCosts is an empty cache.
+func NewCosts() *Costs {
+	return &Costs{costs: map[costKey]*model.Cost{}, inventories: map[*model.Spec][]model.Tensor{}}
+}
+
+// Cost prices spec in weight format w and KV format kv under runtime rt's
+// layout.
+func (c *Costs) Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtime) (*model.Cost, error) {
+	l := rt.LayoutFor(spec)
+	key := costKey{spec, w.Name, kv, l}
+	if cost, ok := c.costs[key]; ok {
+		return cost, nil
+	}
+	inv, ok := c.inventories[spec]
+	if !ok {
+		if err := spec.Validate(); err != nil {
+			return nil, fmt.Errorf("model %s: %w", spec.Name, err)
+		}
+		inv = spec.Tensors()
+		c.inventories[spec] = inv
+	}
 	k, err := model.LookupKVFormat(kv)
 	if err != nil {
 		return nil, err
 	}
-	return model.Build(spec, w, k, rt.LayoutFor(spec))
+	cost, err := model.BuildFrom(spec, inv, w, k, l)
+	if err != nil {
+		return nil, err
+	}
+	c.costs[key] = cost
+	return cost, nil
 }
 
 // classify names the input an error from runtimes.Choose is about.
