@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets the test binary run as the roofline command of the
+// scripts: testscript puts it on their PATH under that name, so a script
+// runs the real program, in its own process, with its real exit code.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){"roofline": main})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script/*.txtar
+// (the format: https://pkg.go.dev/github.com/rogpeppe/go-internal/testscript).
+// Each script starts in an empty work directory with HOME and HF_HOME
+// under it, so nothing of the user's machine leaks in. Besides the
+// built-in commands, a script may use
+//
+//	exits CODE roofline ARGS...   run roofline, expect exit status CODE
+//
+// after which stdout and stderr check its output as after exec. With
+// -update, cmp against a file of the archive rewrites that file.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("HF_HOME", env.WorkDir+"/home/.cache/huggingface")
+			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/home/.cache")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits": exits,
+		},
+	})
+}
+
+// exits is the script command "exits CODE COMMAND [ARGS...]".
+func exits(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exits CODE COMMAND [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exits: bad code %q", args[0])
+	}
+	got := 0
+	var ee *exec.ExitError
+	if err := ts.Exec(args[1], args[2:]...); errors.As(err, &ee) {
+		got = ee.ExitCode()
+	} else if err != nil {
+		ts.Fatalf("exits: %v", err)
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
