@@ -18,6 +18,14 @@ func appVersion() string { return buildinfo.Version() }
 func run(args []string, stdout, stderr io.Writer) error {
 	var out bytes.Buffer
 	app := newApp(&out, stderr)
+	if len(args) > 1 && args[1] == "__complete" {
+		// The completion engine reads the words as typed.
+		if err := app.Run(args); err != nil {
+			return err
+		}
+		_, err := stdout.Write(out.Bytes())
+		return err
+	}
 	if err := unknownCommand(app, args); err != nil {
 		return err
 	}
@@ -55,7 +63,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
 			&cli.BoolFlag{Name: "allow-paths", Usage: "let data files (measured runs, studies) name models and devices by path or URL, which roofline then opens; by default they may only name them"},
 		},
-		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand()},
+		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand(), completionCommand(), completeCommand()},
 	}
 	setUsageErrors(app.Commands)
 	strictNumbers(app.Commands)
