@@ -9,6 +9,11 @@
 // Ti = 2^10 … 2^40) are both accepted on input and never mixed silently on
 // output: the caller chooses which one a figure is shown in.
 //
+// What people type has one parser each, used by the command line and by
+// study and profile files alike: Parse for quantities with a dimension,
+// ParseDuration (a unit is required), ParseTokens and ParseTokenList
+// (k = 1024 tokens), ParseShare (a percentage below 100 %).
+//
 // The package also names the arithmetic precisions (fp32, fp16, bf16, fp8,
 // int8, fp4, int4) that connect a weight format to a compute peak.
 package units

@@ -61,6 +61,28 @@ devices and models) are only names: roofline opens no path and fetches no
 URL a data file mentions unless ` + "`--allow-paths`" + ` is given, and then a
 relative path is relative to the data file.
 
+` + "`--format`" + ` takes text, markdown (or md), json or csv, in any case; each
+command lists the ones it writes. A table is the same in text, Markdown and
+CSV: CSV has the columns' keys, values in SI units at full precision.
+
+JSON and CSV keys are one vocabulary across commands:
+
+| key | meaning |
+|---|---|
+| ` + "`hardware`, `engine`, `runtime`, `model`, `weights`, `kv`" + ` | names: the device, its compute engine, the inference runtime, the model, the weight and KV-cache formats |
+| ` + "`prompt`, `output`, `batch`, `depth`, `ubatch`, `context`" + ` | token counts and sequences of the workload |
+| ` + "`…_s`" + ` | a time in seconds (` + "`ttft_s`, `tpot_s`, `e2e_s`, `load_s`" + `) |
+| ` + "`…_bytes`" + `, ` + "`…_bytes_per_s`" + ` | bytes, bytes per second |
+| ` + "`…_tokens_per_s`" + ` | tokens per second (aggregate over a batch unless said) |
+| ` + "`…_ops_per_s`" + `, ` + "`…_flops_per_s`" + `, ` + "`…_flop_per_byte`" + ` | operation rates (FLOP/s, or OP/s for integer precisions); arithmetic intensity |
+| ` + "`bandwidth_efficiency`, `compute_efficiency`" + ` | the shares of datasheet bandwidth and of the dense peak a prediction assumes, in (0, 1] |
+| ` + "`mbu`, `mfu`" + ` | the shares a measured run achieved |
+| ` + "`…_margin`" + ` | target / prediction − 1: above 0 the target is met with that share to spare |
+| ` + "`power_w`, `…_wh`, `joules_per_…`" + ` | watts, watt-hours, joules |
+
+An undefined figure (a TPOT with one output token) is ` + "`null`" + ` in JSON and
+empty in CSV.
+
 `
 
 // The README's quick-start commands are the ones CI runs; check they parse.

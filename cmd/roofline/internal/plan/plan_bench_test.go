@@ -16,7 +16,7 @@ func fullSpace(tb testing.TB) Space {
 	}
 	return Space{Devices: cat.Devices(), Models: cat.Models(), Weights: AllWeights(),
 		Contexts: []int{512, 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152, 65536, 98304, 131072, 163840},
-		Batches:  []int{1, 2, 4, 8, 16, 32, 64, 128}, Prompt: 512, Output: 128, UBatch: 512, Options: sim.DefaultOptions}
+		Batches:  []int{1, 2, 4, 8, 16, 32, 64, 128}, Prompt: 512, Output: 128, UBatch: 512, Options: sim.DefaultOptions, RuntimeSet: cat.Runtimes()}
 }
 
 func BenchmarkPlan(b *testing.B) {
