@@ -240,6 +240,10 @@ func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
 		return cc.runtimes.Lookup(cc.lastAdded)
 	}
 	r, err := c.runtimes.Lookup(name)
+	var build *runtimes.UnsupportedError
+	if errors.As(err, &build) { // a known runtime, a build it has not
+		return nil, err
+	}
 	if err != nil {
 		var names []Named
 		for _, x := range c.runtimes.All() {

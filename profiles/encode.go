@@ -222,7 +222,11 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 	for _, k := range kinds {
 		c := classes[k]
 		e := c.Efficiency
-		fmt.Fprintf(&b, "\n[efficiency.%s]\n", k)
+		key := k
+		if strings.Contains(k, "@") { // an era's class: "cuda@pre-2024-06"
+			key = strconv.Quote(k)
+		}
+		fmt.Fprintf(&b, "\n[efficiency.%s]\n", key)
 		fmt.Fprintf(&b, "basis = %s\n", quote(c.Basis))
 		fmt.Fprintf(&b, "bandwidth = %s\n", r4(e.Bandwidth))
 		fmt.Fprintf(&b, "compute_max = %s\n", r4(e.ComputeMax))

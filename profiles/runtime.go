@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/roofline/roofline/hardware"
@@ -64,6 +65,13 @@ type rawRuntime struct {
 		Compute []string `toml:"compute"`
 		Source  string   `toml:"source"`
 	} `toml:"kernel"`
+	Era []struct {
+		Name      string   `toml:"name"`
+		LastBuild int      `toml:"last_build"`
+		Until     string   `toml:"until"`
+		Backends  []string `toml:"backends"`
+		Source    string   `toml:"source"`
+	} `toml:"era"`
 	Efficiency map[string]*rawClass `toml:"efficiency"`
 }
 
@@ -313,13 +321,42 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		sourceAt(fmt.Sprintf("kernel.%d", i), lineOfNth(src, "[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)
 	}
+	eras := map[string]bool{}
+	for i, e := range r.Era {
+		line := lineOfNth(src, "[[era]]", i)
+		switch {
+		case checkName(e.Name) != nil || strings.Contains(e.Name, "@"):
+			fe("era", "[[era]] %d: name %q must be a plain name", i+1, e.Name)
+		case eras[e.Name]:
+			fe("era", "[[era]] %s is defined twice", e.Name)
+		case e.LastBuild < 1:
+			fe("era", "[[era]] %s: last_build must be a build number ≥ 1", e.Name)
+		case !validDate(e.Until):
+			fe("era", "[[era]] %s: until must be a date YYYY-MM-DD, got %q", e.Name, e.Until)
+		case i > 0 && (e.LastBuild <= rt.Eras[i-1].LastBuild || e.Until <= rt.Eras[i-1].Until):
+			fe("era", "[[era]] %s: eras must be listed oldest first, each ending after the one before", e.Name)
+		}
+		for _, b := range e.Backends {
+			if backendKinds[b] == "" {
+				fe("era", "[[era]] %s: backend %q is not named by an [[engine]]", e.Name, b)
+			}
+		}
+		eras[e.Name] = true
+		sourceAt("era."+e.Name, line, e.Source)
+		rt.Eras = append(rt.Eras, runtimes.Era{Name: e.Name, LastBuild: e.LastBuild, Until: e.Until, Backends: e.Backends, Source: e.Source})
+	}
 	kinds := make([]string, 0, len(r.Efficiency))
 	for k := range r.Efficiency {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		c, err := decodeClass(k, backendKinds[k] != "", r.Efficiency[k])
+		base, era, isEra := strings.Cut(k, "@")
+		if isEra && !eras[era] {
+			fe("efficiency."+k, "efficiency.%s: no [[era]] is named %q", k, era)
+			continue
+		}
+		c, err := decodeClass(base, backendKinds[base] != "", r.Efficiency[k])
 		if err != nil {
 			fe("efficiency."+k, "efficiency.%s: %v", k, err)
 			continue
@@ -459,6 +496,12 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 		}
 	}
 	return c, nil
+}
+
+// validDate reports whether s is a date YYYY-MM-DD.
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
 }
 
 func contains(list []string, s string) bool {

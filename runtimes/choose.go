@@ -53,13 +53,18 @@ func (s *Set) With(r *Runtime) *Set {
 // Clone returns a set that can take more runtimes without changing s.
 func (s *Set) Clone() *Set { return &Set{list: append([]*Runtime(nil), s.list...)} }
 
-// Lookup finds a runtime by name or alias, ignoring case.
+// Lookup finds a runtime by name or alias, ignoring case; NAME@BUILD
+// names one of its builds (Runtime.AtBuild).
 func (s *Set) Lookup(name string) (*Runtime, error) {
-	n := strings.ToLower(strings.TrimSpace(name))
+	base, build, at := strings.Cut(name, "@")
+	if at && strings.TrimSpace(build) == "" {
+		return nil, &UnsupportedError{Runtime: strings.TrimSpace(base), What: "an empty build after @", Hint: "name one, such as llama.cpp@b2824, or the runtime alone for its current build"}
+	}
+	n := strings.ToLower(strings.TrimSpace(base))
 	var names []string
 	for _, r := range s.list {
 		if strings.ToLower(r.Name) == n || slices.ContainsFunc(r.Aliases, func(a string) bool { return strings.ToLower(a) == n }) {
-			return r, nil
+			return r.AtBuild(build)
 		}
 		names = append(names, r.Name)
 	}

@@ -69,6 +69,13 @@ type Runtime struct {
 	// measurements, or a stated prior where none exist.
 	Classes map[string]*Class
 
+	// Eras are the older eras of its builds, oldest first: spans of
+	// releases whose kernels ran measurably differently, each with
+	// classes of its own ("cuda@2024"). Build is the build a user named
+	// (--runtime llama.cpp@b2000); "" is the current one.
+	Eras  []Era
+	Build string
+
 	// Sources maps a rule's key to where it comes from.
 	Sources    map[string]string
 	References []string
@@ -256,12 +263,19 @@ func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
 }
 
 // ClassFor is the runtime's efficiency on engine e of device d: its
-// backend's class when it has one, else its engine kind's (Class).
+// backend's class when it has one, else its engine kind's (Class); for a
+// named older build (Build), that era's class where the profile has one.
 func (r *Runtime) ClassFor(d *hardware.Device, e *hardware.Engine) *Class {
 	if b := r.Backend(d, e); b != "" {
 		if c, ok := r.Classes[b]; ok {
+			if ec := r.eraClass(b); ec != nil {
+				return ec
+			}
 			return c
 		}
+	}
+	if ec := r.eraClass(string(e.Kind)); ec != nil {
+		return ec
 	}
 	return r.Class(e.Kind)
 }

@@ -30,6 +30,19 @@ type Case struct {
 	Measured float64 // s, the whole test
 }
 
+// era is the era of the runtime's builds the case was measured on, for
+// the class filed under key (a backend or an engine kind): 0 for the
+// current builds, and for eras that do not concern key; k ≥ 1 for the
+// k-th older era.
+func (c Case) era(key string) int {
+	rt := c.Setup.Runtime
+	k, err := rt.EraOf(rt.Build)
+	if err != nil || k == 0 || !rt.Eras[len(rt.Eras)-k].Applies(key) {
+		return 0
+	}
+	return k
+}
+
 // Key names a class: a runtime on a kind of engine, or on one of its
 // backends (llama.cpp's CUDA or Metal).
 type Key struct {
@@ -98,6 +111,15 @@ type Class struct {
 	// backends with classes of their own, which are scored there.
 	Scored  []bool
 	Devices int
+	// Eras are the older eras of the runtime's builds the class was
+	// fitted across (oldest first; Fit.Shifts holds what tells each from
+	// the current builds), empty when its runs do not span them.
+	Eras []runtimes.Era
+	// EraSpreads are each older era's 80 % intervals (decode, prefill),
+	// in the order of Eras.
+	EraSpreads [][2]runtimes.Spread
+	// eras is each case's era (0: current).
+	eras []int
 }
 
 // Points turns cases into fit points.
@@ -148,7 +170,7 @@ func FitClasses(cases []Case) ([]*Class, error) {
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 	var out []*Class
 	for _, k := range keys {
-		c, err := fitClass(k, byKey[k])
+		c, err := fitClass(k, byKey[k], true)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
@@ -162,7 +184,7 @@ func FitClasses(cases []Case) ([]*Class, error) {
 // across; with fewer, models are left out instead (within the device).
 const MinDevices = 3
 
-func fitClass(k Key, cases []Case) (*Class, error) {
+func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	prior := fit.WeakPrior(runtimes.Prior(k.Kind).Efficiency)
 	units := false
 	for _, cs := range cases {
@@ -184,6 +206,39 @@ func fitClass(k Key, cases []Case) (*Class, error) {
 			pts[i].Group = cases[i].Setup.Model.Spec.Name
 		}
 	}
+	c := &Class{Key: k, HeldOut: heldOut, Cases: cases, Covered: make([]bool, len(cases)), eras: make([]int, len(cases))}
+	c.Devices = len(devices)
+	// Older builds are told apart only where both they and the current
+	// builds were measured on MinDevices devices: a shift between eras
+	// needs devices on both sides to be told from one device's bias.
+	if rt := cases[0].Setup.Runtime; eras && len(rt.Eras) > 0 {
+		byEra := map[int]map[string]bool{}
+		for i, cs := range cases {
+			e := cs.era(k.Name())
+			c.eras[i] = e
+			if byEra[e] == nil {
+				byEra[e] = map[string]bool{}
+			}
+			byEra[e][cs.Device] = true
+		}
+		oldest := 0
+		for e := range byEra {
+			oldest = max(oldest, e)
+		}
+		spanned := oldest > 0 && len(byEra[0]) >= MinDevices
+		for e := 1; e <= oldest; e++ {
+			spanned = spanned && len(byEra[e]) >= MinDevices
+		}
+		if spanned {
+			prior.Eras = oldest
+			c.Eras = rt.Eras[len(rt.Eras)-oldest:]
+		} else {
+			clear(c.eras)
+		}
+	}
+	for i := range pts {
+		pts[i].Era = c.eras[i]
+	}
 	f, err := fit.Fit(pts, prior)
 	if err != nil {
 		return nil, err
@@ -192,16 +247,63 @@ func fitClass(k Key, cases []Case) (*Class, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Class{Key: k, HeldOut: heldOut, Cases: cases, Fit: f, Prior: prior, Held: held.Ratios, Covered: make([]bool, len(cases))}
-	c.Devices = len(devices)
-	c.Spread = spread(held.Ratios, pts, fit.Decode, "")
-	c.PrefillSpread = spread(held.Ratios, pts, fit.Prefill, "")
+	c.Fit, c.Prior, c.Held = f, prior, held.Ratios
+	c.Spread = c.spread(fit.Decode, "", 0)
+	c.PrefillSpread = c.spread(fit.Prefill, "", 0)
+	for e := len(c.Eras); e >= 1; e-- {
+		c.EraSpreads = append(c.EraSpreads, [2]runtimes.Spread{c.spread(fit.Decode, "", e), c.spread(fit.Prefill, "", e)})
+	}
 	// Coverage on devices the interval did not see.
 	for i, p := range pts {
-		s := spread(held.Ratios, pts, p.Phase, p.Group)
+		s := c.spread(p.Phase, p.Group, c.eras[i])
 		c.Covered[i] = held.Ratios[i] >= s.Low && held.Ratios[i] <= s.High
 	}
 	return c, nil
+}
+
+// WithoutEras is the class fitted as if every build ran alike: the
+// comparison that shows what telling builds apart gains. Its Eras are
+// empty; EraOf still says each case's era.
+func (c *Class) WithoutEras() (*Class, error) {
+	w, err := fitClass(c.Key, c.Cases, false)
+	if err != nil {
+		return nil, err
+	}
+	w.Scored = c.Scored
+	copy(w.eras, c.eras)
+	return w, nil
+}
+
+// EraOf is the era of the builds case i ran (0: current; see Eras).
+func (c *Class) EraOf(i int) int { return c.eras[i] }
+
+// spread is the class's 80 % interval of phase ph for the builds of era
+// e, leaving out group `without`: from that era's held-out ratios where
+// it has MinSpreadPoints on two groups or more, else from every era's
+// (the eras shift the prediction, not, as far as the data can tell, its
+// scatter).
+func (c *Class) spread(ph fit.Phase, without string, e int) runtimes.Spread {
+	pts := Points(c.Cases)
+	if c.HeldOut == "model" {
+		for i := range pts {
+			pts[i].Group = c.Cases[i].Setup.Model.Spec.Name
+		}
+	}
+	if len(c.Eras) > 0 {
+		var r []float64
+		var p []fit.Point
+		groups := map[string]bool{}
+		for i, pt := range pts {
+			if c.eras[i] == e && pt.Phase == ph && pt.Group != without {
+				r, p = append(r, c.Held[i]), append(p, pt)
+				groups[pt.Group] = true
+			}
+		}
+		if len(r) >= MinSpreadPoints && len(groups) >= 2 {
+			return spread(r, p, ph, without)
+		}
+	}
+	return spread(c.Held, pts, ph, without)
 }
 
 // MinSpreadPoints is the fewest held-out ratios an interval is computed
@@ -290,10 +392,26 @@ func (c *Class) Basis(data string) string {
 		s += "s"
 	}
 	s += " (" + data + ")"
+	if len(c.Eras) > 0 {
+		e := c.Eras[len(c.Eras)-1]
+		s += fmt.Sprintf("; %d of them ran builds after b%d and %d older builds, whose difference is fitted beside (the %s classes)", c.eraDevices(0), e.LastBuild, c.eraDevices(-1), runtimes.EraClassKey(c.Key.Name(), "…"))
+	}
 	if c.HeldOut == "model" {
 		s += "; one device: the interval leaves one model out and says nothing of other boards"
 	}
 	return s
+}
+
+// eraDevices counts the devices measured on builds of era e (-1: of
+// every older era).
+func (c *Class) eraDevices(e int) int {
+	d := map[string]bool{}
+	for i, cs := range c.Cases {
+		if c.eras[i] == e || (e < 0 && c.eras[i] > 0) {
+			d[cs.Device] = true
+		}
+	}
+	return len(d)
 }
 
 // Runtime returns the class's runtime class for a profile: the fitted
@@ -302,4 +420,32 @@ func (c *Class) Runtime(data string) runtimes.Class {
 	rc := runtimes.Class{Efficiency: c.Fit.Efficiency, Decode: c.Spread, Prefill: c.PrefillSpread, Fitted: true, Basis: c.Basis(data)}
 	rc.SE = append([]float64(nil), c.Fit.SE[:]...)
 	return rc
+}
+
+// EraClasses are the classes of the older eras the class was fitted
+// across, by the key a profile files them under ("cuda@pre-2024-06"):
+// the current efficiency moved by the era's fitted shift, with that
+// era's intervals. Standard errors add the shift's to the current
+// parameters' (their covariance is left out).
+func (c *Class) EraClasses(data string) map[string]runtimes.Class {
+	out := map[string]runtimes.Class{}
+	n := len(c.Eras)
+	for i, e := range c.Eras {
+		k := n - i // era index: 1 is the newest older era
+		eff := c.Fit.EfficiencyFor(k)
+		sh := c.Fit.ShiftSE[k-1]
+		se := append([]float64(nil), c.Fit.SE[:]...)
+		add := func(p int, d float64) { se[p] = math.Hypot(se[p], d) }
+		add(fit.PStepOverhead, eff.StepOverhead*sh.Overhead)
+		add(fit.PPassOverhead, eff.PassOverhead*sh.Overhead)
+		add(fit.PLayerOverhead, eff.LayerOverhead*sh.Overhead)
+		add(fit.PBandwidth, eff.Bandwidth*(1-eff.Bandwidth)*sh.Bandwidth)
+		add(fit.PUnitBandwidth, eff.UnitBandwidth*sh.Bandwidth)
+		add(fit.PDequant, eff.Dequant*(1-eff.Dequant)*sh.Matmul)
+		sp := c.EraSpreads[i]
+		basis := fmt.Sprintf("builds up to b%d (era %s): the %s class, fitted on %d decode and %d prefill tests on %d devices (%s), %d of them on builds of this era, moved by the era's fitted difference",
+			e.LastBuild, e.Name, c.Key.Name(), c.Fit.N[fit.Decode], c.Fit.N[fit.Prefill], c.Devices, data, c.eraDevices(k))
+		out[runtimes.EraClassKey(c.Key.Name(), e.Name)] = runtimes.Class{Efficiency: eff, SE: se, Decode: sp[0], Prefill: sp[1], Fitted: true, Basis: basis}
+	}
+	return out
 }

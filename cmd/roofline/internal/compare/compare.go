@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -199,21 +200,58 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 
 // runtimeOf is the runtime a run names: a format that only one runtime
 // writes (llama-bench, vLLM), or the first words of a runtimes CSV's
-// runtime column ("llama.cpp CUDA 4426e298" is llama.cpp).
+// runtime column ("llama.cpp CUDA 4426e298" is llama.cpp). When the
+// runtime's profile tells builds apart and the run says which build ran,
+// the name carries it ("llama.cpp@b2824"), so the run is priced as that
+// build runs.
 func (e *Evaluator) runtimeOf(r measured.Run) string {
-	if r.Runtime != "" {
-		return r.Runtime
+	name := r.Runtime
+	if name == "" && r.Backend != "" {
+		b := strings.ToLower(r.Backend)
+	find:
+		for _, rt := range e.cat.Runtimes().All() {
+			for _, n := range append([]string{rt.Name}, rt.Aliases...) {
+				n = strings.ToLower(n)
+				if b == n || strings.HasPrefix(b, n+" ") || strings.HasPrefix(b, n+"(") {
+					name = rt.Name
+					break find
+				}
+			}
+		}
 	}
-	if r.Backend == "" {
+	if name == "" {
 		return ""
 	}
-	b := strings.ToLower(r.Backend)
-	for _, rt := range e.cat.Runtimes().All() {
-		for _, n := range append([]string{rt.Name}, rt.Aliases...) {
-			n = strings.ToLower(n)
-			if b == n || strings.HasPrefix(b, n+" ") || strings.HasPrefix(b, n+"(") {
-				return rt.Name
+	if rt, err := e.cat.Runtimes().Lookup(name); err == nil && len(rt.Eras) > 0 {
+		if b := BuildOf(r); b != "" {
+			if _, err := rt.EraOf(b); err == nil {
+				return name + "@" + b
 			}
+		}
+	}
+	return name
+}
+
+var (
+	buildInParens = regexp.MustCompile(`\((\d{3,6})\)`)
+	buildTag      = regexp.MustCompile(`\bb(\d{3,6})\b`)
+	buildDate     = regexp.MustCompile(`\b(20\d\d-[01]\d(?:-[0-3]\d)?)\b`)
+)
+
+// BuildOf is the build a run names, "" when it names none: llama-bench's
+// build number, or in a runs CSV's runtime column a number in parentheses
+// ("4426e298 (2824)"), a release tag ("b2824") or a date ("2024-03",
+// "2024-01-10"), as "b2824" or the date.
+func BuildOf(r measured.Run) string {
+	for _, s := range []string{r.Build, r.Backend} {
+		if m := buildInParens.FindStringSubmatch(s); m != nil {
+			return "b" + m[1]
+		}
+		if m := buildTag.FindStringSubmatch(s); m != nil {
+			return "b" + m[1]
+		}
+		if m := buildDate.FindStringSubmatch(s); m != nil {
+			return m[1]
 		}
 	}
 	return ""

@@ -56,6 +56,10 @@ type Point struct {
 	Phase   Phase
 	// Group is what leave-one-group-out leaves out together (a device).
 	Group string
+	// Era is the build of the runtime the point was measured on: 0 the
+	// current builds, k ≥ 1 the k-th older era (Prior.Eras of them), whose
+	// efficiency is the current one moved by that era's Shift.
+	Era int
 }
 
 // Prior is a normal prior on each parameter in fitting coordinates
@@ -69,6 +73,49 @@ type Prior struct {
 	// residuals are divided by it, so that a prior's pull and the data's
 	// are weighed on one scale. Zero means DefaultNoise.
 	Noise float64
+	// Eras is how many older eras of the runtime's builds the points
+	// span besides the current one; each adds a Shift, held near none by
+	// ShiftSpread.
+	Eras int
+}
+
+// Shift is how an older era of a runtime's builds differs from the
+// current one, in fitting coordinates: a log factor on every fixed cost,
+// a logit shift of the bandwidth share (and a log factor on the cap per
+// compute unit: the same kernels keep fewer bytes in flight), and a logit
+// shift of the matrix efficiency (ComputeMax). Three numbers per era: the
+// kernels of a release change launch costs, memory-bound kernels and
+// matrix products, not the shape of the model.
+type Shift struct {
+	Overhead, Bandwidth, Matmul float64
+}
+
+// NShift is the number of parameters a Shift adds to a fit.
+const NShift = 3
+
+// ShiftSpread is the prior's standard deviation of each shift: a factor
+// of e either way, loose enough for the 2× prefill changes of a kernel
+// rewrite, tight enough that a handful of runs cannot run away with it.
+const ShiftSpread = 1.0
+
+// Apply is efficiency e as the era the shift describes runs it.
+func (s Shift) Apply(e hardware.Efficiency) hardware.Efficiency {
+	f := math.Exp(s.Overhead)
+	e.StepOverhead *= f
+	e.PassOverhead *= f
+	e.LayerOverhead *= f
+	e.Bandwidth = logitShift(e.Bandwidth, s.Bandwidth)
+	e.UnitBandwidth *= math.Exp(s.Bandwidth)
+	e.Dequant = logitShift(e.Dequant, s.Matmul)
+	return e
+}
+
+func logitShift(p, d float64) float64 {
+	if d == 0 {
+		return p
+	}
+	p = math.Min(math.Max(p, 1e-6), 1-1e-9)
+	return 1 / (1 + math.Exp(-(math.Log(p/(1-p)) + d)))
 }
 
 // DefaultNoise is the scatter assumed of one measured run about any model
@@ -94,8 +141,13 @@ const PriorUnitBandwidth = 30e9
 // Result is a fitted efficiency.
 type Result struct {
 	Efficiency hardware.Efficiency
+	// Shifts are the older eras' shifts (Prior.Eras of them), ShiftSE
+	// their standard errors.
+	Shifts  []Shift
+	ShiftSE []Shift
 	// SE are the standard errors in natural units, Cov the covariance
-	// (row-major NParams × NParams); held parameters have zero rows.
+	// (row-major NParams × NParams, then the shifts); held parameters
+	// have zero rows.
 	SE  [NParams]float64
 	Cov []float64
 	// Ratios are measured / predicted per point, in input order.
@@ -106,6 +158,14 @@ type Result struct {
 	DOF   map[Phase]int
 	N     map[Phase]int
 	Iter  int
+}
+
+// EfficiencyFor is the fitted efficiency of era k (0: the current builds).
+func (r *Result) EfficiencyFor(k int) hardware.Efficiency {
+	if k <= 0 || k > len(r.Shifts) {
+		return r.Efficiency
+	}
+	return r.Shifts[k-1].Apply(r.Efficiency)
 }
 
 // maps between natural and fitting coordinates
@@ -161,11 +221,23 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		if !(pt.Measured > 0) || math.IsInf(pt.Measured, 0) {
 			return nil, fmt.Errorf("point %d: measured time %g must be positive", i, pt.Measured)
 		}
+		if pt.Era < 0 || pt.Era > prior.Eras {
+			return nil, fmt.Errorf("point %d: era %d, but the prior has %d older eras", i, pt.Era, prior.Eras)
+		}
 	}
-	center := toX(prior.Center.Parameters())
+	// The parameter vector: the current efficiency in fitting coordinates
+	// (NParams), then NShift per older era, centred on no shift.
+	np := NParams + NShift*prior.Eras
+	center := append(toX(prior.Center.Parameters()), make([]float64, NShift*prior.Eras)...)
+	spread := func(i int) float64 {
+		if i < NParams {
+			return prior.Spread[i]
+		}
+		return ShiftSpread
+	}
 	var free []int
-	for i, s := range prior.Spread {
-		if s > 0 {
+	for i := 0; i < np; i++ {
+		if spread(i) > 0 {
 			free = append(free, i)
 		}
 	}
@@ -181,7 +253,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 	// their centre, even where the map cannot reach it (a cap of 0).
 	centerP := prior.Center.Parameters()
 	natural := func(x []float64) []float64 {
-		p := toP(x)
+		p := toP(x[:NParams])
 		for i, s := range prior.Spread {
 			if s == 0 {
 				p[i] = centerP[i]
@@ -189,19 +261,31 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		}
 		return p
 	}
+	shifts := func(x []float64) []Shift {
+		out := make([]Shift, prior.Eras)
+		for e := range out {
+			o := NParams + NShift*e
+			out[e] = Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
+		}
+		return out
+	}
 	// residuals: log(pred/meas) per point, then the prior's pulls.
 	resid := func(x []float64) ([]float64, bool) {
-		e := hardware.EfficiencyOf(natural(x))
+		base := hardware.EfficiencyOf(natural(x))
+		effs := []hardware.Efficiency{base}
+		for _, sh := range shifts(x) {
+			effs = append(effs, sh.Apply(base))
+		}
 		r := make([]float64, rows)
 		for i, pt := range points {
-			v := pt.Predict(e)
+			v := pt.Predict(effs[pt.Era])
 			if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
 				return nil, false
 			}
 			r[i] = math.Log(v/pt.Measured) / noise
 		}
 		for j, i := range free {
-			r[n+j] = (x[i] - center[i]) / prior.Spread[i]
+			r[n+j] = (x[i] - center[i]) / spread(i)
 		}
 		return r, true
 	}
@@ -278,7 +362,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 		}
 	}
-	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Iter: iter,
+	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Shifts: shifts(x), ShiftSE: make([]Shift, prior.Eras), Iter: iter,
 		Sigma: map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
 	ss := map[Phase]float64{}
 	for i, pt := range points {
@@ -298,8 +382,8 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		res.Sigma[ph] = math.Sqrt(ss[ph] / float64(max(res.DOF[ph], 1)))
 	}
 	// Covariance: (JᵀJ)⁻¹ scaled by the residual variance of the points,
-	// mapped to natural units.
-	res.Cov = make([]float64, NParams*NParams)
+	// mapped to natural units (the shifts stay in their own coordinates).
+	res.Cov = make([]float64, np*np)
 	if k > 0 {
 		J := jacobian(x, r)
 		var JtJ mat.Dense
@@ -314,14 +398,24 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 			s2 /= float64(max(n-k, 1))
 			s2 = math.Max(s2, 0.01)
-			d := dPdX(x)
+			d := append(dPdX(x[:NParams]), make([]float64, NShift*prior.Eras)...)
+			for i := NParams; i < np; i++ {
+				d[i] = 1
+			}
 			for a, i := range free {
 				for b, j := range free {
-					res.Cov[i*NParams+j] = inv.At(a, b) * s2 * d[i] * d[j]
+					res.Cov[i*np+j] = inv.At(a, b) * s2 * d[i] * d[j]
 				}
 			}
+			se := func(i int) float64 { return math.Sqrt(math.Max(res.Cov[i*np+i], 0)) }
 			for _, i := range free {
-				res.SE[i] = math.Sqrt(math.Max(res.Cov[i*NParams+i], 0))
+				if i < NParams {
+					res.SE[i] = se(i)
+				}
+			}
+			for e := range res.ShiftSE {
+				o := NParams + NShift*e
+				res.ShiftSE[e] = Shift{Overhead: se(o), Bandwidth: se(o + 1), Matmul: se(o + 2)}
 			}
 		}
 	}
@@ -330,6 +424,9 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 
 // informs reports whether parameter i shapes times of phase ph.
 func informs(i int, ph Phase) bool {
+	if i >= NParams { // a shift: overhead and bandwidth shape both phases
+		return (i-NParams)%NShift != 2 || ph == Prefill
+	}
 	switch i {
 	case PBandwidth, PLayerOverhead, PUnitBandwidth:
 		return true
@@ -368,16 +465,16 @@ func LeaveGroupOut(points []Point, prior Prior) (*Holdout, error) {
 				train = append(train, points[i])
 			}
 		}
-		e := prior.Center
+		fitted := &Result{Efficiency: prior.Center}
 		if len(train) > 0 {
 			r, err := Fit(train, prior)
 			if err != nil {
 				return nil, fmt.Errorf("without %s: %w", g, err)
 			}
-			e = r.Efficiency
+			fitted = r
 		}
 		for _, i := range groups[g] {
-			h.Ratios[i] = points[i].Measured / points[i].Predict(e)
+			h.Ratios[i] = points[i].Measured / points[i].Predict(fitted.EfficiencyFor(points[i].Era))
 		}
 	}
 	return h, nil
