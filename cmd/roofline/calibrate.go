@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/calibrate"
@@ -21,8 +22,8 @@ published runs) as the prior: two or three runs already give a sound
 profile. Reports each parameter with its standard error beside the class,
 how far the board sits from its class, R², each point's residual, and the
 leave-one-out median error. With -o it writes a hardware profile that works
-anywhere a hardware name does; predictions made with it carry a 90 %
-interval. See docs/calibration.md.
+anywhere a hardware name does (replacing a file only with --force);
+predictions made with it carry a 90 % interval. See docs/calibration.md.
 
 Examples:
   roofline calibrate bench-*.json --hardware jetson-orin-nano-super-8gb -o orin.toml
@@ -47,6 +48,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "runtime", Usage: "runtime the runs used (`NAME`, roofline list runtimes); default: from the files"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the calibrated hardware profile to `FILE`"},
 			&cli.StringFlag{Name: "name", Usage: "profile `NAME` for -o; default: DEVICE-calibrated"},
+			&cli.BoolFlag{Name: "force", Usage: "replace the -o file if it exists"},
 			formatFlag(calibrateFormats),
 		},
 		Action: calibrateAction,
@@ -60,6 +62,11 @@ func calibrateAction(c *cli.Context) error {
 	}
 	if c.NArg() == 0 {
 		return usageErr("calibrate: give one or more result files (- reads stdin)")
+	}
+	if out := c.String("output"); out != "" {
+		if err := atomicfile.CheckFile(out, c.Bool("force")); err != nil {
+			return outputErr("-o", err)
+		}
 	}
 	o, err := compareOptions(c)
 	if err != nil {

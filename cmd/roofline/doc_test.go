@@ -41,7 +41,7 @@ Exit codes:
 |---|---|
 | 0 | success |
 | 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
-| 2 | a usage error: bad flag, bad value, missing argument; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
+| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
 | 3 | ` + "`plan`" + `: no configuration meets the targets (the report is still printed) |
 | 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
 
@@ -49,6 +49,14 @@ Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`
 ` + "`roofline: hint:`" + `; on an error nothing is written to stdout. URLs in
 messages and in output are shown without their user information and query
 values (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `).
+
+Output files (` + "`plot -o`" + ` and ` + "`--data`" + `, ` + "`calibrate -o`" + `) are written through a temporary
+file and renamed, mode 0644; an existing one is replaced only with
+` + "`--force`" + `, and never a directory, link or device. ` + "`report -o DIR`" + ` builds the
+directory beside DIR and moves it into place (mode 0755); ` + "`--force`" + `
+replaces only a directory roofline wrote that holds nothing else
+(docs/studies.md). An interrupt (Ctrl-C, SIGTERM) removes what was being
+written.
 
 Numbers are decimal: ` + "`--prompt 010`" + ` is ten, and ` + "`0x10`" + `, ` + "`NaN`" + ` or ` + "`Inf`" + ` are refused.
 

@@ -19,7 +19,8 @@ const plotUsage = `roofline plot KIND [flags] -o FILE.png|.svg|.pdf
 
 Draws one figure from the same predictions as predict, compare and plan.
 --model, --hardware and --weights take comma-separated lists; every
-combination becomes one series with a legend entry. Expected curves are
+combination becomes one series with a legend entry. An existing -o or
+--data file is replaced only with --force. Expected curves are
 solid, the physical limit (100 % of peak, no overhead) dashed; targets are
 red reference lines; --measured files (any format compare reads) add the
 measured points, labelled with their MBU. The same inputs give
@@ -69,8 +70,15 @@ func plotAction(k *app.FigureKind) cli.ActionFunc {
 		if err != nil {
 			return usageErr("-o %v", err)
 		}
-		if d := c.String("data"); d != "" && !strings.EqualFold(filepath.Ext(d), ".csv") {
-			return usageErr("--data %s: want a .csv file", d)
+		outs := []string{out}
+		if d := c.String("data"); d != "" {
+			if !strings.EqualFold(filepath.Ext(d), ".csv") {
+				return usageErr("--data %s: want a .csv file", d)
+			}
+			outs = append(outs, d)
+		}
+		if err := atomicfile.CheckFiles(c.Bool("force"), outs...); err != nil {
+			return outputErr("-o/--data", err)
 		}
 		w, err := parseLength("width", c.String("width"))
 		if err != nil {

@@ -17,6 +17,7 @@ func plotFlags() []cli.Flag {
 		&cli.StringFlag{Name: "width", Value: "16cm", Usage: "figure width (`LENGTH`: cm, mm, in or pt)"},
 		&cli.StringFlag{Name: "height", Usage: "figure height (`LENGTH`); default: 10cm, 14cm for the two-panel batch, compare, chat and concurrency"},
 		&cli.StringFlag{Name: "title", Usage: "replace the generated title"},
+		&cli.BoolFlag{Name: "force", Usage: "replace the -o and --data files if they exist"},
 		&cli.StringFlag{Name: "data", Usage: "also write every plotted number to `FILE`.csv (series, quantity, x, y with units, label)"},
 	}
 }

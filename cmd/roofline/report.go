@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 )
@@ -26,9 +26,13 @@ assumptions with the source of every profile number, and the commands that
 reproduce each part.
 
 Every part is computed by the same commands a user would run (plan,
-predict, compare, plot), in process; the report lists them. An existing DIR
-is replaced only with --force; the report is built in a temporary directory
-and moved into place, so a failure leaves nothing half-written.
+predict, compare, plot), in process; the report lists them. The report is
+built in .DIR.partial-* beside DIR and moved into place, so a failure or an
+interrupt (Ctrl-C, SIGTERM) leaves nothing half-written; a run killed
+outright leaves its partial directory for the next run to remove. An
+existing DIR is replaced only with --force, and only when roofline wrote it
+(its .roofline file lists every file in it) and it holds nothing else: not
+the study, not a file of yours.
 
 Examples:
   roofline report docs/examples/voice-assistant.toml -o voice-report
@@ -41,7 +45,7 @@ func reportCommand() *cli.Command {
 		UsageText: reportUsage,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `DIR` (required)"},
-			&cli.BoolFlag{Name: "force", Usage: "replace DIR if it exists"},
+			&cli.BoolFlag{Name: "force", Usage: "replace DIR if roofline wrote it and it holds nothing else"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
 		},
 		Action: reportAction,
@@ -56,15 +60,13 @@ func reportAction(c *cli.Context) error {
 	if out == "" {
 		return usageErr("-o DIR is required")
 	}
-	if fi, err := os.Stat(out); err == nil {
-		if !fi.IsDir() {
-			return usageErr("-o %s: exists and is not a directory", out)
-		}
-		if !c.Bool("force") {
-			return usageErr("-o %s: the directory exists; --force replaces it", out)
-		}
-	}
 	file := c.Args().First()
+	opts := atomicfile.DirOptions{Force: c.Bool("force"), Keep: []string{file}, Version: appVersion(),
+		Command: "roofline report " + render.ShellQuote(file) + " -o " + render.ShellQuote(out)}
+	// The output first: a refusal costs nothing.
+	if _, err := atomicfile.CheckDir(out, opts); err != nil {
+		return outputErr("-o", err)
+	}
 	st, perr := study.Load(file)
 	if st == nil {
 		return perr
@@ -77,6 +79,19 @@ func reportAction(c *cli.Context) error {
 	if err := errors.Join(perr, study.Check(env, st)); err != nil {
 		return err
 	}
+	// What the study reads survives: a directory holding it is not replaced.
+	opts.Keep = append(opts.Keep, st.Profiles...)
+	for _, m := range st.Measured {
+		opts.Keep = append(opts.Keep, m.File)
+	}
+	dir, err := atomicfile.NewDir(out, opts)
+	if err != nil {
+		return outputErr("-o", err)
+	}
+	defer dir.Abort() // nothing once committed
+	for _, p := range dir.Cleaned {
+		fmt.Fprintf(c.App.ErrWriter, "roofline: removed %s, left by a report that was killed before it finished\n", p)
+	}
 	steps := 0
 	progress := func(step string) {
 		steps++
@@ -88,20 +103,29 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return flagged(err)
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".partial-")
+	n, err := render.Report(dir, rep, appVersion(), opts.Command)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp) // gone once renamed
-	n, err := render.Report(tmp, rep, appVersion(), "roofline report "+render.ShellQuote(file)+" -o "+render.ShellQuote(out))
+	old, err := dir.Commit()
 	if err != nil {
-		return err
-	}
-	if err := replaceDir(tmp, out); err != nil {
-		return err
+		return outputErr("-o", err)
 	}
 	fmt.Fprintf(c.App.Writer, "wrote %s (report.md, report.html, results.csv, results.json, %d figures)\n", out, n)
+	if old != nil {
+		fmt.Fprintf(c.App.Writer, "replaced %s\n", old)
+	}
 	return nil
+}
+
+// outputErr is a refused output file or directory (exit 2: how roofline
+// was called), else err.
+func outputErr(flag string, err error) error {
+	var ee *atomicfile.ExistsError
+	if errors.As(err, &ee) {
+		return usageErr("%s %v", flag, err)
+	}
+	return err
 }
 
 func isTerminal(w io.Writer) bool {
@@ -111,20 +135,4 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-// replaceDir moves the finished report into place, replacing out.
-func replaceDir(tmp, out string) error {
-	if _, err := os.Stat(out); err == nil {
-		old := tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			os.Rename(old, out) // put the old report back
-			return err
-		}
-		return os.RemoveAll(old)
-	}
-	return os.Rename(tmp, out)
 }

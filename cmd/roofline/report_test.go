@@ -168,21 +168,45 @@ plots = ["compare"]
 			t.Errorf("left %s behind", e.Name())
 		}
 	}
-	// An existing directory needs --force, which replaces it.
+	// An existing directory roofline did not write is never replaced.
 	good := write("good.toml", "title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"qwen2.5-0.5b\"]\nplots = [\"memory\"]\n")
 	os.Mkdir(out, 0o755)
 	os.WriteFile(filepath.Join(out, "old.txt"), []byte("x"), 0o644)
-	if _, errOut, code := runCLI("report", good, "-o", out); code != 2 || !strings.Contains(errOut, "--force") {
-		t.Errorf("existing dir: exit %d, %s", code, errOut)
+	for _, force := range []string{"--quiet", "--force"} {
+		if _, errOut, code := runCLI("report", good, "-o", out, force); code != 2 || !strings.Contains(errOut, "roofline did not write it") {
+			t.Errorf("%s on a directory of mine: exit %d, %s", force, code, errOut)
+		}
 	}
-	if _, errOut, code := runCLI("report", good, "-o", out, "--force"); code != 0 {
-		t.Fatalf("--force: exit %d, %s", code, errOut)
+	if _, err := os.Stat(filepath.Join(out, "old.txt")); err != nil {
+		t.Error("a refused report removed the user's file")
 	}
-	if _, err := os.Stat(filepath.Join(out, "old.txt")); err == nil {
-		t.Error("--force kept the old directory's files")
+	// One roofline wrote needs --force, which replaces it and says so.
+	os.RemoveAll(out)
+	if _, errOut, code := runCLI("report", good, "-o", out); code != 0 {
+		t.Fatalf("first report: exit %d, %s", code, errOut)
+	}
+	if _, errOut, code := runCLI("report", good, "-o", out); code != 2 || !strings.Contains(errOut, "--force replaces it") {
+		t.Errorf("existing report: exit %d, %s", code, errOut)
+	}
+	stdout, errOut, code := runCLI("report", good, "-o", out, "--force")
+	if code != 0 || !strings.Contains(stdout, "replaced "+out+" (") {
+		t.Fatalf("--force: exit %d, %s%s", code, stdout, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.html")); err != nil {
 		t.Error("--force wrote no report")
+	}
+	// A file of the user's in it, or the study itself, blocks --force.
+	os.WriteFile(filepath.Join(out, "notes.md"), []byte("mine"), 0o644)
+	if _, errOut, code := runCLI("report", good, "-o", out, "--force"); code != 2 || !strings.Contains(errOut, "notes.md") {
+		t.Errorf("a foreign file: exit %d, %s", code, errOut)
+	}
+	os.Rename(filepath.Join(out, "notes.md"), filepath.Join(out, "study.toml"))
+	os.WriteFile(filepath.Join(out, "study.toml"), must(os.ReadFile(good)), 0o644)
+	if _, errOut, code := runCLI("report", filepath.Join(out, "study.toml"), "-o", out, "--force"); code != 2 || !strings.Contains(errOut, "which this command reads") {
+		t.Errorf("the study inside -o: exit %d, %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(out, "study.toml")); err != nil {
+		t.Error("the study file is gone")
 	}
 	for _, args := range [][]string{{"report"}, {"report", good}, {"report", filepath.Join(dir, "none.toml"), "-o", filepath.Join(dir, "x")}} {
 		if _, _, code := runCLI(args...); code == 0 {

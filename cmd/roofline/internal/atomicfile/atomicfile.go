@@ -1,11 +1,8 @@
-// Package atomicfile writes files so that a failure never leaves a
-// half-written one behind: each file goes to a temporary name in its
-// directory first and is renamed into place only once every file of the
-// set has been written.
 package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -16,13 +13,74 @@ type File struct {
 	Data []byte
 }
 
+// ExistsError is an output that exists and may not be replaced as asked.
+type ExistsError struct {
+	Path string
+	// Reason says why it may not be replaced; Hint what to do.
+	Reason, Hint string
+}
+
+func (e *ExistsError) Error() string {
+	s := e.Path + ": " + e.Reason
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+// CheckFile says whether a command may write the file path: it does not
+// exist, or force is set and it is a regular file (never a directory, a
+// symbolic link or a device). Its directory must exist. Commands call it
+// before any work, so a refusal costs nothing.
+func CheckFile(path string, force bool) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		dir := filepath.Dir(path)
+		if di, err := os.Stat(dir); err != nil || !di.IsDir() {
+			return &ExistsError{Path: path, Reason: fmt.Sprintf("directory %s does not exist", dir), Hint: "create it first"}
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.IsDir():
+		return &ExistsError{Path: path, Reason: "is a directory", Hint: "give a file name"}
+	case fi.Mode()&os.ModeSymlink != 0:
+		return &ExistsError{Path: path, Reason: "is a symbolic link, which roofline does not replace", Hint: "give the file it points to"}
+	case !fi.Mode().IsRegular():
+		return &ExistsError{Path: path, Reason: "is not a regular file (a device, pipe or socket)", Hint: "give a file name"}
+	case !force:
+		return &ExistsError{Path: path, Reason: "exists", Hint: "--force replaces it"}
+	}
+	return nil
+}
+
+// CheckFiles is CheckFile for each of paths, which must also differ.
+func CheckFiles(force bool, paths ...string) error {
+	seen := map[string]bool{}
+	var errs []error
+	for _, p := range paths {
+		abs, _ := filepath.Abs(p)
+		if seen[abs] {
+			errs = append(errs, fmt.Errorf("%s: named twice as an output", p))
+			continue
+		}
+		seen[abs] = true
+		errs = append(errs, CheckFile(p, force))
+	}
+	return errors.Join(errs...)
+}
+
 // Write writes one file atomically with mode 0644.
 func Write(path string, data []byte) error {
 	return WriteAll(File{path, data})
 }
 
 // WriteAll writes every file to a temporary name, then renames them into
-// place. When a write fails nothing is renamed; a rename failing part way
+// place. When a write fails, or the process is interrupted, nothing is
+// renamed and the temporary files are removed; a rename failing part way
 // (a full disk cannot cause it, only a vanished directory) leaves the
 // files renamed so far.
 func WriteAll(files ...File) (err error) {
@@ -30,6 +88,7 @@ func WriteAll(files ...File) (err error) {
 	defer func() {
 		for _, t := range tmps {
 			os.Remove(t) // no-op once renamed
+			untrack(t)
 		}
 	}()
 	for _, f := range files {
@@ -38,6 +97,7 @@ func WriteAll(files ...File) (err error) {
 			return err
 		}
 		tmps = append(tmps, t.Name())
+		track(t.Name())
 		_, werr := t.Write(f.Data)
 		cerr := t.Close()
 		if err := errors.Join(werr, cerr); err != nil {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -113,12 +111,18 @@ type report struct {
 	files            []atomicfile.File // plots/*.svg, *.png
 }
 
-// Report writes a study's report into dir: report.md, report.html,
+// Files is where a report goes: a directory being built
+// (atomicfile.Dir), written file by file.
+type Files interface {
+	WriteFile(rel string, data []byte) error
+}
+
+// Report writes a study's report into out: report.md, report.html,
 // results.json, results.csv and every figure as plots/KIND.svg and .png.
 // version and command say what made it. A figure that cannot be drawn is
 // an error only when the study asked for it. It returns the number of
 // figures written.
-func Report(dir string, r *study.Report, version, command string) (int, error) {
+func Report(out Files, r *study.Report, version, command string) (int, error) {
 	rep := &report{Report: r, version: version, command: command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}}
 	for _, f := range r.Figures {
 		if err := rep.draw(f); err != nil {
@@ -140,18 +144,17 @@ func Report(dir string, r *study.Report, version, command string) (int, error) {
 	}
 	doc := rep.doc(data)
 	files := append(rep.files,
-		atomicfile.File{Path: filepath.Join(dir, "report.md"), Data: doc.MarkdownDocument()},
-		atomicfile.File{Path: filepath.Join(dir, "report.html"), Data: doc.HTMLDocument(r.Study.Title)},
-		atomicfile.File{Path: filepath.Join(dir, "results.json"), Data: append(js, '\n')},
-		atomicfile.File{Path: filepath.Join(dir, "results.csv"), Data: rep.results(data)},
+		atomicfile.File{Path: "report.md", Data: doc.MarkdownDocument()},
+		atomicfile.File{Path: "report.html", Data: doc.HTMLDocument(r.Study.Title)},
+		atomicfile.File{Path: "results.json", Data: append(js, '\n')},
+		atomicfile.File{Path: "results.csv", Data: rep.results(data)},
 	)
-	for i := range files[:len(rep.files)] {
-		files[i].Path = filepath.Join(dir, files[i].Path)
+	for _, f := range files {
+		if err := out.WriteFile(f.Path, f.Data); err != nil {
+			return 0, err
+		}
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
-		return 0, err
-	}
-	return len(rep.figures), atomicfile.WriteAll(files...)
+	return len(rep.figures), nil
 }
 
 // figureSize is a figure's size in a report: the plot command's default.
@@ -175,7 +178,7 @@ func (rep *report) draw(f study.Figure) error {
 		if format == "svg" {
 			svg = img
 		}
-		rep.files = append(rep.files, atomicfile.File{Path: filepath.Join("plots", f.Kind.Name+"."+format), Data: img})
+		rep.files = append(rep.files, atomicfile.File{Path: "plots/" + f.Kind.Name + "." + format, Data: img})
 	}
 	k := f.Kind.Name
 	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: rep.cmds.figure(f.Kind) + " -o " + k + ".png",
