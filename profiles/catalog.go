@@ -230,6 +230,29 @@ func (c *Catalog) addRuntimeFile(file string, src []byte, user bool) error {
 	return nil
 }
 
+// AddModel adds a model read from a file the catalog does not parse
+// itself (a config.json, a GGUF header), or one already read, under its
+// name: like a user profile, it replaces a built-in model of that name.
+// file names it in messages about a clash.
+func (c *Catalog) AddModel(s *model.Spec, file string) error {
+	if err := c.claim("model", s.Name, s.Aliases, file, true); err != nil {
+		return err
+	}
+	c.models = replaceByName(c.models, s, func(m *model.Spec) string { return m.Name })
+	c.sort()
+	return nil
+}
+
+// AddDevice is AddModel for a device.
+func (c *Catalog) AddDevice(d *hardware.Device, file string) error {
+	if err := c.claim("device", d.Name, d.Aliases, file, true); err != nil {
+		return err
+	}
+	c.devices = replaceByName(c.devices, d, func(x *hardware.Device) string { return x.Name })
+	c.sort()
+	return nil
+}
+
 // Runtime finds a runtime by name, alias or path to a TOML profile.
 func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
 	if looksLikeFile(name) {

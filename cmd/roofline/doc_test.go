@@ -64,10 +64,12 @@ Text output is for people (aligned tables, scaled units: GB/s are decimal,
 GiB binary). JSON and CSV are for programs: SI base units (s, B, FLOP, B/s),
 full precision, stable keys. A name is accepted wherever a file is, and a path
 to a ` + "`.toml`" + ` profile wherever a name is — on the command line. Names
-written in data files (a measured run's model or hardware column, a study's
-devices and models) are only names: roofline opens no path and fetches no
-URL a data file mentions unless ` + "`--allow-paths`" + ` is given, and then a
-relative path is relative to the data file.
+written in measured-run files (a model or hardware column) are only names:
+roofline opens no path and fetches no URL such a file mentions unless
+` + "`--allow-paths`" + ` is given, and then a relative path is relative to the file.
+A study is a file you pass and write for roofline: its devices and models
+take local paths as ` + "`--model`" + ` and ` + "`--hardware`" + ` do, relative to the study, and
+URLs only with ` + "`--allow-paths`" + ` (docs/studies.md).
 
 ` + "`--format`" + ` takes text, markdown (or md), json or csv, in any case; each
 command lists the ones it writes. A table is the same in text, Markdown and

@@ -76,7 +76,12 @@ func reportAction(c *cli.Context) error {
 		return err
 	}
 	// Every problem of the study at once: its shape and values, its names.
-	if err := errors.Join(perr, study.Check(env, st)); err != nil {
+	if perr != nil {
+		_, cerr := study.Check(env, st)
+		return errors.Join(perr, cerr)
+	}
+	env, err = study.Check(env, st)
+	if err != nil {
 		return err
 	}
 	// What the study reads survives: a directory holding it is not replaced.

@@ -251,3 +251,70 @@ func must[T any](v T, err error) T {
 	}
 	return v
 }
+
+// TestReportPaths: a study names models and devices by everything --model
+// and --hardware take — a checkpoint directory, a config.json, a GGUF file,
+// a profile TOML — relative to the study, not to the working directory;
+// each is loaded once, before any work, and the report's commands say them
+// as written.
+func TestReportPaths(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "boards"), os.DirFS("testdata/profiles")); err != nil {
+		t.Fatal(err)
+	}
+	cfg := must(os.ReadFile(filepath.Join("..", "..", "model", "testdata", "hf", "llama-3.1-8b.json")))
+	os.Mkdir(filepath.Join(dir, "Llama-3.1-8B"), 0o755)
+	os.WriteFile(filepath.Join(dir, "Llama-3.1-8B", "config.json"), cfg, 0o644)
+	os.Mkdir(filepath.Join(dir, "cfg"), 0o755)
+	os.WriteFile(filepath.Join(dir, "cfg", "my-8b.json"), cfg, 0o644)
+	writeGGUF(t, dir, "llama-3.2-1b", "q4_k_m")
+	study := filepath.Join(dir, "s.toml")
+	os.WriteFile(study, []byte(`title = "paths"
+devices = ["boards/test-board.toml", "rk3588"]
+models = ["Llama-3.1-8B", "cfg/my-8b.json", "./llama-3.2-1b-q4_k_m.gguf"]
+plots = ["memory"]
+
+[[measured]]
+file = "runs.csv"
+hardware = "boards/test-board.toml"
+model = "cfg/my-8b.json"
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "runs.csv"), []byte("test,prompt,gen,tokens_per_s\ndecode,0,128,5\n"), 0o644)
+	out := runReport(t, study)
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	for _, want := range []string{
+		"roofline plan --hardware boards/test-board.toml,rk3588 --model Llama-3.1-8B,cfg/my-8b.json,./llama-3.2-1b-q4_k_m.gguf",
+		"predict --model cfg/my-8b.json --hardware boards/test-board.toml",
+		"predict --model ./llama-3.2-1b-q4_k_m.gguf --hardware rk3588",
+		"compare runs.csv --hardware boards/test-board.toml --model cfg/my-8b.json",
+		"| Llama-3.1-8B |", "| my-8b |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(md)
+	}
+
+	// A bad path fails before any work, at its line; a URL needs
+	// --allow-paths.
+	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"model_type": "mamba", "hidden_size": 10}`), 0o644)
+	os.WriteFile(study, []byte(`title = "paths"
+devices = ["boards/missing.toml"]
+models = ["bad.json", "https://user:secret@example.com/m.gguf"]
+`), 0o644)
+	o := filepath.Join(dir, "out")
+	_, errOut, code := runCLI("report", study, "-o", o)
+	for _, want := range []string{"s.toml:2: devices:", "missing.toml", "s.toml:3: models:", "mamba", "is a URL", "--allow-paths"} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, want 1 and %q in:\n%s", code, want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "secret") {
+		t.Errorf("a credential printed:\n%s", errOut)
+	}
+	if _, err := os.Stat(o); err == nil {
+		t.Error("a refused study wrote its directory")
+	}
+}

@@ -50,10 +50,10 @@ func list(args []string, name string, l []string) []string {
 func (c commands) planArgs() []string {
 	st, w := c.st, c.st.Workload
 	pa := []string{"plan"}
-	pa = list(pa, "hardware", st.Devices)
+	pa = list(pa, "hardware", st.DevicesRaw)
 	pa = list(pa, "engine", st.Engines)
 	pa = list(pa, "runtime", st.Runtimes)
-	pa = list(pa, "model", st.Models)
+	pa = list(pa, "model", st.ModelsRaw)
 	pa = list(pa, "weights", st.Weights)
 	pa = list(pa, "kv", st.KV)
 	pa = append(pa, "--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--ubatch", strconv.Itoa(w.UBatch))
@@ -90,14 +90,14 @@ func (c commands) plan() string { return c.line(c.planArgs()) }
 
 func (c commands) predict(req app.PredictRequest) string {
 	s, w := req.Setup, req.Workload
-	return c.line([]string{"predict", "--model", s.Model, "--hardware", s.Hardware, "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
+	return c.line([]string{"predict", "--model", c.st.Written(s.Model), "--hardware", c.st.Written(s.Hardware), "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
 		"--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
 		"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch)})
 }
 
 func (c commands) compare(m study.Measured) string {
 	a := []string{"compare", m.Raw}
-	for _, f := range [][2]string{{"hardware", m.Hardware}, {"engine", m.Engine}, {"runtime", m.Runtime}, {"model", m.Model}, {"weights", m.Weights}, {"kv", m.KV}} {
+	for _, f := range [][2]string{{"hardware", m.HardwareRaw}, {"engine", m.Engine}, {"runtime", m.Runtime}, {"model", m.ModelRaw}, {"weights", m.Weights}, {"kv", m.KV}} {
 		if f[1] != "" {
 			a = append(a, "--"+f[0], f[1])
 		}
@@ -116,22 +116,22 @@ func (c commands) figure(k *app.FigureKind) string {
 		a = []string{"plot", k.Name}
 		for _, m := range st.Measured {
 			a = append(a, m.Raw)
-			if m.Hardware != "" {
-				a = append(a, "--hardware", m.Hardware)
+			if m.HardwareRaw != "" {
+				a = append(a, "--hardware", m.HardwareRaw)
 			}
 		}
 	case app.SetupInputs:
-		a = []string{"plot", k.Name, "--model", st.Models[0], "--hardware", st.Devices[0]}
+		a = []string{"plot", k.Name, "--model", st.ModelsRaw[0], "--hardware", st.DevicesRaw[0]}
 		if len(st.Weights) > 0 {
 			a = append(a, "--weights", st.Weights[0])
 		}
 		if st.Draft != "" && k.Name == "speculative" {
-			a = append(a, "--draft", st.Draft)
+			a = append(a, "--draft", st.DraftRaw)
 		}
 	default:
 		a = []string{"plot", k.Name}
-		a = list(a, "model", st.Models)
-		a = list(a, "hardware", st.Devices)
+		a = list(a, "model", st.ModelsRaw)
+		a = list(a, "hardware", st.DevicesRaw)
 		a = list(a, "engine", st.Engines)
 		a = list(a, "weights", st.Weights)
 		if len(st.KV) > 0 {

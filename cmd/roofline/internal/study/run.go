@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
@@ -18,11 +19,22 @@ import (
 )
 
 // Check checks every name and file a study refers to against the catalog
-// of env, reporting all problems at once with file:line.
-func Check(env *app.Env, st *Study) error {
+// of env, reporting all problems at once with file:line, and returns the
+// environment to Run the study in: env's catalog with the study's profile
+// directories and every model and device the study names by path, each
+// loaded here, once — so a bad config.json fails before any work — and
+// known by its name from then on (Check writes the names into st).
+//
+// A study is a file the user passed and wrote for roofline, and it names
+// files anyway (measured runs, profile directories): its devices, models,
+// draft and measured hardware and model may be local paths, relative to
+// the study, as --model and --hardware take them (a TOML profile, a
+// config.json or checkpoint directory, a GGUF file). A URL is fetched only
+// with --allow-paths: a study shared with you fetches nothing by itself.
+func Check(env *app.Env, st *Study) (*app.Env, error) {
 	src, err := safeio.ReadFile(st.File, limits.ProfileBytes, "a study file")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var errs []error
 	bad := func(item, format string, a ...any) {
@@ -34,21 +46,60 @@ func Check(env *app.Env, st *Study) error {
 			bad(st.ProfilesRaw[i], "profiles %q: %v", st.ProfilesRaw[i], err)
 		}
 	}
-	for _, d := range st.Devices {
-		if err := cat.CheckDataName("hardware", d, st.File); err != nil {
-			bad(d, "devices: %v", err)
+	st.written = map[string]string{}
+	// load reads a path written where a name is expected (entry as
+	// resolved, raw as written) into cat and returns the name to use;
+	// ok is false when the entry is a name.
+	load := func(key, kind, entry, raw string) (name string, ok bool) {
+		if entry == raw && !profiles.LooksLikePath(entry) {
+			return entry, false
+		}
+		if strings.Contains(entry, "://") && !cat.DataPaths() {
+			bad(raw, "%s: %q is a URL; a study fetches nothing unless --allow-paths is given (local paths need no flag)", key, safeio.RedactText(raw))
+			return "", true
+		}
+		if kind == "hardware" {
+			d, err := cat.Device(entry)
+			if err == nil {
+				err = cat.AddDevice(d, entry)
+			}
+			if err != nil {
+				bad(raw, "%s: %v", key, err)
+				return "", true
+			}
+			st.written[d.Name] = raw
+			return d.Name, true
+		}
+		m, err := cat.Model(entry)
+		if err == nil {
+			err = cat.AddModel(m, entry)
+		}
+		if err != nil {
+			bad(raw, "%s: %v", key, err)
+			return "", true
+		}
+		st.written[m.Name] = raw
+		return m.Name, true
+	}
+	for i, d := range st.Devices {
+		if name, path := load("devices", "hardware", d, st.DevicesRaw[i]); path {
+			st.Devices[i] = name
 		} else if _, err := cat.DevicesMatching(d); err != nil {
 			bad(d, "devices: %v", err)
 		}
 	}
-	for _, m := range append(st.Models, st.Draft) {
-		if m == "" {
-			continue
-		}
-		if err := cat.CheckDataName("model", m, st.File); err != nil {
-			bad(m, "models: %v", err)
+	for i, m := range st.Models {
+		if name, path := load("models", "model", m, st.ModelsRaw[i]); path {
+			st.Models[i] = name
 		} else if _, err := plan.ResolveModels(cat, []string{m}); err != nil {
 			bad(m, "models: %v", err)
+		}
+	}
+	if st.Draft != "" {
+		if name, path := load("draft", "model", st.Draft, st.DraftRaw); path {
+			st.Draft = name
+		} else if _, err := cat.Model(st.Draft); err != nil {
+			bad(st.Draft, "draft: %v", err)
 		}
 	}
 	for _, w := range st.Weights {
@@ -77,17 +128,22 @@ func Check(env *app.Env, st *Study) error {
 			bad(e, "engines: no device has an engine %q (engines are gpu, cpu, npu)", e)
 		}
 	}
-	for _, m := range st.Measured {
+	for i := range st.Measured {
+		m := &st.Measured[i]
 		if _, err := os.Stat(m.File); err != nil {
 			bad(m.Raw, "measured file %q: not found (paths are relative to the study)", m.Raw)
 		}
 		if m.Hardware != "" {
-			if _, err := cat.DeviceFromData(m.Hardware, st.File); err != nil {
+			if name, path := load("measured hardware", "hardware", m.Hardware, m.HardwareRaw); path {
+				m.Hardware = name
+			} else if _, err := cat.Device(m.Hardware); err != nil {
 				bad(m.Hardware, "measured hardware: %v", err)
 			}
 		}
 		if m.Model != "" {
-			if _, err := cat.ModelFromData(m.Model, st.File); err != nil {
+			if name, path := load("measured model", "model", m.Model, m.ModelRaw); path {
+				m.Model = name
+			} else if _, err := cat.Model(m.Model); err != nil {
 				bad(m.Model, "measured model: %v", err)
 			}
 		}
@@ -97,7 +153,10 @@ func Check(env *app.Env, st *Study) error {
 			}
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &app.Env{Catalog: cat, Stdin: env.Stdin}, nil
 }
 
 // Report is everything a study's report shows, as typed answers: the
@@ -155,14 +214,12 @@ func (st *Study) workload() sim.Workload {
 	return sim.Workload{Prompt: w.Prompt, Output: w.Output, Batch: w.Batch, Depth: w.Depth, UBatch: w.UBatch}
 }
 
-// Run answers the study: the plan, a prediction per planned group, the
-// measured runs beside their predictions, the figures, and the devices
-// and models with their sources. progress hears of each step.
+// Run answers the study in env, the environment Check returned: the plan,
+// a prediction per planned group, the measured runs beside their
+// predictions, the figures, and the devices and models with their
+// sources. progress hears of each step.
 func Run(env *app.Env, st *Study, progress func(step string)) (*Report, error) {
-	env, err := env.With(st.Profiles...)
-	if err != nil {
-		return nil, err
-	}
+	var err error
 	r := &Report{Study: st, AllowPaths: env.Catalog.DataPaths(), Notes: []string{}}
 
 	// 1. The plan: every configuration against the targets.

@@ -11,6 +11,7 @@ import (
 
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -32,18 +33,37 @@ type Study struct {
 	Description string
 	Profiles    []string // extra profile directories (resolved)
 	ProfilesRaw []string // as written
-	Devices     []string
-	Engines     []string
-	Runtimes    []string
-	Models      []string
-	Weights     []string
-	KV          []string
-	Workload    Workload
-	Targets     Targets
-	Measured    []Measured
-	Plots       []string
-	// Draft is the draft model of the speculative figure.
-	Draft string
+	// Devices and Models are as written, relative paths anchored at the
+	// study's directory; Check replaces each path by the name of what it
+	// loaded. DevicesRaw and ModelsRaw keep them as written, for the
+	// commands a report prints (run from the study's directory).
+	Devices    []string
+	DevicesRaw []string
+	Engines    []string
+	Runtimes   []string
+	Models     []string
+	ModelsRaw  []string
+	Weights    []string
+	KV         []string
+	Workload   Workload
+	Targets    Targets
+	Measured   []Measured
+	Plots      []string
+	// Draft is the draft model of the speculative figure (DraftRaw as
+	// written).
+	Draft, DraftRaw string
+	// written maps the name Check gave a loaded path to the path as
+	// written.
+	written map[string]string
+}
+
+// Written is the study's own spelling of a model or device Check loaded
+// from a path (name otherwise): what a reproducing command must say.
+func (st *Study) Written(name string) string {
+	if w, ok := st.written[name]; ok {
+		return w
+	}
+	return name
 }
 
 // Workload is the request the study judges.
@@ -79,6 +99,8 @@ type Measured struct {
 	Model    string
 	Weights  string
 	KV       string
+	// HardwareRaw and ModelRaw are Hardware and Model as written.
+	HardwareRaw, ModelRaw string
 }
 
 type raw struct {
@@ -137,28 +159,25 @@ func Parse(file string, src []byte) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
-		Devices: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, Models: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles, Draft: r.Draft,
+		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
 	var errs []error
 	bad := func(key, format string, a ...any) {
 		errs = append(errs, &profiles.FileError{File: file, Line: profiles.LineOfKey(src, strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 	}
+	s.Devices, s.Models, s.Draft = s.resolveNames(r.Devices), s.resolveNames(r.Models), s.resolveName(r.Draft)
 	if s.Title == "" {
 		bad("title", "title is required: say what the study asks")
 	}
-	if len(s.Devices) == 0 {
+	if len(s.DevicesRaw) == 0 {
 		bad("devices", "devices is required: a list of device names or globs (roofline list hardware)")
 	}
-	if len(s.Models) == 0 {
+	if len(s.ModelsRaw) == 0 {
 		bad("models", "models is required: a list of model names (roofline list models)")
 	}
 	for _, p := range r.Profiles {
 		s.Profiles = append(s.Profiles, s.resolve(p))
 	}
-	// A path among the names is relative to the study, like every path in
-	// it (whether paths are allowed at all is the catalog's to say).
-	s.Devices = s.resolveNames(s.Devices)
-	s.Models = s.resolveNames(s.Models)
 	if w := r.Workload; w != nil {
 		for _, f := range []struct {
 			key string
@@ -198,7 +217,7 @@ func Parse(file string, src []byte) (*Study, error) {
 			continue
 		}
 		s.Measured = append(s.Measured, Measured{File: s.resolve(m.File), Raw: m.File, Hardware: s.resolveName(m.Hardware), Engine: m.Engine,
-			Runtime: m.Runtime, Model: s.resolveName(m.Model), Weights: m.Weights, KV: m.KV})
+			Runtime: m.Runtime, Model: s.resolveName(m.Model), Weights: m.Weights, KV: m.KV, HardwareRaw: m.Hardware, ModelRaw: m.Model})
 	}
 	// Values are read here, once, by the parsers flags use.
 	value := func(item, format string, a ...any) {
@@ -253,13 +272,28 @@ func (s *Study) resolve(p string) string {
 	return filepath.Join(s.Dir, p)
 }
 
-// resolveName anchors a relative path written where a name is expected
-// at the study's directory; names, URLs and absolute paths are kept.
+// resolveName anchors a path written where a name is expected at the
+// study's directory, as every path in a study: one that looks like a path
+// (./, ../, a .toml, .json or .gguf file), or a file or checkpoint
+// directory (holding config.json) beside the study. Names, globs, URLs and
+// absolute paths are kept.
 func (s *Study) resolveName(n string) string {
-	if !profiles.LooksLikePath(n) || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") {
+	if n == "" || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") {
 		return n
 	}
-	return filepath.Join(s.Dir, n)
+	p := filepath.Join(s.Dir, n)
+	if profiles.LooksLikePath(n) {
+		return p
+	}
+	if fi, err := os.Stat(p); err == nil && (fi.Mode().IsRegular() || fi.IsDir() && isFile(filepath.Join(p, "config.json"))) {
+		return p
+	}
+	return n
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 func (s *Study) resolveNames(l []string) []string {
