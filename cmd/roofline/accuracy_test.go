@@ -552,3 +552,20 @@ func TestRuntimeBuildCLI(t *testing.T) {
 		t.Errorf("--runtime llama.cpp@latest: exit %d, %q; want a refusal naming the accepted forms", code, errOut)
 	}
 }
+
+// A fitted class must not carry its runs' quirks far past them: a
+// 200-token prompt on 1700 cached tokens does about 10 % more work than on
+// an empty cache for a 3B model (attention over the history), so no class
+// may price it at more than three times as long. (RKLLM's runs, all on an
+// empty cache, once fitted attention at 0.2 % of the peak and priced the
+// voice assistant's prompt at 10 s on the RK3588 NPU.)
+func TestClassesExtrapolateDepth(t *testing.T) {
+	classes, _ := publicClasses(t)
+	for _, c := range classes {
+		s := c.Cases[0].Setup.WithEfficiency(c.Fit.Efficiency)
+		empty, deep := s.Prefill(200, 0, 1, 512).Time, s.Prefill(200, 1700, 1, 512).Time
+		if deep > 3*empty {
+			t.Errorf("%s (%s on %s): 200 tokens take %.3g s on 1700 cached tokens, %.3g s on none", c.Key, c.Cases[0].Setup.Model.Spec.Name, c.Cases[0].Device, deep, empty)
+		}
+	}
+}

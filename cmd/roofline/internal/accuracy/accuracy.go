@@ -194,6 +194,12 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 		// Nothing measured on engines with a unit count: no cap.
 		prior.Center.UnitBandwidth, prior.Spread[fit.PUnitBandwidth] = 0, 0
 	}
+	if attentionShare(cases) < MinAttentionShare {
+		// No run tells attention from the products: a fit would spend the
+		// parameter on whatever else the runs differ in, and its quadratic
+		// growth with the context would carry that far past the data.
+		prior.Spread[fit.PAttention] = 0
+	}
 	pts := Points(cases)
 	devices := map[string]bool{}
 	for _, cs := range cases {
@@ -448,4 +454,28 @@ func (c *Class) EraClasses(data string) map[string]runtimes.Class {
 		out[runtimes.EraClassKey(c.Key.Name(), e.Name)] = runtimes.Class{Efficiency: eff, SE: se, Decode: sp[0], Prefill: sp[1], Fitted: true, Basis: basis}
 	}
 	return out
+}
+
+// MinAttentionShare is the share of a prefill run's FLOPs its attention
+// must hold, in at least one of a class's runs, for the class to fit its
+// attention efficiency; below it the efficiency stays at the prior.
+// RKLLM's runs (128-token prompts on an empty cache, about 1 %) fall below;
+// llama-bench's pp4096 runs (about 10 %) above.
+const MinAttentionShare = 0.05
+
+// attentionShare is the largest share of a prefill run's FLOPs that its
+// attention holds, over the cases.
+func attentionShare(cases []Case) float64 {
+	best := 0.0
+	for _, cs := range cases {
+		r := cs.Run
+		if r.Test != measured.Prefill {
+			continue
+		}
+		m := cs.Setup.Model
+		a := m.AttentionPrefillFLOPs(r.Depth, r.Prompt)
+		p := m.Matmuls(r.Prompt, 1).FLOPs()
+		best = math.Max(best, a/(a+p))
+	}
+	return best
 }
