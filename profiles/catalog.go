@@ -1,7 +1,10 @@
 package profiles
 
 import (
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,12 +26,53 @@ import (
 //go:embed models/*.toml hardware/*.toml runtimes/*.toml
 var builtin embed.FS
 
+// builtinRuntimes is the embedded runtime profiles decoded, as JSON: the
+// runtimes are all decoded whenever one is chosen, and JSON decodes ten
+// times faster than TOML. It is used only while it matches the TOML
+// files byte for byte (its toml_sha256), so a stale copy costs time,
+// never correctness; TestBuiltinRuntimes checks it is fresh and decodes
+// to what the TOML decodes to.
+//
+//go:embed builtin_runtimes.json
+var builtinRuntimes []byte
+
+//go:generate go test -run ^TestBuiltin(Index|Runtimes)$ -update
+
+// The directories of the embedded profiles, one per kind.
+const (
+	modelsDir   = "models"
+	hardwareDir = "hardware"
+	runtimesDir = "runtimes"
+)
+
+// indexFile is one embedded profile file in builtinIndex: the names and
+// aliases (as written) of the profiles it defines, a model, a runtime or
+// a device and its variants.
+type indexFile struct {
+	file  string // path in the embedded file system
+	kind  string // "model", "device" or "runtime", as names are claimed
+	names []string
+}
+
 // Catalog holds the models and devices roofline knows by name.
+//
+// The built-in profiles are decoded when first asked for, file by file: a
+// name is found in builtinIndex (generated from the files, and checked
+// against them by TestBuiltinIndex), and only the file that defines it is
+// decoded. Listing a kind, suggesting names for a mistyped one, or adding
+// a user profile of that kind decodes every built-in file of the kind
+// first, so that a user profile replaces a built-in one exactly as it
+// would over a catalog decoded whole.
 type Catalog struct {
 	models   []*model.Spec
 	devices  []*hardware.Device
 	runtimes *runtimes.Set
-	origin   map[string]string // name → file, to report duplicates
+	origin   map[string]string // kind:name → file, to report duplicates
+
+	// pending holds the built-in files not decoded yet, by path in the
+	// embedded file system; mu guards them and the lists they fill.
+	pending map[string]string // file → its directory
+	mu      *sync.Mutex
 
 	lastAdded string
 	// dataPaths lets names read from data files (measured runs, studies)
@@ -42,12 +86,19 @@ var (
 	builtinErr  error
 )
 
-// Builtin returns the embedded catalog. It is decoded once; callers must not
-// modify it (use Clone before adding user profiles).
+// Builtin returns the embedded catalog. Its files are decoded when first
+// needed; callers must not modify it (use Clone before adding user
+// profiles).
 func Builtin() (*Catalog, error) {
 	builtinOnce.Do(func() {
-		c := &Catalog{origin: map[string]string{}, runtimes: runtimes.NewSet()}
-		builtinErr = c.loadFS(builtin, "models", "hardware", "runtimes")
+		c := &Catalog{origin: map[string]string{}, runtimes: runtimes.NewSet(), pending: map[string]string{}, mu: &sync.Mutex{}}
+		for _, f := range builtinIndex {
+			file := "profiles/" + f.file
+			c.pending[f.file] = path.Dir(f.file)
+			for _, n := range f.names {
+				c.origin[f.kind+":"+strings.ToLower(n)] = file
+			}
+		}
 		builtinCat = c
 	})
 	return builtinCat, builtinErr
@@ -55,24 +106,204 @@ func Builtin() (*Catalog, error) {
 
 // Clone returns a catalog that can take more profiles without changing c.
 func (c *Catalog) Clone() *Catalog {
-	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths}
+	c.lock()
+	defer c.unlock()
+	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths, mu: &sync.Mutex{}}
 	o.models = append(o.models, c.models...)
 	o.devices = append(o.devices, c.devices...)
 	for k, v := range c.origin {
 		o.origin[k] = v
 	}
+	if len(c.pending) > 0 {
+		o.pending = map[string]string{}
+		for k, v := range c.pending {
+			o.pending[k] = v
+		}
+	}
 	return o
 }
 
+// lock and unlock guard lazy decoding; a Catalog built without Builtin or
+// Clone has nothing to decode lazily and no lock.
+func (c *Catalog) lock() {
+	if c.mu != nil {
+		c.mu.Lock()
+	}
+}
+
+func (c *Catalog) unlock() {
+	if c.mu != nil {
+		c.mu.Unlock()
+	}
+}
+
 // Models lists the models in name order.
-func (c *Catalog) Models() []*model.Spec { return c.models }
+func (c *Catalog) Models() []*model.Spec {
+	c.lock()
+	defer c.unlock()
+	c.loadAll(modelsDir)
+	return c.models
+}
 
 // Devices lists the devices in name order.
-func (c *Catalog) Devices() []*hardware.Device { return c.devices }
+func (c *Catalog) Devices() []*hardware.Device {
+	c.lock()
+	defer c.unlock()
+	c.loadAll(hardwareDir)
+	return c.devices
+}
 
 // Runtimes is the set of runtimes.
-func (c *Catalog) Runtimes() *runtimes.Set { return c.runtimes }
+func (c *Catalog) Runtimes() *runtimes.Set {
+	c.lock()
+	defer c.unlock()
+	c.loadAll(runtimesDir)
+	return c.runtimes
+}
 
+// loadAll decodes every pending built-in file of directory dir.
+func (c *Catalog) loadAll(dir string) {
+	var files []string
+	for f, d := range c.pending {
+		if d == dir {
+			files = append(files, f)
+		}
+	}
+	if len(files) == 0 {
+		return
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		c.loadBuiltin(f, false)
+	}
+	c.sortKind(dir)
+}
+
+// loadAllLocked is loadAll under the lock: before a user profile of a
+// kind is added, every built-in one of the kind is there to be replaced.
+func (c *Catalog) loadAllLocked(dir string) {
+	c.lock()
+	defer c.unlock()
+	c.loadAll(dir)
+}
+
+// loadNamed decodes the pending built-in file that defines name (lower
+// case) of kind, if any.
+func (c *Catalog) loadNamed(kind, name string) {
+	file, ok := c.origin[kind+":"+name]
+	if !ok {
+		return
+	}
+	if f := strings.TrimPrefix(file, "profiles/"); c.pending[f] != "" {
+		c.loadBuiltin(f, true)
+	}
+}
+
+// loadBuiltin decodes the built-in file f (a path in the embedded file
+// system) into c. Its names are in c.origin already. The embedded files
+// are part of the program, and TestBuiltinIndex decodes every one: one
+// that fails here is a bug.
+func (c *Catalog) loadBuiltin(f string, sorted bool) {
+	d := decodeBuiltin(f)
+	if d.err != nil {
+		panic(fmt.Sprintf("built-in profile %s: %v", f, d.err))
+	}
+	delete(c.pending, f)
+	switch {
+	case d.model != nil:
+		c.models = append(c.models, d.model)
+	case d.runtime != nil:
+		c.runtimes.Add(d.runtime)
+	default:
+		c.devices = append(c.devices, d.devices...)
+	}
+	if sorted {
+		c.sortKind(path.Dir(f))
+	}
+}
+
+// decoded is one built-in file, decoded once for every catalog that
+// shares it.
+type decoded struct {
+	model   *model.Spec
+	devices []*hardware.Device
+	runtime *runtimes.Runtime
+	err     error
+}
+
+var (
+	decodedMu             sync.Mutex
+	decodedBy             = map[string]*decoded{}
+	runtimesSnapshotTried bool
+)
+
+// snapshot is the form of builtin_runtimes.json.
+type snapshot struct {
+	// TOMLSHA256 is runtimesHash of the files it was made from.
+	TOMLSHA256 string              `json:"toml_sha256"`
+	Runtimes   []*runtimes.Runtime `json:"runtimes"`
+}
+
+// runtimesSnapshot decodes builtin_runtimes.json if it was made from the
+// embedded runtime files as they are.
+func runtimesSnapshot() ([]*runtimes.Runtime, bool) {
+	var s snapshot
+	if err := json.Unmarshal(builtinRuntimes, &s); err != nil || s.TOMLSHA256 != runtimesHash() {
+		return nil, false
+	}
+	return s.Runtimes, true
+}
+
+// runtimesHash is the SHA-256 of the embedded runtime files, names and
+// contents, in name order.
+func runtimesHash() string {
+	h := sha256.New()
+	entries, _ := fs.ReadDir(builtin, runtimesDir)
+	for _, e := range entries {
+		src, _ := fs.ReadFile(builtin, path.Join(runtimesDir, e.Name()))
+		fmt.Fprintf(h, "%s %d\n", e.Name(), len(src))
+		h.Write(src)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// decodeBuiltin decodes the embedded file f, once.
+func decodeBuiltin(f string) *decoded {
+	decodedMu.Lock()
+	defer decodedMu.Unlock()
+	if d, ok := decodedBy[f]; ok {
+		return d
+	}
+	if path.Dir(f) == runtimesDir && !runtimesSnapshotTried {
+		runtimesSnapshotTried = true
+		if rs, ok := runtimesSnapshot(); ok {
+			for _, r := range rs {
+				decodedBy[strings.TrimPrefix(r.File, "profiles/")] = &decoded{runtime: r}
+			}
+			if d, ok := decodedBy[f]; ok {
+				return d
+			}
+		}
+	}
+	d := &decoded{}
+	src, err := fs.ReadFile(builtin, f)
+	name := "profiles/" + f
+	switch {
+	case err != nil:
+		d.err = err
+	case path.Dir(f) == modelsDir:
+		d.model, d.err = decodeModel(name, src)
+	case path.Dir(f) == hardwareDir:
+		d.devices, d.err = decodeDevices(name, src)
+	default:
+		d.runtime, d.err = decodeRuntime(name, src)
+	}
+	decodedBy[f] = d
+	return d
+}
+
+// loadFS decodes every profile of fsys's three directories into c,
+// claiming their names: the whole catalog at once, as the index is made.
 func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir, rtDir string) error {
 	var errs []error
 	for _, dir := range []string{rtDir, modelDir, hwDir} {
@@ -194,6 +425,9 @@ func (c *Catalog) addModelFile(file string, src []byte, user bool) error {
 	if err != nil {
 		return err
 	}
+	if user {
+		c.loadAllLocked(modelsDir)
+	}
 	if err := c.claim("model", s.Name, s.Aliases, file, user); err != nil {
 		return err
 	}
@@ -206,6 +440,9 @@ func (c *Catalog) addDeviceFile(file string, src []byte, user bool) error {
 	ds, err := decodeDevices(file, src)
 	if err != nil {
 		return err
+	}
+	if user {
+		c.loadAllLocked(hardwareDir)
 	}
 	for _, d := range ds {
 		if err := c.claim("device", d.Name, d.Aliases, file, user); err != nil {
@@ -222,6 +459,9 @@ func (c *Catalog) addRuntimeFile(file string, src []byte, user bool) error {
 	if err != nil {
 		return err
 	}
+	if user {
+		c.loadAllLocked(runtimesDir)
+	}
 	if err := c.claim("runtime", r.Name, r.Aliases, file, user); err != nil {
 		return err
 	}
@@ -235,6 +475,7 @@ func (c *Catalog) addRuntimeFile(file string, src []byte, user bool) error {
 // name: like a user profile, it replaces a built-in model of that name.
 // file names it in messages about a clash.
 func (c *Catalog) AddModel(s *model.Spec, file string) error {
+	c.loadAllLocked(modelsDir)
 	if err := c.claim("model", s.Name, s.Aliases, file, true); err != nil {
 		return err
 	}
@@ -245,6 +486,7 @@ func (c *Catalog) AddModel(s *model.Spec, file string) error {
 
 // AddDevice is AddModel for a device.
 func (c *Catalog) AddDevice(d *hardware.Device, file string) error {
+	c.loadAllLocked(hardwareDir)
 	if err := c.claim("device", d.Name, d.Aliases, file, true); err != nil {
 		return err
 	}
@@ -262,14 +504,15 @@ func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
 		}
 		return cc.runtimes.Lookup(cc.lastAdded)
 	}
-	r, err := c.runtimes.Lookup(name)
+	set := c.Runtimes()
+	r, err := set.Lookup(name)
 	var build *runtimes.UnsupportedError
 	if errors.As(err, &build) { // a known runtime, a build it has not
 		return nil, err
 	}
 	if err != nil {
 		var names []Named
-		for _, x := range c.runtimes.All() {
+		for _, x := range set.All() {
 			names = append(names, Named{x.Name, x.Aliases})
 		}
 		return nil, &NotFoundError{Kind: "runtime", Name: name, Suggestions: SuggestNamed(name, names)}
@@ -303,8 +546,19 @@ func replaceByName[T any](list []T, v T, name func(T) string) []T {
 }
 
 func (c *Catalog) sort() {
-	sort.Slice(c.models, func(i, j int) bool { return c.models[i].Name < c.models[j].Name })
-	sort.Slice(c.devices, func(i, j int) bool { return c.devices[i].Name < c.devices[j].Name })
+	c.sortKind(modelsDir)
+	c.sortKind(hardwareDir)
+}
+
+// sortKind sorts the list of one kind only: a list already handed out
+// (Models, Devices) is not written while another kind is decoded.
+func (c *Catalog) sortKind(dir string) {
+	switch dir {
+	case modelsDir:
+		sort.Slice(c.models, func(i, j int) bool { return c.models[i].Name < c.models[j].Name })
+	case hardwareDir:
+		sort.Slice(c.devices, func(i, j int) bool { return c.devices[i].Name < c.devices[j].Name })
+	}
 }
 
 // NotFoundError is an unknown name, with the closest known names.
@@ -365,7 +619,9 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 // modelNamed finds a model by name or alias only, touching no file.
 func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	var names []Named
+	c.lock()
+	defer c.unlock()
+	c.loadNamed("model", n)
 	for _, m := range c.models {
 		if strings.ToLower(m.Name) == n {
 			return m, nil
@@ -375,6 +631,10 @@ func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 				return m, nil
 			}
 		}
+	}
+	c.loadAll(modelsDir)
+	var names []Named
+	for _, m := range c.models {
 		names = append(names, Named{m.Name, m.Aliases})
 	}
 	return nil, &NotFoundError{Kind: "model", Name: name, Suggestions: SuggestNamed(name, names)}
@@ -397,7 +657,9 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 // deviceNamed finds a device by name or alias only, touching no file.
 func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 	n := strings.ToLower(strings.TrimSpace(name))
-	var names []Named
+	c.lock()
+	defer c.unlock()
+	c.loadNamed("device", n)
 	for _, d := range c.devices {
 		if d.Name == n {
 			return d, nil
@@ -407,6 +669,10 @@ func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 				return d, nil
 			}
 		}
+	}
+	c.loadAll(hardwareDir)
+	var names []Named
+	for _, d := range c.devices {
 		names = append(names, Named{d.Name, d.Aliases})
 	}
 	return nil, &NotFoundError{Kind: "hardware", Name: name, Suggestions: SuggestNamed(name, names)}
@@ -511,11 +777,11 @@ func LooksLikePath(s string) bool {
 // DevicesMatching expands "all", a glob such as "jetson-*", or a name.
 func (c *Catalog) DevicesMatching(pattern string) ([]*hardware.Device, error) {
 	if pattern == "all" {
-		return c.devices, nil
+		return c.Devices(), nil
 	}
 	if strings.ContainsAny(pattern, "*?[") {
 		var out []*hardware.Device
-		for _, d := range c.devices {
+		for _, d := range c.Devices() {
 			if ok, err := path.Match(pattern, d.Name); err != nil {
 				return nil, fmt.Errorf("bad pattern %q: %w", pattern, err)
 			} else if ok {
