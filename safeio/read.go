@@ -44,12 +44,21 @@ var ErrNotRegular = errors.New("not a regular file (a device, FIFO or socket): r
 // OpenRegular opens name for reading if it is a regular file, checking the
 // open file so that a path swapped after the check cannot slip through.
 func OpenRegular(name string) (*os.File, error) {
-	f, err := os.Open(name)
+	// Check the path first: opening a FIFO blocks until a writer comes.
+	st, err := os.Stat(name)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
+	if err := checkRegular(name, st); err != nil {
+		return nil, err
+	}
+	// Non-blocking, in case the path became a FIFO since (no effect on a
+	// regular file); the open file is checked again below.
+	f, err := os.OpenFile(name, os.O_RDONLY|nonBlock, 0)
 	if err != nil {
+		return nil, err
+	}
+	if st, err = f.Stat(); err != nil {
 		f.Close()
 		return nil, err
 	}

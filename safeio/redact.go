@@ -2,7 +2,6 @@ package safeio
 
 import (
 	"io"
-	"net/url"
 	"regexp"
 	"strings"
 )
@@ -12,35 +11,35 @@ const Hidden = "xxxxx"
 
 // RedactURL hides the user information and every query value of a URL:
 // "https://user:pw@host/m.gguf?token=abc" becomes
-// "https://xxxxx@host/m.gguf?token=xxxxx". Strings that do not parse as a
-// URL with a scheme are returned unchanged.
+// "https://xxxxx@host/m.gguf?token=xxxxx". The rest is kept as written
+// (nothing is parsed and re-encoded), so redacting twice changes nothing.
+// Strings without "://" are returned unchanged.
 func RedactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || u.Opaque != "" {
-		if i := strings.Index(s, "://"); i > 0 {
-			// Unparseable but URL-shaped: keep the scheme and host only.
-			rest := s[i+3:]
-			if at := strings.LastIndex(strings.SplitN(rest, "/", 2)[0], "@"); at >= 0 {
-				rest = Hidden + rest[at:]
-			}
-			if q := strings.IndexAny(rest, "?#"); q >= 0 {
-				rest = rest[:q] + "?" + Hidden
-			}
-			return s[:i+3] + rest
-		}
+	i := strings.Index(s, "://")
+	if i <= 0 {
 		return s
 	}
-	if u.User != nil {
-		u.User = url.User(Hidden)
+	head, rest := s[:i+3], s[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
 	}
-	if u.RawQuery != "" {
-		u.RawQuery = redactQuery(u.RawQuery)
+	authority, tail := rest[:end], rest[end:]
+	if at := strings.LastIndex(authority, "@"); at >= 0 {
+		authority = Hidden + authority[at:]
 	}
-	return u.String()
+	if q := strings.IndexByte(tail, '?'); q >= 0 {
+		query, frag := tail[q+1:], ""
+		if h := strings.IndexByte(query, '#'); h >= 0 {
+			query, frag = query[:h], query[h:]
+		}
+		tail = tail[:q+1] + redactQuery(query) + frag
+	}
+	return head + authority + tail
 }
 
 // redactQuery keeps the keys of a query and hides the values, in the order
-// written (url.Values would sort and merge them).
+// written.
 func redactQuery(q string) string {
 	parts := strings.Split(q, "&")
 	for i, p := range parts {

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package safeio
+
+const nonBlock = 0
