@@ -131,8 +131,12 @@ func (r *reader) skip(n int64) {
 	}
 	m, err := io.CopyN(io.Discard, r.r, n)
 	r.off += m
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		r.fail("truncated: the file ends inside the header")
+	default:
+		r.err = err // a remote read's limit, a read error
 	}
 }
 
