@@ -66,7 +66,7 @@ const (
 	// vLLM result with every request of a 10,000-prompt run: ~50 MB).
 	MeasuredBytes = 64 << 20
 	// Runs bounds the runs one measured file may hold.
-	Runs = 1 << 20
+	Runs = 1 << 17
 	// TokensPerS bounds a measured rate (the fastest published aggregate
 	// rates are near 10⁶ tokens/s).
 	TokensPerS = 1e12

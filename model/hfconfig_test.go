@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,4 +138,35 @@ func FuzzParseHFConfig(f *testing.F) {
 			t.Skip() // valid shapes with no buildable format are fine
 		}
 	})
+}
+
+// Counts a config.json states are checked before they size anything: a
+// 146-byte file with sliding_window_pattern = 2·10⁹ ran out of memory.
+func TestHFConfigCeilings(t *testing.T) {
+	tiny := `{"model_type":"gemma3_text","hidden_size":64,"num_hidden_layers":2,"intermediate_size":64,"sliding_window":16,%s}`
+	for _, c := range []struct{ extra, want string }{
+		{`"sliding_window_pattern":2000000000`, "sliding_window_pattern 2000000000 exceeds the limit of 2^12"},
+		{`"sliding_window_pattern":-5`, "sliding_window_pattern must not be negative"},
+		{`"num_attention_heads":100000`, "num_attention_heads 100000 exceeds the limit of 2^14"},
+		{`"vocab_size":1000000000`, "vocab_size 1000000000 exceeds the limit of 2^24"},
+		{`"max_position_embeddings":4000000000`, "max_position_embeddings 4000000000 exceeds the limit of 2^30"},
+		{`"head_dim":1048576`, "head_dim 1048576 exceeds the limit of 2^14"},
+	} {
+		_, err := model.ParseHFConfig([]byte(fmt.Sprintf(tiny, c.extra)), "x")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.extra, err, c.want)
+		}
+	}
+}
+
+// Editors on Windows save config.json with a byte-order mark.
+func TestHFConfigByteOrderMark(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "hf", "llama-3.1-8b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.ParseHFConfig(append([]byte("\ufeff"), data...), "llama")
+	if err != nil || s.Hidden != 4096 {
+		t.Errorf("with a BOM: %v", err)
+	}
 }
