@@ -3,7 +3,10 @@ package profiles
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/limits"
 )
 
 func seed(f *testing.F, dir string) {
@@ -42,6 +45,44 @@ func FuzzDecodeDevices(f *testing.F) {
 					t.Fatalf("accepted an invalid device: %v", verr)
 				}
 			}
+		}
+	})
+}
+
+func FuzzDecodeRuntime(f *testing.F) {
+	seed(f, "runtimes")
+	f.Fuzz(func(t *testing.T, src []byte) {
+		_, _ = decodeRuntime("fuzz.toml", src)
+	})
+}
+
+// FuzzModelFile reads a model profile by path, as --model does: the file
+// is named by the user, its profile's name is looked up, never opened.
+// Whatever the bytes, no panic, and an accepted model validates and its
+// inventory stays within the ceilings.
+func FuzzModelFile(f *testing.F) {
+	seed(f, "models")
+	f.Add([]byte(strings.Replace(tinyModel, "%q", `"loop.toml"`, 1)))
+	f.Add([]byte(strings.Replace(tinyModel, "%q", `"x"`, 1) + "norms_per_layer = 10000000\n"))
+	cat, err := Builtin()
+	if err != nil {
+		f.Fatal(err)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p := filepath.Join(dir, "m.toml")
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := cat.Model(p)
+		if err != nil {
+			return
+		}
+		if verr := s.Validate(); verr != nil {
+			t.Fatalf("accepted an invalid model: %v", verr)
+		}
+		if n := len(s.Tensors()); n > 64*limits.Layers*limits.NormsPerLayer {
+			t.Fatalf("%d tensors", n)
 		}
 	})
 }

@@ -1,0 +1,180 @@
+package profiles
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const tinyModel = `name = %q
+architecture = "llama"
+source = "test"
+hidden_size = 64
+num_hidden_layers = 2
+num_attention_heads = 4
+num_key_value_heads = 4
+head_dim = 16
+intermediate_size = 128
+vocab_size = 100
+max_position_embeddings = 1000
+`
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func tinyModelNamed(name string) string { return strings.Replace(tinyModel, "%q", `"`+name+`"`, 1) }
+
+// A model's name is a name: a name ending in .toml was opened again as a
+// path until the stack overflowed, and another name opened whatever file
+// of that name the current directory held.
+func TestProfileNameIsAName(t *testing.T) {
+	cat, _ := Builtin()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	p := writeFile(t, dir, "loop.toml", tinyModelNamed("loop.toml"))
+	if _, err := cat.Model(p); err == nil || !strings.Contains(err.Error(), "ends like a file name") {
+		t.Errorf("name loop.toml: %v", err)
+	}
+	// A file named like the profile's name, in the current directory, is
+	// not read.
+	writeFile(t, dir, "other", "not a profile at all")
+	writeFile(t, dir, "sub.toml", tinyModelNamed("other"))
+	s, err := cat.Model("sub.toml")
+	if err != nil || s.Name != "other" || s.Hidden != 64 {
+		t.Errorf("name other: %v, %+v", err, s)
+	}
+}
+
+// An edited copy of a built-in hardware profile works as a path: it
+// replaced the built-in profile of its name, and the count of devices not
+// changing was taken for nothing added (unknown hardware "").
+func TestEditedBuiltinHardwareCopy(t *testing.T) {
+	cat, _ := Builtin()
+	src, err := builtin.ReadFile("hardware/rtx-4090.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), `value = "1008 GB/s"`, `value = "900 GB/s"`, 1)
+	if edited == string(src) {
+		t.Fatal("the fixture's bandwidth line moved")
+	}
+	p := writeFile(t, t.TempDir(), "my-4090.toml", edited)
+	d, err := cat.Device(p)
+	if err != nil || d.Name != "rtx-4090" || d.Bandwidth != 900e9 {
+		t.Fatalf("edited copy: %v %+v", err, d)
+	}
+	if b, _ := cat.Device("rtx-4090"); b.Bandwidth != 1008e9 {
+		t.Errorf("the built-in profile changed: %g", b.Bandwidth)
+	}
+}
+
+// Every hardware quantity carries its unit: bandwidth = "1008" was read as
+// 1008 B/s.
+func TestUnitsRequired(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{`bandwidth = { value = "100 GB/s"`, `bandwidth = { value = "1008"`, `board.toml:9: bandwidth: "1008" has no unit`},
+		{`power = { value = "20 W"`, `power = { value = "20"`, `"20" has no unit`},
+		{`memory = { value = "16 GiB"`, `memory = { value = "17179869184"`, `has no unit`},
+	} {
+		bad := strings.Replace(string(src), c.from, c.to, 1)
+		_, err := decodeDevices("board.toml", []byte(bad))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.to, err, c.want)
+		}
+	}
+}
+
+// TOML allows nan and inf; no quantity is either, and one reaching JSON
+// output made every --format json fail.
+func TestNonFiniteNumbersRefused(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := string(src) + "\n[engine.calibration]\nruntime = \"llama.cpp\"\nsource = \"x\"\nbandwidth = nan\ndecode_sigma = inf\n"
+	bad = strings.Replace(bad, "[[variant]]", "[[variantx]]", 1)
+	bad = bad[:strings.Index(bad, "[[variantx]]")] + bad[strings.Index(bad, "\n[engine.calibration]"):]
+	_, err = decodeDevices("board.toml", []byte(bad))
+	if err == nil || !strings.Contains(err.Error(), "engine.calibration.bandwidth = NaN: a number must be finite") ||
+		!strings.Contains(err.Error(), "decode_sigma = +Inf") {
+		t.Errorf("nan and inf: %v", err)
+	}
+	m := tinyModelNamed("tiny") + "published_params = { value = nan, source = \"x\" }\n"
+	if _, err := decodeModel("m.toml", []byte(m)); err == nil || !strings.Contains(err.Error(), "m.toml:12: published_params.value = NaN") {
+		t.Errorf("model nan: %v", err)
+	}
+}
+
+// norms_per_layer = 10⁷ built a tensor list of tens of millions of
+// entries before any check.
+func TestModelCountsBounded(t *testing.T) {
+	m := tinyModelNamed("tiny") + "norms_per_layer = 10000000\n"
+	_, err := decodeModel("m.toml", []byte(m))
+	if err == nil || !strings.Contains(err.Error(), "norms_per_layer 10000000 exceeds the limit of 16") {
+		t.Errorf("norms: %v", err)
+	}
+}
+
+// Names written in data files are names unless paths are allowed; then a
+// relative path is relative to the data file.
+func TestDataFileNames(t *testing.T) {
+	cat, _ := Builtin()
+	dir := t.TempDir()
+	writeFile(t, dir, "mine.toml", tinyModelNamed("mine"))
+	data := filepath.Join(dir, "runs.csv")
+	for _, n := range []string{"llama-3.1-8b", "meta-llama/Llama-3.1-8B"} {
+		if _, err := cat.ModelFromData(n, data); err != nil {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	for _, n := range []string{"mine.toml", "./mine.toml", "/etc/passwd", "https://example.com/m.gguf", "x.gguf", "../config.json"} {
+		var pe *PathNotAllowedError
+		if _, err := cat.ModelFromData(n, data); !errors.As(err, &pe) || !strings.Contains(err.Error(), "--allow-paths") {
+			t.Errorf("%s: %v", n, err)
+		}
+		if err := cat.CheckDataName("model", n, data); !errors.As(err, &pe) {
+			t.Errorf("CheckDataName(%s): %v", n, err)
+		}
+	}
+	if _, err := cat.DeviceFromData("./board.toml", data); !errors.As(err, new(*PathNotAllowedError)) {
+		t.Errorf("device path: %v", err)
+	}
+	allowed := cat.WithDataPaths()
+	if s, err := allowed.ModelFromData("mine.toml", data); err != nil || s.Name != "mine" {
+		t.Errorf("allowed, relative to the data file: %v", err)
+	}
+	if cat.DataPaths() {
+		t.Error("WithDataPaths changed the built-in catalog")
+	}
+}
+
+// A profile path that leads to a device is refused, never read.
+func TestProfileSpecialFile(t *testing.T) {
+	cat, _ := Builtin()
+	link := filepath.Join(t.TempDir(), "zero.toml")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Skip(err)
+	}
+	if _, err := cat.Model(link); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero profile: %v", err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.Symlink("/dev/zero", cfg); err != nil {
+		t.Skip(err)
+	}
+	if _, err := cat.Model(cfg); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("/dev/zero config.json: %v", err)
+	}
+}
