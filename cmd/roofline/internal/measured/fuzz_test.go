@@ -1,6 +1,7 @@
 package measured
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -84,6 +85,51 @@ func FuzzRead(f *testing.F) {
 		res, err := Read("fuzz", b)
 		if err == nil && len(res.Runs) == 0 {
 			t.Fatal("no error and no runs")
+		}
+	})
+}
+
+// FuzzLlamaBenchJSONScale repeats one arbitrary result many times in a
+// llama-bench JSON array: the reader stays linear (the array of n copies
+// yields n times the runs of one, with increasing lines) and never
+// panics.
+func FuzzLlamaBenchJSONScale(f *testing.F) {
+	if b, err := os.ReadFile(filepath.Join("testdata", "rtx4080-qwen2.5-7b.json")); err == nil {
+		b = bytes.TrimSpace(b)
+		inner := bytes.TrimSpace(b[1 : len(b)-1])
+		if i := bytes.Index(inner, []byte("\n },")); i > 0 {
+			f.Add(inner[:i+3], uint16(500))
+		}
+	}
+	f.Add([]byte(`{"n_prompt": 512, "n_gen": 0, "avg_ts": 100}`), uint16(3))
+	f.Add([]byte(`{"n_prompt": 512, "n_gen": 0, "avg_ts": NaN}`), uint16(3))
+	f.Fuzz(func(t *testing.T, one []byte, n uint16) {
+		count := int(n%2000) + 1
+		var b bytes.Buffer
+		b.WriteString("[\n")
+		for i := 0; i < count; i++ {
+			if i > 0 {
+				b.WriteString(",\n")
+			}
+			b.Write(one)
+		}
+		b.WriteString("\n]\n")
+		single := &collector{file: "one"}
+		_ = readBenchJSON(single, "[\n"+string(one)+"\n]\n")
+		c := &collector{file: "many"}
+		_ = readBenchJSON(c, b.String())
+		for i, r := range c.res.Runs {
+			if err := r.check(); err != nil {
+				t.Fatalf("accepted a bad run %+v: %v", r, err)
+			}
+			if i > 0 && r.Line <= c.res.Runs[i-1].Line {
+				t.Fatalf("run %d at line %d after line %d", i, r.Line, c.res.Runs[i-1].Line)
+			}
+		}
+		// One object per element: each copy yields what one yields,
+		// unless the copies do not parse as separate values.
+		if len(single.res.Runs) == 1 && len(single.res.Bad) == 0 && len(c.res.Runs) != count && len(c.res.Runs) != 0 {
+			t.Fatalf("%d copies gave %d runs", count, len(c.res.Runs))
 		}
 	})
 }
