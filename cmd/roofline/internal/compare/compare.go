@@ -96,11 +96,21 @@ type Evaluator struct {
 	cat    *profiles.Catalog
 	opt    Options
 	setups map[string]*resolve.Resolved
+	// models caches resolveModel by what it reads of a run: matching by
+	// parameter count builds every candidate, and a --model file or URL
+	// would be read again for every run.
+	models map[string]modelMatch
+}
+
+type modelMatch struct {
+	spec *model.Spec
+	how  string
+	err  error
 }
 
 // New returns an evaluator over catalog cat.
 func New(cat *profiles.Catalog, o Options) *Evaluator {
-	return &Evaluator{cat: cat, opt: o, setups: map[string]*resolve.Resolved{}}
+	return &Evaluator{cat: cat, opt: o, setups: map[string]*resolve.Resolved{}, models: map[string]modelMatch{}}
 }
 
 // Evaluate prices every run; runs it cannot resolve come back as errors
@@ -145,7 +155,13 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec, how, err := e.resolveModel(r)
+	mkey := strings.Join([]string{r.Model, r.File, r.ModelType, fmt.Sprint(r.ModelParams)}, "|")
+	mm, cached := e.models[mkey]
+	if !cached {
+		mm.spec, mm.how, mm.err = e.resolveModel(r)
+		e.models[mkey] = mm
+	}
+	spec, how, err := mm.spec, mm.how, mm.err
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,568 @@
+package main
+
+// The reliability suite of issue 19: every finding of the adversarial pass
+// over roofline's inputs, reproduced with inputs built here, run as the
+// real command in a child process (this test binary, re-executed) so that
+// each case's peak memory and time are its own. Every case must end in
+// under 10 s and 200 MB with the documented exit code and a clear message,
+// or with a correct answer.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/roofline/roofline/gguf"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
+)
+
+const (
+	childArgsEnv = "ROOFLINE_RELIABILITY_ARGS"
+	childPeakEnv = "ROOFLINE_RELIABILITY_PEAK"
+	maxCaseTime  = 10 * time.Second
+	maxCaseBytes = 200 << 20
+	// watchdogBytes stops a child long before it could stall the machine
+	// (one such run grew to 24 GB before the fix).
+	watchdogBytes = 1 << 30
+)
+
+// TestReliabilityChild is the child: it runs roofline with the arguments
+// in childArgsEnv, then writes its peak resident memory to the file named
+// by childPeakEnv and exits with roofline's code.
+func TestReliabilityChild(t *testing.T) {
+	raw := os.Getenv(childArgsEnv)
+	if raw == "" {
+		t.Skip("run by TestReliability")
+	}
+	var args []string
+	if err := json.Unmarshal([]byte(raw), &args); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(98)
+	}
+	debug.SetMaxStack(64 << 20) // a runaway recursion fails in a moment
+	go func() {
+		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+		for range time.Tick(2 * time.Millisecond) {
+			metrics.Read(s)
+			if s[0].Value.Uint64() > watchdogBytes {
+				fmt.Fprintf(os.Stderr, "reliability watchdog: %d bytes mapped\n", s[0].Value.Uint64())
+				os.Exit(99)
+			}
+		}
+	}()
+	code := runProtected(append([]string{"roofline"}, args...), os.Stdout, safeio.Writer{W: os.Stderr})
+	if p := os.Getenv(childPeakEnv); p != "" {
+		os.WriteFile(p, []byte(strconv.FormatInt(peakRSS(), 10)), 0o644)
+	}
+	os.Exit(code)
+}
+
+// peakRSS is this process's peak resident memory since it started
+// (VmHWM: the image of the process that forked it is not counted, as it
+// is in getrusage's maxrss), or the Go runtime's mapped memory where
+// /proc is missing.
+func peakRSS() int64 {
+	if f, err := os.Open("/proc/self/status"); err == nil {
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+				return kb << 10
+			}
+		}
+	}
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// relCase is one finding reproduced.
+type relCase struct {
+	finding string   // the issue's finding number
+	name    string   // what it reproduces
+	args    []string // roofline's arguments; {dir} and {srv} are replaced
+	stdin   func() io.Reader
+	code    int      // the exit code
+	stderr  []string // substrings stderr must hold
+	stdout  []string // substrings stdout must hold
+	never   []string // substrings neither stream may hold (secrets, panics)
+}
+
+func TestReliability(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the reliability suite runs every case in a child process")
+	}
+	if os.Getenv(childArgsEnv) != "" {
+		return
+	}
+	dir := t.TempDir()
+	inputs(t, dir)
+	srv := hostileServer(t)
+	defer srv.Close()
+	secretURL := strings.Replace(srv.URL, "http://", "http://alice:s3cr3t@", 1)
+
+	noPanic := []string{"goroutine ", "panic:"}
+	secrets := []string{"s3cr3t", "alice", "t0k3n"}
+	cases := []relCase{
+		// 1. Tiny files sized allocations before any check.
+		{finding: "1", name: "config.json sliding_window_pattern 2e9", args: []string{"show", "model", "{dir}/gemma/config.json"},
+			code: 1, stderr: []string{"sliding_window_pattern 2000000000 exceeds the limit of 2^12"}},
+		{finding: "1", name: "GGUF sliding_window_pattern 2e9", args: []string{"show", "model", "{dir}/pattern.gguf"},
+			code: 1, stderr: []string{"sliding_window_pattern 2000000000 exceeds the limit of 4096"}},
+		{finding: "1", name: "TOML norms_per_layer 1e7", args: []string{"show", "model", "{dir}/norms.toml"},
+			code: 1, stderr: []string{"norms.toml:13: norms_per_layer 10000000 exceeds the limit of 16"}},
+		{finding: "1", name: "counts whose product wraps", args: []string{"show", "model", "{dir}/wrap.toml"},
+			code: 1, stderr: []string{"parameters (limit 1e+15)"}},
+		// 2. A name ending in .toml recursed to a stack overflow.
+		{finding: "2", name: "profile named loop.toml", args: []string{"show", "model", "{dir}/loop.toml"},
+			code: 1, stderr: []string{`name "loop.toml" ends like a file name`}},
+		{finding: "2", name: "profile name that is also a file here", args: []string{"show", "model", "sub.toml", "--format", "json"},
+			code: 0, stdout: []string{`"name": "other"`, `"hidden_size": 64`}},
+		// 3. An edited copy of a built-in hardware profile as a path.
+		{finding: "3", name: "--hardware my-4090.toml", args: []string{"predict", "--model", "llama-3.2-1b", "--hardware", "{dir}/my-4090.toml", "--format", "json"},
+			code: 0, stdout: []string{`"hardware": "rtx-4090"`}},
+		// 4. A panic and unprintable numbers.
+		{finding: "4", name: "plot compare with a rate of 1e308", args: []string{"plot", "compare", "{dir}/big-rate.csv", "--hardware", "rtx-4090", "-o", "{dir}/compare.png"},
+			code: 0, stderr: []string{"big-rate.csv:2: rate 1e+308 tokens/s exceeds the limit of 1e+12"}, stdout: []string{"compare.png"}},
+		{finding: "4", name: "NaN rate in a measured file, JSON output", args: []string{"compare", "{dir}/nan-rate.csv", "--hardware", "rtx-4090", "--format", "json"},
+			code: 0, stderr: []string{`nan-rate.csv:2: tokens_per_s = "NaN" is not a finite number`}, stdout: []string{`"measured_tokens_per_s": 100`}},
+		{finding: "4", name: "NaN in a calibration section", args: []string{"show", "hardware", "{dir}/cal-nan.toml", "--format", "json"},
+			code: 1, stderr: []string{"engine.calibration.bandwidth = NaN: a number must be finite"}},
+		// 5. Secrets printed.
+		{finding: "5", name: "credentials in a URL: error", args: []string{"show", "model", secretURL + "/missing.gguf?token=t0k3n"},
+			code: 1, stderr: []string{"http://xxxxx@127.0.0.1", "missing.gguf?token=xxxxx", "404"}, never: secrets},
+		{finding: "5", name: "credentials in a URL: source in JSON", args: []string{"show", "model", secretURL + "/good/llama.gguf?token=t0k3n", "--format", "json"},
+			code: 0, stdout: []string{"GGUF header of http://xxxxx@127.0.0.1", "llama.gguf?token=xxxxx"}, never: secrets},
+		{finding: "5", name: "credentials in a URL: unknown name", args: []string{"predict", "--model", secretURL + "/nothing?token=t0k3n", "--hardware", "rtx-4090"},
+			code: 1, never: secrets},
+		// 7. Silently wrong numbers.
+		{finding: "7", name: "prompt_tokens = 2^63-1", args: []string{"compare", "{dir}/huge-tokens.csv", "--hardware", "rtx-4090", "--model", "llama-3.2-1b", "--weights", "q4_0", "--format", "json"},
+			code: 0, stderr: []string{"huge-tokens.csv:2: prompt 9223372036854775807 tokens exceeds the limit of 2^30"}, stdout: []string{`"prompt_tokens": 500`},
+			never: []string{`"predicted_tokens_per_s": -`}},
+		{finding: "7", name: "duplicate tensor", args: []string{"show", "model", "{dir}/dup.gguf"},
+			code: 1, stderr: []string{"appears twice"}},
+		{finding: "7", name: "repeated split part", args: []string{"show", "model", "{dir}/rep-00001-of-00002.gguf"},
+			code: 1, stderr: []string{"split.no is 0: this file is part 1 of the set, not part 2"}},
+		{finding: "7", name: `bandwidth = "1008"`, args: []string{"show", "hardware", "{dir}/bw1008.toml"},
+			code: 1, stderr: []string{`bw1008.toml:9: bandwidth: "1008" has no unit`}},
+		{finding: "7", name: "--prompt 010 is ten", args: []string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--prompt", "010", "--format", "json"},
+			code: 0, stdout: []string{`"prompt": 10,`}},
+		{finding: "7", name: "--prompt 0x10", args: []string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--prompt", "0x10"},
+			code: 2, stderr: []string{`invalid value "0x10" for flag --prompt: "0x10" is not a decimal integer`}},
+		{finding: "7", name: "--headroom NaN%", args: []string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--headroom", "NaN%"},
+			code: 2, stderr: []string{`--headroom "NaN%"`}},
+		{finding: "7", name: "--kv q4_0 --no-flash-attn (plan)", args: []string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--kv", "q4_0", "--no-flash-attn"},
+			code: 0, stderr: []string{"warning: a quantized KV cache (q4_0) needs flash attention in llama.cpp"}},
+		{finding: "7", name: "config.json with a byte-order mark", args: []string{"show", "model", "{dir}/bom/config.json", "--format", "json"},
+			code: 0, stdout: []string{`"hidden_size": 64`}},
+		// 8. Unbounded reads.
+		{finding: "8", name: "compare /dev/zero", args: []string{"compare", "/dev/zero", "--hardware", "rtx-4090"},
+			code: 1, stderr: []string{"/dev/zero: not a regular file"}},
+		{finding: "8", name: "endless stdin", args: []string{"compare", "-", "--hardware", "rtx-4090"}, stdin: func() io.Reader { return endless{} },
+			code: 1, stderr: []string{"stdin: larger than 64 MiB, the limit for measured runs"}},
+		{finding: "8", name: "profile linked to /dev/zero", args: []string{"show", "hardware", "{dir}/zero.toml"},
+			code: 1, stderr: []string{"not a regular file"}},
+		{finding: "8", name: "config.json linked to /dev/zero", args: []string{"show", "model", "{dir}/zero/config.json"},
+			code: 1, stderr: []string{"not a regular file"}},
+		{finding: "8", name: "a FIFO named as a measured file", args: []string{"compare", "{dir}/fifo", "--hardware", "rtx-4090"},
+			code: 1, stderr: []string{"not a regular file"}},
+		// 9. Remote GGUF budget.
+		{finding: "9", name: "one byte per request", args: []string{"show", "model", srv.URL + "/trickle/m.gguf"},
+			code: 1, stderr: []string{"the server sent 1 bytes for a range of"}},
+		{finding: "9", name: "endless body", args: []string{"show", "model", srv.URL + "/endless/m.gguf"},
+			code: 1, stderr: []string{"more than 64 MiB over all parts"}},
+		{finding: "9", name: "redirect loop", args: []string{"show", "model", srv.URL + "/loop/m.gguf"},
+			code: 1, stderr: []string{"more than 10 redirects"}},
+		{finding: "9", name: "huge split set", args: []string{"show", "model", srv.URL + "/split/m-00001-of-01024.gguf"},
+			code: 1, stderr: []string{"more than 64 MiB over all parts"}},
+		// 10. Data files trigger reads and fetches.
+		{finding: "10", name: "a path in a measured file's model column", args: []string{"compare", "{dir}/runs-path.csv", "--hardware", "rtx-4090"},
+			code: 1, stderr: []string{`model "./mine.toml" in {dir}/runs-path.csv is a path or URL`, "--allow-paths"}},
+		{finding: "10", name: "a URL in a measured file's model column", args: []string{"compare", "{dir}/runs-url.csv", "--hardware", "rtx-4090"},
+			code: 1, stderr: []string{"is a path or URL"}, never: []string{"GGUF header"}},
+		{finding: "10", name: "--allow-paths: relative to the measured file", args: []string{"--allow-paths", "compare", "{dir}/runs-path.csv", "--hardware", "rtx-4090", "--format", "json"},
+			code: 0, stdout: []string{`"model": "mine"`}},
+		{finding: "10", name: "a URL in a study's models", args: []string{"report", "{dir}/study/url.toml", "-o", "{dir}/report-refused"},
+			code: 1, stderr: []string{"url.toml:3: models:", "is a URL; a study fetches nothing unless --allow-paths is given"}},
+		{finding: "10", name: "a local path in a study: relative to the study", args: []string{"report", "{dir}/study/study.toml", "-o", "{dir}/report-local"},
+			code: 0, stdout: []string{"wrote {dir}/report-local"}},
+		// 11 (the reader): 8,000 llama-bench results as JSON.
+		{finding: "11", name: "8,000 llama-bench JSON results", args: []string{"compare", "{dir}/bench-8000.json", "--hardware", "rtx-4080", "--format", "csv"},
+			code: 0, stdout: []string{"bench-8000.json:7962"}},
+		// 12. The token-count limit says it is one.
+		{finding: "12", name: "--context 1e9", args: []string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--context", "1e9"},
+			code: 2, stderr: []string{`--context: "1e9" exceeds the limit of 16777216 tokens (2^24)`}},
+	}
+	for _, c := range cases {
+		t.Run(c.finding+"/"+c.name, func(t *testing.T) {
+			sub := func(s string) string {
+				return strings.NewReplacer("{dir}", dir, "{srv}", srv.URL).Replace(s)
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = sub(a)
+			}
+			stdout, stderr, code, elapsed, peak := runChild(t, dir, args, c.stdin)
+			if elapsed > maxCaseTime {
+				t.Errorf("took %v (limit %v)", elapsed, maxCaseTime)
+			}
+			if peak > maxCaseBytes {
+				t.Errorf("peak memory %d MB (limit %d MB)", peak>>20, maxCaseBytes>>20)
+			}
+			if code != c.code {
+				t.Errorf("exit code %d, want %d\nstderr: %s", code, c.code, stderr)
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(stderr, sub(w)) {
+					t.Errorf("stderr lacks %q:\n%s", sub(w), stderr)
+				}
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(stdout, sub(w)) {
+					t.Errorf("stdout lacks %q:\n%.2000s", sub(w), stdout)
+				}
+			}
+			for _, w := range append(c.never, noPanic...) {
+				if strings.Contains(stdout, w) || strings.Contains(stderr, w) {
+					t.Errorf("output holds %q:\nstdout: %.2000s\nstderr: %s", w, stdout, stderr)
+				}
+			}
+			t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
+		})
+	}
+}
+
+// runChild runs roofline with args in a child process in dir.
+func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader) (stdout, stderr string, code int, elapsed time.Duration, peak int64) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	peakFile := filepath.Join(t.TempDir(), "peak")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReliabilityChild$", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw), childPeakEnv+"="+peakFile)
+	if stdin != nil {
+		cmd.Stdin = stdin()
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(3 * maxCaseTime):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("killed after %v", 3*maxCaseTime)
+	}
+	elapsed = time.Since(start)
+	code = cmd.ProcessState.ExitCode()
+	if b, err := os.ReadFile(peakFile); err == nil {
+		peak, _ = strconv.ParseInt(string(b), 10, 64)
+	} else {
+		t.Errorf("the child reported no peak memory (exit %d): %s", code, errb.String())
+	}
+	// The test binary's own lines around roofline's output.
+	so := strings.TrimSuffix(out.String(), "PASS\n")
+	return so, errb.String(), code, elapsed, peak
+}
+
+// endless is an input that never ends.
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+const tinyModelTOML = `name = %q
+architecture = "llama"
+source = "test"
+hidden_size = 64
+num_hidden_layers = 2
+num_attention_heads = 4
+num_key_value_heads = 4
+head_dim = 16
+intermediate_size = 128
+vocab_size = 128
+max_position_embeddings = 4096
+`
+
+// inputs writes every file the cases read into dir.
+func inputs(t *testing.T, dir string) {
+	t.Helper()
+	write := func(name string, data []byte) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tiny := func(name string) string { return fmt.Sprintf(tinyModelTOML, name) }
+
+	write("gemma/config.json", []byte(`{"model_type":"gemma3_text","hidden_size":64,"num_hidden_layers":2,"intermediate_size":64,"sliding_window":16,"sliding_window_pattern":2000000000}`))
+	write("bom/config.json", []byte("\ufeff"+`{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"intermediate_size":64,"vocab_size":128,"max_position_embeddings":4096}`))
+	write("norms.toml", []byte(tiny("norms")+"\nnorms_per_layer = 10000000\n"))
+	write("wrap.toml", []byte(strings.NewReplacer("hidden_size = 64", "hidden_size = 262144", "num_hidden_layers = 2", "num_hidden_layers = 4096",
+		"intermediate_size = 128", "intermediate_size = 1048576", "vocab_size = 128", "vocab_size = 16777216").Replace(tiny("wrap"))+
+		"[moe]\nexperts = 16384\nactive = 8\nintermediate_size = 1048576\n"))
+	write("loop.toml", []byte(tiny("loop.toml")))
+	write("sub.toml", []byte(tiny("other")))
+	write("other", []byte("a file named like the profile, never to be read"))
+	write("mine.toml", []byte(tiny("mine")))
+
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hw, err := os.ReadFile("../../profiles/hardware/rtx-4090.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("my-4090.toml", bytes.Replace(hw, []byte(`value = "1008 GB/s"`), []byte(`value = "950 GB/s"`), 1))
+	board := `name = "board"
+description = "x"
+family = "x"
+segment = "edge"
+memory = { value = "8 GiB", source = "x" }
+storage_bandwidth = { value = "1 GB/s", source = "x" }
+default_engine = "gpu"
+unified_memory = true
+bandwidth = { value = "1008", source = "x" }
+
+[[engine]]
+name = "gpu"
+kind = "gpu"
+[engine.peak]
+fp16 = { value = "10 TFLOP/s", source = "x" }
+`
+	write("bw1008.toml", []byte(board))
+	write("cal-nan.toml", []byte(strings.Replace(board, `"1008"`, `"100 GB/s"`, 1)+"[engine.calibration]\nruntime = \"llama.cpp\"\nsource = \"x\"\nbandwidth = nan\n"))
+
+	write("big-rate.csv", []byte("test,tokens_per_s,model,weights,prompt,gen\ndecode,1e308,llama-3.2-1b,q4_0,0,128\nprefill,1000,llama-3.2-1b,q4_0,512,0\n"))
+	write("nan-rate.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,NaN,llama-3.2-1b,q4_0,512\nprefill,100,llama-3.2-1b,q4_0,512\n"))
+	write("huge-tokens.csv", []byte("prompt_tokens,output_tokens,ttft_s,e2e_s\n9223372036854775807,10,1,2\n500,10,0.1,0.5\n"))
+	write("runs-path.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,100,./mine.toml,f16,512\n"))
+	write("runs-url.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,100,http://127.0.0.1:1/m.gguf,f16,512\n"))
+	write("study/m.toml", []byte(tiny("study-model")))
+	write("study/url.toml", []byte("title = \"a URL among a study's models\"\ndevices = [\"rtx-4090\"]\nmodels = [\"http://127.0.0.1:1/m.gguf\"]\n"))
+	write("study/runs.csv", []byte("test,tokens_per_s,weights,prompt\nprefill,100,f16,512\n"))
+	write("study/study.toml", []byte(`title = "paths in a study"
+devices = ["rtx-4090"]
+models = ["m.toml"]
+weights = ["q8_0"]
+[workload]
+prompt = 128
+output = 16
+[[measured]]
+file = "runs.csv"
+hardware = "rtx-4090"
+model = "m.toml"
+`))
+
+	// GGUF headers.
+	spec := func(name string) *model.Spec {
+		s, err := cat.Model(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	header := func(name, weights string) *gguf.File {
+		w, err := model.LookupWeightFormat(weights)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := gguf.HeaderFor(spec(name), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	encode := func(f *gguf.File) []byte {
+		var b bytes.Buffer
+		if err := gguf.Write(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	g := header("gemma-3-4b", "q4_k_m")
+	g.Metadata["gemma3.attention.sliding_window_pattern"] = gguf.Value{Num: 2e9, IsNum: true}
+	write("pattern.gguf", encode(g))
+	d := header("llama-3.2-1b", "q4_0")
+	d.Tensors = append(d.Tensors, d.Tensors[3])
+	write("dup.gguf", encode(d))
+	r := header("llama-3.2-1b", "q4_0")
+	half := len(r.Tensors) / 2
+	r.Metadata["split.no"], r.Metadata["split.count"] = gguf.Value{Num: 0, IsNum: true}, gguf.Value{Num: 2, IsNum: true}
+	p1 := &gguf.File{Version: 3, Metadata: r.Metadata, Tensors: r.Tensors[:half]}
+	write("rep-00001-of-00002.gguf", encode(p1))
+	write("rep-00002-of-00002.gguf", encode(p1)) // the first part again
+
+	// Special files.
+	for link, target := range map[string]string{"zero.toml": "/dev/zero", "zero/config.json": "/dev/zero"} {
+		p := filepath.Join(dir, link)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// 8,000 llama-bench results as JSON (was 7.3 s in compare).
+	one, err := os.ReadFile("internal/measured/testdata/rtx4080-qwen2.5-7b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	one = bytes.TrimSpace(one)
+	inner := bytes.TrimSpace(one[1 : len(one)-1])
+	first := inner[:bytes.Index(inner, []byte("\n },"))+3]
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for i := 0; i < 8000; i++ {
+		if i > 0 {
+			b.WriteString(",\n")
+		}
+		b.Write(first)
+	}
+	b.WriteString("\n]\n")
+	write("bench-8000.json", b.Bytes())
+}
+
+// hostileServer serves the remote cases: a good header, a trickle, an
+// endless body, a redirect loop and a 1,024-part split set.
+func hostileServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	cat, _ := profiles.Builtin()
+	s, _ := cat.Model("llama-3.2-1b")
+	w, _ := model.LookupWeightFormat("q4_k_m")
+	f, _ := gguf.HeaderFor(s, w)
+	var good bytes.Buffer
+	gguf.Write(&good, f)
+
+	// A header whose one value is an array of 2^24 uint64: skipped, read on.
+	var prefix []byte
+	prefix = append(prefix, "GGUF"...)
+	prefix = binary.LittleEndian.AppendUint32(prefix, 3)
+	prefix = binary.LittleEndian.AppendUint64(prefix, 0)
+	prefix = binary.LittleEndian.AppendUint64(prefix, 1)
+	prefix = binary.LittleEndian.AppendUint64(prefix, 1)
+	prefix = append(prefix, 'x')
+	prefix = binary.LittleEndian.AppendUint32(prefix, 9)
+	prefix = binary.LittleEndian.AppendUint32(prefix, 10)
+	prefix = binary.LittleEndian.AppendUint64(prefix, 1<<24)
+
+	// Each split part: its split keys and a 512 KiB string.
+	part := func(i int) []byte {
+		var b []byte
+		b = append(b, "GGUF"...)
+		b = binary.LittleEndian.AppendUint32(b, 3)
+		b = binary.LittleEndian.AppendUint64(b, 0)
+		b = binary.LittleEndian.AppendUint64(b, 3)
+		for _, kv := range []struct {
+			k string
+			v uint32
+		}{{"split.no", uint32(i)}, {"split.count", 1024}} {
+			b = binary.LittleEndian.AppendUint64(b, uint64(len(kv.k)))
+			b = append(b, kv.k...)
+			b = binary.LittleEndian.AppendUint32(b, 4)
+			b = binary.LittleEndian.AppendUint32(b, kv.v)
+		}
+		b = binary.LittleEndian.AppendUint64(b, 1)
+		b = append(b, 'x')
+		b = binary.LittleEndian.AppendUint32(b, 8)
+		b = binary.LittleEndian.AppendUint64(b, 512<<10)
+		return append(b, make([]byte, 512<<10)...)
+	}
+	rangeRE := regexp.MustCompile(`^bytes=(\d+)-(\d+)$`)
+	splitRE := regexp.MustCompile(`-(\d{5})-of-01024\.gguf$`)
+	var endlessBytes atomic.Int64
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		m := rangeRE.FindStringSubmatch(r.Header.Get("Range"))
+		var a, z int64
+		if m != nil {
+			a, _ = strconv.ParseInt(m[1], 10, 64)
+			z, _ = strconv.ParseInt(m[2], 10, 64)
+		}
+		switch p := r.URL.Path; {
+		case strings.HasPrefix(p, "/good/"):
+			http.ServeContent(w, r, "m.gguf", time.Time{}, bytes.NewReader(good.Bytes()))
+		case strings.HasPrefix(p, "/trickle/"):
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, a, good.Len()))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(good.Bytes()[a : a+1])
+		case strings.HasPrefix(p, "/endless/"):
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/*", a, z))
+			w.WriteHeader(http.StatusPartialContent)
+			buf := make([]byte, 64<<10)
+			for off := a; endlessBytes.Add(int64(len(buf))) < 4<<30; off += int64(len(buf)) {
+				clear(buf)
+				if off < int64(len(prefix)) {
+					copy(buf, prefix[off:])
+				}
+				if _, err := w.Write(buf); err != nil {
+					return
+				}
+			}
+		case strings.HasPrefix(p, "/loop/"):
+			http.Redirect(w, r, srv.URL+p, http.StatusFound)
+		case strings.HasPrefix(p, "/split/"):
+			if sm := splitRE.FindStringSubmatch(p); sm != nil {
+				i, _ := strconv.Atoi(sm[1])
+				http.ServeContent(w, r, "p.gguf", time.Time{}, bytes.NewReader(part(i-1)))
+				return
+			}
+			http.NotFound(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	return srv
+}
+
+// A panic is a bug: "internal error, please report it" with the stack on
+// stderr, exit code 70, nothing on stdout.
+func TestPanicExits70(t *testing.T) {
+	var errb bytes.Buffer
+	code := runProtected([]string{"roofline", "list", "models"}, panicWriter{}, &errb)
+	if code != exitInternal || exitInternal != 70 {
+		t.Errorf("exit %d, want 70", code)
+	}
+	if s := errb.String(); !strings.Contains(s, "roofline: internal error, please report it") || !strings.Contains(s, "goroutine ") {
+		t.Errorf("stderr: %s", s)
+	}
+}
+
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("a bug") }
