@@ -61,7 +61,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		},
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
-			&cli.BoolFlag{Name: "allow-paths", Usage: "let data files (measured runs, studies) name models and devices by path or URL, which roofline then opens; by default they may only name them"},
+			&cli.BoolFlag{Name: "allow-paths", Usage: "let measured-run files name models and devices by path or URL, and studies name URLs, which roofline then opens or fetches; by default a measured-run file may only name them"},
 		},
 		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand(), completionCommand(), completeCommand()},
 	}
