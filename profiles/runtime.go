@@ -467,7 +467,7 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 		return nil, err
 	}
 	if r.UnitBandwidth != "" {
-		if e.UnitBandwidth, err = units.Parse(r.UnitBandwidth, units.DimBandwidth); err != nil {
+		if e.UnitBandwidth, err = parseQuantity(r.UnitBandwidth, units.DimBandwidth); err != nil {
 			return nil, fmt.Errorf("unit_bandwidth: %v", err)
 		}
 	}
