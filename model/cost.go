@@ -77,15 +77,31 @@ func Build(s *Spec, w WeightFormat, kv KVFormat, l Layout) (*Cost, error) {
 // BuildFrom is Build with the tensor inventory of s already listed, for
 // callers that price one model under many formats. s must be valid.
 func BuildFrom(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout) (*Cost, error) {
+	return build(s, inventory, w, kv, l, true)
+}
+
+// BuildSums is BuildFrom without the list of tensors (Cost.Tensors is
+// nil): the traffic and FLOP sums every prediction prices through, for a
+// planner that holds thousands of costs.
+func BuildSums(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout) (*Cost, error) {
+	return build(s, inventory, w, kv, l, false)
+}
+
+func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, list bool) (*Cost, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
 	}
 	c := &Cost{Spec: s, Weights: w, KV: kv, Layout: l, tied: s.TiedEmbeddings && !l.UntieEmbedding}
+	if list {
+		c.Tensors = make([]TensorCost, 0, len(inventory)+1)
+	}
 	var headPerRow float64
 	add := func(t Tensor, st Storage) {
 		b := st.RowBytes(t.Cols) * float64(t.Rows) * float64(t.Experts)
 		tc := TensorCost{Tensor: t, Type: st, Bytes: b, Uncertain: w.uncertain(s, t)}
-		c.Tensors = append(c.Tensors, tc)
+		if list {
+			c.Tensors = append(c.Tensors, tc)
+		}
 		c.account(tc)
 		n := float64(t.Elements())
 		c.ParamsTotal += n

@@ -87,9 +87,11 @@ type Limits struct {
 	// the TTFT target, within MaxContextFit (0 when none, -1 without a
 	// target).
 	MaxPromptTTFT int
-	// MaxBatchFit is the most sequences that fit at the smallest context
-	// planned.
-	MaxBatchFit int
+	// MaxBatchFit is the most sequences of BatchContext tokens each that
+	// fit in memory (1 for a runtime that does not batch: the others
+	// wait); 0 when not even one fits.
+	MaxBatchFit  int
+	BatchContext int
 }
 
 // MaxPlanTokens bounds the searches for the largest context or prompt.
@@ -107,7 +109,8 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 	usable := t.Usable(s)
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: s.resident(batch), UBatch: ubatch}, s.Inputs.FlashAttention)
 	conf := t.confidence()
-	prefillSpread, decodeSpread := s.Spread(true), s.Spread(false)
+	pLo, pHi := s.Spread(true).Bounds(conf)
+	dLo, dHi := s.Spread(false).Bounds(conf)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
 		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
@@ -145,11 +148,11 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 		if !c.Fits {
 			c.Verdict = Fails
 		}
-		c.Verdict = worse(c.Verdict, Judge(c.TTFT, t.TTFT, prefillSpread, conf).Verdict)
-		c.Verdict = worse(c.Verdict, Judge(c.TPOT, t.TPOT, decodeSpread, conf).Verdict)
+		c.Verdict = worse(c.Verdict, JudgeWithin(c.TTFT, t.TTFT, pLo, pHi).Verdict)
+		c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, t.TPOT, dLo, dHi).Verdict)
 		if t.MinThroughput > 0 {
 			// Throughput is a floor: B / TPOT must stay above it.
-			c.Verdict = worse(c.Verdict, Judge(c.TPOT, float64(s.resident(batch))/t.MinThroughput, decodeSpread, conf).Verdict)
+			c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, float64(s.resident(batch))/t.MinThroughput, dLo, dHi).Verdict)
 		}
 		out = append(out, c)
 	}
@@ -178,13 +181,60 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 		// A prompt longer than what fits is moot.
 		l.MaxPromptTTFT = largest(upper, func(p int) bool { return s.TTFT(p, 0, seqs, ubatch) <= t.TTFT })
 	}
-	ctx := max(minContext, prompt+output)
+	l.BatchContext = max(minContext, prompt+output)
+	l.MaxBatchFit = s.maxFit(l.BatchContext, ubatch, usable)
+	return l
+}
+
+// maxFit is the most sequences of ctx tokens whose caches fit in usable
+// bytes: 1 at most for a runtime that does not batch (one sequence at a
+// time, however many wait).
+func (s *Setup) maxFit(ctx, ubatch int, usable float64) int {
 	hi := MaxPlanTokens
 	if !s.Inputs.ContinuousBatching {
-		hi = 1 // one sequence at a time, however many wait
+		hi = 1
 	}
-	l.MaxBatchFit = largest(hi, func(b int) bool { return s.MemoryNeed(ctx, b, ubatch) <= usable })
-	return l
+	return largest(hi, func(b int) bool { return s.MemoryNeed(ctx, b, ubatch) <= usable })
+}
+
+// MaxQueued bounds the concurrency search of a runtime that does not
+// batch, whose waiting requests take no memory.
+const MaxQueued = 4096
+
+// ConcurrencyLimit is how many sequences of one context a setup serves at
+// once: the one rule behind plan's batch limit and chat's concurrent
+// chats, so that both give the same number for the same question.
+type ConcurrencyLimit struct {
+	// Context is the tokens each sequence holds at the end of its reply:
+	// the count is computed there.
+	Context int
+	// Fit is the most sequences whose caches fit in memory (1 for a
+	// runtime that does not batch); 0 when not even one fits.
+	Fit int
+	// Meeting is the most sequences that fit and meet the targets'
+	// ceilings at once: TTFT with every sequence sending its prompt
+	// together, TPOT at the last step, memory. Fails is what one more
+	// fails (LimitNone when the search's bound is reached). A throughput
+	// floor is not a ceiling: more sequences only raise throughput.
+	Meeting int
+	Fails   Limit
+}
+
+// MaxConcurrent counts the sequences of ctx tokens (history + a prompt of
+// `prompt` tokens + `output` generated) the setup serves within the
+// targets. Every constraint grows with the count, so it bisects.
+func (s *Setup) MaxConcurrent(ctx, prompt, output, ubatch int, t Targets) ConcurrencyLimit {
+	t.MinThroughput = 0
+	c := ConcurrencyLimit{Context: ctx, Fit: s.maxFit(ctx, ubatch, t.Usable(s))}
+	hi := c.Fit
+	if !s.Inputs.ContinuousBatching {
+		hi = MaxQueued // the others wait: time bounds them, not memory
+	}
+	c.Meeting = largest(hi, func(n int) bool { return s.Evaluate(ctx, n, prompt, output, ubatch, t).Limit == LimitNone })
+	if s.Inputs.ContinuousBatching || c.Meeting < hi {
+		c.Fails = s.Evaluate(ctx, c.Meeting+1, prompt, output, ubatch, t).Limit
+	}
+	return c
 }
 
 // largest is the largest n in [1, hi] with ok(n), given that ok holds for

@@ -86,9 +86,19 @@ type Judgement struct {
 // confidence c. A zero target always meets.
 func Judge(pred, target float64, sp Spread, c float64) Judgement {
 	if target <= 0 {
-		return Judgement{Verdict: Meets, Margin: math.Inf(1), MarginLo: math.Inf(1), MarginHi: math.Inf(1)}
+		return JudgeWithin(pred, target, 1, 1)
 	}
 	lo, hi := sp.Bounds(c)
+	return JudgeWithin(pred, target, lo, hi)
+}
+
+// JudgeWithin is Judge with the spread's bounds at the confidence given
+// (Spread.Bounds): a planner judging many predictions of one setup
+// computes them once.
+func JudgeWithin(pred, target, lo, hi float64) Judgement {
+	if target <= 0 {
+		return Judgement{Verdict: Meets, Margin: math.Inf(1), MarginLo: math.Inf(1), MarginHi: math.Inf(1)}
+	}
 	j := Judgement{Margin: target / pred, MarginLo: target / (pred * hi), MarginHi: target / (pred * lo)}
 	switch {
 	case j.MarginLo >= 1:

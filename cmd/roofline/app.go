@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -13,18 +12,18 @@ import (
 // appVersion is buildinfo.Version, the one version string of every output.
 func appVersion() string { return buildinfo.Version() }
 
-// run executes one invocation. Output is buffered and written to stdout
-// only when the command succeeds, so a failure leaves nothing half-written.
+// run executes one invocation. Output is spooled and written to stdout
+// only when the command succeeds, so a failure leaves nothing half-written
+// (a command that streams commits the spool once nothing can fail).
 func run(args []string, stdout, stderr io.Writer) error {
-	var out bytes.Buffer
-	app := newApp(&out, stderr)
+	out := &spool{dst: stdout}
+	app := newApp(out, stderr)
 	if len(args) > 1 && args[1] == "__complete" {
 		// The completion engine reads the words as typed.
 		if err := app.Run(args); err != nil {
 			return err
 		}
-		_, err := stdout.Write(out.Bytes())
-		return err
+		return out.Commit()
 	}
 	if err := unknownCommand(app, args); err != nil {
 		return err
@@ -33,7 +32,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var nf nothingFeasible
 	if errors.As(err, &nf) {
 		// The plan's report is the answer; the status says it found nothing.
-		if _, werr := stdout.Write(out.Bytes()); werr != nil {
+		if werr := out.Commit(); werr != nil {
 			return werr
 		}
 		return err
@@ -41,8 +40,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(out.Bytes())
-	return err
+	return out.Commit()
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {

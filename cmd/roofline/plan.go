@@ -1,7 +1,10 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 
 	"github.com/roofline/roofline/sim"
@@ -15,12 +18,18 @@ Searches devices × engines × models × weight formats × KV formats × context
 lengths × batch sizes for the configurations that fit in memory (with
 --headroom kept free) and meet the targets at the end of their context:
 TTFT of --prompt tokens on top of the history, and TPOT of the last step,
-where the KV cache is largest. Prints, per device and model, the best feasible
-configuration (highest-precision weights, then longest context, then largest
-batch) with its margins, or the constraint that fails first and by how much;
-the inverse limits (longest context that fits, longest context meeting TPOT,
-longest prompt meeting TTFT, most sequences that fit); and the frontier of
-quality (bits per weight) against decode speed.
+where the KV cache is largest. Prints one table: per device and model, the
+configuration to deploy, ranked by --rank (default quality: the best
+published quality among the configurations that meet the targets, formats
+within --quality-tolerance of it counting as equal, then the fastest
+decode), with its margins and the concurrent sequences of its context that
+meet the targets; or, when nothing does, the configuration that misses
+least and why. A device's CPU engine is left out when another engine runs
+the model (unless asked with --engine, or only the CPU meets the targets).
+--detail adds the inverse limits (longest context that fits, longest
+context meeting TPOT, longest prompt meeting TTFT, most sequences that
+fit), the frontier of quality against decode speed, and what was skipped.
+JSON and CSV list every configuration, streamed as it is evaluated.
 
 Lists are comma-separated; --hardware takes names, globs (jetson-*) and all;
 --model and --weights take all. Context lengths accept k (8k = 8192).
@@ -28,7 +37,8 @@ Exit status: 0 when a configuration is feasible, 3 when none is.
 
 Examples:
   roofline plan --hardware jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588 --model llama-3.2-3b --weights q4_k_m,q8_0,w8a8 --context 4k,8k --prompt 1000 --output 200 --ttft 1s --tpot 200ms
-  roofline plan --hardware 'jetson-*' --model qwen2.5-1.5b,llama-3.2-3b --weights all --ttft 1s --tpot 200ms --format json
+  roofline plan --hardware 'jetson-*' --model qwen2.5-1.5b,llama-3.2-3b --weights all --ttft 1s --tpot 200ms --top 3
+  roofline plan --hardware all --model llama-3.1-8b --weights all --tpot 50ms --feasible-only --format json
   roofline plan --hardware h100-sxm --model llama-3.1-70b --weights fp8,bf16 --batch 1,8,32,64 --tpot 50ms --min-throughput 500`
 
 var planFormats = render.AllFormats
@@ -38,7 +48,7 @@ func planCommand() *cli.Command {
 		Name:      "plan",
 		Usage:     "search formats × context × batch × device against TTFT/TPOT targets and memory",
 		UsageText: planUsage,
-		Flags:     append(planFlags(), formatFlag(planFormats)),
+		Flags:     append(planFlags(), append(answerFlags(), formatFlag(planFormats))...),
 		Action:    planAction,
 	}
 }
@@ -68,6 +78,17 @@ func planFlags() []cli.Flag {
 	}
 }
 
+// answerFlags say what plan's answer shows.
+func answerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "rank", Value: plan.RankQuality.String(), Usage: "what comes first: `RANK` " + strings.Join(plan.Ranks(), ", ") + " (docs/planning.md)"},
+		&cli.StringFlag{Name: "quality-tolerance", Value: "3%", Usage: "quality loss within which formats count as equal under --rank quality (`PCT`)"},
+		&cli.IntFlag{Name: "top", Value: 1, Usage: "configurations shown per device and model (`N`)"},
+		&cli.BoolFlag{Name: "feasible-only", Usage: "leave out what does not meet the targets (in JSON and CSV too)"},
+		&cli.BoolFlag{Name: "detail", Usage: "add the inverse limits, the quality–speed frontier, CPU engines and what was skipped"},
+	}
+}
+
 func planAction(c *cli.Context) error {
 	f, err := outputFormat(c, planFormats)
 	if err != nil {
@@ -87,9 +108,24 @@ func planAction(c *cli.Context) error {
 	if n := quantizedVNote(req.Options.NoFlashAttention, "", req.KV...); n != "" {
 		render.Warn(c.App.ErrWriter, n)
 	}
-	p, err := env.Plan(req)
+	if req.Rank, err = plan.ParseRank(c.String("rank")); err != nil {
+		return usageErr("--rank %v", err)
+	}
+	if req.Tolerance, err = units.ParseShare(c.String("quality-tolerance")); err != nil {
+		return usageErr("--quality-tolerance %v", err)
+	}
+	req.Show = plan.Options{Top: c.Int("top"), AllEngines: c.Bool("detail"), FeasibleOnly: c.Bool("feasible-only")}
+	req.Detail = c.Bool("detail")
+	p, err := env.PlanSearch(req)
 	if err != nil {
 		return flagged(err)
+	}
+	if f.ForPeople() {
+		if err := p.Run(nil); err != nil {
+			return err
+		}
+	} else if err := writeThrough(c); err != nil {
+		return err // every error of the request is met: stream
 	}
 	if err := write(c, f, render.Plan(p)); err != nil || p.Feasible() {
 		return err

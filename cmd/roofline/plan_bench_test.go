@@ -1,9 +1,22 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
+
+// fullCatalogJSON is the whole built-in catalog planned in JSON: every
+// device × engine × model × weight format at the default contexts.
+var fullCatalogJSON = []string{"roofline", "plan", "--hardware", "all", "--model", "all", "--weights", "all", "--format", "json"}
 
 // BenchmarkPlanCommand runs the full-catalog plan end to end, output
 // included: every device × engine × model × weight format × 16 context
@@ -16,5 +29,94 @@ func BenchmarkPlanCommand(b *testing.B) {
 		if err := run(args, io.Discard, io.Discard); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkPlanJSON streams the full-catalog plan as JSON end to end,
+// reporting the most memory the process held (sampled).
+func BenchmarkPlanJSON(b *testing.B) {
+	var n countingWriter
+	peak := samplePeak()
+	for i := 0; i < b.N; i++ {
+		if err := run(fullCatalogJSON, &n, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(peak())/(1<<20), "peak-MB")
+	b.ReportMetric(float64(n)/float64(b.N)/(1<<20), "output-MB/op")
+}
+
+type countingWriter int64
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	*c += countingWriter(len(p))
+	return len(p), nil
+}
+
+// samplePeak samples the memory the Go runtime holds from the OS (less
+// what it has released) every millisecond until stop is called, which
+// returns the largest sample.
+func samplePeak() (stop func() uint64) {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	var peak uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64()-s[1].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); wg.Wait(); return peak }
+}
+
+// TestPlanMemoryFlat plans in a child process, whose peak resident memory
+// the kernel reports, once small and once with 72 times the output (8
+// contexts × 9 batches, the case that took 10 GB before plan streamed):
+// the peak must not grow with the output, and stay under 200 MB.
+func TestPlanMemoryFlat(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads the child's peak resident memory from Linux rusage")
+	}
+	if args := os.Getenv("ROOFLINE_PLAN_CHILD"); args != "" {
+		var out countingWriter
+		if err := run(strings.Split(args, "\x1f"), &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("output %d\n", out)
+		return
+	}
+	peak := func(extra ...string) (rssMB, outMB float64) {
+		args := append([]string{"roofline", "plan", "--hardware", "jetson-*,rk3588,raspberry-pi-5-8gb", "--model", "all", "--weights", "all", "--format", "json"}, extra...)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestPlanMemoryFlat$")
+		cmd.Env = append(os.Environ(), "ROOFLINE_PLAN_CHILD="+strings.Join(args, "\x1f"))
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var n int64
+		if _, err := fmt.Sscanf(string(out), "output %d", &n); err != nil {
+			t.Fatalf("child: %s", out)
+		}
+		return float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024, float64(n) / 1e6 // KiB on Linux
+	}
+	small, smallOut := peak("--context", "4k")
+	large, largeOut := peak("--context", "512,1k,2k,4k,8k,16k,32k,64k", "--batch", "1,2,4,8,16,32,64,128,256")
+	t.Logf("peak resident memory: %.0f MB writing %.0f MB, %.0f MB writing %.0f MB", small, smallOut, large, largeOut)
+	if largeOut < 20*smallOut {
+		t.Fatalf("the large plan wrote %.0f MB, the small one %.0f MB: not the case tested", largeOut, smallOut)
+	}
+	if large > 1.3*small+20 || large > 200 {
+		t.Errorf("peak resident memory grows with the output: %.0f MB writing %.0f MB, %.0f MB writing %.0f MB (limit 200 MB)", small, smallOut, large, largeOut)
 	}
 }

@@ -131,21 +131,13 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 	return out, nil
 }
 
-// concurrency prices 1 … maxN chats of ctx tokens, searching the limits
-// beyond the rows shown.
+// concurrency prices 1 … maxN chats of ctx tokens for the table, and
+// counts the chats the device serves by sim.MaxConcurrent: the rule plan's
+// batch limit follows too.
 func concurrency(s *sim.Setup, conv sim.Conversation, ctx int, tg sim.Targets, maxN int) ChatConcurrency {
-	search := s.PlanLimits(1, ctx, conv.User, conv.Reply, conv.UBatch, tg).MaxBatchFit + 1
-	all := s.Concurrent(min(max(maxN, search), 4096), ctx, conv.User, conv.Reply, conv.UBatch, tg)
-	c := ChatConcurrency{Context: ctx, Targets: tg, MaxInMemory: search - 1}
-	n, l := sim.FirstFailure(all)
-	switch {
-	case n == 0:
-		c.MaxMeeting = len(all)
-	default:
-		c.MaxMeeting, c.FirstFail = n-1, l
-	}
-	c.Rows = all[:min(maxN, len(all))]
-	return c
+	l := s.MaxConcurrent(ctx, conv.User, conv.Reply, conv.UBatch, tg)
+	return ChatConcurrency{Context: ctx, Targets: tg, MaxMeeting: l.Meeting, FirstFail: l.Fails, MaxInMemory: l.Fit,
+		Rows: s.Concurrent(maxN, ctx, conv.User, conv.Reply, conv.UBatch, tg)}
 }
 
 // chatEnergy prices the conversation's mean turn at the device's power and

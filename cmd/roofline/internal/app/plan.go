@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
@@ -19,27 +20,69 @@ type PlanRequest struct {
 	MinContext, MinBatch int
 	Options              sim.Options
 	Targets              sim.Targets
+	// Rank orders the answer; Tolerance is the quality loss within which
+	// formats count as equal (plan.DefaultTolerance when 0).
+	Rank      plan.Rank
+	Tolerance float64
+	// Show says what the answer shows: the top configurations per device
+	// and model, CPU engines, only pairs that meet the targets. Detail
+	// adds the inverse limits, the frontier and what was skipped.
+	Show   plan.Options
+	Detail bool
 }
 
-// Plan is plan's answer: every configuration, the best per device and
-// model, the inverse limits and the quality–speed frontier.
+// Plan is plan's answer: every configuration (or a search that streams
+// them), the ranked configurations per device and model, the inverse
+// limits and the quality–speed frontier.
 type Plan struct {
+	// Result is nil until the search has run (Run).
 	*plan.Result
 	Space   plan.Space
 	Targets sim.Targets
-	Best    []plan.Choice
-	Pareto  []plan.ParetoPoint
+	Request PlanRequest
+	// Best is the recommended configuration per device and model (the
+	// report's answer); Shown is what the plan command shows, with
+	// Chats, per shown configuration, the concurrent sequences of its
+	// context that meet the targets.
+	Best   []plan.Choice
+	Shown  plan.Answer
+	Chats  []sim.ConcurrencyLimit
+	Pareto []plan.ParetoPoint
+	search *plan.Search
 }
 
-// Feasible reports whether any device and model has a configuration that
-// meets the targets.
-func (p *Plan) Feasible() bool {
-	for _, ch := range p.Best {
-		if ch.Feasible {
-			return true
-		}
+// Feasible reports whether any configuration meets the targets.
+func (p *Plan) Feasible() bool { return p.Result != nil && p.Result.Meeting > 0 }
+
+// Run evaluates the search, handing each group to emit (nil: none) with
+// its configurations, which the plan then forgets: memory stays flat
+// however many configurations are written.
+func (p *Plan) Run(emit func(*plan.Group) error) error {
+	if p.Result != nil {
+		return nil
 	}
-	return false
+	res, err := p.search.Run(emit, false)
+	if err != nil {
+		return err
+	}
+	return p.finish(res)
+}
+
+// finish ranks a run search into the answer.
+func (p *Plan) finish(res *plan.Result) error {
+	p.Result, p.Best, p.Shown, p.Pareto = res, res.Best(), res.Answer(p.Request.Show), res.Pareto()
+	p.Chats = make([]sim.ConcurrencyLimit, len(p.Shown.Choices))
+	for i, ch := range p.Shown.Choices {
+		if ch.Group == nil {
+			continue
+		}
+		c, err := res.Concurrency(ch.Group, ch.Config)
+		if err != nil {
+			return err
+		}
+		p.Chats[i] = c
+	}
+	return nil
 }
 
 // Space resolves a request's names into a search space, reporting every
@@ -47,7 +90,8 @@ func (p *Plan) Feasible() bool {
 func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	cat := env.Catalog
 	sp := plan.Space{Contexts: req.Contexts, Batches: req.Batches, Prompt: req.Prompt, Output: req.Output, UBatch: req.UBatch,
-		MinContext: req.MinContext, MinBatch: req.MinBatch, Options: req.Options, Engines: req.Engines, RuntimeSet: cat.Runtimes()}
+		MinContext: req.MinContext, MinBatch: req.MinBatch, Options: req.Options, Engines: req.Engines, RuntimeSet: cat.Runtimes(),
+		Rank: req.Rank, Tolerance: req.Tolerance}
 	if w := (sim.Workload{Prompt: req.Prompt, Output: req.Output, Batch: 1, UBatch: req.UBatch}); w.Validate() != nil {
 		return sp, w.Validate()
 	}
@@ -79,15 +123,36 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	return sp, errors.Join(errs...)
 }
 
-// Plan searches the space against the targets.
+// Plan searches the space against the targets, keeping every
+// configuration (the report and the figures read them).
 func (env *Env) Plan(req PlanRequest) (*Plan, error) {
+	p, err := env.PlanSearch(req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := p.search.Run(nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return p, p.finish(res)
+}
+
+// PlanSearch resolves the request into a search that has not run yet:
+// Plan.Run runs it, streaming. Every error in the request is met here.
+func (env *Env) PlanSearch(req PlanRequest) (*Plan, error) {
+	if !(req.Tolerance >= 0 && req.Tolerance < 1) {
+		return nil, &RequestError{Input: "quality-tolerance", Msg: fmt.Sprintf("%g: want a share in [0, 1), e.g. 3%%", req.Tolerance)}
+	}
+	if req.Show.Top < 0 {
+		return nil, &RequestError{Input: "top", Msg: fmt.Sprintf("%d: want a positive count", req.Show.Top)}
+	}
 	sp, err := env.Space(req)
 	if err != nil {
 		return nil, err
 	}
-	res, err := plan.Run(sp, req.Targets)
+	s, err := plan.Prepare(sp, req.Targets)
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Result: res, Space: sp, Targets: req.Targets, Best: res.Best(), Pareto: res.Pareto()}, nil
+	return &Plan{Space: sp, Targets: req.Targets, Request: req, search: s}, nil
 }

@@ -31,8 +31,8 @@ func space(t *testing.T) Space {
 }
 
 // The planner's answers hold together: every configuration is priced,
-// feasible exactly when no constraint fails, the best is the best by the
-// stated order, and the frontier is not dominated.
+// feasible exactly when no constraint fails, the recommended configuration
+// is the best by the stated rank, and the frontier is not dominated.
 func TestPlanBehaviour(t *testing.T) {
 	sp := space(t)
 	tg := sim.Targets{TTFT: 1, TPOT: 0.2, Headroom: 0.1}
@@ -78,22 +78,38 @@ func TestPlanBehaviour(t *testing.T) {
 		t.Errorf("skipped %v; want the rk3588 engines that cannot run a format", res.Skipped)
 	}
 
-	for _, ch := range res.Best() {
+	// The recommended configuration, every engine a candidate: it meets
+	// the targets when any configuration does, it is its group's longest
+	// context that does, no faster format is within the quality band, and
+	// when nothing meets them it misses least.
+	for _, ch := range res.Answer(Options{AllEngines: true}).Choices {
 		if ch.Group == nil {
 			continue
+		}
+		bestLoss := math.Inf(1)
+		for gi := range res.Groups {
+			g := &res.Groups[gi]
+			if g.Device == ch.Device && g.Model == ch.Model && g.Pick.Feasible && g.Quality.Known {
+				bestLoss = min(bestLoss, loss(g))
+			}
+		}
+		if ch.Config != ch.Group.Pick {
+			t.Errorf("%s %s: the answer is not its group's pick", ch.Device, ch.Model)
 		}
 		for gi := range res.Groups {
 			g := &res.Groups[gi]
 			if g.Device != ch.Device || g.Model != ch.Model {
 				continue
 			}
+			inBand := g.Quality.Known && loss(g) <= bestLoss+DefaultTolerance
+			if ch.Feasible && g.Pick.Feasible && inBand && g.Speed() > ch.Group.Speed() {
+				t.Errorf("%s %s: recommends %s, but %s is in the quality band and faster", ch.Device, ch.Model, ch.Group.Weights, g.Weights)
+			}
 			for _, c := range g.Configs {
 				switch {
 				case c.Feasible && !ch.Feasible:
 					t.Errorf("%s %s: best fails though %s ctx %d b%d is feasible", ch.Device, ch.Model, g.Weights, c.Context, c.Batch)
-				case ch.Feasible && c.Feasible && g.BPW > ch.Group.BPW:
-					t.Errorf("%s %s: best %s, but %s has more bits per weight and is feasible", ch.Device, ch.Model, ch.Group.Weights, g.Weights)
-				case ch.Feasible && c.Feasible && g.BPW == ch.Group.BPW && c.Context > ch.Config.Context:
+				case g == ch.Group && c.Feasible && c.Context > ch.Config.Context:
 					t.Errorf("%s %s: best context %d, but %d is feasible", ch.Device, ch.Model, ch.Config.Context, c.Context)
 				case !ch.Feasible && !c.Feasible && c.Excess < ch.Config.Excess:
 					t.Errorf("%s %s: closest misses by %v, but one misses by %v", ch.Device, ch.Model, ch.Config.Excess, c.Excess)
@@ -105,8 +121,8 @@ func TestPlanBehaviour(t *testing.T) {
 	pts := res.Pareto()
 	for i, p := range pts {
 		for j, q := range pts {
-			if i != j && p.Device == q.Device && p.Model == q.Model && q.BPW >= p.BPW && q.TokensPerS >= p.TokensPerS &&
-				(q.BPW > p.BPW || q.TokensPerS > p.TokensPerS) {
+			if i != j && p.Device == q.Device && p.Model == q.Model && q.Loss <= p.Loss && q.TokensPerS >= p.TokensPerS &&
+				(q.Loss < p.Loss || q.TokensPerS > p.TokensPerS) {
 				t.Errorf("%v is dominated by %v", p, q)
 			}
 		}

@@ -25,10 +25,13 @@ type Answer interface {
 }
 
 // Write writes a in format f to w; for JSON and CSV its warnings go to
-// stderr.
+// stderr, and an answer that streams them writes them itself.
 func Write(w, stderr io.Writer, f Format, a Answer) error {
 	if !f.ForPeople() {
 		Warn(stderr, a.Warnings()...)
+		if s, ok := a.(streamer); ok {
+			return s.Stream(w, f)
+		}
 	}
 	switch f {
 	case JSON:
@@ -53,9 +56,12 @@ func Warn(stderr io.Writer, warnings ...string) {
 // WriteJSON writes v indented, with a trailing newline. A NaN or
 // infinite number, which encoding/json refuses, is written as null rather
 // than failing the whole answer.
-func WriteJSON(w io.Writer, v any) error {
+func WriteJSON(w io.Writer, v any) error { return writeJSONIndented(w, v, "") }
+
+// writeJSONIndented is WriteJSON for a value nested under prefix.
+func writeJSONIndented(w io.Writer, v any, prefix string) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	var uv *json.UnsupportedValueError

@@ -7,6 +7,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -47,7 +48,31 @@ type PlanConfigJSON struct {
 	Confidence float64 `json:"confidence"`
 }
 
-// PlanLimitsJSON is a group's inverse limits.
+// PlanChoiceJSON is a ranked configuration: its place among the device
+// and model's configurations, what its format costs in quality, its speed
+// at the reference point, and the concurrent sequences of its context that
+// meet the targets.
+type PlanChoiceJSON struct {
+	Place int `json:"place"`
+	PlanConfigJSON
+	// QualityLoss is the published loss (0 for a reference), nil when no
+	// figure is published; QualityMetric is ppl, accuracy, reference or
+	// unknown.
+	QualityLoss      *float64 `json:"quality_loss"`
+	QualityMetric    string   `json:"quality_metric"`
+	EqualQuality     bool     `json:"equal_quality"`
+	DecodeTokensPerS float64  `json:"decode_tokens_per_s"`
+	// MaxConcurrent is the most sequences of ConcurrentContext tokens that
+	// fit and meet the targets together (sim.MaxConcurrent, as chat), and
+	// ConcurrentFits the most that fit.
+	MaxConcurrent     int    `json:"max_concurrent"`
+	ConcurrentFits    int    `json:"max_concurrent_fit"`
+	ConcurrentContext int    `json:"concurrent_context"`
+	ConcurrentFails   string `json:"concurrent_fails"`
+}
+
+// PlanLimitsJSON is a group's inverse limits. A 0 means none: nothing
+// fits (max_context_fit, max_batch_fit) or nothing meets the target.
 type PlanLimitsJSON struct {
 	Hardware       string  `json:"hardware"`
 	Engine         string  `json:"engine"`
@@ -60,11 +85,13 @@ type PlanLimitsJSON struct {
 	MaxContextTPOT *int    `json:"max_context_tpot"`
 	MaxPromptTTFT  *int    `json:"max_prompt_ttft"`
 	MaxBatchFit    int     `json:"max_batch_fit"`
+	BatchContext   int     `json:"batch_context"`
 	BitsPerWeight  float64 `json:"bits_per_weight"`
 }
 
 type paretoJSON struct {
 	BitsPerWeight    float64 `json:"bits_per_weight"`
+	QualityLoss      float64 `json:"quality_loss"`
 	DecodeTokensPerS float64 `json:"decode_tokens_per_s"`
 	Engine           string  `json:"engine"`
 	Hardware         string  `json:"hardware"`
@@ -75,25 +102,20 @@ type paretoJSON struct {
 // PlanJSON is plan's answer in the JSON vocabulary.
 type PlanJSON struct {
 	Configs []PlanConfigJSON `json:"configs"`
-	Best    []PlanConfigJSON `json:"best"`
-	Limits  []PlanLimitsJSON `json:"limits"`
-	Pareto  []paretoJSON     `json:"pareto"`
-	Skipped []string         `json:"skipped"`
+	PlanSummaryJSON
 }
 
-// judgements hold a configuration's latencies against the targets at
-// their confidence: sim.Judge is the one margin, target / prediction.
-func judgements(g *plan.Group, c sim.Config, t sim.Targets) (ttft, tpot *sim.Judgement) {
-	conf := t.ConfidenceLevel()
-	if t.TTFT > 0 {
-		j := sim.Judge(c.TTFT, t.TTFT, g.TTFTSpread, conf)
-		ttft = &j
-	}
-	if t.TPOT > 0 {
-		j := sim.Judge(c.TPOT, t.TPOT, g.TPOTSpread, conf)
-		tpot = &j
-	}
-	return ttft, tpot
+// PlanSummaryJSON is everything of a plan's JSON but its configurations:
+// what a streamed plan writes after them.
+type PlanSummaryJSON struct {
+	Best      []PlanChoiceJSON `json:"best"`
+	Limits    []PlanLimitsJSON `json:"limits"`
+	Pareto    []paretoJSON     `json:"pareto"`
+	Skipped   []string         `json:"skipped"`
+	RankedBy  string           `json:"ranked_by"`
+	Tolerance float64          `json:"quality_tolerance"`
+	Evaluated int              `json:"configurations"`
+	Meeting   int              `json:"configurations_meeting_targets"`
 }
 
 // margins are a judgement's margins as the share a target is cleared by
@@ -115,7 +137,7 @@ func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) PlanConfigJSO
 		e := c.Excess
 		j.Excess = &e
 	}
-	ttft, tpot := judgements(g, c, t)
+	ttft, tpot := g.Judgements(c, t)
 	j.TTFTMargin, j.TTFTMarginLow, j.TTFTMarginHigh = margins(ttft)
 	j.TPOTMargin, j.TPOTMarginLow, j.TPOTMarginHigh = margins(tpot)
 	return j
@@ -128,26 +150,47 @@ func limit(v int) *int {
 	return &v
 }
 
-// NewPlanJSON is a plan in the JSON vocabulary.
-func NewPlanJSON(p *app.Plan) PlanJSON {
+// qualityMetric names what a format's loss measures.
+func qualityMetric(q *model.Quality) (string, *float64) {
+	switch {
+	case !q.Known:
+		return "unknown", nil
+	case q.Reference:
+		z := 0.0
+		return "reference", &z
+	}
+	l := q.Loss
+	return q.Metric, &l
+}
+
+// newPlanSummaryJSON is a plan's answer but its configurations, with the
+// limits of every group when limits is set.
+func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 	t := p.Targets
-	out := PlanJSON{Configs: []PlanConfigJSON{}, Best: []PlanConfigJSON{}, Limits: []PlanLimitsJSON{}, Pareto: []paretoJSON{}, Skipped: p.Skipped}
+	out := PlanSummaryJSON{Best: []PlanChoiceJSON{}, Limits: []PlanLimitsJSON{}, Pareto: []paretoJSON{}, Skipped: p.Skipped,
+		RankedBy: p.Rank.String(), Tolerance: p.Tolerance, Evaluated: p.Evaluated, Meeting: p.Meeting}
 	for gi := range p.Groups {
-		g := &p.Groups[gi]
-		for _, c := range g.Configs {
-			out.Configs = append(out.Configs, newPlanConfigJSON(g, c, t))
+		if !limits {
+			break
 		}
+		g := &p.Groups[gi]
 		l := g.Limits
 		out.Limits = append(out.Limits, PlanLimitsJSON{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, l.Batch,
-			limit(l.MaxContextFit), limit(l.MaxContextTPOT), limit(l.MaxPromptTTFT), l.MaxBatchFit, g.BPW})
+			limit(l.MaxContextFit), limit(l.MaxContextTPOT), limit(l.MaxPromptTTFT), l.MaxBatchFit, l.BatchContext, g.BPW})
 	}
-	for _, ch := range p.Best {
-		if ch.Group != nil {
-			out.Best = append(out.Best, newPlanConfigJSON(ch.Group, ch.Config, t))
+	for i, ch := range p.Shown.Choices {
+		g := ch.Group
+		if g == nil {
+			continue
 		}
+		cl := p.Chats[i]
+		j := PlanChoiceJSON{Place: ch.Place, PlanConfigJSON: newPlanConfigJSON(g, ch.Config, t), EqualQuality: ch.EqualQuality, DecodeTokensPerS: g.Speed(),
+			MaxConcurrent: cl.Meeting, ConcurrentFits: cl.Fit, ConcurrentContext: cl.Context, ConcurrentFails: cl.Fails.String()}
+		j.QualityMetric, j.QualityLoss = qualityMetric(g.Quality)
+		out.Best = append(out.Best, j)
 	}
 	for _, q := range p.Pareto {
-		out.Pareto = append(out.Pareto, paretoJSON{q.BPW, q.TokensPerS, q.Engine, q.Device, q.Model, q.Weights})
+		out.Pareto = append(out.Pareto, paretoJSON{q.BPW, q.Loss, q.TokensPerS, q.Engine, q.Device, q.Model, q.Weights})
 	}
 	if out.Skipped == nil {
 		out.Skipped = []string{}
@@ -155,27 +198,45 @@ func NewPlanJSON(p *app.Plan) PlanJSON {
 	return out
 }
 
-// planTable is every configuration, for CSV.
-func planTable(p *app.Plan) *Table {
-	t := &Table{}
-	for _, k := range []string{"hardware", "engine", "model", "weights", "kv", "bits_per_weight", "context", "batch", "prompt", "output",
-		"ttft_s", "tpot_s", "throughput_tokens_per_s", "memory_bytes", "usable_bytes", "fits", "feasible", "limit"} {
-		t.Cols = append(t.Cols, Col{Key: k})
-	}
+// NewPlanJSON is a plan that kept its configurations in the JSON
+// vocabulary (the report's); the plan command streams the same bytes.
+func NewPlanJSON(p *app.Plan) PlanJSON {
+	out := PlanJSON{Configs: []PlanConfigJSON{}, PlanSummaryJSON: newPlanSummaryJSON(p, true)}
 	for gi := range p.Groups {
 		g := &p.Groups[gi]
 		for _, c := range g.Configs {
-			t.AddCells(C(g.Device), C(g.Engine), C(g.Model), C(g.Weights), C(g.KV), D(g.BPW), D(c.Context), D(c.Batch), D(g.Prompt),
-				D(g.Output), D(c.TTFT), D(c.TPOT), D(c.Throughput), D(c.Memory), D(g.Usable), D(c.Fits), D(c.Feasible), C(c.Limit.String()))
+			if c.Feasible || !p.Request.Show.FeasibleOnly {
+				out.Configs = append(out.Configs, newPlanConfigJSON(g, c, p.Targets))
+			}
 		}
 	}
-	return t
+	return out
 }
 
-// Plan is `roofline plan`.
-func Plan(p *app.Plan) Answer {
-	return answer{doc: func() *Doc { return planDoc(p) }, data: func() any { return NewPlanJSON(p) }, table: func() *Table { return planTable(p) }}
+// Plan is `roofline plan`. Its JSON and CSV stream: each group's
+// configurations are written as the search evaluates them.
+func Plan(p *app.Plan) Answer { return planAnswer{p} }
+
+type planAnswer struct{ p *app.Plan }
+
+// Doc runs the search if the caller has not (the plan command runs it
+// first, to report an error as an error).
+func (a planAnswer) Doc() *Doc {
+	if err := a.p.Run(nil); err != nil {
+		doc := &Doc{}
+		doc.Line("plan: %v", err)
+		return doc
+	}
+	return planDoc(a.p)
 }
+func (a planAnswer) Data() any {
+	if err := a.p.Run(nil); err != nil {
+		return nil
+	}
+	return NewPlanJSON(a.p)
+}
+func (a planAnswer) Table() *Table      { return nil }
+func (a planAnswer) Warnings() []string { return nil }
 
 // PlanTargets says in words what a plan asks for.
 func PlanTargets(t sim.Targets, prompt int) []string {
@@ -201,7 +262,7 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 	if c.Verdict != sim.Fails {
 		conf := t.ConfidenceLevel()
 		var m []string
-		ttft, tpot := judgements(g, c, t)
+		ttft, tpot := g.Judgements(c, t)
 		for _, x := range []struct {
 			name string
 			j    *sim.Judgement
@@ -219,7 +280,7 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 	}
 	switch c.Limit {
 	case sim.LimitMemory:
-		return fmt.Sprintf("FAILS memory: needs %s of %s (%.2f×)", Bytes(c.Memory), Bytes(g.Usable), c.Excess)
+		return fmt.Sprintf("DOES NOT FIT: needs %s of %s (%.2f×)", Bytes(c.Memory), Bytes(g.Usable), c.Excess)
 	case sim.LimitTTFT:
 		return fmt.Sprintf("FAILS TTFT: %s > %s at prompt %d: needs %.2f× faster prefill", Duration(c.TTFT), Duration(t.TTFT), g.Prompt, c.Excess)
 	case sim.LimitTPOT:
@@ -227,7 +288,8 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 	case sim.LimitThroughput:
 		return fmt.Sprintf("FAILS throughput: %s < %s tokens/s: needs %.2f×", Sig(c.Throughput, 4), Sig(t.MinThroughput, 4), c.Excess)
 	}
-	return ""
+	// Every constraint holds but the interval says the fast end misses.
+	return "fails at the fast end of the predictions' interval"
 }
 
 // underOver writes a margin (target / prediction) as how far under or
@@ -242,55 +304,29 @@ func underOver(margin float64) string {
 	return fmt.Sprintf("%.0f%% over", -100*(1-1/margin))
 }
 
-// planLimit prints an inverse limit.
-func planLimit(v int, unlimited string) string {
+// QualityText is a format's published quality loss in a few words.
+func QualityText(q *model.Quality) string {
 	switch {
-	case v < 0:
-		return unlimited
-	case v >= sim.MaxPlanTokens:
-		return "≥ " + fmt.Sprint(sim.MaxPlanTokens)
+	case !q.Known:
+		return "unknown"
+	case q.Reference:
+		return "reference"
+	case q.Metric == model.MetricAccuracy:
+		return lossText(q.Loss) + " acc"
 	}
-	return fmt.Sprint(v)
+	return lossText(q.Loss) + " ppl"
 }
 
-func planDoc(p *app.Plan) *Doc {
-	t, sp := p.Targets, p.Space
-	doc := &Doc{}
-	tg := append(PlanTargets(t, sp.Prompt), fmt.Sprintf("fits with %.0f%% of usable memory kept free", 100*t.Headroom))
-	doc.Line("targets: %s; %d tokens generated per request", strings.Join(tg, ", "), sp.Output)
+// lossText is a loss as a percentage with two significant digits.
+func lossText(l float64) string { return Sig(100*l, 2) + "%" }
 
-	doc.Section("best configuration per device and model (highest-precision weights, then longest context, then largest batch)", false)
-	bt := NewTable("DEVICE", "MODEL", "ENGINE", "RUNTIME", "WEIGHTS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "VERDICT").Right(6, 7, 8, 9, 10)
-	for _, ch := range p.Best {
-		if ch.Group == nil {
-			bt.Add(ch.Device, ch.Model, Dash, Dash, Dash, Dash, "", "", "", "", "", "no engine of this device runs the formats asked for")
-			continue
-		}
-		g, cfg := ch.Group, ch.Config
-		bt.Add(g.Device, g.Model, g.Engine, g.Runtime, g.Weights, g.KV, fmt.Sprint(cfg.Context), fmt.Sprint(cfg.Batch), Duration(cfg.TTFT), Duration(cfg.TPOT),
-			Bytes(cfg.Memory)+" / "+Bytes(g.Usable), PlanVerdict(g, cfg, t))
+// chatsText is a concurrency limit with the context it holds at.
+func chatsText(c sim.ConcurrencyLimit) string {
+	switch {
+	case c.Fit == 0:
+		return "does not fit"
+	case c.Meeting == 0:
+		return fmt.Sprintf("none at %d", c.Context)
 	}
-	doc.Table(bt)
-	doc.Section(fmt.Sprintf("inverse limits (batch %d)", sp.Batches[0]), false)
-	lt := NewTable("DEVICE", "ENGINE", "RUNTIME", "MODEL", "WEIGHTS", "BPW", "MAX CONTEXT (MEMORY)", "MAX CONTEXT (TPOT)", "MAX PROMPT (TTFT)", "MAX BATCH").Right(5, 6, 7, 8, 9)
-	for _, g := range p.Groups {
-		l := g.Limits
-		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, Fixed(g.BPW, 2), planLimit(l.MaxContextFit, "any"), planLimit(l.MaxContextTPOT, Dash),
-			planLimit(l.MaxPromptTTFT, Dash), fmt.Sprint(l.MaxBatchFit))
-	}
-	doc.Table(lt)
-	if len(p.Pareto) > 0 {
-		c0 := p.Groups[0].Configs[0]
-		doc.Section(fmt.Sprintf("quality against speed: formats no other beats on both (decode at context %d, batch %d)", c0.Context, c0.Batch), false)
-		pt := NewTable("DEVICE", "MODEL", "ENGINE", "WEIGHTS", "BITS/WEIGHT", "DECODE").Right(4, 5)
-		for _, q := range p.Pareto {
-			pt.Add(q.Device, q.Model, q.Engine, q.Weights, Fixed(q.BPW, 2), Rate(q.TokensPerS, "tok/s"))
-		}
-		doc.Table(pt)
-	}
-	if len(p.Skipped) > 0 {
-		doc.Both(fmt.Sprintf("\nskipped: %s\n", strings.Join(p.Skipped, "; ")))
-	}
-	doc.Raw(fmt.Sprintf("\n%d configurations in %d groups evaluated\n", p.Evaluated, len(p.Groups)), "")
-	return doc
+	return fmt.Sprintf("%d at %d", c.Meeting, c.Context)
 }

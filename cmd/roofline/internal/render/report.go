@@ -45,7 +45,7 @@ type reportPlan struct {
 	Feasible int              `json:"feasible_configurations"`
 	Total    int              `json:"configurations"`
 	Configs  []PlanConfigJSON `json:"configs"`
-	Best     []PlanConfigJSON `json:"best"`
+	Best     []PlanChoiceJSON `json:"best"`
 	Limits   []PlanLimitsJSON `json:"limits"`
 	Skipped  []string         `json:"skipped"`
 	Pareto   []paretoJSON     `json:"pareto"`
@@ -306,7 +306,7 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	// Tables.
 	if len(p.Best) > 0 && targets != "" {
 		doc.Heading(3, "Best configuration per device and model")
-		doc.Para("Highest-precision weights first, then the longest context, then the largest batch; the verdict says by how much the targets are met or missed.")
+		doc.Para("Ranked by " + p.Rank.Rule(p.Tolerance) + " (docs/planning.md); the verdict says by how much the targets are met or missed.")
 		t := NewTable("device", "engine", "model", "weights", "context", "batch", "TTFT", "TPOT", "memory", "verdict").Right(4, 5, 6, 7, 8)
 		for _, ch := range p.Best {
 			g, c := ch.Group, ch.Config

@@ -154,6 +154,7 @@ func Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtim
 type Costs struct {
 	costs       map[costKey]*model.Cost
 	inventories map[*model.Spec][]model.Tensor
+	sums        bool
 }
 
 type costKey struct {
@@ -166,6 +167,15 @@ type costKey struct {
 // NewCosts is an empty cache.
 func NewCosts() *Costs {
 	return &Costs{costs: map[costKey]*model.Cost{}, inventories: map[*model.Spec][]model.Tensor{}}
+}
+
+// NewSumCosts is an empty cache of costs without their list of tensors
+// (model.BuildSums): a full-catalog plan holds thousands of costs and
+// prices only through their sums.
+func NewSumCosts() *Costs {
+	c := NewCosts()
+	c.sums = true
+	return c
 }
 
 // Cost prices spec in weight format w and KV format kv under runtime rt's
@@ -188,7 +198,11 @@ func (c *Costs) Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runt
 	if err != nil {
 		return nil, err
 	}
-	cost, err := model.BuildFrom(spec, inv, w, k, l)
+	build := model.BuildFrom
+	if c.sums {
+		build = model.BuildSums
+	}
+	cost, err := build(spec, inv, w, k, l)
 	if err != nil {
 		return nil, err
 	}

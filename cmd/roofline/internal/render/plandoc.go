@@ -1,0 +1,134 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/sim"
+)
+
+// planDoc is a plan for people: the ranked configurations per device and
+// model in one table, and with --detail the inverse limits, the
+// quality–speed frontier and what was skipped.
+func planDoc(p *app.Plan) *Doc {
+	t, sp, req := p.Targets, p.Space, p.Request
+	doc := &Doc{}
+	tg := append(PlanTargets(t, sp.Prompt), fmt.Sprintf("%.0f%% of usable memory kept free", 100*t.Headroom))
+	doc.Line("targets: %s; %d tokens generated per request", strings.Join(tg, ", "), sp.Output)
+	doc.Line("ranked by %s: %s", p.Rank, p.Rank.Rule(p.Tolerance))
+
+	top := max(req.Show.Top, 1)
+	title := "recommended configuration per device and model"
+	if top > 1 {
+		title = fmt.Sprintf("the %d best configurations per device and model", top)
+	}
+	doc.Section(title, false)
+	doc.Table(choicesTable(p, top > 1))
+
+	var more []string
+	sh := p.Shown
+	if sh.Infeasible > 0 {
+		more = append(more, fmt.Sprintf("%d device and model pair%s where nothing meets the targets (left out by --feasible-only)", sh.Infeasible, Plural(sh.Infeasible)))
+	}
+	if sh.More > 0 {
+		more = append(more, fmt.Sprintf("%d more configuration%s ranked below these: --top N", sh.More, Plural(sh.More)))
+	}
+	if sh.CPUHidden > 0 {
+		more = append(more, fmt.Sprintf("%d on CPU engines of devices whose other engine runs the model: --engine cpu or --detail", sh.CPUHidden))
+	}
+	if !req.Detail {
+		d := "the inverse limits and the quality–speed frontier"
+		if n := len(p.Skipped); n > 0 {
+			d += fmt.Sprintf(", %d engine and format combination%s skipped", n, Plural(n))
+		}
+		more = append(more, d+": --detail")
+	}
+	if len(more) > 0 {
+		doc.Both(fmt.Sprintf("\nnot shown: %s\n", strings.Join(more, "; ")))
+	}
+	if req.Detail {
+		limitsDetail(doc, p)
+	}
+	doc.Raw(fmt.Sprintf("\n%d of %d configurations in %d groups meet the targets\n", p.Meeting, p.Evaluated, len(p.Groups)), "")
+	return doc
+}
+
+// choicesTable is the ranked configurations, one line each.
+func choicesTable(p *app.Plan, places bool) *Table {
+	t := p.Targets
+	heads := []string{"DEVICE", "MODEL", "ENGINE", "RUNTIME", "WEIGHTS", "QUALITY LOSS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "CONCURRENT", "VERDICT"}
+	if places {
+		heads = append([]string{"#"}, heads...)
+	}
+	tb := NewTable(heads...)
+	off := len(heads) - 14
+	tb.Right(off+5, off+7, off+8, off+9, off+10, off+11, off+12)
+	if places {
+		tb.Right(0)
+	}
+	for i, ch := range p.Shown.Choices {
+		var row []string
+		if places {
+			row = append(row, fmt.Sprint(ch.Place))
+		}
+		if ch.Group == nil {
+			row = append(row, ch.Device, ch.Model, Dash, Dash, Dash, "", "", "", "", "", "", "", "", "no engine of this device runs the model in the formats asked for")
+			tb.Add(row...)
+			continue
+		}
+		g, c := ch.Group, ch.Config
+		row = append(row, g.Device, g.Model, g.Engine, g.Runtime, g.Weights, QualityText(g.Quality), g.KV, fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
+			Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory)+" / "+Bytes(g.Usable), chatsText(p.Chats[i]), PlanVerdict(g, c, t))
+		tb.Add(row...)
+	}
+	return tb
+}
+
+// limitsDetail adds the inverse limits of every group, the quality–speed
+// frontier and the skipped combinations.
+func limitsDetail(doc *Doc, p *app.Plan) {
+	if len(p.Groups) == 0 {
+		return
+	}
+	l0 := p.Groups[0].Limits
+	doc.Section(fmt.Sprintf("inverse limits (batch %d); the most sequences that fit, at context %d", l0.Batch, l0.BatchContext), false)
+	lt := NewTable("DEVICE", "ENGINE", "RUNTIME", "MODEL", "WEIGHTS", "QUALITY LOSS", "MAX CONTEXT (MEMORY)", "MAX CONTEXT (TPOT)", "MAX PROMPT (TTFT)",
+		fmt.Sprintf("MAX BATCH AT %d", l0.BatchContext)).Right(6, 7, 8, 9)
+	for _, g := range p.Groups {
+		l := g.Limits
+		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, QualityText(g.Quality), planLimit(l.MaxContextFit, l.MaxContextFit, "any"),
+			planLimit(l.MaxContextTPOT, l.MaxContextFit, Dash), planLimit(l.MaxPromptTTFT, l.MaxContextFit, Dash), planLimit(l.MaxBatchFit, l.MaxBatchFit, Dash))
+	}
+	doc.Table(lt)
+	if len(p.Pareto) > 0 {
+		c0 := p.Groups[0].Reference
+		doc.Section(fmt.Sprintf("quality against speed: formats no other beats on both published quality and decode speed (at context %d, batch %d)", c0.Context, c0.Batch), false)
+		pt := NewTable("DEVICE", "MODEL", "ENGINE", "WEIGHTS", "QUALITY LOSS", "BITS/WEIGHT", "DECODE").Right(4, 5, 6)
+		for _, q := range p.Pareto {
+			pt.Add(q.Device, q.Model, q.Engine, q.Weights, QualityText(q.Quality), Fixed(q.BPW, 2), Rate(q.TokensPerS, "tok/s"))
+		}
+		doc.Table(pt)
+	}
+	if len(p.Skipped) > 0 {
+		doc.Both(fmt.Sprintf("\nskipped: %s\n", strings.Join(p.Skipped, "; ")))
+	}
+}
+
+// planLimit writes an inverse limit in words where a number would
+// mislead: "does not fit" when the weights alone exceed memory (fit is the
+// longest context that fits), "none" when nothing meets the target,
+// unlimited (a word or a dash) for no bound.
+func planLimit(v, fit int, unlimited string) string {
+	switch {
+	case v < 0:
+		return unlimited
+	case v == 0 && fit == 0:
+		return "does not fit"
+	case v == 0:
+		return "none"
+	case v >= sim.MaxPlanTokens:
+		return "≥ " + fmt.Sprint(sim.MaxPlanTokens)
+	}
+	return fmt.Sprint(v)
+}
