@@ -24,10 +24,44 @@ var hfDefaults = map[string]struct {
 	"deepseek_v3": {false, false, false, 2}, "gpt_oss": {false, false, true, 2},
 }
 
+// hfFamily is a model type whose transformers modeling code builds on
+// another family's attention, MLP and decoder layer, unchanged in shape:
+// its weights, bytes and FLOPs are the family's. Defaults its config class
+// sets differently from the family's are given here.
+type hfFamily struct {
+	family  string // the model type it is read as
+	tied    bool   // tie_word_embeddings when the config omits it
+	headDim int    // head_dim when the config omits it; 0: hidden / heads
+	// reads says what of the modeling code was checked, for the note.
+	reads string
+}
+
+// hfFamilies are the Llama-shaped model types, each checked against its
+// modeling code in huggingface/transformers (src/transformers/models/...).
+// A config that turns on what the family has not (biases on the MLP) is
+// refused.
+var hfFamilies = map[string]hfFamily{
+	// modular_smollm3.py: SmolLM3Attention(LlamaAttention) only skips RoPE
+	// on some layers (NoPE), SmolLM3DecoderLayer(LlamaDecoderLayer);
+	// configuration: tie_word_embeddings = True.
+	"smollm3": {family: "llama", tied: true, reads: "transformers builds SmolLM3 from Llama's attention and decoder layer; its NoPE layers skip rotary embeddings, which weigh nothing"},
+	// modular_granite.py: GraniteAttention(LlamaAttention),
+	// GraniteDecoderLayer(LlamaDecoderLayer); the embedding, residual,
+	// attention and logit multipliers are scalars.
+	"granite": {family: "llama", reads: "transformers builds Granite from Llama's attention and decoder layer; its multipliers are scalars"},
+	// modular_ernie4_5.py: Llama's attention, MLP and decoder layer, with
+	// biases on every projection when use_bias; configuration:
+	// tie_word_embeddings = True, head_dim = 128.
+	"ernie4_5": {family: "llama", tied: true, headDim: 128, reads: "transformers builds ERNIE 4.5 from Llama's attention, MLP and decoder layer"},
+}
+
 // HFArchitectures lists the config.json model types roofline reads.
 func HFArchitectures() []string {
 	var a []string
 	for k := range hfDefaults {
+		a = append(a, k)
+	}
+	for k := range hfFamilies {
 		a = append(a, k)
 	}
 	sort.Strings(a)
@@ -54,6 +88,8 @@ type hfConfig struct {
 	LayerTypes        []string        `json:"layer_types"`
 	AttentionBias     *bool           `json:"attention_bias"`
 	TorchDType        string          `json:"torch_dtype"`
+	MLPBias           *bool           `json:"mlp_bias"`
+	UseBias           *bool           `json:"use_bias"`
 	Quant             *hfQuant        `json:"quantization_config"`
 	NumLocalExperts   int             `json:"num_local_experts"`
 	NumExperts        int             `json:"num_experts"`
@@ -103,6 +139,20 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 		c = t
 	}
 	arch := c.ModelType
+	var note string
+	if fam, ok := hfFamilies[arch]; ok {
+		if (c.MLPBias != nil && *c.MLPBias) || (c.UseBias != nil && *c.UseBias) {
+			return nil, fmt.Errorf("config.json: %s with biases on its projections (mlp_bias or use_bias) is not Llama-shaped; roofline reads it only without them", arch)
+		}
+		if c.Tied == nil {
+			c.Tied = &fam.tied
+		}
+		if c.HeadDim == nil && fam.headDim > 0 {
+			c.HeadDim = &fam.headDim
+		}
+		note = fmt.Sprintf("model_type %s read as %s: %s", arch, fam.family, fam.reads)
+		arch = fam.family
+	}
 	def, ok := hfDefaults[arch]
 	if !ok {
 		return nil, fmt.Errorf("config.json: unsupported architecture %q (model_type); supported: %s", arch, strings.Join(HFArchitectures(), ", "))
@@ -217,6 +267,9 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 		}
 		s.MLA = &MLA{QLoraRank: q, KVLoraRank: c.KVLoraRank, QKNopeDim: c.QKNopeDim, QKRopeDim: c.QKRopeDim, VHeadDim: c.VHeadDim}
 		s.KVHeads, s.HeadDim = 0, 0 // num_key_value_heads is meaningless under MLA
+	}
+	if note != "" {
+		s.FileNotes = append(s.FileNotes, note)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("config.json: %w", err)

@@ -122,7 +122,7 @@ func TestHFConfigErrors(t *testing.T) {
 }
 
 func FuzzParseHFConfig(f *testing.F) {
-	for _, name := range []string{"llama-3.1-8b.json", "gemma-3-4b.json", "deepseek-v3.json", "gpt-oss-20b.json"} {
+	for _, name := range []string{"llama-3.1-8b.json", "gemma-3-4b.json", "deepseek-v3.json", "gpt-oss-20b.json", "smollm3-3b.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "hf", name))
 		if err != nil {
 			f.Fatal(err)
@@ -168,5 +168,61 @@ func TestHFConfigByteOrderMark(t *testing.T) {
 	s, err := model.ParseHFConfig(append([]byte("\ufeff"), data...), "llama")
 	if err != nil || s.Hidden != 4096 {
 		t.Errorf("with a BOM: %v", err)
+	}
+}
+
+// Llama-shaped model types are read through the family table, with a
+// note. SmolLM3-3B (testdata/hf/smollm3-3b.json: transformers'
+// SmolLM3Config defaults, documented as HuggingFaceTB/SmolLM3-3B's;
+// tie_word_embeddings left out, so the class default, true, applies):
+//
+//	embedding 128256·2048                        =   262,668,288
+//	per layer: q 2048·2048 + k, v 2·2048·(4·128) + o 2048·2048
+//	           = 4,194,304 + 2,097,152 + 4,194,304 =  10,485,760
+//	           MLP 3·2048·11008                    =  67,633,152
+//	           norms 2·2048                        =       4,096
+//	36 layers · 78,123,008                         = 2,812,428,288
+//	final norm 2048, head tied (none)
+//	total                                          = 3,075,098,624 (3.08 B as published)
+//
+// KV per token: 36 layers · 2 · 4 heads · 128 · 2 B = 73,728 B.
+func TestHFConfigFamilies(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "hf", "smollm3-3b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := model.ParseHFConfig(data, "smollm3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Architecture != "llama" || !s.TiedEmbeddings || len(s.FileNotes) != 1 || !strings.Contains(s.FileNotes[0], "model_type smollm3 read as llama") {
+		t.Errorf("architecture %q, tied %v, notes %q", s.Architecture, s.TiedEmbeddings, s.FileNotes)
+	}
+	c, err := model.BuildNamed(s, "bf16", "f16", model.Layout{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ParamsTotal != 3075098624 || c.KVBytesPerToken() != 73728 {
+		t.Errorf("params %.0f, KV/token %.0f", c.ParamsTotal, c.KVBytesPerToken())
+	}
+
+	edit := func(from, to string) []byte { return []byte(strings.Replace(string(data), from, to, 1)) }
+	// An explicit tie_word_embeddings wins over the class default.
+	if s, err := model.ParseHFConfig(edit(`"use_cache": false`, `"use_cache": false, "tie_word_embeddings": false`), "x"); err != nil || s.TiedEmbeddings {
+		t.Errorf("tie_word_embeddings false: %v, %v", err, s)
+	}
+	// ERNIE 4.5 leaves head_dim at 128 when its config omits it: with 32
+	// heads, hidden / heads would be 64.
+	ernie := strings.Replace(string(edit(`"model_type": "smollm3"`, `"model_type": "ernie4_5"`)), `"num_attention_heads": 16`, `"num_attention_heads": 32`, 1)
+	if s, err := model.ParseHFConfig([]byte(ernie), "x"); err != nil || s.HeadDim != 128 {
+		t.Errorf("ernie4_5 head_dim: %v, %v", err, s)
+	}
+	for _, bias := range []string{`"mlp_bias": true`, `"mlp_bias": false, "use_bias": true`} {
+		if _, err := model.ParseHFConfig(edit(`"mlp_bias": false`, bias), "x"); err == nil || !strings.Contains(err.Error(), "not Llama-shaped") {
+			t.Errorf("%s: %v", bias, err)
+		}
+	}
+	if _, err := model.ParseHFConfig(edit(`"model_type": "smollm3"`, `"model_type": "granite"`), "x"); err != nil {
+		t.Errorf("granite: %v", err)
 	}
 }

@@ -80,7 +80,10 @@ type Spec struct {
 	// per-tensor types and exact size.
 	FileWeights *WeightFormat
 	FileBytes   float64
-	FileNotes   []string
+	// FileNotes say what roofline assumed in reading the model's file (a
+	// GGUF header, a config.json): shown with the model and its
+	// predictions.
+	FileNotes []string
 }
 
 // Published parameter counts (0 when not stated).

@@ -566,20 +566,45 @@ type NotFoundError struct {
 	Kind        string
 	Name        string
 	Suggestions []string
+	// Detail says where else the name was looked for: a Hugging Face id,
+	// in the local cache.
+	Detail string
 }
 
 func (e *NotFoundError) Error() string {
 	msg := fmt.Sprintf("unknown %s %q", e.Kind, safeio.RedactText(e.Name))
+	if e.Detail != "" {
+		msg += ": " + e.Detail
+	}
 	if len(e.Suggestions) > 0 {
 		msg += fmt.Sprintf("; did you mean %s?", strings.Join(e.Suggestions, ", "))
 	}
 	return msg
 }
 
+// Hint says what may be given instead of an unknown name.
+func (e *NotFoundError) Hint() string {
+	switch e.Kind {
+	case "model":
+		h := "give a built-in name ('roofline list models'), a Hugging Face id whose config.json is in the local cache, " +
+			"a config.json or a checkpoint directory holding one, a .gguf file or URL, or a .toml profile"
+		if IsHFRepoID(e.Name) {
+			id, _, _ := strings.Cut(e.Name, "@")
+			h += fmt.Sprintf("; 'hf download %s config.json' puts just its config in the cache", id)
+		}
+		return h
+	case "runtime":
+		return "'roofline list runtimes' shows the built-in names; a path to a .toml profile works too"
+	}
+	return fmt.Sprintf("'roofline list %s' shows the built-in names; a path to a .toml profile works too", e.Kind)
+}
+
 // Model finds a model by name, alias (e.g. a Hugging Face repo id), path
-// to a TOML profile, GGUF file or URL (the header only is read), or a
-// Hugging Face config.json (or a directory holding one). Use it for what a
-// user typed; names read from data files go through ModelFromData.
+// to a TOML profile, GGUF file or URL (the header only is read), a
+// Hugging Face config.json (or a directory holding one), or a Hugging
+// Face id (ORG/NAME[@REVISION]) that is no built-in alias, from the local
+// Hugging Face cache (HFCacheDir). Use it for what a user typed; names
+// read from data files go through ModelFromData.
 func (c *Catalog) Model(name string) (*model.Spec, error) {
 	if gguf.IsLocation(name) {
 		m, err := gguf.Load(name)
@@ -589,20 +614,11 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		return m.Spec, nil
 	}
 	if cfg, ok := hfConfigPath(name); ok {
-		data, err := safeio.ReadFile(cfg, limits.ProfileBytes, "a config.json")
-		if err != nil {
-			return nil, err
-		}
 		name := strings.TrimSuffix(filepath.Base(cfg), ".json")
 		if name == "config" { // a checkpoint directory: use its name
 			name = filepath.Base(filepath.Dir(cfg))
 		}
-		s, err := model.ParseHFConfig(data, name)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", cfg, err)
-		}
-		s.Source = cfg
-		return s, nil
+		return readHFConfig(cfg, name)
 	}
 	if looksLikeFile(name) {
 		// The profile's name is a name: it is looked up, never opened
@@ -613,7 +629,63 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		}
 		return cc.modelNamed(cc.lastAdded)
 	}
-	return c.modelNamed(name)
+	s, err := c.modelNamed(name)
+	var nf *NotFoundError
+	if err != nil && errors.As(err, &nf) && IsHFRepoID(name) {
+		return modelFromHFCache(name, nf)
+	}
+	return s, err
+}
+
+// readHFConfig reads the config.json at cfg as a model named name.
+func readHFConfig(cfg, name string) (*model.Spec, error) {
+	data, err := safeio.ReadFile(cfg, limits.ProfileBytes, "a config.json")
+	if err != nil {
+		return nil, err
+	}
+	s, err := model.ParseHFConfig(data, name)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", cfg, err)
+	}
+	s.Source = cfg
+	return s, nil
+}
+
+// modelFromHFCache reads the model of Hugging Face id from the local
+// cache: its config.json, else the one GGUF file of its snapshot. nf is
+// the error of the name, returned with where it was looked for when the
+// cache does not hold the model.
+func modelFromHFCache(id string, nf *NotFoundError) (*model.Spec, error) {
+	dir := HFCacheDir()
+	hit, err := findHFCached(dir, id)
+	if err != nil {
+		nf.Detail = "not a built-in name, and " + err.Error()
+		return nil, nf
+	}
+	var s *model.Spec
+	switch {
+	case hit.Config != "":
+		name, _, _ := strings.Cut(id, "@")
+		if s, err = readHFConfig(hit.Config, name); err != nil {
+			return nil, err
+		}
+	case len(hit.GGUF) == 1:
+		m, err := gguf.Load(hit.GGUF[0])
+		if err != nil {
+			return nil, err
+		}
+		s = m.Spec
+	case len(hit.GGUF) > 1:
+		return nil, fmt.Errorf("%s is in the Hugging Face cache with no config.json and %d GGUF files: give one of them as the model (%s)",
+			id, len(hit.GGUF), strings.Join(hit.GGUF, ", "))
+	default:
+		return nil, fmt.Errorf("%s is in the Hugging Face cache (%s) without its config.json or a GGUF file: 'hf download %s config.json' fetches the config, or give a config.json, a checkpoint directory, a .gguf file or URL",
+			id, dir, strings.Split(id, "@")[0])
+	}
+	if hit.Note != "" {
+		s.FileNotes = append(s.FileNotes, hit.Note)
+	}
+	return s, nil
 }
 
 // modelNamed finds a model by name or alias only, touching no file.

@@ -120,7 +120,7 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var nf *profiles.NotFoundError
 	if errors.As(err, &nf) {
-		fmt.Fprintf(stderr, "roofline: hint: 'roofline list %s' shows the built-in names; a path to a .toml profile works too\n", listKind(nf.Kind))
+		fmt.Fprintf(stderr, "roofline: hint: %s\n", nf.Hint())
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -139,14 +139,4 @@ func exitCode(err error, stderr io.Writer) int {
 func badRuntime(err error, nf *profiles.NotFoundError) bool {
 	return (nf != nil && nf.Kind == "runtime") || errors.As(err, new(*profiles.RuntimeFileError)) ||
 		errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError))
-}
-
-func listKind(kind string) string {
-	switch kind {
-	case "model":
-		return "models"
-	case "runtime":
-		return "runtimes"
-	}
-	return kind
 }

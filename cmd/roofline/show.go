@@ -14,6 +14,8 @@ weight bytes under a weight format, the bytes one decode step streams, the
 KV cache per token, FLOPs per token and the storage type of every tensor
 (a GGUF recipe follows llama.cpp's rules tensor by tensor).
 
+NAME is a built-in name or alias, or a Hugging Face id (ORG/NAME) read
+offline from the local Hugging Face cache (docs/profiles.md).
 FILE may be a .toml profile; a .gguf file, split first part or http(s) URL,
 of which only the header is read (the tensor table gives the exact type
 and size of every tensor); or a Hugging Face config.json or a checkpoint

@@ -100,7 +100,9 @@ func Spec(cat *profiles.Catalog, spec *model.Spec, dev *hardware.Device, sel Sel
 	if err != nil {
 		return nil, &InputError{"weights", err}
 	}
-	r := &Resolved{Choice: ch, Notes: append([]string(nil), ch.Notes...)}
+	// How the model's file was read (a config.json read as its family, a
+	// GGUF's tensors), then why the runtime and formats were chosen.
+	r := &Resolved{Choice: ch, Notes: append(append([]string(nil), spec.FileNotes...), ch.Notes...)}
 	if sel.FileBytes > 0 && !ch.Weights.IsFile() && math.Abs(sel.FileBytes/cost.WeightBytes-1) > FileTolerance {
 		c, fit := cost.FitTo(sel.FileBytes)
 		r.Fit = &fit

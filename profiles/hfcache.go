@@ -1,0 +1,157 @@
+package profiles
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// HFCacheDir is the local Hugging Face hub cache, as huggingface_hub
+// finds it: $HF_HUB_CACHE, else $HUGGINGFACE_HUB_CACHE (its older name),
+// else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else
+// ~/.cache/huggingface/hub. Empty when none can be named.
+func HFCacheDir() string {
+	for _, v := range []string{"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"} {
+		if d := os.Getenv(v); d != "" {
+			return expandHome(d)
+		}
+	}
+	if d := os.Getenv("HF_HOME"); d != "" {
+		return filepath.Join(expandHome(d), "hub")
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(expandHome(d), "huggingface", "hub")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".cache", "huggingface", "hub")
+	}
+	return ""
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+// hfRepoID matches a Hugging Face model id, ORG/NAME, with an optional
+// @REVISION (a branch, a tag or a commit).
+var hfRepoID = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)/([A-Za-z0-9][A-Za-z0-9._-]*)(?:@([A-Za-z0-9._/-]+))?$`)
+
+// IsHFRepoID reports whether name reads as a Hugging Face model id.
+func IsHFRepoID(name string) bool {
+	m := hfRepoID.FindStringSubmatch(name)
+	return m != nil && !strings.Contains(m[2], "..") && !strings.Contains(m[3], "..")
+}
+
+// errNotCached is a repository, or a revision of it, that the cache does
+// not hold.
+var errNotCached = errors.New("not in the Hugging Face cache")
+
+// hfCached is what the cache holds of a model repository: its config.json,
+// or else the GGUF files of the snapshot.
+type hfCached struct {
+	Config string   // path of config.json, if there is one
+	GGUF   []string // .gguf files of the snapshot, when no config.json
+	Note   string   // how the snapshot was chosen, when it was a choice
+}
+
+// findHFCached looks up id (ORG/NAME[@REVISION]) in cache directory dir,
+// laid out as huggingface_hub writes it:
+// models--ORG--NAME/refs/REVISION holds a commit hash and
+// models--ORG--NAME/snapshots/HASH/ the files of that commit. A revision
+// may also be a commit hash itself; without one, refs/main is read, and
+// failing that the newest snapshot is taken. Ids are matched ignoring
+// case, as the Hub matches them.
+func findHFCached(dir, id string) (*hfCached, error) {
+	m := hfRepoID.FindStringSubmatch(id)
+	if m == nil || dir == "" {
+		return nil, errNotCached
+	}
+	repo, err := repoDir(dir, "models--"+m[1]+"--"+m[2])
+	if err != nil {
+		return nil, err
+	}
+	rev := m[3]
+	var snap, note string
+	switch {
+	case rev != "":
+		snap = snapshotOf(repo, rev)
+		if snap == "" {
+			return nil, fmt.Errorf("%w: %s has no revision %q (refs/%s or snapshots/%s)", errNotCached, repo, rev, rev, rev)
+		}
+	default:
+		if snap = snapshotOf(repo, "main"); snap == "" {
+			snaps, _ := filepath.Glob(filepath.Join(repo, "snapshots", "*"))
+			if len(snaps) == 0 {
+				return nil, fmt.Errorf("%w: %s has no snapshot", errNotCached, repo)
+			}
+			sort.Slice(snaps, func(i, j int) bool { return modTime(snaps[i]) > modTime(snaps[j]) })
+			snap = snaps[0]
+			if len(snaps) > 1 {
+				note = fmt.Sprintf("the cache has no refs/main for %s: read the newest of its %d snapshots, %s", m[1]+"/"+m[2], len(snaps), filepath.Base(snap))
+			}
+		}
+	}
+	c := &hfCached{Note: note}
+	if cfg := filepath.Join(snap, "config.json"); fileExists(cfg) {
+		c.Config = cfg
+		return c, nil
+	}
+	c.GGUF, _ = filepath.Glob(filepath.Join(snap, "*.gguf"))
+	sort.Strings(c.GGUF)
+	return c, nil
+}
+
+// repoDir finds a repository directory of the cache by name, ignoring
+// case when the exact name is not there.
+func repoDir(dir, name string) (string, error) {
+	p := filepath.Join(dir, name)
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return p, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("%w (%s: no such directory)", errNotCached, dir)
+	}
+	for _, e := range entries {
+		if e.IsDir() && strings.EqualFold(e.Name(), name) {
+			return filepath.Join(dir, e.Name()), nil
+		}
+	}
+	return "", fmt.Errorf("%w (%s has no %s)", errNotCached, dir, name)
+}
+
+// snapshotOf is the snapshot directory of revision rev: the commit
+// refs/rev names, or rev itself as a commit; "" when neither is there.
+func snapshotOf(repo, rev string) string {
+	if b, err := os.ReadFile(filepath.Join(repo, "refs", filepath.FromSlash(rev))); err == nil {
+		if s := filepath.Join(repo, "snapshots", strings.TrimSpace(string(b))); isDir(s) {
+			return s
+		}
+	}
+	if s := filepath.Join(repo, "snapshots", rev); !strings.ContainsAny(rev, `/\`) && isDir(s) {
+		return s
+	}
+	return ""
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+func modTime(p string) int64 {
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.ModTime().UnixNano()
+}

@@ -1,0 +1,154 @@
+package profiles
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHFCacheDir(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{}, filepath.Join(home, ".cache", "huggingface", "hub")},
+		{map[string]string{"XDG_CACHE_HOME": "/x"}, "/x/huggingface/hub"},
+		{map[string]string{"XDG_CACHE_HOME": "/x", "HF_HOME": "/h"}, "/h/hub"},
+		{map[string]string{"HF_HOME": "/h", "HUGGINGFACE_HUB_CACHE": "/old"}, "/old"},
+		{map[string]string{"HF_HOME": "/h", "HUGGINGFACE_HUB_CACHE": "/old", "HF_HUB_CACHE": "/c"}, "/c"},
+		{map[string]string{"HF_HOME": "~/hf"}, filepath.Join(home, "hf", "hub")},
+	}
+	for _, c := range cases {
+		for _, v := range []string{"HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE", "HF_HOME", "XDG_CACHE_HOME"} {
+			t.Setenv(v, c.env[v])
+		}
+		if got := HFCacheDir(); got != c.want {
+			t.Errorf("%v: %q, want %q", c.env, got, c.want)
+		}
+	}
+}
+
+// hfCache builds a Hugging Face cache under a temporary HF_HOME: files
+// maps paths under hub/ to their contents.
+func hfCache(t *testing.T, files map[string]string) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HF_HUB_CACHE", "")
+	t.Setenv("HUGGINGFACE_HUB_CACHE", "")
+	t.Setenv("HF_HOME", home)
+	hub := filepath.Join(home, "hub")
+	for p, content := range files {
+		full := filepath.Join(hub, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return hub
+}
+
+func TestModelFromHFCache(t *testing.T) {
+	smol, err := os.ReadFile("../model/testdata/hf/smollm3-3b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tied := strings.Replace(string(smol), `"use_cache": false`, `"use_cache": false, "tie_word_embeddings": false`, 1)
+	const repo = "models--HuggingFaceTB--SmolLM3-3B"
+	hub := hfCache(t, map[string]string{
+		repo + "/refs/main":                      "aaaa1111\n",
+		repo + "/refs/v0":                        "bbbb2222",
+		repo + "/snapshots/aaaa1111/config.json": string(smol),
+		repo + "/snapshots/bbbb2222/config.json": tied,
+		// A built-in alias is found in the catalog first.
+		"models--Qwen--Qwen3-4B/refs/main":                  "cccc",
+		"models--Qwen--Qwen3-4B/snapshots/cccc/config.json": `{"model_type": "mamba"}`,
+		// No refs/main: the newest snapshot.
+		"models--org--norefs/snapshots/old/config.json": tied,
+		"models--org--norefs/snapshots/new/config.json": string(smol),
+		// GGUF repositories without a config.json.
+		"models--org--two-ggufs/refs/main":               "dddd",
+		"models--org--two-ggufs/snapshots/dddd/a.gguf":   "x",
+		"models--org--two-ggufs/snapshots/dddd/b.gguf":   "x",
+		"models--org--empty/refs/main":                   "eeee",
+		"models--org--empty/snapshots/eeee/README.md":    "x",
+		"models--org--broken/refs/main":                  "ffff",
+		"models--org--broken/snapshots/ffff/config.json": `{"model_type": "smollm3", "hidden_size": 1`,
+	})
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(hub, "models--org--norefs", "snapshots", "old"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	cat, _ := Builtin()
+
+	for _, c := range []struct {
+		id, name, dir, snapshot string
+		tied                    bool
+		note                    string
+	}{
+		{"HuggingFaceTB/SmolLM3-3B", "HuggingFaceTB/SmolLM3-3B", repo, "aaaa1111", true, "model_type smollm3 read as llama"},
+		{"huggingfacetb/smollm3-3b", "huggingfacetb/smollm3-3b", repo, "aaaa1111", true, ""},
+		{"HuggingFaceTB/SmolLM3-3B@v0", "HuggingFaceTB/SmolLM3-3B", repo, "bbbb2222", false, ""},
+		{"HuggingFaceTB/SmolLM3-3B@bbbb2222", "HuggingFaceTB/SmolLM3-3B", repo, "bbbb2222", false, ""},
+		{"org/norefs", "org/norefs", "models--org--norefs", "new", true, "read the newest of its 2 snapshots, new"},
+	} {
+		s, err := cat.Model(c.id)
+		if err != nil {
+			t.Errorf("%s: %v", c.id, err)
+			continue
+		}
+		source := filepath.Join(hub, c.dir, "snapshots", c.snapshot, "config.json")
+		if s.Name != c.name || s.Source != source || s.TiedEmbeddings != c.tied || s.Architecture != "llama" {
+			t.Errorf("%s: name %q, source %q (want %q), tied %v", c.id, s.Name, s.Source, source, s.TiedEmbeddings)
+		}
+		if c.note != "" && !strings.Contains(strings.Join(s.FileNotes, "\n"), c.note) {
+			t.Errorf("%s: notes %q lack %q", c.id, s.FileNotes, c.note)
+		}
+	}
+
+	if s, err := cat.Model("Qwen/Qwen3-4B"); err != nil || s.Name != "qwen3-4b" {
+		t.Errorf("a built-in alias: %v, %v", s, err)
+	}
+
+	var nf *NotFoundError
+	_, err = cat.Model("Qwen/Qwen3-1.7B")
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `unknown model "Qwen/Qwen3-1.7B": not a built-in name, and not in the Hugging Face cache (`+hub+` has no models--Qwen--Qwen3-1.7B)`) ||
+		!strings.Contains(err.Error(), "did you mean Qwen/Qwen3-0.6B (qwen3-0.6b)") {
+		t.Errorf("not cached: %v", err)
+	}
+	if h := nf.Hint(); !strings.Contains(h, "a config.json or a checkpoint directory holding one, a .gguf file or URL") || !strings.Contains(h, "'hf download Qwen/Qwen3-1.7B config.json'") {
+		t.Errorf("hint: %s", h)
+	}
+	if _, err := cat.Model("HuggingFaceTB/SmolLM3-3B@v9"); !errors.As(err, &nf) || !strings.Contains(err.Error(), `has no revision "v9"`) {
+		t.Errorf("unknown revision: %v", err)
+	}
+	for id, want := range map[string]string{
+		"org/two-ggufs": "with no config.json and 2 GGUF files: give one of them as the model (" + filepath.Join(hub, "models--org--two-ggufs", "snapshots", "dddd", "a.gguf"),
+		"org/empty":     "without its config.json or a GGUF file: 'hf download org/empty config.json' fetches the config",
+		"org/broken":    filepath.Join(hub, "models--org--broken", "snapshots", "ffff", "config.json") + ": config.json:",
+	} {
+		if _, err := cat.Model(id); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", id, err, want)
+		}
+	}
+	// Not an id, not a name: the plain error, with the hint.
+	if _, err := cat.Model("no-such-model"); !errors.As(err, &nf) || nf.Detail != "" {
+		t.Errorf("a plain name: %v", err)
+	}
+}
+
+func TestIsHFRepoID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"Qwen/Qwen3-1.7B": true, "org/name@main": true, "org/name@refs/pr/1": true, "a/b.c_d-e": true,
+		"llama-3.1-8b": false, "a/b/c": false, "../x/y": false, "org/..": false, "org/name@../../x": false, "/abs/path": false, "org/": false,
+	} {
+		if got := IsHFRepoID(id); got != want {
+			t.Errorf("IsHFRepoID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
