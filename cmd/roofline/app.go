@@ -107,6 +107,12 @@ func reorderArgs(app *cli.App, args []string) []string {
 			}
 		}
 		if next == nil {
+			if len(cmds) > 0 {
+				// Not a subcommand where one is expected: the command
+				// reads the word itself (plot KIND) and its flags are
+				// the subcommand's, so leave the line as it is.
+				return args
+			}
 			break
 		}
 		out = append(out, tok)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/units"
 )
 
@@ -153,7 +154,11 @@ func FigureKindOf(name string) (*FigureKind, error) {
 			return k, nil
 		}
 	}
-	return nil, fmt.Errorf("unknown plot kind %q (kinds: %s)", name, strings.Join(FigureNames(), ", "))
+	msg := fmt.Sprintf("unknown plot kind %q", name)
+	if s := profiles.Suggest(name, FigureNames()); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, ", ") + "?"
+	}
+	return nil, fmt.Errorf("%s (kinds: %s)", msg, strings.Join(FigureNames(), ", "))
 }
 
 // FigureNames lists the kinds by name.
