@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 )
 
 // Strategy is how an engine treats the history of a conversation between
@@ -247,44 +246,4 @@ func FirstFailure(cs []Concurrency) (int, Limit) {
 		}
 	}
 	return 0, LimitNone
-}
-
-// Energy is an estimate from a rated power draw, not a measurement: the
-// device is assumed to draw Power for the whole of each request.
-type Energy struct {
-	Power           float64 // W
-	JoulesPerToken  float64 // per output token of one sequence: P · TPOT / B
-	JoulesPerAnswer float64 // per sequence: P · E2E / B
-	TokensPerWh     float64 // 3600 / JoulesPerToken
-	// AnswersPerBatteryPercent is 1 % of the battery's energy over
-	// JoulesPerAnswer; 0 without a battery.
-	AnswersPerBatteryPercent float64
-}
-
-// EnergyOf prices a result at power watts, with a battery of batteryWh
-// watt-hours (0: none).
-func EnergyOf(r *Result, power, batteryWh float64) (Energy, error) {
-	return EnergyFor(power, r.TPOT, r.E2E, r.Inputs.Workload.Batch, batteryWh)
-}
-
-// EnergyFor prices requests of `batch` sequences taking e2e seconds with
-// inter-token latency tpot (NaN: one output token, from the prefill).
-func EnergyFor(power, tpot, e2e float64, batch int, batteryWh float64) (Energy, error) {
-	if !(power > 0) || math.IsInf(power, 0) {
-		return Energy{}, fmt.Errorf("power must be positive, got %g W", power)
-	}
-	if batteryWh < 0 || math.IsNaN(batteryWh) || math.IsInf(batteryWh, 0) {
-		return Energy{}, fmt.Errorf("battery capacity must be positive, got %g Wh", batteryWh)
-	}
-	b := float64(max(batch, 1))
-	e := Energy{Power: power, JoulesPerAnswer: power * e2e / b}
-	e.JoulesPerToken = power * tpot / b
-	if math.IsNaN(tpot) {
-		e.JoulesPerToken = e.JoulesPerAnswer
-	}
-	e.TokensPerWh = 3600 / e.JoulesPerToken
-	if batteryWh > 0 {
-		e.AnswersPerBatteryPercent = 0.01 * batteryWh * 3600 / e.JoulesPerAnswer
-	}
-	return e, nil
 }

@@ -177,27 +177,37 @@ func TestSpeculative(t *testing.T) {
 
 func TestEnergy(t *testing.T) {
 	r := &sim.Result{TPOT: 0.03, E2E: 2, Inputs: sim.Inputs{Workload: sim.Workload{Batch: 1}}}
-	e, err := sim.EnergyOf(r, 25, 50)
+	e, err := sim.EnergyOf(r, sim.Draw{Run: 25, Idle: 5, BatteryWh: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 25 W × 0.03 s = 0.75 J per token; 3600 / 0.75 = 4800 tokens per Wh;
-	// 25 W × 2 s = 50 J per answer; 1 % of 50 Wh = 1800 J = 36 answers.
-	if !near(e.JoulesPerToken, 0.75, 1e-12) || !near(e.TokensPerWh, 4800, 1e-12) || !near(e.JoulesPerAnswer, 50, 1e-12) || !near(e.AnswersPerBatteryPercent, 36, 1e-12) {
+	// 25 W × 2 s = 50 J per answer. At the default 10 % duty cycle the mean
+	// draw is 0.1 × 25 + 0.9 × 5 = 7 W: 50 Wh last 50 / 7 = 7.142857 h, in
+	// which the device answers 10 % of the time: 7.142857 × 3600 × 0.1 / 2
+	// s = 1285.714 answers.
+	if !near(e.JoulesPerToken, 0.75, 1e-12) || !near(e.TokensPerWh, 4800, 1e-12) || !near(e.JoulesPerAnswer, 50, 1e-12) ||
+		!near(e.AveragePower, 7, 1e-12) || !near(e.HoursOfUse, 50.0/7, 1e-12) || !near(e.AnswersPerCharge, 1285.7142857142858, 1e-12) || e.DutyCycle != 0.1 {
 		t.Errorf("%+v", e)
 	}
-	// A batch shares the draw: per sequence, half.
+	// Answering back to back (duty 1) the idle draw does not count: 50 Wh
+	// at 25 W last 2 h, 3600 answers of 2 s.
+	if e1, _ := sim.EnergyOf(r, sim.Draw{Run: 25, Idle: 5, DutyCycle: 1, BatteryWh: 50}); !near(e1.HoursOfUse, 2, 1e-12) || !near(e1.AnswersPerCharge, 3600, 1e-12) {
+		t.Errorf("duty 1: %+v", e1)
+	}
+	// A batch shares the draw: per sequence, half; twice the answers.
 	r.Inputs.Workload.Batch = 2
-	if e2, _ := sim.EnergyOf(r, 25, 0); !near(e2.JoulesPerToken, 0.375, 1e-12) || e2.AnswersPerBatteryPercent != 0 {
+	if e2, _ := sim.EnergyOf(r, sim.Draw{Run: 25, Idle: 5, BatteryWh: 50}); !near(e2.JoulesPerToken, 0.375, 1e-12) || !near(e2.AnswersPerCharge, 2*1285.7142857142858, 1e-12) {
 		t.Errorf("batch 2: %+v", e2)
 	}
-	for _, p := range []float64{0, -5, math.NaN(), math.Inf(1)} {
-		if _, err := sim.EnergyOf(r, p, 0); err == nil {
-			t.Errorf("power %v accepted", p)
-		}
+	if e0, _ := sim.EnergyOf(r, sim.Draw{Run: 25}); e0.HoursOfUse != 0 || e0.AnswersPerCharge != 0 {
+		t.Errorf("no battery: %+v", e0)
 	}
-	if _, err := sim.EnergyOf(r, 25, -1); err == nil {
-		t.Error("negative battery accepted")
+	for _, d := range []sim.Draw{{Run: 0}, {Run: -5}, {Run: math.NaN()}, {Run: math.Inf(1)}, {Run: 25, BatteryWh: -1}, {Run: 25, Idle: 30},
+		{Run: 25, Idle: -1}, {Run: 25, DutyCycle: 1.5}, {Run: 25, DutyCycle: math.NaN()}} {
+		if _, err := sim.EnergyOf(r, d); err == nil {
+			t.Errorf("%+v accepted", d)
+		}
 	}
 }
 

@@ -88,7 +88,8 @@ JSON and CSV keys are one vocabulary across commands:
 | ` + "`bandwidth_efficiency`, `compute_efficiency`" + ` | the shares of datasheet bandwidth and of the dense peak a prediction assumes, in (0, 1] |
 | ` + "`mbu`, `mfu`" + ` | the shares a measured run achieved |
 | ` + "`…_margin`" + ` | target / prediction − 1: above 0 the target is met with that share to spare |
-| ` + "`power_w`, `…_wh`, `joules_per_…`" + ` | watts, watt-hours, joules |
+| ` + "`…_power_w`, `power_w`, `…_wh`, `joules_per_…`, `hours_of_use`" + ` | watts, watt-hours, joules, hours |
+| ` + "`duty_cycle`" + ` | the share of the time a device spends answering, in (0, 1] |
 
 An undefined figure (a TPOT with one output token) is ` + "`null`" + ` in JSON and
 empty in CSV.

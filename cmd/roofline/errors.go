@@ -49,6 +49,7 @@ var fieldFlags = map[string]string{
 	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
 	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
 	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",
+	"Power": "--power", "IdlePower": "--idle-power", "DutyCycle": "--duty-cycle",
 }
 
 // flagged names the flag an error is about: a *sim.FieldError by its

@@ -2,6 +2,8 @@ package main
 
 import (
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/hardware"
@@ -30,8 +32,10 @@ func setupFlags() []cli.Flag {
 func extraFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "storage", Usage: "storage the model loads from: a `MEDIUM` (sd, emmc, usb3, nvme-gen2x1, nvme-gen3x4, nvme-gen4x4, nvme-gen5x4) or a read rate such as 90MB/s; default: the profile's"},
-		&cli.StringFlag{Name: "power", Usage: "power draw while running (`WATTS`, e.g. 15W); default: the engine's rated power"},
-		&cli.Float64Flag{Name: "battery-wh", Usage: "battery capacity in `WH`: adds answers per battery percent"},
+		&cli.StringFlag{Name: "power", Usage: "power draw while answering (`WATTS`, e.g. 15W); default: the engine's power in the profile"},
+		&cli.StringFlag{Name: "idle-power", Usage: "power draw between answers (`WATTS`); default: the profile's idle_power"},
+		&cli.StringFlag{Name: "duty-cycle", Value: "10%", Usage: "share of the time the device spends answering (`PCT`): the average draw and a battery's hours of use"},
+		&cli.Float64Flag{Name: "battery-wh", Usage: "battery capacity in `WH`: adds answers per charge and hours of use"},
 		&cli.StringFlag{Name: "draft", Usage: "draft `MODEL` for speculative decoding (same forms as --model)"},
 		&cli.StringFlag{Name: "draft-weights", Usage: "weight format `FMT` of the draft; default: the target's"},
 		&cli.IntFlag{Name: "draft-tokens", Value: 4, Usage: "tokens the draft proposes per round (k)"},
@@ -80,13 +84,23 @@ func extras(c *cli.Context) (app.Power, *app.Draft, error) {
 		return p, nil, usageErr("--battery-wh must be a positive capacity, got %v", b)
 	}
 	p.BatteryWh = c.Float64("battery-wh")
-	if s := c.String("power"); s != "" {
-		v, err := units.Parse(s, units.DimPower)
-		if err != nil || !(v > 0) {
-			return p, nil, usageErr("--power %q: want a positive power such as 15W", s)
+	for _, f := range []struct {
+		name string
+		dst  *float64
+	}{{"power", &p.Watts}, {"idle-power", &p.IdleWatts}} {
+		if s := c.String(f.name); s != "" {
+			v, err := units.Parse(s, units.DimPower)
+			if err != nil || !(v > 0) {
+				return p, nil, usageErr("--%s %q: want a positive power such as 15W", f.name, s)
+			}
+			*f.dst = v
 		}
-		p.Watts = v
 	}
+	d, err := parseDuty(c.String("duty-cycle"))
+	if err != nil || !(d > 0) {
+		return p, nil, usageErr("--duty-cycle %q: want a share of the time in (0, 100%%], such as 10%%", c.String("duty-cycle"))
+	}
+	p.DutyCycle = d
 	sp := sim.Speculation{K: c.Int("draft-tokens"), Acceptance: c.Float64("acceptance")}
 	if err := sp.Validate(); err != nil {
 		return p, nil, usageErr("%v", err)
@@ -100,4 +114,14 @@ func extras(c *cli.Context) (app.Power, *app.Draft, error) {
 		return p, nil, nil
 	}
 	return p, &app.Draft{Model: c.String("draft"), Weights: c.String("draft-weights"), Speculation: sp}, nil
+}
+
+// parseDuty reads a duty cycle: a percentage above 0 and up to 100 %.
+func parseDuty(s string) (float64, error) {
+	if n, ok := strings.CutSuffix(strings.TrimSpace(s), "%"); ok {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(n), 64); err == nil && v == 100 {
+			return 1, nil // back to back
+		}
+	}
+	return units.ParseShare(s)
 }

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"math"
-
 	"github.com/roofline/roofline/sim"
 )
 
@@ -33,9 +31,9 @@ type Chat struct {
 	// DroppedFrom is the first turn that drops old turns, 0 when none.
 	DroppedFrom int
 	Cold        ChatCold
-	// Energy is nil when no power is known (NoPower says so).
+	// Energy is nil when no draw is known, and NoEnergy then says why.
 	Energy     *ChatEnergy
-	NoPower    bool
+	NoEnergy   string
 	Concurrent ChatConcurrency
 	// Speculative prices the draft over the last turn, with the memory of
 	// its end.
@@ -49,22 +47,6 @@ type ChatCold struct {
 	System float64 // the system prompt's prefill, s (0 when not cached apart)
 	First  float64 // the first turn's TTFT, s: the warm time to the first word
 	Media  []sim.ColdStart
-}
-
-// ChatEnergy is the conversation's mean turn priced at the device's power
-// and at each other power mode of it.
-type ChatEnergy struct {
-	Given     bool // the user gave the draw (no other modes then)
-	Engine    string
-	BatteryWh float64
-	Modes     []EnergyMode
-}
-
-// EnergyMode is one power mode's energy for the mean turn.
-type EnergyMode struct {
-	Hardware, PowerMode string
-	TPOT                float64 // mean over the turns, s (NaN: one-token replies)
-	sim.Energy
 }
 
 // ChatConcurrency is N conversations at the conversation's final context
@@ -116,10 +98,9 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 	t1 := first.Turns[0]
 	out.Cold = ChatCold{ColdStart: s.ColdStart(first.SystemTime + t1.TTFT), System: first.SystemTime, First: t1.TTFT,
 		Media: s.ColdStarts(first.SystemTime + t1.TTFT)}
-	if out.Energy, err = env.chatEnergy(s, conv, first.Strategy, req.Power); err != nil {
+	if out.Energy, out.NoEnergy, err = env.chatEnergy(s, conv, first.Strategy, req.Power); err != nil {
 		return nil, err
 	}
-	out.NoPower = out.Energy == nil
 	out.Concurrent = concurrency(s, conv, last.Context, req.Targets, req.MaxChats)
 	if req.Draft != nil {
 		// Over the last turn: the cache is largest there.
@@ -138,82 +119,4 @@ func concurrency(s *sim.Setup, conv sim.Conversation, ctx int, tg sim.Targets, m
 	l := s.MaxConcurrent(ctx, conv.User, conv.Reply, conv.UBatch, tg)
 	return ChatConcurrency{Context: ctx, Targets: tg, MaxMeeting: l.Meeting, FirstFail: l.Fails, MaxInMemory: l.Fit,
 		Rows: s.Concurrent(maxN, ctx, conv.User, conv.Reply, conv.UBatch, tg)}
-}
-
-// chatEnergy prices the conversation's mean turn at the device's power and
-// at every power mode of the same device that has a rated power; nil when
-// no power is known.
-func (env *Env) chatEnergy(s *sim.Setup, conv sim.Conversation, st sim.Strategy, p Power) (*ChatEnergy, error) {
-	watts, given := p.Watts, p.Watts > 0
-	if !given {
-		run, _, _, _, err := s.Device.PowerDraw(s.Engine.Name)
-		if err != nil {
-			return nil, nil
-		}
-		watts = run
-	}
-	out := &ChatEnergy{Given: given, Engine: s.Engine.Name, BatteryWh: p.BatteryWh}
-	modes := []*sim.Setup{s}
-	if !given {
-		modes = append(modes, env.powerModes(s)...)
-	}
-	for _, m := range modes {
-		res, err := m.Chat(conv, st)
-		if err != nil {
-			continue // a mode too small for the conversation
-		}
-		var tpot, e2e float64
-		n := 0
-		for _, t := range res.Turns {
-			if !math.IsNaN(t.TPOT) {
-				tpot += t.TPOT
-				n++
-			}
-			e2e += t.E2E
-		}
-		tpot = tpot / float64(max(n, 1))
-		if n == 0 {
-			tpot = math.NaN()
-		}
-		e2e /= float64(len(res.Turns))
-		w := watts
-		if m != s {
-			w = m.Engine.Power
-		}
-		e, err := sim.EnergyFor(w, tpot, e2e, 1, p.BatteryWh)
-		if err != nil {
-			return nil, err
-		}
-		out.Modes = append(out.Modes, EnergyMode{Hardware: m.Device.Name, PowerMode: m.Device.PowerMode, TPOT: tpot, Energy: e})
-	}
-	return out, nil
-}
-
-// powerModes are the other power modes of s's device (the base profile
-// and its variants) on the same engine, with a rated power: the same
-// model, runtime and options on each.
-func (env *Env) powerModes(s *sim.Setup) []*sim.Setup {
-	base := s.Device.VariantOf
-	if base == "" {
-		base = s.Device.Name
-	}
-	var out []*sim.Setup
-	for _, d := range env.Catalog.Devices() {
-		// Memory variants share the power mode; only other modes add a row.
-		if d.Name == s.Device.Name || (d.Name != base && d.VariantOf != base) || d.PowerMode == "" || d.PowerMode == s.Device.PowerMode {
-			continue
-		}
-		e, err := d.Engine(s.Engine.Name)
-		if err != nil || e.Power <= 0 {
-			continue
-		}
-		dd := *d
-		dd.StorageBandwidth = s.Device.StorageBandwidth
-		o := sim.DefaultOptions
-		o.RuntimeOverhead, o.NoFlashAttention = s.Inputs.Overhead, !s.Inputs.FlashAttention
-		if m, err := sim.NewSetup(s.Model, &dd, e, s.Runtime, o); err == nil {
-			out = append(out, m)
-		}
-	}
-	return out
 }

@@ -1,8 +1,6 @@
 package app
 
 import (
-	"fmt"
-
 	"github.com/roofline/roofline/sim"
 )
 
@@ -15,14 +13,6 @@ type PredictRequest struct {
 	Draft    *Draft // nil: no speculative decoding
 }
 
-// Power is what energy figures are priced at.
-type Power struct {
-	// Watts is the draw; 0 takes the engine's rated power.
-	Watts float64
-	// BatteryWh adds answers per battery percent; 0 for none.
-	BatteryWh float64
-}
-
 // Prediction is predict's answer.
 type Prediction struct {
 	*sim.Result
@@ -30,19 +20,11 @@ type Prediction struct {
 	// may not expect.
 	Why   string
 	Notes []string
-	// Energy is nil when no power is known; Speculative without a draft.
+	// Energy is nil when no draw is known, and NoEnergy then says why;
+	// Speculative is nil without a draft.
 	Energy      *Energy
+	NoEnergy    string
 	Speculative *Speculative
-}
-
-// Energy is an estimate from a power draw, not a measurement.
-type Energy struct {
-	sim.Energy
-	// Given is true when the user gave the draw; else it is the engine's
-	// rated power from the profile.
-	Given     bool
-	Engine    string
-	BatteryWh float64
 }
 
 // Speculative is speculative decoding with a draft model.
@@ -68,7 +50,7 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 		return nil, err
 	}
 	p := &Prediction{Result: r, Why: res.Choice.Why, Notes: res.Notes}
-	if p.Energy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
+	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
 		return nil, err
 	}
 	if req.Draft != nil {
@@ -95,25 +77,4 @@ func (env *Env) speculate(target *sim.Setup, sel Selection, d Draft, w sim.Workl
 	}
 	return &Speculative{SpeculativeResult: sr, Draft: draft.Model.Spec.Name, DraftWeights: draft.Model.Weights.Name,
 		K: d.Speculation.K, Acceptance: d.Speculation.Acceptance}, nil
-}
-
-// energy prices requests of batch sequences at the given power, or the
-// engine's rated power; nil when neither is known.
-func energy(s *sim.Setup, p Power, tpot, e2e float64, batch int) (*Energy, error) {
-	watts, given := p.Watts, p.Watts > 0
-	if !given {
-		run, _, _, _, err := s.Device.PowerDraw(s.Engine.Name)
-		if err != nil {
-			if p.BatteryWh > 0 {
-				return nil, &sim.FieldError{Field: "BatteryWh", Msg: fmt.Sprintf("needs a power draw: the %s engine of %s has no rated power in its profile", s.Engine.Name, s.Device.Name)}
-			}
-			return nil, nil
-		}
-		watts = run
-	}
-	e, err := sim.EnergyFor(watts, tpot, e2e, batch, p.BatteryWh)
-	if err != nil {
-		return nil, err
-	}
-	return &Energy{Energy: e, Given: given, Engine: s.Engine.Name, BatteryWh: p.BatteryWh}, nil
 }

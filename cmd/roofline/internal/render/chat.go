@@ -27,9 +27,11 @@ type ChatJSON struct {
 	Strategies []chatStrategyJSON `json:"strategies"`
 	Cold       ColdJSON           `json:"cold_start"`
 	Energy     *EnergyJSON        `json:"energy"`
-	Concurrent ConcurrentJSON     `json:"concurrent"`
-	Spec       *SpecJSON          `json:"speculative,omitempty"`
-	Notes      []string           `json:"notes"`
+	// EnergyUnavailable says why Energy is null.
+	EnergyUnavailable string         `json:"energy_unavailable,omitempty"`
+	Concurrent        ConcurrentJSON `json:"concurrent"`
+	Spec              *SpecJSON      `json:"speculative,omitempty"`
+	Notes             []string       `json:"notes"`
 }
 
 type chatTurnJSON struct {
@@ -74,19 +76,16 @@ type ColdJSON struct {
 }
 
 type energyModeJSON struct {
-	Hardware        string   `json:"hardware"`
-	PowerMode       string   `json:"power_mode"`
-	PowerW          float64  `json:"power_w"`
-	TPOT            *float64 `json:"tpot_s"`
-	JoulesPerToken  float64  `json:"joules_per_token"`
-	JoulesPerAnswer float64  `json:"joules_per_answer"`
-	TokensPerWh     float64  `json:"tokens_per_wh"`
-	AnswersPerPct   float64  `json:"answers_per_battery_percent,omitempty"`
+	Hardware  string   `json:"hardware"`
+	PowerMode string   `json:"power_mode"`
+	TPOT      *float64 `json:"tpot_s"`
+	energyFiguresJSON
 }
 
 // EnergyJSON is a chat's energy per power mode.
 type EnergyJSON struct {
 	Basis     string           `json:"basis"`
+	DutyCycle float64          `json:"duty_cycle"`
 	BatteryWh float64          `json:"battery_wh,omitempty"`
 	Modes     []energyModeJSON `json:"modes"`
 }
@@ -113,16 +112,8 @@ type ConcurrentJSON struct {
 	Rows        []concurrentRowJSON `json:"rows"`
 }
 
-func chatEnergyBasis(e *app.ChatEnergy) string {
-	b := "the rated power of the " + e.Engine + " engine in the profile"
-	if e.Given {
-		b = "the --power given"
-	}
-	return "estimates from " + b + ", drawn for the whole of each request; a measured draw is usually lower"
-}
-
-// chatNotes are what the user should know: turns dropped, no power, the
-// draft's warnings.
+// chatNotes are what the user should know: turns dropped, the draft's
+// warnings.
 func chatNotes(c *app.Chat) []string {
 	notes := append([]string{}, c.Choices...)
 	first := c.Strategies[0]
@@ -130,9 +121,6 @@ func chatNotes(c *app.Chat) []string {
 	if c.DroppedFrom > 0 {
 		notes = append(notes, fmt.Sprintf("from turn %d the conversation exceeds the context limit of %d tokens (%s): the oldest turns are dropped, %d by the last turn",
 			c.DroppedFrom, first.Limit, sim.LimitCauseText(first.LimitCause), last.DroppedTurns))
-	}
-	if c.NoPower {
-		notes = append(notes, fmt.Sprintf("no energy figures: the %s engine of %s has no rated power in its profile; give --power", c.Inputs.Engine, c.Inputs.Device))
 	}
 	if sp := c.Speculative; sp != nil {
 		for _, w := range sp.Warnings {
@@ -164,11 +152,12 @@ func NewChatJSON(c *app.Chat) ChatJSON {
 		j.Cold.Media = append(j.Cold.Media, coldMediumJSON{m.Medium, m.StorageBandwidth, m.Load, m.TTFT})
 	}
 	if e := c.Energy; e != nil {
-		j.Energy = &EnergyJSON{Basis: chatEnergyBasis(e), BatteryWh: e.BatteryWh}
+		j.Energy = &EnergyJSON{Basis: EnergyBasis(e.EnergyBasis), DutyCycle: e.DutyCycle, BatteryWh: e.BatteryWh}
 		for _, m := range e.Modes {
-			j.Energy.Modes = append(j.Energy.Modes, energyModeJSON{m.Hardware, OrDash(m.PowerMode), m.Power, num(m.TPOT), m.JoulesPerToken, m.JoulesPerAnswer, m.TokensPerWh, m.AnswersPerBatteryPercent})
+			j.Energy.Modes = append(j.Energy.Modes, energyModeJSON{m.Hardware, OrDash(m.PowerMode), num(m.TPOT), newEnergyFiguresJSON(m.Energy)})
 		}
 	}
+	j.EnergyUnavailable = c.NoEnergy
 	cc := c.Concurrent
 	j.Concurrent = ConcurrentJSON{Context: cc.Context, TTFTTarget: cc.Targets.TTFT, TPOTTarget: cc.Targets.TPOT, MaxMeeting: cc.MaxMeeting,
 		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory}
@@ -254,21 +243,28 @@ func chatDoc(c *app.Chat) *Doc {
 	}
 	doc.Table(mt)
 
+	doc.Section("energy", true)
 	if e := c.Energy; e != nil {
-		doc.Section("energy", true)
-		doc.Line("%s; mean over the turns (%s)", chatEnergyBasis(e), first.Strategy)
-		et := NewTable("HARDWARE", "POWER MODE", "POWER", "TPOT", "J/TOKEN", "J/ANSWER", "TOKENS/WH").Right(2, 3, 4, 5, 6)
+		doc.Line("%s; mean over the turns (%s); the average draw at %s (--duty-cycle)", EnergyBasis(e.EnergyBasis), first.Strategy, dutyText(e.DutyCycle))
+		et := NewTable("HARDWARE", "POWER MODE", "POWER", "IDLE", "TPOT", "J/TOKEN", "J/ANSWER", "TOKENS/WH", "AVERAGE DRAW").Right(2, 3, 4, 5, 6, 7, 8)
 		if e.BatteryWh > 0 {
-			et.Cols = append(et.Cols, Col{Head: fmt.Sprintf("ANSWERS PER 1%% OF %s WH", Sig(e.BatteryWh, 6)), Right: true})
+			et.Cols = append(et.Cols, Col{Head: fmt.Sprintf("ANSWERS PER %s WH CHARGE", Sig(e.BatteryWh, 6)), Right: true}, Col{Head: "HOURS OF USE", Right: true})
 		}
 		for _, m := range e.Modes {
-			row := []string{m.Hardware, OrDash(m.PowerMode), Sig(m.Power, 6) + " W", Duration(m.TPOT), Sig(m.JoulesPerToken, 3), Sig(m.JoulesPerAnswer, 3), Fixed(m.TokensPerWh, 0)}
+			idle := Dash
+			if m.Idle > 0 {
+				idle = Sig(m.Idle, 3) + " W"
+			}
+			row := []string{m.Hardware, OrDash(m.PowerMode), Sig(m.Run, 6) + " W", idle, Duration(m.TPOT), Sig(m.JoulesPerToken, 3), Sig(m.JoulesPerAnswer, 3),
+				Fixed(m.TokensPerWh, 0), Sig(m.AveragePower, 3) + " W"}
 			if e.BatteryWh > 0 {
-				row = append(row, Fixed(m.AnswersPerBatteryPercent, 1))
+				row = append(row, Fixed(m.AnswersPerCharge, 0), hoursText(m.HoursOfUse))
 			}
 			et.Add(row...)
 		}
 		doc.Table(et)
+	} else {
+		doc.Line("%s", c.NoEnergy)
 	}
 
 	doc.Section("concurrent chats", true)

@@ -110,6 +110,7 @@ type PredictJSON struct {
 	Prefill              phaseJSON          `json:"prefill"`
 	Decode               *phaseJSON         `json:"decode"`
 	Energy               *PredictEnergyJSON `json:"energy,omitempty"`
+	EnergyUnavailable    string             `json:"energy_unavailable,omitempty"`
 	Speculative          *SpecJSON          `json:"speculative,omitempty"`
 	Inputs               InputsJSON         `json:"inputs"`
 	Warnings             []warningJSON      `json:"warnings"`
@@ -117,13 +118,8 @@ type PredictJSON struct {
 
 // PredictEnergyJSON is predict's energy estimate.
 type PredictEnergyJSON struct {
-	Basis           string  `json:"basis"`
-	PowerW          float64 `json:"power_w"`
-	JoulesPerToken  float64 `json:"joules_per_token"`
-	JoulesPerAnswer float64 `json:"joules_per_answer"`
-	TokensPerWh     float64 `json:"tokens_per_wh"`
-	BatteryWh       float64 `json:"battery_wh,omitempty"`
-	AnswersPerPct   float64 `json:"answers_per_battery_percent,omitempty"`
+	Basis string `json:"basis"`
+	energyFiguresJSON
 }
 
 // SpecJSON is speculative decoding with a draft.
@@ -150,14 +146,6 @@ func newSpecJSON(s *app.Speculative) *SpecJSON {
 	}
 	return &SpecJSON{s.Draft, s.DraftWeights, s.K, s.Acceptance, s.Context, s.TokensPerRound, s.DraftTime, s.VerifyTime,
 		s.TPOT, s.PlainTPOT, s.Speedup, s.BreakEven, s.ExtraMemory, s.Fits}
-}
-
-// energyBasis says where a power figure comes from.
-func energyBasis(e *app.Energy) string {
-	if e.Given {
-		return "the --power given"
-	}
-	return "the rated power of the " + e.Engine + " engine in the profile"
 }
 
 func newPhaseJSON(p sim.Phase) phaseJSON {
@@ -221,8 +209,9 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 	j.TTFTInterval, j.TPOTInterval, j.E2EInterval = iv(r.TTFTInterval), iv(r.TPOTInterval), iv(r.E2EInterval)
 	j.ThroughputInterval = iv(r.ThroughputInterval)
 	if e := p.Energy; e != nil {
-		j.Energy = &PredictEnergyJSON{"estimate from " + energyBasis(e), e.Power, e.JoulesPerToken, e.JoulesPerAnswer, e.TokensPerWh, e.BatteryWh, e.AnswersPerBatteryPercent}
+		j.Energy = &PredictEnergyJSON{EnergyBasis(e.EnergyBasis), newEnergyFiguresJSON(e.Energy)}
 	}
+	j.EnergyUnavailable = p.NoEnergy
 	return j
 }
 
@@ -286,17 +275,29 @@ func predictTable(p *app.Prediction) *Table {
 	add("compute_efficiency", D(in.Efficiency.ComputeMax))
 	add("peak_ops_per_s", D(in.Peak))
 	add("bandwidth_bytes_per_s", D(in.Bandwidth))
-	var power, jTok, jAns, perWh, specTPOT, speedup Cell
+	var power, idle, duty, avg, jTok, jAns, perWh, answers, hours, specTPOT, speedup Cell
 	if e := p.Energy; e != nil {
-		power, jTok, jAns, perWh = optional(e.Power), optional(e.JoulesPerToken), optional(e.JoulesPerAnswer), optional(e.TokensPerWh)
+		power, duty, avg = optional(e.Run), optional(e.DutyCycle), optional(e.AveragePower)
+		jTok, jAns, perWh = optional(e.JoulesPerToken), optional(e.JoulesPerAnswer), optional(e.TokensPerWh)
+		if e.Idle > 0 {
+			idle = optional(e.Idle)
+		}
+		if e.BatteryWh > 0 {
+			answers, hours = optional(e.AnswersPerCharge), optional(e.HoursOfUse)
+		}
 	}
 	if sp := p.Speculative; sp != nil {
 		specTPOT, speedup = optional(sp.TPOT), optional(sp.Speedup)
 	}
 	add("power_w", power)
+	add("idle_power_w", idle)
+	add("duty_cycle", duty)
+	add("average_power_w", avg)
 	add("joules_per_token", jTok)
 	add("joules_per_answer", jAns)
 	add("tokens_per_wh", perWh)
+	add("answers_per_charge", answers)
+	add("hours_of_use", hours)
 	add("speculative_tpot_s", specTPOT)
 	add("speculative_speedup", speedup)
 	t.Rows = [][]Cell{row}
@@ -353,13 +354,7 @@ func resultTable(p *app.Prediction, head string) *Table {
 	if r.Inputs.Cold {
 		t.Add("cold TTFT", Duration(r.ColdTTFT), "", fmt.Sprintf("load %s from storage at %s, then prefill", Duration(r.LoadTime), Bandwidth(r.Inputs.StorageBandwidth)))
 	}
-	if e := p.Energy; e != nil {
-		t.Add("energy", Sig(e.JoulesPerToken, 3)+" J/token", "", fmt.Sprintf("%.0f tokens/Wh, %s J per answer at %s W (estimate from %s)",
-			e.TokensPerWh, Sig(e.JoulesPerAnswer, 3), Sig(e.Power, 6), energyBasis(e)))
-		if e.AnswersPerBatteryPercent > 0 {
-			t.Add("battery", fmt.Sprintf("%.1f answers", e.AnswersPerBatteryPercent), "", fmt.Sprintf("per 1 %% of %s Wh", Sig(e.BatteryWh, 6)))
-		}
-	}
+	energyRows(t, p.Energy, p.NoEnergy)
 	if sp := p.Speculative; sp != nil {
 		t.Add("speculative TPOT", Duration(sp.TPOT), "", fmt.Sprintf("draft %s (%s), k %d, a %.2f: %.2f× at context %d; pays off above a = %.2f",
 			sp.Draft, sp.DraftWeights, sp.K, sp.Acceptance, sp.Speedup, sp.Context, sp.BreakEven))
