@@ -56,28 +56,14 @@ func calibrateCommand() *cli.Command {
 }
 
 func calibrateAction(c *cli.Context) error {
-	f, err := outputFormat(c, calibrateFormats)
+	f, o, env, err := runsCommand(c, calibrateFormats, "calibrate")
 	if err != nil {
 		return err
-	}
-	if c.NArg() == 0 {
-		return usageErr("calibrate: give one or more result files (- reads stdin)")
 	}
 	if out := c.String("output"); out != "" {
 		if err := atomicfile.CheckFile(out, c.Bool("force")); err != nil {
 			return outputErr("-o", err)
 		}
-	}
-	o, err := compareOptions(c)
-	if err != nil {
-		return err
-	}
-	env, err := environment(c)
-	if err != nil {
-		return err
-	}
-	if err := checkRuntime(c, env); err != nil {
-		return err
 	}
 	cal, err := env.Calibrate(app.CalibrateRequest{Files: c.Args().Slice(), Name: c.String("name"), Output: c.String("output"),
 		Options: calibrate.Options{Options: o, Date: time.Now().UTC().Format("2006-01-02")}})

@@ -48,22 +48,8 @@ func compareCommand() *cli.Command {
 }
 
 func compareAction(c *cli.Context) error {
-	f, err := outputFormat(c, compareFormats)
+	f, o, env, err := runsCommand(c, compareFormats, "compare")
 	if err != nil {
-		return err
-	}
-	if c.NArg() == 0 {
-		return usageErr("compare: give one or more result files (- reads stdin)")
-	}
-	o, err := compareOptions(c)
-	if err != nil {
-		return err
-	}
-	env, err := environment(c)
-	if err != nil {
-		return err
-	}
-	if err := checkRuntime(c, env); err != nil {
 		return err
 	}
 	cmp, err := env.Compare(app.CompareRequest{Files: c.Args().Slice(), Options: o})

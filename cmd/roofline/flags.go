@@ -144,3 +144,45 @@ func tokenList(c *cli.Context, name string) ([]int, error) {
 	}
 	return l, nil
 }
+
+// workloadFlags are the request a prediction or a figure prices.
+func workloadFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "new prompt tokens per sequence"},
+		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence (the first comes from the prefill)"},
+		&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
+		&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
+		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
+	}
+}
+
+// workload reads the workloadFlags.
+func workload(c *cli.Context) (sim.Workload, error) {
+	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}
+	if err := w.Validate(); err != nil {
+		return w, usageErr("%v", err)
+	}
+	return w, nil
+}
+
+// runsCommand reads what compare and calibrate share: the format, the
+// files, what the files do not say, and the catalog (a bad --runtime is a
+// usage error before any run is read).
+func runsCommand(c *cli.Context, fs render.Formats, name string) (render.Format, compare.Options, *app.Env, error) {
+	f, err := outputFormat(c, fs)
+	if err != nil {
+		return f, compare.Options{}, nil, err
+	}
+	if c.NArg() == 0 {
+		return f, compare.Options{}, nil, usageErr("%s: give one or more result files (- reads stdin)", name)
+	}
+	o, err := compareOptions(c)
+	if err != nil {
+		return f, o, nil, err
+	}
+	env, err := environment(c)
+	if err != nil {
+		return f, o, nil, err
+	}
+	return f, o, env, checkRuntime(c, env)
+}

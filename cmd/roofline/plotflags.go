@@ -7,7 +7,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
-	"github.com/roofline/roofline/sim"
 )
 
 // plotFlags are the output flags of every kind.
@@ -24,18 +23,13 @@ func plotFlags() []cli.Flag {
 
 // seriesFlags select the combinations a series figure draws.
 func seriesFlags() []cli.Flag {
-	return []cli.Flag{
+	return append(workloadFlags(),
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names, Hugging Face ids or files (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or files (required)"},
 		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes); default: chosen for each model, format and device"},
 		&cli.StringFlag{Name: "engine", Usage: "compute engines (`LIST`: gpu, cpu, npu); default: each device's default engine, or the first that runs the weights"},
 		&cli.StringFlag{Name: "weights", Usage: "weight formats `LIST`; default: each engine's default_weights, else the checkpoint"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the engine's default_kv, else f16"},
-		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "prompt tokens per sequence"},
-		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence"},
-		&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
-		&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
-		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass"},
 		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
 		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
 		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's"},
@@ -43,7 +37,7 @@ func seriesFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target drawn as a reference line (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target drawn as a reference line (`DURATION`, e.g. 200ms)"},
 		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs to draw over the predictions (`FILE`, any format compare reads; repeatable)"},
-	}
+	)
 }
 
 // runsFlags say what measured-run files do not.
@@ -117,12 +111,11 @@ func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
 		}
 	}
 	r := app.SeriesRequest{Models: app.List(c.String("model")), Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")),
-		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Measured: c.StringSlice("measured"),
-		Workload: sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}}
-	if err := r.Workload.Validate(); err != nil {
-		return r, usageErr("%v", err)
-	}
+		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Measured: c.StringSlice("measured")}
 	var err error
+	if r.Workload, err = workload(c); err != nil {
+		return r, err
+	}
 	if r.Options, err = simOptions(c); err != nil {
 		return r, err
 	}

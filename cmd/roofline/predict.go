@@ -4,7 +4,6 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 
-	"github.com/roofline/roofline/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -31,15 +30,9 @@ func predictCommand() *cli.Command {
 		Name:      "predict",
 		Usage:     "predict TTFT, TPOT, E2E latency, throughput and memory fit",
 		UsageText: predictUsage,
-		Flags: append(append(setupFlags(),
-			&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "new prompt tokens per sequence"},
-			&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence (the first comes from the prefill)"},
-			&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
-			&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
-			&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
-			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"},
-		), append(extraFlags(),
-			formatFlag(predictFormats))...),
+		Flags: append(append(append(setupFlags(), workloadFlags()...),
+			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"}),
+			append(extraFlags(), formatFlag(predictFormats))...),
 		Action: predictAction,
 	}
 }
@@ -54,9 +47,9 @@ func predictAction(c *cli.Context) error {
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}
-	req := app.PredictRequest{Workload: sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}}
-	if err := req.Workload.Validate(); err != nil {
-		return usageErr("%v", err)
+	var req app.PredictRequest
+	if req.Workload, err = workload(c); err != nil {
+		return err
 	}
 	if req.Power, req.Draft, err = extras(c); err != nil {
 		return err

@@ -165,7 +165,7 @@ func runtimeDoc(r *runtimes.Runtime) *Doc {
 	for _, label := range r.ClassLabels() {
 		c := r.ClassByLabel(label)
 		e := c.Efficiency
-		et.Add(label, fmt.Sprintf("%.3g", e.Bandwidth), fmt.Sprintf("%.3g", e.ComputeMax), fmt.Sprintf("%.4g", e.HalfRows), fmt.Sprintf("%.3g", e.Attention),
+		et.Add(label, Sig(e.Bandwidth, 3), Sig(e.ComputeMax, 3), Sig(e.HalfRows, 4), Sig(e.Attention, 3),
 			Duration(e.StepOverhead), Duration(e.PassOverhead), Duration(e.LayerOverhead),
 			fmt.Sprintf("×%.2f–%.2f", c.Decode.Low, c.Decode.High), fmt.Sprintf("×%.2f–%.2f", c.Prefill.Low, c.Prefill.High), c.Basis)
 	}
