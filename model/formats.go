@@ -161,7 +161,8 @@ func LookupWeightFormat(name string) (WeightFormat, error) {
 	return WeightFormat{}, &UnknownError{Kind: "weight format", Name: name, Known: names}
 }
 
-// LookupKVFormat finds a KV-cache format by name, ignoring case.
+// LookupKVFormat finds a KV-cache format by name, ignoring case; "" is
+// the default, f16.
 func LookupKVFormat(name string) (KVFormat, error) {
 	n := normalizeFormat(name)
 	if n == "fp16" || n == "" {
@@ -445,10 +446,7 @@ func BuildNamed(s *Spec, weights, kv string, l Layout) (*Cost, error) {
 	if err != nil {
 		return nil, err
 	}
-	if kv == "" {
-		kv = "f16"
-	}
-	k, err := LookupKVFormat(kv)
+	k, err := LookupKVFormat(kv) // "" is f16
 	if err != nil {
 		return nil, err
 	}

@@ -50,6 +50,17 @@ func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
 	return p
 }
 
+// stepPhases is what a decode step of `batch` sequences needs: the
+// step's matrix products and how attention reads the cache.
+func stepPhases(m *model.Cost, batch int, flashAttention bool) phases {
+	p := phases{m: m, w: Workload{Output: 2, Batch: batch, UBatch: 1}, kvReads: 1, unfused: !flashAttention}
+	if !flashAttention {
+		p.kvReads = float64(m.Spec.GQAGroup())
+	}
+	p.step = m.Matmuls(batch, batch)
+	return p
+}
+
 // withOthers adds `others` decoding sequences to every prefill pass: their
 // tokens join the pass's rows and need logits, their KV caches are read.
 func (p *phases) withOthers(others, otherCtx int) {

@@ -107,7 +107,10 @@ func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Conf
 // priced once for the batch and reused across contexts.
 func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch int, t Targets, out []Config) []Config {
 	usable := t.Usable(s)
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: s.resident(batch), UBatch: ubatch}, s.Inputs.FlashAttention)
+	seqs := s.resident(batch)
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
+	step := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
+	pr, dr := s.prefillRates(), s.decodeRates()
 	conf := t.confidence()
 	pLo, pHi := s.Spread(true).Bounds(conf)
 	dLo, dHi := s.Spread(false).Bounds(conf)
@@ -116,10 +119,10 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
 		c.Fits = c.Memory <= usable
 		p.w.Depth = c.Depth(prompt, output)
-		c.TTFT = s.ttft(&p)
+		c.TTFT = ttftAt(&p, pr)
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
-		c.TPOT = s.ITL(max(ctx-1, 1), s.resident(batch))
+		c.TPOT = step.decodeStep(max(ctx-1, 1), dr).time()
 		c.Throughput = float64(s.resident(batch)) / c.TPOT
 		if q := batch - s.resident(batch); q > 0 {
 			// The runtime does not batch: the last request waits for the

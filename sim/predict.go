@@ -130,7 +130,7 @@ func (s *Setup) Prefill(prompt, depth, batch, ubatch int) Phase {
 func (s *Setup) prefillPhase(p *phases) Phase {
 	ov := s.Inputs.PrefillOverhead
 	ir := s.idealRates()
-	return phaseOf(p.passes, p.prefill(s.expected(ov)), p.prefill(ir), ov, ir.bw, ir.peak)
+	return phaseOf(p.passes, p.prefill(s.prefillRates()), p.prefill(ir), ov, ir.bw, ir.peak)
 }
 
 // Decode prices `steps` decode steps of `batch` sequences whose queries
@@ -146,7 +146,7 @@ func (s *Setup) Decode(first, steps, batch int) Phase {
 func (s *Setup) decodePhase(p *phases) Phase {
 	ov := s.Inputs.DecodeOverhead
 	ir := s.idealRates()
-	return phaseOf(p.lastStep()-p.firstStep()+1, p.decode(s.expected(ov)), p.decode(ir), ov, ir.bw, ir.peak)
+	return phaseOf(p.lastStep()-p.firstStep()+1, p.decode(s.decodeRates()), p.decode(ir), ov, ir.bw, ir.peak)
 }
 
 // TTFT is the expected prefill time of `prompt` tokens per sequence on top
@@ -157,15 +157,22 @@ func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
 	return s.ttft(&p)
 }
 
-// ttft is the one expected time to first token: the passes' time with
-// the per-pass overhead.
-func (s *Setup) ttft(p *phases) float64 { return p.prefill(s.expected(s.Inputs.PrefillOverhead)).time }
+// ttft is the one expected time to first token: the passes' time at the
+// expected prefill rates (ttftAt, for a caller that prices many).
+func (s *Setup) ttft(p *phases) float64 { return ttftAt(p, s.prefillRates()) }
+
+func ttftAt(p *phases, r rates) float64 { return p.prefill(r).time }
+
+// prefillRates and decodeRates are the expected rates with each phase's
+// fixed overhead.
+func (s *Setup) prefillRates() rates { return s.expected(s.Inputs.PrefillOverhead) }
+func (s *Setup) decodeRates() rates  { return s.expected(s.Inputs.DecodeOverhead) }
 
 // ITL is the expected time of one decode step of `batch` sequences whose
 // queries attend ctx keys.
 func (s *Setup) ITL(ctx, batch int) float64 {
-	p := newPhases(s.Model, Workload{Prompt: ctx - 1, Output: 2, Batch: batch, UBatch: 1}, s.Inputs.FlashAttention)
-	return p.decodeStep(ctx, s.expected(s.Inputs.DecodeOverhead)).time()
+	p := stepPhases(s.Model, batch, s.Inputs.FlashAttention)
+	return p.decodeStep(ctx, s.decodeRates()).time()
 }
 
 // Predict prices workload w.
@@ -192,7 +199,7 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 		r.Decode = s.decodePhase(&p)
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
-		er := s.expected(in.DecodeOverhead)
+		er := s.decodeRates()
 		first, last := p.firstStep(), p.lastStep()
 		r.ITLFirst = p.decodeStep(first, er).time()
 		r.ITLLast = p.decodeStep(last, er).time()

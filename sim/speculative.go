@@ -18,8 +18,9 @@ func (s *Setup) Verify(ctx, tokens, batch int) float64 {
 	p.step = s.Model.Matmuls(batch*tokens, batch*tokens)
 	B := float64(batch)
 	last := ctx + tokens - 1
-	u := matmulCost(p.step, s.expected(s.Inputs.DecodeOverhead))
-	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), s.expected(s.Inputs.DecodeOverhead))
+	dr := s.decodeRates()
+	u := matmulCost(p.step, dr)
+	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), dr)
 	return u.time()
 }
 
