@@ -231,8 +231,27 @@ func TestReportProfiles(t *testing.T) {
 	}
 }
 
+// largeStudy is every built-in device and model over 8 contexts and 9
+// batches: 2,210 device engine × model × format groups, 159,120
+// configurations, about 250 MB of results.
+const largeStudy = `title = "Everything"
+devices = ["all"]
+models = ["all"]
+
+[workload]
+contexts = ["1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k"]
+batches = [1, 2, 4, 8, 16, 32, 64, 128, 256]
+
+[targets]
+ttft = "1s"
+tpot = "100ms"
+`
+
+// BenchmarkReport times the example reports and the large study.
 func BenchmarkReport(b *testing.B) {
-	for _, s := range reportStudies {
+	large := filepath.Join(b.TempDir(), "large.toml")
+	os.WriteFile(large, []byte(largeStudy), 0o644)
+	for _, s := range append(reportStudies, large) {
 		b.Run(filepath.Base(s), func(b *testing.B) {
 			dir := b.TempDir()
 			for b.Loop() {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"html"
@@ -198,8 +199,30 @@ func (bl block) writeMarkdown(b *bytes.Buffer, spaced bool) {
 // blank lines.
 func (d *Doc) MarkdownDocument() []byte {
 	var b bytes.Buffer
-	d.Write(&b, Markdown)
-	return bytes.TrimRight(b.Bytes(), "\n")
+	d.WriteMarkdownDocument(&b)
+	return b.Bytes()
+}
+
+// WriteMarkdownDocument writes MarkdownDocument to w block by block, so a
+// long report is never held whole.
+func (d *Doc) WriteMarkdownDocument(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	newlines := 0 // held back: trailing ones are dropped
+	var b bytes.Buffer
+	for _, bl := range d.blocks {
+		b.Reset()
+		bl.writeMarkdown(&b, d.Spaced)
+		text := b.Bytes()
+		body := bytes.TrimRight(text, "\n")
+		if len(body) == 0 {
+			newlines += len(text)
+			continue
+		}
+		bw.WriteString(strings.Repeat("\n", newlines))
+		bw.Write(body)
+		newlines = len(text) - len(body)
+	}
+	return bw.Flush()
 }
 
 const documentCSS = `body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111;line-height:1.45}
@@ -216,8 +239,15 @@ var xmlProlog = regexp.MustCompile(`^(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)?`)
 // inline, figures as inline SVG, nothing loaded from anywhere.
 func (d *Doc) HTMLDocument(title string) []byte {
 	var b bytes.Buffer
+	d.WriteHTMLDocument(&b, title)
+	return b.Bytes()
+}
+
+// WriteHTMLDocument writes HTMLDocument to w block by block.
+func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
+	b := bufio.NewWriterSize(w, 1<<16)
 	e := html.EscapeString
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(title), documentCSS)
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(title), documentCSS)
 	cls := func(right bool) string {
 		if right {
 			return ` class="r"`
@@ -227,13 +257,13 @@ func (d *Doc) HTMLDocument(title string) []byte {
 	for _, bl := range d.blocks {
 		switch bl.kind {
 		case bHeading:
-			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", bl.level, e(bl.text), bl.level)
+			fmt.Fprintf(b, "<h%d>%s</h%d>\n", bl.level, e(bl.text), bl.level)
 		case bSection:
-			fmt.Fprintf(&b, "<h3>%s</h3>\n", e(bl.text))
+			fmt.Fprintf(b, "<h3>%s</h3>\n", e(bl.text))
 		case bLine, bPara:
-			fmt.Fprintf(&b, "<p>%s</p>\n", e(bl.text))
+			fmt.Fprintf(b, "<p>%s</p>\n", e(bl.text))
 		case bRaw:
-			fmt.Fprintf(&b, "<p>%s</p>\n", e(strings.TrimSpace(bl.md)))
+			fmt.Fprintf(b, "<p>%s</p>\n", e(strings.TrimSpace(bl.md)))
 		case bList, bPairs:
 			items := bl.items
 			for _, p := range bl.pairs {
@@ -241,32 +271,32 @@ func (d *Doc) HTMLDocument(title string) []byte {
 			}
 			b.WriteString("<ul>\n")
 			for _, it := range items {
-				fmt.Fprintf(&b, "<li>%s</li>\n", e(it))
+				fmt.Fprintf(b, "<li>%s</li>\n", e(it))
 			}
 			b.WriteString("</ul>\n")
 		case bTable:
 			head, rows, right := bl.table.people()
 			b.WriteString("<table>\n<thead><tr>")
 			for i, h := range head {
-				fmt.Fprintf(&b, "<th%s>%s</th>", cls(right[i]), e(h))
+				fmt.Fprintf(b, "<th%s>%s</th>", cls(right[i]), e(h))
 			}
 			b.WriteString("</tr></thead>\n<tbody>\n")
 			for _, row := range rows {
 				b.WriteString("<tr>")
 				for i, c := range row {
-					fmt.Fprintf(&b, "<td%s>%s</td>", cls(right[i]), e(c))
+					fmt.Fprintf(b, "<td%s>%s</td>", cls(right[i]), e(c))
 				}
 				b.WriteString("</tr>\n")
 			}
 			b.WriteString("</tbody>\n</table>\n")
 		case bCode:
-			fmt.Fprintf(&b, "<pre><code>%s</code></pre>\n", e(bl.text))
+			fmt.Fprintf(b, "<pre><code>%s</code></pre>\n", e(bl.text))
 		case bFigure:
 			f := bl.fig
 			svg := xmlProlog.ReplaceAll(f.Inline, nil)
-			fmt.Fprintf(&b, "<figure>\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", svg, e(f.Caption), e(f.Command))
+			fmt.Fprintf(b, "<figure>\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", svg, e(f.Caption), e(f.Command))
 		}
 	}
 	b.WriteString("</body>\n</html>\n")
-	return b.Bytes()
+	return b.Flush()
 }

@@ -1,9 +1,10 @@
 package render
 
 import (
-	"encoding/json"
-	"errors"
+	"bufio"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -13,13 +14,11 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
-	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
-	"github.com/roofline/roofline/safeio"
 )
 
 // ReportJSON is everything a report shows; results.json is this.
@@ -108,22 +107,24 @@ type report struct {
 	version, command string
 	cmds             commands
 	figures          []*DocFigure
-	files            []atomicfile.File // plots/*.svg, *.png
+	out              Files
 }
 
 // Files is where a report goes: a directory being built
 // (atomicfile.Dir), written file by file.
 type Files interface {
 	WriteFile(rel string, data []byte) error
+	WriteWith(rel string, write func(io.Writer) error) error
 }
 
 // Report writes a study's report into out: report.md, report.html,
 // results.json, results.csv and every figure as plots/KIND.svg and .png.
 // version and command say what made it. A figure that cannot be drawn is
 // an error only when the study asked for it. It returns the number of
-// figures written.
+// figures written. The plan's configurations, as many as the product of
+// the study's lists, are streamed into the results: memory stays flat.
 func Report(out Files, r *study.Report, version, command string) (int, error) {
-	rep := &report{Report: r, version: version, command: command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}}
+	rep := &report{Report: r, version: version, command: command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}, out: out}
 	for _, f := range r.Figures {
 		if err := rep.draw(f); err != nil {
 			if len(r.Study.Plots) == 0 {
@@ -134,25 +135,18 @@ func Report(out Files, r *study.Report, version, command string) (int, error) {
 		}
 	}
 	data := rep.data()
-	js, err := json.MarshalIndent(data, "", "  ")
-	var uv *json.UnsupportedValueError
-	if errors.As(err, &uv) { // a NaN: null rather than no report
-		js, err = json.MarshalIndent(safeio.Finite(data), "", "  ")
-	}
-	if err != nil {
+	doc := rep.doc(data)
+	if err := out.WriteWith("report.md", doc.WriteMarkdownDocument); err != nil {
 		return 0, err
 	}
-	doc := rep.doc(data)
-	files := append(rep.files,
-		atomicfile.File{Path: "report.md", Data: doc.MarkdownDocument()},
-		atomicfile.File{Path: "report.html", Data: doc.HTMLDocument(r.Study.Title)},
-		atomicfile.File{Path: "results.json", Data: append(js, '\n')},
-		atomicfile.File{Path: "results.csv", Data: rep.results(data)},
-	)
-	for _, f := range files {
-		if err := out.WriteFile(f.Path, f.Data); err != nil {
-			return 0, err
-		}
+	if err := out.WriteWith("report.html", func(w io.Writer) error { return doc.WriteHTMLDocument(w, r.Study.Title) }); err != nil {
+		return 0, err
+	}
+	if err := out.WriteWith("results.json", func(w io.Writer) error { return rep.writeResultsJSON(w, data) }); err != nil {
+		return 0, err
+	}
+	if err := out.WriteWith("results.csv", func(w io.Writer) error { return rep.writeResultsCSV(w, data) }); err != nil {
+		return 0, err
 	}
 	return len(rep.figures), nil
 }
@@ -178,7 +172,9 @@ func (rep *report) draw(f study.Figure) error {
 		if format == "svg" {
 			svg = img
 		}
-		rep.files = append(rep.files, atomicfile.File{Path: "plots/" + f.Kind.Name + "." + format, Data: img})
+		if err := rep.out.WriteFile("plots/"+f.Kind.Name+"."+format, img); err != nil {
+			return err
+		}
 	}
 	k := f.Kind.Name
 	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: rep.cmds.figure(f.Kind) + " -o " + k + ".png",
@@ -190,11 +186,16 @@ func (rep *report) data() *ReportJSON {
 	st := rep.Study
 	r := &ReportJSON{Version: rep.version, Command: rep.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
 		Workload: st.Workload, Targets: st.Targets, Notes: rep.Notes}
-	pj := NewPlanJSON(rep.Plan)
-	r.Plan = reportPlan{Command: rep.cmds.plan(), Total: len(pj.Configs), Configs: pj.Configs, Best: pj.Best, Limits: pj.Limits, Skipped: pj.Skipped, Pareto: pj.Pareto}
-	for _, c := range pj.Configs {
-		if c.Feasible {
-			r.Plan.Feasible++
+	p := rep.Plan
+	sum := newPlanSummaryJSON(p, true)
+	r.Plan = reportPlan{Command: rep.cmds.plan(), Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
+	for gi := range p.Groups {
+		g := &p.Groups[gi]
+		r.Plan.Total += len(g.Configs)
+		for _, c := range g.Configs {
+			if c.Feasible {
+				r.Plan.Feasible++
+			}
 		}
 	}
 	for _, p := range rep.Predictions {
@@ -454,17 +455,15 @@ func runLabel(run ComparisonJSON) string {
 	return measured.Run{Test: measured.Test(run.Test), Prompt: run.PromptTokens, Gen: run.GenTokens, Depth: run.Depth, Batch: run.Batch}.TestName()
 }
 
-// results is every number of the report in long form, one row per value,
-// in SI units: one table written as CSV.
-func (rep *report) results(r *ReportJSON) []byte {
-	t := &Table{}
-	for _, k := range []string{"section", "hardware", "engine", "model", "weights", "kv", "context", "batch", "metric", "value", "unit"} {
-		t.Cols = append(t.Cols, Col{Key: k})
-	}
+// writeResultsCSV streams every number of the report in long form, one
+// row per value, in SI units.
+func (rep *report) writeResultsCSV(w io.Writer, r *ReportJSON) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	cw := csv.NewWriter(bw)
+	cw.Write([]string{"section", "hardware", "engine", "model", "weights", "kv", "context", "batch", "metric", "value", "unit"})
 	row := func(section, hw, eng, m, wt, kv string, ctx, batch int, metric string, v float64, unit string) {
 		if !math.IsNaN(v) {
-			t.AddCells(C(section), C(hw), C(eng), C(m), C(wt), C(kv), C(strconv.Itoa(ctx)), C(strconv.Itoa(batch)), C(metric),
-				C(strconv.FormatFloat(v, 'g', 10, 64)), C(unit))
+			cw.Write([]string{section, hw, eng, m, wt, kv, strconv.Itoa(ctx), strconv.Itoa(batch), metric, strconv.FormatFloat(v, 'g', 10, 64), unit})
 		}
 	}
 	b2f := func(v bool) float64 {
@@ -473,14 +472,18 @@ func (rep *report) results(r *ReportJSON) []byte {
 		}
 		return 0
 	}
-	for _, c := range r.Plan.Configs {
-		for _, x := range []struct {
-			m    string
-			v    float64
-			unit string
-		}{{"ttft", c.TTFT, "s"}, {"tpot", c.TPOT, "s"}, {"throughput", c.Throughput, "tokens/s"}, {"memory", c.MemoryBytes, "B"},
-			{"usable_memory", c.UsableBytes, "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
-			row("plan", c.Hardware, c.Engine, c.Model, c.Weights, c.KV, c.Context, c.Batch, x.m, x.v, x.unit)
+	p := rep.Plan
+	for gi := range p.Groups {
+		g := &p.Groups[gi]
+		for _, c := range g.Configs {
+			for _, x := range []struct {
+				m    string
+				v    float64
+				unit string
+			}{{"ttft", c.TTFT, "s"}, {"tpot", c.TPOT, "s"}, {"throughput", c.Throughput, "tokens/s"}, {"memory", c.Memory, "B"},
+				{"usable_memory", g.Usable, "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
+				row("plan", g.Device, g.Engine, g.Model, g.Weights, g.KV, c.Context, c.Batch, x.m, x.v, x.unit)
+			}
 		}
 	}
 	for _, l := range r.Plan.Limits {
@@ -521,7 +524,9 @@ func (rep *report) results(r *ReportJSON) []byte {
 			}
 		}
 	}
-	var b strings.Builder
-	t.Write(&b, CSV)
-	return []byte(b.String())
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
