@@ -125,11 +125,13 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 		return nil, err
 	}
 	limit, cause := s.ContextLimit(c.UBatch)
-	if limit == 0 {
-		return nil, fmt.Errorf("%s does not fit on %s: the weights, activations and runtime overhead alone exceed its usable memory", s.Model.Spec.Name, s.Device.Name)
+	need := c.System + c.User + c.Reply
+	if limit == 0 || (need > limit && cause == "memory") {
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: s.Device.Name, Conversation: c, Limit: limit,
+			Need: s.MemoryNeed(need, 1, c.UBatch), Usable: s.Usable()}
 	}
-	if need := c.System + c.User + c.Reply; need > limit {
-		return nil, fmt.Errorf("the system prompt and one turn (%d + %d + %d = %d tokens) exceed the context limit of %d tokens (%s): shorten them or choose a smaller format",
+	if need > limit {
+		return nil, fmt.Errorf("the system prompt and one turn (%d + %d + %d = %d tokens) exceed the context limit of %d tokens (%s): shorten them or choose another model",
 			c.System, c.User, c.Reply, need, limit, LimitCauseText(cause))
 	}
 	res := &ChatResult{Strategy: st, Limit: limit, LimitCause: cause}
@@ -174,6 +176,27 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 		kept++
 	}
 	return res, nil
+}
+
+// NotFitError is a conversation that does not fit in memory: not the
+// weights, activations and runtime overhead alone (Limit 0), or not the
+// system prompt and one turn in the context memory leaves.
+type NotFitError struct {
+	Model, Device string
+	Conversation  Conversation
+	// Limit is the longest context that fits; Need the bytes the first
+	// turn needs, against Usable.
+	Limit        int
+	Need, Usable float64
+}
+
+func (e *NotFitError) Error() string {
+	c := e.Conversation
+	if e.Limit == 0 {
+		return fmt.Sprintf("%s does not fit on %s: the weights, activations and runtime overhead alone exceed its usable memory", e.Model, e.Device)
+	}
+	return fmt.Sprintf("%s does not fit on %s with the system prompt and one turn (%d + %d + %d tokens): memory holds %d tokens", e.Model, e.Device,
+		c.System, c.User, c.Reply, e.Limit)
 }
 
 // LimitCauseText says in words what bounds a ChatResult's Limit.

@@ -29,9 +29,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	err := app.Run(reorderArgs(app, args))
-	var nf nothingFeasible
+	var nf answered
 	if errors.As(err, &nf) {
-		// The plan's report is the answer; the status says it found nothing.
+		// The answer stands; the status says what it found (exit 3).
 		if werr := out.Commit(); werr != nil {
 			return werr
 		}

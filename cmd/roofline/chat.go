@@ -27,10 +27,13 @@ prompt; under keep-kv the kept cache is shifted in place (llama.cpp context
 shift), which costs one read and write of its K half.
 
 It then reports the cold start (model load from storage, the system prompt,
-the first turn), energy per token and per answer from the engine's rated
-power (and each power mode of the device), how per-chat TTFT and TPOT
-degrade as concurrent chats share the device, and, with --draft, speculative
-decoding.
+the first turn), energy per token and per answer from the engine's power,
+the average draw at --duty-cycle with its idle draw between answers, and
+with --battery-wh the hours a charge lasts and the answers it powers (for
+each power mode of the device), how per-chat TTFT and TPOT degrade as
+concurrent chats share the device, and, with --draft, speculative decoding.
+Exit status: 0, or 3 when the conversation does not fit in usable memory
+(DOES NOT FIT, first).
 
 Examples:
   roofline chat --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m
@@ -105,5 +108,8 @@ func chatAction(c *cli.Context) error {
 	if n := quantizedVNote(!ch.Inputs.FlashAttention, ch.Inputs.Runtime, ch.Inputs.KV); n != "" {
 		render.Warn(c.App.ErrWriter, n)
 	}
-	return write(c, f, render.Chat(ch))
+	if err := write(c, f, render.Chat(ch)); err != nil || ch.NotFit == nil {
+		return err
+	}
+	return doesNotFit{ch.Inputs.Model, ch.Inputs.Device}
 }

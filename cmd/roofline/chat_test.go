@@ -149,7 +149,8 @@ func TestChatErrors(t *testing.T) {
 		{append(base, "--turns", "0"), 2, "--turns must be"},
 		{append(base, "--user-tokens", "-3"), 2, "--user-tokens"},
 		{append(base, "--strategy", "lru"), 2, `unknown strategy "lru"`},
-		{append(base, "--system-tokens", "200000"), 1, "exceed the context limit"},
+		{append(base, "--system-tokens", "200000"), 3, "llama-3.2-3b does not fit on jetson-orin-nano-super-8gb (exit status 3)"},
+		{[]string{"chat", "--model", "tinyllama-1.1b", "--hardware", "rk3588", "--weights", "q4_0", "--system-tokens", "2000"}, 1, "exceed the context limit of 2048 tokens (the model's maximum context)"},
 		{append(base, "--acceptance", "1"), 2, "--acceptance must be in [0, 1)"},
 		{append(base, "--acceptance", "1", "--draft", "llama-3.2-1b"), 2, "--acceptance must be in [0, 1)"},
 		{append(base, "--draft", "llama-3.1-8b"), 1, "not smaller than the target"},
@@ -158,7 +159,7 @@ func TestChatErrors(t *testing.T) {
 		{append(base, "--battery-wh", "-1"), 2, "--battery-wh"},
 		{append(base, "--storage", "floppy"), 2, `unknown storage "floppy"`},
 		{append(base, "--concurrent", "0"), 2, "--concurrent"},
-		{[]string{"chat", "--model", "llama-3.1-70b", "--hardware", "rk3588-4gb"}, 1, "does not fit on rk3588-4gb"},
+		{[]string{"chat", "--model", "llama-3.1-70b", "--hardware", "rk3588-4gb"}, 3, "does not fit on rk3588-4gb"},
 		{append(base, "--tpot", "fast"), 2, "--tpot"},
 		{[]string{"predict", "--model", "llama-3.2-3b", "--hardware", "apple-m3", "--battery-wh", "50"}, 2, "--battery-wh needs a power draw: the gpu engine of apple-m3 has no published power figure"},
 		{[]string{"chat", "--model", "llama-3.2-3b", "--hardware", "apple-m3", "--battery-wh", "50"}, 2, "--battery-wh needs a power draw"},
@@ -285,5 +286,48 @@ func TestEnergyAgrees(t *testing.T) {
 				t.Errorf("%s %s without a power figure: exit %d, %s\n%s", cmd, f, code, errOut, out)
 			}
 		}
+	}
+}
+
+// TestDoesNotFit: predict and chat of a model that does not fit say
+// DOES NOT FIT first and exit 3, as a plan with nothing feasible does; the
+// answer is still written (JSON says fits false).
+func TestDoesNotFit(t *testing.T) {
+	for _, args := range [][]string{
+		{"predict", "--model", "llama-3.1-70b", "--hardware", "jetson-orin-nano-8gb"},
+		{"chat", "--model", "llama-3.1-70b", "--hardware", "rk3588-4gb"},
+		{"predict", "--model", "llama-3.1-70b", "--hardware", "jetson-orin-nano-8gb", "--format", "markdown"},
+	} {
+		out, errOut, code := runCLI(args...)
+		first, _, _ := strings.Cut(strings.TrimPrefix(out, "**"), "\n")
+		if code != 3 || !strings.HasPrefix(first, "DOES NOT FIT: llama-3.1-70b needs ") || !strings.Contains(errOut, "llama-3.1-70b does not fit on") {
+			t.Errorf("%v: exit %d, first line %q, stderr %q", args, code, first, errOut)
+		}
+	}
+	for _, args := range [][]string{
+		{"predict", "--model", "llama-3.1-70b", "--hardware", "jetson-orin-nano-8gb", "--format", "json"},
+		{"chat", "--model", "llama-3.1-70b", "--hardware", "rk3588-4gb", "--format", "json"},
+	} {
+		out, _, code := runCLI(args...)
+		var j struct {
+			Fits   *bool `json:"fits"`
+			Memory struct {
+				Fits *bool `json:"fits"`
+			} `json:"memory"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		fits := j.Fits
+		if fits == nil {
+			fits = j.Memory.Fits
+		}
+		if code != 3 || fits == nil || *fits {
+			t.Errorf("%v: exit %d, fits %v", args, code, fits)
+		}
+	}
+	// What fits exits 0.
+	if _, errOut, code := runCLI("predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-8gb"); code != 0 {
+		t.Errorf("a model that fits: exit %d, %s", code, errOut)
 	}
 }

@@ -42,11 +42,11 @@ Exit codes:
 | 0 | success |
 | 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
 | 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
-| 3 | ` + "`plan`" + `: no configuration meets the targets (the report is still printed) |
+| 3 | an answer that finds nothing, printed in full: ` + "`plan`" + ` found no configuration that meets the targets; ` + "`predict`" + ` or ` + "`chat`" + `: the model does not fit in usable memory (the answer says DOES NOT FIT on its first line; JSON has ` + "`fits: false`" + `) |
 | 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
 
 Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`" + ` or
-` + "`roofline: hint:`" + `; on an error nothing is written to stdout. URLs in
+` + "`roofline: hint:`" + `; on an error (exit 1, 2 or 70) nothing is written to stdout. URLs in
 messages and in output are shown without their user information and query
 values (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `).
 

@@ -36,12 +36,30 @@ func usageErr(format string, a ...any) error {
 	return &usageError{fmt.Sprintf(format, a...)}
 }
 
-// nothingFeasible is the exit status 3 outcome: the report is printed.
+// answered is an error after which the answer stands: it is printed, and
+// the exit status (3) says what it found.
+type answered interface {
+	error
+	answered()
+}
+
+// nothingFeasible is plan's exit status 3: no configuration meets the
+// targets.
 type nothingFeasible struct{}
 
 func (nothingFeasible) Error() string {
 	return "no configuration meets the targets (exit status 3)"
 }
+func (nothingFeasible) answered() {}
+
+// doesNotFit is predict's and chat's exit status 3: the model does not
+// fit, which the answer says first.
+type doesNotFit struct{ model, device string }
+
+func (e doesNotFit) Error() string {
+	return fmt.Sprintf("%s does not fit on %s (exit status 3)", e.model, e.device)
+}
+func (doesNotFit) answered() {}
 
 // fieldFlags names the flag behind each field sim and app validate.
 var fieldFlags = map[string]string{
@@ -116,7 +134,7 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "roofline: %v\n", err)
-	if errors.As(err, new(nothingFeasible)) {
+	if errors.As(err, new(answered)) {
 		return exitInfeasible
 	}
 	var nf *profiles.NotFoundError

@@ -15,7 +15,10 @@ tokens, end-to-end latency, throughput for --batch concurrent sequences,
 which roofline bound applies to each phase, and whether weights, KV cache,
 activations and runtime overhead fit in the device's usable memory.
 Expected figures use the engine's efficiency factors and fixed overheads;
-ideal figures are the physical limit at 100 % of peak.
+ideal figures are the physical limit at 100 % of peak. Energy comes from the
+engine's power and idle draw (--power, --idle-power) at --duty-cycle.
+Exit status: 0, or 3 when the model does not fit in usable memory (the
+answer is printed, DOES NOT FIT on its first line).
 
 Examples:
   roofline predict --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --prompt 1000 --output 200
@@ -65,5 +68,8 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return flagged(err)
 	}
-	return write(c, f, render.Predict(p))
+	if err := write(c, f, render.Predict(p)); err != nil || p.Memory.Fits {
+		return err
+	}
+	return doesNotFit{p.Inputs.Model, p.Inputs.Device}
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"errors"
+
 	"github.com/roofline/roofline/sim"
 )
 
@@ -38,6 +40,9 @@ type Chat struct {
 	// Speculative prices the draft over the last turn, with the memory of
 	// its end.
 	Speculative *Speculative
+	// NotFit is set, and nothing else is priced, when the conversation
+	// does not fit in memory.
+	NotFit *sim.NotFitError
 }
 
 // ChatCold is the first reply after start-up: from the device's storage
@@ -80,6 +85,10 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 	out := &Chat{Inputs: s.Inputs, Conversation: conv, RuntimeWhy: res.Choice.Why, Choices: res.Notes}
 	for _, st := range req.Strategies {
 		r, err := s.Chat(conv, st)
+		if nf := (*sim.NotFitError)(nil); errors.As(err, &nf) {
+			out.NotFit = nf // the answer: it does not fit
+			return out, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -32,6 +32,39 @@ type ChatJSON struct {
 	Concurrent        ConcurrentJSON `json:"concurrent"`
 	Spec              *SpecJSON      `json:"speculative,omitempty"`
 	Notes             []string       `json:"notes"`
+	// Fits is false when the conversation does not fit in memory; then
+	// DoesNotFit says so and nothing else is priced.
+	Fits       bool        `json:"fits"`
+	DoesNotFit *notFitJSON `json:"does_not_fit,omitempty"`
+}
+
+type notFitJSON struct {
+	Message      string  `json:"message"`
+	Context      int     `json:"context"`
+	MemoryBytes  float64 `json:"memory_bytes"`
+	UsableBytes  float64 `json:"usable_bytes"`
+	ContextLimit int     `json:"context_limit"`
+}
+
+// NotFitText says first, for predict and chat, that a model does not fit:
+// what it needs at a context against what is usable.
+func NotFitText(model, device string, need, usable float64, ctx int) string {
+	return fmt.Sprintf("DOES NOT FIT: %s needs %s on %s at %d tokens, %s usable (%.2f×)", model, Bytes(need), device, ctx, Bytes(usable), need/usable)
+}
+
+// chatNotFit is the answer of a conversation that does not fit.
+func chatNotFit(c *app.Chat) (j ChatJSON, doc *Doc) {
+	in, conv, nf := c.Inputs, c.Conversation, c.NotFit
+	ctx := conv.System + conv.User + conv.Reply
+	j = ChatJSON{Model: in.Model, Hardware: in.Device, Engine: in.Engine, Runtime: in.Runtime, RuntimeWhy: c.RuntimeWhy, Weights: in.Weights, KV: in.KV,
+		EtaBW: in.Efficiency.Bandwidth, EtaC: in.Efficiency.ComputeMax, Turns: conv.Turns, System: conv.System, User: conv.User, Reply: conv.Reply,
+		Limit: nf.Limit, LimitCause: "memory", Notes: append([]string{}, c.Choices...),
+		DoesNotFit: &notFitJSON{nf.Error(), ctx, nf.Need, nf.Usable, nf.Limit}}
+	doc = &Doc{}
+	doc.Line("%s", NotFitText(in.Model, in.Device, nf.Need, nf.Usable, ctx))
+	doc.Line("%s", nf.Error())
+	doc.Line("%s (%s engine, %s, weights %s, KV %s): choose a smaller format or model, or another device", in.Model, in.Engine, in.Runtime, in.Weights, in.KV)
+	return j, doc
 }
 
 type chatTurnJSON struct {
@@ -132,12 +165,16 @@ func chatNotes(c *app.Chat) []string {
 
 // NewChatJSON is a chat in the JSON vocabulary.
 func NewChatJSON(c *app.Chat) ChatJSON {
+	if c.NotFit != nil {
+		j, _ := chatNotFit(c)
+		return j
+	}
 	in, conv := c.Inputs, c.Conversation
 	last := c.Strategies[len(c.Strategies)-1]
 	j := ChatJSON{Model: in.Model, Hardware: in.Device, Engine: in.Engine, Runtime: in.Runtime, RuntimeWhy: c.RuntimeWhy, Weights: in.Weights, KV: in.KV,
 		EtaBW: in.Efficiency.Bandwidth, EtaC: in.Efficiency.ComputeMax,
 		Turns: conv.Turns, System: conv.System, User: conv.User, Reply: conv.Reply, Limit: last.Limit, LimitCause: last.LimitCause,
-		Notes: chatNotes(c), Spec: newSpecJSON(c.Speculative)}
+		Notes: chatNotes(c), Spec: newSpecJSON(c.Speculative), Fits: true}
 	for _, r := range c.Strategies {
 		js := chatStrategyJSON{Strategy: string(r.Strategy), SystemS: r.SystemTime, TotalS: r.Turns[len(r.Turns)-1].Cumulative}
 		for _, t := range r.Turns {
@@ -173,6 +210,10 @@ func Chat(c *app.Chat) Answer {
 }
 
 func chatDoc(c *app.Chat) *Doc {
+	if c.NotFit != nil {
+		_, doc := chatNotFit(c)
+		return doc
+	}
 	in, conv := c.Inputs, c.Conversation
 	first := c.Strategies[0]
 	doc := &Doc{}

@@ -394,6 +394,10 @@ func predictDoc(p *app.Prediction) *Doc {
 	r := p.Result
 	in, wl := r.Inputs, r.Inputs.Workload
 	doc := &Doc{}
+	if m := r.Memory; !m.Fits {
+		nf := NotFitText(in.Model, in.Device, m.Total, m.Usable, wl.Context())
+		doc.Raw(nf+"\n", "**"+nf+"**\n\n")
+	}
 	doc.Raw(fmt.Sprintf("%s on %s (%s engine, %s)\n\n", in.Model, in.Device, in.Engine, in.Runtime),
 		fmt.Sprintf("### %s on %s (%s, %s weights, %s KV)\n\n", in.Model, in.Device, in.Engine, in.Weights, in.KV))
 	tuning := in.EfficiencyFrom
