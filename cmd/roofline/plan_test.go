@@ -177,3 +177,75 @@ func TestPlanExitAndErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFlags: --runtime keeps to the runtimes listed (the RK3588 then
+// answers with its CPU, the only engine llama.cpp runs there), --top N
+// ranks N per device and model, --feasible-only leaves out what misses,
+// --rank takes every rank, and bad values exit 2.
+func TestPlanFlags(t *testing.T) {
+	base := []string{"plan", "--hardware", "jetson-orin-nano-super-8gb,rk3588", "--model", "llama-3.2-3b", "--ttft", "1s", "--tpot", "200ms", "--format", "json"}
+	var j struct {
+		Best []struct {
+			Place    int    `json:"place"`
+			Hardware string `json:"hardware"`
+			Engine   string `json:"engine"`
+			Runtime  string `json:"runtime"`
+			Feasible bool   `json:"feasible"`
+		} `json:"best"`
+		Configs []struct {
+			Runtime  string `json:"runtime"`
+			Feasible bool   `json:"feasible"`
+		} `json:"configs"`
+		RankedBy string `json:"ranked_by"`
+	}
+	get := func(extra ...string) int {
+		t.Helper()
+		out, errOut, code := runCLI(append(append([]string{}, base...), extra...)...)
+		j.Best, j.Configs = nil, nil
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatalf("%v: %v: %s", extra, err, errOut)
+		}
+		return code
+	}
+	get("--runtime", "llama.cpp", "--top", "5")
+	for _, b := range j.Best {
+		if b.Runtime != "llama.cpp" {
+			t.Errorf("--runtime llama.cpp recommends %+v", b)
+		}
+	}
+	if len(j.Best) == 0 || j.Best[len(j.Best)-1].Hardware != "rk3588" || j.Best[len(j.Best)-1].Engine != "cpu" {
+		t.Errorf("--runtime llama.cpp: %+v", j.Best)
+	}
+	get("--top", "2", "--weights", "q4_k_m,q8_0")
+	places := map[string][]int{}
+	for _, b := range j.Best {
+		places[b.Hardware] = append(places[b.Hardware], b.Place)
+	}
+	if !reflect.DeepEqual(places["jetson-orin-nano-super-8gb"], []int{1, 2}) {
+		t.Errorf("--top 2: %v", places)
+	}
+	if code := get("--feasible-only"); code != 0 {
+		t.Errorf("--feasible-only: exit %d", code)
+	}
+	for _, c := range j.Configs {
+		if !c.Feasible {
+			t.Errorf("--feasible-only wrote a configuration that misses: %+v", c)
+		}
+	}
+	for _, b := range j.Best {
+		if !b.Feasible {
+			t.Errorf("--feasible-only shows %+v", b)
+		}
+	}
+	for _, r := range []string{"quality", "speed", "margin", "context", "memory", "SPEED"} {
+		get("--rank", r)
+		if j.RankedBy != strings.ToLower(r) || len(j.Best) == 0 {
+			t.Errorf("--rank %s: ranked by %q, %d rows", r, j.RankedBy, len(j.Best))
+		}
+	}
+	for _, bad := range [][]string{{"--rank", "bits"}, {"--top", "-1"}, {"--quality-tolerance", "150%"}} {
+		if _, errOut, code := runCLI(append(append([]string{}, base...), bad...)...); code != 2 || !strings.Contains(errOut, bad[0]) {
+			t.Errorf("%v: exit %d, %s", bad, code, errOut)
+		}
+	}
+}

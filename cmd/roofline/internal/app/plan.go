@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
@@ -71,18 +72,23 @@ func (p *Plan) Run(emit func(*plan.Group) error) error {
 // finish ranks a run search into the answer.
 func (p *Plan) finish(res *plan.Result) error {
 	p.Result, p.Best, p.Shown, p.Pareto = res, res.Best(), res.Answer(p.Request.Show), res.Pareto()
+	// Each count bisects the setup's evaluation: on two cores, two halves.
 	p.Chats = make([]sim.ConcurrencyLimit, len(p.Shown.Choices))
-	for i, ch := range p.Shown.Choices {
-		if ch.Group == nil {
-			continue
-		}
-		c, err := res.Concurrency(ch.Group, ch.Config)
-		if err != nil {
-			return err
-		}
-		p.Chats[i] = c
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(p.Chats); i += len(errs) {
+				if ch := p.Shown.Choices[i]; ch.Group != nil && errs[w] == nil {
+					p.Chats[i], errs[w] = res.Concurrency(ch.Group, ch.Config)
+				}
+			}
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Space resolves a request's names into a search space, reporting every

@@ -91,13 +91,8 @@ const DefaultTolerance = 0.03
 // met with room to spare.
 func (g *Group) Margin(c sim.Config, t sim.Targets) float64 {
 	m := g.Usable / c.Memory
-	ttft, tpot := g.Judgements(c, t)
-	for _, j := range []*sim.Judgement{ttft, tpot} {
-		if j != nil {
-			m = math.Min(m, j.MarginLo)
-		}
-	}
-	return m
+	ttft, tpot := g.Judge(c, t) // without a target, an infinite margin
+	return math.Min(m, math.Min(ttft.MarginLo, tpot.MarginLo))
 }
 
 // Speed is the group's decode rate per sequence at the reference point,
@@ -343,9 +338,9 @@ type ParetoPoint struct {
 // on both published quality and decode speed (among those that fit at
 // the reference point and have a published quality figure).
 func (r *Result) Pareto() []ParetoPoint {
-	var out []ParetoPoint
+	var out, ps []ParetoPoint
 	for _, p := range r.Pairs {
-		var ps []ParetoPoint
+		ps = ps[:0]
 		for _, i := range p.Groups {
 			g := &r.Groups[i]
 			if !g.Reference.Fits || !g.Quality.Known {
@@ -353,7 +348,7 @@ func (r *Result) Pareto() []ParetoPoint {
 			}
 			ps = append(ps, ParetoPoint{g.Device, g.Engine, g.Model, g.Weights, g.BPW, loss(g), g.Quality, g.Speed()})
 		}
-		var front []ParetoPoint
+		front := len(out)
 		for i, a := range ps {
 			dominated := false
 			for j, b := range ps {
@@ -363,11 +358,11 @@ func (r *Result) Pareto() []ParetoPoint {
 				}
 			}
 			if !dominated {
-				front = append(front, a)
+				out = append(out, a)
 			}
 		}
-		sort.SliceStable(front, func(i, j int) bool { return front[i].Loss < front[j].Loss })
-		out = append(out, front...)
+		f := out[front:]
+		sort.SliceStable(f, func(i, j int) bool { return f[i].Loss < f[j].Loss })
 	}
 	return out
 }

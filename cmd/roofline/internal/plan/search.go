@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"sort"
-	"strings"
+	"sync"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
@@ -64,6 +64,52 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 	if len(s.batches) == 0 {
 		return nil, fmt.Errorf("no batch size left: every --batch is below --min-batch %d", sp.MinBatch)
 	}
+	pairs := map[[2]string]int{}
+	for _, d := range sp.Devices {
+		for _, m := range sp.Models {
+			pairs[[2]string{d.Name, m.Name}] = len(s.pairs)
+			s.pairs = append(s.pairs, Pair{Device: d.Name, Model: m.Name})
+		}
+	}
+	// Choosing runtimes and pricing models takes as long as evaluating
+	// them: the devices are resolved in two halves, one per core, each
+	// with its own cache of costs, and joined in order.
+	half := (len(sp.Devices) + 1) / 2
+	var jobs [2][]job
+	var skipped [2][]string
+	var errs [2]error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		jobs[1], skipped[1], errs[1] = s.resolve(sp.Devices[half:], pairs)
+	}()
+	jobs[0], skipped[0], errs[0] = s.resolve(sp.Devices[:half], pairs)
+	wg.Wait()
+	for i := range errs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+	}
+	s.jobs = append(jobs[0], jobs[1]...)
+	s.skipped = append(skipped[0], skipped[1]...)
+	sort.Strings(s.skipped)
+	s.skipped = dedupe(s.skipped)
+	return s, nil
+}
+
+// groupKey names a group: a device engine running a model in one format
+// under one runtime.
+type groupKey struct {
+	device, engine, runtime, model, weights, kv string
+}
+
+// resolve chooses, for each device engine, model and format asked, the
+// runtime that runs it, and prices the model: the groups to evaluate, and
+// the combinations skipped with the reason. pairs indexes device and model
+// pairs; it is only read.
+func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([]job, []string, error) {
+	sp := s.space
 	// Each model is priced once per format and layout, without its list
 	// of tensors (resolve.NewSumCosts).
 	costs := resolve.NewSumCosts()
@@ -86,15 +132,10 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 		return l
 	}
 	runtimeNames, weightNames, kvs := one(sp.Runtimes), one(sp.Weights), one(sp.KV)
-	seen := map[string]bool{}
-	pairs := map[[2]string]int{}
-	for _, d := range sp.Devices {
-		for _, m := range sp.Models {
-			pairs[[2]string{d.Name, m.Name}] = len(s.pairs)
-			s.pairs = append(s.pairs, Pair{Device: d.Name, Model: m.Name})
-		}
-	}
-	for _, d := range sp.Devices {
+	var jobs []job
+	var skipped []string
+	seen := map[groupKey]bool{}
+	for _, d := range devices {
 		engines := sp.Engines
 		if len(engines) == 0 {
 			engines = d.EngineNames()
@@ -111,37 +152,35 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 							if err != nil {
 								var ue *runtimes.UnsupportedError
 								if errors.As(err, &ue) || w != "" || rn != "" {
-									s.skipped = append(s.skipped, fmt.Sprintf("%s/%s: %v", d.Name, en, err))
+									skipped = append(skipped, fmt.Sprintf("%s/%s: %v", d.Name, en, err))
 								}
 								continue // no runtime for this engine and the defaults
 							}
-							key := strings.Join([]string{d.Name, ch.Engine.Name, ch.Runtime.Name, m.Name, ch.Weights.Name, ch.KV}, "|")
+							key := groupKey{d.Name, ch.Engine.Name, ch.Runtime.Name, m.Name, ch.Weights.Name, ch.KV}
 							if seen[key] {
 								continue
 							}
 							seen[key] = true
 							c, err := costs.Cost(m, ch.Weights, ch.KV, ch.Runtime)
 							if err != nil {
-								return nil, err
+								return nil, nil, err
 							}
 							if _, _, ok := ch.Runtime.Precision(c.Weights, ch.Engine); !ok {
-								s.skipped = append(s.skipped, fmt.Sprintf("%s/%s cannot run %s", d.Name, en, ch.Weights.Name))
+								skipped = append(skipped, fmt.Sprintf("%s/%s cannot run %s", d.Name, en, ch.Weights.Name))
 								continue
 							}
 							q, err := quality(ch.Weights.Name)
 							if err != nil {
-								return nil, err
+								return nil, nil, err
 							}
-							s.jobs = append(s.jobs, job{d, ch.Engine, ch.Runtime, c, ch.KV, q, pairs[[2]string{d.Name, m.Name}]})
+							jobs = append(jobs, job{d, ch.Engine, ch.Runtime, c, ch.KV, q, pairs[[2]string{d.Name, m.Name}]})
 						}
 					}
 				}
 			}
 		}
 	}
-	sort.Strings(s.skipped)
-	s.skipped = dedupe(s.skipped)
-	return s, nil
+	return jobs, skipped, nil
 }
 
 // Groups is how many groups the search evaluates.
@@ -294,15 +333,20 @@ func (s *Search) runGroup(j *job, g *Group, buf []sim.Config) ([]sim.Config, err
 // Judgements hold a configuration's latencies against the targets at
 // their confidence (sim.Judge); nil without a target.
 func (g *Group) Judgements(c sim.Config, t sim.Targets) (ttft, tpot *sim.Judgement) {
+	a, b := g.Judge(c, t)
 	if t.TTFT > 0 {
-		j := sim.JudgeWithin(c.TTFT, t.TTFT, g.ttftLo, g.ttftHi)
-		ttft = &j
+		ttft = &a
 	}
 	if t.TPOT > 0 {
-		j := sim.JudgeWithin(c.TPOT, t.TPOT, g.tpotLo, g.tpotHi)
-		tpot = &j
+		tpot = &b
 	}
 	return ttft, tpot
+}
+
+// Judge is Judgements by value, for writers of millions of rows: without
+// a target the judgement meets with infinite margins.
+func (g *Group) Judge(c sim.Config, t sim.Targets) (ttft, tpot sim.Judgement) {
+	return sim.JudgeWithin(c.TTFT, t.TTFT, g.ttftLo, g.ttftHi), sim.JudgeWithin(c.TPOT, t.TPOT, g.tpotLo, g.tpotHi)
 }
 
 // Setup rebuilds the group's setup, for questions the plan answers only

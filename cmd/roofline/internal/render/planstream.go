@@ -78,12 +78,24 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 	if n > 0 {
 		buf = append(buf, "\n  "...)
 	}
-	buf = append(buf, "],\n  \"best\": "...)
-	// What follows is a few rows per group at most: the choices and the
-	// frontier are encoded whole, the limits row by row.
-	sum := newPlanSummaryJSON(p, false)
-	buf = appendIndentedJSON(buf, sum.Best)
-	buf = append(buf, ",\n  \"limits\": ["...)
+	buf = append(buf, "],\n  \"best\": ["...)
+	// What follows is a row per group at most, appended as the
+	// configurations are; what is left is small enough for encoding/json.
+	n = 0
+	for i, ch := range p.Shown.Choices {
+		if ch.Group == nil {
+			continue
+		}
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		n++
+		buf = appendChoiceJSON(buf, ch, p.Chats[i], t, conf)
+	}
+	if n > 0 {
+		buf = append(buf, "\n  "...)
+	}
+	buf = append(buf, "],\n  \"limits\": ["...)
 	for i := range p.Groups {
 		if i > 0 {
 			buf = append(buf, ',')
@@ -99,21 +111,81 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 	if len(p.Groups) > 0 {
 		buf = append(buf, "\n  "...)
 	}
-	buf = append(buf, "],\n  \"pareto\": "...)
-	buf = appendIndentedJSON(buf, sum.Pareto)
+	buf = append(buf, "],\n  \"pareto\": ["...)
+	for i, q := range p.Pareto {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"bits_per_weight\": "...)
+		buf = appendJSONFloat(buf, q.BPW)
+		buf = append(buf, ",\n      \"quality_loss\": "...)
+		buf = appendJSONFloat(buf, q.Loss)
+		buf = append(buf, ",\n      \"decode_tokens_per_s\": "...)
+		buf = appendJSONFloat(buf, q.TokensPerS)
+		for _, kv := range [...][2]string{{"engine", q.Engine}, {"hardware", q.Device}, {"model", q.Model}, {"weights", q.Weights}} {
+			buf = append(buf, ",\n      \""...)
+			buf = append(buf, kv[0]...)
+			buf = append(buf, "\": "...)
+			buf = appendJSONString(buf, kv[1])
+		}
+		buf = append(buf, "\n    }"...)
+	}
+	if len(p.Pareto) > 0 {
+		buf = append(buf, "\n  "...)
+	}
+	buf = append(buf, ']')
 	buf = append(buf, ",\n  \"skipped\": "...)
-	buf = appendIndentedJSON(buf, sum.Skipped)
+	skipped := p.Skipped
+	if skipped == nil {
+		skipped = []string{}
+	}
+	buf = appendIndentedJSON(buf, skipped)
 	buf = append(buf, ",\n  \"ranked_by\": "...)
-	buf = appendJSONString(buf, sum.RankedBy)
+	buf = appendJSONString(buf, p.Rank.String())
 	buf = append(buf, ",\n  \"quality_tolerance\": "...)
-	buf = appendJSONFloat(buf, sum.Tolerance)
+	buf = appendJSONFloat(buf, p.Tolerance)
 	buf = append(buf, ",\n  \"configurations\": "...)
-	buf = strconv.AppendInt(buf, int64(sum.Evaluated), 10)
+	buf = strconv.AppendInt(buf, int64(p.Evaluated), 10)
 	buf = append(buf, ",\n  \"configurations_meeting_targets\": "...)
-	buf = strconv.AppendInt(buf, int64(sum.Meeting), 10)
+	buf = strconv.AppendInt(buf, int64(p.Meeting), 10)
 	buf = append(buf, "\n}\n"...)
 	_, err = w.Write(buf)
 	return err
+}
+
+// appendChoiceJSON writes a ranked configuration's PlanChoiceJSON.
+func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, t sim.Targets, conf float64) []byte {
+	g := ch.Group
+	b = append(b, "\n    {\n      \"place\": "...)
+	b = strconv.AppendInt(b, int64(ch.Place), 10)
+	b = append(b, ',')
+	b = appendGroupJSON(b, g)
+	b = appendConfigJSON(b, g, ch.Config, t, conf)
+	metric, loss := qualityMetric(g.Quality)
+	b = append(b, ",\n      \"quality_loss\": "...)
+	if loss == nil {
+		b = append(b, "null"...)
+	} else {
+		b = appendJSONFloat(b, *loss)
+	}
+	b = append(b, ",\n      \"quality_metric\": "...)
+	b = appendJSONString(b, metric)
+	b = append(b, ",\n      \"equal_quality\": "...)
+	b = strconv.AppendBool(b, ch.EqualQuality)
+	b = append(b, ",\n      \"decode_tokens_per_s\": "...)
+	b = appendJSONFloat(b, g.Speed())
+	for _, kv := range []struct {
+		k string
+		v int
+	}{{"max_concurrent", cl.Meeting}, {"max_concurrent_fit", cl.Fit}, {"concurrent_context", cl.Context}} {
+		b = append(b, ",\n      \""...)
+		b = append(b, kv.k...)
+		b = append(b, "\": "...)
+		b = strconv.AppendInt(b, int64(kv.v), 10)
+	}
+	b = append(b, ",\n      \"concurrent_fails\": "...)
+	b = appendJSONString(b, cl.Fails.String())
+	return append(b, "\n    }"...)
 }
 
 // appendIndentedJSON writes v as WriteJSON writes a value one level deep.
@@ -200,18 +272,18 @@ func appendConfigJSON(b []byte, g *plan.Group, c sim.Config, t sim.Targets, conf
 	if c.Limit != sim.LimitNone {
 		b = num(b, ",\n      \"excess\": ", c.Excess)
 	}
-	ttft, tpot := g.Judgements(c, t)
-	if ttft != nil {
+	ttft, tpot := g.Judge(c, t)
+	if t.TTFT > 0 {
 		b = num(b, ",\n      \"ttft_margin\": ", ttft.Margin-1)
 	}
-	if tpot != nil {
+	if t.TPOT > 0 {
 		b = num(b, ",\n      \"tpot_margin\": ", tpot.Margin-1)
 	}
-	if ttft != nil {
+	if t.TTFT > 0 {
 		b = num(b, ",\n      \"ttft_margin_low\": ", ttft.MarginLo-1)
 		b = num(b, ",\n      \"ttft_margin_high\": ", ttft.MarginHi-1)
 	}
-	if tpot != nil {
+	if t.TPOT > 0 {
 		b = num(b, ",\n      \"tpot_margin_low\": ", tpot.MarginLo-1)
 		b = num(b, ",\n      \"tpot_margin_high\": ", tpot.MarginHi-1)
 	}

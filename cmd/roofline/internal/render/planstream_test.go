@@ -13,10 +13,11 @@ import (
 // planRequests are plans whose streams are checked against the JSON and
 // CSV built in memory: margins with and without targets, a throughput
 // floor (excess on every configuration), configurations that do not fit,
-// several batches, and the feasible-only filter.
+// several batches, a format of unknown quality (mlx-q4, quality_loss
+// null), and the feasible-only filter.
 func planRequests() map[string]app.PlanRequest {
-	base := app.PlanRequest{Devices: []string{"jetson-orin-nano-super-8gb", "rk3588"}, Models: []string{"llama-3.2-3b", "qwen2.5-1.5b"},
-		Weights: []string{"q4_k_m", "w8a8", "f32"}, Contexts: []int{2048, 8192, 32768}, Batches: []int{1, 4}, Prompt: 200, Output: 100,
+	base := app.PlanRequest{Devices: []string{"jetson-orin-nano-super-8gb", "rk3588", "apple-m2"}, Models: []string{"llama-3.2-3b", "qwen2.5-1.5b"},
+		Weights: []string{"q4_k_m", "w8a8", "f32", "mlx-q4"}, Contexts: []int{2048, 8192, 32768}, Batches: []int{1, 4}, Prompt: 200, Output: 100,
 		UBatch: 512, MinBatch: 1, Options: sim.DefaultOptions, Targets: sim.Targets{TTFT: 1, TPOT: 0.2, Headroom: 0.1}}
 	noTargets := base
 	noTargets.Targets = sim.Targets{}
