@@ -104,11 +104,16 @@ func reportAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "roofline: [%d] %s\n", steps, step)
 		}
 	}
-	rep, err := study.Run(env, st, progress)
+	w, err := render.NewReport(dir, st, appVersion(), opts.Command)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	rep, err := study.Run(env, st, progress, w.Group)
 	if err != nil {
 		return flagged(err)
 	}
-	n, err := render.Report(dir, rep, appVersion(), opts.Command)
+	n, err := w.Write(rep)
 	if err != nil {
 		return err
 	}

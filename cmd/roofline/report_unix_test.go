@@ -81,10 +81,12 @@ func TestReportInterrupted(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			// Signal it while it writes its results, report.md done.
+			// Signal it while it writes its results (the plan's
+			// configurations stream in as the search runs).
 			var partial string
 			for deadline := time.Now().Add(time.Minute); partial == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-				if m, _ := filepath.Glob(filepath.Join(dir, ".out.partial-*", "report.md")); len(m) > 0 {
+				m, _ := filepath.Glob(filepath.Join(dir, ".out.partial-*", "results.json"))
+				if fi, err := os.Stat(first(m)); err == nil && fi.Size() > 1<<20 {
 					partial = filepath.Dir(m[0])
 				}
 			}
@@ -109,4 +111,11 @@ func TestReportInterrupted(t *testing.T) {
 			}
 		})
 	}
+}
+
+func first(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return l[0]
 }

@@ -229,7 +229,7 @@ func (d *Dir) writeMarker(b *building) error {
 
 // Create opens the file rel (slash-separated, inside the directory) for
 // writing, with mode 0644 and its parent directories 0755.
-func (d *Dir) Create(rel string) (*os.File, error) {
+func (d *Dir) Create(rel string) (io.WriteCloser, error) {
 	rel = filepath.ToSlash(filepath.Clean(rel))
 	if filepath.IsAbs(rel) || rel == "." || strings.HasPrefix(rel, "../") || rel == MarkerName {
 		return nil, fmt.Errorf("%s: not a file name inside the output directory", rel)

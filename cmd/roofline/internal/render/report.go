@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/hardware"
@@ -39,11 +41,13 @@ type ReportJSON struct {
 	Notes       []string         `json:"notes"`
 }
 
+// reportPlan is the plan in results.json; its configurations are written
+// as the search evaluates them, the counts after them.
 type reportPlan struct {
+	Configs  []PlanConfigJSON `json:"configs"`
 	Command  string           `json:"command"`
 	Feasible int              `json:"feasible_configurations"`
 	Total    int              `json:"configurations"`
-	Configs  []PlanConfigJSON `json:"configs"`
 	Best     []PlanChoiceJSON `json:"best"`
 	Limits   []PlanLimitsJSON `json:"limits"`
 	Skipped  []string         `json:"skipped"`
@@ -111,20 +115,117 @@ type report struct {
 }
 
 // Files is where a report goes: a directory being built
-// (atomicfile.Dir), written file by file.
+// (atomicfile.Dir).
 type Files interface {
 	WriteFile(rel string, data []byte) error
 	WriteWith(rel string, write func(io.Writer) error) error
+	Create(rel string) (io.WriteCloser, error)
 }
 
-// Report writes a study's report into out: report.md, report.html,
-// results.json, results.csv and every figure as plots/KIND.svg and .png.
-// version and command say what made it. A figure that cannot be drawn is
-// an error only when the study asked for it. It returns the number of
-// figures written. The plan's configurations, as many as the product of
-// the study's lists, are streamed into the results: memory stays flat.
-func Report(out Files, r *study.Report, version, command string) (int, error) {
-	rep := &report{Report: r, version: version, command: command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}, out: out}
+// ReportWriter writes a study's report into a directory being built. Its
+// results go out as the answer comes: the plan's configurations, as many
+// as the product of the study's lists, while the search evaluates them
+// (Group), and everything else once the study is answered (Write), so
+// memory stays flat however large the study.
+type ReportWriter struct {
+	out              Files
+	st               *study.Study
+	version, command string
+	files            []io.WriteCloser
+	json             *jsonStream
+	top, plan        *jsonObject
+	configs          *jsonArray
+	csv              *csv.Writer
+	csvBuf           *bufio.Writer
+}
+
+// NewReport starts the report of study st in out: version and command say
+// what makes it. Close it when done.
+func NewReport(out Files, st *study.Study, version, command string) (*ReportWriter, error) {
+	w := &ReportWriter{out: out, st: st, version: version, command: command}
+	jf, err := out.Create("results.json")
+	if err != nil {
+		return nil, err
+	}
+	w.files = append(w.files, jf)
+	cf, err := out.Create("results.csv")
+	if err != nil {
+		w.Close()
+		return nil, err
+	}
+	w.files = append(w.files, cf)
+	w.json = newJSONStream(jf)
+	w.top = w.json.object("")
+	w.top.fields(w.head(), "", "plan")
+	w.top.key("plan")
+	w.plan = w.json.object(w.top.inner())
+	w.plan.key("configs")
+	w.configs = w.json.array(w.plan.inner())
+	w.csvBuf = bufio.NewWriterSize(cf, 1<<16)
+	w.csv = csv.NewWriter(w.csvBuf)
+	w.csv.Write([]string{"section", "hardware", "engine", "model", "weights", "kv", "context", "batch", "metric", "value", "unit"})
+	return w, nil
+}
+
+// head is what results.json says before the plan.
+func (w *ReportWriter) head() *ReportJSON {
+	st := w.st
+	return &ReportJSON{Version: w.version, Command: w.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
+		Workload: st.Workload, Targets: st.Targets}
+}
+
+// Group writes one evaluated group of the plan's configurations into the
+// results; the search hands each on (app.Plan.Run) and forgets it.
+func (w *ReportWriter) Group(g *plan.Group) error {
+	t := w.st.Targets.Read
+	for _, c := range g.Configs {
+		if err := w.configs.elem(newPlanConfigJSON(g, c, t)); err != nil {
+			return err
+		}
+		for _, x := range []struct {
+			m    string
+			v    float64
+			unit string
+		}{{"ttft", c.TTFT, "s"}, {"tpot", c.TPOT, "s"}, {"throughput", c.Throughput, "tokens/s"}, {"memory", c.Memory, "B"},
+			{"usable_memory", g.Usable, "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
+			w.row("plan", g.Device, g.Engine, g.Model, g.Weights, g.KV, c.Context, c.Batch, x.m, x.v, x.unit)
+		}
+	}
+	return w.csv.Error()
+}
+
+// row is one value of results.csv, in SI units; NaN is left out.
+func (w *ReportWriter) row(section, hw, eng, m, wt, kv string, ctx, batch int, metric string, v float64, unit string) {
+	if !math.IsNaN(v) {
+		w.csv.Write([]string{section, hw, eng, m, wt, kv, strconv.Itoa(ctx), strconv.Itoa(batch), metric, strconv.FormatFloat(v, 'g', 10, 64), unit})
+	}
+}
+
+func b2f(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// Close closes the results files (Write does; an error path must).
+func (w *ReportWriter) Close() error {
+	var errs []error
+	for _, f := range w.files {
+		errs = append(errs, f.Close())
+	}
+	w.files = nil
+	return errors.Join(errs...)
+}
+
+// Write finishes the report of r, the study's answers (whose plan handed
+// its groups to Group): the rest of the results, report.md, report.html
+// and every figure as plots/KIND.svg and .png. A figure that cannot be
+// drawn is an error only when the study asked for it. It returns the
+// number of figures written.
+func (w *ReportWriter) Write(r *study.Report) (int, error) {
+	defer w.Close()
+	rep := &report{Report: r, version: w.version, command: w.command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}, out: w.out}
 	for _, f := range r.Figures {
 		if err := rep.draw(f); err != nil {
 			if len(r.Study.Plots) == 0 {
@@ -135,17 +236,25 @@ func Report(out Files, r *study.Report, version, command string) (int, error) {
 		}
 	}
 	data := rep.data()
+	// The rest of results.json and results.csv.
+	w.configs.close()
+	w.plan.fields(&data.Plan, "command", "")
+	w.plan.close()
+	w.top.fields(data, "predictions", "")
+	w.top.close()
+	if err := w.json.flush(); err != nil {
+		return 0, err
+	}
+	rep.writeResultsCSV(w, data)
+	w.csv.Flush()
+	if err := errors.Join(w.csv.Error(), w.csvBuf.Flush(), w.Close()); err != nil {
+		return 0, err
+	}
 	doc := rep.doc(data)
-	if err := out.WriteWith("report.md", doc.WriteMarkdownDocument); err != nil {
+	if err := w.out.WriteWith("report.md", doc.WriteMarkdownDocument); err != nil {
 		return 0, err
 	}
-	if err := out.WriteWith("report.html", func(w io.Writer) error { return doc.WriteHTMLDocument(w, r.Study.Title) }); err != nil {
-		return 0, err
-	}
-	if err := out.WriteWith("results.json", func(w io.Writer) error { return rep.writeResultsJSON(w, data) }); err != nil {
-		return 0, err
-	}
-	if err := out.WriteWith("results.csv", func(w io.Writer) error { return rep.writeResultsCSV(w, data) }); err != nil {
+	if err := w.out.WriteWith("report.html", func(o io.Writer) error { return doc.WriteHTMLDocument(o, r.Study.Title) }); err != nil {
 		return 0, err
 	}
 	return len(rep.figures), nil
@@ -188,16 +297,7 @@ func (rep *report) data() *ReportJSON {
 		Workload: st.Workload, Targets: st.Targets, Notes: rep.Notes}
 	p := rep.Plan
 	sum := newPlanSummaryJSON(p, true)
-	r.Plan = reportPlan{Command: rep.cmds.plan(), Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
-	for gi := range p.Groups {
-		g := &p.Groups[gi]
-		r.Plan.Total += len(g.Configs)
-		for _, c := range g.Configs {
-			if c.Feasible {
-				r.Plan.Feasible++
-			}
-		}
-	}
+	r.Plan = reportPlan{Command: rep.cmds.plan(), Feasible: p.Meeting, Total: p.Evaluated, Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
 	for _, p := range rep.Predictions {
 		r.Predictions = append(r.Predictions, reportPredict{Command: rep.cmds.predict(p.Request), Result: NewPredictJSON(p.Prediction)})
 	}
@@ -455,47 +555,19 @@ func runLabel(run ComparisonJSON) string {
 	return measured.Run{Test: measured.Test(run.Test), Prompt: run.PromptTokens, Gen: run.GenTokens, Depth: run.Depth, Batch: run.Batch}.TestName()
 }
 
-// writeResultsCSV streams every number of the report in long form, one
-// row per value, in SI units.
-func (rep *report) writeResultsCSV(w io.Writer, r *ReportJSON) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
-	cw := csv.NewWriter(bw)
-	cw.Write([]string{"section", "hardware", "engine", "model", "weights", "kv", "context", "batch", "metric", "value", "unit"})
-	row := func(section, hw, eng, m, wt, kv string, ctx, batch int, metric string, v float64, unit string) {
-		if !math.IsNaN(v) {
-			cw.Write([]string{section, hw, eng, m, wt, kv, strconv.Itoa(ctx), strconv.Itoa(batch), metric, strconv.FormatFloat(v, 'g', 10, 64), unit})
-		}
-	}
-	b2f := func(v bool) float64 {
-		if v {
-			return 1
-		}
-		return 0
-	}
-	p := rep.Plan
-	for gi := range p.Groups {
-		g := &p.Groups[gi]
-		for _, c := range g.Configs {
-			for _, x := range []struct {
-				m    string
-				v    float64
-				unit string
-			}{{"ttft", c.TTFT, "s"}, {"tpot", c.TPOT, "s"}, {"throughput", c.Throughput, "tokens/s"}, {"memory", c.Memory, "B"},
-				{"usable_memory", g.Usable, "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
-				row("plan", g.Device, g.Engine, g.Model, g.Weights, g.KV, c.Context, c.Batch, x.m, x.v, x.unit)
-			}
-		}
-	}
+// writeResultsCSV writes the rows of results.csv after the plan's: the
+// limits, predictions and measured runs.
+func (rep *report) writeResultsCSV(w *ReportWriter, r *ReportJSON) {
 	for _, l := range r.Plan.Limits {
 		for _, x := range []struct {
 			m string
 			v *int
 		}{{"max_context_fit", l.MaxContextFit}, {"max_context_tpot", l.MaxContextTPOT}, {"max_prompt_ttft", l.MaxPromptTTFT}} {
 			if x.v != nil {
-				row("limits", l.Hardware, l.Engine, l.Model, l.Weights, l.KV, 0, l.Batch, x.m, float64(*x.v), "tokens")
+				w.row("limits", l.Hardware, l.Engine, l.Model, l.Weights, l.KV, 0, l.Batch, x.m, float64(*x.v), "tokens")
 			}
 		}
-		row("limits", l.Hardware, l.Engine, l.Model, l.Weights, l.KV, 0, l.Batch, "max_batch_fit", float64(l.MaxBatchFit), "sequences")
+		w.row("limits", l.Hardware, l.Engine, l.Model, l.Weights, l.KV, 0, l.Batch, "max_batch_fit", float64(l.MaxBatchFit), "sequences")
 	}
 	for _, p := range rep.Predictions {
 		x, in := p.Result, p.Result.Inputs
@@ -508,7 +580,7 @@ func (rep *report) writeResultsCSV(w io.Writer, r *ReportJSON) error {
 			{"decode_tokens_per_s", x.DecodeTokensPerS, "tokens/s"}, {"memory", x.Memory.Total, "B"}, {"usable_memory", x.Memory.Usable, "B"},
 			{"fits", b2f(x.Memory.Fits), "bool"}, {"peak", in.Peak, "FLOP/s"}, {"bandwidth", in.Bandwidth, "B/s"},
 			{"bandwidth_efficiency", in.Efficiency.Bandwidth, ""}, {"compute_efficiency", in.Efficiency.ComputeMax, ""}} {
-			row("predict", in.Device, in.Engine, in.Model, in.Weights, in.KV, wl.Context(), wl.Batch, v.m, v.v, v.unit)
+			w.row("predict", in.Device, in.Engine, in.Model, in.Weights, in.KV, wl.Context(), wl.Batch, v.m, v.v, v.unit)
 		}
 	}
 	for _, m := range r.Measured {
@@ -520,13 +592,8 @@ func (rep *report) writeResultsCSV(w io.Writer, r *ReportJSON) error {
 				unit string
 			}{{"measured", run.MeasuredTokensPerS, "tokens/s"}, {"predicted", run.PredictedTokensPerS, "tokens/s"}, {"bound", run.BoundTokensPerS, "tokens/s"},
 				{"mbu", run.MBU, ""}, {"mfu", run.MFU, ""}} {
-				row("measured "+run.Source+" "+runLabel(run), run.Hardware, run.Engine, run.Model, run.Weights, run.KV, ctx, run.Batch, v.m, v.v, v.unit)
+				w.row("measured "+run.Source+" "+runLabel(run), run.Hardware, run.Engine, run.Model, run.Weights, run.KV, ctx, run.Batch, v.m, v.v, v.unit)
 			}
 		}
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
-		return err
-	}
-	return bw.Flush()
 }

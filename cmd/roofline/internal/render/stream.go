@@ -12,17 +12,15 @@ import (
 	"github.com/roofline/roofline/safeio"
 )
 
-// A report's results.json and results.csv hold every configuration of the
-// plan, which grows as the product of devices, models, formats, contexts
-// and batches. They are written here one value at a time, so memory stays
-// flat however many configurations there are.
-
 // jsonStream writes a JSON document as json.MarshalIndent (indent two
-// spaces) would, with some arrays supplied one element at a time.
+// spaces) would, in pieces: objects field by field and arrays element by
+// element, so a document larger than memory can be written.
 type jsonStream struct {
 	w   *bufio.Writer
 	err error
 }
+
+func newJSONStream(w io.Writer) *jsonStream { return &jsonStream{w: bufio.NewWriterSize(w, 1<<16)} }
 
 func (j *jsonStream) raw(s string) {
 	if j.err == nil {
@@ -48,37 +46,50 @@ func (j *jsonStream) value(prefix string, v any) {
 	_, j.err = j.w.Write(b)
 }
 
-// elems writes an array whose elements each yields, at prefix.
-func elems[T any](j *jsonStream, prefix string, each func(yield func(T) error) error) {
-	n := 0
-	err := each(func(v T) error {
-		if n == 0 {
-			j.raw("[\n" + prefix + "  ")
-		} else {
-			j.raw(",\n" + prefix + "  ")
-		}
-		n++
-		j.value(prefix+"  ", v)
+// flush ends the document.
+func (j *jsonStream) flush() error {
+	j.raw("\n")
+	if j.err != nil {
 		return j.err
-	})
-	if j.err == nil {
-		j.err = err
 	}
-	if n == 0 {
-		j.raw("[]")
-	} else {
-		j.raw("\n" + prefix + "]")
-	}
+	return j.w.Flush()
 }
 
-// object writes struct v (a struct or a pointer to one) field by field in
-// the order and with the keys of its json tags; streamed names fields
-// written by a function instead of from their value.
-func (j *jsonStream) object(prefix string, v any, streamed map[string]func(prefix string)) {
+// jsonObject is an object being written.
+type jsonObject struct {
+	j      *jsonStream
+	prefix string
+	n      int
+}
+
+func (j *jsonStream) object(prefix string) *jsonObject {
+	j.raw("{")
+	return &jsonObject{j: j, prefix: prefix}
+}
+
+// key starts the field k; its value follows at o.inner().
+func (o *jsonObject) key(k string) {
+	if o.n > 0 {
+		o.j.raw(",")
+	}
+	o.n++
+	o.j.raw(fmt.Sprintf("\n%s  %q: ", o.prefix, k))
+}
+
+func (o *jsonObject) inner() string { return o.prefix + "  " }
+
+func (o *jsonObject) field(k string, v any) {
+	o.key(k)
+	o.j.value(o.inner(), v)
+}
+
+// fields writes the fields of struct v (or a pointer to one) in the order
+// and with the keys of its json tags, from the field keyed from (the first
+// when "") up to, not including, the one keyed to (the last when "").
+func (o *jsonObject) fields(v any, from, to string) {
 	rv := reflect.Indirect(reflect.ValueOf(v))
 	rt := rv.Type()
-	j.raw("{")
-	first := true
+	on := from == ""
 	for i := range rt.NumField() {
 		f := rt.Field(i)
 		key, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -88,57 +99,52 @@ func (j *jsonStream) object(prefix string, v any, streamed map[string]func(prefi
 		if key == "" {
 			key = f.Name
 		}
+		if key == to && to != "" {
+			return
+		}
+		if key == from {
+			on = true
+		}
 		fv := rv.Field(i)
-		if strings.Contains(opts, "omitempty") && fv.IsZero() {
+		if !on || strings.Contains(opts, "omitempty") && fv.IsZero() {
 			continue
 		}
-		if !first {
-			j.raw(",")
-		}
-		first = false
-		j.raw(fmt.Sprintf("\n%s  %q: ", prefix, key))
-		if s, ok := streamed[key]; ok {
-			s(prefix + "  ")
-			continue
-		}
-		j.value(prefix+"  ", fv.Interface())
+		o.field(key, fv.Interface())
 	}
-	if first {
-		j.raw("}")
+}
+
+func (o *jsonObject) close() {
+	if o.n == 0 {
+		o.j.raw("}")
 		return
 	}
-	j.raw("\n" + prefix + "}")
+	o.j.raw("\n" + o.prefix + "}")
 }
 
-// writeResultsJSON streams results.json: r with the plan's
-// configurations taken from the plan one at a time.
-func (rep *report) writeResultsJSON(w io.Writer, r *ReportJSON) error {
-	j := &jsonStream{w: bufio.NewWriterSize(w, 1<<16)}
-	j.object("", r, map[string]func(string){
-		"plan": func(prefix string) {
-			j.object(prefix, &r.Plan, map[string]func(string){
-				"configs": func(prefix string) { elems(j, prefix, rep.planConfigs) },
-			})
-		},
-	})
-	j.raw("\n")
-	if j.err != nil {
-		return j.err
-	}
-	return j.w.Flush()
+// jsonArray is an array being written.
+type jsonArray struct {
+	j      *jsonStream
+	prefix string
+	n      int
 }
 
-// planConfigs yields every configuration of the plan in the JSON
-// vocabulary, building one at a time.
-func (rep *report) planConfigs(yield func(PlanConfigJSON) error) error {
-	p := rep.Plan
-	for gi := range p.Groups {
-		g := &p.Groups[gi]
-		for _, c := range g.Configs {
-			if err := yield(newPlanConfigJSON(g, c, p.Targets)); err != nil {
-				return err
-			}
-		}
+func (j *jsonStream) array(prefix string) *jsonArray { return &jsonArray{j: j, prefix: prefix} }
+
+func (a *jsonArray) elem(v any) error {
+	if a.n == 0 {
+		a.j.raw("[\n" + a.prefix + "  ")
+	} else {
+		a.j.raw(",\n" + a.prefix + "  ")
 	}
-	return nil
+	a.n++
+	a.j.value(a.prefix+"  ", v)
+	return a.j.err
+}
+
+func (a *jsonArray) close() {
+	if a.n == 0 {
+		a.j.raw("[]")
+		return
+	}
+	a.j.raw("\n" + a.prefix + "]")
 }

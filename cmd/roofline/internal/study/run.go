@@ -217,14 +217,19 @@ func (st *Study) workload() sim.Workload {
 // Run answers the study in env, the environment Check returned: the plan,
 // a prediction per planned group, the measured runs beside their
 // predictions, the figures, and the devices and models with their
-// sources. progress hears of each step.
-func Run(env *app.Env, st *Study, progress func(step string)) (*Report, error) {
+// sources. The plan hands each group, with its configurations, to emit as
+// the search evaluates it, then forgets the configurations: a study's
+// results may be far larger than memory. progress hears of each step.
+func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Group) error) (*Report, error) {
 	var err error
 	r := &Report{Study: st, AllowPaths: env.Catalog.DataPaths(), Notes: []string{}}
 
 	// 1. The plan: every configuration against the targets.
 	progress("plan")
-	if r.Plan, err = env.Plan(st.planRequest()); err != nil {
+	if r.Plan, err = env.PlanSearch(st.planRequest()); err != nil {
+		return nil, fmt.Errorf("plan: %w", err)
+	}
+	if err := r.Plan.Run(emit); err != nil {
 		return nil, fmt.Errorf("plan: %w", err)
 	}
 	for _, s := range r.Plan.Skipped {
