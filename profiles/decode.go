@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -129,13 +128,13 @@ type rawCalibration struct {
 	PrefillSigma    float64            `toml:"prefill_sigma"`
 	DecodeDOF       int                `toml:"decode_dof"`
 	PrefillDOF      int                `toml:"prefill_dof"`
-	R2Decode        float64            `toml:"r2_decode"`
-	R2Prefill       float64            `toml:"r2_prefill"`
-	LOODecode       float64            `toml:"loo_mdape_decode"`
-	LOOPrefill      float64            `toml:"loo_mdape_prefill"`
+	R2Decode        *float64           `toml:"r2_decode"`
+	R2Prefill       *float64           `toml:"r2_prefill"`
+	LOODecode       *float64           `toml:"loo_mdape_decode"`
+	LOOPrefill      *float64           `toml:"loo_mdape_prefill"`
 	Prior           string             `toml:"prior"`
-	DecodeShift     float64            `toml:"decode_shift"`
-	PrefillShift    float64            `toml:"prefill_shift"`
+	DecodeShift     *float64           `toml:"decode_shift"`
+	PrefillShift    *float64           `toml:"prefill_shift"`
 }
 
 type rawDevice struct {
@@ -599,8 +598,8 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		FormatBandwidth: c.FormatBandwidth, Cov: c.Covariance,
 		DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma, DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF,
 		Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Build: c.Build, Date: c.Date, Files: c.Files, Formats: c.Formats,
-		MaxBatch: c.MaxBatch, DecodePoints: c.DecodePoints, PrefillPoints: c.PrefillPoints, R2Decode: c.R2Decode, R2Prefill: c.R2Prefill,
-		LOODecode: c.LOODecode, LOOPrefill: c.LOOPrefill, Prior: c.Prior, DecodeShift: c.DecodeShift, PrefillShift: c.PrefillShift}
+		MaxBatch: c.MaxBatch, DecodePoints: c.DecodePoints, PrefillPoints: c.PrefillPoints, R2Decode: orNaN(c.R2Decode), R2Prefill: orNaN(c.R2Prefill),
+		LOODecode: orNaN(c.LOODecode), LOOPrefill: orNaN(c.LOOPrefill), Prior: c.Prior, DecodeShift: orNaN(c.DecodeShift), PrefillShift: orNaN(c.PrefillShift)}
 	for f := range c.FormatBandwidth {
 		if _, err := model.LookupWeightFormat(f); err != nil {
 			d.errorf(f, "engine %s calibration format_bandwidth: %v", engine, err)
@@ -610,6 +609,15 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		d.errorf("calibration", "engine %s: calibration sigmas must not be negative", engine)
 	}
 	return cal
+}
+
+// orNaN is a fit statistic, NaN (undefined) when absent: the encoder
+// leaves out what a fit could not define.
+func orNaN(v *float64) float64 {
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
 }
 
 // orOne is v, or 1 when absent (a share that defaults to no penalty).
@@ -632,14 +640,11 @@ func (d *deviceDecoder) optional(key, engine, v string, dim units.Dimension) flo
 	return x
 }
 
-// parseQuantity reads a profile quantity, which must carry its unit: a
-// bare "1008" is not taken as 1008 B/s.
+// parseQuantity reads a profile quantity, which must carry its unit (a
+// bare "1008" is not taken as 1008 B/s): the parser of the command line's
+// quantity flags.
 func parseQuantity(s string, d units.Dimension) (float64, error) {
-	t := strings.TrimSpace(s)
-	if _, err := strconv.ParseFloat(t, 64); err == nil {
-		return 0, fmt.Errorf("%q has no unit: write the unit, e.g. %s", s, d)
-	}
-	return units.Parse(t, d)
+	return units.ParseQuantity(s, d)
 }
 
 func setStr(dst *string, v string) {

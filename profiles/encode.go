@@ -140,13 +140,20 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	num("prefill_sigma", c.PrefillSigma)
 	integer("decode_dof", c.DecodeDOF)
 	integer("prefill_dof", c.PrefillDOF)
-	num("r2_decode", c.R2Decode)
-	num("r2_prefill", c.R2Prefill)
-	num("loo_mdape_decode", c.LOODecode)
-	num("loo_mdape_prefill", c.LOOPrefill)
+	// A fit statistic is undefined for a phase with too few runs (R² of
+	// one point): it is left out, which decodes back as undefined (NaN).
+	stat := func(k string, v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			num(k, v)
+		}
+	}
+	stat("r2_decode", c.R2Decode)
+	stat("r2_prefill", c.R2Prefill)
+	stat("loo_mdape_decode", c.LOODecode)
+	stat("loo_mdape_prefill", c.LOOPrefill)
 	str("prior", c.Prior)
-	num("decode_shift", c.DecodeShift)
-	num("prefill_shift", c.PrefillShift)
+	stat("decode_shift", c.DecodeShift)
+	stat("prefill_shift", c.PrefillShift)
 	if len(c.FormatBandwidth) > 0 {
 		b.WriteString("[engine.calibration.format_bandwidth]\n")
 		keys := make([]string, 0, len(c.FormatBandwidth))

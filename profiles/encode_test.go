@@ -1,7 +1,9 @@
 package profiles
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 
@@ -67,4 +69,55 @@ func deviceDiff(a, b *hardware.Device) string {
 		}
 	}
 	return ""
+}
+
+// A fit statistic a calibration cannot define (R² of one point, the
+// leave-one-out error and class shift of a phase without runs) is left
+// out of the written profile, never written as nan, which no profile may
+// hold; it reads back as undefined (NaN), the defined ones as written.
+func TestEncodeUndefinedFitStatistics(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := cat.Device("apple-m2-ultra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := *base
+	d.Engines = append([]hardware.Engine(nil), base.Engines...)
+	d.Sources = map[string]string{}
+	for k, v := range base.Sources {
+		d.Sources[k] = v
+	}
+	d.Sources["engine."+d.Engines[0].Name+".calibration"] = "roofline calibrate, two runs"
+	nan := math.NaN()
+	d.Engines[0].Calibration = &hardware.Calibration{Runtime: "llama.cpp", Efficiency: hardware.Efficiency{Bandwidth: 0.87, ComputeMax: 0.7, Attention: 0.2},
+		Device: d.Name, Engine: d.Engines[0].Name, DecodePoints: 1, PrefillPoints: 1,
+		R2Decode: nan, R2Prefill: nan, LOODecode: 0.041, LOOPrefill: nan, DecodeShift: 1.03, PrefillShift: nan}
+	src := EncodeDevice(&d)
+	if bytes.Contains(bytes.ToLower(src), []byte("nan")) {
+		t.Fatalf("the profile holds a nan:\n%s", src)
+	}
+	for _, key := range []string{"r2_decode", "r2_prefill", "loo_mdape_prefill", "prefill_shift"} {
+		if bytes.Contains(src, []byte(key+" =")) {
+			t.Errorf("undefined %s written:\n%s", key, src)
+		}
+	}
+	c := cat.Clone()
+	name, err := c.AddFileBytes("cal.toml", src)
+	if err != nil {
+		t.Fatalf("the profile does not decode: %v\n%s", err, src)
+	}
+	got, err := c.Device(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := got.Engines[0].Calibration
+	if !math.IsNaN(cal.R2Decode) || !math.IsNaN(cal.R2Prefill) || !math.IsNaN(cal.LOOPrefill) || !math.IsNaN(cal.PrefillShift) {
+		t.Errorf("undefined statistics read back as %v %v %v %v, want NaN", cal.R2Decode, cal.R2Prefill, cal.LOOPrefill, cal.PrefillShift)
+	}
+	if cal.LOODecode != 0.041 || cal.DecodeShift != 1.03 {
+		t.Errorf("defined statistics read back as %v %v, want 0.041 1.03", cal.LOODecode, cal.DecodeShift)
+	}
 }

@@ -10,9 +10,12 @@
 // output: the caller chooses which one a figure is shown in.
 //
 // What people type has one parser each, used by the command line and by
-// study and profile files alike: Parse for quantities with a dimension,
-// ParseDuration (a unit is required), ParseTokens and ParseTokenList
-// (k = 1024 tokens), ParseShare (a percentage below 100 %).
+// study and profile files alike: ParseQuantity for quantities with a
+// dimension, whose unit is required (only 0 goes without; Parse also takes
+// a bare number in the base unit, for data files), ParseDuration (a
+// positive ParseQuantity), ParseTokens, ParseTokenCount and ParseTokenList
+// (k = 1024 and M = 1024² tokens, as context lengths are written),
+// ParseShare (a percentage below 100 %).
 //
 // The package also names the arithmetic precisions (fp32, fp16, bf16, fp8,
 // int8, fp4, int4) that connect a weight format to a compute peak.

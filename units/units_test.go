@@ -1,6 +1,7 @@
 package units
 
 import (
+	"errors"
 	"math"
 	"testing"
 )
@@ -115,6 +116,20 @@ func TestTextQuantities(t *testing.T) {
 			t.Errorf("ParseTokens(%q) = %v, %v; want %v", c.in, v, err, c.want)
 		}
 	}
+	// M is 1024² = 1048576: 1M = 1048576, 0.5M = 524288, 16M = 2^24 (the
+	// limit); a count of 0 is ParseTokenCount's (a depth), not ParseTokens'.
+	for _, c := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{{"1M", 1 << 20, true}, {"0.5m", 1 << 19, true}, {"16M", 1 << 24, true}, {"128k", 131072, true}, {" 2K ", 2048, true},
+		{"0", 0, true}, {"0k", 0, true}, {"010", 10, true}, {"1.1k", 0, false}, {"17M", 0, false}, {"-1", 0, false},
+		{"0x10", 0, false}, {"1_000", 0, false}, {"NaN", 0, false}, {"Inf", 0, false}, {"k", 0, false}, {"1Mi", 0, false}, {"", 0, false}} {
+		v, err := ParseTokenCount(c.in)
+		if c.ok != (err == nil) || v != c.want {
+			t.Errorf("ParseTokenCount(%q) = %v, %v; want %v (ok %v)", c.in, v, err, c.want, c.ok)
+		}
+	}
 	if l, err := ParseTokenList("8k, 1k,2k"); err != nil || len(l) != 3 || l[0] != 1024 || l[2] != 8192 {
 		t.Errorf("ParseTokenList: %v %v", l, err)
 	}
@@ -130,8 +145,34 @@ func TestTextQuantities(t *testing.T) {
 	}
 }
 
+// ParseQuantity needs the unit, as profiles do: one rule for every
+// duration, power, size and rate flag.
+func TestParseQuantity(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		dim  Dimension
+		want float64
+		ok   bool
+	}{
+		{"15W", DimPower, 15, true}, {"15 W", DimPower, 15, true}, {"1.5kW", DimPower, 1500, true},
+		{"200ms", DimDuration, 0.2, true}, {"512MiB", DimBytes, 512 << 20, true}, {"90MB/s", DimBandwidth, 90e6, true},
+		{"0", DimBytes, 0, true}, {"0.0", DimPower, 0, true},
+		{"15", DimPower, 0, false}, {"1", DimDuration, 0, false}, {"1024", DimBytes, 0, false}, {"1e9", DimBandwidth, 0, false},
+		{"15s", DimPower, 0, false}, {"NaN W", DimPower, 0, false}, {"", DimPower, 0, false},
+	} {
+		v, err := ParseQuantity(c.in, c.dim)
+		if c.ok != (err == nil) || (c.ok && math.Abs(v-c.want) > 1e-12*c.want) {
+			t.Errorf("ParseQuantity(%q) = %v, %v; want %v (ok %v)", c.in, v, err, c.want, c.ok)
+		}
+	}
+	var nu *NoUnitError
+	if _, err := ParseQuantity("15", DimPower); !errors.As(err, &nu) || nu.Value != "15" {
+		t.Errorf("a bare number: %v, want a *NoUnitError", err)
+	}
+}
+
 func FuzzParseText(f *testing.F) {
-	for _, s := range []string{"1s", "200ms", "4k", "1.5k", "10%", "0", "1e9k", "NaN%", "-0"} {
+	for _, s := range []string{"1s", "200ms", "4k", "1.5k", "1M", "15W", "10%", "0", "1e9k", "NaN%", "-0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -140,6 +181,14 @@ func FuzzParseText(f *testing.F) {
 		}
 		if v, err := ParseTokens(s); err == nil && (v < 1 || v > MaxTokenCount) {
 			t.Errorf("ParseTokens(%q) = %v", s, v)
+		}
+		if v, err := ParseTokenCount(s); err == nil && (v < 0 || v > MaxTokenCount) {
+			t.Errorf("ParseTokenCount(%q) = %v", s, v)
+		}
+		for d := DimBytes; d <= DimPower; d++ {
+			if v, err := ParseQuantity(s, d); err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				t.Errorf("ParseQuantity(%q, %v) = %v", s, d, v)
+			}
 		}
 		if v, err := ParseShare(s); err == nil && !(v >= 0 && v < 1) {
 			t.Errorf("ParseShare(%q) = %v", s, v)
