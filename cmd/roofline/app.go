@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/urfave/cli/v2"
 )
 
@@ -28,7 +29,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if err := unknownCommand(app, args); err != nil {
 		return err
 	}
-	err := app.Run(reorderArgs(app, args))
+	line, notes := reorderArgs(app, args)
+	render.Warn(stderr, notes...)
+	err := app.Run(line)
 	var nf answered
 	if errors.As(err, &nf) {
 		// The answer stands; the status says what it found (exit 3).
@@ -51,6 +54,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Description: "roofline prices a model (built-in, or a TOML profile) on a device (built-in, or a TOML profile)\n" +
 			"with one byte and FLOP account: time to first token, time per output token, memory fit,\n" +
 			"and the share of peak bandwidth and compute a run achieves. Docs: docs/ in the repository.",
+		Metadata:       map[string]any{},
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -58,12 +62,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			return usageErr("%v", suggestFlag(flagError(err), c.App.Flags))
 		},
 		Flags: []cli.Flag{
-			&cli.StringSliceFlag{Name: "profiles", Usage: "also load model and hardware profiles (*.toml) from `DIR`; user profiles override built-in ones of the same name"},
+			&cli.StringSliceFlag{Name: "profiles", EnvVars: []string{"ROOFLINE_PROFILES"}, Usage: "also load model, hardware and runtime profiles (*.toml) from `DIR` (repeatable, or comma-separated); user profiles override built-in ones of the same name; anywhere on the line; environment: ROOFLINE_PROFILES"},
 			&cli.BoolFlag{Name: "allow-paths", Usage: "let measured-run files name models and devices by path or URL, and studies name URLs, which roofline then opens or fetches; by default a measured-run file may only name them"},
 		},
 		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand(), completionCommand(), completeCommand()},
 	}
 	setUsageErrors(app.Commands)
+	setStdinFlags(app.Commands)
 	strictNumbers(app.Commands)
 	return app
 }
@@ -80,46 +85,22 @@ func setUsageErrors(cmds []*cli.Command) {
 	}
 }
 
-// reorderArgs moves flags written after positional arguments in front of
-// them: urfave/cli v2 stops parsing flags at the first positional, so
-// "show model llama-3.1-8b --format json" would otherwise ignore --format.
-func reorderArgs(app *cli.App, args []string) []string {
+// reorderArgs puts a command line in the order urfave/cli v2 parses:
+// global flags, the command words, the command's flags, then the
+// positional arguments (v2 stops parsing flags at the first positional,
+// so "show model llama-3.1-8b --format json" would otherwise ignore
+// --format). A lone "-" is a positional (standard input), never a flag; a
+// global flag written after the command (--profiles) moves before it;
+// the spellings of the last release (renamed) become today's, each with a
+// note returned for stderr. A line whose command word is unknown is left
+// as it is, for the did-you-mean of the command that reads it (plot KIND).
+func reorderArgs(app *cli.App, args []string) ([]string, []string) {
 	if len(args) < 2 {
-		return args
+		return args, nil
 	}
-	out := []string{args[0]}
+	var global, path, fl, pos, notes []string
+	flags, cmds := app.Flags, app.Commands
 	rest := args[1:]
-	flags := app.Flags
-	cmds := app.Commands
-	// Walk the command path, keeping global flags in place.
-	for len(rest) > 0 {
-		tok := rest[0]
-		if strings.HasPrefix(tok, "-") {
-			n := flagArity(flags, tok)
-			out = append(out, rest[:min(n, len(rest))]...)
-			rest = rest[min(n, len(rest)):]
-			continue
-		}
-		var next *cli.Command
-		for _, c := range cmds {
-			if c.HasName(tok) {
-				next = c
-			}
-		}
-		if next == nil {
-			if len(cmds) > 0 {
-				// Not a subcommand where one is expected: the command
-				// reads the word itself (plot KIND) and its flags are
-				// the subcommand's, so leave the line as it is.
-				return args
-			}
-			break
-		}
-		out = append(out, tok)
-		rest = rest[1:]
-		flags, cmds = next.Flags, next.Subcommands
-	}
-	var pos, fl []string
 	for len(rest) > 0 {
 		tok := rest[0]
 		if tok == "--" {
@@ -127,16 +108,72 @@ func reorderArgs(app *cli.App, args []string) []string {
 			break
 		}
 		if strings.HasPrefix(tok, "-") && len(tok) > 1 {
-			n := flagArity(flags, tok)
-			fl = append(fl, rest[:min(n, len(rest))]...)
-			rest = rest[min(n, len(rest)):]
+			tok, note := renamedFlag(flags, tok)
+			if note != "" {
+				notes = append(notes, note)
+			}
+			dst, set := &fl, flags
+			if name := flagName(tok); len(path) == 0 || (findFlag(flags, name) == nil && findFlag(app.Flags, name) != nil) {
+				dst, set = &global, app.Flags
+			}
+			n := min(flagArity(set, tok), len(rest))
+			*dst = append(append(*dst, tok), rest[1:n]...)
+			rest = rest[n:]
+			continue
+		}
+		if len(pos) == 0 && len(cmds) > 0 {
+			next := findCommand(cmds, tok)
+			if next == nil {
+				return args, nil
+			}
+			path = append(path, tok)
+			flags, cmds = next.Flags, next.Subcommands
+			rest = rest[1:]
 			continue
 		}
 		pos = append(pos, tok)
 		rest = rest[1:]
 	}
-	out = append(out, fl...)
-	return append(out, pos...)
+	out := append([]string{args[0]}, global...)
+	out = append(append(out, path...), fl...)
+	return append(out, pos...), notes
+}
+
+// renamed are the flag spellings of the last release that now have
+// another name, kept for one release: each maps to the names that replace
+// it (the first the command has) and the note printed when it is used.
+var renamed = map[string][]struct{ name, note string }{
+	"output": {
+		{"output-tokens", "--output is deprecated and goes in the next release: the tokens to generate are --output-tokens (-n), and -o/--out names an output file in every command"},
+		{"out", "--output is deprecated and goes in the next release: an output file is -o/--out in every command"},
+	},
+	"concurrent": {
+		{"max-chats", "--concurrent is deprecated in chat and goes in the next release: the chats shown are --max-chats, as in plot concurrency"},
+	},
+}
+
+// renamedFlag rewrites a flag token of the last release to today's name
+// when flags have no flag of its old name, with the deprecation note.
+func renamedFlag(flags []cli.Flag, tok string) (string, string) {
+	name, value, hasValue := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+	if findFlag(flags, name) != nil {
+		return tok, ""
+	}
+	for _, r := range renamed[name] {
+		if findFlag(flags, r.name) != nil {
+			if hasValue {
+				return "--" + r.name + "=" + value, r.note
+			}
+			return "--" + r.name, r.note
+		}
+	}
+	return tok, ""
+}
+
+// flagName is the name of a flag token: --name, -name or --name=value.
+func flagName(tok string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+	return name
 }
 
 // flagArity is how many tokens a flag token consumes: 1 for booleans and

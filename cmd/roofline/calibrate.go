@@ -30,7 +30,7 @@ Examples:
   roofline predict --model llama-3.2-3b --hardware orin.toml --weights q4_k_m
   roofline calibrate runs.csv --hardware rtx-4090 --format json`
 
-var calibrateFormats = render.DataFormats
+var calibrateFormats = render.DocFormats
 
 func calibrateCommand() *cli.Command {
 	return &cli.Command{
@@ -46,7 +46,7 @@ func calibrateCommand() *cli.Command {
 			&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT` when the files do not say"},
 			&cli.StringFlag{Name: "flash-attn", Usage: "`on` or off: override the files' flash-attention setting"},
 			&cli.StringFlag{Name: "runtime", Usage: "runtime the runs used (`NAME`, roofline list runtimes); default: from the files"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the calibrated hardware profile to `FILE`"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the calibrated hardware profile to `FILE`"},
 			&cli.StringFlag{Name: "name", Usage: "profile `NAME` for -o; default: DEVICE-calibrated"},
 			&cli.BoolFlag{Name: "force", Usage: "replace the -o file if it exists"},
 			formatFlag(calibrateFormats),
@@ -60,12 +60,12 @@ func calibrateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if out := c.String("output"); out != "" {
+	if out := c.String("out"); out != "" {
 		if err := atomicfile.CheckFile(out, c.Bool("force")); err != nil {
 			return outputErr("-o", err)
 		}
 	}
-	cal, err := env.Calibrate(app.CalibrateRequest{Files: c.Args().Slice(), Name: c.String("name"), Output: c.String("output"),
+	cal, err := env.Calibrate(app.CalibrateRequest{Files: c.Args().Slice(), Name: c.String("name"), Output: c.String("out"),
 		Options: calibrate.Options{Options: o, Date: time.Now().UTC().Format("2006-01-02")}})
 	render.Warn(c.App.ErrWriter, cal.Warnings...)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -55,7 +56,14 @@ func candidates(a *cli.App, words []string) []string {
 		}
 		if strings.HasPrefix(w, "-") && len(w) > 1 && w != "--" {
 			name, _, hasValue := strings.Cut(strings.TrimLeft(w, "-"), "=")
-			if f := findFlag(flags, name); f != nil && !hasValue && takesValue(f) {
+			f := findFlag(flags, name)
+			if f == nil {
+				f = findFlag(a.Flags, name) // a global flag after the command
+			}
+			if f != nil && hasValue && hasName(f, "profiles") {
+				profileDirs = append(profileDirs, strings.SplitN(w, "=", 2)[1])
+			}
+			if f != nil && !hasValue && takesValue(f) {
 				pending = f
 			}
 			continue
@@ -66,6 +74,9 @@ func candidates(a *cli.App, words []string) []string {
 			continue
 		}
 		positionals = append(positionals, w)
+	}
+	if len(profileDirs) == 0 {
+		profileDirs = app.List(os.Getenv("ROOFLINE_PROFILES"))
 	}
 	// --flag=value: complete the value, keeping the prefix.
 	if strings.HasPrefix(cur, "-") && pending == nil {

@@ -43,12 +43,12 @@ Examples:
 func chatCommand() *cli.Command {
 	flags := append(setupFlags(),
 		&cli.IntFlag{Name: "turns", Value: 10, Usage: "turns in the conversation"},
-		&cli.IntFlag{Name: "system-tokens", Value: 500, Usage: "system prompt tokens"},
-		&cli.IntFlag{Name: "user-tokens", Value: 50, Usage: "tokens of each user message"},
-		&cli.IntFlag{Name: "reply-tokens", Value: 150, Usage: "tokens of each reply"},
+		tokensFlag("system-tokens", nil, 500, "system prompt tokens (`N`; k = 1024)"),
+		tokensFlag("user-tokens", nil, 50, "tokens of each user message (`N`)"),
+		tokensFlag("reply-tokens", nil, 150, "tokens of each reply (`N`)"),
 		&cli.StringFlag{Name: "strategy", Value: "all", Usage: "history `STRATEGY`: keep-kv, prefix-cache, recompute or all (side by side)"},
-		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
-		&cli.IntFlag{Name: "concurrent", Value: 8, Usage: "show 1 … `N` concurrent chats (the limits are searched beyond)"},
+		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "tokens per prefill pass (`N`, llama.cpp -ub)"),
+		&cli.IntFlag{Name: "max-chats", Value: 8, Usage: "show 1 … `N` concurrent chats (the limits are searched beyond)"},
 		&cli.StringFlag{Name: "ttft", Value: "1s", Usage: "TTFT target for the concurrency limits (`DURATION`)"},
 		&cli.StringFlag{Name: "tpot", Value: "200ms", Usage: "TPOT target for the concurrency limits (`DURATION`)"},
 	)
@@ -73,7 +73,7 @@ func chatAction(c *cli.Context) error {
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}
-	req := app.ChatRequest{Strategies: sim.Strategies, MaxChats: c.Int("concurrent"),
+	req := app.ChatRequest{Strategies: sim.Strategies, MaxChats: c.Int("max-chats"),
 		Conversation: sim.Conversation{Turns: c.Int("turns"), System: c.Int("system-tokens"), User: c.Int("user-tokens"), Reply: c.Int("reply-tokens"), UBatch: c.Int("ubatch")}}
 	if err := req.Conversation.Validate(); err != nil {
 		return usageErr("%v", err)
@@ -89,7 +89,7 @@ func chatAction(c *cli.Context) error {
 		return err
 	}
 	if req.MaxChats < 1 || req.MaxChats > 4096 {
-		return usageErr("--concurrent %d: want 1 … 4096", req.MaxChats)
+		return usageErr("--max-chats %d: want 1 … 4096", req.MaxChats)
 	}
 	if req.Power, req.Draft, err = extras(c); err != nil {
 		return err

@@ -27,7 +27,7 @@ UHS-I card; Qwen2.5-0.5B as the draft.`,
 	{"Outgrowing the context", `TinyLlama's 2,048-token context holds three turns of 500 tokens after a
 500-token system prompt; from the fourth turn the oldest turns are dropped.`,
 		[]string{"chat", "--model", "tinyllama-1.1b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_0", "--turns", "6",
-			"--user-tokens", "200", "--reply-tokens", "300", "--strategy", "keep-kv", "--concurrent", "4"}},
+			"--user-tokens", "200", "--reply-tokens", "300", "--strategy", "keep-kv", "--max-chats", "4"}},
 }
 
 // TestChatDoc keeps docs/chat.md's worked examples in step with the code
@@ -158,7 +158,7 @@ func TestChatErrors(t *testing.T) {
 		{append(base, "--power", "0W"), 2, "--power"},
 		{append(base, "--battery-wh", "-1"), 2, "--battery-wh"},
 		{append(base, "--storage", "floppy"), 2, `unknown storage "floppy"`},
-		{append(base, "--concurrent", "0"), 2, "--concurrent"},
+		{append(base, "--max-chats", "0"), 2, "--max-chats"},
 		{[]string{"chat", "--model", "llama-3.1-70b", "--hardware", "rk3588-4gb"}, 3, "does not fit on rk3588-4gb"},
 		{append(base, "--tpot", "fast"), 2, "--tpot"},
 		{[]string{"predict", "--model", "llama-3.2-3b", "--hardware", "apple-m3", "--battery-wh", "50"}, 2, "--battery-wh needs a power draw: the gpu engine of apple-m3 has no published power figure"},
@@ -253,7 +253,7 @@ func TestEnergyAgrees(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &ch); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code = runCLI(append([]string{"predict", "--prompt", "50", "--depth", "500", "--output", "150"}, dev...)...)
+	out, errOut, code = runCLI(append([]string{"predict", "--prompt", "50", "--depth", "500", "--output-tokens", "150"}, dev...)...)
 	if code != 0 {
 		t.Fatal(errOut)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,7 +59,33 @@ replaces only a directory roofline wrote that holds nothing else
 (docs/studies.md). An interrupt (Ctrl-C, SIGTERM) removes what was being
 written.
 
-Numbers are decimal: ` + "`--prompt 010`" + ` is ten, and ` + "`0x10`" + `, ` + "`NaN`" + ` or ` + "`Inf`" + ` are refused.
+Input conventions, the same in every command:
+
+- ` + "`-`" + ` reads standard input wherever a file is read, in any position:
+  measured runs (` + "`compare -`" + `, ` + "`calibrate -`" + `, ` + "`plot compare -`" + `, ` + "`--measured -`" + `), a
+  profile (` + "`--model -`" + `, ` + "`--hardware -`" + `, ` + "`--runtime -`" + `, ` + "`--draft -`" + `, ` + "`show model -`" + `: TOML,
+  or a config.json for a model), a study (` + "`report -`" + `). Standard input feeds
+  one input per command line.
+- Flags may come before or after arguments, the global ` + "`--profiles`" + ` and
+  ` + "`--allow-paths`" + ` too; ` + "`--`" + ` ends the flags. ` + "`--profiles`" + ` also comes from the
+  environment: ` + "`ROOFLINE_PROFILES=dir1,dir2`" + `.
+- Numbers are decimal: ` + "`--prompt 010`" + ` is ten, and ` + "`0x10`" + `, ` + "`NaN`" + ` or ` + "`Inf`" + ` are refused.
+- Token counts (` + "`--prompt`" + `, ` + "`--output-tokens`" + `, ` + "`--depth`" + `, ` + "`--ubatch`" + `, ` + "`--context`" + `, the
+  chat and plot token flags, a study's contexts) take ` + "`k`" + ` = 1024 and ` + "`M`" + ` = 1024², as
+  context lengths are written: ` + "`8k`" + ` is 8192, ` + "`128k`" + ` 131072, ` + "`1M`" + ` 1048576, ` + "`1.5k`" + `
+  1536; a count must come out whole.
+- Quantities carry their unit, as in profiles (one parser): durations ` + "`1s`" + `,
+  ` + "`200ms`" + `; power ` + "`15W`" + `; sizes ` + "`512MiB`" + `, ` + "`11.7GB`" + `; rates ` + "`90MB/s`" + `. A bare number
+  other than 0 is refused (is ` + "`--tpot 200`" + ` seconds or milliseconds?). Shares
+  are percentages (` + "`10%`" + `); a flag that names its unit takes a plain number
+  (` + "`--battery-wh 50`" + `, ` + "`--min-throughput`" + ` in tokens/s, the efficiencies in (0, 1]).
+- An output file is ` + "`-o/--out FILE`" + ` in every command, replaced only with ` + "`--force`" + `.
+
+Renamed in this release; the old spellings still work, with a warning on
+stderr, until the next one: ` + "`--output N`" + ` (predict, plan, plot) is
+` + "`--output-tokens N`" + ` (` + "`-n`" + `); ` + "`calibrate --output FILE`" + ` is ` + "`-o/--out FILE`" + `; ` + "`chat --concurrent N`" + `
+is ` + "`--max-chats N`" + `, as in ` + "`plot concurrency`" + `; a power, size or rate without its
+unit (` + "`--power 15`" + `) is read in W, B or B/s.
 
 Text output is for people (aligned tables, scaled units: GB/s are decimal,
 GiB binary). JSON and CSV are for programs: SI base units (s, B, FLOP, B/s),
@@ -71,8 +98,9 @@ A study is a file you pass and write for roofline: its devices and models
 take local paths as ` + "`--model`" + ` and ` + "`--hardware`" + ` do, relative to the study, and
 URLs only with ` + "`--allow-paths`" + ` (docs/studies.md).
 
-` + "`--format`" + ` takes text, markdown (or md), json or csv, in any case; each
-command lists the ones it writes. A table is the same in text, Markdown and
+` + "`--format`" + ` takes text, markdown (or md), json or csv, in any case, in every
+command: each writes text, Markdown and JSON, and those whose answer is a
+table (predict, plan, compare) CSV too. A table is the same in text, Markdown and
 CSV: CSV has the columns' keys, values in SI units at full precision.
 
 JSON and CSV keys are one vocabulary across commands:
@@ -121,4 +149,136 @@ func TestReadmeQuickStart(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "TTFT") {
 		t.Fatalf("quick start failed: %d %s", code, errOut)
 	}
+}
+
+// TestReadmeExamples runs every roofline command of the README's code
+// blocks, in order, as written, with the built-in profiles, in a scratch
+// directory where docs/ is the repository's and a user's file is a
+// fixture from testdata: runs.jsonl and the llama-bench output piped into
+// compare are the llama.cpp documentation's llama-bench sample (jsonl).
+func TestReadmeExamples(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench, err := filepath.Abs("internal/measured/testdata/m2ultra-llama2-7b-q4_0.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := filepath.Abs("../../docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(bench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "runs.jsonl"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(docs, filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	cmds := readmeCommands(string(readme))
+	if len(cmds) < 12 {
+		t.Fatalf("found %d roofline commands in README.md, want every one of its examples (at least 12)", len(cmds))
+	}
+	pipes := 0
+	for _, line := range cmds {
+		args, stdin := line, ""
+		if before, after, ok := strings.Cut(line, "| roofline "); ok {
+			if !strings.HasPrefix(before, "llama-bench ") {
+				t.Fatalf("README pipes %q into roofline: no fixture for it", before)
+			}
+			args, stdin = "roofline "+after, bench
+			pipes++
+		}
+		args = strings.TrimPrefix(strings.TrimPrefix(args, "go run ./cmd/roofline "), "roofline ")
+		t.Run(args, func(t *testing.T) {
+			if stdin != "" {
+				f, err := os.Open(stdin)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				saved := os.Stdin
+				os.Stdin = f
+				defer func() { os.Stdin = saved }()
+			}
+			out, errOut, code := runCLI(shellWords(t, args)...)
+			if code != 0 || out == "" {
+				t.Errorf("roofline %s: exit %d, stdout %d bytes, stderr:\n%s", args, code, len(out), errOut)
+			}
+			if strings.Contains(errOut, "deprecated") {
+				t.Errorf("roofline %s uses a deprecated spelling:\n%s", args, errOut)
+			}
+		})
+	}
+	if pipes != 1 {
+		t.Errorf("README has %d llama-bench pipes, want the one of the quick tour", pipes)
+	}
+}
+
+// readmeCommands are the command lines of the README's code blocks that
+// run roofline: continuation lines joined, trailing comments dropped.
+func readmeCommands(md string) []string {
+	var cmds []string
+	in := false
+	var cur string
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "```") {
+			in = !in
+			continue
+		}
+		if !in {
+			continue
+		}
+		cur += l
+		if strings.HasSuffix(cur, "\\") {
+			cur = strings.TrimSuffix(cur, "\\")
+			continue
+		}
+		line := cur
+		cur = ""
+		if i := strings.Index(line, " #"); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.Join(strings.Fields(line), " ")
+		if strings.HasPrefix(line, "roofline ") || strings.HasPrefix(line, "go run ./cmd/roofline ") || strings.Contains(line, "| roofline ") {
+			cmds = append(cmds, line)
+		}
+	}
+	return cmds
+}
+
+// shellWords splits a command line as sh would for the README's words:
+// spaces separate, single quotes group.
+func shellWords(t *testing.T, s string) []string {
+	var words []string
+	var w strings.Builder
+	quoted, inWord := false, false
+	for _, r := range s {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case r == ' ' && !quoted:
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		default:
+			w.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quoted {
+		t.Fatalf("unbalanced quote in %q", s)
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
@@ -63,7 +65,7 @@ func (doesNotFit) answered() {}
 
 // fieldFlags names the flag behind each field sim and app validate.
 var fieldFlags = map[string]string{
-	"Prompt": "--prompt", "Output": "--output", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
+	"Prompt": "--prompt", "Output": "--output-tokens", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
 	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
 	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
 	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",
@@ -122,6 +124,9 @@ func flagged(err error, as ...string) error {
 	}
 	var pe *app.ProfilesError
 	if errors.As(err, &pe) {
+		if slices.Contains(app.List(os.Getenv("ROOFLINE_PROFILES")), pe.Dir) {
+			return fmt.Errorf("--profiles (ROOFLINE_PROFILES) %w", pe)
+		}
 		return fmt.Errorf("--profiles %w", pe)
 	}
 	return err

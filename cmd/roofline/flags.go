@@ -1,24 +1,150 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
 
-// environment is the catalog with the --profiles directories.
+// environment is the catalog with the --profiles directories (and
+// ROOFLINE_PROFILES); when a profile flag was given as "-", the one
+// stdinFlags built with that profile.
 func environment(c *cli.Context) (*app.Env, error) {
-	env, err := app.NewEnv(c.StringSlice("profiles")...)
-	if err == nil && c.Bool("allow-paths") {
+	if env, ok := c.App.Metadata[envKey].(*app.Env); ok {
+		return env, nil
+	}
+	var dirs []string // an empty item (ROOFLINE_PROFILES= set empty) names none
+	for _, d := range c.StringSlice("profiles") {
+		if strings.TrimSpace(d) != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	env, err := app.NewEnv(dirs...)
+	if err != nil {
+		return nil, flagged(err)
+	}
+	if c.Bool("allow-paths") {
 		env.Catalog = env.Catalog.WithDataPaths()
 	}
-	return env, flagged(err)
+	return env, nil
+}
+
+// envKey holds in the app's Metadata the environment stdinFlags built.
+const envKey = "env"
+
+// stdinFlags runs before every command's action: a profile flag given as
+// "-" (--hardware -, or an item of a list) is read from standard input
+// into the environment, and the flag is set to the profile's name, so
+// that the action sees a name like any other. Standard input feeds one
+// input: a second "-" on the line is a usage error.
+func stdinFlags(c *cli.Context) error {
+	var dashes []string
+	for _, name := range profileFlags {
+		if hasFlag(c, name) && slices.Contains(app.List(c.String(name)), "-") {
+			dashes = append(dashes, "--"+name)
+		}
+	}
+	if len(dashes) == 0 {
+		return nil
+	}
+	for _, a := range c.Args().Slice() {
+		if a == "-" {
+			dashes = append(dashes, "the argument -")
+		}
+	}
+	if len(dashes) > 1 {
+		return usageErr("standard input feeds one input, and %s all read it: give the others as files", strings.Join(dashes, ", "))
+	}
+	env, err := environment(c)
+	if err != nil {
+		return err
+	}
+	for _, name := range profileFlags {
+		if !hasFlag(c, name) {
+			continue
+		}
+		items := strings.Split(c.String(name), ",")
+		for i, it := range items {
+			if strings.TrimSpace(it) != "-" {
+				continue
+			}
+			if items[i], err = stdinProfile(env, "--"+name); err != nil {
+				return err
+			}
+			if err := c.Set(name, strings.Join(items, ",")); err != nil {
+				return err
+			}
+		}
+	}
+	c.App.Metadata[envKey] = env
+	return nil
+}
+
+// setStdinFlags gives every command stdinFlags as its Before.
+func setStdinFlags(cmds []*cli.Command) {
+	for _, c := range cmds {
+		c.Before = stdinFlags
+		setStdinFlags(c.Subcommands)
+	}
+}
+
+// profileFlags name a model, device or runtime: "-" reads its profile
+// from standard input.
+var profileFlags = []string{"model", "hardware", "runtime", "draft"}
+
+// hasFlag reports whether the command c runs defines flag name.
+func hasFlag(c *cli.Context, name string) bool {
+	for _, f := range c.Command.Flags {
+		if hasName(f, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdinProfile reads a profile given as "-" by input (a flag, or show's
+// argument) from standard input: a TOML model, device or runtime, or a
+// Hugging Face config.json. It adds the profile to env's catalog and
+// returns its name; standard input is then spent.
+func stdinProfile(env *app.Env, input string) (string, error) {
+	src, err := env.ReadStdin(input, limits.ProfileBytes, "a profile")
+	if err != nil {
+		return "", err
+	}
+	env.Catalog = env.Catalog.Clone()
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(src, []byte("\ufeff")), " \t\r\n")
+	switch {
+	case len(trimmed) == 0:
+		return "", fmt.Errorf("%s -: standard input is empty: pipe a profile into it", input)
+	case bytes.HasPrefix(trimmed, []byte("GGUF")):
+		return "", usageErr("%s -: a GGUF file is not read from standard input; give its path or URL", input)
+	case bytes.HasPrefix(trimmed, []byte("{")):
+		spec, err := model.ParseHFConfig(src, "stdin")
+		if err != nil {
+			return "", fmt.Errorf("%s: stdin: %w", input, err)
+		}
+		spec.Source = "stdin"
+		if err := env.Catalog.AddModel(spec, "stdin"); err != nil {
+			return "", fmt.Errorf("%s: stdin: %w", input, err)
+		}
+		return spec.Name, nil
+	}
+	name, err := env.Catalog.AddFileBytes("stdin", src)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", input, err)
+	}
+	return name, nil
 }
 
 // formatFlag is the --format flag of a command writing formats fs.
@@ -62,10 +188,9 @@ func simOptions(c *cli.Context) (sim.Options, error) {
 			}
 		}
 	}
-	if s := c.String("overhead"); s != "" {
-		v, err := units.Parse(s, units.DimBytes)
+	if v, ok, err := quantity(c, "overhead", units.DimBytes); ok {
 		if err != nil || v < 0 {
-			return o, usageErr("--overhead %q: want a size such as 256MiB or 1GB", s)
+			return o, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
 		}
 		o.RuntimeOverhead = v
 	}
@@ -145,20 +270,21 @@ func tokenList(c *cli.Context, name string) ([]int, error) {
 	return l, nil
 }
 
-// workloadFlags are the request a prediction or a figure prices.
+// workloadFlags are the request a prediction or a figure prices. Token
+// counts take k (1024) and M (1024²), as --context does.
 func workloadFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: sim.DefaultWorkload.Prompt, Usage: "new prompt tokens per sequence"},
-		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: sim.DefaultWorkload.Output, Usage: "generated tokens per sequence (the first comes from the prefill)"},
+		tokensFlag("prompt", []string{"p"}, sim.DefaultWorkload.Prompt, "new prompt tokens per sequence (`N`; k = 1024)"),
+		tokensFlag("output-tokens", []string{"n"}, sim.DefaultWorkload.Output, "tokens generated per sequence, the first by the prefill (`N`)"),
 		&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
-		&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: sim.DefaultWorkload.Depth, Usage: "tokens already in each sequence's KV cache"},
-		&cli.IntFlag{Name: "ubatch", Value: sim.DefaultWorkload.UBatch, Usage: "tokens per prefill pass (llama.cpp -ub)"},
+		tokensFlag("depth", []string{"d"}, sim.DefaultWorkload.Depth, "tokens already in each sequence's KV cache (`N`)"),
+		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "tokens per prefill pass (`N`, llama.cpp -ub)"),
 	}
 }
 
 // workload reads the workloadFlags.
 func workload(c *cli.Context) (sim.Workload, error) {
-	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}
+	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}
 	if err := w.Validate(); err != nil {
 		return w, usageErr("%v", err)
 	}
@@ -185,4 +311,24 @@ func runsCommand(c *cli.Context, fs render.Formats, name string) (render.Format,
 		return f, o, nil, err
 	}
 	return f, o, env, checkRuntime(c, env)
+}
+
+// quantity reads a quantity flag (a size, rate or power) with
+// units.ParseQuantity, the parser of profiles: the value carries its
+// unit. ok is false when the flag is not given. A bare number, which the
+// last release read in the base unit (B, B/s, W), is still read so for
+// this release, with a note on stderr.
+func quantity(c *cli.Context, name string, d units.Dimension) (v float64, ok bool, err error) {
+	s := strings.TrimSpace(c.String(name))
+	if s == "" {
+		return 0, false, nil
+	}
+	v, err = units.ParseQuantity(s, d)
+	if errors.As(err, new(*units.NoUnitError)) && d != units.DimDuration {
+		if v, err = units.Parse(s, d); err == nil {
+			render.Warn(c.App.ErrWriter, fmt.Sprintf("--%s %s: a number without its unit is deprecated and is refused from the next release; write %s",
+				name, s, strings.ReplaceAll(units.FormatExact(v, d), " ", "")))
+		}
+	}
+	return v, true, err
 }

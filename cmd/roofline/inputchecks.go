@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
 
@@ -93,4 +94,24 @@ func quantizedVNote(noFlashAttn bool, runtime string, kvs ...string) string {
 		return ""
 	}
 	return fmt.Sprintf("a quantized KV cache (%s) needs flash attention in llama.cpp, which refuses to start without it: drop --no-flash-attn or use f16", strings.Join(q, ", "))
+}
+
+// tokenCount is a token count as units reads it: 512, 4k (4096), 1M.
+// c.Int reads it back from its decimal string.
+type tokenCount struct{ v int }
+
+func (t *tokenCount) Set(s string) error {
+	v, err := units.ParseTokenCount(s)
+	if err != nil {
+		return err
+	}
+	t.v = v
+	return nil
+}
+
+func (t *tokenCount) String() string { return strconv.Itoa(t.v) }
+
+// tokensFlag is a flag holding a token count (k = 1024, M = 1024²).
+func tokensFlag(name string, aliases []string, value int, usage string) cli.Flag {
+	return &cli.GenericFlag{Name: name, Aliases: aliases, Value: &tokenCount{value}, Usage: usage}
 }

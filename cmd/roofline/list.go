@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-const listUsage = `roofline list hardware|models|formats|runtimes [--format text|json]
+const listUsage = `roofline list hardware|models|formats|runtimes [--format text|json|markdown]
 
 Lists the built-in devices (with their variants: power modes and smaller
 configurations), models, weight and KV-cache formats, or inference runtimes,
@@ -21,7 +21,7 @@ Examples:
   roofline list runtimes
   roofline --profiles ./my-profiles list hardware`
 
-var listFormats = render.DataFormats
+var listFormats = render.DocFormats
 
 func listCommand() *cli.Command {
 	return &cli.Command{

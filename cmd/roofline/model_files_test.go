@@ -62,7 +62,7 @@ func predictOut(t *testing.T, args ...string) map[string]any {
 func TestModelFromFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := writeGGUF(t, dir, "llama-3.2-1b", "q4_k_m")
-	hw := []string{"--hardware", "jetson-orin-nano-super-8gb", "--prompt", "512", "--output", "128"}
+	hw := []string{"--hardware", "jetson-orin-nano-super-8gb", "--prompt", "512", "--output-tokens", "128"}
 
 	fromFile := predictOut(t, append([]string{"--model", path}, hw...)...)
 	builtin := predictOut(t, append([]string{"--model", "llama-3.2-1b", "--weights", "q4_k_m"}, hw...)...)

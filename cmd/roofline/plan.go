@@ -36,7 +36,7 @@ Lists are comma-separated; --hardware takes names, globs (jetson-*) and all;
 Exit status: 0 when a configuration is feasible, 3 when none is.
 
 Examples:
-  roofline plan --hardware jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588 --model llama-3.2-3b --weights q4_k_m,q8_0,w8a8 --context 4k,8k --prompt 1000 --output 200 --ttft 1s --tpot 200ms
+  roofline plan --hardware jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588 --model llama-3.2-3b --weights q4_k_m,q8_0,w8a8 --context 4k,8k --prompt 1000 --output-tokens 200 --ttft 1s --tpot 200ms
   roofline plan --hardware 'jetson-*' --model qwen2.5-1.5b,llama-3.2-3b --weights all --ttft 1s --tpot 200ms --top 3
   roofline plan --hardware all --model llama-3.1-8b --weights all --tpot 50ms --feasible-only --format json
   roofline plan --hardware h100-sxm --model llama-3.1-70b --weights fp8,bf16 --batch 1,8,32,64 --tpot 50ms --min-throughput 500`
@@ -64,12 +64,12 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache formats `LIST`; default: each engine's default, else f16"},
 		&cli.StringFlag{Name: "context", Value: "1k,2k,4k,8k,16k,32k", Usage: "context lengths per sequence (`LIST`, k = 1024)"},
 		&cli.StringFlag{Name: "batch", Aliases: []string{"concurrent"}, Value: "1", Usage: "concurrent sequences or chats (`LIST`; continuous batching)"},
-		&cli.IntFlag{Name: "prompt", Aliases: []string{"p"}, Value: 512, Usage: "prompt tokens whose prefill TTFT measures"},
-		&cli.IntFlag{Name: "output", Aliases: []string{"n"}, Value: 128, Usage: "tokens generated per request"},
-		&cli.IntFlag{Name: "ubatch", Value: 512, Usage: "tokens per prefill pass"},
+		tokensFlag("prompt", []string{"p"}, sim.DefaultWorkload.Prompt, "prompt tokens whose prefill TTFT measures (`N`; k = 1024)"),
+		tokensFlag("output-tokens", []string{"n"}, sim.DefaultWorkload.Output, "tokens generated per request (`N`)"),
+		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "tokens per prefill pass (`N`)"),
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target at the end of the context (`DURATION`, e.g. 200ms)"},
-		&cli.StringFlag{Name: "min-context", Usage: "drop context lengths below `N`"},
+		tokensFlag("min-context", nil, 0, "drop context lengths below `N`"),
 		&cli.IntFlag{Name: "min-batch", Value: 1, Usage: "drop batch sizes below `N`"},
 		&cli.Float64Flag{Name: "min-throughput", Usage: "aggregate decode `TOKENS_PER_S` required at the end of the context"},
 		&cli.StringFlag{Name: "headroom", Value: "0%", Usage: "share of usable memory to keep free (`PCT`, e.g. 10%)"},
@@ -142,7 +142,7 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 	}
 	req := app.PlanRequest{Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")), Runtimes: app.List(c.String("runtime")),
 		Models: app.List(c.String("model")), Weights: app.List(c.String("weights")), KV: app.List(c.String("kv")),
-		Prompt: c.Int("prompt"), Output: c.Int("output"), UBatch: c.Int("ubatch"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
+		Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), UBatch: c.Int("ubatch"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
 	req.Options.NoFlashAttention = c.Bool("no-flash-attn")
 	var err error
 	if req.Targets, err = targets(c); err != nil {
@@ -165,10 +165,6 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 	if req.Batches, err = tokenList(c, "batch"); err != nil {
 		return req, err
 	}
-	if s := c.String("min-context"); s != "" {
-		if req.MinContext, err = units.ParseTokens(s); err != nil {
-			return req, usageErr("--min-context: %v", err)
-		}
-	}
+	req.MinContext = c.Int("min-context")
 	return req, nil
 }

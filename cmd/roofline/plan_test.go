@@ -10,11 +10,11 @@ import (
 // voiceAssistant is the plan of docs/examples/voice-assistant.toml: its
 // devices, models, formats, workload and targets.
 var voiceAssistant = []string{"plan", "--hardware", "jetson-orin-nano-super-8gb,rk3588", "--model", "llama-3.2-3b,qwen2.5-1.5b",
-	"--weights", "q4_k_m,w8a8", "--context", "2k,4k,8k,16k", "--prompt", "200", "--output", "100", "--ttft", "1s", "--tpot", "200ms", "--headroom", "10%"}
+	"--weights", "q4_k_m,w8a8", "--context", "2k,4k,8k,16k", "--prompt", "200", "--output-tokens", "100", "--ttft", "1s", "--tpot", "200ms", "--headroom", "10%"}
 
 // voiceAssistantDetail widens it to three boards and q8_0, with the detail.
 var voiceAssistantDetail = []string{"plan", "--hardware", "jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588", "--model", "llama-3.2-3b,qwen2.5-1.5b",
-	"--weights", "q4_k_m,q8_0,w8a8", "--context", "2k,4k,8k", "--prompt", "1000", "--output", "200", "--ttft", "1s", "--tpot", "200ms", "--headroom", "10%",
+	"--weights", "q4_k_m,q8_0,w8a8", "--context", "2k,4k,8k", "--prompt", "1000", "--output-tokens", "200", "--ttft", "1s", "--tpot", "200ms", "--headroom", "10%",
 	"--top", "2", "--detail"}
 
 func TestPlanGolden(t *testing.T) {
@@ -88,7 +88,7 @@ func TestPlanAndChatAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	planOut, errOut, code := runCLI("plan", "--hardware", "jetson-orin-nano-super-8gb", "--engine", "gpu", "--model", "llama-3.2-3b", "--weights", "q4_k_m",
-		"--context", "2500", "--prompt", "50", "--output", "150", "--ttft", "1s", "--tpot", "200ms", "--format", "json")
+		"--context", "2500", "--prompt", "50", "--output-tokens", "150", "--ttft", "1s", "--tpot", "200ms", "--format", "json")
 	if code != 0 {
 		t.Fatal(errOut)
 	}

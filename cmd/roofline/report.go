@@ -8,9 +8,11 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
+	"github.com/roofline/roofline/limits"
 )
 
 const reportUsage = `roofline report STUDY.toml -o DIR [--force] [--quiet]
@@ -67,13 +69,13 @@ func reportAction(c *cli.Context) error {
 	if _, err := atomicfile.CheckDir(out, opts); err != nil {
 		return outputErr("-o", err)
 	}
-	st, perr := study.Load(file)
-	if st == nil {
-		return perr
-	}
 	env, err := environment(c)
 	if err != nil {
 		return err
+	}
+	st, perr := loadStudy(env, file)
+	if st == nil {
+		return perr
 	}
 	// Every problem of the study at once: its shape and values, its names.
 	if perr != nil {
@@ -126,6 +128,19 @@ func reportAction(c *cli.Context) error {
 		fmt.Fprintf(c.App.Writer, "replaced %s\n", old)
 	}
 	return nil
+}
+
+// loadStudy reads the study file, "-" from standard input (its relative
+// paths are then relative to the working directory).
+func loadStudy(env *app.Env, file string) (*study.Study, error) {
+	if file != "-" {
+		return study.Load(file)
+	}
+	src, err := env.ReadStdin("the study", limits.ProfileBytes, "a study file")
+	if err != nil {
+		return nil, err
+	}
+	return study.Parse("stdin", src)
 }
 
 // outputErr is a refused output file or directory (exit 2: how roofline

@@ -57,7 +57,7 @@ func selection(c *cli.Context) (app.Selection, error) {
 	sel := app.Selection{Model: c.String("model"), Hardware: c.String("hardware"), Runtime: c.String("runtime"),
 		Engine: c.String("engine"), Weights: c.String("weights"), KV: c.String("kv"), Options: opts}
 	if s := c.String("storage"); s != "" {
-		if sel.StorageBandwidth, err = parseStorage(s); err != nil {
+		if sel.StorageBandwidth, err = parseStorage(c); err != nil {
 			return app.Selection{}, err
 		}
 	}
@@ -65,11 +65,12 @@ func selection(c *cli.Context) (app.Selection, error) {
 }
 
 // parseStorage reads --storage: a named medium or a read rate.
-func parseStorage(s string) (float64, error) {
+func parseStorage(c *cli.Context) (float64, error) {
+	s := c.String("storage")
 	if m, err := hardware.LookupStorage(s); err == nil {
 		return m.Bandwidth, nil
 	}
-	bw, err := units.Parse(s, units.DimBandwidth)
+	bw, _, err := quantity(c, "storage", units.DimBandwidth)
 	if err != nil || !(bw > 0) {
 		_, lerr := hardware.LookupStorage(s)
 		return 0, usageErr("--storage: %v", lerr)
@@ -88,10 +89,9 @@ func extras(c *cli.Context) (app.Power, *app.Draft, error) {
 		name string
 		dst  *float64
 	}{{"power", &p.Watts}, {"idle-power", &p.IdleWatts}} {
-		if s := c.String(f.name); s != "" {
-			v, err := units.Parse(s, units.DimPower)
+		if v, ok, err := quantity(c, f.name, units.DimPower); ok {
 			if err != nil || !(v > 0) {
-				return p, nil, usageErr("--%s %q: want a positive power such as 15W", f.name, s)
+				return p, nil, usageErr("--%s %q: want a positive power such as 15W", f.name, c.String(f.name))
 			}
 			*f.dst = v
 		}

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-const showModelUsage = `roofline show model NAME|FILE [--weights FMT] [--kv FMT] [--format text|json]
+const showModelUsage = `roofline show model NAME|FILE [--weights FMT] [--kv FMT] [--format text|json|markdown]
 
 Shows what roofline understood of a model: its shape, parameter counts,
 weight bytes under a weight format, the bytes one decode step streams, the
@@ -29,7 +29,7 @@ Examples:
   roofline show model ./Llama-3.2-1B-Instruct-Q4_K_M.gguf
   roofline show model https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf`
 
-const showHardwareUsage = `roofline show hardware NAME|FILE [--format text|json]
+const showHardwareUsage = `roofline show hardware NAME|FILE [--format text|json|markdown]
 
 Shows a device: memory and the share a model may use, datasheet (and
 measured) bandwidth, each compute engine's dense peaks with their ridge
@@ -40,7 +40,7 @@ Examples:
   roofline show hardware jetson-orin-nano-super-8gb
   roofline show hardware rk3588 --format json`
 
-const showRuntimeUsage = `roofline show runtime NAME|FILE [--format text|json]
+const showRuntimeUsage = `roofline show runtime NAME|FILE [--format text|json|markdown]
 
 Shows an inference runtime: the formats it runs and on which engines, the
 layout rules that change what a model costs under it (sliding windows and
@@ -54,7 +54,7 @@ Examples:
   roofline show runtime vllm --format json
   roofline show runtime ./my-runtime.toml`
 
-var showFormats = render.DataFormats
+var showFormats = render.DocFormats
 
 func showCommand() *cli.Command {
 	return &cli.Command{
@@ -106,12 +106,17 @@ func showModelAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if name == "-" {
+		if name, err = stdinProfile(env, "show model"); err != nil {
+			return err
+		}
+	}
 	mc, err := env.ShowModel(name, c.String("weights"), c.String("kv"))
 	if err != nil {
 		return flagged(err)
 	}
 	if c.IsSet("file-size") {
-		size, err := units.Parse(c.String("file-size"), units.DimBytes)
+		size, _, err := quantity(c, "file-size", units.DimBytes)
 		if err != nil || !(size > 0) {
 			return usageErr("--file-size %q: want a size such as 11.6GB or 4.58GiB", c.String("file-size"))
 		}
@@ -137,6 +142,11 @@ func showHardwareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if name == "-" {
+		if name, err = stdinProfile(env, "show hardware"); err != nil {
+			return err
+		}
+	}
 	d, err := env.ShowDevice(name)
 	if err != nil {
 		return err
@@ -156,6 +166,11 @@ func showRuntimeAction(c *cli.Context) error {
 	env, err := environment(c)
 	if err != nil {
 		return err
+	}
+	if name == "-" {
+		if name, err = stdinProfile(env, "show runtime"); err != nil {
+			return err
+		}
 	}
 	rt, err := env.ShowRuntime(name)
 	if err != nil {

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/urfave/cli/v2"
 )
 
-const versionUsage = `roofline version [--format text|json]
+const versionUsage = `roofline version [--format text|json|markdown]
 
 Prints which roofline this is: the module version and the commit it was
 built from, with the commit's time and whether the work tree had changes,
@@ -21,7 +22,7 @@ Examples:
   roofline version --format json
   roofline --version`
 
-var versionFormats = render.DataFormats
+var versionFormats = render.DocFormats
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
@@ -46,6 +47,9 @@ func versionAction(c *cli.Context) error {
 		return render.WriteJSON(c.App.Writer, info)
 	}
 	w := c.App.Writer
+	if f == render.Markdown {
+		w = &linePrefix{w: w, prefix: "- "} // a Markdown list
+	}
 	fmt.Fprintf(w, "roofline %s\n", info.Version)
 	if info.Revision != "" {
 		modified := ""
@@ -59,4 +63,18 @@ func versionAction(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintf(w, "go       %s %s\n", info.Go, info.Platform)
 	return err
+}
+
+// linePrefix writes prefix before each line of what is written to w; each
+// Write is one whole line.
+type linePrefix struct {
+	w      io.Writer
+	prefix string
+}
+
+func (l *linePrefix) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(l.w, l.prefix); err != nil {
+		return 0, err
+	}
+	return l.w.Write(p)
 }

@@ -26,7 +26,7 @@ func (env *Env) ReadRuns(files []string) (*Runs, error) {
 		name := f
 		if f == "-" {
 			name = "stdin"
-			data, err = safeio.ReadAll(env.Stdin, name, limits.MeasuredBytes, "measured runs")
+			data, err = env.ReadStdin("the argument -", limits.MeasuredBytes, "measured runs")
 		} else {
 			data, err = safeio.ReadFile(f, limits.MeasuredBytes, "a measured-run file")
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
 )
 
 // Env is what every request is answered against: the catalog of models,
@@ -48,6 +49,25 @@ func (env *Env) With(dirs ...string) (*Env, error) {
 		}
 	}
 	return &Env{Catalog: cat, Stdin: env.Stdin}, nil
+}
+
+// ReadStdin reads standard input for input (a flag, or "-" as an
+// argument) within limit, once: a second reader gets an error naming the
+// first, as a line can pipe one file.
+func (env *Env) ReadStdin(input string, limit int64, what string) ([]byte, error) {
+	if s, ok := env.Stdin.(spentStdin); ok {
+		return nil, &RequestError{Msg: fmt.Sprintf("%s reads standard input, already read for %s: give one of them as a file", input, string(s))}
+	}
+	src, err := safeio.ReadAll(env.Stdin, "stdin", limit, what)
+	env.Stdin = spentStdin(input)
+	return src, err
+}
+
+// spentStdin stands for standard input once read, naming what read it.
+type spentStdin string
+
+func (s spentStdin) Read([]byte) (int, error) {
+	return 0, &RequestError{Msg: "standard input is already read for " + string(s) + "; give one of them as a file"}
 }
 
 // List splits a comma-separated list, dropping empty items.

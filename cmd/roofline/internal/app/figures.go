@@ -48,6 +48,7 @@ type Param struct {
 	Usage   string
 	Default string
 	Int     bool // a whole number (a flag of type int)
+	Tokens  bool // an Int that counts tokens: k and M suffixes (units.ParseTokenCount)
 }
 
 // FigureRequest asks for one figure: the inputs of its kind and its
@@ -126,10 +127,10 @@ var Figures = []*FigureKind{
 		Caption: "Per-turn TTFT and cumulative latency of a conversation under each history strategy.",
 		Params: []Param{
 			{Name: "turns", Default: "20", Int: true, Usage: "turns in the conversation"},
-			{Name: "system-tokens", Default: "500", Int: true, Usage: "system prompt tokens"},
-			{Name: "user-tokens", Default: "50", Int: true, Usage: "tokens of each user message"},
-			{Name: "reply-tokens", Default: "150", Int: true, Usage: "tokens of each reply"},
-			{Name: "ubatch", Default: "512", Int: true, Usage: "tokens per prefill pass"},
+			{Name: "system-tokens", Tokens: true, Default: "500", Int: true, Usage: "system prompt tokens"},
+			{Name: "user-tokens", Tokens: true, Default: "50", Int: true, Usage: "tokens of each user message"},
+			{Name: "reply-tokens", Tokens: true, Default: "150", Int: true, Usage: "tokens of each reply"},
+			{Name: "ubatch", Tokens: true, Default: "512", Int: true, Usage: "tokens per prefill pass"},
 			{Name: "ttft", Default: "1s", Usage: "TTFT target drawn as a reference line (`DURATION`)"}},
 		build: figChat},
 	{Name: "concurrency", Usage: "per-chat TPOT and TTFT against the number of concurrent chats", Tall: true,
@@ -142,7 +143,7 @@ var Figures = []*FigureKind{
 			{Name: "draft", Usage: "draft `MODEL` (required)"},
 			{Name: "draft-weights", Usage: "weight format `FMT` of the draft; default: the target's"},
 			{Name: "draft-tokens", Default: "1,2,4,8", Usage: "drafted tokens per round, one curve each (`LIST`)"},
-			{Name: "context", Default: "1024", Int: true, Usage: "tokens the step attends (the KV cache)"},
+			{Name: "context", Default: "1024", Int: true, Tokens: true, Usage: "tokens the step attends (the KV cache)"},
 			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"}},
 		build: figSpeculative},
 }
@@ -185,6 +186,16 @@ func (env *Env) Figure(req *FigureRequest) (*Figure, error) {
 }
 
 // param is a kind's param as given, else its default.
+// tokens reports whether the kind's param name counts tokens.
+func (k *FigureKind) tokens(name string) bool {
+	for _, p := range k.Params {
+		if p.Name == name {
+			return p.Tokens
+		}
+	}
+	return false
+}
+
 func (req *FigureRequest) param(name string) string {
 	if v, ok := req.Params[name]; ok {
 		return v
@@ -197,10 +208,14 @@ func (req *FigureRequest) param(name string) string {
 	return ""
 }
 
-// intParam reads a whole-number param within [lo, hi].
+// intParam reads a whole-number param within [lo, hi]; a token count
+// takes k and M.
 func (req *FigureRequest) intParam(name string, lo, hi int) (int, error) {
 	s := req.param(name)
 	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil && req.kind.tokens(name) {
+		v, err = units.ParseTokenCount(s)
+	}
 	if err != nil {
 		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%q: want a whole number", s)}
 	}

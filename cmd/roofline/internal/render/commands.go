@@ -56,7 +56,7 @@ func (c commands) planArgs() []string {
 	pa = list(pa, "model", st.ModelsRaw)
 	pa = list(pa, "weights", st.Weights)
 	pa = list(pa, "kv", st.KV)
-	pa = append(pa, "--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--ubatch", strconv.Itoa(w.UBatch))
+	pa = append(pa, "--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--ubatch", strconv.Itoa(w.UBatch))
 	if len(w.Contexts) > 0 {
 		pa = append(pa, "--context", strings.Join(w.Contexts, ","))
 	} else {
@@ -91,7 +91,7 @@ func (c commands) plan() string { return c.line(c.planArgs()) }
 func (c commands) predict(req app.PredictRequest) string {
 	s, w := req.Setup, req.Workload
 	return c.line([]string{"predict", "--model", c.st.Written(s.Model), "--hardware", c.st.Written(s.Hardware), "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
-		"--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
+		"--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
 		"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch)})
 }
 
@@ -137,7 +137,7 @@ func (c commands) figure(k *app.FigureKind) string {
 		if len(st.KV) > 0 {
 			a = append(a, "--kv", st.KV[0])
 		}
-		a = append(a, "--prompt", strconv.Itoa(w.Prompt), "--output", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
+		a = append(a, "--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
 			"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch))
 		if st.Targets.TTFT != "" {
 			a = append(a, "--ttft", st.Targets.TTFT)

@@ -343,7 +343,7 @@ func resultTable(p *app.Prediction, head string) *Table {
 		t.Add("TPOT (mean ITL)", withInterval(r.TPOT, r.TPOTInterval), Duration(r.TPOTBound), dec)
 		t.Add("ITL first → last", Duration(r.ITLFirst)+" → "+Duration(r.ITLLast), "", "grows with the KV cache")
 	} else {
-		t.Add("TPOT (mean ITL)", Dash, Dash, "no decode step (--output 1)")
+		t.Add("TPOT (mean ITL)", Dash, Dash, "no decode step (--output-tokens 1)")
 	}
 	t.Add("E2E", withInterval(r.E2E, r.E2EInterval), Duration(r.E2EBound), "TTFT + Σ ITL")
 	t.Add("prefill", Rate(r.PrefillTokensPerS, "tok/s"), "", "")

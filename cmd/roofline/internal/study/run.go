@@ -11,7 +11,6 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/hardware"
-	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/safeio"
@@ -32,10 +31,7 @@ import (
 // config.json or checkpoint directory, a GGUF file). A URL is fetched only
 // with --allow-paths: a study shared with you fetches nothing by itself.
 func Check(env *app.Env, st *Study) (*app.Env, error) {
-	src, err := safeio.ReadFile(st.File, limits.ProfileBytes, "a study file")
-	if err != nil {
-		return nil, err
-	}
+	src := st.src // the text Parse read: the file may be standard input
 	var errs []error
 	bad := func(item, format string, a ...any) {
 		errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})

@@ -55,6 +55,8 @@ type Study struct {
 	// written maps the name Check gave a loaded path to the path as
 	// written.
 	written map[string]string
+	// src is the study's text, for the lines of Check's messages.
+	src []byte
 }
 
 // Written is the study's own spelling of a model or device Check loaded
@@ -158,7 +160,7 @@ func Parse(file string, src []byte) (*Study, error) {
 	if _, err := profiles.DecodeStrict(file, src, &r, "docs/studies.md"); err != nil {
 		return nil, err
 	}
-	s := &Study{File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
+	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
 		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
 	var errs []error
