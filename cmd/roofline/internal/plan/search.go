@@ -200,27 +200,53 @@ func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 		options: sp.Options, ubatch: sp.UBatch, Groups: make([]Group, len(s.jobs))}
 	res.Pairs = make([]Pair, len(s.pairs))
 	copy(res.Pairs, s.pairs)
-	if emit == nil || keep {
-		var buf []sim.Config
+	switch {
+	case emit == nil:
+		return res, s.parallel(res, keep)
+	case keep:
 		for i := range s.jobs {
-			var err error
-			if buf, err = s.evaluate(res, i, buf[:0]); err != nil {
+			if _, err := s.evaluate(res, i, nil); err != nil {
 				return nil, err
 			}
-			if emit != nil {
-				if err := emit(&res.Groups[i]); err != nil {
-					return nil, err
-				}
-			}
-			if keep {
-				buf = nil // the group owns its slice now
-			} else {
-				res.Groups[i].Configs = nil
+			if err := emit(&res.Groups[i]); err != nil {
+				return nil, err
 			}
 		}
 		return res, nil
 	}
 	return res, s.pipeline(res, emit)
+}
+
+// parallel evaluates the groups on two cores, each taking every other
+// group, and counts them in order afterwards: the result is the serial
+// one's.
+func (s *Search) parallel(res *Result, keep bool) error {
+	const workers = 2
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []sim.Config
+			for i := w; i < len(s.jobs) && errs[w] == nil; i += workers {
+				g := &res.Groups[i]
+				if buf, errs[w] = s.runGroup(&s.jobs[i], g, buf[:0]); keep {
+					buf = nil // the group owns its slice now
+				} else {
+					g.Configs = nil
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i := range s.jobs {
+		s.account(res, i)
+	}
+	return nil
 }
 
 // inFlight is how many evaluated groups may wait for the writer.
@@ -273,16 +299,22 @@ func (s *Search) pipeline(res *Result, emit func(*Group) error) error {
 // evaluate runs group i of the search into res, its configurations in
 // buf.
 func (s *Search) evaluate(res *Result, i int, buf []sim.Config) ([]sim.Config, error) {
-	g := &res.Groups[i]
-	buf, err := s.runGroup(&s.jobs[i], g, buf)
+	buf, err := s.runGroup(&s.jobs[i], &res.Groups[i], buf)
 	if err != nil {
 		return buf, err
 	}
+	s.account(res, i)
+	return buf, nil
+}
+
+// account counts evaluated group i into the result's totals and pairs;
+// groups are counted in order.
+func (s *Search) account(res *Result, i int) {
+	g := &res.Groups[i]
 	res.Evaluated += g.Evaluated
 	res.Meeting += g.Meeting
 	pair := &res.Pairs[s.jobs[i].pair]
 	pair.Groups = append(pair.Groups, i)
-	return buf, nil
 }
 
 // Run evaluates the space against the targets, keeping every
