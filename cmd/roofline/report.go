@@ -10,6 +10,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
+	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/limits"
@@ -106,7 +107,7 @@ func reportAction(c *cli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "roofline: [%d] %s\n", steps, step)
 		}
 	}
-	w, err := render.NewReport(dir, st, appVersion(), opts.Command)
+	w, err := render.NewReport(dir, st, buildinfo.Read(), opts.Command)
 	if err != nil {
 		return err
 	}

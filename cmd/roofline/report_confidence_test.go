@@ -13,7 +13,8 @@ import (
 // The voice-assistant example report says how sure it is, in what it
 // writes: every default prediction in report.md carries its 80 % interval,
 // bracketing the figure; every verdict says at which confidence it meets,
-// is uncertain or fails, with the slow end of its margins; results.json
+// is uncertain or fails, by how much and with the interval of its margin
+// from the slow to the fast end; results.json
 // holds the same intervals and verdicts, and each verdict agrees with its
 // margins (meets: the slow end meets every target; uncertain: the figure
 // meets them, the slow end does not; fails: even the fast end misses one,
@@ -48,32 +49,35 @@ func TestVoiceAssistantReportSaysHowSure(t *testing.T) {
 		t.Fatalf("%d prediction rows in report.md, want the study's 10", rows)
 	}
 
-	// Verdicts: in the answer and the table of best configurations.
-	best := section(md, "### Best configuration per device and model", "### Limits")
+	// Verdicts: in the answer's table, a row per device and model, each
+	// with its margin and the interval of that margin.
+	answer := section(md, "## Answer", "### Limits")
 	verdicts := 0
-	for _, line := range strings.Split(best, "\n") {
+	for _, line := range strings.Split(answer, "\n") {
 		f := tableCells(line)
-		if len(f) != 10 || f[0] == "device" || strings.HasPrefix(f[0], "---") {
+		if len(f) != 8 || f[0] == "device" || strings.HasPrefix(f[0], "---") {
 			continue
 		}
 		verdicts++
-		v := f[9]
+		v, iv := f[6], f[7]
 		switch {
-		case strings.HasPrefix(v, "meets (80% sure): "), strings.HasPrefix(v, "uncertain (not 80% sure): "):
-			if !strings.Contains(v, "slow end") {
-				t.Errorf("verdict %q does not give the slow end of its margins", v)
+		case strings.HasPrefix(v, "meets: "), strings.HasPrefix(v, "uncertain: "), strings.HasPrefix(v, "fails: T"):
+			if !regexp.MustCompile(`^(meets|uncertain|fails): (TTFT|TPOT) \d+% (under|over) target$`).MatchString(v) {
+				t.Errorf("verdict %q does not say by how much", v)
 			}
-		case strings.HasPrefix(v, "FAILS "), strings.HasPrefix(v, "DOES NOT FIT: "):
+			if !regexp.MustCompile(`^\d+(% over)? ?[–-] ?\d+% (under|over)$`).MatchString(iv) {
+				t.Errorf("verdict %q: interval %q is not a range of margins", v, iv)
+			}
+		case strings.HasPrefix(v, "does not fit: "), strings.HasPrefix(v, "fails: throughput"):
 		default:
 			t.Errorf("verdict %q does not say how sure it is", v)
 		}
 	}
 	if verdicts < 4 {
-		t.Fatalf("%d verdicts in the best-configuration table, want one per device and model", verdicts)
+		t.Fatalf("%d verdicts in the answer's table, want one per device and model", verdicts)
 	}
-	answer := section(md, "## Answer", "### Best configuration")
-	if !strings.Contains(answer, "(80% sure)") {
-		t.Errorf("the answer states no verdict with its confidence:\n%s", answer)
+	if !strings.Contains(answer, "judged 80% sure") || !strings.Contains(answer, "each end 80% sure") {
+		t.Errorf("the answer does not say how sure its verdicts are:\n%s", answer)
 	}
 
 	// results.json: the same, as numbers.

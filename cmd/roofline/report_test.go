@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -335,5 +336,74 @@ models = ["bad.json", "https://user:secret@example.com/m.gguf"]
 	}
 	if _, err := os.Stat(o); err == nil {
 		t.Error("a refused study wrote its directory")
+	}
+}
+
+// TestReportAnswer: the Answer table has a row per device and model of
+// the plan's best, whose verdict and interval say what results.json's
+// numbers say: the verdict word, the target that binds (the smaller margin
+// at the slow end) and by how much, its slow and fast ends. A margin m in
+// JSON is target / prediction − 1; the text says 1 − 1/(1 + m) under.
+func TestReportAnswer(t *testing.T) {
+	out := runReport(t, reportStudies[0])
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	var r render.ReportJSON
+	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "results.json"))), &r); err != nil {
+		t.Fatal(err)
+	}
+	answer := md[strings.Index(md, "## Answer"):]
+	answer = answer[:strings.Index(answer, "\n### ")]
+	rows := map[string][]string{}
+	for _, l := range strings.Split(answer, "\n") {
+		if c := strings.Split(strings.Trim(l, "| "), " | "); len(c) == 8 && c[0] != "device" {
+			rows[c[0]+" "+c[1]] = c
+		}
+	}
+	under := func(m float64) string {
+		d := 1 - 1/(1+m)
+		if d >= 0 {
+			return fmt.Sprintf("%.0f%% under", 100*d)
+		}
+		return fmt.Sprintf("%.0f%% over", -100*d)
+	}
+	if len(r.Plan.Best) == 0 || len(rows) != len(r.Plan.Best) {
+		t.Fatalf("%d rows for %d best configurations:\n%s", len(rows), len(r.Plan.Best), answer)
+	}
+	verdicts := map[string]int{}
+	for _, b := range r.Plan.Best {
+		row := rows[b.Hardware+" "+b.Model]
+		if row == nil {
+			t.Errorf("no row for %s %s", b.Hardware, b.Model)
+			continue
+		}
+		verdicts[b.Verdict]++
+		if b.Limit == "memory" {
+			if !strings.HasPrefix(row[6], "does not fit") {
+				t.Errorf("%s %s: verdict %q for a configuration that does not fit", b.Hardware, b.Model, row[6])
+			}
+			continue
+		}
+		name, m, lo, hi := "TTFT", b.TTFTMargin, b.TTFTMarginLow, b.TTFTMarginHigh
+		if b.TPOTMarginLow != nil && (lo == nil || *b.TPOTMarginLow < *lo) {
+			name, m, lo, hi = "TPOT", b.TPOTMargin, b.TPOTMarginLow, b.TPOTMarginHigh
+		}
+		if want := fmt.Sprintf("%s: %s %s target", b.Verdict, name, under(*m)); row[6] != want {
+			t.Errorf("%s %s: verdict %q; want %q", b.Hardware, b.Model, row[6], want)
+		}
+		a, z := under(*lo), under(*hi)
+		num := func(s string) string { return strings.TrimSuffix(strings.Fields(s)[0], "%") }
+		if !strings.Contains(row[7], num(a)) || !strings.Contains(row[7], num(z)) || !strings.Contains(row[7], strings.Fields(a)[1]) {
+			t.Errorf("%s %s: interval %q; want its ends %s and %s", b.Hardware, b.Model, row[7], a, z)
+		}
+		if !strings.Contains(row[5], " of ") {
+			t.Errorf("%s %s: memory %q, not needed of usable", b.Hardware, b.Model, row[5])
+		}
+	}
+	// The example is meant to show verdicts of more than one kind.
+	if len(verdicts) < 2 {
+		t.Errorf("verdicts %v: the example shows one kind only", verdicts)
+	}
+	if !strings.Contains(answer, "judged 80% sure") {
+		t.Error("the answer does not say how sure its verdicts are")
 	}
 }

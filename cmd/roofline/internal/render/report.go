@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
@@ -26,6 +27,7 @@ import (
 // ReportJSON is everything a report shows; results.json is this.
 type ReportJSON struct {
 	Version     string           `json:"roofline_version"`
+	Build       buildinfo.Info   `json:"roofline_build"`
 	Command     string           `json:"command"`
 	StudyFile   string           `json:"study_file"`
 	Title       string           `json:"title"`
@@ -108,10 +110,11 @@ type reportModel struct {
 // made it, the reproducing commands, the drawn figures.
 type report struct {
 	*study.Report
-	version, command string
-	cmds             commands
-	figures          []*DocFigure
-	out              Files
+	build   buildinfo.Info
+	command string
+	cmds    commands
+	figures []*DocFigure
+	out     Files
 }
 
 // Files is where a report goes: a directory being built
@@ -128,21 +131,22 @@ type Files interface {
 // (Group), and everything else once the study is answered (Write), so
 // memory stays flat however large the study.
 type ReportWriter struct {
-	out              Files
-	st               *study.Study
-	version, command string
-	files            []io.WriteCloser
-	json             *jsonStream
-	top, plan        *jsonObject
-	configs          *jsonArray
-	csv              *csv.Writer
-	csvBuf           *bufio.Writer
+	out       Files
+	st        *study.Study
+	build     buildinfo.Info
+	command   string
+	files     []io.WriteCloser
+	json      *jsonStream
+	top, plan *jsonObject
+	configs   *jsonArray
+	csv       *csv.Writer
+	csvBuf    *bufio.Writer
 }
 
-// NewReport starts the report of study st in out: version and command say
+// NewReport starts the report of study st in out: build and command say
 // what makes it. Close it when done.
-func NewReport(out Files, st *study.Study, version, command string) (*ReportWriter, error) {
-	w := &ReportWriter{out: out, st: st, version: version, command: command}
+func NewReport(out Files, st *study.Study, build buildinfo.Info, command string) (*ReportWriter, error) {
+	w := &ReportWriter{out: out, st: st, build: build, command: command}
 	jf, err := out.Create("results.json")
 	if err != nil {
 		return nil, err
@@ -170,7 +174,7 @@ func NewReport(out Files, st *study.Study, version, command string) (*ReportWrit
 // head is what results.json says before the plan.
 func (w *ReportWriter) head() *ReportJSON {
 	st := w.st
-	return &ReportJSON{Version: w.version, Command: w.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
+	return &ReportJSON{Version: w.build.String(), Build: w.build, Command: w.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
 		Workload: st.Workload, Targets: st.Targets}
 }
 
@@ -225,7 +229,7 @@ func (w *ReportWriter) Close() error {
 // number of figures written.
 func (w *ReportWriter) Write(r *study.Report) (int, error) {
 	defer w.Close()
-	rep := &report{Report: r, version: w.version, command: w.command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}, out: w.out}
+	rep := &report{Report: r, build: w.build, command: w.command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}, out: w.out}
 	for _, f := range r.Figures {
 		if err := rep.draw(f); err != nil {
 			if len(r.Study.Plots) == 0 {
@@ -293,7 +297,7 @@ func (rep *report) draw(f study.Figure) error {
 
 func (rep *report) data() *ReportJSON {
 	st := rep.Study
-	r := &ReportJSON{Version: rep.version, Command: rep.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
+	r := &ReportJSON{Version: rep.build.String(), Build: rep.build, Command: rep.command, StudyFile: st.File, Title: st.Title, Description: st.Description,
 		Workload: st.Workload, Targets: st.Targets, Notes: rep.Notes}
 	p := rep.Plan
 	sum := newPlanSummaryJSON(p, true)
@@ -371,54 +375,8 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 		w.Prompt, w.Depth, w.Output, w.Batch, w.UBatch))
 
 	// The answer first.
-	doc.Heading(2, "Answer")
-	var answer []string
-	targets := rep.targetText()
-	p := rep.Plan
-	if targets != "" {
-		answer = append(answer, fmt.Sprintf("%d of %d configurations meet the targets (%s).", r.Plan.Feasible, r.Plan.Total, targets))
-		for _, ch := range p.Best {
-			g, c := ch.Group, ch.Config
-			if g == nil {
-				continue
-			}
-			cfg := fmt.Sprintf("%s %s · %s · %s", g.Device, g.Engine, g.Model, g.Weights)
-			if c.Feasible {
-				answer = append(answer, fmt.Sprintf("%s at context %d, batch %d: TTFT %s, TPOT %s, %s of %s memory; %s.",
-					cfg, c.Context, c.Batch, Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory), Bytes(g.Usable), PlanVerdict(g, c, p.Targets)))
-			} else {
-				answer = append(answer, fmt.Sprintf("%s: no configuration meets them; the closest (context %d, batch %d): %s.", cfg, c.Context, c.Batch, PlanVerdict(g, c, p.Targets)))
-			}
-		}
-	} else {
-		for _, pr := range rep.Predictions {
-			x, in := pr.Result, pr.Result.Inputs
-			answer = append(answer, fmt.Sprintf("%s %s · %s · %s: TTFT %s, TPOT %s, E2E %s; %s.", in.Device, in.Engine, in.Model, in.Weights,
-				withInterval(x.TTFT, x.TTFTInterval), withInterval(x.TPOT, x.TPOTInterval), withInterval(x.E2E, x.E2EInterval), Fits(x.Memory.Fits)))
-		}
-	}
-	for _, m := range r.Measured {
-		for _, run := range m.Runs {
-			answer = append(answer, measuredSentence(run))
-		}
-	}
-	doc.List(answer)
+	rep.answer(doc, r)
 
-	// Tables.
-	if len(p.Best) > 0 && targets != "" {
-		doc.Heading(3, "Best configuration per device and model")
-		doc.Para("Ranked by " + p.Rank.Rule(p.Tolerance) + " (docs/planning.md); the verdict says by how much the targets are met or missed.")
-		t := NewTable("device", "engine", "model", "weights", "context", "batch", "TTFT", "TPOT", "memory", "verdict").Right(4, 5, 6, 7, 8)
-		for _, ch := range p.Best {
-			g, c := ch.Group, ch.Config
-			if g == nil {
-				continue
-			}
-			t.Add(g.Device, g.Engine, g.Model, g.Weights, fmt.Sprint(c.Context), fmt.Sprint(c.Batch), Duration(c.TTFT), Duration(c.TPOT),
-				Bytes(c.Memory)+" / "+Bytes(g.Usable), PlanVerdict(g, c, p.Targets))
-		}
-		doc.Table(t)
-	}
 	if len(r.Plan.Limits) > 0 {
 		doc.Heading(3, "Limits per device and model")
 		doc.Para("The longest context that fits in memory and that meets the TPOT target, the longest prompt that meets the TTFT target (at batch 1), and the most sequences that fit.")
@@ -447,7 +405,7 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 			x, in := pr.Result, pr.Result.Inputs
 			t.Add(in.Engine, in.Model, in.Weights, in.KV, withInterval(x.TTFT, x.TTFTInterval), Duration(x.TTFTBound),
 				withInterval(x.TPOT, x.TPOTInterval), Duration(x.TPOTBound), withInterval(x.E2E, x.E2EInterval),
-				Tokens(x.DecodeTokensPerS), Bytes(x.Memory.Total)+" / "+Bytes(x.Memory.Usable), Fits(x.Memory.Fits))
+				Tokens(x.DecodeTokensPerS), memoryText(x.Memory.Total, x.Memory.Usable), Fits(x.Memory.Fits))
 		}
 		doc.Table(t)
 	}
@@ -517,7 +475,7 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	doc.Table(mt)
 
 	doc.Heading(2, "Reproduce")
-	doc.Para(fmt.Sprintf("Generated by roofline %s from %s with:", r.Version, r.StudyFile))
+	doc.Para(fmt.Sprintf("Generated by %s from %s with:", buildText(rep.build), r.StudyFile))
 	doc.Code(r.Command)
 	doc.Para("The same numbers from the individual commands (run from the study's directory):")
 	cmds := []string{r.Plan.Command}
@@ -538,15 +496,23 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	return doc
 }
 
-func measuredSentence(run ComparisonJSON) string {
-	s := fmt.Sprintf("%s (%s) on %s, %s %s: measured %s tokens/s", runLabel(run), run.Source, run.Hardware, run.Model, run.Weights, Tokens(run.MeasuredTokensPerS))
-	if run.Test == "decode" {
-		s += fmt.Sprintf(" is %s of the datasheet bandwidth (MBU)", Percent(run.MBU))
+// buildText says which roofline made the report: its version, the commit
+// it was built from and whether that tree was modified (results.json adds
+// the toolchain and platform).
+func buildText(b buildinfo.Info) string {
+	s := "roofline " + b.Version
+	if b.Revision != "" {
+		s += " (commit " + b.Revision
+		if b.Time != "" {
+			s += " of " + b.Time
+		}
+		if b.Modified {
+			s += ", with uncommitted changes"
+		}
+		s += ")"
 	} else {
-		s += fmt.Sprintf(" is %s of the dense peak (MFU)", Percent(run.MFU))
+		s += " (a build that recorded no commit: go test, go run or -buildvcs=false)"
 	}
-	s += fmt.Sprintf(", %s of the physical limit of %s tokens/s; roofline predicted %s (measured / predicted %.2f).",
-		Percent(run.MeasuredTokensPerS/run.BoundTokensPerS), Tokens(run.BoundTokensPerS), Tokens(run.PredictedTokensPerS), run.Ratio)
 	return s
 }
 

@@ -1,0 +1,80 @@
+package render
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
+)
+
+// TestMarginRange: a margin is target / prediction; d = 1 − 1/margin is
+// how far under the target the prediction is (negative: over).
+func TestMarginRange(t *testing.T) {
+	cases := []struct {
+		lo, hi float64
+		want   string
+	}{
+		// 1/(1−0.61) = 2.5641 → 61 % under; 1/(1−0.8) = 5 → 80 % under.
+		{2.5641, 5, "61–80% under"},
+		// 0.5 → 1 − 2 = −1: 100 % over; 2 → 50 % under.
+		{0.5, 2, "100% over – 50% under"},
+		// 0.5 → 100 % over; 0.8 → 1 − 1.25: 25 % over.
+		{0.5, 0.8, "25–100% over"},
+		{math.Inf(1), math.Inf(1), Dash},
+	}
+	for _, c := range cases {
+		if got := marginRange(c.lo, c.hi); got != c.want {
+			t.Errorf("marginRange(%v, %v) = %q; want %q", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+func TestMeasuredSummary(t *testing.T) {
+	run := func(test, src string, p, g int, mbu, mfu, ratio float64) ComparisonJSON {
+		return ComparisonJSON{Source: src, Test: test, Model: "m", Weights: "q4_k_m", Hardware: "dev", Engine: "gpu", Runtime: "llama.cpp",
+			PromptTokens: p, GenTokens: g, Batch: 1, MBU: mbu, MFU: mfu, Ratio: ratio}
+	}
+	m := reportMeasured{File: "bench.json", Runs: []ComparisonJSON{
+		run("decode", "b:1", 0, 128, 0.71, 0.01, 0.9), run("prefill", "b:2", 512, 0, 0.2, 0.48, 1.2), run("decode", "b:3", 0, 256, 0.64, 0.01, 1.0)}}
+	want := "bench.json: 3 runs of m q4_k_m on dev gpu (llama.cpp): decode MBU 64% (tg256) to 71% (tg128) over 2 runs, prefill MFU 48% (pp512); measured / predicted 0.90–1.20."
+	if got := measuredSummary(m); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := measuredSummary(reportMeasured{File: "x.csv"}); !strings.Contains(got, "no run could be compared") {
+		t.Errorf("no runs: %s", got)
+	}
+}
+
+func TestBuildText(t *testing.T) {
+	for _, c := range []struct {
+		b    buildinfo.Info
+		want string
+	}{
+		{buildinfo.Info{Version: "dev"}, "roofline dev (a build that recorded no commit: go test, go run or -buildvcs=false)"},
+		{buildinfo.Info{Version: "v0.3.0", Revision: "425ac92ab1c2d3e4", Time: "2025-06-01T12:00:00Z", Modified: true},
+			"roofline v0.3.0 (commit 425ac92ab1c2d3e4 of 2025-06-01T12:00:00Z, with uncommitted changes)"},
+	} {
+		if got := buildText(c.b); got != c.want {
+			t.Errorf("got %q; want %q", got, c.want)
+		}
+	}
+}
+
+// TestMarkdownDocumentStreams: written block by block, the document is the
+// same as built whole, without trailing blank lines.
+func TestMarkdownDocumentStreams(t *testing.T) {
+	d := &Doc{Spaced: true}
+	d.Heading(1, "T")
+	d.Para("p")
+	d.List(nil)
+	d.Table(NewTable("a", "b"))
+	d.Code("x")
+	var whole bytes.Buffer
+	d.Write(&whole, Markdown)
+	got := d.MarkdownDocument()
+	if want := bytes.TrimRight(whole.Bytes(), "\n"); !bytes.Equal(got, want) {
+		t.Errorf("streamed %q\nwhole    %q", got, want)
+	}
+}
