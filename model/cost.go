@@ -693,7 +693,8 @@ func (c *Cost) account(t TensorCost) {
 // inverse is the largest s with at(s) ≤ v, or -1 if at(s) stays ≤ v for
 // every s (all terms capped).
 func (w windowed) inverse(v float64) int {
-	ws := []int{}
+	var buf [8]int
+	ws := buf[:0]
 	for _, t := range w.terms {
 		if t.window > 0 {
 			ws = append(ws, t.window)

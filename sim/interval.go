@@ -39,17 +39,17 @@ func (s *Setup) intervals(r *Result) {
 	default:
 		c := s.class
 		level := 0.80
-		r.TTFTInterval = &Interval{Lo: c.Prefill.Low * r.TTFT, Hi: c.Prefill.High * r.TTFT, Level: level}
+		r.TTFTInterval = r.interval(0, Interval{Lo: c.Prefill.Low * r.TTFT, Hi: c.Prefill.High * r.TTFT, Level: level})
 		if !math.IsNaN(r.TPOT) {
-			r.TPOTInterval = &Interval{Lo: c.Decode.Low * r.TPOT, Hi: c.Decode.High * r.TPOT, Level: level}
+			r.TPOTInterval = r.interval(1, Interval{Lo: c.Decode.Low * r.TPOT, Hi: c.Decode.High * r.TPOT, Level: level})
 		}
 		// Prefill and decode errors of one device lean the same way more
 		// often than not: adding the bounds is the cautious sum.
-		r.E2EInterval = &Interval{Lo: c.Prefill.Low*r.TTFT + c.Decode.Low*decodeTime, Hi: c.Prefill.High*r.TTFT + c.Decode.High*decodeTime, Level: level}
+		r.E2EInterval = r.interval(2, Interval{Lo: c.Prefill.Low*r.TTFT + c.Decode.Low*decodeTime, Hi: c.Prefill.High*r.TTFT + c.Decode.High*decodeTime, Level: level})
 	}
 	if iv := r.TPOTInterval; iv != nil && r.ThroughputTokensPerS > 0 {
 		x := r.ThroughputTokensPerS * r.TPOT
-		r.ThroughputInterval = &Interval{Lo: x / iv.Hi, Hi: x / iv.Lo, Level: iv.Level}
+		r.ThroughputInterval = r.interval(3, Interval{Lo: x / iv.Hi, Hi: x / iv.Lo, Level: iv.Level})
 	}
 }
 
@@ -102,7 +102,7 @@ func (s *Setup) calibratedIntervals(r *Result) {
 		}
 		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(0.5 + CalibratedLevel/2)
 		half := t * math.Sqrt(variance(k)+noise[k])
-		return &Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: CalibratedLevel}
+		return r.interval(k, Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: CalibratedLevel})
 	}
 	r.TTFTInterval = interval(0, c.PrefillDOF)
 	r.TPOTInterval = interval(1, c.DecodeDOF)
@@ -116,14 +116,23 @@ func (s *Setup) calibratedIntervals(r *Result) {
 func (s *Setup) timesWith(e hardware.Efficiency, w Workload) [3]float64 {
 	o := s.WithEfficiency(e)
 	p := newPhases(o.Model, w, o.Inputs.FlashAttention)
-	ttft := p.prefill(o.expected(o.Inputs.PrefillOverhead)).time
+	pp := p.prefillAt(o.rates.prefill)
+	ttft := pp.sum().time
 	e2e, tpot := ttft, math.NaN()
 	if steps := w.Output - 1; steps > 0 {
-		dec := p.decode(o.expected(o.Inputs.DecodeOverhead)).time
+		dp := p.decodeAt(o.rates.decode)
+		dec := dp.sum().time
 		e2e += dec
 		tpot = dec / float64(steps)
 	}
 	return [3]float64{ttft, tpot, e2e}
+}
+
+// interval stores iv as r's interval i (0 TTFT, 1 TPOT, 2 E2E, 3
+// throughput) in the result's own storage.
+func (r *Result) interval(i int, iv Interval) *Interval {
+	r.intervals[i] = iv
+	return &r.intervals[i]
 }
 
 func sq(x float64) float64 { return x * x }

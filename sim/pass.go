@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"math"
-
-	"github.com/roofline/roofline/model"
-)
+import "github.com/roofline/roofline/model"
 
 // phases holds what the prefill and decode of one workload need, computed
 // once: the matrix-product classes of a full prefill pass, of the last
@@ -91,7 +87,7 @@ func matmulCost(mm model.Matmuls, r rates) unitCost {
 	if mm.ExpertFLOPs > 0 {
 		ec = mm.ExpertFLOPs / (r.peak * r.matmul(mm.ExpertRows))
 	}
-	u.fixed = math.Max(dm, dc) + math.Max(em, ec) + r.overhead
+	u.fixed = max(dm, dc) + max(em, ec) + r.overhead
 	u.fm, u.fc = dm+em, dc+ec
 	return u
 }
@@ -108,30 +104,52 @@ func (r rates) matmul(rows float64) float64 {
 // attention adds attention's bytes and FLOPs to a unit's cost. The ideal
 // bound prices the whole pass at once: max(all bytes / bandwidth, all
 // FLOPs / peak), which no overlap of classes can beat.
-func attention(u unitCost, bytes, flops float64, r rates) unitCost {
+func attention(u unitCost, bytes, flops float64, r *rates) unitCost {
 	if r.ideal {
 		m, c := u.fm+bytes/r.bw, u.fc+flops/r.peak
 		return unitCost{fixed: 0, fm: 0, fc: 0, am: m, ac: c}
 	}
-	u.am, u.ac = bytes/r.bw, flops/(r.peak*r.eff.Attention)
+	u.am, u.ac = bytes/r.bw, flops/r.attention
 	return u
+}
+
+// prefillPricing is a workload's prefill at one set of rates. The matrix
+// products of a full pass, and those of the last pass, cost the same at
+// every depth, so each is priced once here and only attention, which
+// grows with the context, is priced per pass: the planner prices
+// millions of prefills of one setup and batch at different depths.
+type prefillPricing struct {
+	*phases
+	r                  rates
+	fullCost, lastCost unitCost // the matrix products of a full pass and of the last
+}
+
+// prefillAt prices the prefill at rates r; withOthers must come first.
+func (p *phases) prefillAt(r rates) prefillPricing {
+	pp := prefillPricing{phases: p, r: r, lastCost: matmulCost(p.lastMM, r)}
+	if p.passes > 1 {
+		pp.fullCost = matmulCost(p.full, r)
+	}
+	return pp
 }
 
 // prefillPass is full pass k (0 ≤ k < passes−1): every sequence processes
 // perSeq tokens after D + k·perSeq, reads its KV cache once and appends.
-func (p *phases) prefillPass(k int, r rates) unitCost {
-	return p.pass(p.w.Depth+k*p.perSeq, p.perSeq, p.full, r)
+func (pp *prefillPricing) prefillPass(k int) unitCost {
+	return pp.pass(pp.w.Depth+k*pp.perSeq, pp.perSeq, pp.fullCost)
 }
 
 // lastPass is the shorter last pass, which computes the logits.
-func (p *phases) lastPass(r rates) unitCost {
-	return p.pass(p.w.Depth+(p.passes-1)*p.perSeq, p.last, p.lastMM, r)
+func (pp *prefillPricing) lastPass() unitCost {
+	return pp.pass(pp.w.Depth+(pp.passes-1)*pp.perSeq, pp.last, pp.lastCost)
 }
 
 // pass is a prefill pass of n tokens per sequence after s cached ones,
-// with matrix products mm: each sequence reads its KV cache (and, unfused,
-// writes and reads its scores), plus the sequences decoding alongside.
-func (p *phases) pass(s, n int, mm model.Matmuls, r rates) unitCost {
+// whose matrix products cost mm: each sequence reads its KV cache (and,
+// unfused, writes and reads its scores), plus the sequences decoding
+// alongside.
+func (pp *prefillPricing) pass(s, n int, mm unitCost) unitCost {
+	p := pp.phases
 	B := float64(p.w.Batch)
 	bytes := B * p.kvRead(s+n)
 	if p.unfused {
@@ -139,7 +157,7 @@ func (p *phases) pass(s, n int, mm model.Matmuls, r rates) unitCost {
 	}
 	flops := B * p.m.AttentionPrefillFLOPs(s, n)
 	bytes, flops = p.addOthers(bytes, flops)
-	return attention(matmulCost(mm, r), bytes, flops, r)
+	return attention(mm, bytes, flops, &pp.r)
 }
 
 // kvRead is the bytes one sequence's pass reads of a KV cache of ctx
@@ -154,10 +172,25 @@ func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
 	return bytes + o*p.decodeAttnBytes(p.otherCtx), flops + o*p.m.AttentionDecodeFLOPs(p.otherCtx)
 }
 
-// decodeStep is the step whose queries attend ctx keys.
-func (p *phases) decodeStep(ctx int, r rates) unitCost {
+// decodePricing is a workload's decode at one set of rates: the matrix
+// products of a step cost the same at every context, so they are priced
+// once and only attention is priced per step.
+type decodePricing struct {
+	*phases
+	r        rates
+	stepCost unitCost // the matrix products of a step
+}
+
+// decodeAt prices the decode steps at rates r.
+func (p *phases) decodeAt(r rates) decodePricing {
+	return decodePricing{phases: p, r: r, stepCost: matmulCost(p.step, r)}
+}
+
+// step is the step whose queries attend ctx keys.
+func (dp *decodePricing) step(ctx int) unitCost {
+	p := dp.phases
 	B := float64(p.w.Batch)
-	return attention(matmulCost(p.step, r), B*p.decodeAttnBytes(ctx), B*p.m.AttentionDecodeFLOPs(ctx), r)
+	return attention(dp.stepCost, B*p.decodeAttnBytes(ctx), B*p.m.AttentionDecodeFLOPs(ctx), &dp.r)
 }
 
 // decodeAttnBytes is one decode token's attention traffic: its KV cache,
@@ -173,31 +206,50 @@ func (p *phases) decodeAttnBytes(ctx int) float64 {
 func (p *phases) firstStep() int { return p.w.Depth + p.w.Prompt + 1 }
 func (p *phases) lastStep() int  { return p.w.Depth + p.w.Prompt + p.w.Output - 1 }
 
-// prefill sums the passes: between window cuts a pass's attention span and
+// sum is the prefill's passes: between window cuts a pass's attention span and
 // KV read are linear in the pass index — a pass ending inside a window,
 // the (at most one) pass straddling it, passes starting past it.
-func (p *phases) prefill(r rates) sums {
-	full := p.passes - 1
-	var buf [8]int
-	cuts := buf[:0]
-	for _, win := range p.m.Windows() {
-		u, D := p.perSeq, p.w.Depth
+func (pp *prefillPricing) sum() sums {
+	full := pp.passes - 1
+	var cbuf [8]int
+	cuts := cbuf[:0]
+	for _, win := range pp.m.Windows() {
+		u, D := pp.perSeq, pp.w.Depth
 		cuts = append(cuts, floorDiv(win-D-u, u)+1, ceilDiv(win-D, u))
 	}
-	s := sumUnits(0, full-1, cuts, func(k int) unitCost { return p.prefillPass(k, r) })
-	s.add(p.lastPass(r).sums())
+	var s sums
+	var sbuf [16]int
+	starts := runStarts(0, full-1, cuts, sbuf[:0])
+	for i, k := range starts {
+		if e := runEnd(starts, i, full-1); e >= k {
+			a, b := pp.prefillPass(k), pp.prefillPass(e)
+			s.addRun(e-k+1, &a, &b)
+		}
+	}
+	last := pp.lastPass()
+	s.add(last.sums())
 	return s
 }
 
-// decode sums the steps; their cost is linear in the context between
+// sum is the decode's steps; their cost is linear in the context between
 // sliding-window boundaries.
-func (p *phases) decode(r rates) sums {
-	var buf [8]int
-	cuts := buf[:0]
-	for _, win := range p.m.Windows() {
+func (dp *decodePricing) sum() sums {
+	var cbuf [8]int
+	cuts := cbuf[:0]
+	for _, win := range dp.m.Windows() {
 		cuts = append(cuts, win+1)
 	}
-	return sumUnits(p.firstStep(), p.lastStep(), cuts, func(ctx int) unitCost { return p.decodeStep(ctx, r) })
+	var s sums
+	var sbuf [16]int
+	first, last := dp.firstStep(), dp.lastStep()
+	starts := runStarts(first, last, cuts, sbuf[:0])
+	for i, x := range starts {
+		if e := runEnd(starts, i, last); e >= x {
+			a, b := dp.step(x), dp.step(e)
+			s.addRun(e-x+1, &a, &b)
+		}
+	}
+	return s
 }
 
 // kvShare is the share of the KV cache in a decode step's bytes.

@@ -110,7 +110,7 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 	seqs := s.resident(batch)
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
 	step := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
-	pr, dr := s.prefillRates(), s.decodeRates()
+	prefill, decode := p.prefillAt(s.rates.prefill), step.decodeAt(s.rates.decode)
 	conf := t.confidence()
 	pLo, pHi := s.Spread(true).Bounds(conf)
 	dLo, dHi := s.Spread(false).Bounds(conf)
@@ -119,10 +119,10 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
 		c.Fits = c.Memory <= usable
 		p.w.Depth = c.Depth(prompt, output)
-		c.TTFT = ttftAt(&p, pr)
+		c.TTFT = prefill.sum().time
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
-		c.TPOT = step.decodeStep(max(ctx-1, 1), dr).time()
+		c.TPOT = decode.step(max(ctx-1, 1)).time()
 		c.Throughput = float64(s.resident(batch)) / c.TPOT
 		if q := batch - s.resident(batch); q > 0 {
 			// The runtime does not batch: the last request waits for the

@@ -89,6 +89,9 @@ type Result struct {
 	// Intervals (80 % for a runtime's class, 90 % for a calibration); nil
 	// when flags replaced the efficiency or the figure is undefined.
 	TTFTInterval, TPOTInterval, E2EInterval, ThroughputInterval *Interval
+	// intervals holds the four intervals above, which point into it: a
+	// prediction is then one allocation (Result.interval).
+	intervals [4]Interval
 
 	LoadTime     float64 // weights / storage bandwidth, s
 	ColdTTFT     float64 // LoadTime + TTFT when Inputs.Cold, else 0
@@ -128,9 +131,8 @@ func (s *Setup) Prefill(prompt, depth, batch, ubatch int) Phase {
 }
 
 func (s *Setup) prefillPhase(p *phases) Phase {
-	ov := s.Inputs.PrefillOverhead
-	ir := s.idealRates()
-	return phaseOf(p.passes, p.prefill(s.prefillRates()), p.prefill(ir), ov, ir.bw, ir.peak)
+	exp, ideal := p.prefillAt(s.rates.prefill), p.prefillAt(s.rates.ideal)
+	return phaseOf(p.passes, exp.sum(), ideal.sum(), s.Inputs.PrefillOverhead, ideal.r.bw, ideal.r.peak)
 }
 
 // Decode prices `steps` decode steps of `batch` sequences whose queries
@@ -144,9 +146,15 @@ func (s *Setup) Decode(first, steps, batch int) Phase {
 }
 
 func (s *Setup) decodePhase(p *phases) Phase {
-	ov := s.Inputs.DecodeOverhead
-	ir := s.idealRates()
-	return phaseOf(p.lastStep()-p.firstStep()+1, p.decode(s.decodeRates()), p.decode(ir), ov, ir.bw, ir.peak)
+	ph, _ := s.decodePhaseAt(p)
+	return ph
+}
+
+// decodePhaseAt is decodePhase with the expected pricing it used, for
+// pricing single steps.
+func (s *Setup) decodePhaseAt(p *phases) (Phase, decodePricing) {
+	exp, ideal := p.decodeAt(s.rates.decode), p.decodeAt(s.rates.ideal)
+	return phaseOf(p.lastStep()-p.firstStep()+1, exp.sum(), ideal.sum(), s.Inputs.DecodeOverhead, ideal.r.bw, ideal.r.peak), exp
 }
 
 // TTFT is the expected prefill time of `prompt` tokens per sequence on top
@@ -157,22 +165,19 @@ func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
 	return s.ttft(&p)
 }
 
-// ttft is the one expected time to first token: the passes' time at the
-// expected prefill rates (ttftAt, for a caller that prices many).
-func (s *Setup) ttft(p *phases) float64 { return ttftAt(p, s.prefillRates()) }
-
-func ttftAt(p *phases, r rates) float64 { return p.prefill(r).time }
-
-// prefillRates and decodeRates are the expected rates with each phase's
-// fixed overhead.
-func (s *Setup) prefillRates() rates { return s.expected(s.Inputs.PrefillOverhead) }
-func (s *Setup) decodeRates() rates  { return s.expected(s.Inputs.DecodeOverhead) }
+// ttft is the one expected time to first token: the passes' time with
+// the per-pass overhead.
+func (s *Setup) ttft(p *phases) float64 {
+	pp := p.prefillAt(s.rates.prefill)
+	return pp.sum().time
+}
 
 // ITL is the expected time of one decode step of `batch` sequences whose
 // queries attend ctx keys.
 func (s *Setup) ITL(ctx, batch int) float64 {
 	p := stepPhases(s.Model, batch, s.Inputs.FlashAttention)
-	return p.decodeStep(ctx, s.decodeRates()).time()
+	dp := p.decodeAt(s.rates.decode)
+	return dp.step(ctx).time()
 }
 
 // Predict prices workload w.
@@ -196,13 +201,13 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	steps := w.Output - 1
 	r.TPOT, r.ITLFirst, r.ITLLast, r.TPOTBound = math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	if steps > 0 {
-		r.Decode = s.decodePhase(&p)
+		var dp decodePricing
+		r.Decode, dp = s.decodePhaseAt(&p)
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
-		er := s.decodeRates()
 		first, last := p.firstStep(), p.lastStep()
-		r.ITLFirst = p.decodeStep(first, er).time()
-		r.ITLLast = p.decodeStep(last, er).time()
+		r.ITLFirst = dp.step(first).time()
+		r.ITLLast = dp.step(last).time()
 		r.DecodeTokensPerS = 1 / r.TPOT
 		r.ThroughputTokensPerS = float64(w.Batch) / r.TPOT
 		r.KVShareFirst = p.kvShare(first)

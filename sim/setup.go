@@ -21,8 +21,24 @@ type Setup struct {
 	Device  *hardware.Device
 	Engine  *hardware.Engine
 	Runtime *runtimes.Runtime
-	Inputs  Inputs // Workload is left empty
+	Inputs  Inputs // Workload is left empty; read-only once resolved
 	class   *runtimes.Class
+	// rates are what every pass and step is priced at, resolved once from
+	// Inputs (the achieved bandwidth alone takes a fourth root): a plan
+	// prices millions of passes of one setup. NewSetup and WithEfficiency
+	// set them.
+	rates setupRates
+}
+
+// setupRates are a setup's rates: expected for prefill passes and decode
+// steps (they differ in the fixed overhead), and ideal.
+type setupRates struct {
+	prefill, decode, ideal rates
+}
+
+// resolveRates sets s.rates from s.Inputs.
+func (s *Setup) resolveRates() {
+	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead), decode: s.expected(s.Inputs.DecodeOverhead), ideal: s.idealRates()}
 }
 
 // Inputs echoes everything a prediction resolved, so every number can be
@@ -133,7 +149,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.PrefillOverhead = in.Efficiency.PrefillOverhead(in.Layers)
 	in.DecodeOverhead = in.Efficiency.DecodeOverhead(in.Layers)
-	return &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}, nil
+	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
+	s.resolveRates()
+	return s, nil
 }
 
 // Class is the runtime's efficiency class the setup's intervals come from.
@@ -148,6 +166,8 @@ type rates struct {
 	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing)
 	ideal    bool
 	overhead float64 // s per unit
+	// attention is the rate attention's FLOPs run at, peak · eff.Attention.
+	attention float64
 }
 
 func (s *Setup) expected(overhead float64) rates {
@@ -157,7 +177,7 @@ func (s *Setup) expected(overhead float64) rates {
 		dq = in.Efficiency.Dequant
 	}
 	return rates{bw: in.Efficiency.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: in.Efficiency, overhead: overhead,
-		gemv: float64(max(s.Runtime.GEMVRows, 1)), dequant: dq}
+		gemv: float64(max(s.Runtime.GEMVRows, 1)), dequant: dq, attention: in.Peak * in.Efficiency.Attention}
 }
 
 func (s *Setup) idealRates() rates {
@@ -229,5 +249,6 @@ func (s *Setup) WithEfficiency(e hardware.Efficiency) *Setup {
 	o.Inputs.Efficiency = e
 	o.Inputs.PrefillOverhead = e.PrefillOverhead(o.Inputs.Layers)
 	o.Inputs.DecodeOverhead = e.DecodeOverhead(o.Inputs.Layers)
+	o.resolveRates()
 	return &o
 }

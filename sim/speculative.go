@@ -18,9 +18,8 @@ func (s *Setup) Verify(ctx, tokens, batch int) float64 {
 	p.step = s.Model.Matmuls(batch*tokens, batch*tokens)
 	B := float64(batch)
 	last := ctx + tokens - 1
-	dr := s.decodeRates()
-	u := matmulCost(p.step, dr)
-	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), dr)
+	u := matmulCost(p.step, s.rates.decode)
+	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), &s.rates.decode)
 	return u.time()
 }
 

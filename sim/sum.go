@@ -2,7 +2,7 @@ package sim
 
 import (
 	"math"
-	"sort"
+	"slices"
 )
 
 // unitCost is what one prefill pass or decode step costs, in seconds at
@@ -16,7 +16,7 @@ type unitCost struct {
 	ac    float64 // attention's compute term
 }
 
-func (u unitCost) time() float64 { return u.fixed + math.Max(u.am, u.ac) }
+func (u unitCost) time() float64 { return u.fixed + max(u.am, u.ac) }
 
 // sums accumulates a phase over its units.
 type sums struct {
@@ -41,39 +41,43 @@ func (u unitCost) sums() sums {
 	return s
 }
 
-// sumUnits sums cost(x) over x = lo … hi, given cut points at which cost
-// may change slope: between cuts every term is linear in x, so each piece
-// is summed from its endpoints. The work depends on the number of cuts,
-// not on hi − lo: a 128k-token generation costs what a 128-token one does.
-func sumUnits(lo, hi int, cuts []int, cost func(x int) unitCost) sums {
-	var total sums
+// runStarts splits x = lo … hi at cut points, where a unit's cost may
+// change slope, into runs over which every term is linear in x, so that
+// each run is summed from its endpoints (sums.addRun): the work depends on
+// the number of cuts, not on hi − lo, and a 128k-token generation costs
+// what a 128-token one does. Run i is starts[i] … runEnd(starts, i, hi);
+// a run may be empty (a repeated cut). buf is the storage for the starts.
+func runStarts(lo, hi int, cuts []int, buf []int) []int {
 	if hi < lo {
-		return total
+		return buf[:0]
 	}
-	var buf [16]int
 	starts := append(buf[:0], lo)
 	for _, c := range cuts {
 		if c > lo && c <= hi {
 			starts = append(starts, c)
 		}
 	}
-	sort.Ints(starts)
-	for i, s := range starts {
-		e := hi
-		if i+1 < len(starts) {
-			e = starts[i+1] - 1
-		}
-		if e < s {
-			continue
-		}
-		a, b := cost(s), cost(e)
-		n := e - s + 1
-		total.time += float64(n)*a.fixed + sumMaxLinear(n, a.am, b.am, a.ac, b.ac)
-		total.memory += float64(n) * (a.fm + a.am + b.fm + b.am) / 2
-		total.compute += float64(n) * (a.fc + a.ac + b.fc + b.ac) / 2
-		total.computeBound += countAbove(n, a.fm+a.am, b.fm+b.am, a.fc+a.ac, b.fc+b.ac)
+	if len(starts) > 2 { // starts[0] = lo is below every cut
+		slices.Sort(starts[1:])
 	}
-	return total
+	return starts
+}
+
+// runEnd is the last unit of run i of runStarts.
+func runEnd(starts []int, i, hi int) int {
+	if i+1 < len(starts) {
+		return starts[i+1] - 1
+	}
+	return hi
+}
+
+// addRun adds a run of n units whose every term is linear from a (the
+// first unit's cost) to b (the last's).
+func (t *sums) addRun(n int, a, b *unitCost) {
+	t.time += float64(n)*a.fixed + sumMaxLinear(n, a.am, b.am, a.ac, b.ac)
+	t.memory += float64(n) * (a.fm + a.am + b.fm + b.am) / 2
+	t.compute += float64(n) * (a.fc + a.ac + b.fc + b.ac) / 2
+	t.computeBound += countAbove(n, a.fm+a.am, b.fm+b.am, a.fc+a.ac, b.fc+b.ac)
 }
 
 // sumMaxLinear is Σ max(f(i), g(i)) for i = 0 … n−1 where f and g are
@@ -83,7 +87,7 @@ func sumMaxLinear(n int, f0, f1, g0, g1 float64) float64 {
 		return 0
 	}
 	if n == 1 {
-		return math.Max(f0, g0)
+		return max(f0, g0)
 	}
 	d0, d1 := f0-g0, f1-g1
 	N := float64(n)
