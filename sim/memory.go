@@ -52,9 +52,20 @@ func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 { return s.need(ctx, 
 // the context (fixed), and the KV cache of the sequences it holds.
 func (s *Setup) need(ctx, batch, ubatch int) Memory {
 	mem := s.fixed(batch, ubatch)
-	mem.KV = float64(s.resident(batch)) * s.Model.KVCacheBytes(ctx, ubatch)
-	mem.Total = mem.Weights + mem.KV + mem.Activations + mem.Overhead
+	mem.KV = s.kvHeld(ctx, batch, ubatch)
+	mem.Total = mem.totalWith(mem.KV)
 	return mem
+}
+
+// kvHeld is the KV cache the sequences of a batch hold at ctx tokens.
+func (s *Setup) kvHeld(ctx, batch, ubatch int) float64 {
+	return float64(s.resident(batch)) * s.Model.KVCacheBytes(ctx, ubatch)
+}
+
+// totalWith is the total of the fixed memory m (Setup.fixed) with kv
+// bytes of KV cache: a planner computes the fixed part once per batch.
+func (m *Memory) totalWith(kv float64) float64 {
+	return m.Weights + kv + m.Activations + m.Overhead
 }
 
 // fixed is the memory whatever the context: the weights resident on the

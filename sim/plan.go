@@ -99,32 +99,63 @@ const MaxPlanTokens = limits.SearchTokens
 
 // Evaluate checks one configuration against the targets.
 func (s *Setup) Evaluate(ctx, batch, prompt, output, ubatch int, t Targets) Config {
-	return s.EvaluateContexts([]int{ctx}, batch, prompt, output, ubatch, t, nil)[0]
+	var one [1]Config
+	return s.Evaluator(prompt, output, ubatch, t).Contexts([]int{ctx}, batch, one[:0])[0]
 }
 
 // EvaluateContexts checks the configurations of one batch size at each
-// context, appending to out. The prefill's weight and activation traffic is
-// priced once for the batch and reused across contexts.
+// context, appending to out.
 func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch int, t Targets, out []Config) []Config {
-	usable := t.Usable(s)
-	seqs := s.resident(batch)
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
-	step := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
-	prefill, decode := p.prefillAt(s.rates.prefill), step.decodeAt(s.rates.decode)
+	return s.Evaluator(prompt, output, ubatch, t).Contexts(contexts, batch, out)
+}
+
+// Evaluator checks configurations of one setup for one request (prompt,
+// output, prefill passes) against targets. What no batch or context
+// changes — the usable memory, the spreads' bounds at the targets'
+// confidence — is resolved once here, so that a plan over millions of
+// configurations prices only what each one changes.
+type Evaluator struct {
+	s                      *Setup
+	t                      Targets
+	prompt, output, ubatch int
+	usable                 float64
+	// The prediction's fast- and slow-end factors (Spread.Bounds) for
+	// prefill and decode.
+	pLo, pHi, dLo, dHi float64
+}
+
+// Evaluator resolves an evaluator of s for the request and targets.
+func (s *Setup) Evaluator(prompt, output, ubatch int, t Targets) *Evaluator {
+	e := &Evaluator{s: s, t: t, prompt: prompt, output: output, ubatch: ubatch, usable: t.Usable(s)}
 	conf := t.confidence()
-	pLo, pHi := s.Spread(true).Bounds(conf)
-	dLo, dHi := s.Spread(false).Bounds(conf)
+	e.pLo, e.pHi = s.Spread(true).Bounds(conf)
+	e.dLo, e.dHi = s.Spread(false).Bounds(conf)
+	return e
+}
+
+// Contexts checks the configurations of one batch size at each context,
+// appending to out. The batch's passes and steps are priced once: the
+// matrix products and the memory that does not grow with the context.
+func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
+	s, t, prompt, output, ubatch := e.s, e.t, e.prompt, e.output, e.ubatch
+	usable, pLo, pHi, dLo, dHi := e.usable, e.pLo, e.pHi, e.dLo, e.dHi
+	seqs := s.resident(batch)
+	// The prefill of the prompt and a decode step of the batch: Output 2
+	// prices the step's matrix products beside the prefill's.
+	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 2, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
+	prefill, decode := p.prefillAt(s.rates.prefill), p.decodeAt(s.rates.decode)
+	fixed := s.fixed(batch, ubatch)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
-		c.Memory = s.MemoryNeed(ctx, batch, ubatch)
+		c.Memory = fixed.totalWith(s.kvHeld(ctx, batch, ubatch))
 		c.Fits = c.Memory <= usable
 		p.w.Depth = c.Depth(prompt, output)
 		c.TTFT = prefill.sum().time
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
 		c.TPOT = decode.step(max(ctx-1, 1)).time()
-		c.Throughput = float64(s.resident(batch)) / c.TPOT
-		if q := batch - s.resident(batch); q > 0 {
+		c.Throughput = float64(seqs) / c.TPOT
+		if q := batch - seqs; q > 0 {
 			// The runtime does not batch: the last request waits for the
 			// others' whole answers.
 			c.TTFT += float64(q) * (c.TTFT + float64(output-1)*c.TPOT)
@@ -155,7 +186,7 @@ func (s *Setup) EvaluateContexts(contexts []int, batch, prompt, output, ubatch i
 		c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, t.TPOT, dLo, dHi).Verdict)
 		if t.MinThroughput > 0 {
 			// Throughput is a floor: B / TPOT must stay above it.
-			c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, float64(s.resident(batch))/t.MinThroughput, dLo, dHi).Verdict)
+			c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, float64(seqs)/t.MinThroughput, dLo, dHi).Verdict)
 		}
 		out = append(out, c)
 	}
@@ -178,7 +209,10 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 	}
 	seqs := s.resident(batch)
 	if t.TPOT > 0 {
-		l.MaxContextTPOT = largest(upper, func(c int) bool { return s.ITL(max(c-1, 1), seqs) <= t.TPOT })
+		// A decode step of the batch, priced once for the search (as ITL).
+		p := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
+		decode := p.decodeAt(s.rates.decode)
+		l.MaxContextTPOT = largest(upper, func(c int) bool { return decode.step(max(c-1, 1)).time() <= t.TPOT })
 	}
 	if t.TTFT > 0 {
 		// A prompt longer than what fits is moot.

@@ -344,8 +344,9 @@ func (s *Search) runGroup(j *job, g *Group, buf []sim.Config) ([]sim.Config, err
 	if cap(buf) == 0 {
 		buf = make([]sim.Config, 0, len(s.contexts)*len(s.batches))
 	}
+	ev := st.Evaluator(sp.Prompt, sp.Output, sp.UBatch, t)
 	for _, b := range s.batches {
-		buf = st.EvaluateContexts(s.contexts, b, sp.Prompt, sp.Output, sp.UBatch, t, buf)
+		buf = ev.Contexts(s.contexts, b, buf)
 	}
 	g.Configs = buf
 	g.Evaluated = len(buf)
