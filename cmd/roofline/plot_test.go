@@ -180,6 +180,8 @@ Common rules:
   series share a panel; more become small multiples, one panel per device
   (or model, or format: the first that leaves at most eight series in each
   of at most twelve panels), in the same colours on shared axes.
+  ` + "`--facet device|engine|model|weights|kv`" + ` chooses the dimension, even for
+  fewer series.
 - Seven colour-blind-safe colours (Okabe and Ito's, without yellow), then
   dash-dot line styles. Series too close to tell apart are drawn once and
   labelled together: ` + "`a = b`" + ` (equal) or ` + "`a ≈ b`" + ` (within 1 % of the axis).

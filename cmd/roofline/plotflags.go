@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,6 +38,7 @@ func seriesFlags() []cli.Flag {
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target drawn as a reference line (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target drawn as a reference line (`DURATION`, e.g. 200ms)"},
 		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs to draw over the predictions (`FILE`, any format compare reads; repeatable)"},
+		&cli.StringFlag{Name: "facet", Usage: "one panel per `DIM`: " + strings.Join(app.FacetDims, ", ") + "; default: by the first that leaves at most 8 series a panel, when more than 8 would share one"},
 	)
 }
 
@@ -115,7 +117,7 @@ func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
 		}
 	}
 	r := app.SeriesRequest{Models: app.List(c.String("model")), Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")),
-		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Measured: c.StringSlice("measured")}
+		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Measured: c.StringSlice("measured"), Facet: c.String("facet")}
 	var err error
 	if r.Workload, err = workload(c); err != nil {
 		return r, err

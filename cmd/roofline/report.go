@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -49,7 +50,7 @@ func reportCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write the report into `DIR` (required)"},
 			&cli.BoolFlag{Name: "force", Usage: "replace DIR if roofline wrote it and it holds nothing else"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress on stderr"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress and no list of figures on stderr"},
 		},
 		Action: reportAction,
 	}
@@ -116,15 +117,18 @@ func reportAction(c *cli.Context) error {
 	if err != nil {
 		return flagged(err)
 	}
-	n, err := w.Write(rep)
+	drawn, err := w.Write(rep)
 	if err != nil {
 		return err
+	}
+	if !c.Bool("quiet") {
+		figureLines(c.App.ErrWriter, drawn, rep.Skipped)
 	}
 	old, err := dir.Commit()
 	if err != nil {
 		return outputErr("-o", err)
 	}
-	fmt.Fprintf(c.App.Writer, "wrote %s (report.md, report.html, results.csv, results.json, %d figures)\n", out, n)
+	fmt.Fprintf(c.App.Writer, "wrote %s (report.md, report.html, results.csv, results.json, %d figures)\n", out, len(drawn))
 	if old != nil {
 		fmt.Fprintf(c.App.Writer, "replaced %s\n", old)
 	}
@@ -142,6 +146,27 @@ func loadStudy(env *app.Env, file string) (*study.Study, error) {
 		return nil, err
 	}
 	return study.Parse("stdin", src)
+}
+
+// figureLines say on stderr which figures a report drew and why any
+// default one was skipped: a reader of the terminal should not have to
+// find that in the report's notes.
+func figureLines(w io.Writer, drawn []render.DrawnFigure, skipped []study.SkippedFigure) {
+	var names []string
+	for _, f := range drawn {
+		n := f.Kind
+		if f.Panels > 1 {
+			n += fmt.Sprintf(" (%d panels)", f.Panels)
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		names = []string{"none"}
+	}
+	fmt.Fprintf(w, "roofline: figures: %s\n", strings.Join(names, ", "))
+	for _, s := range skipped {
+		fmt.Fprintf(w, "roofline: no %s figure: %s\n", s.Kind, s.Reason)
+	}
 }
 
 // outputErr is a refused output file or directory (exit 2: how roofline

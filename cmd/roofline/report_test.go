@@ -14,7 +14,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 )
 
-var reportStudies = []string{"../../docs/examples/voice-assistant.toml", "../../docs/examples/llama-bench-rtx4080.toml"}
+var reportStudies = []string{"../../docs/examples/voice-assistant.toml", "../../docs/examples/llama-bench-rtx4080.toml", "../../docs/examples/voice-assistant-boards.toml"}
 
 func runReport(t *testing.T, study string, extra ...string) string {
 	t.Helper()
@@ -107,22 +107,66 @@ func TestReportSelfContained(t *testing.T) {
 	}
 }
 
-// TestReportChromium renders the HTML in headless Chromium when it is
-// installed (it is not in CI): the DOM must hold the title and every figure.
+// TestReportChromium opens the three-board, six-model example's
+// report.html in headless Chromium when it is installed (it is not in
+// CI): the DOM Chromium builds must hold the title, the answer's table
+// with its verdicts and intervals, and every default figure — plan,
+// tpot-context, ttft-prompt and memory, faceted where more than eight
+// series would share a panel — each as an inline SVG with drawn text.
 func TestReportChromium(t *testing.T) {
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
+	bin := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
 		t.Skip("chromium not installed")
 	}
-	out := runReport(t, reportStudies[0])
+	out := runReport(t, reportStudies[2])
 	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+filepath.Join(out, "report.html"))
 	dom, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(dom), "Voice assistant on Jetson Orin Nano vs RK3588") || strings.Count(string(dom), "<svg") < 4 {
-		t.Errorf("Chromium's DOM lacks the title or the figures (%d bytes)", len(dom))
+	d := string(dom)
+	var r render.ReportJSON
+	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "results.json"))), &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(d, "<h1>Voice assistant on a Jetson Orin Nano Super, an RK3588 or a Raspberry Pi 5") {
+		t.Errorf("Chromium's DOM lacks the title (%d bytes)", len(d))
+	}
+	answer := d[strings.Index(d, "<h2>Answer</h2>"):]
+	answer = answer[:strings.Index(answer, "<h3>")]
+	if rows := strings.Count(answer, "<tr>") - 1; rows != len(r.Plan.Best) || rows != 18 {
+		t.Errorf("the answer's table has %d rows; want one per device and model (18)", rows)
+	}
+	for _, want := range []string{"judged 80% sure", "meets: ", "% under</td>"} {
+		if !strings.Contains(answer, want) {
+			t.Errorf("the answer lacks %q", want)
+		}
+	}
+	var kinds []string
+	for _, f := range r.Figures {
+		kinds = append(kinds, f.Kind)
+		i := strings.Index(d, `<figure id="figure-`+f.Kind+`">`)
+		if i < 0 {
+			t.Errorf("figure %s is not in Chromium's DOM", f.Kind)
+			continue
+		}
+		fig := d[i : i+strings.Index(d[i:], "</figure>")]
+		if !strings.Contains(fig, "<svg") || strings.Count(fig, "<text") < 10 {
+			t.Errorf("figure %s: no SVG with its text in the DOM", f.Kind)
+		}
+	}
+	if got := strings.Join(kinds, ","); got != "plan,tpot-context,ttft-prompt,memory" {
+		t.Errorf("figures %s; want every default one", got)
+	}
+	if len(r.Notes) > 0 && strings.Contains(strings.Join(r.Notes, "\n"), "no ") && strings.Contains(strings.Join(r.Notes, "\n"), " figure:") {
+		t.Errorf("a default figure was skipped: %v", r.Notes)
 	}
 }
 
@@ -405,5 +449,58 @@ func TestReportAnswer(t *testing.T) {
 	}
 	if !strings.Contains(answer, "judged 80% sure") {
 		t.Error("the answer does not say how sure its verdicts are")
+	}
+}
+
+// TestReportFigures: the three-board, six-model example draws every
+// default figure, faceted, and says so on stderr; a study chooses its
+// figures and their facets and settings, which the reproducing command
+// carries; a default figure that cannot be drawn is skipped with the
+// reason on stderr.
+func TestReportFigures(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	_, errOut, code := runCLI("report", reportStudies[2], "-o", out)
+	if want := "roofline: figures: plan, tpot-context (6 panels), ttft-prompt (6 panels), memory (6 panels)\n"; code != 0 || errOut != want {
+		t.Errorf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	if _, errOut, _ := runCLI("report", reportStudies[2], "-o", out+"2", "--quiet"); errOut != "" {
+		t.Errorf("--quiet: stderr %q", errOut)
+	}
+
+	dir := t.TempDir()
+	study := filepath.Join(dir, "s.toml")
+	os.WriteFile(study, []byte(`title = "t"
+devices = ["jetson-orin-nano-super-8gb", "rk3588"]
+models = ["llama-3.2-1b", "qwen2.5-0.5b"]
+weights = ["q4_k_m"]
+figures = ["tpot-context", "memory"]
+
+[figure.tpot-context]
+facet = "model"
+max-context = "8k"
+`), 0o644)
+	out = filepath.Join(dir, "out")
+	_, errOut, code = runCLI("report", study, "-o", out)
+	if code != 0 || errOut != "roofline: figures: tpot-context (2 panels), memory\n" {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	if !strings.Contains(md, "roofline plot tpot-context --model llama-3.2-1b,qwen2.5-0.5b --hardware jetson-orin-nano-super-8gb,rk3588 --weights q4_k_m") ||
+		!strings.Contains(md, "--facet model --max-context 8k -o tpot-context.png") {
+		t.Errorf("the figure's command lacks its facet and settings:\n%s", md)
+	}
+
+	// Every Jetson (6 × 2 engines) × 4 models: a plan of more than 40
+	// rows is skipped by default, with the reason on stderr; the series
+	// figures are faceted by device.
+	os.WriteFile(study, []byte(`title = "t"
+devices = ["jetson-*"]
+models = ["llama-3.2-1b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b"]
+weights = ["q4_k_m"]
+`), 0o644)
+	_, errOut, code = runCLI("report", study, "-o", filepath.Join(dir, "jetsons"))
+	if code != 0 || !strings.Contains(errOut, "roofline: figures: tpot-context (") ||
+		!strings.Contains(errOut, "roofline: no plan figure: ") || !strings.Contains(errOut, "rows, at most 40 are legible") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -455,7 +455,11 @@ func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		tg = append(tg, fmt.Sprintf("throughput > %.0f tok/s", t.MinThroughput))
 	}
 	tg = append(tg, fmt.Sprintf("fits with %.0f%% headroom", 100*t.Headroom))
-	title := fmt.Sprintf("Plan: %s\n%s; prompt %d, output %d; first failing constraint per configuration", strings.Join(tg, ", "), strings.Join(common, ", "), sp.Prompt, sp.Output)
+	second := fmt.Sprintf("prompt %d, output %d; first failing constraint per configuration", sp.Prompt, sp.Output)
+	if len(common) > 0 {
+		second = strings.Join(common, ", ") + "; " + second
+	}
+	title := fmt.Sprintf("Plan: %s\n%s", strings.Join(tg, ", "), second)
 	f, err := plots.Plan(title, rows, cells)
 	return f, nil, err
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -72,7 +73,15 @@ type SeriesRequest struct {
 	Targets                           Targets
 	// Measured are files of measured runs drawn over the predictions.
 	Measured []string
+	// Facet is the dimension whose values each get a panel (one of
+	// FacetDims); "" lets the figure choose when more than
+	// plots.MaxSeries series would share one.
+	Facet string
 }
+
+// FacetDims are the dimensions a series figure can be faceted by, in the
+// order the figure tries them.
+var FacetDims = []string{"device", "engine", "model", "weights", "kv"}
 
 // Figure is a drawn figure and what the user should know about its data.
 type Figure struct {
@@ -160,6 +169,16 @@ func FigureKindOf(name string) (*FigureKind, error) {
 		msg += "; did you mean " + strings.Join(s, ", ") + "?"
 	}
 	return nil, fmt.Errorf("%s (kinds: %s)", msg, strings.Join(FigureNames(), ", "))
+}
+
+// Param finds a param of the kind by name or alias.
+func (k *FigureKind) Param(name string) (Param, bool) {
+	for _, p := range k.Params {
+		if p.Name == name || slices.Contains(p.Aliases, name) {
+			return p, true
+		}
+	}
+	return Param{}, false
 }
 
 // FigureNames lists the kinds by name.

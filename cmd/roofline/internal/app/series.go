@@ -1,7 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
@@ -56,14 +58,34 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 			return nil, err
 		}
 	}
+	// Each combination is at least one series: past what small multiples
+	// hold, say so before resolving (and holding) thousands of setups.
+	if n := len(models) * len(devs) * len(weights); n > plots.MaxSeries*plots.MaxFacets {
+		return nil, &RequestError{Msg: fmt.Sprintf("%d models × devices × formats cannot be drawn legibly: at most %d series, %d per panel in %d panels; narrow the models, devices or weights",
+			n, plots.MaxSeries*plots.MaxFacets, plots.MaxSeries, plots.MaxFacets)}
+	}
 	type key struct{ m, d, w, kv, e string }
 	var keys []key
+	// Of several combinations, one that no runtime runs (w8a8 on a CPU)
+	// is left out with a warning, as the plan leaves it out; the figure
+	// fails only when none can be drawn.
+	several := len(models)*len(devs)*len(weights) > 1
+	var firstErr error
 	for _, spec := range models {
 		for _, dev := range devs {
 			for _, w := range weights {
 				setups, err := env.seriesSetups(dev, spec, r.Engines, Selection{Runtime: r.Runtime, Weights: w, KV: r.KV, Options: r.Options})
 				if err != nil {
-					return nil, err
+					if !several {
+						return nil, err
+					}
+					firstErr = cmp.Or(firstErr, err)
+					// The reason names the device and format, not the
+					// model: say it once.
+					if msg := "left out: " + err.Error(); !slices.Contains(ss.warnings, msg) {
+						ss.warnings = append(ss.warnings, msg)
+					}
+					continue
 				}
 				for _, s := range setups {
 					ss.list = append(ss.list, series{setup: s, spec: spec, dev: dev})
@@ -72,6 +94,9 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 			}
 		}
 	}
+	if len(ss.list) == 0 {
+		return nil, firstErr
+	}
 	// Label by what varies, facet past plots.MaxSeries; the rest goes in
 	// the title.
 	dims := []plots.Dim{{Name: "device"}, {Name: "engine", Prefix: "engine "}, {Name: "model"}, {Name: "weights", Prefix: "weights "}, {Name: "KV", Prefix: "KV "}}
@@ -79,8 +104,18 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 	for i, k := range keys {
 		vals[i] = []string{k.d, k.e, k.m, k.w, k.kv}
 	}
-	names, err := plots.Name(dims, vals)
+	by := -1
+	if r.Facet != "" {
+		by = slices.Index(FacetDims, strings.ToLower(r.Facet))
+		if by < 0 {
+			return nil, &RequestError{Input: "facet", Msg: fmt.Sprintf("%q: want one of %s", r.Facet, strings.Join(FacetDims, ", "))}
+		}
+	}
+	names, err := plots.NameBy(dims, vals, by)
 	if err != nil {
+		if by >= 0 {
+			return nil, &RequestError{Input: "facet", Msg: err.Error()}
+		}
 		return nil, &RequestError{Msg: err.Error() + "; narrow the models, devices, engines or weights"}
 	}
 	for i := range ss.list {

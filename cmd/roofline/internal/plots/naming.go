@@ -30,7 +30,13 @@ type Naming struct {
 // by the first varying dimension (in dims order) that leaves at most
 // MaxSeries series in each of at most MaxFacets facets, or, when only one
 // dimension varies, left for the figure to split in order.
-func Name(dims []Dim, keys [][]string) (Naming, error) {
+func Name(dims []Dim, keys [][]string) (Naming, error) { return NameBy(dims, keys, -1) }
+
+// NameBy is Name with the facets chosen: by ≥ 0 facets by dims[by],
+// however many series there are, one panel per value with at most
+// MaxSeries series in each of at most MaxFacets panels (an error names
+// the counts otherwise); by < 0 chooses as Name does.
+func NameBy(dims []Dim, keys [][]string, by int) (Naming, error) {
 	var n Naming
 	if len(keys) == 0 {
 		return n, fmt.Errorf("no series")
@@ -46,7 +52,10 @@ func Name(dims []Dim, keys [][]string) (Naming, error) {
 		}
 	}
 	n.Common = strings.Join(common, ", ")
-	by := -1
+	forced := by >= 0 && by < len(dims)
+	if !forced {
+		by = -1
+	}
 	nvary := 0
 	for _, v := range varies {
 		if v {
@@ -56,7 +65,26 @@ func Name(dims []Dim, keys [][]string) (Naming, error) {
 	if len(keys) > MaxSeries*MaxFacets {
 		return n, fmt.Errorf("%d series cannot be drawn legibly: at most %d per panel in at most %d panels", len(keys), MaxSeries, MaxFacets)
 	}
-	if len(keys) > MaxSeries && nvary > 1 {
+	if forced {
+		count := map[string]int{}
+		most := 0
+		for _, k := range keys {
+			count[k[by]]++
+			most = max(most, count[k[by]])
+		}
+		if most > MaxSeries || len(count) > MaxFacets {
+			panels := fmt.Sprintf("%d panels of up to %d series", len(count), most)
+			if len(count) == 1 {
+				panels = fmt.Sprintf("one panel of %d series", most)
+			}
+			return n, fmt.Errorf("facets by %s give %s; at most %d panels of %d series are legible", dims[by].Name, panels, MaxFacets, MaxSeries)
+		}
+		if !varies[by] {
+			by = -1 // one value: one panel
+		} else {
+			n.By = dims[by].Name
+		}
+	} else if len(keys) > MaxSeries && nvary > 1 {
 		var tried []string
 		for d := range dims {
 			if !varies[d] {

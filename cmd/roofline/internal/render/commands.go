@@ -106,7 +106,7 @@ func (c commands) compare(m study.Measured) string {
 }
 
 // figure is the plot command of a figure kind, without its -o.
-func (c commands) figure(k *app.FigureKind) string {
+func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 	st, w := c.st, c.st.Workload
 	var a []string
 	switch k.Inputs {
@@ -150,8 +150,15 @@ func (c commands) figure(k *app.FigureKind) string {
 				a = append(a, "--measured", m.Raw)
 			}
 		}
-		if k.Name == "tpot-context" && len(w.ContextTokens) > 0 {
-			a = append(a, "--max-context", strconv.Itoa(max(w.ContextTokens[len(w.ContextTokens)-1], 256)))
+		if req.Series.Facet != "" {
+			a = append(a, "--facet", req.Series.Facet)
+		}
+	}
+	// The params the figure was drawn with, where they differ from the
+	// kind's defaults.
+	for _, p := range k.Params {
+		if v, ok := req.Params[p.Name]; ok && v != p.Default {
+			a = append(a, "--"+p.Name, v)
 		}
 	}
 	return c.line(a)

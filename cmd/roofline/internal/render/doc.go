@@ -294,7 +294,7 @@ func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
 		case bFigure:
 			f := bl.fig
 			svg := xmlProlog.ReplaceAll(f.Inline, nil)
-			fmt.Fprintf(b, "<figure>\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", svg, e(f.Caption), e(f.Command))
+			fmt.Fprintf(b, "<figure id=\"figure-%s\">\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", e(f.Kind), svg, e(f.Caption), e(f.Command))
 		}
 	}
 	b.WriteString("</body>\n</html>\n")

@@ -222,22 +222,30 @@ func (w *ReportWriter) Close() error {
 	return errors.Join(errs...)
 }
 
+// DrawnFigure is a figure written into a report.
+type DrawnFigure struct {
+	Kind   string
+	Panels int
+}
+
 // Write finishes the report of r, the study's answers (whose plan handed
 // its groups to Group): the rest of the results, report.md, report.html
 // and every figure as plots/KIND.svg and .png. A figure that cannot be
-// drawn is an error only when the study asked for it. It returns the
-// number of figures written.
-func (w *ReportWriter) Write(r *study.Report) (int, error) {
+// drawn is an error only when the study asked for it; a default one is
+// added to r.Skipped. It returns the figures written.
+func (w *ReportWriter) Write(r *study.Report) ([]DrawnFigure, error) {
 	defer w.Close()
 	rep := &report{Report: r, build: w.build, command: w.command, cmds: commands{st: r.Study, allowPaths: r.AllowPaths}, out: w.out}
+	var drawn []DrawnFigure
 	for _, f := range r.Figures {
 		if err := rep.draw(f); err != nil {
-			if len(r.Study.Plots) == 0 {
-				r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %v", f.Kind.Name, err))
+			if r.Study.Figures == nil {
+				r.Skip(f.Kind.Name, err.Error())
 				continue
 			}
-			return 0, err
+			return nil, err
 		}
+		drawn = append(drawn, DrawnFigure{f.Kind.Name, len(f.Panels())})
 	}
 	data := rep.data()
 	// The rest of results.json and results.csv.
@@ -247,21 +255,21 @@ func (w *ReportWriter) Write(r *study.Report) (int, error) {
 	w.top.fields(data, "predictions", "")
 	w.top.close()
 	if err := w.json.flush(); err != nil {
-		return 0, err
+		return nil, err
 	}
 	rep.writeResultsCSV(w, data)
 	w.csv.Flush()
 	if err := errors.Join(w.csv.Error(), w.csvBuf.Flush(), w.Close()); err != nil {
-		return 0, err
+		return nil, err
 	}
 	doc := rep.doc(data)
 	if err := w.out.WriteWith("report.md", doc.WriteMarkdownDocument); err != nil {
-		return 0, err
+		return nil, err
 	}
 	if err := w.out.WriteWith("report.html", func(o io.Writer) error { return doc.WriteHTMLDocument(o, r.Study.Title) }); err != nil {
-		return 0, err
+		return nil, err
 	}
-	return len(rep.figures), nil
+	return drawn, nil
 }
 
 // figureSize is a figure's size in a report: the plot command's default.
@@ -290,7 +298,7 @@ func (rep *report) draw(f study.Figure) error {
 		}
 	}
 	k := f.Kind.Name
-	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: rep.cmds.figure(f.Kind) + " -o " + k + ".png",
+	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: rep.cmds.figure(f.Kind, f.Request) + " -o " + k + ".png",
 		PNG: "plots/" + k + ".png", SVG: "plots/" + k + ".svg", Inline: svg})
 	return nil
 }
@@ -379,10 +387,22 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 
 	if len(r.Plan.Limits) > 0 {
 		doc.Heading(3, "Limits per device and model")
-		doc.Para("The longest context that fits in memory and that meets the TPOT target, the longest prompt that meets the TTFT target (at batch 1), and the most sequences that fit.")
+		doc.Para("The longest context that fits in memory and that meets the TPOT target, the longest prompt that meets the TTFT target (at the smallest batch planned), and the most sequences that fit at the context given.")
 		t := NewTable("device", "engine", "model", "weights", "max context (memory)", "max context (TPOT)", "max prompt (TTFT)", "max batch").Right(4, 5, 6, 7)
+		lim := func(v *int) int {
+			if v == nil {
+				return -1
+			}
+			return *v
+		}
 		for _, l := range r.Plan.Limits {
-			t.Add(l.Hardware, l.Engine, l.Model, l.Weights, OptInt(l.MaxContextFit, "any"), OptInt(l.MaxContextTPOT, "no target"), OptInt(l.MaxPromptTTFT, "no target"), fmt.Sprint(l.MaxBatchFit))
+			fit := lim(l.MaxContextFit)
+			batch := planLimit(l.MaxBatchFit, fit, "any")
+			if l.MaxBatchFit > 0 && l.BatchContext > 0 {
+				batch = fmt.Sprintf("%d at %d", l.MaxBatchFit, l.BatchContext)
+			}
+			t.Add(l.Hardware, l.Engine, l.Model, l.Weights, planLimit(fit, fit, "any"), planLimit(lim(l.MaxContextTPOT), fit, "no target"),
+				planLimit(lim(l.MaxPromptTTFT), fit, "no target"), batch)
 		}
 		doc.Table(t)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -166,9 +167,11 @@ type Report struct {
 	Predictions []Prediction
 	Measured    []MeasuredAnswer
 	Figures     []Figure
-	Devices     []*hardware.Device
-	Models      []*model.Cost // in their own format, KV f16
-	Notes       []string
+	// Skipped are default figures that could not be drawn, with why.
+	Skipped []SkippedFigure
+	Devices []*hardware.Device
+	Models  []*model.Cost // in their own format, KV f16
+	Notes   []string
 }
 
 // Prediction is one prediction of the report and what it asked.
@@ -287,52 +290,43 @@ func (m Measured) compareRequest() app.CompareRequest {
 		Model: m.Model, Weights: m.Weights, KV: m.KV, Sim: sim.DefaultOptions}}
 }
 
-// DefaultFigures are drawn when a study asks for none (and measured runs
-// add theirs).
-var DefaultFigures = []string{"plan", "tpot-context", "ttft-prompt", "memory"}
+// maxPlanRows bounds the plan figure drawn by default: one row per device
+// engine, model and format.
+const maxPlanRows = 40
 
-// maxPlanRows and maxSeries bound the figures drawn by default.
-const (
-	maxPlanRows = 40
-	maxSeries   = 8
-)
+// SkippedFigure is a default figure the report could not draw, and why.
+type SkippedFigure struct {
+	Kind, Reason string
+}
 
-// figures draws the study's figures (or the default set).
+// Skip records a default figure not drawn, in the answer and its notes.
+func (r *Report) Skip(kind, reason string) {
+	r.Skipped = append(r.Skipped, SkippedFigure{kind, reason})
+	r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %s", kind, reason))
+}
+
+// figures draws the study's figures, or the default set: more series than
+// share a panel legibly become small multiples (plots.Name); a default
+// figure that cannot be drawn is skipped with the reason, one asked for is
+// an error.
 func (r *Report) figures(env *app.Env, progress func(string)) error {
 	st := r.Study
-	kinds := st.Plots
-	explicit := len(kinds) > 0
+	kinds := st.Figures
+	explicit := kinds != nil
 	if !explicit {
-		kinds = append([]string(nil), DefaultFigures...)
-		if len(st.Measured) > 0 {
-			kinds = append(kinds, "roofline", "compare")
-		}
+		kinds = st.DefaultFigures()
 	}
-	// The plan's rows: every engine of every device, model and format.
-	groups := map[string]bool{}
-	for _, g := range r.Plan.Groups {
-		groups[g.Device+"|"+g.Engine+"|"+g.Model+"|"+g.Weights] = true
-	}
-	// The series of the other figures: one engine per device unless listed.
-	devs, err := plan.ResolveDevices(env.Catalog, st.Devices)
-	if err != nil {
-		return err
-	}
-	series := len(devs) * len(st.Models) * max(1, len(st.Weights)) * max(1, len(st.Engines))
 	for _, name := range kinds {
 		k, err := app.FigureKindOf(name)
 		if err != nil {
 			return err
 		}
 		switch {
-		case k.Inputs == app.PlanInputs && !explicit && len(groups) > maxPlanRows:
-			r.Notes = append(r.Notes, fmt.Sprintf("no plan figure: %d device × model × format rows (at most 40 are legible); list fewer in the study or set plots", len(groups)))
+		case k.Inputs == app.PlanInputs && !explicit && len(r.Plan.Groups) > maxPlanRows:
+			r.Skip(k.Name, fmt.Sprintf("%d device engine × model × format rows, at most %d are legible; list the plan figure in figures to draw it anyway, or plan fewer", len(r.Plan.Groups), maxPlanRows))
 			continue
 		case k.Inputs == app.RunsInputs && len(st.Measured) == 0:
-			return fmt.Errorf("%s: plots asks for %s but the study has no [[measured]] files", st.File, k.Name)
-		case k.Inputs == app.SeriesInputs && !explicit && series > maxSeries:
-			r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %d series (devices × models × formats), at most 8 are legible; set plots in the study with fewer", k.Name, series))
-			continue
+			return fmt.Errorf("%s: figures asks for %s but the study has no [[measured]] files", st.File, k.Name)
 		case k.Inputs == app.SetupInputs && (len(st.Models) > 1 || len(st.Devices) > 1):
 			r.Notes = append(r.Notes, fmt.Sprintf("the %s figure shows the first model on the first device", k.Name))
 		}
@@ -341,12 +335,17 @@ func (r *Report) figures(env *app.Env, progress func(string)) error {
 		f, err := env.Figure(req)
 		if err != nil {
 			if !explicit {
-				r.Notes = append(r.Notes, fmt.Sprintf("no %s figure: %v", k.Name, err))
+				r.Skip(k.Name, err.Error())
 				continue
 			}
-			return fmt.Errorf("plot %s: %w", k.Name, err)
+			return fmt.Errorf("figure %s: %w", k.Name, err)
 		}
 		r.Figures = append(r.Figures, Figure{Kind: k, Request: req, Figure: f})
+		for _, w := range f.Warnings {
+			if n := "figures: " + w; !slices.Contains(r.Notes, n) {
+				r.Notes = append(r.Notes, n)
+			}
+		}
 	}
 	return nil
 }
@@ -388,6 +387,13 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		if k.Name == "tpot-context" && len(w.ContextTokens) > 0 {
 			// Up to the longest context the study plans for.
 			req.Params["max-context"] = strconv.Itoa(max(w.ContextTokens[len(w.ContextTokens)-1], 256))
+		}
+	}
+	// The study's [figure.KIND] table has the last word.
+	if o, ok := st.FigureOptions[k.Name]; ok {
+		req.Series.Facet = o.Facet
+		for p, v := range o.Params {
+			req.Params[p] = v
 		}
 	}
 	return req

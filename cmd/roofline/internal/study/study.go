@@ -7,12 +7,14 @@
 package study
 
 import (
-	"sort"
-
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -48,7 +50,11 @@ type Study struct {
 	Workload   Workload
 	Targets    Targets
 	Measured   []Measured
-	Plots      []string
+	// Figures are the figures asked for, in order (the figures key, or
+	// plots, its older name); nil draws the default set.
+	Figures []string
+	// FigureOptions are the [figure.KIND] tables: facets and params.
+	FigureOptions map[string]FigureOptions
 	// Draft is the draft model of the speculative figure (DraftRaw as
 	// written).
 	Draft, DraftRaw string
@@ -91,6 +97,13 @@ type Targets struct {
 	Read sim.Targets `json:"-"`
 }
 
+// FigureOptions set one figure kind: the dimension its small multiples
+// follow and its params as the plot command's flags take them.
+type FigureOptions struct {
+	Facet  string
+	Params map[string]string
+}
+
 // Measured is one file of measured runs, with what the file may not say.
 type Measured struct {
 	File     string // resolved
@@ -106,17 +119,19 @@ type Measured struct {
 }
 
 type raw struct {
-	Title       string   `toml:"title"`
-	Description string   `toml:"description"`
-	Profiles    []string `toml:"profiles"`
-	Devices     []string `toml:"devices"`
-	Engines     []string `toml:"engines"`
-	Runtimes    []string `toml:"runtimes"`
-	Models      []string `toml:"models"`
-	Weights     []string `toml:"weights"`
-	KV          []string `toml:"kv"`
-	Plots       []string `toml:"plots"`
-	Draft       string   `toml:"draft"`
+	Title       string                    `toml:"title"`
+	Description string                    `toml:"description"`
+	Profiles    []string                  `toml:"profiles"`
+	Devices     []string                  `toml:"devices"`
+	Engines     []string                  `toml:"engines"`
+	Runtimes    []string                  `toml:"runtimes"`
+	Models      []string                  `toml:"models"`
+	Weights     []string                  `toml:"weights"`
+	KV          []string                  `toml:"kv"`
+	Plots       []string                  `toml:"plots"`
+	Figures     []string                  `toml:"figures"`
+	Figure      map[string]map[string]any `toml:"figure"`
+	Draft       string                    `toml:"draft"`
 	Workload    *struct {
 		Prompt   *int     `toml:"prompt"`
 		Output   *int     `toml:"output"`
@@ -161,7 +176,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		return nil, err
 	}
 	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
-		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Plots: r.Plots, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
+		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Figures: r.Figures, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
 	var errs []error
 	bad := func(key, format string, a ...any) {
@@ -255,14 +270,82 @@ func Parse(file string, src []byte) (*Study, error) {
 	}
 	s.Targets.Read.MinThroughput = s.Targets.MinThroughput
 	// The figures are those of the registry the plot command draws.
-	for _, p := range s.Plots {
+	switch {
+	case r.Figures != nil && r.Plots != nil:
+		bad("plots", "figures and plots are one list (plots is its older name): give figures only")
+	case r.Plots != nil:
+		s.Figures = r.Plots
+	}
+	key := "figures"
+	if r.Figures == nil {
+		key = "plots"
+	}
+	seen := map[string]bool{}
+	for _, p := range s.Figures {
 		k, err := app.FigureKindOf(p)
 		switch {
 		case err != nil:
-			bad("plots", "unknown plot %q (plots: %s)", p, strings.Join(app.FigureNames(), ", "))
+			bad(key, "%s: unknown figure %q (figures: %s)", key, p, strings.Join(app.FigureNames(), ", "))
+		case seen[k.Name]:
+			bad(key, "%s: %s listed twice", key, k.Name)
 		case k.Name == "speculative" && s.Draft == "":
-			bad("plots", "plots asks for speculative but the study names no draft (draft = \"MODEL\", a smaller model of the same family)")
+			bad(key, "%s asks for speculative but the study names no draft (draft = \"MODEL\", a smaller model of the same family)", key)
 		}
+		seen[p] = true
+	}
+	drawn := s.Figures
+	if drawn == nil {
+		drawn = s.DefaultFigures()
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Figure)) {
+		k, err := app.FigureKindOf(name)
+		if err != nil {
+			bad("figure."+name, "[figure.%s]: unknown figure (figures: %s)", name, strings.Join(app.FigureNames(), ", "))
+			continue
+		}
+		if !slices.Contains(drawn, name) {
+			bad("figure."+name, "[figure.%s] sets a figure the study does not draw (it draws %s); add it to figures", name, strings.Join(drawn, ", "))
+		}
+		o := FigureOptions{Params: map[string]string{}}
+		for _, key := range slices.Sorted(maps.Keys(r.Figure[name])) {
+			at := "figure." + name + "." + key
+			v, err := figureValue(r.Figure[name][key])
+			if err != nil {
+				bad(at, "%s: %v", at, err)
+				continue
+			}
+			if key == "facet" {
+				switch {
+				case k.Inputs != app.SeriesInputs:
+					bad(at, "%s: the %s figure has no facets (series figures have: %s)", at, name, seriesFigures())
+				case !slices.Contains(app.FacetDims, strings.ToLower(v)):
+					bad(at, "%s: %q, want one of %s", at, v, strings.Join(app.FacetDims, ", "))
+				}
+				o.Facet = strings.ToLower(v)
+				continue
+			}
+			p, ok := k.Param(key)
+			if !ok {
+				bad(at, "%s: the %s figure has no such setting (it has facet%s)", at, name, paramNames(k))
+				continue
+			}
+			if p.Int {
+				n, err := strconv.Atoi(v)
+				if p.Tokens {
+					n, err = units.ParseTokenCount(v)
+				}
+				if err != nil {
+					bad(at, "%s: %q is not a whole number", at, v)
+					continue
+				}
+				v = strconv.Itoa(n)
+			}
+			o.Params[p.Name] = v
+		}
+		if s.FigureOptions == nil {
+			s.FigureOptions = map[string]FigureOptions{}
+		}
+		s.FigureOptions[name] = o
 	}
 	return s, errors.Join(errs...)
 }
@@ -319,4 +402,44 @@ func LineOfValue(src []byte, v string) int {
 		}
 	}
 	return 0
+}
+
+// DefaultFigures are drawn when a study asks for none: the plan, TPOT
+// against context, TTFT against prompt and memory, and with measured runs
+// the roofline and the comparison.
+func (s *Study) DefaultFigures() []string {
+	out := []string{"plan", "tpot-context", "ttft-prompt", "memory"}
+	if len(s.Measured) > 0 {
+		out = append(out, "roofline", "compare")
+	}
+	return out
+}
+
+// figureValue is a [figure.KIND] value as text: a string or a whole number.
+func figureValue(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	}
+	return "", fmt.Errorf("want a string or a whole number, got %v", v)
+}
+
+func seriesFigures() string {
+	var out []string
+	for _, k := range app.Figures {
+		if k.Inputs == app.SeriesInputs {
+			out = append(out, k.Name)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func paramNames(k *app.FigureKind) string {
+	var out string
+	for _, p := range k.Params {
+		out += ", " + p.Name
+	}
+	return out
 }

@@ -67,7 +67,7 @@ batches = [0]
 [targets]
 min_throughput = -1
 [[measured]]
-hardware = "x"`, []string{"a.toml:4: unknown plot \"pie\"", "a.toml:6: workload.prompt must be 1", "workload.batches must be at least 1", "a.toml:9: targets.min_throughput", "needs file"}},
+hardware = "x"`, []string{"a.toml:4: plots: unknown figure \"pie\"", "a.toml:6: workload.prompt must be 1", "workload.batches must be at least 1", "a.toml:9: targets.min_throughput", "needs file"}},
 		{`title = "t`, []string{"a.toml:1:"}},
 		{`title = 5`, []string{"a.toml"}},
 	}
@@ -104,20 +104,42 @@ func FuzzParse(f *testing.F) {
 }
 
 // The figures a study may ask for are the plot command's, from one
-// registry; speculative needs a draft.
-func TestPlotKinds(t *testing.T) {
+// registry; speculative needs a draft; [figure.KIND] tables set a drawn
+// figure's facets and params, as the plot command's flags take them.
+func TestFigures(t *testing.T) {
 	base := "title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"llama-3.2-3b\"]\n"
 	for _, c := range []struct {
 		extra, want string
 	}{
+		{"figures = [\"concurrency\", \"batch\"]\n", ""},
 		{"plots = [\"concurrency\", \"batch\"]\n", ""},
-		{"plots = [\"pie\"]\n", `unknown plot "pie" (plots: roofline, tpot-context`},
-		{"plots = [\"speculative\"]\n", "names no draft"},
-		{"plots = [\"speculative\"]\ndraft = \"llama-3.2-1b\"\n", ""},
+		{"figures = [\"pie\"]\n", `a.toml:4: figures: unknown figure "pie" (figures: roofline, tpot-context`},
+		{"figures = [\"memory\", \"memory\"]\n", "memory listed twice"},
+		{"figures = [\"memory\"]\nplots = [\"memory\"]\n", "give figures only"},
+		{"figures = [\"speculative\"]\n", "names no draft"},
+		{"figures = [\"speculative\"]\ndraft = \"llama-3.2-1b\"\n", ""},
+		{"[figure.tpot-context]\nfacet = \"Model\"\nmax-context = \"16k\"\n", ""},
+		{"figures = [\"memory\"]\n[figure.tpot-context]\nfacet = \"model\"\n", "a.toml:5: [figure.tpot-context] sets a figure the study does not draw (it draws memory)"},
+		{"[figure.memory]\nfacet = \"colour\"\n", `a.toml:5: figure.memory.facet: "colour", want one of device, engine, model, weights, kv`},
+		{"[figure.plan]\nfacet = \"model\"\n", "the plan figure has no facets"},
+		{"[figure.memory]\nmax-batch = 3\n", "figure.memory.max-batch: the memory figure has no such setting (it has facet, context)"},
+		{"figures = [\"batch\"]\n[figure.batch]\nmax-batch = \"lots\"\n", `"lots" is not a whole number`},
+		{"[figure.pie]\nfacet = \"model\"\n", "[figure.pie]: unknown figure"},
+		{"[figure.memory]\nfacet = 1.5\n", "want a string or a whole number"},
 	} {
-		_, err := Parse("a.toml", []byte(base+c.extra))
+		st, err := Parse("a.toml", []byte(base+c.extra))
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
 			t.Errorf("%q: %v, want %q", c.extra, err, c.want)
 		}
+		if c.want == "" && strings.Contains(c.extra, "max-context") {
+			if o := st.FigureOptions["tpot-context"]; o.Facet != "model" || o.Params["max-context"] != "16k" {
+				t.Errorf("options %+v", o)
+			}
+		}
+	}
+	// Token counts in whole-number settings take k, as the flags do.
+	st, err := Parse("a.toml", []byte(base+"figures = [\"concurrency\"]\n[figure.concurrency]\nmax-chats = 64\n"))
+	if err != nil || st.FigureOptions["concurrency"].Params["max-chats"] != "64" {
+		t.Errorf("max-chats: %v %+v", err, st.FigureOptions)
 	}
 }
