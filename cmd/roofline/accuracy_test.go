@@ -491,23 +491,18 @@ const accuracyLeft = `
   run of a build after June 2024 is in the data, so the Metal class is that
   of the 2023–2024 builds.
 - **RKLLM across Rockchip boards.** Fitted on the RK3588, RK3576 and RK3562
-  (Rockchip's own benchmark, RKLLM 1.3.0), the class predicts a held-out
-  board's decode within about 24 % and its prefill within about 45 %
-  (median). Checked at the source: Rockchip's RKNPU
-  kernel driver gives the RK3588 three NPU cores, the RK3576 two and the
-  RK3562 one, and vendors rate the RK3576's "6 TOPS" at INT8 like the
-  RK3588's — no published figure says it is an INT4 rate. Per core the
-  boards prefill alike (about 0.3, 0.27 and 0.2 TOP/s of the int8 work a
-  128-token prompt needs), and on the RK3576 w8a8 (int8) and w4a16 (fp16)
-  prefill equally fast: a cap per NPU core, not the rated peak, holds
-  RKLLM's products. A fitted cap per core explains all three boards
-  in-sample but cannot be told from the rated peak with any one board
-  held out, so it is not in the model. In decode the RK3576 reaches 0.8 of
-  the RK3588's share of its bandwidth for every model: exactly the
-  RK3588's shares if Rockchip's RK3576 board ran LPDDR4X-4224 (16.9 GB/s,
-  the profile's rk3576-lpddr4x variant) rather than the LPDDR5 the rows are
-  mapped to; Rockchip does not say which it used. Measurements of more
-  boards, or a board's memory stated beside its runs, would settle both.
+  (Rockchip's own benchmark, RKLLM 1.3.0). Rockchip ran it with the DDR
+  pinned at 2112 MHz on every board (its scripts/fix_freq_*.sh): on the
+  RK3576's 32-bit bus that is 16.9 GB/s, so its rows are priced on the
+  rk3576-lpddr4x variant, and decode then reaches the same share of the
+  bandwidth on the RK3588 and the RK3576. Prefill is not explained by the
+  rated peak: Rockchip's RKNPU kernel driver gives the RK3588 three NPU
+  cores, the RK3576 two and the RK3562 one, per core the boards prefill
+  alike (about 0.3 TOP/s of a 128-token prompt's int8 work on the larger
+  models), and on the RK3576 w8a8 (int8) and w4a16 (fp16) prefill equally
+  fast — a floor per NPU core, not the MAC array, holds RKLLM's products.
+  The model does not have that floor yet: a held-out board's prefill is
+  off by about 40 % (median).
 - **AMD under llama.cpp** is scored by the pooled GPU class (one device, two
   backends and builds that differ by 30 %), held out from CUDA and Metal
   runs: expect about 20 %.
