@@ -50,8 +50,11 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 		return nil, joinErrors(derr, merr)
 	}
 	weights := r.Weights
-	if len(weights) == 0 {
+	switch {
+	case len(weights) == 0:
 		weights = []string{""}
+	case len(weights) == 1 && weights[0] == "all":
+		weights = plan.AllWeights()
 	}
 	for _, w := range weights {
 		if err := CheckWeights(w); err != nil {

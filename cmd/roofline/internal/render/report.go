@@ -252,7 +252,13 @@ func (w *ReportWriter) Write(r *study.Report) ([]DrawnFigure, error) {
 	w.configs.close()
 	w.plan.fields(&data.Plan, "command", "")
 	w.plan.close()
-	w.top.fields(data, "predictions", "")
+	w.top.key("predictions")
+	preds := w.json.array(w.top.inner())
+	for _, p := range r.Predictions {
+		preds.elem(reportPredict{Command: rep.cmds.predict(p.Request), Result: NewPredictJSON(p.Prediction)})
+	}
+	preds.close()
+	w.top.fields(data, "measured", "")
 	w.top.close()
 	if err := w.json.flush(); err != nil {
 		return nil, err
@@ -310,9 +316,8 @@ func (rep *report) data() *ReportJSON {
 	p := rep.Plan
 	sum := newPlanSummaryJSON(p, true)
 	r.Plan = reportPlan{Command: rep.cmds.plan(), Feasible: p.Meeting, Total: p.Evaluated, Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
-	for _, p := range rep.Predictions {
-		r.Predictions = append(r.Predictions, reportPredict{Command: rep.cmds.predict(p.Request), Result: NewPredictJSON(p.Prediction)})
-	}
+	// Predictions, one per planned group, are written to results.json one
+	// at a time (predictionsJSON), never all at once.
 	for _, m := range rep.Measured {
 		rm := reportMeasured{File: m.Raw, Command: rep.cmds.compare(m.Measured), Warnings: []string{}}
 		for _, w := range m.Warnings {
@@ -499,8 +504,8 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	doc.Code(r.Command)
 	doc.Para("The same numbers from the individual commands (run from the study's directory):")
 	cmds := []string{r.Plan.Command}
-	for _, p := range r.Predictions {
-		cmds = append(cmds, p.Command)
+	for _, p := range rep.Predictions {
+		cmds = append(cmds, rep.cmds.predict(p.Request))
 	}
 	for _, m := range r.Measured {
 		cmds = append(cmds, m.Command)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -76,5 +77,52 @@ func TestMarkdownDocumentStreams(t *testing.T) {
 	got := d.MarkdownDocument()
 	if want := bytes.TrimRight(whole.Bytes(), "\n"); !bytes.Equal(got, want) {
 		t.Errorf("streamed %q\nwhole    %q", got, want)
+	}
+}
+
+// TestJSONStream: an object written field by field, its arrays element by
+// element, is the document json.MarshalIndent writes.
+func TestJSONStream(t *testing.T) {
+	type inner struct {
+		A []int  `json:"a"`
+		B string `json:"b,omitempty"`
+	}
+	v := struct {
+		Name  string            `json:"name"`
+		Empty []string          `json:"empty"`
+		Nil   []string          `json:"nil"`
+		Items []inner           `json:"items"`
+		Skip  string            `json:"-"`
+		Omit  int               `json:"omit,omitempty"`
+		Map   map[string]string `json:"map"`
+		Last  inner             `json:"last"`
+	}{Name: "x<y", Empty: []string{}, Items: []inner{{A: []int{1, 2}}, {B: "b"}}, Map: map[string]string{"k": "v"}, Last: inner{A: []int{}}}
+	want, _ := json.MarshalIndent(v, "", "  ")
+	var b bytes.Buffer
+	j := newJSONStream(&b)
+	o := j.object("")
+	o.fields(&v, "", "items")
+	o.key("items")
+	a := j.array(o.inner())
+	for _, it := range v.Items {
+		a.elem(it)
+	}
+	a.close()
+	o.fields(&v, "omit", "")
+	o.close()
+	if err := j.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSuffix(b.String(), "\n"); got != string(want) {
+		t.Errorf("streamed:\n%s\nMarshalIndent:\n%s", got, want)
+	}
+	// A NaN is null, not a failed document.
+	b.Reset()
+	j = newJSONStream(&b)
+	j.value("", struct {
+		X float64 `json:"x"`
+	}{math.NaN()})
+	if j.flush() != nil || !strings.Contains(b.String(), `"x": null`) {
+		t.Errorf("NaN: %q, %v", b.String(), j.err)
 	}
 }

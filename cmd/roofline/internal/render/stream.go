@@ -109,6 +109,16 @@ func (o *jsonObject) fields(v any, from, to string) {
 		if !on || strings.Contains(opts, "omitempty") && fv.IsZero() {
 			continue
 		}
+		if fv.Kind() == reflect.Slice && !fv.IsNil() {
+			// Element by element: one long array is never one buffer.
+			o.key(key)
+			a := o.j.array(o.inner())
+			for e := range fv.Len() {
+				a.elem(fv.Index(e).Interface())
+			}
+			a.close()
+			continue
+		}
 		o.field(key, fv.Interface())
 	}
 }
