@@ -40,6 +40,14 @@ func TestReportGolden(t *testing.T) {
 func TestReportFiles(t *testing.T) {
 	for _, s := range reportStudies {
 		out := runReport(t, s)
+		// A web server can serve it as it is: directories 0755, files
+		// 0644 (under the usual umask 022).
+		for p, want := range map[string]os.FileMode{out: 0o755, filepath.Join(out, "plots"): 0o755, filepath.Join(out, "report.html"): 0o644,
+			filepath.Join(out, "results.json"): 0o644, filepath.Join(out, "plots", "memory.svg"): 0o644} {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().Perm() != want {
+				t.Errorf("%s: mode %v; want %v", p, fi.Mode().Perm(), want)
+			}
+		}
 		for _, f := range []string{"report.md", "report.html", "results.csv", "results.json"} {
 			if fi, err := os.Stat(filepath.Join(out, f)); err != nil || fi.Size() == 0 {
 				t.Errorf("%s: %s missing or empty", s, f)
