@@ -24,10 +24,10 @@ const publicRuns = "testdata/public/runs.csv"
 // Accuracy targets, leave one device out, over every scored public run
 // (docs/accuracy.md states them beside the figures).
 const (
-	maxDecodeMdAPE  = 0.075
-	maxDecodeP90    = 0.24
-	maxPrefillMdAPE = 0.15
-	maxPrefillP90   = 0.40
+	maxDecodeMdAPE  = 0.07
+	maxDecodeP90    = 0.19
+	maxPrefillMdAPE = 0.09
+	maxPrefillP90   = 0.37
 	minCoverage     = 0.75
 	maxCoverage     = 0.90
 )
@@ -196,6 +196,43 @@ func aims(dec, pre, all accuracy.Stat) string {
 	return out
 }
 
+// rkllmAim says whether RKLLM on the RK3588 NPU, held out, meets the same
+// aims (issue 15), and on its small models (under 1.5 B parameters)
+// for decode.
+func rkllmAim(classes []*accuracy.Class) string {
+	var dr, small, pr []float64
+	for _, c := range classes {
+		if c.Key.Runtime != "rkllm" {
+			continue
+		}
+		for i, cs := range c.Cases {
+			if !c.Scored[i] || cs.Device != "rk3588" {
+				continue
+			}
+			if cs.Run.Test == measured.Prefill {
+				pr = append(pr, c.Held[i])
+				continue
+			}
+			dr = append(dr, c.Held[i])
+			if cs.Setup.Model.ParamsTotal < 1.5e9 {
+				small = append(small, c.Held[i])
+			}
+		}
+	}
+	if len(dr) == 0 || len(pr) == 0 {
+		return ""
+	}
+	stat := func(v []float64) accuracy.Stat { return accuracy.Summarize(v, make([]bool, len(v))) }
+	d, sm, p := stat(dr), stat(small), stat(pr)
+	met := d.MdAPE <= 0.07 && d.P90 <= 0.20 && sm.MdAPE <= 0.07 && sm.P90 <= 0.20 && p.MdAPE <= 0.15 && p.P90 <= 0.40
+	verdict := "not met"
+	if met {
+		verdict = "met"
+	}
+	return fmt.Sprintf("RKLLM on the RK3588 NPU, the board held out: decode MdAPE %.1f %% and P90 %.1f %% (models under 1.5 B parameters: %.1f %% and %.1f %%), prefill %.1f %% and %.1f %%: %s.",
+		100*d.MdAPE, 100*d.P90, 100*sm.MdAPE, 100*sm.P90, 100*p.MdAPE, 100*p.P90, verdict)
+}
+
 func pctOf(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
@@ -289,8 +326,8 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	fmt.Fprintf(&b, "| decode | %s |\n| prefill | %s |\n| **all** | %s |\n\n", statCells(dec), statCells(pre), statCells(all))
 	fmt.Fprintf(&b, "Checked by the test: decode MdAPE ≤ %.0f %% and P90 ≤ %.0f %%, prefill MdAPE ≤ %.0f %% and P90 ≤ %.0f %%, "+
 		"interval coverage %.0f–%.0f %%, and no scored run faster than the ideal bound. The aims of issue 15 are decode "+
-		"MdAPE ≤ 7 %% and P90 ≤ 20 %%, prefill ≤ 15 %% and ≤ 40 %%, intervals covering 75–90 %%: %s. See \"What is left\" below.\n\n",
-		100*maxDecodeMdAPE, 100*maxDecodeP90, 100*maxPrefillMdAPE, 100*maxPrefillP90, 100*minCoverage, 100*maxCoverage, aims(dec, pre, all))
+		"MdAPE ≤ 7 %% and P90 ≤ 20 %%, prefill ≤ 15 %% and ≤ 40 %%, intervals covering 75–90 %%: %s. %s See \"What is left\" below.\n\n",
+		100*maxDecodeMdAPE, 100*maxDecodeP90, 100*maxPrefillMdAPE, 100*maxPrefillP90, 100*minCoverage, 100*maxCoverage, aims(dec, pre, all), rkllmAim(classes))
 
 	b.WriteString("### Per runtime and engine kind\n\n")
 	b.WriteString("Before: the former one-rule defaults (the prior every class starts from, `runtimes.Prior`), on the same runs. After: the fitted class, each device held out.\n\n")
@@ -485,24 +522,42 @@ const accuracyLeft = `
 - **Decode on HBM GPUs** is explained by the bandwidth a compute unit
   keeps in flight (llama.cpp CUDA: about 10 GB/s per SM, so an A100's 108
   SMs reach about 1 TB/s of its 1.9 TB/s).
-- **Apple M1 Max** runs Q4_K_M prefill and decode about 1.3–1.5× slower than
-  the Metal class predicts (its Q4_K kernels are slower than on later
-  chips); no parameter of the class captures one chip generation. No Metal
-  run of a build after June 2024 is in the data, so the Metal class is that
-  of the 2023–2024 builds.
+- **Apple M1 Max** runs Q4_K_M prefill and decode 1.2–1.75× slower than
+  the Metal class predicts (XiongjieDai's runs; checked against the
+  notebook of the run, LLaMA 3/Mac/M1max_64GB.ipynb: an M1 Max with 64 GB,
+  build 2797, the figures as mapped), while its Q4_0 and F16 runs of
+  discussion #4167 are within 6 %. Q4_K_M decode at that build looks held
+  by the GPU's arithmetic, not its bandwidth: time per token × FP32 peak is
+  about the same on the M1 Max, M3 Max and M2 Ultra (0.29–0.35 TFLOP of
+  peak time per token of the 8B model, some 40 operations per weight to
+  unpack K-quant blocks), which a bandwidth-bound decode cannot follow
+  across chips whose compute per byte differs by a third. No Metal run of a build after June
+  2024 is in the data, so the Metal class is that of the 2023–2024 builds.
 - **RKLLM across Rockchip boards.** Fitted on the RK3588, RK3576 and RK3562
   (Rockchip's own benchmark, RKLLM 1.3.0). Rockchip ran it with the DDR
   pinned at 2112 MHz on every board (its scripts/fix_freq_*.sh): on the
   RK3576's 32-bit bus that is 16.9 GB/s, so its rows are priced on the
   rk3576-lpddr4x variant, and decode then reaches the same share of the
-  bandwidth on the RK3588 and the RK3576. Prefill is not explained by the
-  rated peak: Rockchip's RKNPU kernel driver gives the RK3588 three NPU
-  cores, the RK3576 two and the RK3562 one, per core the boards prefill
-  alike (about 0.3 TOP/s of a 128-token prompt's int8 work on the larger
-  models), and on the RK3576 w8a8 (int8) and w4a16 (fp16) prefill equally
-  fast — a floor per NPU core, not the MAC array, holds RKLLM's products.
-  The model does not have that floor yet: a held-out board's prefill is
-  off by about 40 % (median).
+  bandwidth (about 0.88) on the RK3588 and the RK3576. The RK3562 reaches
+  about 0.6 of the 12.5 GB/s its profile assumes; Rockchip does not say at
+  which rate its DDR ran (Rockchip's RK3562 DDR firmware comes at 1056,
+  1332 and 1560 MHz), and because of it a held-out RK3588 decodes 8–18 %
+  faster than predicted.
+  Prefill is not held by the rated peak. Per NPU core (three, two and one:
+  Rockchip's RKNPU kernel driver) the boards run the products of the
+  larger models alike, about 0.35 TOP/s of int8 work a core, and on the
+  RK3576 w8a8 (int8) and w4a16 (fp16) prefill equally fast — a floor per
+  core, not the MAC array. But the fixed cost per layer of a prompt
+  differs by board (about 2.5, 9.6 and 17.6 ms on the RK3588, RK3576 and
+  RK3562 with that one rate per core), and no figure of the boards
+  explains it. A cap per NPU core on the products, fitted with the class
+  from the core counts, was tried: held out, it moved RKLLM prefill from
+  42 % to 38 % (median), and the cap per core on bandwidth that a unit
+  count also brings made decode worse (8 % to 15 %), so neither is in the
+  model. A board's own runs (roofline
+  calibrate) fix its fixed costs; without them the class's prefill
+  interval (a factor of about three either way) says how far off a new
+  board may be.
 - **AMD under llama.cpp** is scored by the pooled GPU class (one device, two
   backends and builds that differ by 30 %), held out from CUDA and Metal
   runs: expect about 20 %.
