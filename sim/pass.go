@@ -33,17 +33,27 @@ func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
 		p.kvReads = float64(m.Spec.GQAGroup())
 	}
 	p.perSeq = max(1, w.UBatch/w.Batch)
-	p.passes = (w.Prompt + p.perSeq - 1) / p.perSeq
-	p.last = w.Prompt - (p.passes-1)*p.perSeq
 	B := w.Batch
 	if w.Prompt > 0 {
 		p.full = prefillMatmuls(m, B*p.perSeq, 0)
-		p.lastMM = prefillMatmuls(m, B*p.last, B)
 	}
+	p.setPrompt(w.Prompt)
 	if w.Output > 1 {
 		p.step = m.Matmuls(B, B)
 	}
 	return p
+}
+
+// setPrompt sets the prompt's length: its passes and the last pass's
+// products (a full pass's do not depend on it).
+func (p *phases) setPrompt(prompt int) {
+	p.w.Prompt = prompt
+	p.passes = (prompt + p.perSeq - 1) / p.perSeq
+	p.last = prompt - (p.passes-1)*p.perSeq
+	p.lastMM = model.Matmuls{}
+	if prompt > 0 {
+		p.lastMM = prefillMatmuls(p.m, p.w.Batch*p.last, p.w.Batch)
+	}
 }
 
 // stepPhases is what a decode step of `batch` sequences needs: the
@@ -101,16 +111,30 @@ func (r rates) matmul(rows float64) float64 {
 	return r.dequant * r.eff.Matmul(rows, r.peak)
 }
 
-// attention adds attention's bytes and FLOPs to a unit's cost. The ideal
-// bound prices the whole pass at once: max(all bytes / bandwidth, all
-// FLOPs / peak), which no overlap of classes can beat.
-func attention(u unitCost, bytes, flops float64, r *rates) unitCost {
+// attend is attention's terms in a unit whose matrix products cost mm,
+// for attention's bytes and FLOPs. The ideal bound prices the whole unit
+// at once: max(all bytes / bandwidth, all FLOPs / peak), which no overlap
+// of classes can beat, so its matrix terms move into attention's (base).
+func (r *rates) attend(mm *unitCost, bytes, flops float64) attnTerms {
 	if r.ideal {
-		m, c := u.fm+bytes/r.bw, u.fc+flops/r.peak
-		return unitCost{fixed: 0, fm: 0, fc: 0, am: m, ac: c}
+		return attnTerms{am: mm.fm + bytes/r.bw, ac: mm.fc + flops/r.peak}
 	}
-	u.am, u.ac = bytes/r.bw, flops/r.attention
-	return u
+	return attnTerms{am: bytes / r.bw, ac: flops / r.attention}
+}
+
+// base is the matrix-product terms a unit keeps beside attention's
+// (attend): mm's, or none under the ideal bound.
+func (r *rates) base(mm unitCost) unitCost {
+	if r.ideal {
+		return unitCost{}
+	}
+	return mm
+}
+
+// attention is the whole unit of matrix products mm with attention's
+// bytes and FLOPs.
+func attention(mm unitCost, bytes, flops float64, r *rates) unitCost {
+	return r.base(mm).with(r.attend(&mm, bytes, flops))
 }
 
 // prefillPricing is a workload's prefill at one set of rates. The matrix
@@ -120,35 +144,51 @@ func attention(u unitCost, bytes, flops float64, r *rates) unitCost {
 // millions of prefills of one setup and batch at different depths.
 type prefillPricing struct {
 	*phases
-	r                  rates
-	fullCost, lastCost unitCost // the matrix products of a full pass and of the last
+	r rates
+	// The matrix products of a full pass and of the last, and the terms
+	// they leave beside attention's (rates.base).
+	fullCost, lastCost unitCost
+	fullBase, lastBase unitCost
 }
 
 // prefillAt prices the prefill at rates r; withOthers must come first.
 func (p *phases) prefillAt(r rates) prefillPricing {
-	pp := prefillPricing{phases: p, r: r, lastCost: matmulCost(p.lastMM, r)}
-	if p.passes > 1 {
-		pp.fullCost = matmulCost(p.full, r)
-	}
+	pp := prefillPricing{phases: p, r: r, fullCost: matmulCost(p.full, r)}
+	pp.fullBase = r.base(pp.fullCost)
+	pp.priceLast()
 	return pp
 }
 
-// prefillPass is full pass k (0 ≤ k < passes−1): every sequence processes
-// perSeq tokens after D + k·perSeq, reads its KV cache once and appends.
-func (pp *prefillPricing) prefillPass(k int) unitCost {
-	return pp.pass(pp.w.Depth+k*pp.perSeq, pp.perSeq, pp.fullCost)
+// setPrompt prices a prompt of another length: only its last pass's
+// products need pricing again.
+func (pp *prefillPricing) setPrompt(prompt int) {
+	pp.phases.setPrompt(prompt)
+	pp.priceLast()
 }
 
-// lastPass is the shorter last pass, which computes the logits.
-func (pp *prefillPricing) lastPass() unitCost {
-	return pp.pass(pp.w.Depth+(pp.passes-1)*pp.perSeq, pp.last, pp.lastCost)
+func (pp *prefillPricing) priceLast() {
+	pp.lastCost = matmulCost(pp.lastMM, pp.r)
+	pp.lastBase = pp.r.base(pp.lastCost)
 }
 
-// pass is a prefill pass of n tokens per sequence after s cached ones,
-// whose matrix products cost mm: each sequence reads its KV cache (and,
-// unfused, writes and reads its scores), plus the sequences decoding
-// alongside.
-func (pp *prefillPricing) pass(s, n int, mm unitCost) unitCost {
+// prefillPass is attention in full pass k (0 ≤ k < passes−1): every
+// sequence processes perSeq tokens after D + k·perSeq, reads its KV cache
+// once and appends.
+func (pp *prefillPricing) prefillPass(k int) attnTerms {
+	return pp.pass(pp.w.Depth+k*pp.perSeq, pp.perSeq, &pp.fullCost)
+}
+
+// lastPass is attention in the shorter last pass, which computes the
+// logits.
+func (pp *prefillPricing) lastPass() attnTerms {
+	return pp.pass(pp.w.Depth+(pp.passes-1)*pp.perSeq, pp.last, &pp.lastCost)
+}
+
+// pass is attention in a prefill pass of n tokens per sequence after s
+// cached ones, whose matrix products cost mm: each sequence reads its KV
+// cache (and, unfused, writes and reads its scores), plus the sequences
+// decoding alongside.
+func (pp *prefillPricing) pass(s, n int, mm *unitCost) attnTerms {
 	p := pp.phases
 	B := float64(p.w.Batch)
 	bytes := B * p.kvRead(s+n)
@@ -157,7 +197,7 @@ func (pp *prefillPricing) pass(s, n int, mm unitCost) unitCost {
 	}
 	flops := B * p.m.AttentionPrefillFLOPs(s, n)
 	bytes, flops = p.addOthers(bytes, flops)
-	return attention(mm, bytes, flops, &pp.r)
+	return pp.r.attend(mm, bytes, flops)
 }
 
 // kvRead is the bytes one sequence's pass reads of a KV cache of ctx
@@ -177,21 +217,28 @@ func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
 // once and only attention is priced per step.
 type decodePricing struct {
 	*phases
-	r        rates
-	stepCost unitCost // the matrix products of a step
+	r rates
+	// The matrix products of a step, and the terms they leave beside
+	// attention's (rates.base).
+	stepCost, stepBase unitCost
 }
 
 // decodeAt prices the decode steps at rates r.
 func (p *phases) decodeAt(r rates) decodePricing {
-	return decodePricing{phases: p, r: r, stepCost: matmulCost(p.step, r)}
+	dp := decodePricing{phases: p, r: r, stepCost: matmulCost(p.step, r)}
+	dp.stepBase = r.base(dp.stepCost)
+	return dp
 }
 
-// step is the step whose queries attend ctx keys.
-func (dp *decodePricing) step(ctx int) unitCost {
+// attn is attention in the step whose queries attend ctx keys.
+func (dp *decodePricing) attn(ctx int) attnTerms {
 	p := dp.phases
 	B := float64(p.w.Batch)
-	return attention(dp.stepCost, B*p.decodeAttnBytes(ctx), B*p.m.AttentionDecodeFLOPs(ctx), &dp.r)
+	return dp.r.attend(&dp.stepCost, B*p.decodeAttnBytes(ctx), B*p.m.AttentionDecodeFLOPs(ctx))
 }
+
+// time is the step's time at ctx keys.
+func (dp *decodePricing) time(ctx int) float64 { return dp.stepBase.timeWith(dp.attn(ctx)) }
 
 // decodeAttnBytes is one decode token's attention traffic: its KV cache,
 // and its scores when attention is unfused.
@@ -206,47 +253,66 @@ func (p *phases) decodeAttnBytes(ctx int) float64 {
 func (p *phases) firstStep() int { return p.w.Depth + p.w.Prompt + 1 }
 func (p *phases) lastStep() int  { return p.w.Depth + p.w.Prompt + p.w.Output - 1 }
 
-// sum is the prefill's passes: between window cuts a pass's attention span and
-// KV read are linear in the pass index — a pass ending inside a window,
-// the (at most one) pass straddling it, passes starting past it.
+// sum is the prefill's passes.
 func (pp *prefillPricing) sum() sums {
+	s := pp.fullPasses()
+	s.add(pp.lastBase.sumsWith(pp.lastPass()))
+	return s
+}
+
+// fullPasses sums the full passes: between window cuts a pass's attention
+// span and KV read are linear in the pass index — a pass ending inside a
+// window, the (at most one) pass straddling it, passes starting past it.
+func (pp *prefillPricing) fullPasses() sums {
+	var s sums
 	full := pp.passes - 1
+	if full <= 0 {
+		return s
+	}
+	windows := pp.m.Windows()
+	if len(windows) == 0 { // nothing cuts the passes: one run
+		s.addRun(full, &pp.fullBase, pp.prefillPass(0), pp.prefillPass(full-1))
+		return s
+	}
 	var cbuf [8]int
 	cuts := cbuf[:0]
-	for _, win := range pp.m.Windows() {
+	for _, win := range windows {
 		u, D := pp.perSeq, pp.w.Depth
 		cuts = append(cuts, floorDiv(win-D-u, u)+1, ceilDiv(win-D, u))
 	}
-	var s sums
 	var sbuf [16]int
 	starts := runStarts(0, full-1, cuts, sbuf[:0])
 	for i, k := range starts {
 		if e := runEnd(starts, i, full-1); e >= k {
-			a, b := pp.prefillPass(k), pp.prefillPass(e)
-			s.addRun(e-k+1, &a, &b)
+			s.addRun(e-k+1, &pp.fullBase, pp.prefillPass(k), pp.prefillPass(e))
 		}
 	}
-	last := pp.lastPass()
-	s.add(last.sums())
 	return s
 }
 
 // sum is the decode's steps; their cost is linear in the context between
 // sliding-window boundaries.
 func (dp *decodePricing) sum() sums {
+	var s sums
+	first, last := dp.firstStep(), dp.lastStep()
+	if last < first {
+		return s
+	}
+	windows := dp.m.Windows()
+	if len(windows) == 0 { // nothing cuts the steps: one run
+		s.addRun(last-first+1, &dp.stepBase, dp.attn(first), dp.attn(last))
+		return s
+	}
 	var cbuf [8]int
 	cuts := cbuf[:0]
-	for _, win := range dp.m.Windows() {
+	for _, win := range windows {
 		cuts = append(cuts, win+1)
 	}
-	var s sums
 	var sbuf [16]int
-	first, last := dp.firstStep(), dp.lastStep()
 	starts := runStarts(first, last, cuts, sbuf[:0])
 	for i, x := range starts {
 		if e := runEnd(starts, i, last); e >= x {
-			a, b := dp.step(x), dp.step(e)
-			s.addRun(e-x+1, &a, &b)
+			s.addRun(e-x+1, &dp.stepBase, dp.attn(x), dp.attn(e))
 		}
 	}
 	return s

@@ -153,7 +153,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 		c.TTFT = prefill.sum().time
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
-		c.TPOT = decode.step(max(ctx-1, 1)).time()
+		c.TPOT = decode.time(max(ctx-1, 1))
 		c.Throughput = float64(seqs) / c.TPOT
 		if q := batch - seqs; q > 0 {
 			// The runtime does not batch: the last request waits for the
@@ -212,11 +212,18 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 		// A decode step of the batch, priced once for the search (as ITL).
 		p := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
 		decode := p.decodeAt(s.rates.decode)
-		l.MaxContextTPOT = largest(upper, func(c int) bool { return decode.step(max(c-1, 1)).time() <= t.TPOT })
+		l.MaxContextTPOT = largest(upper, func(c int) bool { return decode.time(max(c-1, 1)) <= t.TPOT })
 	}
 	if t.TTFT > 0 {
 		// A prompt longer than what fits is moot.
-		l.MaxPromptTTFT = largest(upper, func(p int) bool { return s.TTFT(p, 0, seqs, ubatch) <= t.TTFT })
+		// A prefill of the batch, priced once for the search but for its
+		// last pass (as TTFT, with no history).
+		p := newPhases(s.Model, Workload{Prompt: 1, Output: 1, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
+		prefill := p.prefillAt(s.rates.prefill)
+		l.MaxPromptTTFT = largest(upper, func(n int) bool {
+			prefill.setPrompt(n)
+			return prefill.sum().time <= t.TTFT
+		})
 	}
 	l.BatchContext = max(minContext, prompt+output)
 	l.MaxBatchFit = s.maxFit(l.BatchContext, ubatch, usable)

@@ -177,7 +177,7 @@ func (s *Setup) ttft(p *phases) float64 {
 func (s *Setup) ITL(ctx, batch int) float64 {
 	p := stepPhases(s.Model, batch, s.Inputs.FlashAttention)
 	dp := p.decodeAt(s.rates.decode)
-	return dp.step(ctx).time()
+	return dp.time(ctx)
 }
 
 // Predict prices workload w.
@@ -206,8 +206,8 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
 		first, last := p.firstStep(), p.lastStep()
-		r.ITLFirst = dp.step(first).time()
-		r.ITLLast = dp.step(last).time()
+		r.ITLFirst = dp.time(first)
+		r.ITLLast = dp.time(last)
 		r.DecodeTokensPerS = 1 / r.TPOT
 		r.ThroughputTokensPerS = float64(w.Batch) / r.TPOT
 		r.KVShareFirst = p.kvShare(first)

@@ -18,6 +18,23 @@ type unitCost struct {
 
 func (u unitCost) time() float64 { return u.fixed + max(u.am, u.ac) }
 
+// attnTerms are attention's memory and compute terms of one unit: the
+// part of its cost that grows with the context. Pricing a pass or step
+// yields them alone, two values that stay in registers, beside the unit's
+// matrix-product terms (its base), which a run of alike units shares.
+type attnTerms struct {
+	am, ac float64
+}
+
+// with is the unit of matrix-product terms u and attention a.
+func (u unitCost) with(a attnTerms) unitCost {
+	u.am, u.ac = a.am, a.ac
+	return u
+}
+
+// timeWith is u.with(a).time() without the copy.
+func (u *unitCost) timeWith(a attnTerms) float64 { return u.fixed + max(a.am, a.ac) }
+
 // sums accumulates a phase over its units.
 type sums struct {
 	time         float64 // Σ unit time
@@ -33,8 +50,9 @@ func (s *sums) add(o sums) {
 	s.computeBound += o.computeBound
 }
 
-func (u unitCost) sums() sums {
-	s := sums{time: u.time(), memory: u.fm + u.am, compute: u.fc + u.ac}
+// sumsWith is the sums of the one unit u.with(a).
+func (u *unitCost) sumsWith(a attnTerms) sums {
+	s := sums{time: u.timeWith(a), memory: u.fm + a.am, compute: u.fc + a.ac}
 	if s.compute > s.memory {
 		s.computeBound = 1
 	}
@@ -71,13 +89,13 @@ func runEnd(starts []int, i, hi int) int {
 	return hi
 }
 
-// addRun adds a run of n units whose every term is linear from a (the
-// first unit's cost) to b (the last's).
-func (t *sums) addRun(n int, a, b *unitCost) {
-	t.time += float64(n)*a.fixed + sumMaxLinear(n, a.am, b.am, a.ac, b.ac)
-	t.memory += float64(n) * (a.fm + a.am + b.fm + b.am) / 2
-	t.compute += float64(n) * (a.fc + a.ac + b.fc + b.ac) / 2
-	t.computeBound += countAbove(n, a.fm+a.am, b.fm+b.am, a.fc+a.ac, b.fc+b.ac)
+// addRun adds a run of n units of matrix-product terms u whose attention
+// is linear from a (the first unit's) to b (the last's).
+func (t *sums) addRun(n int, u *unitCost, a, b attnTerms) {
+	t.time += float64(n)*u.fixed + sumMaxLinear(n, a.am, b.am, a.ac, b.ac)
+	t.memory += float64(n) * (u.fm + a.am + u.fm + b.am) / 2
+	t.compute += float64(n) * (u.fc + a.ac + u.fc + b.ac) / 2
+	t.computeBound += countAbove(n, u.fm+a.am, u.fm+b.am, u.fc+a.ac, u.fc+b.ac)
 }
 
 // sumMaxLinear is Σ max(f(i), g(i)) for i = 0 … n−1 where f and g are
