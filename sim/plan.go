@@ -57,9 +57,10 @@ type Config struct {
 	Throughput float64
 	Memory     float64 // bytes needed
 	// Limit is the first constraint that fails ("" when feasible) and
-	// Excess how far it misses: needed / allowed (> 1).
-	Limit    Limit
+	// Excess how far it misses: needed / allowed (> 1). The one-byte
+	// fields come last: a Config takes 64 bytes, not 72.
 	Excess   float64
+	Limit    Limit
 	Fits     bool
 	Feasible bool
 	// Verdict weighs the latency targets against the prediction's
