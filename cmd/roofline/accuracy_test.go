@@ -549,8 +549,10 @@ const accuracyLeft = `
   RK3576 w8a8 (int8) and w4a16 (fp16) prefill equally fast — a floor per
   core, not the MAC array. But the fixed cost per layer of a prompt
   differs by board (about 2.5, 9.6 and 17.6 ms on the RK3588, RK3576 and
-  RK3562 with that one rate per core), and no figure of the boards
-  explains it. A cap per NPU core on the products, fitted with the class
+  RK3562 with that one rate per core). It falls in the order of the
+  boards' CPUs (Cortex-A76, A72, A53; RKLLM also computes on four CPU cores
+  by default, enabled_cpus_num in the RKLLM SDK 1.3.0 manual) but far more
+  steeply than their speed, and no figure in the profiles explains it. A cap per NPU core on the products, fitted with the class
   from the core counts, was tried: held out, it moved RKLLM prefill from
   42 % to 38 % (median), and the cap per core on bandwidth that a unit
   count also brings made decode worse (8 % to 15 %), so neither is in the
