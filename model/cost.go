@@ -268,7 +268,7 @@ func (c *Cost) StreamedBytes(tokens int, withHead bool) float64 {
 // denseStreamed is StreamedBytes without the routed experts.
 func (c *Cost) denseStreamed(tokens int, withHead bool) float64 {
 	b := c.sharedBytes
-	rows := math.Min(float64(tokens), float64(c.Spec.Vocab)) * c.embdRowBytes
+	rows := min(float64(tokens), float64(c.Spec.Vocab)) * c.embdRowBytes
 	switch {
 	case withHead:
 		b += c.headBytes
@@ -324,7 +324,7 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 		m.ExpertFLOPs = n * c.routedFLOPs
 		// Each of the tokens' k routings lands on one of the reached
 		// experts of each MoE layer.
-		m.ExpertRows = math.Max(1, n*float64(moe.Active)/reached)
+		m.ExpertRows = max(1, n*float64(moe.Active)/reached)
 	}
 	return m
 }
@@ -700,7 +700,9 @@ func (w windowed) inverse(v float64) int {
 			ws = append(ws, t.window)
 		}
 	}
-	sort.Ints(ws)
+	if len(ws) > 1 {
+		sort.Ints(ws)
+	}
 	lo := 0
 	for _, b := range append(ws, 0) {
 		// On [lo, b] (b = 0: unbounded) at(s) = base + slope·s.

@@ -17,7 +17,7 @@ const CalibratedLevel = 0.90
 // over predicted (leave-one-device-out). Flags that replace the
 // efficiency leave them unset: nothing was measured under them.
 func (s *Setup) intervals(r *Result) {
-	in := r.Inputs
+	in := &r.Inputs
 	if in.FromFlags {
 		return
 	}
@@ -116,11 +116,11 @@ func (s *Setup) calibratedIntervals(r *Result) {
 func (s *Setup) timesWith(e hardware.Efficiency, w Workload) [3]float64 {
 	o := s.WithEfficiency(e)
 	p := newPhases(o.Model, w, o.Inputs.FlashAttention)
-	pp := p.prefillAt(o.rates.prefill)
+	pp := p.prefillAt(&o.rates.prefill)
 	ttft := pp.sum().time
 	e2e, tpot := ttft, math.NaN()
 	if steps := w.Output - 1; steps > 0 {
-		dp := p.decodeAt(o.rates.decode)
+		dp := p.decodeAt(&o.rates.decode)
 		dec := dp.sum().time
 		e2e += dec
 		tpot = dec / float64(steps)

@@ -38,7 +38,7 @@ func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
 	mem.Usable = s.Usable()
 	mem.Fits = mem.Total <= mem.Usable
 	mem.Headroom = mem.Usable - mem.Total
-	mem.MaxContext, mem.ContextBound = s.maxContext(mem.Usable, batch, ubatch), BoundByMemory
+	mem.MaxContext, mem.ContextBound = s.maxContextWith(&mem, mem.Usable, batch, ubatch), BoundByMemory
 	if lim := s.Model.Spec.MaxContext; lim > 0 && (mem.MaxContext < 0 || mem.MaxContext > lim) {
 		mem.MaxContext, mem.ContextBound = lim, BoundByModel
 	}
@@ -83,6 +83,12 @@ func (s *Setup) fixed(batch, ubatch int) Memory {
 // usable at this batch: 0 when nothing fits, -1 when any context fits.
 func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
 	f := s.fixed(batch, ubatch)
+	return s.maxContextWith(&f, usable, batch, ubatch)
+}
+
+// maxContextWith is maxContext with the fixed memory f (Setup.fixed) of
+// the batch already worked out.
+func (s *Setup) maxContextWith(f *Memory, usable float64, batch, ubatch int) int {
 	return s.Model.MaxContext((usable-(f.Weights+f.Activations+f.Overhead))/float64(s.resident(batch)), ubatch)
 }
 

@@ -87,7 +87,7 @@ func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
 
 // matmulCost prices the matrix-product classes of a pass: the dense
 // products and the routed experts, each bounded by its own roofline.
-func matmulCost(mm model.Matmuls, r rates) unitCost {
+func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 	if r.ideal {
 		return unitCost{fm: mm.Bytes() / r.bw, fc: mm.FLOPs() / r.peak}
 	}
@@ -104,7 +104,7 @@ func matmulCost(mm model.Matmuls, r rates) unitCost {
 
 // matmul is the share of the peak a product of `rows` rows reaches:
 // matrix-vector kernels (up to r.gemv rows) have no tile to fill.
-func (r rates) matmul(rows float64) float64 {
+func (r *rates) matmul(rows float64) float64 {
 	if rows <= r.gemv {
 		return r.dequant * r.eff.ComputeMax
 	}
@@ -144,7 +144,7 @@ func attention(mm unitCost, bytes, flops float64, r *rates) unitCost {
 // millions of prefills of one setup and batch at different depths.
 type prefillPricing struct {
 	*phases
-	r rates
+	r *rates
 	// The matrix products of a full pass and of the last, and the terms
 	// they leave beside attention's (rates.base).
 	fullCost, lastCost unitCost
@@ -152,8 +152,8 @@ type prefillPricing struct {
 }
 
 // prefillAt prices the prefill at rates r; withOthers must come first.
-func (p *phases) prefillAt(r rates) prefillPricing {
-	pp := prefillPricing{phases: p, r: r, fullCost: matmulCost(p.full, r)}
+func (p *phases) prefillAt(r *rates) prefillPricing {
+	pp := prefillPricing{phases: p, r: r, fullCost: matmulCost(&p.full, r)}
 	pp.fullBase = r.base(pp.fullCost)
 	pp.priceLast()
 	return pp
@@ -167,7 +167,7 @@ func (pp *prefillPricing) setPrompt(prompt int) {
 }
 
 func (pp *prefillPricing) priceLast() {
-	pp.lastCost = matmulCost(pp.lastMM, pp.r)
+	pp.lastCost = matmulCost(&pp.lastMM, pp.r)
 	pp.lastBase = pp.r.base(pp.lastCost)
 }
 
@@ -196,7 +196,9 @@ func (pp *prefillPricing) pass(s, n int, mm *unitCost) attnTerms {
 		bytes += B * p.m.ScoreBytesPrefill(s, n)
 	}
 	flops := B * p.m.AttentionPrefillFLOPs(s, n)
-	bytes, flops = p.addOthers(bytes, flops)
+	if p.others != 0 {
+		bytes, flops = p.addOthers(bytes, flops)
+	}
 	return pp.r.attend(mm, bytes, flops)
 }
 
@@ -204,10 +206,9 @@ func (pp *prefillPricing) pass(s, n int, mm *unitCost) attnTerms {
 // tokens: once with fused attention, once per query head without.
 func (p *phases) kvRead(ctx int) float64 { return p.kvReads * p.m.KVBytes(ctx) }
 
+// addOthers adds the attention of the sequences decoding alongside a
+// prefill pass (withOthers).
 func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
-	if p.others == 0 {
-		return bytes, flops
-	}
 	o := float64(p.others)
 	return bytes + o*p.decodeAttnBytes(p.otherCtx), flops + o*p.m.AttentionDecodeFLOPs(p.otherCtx)
 }
@@ -217,15 +218,15 @@ func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
 // once and only attention is priced per step.
 type decodePricing struct {
 	*phases
-	r rates
+	r *rates
 	// The matrix products of a step, and the terms they leave beside
 	// attention's (rates.base).
 	stepCost, stepBase unitCost
 }
 
 // decodeAt prices the decode steps at rates r.
-func (p *phases) decodeAt(r rates) decodePricing {
-	dp := decodePricing{phases: p, r: r, stepCost: matmulCost(p.step, r)}
+func (p *phases) decodeAt(r *rates) decodePricing {
+	dp := decodePricing{phases: p, r: r, stepCost: matmulCost(&p.step, r)}
 	dp.stepBase = r.base(dp.stepCost)
 	return dp
 }

@@ -144,7 +144,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 	// The prefill of the prompt and a decode step of the batch: Output 2
 	// prices the step's matrix products beside the prefill's.
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 2, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
-	prefill, decode := p.prefillAt(s.rates.prefill), p.decodeAt(s.rates.decode)
+	prefill, decode := p.prefillAt(&s.rates.prefill), p.decodeAt(&s.rates.decode)
 	fixed := s.fixed(batch, ubatch)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
@@ -212,7 +212,7 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 	if t.TPOT > 0 {
 		// A decode step of the batch, priced once for the search (as ITL).
 		p := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
-		decode := p.decodeAt(s.rates.decode)
+		decode := p.decodeAt(&s.rates.decode)
 		l.MaxContextTPOT = largest(upper, func(c int) bool { return decode.time(max(c-1, 1)) <= t.TPOT })
 	}
 	if t.TTFT > 0 {
@@ -220,7 +220,7 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 		// A prefill of the batch, priced once for the search but for its
 		// last pass (as TTFT, with no history).
 		p := newPhases(s.Model, Workload{Prompt: 1, Output: 1, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
-		prefill := p.prefillAt(s.rates.prefill)
+		prefill := p.prefillAt(&s.rates.prefill)
 		l.MaxPromptTTFT = largest(upper, func(n int) bool {
 			prefill.setPrompt(n)
 			return prefill.sum().time <= t.TTFT

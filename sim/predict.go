@@ -131,7 +131,7 @@ func (s *Setup) Prefill(prompt, depth, batch, ubatch int) Phase {
 }
 
 func (s *Setup) prefillPhase(p *phases) Phase {
-	exp, ideal := p.prefillAt(s.rates.prefill), p.prefillAt(s.rates.ideal)
+	exp, ideal := p.prefillAt(&s.rates.prefill), p.prefillAt(&s.rates.ideal)
 	return phaseOf(p.passes, exp.sum(), ideal.sum(), s.Inputs.PrefillOverhead, ideal.r.bw, ideal.r.peak)
 }
 
@@ -153,7 +153,7 @@ func (s *Setup) decodePhase(p *phases) Phase {
 // decodePhaseAt is decodePhase with the expected pricing it used, for
 // pricing single steps.
 func (s *Setup) decodePhaseAt(p *phases) (Phase, decodePricing) {
-	exp, ideal := p.decodeAt(s.rates.decode), p.decodeAt(s.rates.ideal)
+	exp, ideal := p.decodeAt(&s.rates.decode), p.decodeAt(&s.rates.ideal)
 	return phaseOf(p.lastStep()-p.firstStep()+1, exp.sum(), ideal.sum(), s.Inputs.DecodeOverhead, ideal.r.bw, ideal.r.peak), exp
 }
 
@@ -168,7 +168,7 @@ func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
 // ttft is the one expected time to first token: the passes' time with
 // the per-pass overhead.
 func (s *Setup) ttft(p *phases) float64 {
-	pp := p.prefillAt(s.rates.prefill)
+	pp := p.prefillAt(&s.rates.prefill)
 	return pp.sum().time
 }
 
@@ -176,7 +176,7 @@ func (s *Setup) ttft(p *phases) float64 {
 // queries attend ctx keys.
 func (s *Setup) ITL(ctx, batch int) float64 {
 	p := stepPhases(s.Model, batch, s.Inputs.FlashAttention)
-	dp := p.decodeAt(s.rates.decode)
+	dp := p.decodeAt(&s.rates.decode)
 	return dp.time(ctx)
 }
 
@@ -188,9 +188,10 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
 		return s.predictQueued(w)
 	}
-	in := s.Inputs
+	r := &Result{Inputs: s.Inputs}
+	in := &r.Inputs
 	in.Workload = w
-	r := &Result{Inputs: in, Ridge: in.Peak / in.Bandwidth}
+	r.Ridge = in.Peak / in.Bandwidth
 	p := newPhases(s.Model, w, in.FlashAttention)
 
 	r.Prefill = s.prefillPhase(&p)
@@ -256,10 +257,10 @@ func (s *Setup) predictQueued(w Workload) (*Result, error) {
 func (s *Setup) computeBoundBatch(w Workload, p *phases) int {
 	m, bw, peak := s.Model, s.Inputs.Bandwidth, s.Inputs.IdealPeak
 	c := w.LastStepContext()
-	kv := p.kvRead(c)
+	kv, flops := p.kvRead(c), m.DecodeFLOPs(c)
 	f := func(B int) float64 {
 		fb := float64(B)
-		return fb*m.DecodeFLOPs(c)/peak - (m.StreamedBytes(B, true)+fb*kv)/bw
+		return fb*flops/peak - (m.StreamedBytes(B, true)+fb*kv)/bw
 	}
 	if f(1) >= 0 {
 		return 1
@@ -291,7 +292,7 @@ func (r *Result) warn(code, format string, a ...any) {
 }
 
 func (r *Result) warnings(s *Setup) {
-	m, e, in := s.Model, s.Engine, r.Inputs
+	m, e, in := s.Model, s.Engine, &r.Inputs
 	if !r.Memory.Fits {
 		need := fmt.Sprintf("does not fit: needs %s of %s usable (%s short)",
 			units.FormatBytes(r.Memory.Total, units.Binary), units.FormatBytes(r.Memory.Usable, units.Binary),
@@ -305,8 +306,8 @@ func (r *Result) warnings(s *Setup) {
 	if ctx := in.Workload.Context(); ctx > m.Spec.MaxContext {
 		r.warn("context-beyond-model", "context %d tokens exceeds the model's maximum of %d (max_position_embeddings)", ctx, m.Spec.MaxContext)
 	}
-	if want := s.Runtime.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 && in.Precision != want[0] {
-		r.warn("precision-fallback", "engine %s has no %s peak; %s runs at %s", e.Name, want[0], m.Weights.Name, in.Precision)
+	if want := s.kernelPrecision; want != "" && in.Precision != want {
+		r.warn("precision-fallback", "engine %s has no %s peak; %s runs at %s", e.Name, want, m.Weights.Name, in.Precision)
 	}
 	if r.Decode.Steps > 0 && r.Decode.ComputeBoundSteps > 0 {
 		r.warn("decode-compute-bound", "%d of %d decode steps are compute-bound at the expected efficiencies", r.Decode.ComputeBoundSteps, r.Decode.Steps)

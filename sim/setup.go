@@ -28,6 +28,10 @@ type Setup struct {
 	// prices millions of passes of one setup. NewSetup and WithEfficiency
 	// set them.
 	rates setupRates
+	// kernelPrecision is the precision the runtime's kernels prefer for
+	// the weights on this engine ("" when none): Precision falls back
+	// from it when the engine lacks its peak.
+	kernelPrecision units.Precision
 }
 
 // setupRates are a setup's rates: expected for prefill passes and decode
@@ -150,6 +154,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	in.PrefillOverhead = in.Efficiency.PrefillOverhead(in.Layers)
 	in.DecodeOverhead = in.Efficiency.DecodeOverhead(in.Layers)
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
+	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
+		s.kernelPrecision = want[0]
+	}
 	s.resolveRates()
 	return s, nil
 }

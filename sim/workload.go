@@ -37,22 +37,31 @@ func (w Workload) LastStepContext() int { return w.Depth + w.Prompt + max(w.Outp
 // PassTokens is the number of tokens in a full prefill pass.
 func (w Workload) PassTokens() int { return passTokens(w.Batch, w.UBatch) }
 
+// workloadFields are the fields Validate checks, in the order of
+// Workload.values: a table built once, not per call (a plan validates
+// millions of workloads).
+var workloadFields = [...]struct {
+	name string
+	min  int
+	unit string
+}{{"Prompt", 1, "token"}, {"Output", 1, "token"}, {"Batch", 1, "sequence"}, {"Depth", 0, "token"}, {"UBatch", 1, "token"}}
+
+func (w Workload) values() [len(workloadFields)]int {
+	return [...]int{w.Prompt, w.Output, w.Batch, w.Depth, w.UBatch}
+}
+
 // Validate rejects impossible workloads with a *FieldError naming the
 // field (Prompt, Output, Batch, Depth, UBatch).
 func (w Workload) Validate() error {
-	for _, f := range []struct {
-		name string
-		v    int
-		min  int
-		unit string
-	}{{"Prompt", w.Prompt, 1, "token"}, {"Output", w.Output, 1, "token"}, {"Batch", w.Batch, 1, "sequence"}, {"Depth", w.Depth, 0, "token"}, {"UBatch", w.UBatch, 1, "token"}} {
+	for i, v := range w.values() {
+		f := &workloadFields[i]
 		switch {
-		case f.v < f.min && f.min == 0:
-			return &FieldError{f.name, fmt.Sprintf("must not be negative, got %d", f.v)}
-		case f.v < f.min:
-			return &FieldError{f.name, fmt.Sprintf("must be at least %d %s, got %d", f.min, f.unit, f.v)}
-		case f.v > MaxTokens:
-			return &FieldError{f.name, fmt.Sprintf("must be at most %d, got %d", MaxTokens, f.v)}
+		case v < f.min && f.min == 0:
+			return &FieldError{f.name, fmt.Sprintf("must not be negative, got %d", v)}
+		case v < f.min:
+			return &FieldError{f.name, fmt.Sprintf("must be at least %d %s, got %d", f.min, f.unit, v)}
+		case v > MaxTokens:
+			return &FieldError{f.name, fmt.Sprintf("must be at most %d, got %d", MaxTokens, v)}
 		}
 	}
 	return nil
