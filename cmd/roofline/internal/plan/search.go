@@ -223,6 +223,13 @@ func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 func (s *Search) parallel(res *Result, keep bool) error {
 	const workers = 2
 	errs := make([]error, workers)
+	// Kept, every group's configurations share one allocation: tens of
+	// thousands of buffers would each be taken and cleared in turn.
+	per := len(s.contexts) * len(s.batches)
+	var slab []sim.Config
+	if keep {
+		slab = make([]sim.Config, len(s.jobs)*per)
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Add(1)
@@ -231,9 +238,10 @@ func (s *Search) parallel(res *Result, keep bool) error {
 			var buf []sim.Config
 			for i := w; i < len(s.jobs) && errs[w] == nil; i += workers {
 				g := &res.Groups[i]
-				if buf, errs[w] = s.runGroup(&s.jobs[i], g, buf[:0]); keep {
-					buf = nil // the group owns its slice now
-				} else {
+				if keep {
+					buf = slab[i*per : i*per : (i+1)*per] // the group owns its part
+				}
+				if buf, errs[w] = s.runGroup(&s.jobs[i], g, buf[:0]); !keep {
 					g.Configs = nil
 				}
 			}
