@@ -131,7 +131,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	class := rt.ClassFor(d, e)
 	in.Efficiency, in.Fitted = class.Efficiency, class.Fitted
-	in.EfficiencyFrom = fmt.Sprintf("runtime %s on %s engines: %s", rt.Name, e.Kind, class.Basis)
+	in.EfficiencyFrom = "runtime " + rt.Name + " on " + string(e.Kind) + " engines: " + class.Basis
 	if c := e.Calibration; c != nil && c.Runtime == rt.Name {
 		in.Efficiency, in.Fitted, in.Calibrated = c.Efficiency, true, true
 		in.Efficiency.Bandwidth, in.FormatCalibrated = c.BandwidthFor(m.Weights.Name)
