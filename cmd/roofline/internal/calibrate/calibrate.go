@@ -52,6 +52,9 @@ type Result struct {
 	Formats []FormatEfficiency
 	Points  []Point
 	Notes   []string
+	// Folds is how many refits the held-out error took: one per run
+	// (leave-one-out) up to MaxFolds runs, MaxFolds past that.
+	Folds int
 }
 
 // FormatEfficiency is a bandwidth efficiency fitted for one weight format.
@@ -77,6 +80,81 @@ func ClassPrior(c *runtimes.Class, d *hardware.Device, e *hardware.Engine) fit.P
 	}
 	center.UnitBandwidth = 0
 	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0}}
+}
+
+// MaxFolds bounds the refits of the held-out error: up to MaxFolds runs
+// each is left out alone (leave-one-out); past it, run i is held out with
+// the runs i ± k·MaxFolds, so the error costs MaxFolds refits however
+// many runs there are, and a calibration stays linear in its runs.
+const MaxFolds = 20
+
+// pricer prices runs at the efficiency a fit asks for. A fit prices every
+// point at one efficiency, then at the next: the runs that share a setup
+// (one model and format) share its setup derived at that efficiency, and
+// the runs of one test on it (repetitions, files of one sweep) share its
+// time. Each distinct setup and test is priced once per efficiency, and a
+// run finds its test by index, computed once when it is added.
+type pricer struct {
+	setups map[*sim.Setup]*derived
+	index  map[test]int
+	tests  []priced
+}
+
+// test is a setup and what of a run its predicted time depends on.
+type test struct {
+	setup                             *sim.Setup
+	kind                              measured.Test
+	prompt, gen, depth, batch, ubatch int
+}
+
+// derived is a setup at the efficiency last asked for.
+type derived struct {
+	base *sim.Setup
+	e    hardware.Efficiency
+	s    *sim.Setup // nil until first asked
+}
+
+// priced is a test and its time at the efficiency last asked for.
+type priced struct {
+	run   measured.Run
+	setup *derived
+	e     hardware.Efficiency
+	t     float64 // s; 0 until first asked
+}
+
+func newPricer() *pricer {
+	return &pricer{setups: map[*sim.Setup]*derived{}, index: map[test]int{}}
+}
+
+// add is the index of run's test on setup s.
+func (p *pricer) add(s *sim.Setup, run measured.Run) int {
+	k := test{s, run.Test, run.Prompt, run.Gen, run.Depth, run.Batch, run.UBatch}
+	i, ok := p.index[k]
+	if !ok {
+		d := p.setups[s]
+		if d == nil {
+			d = &derived{base: s}
+			p.setups[s] = d
+		}
+		i = len(p.tests)
+		p.index[k] = i
+		p.tests = append(p.tests, priced{run: run, setup: d})
+	}
+	return i
+}
+
+// time is test i's phase time at efficiency e, s.
+func (p *pricer) time(i int, e hardware.Efficiency) float64 {
+	t := &p.tests[i]
+	if t.t > 0 && t.e == e {
+		return t.t
+	}
+	d := t.setup
+	if d.s == nil || d.e != e {
+		d.e, d.s = e, d.base.WithEfficiency(e)
+	}
+	t.e, t.t = e, compare.Phase(d.s, t.run).Time
+	return t.t
 }
 
 type item struct {
@@ -145,9 +223,10 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 
 	// One point per run: its whole measured time.
 	points := make([]fit.Point, len(items))
+	at := newPricer()
 	for i, it := range items {
-		it := it
 		run := res.Points[it.pt].Run
+		k := at.add(it.setup, run)
 		per := 1.0
 		if run.Test == measured.Decode {
 			per = float64(it.steps)
@@ -156,8 +235,8 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 		if run.Test == measured.Decode {
 			ph = fit.Decode
 		}
-		points[i] = fit.Point{Measured: res.Points[it.pt].Measured * per, Phase: ph, Group: fmt.Sprint(i),
-			Predict: func(e hardware.Efficiency) float64 { return compare.Phase(it.setup.WithEfficiency(e), run).Time }}
+		points[i] = fit.Point{Measured: res.Points[it.pt].Measured * per, Phase: ph, Group: fmt.Sprint(i % MaxFolds),
+			Predict: func(e hardware.Efficiency) float64 { return at.time(k, e) }}
 	}
 	prior := ClassPrior(class, dev, base)
 	f, err := fit.Fit(points, prior)
@@ -169,6 +248,7 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 	if err != nil {
 		return res, err
 	}
+	res.Folds = min(len(points), MaxFolds)
 	cal := &hardware.Calibration{Runtime: rt.Name, Efficiency: f.Efficiency, Cov: f.Cov,
 		DecodeSigma: f.Sigma[fit.Decode], PrefillSigma: f.Sigma[fit.Prefill], DecodeDOF: f.DOF[fit.Decode], PrefillDOF: f.DOF[fit.Prefill],
 		Device: dev.Name, PowerMode: dev.PowerMode, Engine: base.Name, Date: o.Date,

@@ -24,7 +24,7 @@ var truth = hardware.Efficiency{Bandwidth: 0.62, ComputeMax: 0.45, HalfRows: 40,
 	StepOverhead: 900e-6, PassOverhead: 2e-3, LayerOverhead: 20e-6}
 
 // truthCatalog is the built-in catalog with the board calibrated to truth.
-func truthCatalog(t *testing.T) *profiles.Catalog {
+func truthCatalog(t testing.TB) *profiles.Catalog {
 	t.Helper()
 	cat, _ := profiles.Builtin()
 	base, _ := cat.Device(board)

@@ -57,9 +57,12 @@ type calibrationJSON struct {
 	R2Prefill         *float64        `json:"r2_prefill"`
 	LOOMdAPEDecode    *float64        `json:"loo_mdape_decode"`
 	LOOMdAPEPrefill   *float64        `json:"loo_mdape_prefill"`
-	ValidFor          map[string]any  `json:"valid_for"`
-	Points            []calPointJSON  `json:"points"`
-	Notes             []string        `json:"notes"`
+	// HeldOutFolds is how many refits the loo_mdape figures took: one
+	// per point up to calibrate.MaxFolds points.
+	HeldOutFolds int            `json:"held_out_folds"`
+	ValidFor     map[string]any `json:"valid_for"`
+	Points       []calPointJSON `json:"points"`
+	Notes        []string       `json:"notes"`
 }
 
 // paramUnits are the units of the efficiency parameters, in the order of
@@ -86,7 +89,7 @@ func newCalibrationJSON(c *app.Calibration) calibrationJSON {
 		ClassBasis: r.Class.Basis, DecodeClassShift: num(cal.DecodeShift), PrefillClassShift: num(cal.PrefillShift),
 		NPoints: cal.DecodePoints + cal.PrefillPoints, NDecode: cal.DecodePoints, NPrefill: cal.PrefillPoints,
 		R2Decode: num(cal.R2Decode), R2Prefill: num(cal.R2Prefill),
-		LOOMdAPEDecode: num(cal.LOODecode), LOOMdAPEPrefill: num(cal.LOOPrefill),
+		LOOMdAPEDecode: num(cal.LOODecode), LOOMdAPEPrefill: num(cal.LOOPrefill), HeldOutFolds: r.Folds,
 		ValidFor: map[string]any{"device": cal.Device, "power_mode": cal.PowerMode, "engine": cal.Engine,
 			"runtime": cal.Runtime, "build": cal.Build, "date": cal.Date, "files": cal.Files, "formats": cal.Formats, "max_batch": cal.MaxBatch},
 		FormatBandwidth: []formatEffJSON{}, Notes: r.Notes}
@@ -143,8 +146,12 @@ func calibrationDoc(c *app.Calibration) *Doc {
 	}
 	doc.Table(t)
 	doc.Both(fmt.Sprintf("\nagainst its class this board runs decode %s and prefill %s as fast (class time / fitted time)\n", Factor(cal.DecodeShift), Factor(cal.PrefillShift)))
-	doc.Line("quality: R² decode %s, prefill %s; leave-one-out median error decode %s, prefill %s",
-		Fixed(cal.R2Decode, 3), Fixed(cal.R2Prefill, 3), Percent1(cal.LOODecode), Percent1(cal.LOOPrefill))
+	held := "leave-one-out"
+	if r.Folds < cal.DecodePoints+cal.PrefillPoints {
+		held = fmt.Sprintf("held-out (%d folds)", r.Folds)
+	}
+	doc.Line("quality: R² decode %s, prefill %s; %s median error decode %s, prefill %s",
+		Fixed(cal.R2Decode, 3), Fixed(cal.R2Prefill, 3), held, Percent1(cal.LOODecode), Percent1(cal.LOOPrefill))
 	doc.Para(fmt.Sprintf("valid for: %s (%s), engine %s, runtime %s, build %s", cal.Device, OrDash(cal.PowerMode), cal.Engine, OrDash(cal.Runtime), OrDash(cal.Build)))
 	doc.Table(pointsTable(r.Points))
 	var notes string
