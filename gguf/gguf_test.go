@@ -198,3 +198,45 @@ func TestExtraTensorsScaled(t *testing.T) {
 		t.Errorf("priced %.0f B, file %.0f B", c.WeightBytes, m.Bytes)
 	}
 }
+
+// llama.cpp writes the Llama-shaped families under their own architecture
+// names with Llama's tensors and keys (src/llama-arch.cpp): such a file
+// reads as llama, with a note, and costs exactly what the llama file does.
+func TestLlamaShapedArchitectures(t *testing.T) {
+	f, _ := header(t, "llama-3.2-1b", "q4_k_m")
+	ref, err := gguf.ToModel(f, "ref")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := model.BuildNamed(ref.Spec, "", "f16", model.Layout{})
+	for _, arch := range []string{"smollm3", "granite", "ernie4_5"} {
+		g := &gguf.File{Metadata: map[string]gguf.Value{}, Tensors: f.Tensors}
+		for k, v := range f.Metadata {
+			g.Metadata[strings.Replace(k, "llama.", arch+".", 1)] = v
+		}
+		g.Metadata["general.architecture"] = gguf.Value{Str: arch}
+		read, err := gguf.Read(bytes.NewReader(encode(t, g)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := gguf.ToModel(read, arch)
+		if err != nil {
+			t.Fatalf("%s: %v", arch, err)
+		}
+		if m.Spec.Architecture != "llama" || len(m.Notes) != 1 || !strings.Contains(m.Notes[0], "GGUF architecture "+arch+" read as llama") {
+			t.Errorf("%s: architecture %q, notes %q", arch, m.Spec.Architecture, m.Notes)
+		}
+		got, _ := model.BuildNamed(m.Spec, "", "f16", model.Layout{})
+		if got.WeightBytes != want.WeightBytes || got.StreamedBytesPerToken() != want.StreamedBytesPerToken() || got.KVBytesPerToken() != want.KVBytesPerToken() {
+			t.Errorf("%s: %.0f B (streamed %.0f, KV %.0f), llama file %.0f B (streamed %.0f, KV %.0f)", arch, got.WeightBytes,
+				got.StreamedBytesPerToken(), got.KVBytesPerToken(), want.WeightBytes, want.StreamedBytesPerToken(), want.KVBytesPerToken())
+		}
+		if types, ok := gguf.ModelTypes(arch); !ok || types[0] != "llama" {
+			t.Errorf("%s: model types %v", arch, types)
+		}
+	}
+	// A spec of type llama is still written as llama, not as a family.
+	if a, ok := gguf.ArchOf("llama"); !ok || a != "llama" {
+		t.Errorf("ArchOf(llama) = %q", a)
+	}
+}

@@ -14,10 +14,18 @@ import (
 // types a file of that architecture may hold, the first the type its
 // header is read as: llama.cpp writes Mistral and Mixtral checkpoints as
 // "llama". The spelling "gptoss" is llama-bench's model_type for gpt-oss.
+//
+// SmolLM3, Granite and ERNIE 4.5 are Llama-shaped (model.ReadAs) and read
+// as llama, as their config.json is; llama.cpp writes them under their own
+// names ("smollm3", "granite", "ernie4_5": ggml-org/llama.cpp @00395eb2
+// src/llama-arch.cpp LLM_ARCH_NAMES, convert_hf_to_gguf.py
+// SmolLM3Model(LlamaModel), GraniteModel(LlamaModel), Ernie4_5Model) with
+// Llama's tensor names.
 var archs = map[string][]string{
 	"llama": {"llama", "mistral", "mixtral"}, "mistral": {"mistral"}, "qwen2": {"qwen2"}, "qwen2moe": {"qwen2_moe"},
 	"qwen3": {"qwen3"}, "qwen3moe": {"qwen3_moe"}, "gemma": {"gemma"}, "gemma2": {"gemma2"}, "gemma3": {"gemma3"},
 	"phi3": {"phi3"}, "deepseek2": {"deepseek_v3"}, "gpt-oss": {"gpt_oss"}, "gptoss": {"gpt_oss"},
+	"smollm3": {"llama"}, "granite": {"llama"}, "ernie4_5": {"llama"},
 }
 
 // ModelTypes are the config.json model types a GGUF architecture may
@@ -28,9 +36,12 @@ func ModelTypes(arch string) (types []string, ok bool) {
 }
 
 // ArchOf is the GGUF architecture llama.cpp writes a model of config.json
-// type t as: the one read as t, else one that holds it (Mixtral is
-// written as llama with experts).
+// type t as: the one of t's own name, else the one read as t, else one that
+// holds it (Mixtral is written as llama with experts).
 func ArchOf(t string) (string, bool) {
+	if types, ok := archs[t]; ok && types[0] == t {
+		return t, true
+	}
 	for _, primary := range []bool{true, false} {
 		for _, a := range Supported() {
 			types := archs[a]
@@ -73,6 +84,9 @@ func ToModel(f *File, name string) (*Model, error) {
 	hfArch := types[0]
 	tensors := map[string]TensorInfo{}
 	m := &Model{Types: map[string]model.Storage{}, Tensors: len(f.Tensors)}
+	if family, why, ok := model.ReadAs(arch); ok {
+		m.Notes = append(m.Notes, fmt.Sprintf("GGUF architecture %s read as %s: %s", arch, family, why))
+	}
 	for _, t := range f.Tensors {
 		if _, dup := tensors[t.Name]; dup {
 			return nil, fmt.Errorf("tensor %q appears twice: a corrupt file or a split part read twice", t.Name)

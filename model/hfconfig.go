@@ -55,6 +55,14 @@ var hfFamilies = map[string]hfFamily{
 	"ernie4_5": {family: "llama", tied: true, headDim: 128, reads: "transformers builds ERNIE 4.5 from Llama's attention, MLP and decoder layer"},
 }
 
+// ReadAs is the family a Llama-shaped model type is read as and what of
+// its modeling code shows it; ok is false for a model type read as itself.
+// GGUF files of such a family are read the same way (package gguf).
+func ReadAs(modelType string) (family, why string, ok bool) {
+	f, ok := hfFamilies[modelType]
+	return f.family, f.reads, ok
+}
+
 // HFArchitectures lists the config.json model types roofline reads.
 func HFArchitectures() []string {
 	var a []string
