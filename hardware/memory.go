@@ -88,6 +88,11 @@ func (d *Device) UsableMemory() (float64, string) {
 		return d.UsableGiven, d.Sources["usable_memory"]
 	}
 	gib := func(v float64) string { return units.FormatBytes(v, units.Binary) }
+	// reserved cites the profile's figure with its source.
+	reserved := "reserved_memory"
+	if src := d.Sources["reserved_memory"]; src != "" {
+		reserved += ": " + src
+	}
 	switch d.MemoryClass() {
 	case MacOS:
 		share, which := MacOSSmallShare, "up to"
@@ -98,13 +103,13 @@ func (d *Device) UsableMemory() (float64, string) {
 			DefaultRule, 100*share, which)
 	case SharedOS:
 		if d.Reserved > 0 {
-			return d.Memory - d.Reserved, fmt.Sprintf("%s rule: %s less %s the firmware and OS keep (reserved_memory)", DefaultRule, gib(d.Memory), gib(d.Reserved))
+			return d.Memory - d.Reserved, fmt.Sprintf("%s rule: %s less %s the firmware and OS keep (%s)", DefaultRule, gib(d.Memory), gib(d.Reserved), reserved)
 		}
 		return d.Memory - SharedOSReserve, fmt.Sprintf("%s rule: %s less %s for firmware carveouts and a headless Linux (measured on a Jetson Orin Nano; docs/profiles.md); set reserved_memory or usable_memory for your image",
 			DefaultRule, gib(d.Memory), gib(SharedOSReserve))
 	}
 	if d.Reserved > 0 {
-		return d.Memory - d.Reserved, fmt.Sprintf("%s rule: %s less %s the driver keeps (reserved_memory)", DefaultRule, gib(d.Memory), gib(d.Reserved))
+		return d.Memory - d.Reserved, fmt.Sprintf("%s rule: %s less %s the driver keeps (%s)", DefaultRule, gib(d.Memory), gib(d.Reserved), reserved)
 	}
 	return d.Memory, fmt.Sprintf("%s rule: all of the %s of dedicated memory; no figure for what the driver keeps on this device (usually 1–2 %%, more with ECC on GDDR)", DefaultRule, gib(d.Memory))
 }

@@ -28,11 +28,14 @@ func TestUsableMemory(t *testing.T) {
 		// A 16 GiB Rock 5B with no figure: 16384 − 1117 = 15267 MiB.
 		{"board default", Device{Family: "rockchip", Unified: true, Memory: 16 * gib}, 15267 << 20, SharedOS, "less 1.09 GiB", false},
 		// AGX Orin 64GB with its own reserve: 65536 − 3239 = 62297 MiB.
-		{"board reserve", Device{Family: "jetson", Unified: true, Memory: 64 * gib, Reserved: 3239 << 20}, 62297 << 20, SharedOS, "reserved_memory", false},
+		// The rule cites where the reserve comes from.
+		{"board reserve", Device{Family: "jetson", Unified: true, Memory: 64 * gib, Reserved: 3239 << 20, Sources: map[string]string{"reserved_memory": "[S][J12] tegrastats"}},
+			62297 << 20, SharedOS, "the firmware and OS keep (reserved_memory: [S][J12] tegrastats)", false},
 		// A discrete GPU with no driver figure keeps all 24 GiB.
 		{"gpu default", Device{Family: "nvidia", Memory: 24 * gib}, 24 * gib, Dedicated, "no figure for what the driver keeps", false},
 		// 24 GiB − 0.44 GiB the driver keeps = 23.56 GiB.
-		{"gpu reserve", Device{Family: "nvidia", Memory: 24 * gib, Reserved: 0.44 * gib}, 23.56 * gib, Dedicated, "the driver keeps", false},
+		{"gpu reserve", Device{Family: "nvidia", Memory: 24 * gib, Reserved: 0.44 * gib, Sources: map[string]string{"reserved_memory": "[S][M1] vLLM start-up"}},
+			23.56 * gib, Dedicated, "the driver keeps (reserved_memory: [S][M1] vLLM start-up)", false},
 		// A profile's own figure wins over every rule.
 		{"given", Device{Family: "apple", Unified: true, Memory: 64 * gib, UsableGiven: 56 * gib, Sources: map[string]string{"usable_memory": "sysctl iogpu.wired_limit_mb=57344"}}, 56 * gib, MacOS, "sysctl", true},
 	}
