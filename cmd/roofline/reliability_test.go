@@ -146,6 +146,8 @@ func TestReliability(t *testing.T) {
 			code: 0, stderr: []string{"big-rate.csv:2: rate 1e+308 tokens/s exceeds the limit of 1e+12"}, stdout: []string{"compare.png"}},
 		{finding: "4", name: "NaN rate in a measured file, JSON output", args: []string{"compare", "{dir}/nan-rate.csv", "--hardware", "rtx-4090", "--format", "json"},
 			code: 0, stderr: []string{`nan-rate.csv:2: tokens_per_s = "NaN" is not a finite number`}, stdout: []string{`"measured_tokens_per_s": 100`}},
+		{finding: "4", name: "NaN and Infinity in a vLLM result (Python's json.dump)", args: []string{"compare", "{dir}/vllm-nan.json", "--hardware", "rtx-4090", "--model", "llama-3.2-1b", "--weights", "f16", "--format", "json"},
+			code: 0, stderr: []string{"vllm-nan.json:1: 2 NaN or Infinity value(s), as Python's json.dump writes them, read as missing"}, stdout: []string{`"test": "decode"`, `"test": "prefill"`}},
 		{finding: "4", name: "NaN in a calibration section", args: []string{"show", "hardware", "{dir}/cal-nan.toml", "--format", "json"},
 			code: 1, stderr: []string{"engine.calibration.bandwidth = NaN: a number must be finite"}},
 		// 5. Secrets printed.
@@ -370,6 +372,8 @@ fp16 = { value = "10 TFLOP/s", source = "x" }
 
 	write("big-rate.csv", []byte("test,tokens_per_s,model,weights,prompt,gen\ndecode,1e308,llama-3.2-1b,q4_0,0,128\nprefill,1000,llama-3.2-1b,q4_0,512,0\n"))
 	write("nan-rate.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,NaN,llama-3.2-1b,q4_0,512\nprefill,100,llama-3.2-1b,q4_0,512\n"))
+	write("vllm-nan.json", []byte(`{"model_id": "m", "completed": 2, "total_input_tokens": 1000, "total_output_tokens": 256, "mean_ttft_ms": NaN, "ttfts": [0.05, 0.06],`+
+		"\n"+`"mean_tpot_ms": 8.0, "std_tpot_ms": Infinity}`))
 	write("huge-tokens.csv", []byte("prompt_tokens,output_tokens,ttft_s,e2e_s\n9223372036854775807,10,1,2\n500,10,0.1,0.5\n"))
 	write("runs-path.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,100,./mine.toml,f16,512\n"))
 	write("runs-url.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,100,http://127.0.0.1:1/m.gguf,f16,512\n"))

@@ -35,6 +35,7 @@ func (env *Env) ReadRuns(files []string) (*Runs, error) {
 		}
 		res, err := measured.Read(name, data)
 		if res != nil {
+			out.Warnings = append(out.Warnings, res.Warnings...)
 			for _, b := range res.Bad {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("%v (row skipped)", b))
 			}

@@ -2,6 +2,7 @@ package measured
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,7 +56,28 @@ func FuzzBatchedBench(f *testing.F) {
 
 func FuzzVLLM(f *testing.F) {
 	seedFiles(f, "vllm-summary.json", "vllm-requests.json")
+	f.Add([]byte(`{"model_id": "m", "mean_ttft_ms": NaN, "ttfts": [0.1, Infinity], "input_lens": [10, -Infinity], "output_lens": [5, 5], "latencies": [1, NaN]}`))
 	f.Fuzz(func(t *testing.T, b []byte) { fuzzReader(t, readVLLM, b) })
+}
+
+// FuzzNonFinite: the pre-pass leaves JSON alone, is idempotent, and only
+// ever writes null where it found a non-finite token.
+func FuzzNonFinite(f *testing.F) {
+	seedFiles(f, "vllm-summary.json", "vllm-requests.json", "requests.json")
+	f.Add([]byte(`{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN", "d": "\"NaN"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		in := string(b)
+		out, n, line := nonFinite(in)
+		if json.Valid(b) && (out != in || n != 0) {
+			t.Fatalf("valid JSON changed: %q → %q", in, out)
+		}
+		if again, m, _ := nonFinite(out); again != out || m != 0 {
+			t.Fatalf("not idempotent: %q → %q → %q", in, out, again)
+		}
+		if (n == 0) != (out == in) || (n > 0) != (line > 0) || len(out) > len(in)+n {
+			t.Fatalf("%q → %q: %d values, line %d", in, out, n, line)
+		}
+	})
 }
 
 func FuzzRequests(f *testing.F) {

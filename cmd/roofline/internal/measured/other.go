@@ -108,7 +108,7 @@ func readBatchedBench(c *collector, text string) error {
 // decode run is the mean output length at the mean TPOT (which excludes
 // the first token), at the benchmark's max concurrency.
 func readVLLM(c *collector, text string) error {
-	dec := json.NewDecoder(strings.NewReader(text))
+	dec := json.NewDecoder(strings.NewReader(c.readNonFinite(text)))
 	dec.UseNumber()
 	var raw map[string]any
 	if err := dec.Decode(&raw); err != nil {
@@ -121,13 +121,16 @@ func readVLLM(c *collector, text string) error {
 		}
 		return 0, false
 	}
+	// list keeps the requests in place: a value that is missing or not
+	// a number is NaN, which mean and the per-request sums skip.
 	list := func(k string) []float64 {
 		arr, _ := raw[k].([]any)
-		out := make([]float64, 0, len(arr))
-		for _, v := range arr {
+		out := make([]float64, len(arr))
+		for i, v := range arr {
+			out[i] = math.NaN()
 			if n, ok := v.(json.Number); ok {
 				if f, err := n.Float64(); err == nil {
-					out = append(out, f)
+					out[i] = f
 				}
 			}
 		}
@@ -155,7 +158,9 @@ func readVLLM(c *collector, text string) error {
 		var s []float64
 		for i := range lat {
 			if i < len(tt) && i < len(outLens) && outLens[i] > 1 {
-				s = append(s, (lat[i]-tt[i])/(outLens[i]-1))
+				if v := (lat[i] - tt[i]) / (outLens[i] - 1); !math.IsNaN(v) {
+					s = append(s, v)
+				}
 			}
 		}
 		tpot = mean(s)
@@ -186,15 +191,18 @@ func readVLLM(c *collector, text string) error {
 	return nil
 }
 
+// mean is the mean of v's numbers (NaN are missing), 0 when none.
 func mean(v []float64) float64 {
-	if len(v) == 0 {
+	s, n := 0.0, 0
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			s, n = s+x, n+1
+		}
+	}
+	if n == 0 {
 		return 0
 	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
+	return s / float64(n)
 }
 
 // request is one row of the plain per-request format.
@@ -352,7 +360,7 @@ func columns(header, required, optional []string) (map[string]int, error) {
 }
 
 func readRequestsJSON(c *collector, text string) error {
-	dec := json.NewDecoder(strings.NewReader(text))
+	dec := json.NewDecoder(strings.NewReader(c.readNonFinite(text)))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {

@@ -155,6 +155,9 @@ type Result struct {
 	Bad    []error // *SyntaxError, one per skipped row, the first MaxBadListed
 	// MoreBad counts the skipped rows past those listed in Bad.
 	MoreBad int
+	// Warnings say what was read other than as written: values a file
+	// could not give (NaN, Infinity) read as missing.
+	Warnings []string
 }
 
 // MaxBadListed bounds the bad rows a Result lists; the rest are counted,
