@@ -19,11 +19,17 @@ import (
 //	fixed            StepOverhead + layers · LayerOverhead  (decode step)
 //	                 PassOverhead + layers · LayerOverhead  (prefill pass)
 //
+//	host work        tokens · layers · HostWork / P_host  (runtimes that run
+//	                 operations on the host CPU beside the engine)
+//
 // where B is the datasheet bandwidth, P the peak at the kernels' precision
 // and M the rows a product sees: the tokens of the pass (for routed experts,
 // the tokens each reached expert receives). The bandwidth a pass reaches is
 // the datasheet's share, capped smoothly by UnitBandwidth times the
-// engine's compute units (AchievedBandwidth).
+// engine's compute units (AchievedBandwidth); the rate of the products,
+// P·Matmul(M), is capped the same way by UnitCompute times the units
+// (AchievedCompute). P_host is the host CPU's peak at the precision the
+// runtime's host operations run at.
 type Efficiency struct {
 	// Bandwidth is the share of datasheet bandwidth a pass streaming
 	// weights and KV cache achieves (MBU), in (0, 1].
@@ -57,6 +63,17 @@ type Efficiency struct {
 	// stored quantized, arithmetic in floating point: GGUF k-quants,
 	// w4a16), in (0, 1]; 0 when unset (no penalty).
 	Dequant float64
+	// UnitCompute caps the rate matrix products reach per compute unit
+	// of the engine (an NPU core), FLOP/s: a runtime whose kernels are
+	// held by what one core moves per clock, not by the rated MAC array,
+	// reaches the same rate per core on chips whose rated peaks per core
+	// differ. 0: no cap.
+	UnitCompute float64
+	// HostWork is the work a runtime does on the host CPU per token and
+	// layer beside the engine's (RKLLM's CPU operations between its NPU
+	// products), FLOP at the host's peak: a pass of n tokens spends
+	// n·layers·HostWork / P_host on it. 0: none.
+	HostWork float64
 }
 
 // ReferencePeak is the engine size HalfRows is stated at, 100 TFLOP/s.
@@ -83,20 +100,37 @@ func (e Efficiency) AchievedBandwidth(b float64, n int) float64 {
 	if n <= 0 || e.UnitBandwidth <= 0 {
 		return x
 	}
-	y := float64(n) * e.UnitBandwidth
+	return smoothMin(x, float64(n)*e.UnitBandwidth)
+}
+
+// AchievedCompute is the rate matrix products reach at r FLOP/s (the
+// peak times the matrix efficiency) on an engine of n compute units: r,
+// capped by n·UnitCompute through the same smooth corner as
+// AchievedBandwidth. Without a unit count or a cap it is r.
+func (e Efficiency) AchievedCompute(r float64, n int) float64 {
+	if n <= 0 || e.UnitCompute <= 0 || r <= 0 {
+		return r
+	}
+	return smoothMin(r, float64(n)*e.UnitCompute)
+}
+
+// smoothMin is (x⁻⁴ + y⁻⁴)^(−¼): the smaller of x and y, through a
+// smooth corner a fit can follow.
+func smoothMin(x, y float64) float64 {
 	x4, y4 := x*x*x*x, y*y*y*y
 	return 1 / math.Sqrt(math.Sqrt(1/x4+1/y4))
 }
 
 // DecodeOverhead is the fixed cost of one decode step of a model with
-// `layers` layers.
-func (e Efficiency) DecodeOverhead(layers int) float64 {
-	return e.StepOverhead + float64(layers)*e.LayerOverhead
+// `layers` layers (a runtime whose engine's units share the cost per
+// layer counts layers / units).
+func (e Efficiency) DecodeOverhead(layers float64) float64 {
+	return e.StepOverhead + layers*e.LayerOverhead
 }
 
 // PrefillOverhead is the fixed cost of one prefill pass.
-func (e Efficiency) PrefillOverhead(layers int) float64 {
-	return e.PassOverhead + float64(layers)*e.LayerOverhead
+func (e Efficiency) PrefillOverhead(layers float64) float64 {
+	return e.PassOverhead + layers*e.LayerOverhead
 }
 
 // Validate checks that every share is in (0, 1] and every cost finite and
@@ -124,17 +158,19 @@ func (e Efficiency) Validate() error {
 	cost("pass_overhead", e.PassOverhead)
 	cost("layer_overhead", e.LayerOverhead)
 	cost("unit_bandwidth", e.UnitBandwidth)
+	cost("unit_compute", e.UnitCompute)
+	cost("host_work", e.HostWork)
 	return errors.Join(errs...)
 }
 
 // Parameters lists the efficiency as a vector, in the order of
 // ParameterNames, for fitting and for covariances.
 func (e Efficiency) Parameters() []float64 {
-	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant}
+	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork}
 }
 
 // ParameterNames names the entries of Parameters as profiles spell them.
-var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant"}
+var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work"}
 
 // EfficiencyOf is the inverse of Parameters.
 func EfficiencyOf(p []float64) Efficiency {
@@ -144,6 +180,9 @@ func EfficiencyOf(p []float64) Efficiency {
 	}
 	if len(p) > 8 {
 		e.Dequant = p[8]
+	}
+	if len(p) > 10 {
+		e.UnitCompute, e.HostWork = p[9], p[10]
 	}
 	return e
 }

@@ -122,6 +122,8 @@ type rawCalibration struct {
 	LayerOverhead   string             `toml:"layer_overhead"`
 	UnitBandwidth   string             `toml:"unit_bandwidth"`
 	Dequant         float64            `toml:"dequant"`
+	UnitCompute     string             `toml:"unit_compute"`
+	HostWork        float64            `toml:"host_work"`
 	FormatBandwidth map[string]float64 `toml:"format_bandwidth"`
 	Covariance      []float64          `toml:"covariance"`
 	DecodeSigma     float64            `toml:"decode_sigma"`
@@ -594,8 +596,9 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 	cal := &hardware.Calibration{Runtime: c.Runtime,
 		Efficiency: hardware.Efficiency{Bandwidth: c.Bandwidth, ComputeMax: c.ComputeMax, HalfRows: c.HalfRows, Attention: c.Attention, Dequant: orOne(c.Dequant),
 			StepOverhead: dur("step_overhead", c.StepOverhead), PassOverhead: dur("pass_overhead", c.PassOverhead), LayerOverhead: dur("layer_overhead", c.LayerOverhead),
-			UnitBandwidth: d.optional("unit_bandwidth", engine, c.UnitBandwidth, units.DimBandwidth)},
-		FormatBandwidth: c.FormatBandwidth, Cov: c.Covariance,
+			UnitBandwidth: d.optional("unit_bandwidth", engine, c.UnitBandwidth, units.DimBandwidth),
+			UnitCompute:   d.optional("unit_compute", engine, c.UnitCompute, units.DimRate), HostWork: c.HostWork},
+		FormatBandwidth: c.FormatBandwidth, Cov: padCovariance(c.Covariance),
 		DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma, DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF,
 		Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Build: c.Build, Date: c.Date, Files: c.Files, Formats: c.Formats,
 		MaxBatch: c.MaxBatch, DecodePoints: c.DecodePoints, PrefillPoints: c.PrefillPoints, R2Decode: orNaN(c.R2Decode), R2Prefill: orNaN(c.R2Prefill),
@@ -657,6 +660,22 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 	out := make(map[K]V, len(m))
 	for k, v := range m {
 		out[k] = v
+	}
+	return out
+}
+
+// padCovariance reads a calibration's covariance written before the
+// efficiency had its last parameters (9 of them, before unit_compute and
+// host_work): those rows and columns are zero, parameters held.
+func padCovariance(cov []float64) []float64 {
+	const old = 9
+	n := len(hardware.ParameterNames)
+	if len(cov) != old*old || n == old {
+		return cov
+	}
+	out := make([]float64, n*n)
+	for i := 0; i < old; i++ {
+		copy(out[i*n:i*n+old], cov[i*old:(i+1)*old])
 	}
 	return out
 }

@@ -129,6 +129,12 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	if c.UnitBandwidth > 0 {
 		kv("unit_bandwidth", quote(units.FormatExact(c.UnitBandwidth, units.DimBandwidth)))
 	}
+	if c.UnitCompute > 0 {
+		kv("unit_compute", quote(units.FormatExact(c.UnitCompute, units.DimRate)))
+	}
+	if c.HostWork > 0 {
+		num("host_work", c.HostWork)
+	}
 	if len(c.Cov) > 0 {
 		parts := make([]string, len(c.Cov))
 		for i, v := range c.Cov {
@@ -245,6 +251,12 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		fmt.Fprintf(&b, "layer_overhead = %s\n", quote(duration4(e.LayerOverhead)))
 		if e.UnitBandwidth > 0 {
 			fmt.Fprintf(&b, "unit_bandwidth = %s\n", quote(units.FormatExact(round4(e.UnitBandwidth), units.DimBandwidth)))
+		}
+		if e.UnitCompute > 0 {
+			fmt.Fprintf(&b, "unit_compute = %s\n", quote(units.FormatExact(round4(e.UnitCompute), units.DimRate)))
+		}
+		if e.HostWork > 0 {
+			fmt.Fprintf(&b, "host_work = %s\n", r4(e.HostWork))
 		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))

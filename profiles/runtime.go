@@ -45,6 +45,8 @@ type rawRuntime struct {
 	MemoryOverhead     *rawRule `toml:"memory_overhead"`
 	MemoryShare        *rawRule `toml:"memory_share"`
 	GEMVRows           *rawRule `toml:"gemv_rows"`
+	HostOps            *rawRule `toml:"host_ops"`
+	LayerPerUnit       *rawRule `toml:"layer_overhead_per_unit"`
 	Engine             []struct {
 		Kind     string   `toml:"kind"`
 		Backend  string   `toml:"backend"`
@@ -87,6 +89,8 @@ type rawClass struct {
 	LayerOverhead   string             `toml:"layer_overhead"`
 	UnitBandwidth   string             `toml:"unit_bandwidth"`
 	Dequant         float64            `toml:"dequant"`
+	UnitCompute     string             `toml:"unit_compute"`
+	HostWork        float64            `toml:"host_work"`
 	SE              map[string]float64 `toml:"se"`
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
@@ -243,6 +247,30 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		rt.GEMVRows = int(v)
 		source("gemv_rows", g.Source)
+	}
+	if h := r.HostOps; h != nil {
+		vs, _ := h.Value.([]any)
+		for _, v := range vs {
+			name, _ := v.(string)
+			p, err := units.ParsePrecision(name)
+			if err != nil {
+				fe("host_ops", "host_ops: %v", err)
+				continue
+			}
+			rt.HostPrecisions = append(rt.HostPrecisions, p)
+		}
+		if len(rt.HostPrecisions) == 0 {
+			fe("host_ops", "host_ops value must list the precisions the host operations run at, such as [\"fp16\", \"fp32\"]")
+		}
+		source("host_ops", h.Source)
+	}
+	if lp := r.LayerPerUnit; lp != nil {
+		v, ok := lp.Value.(bool)
+		if !ok {
+			fe("layer_overhead_per_unit", "layer_overhead_per_unit value must be true or false")
+		}
+		rt.LayerOverheadPerUnit = v
+		source("layer_overhead_per_unit", lp.Source)
 	}
 	l := r.Layout
 	if w := l.SlidingWindow; w == nil {
@@ -471,6 +499,12 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 			return nil, fmt.Errorf("unit_bandwidth: %v", err)
 		}
 	}
+	if r.UnitCompute != "" {
+		if e.UnitCompute, err = parseQuantity(r.UnitCompute, units.DimRate); err != nil {
+			return nil, fmt.Errorf("unit_compute: %v", err)
+		}
+	}
+	e.HostWork = r.HostWork
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}

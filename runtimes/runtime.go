@@ -54,6 +54,17 @@ type Runtime struct {
 	// it. 1 when unset: only a single row is a vector.
 	GEMVRows int
 
+	// HostPrecisions, when set, say that it runs part of every layer on
+	// the host CPU beside the engine (RKLLM's CPU operations between its
+	// NPU products), at the first of these precisions the device's CPU
+	// engine has a peak for: the efficiency's HostWork is priced there.
+	HostPrecisions []units.Precision
+	// LayerOverheadPerUnit is true when its fixed cost per layer is the
+	// engine's units' time, which they share: a step or pass spends
+	// layers · LayerOverhead / units on it (RKLLM drives each NPU core
+	// from a host thread of its own).
+	LayerOverheadPerUnit bool
+
 	// ContinuousBatching is true when it batches concurrent sequences
 	// step by step (vLLM, llama-server); without it, requests queue.
 	ContinuousBatching bool

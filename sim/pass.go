@@ -86,29 +86,33 @@ func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
 }
 
 // matmulCost prices the matrix-product classes of a pass: the dense
-// products and the routed experts, each bounded by its own roofline.
+// products and the routed experts, each bounded by its own roofline, and
+// the host work of its tokens (a runtime's operations on the CPU beside
+// the engine, which the engine waits for).
 func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 	if r.ideal {
 		return unitCost{fm: mm.Bytes() / r.bw, fc: mm.FLOPs() / r.peak}
 	}
 	var u unitCost
-	dm, dc := mm.DenseBytes/r.bw, mm.DenseFLOPs/(r.peak*r.matmul(mm.Rows))
+	dm, dc := mm.DenseBytes/r.bw, mm.DenseFLOPs/r.matmul(mm.Rows)
 	em, ec := mm.ExpertBytes/r.bw, 0.0
 	if mm.ExpertFLOPs > 0 {
-		ec = mm.ExpertFLOPs / (r.peak * r.matmul(mm.ExpertRows))
+		ec = mm.ExpertFLOPs / r.matmul(mm.ExpertRows)
 	}
-	u.fixed = max(dm, dc) + max(em, ec) + r.overhead
+	u.fixed = max(dm, dc) + max(em, ec) + r.overhead + mm.Rows*r.host
 	u.fm, u.fc = dm+em, dc+ec
 	return u
 }
 
-// matmul is the share of the peak a product of `rows` rows reaches:
-// matrix-vector kernels (up to r.gemv rows) have no tile to fill.
+// matmul is the rate, FLOP/s, a product of `rows` rows reaches: its share
+// of the peak (matrix-vector kernels, up to r.gemv rows, have no tile to
+// fill), capped by what the engine's units reach (UnitCompute).
 func (r *rates) matmul(rows float64) float64 {
-	if rows <= r.gemv {
-		return r.dequant * r.eff.ComputeMax
+	share := r.dequant * r.eff.ComputeMax
+	if rows > r.gemv {
+		share = r.dequant * r.eff.Matmul(rows, r.peak)
 	}
-	return r.dequant * r.eff.Matmul(rows, r.peak)
+	return r.eff.AchievedCompute(r.peak*share, r.units)
 }
 
 // attend is attention's terms in a unit whose matrix products cost mm,

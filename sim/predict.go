@@ -325,6 +325,9 @@ func (r *Result) warnings(s *Setup) {
 	if !in.FlashAttention && m.KV.Storage.BlockSize > 1 {
 		r.warn("quantized-v-needs-fa", "a quantized KV cache (%s) needs flash attention in llama.cpp; without it the V cache cannot be quantized", m.KV.Name)
 	}
+	if in.HostNote != "" && in.Efficiency.HostWork > 0 {
+		r.warn("host-unpriced", "%s", in.HostNote)
+	}
 	if !in.Fitted && !in.FromFlags {
 		r.warn("prior", "no published measurements of %s on %s engines: the efficiency is a wide prior, and so is the interval", in.Runtime, in.EngineKind)
 	}

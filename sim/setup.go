@@ -71,8 +71,18 @@ type Inputs struct {
 	// format under any kernel: the ideal bound uses its peak.
 	IdealPrecision units.Precision
 	IdealPeak      float64
-	Bandwidth      float64 // datasheet B/s
-	Efficiency     hardware.Efficiency
+	// Units is the engine's compute units (0: not stated): the
+	// efficiency's caps per unit apply to that many.
+	Units int
+	// HostPrecision and HostPeak are what the runtime's host operations
+	// run at on the device's CPU engine (runtimes.Runtime.HostPrecisions),
+	// FLOP/s; zero when the runtime has none, or the device no CPU engine
+	// with a peak for them (HostNote says which).
+	HostPrecision units.Precision
+	HostPeak      float64
+	HostNote      string
+	Bandwidth     float64 // datasheet B/s
+	Efficiency    hardware.Efficiency
 	// EfficiencyFrom says where the efficiency comes from.
 	EfficiencyFrom string
 	// Fitted is true when the efficiency was fitted to measurements (the
@@ -88,8 +98,11 @@ type Inputs struct {
 	// Extrapolated says how a calibrated prediction reaches beyond what the
 	// calibration measured (another weight format, a larger batch); its
 	// intervals are widened.
-	Extrapolated    []string
-	Layers          int
+	Extrapolated []string
+	Layers       int
+	// LayerUnits are the units that share the fixed cost per layer
+	// (runtimes.Runtime.LayerOverheadPerUnit): the engine's, else 1.
+	LayerUnits      int
 	PrefillOverhead float64 // s per prefill pass
 	DecodeOverhead  float64 // s per decode step
 	FlashAttention  bool    // fused attention: the KV cache is read once per pass
@@ -124,8 +137,12 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		PeakSource: peakSource, PeakDerived: hardware.IsDerived(peakSource),
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
-		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare,
+		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
 	}
+	if rt.LayerOverheadPerUnit && e.Units > 0 {
+		in.LayerUnits = e.Units
+	}
+	in.HostPrecision, in.HostPeak, in.HostNote = hostPeak(rt, d)
 	if o.RuntimeOverhead >= 0 {
 		in.Overhead = o.RuntimeOverhead
 	}
@@ -151,14 +168,38 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if in.FromFlags {
 		in.EfficiencyFrom = "flags, the rest from " + in.EfficiencyFrom
 	}
-	in.PrefillOverhead = in.Efficiency.PrefillOverhead(in.Layers)
-	in.DecodeOverhead = in.Efficiency.DecodeOverhead(in.Layers)
+	in.setOverheads()
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
 		s.kernelPrecision = want[0]
 	}
 	s.resolveRates()
 	return s, nil
+}
+
+// setOverheads sets the fixed costs per pass and step from the
+// efficiency: each layer's shared by LayerUnits.
+func (in *Inputs) setOverheads() {
+	layers := float64(in.Layers) / float64(max(in.LayerUnits, 1))
+	in.PrefillOverhead = in.Efficiency.PrefillOverhead(layers)
+	in.DecodeOverhead = in.Efficiency.DecodeOverhead(layers)
+}
+
+// hostPeak is the peak the runtime's host operations run at on d's CPU
+// engine: the first of its host precisions the engine has a peak for.
+func hostPeak(rt *runtimes.Runtime, d *hardware.Device) (units.Precision, float64, string) {
+	if len(rt.HostPrecisions) == 0 {
+		return "", 0, ""
+	}
+	for i := range d.Engines {
+		if e := &d.Engines[i]; e.Kind == hardware.CPU {
+			if p, peak, ok := e.Pick(rt.HostPrecisions); ok {
+				return p, peak, ""
+			}
+			return "", 0, fmt.Sprintf("%s runs part of every layer on the CPU, but the %s engine of %s has no peak for %s: that work is not priced", rt.Name, e.Name, d.Name, joinPrecisions(rt.HostPrecisions))
+		}
+	}
+	return "", 0, fmt.Sprintf("%s runs part of every layer on the CPU, but %s has no CPU engine: that work is not priced", rt.Name, d.Name)
 }
 
 // Class is the runtime's efficiency class the setup's intervals come from.
@@ -175,6 +216,12 @@ type rates struct {
 	overhead float64 // s per unit
 	// attention is the rate attention's FLOPs run at, peak · eff.Attention.
 	attention float64
+	// units are the engine's compute units the products' rate is capped
+	// by (eff.UnitCompute each).
+	units int
+	// host is the host work's time per token of a pass, s: layers ·
+	// HostWork / the host's peak.
+	host float64
 }
 
 func (s *Setup) expected(overhead float64) rates {
@@ -183,8 +230,12 @@ func (s *Setup) expected(overhead float64) rates {
 	if in.Dequantizing && in.Efficiency.Dequant > 0 {
 		dq = in.Efficiency.Dequant
 	}
+	host := 0.0
+	if in.HostPeak > 0 {
+		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
+	}
 	return rates{bw: in.Efficiency.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: in.Efficiency, overhead: overhead,
-		gemv: float64(max(s.Runtime.GEMVRows, 1)), dequant: dq, attention: in.Peak * in.Efficiency.Attention}
+		gemv: float64(max(s.Runtime.GEMVRows, 1)), dequant: dq, attention: in.Peak * in.Efficiency.Attention, units: s.Engine.Units, host: host}
 }
 
 func (s *Setup) idealRates() rates {
@@ -254,8 +305,7 @@ func (o Options) Validate() error {
 func (s *Setup) WithEfficiency(e hardware.Efficiency) *Setup {
 	o := *s
 	o.Inputs.Efficiency = e
-	o.Inputs.PrefillOverhead = e.PrefillOverhead(o.Inputs.Layers)
-	o.Inputs.DecodeOverhead = e.DecodeOverhead(o.Inputs.Layers)
+	o.Inputs.setOverheads()
 	o.resolveRates()
 	return &o
 }

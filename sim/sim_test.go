@@ -224,12 +224,12 @@ func loopPredict(m *model.Cost, d *hardware.Device, w sim.Workload, e hardware.E
 		}
 		mm := m.Matmuls(w.Batch*n, logits)
 		mm.DenseBytes += m.ActivationBytes(w.Batch * n)
-		ttft += unit(mm, B*m.KVBytes(s+n), B*m.AttentionPrefillFLOPs(s, n), e.PrefillOverhead(m.Spec.Layers))
+		ttft += unit(mm, B*m.KVBytes(s+n), B*m.AttentionPrefillFLOPs(s, n), e.PrefillOverhead(float64(m.Spec.Layers)))
 	}
 	e2e = ttft
 	for i := 1; i < w.Output; i++ {
 		c := w.Depth + w.Prompt + i
-		e2e += unit(m.Matmuls(w.Batch, w.Batch), B*m.KVBytes(c), B*m.AttentionDecodeFLOPs(c), e.DecodeOverhead(m.Spec.Layers))
+		e2e += unit(m.Matmuls(w.Batch, w.Batch), B*m.KVBytes(c), B*m.AttentionDecodeFLOPs(c), e.DecodeOverhead(float64(m.Spec.Layers)))
 	}
 	return ttft, e2e
 }

@@ -186,13 +186,29 @@ const MinDevices = 3
 
 func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	prior := fit.WeakPrior(runtimes.Prior(k.Kind).Efficiency)
-	units := false
+	units, host := false, false
 	for _, cs := range cases {
 		units = units || cs.Setup.Engine.Units > 0
+		host = host || cs.Setup.Inputs.HostPeak > 0
 	}
-	if !units {
-		// Nothing measured on engines with a unit count: no cap.
+	if !units || k.Kind == hardware.NPU {
+		// Nothing measured on engines with a unit count: no cap. Nor on
+		// NPUs: RKLLM's decode reaches the same share of the DRAM's
+		// bandwidth on the RK3588's three cores and the RK3576's two
+		// (docs/accuracy.md), where a cap per core would tell them apart.
 		prior.Center.UnitBandwidth, prior.Spread[fit.PUnitBandwidth] = 0, 0
+	}
+	if !units || k.Kind != hardware.NPU {
+		// A cap on the products per unit is fitted for NPUs alone: a
+		// GPU's peak is its units' at a stated clock, which the matrix
+		// efficiency already scales, where the RKNPU's rated TOPS are
+		// not what its cores reach (docs/method.md §6).
+		prior.Center.UnitCompute, prior.Spread[fit.PUnitCompute] = 0, 0
+	}
+	if !host {
+		// The runtime runs nothing on the host CPU, or no run's device
+		// has a CPU peak to price it at.
+		prior.Center.HostWork, prior.Spread[fit.PHostWork] = 0, 0
 	}
 	if attentionShare(cases) < MinAttentionShare {
 		// No run tells attention from the products: a fit would spend the

@@ -24,7 +24,7 @@ import (
 )
 
 // NParams is the number of efficiency parameters (hardware.ParameterNames).
-const NParams = 9
+const NParams = 11
 
 // Parameter indices in hardware.Efficiency.Parameters order.
 const (
@@ -37,6 +37,8 @@ const (
 	PPassOverhead
 	PUnitBandwidth
 	PDequant
+	PUnitCompute
+	PHostWork
 )
 
 // Phase names which time a point measured.
@@ -124,14 +126,32 @@ const DefaultNoise = 0.10
 
 // WeakPrior centres on c with spreads wide enough that a handful of
 // points move every parameter: a factor of e² ≈ 7 either way for costs
-// and half-rows, and logit 1.5 for shares. A centre without a cap per
-// compute unit starts the cap at PriorUnitBandwidth.
+// and half-rows, and logit 1.5 for shares. A centre without caps per
+// compute unit starts them at PriorUnitBandwidth and PriorUnitCompute,
+// and one without host work at PriorHostWork.
 func WeakPrior(c hardware.Efficiency) Prior {
 	if c.UnitBandwidth == 0 {
 		c.UnitBandwidth = PriorUnitBandwidth
 	}
-	return Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5}}
+	if c.UnitCompute == 0 {
+		c.UnitCompute = PriorUnitCompute
+	}
+	if c.HostWork == 0 {
+		c.HostWork = PriorHostWork
+	}
+	return Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2}}
 }
+
+// PriorUnitCompute is where a fit starts the cap on the products' rate per
+// compute unit: 1 TFLOP/s, the rated int8 peak of one core of the
+// smallest RKNPU (the RK3562's), above what any of them is measured at.
+const PriorUnitCompute = 1e12
+
+// PriorHostWork is where a fit starts a runtime's host work per token and
+// layer: 1 MFLOP, of the order of a layer's norms, rotary embedding and
+// activation (de)quantization for a 2k-wide model (a few operations per
+// hidden and intermediate value).
+const PriorHostWork = 1e6
 
 // PriorUnitBandwidth is where a fit starts the bandwidth cap per compute
 // unit: 30 GB/s, loose enough that no engine in the profiles is held
@@ -428,7 +448,7 @@ func informs(i int, ph Phase) bool {
 		return (i-NParams)%NShift != 2 || ph == Prefill
 	}
 	switch i {
-	case PBandwidth, PLayerOverhead, PUnitBandwidth:
+	case PBandwidth, PLayerOverhead, PUnitBandwidth, PHostWork:
 		return true
 	case PStepOverhead:
 		return ph == Decode

@@ -67,7 +67,15 @@ type calibrationJSON struct {
 
 // paramUnits are the units of the efficiency parameters, in the order of
 // hardware.ParameterNames.
-var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s", "B/s", "share"}
+var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s", "B/s", "share", "FLOP/s", "FLOP"}
+
+// unused reports whether parameter i is one a class and its calibration
+// do without (a cap per unit on the products, host work: zero in both),
+// which the answer leaves out.
+func unused(i int, vals, class []float64) bool {
+	n := hardware.ParameterNames[i]
+	return (n == "unit_compute" || n == "host_work") && vals[i] == 0 && class[i] == 0
+}
 
 // num is a JSON number that is null when undefined.
 func num(v float64) *float64 {
@@ -95,7 +103,9 @@ func newCalibrationJSON(c *app.Calibration) calibrationJSON {
 		FormatBandwidth: []formatEffJSON{}, Notes: r.Notes}
 	vals, class := cal.Efficiency.Parameters(), r.Class.Efficiency.Parameters()
 	for i, n := range hardware.ParameterNames {
-		j.Parameters = append(j.Parameters, calParamJSON{n, vals[i], r.Fit.SE[i], class[i], paramUnits[i]})
+		if !unused(i, vals, class) {
+			j.Parameters = append(j.Parameters, calParamJSON{n, vals[i], r.Fit.SE[i], class[i], paramUnits[i]})
+		}
 	}
 	for _, f := range r.Formats {
 		j.FormatBandwidth = append(j.FormatBandwidth, formatEffJSON{f.Weights, f.Efficiency, f.SE, f.Points})
@@ -126,6 +136,13 @@ func paramText(v float64, unit string) string {
 			return "none"
 		}
 		return units.FormatExact(v, units.DimBandwidth)
+	case "FLOP/s":
+		if v == 0 {
+			return "none"
+		}
+		return units.FormatExact(v, units.DimRate)
+	case "FLOP":
+		return Sig(v, 3) + " FLOP"
 	}
 	return Fixed(v, 3)
 }
@@ -139,7 +156,9 @@ func calibrationDoc(c *app.Calibration) *Doc {
 	t := NewTable("PARAMETER", "FITTED", "STD ERROR", "CLASS").Right(1, 2, 3)
 	vals, class := cal.Efficiency.Parameters(), r.Class.Efficiency.Parameters()
 	for i, n := range hardware.ParameterNames {
-		t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[i]), "±"+paramText(r.Fit.SE[i], paramUnits[i]), paramText(class[i], paramUnits[i]))
+		if !unused(i, vals, class) {
+			t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[i]), "±"+paramText(r.Fit.SE[i], paramUnits[i]), paramText(class[i], paramUnits[i]))
+		}
 	}
 	for _, f := range r.Formats {
 		t.Add("  bandwidth for "+f.Weights, Fixed(f.Efficiency, 3), "±"+Fixed(f.SE, 3), fmt.Sprintf("%d decode runs", f.Points))

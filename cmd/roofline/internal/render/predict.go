@@ -384,10 +384,29 @@ func peakKind(in sim.Inputs) string {
 	return "dense peak"
 }
 
+func efficiencyText(in sim.Inputs, rows float64) string {
+	e := in.Efficiency
+	out := fmt.Sprintf("bandwidth %.2f, matrix products %.2f at %s rows (%.2f at most), attention %.2f", e.Bandwidth,
+		e.Matmul(rows, in.Peak), Intensity(rows), e.ComputeMax, e.Attention)
+	if e.UnitCompute > 0 && in.Units > 0 {
+		out += fmt.Sprintf("; products capped at %d units × %s", in.Units, Ops(e.UnitCompute, in.Precision))
+	}
+	return out
+}
+
 func overheadText(in sim.Inputs) string {
 	e := in.Efficiency
-	return fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s)",
-		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead))
+	shared := ""
+	if in.LayerUnits > 1 {
+		shared = fmt.Sprintf(" / %d %s units", in.LayerUnits, in.EngineKind)
+	}
+	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s)",
+		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared)
+	if e.HostWork > 0 && in.HostPeak > 0 {
+		out += fmt.Sprintf("; on the CPU %s per token (%d layers × %s FLOP at %s %s)",
+			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
+	}
+	return out
 }
 
 func predictDoc(p *app.Prediction) *Doc {
@@ -415,8 +434,7 @@ func predictDoc(p *app.Prediction) *Doc {
 		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, Bytes(r.Memory.Weights), in.KV)},
 		{"compute", fmt.Sprintf("%s at %s (%s), ridge %s FLOP/B", in.Precision, Ops(in.Peak, in.Precision), peakKind(in), Intensity(r.Ridge))},
 		{"bandwidth", Bandwidth(in.Bandwidth) + " datasheet"},
-		{"efficiency", fmt.Sprintf("bandwidth %.2f, matrix products %.2f at %s rows (%.2f at most), attention %.2f", in.Efficiency.Bandwidth,
-			in.Efficiency.Matmul(rows, in.Peak), Intensity(rows), in.Efficiency.ComputeMax, in.Efficiency.Attention)},
+		{"efficiency", efficiencyText(in, rows)},
 		{"from", tuning},
 		{"overhead", overheadText(in)},
 	})
