@@ -25,9 +25,9 @@ const publicRuns = "testdata/public/runs.csv"
 // (docs/accuracy.md states them beside the figures).
 const (
 	maxDecodeMdAPE  = 0.07
-	maxDecodeP90    = 0.19
-	maxPrefillMdAPE = 0.09
-	maxPrefillP90   = 0.37
+	maxDecodeP90    = 0.18
+	maxPrefillMdAPE = 0.08
+	maxPrefillP90   = 0.27
 	minCoverage     = 0.75
 	maxCoverage     = 0.90
 )
@@ -137,6 +137,11 @@ func TestPublicAccuracy(t *testing.T) {
 	}
 	if pre.MdAPE > maxPrefillMdAPE || pre.P90 > maxPrefillP90 {
 		t.Errorf("prefill held-out MdAPE %.1f%%, P90 %.1f%%: targets %.0f%%, %.0f%%", 100*pre.MdAPE, 100*pre.P90, 100*maxPrefillMdAPE, 100*maxPrefillP90)
+	}
+	// Issue 15: RKLLM on the RK3588, the board held out, within the same
+	// aims, prefill and small-model decode included.
+	if a := rkllmAim(classes); !strings.HasSuffix(a, ": met.") {
+		t.Errorf("%s", a)
 	}
 	all := accuracy.Summarize(append(dr, pr...), append(dc, pc...))
 	if all.Coverage < minCoverage || all.Coverage > maxCoverage {
@@ -534,32 +539,30 @@ const accuracyLeft = `
   across chips whose compute per byte differs by a third. No Metal run of a build after June
   2024 is in the data, so the Metal class is that of the 2023–2024 builds.
 - **RKLLM across Rockchip boards.** Fitted on the RK3588, RK3576 and RK3562
-  (Rockchip's own benchmark, RKLLM 1.3.0). Rockchip ran it with the DDR
-  pinned at 2112 MHz on every board (its scripts/fix_freq_*.sh): on the
-  RK3576's 32-bit bus that is 16.9 GB/s, so its rows are priced on the
-  rk3576-lpddr4x variant, and decode then reaches the same share of the
-  bandwidth (about 0.88) on the RK3588 and the RK3576. The RK3562 reaches
-  about 0.6 of the 12.5 GB/s its profile assumes; Rockchip does not say at
-  which rate its DDR ran (Rockchip's RK3562 DDR firmware comes at 1056,
-  1332 and 1560 MHz), and because of it a held-out RK3588 decodes 8–18 %
-  faster than predicted.
-  Prefill is not held by the rated peak. Per NPU core (three, two and one:
-  Rockchip's RKNPU kernel driver) the boards run the products of the
-  larger models alike, about 0.35 TOP/s of int8 work a core, and on the
-  RK3576 w8a8 (int8) and w4a16 (fp16) prefill equally fast — a floor per
-  core, not the MAC array. But the fixed cost per layer of a prompt
-  differs by board (about 2.5, 9.6 and 17.6 ms on the RK3588, RK3576 and
-  RK3562 with that one rate per core). It falls in the order of the
-  boards' CPUs (Cortex-A76, A72, A53; RKLLM also computes on four CPU cores
-  by default, enabled_cpus_num in the RKLLM SDK 1.3.0 manual) but far more
-  steeply than their speed, and no figure in the profiles explains it. A cap per NPU core on the products, fitted with the class
-  from the core counts, was tried: held out, it moved RKLLM prefill from
-  42 % to 38 % (median), and the cap per core on bandwidth that a unit
-  count also brings made decode worse (8 % to 15 %), so neither is in the
-  model. A board's own runs (roofline
-  calibrate) fix its fixed costs; without them the class's prefill
-  interval (a factor of about three either way) says how far off a new
-  board may be.
+  (Rockchip's own benchmark, RKLLM 1.3.0, CPU, NPU and DDR pinned by its
+  scripts/fix_freq_*.sh; the RK3576's rows are priced on the
+  rk3576-lpddr4x variant, 16.9 GB/s). Three device figures, each sourced
+  in the profiles, carry the class from board to board: the NPU cores
+  (three, two and one: Rockchip's RKNPU driver), and the CPU's peak at the
+  precision RKLLM's CPU operations run at (fp16 on the RK3588's
+  Cortex-A76, fp32 on the A72 and A53, which have no FP16 arithmetic).
+  The products run at about 0.37 TOP/s per core whatever the rated TOPS
+  per core (2, 3 and 1) and the precision (the RK3576 prefills w8a8 and
+  w4a16 equally fast): a cap per NPU core (unit_compute). Each layer costs
+  about 5 MFLOP per token on the CPU beside the NPU (host_work: the norms,
+  rotary embedding, softmax and activation conversions RKLLM runs there,
+  issue #263); it is what made a 128-token prompt's fixed cost per layer
+  2.5, 9.6 and 17.6 ms on the three boards. And a step's fixed cost per
+  layer, about 0.9 ms, is shared by the NPU cores (one host thread drives
+  each, issue #271): it falls as 1 / cores across the three boards, which
+  also explains the RK3562's slower decode without a slower DDR. Held
+  out, the RK3588 is now within 2 % on decode and 8 % on prefill. What is
+  left: the RK3562's prefill runs about 1.2× slower than predicted (its
+  in-order Cortex-A53 reaches less of its FMA peak on RKLLM's CPU work
+  than the out-of-order A72 and A76 do of theirs, which no peak in the
+  profiles tells), and every RKLLM prompt measured is 128 tokens long, so
+  how the CPU work grows with the prompt (taken as linear in its tokens)
+  is not tested.
 - **AMD under llama.cpp** is scored by the pooled GPU class (one device, two
   backends and builds that differ by 30 %), held out from CUDA and Metal
   runs: expect about 20 %.
