@@ -5,6 +5,13 @@ import "github.com/roofline/roofline/model"
 // phases holds what the prefill and decode of one workload need, computed
 // once: the matrix-product classes of a full prefill pass, of the last
 // pass and of a decode step, and how each pass's attention is priced.
+//
+// Pricing is split by what changes with the context: a unit's matrix
+// products (matmulCost) are priced once per phase and rates
+// (prefillPricing, decodePricing), attention (rates.attend) per pass or
+// step. A new term of the time model goes into matmulCost when it does not
+// grow with the context, into attend when it does; sums and the ideal
+// bound follow.
 type phases struct {
 	m *model.Cost
 	w Workload
@@ -128,17 +135,20 @@ func (r *rates) attend(mm *unitCost, bytes, flops float64) attnTerms {
 
 // base is the matrix-product terms a unit keeps beside attention's
 // (attend): mm's, or none under the ideal bound.
-func (r *rates) base(mm unitCost) unitCost {
+func (r *rates) base(mm *unitCost) *unitCost {
 	if r.ideal {
-		return unitCost{}
+		return &noTerms
 	}
 	return mm
 }
 
+// noTerms is the base of a unit under the ideal bound; never written.
+var noTerms unitCost
+
 // attention is the whole unit of matrix products mm with attention's
 // bytes and FLOPs.
 func attention(mm unitCost, bytes, flops float64, r *rates) unitCost {
-	return r.base(mm).with(r.attend(&mm, bytes, flops))
+	return r.base(&mm).with(r.attend(&mm, bytes, flops))
 }
 
 // prefillPricing is a workload's prefill at one set of rates. The matrix
@@ -149,16 +159,13 @@ func attention(mm unitCost, bytes, flops float64, r *rates) unitCost {
 type prefillPricing struct {
 	*phases
 	r *rates
-	// The matrix products of a full pass and of the last, and the terms
-	// they leave beside attention's (rates.base).
+	// The matrix products of a full pass and of the last.
 	fullCost, lastCost unitCost
-	fullBase, lastBase unitCost
 }
 
 // prefillAt prices the prefill at rates r; withOthers must come first.
 func (p *phases) prefillAt(r *rates) prefillPricing {
 	pp := prefillPricing{phases: p, r: r, fullCost: matmulCost(&p.full, r)}
-	pp.fullBase = r.base(pp.fullCost)
 	pp.priceLast()
 	return pp
 }
@@ -170,10 +177,8 @@ func (pp *prefillPricing) setPrompt(prompt int) {
 	pp.priceLast()
 }
 
-func (pp *prefillPricing) priceLast() {
-	pp.lastCost = matmulCost(&pp.lastMM, pp.r)
-	pp.lastBase = pp.r.base(pp.lastCost)
-}
+// priceLast prices the last pass's products.
+func (pp *prefillPricing) priceLast() { pp.lastCost = matmulCost(&pp.lastMM, pp.r) }
 
 // prefillPass is attention in full pass k (0 ≤ k < passes−1): every
 // sequence processes perSeq tokens after D + k·perSeq, reads its KV cache
@@ -222,17 +227,13 @@ func (p *phases) addOthers(bytes, flops float64) (float64, float64) {
 // once and only attention is priced per step.
 type decodePricing struct {
 	*phases
-	r *rates
-	// The matrix products of a step, and the terms they leave beside
-	// attention's (rates.base).
-	stepCost, stepBase unitCost
+	r        *rates
+	stepCost unitCost // the matrix products of a step
 }
 
 // decodeAt prices the decode steps at rates r.
 func (p *phases) decodeAt(r *rates) decodePricing {
-	dp := decodePricing{phases: p, r: r, stepCost: matmulCost(&p.step, r)}
-	dp.stepBase = r.base(dp.stepCost)
-	return dp
+	return decodePricing{phases: p, r: r, stepCost: matmulCost(&p.step, r)}
 }
 
 // attn is attention in the step whose queries attend ctx keys.
@@ -243,7 +244,9 @@ func (dp *decodePricing) attn(ctx int) attnTerms {
 }
 
 // time is the step's time at ctx keys.
-func (dp *decodePricing) time(ctx int) float64 { return dp.stepBase.timeWith(dp.attn(ctx)) }
+func (dp *decodePricing) time(ctx int) float64 {
+	return dp.r.base(&dp.stepCost).timeWith(dp.attn(ctx))
+}
 
 // decodeAttnBytes is one decode token's attention traffic: its KV cache,
 // and its scores when attention is unfused.
@@ -261,7 +264,7 @@ func (p *phases) lastStep() int  { return p.w.Depth + p.w.Prompt + p.w.Output - 
 // sum is the prefill's passes.
 func (pp *prefillPricing) sum() sums {
 	s := pp.fullPasses()
-	s.add(pp.lastBase.sumsWith(pp.lastPass()))
+	s.add(pp.r.base(&pp.lastCost).sumsWith(pp.lastPass()))
 	return s
 }
 
@@ -276,7 +279,7 @@ func (pp *prefillPricing) fullPasses() sums {
 	}
 	windows := pp.m.Windows()
 	if len(windows) == 0 { // nothing cuts the passes: one run
-		s.addRun(full, &pp.fullBase, pp.prefillPass(0), pp.prefillPass(full-1))
+		s.addRun(full, pp.r.base(&pp.fullCost), pp.prefillPass(0), pp.prefillPass(full-1))
 		return s
 	}
 	var cbuf [8]int
@@ -289,7 +292,7 @@ func (pp *prefillPricing) fullPasses() sums {
 	starts := runStarts(0, full-1, cuts, sbuf[:0])
 	for i, k := range starts {
 		if e := runEnd(starts, i, full-1); e >= k {
-			s.addRun(e-k+1, &pp.fullBase, pp.prefillPass(k), pp.prefillPass(e))
+			s.addRun(e-k+1, pp.r.base(&pp.fullCost), pp.prefillPass(k), pp.prefillPass(e))
 		}
 	}
 	return s
@@ -305,7 +308,7 @@ func (dp *decodePricing) sum() sums {
 	}
 	windows := dp.m.Windows()
 	if len(windows) == 0 { // nothing cuts the steps: one run
-		s.addRun(last-first+1, &dp.stepBase, dp.attn(first), dp.attn(last))
+		s.addRun(last-first+1, dp.r.base(&dp.stepCost), dp.attn(first), dp.attn(last))
 		return s
 	}
 	var cbuf [8]int
@@ -317,7 +320,7 @@ func (dp *decodePricing) sum() sums {
 	starts := runStarts(first, last, cuts, sbuf[:0])
 	for i, x := range starts {
 		if e := runEnd(starts, i, last); e >= x {
-			s.addRun(e-x+1, &dp.stepBase, dp.attn(x), dp.attn(e))
+			s.addRun(e-x+1, dp.r.base(&dp.stepCost), dp.attn(x), dp.attn(e))
 		}
 	}
 	return s
