@@ -170,8 +170,11 @@ default contexts, 316,992 configurations in 52,832 groups — and streams
 232 MB of JSON in about 1.1 s with a 100 MB peak, measured on a two-core
 machine shared with other jobs (load 6–7); it took 2.6–4.5 s and 1.2 GB
 before plan streamed. ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
-every one of 6.3 million configurations (16 contexts × 8 batches) at 1.3–1.6
-million configurations per second on the same machine. A test plans the
+every one of 6.3 million configurations (16 contexts × 8 batches) at a
+median 5.7 million configurations per second (3.9–10.0 million over ten
+runs, load 4–6; about 0.2 µs of CPU time each): a batch's matrix products
+are priced once per group and only attention and the KV cache per
+context. A test plans the
 Jetson, RK3588 and Raspberry Pi boards × every model and format at 1 and at
 72 configurations per group in a child process, and checks that its peak
 memory does not grow with the output (425 MB of JSON at about 40 MB).
