@@ -592,6 +592,9 @@ func (c *Cost) MaxContext(budget float64, ubatch int) int {
 type FileFit struct {
 	FileBytes   float64 // the file's size
 	RecipeBytes float64 // the recipe's size
+	// Within is true when the file is within FileTolerance of the recipe:
+	// the recipe is kept as it is.
+	Within bool
 	// Absorbed is true when the tensors whose type the recipe cannot be
 	// sure of took up the difference; false when they could not within a
 	// factor of MaxFitFactor, and the recipe's size was kept.
@@ -614,6 +617,11 @@ type RoleChange struct {
 // MaxFitFactor bounds how far FitTo rescales the uncertain tensors.
 const MaxFitFactor = 2.0
 
+// FileTolerance is how far a file's size may differ from its recipe and
+// still be taken as the recipe: the rounding of a size printed in GiB with
+// two decimals (llama-bench's table).
+const FileTolerance = 0.005
+
 // FitTo prices c to a file of total bytes. A recipe is exact for the
 // tensors whose type follows from the format alone (the base type of a
 // GGUF mix, the quantized matrices of a checkpoint); the types of the rest
@@ -622,11 +630,13 @@ const MaxFitFactor = 2.0
 // Those absorb the difference, scaled together, so bytes per token stay
 // exact where the format is certain. When they would have to change by
 // more than MaxFitFactor, the recipe is kept and Absorbed is false: the
-// format is probably not the file's.
+// format is probably not the file's. A file within FileTolerance of the
+// recipe is the recipe (Within): c is kept. This is the one rule of
+// matching a file, for every command.
 func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
-	fit := FileFit{FileBytes: total, RecipeBytes: c.WeightBytes}
-	if total <= 0 || c.WeightBytes == 0 || total == c.WeightBytes {
-		fit.Absorbed, fit.Factor = true, 1
+	fit := FileFit{FileBytes: total, RecipeBytes: c.WeightBytes, Factor: 1}
+	if total <= 0 || c.WeightBytes == 0 || math.Abs(total/c.WeightBytes-1) <= FileTolerance {
+		fit.Within = true
 		return c, fit
 	}
 	var unsure float64

@@ -324,3 +324,25 @@ func TestMaxContext(t *testing.T) {
 		t.Errorf("all-sliding model: max context %d, want -1 (unbounded)", n)
 	}
 }
+
+// FitTo is the one rule of matching a file: within FileTolerance the recipe
+// is kept; past it the uncertain tensors absorb the difference; past
+// MaxFitFactor the recipe is kept and Absorbed is false.
+func TestFitToTolerance(t *testing.T) {
+	c := build(t, "llama-3.1-8b", "q4_k_m", "f16")
+	for _, tc := range []struct {
+		scale            float64
+		within, absorbed bool
+	}{
+		{1.004, true, false}, {0.996, true, false}, {1.006, false, true}, {0.99, false, true}, {3, false, false},
+	} {
+		got, fit := c.FitTo(tc.scale * c.WeightBytes)
+		if fit.Within != tc.within || fit.Absorbed != tc.absorbed {
+			t.Errorf("×%g: within %v, absorbed %v", tc.scale, fit.Within, fit.Absorbed)
+		}
+		moved := got != c
+		if moved != tc.absorbed || (moved && got.WeightBytes != tc.scale*c.WeightBytes) {
+			t.Errorf("×%g: priced at %.0f B (recipe %.0f B)", tc.scale, got.WeightBytes, c.WeightBytes)
+		}
+	}
+}

@@ -305,7 +305,7 @@ func TestCompareGptOssFile(t *testing.T) {
 			fitNote = s
 		}
 	}
-	for _, want := range []string{"+1.0% from the q4_k_m recipe", "token_embd +", "output +", "attn_v +"} {
+	for _, want := range []string{"+1.00 % from the q4_k_m recipe", "token_embd +", "output +", "attn_v +"} {
 		if !strings.Contains(fitNote, want) {
 			t.Errorf("fit note %q lacks %q", fitNote, want)
 		}
@@ -384,6 +384,23 @@ func TestShowModelFileSize(t *testing.T) {
 	text, _, _ := runCLI("show", "model", "gpt-oss-20b", "--weights", "q4_k_m", "--file-size", "11.7GB")
 	if !strings.Contains(text, "matched to the file's 10.9 GiB (+0.76 % from the q4_k_m recipe)") {
 		t.Errorf("text lacks the match:\n%s", text)
+	}
+	// One rule and one text with compare's note (TestCompareGptOssFile):
+	// a size within model.FileTolerance of the recipe (11,611,750,656 B;
+	// 11.65 GB is +0.33 %) is the recipe.
+	out, _, _ = runCLI("show", "model", "gpt-oss-20b", "--weights", "q4_k_m", "--file-size", "11.65GB", "--format", "json")
+	var within struct {
+		Weights float64 `json:"weight_bytes"`
+		Fit     struct {
+			Within bool `json:"within_tolerance"`
+		} `json:"file_fit"`
+	}
+	if err := json.Unmarshal([]byte(out), &within); err != nil || within.Weights != 11611750656 || !within.Fit.Within {
+		t.Errorf("11.65 GB: %v, %+v", err, within)
+	}
+	text, _, _ = runCLI("show", "model", "gpt-oss-20b", "--weights", "q4_k_m", "--file-size", "11.65GB")
+	if !strings.Contains(text, "the file's 10.8 GiB is within 0.5 % of the q4_k_m recipe (+0.33 %): priced at the recipe") || strings.Contains(text, "ROLE") {
+		t.Errorf("11.65 GB:\n%s", text)
 	}
 	// A file's own types are exact: nothing to match.
 	gguf := writeGGUF(t, t.TempDir(), "llama-3.2-1b", "q4_k_m")

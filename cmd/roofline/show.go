@@ -66,7 +66,7 @@ func showCommand() *cli.Command {
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` (roofline list formats); default: the model's own (its checkpoint, or a GGUF file's tensor types)"},
 					&cli.StringFlag{Name: "kv", Value: "f16", Usage: "KV-cache format `FMT`"},
-					&cli.StringFlag{Name: "file-size", Usage: "match the weight format to a file of this `SIZE` (e.g. 11.6GB as published): only the tensors whose type the format cannot be sure of absorb the difference, and the output says which and how much"},
+					&cli.StringFlag{Name: "file-size", Usage: "match the weight format to a file of this `SIZE` (e.g. 11.6GB as published): only the tensors whose type the format cannot be sure of absorb the difference, and the output says which and how much; within 0.5 % the recipe stands, as predict and compare take it"},
 					formatFlag(showFormats),
 				},
 				Action: showModelAction,

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
@@ -205,13 +206,14 @@ type roleChangeJSON struct {
 type fileFitJSON struct {
 	FileBytes   float64          `json:"file_bytes"`
 	RecipeBytes float64          `json:"recipe_bytes"`
+	Within      bool             `json:"within_tolerance"`
 	Absorbed    bool             `json:"absorbed"`
 	Factor      float64          `json:"factor"`
 	Changes     []roleChangeJSON `json:"changes"`
 }
 
 func newFileFitJSON(f *model.FileFit) *fileFitJSON {
-	j := &fileFitJSON{FileBytes: f.FileBytes, RecipeBytes: f.RecipeBytes, Absorbed: f.Absorbed, Factor: f.Factor, Changes: []roleChangeJSON{}}
+	j := &fileFitJSON{FileBytes: f.FileBytes, RecipeBytes: f.RecipeBytes, Within: f.Within, Absorbed: f.Absorbed, Factor: f.Factor, Changes: []roleChangeJSON{}}
 	for _, c := range f.Changes {
 		j.Changes = append(j.Changes, roleChangeJSON{string(c.Role), c.Tensors, c.From, c.To})
 	}
@@ -224,14 +226,10 @@ func FittedModel(mc *model.Cost, fit *model.FileFit) Answer {
 	return answer{
 		doc: func() *Doc {
 			doc := modelDoc(mc)
-			diff := 100 * (fit.FileBytes/fit.RecipeBytes - 1)
-			if !fit.Absorbed {
-				doc.Both(fmt.Sprintf("\nthe file (%s) differs from the %s recipe by %+.1f %%, more than the tensors whose type the recipe cannot be sure of can explain (×%.2f): priced at the recipe; the file is probably another format\n",
-					Bytes(fit.FileBytes), mc.Weights.Name, diff, fit.Factor))
+			doc.Both("\n" + resolve.FitNote(*fit, mc.Weights.Name) + "\n")
+			if fit.Within || !fit.Absorbed {
 				return doc
 			}
-			doc.Both(fmt.Sprintf("\nmatched to the file's %s (%+.2f %% from the %s recipe): these tensors absorbed it, scaled ×%.3f; the rest are priced as the recipe gives them\n",
-				Bytes(fit.FileBytes), diff, mc.Weights.Name, fit.Factor))
 			t := NewTable("ROLE", "TENSORS", "RECIPE", "FILE", "CHANGE").Right(1, 2, 3, 4)
 			for _, c := range fit.Changes {
 				t.Add(string(c.Role), fmt.Sprint(c.Tensors), Bytes(c.From), Bytes(c.To), SignedBytes(c.To-c.From))

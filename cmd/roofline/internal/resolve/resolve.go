@@ -9,7 +9,6 @@ package resolve
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/roofline/roofline/hardware"
@@ -103,11 +102,12 @@ func Spec(cat *profiles.Catalog, spec *model.Spec, dev *hardware.Device, sel Sel
 	// How the model's file was read (a config.json read as its family, a
 	// GGUF's tensors), then why the runtime and formats were chosen.
 	r := &Resolved{Choice: ch, Notes: append(append([]string(nil), spec.FileNotes...), ch.Notes...)}
-	if sel.FileBytes > 0 && !ch.Weights.IsFile() && math.Abs(sel.FileBytes/cost.WeightBytes-1) > FileTolerance {
-		c, fit := cost.FitTo(sel.FileBytes)
-		r.Fit = &fit
-		cost = c
-		r.Notes = append(r.Notes, FitNote(fit, ch.Weights.Name))
+	if sel.FileBytes > 0 && !ch.Weights.IsFile() {
+		if c, fit := cost.FitTo(sel.FileBytes); !fit.Within {
+			r.Fit = &fit
+			cost = c
+			r.Notes = append(r.Notes, FitNote(fit, ch.Weights.Name))
+		}
 	}
 	s, err := sim.NewSetup(cost, dev, ch.Engine, ch.Runtime, sel.Options)
 	if err != nil {
@@ -117,24 +117,26 @@ func Spec(cat *profiles.Catalog, spec *model.Spec, dev *hardware.Device, sel Sel
 	return r, nil
 }
 
-// FileTolerance is how far a file's size may differ from its recipe
-// before the recipe's uncertain tensors are refitted: the rounding of a
-// size printed in GiB with two decimals.
-const FileTolerance = 0.005
-
-// FitNote says in words how a cost was matched to its file.
+// FitNote says in words how a cost was matched to its file
+// (model.Cost.FitTo): the one text of predict's and compare's notes and of
+// show model --file-size.
 func FitNote(f model.FileFit, weights string) string {
 	diff := 100 * (f.FileBytes/f.RecipeBytes - 1)
-	if !f.Absorbed {
-		return fmt.Sprintf("the file (%s) differs from the %s recipe by %+.1f%%, more than its uncertain tensors can explain (×%.2f): priced at the recipe; check the weight format",
-			units.FormatBytes(f.FileBytes, units.Binary), weights, diff, f.Factor)
+	file := units.FormatBytes(f.FileBytes, units.Binary)
+	switch {
+	case f.Within:
+		return fmt.Sprintf("the file's %s is within %.1f %% of the %s recipe (%+.2f %%): priced at the recipe",
+			file, 100*model.FileTolerance, weights, diff)
+	case !f.Absorbed:
+		return fmt.Sprintf("the file (%s) differs from the %s recipe by %+.2f %%, more than the tensors whose type the recipe cannot be sure of can explain (×%.2f): priced at the recipe; the file is probably another format",
+			file, weights, diff, f.Factor)
 	}
 	var parts []string
 	for _, c := range f.Changes {
 		parts = append(parts, fmt.Sprintf("%s %s", c.Role, signedBytes(c.To-c.From)))
 	}
-	return fmt.Sprintf("matched to the file's %s (%+.1f%% from the %s recipe): the %d tensors whose type the recipe cannot be sure of, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
-		units.FormatBytes(f.FileBytes, units.Binary), diff, weights, f.Tensors, f.Factor, strings.Join(parts, ", "))
+	return fmt.Sprintf("matched to the file's %s (%+.2f %% from the %s recipe): the %d tensors whose type the recipe cannot be sure of, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
+		file, diff, weights, f.Tensors, f.Factor, strings.Join(parts, ", "))
 }
 
 func signedBytes(b float64) string {
