@@ -84,7 +84,7 @@ func FormatQuality(name string) (Quality, error) {
 		return Quality{}, qualityErr
 	}
 	if strings.EqualFold(strings.TrimSpace(name), FileWeightsName) {
-		return Quality{Format: FileWeightsName, Unknown: "a GGUF file's own mix of tensor types: its quality is that of the file type it was quantized to (give that type with --weights)"}, nil
+		return Quality{Format: FileWeightsName, Unknown: "a GGUF file's own mix of tensor types: its quality is that of the file type it was quantized to (give that type as the weight format)"}, nil
 	}
 	f, err := LookupWeightFormat(name)
 	if err != nil {

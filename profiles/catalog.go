@@ -76,7 +76,7 @@ type Catalog struct {
 
 	lastAdded string
 	// dataPaths lets names read from data files (measured runs, studies)
-	// be paths or URLs (--allow-paths).
+	// be paths or URLs (WithDataPaths).
 	dataPaths bool
 }
 
@@ -751,7 +751,7 @@ func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 }
 
 // WithDataPaths returns a catalog whose ModelFromData and DeviceFromData
-// open paths and URLs too (the --allow-paths flag).
+// open paths and URLs too: the user chose to trust the data files.
 func (c *Catalog) WithDataPaths() *Catalog {
 	o := c.Clone()
 	o.dataPaths = true
@@ -762,7 +762,9 @@ func (c *Catalog) WithDataPaths() *Catalog {
 func (c *Catalog) DataPaths() bool { return c.dataPaths }
 
 // PathNotAllowedError is a path or URL where a data file may only name a
-// model or device.
+// model or device: Kind "model" or "hardware", Name as the file gives it,
+// File the data file. A command says which flag lets data files open
+// paths.
 type PathNotAllowedError struct {
 	Kind, Name, File string
 }
@@ -772,7 +774,7 @@ func (e *PathNotAllowedError) Error() string {
 	if e.File != "" {
 		in = e.File
 	}
-	return fmt.Sprintf("%s %q in %s is a path or URL; data files name %s (roofline list %s) — pass --allow-paths to let them open files",
+	return fmt.Sprintf("%s %q in %s is a path or URL; data files name %s (roofline list %s)",
 		e.Kind, safeio.RedactText(e.Name), in, plural(e.Kind), plural(e.Kind))
 }
 

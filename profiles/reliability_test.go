@@ -141,7 +141,7 @@ func TestDataFileNames(t *testing.T) {
 	}
 	for _, n := range []string{"mine.toml", "./mine.toml", "/etc/passwd", "https://example.com/m.gguf", "x.gguf", "../config.json"} {
 		var pe *PathNotAllowedError
-		if _, err := cat.ModelFromData(n, data); !errors.As(err, &pe) || !strings.Contains(err.Error(), "--allow-paths") {
+		if _, err := cat.ModelFromData(n, data); !errors.As(err, &pe) || pe.Kind != "model" || pe.Name != n || pe.File != data {
 			t.Errorf("%s: %v", n, err)
 		}
 		if err := cat.CheckDataName("model", n, data); !errors.As(err, &pe) {

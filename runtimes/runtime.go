@@ -295,7 +295,7 @@ func (r *Runtime) ClassFor(d *hardware.Device, e *hardware.Engine) *Class {
 // engine e of device d, nil when it can.
 func (r *Runtime) Check(d *hardware.Device, e *hardware.Engine, w model.WeightFormat, kv string) error {
 	if !r.Runs(d, e) {
-		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("the %s engine of %s (%s)", e.Name, d.Name, d.Family), Hint: "choose another --engine or --runtime"}
+		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("the %s engine of %s (%s)", e.Name, d.Name, d.Family), Choose: []string{"engine", "runtime"}}
 	}
 	if !r.RunsWeights(w) {
 		return &UnsupportedError{Runtime: r.Name, What: "weight format " + w.Name, Hint: "it runs " + strings.Join(r.Weights, ", ")}
@@ -323,10 +323,27 @@ type UnsupportedError struct {
 	Runtime string
 	What    string
 	Hint    string
+	// Choose names the inputs to choose again ("engine", "runtime") when
+	// that is the way out; a command names them as its flags (Message).
+	Choose []string
 }
 
 func (e *UnsupportedError) Error() string {
-	return fmt.Sprintf("runtime %s does not run %s (%s)", e.Runtime, e.What, e.Hint)
+	return e.Message(func(input string) string { return input })
+}
+
+// Message is Error with each input of Choose named by name: the words a
+// library says, the flags a command says.
+func (e *UnsupportedError) Message(name func(input string) string) string {
+	hint := e.Hint
+	if len(e.Choose) > 0 {
+		var in []string
+		for _, c := range e.Choose {
+			in = append(in, name(c))
+		}
+		hint = "choose another " + strings.Join(in, " or ")
+	}
+	return fmt.Sprintf("runtime %s does not run %s (%s)", e.Runtime, e.What, hint)
 }
 
 // Validate checks the runtime's rules for sense.

@@ -183,8 +183,8 @@ func TestChooseRefuses(t *testing.T) {
 	}{
 		{"h100-sxm", runtimes.Request{Runtime: "vlm"}, []string{`unknown runtime "vlm"`}},
 		{"h100-sxm", runtimes.Request{Runtime: "mlc", Weights: "q4_k_m"}, []string{"runtime mlc does not run weight format q4_k_m", "q4f16_1"}},
-		{"rk3588", runtimes.Request{Runtime: "llama.cpp", Engine: "npu"}, []string{"runtime llama.cpp does not run the npu engine of rk3588"}},
-		{"apple-m2-max", runtimes.Request{Runtime: "vllm"}, []string{"runtime vllm does not run any engine of apple-m2-max"}},
+		{"rk3588", runtimes.Request{Runtime: "llama.cpp", Engine: "npu"}, []string{"runtime llama.cpp does not run the npu engine of rk3588", "(choose another engine or runtime)"}},
+		{"apple-m2-max", runtimes.Request{Runtime: "vllm"}, []string{"runtime vllm does not run any engine of apple-m2-max", "(choose another runtime)"}},
 	}
 	for _, c := range cases {
 		d, err := cat.Device(c.device)
@@ -205,6 +205,14 @@ func TestChooseRefuses(t *testing.T) {
 		var un *runtimes.UnsupportedError
 		if !errors.As(err, &ue) && !errors.As(err, &un) {
 			t.Errorf("%s %+v: untyped error %v", c.device, c.req, err)
+		}
+		// The inputs to choose again are fields a command names as
+		// flags; the library's words name no flag.
+		if un != nil && strings.Contains(err.Error(), "choose another") {
+			flags := un.Message(func(in string) string { return "--" + in })
+			if len(un.Choose) == 0 || strings.Contains(err.Error(), "--") || !strings.Contains(flags, "choose another --"+un.Choose[0]) {
+				t.Errorf("%s %+v: choose %v, %q, with flags %q", c.device, c.req, un.Choose, err, flags)
+			}
 		}
 	}
 }

@@ -54,6 +54,7 @@ func compareAction(c *cli.Context) error {
 	}
 	cmp, err := env.Compare(app.CompareRequest{Files: c.Args().Slice(), Options: o})
 	render.Warn(c.App.ErrWriter, cmp.Warnings...)
+	hintPaths(c.App.ErrWriter, cmp.Skipped)
 	if err != nil {
 		return err
 	}

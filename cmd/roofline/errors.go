@@ -110,7 +110,7 @@ func flagged(err error, as ...string) error {
 				flag = as[i+1]
 			}
 		}
-		return fmt.Errorf("--%s: %w", flag, ie.Err)
+		return fmt.Errorf("--%s: %w", flag, withFlags(ie.Err))
 	}
 	var re *app.RequestError
 	if errors.As(err, &re) {
@@ -132,6 +132,40 @@ func flagged(err error, as ...string) error {
 	return err
 }
 
+// flagWorded is an error of a lower layer worded with the flags that
+// choose its inputs; it unwraps to the error.
+type flagWorded struct {
+	msg string
+	err error
+}
+
+func (e *flagWorded) Error() string { return e.msg }
+func (e *flagWorded) Unwrap() error { return e.err }
+
+// withFlags words an error that names inputs to choose again (a runtime
+// that does not run an engine: "choose another engine or runtime") with
+// their flags.
+func withFlags(err error) error {
+	if ue, ok := err.(*runtimes.UnsupportedError); ok && len(ue.Choose) > 0 {
+		return &flagWorded{ue.Message(func(input string) string { return "--" + input }), ue}
+	}
+	return err
+}
+
+// allowPathsHint is what a data file that names a path is told.
+const allowPathsHint = "--allow-paths lets measured-run files and studies name models and devices by path or URL (relative to the file), which roofline then opens or fetches"
+
+// hintPaths prints allowPathsHint once when a run was skipped for naming a
+// path or URL.
+func hintPaths(w io.Writer, skipped []error) {
+	for _, err := range skipped {
+		if errors.As(err, new(*profiles.PathNotAllowedError)) {
+			fmt.Fprintf(w, "roofline: hint: %s\n", allowPathsHint)
+			return
+		}
+	}
+}
+
 // exitCode prints err following the message rule (lower case, prefixed
 // "roofline:", hints on their own line) and returns the exit code.
 func exitCode(err error, stderr io.Writer) int {
@@ -145,6 +179,9 @@ func exitCode(err error, stderr io.Writer) int {
 	var nf *profiles.NotFoundError
 	if errors.As(err, &nf) {
 		fmt.Fprintf(stderr, "roofline: hint: %s\n", nf.Hint())
+	}
+	if errors.As(err, new(*profiles.PathNotAllowedError)) {
+		fmt.Fprintf(stderr, "roofline: hint: %s\n", allowPathsHint)
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

@@ -71,6 +71,9 @@ type Comparison struct {
 	// Warnings are the files' bad rows and the runs that could not be
 	// resolved (printed to stderr whatever the format).
 	Warnings []string
+	// Skipped are why the runs that could not be resolved were skipped,
+	// as typed errors (a path where a file may only name a model).
+	Skipped []error
 }
 
 // Compare reads the files and prices every run. When no run can be
@@ -89,6 +92,7 @@ func (env *Env) compareRuns(runs []measured.Run, o compare.Options, out *Compari
 	for _, e := range errs {
 		out.Warnings = append(out.Warnings, e.Error())
 	}
+	out.Skipped = errs
 	if len(rows) == 0 {
 		return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(errs))
 	}
