@@ -78,6 +78,9 @@ type Catalog struct {
 	// dataPaths lets names read from data files (measured runs, studies)
 	// be paths or URLs (WithDataPaths).
 	dataPaths bool
+	// namesFirst finds a known name before any file of that name
+	// (WithNamesFirst).
+	namesFirst bool
 }
 
 var (
@@ -108,7 +111,7 @@ func Builtin() (*Catalog, error) {
 func (c *Catalog) Clone() *Catalog {
 	c.lock()
 	defer c.unlock()
-	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths, mu: &sync.Mutex{}}
+	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths, namesFirst: c.namesFirst, mu: &sync.Mutex{}}
 	o.models = append(o.models, c.models...)
 	o.devices = append(o.devices, c.devices...)
 	for k, v := range c.origin {
@@ -606,6 +609,11 @@ func (e *NotFoundError) Hint() string {
 // Hugging Face cache (HFCacheDir). Use it for what a user typed; names
 // read from data files go through ModelFromData.
 func (c *Catalog) Model(name string) (*model.Spec, error) {
+	if c.namesFirst && !LooksLikePath(name) {
+		if s, err := c.modelNamed(name); err == nil {
+			return s, nil
+		}
+	}
 	if gguf.IsLocation(name) {
 		m, err := gguf.Load(name)
 		if err != nil {
@@ -669,12 +677,16 @@ func modelFromHFCache(id string, nf *NotFoundError) (*model.Spec, error) {
 		if s, err = readHFConfig(hit.Config, name); err != nil {
 			return nil, err
 		}
+		// As the user named it, with the snapshot read, not the cache's
+		// path under their home.
+		s.Source = fmt.Sprintf("config.json of %s in the Hugging Face cache (snapshot %s)", id, filepath.Base(filepath.Dir(hit.Config)))
 	case len(hit.GGUF) == 1:
 		m, err := gguf.Load(hit.GGUF[0])
 		if err != nil {
 			return nil, err
 		}
 		s = m.Spec
+		s.Source = fmt.Sprintf("GGUF header of %s of %s in the Hugging Face cache (snapshot %s)", filepath.Base(hit.GGUF[0]), id, filepath.Base(filepath.Dir(hit.GGUF[0])))
 	case len(hit.GGUF) > 1:
 		return nil, fmt.Errorf("%s is in the Hugging Face cache with no config.json and %d GGUF files: give one of them as the model (%s)",
 			id, len(hit.GGUF), strings.Join(hit.GGUF, ", "))
@@ -716,6 +728,11 @@ func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 // for what a user typed; names read from data files go through
 // DeviceFromData.
 func (c *Catalog) Device(name string) (*hardware.Device, error) {
+	if c.namesFirst && !LooksLikePath(name) {
+		if d, err := c.deviceNamed(name); err == nil {
+			return d, nil
+		}
+	}
 	if looksLikeFile(name) {
 		cc := c.Clone()
 		if _, err := cc.AddFile(name); err != nil {
@@ -755,6 +772,17 @@ func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 func (c *Catalog) WithDataPaths() *Catalog {
 	o := c.Clone()
 	o.dataPaths = true
+	return o
+}
+
+// WithNamesFirst returns a catalog whose Model and Device find a known
+// name or alias before a file or directory of that name in the working
+// directory: a study's names (and the names of what it loaded by path) are
+// names wherever roofline runs. What looks like a path (./x, x.toml) is
+// still a path.
+func (c *Catalog) WithNamesFirst() *Catalog {
+	o := c.Clone()
+	o.namesFirst = true
 	return o
 }
 

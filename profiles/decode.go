@@ -21,7 +21,12 @@ type FileError struct {
 	File string
 	Line int // 0 when unknown
 	Msg  string
+	// Err is the typed error Msg says, when there is one (a path where
+	// a name is expected): Unwrap gives it to errors.As.
+	Err error
 }
+
+func (e *FileError) Unwrap() error { return e.Err }
 
 func (e *FileError) Error() string {
 	if e.Line > 0 {

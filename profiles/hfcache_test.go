@@ -87,22 +87,24 @@ func TestModelFromHFCache(t *testing.T) {
 	cat, _ := Builtin()
 
 	for _, c := range []struct {
-		id, name, dir, snapshot string
-		tied                    bool
-		note                    string
+		id, name, snapshot string
+		tied               bool
+		note               string
 	}{
-		{"HuggingFaceTB/SmolLM3-3B", "HuggingFaceTB/SmolLM3-3B", repo, "aaaa1111", true, "model_type smollm3 read as llama"},
-		{"huggingfacetb/smollm3-3b", "huggingfacetb/smollm3-3b", repo, "aaaa1111", true, ""},
-		{"HuggingFaceTB/SmolLM3-3B@v0", "HuggingFaceTB/SmolLM3-3B", repo, "bbbb2222", false, ""},
-		{"HuggingFaceTB/SmolLM3-3B@bbbb2222", "HuggingFaceTB/SmolLM3-3B", repo, "bbbb2222", false, ""},
-		{"org/norefs", "org/norefs", "models--org--norefs", "new", true, "read the newest of its 2 snapshots, new"},
+		{"HuggingFaceTB/SmolLM3-3B", "HuggingFaceTB/SmolLM3-3B", "aaaa1111", true, "model_type smollm3 read as llama"},
+		{"huggingfacetb/smollm3-3b", "huggingfacetb/smollm3-3b", "aaaa1111", true, ""},
+		{"HuggingFaceTB/SmolLM3-3B@v0", "HuggingFaceTB/SmolLM3-3B", "bbbb2222", false, ""},
+		{"HuggingFaceTB/SmolLM3-3B@bbbb2222", "HuggingFaceTB/SmolLM3-3B", "bbbb2222", false, ""},
+		{"org/norefs", "org/norefs", "new", true, "read the newest of its 2 snapshots, new"},
 	} {
 		s, err := cat.Model(c.id)
 		if err != nil {
 			t.Errorf("%s: %v", c.id, err)
 			continue
 		}
-		source := filepath.Join(hub, c.dir, "snapshots", c.snapshot, "config.json")
+		// The source says the id as typed and the snapshot read, never
+		// the cache's path under the user's home.
+		source := "config.json of " + c.id + " in the Hugging Face cache (snapshot " + c.snapshot + ")"
 		if s.Name != c.name || s.Source != source || s.TiedEmbeddings != c.tied || s.Architecture != "llama" {
 			t.Errorf("%s: name %q, source %q (want %q), tied %v", c.id, s.Name, s.Source, source, s.TiedEmbeddings)
 		}

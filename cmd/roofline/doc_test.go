@@ -94,9 +94,10 @@ to a ` + "`.toml`" + ` profile wherever a name is — on the command line. Names
 written in measured-run files (a model or hardware column) are only names:
 roofline opens no path and fetches no URL such a file mentions unless
 ` + "`--allow-paths`" + ` is given, and then a relative path is relative to the file.
-A study is a file you pass and write for roofline: its devices and models
-take local paths as ` + "`--model`" + ` and ` + "`--hardware`" + ` do, relative to the study, and
-URLs only with ` + "`--allow-paths`" + ` (docs/studies.md).
+A study is a data file too: its devices and models are names, and take
+paths (relative to the study) and URLs as ` + "`--model`" + ` and ` + "`--hardware`" + ` do only with
+` + "`--allow-paths`" + `; the measured-run files and profile directories it lists are
+read (docs/studies.md).
 
 ` + "`--format`" + ` takes text, markdown (or md), json or csv, in any case, in every
 command: each writes text, Markdown and JSON, and those whose answer is a

@@ -205,9 +205,13 @@ func TestReliability(t *testing.T) {
 		{finding: "10", name: "--allow-paths: relative to the measured file", args: []string{"--allow-paths", "compare", "{dir}/runs-path.csv", "--hardware", "rtx-4090", "--format", "json"},
 			code: 0, stdout: []string{`"model": "mine"`}},
 		{finding: "10", name: "a URL in a study's models", args: []string{"report", "{dir}/study/url.toml", "-o", "{dir}/report-refused"},
-			code: 1, stderr: []string{"url.toml:3: models:", "is a URL; a study fetches nothing unless --allow-paths is given"}},
-		{finding: "10", name: "a local path in a study: relative to the study", args: []string{"report", "{dir}/study/study.toml", "-o", "{dir}/report-local"},
+			code: 1, stderr: []string{`url.toml:3: models: model "http://127.0.0.1:1/m.gguf" in {dir}/study/url.toml is a path or URL`, "hint: --allow-paths lets"}},
+		{finding: "10", name: "a local path in a study", args: []string{"report", "{dir}/study/study.toml", "-o", "{dir}/report-local"},
+			code: 1, stderr: []string{`study.toml:3: models: model "m.toml" in {dir}/study/study.toml is a path or URL`, "hint: --allow-paths lets"}},
+		{finding: "10", name: "--allow-paths: a local path in a study, relative to the study", args: []string{"report", "{dir}/study/study.toml", "-o", "{dir}/report-local", "--allow-paths"},
 			code: 0, stdout: []string{"wrote {dir}/report-local"}},
+		{finding: "10", name: "a study's name is a name, whatever the working directory holds", args: []string{"report", "{dir}/names.toml", "-o", "{dir}/report-names"},
+			code: 0, stdout: []string{"wrote {dir}/report-names"}},
 		// 11 (the reader): 8,000 llama-bench results as JSON.
 		{finding: "11", name: "8,000 llama-bench JSON results", args: []string{"compare", "{dir}/bench-8000.json", "--hardware", "rtx-4080", "--format", "csv"},
 			code: 0, stdout: []string{"bench-8000.json:7962"}},
@@ -378,6 +382,10 @@ fp16 = { value = "10 TFLOP/s", source = "x" }
 	write("runs-path.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,100,./mine.toml,f16,512\n"))
 	write("runs-url.csv", []byte("test,tokens_per_s,model,weights,prompt\nprefill,100,http://127.0.0.1:1/m.gguf,f16,512\n"))
 	write("study/m.toml", []byte(tiny("study-model")))
+	// A directory named like a built-in model, where the report runs and
+	// beside the study: never read.
+	write("qwen2.5-0.5b/config.json", []byte("not JSON"))
+	write("names.toml", []byte("title = \"names\"\ndevices = [\"rtx-4090\"]\nmodels = [\"qwen2.5-0.5b\"]\nfigures = []\n"))
 	write("study/url.toml", []byte("title = \"a URL among a study's models\"\ndevices = [\"rtx-4090\"]\nmodels = [\"http://127.0.0.1:1/m.gguf\"]\n"))
 	write("study/runs.csv", []byte("test,tokens_per_s,weights,prompt\nprefill,100,f16,512\n"))
 	write("study/study.toml", []byte(`title = "paths in a study"

@@ -324,11 +324,13 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// TestReportPaths: a study names models and devices by everything --model
-// and --hardware take — a checkpoint directory, a config.json, a GGUF file,
-// a profile TOML — relative to the study, not to the working directory;
-// each is loaded once, before any work, and the report's commands say them
-// as written.
+// TestReportPaths: with --allow-paths a study names models and devices by
+// everything --model and --hardware take — a checkpoint directory, a
+// config.json, a GGUF file, a profile TOML — relative to the study, not to
+// the working directory; each is loaded once, before any work, and the
+// report's commands say them as written. Without the flag each path is
+// refused at its line, with the flag as the hint; a name that is also a
+// directory beside the study stays a name.
 func TestReportPaths(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(filepath.Join(dir, "boards"), os.DirFS("testdata/profiles")); err != nil {
@@ -352,10 +354,25 @@ hardware = "boards/test-board.toml"
 model = "cfg/my-8b.json"
 `), 0o644)
 	os.WriteFile(filepath.Join(dir, "runs.csv"), []byte("test,prompt,gen,tokens_per_s\ndecode,0,128,5\n"), 0o644)
-	out := runReport(t, study)
+
+	// Without --allow-paths: every path refused at its line (the
+	// measured-run file itself is read: it is part of the study).
+	_, errOut, code := runCLI("report", study, "-o", filepath.Join(dir, "refused"))
+	for _, want := range []string{
+		`s.toml:2: devices: hardware "boards/test-board.toml" in ` + study + ` is a path or URL`,
+		`s.toml:3: models: model "cfg/my-8b.json" in ` + study + ` is a path or URL`, `s.toml:3: models: model "./llama-3.2-1b-q4_k_m.gguf"`,
+		`s.toml:8: measured hardware: hardware "boards/test-board.toml"`, `s.toml:9: measured model: model "cfg/my-8b.json"`,
+		"roofline: hint: --allow-paths lets measured-run files and studies name models and devices by path or URL",
+	} {
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, want 1 and %q in:\n%s", code, want, errOut)
+		}
+	}
+
+	out := runReport(t, study, "--allow-paths")
 	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
 	for _, want := range []string{
-		"roofline plan --hardware boards/test-board.toml,rk3588 --model Llama-3.1-8B,cfg/my-8b.json,./llama-3.2-1b-q4_k_m.gguf",
+		"roofline --allow-paths plan --hardware boards/test-board.toml,rk3588 --model Llama-3.1-8B,cfg/my-8b.json,./llama-3.2-1b-q4_k_m.gguf",
 		"predict --model cfg/my-8b.json --hardware boards/test-board.toml",
 		"predict --model ./llama-3.2-1b-q4_k_m.gguf --hardware rk3588",
 		"compare runs.csv --hardware boards/test-board.toml --model cfg/my-8b.json",
@@ -368,27 +385,55 @@ model = "cfg/my-8b.json"
 	if t.Failed() {
 		t.Log(md)
 	}
+	// Sources and files as the study writes them, never resolved against
+	// its directory.
+	res := string(must(os.ReadFile(filepath.Join(out, "results.json"))))
+	for _, want := range []string{`"source": "cfg/my-8b.json"`, `"source": "Llama-3.1-8B/config.json"`,
+		`"source": "GGUF header of ./llama-3.2-1b-q4_k_m.gguf"`, `"file": "boards/test-board.toml"`} {
+		if !strings.Contains(res, want) {
+			t.Errorf("results.json lacks %s", want)
+		}
+	}
+	for _, l := range strings.Split(res+md, "\n") {
+		if strings.Contains(l, dir) && !strings.Contains(l, "s.toml") {
+			t.Errorf("the study's directory in the report: %s", l)
+		}
+	}
 
-	// A bad path fails before any work, at its line; a URL needs
-	// --allow-paths.
+	// A bad path fails before any work, at its line; a URL is refused
+	// without the flag, its credentials never printed.
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"model_type": "mamba", "hidden_size": 10}`), 0o644)
 	os.WriteFile(study, []byte(`title = "paths"
 devices = ["boards/missing.toml"]
-models = ["bad.json", "https://user:secret@example.com/m.gguf"]
+models = ["bad.json"]
 `), 0o644)
 	o := filepath.Join(dir, "out")
-	_, errOut, code := runCLI("report", study, "-o", o)
-	for _, want := range []string{"s.toml:2: devices:", "missing.toml", "s.toml:3: models:", "mamba", "is a URL", "--allow-paths"} {
+	_, errOut, code = runCLI("report", study, "-o", o, "--allow-paths")
+	for _, want := range []string{"s.toml:2: devices:", "missing.toml", "s.toml:3: models:", "mamba"} {
 		if code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("exit %d, want 1 and %q in:\n%s", code, want, errOut)
 		}
 	}
-	if strings.Contains(errOut, "secret") {
-		t.Errorf("a credential printed:\n%s", errOut)
+	os.WriteFile(study, []byte(`title = "paths"
+devices = ["rk3588"]
+models = ["https://user:secret@example.com/m.gguf"]
+`), 0o644)
+	_, errOut, code = runCLI("report", study, "-o", o)
+	if code != 1 || !strings.Contains(errOut, `s.toml:3: models: model "https://xxxxx@example.com/m.gguf" in `) || strings.Contains(errOut, "secret") {
+		t.Errorf("exit %d:\n%s", code, errOut)
 	}
 	if _, err := os.Stat(o); err == nil {
 		t.Error("a refused study wrote its directory")
 	}
+	// A name that is also a directory beside the study is a name.
+	os.Mkdir(filepath.Join(dir, "llama-3.2-1b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "llama-3.2-1b", "config.json"), []byte("not JSON: never read"), 0o644)
+	os.WriteFile(study, []byte(`title = "names"
+devices = ["rk3588"]
+models = ["llama-3.2-1b"]
+figures = []
+`), 0o644)
+	runReport(t, study)
 }
 
 // TestReportAnswer: the Answer table has a row per device and model of

@@ -14,7 +14,6 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
-	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -25,78 +24,112 @@ import (
 // loaded here, once — so a bad config.json fails before any work — and
 // known by its name from then on (Check writes the names into st).
 //
-// A study is a file the user passed and wrote for roofline, and it names
-// files anyway (measured runs, profile directories): its devices, models,
-// draft and measured hardware and model may be local paths, relative to
-// the study, as --model and --hardware take them (a TOML profile, a
-// config.json or checkpoint directory, a GGUF file). A URL is fetched only
-// with --allow-paths: a study shared with you fetches nothing by itself.
+// A study is a data file: one shared with you must not make roofline open
+// or fetch what it names. The measured-run files and profile directories
+// it lists are what a study is made of, and are read; its devices, models,
+// draft and measured hardware and model are names, unless the catalog
+// allows data paths (--allow-paths): then each may be a path, relative to
+// the study, or a URL, as --model and --hardware take them (a TOML
+// profile, a config.json or checkpoint directory, a GGUF file). A path
+// found where a name is expected is a *profiles.PathNotAllowedError at its
+// line. A name that is also a file beside the study stays a name when the
+// catalog knows it.
 func Check(env *app.Env, st *Study) (*app.Env, error) {
 	src := st.src // the text Parse read: the file may be standard input
 	var errs []error
 	bad := func(item, format string, a ...any) {
 		errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
 	}
-	cat := env.Catalog.Clone()
+	// A name in a study is a name wherever roofline runs, never a
+	// directory of that name in the working directory.
+	cat := env.Catalog.WithNamesFirst()
 	for i, dir := range st.Profiles {
 		if err := cat.AddDir(dir); err != nil {
 			bad(st.ProfilesRaw[i], "profiles %q: %v", st.ProfilesRaw[i], err)
 		}
 	}
 	st.written = map[string]string{}
-	// load reads a path written where a name is expected (entry as
-	// resolved, raw as written) into cat and returns the name to use;
-	// ok is false when the entry is a name.
-	load := func(key, kind, entry, raw string) (name string, ok bool) {
+	// load reads an entry (as resolved; raw as written) where a name is
+	// expected and returns the name to use: the entry itself when it is a
+	// name (path false), else the name of what the path holds, loaded
+	// into cat.
+	load := func(key, kind, entry, raw string) (name string, path bool) {
 		if entry == raw && !profiles.LooksLikePath(entry) {
 			return entry, false
 		}
-		if strings.Contains(entry, "://") && !cat.DataPaths() {
-			bad(raw, "%s: %q is a URL; a study fetches nothing unless --allow-paths is given (local paths need no flag)", key, safeio.RedactText(raw))
+		line := lineOfKeyValue(src, strings.TrimPrefix(key, "measured "), raw)
+		bad := func(format string, a ...any) {
+			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: fmt.Sprintf(format, a...)})
+		}
+		if !cat.DataPaths() {
+			if !profiles.LooksLikePath(raw) && known(cat, kind, raw) {
+				return raw, false // a file beside the study, but a name here
+			}
+			err := &profiles.PathNotAllowedError{Kind: kind, Name: raw, File: st.File}
+			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: key + ": " + err.Error(), Err: err})
 			return "", true
 		}
 		if kind == "hardware" {
 			d, err := cat.Device(entry)
+			if err == nil && d.File == entry {
+				// Shown as the study writes it.
+				cp := *d
+				cp.File = raw
+				d = &cp
+			}
 			if err == nil {
 				err = cat.AddDevice(d, entry)
 			}
 			if err != nil {
-				bad(raw, "%s: %v", key, err)
+				bad("%s: %v", key, err)
 				return "", true
 			}
 			st.written[d.Name] = raw
 			return d.Name, true
 		}
 		m, err := cat.Model(entry)
+		if err == nil && entry != raw && strings.Contains(m.Source, entry) {
+			// Its source as the study writes it, not resolved against
+			// the study's directory.
+			cp := *m
+			cp.Source = strings.Replace(m.Source, entry, raw, 1)
+			m = &cp
+		}
 		if err == nil {
 			err = cat.AddModel(m, entry)
 		}
 		if err != nil {
-			bad(raw, "%s: %v", key, err)
+			bad("%s: %v", key, err)
 			return "", true
 		}
 		st.written[m.Name] = raw
 		return m.Name, true
 	}
 	for i, d := range st.Devices {
-		if name, path := load("devices", "hardware", d, st.DevicesRaw[i]); path {
-			st.Devices[i] = name
-		} else if _, err := cat.DevicesMatching(d); err != nil {
-			bad(d, "devices: %v", err)
+		name, path := load("devices", "hardware", d, st.DevicesRaw[i])
+		st.Devices[i] = name
+		if !path {
+			if _, err := cat.DevicesMatching(name); err != nil {
+				bad(name, "devices: %v", err)
+			}
 		}
 	}
 	for i, m := range st.Models {
-		if name, path := load("models", "model", m, st.ModelsRaw[i]); path {
-			st.Models[i] = name
-		} else if _, err := plan.ResolveModels(cat, []string{m}); err != nil {
-			bad(m, "models: %v", err)
+		name, path := load("models", "model", m, st.ModelsRaw[i])
+		st.Models[i] = name
+		if !path {
+			if _, err := plan.ResolveModels(cat, []string{name}); err != nil {
+				bad(name, "models: %v", err)
+			}
 		}
 	}
 	if st.Draft != "" {
-		if name, path := load("draft", "model", st.Draft, st.DraftRaw); path {
-			st.Draft = name
-		} else if _, err := cat.Model(st.Draft); err != nil {
-			bad(st.Draft, "draft: %v", err)
+		name, path := load("draft", "model", st.Draft, st.DraftRaw)
+		st.Draft = name
+		if !path {
+			if _, err := cat.Model(name); err != nil {
+				bad(name, "draft: %v", err)
+			}
 		}
 	}
 	for _, w := range st.Weights {
@@ -131,17 +164,21 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			bad(m.Raw, "measured file %q: not found (paths are relative to the study)", m.Raw)
 		}
 		if m.Hardware != "" {
-			if name, path := load("measured hardware", "hardware", m.Hardware, m.HardwareRaw); path {
-				m.Hardware = name
-			} else if _, err := cat.Device(m.Hardware); err != nil {
-				bad(m.Hardware, "measured hardware: %v", err)
+			name, path := load("measured hardware", "hardware", m.Hardware, m.HardwareRaw)
+			m.Hardware = name
+			if !path {
+				if _, err := cat.Device(name); err != nil {
+					bad(name, "measured hardware: %v", err)
+				}
 			}
 		}
 		if m.Model != "" {
-			if name, path := load("measured model", "model", m.Model, m.ModelRaw); path {
-				m.Model = name
-			} else if _, err := cat.Model(m.Model); err != nil {
-				bad(m.Model, "measured model: %v", err)
+			name, path := load("measured model", "model", m.Model, m.ModelRaw)
+			m.Model = name
+			if !path {
+				if _, err := cat.Model(name); err != nil {
+					bad(name, "measured model: %v", err)
+				}
 			}
 		}
 		if m.Runtime != "" {
@@ -154,6 +191,17 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		return nil, err
 	}
 	return &app.Env{Catalog: cat, Stdin: env.Stdin}, nil
+}
+
+// known reports whether the catalog knows name as a device or model (kind
+// "hardware" or "model"), touching no file.
+func known(cat *profiles.Catalog, kind, name string) bool {
+	if kind == "hardware" {
+		_, err := cat.DeviceFromData(name, "")
+		return err == nil
+	}
+	_, err := cat.ModelFromData(name, "")
+	return err == nil
 }
 
 // Report is everything a study's report shows, as typed answers: the

@@ -392,6 +392,19 @@ func (s *Study) resolveNames(l []string) []string {
 	return out
 }
 
+// lineOfKeyValue is the first line of src that sets key to the quoted
+// string v (hardware = "x" in a [[measured]] table, not the devices list
+// that names x too), else LineOfValue.
+func lineOfKeyValue(src []byte, key, v string) int {
+	q := fmt.Sprintf("%q", v)
+	for i, l := range strings.Split(string(src), "\n") {
+		if k, val, ok := strings.Cut(l, "="); ok && strings.TrimSpace(k) == key && (strings.Contains(val, q) || strings.Contains(val, "'"+v+"'")) {
+			return i + 1
+		}
+	}
+	return LineOfValue(src, v)
+}
+
 // LineOfValue is the first line of src holding the quoted string v, for
 // messages about a list item; 0 when not found.
 func LineOfValue(src []byte, v string) int {
