@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -76,7 +77,8 @@ const regenerate = "go test ./cmd/roofline -run TestRuntimeClasses -update"
 
 // TestRuntimeClasses refits every runtime's efficiency per engine kind to
 // the public runs and checks that the runtime profiles hold exactly that
-// fit (-update writes it into profiles/runtimes/*.toml).
+// fit (-update writes it into profiles/runtimes/*.toml, then regenerates
+// what is made from those files: profiles/builtin_runtimes.json).
 func TestRuntimeClasses(t *testing.T) {
 	classes, _ := publicClasses(t)
 	cat, _ := profiles.Builtin()
@@ -114,6 +116,22 @@ func TestRuntimeClasses(t *testing.T) {
 		if string(want) != string(src) {
 			t.Errorf("%s: the fitted classes differ from the fit to %s: %s", rt.File, publicRuns, regenerate)
 		}
+	}
+	if *update {
+		goGenerateProfiles(t)
+	}
+}
+
+// goGenerateProfiles runs go generate ./profiles after -update rewrote
+// runtime profiles: their decoded snapshot (profiles/builtin_runtimes.json)
+// is made from the files as they are now, which only a new build of the
+// profiles package embeds, so one -update leaves the tree consistent.
+func goGenerateProfiles(t *testing.T) {
+	t.Helper()
+	cmd := exec.Command("go", "generate", "./profiles")
+	cmd.Dir = filepath.Join("..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go generate ./profiles: %v\n%s", err, out)
 	}
 }
 
