@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
@@ -70,7 +71,31 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	setUsageErrors(app.Commands)
 	setStdinFlags(app.Commands)
 	strictNumbers(app.Commands)
+	globalHelp(app.Commands, app.Flags)
 	return app
+}
+
+// globalHelp ends every command's help with the global flags, which are
+// accepted after the command too (reorderArgs): COMMAND --help shows all
+// that the command line takes.
+func globalHelp(cmds []*cli.Command, global []cli.Flag) {
+	var section strings.Builder
+	section.WriteString("\n\nGLOBAL OPTIONS (before or after the command):")
+	for _, f := range global {
+		section.WriteString("\n   {{wrap " + strconv.Quote(f.String()) + " 6}}")
+	}
+	var set func([]*cli.Command)
+	set = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			base := cli.CommandHelpTemplate
+			if len(c.Subcommands) > 0 {
+				base = cli.SubcommandHelpTemplate
+			}
+			c.CustomHelpTemplate = strings.TrimSuffix(base, "\n") + section.String() + "\n"
+			set(c.Subcommands)
+		}
+	}
+	set(cmds)
 }
 
 // setUsageErrors makes flag-parsing errors of every command usage errors
