@@ -72,7 +72,8 @@ runs names each row by its test (pp512, tg128 @ d4096, with the model and
 format where they differ).`,
 		[]string{"plot", "compare", "cmd/roofline/testdata/public/runs.csv", "-o", "docs/plots/compare.png"}},
 	{"plan", "Plan", `The search grid of the voice-assistant plan: each configuration meets every
-target (●) or is marked by the first constraint it fails.`,
+target at 80 % confidence (●), is uncertain — the predictions' interval
+straddles a target (○) — or is marked by the first constraint it fails.`,
 		[]string{"plot", "plan", "--hardware", "jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588", "--model", "llama-3.2-3b",
 			"--weights", "q4_k_m,q8_0", "--ttft", "1s", "--tpot", "200ms", "-o", "docs/plots/plan.png"}},
 	{"chat", "A conversation", `Per-turn TTFT (log scale) and the cumulative time spent answering, for a
@@ -519,19 +520,30 @@ func TestPlotSeriesMatchPredictor(t *testing.T) {
 	t.Run("plan", func(t *testing.T) {
 		rows := plotData(t, "plot", "plan", "--hardware", "jetson-orin-nano-super-8gb", "--engine", "gpu", "--model", "llama-3.2-3b",
 			"--weights", "q4_k_m", "--ttft", "1s", "--tpot", "200ms")
+		// Each cell as plan's text says it: its verdict at the default
+		// 80 %, else the first constraint it fails.
+		verdicts := map[string]int{}
 		for _, r := range rows {
 			ctx := int(atof(t, r[3]))
 			c := jetson.Evaluate(ctx, 1, 512, 128, 512, sim.Targets{TTFT: 1, TPOT: 0.2})
-			want := "meets every target"
-			if c.Limit != sim.LimitNone {
+			verdicts[c.Verdict.String()]++
+			var want string
+			switch {
+			case c.Verdict == sim.Meets:
+				want = "meets every target"
+			case c.Verdict == sim.Uncertain:
+				want = "uncertain: the interval straddles a target"
+			case c.Limit != sim.LimitNone:
 				want = "fails first: " + c.Limit.String()
+			default:
+				want = "fails at the interval's fast end"
 			}
 			if r[1] != want {
 				t.Errorf("context %d: plotted %q, sim says %q", ctx, r[1], want)
 			}
 		}
-		if len(rows) < 5 {
-			t.Errorf("%d plan cells; want the default context ladder", len(rows))
+		if len(rows) < 5 || verdicts["meets"] == 0 || verdicts["uncertain"] == 0 {
+			t.Errorf("%d plan cells, verdicts %v; want the default context ladder, some meeting and some uncertain", len(rows), verdicts)
 		}
 	})
 }

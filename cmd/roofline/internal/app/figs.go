@@ -252,8 +252,13 @@ func figMemory(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 			}
 		}
 	}
-	title := ss.title("Memory against usable memory", fmt.Sprintf("batch %d, ubatch %d%s%s", w.Batch, w.UBatch, over, strings.Repeat(" ", 80)))
-	title = strings.TrimRight(strings.SplitN(title, "\nexpected at", 2)[0], " ")
+	// The context the bars hold: one for all, or each bar's own.
+	ctx := fmt.Sprintf("context %d tokens", contexts[0])
+	if len(contexts) > 1 {
+		ctx = "at each bar's context"
+	}
+	// Memory depends on no efficiency: no "expected at" line.
+	title := ss.heading("Memory against usable memory") + fmt.Sprintf("\n%s, batch %d, ubatch %d%s", ctx, w.Batch, w.UBatch, over)
 	f, err := plots.Memory(title, bars)
 	return f, nil, err
 }
@@ -437,7 +442,7 @@ func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 					row = len(rows)
 					rows = append(rows, label)
 				}
-				cells = append(cells, plots.PlanCell{Row: row, Context: cf.Context, Limit: cf.Limit.String()})
+				cells = append(cells, plots.PlanCell{Row: row, Context: cf.Context, Verdict: cf.Verdict.String(), Limit: cf.Limit.String()})
 			}
 		}
 	}
@@ -455,7 +460,7 @@ func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		tg = append(tg, fmt.Sprintf("throughput > %.0f tok/s", t.MinThroughput))
 	}
 	tg = append(tg, fmt.Sprintf("fits with %.0f%% headroom", 100*t.Headroom))
-	second := fmt.Sprintf("prompt %d, output %d; first failing constraint per configuration", sp.Prompt, sp.Output)
+	second := fmt.Sprintf("prompt %d, output %d; verdicts %.0f %% sure, else the first failing constraint", sp.Prompt, sp.Output, 100*t.ConfidenceLevel())
 	if len(common) > 0 {
 		second = strings.Join(common, ", ") + "; " + second
 	}

@@ -195,15 +195,21 @@ func (ss *seriesSet) efficiencies() string {
 }
 
 func (ss *seriesSet) title(what, workload string) string {
-	t := what
-	if ss.common != "" {
-		t += ": " + ss.common
-	}
+	t := ss.heading(what)
 	eff := "expected at " + ss.efficiencies()
 	if len(workload)+len(eff) > 80 {
 		return t + "\n" + workload + "\n" + eff
 	}
 	return t + "\n" + workload + "; " + eff
+}
+
+// heading is a figure's first title line: what it shows and what its
+// series share.
+func (ss *seriesSet) heading(what string) string {
+	if ss.common != "" {
+		return what + ": " + ss.common
+	}
+	return what
 }
 
 // measuredRows reads the measured files and compares each run, keeping

@@ -294,14 +294,17 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 	"plan": func(t *testing.T, n int) (*Figure, error) {
 		var rows []string
 		var cells []PlanCell
-		limits := []string{"", "", "", "tpot", "ttft", "memory"}
+		cls := []PlanCell{{Verdict: "meets"}, {Verdict: "meets"}, {Verdict: "uncertain"}, {Verdict: "uncertain", Limit: "tpot"},
+			{Verdict: "fails", Limit: "tpot"}, {Verdict: "fails", Limit: "ttft"}, {Verdict: "fails", Limit: "memory"}}
 		for i, s := range gallerySeries(t, n) {
 			rows = append(rows, strings.TrimSuffix(s.device+" · "+s.modelLabel, " ")+" · q4_k_m")
 			for c, ctx := 0, 512; ctx <= 131072; c, ctx = c+1, ctx*2 {
-				cells = append(cells, PlanCell{Row: i, Context: ctx, Limit: limits[min(len(limits)-1, max(0, c-i%3))]})
+				cell := cls[min(len(cls)-1, max(0, c-i%3))]
+				cell.Row, cell.Context = i, ctx
+				cells = append(cells, cell)
 			}
 		}
-		return Plan("Plan: TTFT < 1 s, TPOT < 200 ms, fits with 10% headroom\nKV f16; prompt 512, output 128; first failing constraint per configuration", rows, cells)
+		return Plan("Plan: TTFT < 1 s, TPOT < 200 ms, fits with 10% headroom\nKV f16; prompt 512, output 128; verdicts 80 % sure, else the first failing constraint", rows, cells)
 	},
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -546,11 +545,16 @@ func phaseGlyph(prefill bool) draw.GlyphDrawer {
 type PlanCell struct {
 	Row     int // index into the row labels
 	Context int
-	Limit   string // "" when feasible, else the first failing constraint
+	// Verdict is "meets" (the slow end of the predictions' interval
+	// meets every target), "uncertain" (the interval straddles one) or
+	// "fails"; Limit is the first constraint the prediction fails, "" when
+	// none.
+	Verdict, Limit string
 }
 
 // Plan draws a plan's search grid: rows (device · model · weights) against
-// context, each cell feasible or marked by the first constraint it fails.
+// context, each cell marked by its verdict — meets, uncertain — or, when
+// it fails, by the first constraint it fails.
 func Plan(title string, rows []string, cells []PlanCell) (*Figure, error) {
 	if len(cells) == 0 || len(rows) == 0 {
 		return nil, fmt.Errorf("nothing to plot: the plan evaluated nothing")
@@ -561,33 +565,21 @@ func Plan(title string, rows []string, cells []PlanCell) (*Figure, error) {
 	p.X.Label.Text = "context per sequence (tokens)"
 	// The first row at the top.
 	y := func(row int) float64 { return float64(len(rows) - 1 - row) }
-	kinds := map[string]plotter.XYs{}
-	var order []string
+	kinds := map[int]plotter.XYs{}
 	for _, c := range cells {
 		if c.Row < 0 || c.Row >= len(rows) || c.Context <= 0 {
 			return nil, fmt.Errorf("plan cell out of range (row %d, context %d)", c.Row, c.Context)
 		}
-		k := c.Limit
-		if _, ok := kinds[k]; !ok {
-			order = append(order, k)
-		}
+		k := planClass(c)
 		kinds[k] = append(kinds[k], plotter.XY{X: float64(c.Context), Y: y(c.Row)})
-		q := "meets every target"
-		if k != "" {
-			q = "fails first: " + k
-		}
-		f.record(rows[c.Row], q, p.X.Label.Text, float64(c.Context), "row", float64(c.Row), "")
+		f.record(rows[c.Row], planClasses[k].name, p.X.Label.Text, float64(c.Context), "row", float64(c.Row), "")
 	}
-	sort.Slice(order, func(i, j int) bool { return limitRank(order[i]) < limitRank(order[j]) })
-	for _, k := range order {
-		st := limitStyles[limitRank(k)]
-		name := "meets every target"
-		if k != "" {
-			name = "fails first: " + k
+	for k, st := range planClasses {
+		if xys, ok := kinds[k]; ok {
+			s := scatter(xys, st.color, st.shape, 4)
+			p.Add(s)
+			f.add(st.name, s)
 		}
-		s := scatter(kinds[k], st.color, st.shape, 4)
-		p.Add(s)
-		f.add(name, s)
 	}
 	reversed := make([]string, len(rows))
 	for i, r := range rows {
@@ -600,29 +592,42 @@ func Plan(title string, rows []string, cells []PlanCell) (*Figure, error) {
 	return f, nil
 }
 
-// limitStyles mark a plan cell by the first constraint it fails, in the
-// order sim checks them: feasible, memory, TTFT, TPOT, throughput.
-var limitStyles = []struct {
+// planClasses mark a plan cell, in legend order: its verdict when it
+// meets or is uncertain, else the first constraint it fails, in the order
+// sim checks them (memory, TTFT, TPOT, throughput), else the interval's
+// fast end.
+var planClasses = []struct {
+	name  string
 	color color.Color
 	shape draw.GlyphDrawer
 }{
-	{palette[2], draw.CircleGlyph{}},
-	{palette[1], draw.CrossGlyph{}},
-	{palette[4], draw.TriangleGlyph{}},
-	{palette[3], draw.SquareGlyph{}},
-	{palette[5], draw.PlusGlyph{}},
+	{"meets every target", palette[2], draw.CircleGlyph{}},
+	{"uncertain: the interval straddles a target", palette[0], draw.RingGlyph{}},
+	{"fails first: memory", palette[1], draw.CrossGlyph{}},
+	{"fails first: ttft", palette[4], draw.TriangleGlyph{}},
+	{"fails first: tpot", palette[3], draw.SquareGlyph{}},
+	{"fails first: throughput", palette[5], draw.PlusGlyph{}},
+	{"fails at the interval's fast end", palette[6], draw.BoxGlyph{}},
 }
 
-func limitRank(l string) int {
-	switch l {
-	case "":
+// planClass is the index of c's mark in planClasses: its verdict, as the
+// plan's text words it, before its limit.
+func planClass(c PlanCell) int {
+	switch {
+	case c.Verdict == "meets" || c.Verdict == "" && c.Limit == "":
 		return 0
-	case "memory":
+	case c.Verdict == "uncertain":
 		return 1
-	case "ttft":
-		return 2
-	case "tpot":
-		return 3
 	}
-	return 4
+	switch c.Limit {
+	case "":
+		return 6
+	case "memory":
+		return 2
+	case "ttft":
+		return 3
+	case "tpot":
+		return 4
+	}
+	return 5
 }

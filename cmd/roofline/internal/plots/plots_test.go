@@ -188,3 +188,27 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+// A plan cell is marked as plan's text words it: its verdict before its
+// limit (an uncertain cell whose prediction misses TPOT is uncertain), the
+// first failing constraint only when it fails.
+func TestPlanClass(t *testing.T) {
+	for _, c := range []struct {
+		cell PlanCell
+		want string
+	}{
+		{PlanCell{Verdict: "meets"}, "meets every target"},
+		{PlanCell{}, "meets every target"},
+		{PlanCell{Verdict: "uncertain"}, "uncertain: the interval straddles a target"},
+		{PlanCell{Verdict: "uncertain", Limit: "tpot"}, "uncertain: the interval straddles a target"},
+		{PlanCell{Verdict: "fails", Limit: "memory"}, "fails first: memory"},
+		{PlanCell{Limit: "ttft"}, "fails first: ttft"},
+		{PlanCell{Verdict: "fails", Limit: "tpot"}, "fails first: tpot"},
+		{PlanCell{Verdict: "fails", Limit: "throughput"}, "fails first: throughput"},
+		{PlanCell{Verdict: "fails"}, "fails at the interval's fast end"},
+	} {
+		if got := planClasses[planClass(c.cell)].name; got != c.want {
+			t.Errorf("%+v: %q, want %q", c.cell, got, c.want)
+		}
+	}
+}
