@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -36,6 +37,8 @@ type phaseJSON struct {
 	ComputeBoundSteps int     `json:"compute_bound_steps"`
 }
 
+// efficiencyJSON is a hardware.Efficiency, every parameter of it: what a
+// prediction was priced at, and a runtime's class.
 type efficiencyJSON struct {
 	Bandwidth      float64 `json:"bandwidth"`
 	ComputeMax     float64 `json:"compute_max"`
@@ -44,6 +47,19 @@ type efficiencyJSON struct {
 	StepOverheadS  float64 `json:"step_overhead_s"`
 	PassOverheadS  float64 `json:"pass_overhead_s"`
 	LayerOverheadS float64 `json:"layer_overhead_s"`
+	// UnitBandwidth is B/s per compute unit and UnitCompute FLOP/s per
+	// compute unit (0: no cap); Dequant the share of the matrix efficiency
+	// a dequantizing kernel keeps; HostWork FLOP per token and layer on
+	// the host CPU.
+	UnitBandwidth float64 `json:"unit_bandwidth_bytes_per_s"`
+	Dequant       float64 `json:"dequant"`
+	UnitCompute   float64 `json:"unit_compute_flop_per_s"`
+	HostWork      float64 `json:"host_work_flop"`
+}
+
+func newEfficiencyJSON(e hardware.Efficiency) efficiencyJSON {
+	return efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead,
+		e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork}
 }
 
 // InputsJSON echoes what a prediction resolved.
@@ -154,10 +170,9 @@ func newPhaseJSON(p sim.Phase) phaseJSON {
 
 // NewInputsJSON echoes a prediction's inputs; why says why its runtime.
 func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
-	e := in.Efficiency
 	return InputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Runtime, why, in.Weights, in.KV,
 		string(in.Precision), in.Peak, in.PeakSource, in.PeakDerived, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
-		efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead},
+		newEfficiencyJSON(in.Efficiency),
 		in.EfficiencyFrom, in.PrefillOverhead, in.DecodeOverhead,
 		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold}
 }

@@ -69,27 +69,13 @@ type ruleJSON struct {
 }
 
 type runtimeClassJSON struct {
-	Class      string                `json:"class"`
-	Fitted     bool                  `json:"fitted"`
-	Basis      string                `json:"basis"`
-	Efficiency runtimeEfficiencyJSON `json:"efficiency"`
-	SE         map[string]float64    `json:"standard_errors,omitempty"`
-	Decode     [2]float64            `json:"decode_interval"`
-	Prefill    [2]float64            `json:"prefill_interval"`
-}
-
-type runtimeEfficiencyJSON struct {
-	Bandwidth      float64 `json:"bandwidth"`
-	ComputeMax     float64 `json:"compute_max"`
-	HalfRows       float64 `json:"half_rows"`
-	Attention      float64 `json:"attention"`
-	StepOverheadS  float64 `json:"step_overhead_s"`
-	PassOverheadS  float64 `json:"pass_overhead_s"`
-	LayerOverheadS float64 `json:"layer_overhead_s"`
-	// UnitBandwidth is B/s per compute unit (0: no cap); Dequant the share
-	// of the matrix efficiency a dequantizing kernel keeps.
-	UnitBandwidth float64 `json:"unit_bandwidth_bytes_per_s"`
-	Dequant       float64 `json:"dequant"`
+	Class      string             `json:"class"`
+	Fitted     bool               `json:"fitted"`
+	Basis      string             `json:"basis"`
+	Efficiency efficiencyJSON     `json:"efficiency"`
+	SE         map[string]float64 `json:"standard_errors,omitempty"`
+	Decode     [2]float64         `json:"decode_interval"`
+	Prefill    [2]float64         `json:"prefill_interval"`
 }
 
 type runtimeJSON struct {
@@ -122,9 +108,8 @@ func newRuntimeJSON(r *runtimes.Runtime) runtimeJSON {
 	}
 	for _, label := range r.ClassLabels() {
 		c := r.ClassByLabel(label)
-		e := c.Efficiency
 		cj := runtimeClassJSON{Class: label, Fitted: c.Fitted, Basis: c.Basis,
-			Efficiency: runtimeEfficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead, e.UnitBandwidth, e.Dequant},
+			Efficiency: newEfficiencyJSON(c.Efficiency),
 			Decode:     [2]float64{c.Decode.Low, c.Decode.High}, Prefill: [2]float64{c.Prefill.Low, c.Prefill.High}}
 		if len(c.SE) == len(hardware.ParameterNames) {
 			cj.SE = map[string]float64{}
