@@ -60,9 +60,12 @@ type Group struct {
 	Weights    string
 	KV         string
 	BPW        float64 // file-level bits per weight
-	Usable     float64 // usable memory after the headroom, B
-	Prompt     int
-	Output     int
+	Usable     float64 // usable memory after the headroom, B (sim.Targets.Usable)
+	// MemoryUsable is the usable memory before the headroom: what the
+	// runtime lets the model use on the device engine, B.
+	MemoryUsable float64
+	Prompt       int
+	Output       int
 	// Quality is the weight format's published quality loss.
 	Quality *model.Quality
 	// Configs are every configuration evaluated, by batch then context;

@@ -343,7 +343,7 @@ func (s *Search) runGroup(j *job, g *Group, buf []sim.Config) ([]sim.Config, err
 		return buf, err
 	}
 	*g = Group{Device: j.dev.Name, Family: j.dev.Family, Engine: j.engine.Name, EngineKind: j.engine.Kind, Runtime: j.runtime.Name, Model: j.cost.Spec.Name,
-		Weights: j.cost.Weights.Name, KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(st), Prompt: sp.Prompt, Output: sp.Output,
+		Weights: j.cost.Weights.Name, KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(st), MemoryUsable: st.Usable(), Prompt: sp.Prompt, Output: sp.Output,
 		Quality: j.quality, job: j}
 	g.TTFTSpread, g.TPOTSpread = st.Spread(true), st.Spread(false)
 	conf := t.ConfidenceLevel()

@@ -32,7 +32,7 @@ func (rep *report) answer(doc *Doc, r *ReportJSON) {
 			}
 			g, c := ch.Group, ch.Config
 			verdict, interval := verdictCells(g, c, t)
-			tb.Add(g.Device, g.Model, configText(g, c), Duration(c.TTFT), Duration(c.TPOT), memoryText(c.Memory, usableOf(g, t)), verdict, interval)
+			tb.Add(g.Device, g.Model, configText(g, c), Duration(c.TTFT), Duration(c.TPOT), memoryText(c.Memory, g.MemoryUsable), verdict, interval)
 		}
 		doc.Table(tb)
 	} else {
@@ -76,16 +76,6 @@ func (rep *report) predictionsByGroup() map[string]*sim.Result {
 // configText names a planned configuration in a few words.
 func configText(g *plan.Group, c sim.Config) string {
 	return fmt.Sprintf("%s %s %s, context %d, batch %d", g.Engine, g.Runtime, g.Weights, c.Context, c.Batch)
-}
-
-// usableOf is the usable memory of a group's device engine under its
-// runtime, before the targets' headroom: the one memory basis of the
-// report, as predict shows it.
-func usableOf(g *plan.Group, t sim.Targets) float64 {
-	if t.Headroom > 0 && t.Headroom < 1 {
-		return g.Usable / (1 - t.Headroom)
-	}
-	return g.Usable
 }
 
 // memoryText is memory needed of memory usable.
