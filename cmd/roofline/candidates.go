@@ -12,31 +12,6 @@ import (
 // The words a shell may complete, read from the command tree itself:
 // commands, subcommands, flags and the names flags take.
 
-// complete returns the candidates for the last of words (the words after
-// the program name, the last one being typed, maybe empty), each
-// "value<TAB>description" or "value", that begin with what is typed,
-// ignoring case ("qwen/" offers Qwen/Qwen3-4B). None means: complete file
-// names.
-func complete(a *cli.App, words []string) []string {
-	if len(words) == 0 {
-		words = []string{""}
-	}
-	cur := strings.ToLower(words[len(words)-1])
-	var out []string
-	for _, c := range candidates(a, words) {
-		value, desc, _ := strings.Cut(c, "\t")
-		if strings.HasPrefix(strings.ToLower(value), cur) {
-			// One line a candidate, a short description.
-			desc, _, _ = strings.Cut(strings.ReplaceAll(desc, "\n", " "), "; ")
-			if desc != "" {
-				value += "\t" + desc
-			}
-			out = append(out, value)
-		}
-	}
-	return out
-}
-
 // candidates is every candidate for the last of words, typed or not.
 func candidates(a *cli.App, words []string) []string {
 	cur, done := words[len(words)-1], words[:len(words)-1]

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 )
@@ -135,4 +136,29 @@ func completeCommand() *cli.Command {
 			return nil
 		},
 	}
+}
+
+// complete returns the candidates for the last of words (the words after
+// the program name, the last one being typed, maybe empty), each
+// "value<TAB>description" or "value", that begin with what is typed,
+// ignoring case ("qwen/" offers Qwen/Qwen3-4B). None means: complete file
+// names.
+func complete(a *cli.App, words []string) []string {
+	if len(words) == 0 {
+		words = []string{""}
+	}
+	cur := strings.ToLower(words[len(words)-1])
+	var out []string
+	for _, c := range candidates(a, words) {
+		value, desc, _ := strings.Cut(c, "\t")
+		if strings.HasPrefix(strings.ToLower(value), cur) {
+			// One line a candidate, a short description.
+			desc, _, _ = strings.Cut(strings.ReplaceAll(desc, "\n", " "), "; ")
+			if desc != "" {
+				value += "\t" + desc
+			}
+			out = append(out, value)
+		}
+	}
+	return out
 }
