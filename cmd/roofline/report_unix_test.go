@@ -60,7 +60,15 @@ func TestReportLargeStudyMemory(t *testing.T) {
 		written += fi.Size()
 	}
 	t.Logf("peak RSS %d MB for %d MB written", peak>>20, written>>20)
-	if written < 200<<20 || peak > 200<<20 {
+	if written < 200<<20 {
+		t.Fatalf("the study wrote %d MB; it must weigh more than the memory bound to test streaming", written>>20)
+	}
+	if raceDetector {
+		// The race detector's shadow memory is several times the
+		// program's own: the bound is roofline's, checked without it.
+		return
+	}
+	if peak > 200<<20 {
 		t.Errorf("peak RSS %d MB for %d MB written; want under 200 MB", peak>>20, written>>20)
 	}
 }
