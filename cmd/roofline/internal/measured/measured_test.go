@@ -205,3 +205,26 @@ func TestRunsCSV(t *testing.T) {
 		t.Errorf("first run %+v", r)
 	}
 }
+
+// A runs CSV may state the model file's size as its source prints it:
+// the run carries it in bytes (2.35 GiB = 2.35 × 2³⁰ B), as a llama-bench
+// table's size column does; a size that is not one is a bad row.
+func TestRunsCSVSize(t *testing.T) {
+	csv := "test,tokens_per_s,model,prompt,gen,size\nprefill,100,gemma-3-4b,512,0,2.35 GiB\ndecode,10,gemma-3-4b,0,128,\nprefill,100,gemma-3-4b,512,0,big\n"
+	res, err := Read("runs.csv", []byte(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 || len(res.Bad) != 1 {
+		t.Fatalf("runs %d, bad %v; want 2 runs and 1 bad row", len(res.Runs), res.Bad)
+	}
+	if got, want := res.Runs[0].ModelBytes, 2.35*(1<<30); math.Abs(got-want) > 1 {
+		t.Errorf("size %g B, want %g", got, want)
+	}
+	if res.Runs[1].ModelBytes != 0 {
+		t.Errorf("an empty size must leave ModelBytes 0, got %g", res.Runs[1].ModelBytes)
+	}
+	if b := res.Bad[0].Error(); !strings.Contains(b, `size = "big"`) || !strings.Contains(b, ":4") {
+		t.Errorf("bad row %q should name line 4 and the size", b)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/roofline/roofline/units"
 )
 
 var batchedHeaderKV = regexp.MustCompile(`(\w+)\s*=\s*(-?\d+)`)
@@ -404,11 +406,22 @@ func readRequestsJSON(c *collector, text string) error {
 // readRunsCSV reads roofline's own runs format: one test per row.
 func readRunsCSV(c *collector, text string) error {
 	return c.namedRows(text, []string{"test", "tokens_per_s"},
-		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "exclude", "note"},
+		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note"},
 		func(line int, get func(string) string) {
 			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
 				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
 				Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("source") + " " + get("note"))}
+			// size is the model file's size as its source prints it
+			// (llama-bench: "2.35 GiB"): the weights are priced at it, as
+			// compare prices a llama-bench file's.
+			if s := get("size"); s != "" {
+				b, err := units.Parse(s, units.DimBytes)
+				if err != nil || !(b > 0) {
+					c.bad(line, "size = %q is not a size in bytes (e.g. \"2.35 GiB\")", s)
+					return
+				}
+				r.ModelBytes = b
+			}
 			for k, dst := range map[string]*int{"prompt": &r.Prompt, "gen": &r.Gen, "depth": &r.Depth, "batch": &r.Batch, "ubatch": &r.UBatch} {
 				if s := get(k); s != "" {
 					v, err := strconv.Atoi(s)
