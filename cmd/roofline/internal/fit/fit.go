@@ -62,6 +62,10 @@ type Point struct {
 	// current builds, k ≥ 1 the k-th older era (Prior.Eras of them), whose
 	// efficiency is the current one moved by that era's Shift.
 	Era int
+	// Shared names what the point shares a bias with (its device): the
+	// points of one Shared and phase are fitted as draws around a common
+	// bias of spread Prior.SharedSpread (see there); "" shares nothing.
+	Shared string
 }
 
 // Prior is a normal prior on each parameter in fitting coordinates
@@ -79,6 +83,15 @@ type Prior struct {
 	// span besides the current one; each adds a Shift, held near none by
 	// ShiftSpread.
 	Eras int
+	// SharedSpread is the spread of the bias the points of one Shared
+	// group and phase have in common (a device's clocks, power limit,
+	// memory), relative to Noise. With it the fit is generalized least
+	// squares under that bias: the differences between a group's points
+	// weigh in full, their mean as one draw of the bias plus the mean of
+	// their noise, so a device measured fifty times does not outweigh
+	// fifty devices measured once. Zero treats every point as
+	// independent.
+	SharedSpread float64
 }
 
 // Shift is how an older era of a runtime's builds differs from the
@@ -263,6 +276,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 	}
 	x := append([]float64(nil), center...)
 	n, k := len(points), len(free)
+	shared := sharedGroups(points, prior.SharedSpread)
 	noise := prior.Noise
 	if noise <= 0 {
 		noise = DefaultNoise
@@ -304,6 +318,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 			r[i] = math.Log(v/pt.Measured) / noise
 		}
+		shared.whiten(r)
 		for j, i := range free {
 			r[n+j] = (x[i] - center[i]) / spread(i)
 		}
@@ -385,8 +400,10 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Shifts: shifts(x), ShiftSE: make([]Shift, prior.Eras), Iter: iter,
 		Sigma: map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
 	ss := map[Phase]float64{}
+	raw := append([]float64(nil), r[:n]...)
+	shared.color(raw)
 	for i, pt := range points {
-		lr := r[i] * noise // back to a log ratio
+		lr := raw[i] * noise // back to a log ratio
 		res.Ratios = append(res.Ratios, math.Exp(-lr))
 		ss[pt.Phase] += lr * lr
 		res.N[pt.Phase]++
@@ -511,4 +528,72 @@ func Quantile(v []float64, q float64) float64 {
 	lo := int(math.Floor(pos))
 	hi := min(lo+1, len(w)-1)
 	return w[lo] + (w[hi]-w[lo])*(pos-float64(lo))
+}
+
+// sharedSet is the groups of points that share a bias (Point.Shared, per
+// phase), with each group's shrink factor.
+type sharedSet struct {
+	groups [][]int
+	shrink []float64
+}
+
+// sharedGroups groups the points by Shared and phase. Under a common bias
+// of spread s (relative to the noise) the n points of a group have
+// covariance I + s²·11ᵀ; its inverse square root takes c = 1 − 1/√(1+n·s²)
+// of the group's mean off each residual: the differences stay, the mean
+// is scaled by 1/√(1+n·s²).
+func sharedGroups(points []Point, s float64) sharedSet {
+	var set sharedSet
+	if !(s > 0) {
+		return set
+	}
+	type key struct {
+		g  string
+		ph Phase
+	}
+	idx := map[key]int{}
+	for i, p := range points {
+		if p.Shared == "" {
+			continue
+		}
+		k := key{p.Shared, p.Phase}
+		j, ok := idx[k]
+		if !ok {
+			j = len(set.groups)
+			idx[k] = j
+			set.groups = append(set.groups, nil)
+		}
+		set.groups[j] = append(set.groups[j], i)
+	}
+	for _, g := range set.groups {
+		set.shrink = append(set.shrink, 1-1/math.Sqrt(1+float64(len(g))*s*s))
+	}
+	return set
+}
+
+// whiten turns the points' residuals into independent ones (the first
+// len(points) entries of r).
+func (set sharedSet) whiten(r []float64) {
+	for j, g := range set.groups {
+		set.shift(r, g, -set.shrink[j])
+	}
+}
+
+// color undoes whiten.
+func (set sharedSet) color(r []float64) {
+	for j, g := range set.groups {
+		set.shift(r, g, set.shrink[j]/(1-set.shrink[j]))
+	}
+}
+
+// shift adds f times the group's mean to each of its residuals.
+func (set sharedSet) shift(r []float64, g []int, f float64) {
+	m := 0.0
+	for _, i := range g {
+		m += r[i]
+	}
+	m /= float64(len(g))
+	for _, i := range g {
+		r[i] += f * m
+	}
 }

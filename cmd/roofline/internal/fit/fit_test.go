@@ -92,3 +92,64 @@ func TestShiftKeepsShares(t *testing.T) {
 		t.Error("no shift must leave the efficiency as it is")
 	}
 }
+
+// One device measured forty times, all its runs 30 % slower than the
+// class (its own clocks, say), beside five devices measured once each at
+// the class's speed. Fitted as independent points the forty runs set the
+// bandwidth share; with their bias shared (Prior.SharedSpread) they weigh
+// about as one device, and the share comes out near the truth. The steps
+// of the many-run device still tell the fixed cost from the bandwidth
+// (their differences weigh in full), and a zero spread is the plain fit.
+func TestFitSharedBias(t *testing.T) {
+	truth := hardware.Efficiency{Bandwidth: 0.8, StepOverhead: 200e-6, LayerOverhead: 20e-6}
+	var pts []Point
+	for i := 0; i < 40; i++ {
+		p := toyStep(1e6 * math.Pow(1.2, float64(i)))
+		pts = append(pts, Point{Measured: 1.3 * p(truth), Predict: p, Phase: Decode, Group: "slow", Shared: "slow"})
+	}
+	for i, g := range []string{"b", "c", "d", "e", "f"} {
+		p := toyStep(1e8 * float64(i+1))
+		pts = append(pts, Point{Measured: p(truth), Predict: p, Phase: Decode, Group: g, Shared: g})
+	}
+	prior := WeakPrior(hardware.Efficiency{Bandwidth: 0.7, StepOverhead: 126e-6, LayerOverhead: 32e-6, ComputeMax: 0.4, HalfRows: 64, Attention: 0.25, PassOverhead: 126e-6})
+	prior.Center.UnitBandwidth, prior.Spread[PUnitBandwidth] = 0, 0
+	for _, i := range []int{PComputeMax, PHalfRows, PAttention, PPassOverhead, PDequant, PUnitCompute, PHostWork, PLayerOverhead} {
+		prior.Spread[i] = 0
+	}
+	prior.Noise = 0.05
+	plain, err := Fit(pts, prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prior.SharedSpread = 1
+	shared, err := Fit(pts, prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Independent points: the forty slow runs pull the share towards
+	// 0.8/1.3 ≈ 0.62. Shared, the slow device's mean counts as one draw
+	// of a bias of spread 1 (in units of the noise) plus the noise of its
+	// mean: weight 40/(1+40) ≈ 1, beside 1/(1+1) = 0.5 for each device
+	// measured once, so its log bias of log 1.3 = 0.26 moves the class by
+	// about 0.26·1/(1+2.5) = 0.075: a share of 0.8/e^0.075 ≈ 0.74.
+	if got := plain.Efficiency.Bandwidth; got > 0.68 {
+		t.Errorf("plain fit: bandwidth %.3g, expected the slow device to pull it towards 0.62", got)
+	}
+	if got := shared.Efficiency.Bandwidth; math.Abs(got-0.742) > 0.015 {
+		t.Errorf("shared bias: bandwidth %.3g, want about 0.742", got)
+	}
+	// Ratios are measured over predicted per point, uncorrelated back:
+	// the slow device's runs are about 1.3× the shared fit's prediction.
+	if r := shared.Ratios[0]; r < 1.15 || r > 1.45 {
+		t.Errorf("slow device's ratio %.3g under the shared fit, want about 1.3", r)
+	}
+	// A zero spread is the fit of independent points, bit for bit.
+	prior.SharedSpread = 0
+	again, err := Fit(pts, prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Efficiency != plain.Efficiency {
+		t.Errorf("SharedSpread 0: %+v, plain %+v", again.Efficiency, plain.Efficiency)
+	}
+}
