@@ -670,8 +670,10 @@ const accuracyLeft = `
 - **Current llama.cpp CUDA prefill** (7 devices besides the Spark, one run
   each) is not explained by one shift from the older builds: on quantized weights the
   2025 builds reach 0.55–0.6 of the FP16 peak on GeForce cards but 0.15–0.25
-  on an A100 and H100 (held out: RTX 4090 and 5090 measured 1.6–1.8× faster
-  than predicted, A100 1.7× slower). Per SM and clock the seven runs are
+  on an A100 and H100 (held out: RTX 4090 and 5090 measured 1.9–2.2× faster
+  than predicted, RTX 3060, 3090 and 4080 1.3–1.45× faster, H100 1.1× and
+  A100 1.4× slower; the Spark among the current builds pulls the class's
+  prefill down, and the GeForce cards furthest). Per SM and clock the seven runs are
   alike (7.6–9.7 FLOP per integer operation of 64 INT32 lanes per SM): the
   int8 MMQ kernels are held by the integer work of unpacking blocks, not by
   the tensor cores. Modelling that needs each GPU's clock in its profile;
