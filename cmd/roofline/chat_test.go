@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/sim"
 )
 
 // chatExamples are the worked examples of docs/chat.md, on edge boards.
@@ -329,5 +331,34 @@ func TestDoesNotFit(t *testing.T) {
 	// What fits exits 0.
 	if _, errOut, code := runCLI("predict", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-8gb"); code != 0 {
 		t.Errorf("a model that fits: exit %d, %s", code, errOut)
+	}
+}
+
+// A runtime that does not batch (RKLLM) answers one chat at a time: chat
+// says so instead of "continuous batching", its JSON carries the fact,
+// and plan without a time target says the requests queue unbounded
+// rather than printing the search's bound (sim.MaxQueued) as a count.
+func TestNonBatchingRuntimeQueues(t *testing.T) {
+	out, errOut, code := runCLI("chat", "--hardware", "rk3588", "--model", "qwen2.5-1.5b")
+	if code != 0 {
+		t.Fatalf("chat: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "continuous batching") || !strings.Contains(out, "the runtime does not batch") || !strings.Contains(out, "answered one at a time") {
+		t.Errorf("chat on rkllm should say chats queue, not batch:\n%s", out)
+	}
+	js, errOut, code := runCLI("chat", "--hardware", "rk3588", "--model", "qwen2.5-1.5b", "--format", "json")
+	if code != 0 || !strings.Contains(js, `"continuous_batching": false`) {
+		t.Errorf("chat --format json: exit %d (%s); want continuous_batching false", code, errOut)
+	}
+	js, _, _ = runCLI("chat", "--hardware", "rtx-4090", "--model", "qwen2.5-1.5b", "--format", "json")
+	if !strings.Contains(js, `"continuous_batching": true`) {
+		t.Errorf("chat on llama.cpp (rtx-4090) --format json: want continuous_batching true")
+	}
+	out, errOut, code = runCLI("plan", "--hardware", "rk3588", "--model", "qwen2.5-1.5b")
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, fmt.Sprintf("%d at", sim.MaxQueued)) || !strings.Contains(out, "queued") {
+		t.Errorf("plan without targets on rkllm should say requests queue, not %d:\n%s", sim.MaxQueued, out)
 	}
 }

@@ -64,7 +64,11 @@ type ChatConcurrency struct {
 	MaxMeeting  int
 	FirstFail   sim.Limit
 	MaxInMemory int
-	Rows        []sim.Concurrency
+	// Batching says the runtime batches chats continuously; without it
+	// one chat generates at a time and the others queue (MaxInMemory is
+	// then 1: waiting chats hold no cache).
+	Batching bool
+	Rows     []sim.Concurrency
 }
 
 // Chat prices a conversation.
@@ -127,5 +131,5 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 func concurrency(s *sim.Setup, conv sim.Conversation, ctx int, tg sim.Targets, maxN int) ChatConcurrency {
 	l := s.MaxConcurrent(ctx, conv.User, conv.Reply, conv.UBatch, tg)
 	return ChatConcurrency{Context: ctx, Targets: tg, MaxMeeting: l.Meeting, FirstFail: l.Fails, MaxInMemory: l.Fit,
-		Rows: s.Concurrent(maxN, ctx, conv.User, conv.Reply, conv.UBatch, tg)}
+		Batching: s.Inputs.ContinuousBatching, Rows: s.Concurrent(maxN, ctx, conv.User, conv.Reply, conv.UBatch, tg)}
 }

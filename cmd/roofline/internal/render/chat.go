@@ -142,6 +142,7 @@ type ConcurrentJSON struct {
 	MaxMeeting  int                 `json:"max_chats_meeting_targets"`
 	FirstFail   string              `json:"first_failing_constraint"`
 	MaxInMemory int                 `json:"max_chats_in_memory"`
+	Batching    bool                `json:"continuous_batching"`
 	Rows        []concurrentRowJSON `json:"rows"`
 }
 
@@ -197,7 +198,7 @@ func NewChatJSON(c *app.Chat) ChatJSON {
 	j.EnergyUnavailable = c.NoEnergy
 	cc := c.Concurrent
 	j.Concurrent = ConcurrentJSON{Context: cc.Context, TTFTTarget: cc.Targets.TTFT, TPOTTarget: cc.Targets.TPOT, MaxMeeting: cc.MaxMeeting,
-		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory}
+		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory, Batching: cc.Batching}
 	for _, r := range cc.Rows {
 		j.Concurrent.Rows = append(j.Concurrent.Rows, concurrentRowJSON{r.N, r.TTFT, r.JoinTTFT, r.TPOT, r.Throughput, r.Memory, r.Fits, r.Limit.String()})
 	}
@@ -310,7 +311,11 @@ func chatDoc(c *app.Chat) *Doc {
 
 	doc.Section("concurrent chats", true)
 	cc := c.Concurrent
-	doc.Line("continuous batching, each chat holding %d tokens at the end of a reply; a %d-token message arrives while the others generate, or every chat sends one at once (the targets are judged on the latter)", cc.Context, conv.User)
+	if cc.Batching {
+		doc.Line("continuous batching, each chat holding %d tokens at the end of a reply; a %d-token message arrives while the others generate, or every chat sends one at once (the targets are judged on the latter)", cc.Context, conv.User)
+	} else {
+		doc.Line("the runtime does not batch: one chat is answered at a time and the others queue, each chat holding %d tokens at the end of a reply; a %d-token message arrives while the others wait, or every chat sends one at once (the targets are judged on the latter)", cc.Context, conv.User)
+	}
 	ct := NewTable("CHATS", "TTFT ONE ARRIVES", "TTFT ALL AT ONCE", "TPOT", "TOKENS/S ALL", "MEMORY", "FAILS").Right(0, 1, 2, 3, 4, 5)
 	for _, r := range cc.Rows {
 		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), Sig(r.Throughput, 4), Bytes(r.Memory), r.Limit.String())
@@ -320,6 +325,10 @@ func chatDoc(c *app.Chat) *Doc {
 	switch {
 	case cc.MaxMeeting == 0:
 		doc.Line("not even one chat meets the targets (%s): it fails %s", targets, cc.FirstFail)
+	case !cc.Batching && cc.FirstFail != sim.LimitNone:
+		doc.Line("up to %d chats meet the targets (%s), answered one at a time; chat %d fails %s", cc.MaxMeeting, targets, cc.MaxMeeting+1, cc.FirstFail)
+	case !cc.Batching:
+		doc.Line("every count up to %d meets the targets (%s), answered one at a time", cc.MaxMeeting, targets)
 	case cc.FirstFail != sim.LimitNone:
 		doc.Line("up to %d chats meet the targets (%s); chat %d fails %s; memory holds %d", cc.MaxMeeting, targets, cc.MaxMeeting+1, cc.FirstFail, cc.MaxInMemory)
 	default:

@@ -327,6 +327,10 @@ func chatsText(c sim.ConcurrencyLimit) string {
 		return "does not fit"
 	case c.Meeting == 0:
 		return fmt.Sprintf("none at %d", c.Context)
+	case c.Fit == 1 && c.Meeting >= sim.MaxQueued && c.Fails == sim.LimitNone:
+		// A runtime that does not batch, without a time target: its
+		// requests queue, and nothing bounds how many.
+		return fmt.Sprintf("any at %d, queued", c.Context)
 	}
 	return fmt.Sprintf("%d at %d", c.Meeting, c.Context)
 }
