@@ -612,8 +612,11 @@ checked ones below but have no published measurements of their own here:
 TensorRT-LLM and gpt-fast measurements (sources in
 ` + "`cmd/roofline/testdata/public/SOURCES.md`" + `) mapped onto built-in profiles,
 one test per row. Each runtime's efficiency on each kind of engine
-(docs/method.md §6) is fitted to these runs by weighted least squares on
-relative error; no parameter belongs to one device.
+(docs/method.md §6) is fitted to these runs by least squares on relative
+error, a device's runs of a phase sharing one bias (generalized least
+squares, docs/method.md "Devices measured many times"), so a device
+measured sixty times counts about as one in the class's level; no
+parameter belongs to one device.
 
 Every figure below is **held out**: each device's runs are predicted by a
 fit that never saw that device (for a class measured on one or two
@@ -621,7 +624,7 @@ devices, by a fit that never saw that model). MdAPE is the median absolute
 error of the predicted rate, P90 its 90th percentile; "measured/predicted"
 is the median ratio of times (above 1: slower than predicted). The 80 %
 interval of each test is the class's spread of held-out ratios, computed
-without the test's own device and widened for the few devices it rests on
+without the test's own device, each device weighing the same, and widened for the few devices it rests on
 (Student's t at devices − 1 degrees of freedom, times √(1 + 1/devices)),
 so its coverage is an honest check. A runtime's backend measured on three
 or more devices (llama.cpp's CUDA and Metal) is a class of its own; the
