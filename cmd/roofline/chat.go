@@ -108,8 +108,12 @@ func chatAction(c *cli.Context) error {
 	if n := quantizedVNote(!ch.Inputs.FlashAttention, ch.Inputs.Runtime, ch.Inputs.KV); n != "" {
 		render.Warn(c.App.ErrWriter, n)
 	}
-	if err := write(c, f, render.Chat(ch)); err != nil || ch.NotFit == nil {
+	draftFits := ch.Speculative == nil || ch.Speculative.Fits
+	if err := write(c, f, render.Chat(ch)); err != nil || ch.NotFit == nil && draftFits {
 		return err
+	}
+	if ch.NotFit == nil {
+		return doesNotFit{ch.Inputs.Model + " with the draft " + ch.Speculative.Draft, ch.Inputs.Device}
 	}
 	return doesNotFit{ch.Inputs.Model, ch.Inputs.Device}
 }

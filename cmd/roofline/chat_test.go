@@ -362,3 +362,21 @@ func TestNonBatchingRuntimeQueues(t *testing.T) {
 		t.Errorf("plan without targets on rkllm should say requests queue, not %d:\n%s", sim.MaxQueued, out)
 	}
 }
+
+// A draft that does not fit beside the target is a configuration that
+// does not fit: llama-3.1-8b q4_k_m at 14,200 tokens leaves 72 MiB of an
+// Orin Nano Super's 6.91 GiB usable, and llama-3.2-1b's weights and cache
+// need 1.18 GiB more. predict said "fits" and exited 0 while its JSON
+// said fits_with_draft false; now it says DOES NOT FIT and exits 3, as
+// chat does.
+func TestDraftDoesNotFit(t *testing.T) {
+	args := []string{"--model", "llama-3.1-8b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--draft", "llama-3.2-1b"}
+	out, errOut, code := runCLI(append([]string{"predict", "--prompt", "14000", "--output-tokens", "200"}, args...)...)
+	if code != 3 || !strings.Contains(out, "with the draft llama-3.2-1b: DOES NOT FIT") || !strings.Contains(errOut, "with the draft llama-3.2-1b does not fit") {
+		t.Errorf("predict: exit %d, want 3 and DOES NOT FIT with the draft:\n%s\n%s", code, out, errOut)
+	}
+	// With room for both, nothing changes: exit 0.
+	if _, errOut, code := runCLI(append([]string{"predict", "--prompt", "1000", "--output-tokens", "200"}, args...)...); code != 0 {
+		t.Errorf("predict at 1,200 tokens: exit %d: %s", code, errOut)
+	}
+}

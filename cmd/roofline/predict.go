@@ -68,8 +68,12 @@ func predictAction(c *cli.Context) error {
 	if err != nil {
 		return flagged(err)
 	}
-	if err := write(c, f, render.Predict(p)); err != nil || p.Memory.Fits {
+	draftFits := p.Speculative == nil || p.Speculative.Fits
+	if err := write(c, f, render.Predict(p)); err != nil || p.Memory.Fits && draftFits {
 		return err
+	}
+	if p.Memory.Fits {
+		return doesNotFit{p.Inputs.Model + " with the draft " + p.Speculative.Draft, p.Inputs.Device}
 	}
 	return doesNotFit{p.Inputs.Model, p.Inputs.Device}
 }

@@ -325,6 +325,9 @@ func predictWarnings(p *app.Prediction) []string {
 	for _, w := range p.Result.Warnings {
 		out = append(out, w.Message)
 	}
+	if sp := p.Speculative; sp != nil && !sp.Fits {
+		out = append(out, fmt.Sprintf("the target and the draft %s DO NOT FIT in usable memory together (the draft needs %s more); the speculative TPOT assumes they do", sp.Draft, Bytes(sp.ExtraMemory)))
+	}
 	return out
 }
 
@@ -371,8 +374,12 @@ func resultTable(p *app.Prediction, head string) *Table {
 	}
 	energyRows(t, p.Energy, p.NoEnergy)
 	if sp := p.Speculative; sp != nil {
-		t.Add("speculative TPOT", Duration(sp.TPOT), "", fmt.Sprintf("draft %s (%s), k %d, a %.2f: %.2f× at context %d; pays off above a = %.2f",
-			sp.Draft, sp.DraftWeights, sp.K, sp.Acceptance, sp.Speedup, sp.Context, sp.BreakEven))
+		fits := ""
+		if !sp.Fits {
+			fits = "; DOES NOT FIT beside the target"
+		}
+		t.Add("speculative TPOT", Duration(sp.TPOT), "", fmt.Sprintf("draft %s (%s), k %d, a %.2f: %.2f× at context %d; pays off above a = %.2f%s",
+			sp.Draft, sp.DraftWeights, sp.K, sp.Acceptance, sp.Speedup, sp.Context, sp.BreakEven, fits))
 	}
 	return t
 }
@@ -471,6 +478,9 @@ func predictDoc(p *app.Prediction) *Doc {
 		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d", r.Memory.MaxContext, wl.Batch)
 	}
 	text.Line("%s: headroom %s; largest context that fits: %s", fit, SignedBytes(r.Memory.Headroom), maxCtx)
+	if sp := p.Speculative; sp != nil && !sp.Fits {
+		text.Line("with the draft %s: DOES NOT FIT: its weights and KV cache need %s more, %s beyond the headroom", sp.Draft, Bytes(sp.ExtraMemory), Bytes(sp.ExtraMemory-r.Memory.Headroom))
+	}
 	if r.ComputeBoundBatch > 0 {
 		text.Line("decode turns compute-bound at batch %d (at peak, context %d)", r.ComputeBoundBatch, wl.LastStepContext())
 	} else {
