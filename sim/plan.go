@@ -81,6 +81,10 @@ type Limits struct {
 	// MaxContextFit is the longest context that fits in memory; -1 when any
 	// context fits (every layer windowed).
 	MaxContextFit int
+	// ContextBound is what bounds MaxContextFit: BoundByMemory, or
+	// BoundByModel when memory would hold more than the model's maximum
+	// context (as Memory.ContextBound).
+	ContextBound string
 	// MaxContextTPOT is the longest context whose last step meets the TPOT
 	// target, within MaxContextFit (0 when none does, -1 without a target).
 	MaxContextTPOT int
@@ -203,6 +207,12 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 	l.MaxContextFit = s.maxContext(usable, batch, ubatch)
 	if l.MaxContextFit > MaxPlanTokens {
 		l.MaxContextFit = MaxPlanTokens
+	}
+	l.ContextBound = BoundByMemory
+	if lim := s.Model.Spec.MaxContext; lim > 0 && (l.MaxContextFit < 0 || l.MaxContextFit > lim) {
+		// Memory would hold more than the model attends: predict's rule
+		// (Setup.Memory), so that plan and predict agree.
+		l.MaxContextFit, l.ContextBound = lim, BoundByModel
 	}
 	upper := l.MaxContextFit
 	if upper < 0 {

@@ -96,7 +96,13 @@ func TestPlanLimitsAgreeWithPredict(t *testing.T) {
 			t.Fatalf("%s: max context %d", c.model, l.MaxContextFit)
 		}
 		at, past := pred(l.MaxContextFit-prompt-output, prompt), pred(l.MaxContextFit+1-prompt-output, prompt)
-		if !at.Memory.Fits || past.Memory.Fits {
+		switch {
+		case l.ContextBound == sim.BoundByModel:
+			// Memory holds more; the model's maximum bounds both answers.
+			if !at.Memory.Fits || at.Memory.MaxContext != l.MaxContextFit || at.Memory.ContextBound != sim.BoundByModel {
+				t.Errorf("%s: max_context_fit %d (model): predict fits %v, max %d (%s)", c.model, l.MaxContextFit, at.Memory.Fits, at.Memory.MaxContext, at.Memory.ContextBound)
+			}
+		case !at.Memory.Fits || past.Memory.Fits:
 			t.Errorf("%s: max_context_fit %d: fits %v, +1 fits %v", c.model, l.MaxContextFit, at.Memory.Fits, past.Memory.Fits)
 		}
 		if l.MaxContextTPOT > prompt+output && l.MaxContextTPOT < l.MaxContextFit {
@@ -112,5 +118,36 @@ func TestPlanLimitsAgreeWithPredict(t *testing.T) {
 			}
 		}
 		t.Logf("%s on %s: %+v", c.model, c.device, l)
+	}
+}
+
+// The plan's largest context obeys the model's own maximum as predict's
+// does: llama-3.2-3b q4_k_m on an RTX 4090 would hold about 202,000
+// tokens of f16 KV (24 GiB usable less 1.9 GiB of weights, at 112 KiB per
+// token: 28 layers × 2 × 8 KV heads × 128 × 2 B = 114,688 B), but the
+// model attends 131,072 (max_position_embeddings). A small board keeps
+// its memory bound: Llama-3.1-8B on an 8 GB Orin Nano, 14,777 tokens.
+func TestPlanLimitsModelMaxContext(t *testing.T) {
+	for _, c := range []struct {
+		model, device string
+		want          int
+		bound         string
+	}{
+		{"llama-3.2-3b", "rtx-4090", 131072, sim.BoundByModel},
+		{"llama-3.1-8b", "jetson-orin-nano-super-8gb", 14777, sim.BoundByMemory},
+	} {
+		m, d := setup(t, c.model, "q4_k_m", "f16", c.device)
+		s, err := setupOn(m, d, "", sim.DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := s.PlanLimits(1, 2048, 1000, 200, 512, sim.Targets{})
+		mem := s.Memory(2048, 1, 512)
+		if l.MaxContextFit != c.want || l.ContextBound != c.bound {
+			t.Errorf("%s on %s: max context %d (%s), want %d (%s)", c.model, c.device, l.MaxContextFit, l.ContextBound, c.want, c.bound)
+		}
+		if l.MaxContextFit != mem.MaxContext || l.ContextBound != mem.ContextBound {
+			t.Errorf("%s on %s: plan %d (%s), predict %d (%s): want the same", c.model, c.device, l.MaxContextFit, l.ContextBound, mem.MaxContext, mem.ContextBound)
+		}
 	}
 }

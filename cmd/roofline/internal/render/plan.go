@@ -82,6 +82,7 @@ type PlanLimitsJSON struct {
 	KV             string  `json:"kv"`
 	Batch          int     `json:"batch"`
 	MaxContextFit  *int    `json:"max_context_fit"`
+	ContextBound   string  `json:"max_context_bound"`
 	MaxContextTPOT *int    `json:"max_context_tpot"`
 	MaxPromptTTFT  *int    `json:"max_prompt_ttft"`
 	MaxBatchFit    int     `json:"max_batch_fit"`
@@ -176,7 +177,7 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 		g := &p.Groups[gi]
 		l := g.Limits
 		out.Limits = append(out.Limits, PlanLimitsJSON{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, l.Batch,
-			limit(l.MaxContextFit), limit(l.MaxContextTPOT), limit(l.MaxPromptTTFT), l.MaxBatchFit, l.BatchContext, g.BPW})
+			limit(l.MaxContextFit), l.ContextBound, limit(l.MaxContextTPOT), limit(l.MaxPromptTTFT), l.MaxBatchFit, l.BatchContext, g.BPW})
 	}
 	for i, ch := range p.Shown.Choices {
 		g := ch.Group

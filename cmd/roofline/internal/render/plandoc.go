@@ -97,7 +97,11 @@ func limitsDetail(doc *Doc, p *app.Plan) {
 		fmt.Sprintf("MAX BATCH AT %d", l0.BatchContext)).Right(6, 7, 8, 9)
 	for _, g := range p.Groups {
 		l := g.Limits
-		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, QualityText(g.Quality), planLimit(l.MaxContextFit, l.MaxContextFit, "any"),
+		fit := planLimit(l.MaxContextFit, l.MaxContextFit, "any")
+		if l.ContextBound == sim.BoundByModel {
+			fit += " (model max)"
+		}
+		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, QualityText(g.Quality), fit,
 			planLimit(l.MaxContextTPOT, l.MaxContextFit, Dash), planLimit(l.MaxPromptTTFT, l.MaxContextFit, Dash), planLimit(l.MaxBatchFit, l.MaxBatchFit, Dash))
 	}
 	doc.Table(lt)

@@ -217,6 +217,8 @@ func appendLimitsJSON(b []byte, g *plan.Group) []byte {
 	}
 	b = opt(b, "\n      \"batch\": ", l.Batch)
 	b = opt(b, ",\n      \"max_context_fit\": ", l.MaxContextFit)
+	b = append(b, ",\n      \"max_context_bound\": "...)
+	b = strconv.AppendQuote(b, l.ContextBound)
 	b = opt(b, ",\n      \"max_context_tpot\": ", l.MaxContextTPOT)
 	b = opt(b, ",\n      \"max_prompt_ttft\": ", l.MaxPromptTTFT)
 	b = opt(b, ",\n      \"max_batch_fit\": ", l.MaxBatchFit)

@@ -22,6 +22,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/sim"
 )
 
 // ReportJSON is everything a report shows; results.json is this.
@@ -406,7 +407,11 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 			if l.MaxBatchFit > 0 && l.BatchContext > 0 {
 				batch = fmt.Sprintf("%d at %d", l.MaxBatchFit, l.BatchContext)
 			}
-			t.Add(l.Hardware, l.Engine, l.Model, l.Weights, planLimit(fit, fit, "any"), planLimit(lim(l.MaxContextTPOT), fit, "no target"),
+			fitText := planLimit(fit, fit, "any")
+			if l.ContextBound == sim.BoundByModel {
+				fitText += " (model max)"
+			}
+			t.Add(l.Hardware, l.Engine, l.Model, l.Weights, fitText, planLimit(lim(l.MaxContextTPOT), fit, "no target"),
 				planLimit(lim(l.MaxPromptTTFT), fit, "no target"), batch)
 		}
 		doc.Table(t)
