@@ -249,3 +249,28 @@ func TestPlanFlags(t *testing.T) {
 		}
 	}
 }
+
+// The plan's count says how many configurations meet the targets as
+// predicted and how many of them are sure to: llama-3.2-3b q4_k_m on an
+// Orin Nano Super at 2k context, TTFT < 1 s, TPOT < 200 ms, is predicted
+// under both targets on the GPU but its interval's slow end is not, so
+// 1 meets as predicted and 0 are 80 % sure (the row says "uncertain").
+func TestPlanCountsSureApart(t *testing.T) {
+	args := []string{"plan", "--hardware", "jetson-orin-nano-super-8gb", "--model", "llama-3.2-3b", "--weights", "q4_k_m", "--context", "2k",
+		"--prompt", "1000", "--output-tokens", "200", "--ttft", "1s", "--tpot", "200ms"}
+	out, errOut, code := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "uncertain") || !strings.Contains(out, "1 of 2 configurations in 2 groups meet the targets as predicted, 0 of them 80% sure") {
+		t.Errorf("the count should tell the uncertain configuration apart:\n%s", out)
+	}
+	js, _, _ := runCLI(append(args, "--format", "json")...)
+	var j struct {
+		Meeting int `json:"configurations_meeting_targets"`
+		Sure    int `json:"configurations_sure"`
+	}
+	if err := json.Unmarshal([]byte(js), &j); err != nil || j.Meeting != 1 || j.Sure != 0 {
+		t.Errorf("JSON: meeting %d, sure %d (%v); want 1 and 0", j.Meeting, j.Sure, err)
+	}
+}

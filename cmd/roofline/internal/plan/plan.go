@@ -77,10 +77,11 @@ type Group struct {
 	// Pick is the group's best configuration under the plan's rank: the
 	// feasible one it ranks first, or the one that misses least.
 	Pick sim.Config
-	// Evaluated counts the group's configurations and Meeting those that
-	// meet the targets.
-	Evaluated, Meeting int
-	Limits             sim.Limits
+	// Evaluated counts the group's configurations, Meeting those that
+	// meet the targets as predicted, and Sure those whose verdict is
+	// meets (the slow end of the interval meets them too).
+	Evaluated, Meeting, Sure int
+	Limits                   sim.Limits
 	// TTFTSpread and TPOTSpread are how far the setup's predictions may be
 	// off (its runtime class or calibration): verdicts and margins are
 	// weighed against them.
@@ -95,12 +96,13 @@ type Result struct {
 	Groups []Group
 	// Skipped lists device engines that cannot run a requested format.
 	Skipped []string
-	// Evaluated counts configurations over all groups and Meeting those
-	// that meet the targets.
-	Evaluated, Meeting int
-	Targets            sim.Targets
-	Rank               Rank
-	Tolerance          float64
+	// Evaluated counts configurations over all groups, Meeting those
+	// that meet the targets as predicted and Sure those judged to meet
+	// them at the targets' confidence (Group).
+	Evaluated, Meeting, Sure int
+	Targets                  sim.Targets
+	Rank                     Rank
+	Tolerance                float64
 	// EnginesAsked is true when the space named its engines: every one of
 	// them then belongs in the answer.
 	EnginesAsked bool

@@ -321,6 +321,7 @@ func (s *Search) account(res *Result, i int) {
 	g := &res.Groups[i]
 	res.Evaluated += g.Evaluated
 	res.Meeting += g.Meeting
+	res.Sure += g.Sure
 	pair := &res.Pairs[s.jobs[i].pair]
 	pair.Groups = append(pair.Groups, i)
 }
@@ -362,6 +363,9 @@ func (s *Search) runGroup(j *job, g *Group, buf []sim.Config) ([]sim.Config, err
 	for i, c := range buf {
 		if c.Feasible {
 			g.Meeting++
+		}
+		if c.Verdict == sim.Meets {
+			g.Sure++
 		}
 		if i == 0 || sp.Rank.pickBetter(g, c, g.Pick, t) {
 			g.Pick = c

@@ -117,6 +117,7 @@ type PlanSummaryJSON struct {
 	Tolerance float64          `json:"quality_tolerance"`
 	Evaluated int              `json:"configurations"`
 	Meeting   int              `json:"configurations_meeting_targets"`
+	Sure      int              `json:"configurations_sure"`
 }
 
 // margins are a judgement's margins as the share a target is cleared by
@@ -169,7 +170,7 @@ func qualityMetric(q *model.Quality) (string, *float64) {
 func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 	t := p.Targets
 	out := PlanSummaryJSON{Best: []PlanChoiceJSON{}, Limits: []PlanLimitsJSON{}, Pareto: []paretoJSON{}, Skipped: p.Skipped,
-		RankedBy: p.Rank.String(), Tolerance: p.Tolerance, Evaluated: p.Evaluated, Meeting: p.Meeting}
+		RankedBy: p.Rank.String(), Tolerance: p.Tolerance, Evaluated: p.Evaluated, Meeting: p.Meeting, Sure: p.Sure}
 	for gi := range p.Groups {
 		if !limits {
 			break

@@ -50,7 +50,8 @@ func planDoc(p *app.Plan) *Doc {
 	if req.Detail {
 		limitsDetail(doc, p)
 	}
-	doc.Raw(fmt.Sprintf("\n%d of %d configurations in %d groups meet the targets\n", p.Meeting, p.Evaluated, len(p.Groups)), "")
+	doc.Raw(fmt.Sprintf("\n%d of %d configurations in %d groups meet the targets as predicted, %d of them %.0f%% sure (the slow end of the interval meets them too)\n",
+		p.Meeting, p.Evaluated, len(p.Groups), p.Sure, 100*p.Targets.ConfidenceLevel()), "")
 	return doc
 }
 

@@ -148,6 +148,8 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 	buf = strconv.AppendInt(buf, int64(p.Evaluated), 10)
 	buf = append(buf, ",\n  \"configurations_meeting_targets\": "...)
 	buf = strconv.AppendInt(buf, int64(p.Meeting), 10)
+	buf = append(buf, ",\n  \"configurations_sure\": "...)
+	buf = strconv.AppendInt(buf, int64(p.Sure), 10)
 	buf = append(buf, "\n}\n"...)
 	_, err = w.Write(buf)
 	return err
