@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/sim"
@@ -132,6 +133,44 @@ type concurrentRowJSON struct {
 	MemoryBytes float64 `json:"memory_bytes"`
 	Fits        bool    `json:"fits"`
 	Fails       string  `json:"fails,omitempty"`
+	// Failing lists every target the row misses (Fails is the first).
+	Failing []string `json:"failing,omitempty"`
+}
+
+// failing is every constraint a concurrency row misses, in the order the
+// planner checks them (memory, TTFT, TPOT): the FAILS column showed only
+// the first, so a TPOT over its target hid behind a TTFT miss.
+func failing(r sim.Concurrency, t sim.Targets) []string {
+	var out []string
+	if !r.Fits {
+		out = append(out, sim.LimitMemory.String())
+	}
+	if t.TTFT > 0 && r.TTFT > t.TTFT {
+		out = append(out, sim.LimitTTFT.String())
+	}
+	if t.TPOT > 0 && r.TPOT > t.TPOT {
+		out = append(out, sim.LimitTPOT.String())
+	}
+	if len(out) == 0 && r.Limit != sim.LimitNone {
+		out = append(out, r.Limit.String())
+	}
+	return out
+}
+
+// failingText is a row's misses for people: "ttft, tpot".
+func failingText(r sim.Concurrency, t sim.Targets) string { return strings.Join(failing(r, t), ", ") }
+
+// nextFails is what the first chat beyond MaxMeeting misses, all of it
+// where the table priced that row.
+func nextFails(cc app.ChatConcurrency) string {
+	for _, r := range cc.Rows {
+		if r.N == cc.MaxMeeting+1 {
+			if s := failingText(r, cc.Targets); s != "" {
+				return s
+			}
+		}
+	}
+	return cc.FirstFail.String()
 }
 
 // ConcurrentJSON is concurrent chats sharing a device.
@@ -200,7 +239,7 @@ func NewChatJSON(c *app.Chat) ChatJSON {
 	j.Concurrent = ConcurrentJSON{Context: cc.Context, TTFTTarget: cc.Targets.TTFT, TPOTTarget: cc.Targets.TPOT, MaxMeeting: cc.MaxMeeting,
 		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory, Batching: cc.Batching}
 	for _, r := range cc.Rows {
-		j.Concurrent.Rows = append(j.Concurrent.Rows, concurrentRowJSON{r.N, r.TTFT, r.JoinTTFT, r.TPOT, r.Throughput, r.Memory, r.Fits, r.Limit.String()})
+		j.Concurrent.Rows = append(j.Concurrent.Rows, concurrentRowJSON{r.N, r.TTFT, r.JoinTTFT, r.TPOT, r.Throughput, r.Memory, r.Fits, r.Limit.String(), failing(r, cc.Targets)})
 	}
 	return j
 }
@@ -318,19 +357,19 @@ func chatDoc(c *app.Chat) *Doc {
 	}
 	ct := NewTable("CHATS", "TTFT ONE ARRIVES", "TTFT ALL AT ONCE", "TPOT", "TOKENS/S ALL", "MEMORY", "FAILS").Right(0, 1, 2, 3, 4, 5)
 	for _, r := range cc.Rows {
-		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), Sig(r.Throughput, 4), Bytes(r.Memory), r.Limit.String())
+		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), Sig(r.Throughput, 4), Bytes(r.Memory), failingText(r, cc.Targets))
 	}
 	doc.Table(ct)
 	targets := fmt.Sprintf("TTFT %s, TPOT %s", Duration(cc.Targets.TTFT), Duration(cc.Targets.TPOT))
 	switch {
 	case cc.MaxMeeting == 0:
-		doc.Line("not even one chat meets the targets (%s): it fails %s", targets, cc.FirstFail)
+		doc.Line("not even one chat meets the targets (%s): it fails %s", targets, nextFails(cc))
 	case !cc.Batching && cc.FirstFail != sim.LimitNone:
-		doc.Line("up to %d chats meet the targets (%s), answered one at a time; chat %d fails %s", cc.MaxMeeting, targets, cc.MaxMeeting+1, cc.FirstFail)
+		doc.Line("up to %d chats meet the targets (%s), answered one at a time; chat %d fails %s", cc.MaxMeeting, targets, cc.MaxMeeting+1, nextFails(cc))
 	case !cc.Batching:
 		doc.Line("every count up to %d meets the targets (%s), answered one at a time", cc.MaxMeeting, targets)
 	case cc.FirstFail != sim.LimitNone:
-		doc.Line("up to %d chats meet the targets (%s); chat %d fails %s; memory holds %d", cc.MaxMeeting, targets, cc.MaxMeeting+1, cc.FirstFail, cc.MaxInMemory)
+		doc.Line("up to %d chats meet the targets (%s); chat %d fails %s; memory holds %d", cc.MaxMeeting, targets, cc.MaxMeeting+1, nextFails(cc), cc.MaxInMemory)
 	default:
 		doc.Line("every count up to %d meets the targets (%s); memory holds %d", cc.MaxMeeting, targets, cc.MaxInMemory)
 	}
