@@ -38,7 +38,7 @@ func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
 	mem.Usable = s.Usable()
 	mem.Fits = mem.Total <= mem.Usable
 	mem.Headroom = mem.Usable - mem.Total
-	mem.MaxContext, mem.ContextBound = s.maxContextWith(&mem, mem.Usable, batch, ubatch), BoundByMemory
+	mem.MaxContext, mem.ContextBound = s.maxContext(mem.Usable, batch, ubatch), BoundByMemory
 	if lim := s.Model.Spec.MaxContext; lim > 0 && (mem.MaxContext < 0 || mem.MaxContext > lim) {
 		mem.MaxContext, mem.ContextBound = lim, BoundByModel
 	}
@@ -51,6 +51,7 @@ func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 { return s.need(ctx, 
 // need is the one account of what a setup needs: what does not depend on
 // the context (fixed), and the KV cache of the sequences it holds.
 func (s *Setup) need(ctx, batch, ubatch int) Memory {
+	ubatch = s.passUBatch(ctx, batch, ubatch)
 	mem := s.fixed(batch, ubatch)
 	mem.KV = s.kvHeld(ctx, batch, ubatch)
 	mem.Total = mem.totalWith(mem.KV)
@@ -79,11 +80,29 @@ func (s *Setup) fixed(batch, ubatch int) Memory {
 	}
 }
 
+// passUBatch is the micro-batch a pass over sequences of ctx tokens
+// holds: llama.cpp caps n_ubatch at n_batch and n_batch at n_ctx (the
+// cache of the sequences held), so a pass never holds more tokens than
+// the cache does; the activations and a sliding layer's window cache
+// follow it (--ubatch 64k on a 110-token context is 110 tokens' worth).
+func (s *Setup) passUBatch(ctx, batch, ubatch int) int {
+	return max(1, min(ubatch, ctx*s.resident(batch)))
+}
+
 // maxContext is the longest context per sequence whose memory fits in
 // usable at this batch: 0 when nothing fits, -1 when any context fits.
+// Past ubatch tokens of cache the fixed part is the full pass's and the
+// KV cache inverts in closed form; below it the pass shrinks with the
+// context (passUBatch), and the longest fitting context is bisected.
 func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
 	f := s.fixed(batch, ubatch)
-	return s.maxContextWith(&f, usable, batch, ubatch)
+	m := s.maxContextWith(&f, usable, batch, ubatch)
+	r := s.resident(batch)
+	if m < 0 || m*r >= ubatch {
+		return m
+	}
+	below := largest((ubatch+r-1)/r, func(c int) bool { return s.need(c, batch, ubatch).Total <= usable })
+	return max(m, below)
 }
 
 // maxContextWith is maxContext with the fixed memory f (Setup.fixed) of

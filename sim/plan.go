@@ -152,7 +152,12 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 	fixed := s.fixed(batch, ubatch)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
-		c.Memory = fixed.totalWith(s.kvHeld(ctx, batch, ubatch))
+		if ctx*seqs < ubatch {
+			// A cache smaller than the micro-batch caps the pass (passUBatch).
+			c.Memory = s.need(ctx, batch, ubatch).Total
+		} else {
+			c.Memory = fixed.totalWith(s.kvHeld(ctx, batch, ubatch))
+		}
 		c.Fits = c.Memory <= usable
 		p.w.Depth = c.Depth(prompt, output)
 		c.TTFT = prefill.sum().time

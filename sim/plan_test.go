@@ -151,3 +151,31 @@ func TestPlanLimitsModelMaxContext(t *testing.T) {
 		}
 	}
 }
+
+// A micro-batch larger than the cache is capped at it, as llama.cpp caps
+// n_ubatch at n_batch ≤ n_ctx: --ubatch 65536 on a 110-token context
+// priced 34.1 GiB of activations (a 65,536-token pass) and "does not
+// fit" on an RTX 4090. The memory at 110 tokens is the same with ubatch
+// 65,536 as with 110; the largest context stays the boundary where the
+// capped need crosses usable memory, and plan prices it as predict does.
+func TestUBatchCappedAtTheCache(t *testing.T) {
+	m, d := setup(t, "llama-3.2-3b", "q4_k_m", "f16", "rtx-4090")
+	s, err := setupOn(m, d, "", sim.DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge, capped := s.Memory(110, 1, 65536), s.Memory(110, 1, 110)
+	if huge.Total != capped.Total || !huge.Fits {
+		t.Errorf("110 tokens: %.4g B with ubatch 65536, %.4g B with 110 (fits %v); want the same", huge.Total, capped.Total, huge.Fits)
+	}
+	max := huge.MaxContext
+	if max <= 110 || max >= 65536 {
+		t.Fatalf("max context %d with ubatch 65536: want between the context and the micro-batch", max)
+	}
+	if at, past := s.Memory(max, 1, 65536), s.Memory(max+1, 1, 65536); !at.Fits || past.Fits {
+		t.Errorf("max context %d: fits %v, +1 fits %v", max, at.Fits, past.Fits)
+	}
+	if c := s.Evaluate(110, 1, 100, 10, 65536, sim.Targets{}); c.Memory != huge.Total {
+		t.Errorf("plan prices 110 tokens at %.4g B, predict at %.4g B", c.Memory, huge.Total)
+	}
+}

@@ -34,8 +34,12 @@ func (w Workload) MidContext() int { return w.Depth + w.Prompt + max(w.Output/2,
 // step that would follow it).
 func (w Workload) LastStepContext() int { return w.Depth + w.Prompt + max(w.Output-1, 1) }
 
-// PassTokens is the number of tokens in a full prefill pass.
-func (w Workload) PassTokens() int { return passTokens(w.Batch, w.UBatch) }
+// PassTokens is the number of tokens in the prompt's largest prefill
+// pass: a full micro-batch, or the whole prompt of every sequence when it
+// is shorter.
+func (w Workload) PassTokens() int {
+	return min(passTokens(w.Batch, w.UBatch), w.Batch*max(w.Prompt, 1))
+}
 
 // workloadFields are the fields Validate checks, in the order of
 // Workload.values: a table built once, not per call (a plan validates
