@@ -3,6 +3,9 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strconv"
+
+	"github.com/roofline/roofline/limits"
 )
 
 // Draw is what energy is priced at: the device's draw while an engine
@@ -39,6 +42,8 @@ func (d Draw) Validate() error {
 	switch {
 	case !(d.Run > 0) || !finite(d.Run):
 		return &FieldError{"Power", fmt.Sprintf("must be a positive power, got %g W", d.Run)}
+	case d.Run > limits.Power:
+		return &FieldError{"Power", fmt.Sprintf("%g W is beyond any device (at most %s W)", d.Run, strconv.FormatFloat(limits.Power, 'f', -1, 64))}
 	case d.Idle < 0 || !finite(d.Idle):
 		return &FieldError{"IdlePower", fmt.Sprintf("must be a positive power, got %g W", d.Idle)}
 	case d.Idle > d.Run:

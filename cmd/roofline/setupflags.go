@@ -7,6 +7,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
@@ -74,6 +75,9 @@ func parseStorage(c *cli.Context) (float64, error) {
 	if err != nil || !(bw > 0) {
 		_, lerr := hardware.LookupStorage(s)
 		return 0, usageErr("--storage: %v", lerr)
+	}
+	if bw < limits.StorageRate || math.IsInf(bw, 0) {
+		return 0, usageErr("--storage %s: a read rate from %s up, e.g. 100MB/s, or a medium (sd, emmc, nvme-gen4x4, …)", s, units.FormatBandwidth(limits.StorageRate))
 	}
 	return bw, nil
 }
