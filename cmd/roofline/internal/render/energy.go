@@ -73,7 +73,7 @@ func energyRows(t *Table, e *app.Energy, none string) {
 	if e.Given {
 		run = "--power"
 	}
-	t.Add("energy", Sig(e.JoulesPerToken, 3)+" J/token", "", fmt.Sprintf("%.0f tokens/Wh, %s J per answer at %s W (%s; an estimate: a measured draw is usually lower)",
+	t.Add("energy", Sig(e.JoulesPerToken, 3)+" J/token", "", fmt.Sprintf("per token decoded, %.0f tokens/Wh; %s J per answer with its prefill; at %s W (%s; an estimate: a measured draw is usually lower)",
 		e.TokensPerWh, Sig(e.JoulesPerAnswer, 3), Sig(e.Run, 6), run))
 	var idle string
 	switch {
