@@ -199,7 +199,7 @@ func TestPublicAccuracy(t *testing.T) {
 	}
 	for _, r := range rows {
 		if r.BeatsBound {
-			t.Errorf("%s (%s): %.4g t/s beats the ideal bound %.4g", r.Run.Note, r.Hardware, r.Measured, r.Bound)
+			t.Errorf("%s (%s): %.4g t/s beats the ideal bound %.4g", r.Run.Cited(), r.Hardware, r.Measured, r.Bound)
 		}
 	}
 	doc := accuracyDoc(classes, runs, dec, pre, all)
@@ -524,7 +524,7 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	for _, c := range classes {
 		count := map[string]int{}
 		for _, cs := range c.Cases {
-			count[strings.SplitN(cs.Run.Note, " ", 2)[0]]++
+			count[strings.SplitN(cs.Run.Cited(), " ", 2)[0]]++
 		}
 		var srcs []string
 		for s := range count {
@@ -546,7 +546,7 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 			continue
 		}
 		excluded++
-		id := strings.SplitN(r.Note, " ", 4)
+		id := strings.SplitN(r.Cited(), " ", 4)
 		src := r.Source()
 		if len(id) >= 3 {
 			src = strings.Join(id[:3], " ")

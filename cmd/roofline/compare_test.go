@@ -126,3 +126,21 @@ func TestCompareDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// compare prints what a file says of its runs, once: a runs CSV's source
+// column cites where a row was transcribed from and is not a note (eight
+// "note: XD-GPUBENCH row 141" lines before), and a line skipped for one
+// reason warns once though it holds a prefill and a decode run.
+func TestCompareNotesAndWarningsOnce(t *testing.T) {
+	out, errOut, code := runCLI("compare", "testdata/m2ultra-xd-runs.csv", "--hardware", "apple-m2-ultra")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "note: XD-GPUBENCH") {
+		t.Errorf("the source column printed as notes:\n%s", out)
+	}
+	_, errOut, _ = runCLI("compare", "internal/measured/testdata/batched-bench.txt", "--hardware", "dgx-spark")
+	if n := strings.Count(errOut, "the file does not say which model ran"); n != 1 {
+		t.Errorf("the skipped line warned %d times, want once:\n%s", n, errOut)
+	}
+}

@@ -79,7 +79,7 @@ func Load(cat *profiles.Catalog, runs []measured.Run) ([]Case, []error) {
 		}
 		rs, err := ev.Resolve(r)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s (%s): %w", r.Source(), r.Note, err))
+			errs = append(errs, fmt.Errorf("%s (%s): %w", r.Source(), r.Cited(), err))
 			continue
 		}
 		s := rs.Setup

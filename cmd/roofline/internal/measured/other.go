@@ -410,7 +410,7 @@ func readRunsCSV(c *collector, text string) error {
 		func(line int, get func(string) string) {
 			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
 				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
-				Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("source") + " " + get("note"))}
+				Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("note")), Origin: strings.TrimSpace(get("source"))}
 			// size is the model file's size as its source prints it
 			// (llama-bench: "2.35 GiB"): the weights are priced at it, as
 			// compare prices a llama-bench file's.

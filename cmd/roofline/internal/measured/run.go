@@ -57,8 +57,15 @@ type Run struct {
 
 	// Exclude, when set, says why the run is reported but not scored.
 	Exclude string
-	Note    string
+	// Note is what the file says of the run; Origin, in roofline's runs
+	// CSV, the published source it was transcribed from (its source
+	// column), which Cited joins to the note.
+	Note   string
+	Origin string
 }
+
+// Cited is the run's origin and note: "XD-GPUBENCH row 141 …".
+func (r Run) Cited() string { return strings.TrimSpace(r.Origin + " " + r.Note) }
 
 // Source is "file:line".
 func (r Run) Source() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }

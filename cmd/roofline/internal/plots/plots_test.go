@@ -108,6 +108,18 @@ func TestTicks(t *testing.T) {
 	if got := strings.Join(labels, " "); got != "1 10 100 1k 10k" {
 		t.Errorf("log labels over 0.3 … 20000: %s", got)
 	}
+	// 700 … 9,000 (the prefill panel of a compare): 1k 2k 5k are too few,
+	// and every mantissa crowded "700800900 1k" at the left end; 1, 2, 3
+	// and 5 label four.
+	labels = labels[:0]
+	for _, tk := range (logTicks{}).Ticks(700, 9000) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "1k 2k 3k 5k" {
+		t.Errorf("log labels over 700 … 9000: %s", got)
+	}
 	labels = labels[:0]
 	for _, tk := range (pow2Ticks{}).Ticks(64, 131072) {
 		if tk.Label != "" {
@@ -210,5 +222,40 @@ func TestPlanClass(t *testing.T) {
 		if got := planClasses[planClass(c.cell)].name; got != c.want {
 			t.Errorf("%+v: %q, want %q", c.cell, got, c.want)
 		}
+	}
+}
+
+// A run faster than its limit stays on the compare figure: the
+// utilisation axis widens to hold it (MFU 207 % fell off a fixed 0–105 %
+// axis) and the legend says what a run past the limit means.
+func TestCompareKeepsRunsPastTheLimit(t *testing.T) {
+	runs := []Comparison{
+		{Label: "pp201", Prefill: true, Measured: 6300, Predicted: 970, Utilization: 2.07},
+		{Label: "tg205", Measured: 44, Predicted: 29, Utilization: 1.02},
+	}
+	f, err := Compare("t", []string{"g"}, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := f.Panels()
+	u := ps[len(ps)-1]
+	if u.X.Max < 207 {
+		t.Errorf("utilisation axis ends at %g %%, below the 207 %% run", u.X.Max)
+	}
+	found := false
+	for _, e := range f.entries {
+		found = found || strings.Contains(e.label, "faster than the limit")
+	}
+	if !found {
+		t.Errorf("no legend entry says runs past the limit are faster than it")
+	}
+	// Within the limit the axis stays 0–105 % and the legend plain.
+	runs[0].Utilization, runs[1].Utilization = 0.5, 0.8
+	if f, err = Compare("t", []string{"g"}, runs); err != nil {
+		t.Fatal(err)
+	}
+	ps = f.Panels()
+	if u := ps[len(ps)-1]; u.X.Max != 105 {
+		t.Errorf("within the limit the axis ends at %g, want 105", u.X.Max)
 	}
 }

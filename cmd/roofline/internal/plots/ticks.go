@@ -69,7 +69,7 @@ func stepTicks(lo, hi, step float64) []plot.Tick {
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []plot.Tick {
-	for _, labelled := range [][]float64{{1}, {1, 5}, {1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+	for _, labelled := range [][]float64{{1}, {1, 5}, {1, 2, 5}, {1, 2, 3, 5}, {1, 2, 3, 5, 7}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
 		ticks := logLadder(lo, hi, labelled)
 		if labels(ticks) >= MinTickLabels {
 			return ticks

@@ -48,7 +48,14 @@ func Write(w, stderr io.Writer, f Format, a Answer) error {
 
 // Warn prints warnings to stderr under the message rule.
 func Warn(stderr io.Writer, warnings ...string) {
+	seen := make(map[string]bool, len(warnings))
 	for _, w := range warnings {
+		// Once each: a line that holds a prefill and a decode run is
+		// skipped twice for one reason.
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
 		fmt.Fprintf(stderr, "roofline: warning: %s\n", w)
 	}
 }
