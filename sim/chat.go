@@ -244,7 +244,8 @@ type Concurrency struct {
 	Throughput float64 // tokens/s over all chats at that step
 	Memory     float64 // bytes for N caches of Context tokens
 	Fits       bool
-	Limit      Limit // first constraint failed, LimitNone when all are met
+	Limit      Limit    // first constraint failed, LimitNone when all are met
+	Misses     LimitSet // every constraint failed
 }
 
 // Concurrent prices 1 … maxN conversations of `context` tokens each, every
@@ -255,7 +256,7 @@ func (s *Setup) Concurrent(maxN, context, prompt, output, ubatch int, t Targets)
 	for n := 1; n <= maxN; n++ {
 		c := s.Evaluate(context, n, prompt, output, ubatch, t)
 		join := s.JoinTTFT(prompt, c.Depth(prompt, output), n-1, max(context-1, 1), ubatch)
-		out = append(out, Concurrency{N: n, TTFT: c.TTFT, JoinTTFT: join, TPOT: c.TPOT, Throughput: c.Throughput, Memory: c.Memory, Fits: c.Fits, Limit: c.Limit})
+		out = append(out, Concurrency{N: n, TTFT: c.TTFT, JoinTTFT: join, TPOT: c.TPOT, Throughput: c.Throughput, Memory: c.Memory, Fits: c.Fits, Limit: c.Limit, Misses: c.Misses})
 	}
 	return out
 }

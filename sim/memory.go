@@ -38,11 +38,18 @@ func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
 	mem.Usable = s.Usable()
 	mem.Fits = mem.Total <= mem.Usable
 	mem.Headroom = mem.Usable - mem.Total
-	mem.MaxContext, mem.ContextBound = s.maxContext(mem.Usable, batch, ubatch), BoundByMemory
-	if lim := s.Model.Spec.MaxContext; lim > 0 && (mem.MaxContext < 0 || mem.MaxContext > lim) {
-		mem.MaxContext, mem.ContextBound = lim, BoundByModel
-	}
+	mem.MaxContext, mem.ContextBound = s.modelBound(s.maxContext(mem.Usable, batch, ubatch))
 	return mem
+}
+
+// modelBound holds the longest context memory allows (-1: any) to the
+// model's own maximum, saying which bound it is: predict's and plan's one
+// rule.
+func (s *Setup) modelBound(memory int) (int, string) {
+	if lim := s.Model.Spec.MaxContext; lim > 0 && (memory < 0 || memory > lim) {
+		return lim, BoundByModel
+	}
+	return memory, BoundByMemory
 }
 
 // MemoryNeed is Memory's total.

@@ -19,6 +19,23 @@ func (l Limit) String() string {
 	return [...]string{"", "memory", "ttft", "tpot", "throughput"}[l]
 }
 
+// LimitSet is every constraint a configuration fails, a bit per Limit.
+type LimitSet uint8
+
+// Has says whether the set holds l.
+func (s LimitSet) Has(l Limit) bool { return s&(1<<l) != 0 }
+
+// Names are the set's constraints in the order they are checked.
+func (s LimitSet) Names() []string {
+	var out []string
+	for l := LimitMemory; l <= LimitThroughput; l++ {
+		if s.Has(l) {
+			out = append(out, l.String())
+		}
+	}
+	return out
+}
+
 // Targets are what a planned configuration must meet; zero means no target.
 type Targets struct {
 	TTFT          float64 // s, for the prompt on top of the history
@@ -59,8 +76,10 @@ type Config struct {
 	// Limit is the first constraint that fails ("" when feasible) and
 	// Excess how far it misses: needed / allowed (> 1). The one-byte
 	// fields come last: a Config takes 64 bytes, not 72.
-	Excess   float64
-	Limit    Limit
+	Excess float64
+	Limit  Limit
+	// Misses is every constraint that fails, Limit the first of them.
+	Misses   LimitSet
 	Fits     bool
 	Feasible bool
 	// Verdict weighs the latency targets against the prediction's
@@ -171,6 +190,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 			c.TTFT += float64(q) * (c.TTFT + float64(output-1)*c.TPOT)
 		}
 		fail := func(limit Limit, excess float64) {
+			c.Misses |= 1 << limit
 			if c.Limit == LimitNone {
 				c.Limit, c.Excess = limit, excess
 			}
@@ -213,12 +233,7 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 	if l.MaxContextFit > MaxPlanTokens {
 		l.MaxContextFit = MaxPlanTokens
 	}
-	l.ContextBound = BoundByMemory
-	if lim := s.Model.Spec.MaxContext; lim > 0 && (l.MaxContextFit < 0 || l.MaxContextFit > lim) {
-		// Memory would hold more than the model attends: predict's rule
-		// (Setup.Memory), so that plan and predict agree.
-		l.MaxContextFit, l.ContextBound = lim, BoundByModel
-	}
+	l.MaxContextFit, l.ContextBound = s.modelBound(l.MaxContextFit)
 	upper := l.MaxContextFit
 	if upper < 0 {
 		upper = MaxPlanTokens

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -98,57 +99,37 @@ TPOT target,target,,,TPOT (ms),200,
 	}
 }
 
-func TestTicks(t *testing.T) {
+// tickLabels are the labelled ticks a ticker puts on [lo, hi].
+func tickLabels(tk plot.Ticker, lo, hi float64) string {
 	var labels []string
-	for _, tk := range (logTicks{}).Ticks(0.3, 2e4) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
+	for _, t := range tk.Ticks(lo, hi) {
+		if t.Label != "" {
+			labels = append(labels, t.Label)
 		}
 	}
-	if got := strings.Join(labels, " "); got != "1 10 100 1k 10k" {
-		t.Errorf("log labels over 0.3 … 20000: %s", got)
-	}
-	// 700 … 9,000 (the prefill panel of a compare): 1k 2k 5k are too few,
-	// and every mantissa crowded "700800900 1k" at the left end; 1, 2, 3
-	// and 5 label four.
-	labels = labels[:0]
-	for _, tk := range (logTicks{}).Ticks(700, 9000) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "1k 2k 3k 5k" {
-		t.Errorf("log labels over 700 … 9000: %s", got)
-	}
-	labels = labels[:0]
-	for _, tk := range (pow2Ticks{}).Ticks(64, 131072) {
-		if tk.Label != "" {
-			labels = append(labels, tk.Label)
-		}
-	}
-	if got := strings.Join(labels, " "); got != "64 256 1k 4k 16k 64k" {
-		t.Errorf("power-of-two labels over 64 … 128k: %s", got)
-	}
+	return strings.Join(labels, " ")
 }
 
-func TestIntTicks(t *testing.T) {
+func TestTicks(t *testing.T) {
 	for _, c := range []struct {
+		name   string
+		ticker plot.Ticker
 		lo, hi float64
 		want   string
 	}{
-		{1, 20, "1 5 10 15 20"},
-		{1, 8, "1 2 3 4 5 6 7 8"},
-		{1, 100, "1 20 40 60 80 100"},
-		{1, 1e6, "1 200k 400k 600k 800k 1M"},
+		{"log", logTicks{}, 0.3, 2e4, "1 10 100 1k 10k"},
+		// 700 … 9,000 (the prefill panel of a compare): 1k 2k 5k are too
+		// few, and every mantissa crowded "700800900 1k" at the left end;
+		// 1, 2, 3 and 5 label four.
+		{"log", logTicks{}, 700, 9000, "1k 2k 3k 5k"},
+		{"power-of-two", pow2Ticks{}, 64, 131072, "64 256 1k 4k 16k 64k"},
+		{"int", intTicks{}, 1, 20, "1 5 10 15 20"},
+		{"int", intTicks{}, 1, 8, "1 2 3 4 5 6 7 8"},
+		{"int", intTicks{}, 1, 100, "1 20 40 60 80 100"},
+		{"int", intTicks{}, 1, 1e6, "1 200k 400k 600k 800k 1M"},
 	} {
-		var labels []string
-		for _, tk := range (intTicks{}).Ticks(c.lo, c.hi) {
-			if tk.Label != "" {
-				labels = append(labels, tk.Label)
-			}
-		}
-		if got := strings.Join(labels, " "); got != c.want {
-			t.Errorf("%v … %v: %s, want %s", c.lo, c.hi, got, c.want)
+		if got := tickLabels(c.ticker, c.lo, c.hi); got != c.want {
+			t.Errorf("%s labels over %v … %v: %s, want %s", c.name, c.lo, c.hi, got, c.want)
 		}
 	}
 }

@@ -137,35 +137,16 @@ type concurrentRowJSON struct {
 	Failing []string `json:"failing,omitempty"`
 }
 
-// failing is every constraint a concurrency row misses, in the order the
-// planner checks them (memory, TTFT, TPOT): the FAILS column showed only
-// the first, so a TPOT over its target hid behind a TTFT miss.
-func failing(r sim.Concurrency, t sim.Targets) []string {
-	var out []string
-	if !r.Fits {
-		out = append(out, sim.LimitMemory.String())
-	}
-	if t.TTFT > 0 && r.TTFT > t.TTFT {
-		out = append(out, sim.LimitTTFT.String())
-	}
-	if t.TPOT > 0 && r.TPOT > t.TPOT {
-		out = append(out, sim.LimitTPOT.String())
-	}
-	if len(out) == 0 && r.Limit != sim.LimitNone {
-		out = append(out, r.Limit.String())
-	}
-	return out
-}
-
-// failingText is a row's misses for people: "ttft, tpot".
-func failingText(r sim.Concurrency, t sim.Targets) string { return strings.Join(failing(r, t), ", ") }
+// failingText is a row's misses for people: "ttft, tpot". The FAILS
+// column showed only the first, so a TPOT miss hid behind a TTFT miss.
+func failingText(r sim.Concurrency) string { return strings.Join(r.Misses.Names(), ", ") }
 
 // nextFails is what the first chat beyond MaxMeeting misses, all of it
 // where the table priced that row.
 func nextFails(cc app.ChatConcurrency) string {
 	for _, r := range cc.Rows {
 		if r.N == cc.MaxMeeting+1 {
-			if s := failingText(r, cc.Targets); s != "" {
+			if s := failingText(r); s != "" {
 				return s
 			}
 		}
@@ -239,7 +220,7 @@ func NewChatJSON(c *app.Chat) ChatJSON {
 	j.Concurrent = ConcurrentJSON{Context: cc.Context, TTFTTarget: cc.Targets.TTFT, TPOTTarget: cc.Targets.TPOT, MaxMeeting: cc.MaxMeeting,
 		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory, Batching: cc.Batching}
 	for _, r := range cc.Rows {
-		j.Concurrent.Rows = append(j.Concurrent.Rows, concurrentRowJSON{r.N, r.TTFT, r.JoinTTFT, r.TPOT, r.Throughput, r.Memory, r.Fits, r.Limit.String(), failing(r, cc.Targets)})
+		j.Concurrent.Rows = append(j.Concurrent.Rows, concurrentRowJSON{r.N, r.TTFT, r.JoinTTFT, r.TPOT, r.Throughput, r.Memory, r.Fits, r.Limit.String(), r.Misses.Names()})
 	}
 	return j
 }
@@ -357,7 +338,7 @@ func chatDoc(c *app.Chat) *Doc {
 	}
 	ct := NewTable("CHATS", "TTFT ONE ARRIVES", "TTFT ALL AT ONCE", "TPOT", "TOKENS/S ALL", "MEMORY", "FAILS").Right(0, 1, 2, 3, 4, 5)
 	for _, r := range cc.Rows {
-		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), Sig(r.Throughput, 4), Bytes(r.Memory), failingText(r, cc.Targets))
+		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), Sig(r.Throughput, 4), Bytes(r.Memory), failingText(r))
 	}
 	doc.Table(ct)
 	targets := fmt.Sprintf("TTFT %s, TPOT %s", Duration(cc.Targets.TTFT), Duration(cc.Targets.TPOT))
