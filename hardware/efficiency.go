@@ -37,11 +37,17 @@ type Efficiency struct {
 	// ComputeMax is the share of the peak a large matrix product reaches,
 	// in (0, 1].
 	ComputeMax float64
-	// HalfRows is the number of rows at which a product reaches half of
-	// ComputeMax on an engine of ReferencePeak: a product must give every
-	// unit of the engine work, so the rows it needs grow with the engine's
-	// size, measured by its peak: efficiency rises as
-	// M / (M + HalfRows · peak / ReferencePeak).
+	// HalfRows sets how the matrix efficiency rises with the rows M a
+	// product sees, on an engine of ReferencePeak: it climbs from half of
+	// ComputeMax at one row towards ComputeMax as
+	// (M + h) / (M + 2h), h = HalfRows · peak / ReferencePeak. A product
+	// must give every unit of the engine work to reach its peak, so the
+	// rows it needs grow with the engine's size; with few rows it is a
+	// bandwidth kernel (split over the weights, not the rows) whose
+	// arithmetic still runs at half the large-product share, so its
+	// compute time per row never grows with the rows and a batch never
+	// makes a product with an intensity below the engine's ridge
+	// compute-bound (docs/method.md §6).
 	HalfRows float64
 	// Attention is the share of the peak attention reaches in prefill, in
 	// (0, 1].
@@ -81,12 +87,16 @@ const ReferencePeak = 100e12
 
 // Matmul is the share of the peak a matrix product over `rows` rows
 // reaches on an engine of `peak` FLOP/s:
-// ComputeMax · rows / (rows + HalfRows · peak / ReferencePeak).
+// ComputeMax · (rows + h) / (rows + 2h), h = HalfRows · peak / ReferencePeak.
+// Its compute time per row, rows / Matmul, never grows with the rows:
+// batching never makes a step slower per token on the compute side.
 func (e Efficiency) Matmul(rows, peak float64) float64 {
-	if rows <= 0 {
-		return 0
+	h := e.HalfRows * peak / ReferencePeak
+	if h <= 0 {
+		return e.ComputeMax
 	}
-	return e.ComputeMax * rows / (rows + e.HalfRows*peak/ReferencePeak)
+	rows = max(rows, 0)
+	return e.ComputeMax * (rows + h) / (rows + 2*h)
 }
 
 // AchievedBandwidth is the bandwidth a pass streaming weights and KV cache

@@ -44,7 +44,6 @@ type rawRuntime struct {
 	ContinuousBatching *rawRule `toml:"continuous_batching"`
 	MemoryOverhead     *rawRule `toml:"memory_overhead"`
 	MemoryShare        *rawRule `toml:"memory_share"`
-	GEMVRows           *rawRule `toml:"gemv_rows"`
 	HostOps            *rawRule `toml:"host_ops"`
 	LayerPerUnit       *rawRule `toml:"layer_overhead_per_unit"`
 	Engine             []struct {
@@ -239,14 +238,6 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		rt.MemoryShare = v
 		source("memory_share", m.Source)
-	}
-	if g := r.GEMVRows; g != nil {
-		v, ok := g.Value.(int64)
-		if !ok || v < 1 || v > 64 {
-			fe("gemv_rows", "gemv_rows value must be a whole number of rows, 1 … 64")
-		}
-		rt.GEMVRows = int(v)
-		source("gemv_rows", g.Source)
 	}
 	if h := r.HostOps; h != nil {
 		vs, _ := h.Value.([]any)

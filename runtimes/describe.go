@@ -110,9 +110,6 @@ func (r *Runtime) Rules() []Rule {
 	if _, ok := r.Sources["memory_share"]; ok {
 		add("memory_share", TopicMemory, fmt.Sprintf("%.0f %% of usable memory", 100*r.MemoryShare))
 	}
-	if _, ok := r.Sources["gemv_rows"]; ok {
-		add("gemv_rows", TopicKernels, fmt.Sprintf("matrix-vector kernels up to %d rows", r.GEMVRows))
-	}
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))
 		for j, p := range k.Compute {

@@ -48,12 +48,6 @@ type Runtime struct {
 	// (model.WeightFormat.Compute).
 	Kernels []Kernel
 
-	// GEMVRows is the most rows its matrix products run as
-	// matrix-vector kernels: memory-bound, with no tile to fill, so the
-	// matrix efficiency's ramp (hardware.Efficiency.Matmul) starts above
-	// it. 1 when unset: only a single row is a vector.
-	GEMVRows int
-
 	// HostPrecisions, when set, say that it runs part of every layer on
 	// the host CPU beside the engine (RKLLM's CPU operations between its
 	// NPU products), at the first of these precisions the device's CPU

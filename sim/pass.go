@@ -112,14 +112,10 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 }
 
 // matmul is the rate, FLOP/s, a product of `rows` rows reaches: its share
-// of the peak (matrix-vector kernels, up to r.gemv rows, have no tile to
-// fill), capped by what the engine's units reach (UnitCompute).
+// of the peak (Efficiency.Matmul), capped by what the engine's units reach
+// (UnitCompute).
 func (r *rates) matmul(rows float64) float64 {
-	share := r.dequant * r.eff.ComputeMax
-	if rows > r.gemv {
-		share = r.dequant * r.eff.Matmul(rows, r.peak)
-	}
-	return r.eff.AchievedCompute(r.peak*share, r.units)
+	return r.eff.AchievedCompute(r.peak*r.dequant*r.eff.Matmul(rows, r.peak), r.units)
 }
 
 // attend is attention's terms in a unit whose matrix products cost mm,

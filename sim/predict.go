@@ -251,6 +251,43 @@ func (s *Setup) predictQueued(w Workload) (*Result, error) {
 	return r, nil
 }
 
+// ExpectedComputeBoundBatch is the smallest batch whose decode step at
+// ctx keys is compute-bound at the expected efficiencies (its compute
+// terms exceed its memory terms, as Phase.ComputeBoundSteps counts them),
+// 0 when none up to 2²⁰ is: past it decode throughput stops rising. The step's compute terms less its memory terms are concave in
+// the batch (the products' compute time per row never grows,
+// hardware.Efficiency.Matmul; the memory terms are the weights plus a KV
+// read per sequence), so they cross zero at most once on the way up:
+// doubling finds a compute-bound batch, bisection the first.
+func (s *Setup) ExpectedComputeBoundBatch(ctx int) int {
+	bound := func(b int) bool {
+		p := stepPhases(s.Model, b, s.Inputs.FlashAttention)
+		dp := p.decodeAt(&s.rates.decode)
+		sm := dp.stepCost.sumsWith(dp.attn(ctx))
+		return sm.computeBound == 1
+	}
+	const limit = 1 << 20
+	if bound(1) {
+		return 1
+	}
+	lo, hi := 1, 2
+	for !bound(hi) {
+		if hi >= limit {
+			return 0
+		}
+		lo, hi = hi, 2*hi
+	}
+	for hi-lo > 1 { // !bound(lo), bound(hi)
+		mid := lo + (hi-lo)/2
+		if bound(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
 // computeBoundBatch is the smallest batch whose last decode step is
 // compute-bound at peak: B·F(c)/peak ≥ (W(B) + B·KV(c))/bw. The difference
 // is convex in B (W grows at most linearly), so it crosses zero once.

@@ -210,7 +210,6 @@ type rates struct {
 	bw       float64 // B/s
 	peak     float64 // FLOP/s before the matrix efficiency
 	eff      hardware.Efficiency
-	gemv     float64 // rows up to which products are matrix-vector kernels
 	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing)
 	ideal    bool
 	overhead float64 // s per unit
@@ -235,7 +234,7 @@ func (s *Setup) expected(overhead float64) rates {
 		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
 	}
 	return rates{bw: in.Efficiency.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: in.Efficiency, overhead: overhead,
-		gemv: float64(max(s.Runtime.GEMVRows, 1)), dequant: dq, attention: in.Peak * in.Efficiency.Attention, units: s.Engine.Units, host: host}
+		dequant: dq, attention: in.Peak * in.Efficiency.Attention, units: s.Engine.Units, host: host}
 }
 
 func (s *Setup) idealRates() rates {

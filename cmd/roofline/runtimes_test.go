@@ -115,7 +115,7 @@ func TestListAndShowRuntimes(t *testing.T) {
 		"honoured for gemma2, gemma3, gemma3_text, gpt_oss, cohere2; full attention for other models",
 		"window + micro-batch, rounded up to 256", "[L2] a sliding layer caches its window plus one micro-batch",
 		"an untied input table stays in host memory", "a model published in mxfp4 runs as mxfp4_moe",
-		"efficiency per engine kind", "[L7] ggml-org/llama.cpp ggml/src/ggml-cuda/mmvq.cuh"} {
+		"efficiency per engine kind", "[L8] ggml-org/llama.cpp common/arg.cpp"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("show runtime lacks %q:\n%s", want, out)
 		}

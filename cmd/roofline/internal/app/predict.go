@@ -25,6 +25,10 @@ type Prediction struct {
 	Energy      *Energy
 	NoEnergy    string
 	Speculative *Speculative
+	// ExpectedComputeBoundBatch is the smallest batch whose last decode
+	// step is compute-bound at the expected efficiencies, 0 when none is
+	// (sim.Setup.ExpectedComputeBoundBatch).
+	ExpectedComputeBoundBatch int
 }
 
 // Speculative is speculative decoding with a draft model.
@@ -50,6 +54,9 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 		return nil, err
 	}
 	p := &Prediction{Result: r, Why: res.Choice.Why, Notes: res.Notes}
+	if !r.Queued && req.Workload.Output > 1 {
+		p.ExpectedComputeBoundBatch = s.ExpectedComputeBoundBatch(req.Workload.LastStepContext())
+	}
 	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
 		return nil, err
 	}

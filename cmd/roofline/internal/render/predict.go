@@ -99,37 +99,40 @@ type warningJSON struct {
 
 // PredictJSON is predict's answer in the JSON vocabulary.
 type PredictJSON struct {
-	TTFT                 float64            `json:"ttft_s"`
-	TPOT                 *float64           `json:"tpot_s"`
-	E2E                  float64            `json:"e2e_s"`
-	ITLFirst             *float64           `json:"itl_first_s"`
-	ITLLast              *float64           `json:"itl_last_s"`
-	PrefillTokensPerS    float64            `json:"prefill_tokens_per_s"`
-	DecodeTokensPerS     *float64           `json:"decode_tokens_per_s"`
-	ThroughputTokensPerS *float64           `json:"throughput_tokens_per_s"`
-	TTFTBound            float64            `json:"ttft_bound_s"`
-	TPOTBound            *float64           `json:"tpot_bound_s"`
-	E2EBound             float64            `json:"e2e_bound_s"`
-	PrefillBound         string             `json:"prefill_bound"`
-	DecodeBound          *string            `json:"decode_bound"`
-	RidgeFLOPPerByte     float64            `json:"ridge_flop_per_byte"`
-	ComputeBoundBatch    *int               `json:"compute_bound_batch"`
-	KVShareLastStep      *float64           `json:"kv_share_last_step"`
-	LoadS                float64            `json:"load_s"`
-	ColdTTFT             *float64           `json:"cold_ttft_s,omitempty"`
-	TTFTInterval         []float64          `json:"ttft_interval_s,omitempty"`
-	TPOTInterval         []float64          `json:"tpot_interval_s,omitempty"`
-	E2EInterval          []float64          `json:"e2e_interval_s,omitempty"`
-	ThroughputInterval   []float64          `json:"throughput_interval_tokens_per_s,omitempty"`
-	IntervalLevel        float64            `json:"interval_level,omitempty"`
-	Memory               memoryJSON         `json:"memory"`
-	Prefill              phaseJSON          `json:"prefill"`
-	Decode               *phaseJSON         `json:"decode"`
-	Energy               *PredictEnergyJSON `json:"energy,omitempty"`
-	EnergyUnavailable    string             `json:"energy_unavailable,omitempty"`
-	Speculative          *SpecJSON          `json:"speculative,omitempty"`
-	Inputs               InputsJSON         `json:"inputs"`
-	Warnings             []warningJSON      `json:"warnings"`
+	TTFT                 float64  `json:"ttft_s"`
+	TPOT                 *float64 `json:"tpot_s"`
+	E2E                  float64  `json:"e2e_s"`
+	ITLFirst             *float64 `json:"itl_first_s"`
+	ITLLast              *float64 `json:"itl_last_s"`
+	PrefillTokensPerS    float64  `json:"prefill_tokens_per_s"`
+	DecodeTokensPerS     *float64 `json:"decode_tokens_per_s"`
+	ThroughputTokensPerS *float64 `json:"throughput_tokens_per_s"`
+	TTFTBound            float64  `json:"ttft_bound_s"`
+	TPOTBound            *float64 `json:"tpot_bound_s"`
+	E2EBound             float64  `json:"e2e_bound_s"`
+	PrefillBound         string   `json:"prefill_bound"`
+	DecodeBound          *string  `json:"decode_bound"`
+	RidgeFLOPPerByte     float64  `json:"ridge_flop_per_byte"`
+	ComputeBoundBatch    *int     `json:"compute_bound_batch"`
+	// ExpectedComputeBoundBatch is where decode turns compute-bound at
+	// the expected efficiencies (the decode bound and notes' basis).
+	ExpectedComputeBoundBatch *int               `json:"expected_compute_bound_batch"`
+	KVShareLastStep           *float64           `json:"kv_share_last_step"`
+	LoadS                     float64            `json:"load_s"`
+	ColdTTFT                  *float64           `json:"cold_ttft_s,omitempty"`
+	TTFTInterval              []float64          `json:"ttft_interval_s,omitempty"`
+	TPOTInterval              []float64          `json:"tpot_interval_s,omitempty"`
+	E2EInterval               []float64          `json:"e2e_interval_s,omitempty"`
+	ThroughputInterval        []float64          `json:"throughput_interval_tokens_per_s,omitempty"`
+	IntervalLevel             float64            `json:"interval_level,omitempty"`
+	Memory                    memoryJSON         `json:"memory"`
+	Prefill                   phaseJSON          `json:"prefill"`
+	Decode                    *phaseJSON         `json:"decode"`
+	Energy                    *PredictEnergyJSON `json:"energy,omitempty"`
+	EnergyUnavailable         string             `json:"energy_unavailable,omitempty"`
+	Speculative               *SpecJSON          `json:"speculative,omitempty"`
+	Inputs                    InputsJSON         `json:"inputs"`
+	Warnings                  []warningJSON      `json:"warnings"`
 }
 
 // PredictEnergyJSON is predict's energy estimate.
@@ -202,6 +205,10 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 	if r.ComputeBoundBatch > 0 {
 		b := r.ComputeBoundBatch
 		j.ComputeBoundBatch = &b
+	}
+	if p.ExpectedComputeBoundBatch > 0 {
+		b := p.ExpectedComputeBoundBatch
+		j.ExpectedComputeBoundBatch = &b
 	}
 	if r.Memory.MaxContext >= 0 {
 		mc := r.Memory.MaxContext
@@ -481,10 +488,8 @@ func predictDoc(p *app.Prediction) *Doc {
 	if sp := p.Speculative; sp != nil && !sp.Fits {
 		text.Line("with the draft %s: DOES NOT FIT: its weights and KV cache need %s more, %s beyond the headroom", sp.Draft, Bytes(sp.ExtraMemory), Bytes(sp.ExtraMemory-r.Memory.Headroom))
 	}
-	if r.ComputeBoundBatch > 0 {
-		text.Line("decode turns compute-bound at batch %d (at peak, context %d)", r.ComputeBoundBatch, wl.LastStepContext())
-	} else {
-		text.Line("decode stays memory-bound at every batch (KV reads grow with the batch as fast as FLOPs)")
+	if r.Decode.Steps > 0 && !r.Queued {
+		text.Line("%s", computeBoundLine(p.ExpectedComputeBoundBatch, r.ComputeBoundBatch, wl.LastStepContext()))
 	}
 	md := &Doc{}
 	md.Table(resultTable(p, "metric"))
@@ -502,4 +507,18 @@ func predictDoc(p *app.Prediction) *Doc {
 	}
 	doc.Raw(tn, mn)
 	return doc
+}
+
+// computeBoundLine says at which batch decode turns compute-bound at the
+// expected efficiencies — the basis of the decode bound and of the
+// compute-bound note, so the three agree — and at peak.
+func computeBoundLine(expected, peak, ctx int) string {
+	atPeak := "never at peak (KV reads grow with the batch as fast as FLOPs)"
+	if peak > 0 {
+		atPeak = fmt.Sprintf("at peak from batch %d", peak)
+	}
+	if expected > 0 {
+		return fmt.Sprintf("decode turns compute-bound at batch %d at the expected efficiencies (context %d); %s", expected, ctx, atPeak)
+	}
+	return fmt.Sprintf("decode stays memory-bound at every batch at the expected efficiencies (context %d); %s", ctx, atPeak)
 }
