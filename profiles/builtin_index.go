@@ -58,6 +58,7 @@ var builtinIndex = []indexFile{
 	{"models/deepseek-v3.toml", "model", []string{"deepseek-v3", "deepseek-ai/DeepSeek-V3", "deepseek-ai/DeepSeek-V3-0324"}},
 	{"models/gemma-2-2b.toml", "model", []string{"gemma-2-2b", "google/gemma-2-2b", "google/gemma-2-2b-it"}},
 	{"models/gemma-2-9b.toml", "model", []string{"gemma-2-9b", "google/gemma-2-9b", "google/gemma-2-9b-it"}},
+	{"models/gemma-3-1b.toml", "model", []string{"gemma-3-1b", "google/gemma-3-1b-it", "google/gemma-3-1b-pt"}},
 	{"models/gemma-3-4b.toml", "model", []string{"gemma-3-4b", "google/gemma-3-4b-it", "google/gemma-3-4b-pt"}},
 	{"models/gpt-oss-120b.toml", "model", []string{"gpt-oss-120b", "openai/gpt-oss-120b"}},
 	{"models/gpt-oss-20b.toml", "model", []string{"gpt-oss-20b", "openai/gpt-oss-20b"}},

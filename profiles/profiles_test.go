@@ -16,8 +16,8 @@ func TestBuiltinDecodesAndValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(cat.Models()); n != 26 {
-		t.Errorf("%d built-in models, want 26", n)
+	if n := len(cat.Models()); n != 27 {
+		t.Errorf("%d built-in models, want 27", n)
 	}
 	if n := len(cat.Devices()); n != 71 {
 		t.Errorf("%d built-in devices (with variants), want 71", n)
@@ -73,7 +73,7 @@ func TestRequiredNames(t *testing.T) {
 	}
 	models := []string{"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "llama-3.2-3b",
 		"mistral-7b", "mixtral-8x7b", "qwen2-0.5b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b", "qwen2.5-7b", "qwen3-0.6b", "qwen3-4b",
-		"qwen3-30b-a3b", "phi-3-mini", "phi-3.5-mini", "gemma-2-2b", "gemma-2-9b", "gemma-3-4b", "tinyllama-1.1b", "smollm2-1.7b",
+		"qwen3-30b-a3b", "phi-3-mini", "phi-3.5-mini", "gemma-2-2b", "gemma-2-9b", "gemma-3-1b", "gemma-3-4b", "tinyllama-1.1b", "smollm2-1.7b",
 		"gpt-oss-20b", "gpt-oss-120b", "deepseek-v3", "meta-llama/Llama-3.1-8B-Instruct"}
 	for _, n := range models {
 		if _, err := cat.Model(n); err != nil {
