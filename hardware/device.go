@@ -66,6 +66,15 @@ type Device struct {
 	File       string // the profile file it was read from
 }
 
+// Module is the physical device d describes: the base device of a power
+// mode or a smaller configuration (VariantOf), else d itself.
+func (d *Device) Module() string {
+	if d.VariantOf != "" {
+		return d.VariantOf
+	}
+	return d.Name
+}
+
 // Engine is one compute unit of a device: a GPU, a CPU cluster, an NPU.
 type Engine struct {
 	Name  string

@@ -196,3 +196,51 @@ func EfficiencyOf(p []float64) Efficiency {
 	}
 	return e
 }
+
+// Shift is how one family of devices, or one device, differs from the
+// efficiency of its runtime's class, fitted where that family or device
+// has published runs (shrunk toward the class): a log factor on every
+// fixed cost (the host that launches the kernels, the clocks they run
+// at), a logit shift of the bandwidth share with a log factor on the cap
+// per compute unit (the memory's timings and controller), and a logit
+// shift of the matrix and attention efficiencies (the clocks and power
+// limit under load). The zero Shift changes nothing.
+type Shift struct {
+	Overhead, Bandwidth, Compute float64
+}
+
+// Shifted is e as a family or device that differs from it by s runs it.
+func (e Efficiency) Shifted(s Shift) Efficiency {
+	if s == (Shift{}) {
+		return e
+	}
+	f := math.Exp(s.Overhead)
+	e.StepOverhead *= f
+	e.PassOverhead *= f
+	e.LayerOverhead *= f
+	e.Bandwidth = logitShift(e.Bandwidth, s.Bandwidth)
+	e.UnitBandwidth *= math.Exp(s.Bandwidth)
+	e.ComputeMax = logitShift(e.ComputeMax, s.Compute)
+	e.Attention = logitShift(e.Attention, s.Compute)
+	return e
+}
+
+// Validate checks that the shift is finite and within a factor of e⁵
+// either way (a shift that large is a wrong profile, not a device).
+func (s Shift) Validate() error {
+	for _, v := range []float64{s.Overhead, s.Bandwidth, s.Compute} {
+		if math.IsNaN(v) || math.Abs(v) > 5 {
+			return fmt.Errorf("a shift must be finite and within ±5, got %+v", s)
+		}
+	}
+	return nil
+}
+
+// logitShift moves share p by d in logit coordinates.
+func logitShift(p, d float64) float64 {
+	if d == 0 || p <= 0 {
+		return p
+	}
+	p = math.Min(p, 1-1e-9)
+	return 1 / (1 + math.Exp(-(math.Log(p/(1-p)) + d)))
+}

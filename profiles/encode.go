@@ -276,6 +276,31 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 	return b.String()
 }
 
+// EncodeLevels writes a runtime's fitted levels as [level."KEY"] tables,
+// after its classes (EncodeClasses).
+func EncodeLevels(levels map[string]*runtimes.Level) string {
+	keys := make([]string, 0, len(levels))
+	for k := range levels {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	r4 := func(v float64) string { return number(round4(v)) }
+	var b strings.Builder
+	for _, k := range keys {
+		l := levels[k]
+		fmt.Fprintf(&b, "\n[level.%s]\n", strconv.Quote(k))
+		fmt.Fprintf(&b, "basis = %s\n", quote(l.Basis))
+		fmt.Fprintf(&b, "shift = { overhead = %s, bandwidth = %s, compute = %s }\n", r4(l.Shift.Overhead), r4(l.Shift.Bandwidth), r4(l.Shift.Compute))
+		if l.Decode.Low > 0 {
+			fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(l.Decode.Low), r4(l.Decode.High))
+		}
+		if l.Prefill.Low > 0 {
+			fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(l.Prefill.Low), r4(l.Prefill.High))
+		}
+	}
+	return b.String()
+}
+
 // duration4 writes a duration with four significant digits in the unit
 // that keeps it between 1 and 1000.
 func duration4(v float64) string {

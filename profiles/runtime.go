@@ -74,6 +74,21 @@ type rawRuntime struct {
 		Source    string   `toml:"source"`
 	} `toml:"era"`
 	Efficiency map[string]*rawClass `toml:"efficiency"`
+	Level      map[string]*rawLevel `toml:"level"`
+}
+
+// rawLevel is [level."CLASS/FAMILY"] or [level."CLASS/FAMILY/DEVICE"]:
+// how a family of devices or a device differs from its class, as the fit
+// wrote it (runtimes.Level).
+type rawLevel struct {
+	Shift struct {
+		Overhead  float64 `toml:"overhead"`
+		Bandwidth float64 `toml:"bandwidth"`
+		Compute   float64 `toml:"compute"`
+	} `toml:"shift"`
+	DecodeInterval  []float64 `toml:"decode_interval"`
+	PrefillInterval []float64 `toml:"prefill_interval"`
+	Basis           string    `toml:"basis"`
 }
 
 // rawClass is [efficiency.KIND]: a runtime's efficiency on one kind of
@@ -382,6 +397,22 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		rt.Classes[k] = c
 	}
+	levels := make([]string, 0, len(r.Level))
+	for k := range r.Level {
+		levels = append(levels, k)
+	}
+	sort.Strings(levels)
+	for _, k := range levels {
+		l, err := decodeLevel(k, r.Level[k], r.Efficiency)
+		if err != nil {
+			fe("level."+k, "level.%s: %v", k, err)
+			continue
+		}
+		if rt.Levels == nil {
+			rt.Levels = map[string]*runtimes.Level{}
+		}
+		rt.Levels[k] = l
+	}
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
 			fe("name", "runtime %s: %v", rt.Name, err)
@@ -521,6 +552,46 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 		}
 	}
 	return c, nil
+}
+
+// decodeLevel reads [level.KEY]: KEY is a class of the profile (not an
+// era's), a device family, and maybe a device name.
+func decodeLevel(key string, r *rawLevel, classes map[string]*rawClass) (*runtimes.Level, error) {
+	parts := strings.Split(key, "/")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, errors.New(`the key must be "CLASS/FAMILY" or "CLASS/FAMILY/DEVICE", such as "cuda/jetson"`)
+	}
+	if _, ok := classes[parts[0]]; !ok || strings.Contains(parts[0], "@") {
+		return nil, fmt.Errorf("%q is not an [efficiency] class of this profile", parts[0])
+	}
+	if !contains(hardware.Families, parts[1]) {
+		return nil, fmt.Errorf("unknown device family %q (known: %s)", parts[1], strings.Join(hardware.Families, ", "))
+	}
+	if len(parts) == 3 {
+		if err := checkName(parts[2]); err != nil {
+			return nil, err
+		}
+	}
+	l := &runtimes.Level{Shift: hardware.Shift{Overhead: r.Shift.Overhead, Bandwidth: r.Shift.Bandwidth, Compute: r.Shift.Compute}, Basis: r.Basis}
+	if err := l.Shift.Validate(); err != nil {
+		return nil, err
+	}
+	for _, iv := range []struct {
+		v   []float64
+		dst *runtimes.Spread
+	}{{r.DecodeInterval, &l.Decode}, {r.PrefillInterval, &l.Prefill}} {
+		switch {
+		case len(iv.v) == 0: // none of its own: the class's applies
+		case len(iv.v) != 2 || !(iv.v[0] > 0 && iv.v[0] <= 1 && iv.v[1] >= 1 && !math.IsInf(iv.v[1], 0)):
+			return nil, errors.New("decode_interval and prefill_interval must be [low, high] factors that bracket 1")
+		default:
+			*iv.dst = runtimes.Spread{Low: iv.v[0], High: iv.v[1]}
+		}
+	}
+	if strings.TrimSpace(r.Basis) == "" {
+		return nil, errors.New("basis must say which measurements the level was fitted on")
+	}
+	return l, nil
 }
 
 // validDate reports whether s is a date YYYY-MM-DD.

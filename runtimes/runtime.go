@@ -73,6 +73,10 @@ type Runtime struct {
 	// or per backend (a Support's Backend): fitted to published
 	// measurements, or a stated prior where none exist.
 	Classes map[string]*Class
+	// Levels are how families of devices, and devices, with published
+	// runs differ from their class, by LevelKey ("cuda/jetson",
+	// "cuda/jetson/jetson-orin-nano-super-8gb"): ClassFor composes them.
+	Levels map[string]*Level
 
 	// Eras are the older eras of its builds, oldest first: spans of
 	// releases whose kernels ran measurably differently, each with
@@ -270,19 +274,76 @@ func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
 // ClassFor is the runtime's efficiency on engine e of device d: its
 // backend's class when it has one, else its engine kind's (Class); for a
 // named older build (Build), that era's class where the profile has one.
+// For the current builds, a family of devices and a device with
+// published runs move the class by their fitted Levels (withLevels).
 func (r *Runtime) ClassFor(d *hardware.Device, e *hardware.Engine) *Class {
 	if b := r.Backend(d, e); b != "" {
 		if c, ok := r.Classes[b]; ok {
 			if ec := r.eraClass(b); ec != nil {
 				return ec
 			}
-			return c
+			return r.withLevels(b, c, d)
 		}
 	}
 	if ec := r.eraClass(string(e.Kind)); ec != nil {
 		return ec
 	}
+	if c, ok := r.Classes[string(e.Kind)]; ok {
+		return r.withLevels(string(e.Kind), c, d)
+	}
 	return r.Class(e.Kind)
+}
+
+// Level is how a family of devices, or one device, differs from its
+// class: fitted to its published runs and shrunk toward the class
+// (docs/method.md §6, "Families and devices").
+type Level struct {
+	Shift hardware.Shift
+	// Decode and Prefill are the level's own 80 % intervals of measured
+	// over predicted time (a device's: each model predicted by a fit
+	// without it; a family's: each device by a fit without it); zero
+	// when its runs are too few to give one, and the class's apply.
+	Decode, Prefill Spread
+	// Basis says what the level was fitted on.
+	Basis string
+}
+
+// LevelKey is the key a level of class `class` is filed under: the
+// family's ("cuda/jetson"), or with a device the device's module's
+// ("cuda/jetson/jetson-orin-nano-8gb": its power modes share it).
+func LevelKey(class, family, device string) string {
+	k := class + "/" + family
+	if device != "" {
+		k += "/" + device
+	}
+	return k
+}
+
+// withLevels is class c (filed under key) moved by the levels of d's
+// family and of d where the profile has them: the efficiency shifted by
+// each, the most specific level's intervals where it has them, and a
+// basis that says which.
+func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
+	fam, dev := r.Levels[LevelKey(key, d.Family, "")], r.Levels[LevelKey(key, d.Family, d.Module())]
+	if fam == nil && dev == nil {
+		return c
+	}
+	out := *c
+	out.Basis = c.Basis
+	for _, l := range []*Level{fam, dev} {
+		if l == nil {
+			continue
+		}
+		out.Efficiency = out.Efficiency.Shifted(l.Shift)
+		if l.Decode.Low > 0 {
+			out.Decode = l.Decode
+		}
+		if l.Prefill.Low > 0 {
+			out.Prefill = l.Prefill
+		}
+		out.Basis = l.Basis
+	}
+	return &out
 }
 
 // Check says why the runtime cannot run format w with KV format kv on

@@ -389,11 +389,11 @@ func TestDraftDoesNotFit(t *testing.T) {
 }
 
 // The concurrency table names every target a row misses: llama-3.2-3b
-// q4_k_m on a Raspberry Pi 5 answers one chat in 1.29 s (TTFT target 1 s)
-// at 212 ms per token (TPOT target 200 ms), so it misses both; the
-// table said only "ttft", hiding the TPOT miss.
+// q4_k_m on a Raspberry Pi 5 answers one chat in about 2.6 s (TTFT target
+// 1 s) at about 180 ms per token (a TPOT target of 150 ms), so it misses
+// both; the table said only "ttft", hiding the TPOT miss.
 func TestChatListsEveryMiss(t *testing.T) {
-	args := []string{"chat", "--model", "llama-3.2-3b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_k_m", "--turns", "4"}
+	args := []string{"chat", "--model", "llama-3.2-3b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_k_m", "--turns", "4", "--tpot", "150ms"}
 	out, errOut, code := runCLI(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -416,7 +416,7 @@ func TestChatListsEveryMiss(t *testing.T) {
 		t.Fatalf("JSON: %v", err)
 	}
 	r := j.Concurrent.Rows[0]
-	if r.TTFT <= 1 || r.TPOT <= 0.2 || !reflect.DeepEqual(r.Failing, []string{"ttft", "tpot"}) || r.Fails != "ttft" {
+	if r.TTFT <= 1 || r.TPOT <= 0.15 || !reflect.DeepEqual(r.Failing, []string{"ttft", "tpot"}) || r.Fails != "ttft" {
 		t.Errorf("row 1: TTFT %g s, TPOT %g s, fails %q, failing %v; want both misses listed, ttft first", r.TTFT, r.TPOT, r.Fails, r.Failing)
 	}
 }

@@ -120,6 +120,23 @@ type Class struct {
 	EraSpreads [][2]runtimes.Spread
 	// eras is each case's era (0: current).
 	eras []int
+	// Families and DeviceLevels are the class's levels (levels.go), by
+	// family and by device name.
+	Families, DeviceLevels map[string]*Level
+	// RawCoverage is the share of held-out ratios the intervals covered
+	// as computed (each device weighing the same), Widen the factor (in
+	// log, about their centre) they were widened by to cover
+	// IntervalLevel (calibrateWidth).
+	RawCoverage, Widen float64
+	// familyLevels is true when the class has family levels: measured on
+	// MinDevices modules or more.
+	familyLevels bool
+	// family is each case's family index in the fit (fit.Point.Family; 0:
+	// the reference family), families the names of indices 1, 2, …,
+	// reference the reference family's name.
+	family    []int
+	families  []string
+	reference string
 }
 
 // Points turns cases into fit points.
@@ -131,7 +148,7 @@ func Points(cases []Case) []fit.Point {
 		if c.Run.Test == measured.Decode {
 			ph = fit.Decode
 		}
-		pts[i] = fit.Point{Measured: c.Measured, Phase: ph, Group: c.Device, Shared: c.Device,
+		pts[i] = fit.Point{Measured: c.Measured, Phase: ph, Group: module(c.Setup.Device), Shared: c.Device,
 			Predict: func(e hardware.Efficiency) float64 { return compare.Phase(c.Setup.WithEfficiency(e), c.Run).Time }}
 	}
 	return pts
@@ -175,6 +192,9 @@ func FitClasses(cases []Case) ([]*Class, error) {
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
 		c.Scored = scoredBy[k]
+		if err := c.fitLevels(c.points()); err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
 		out = append(out, c)
 	}
 	return out, nil
@@ -230,12 +250,13 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 		prior.Spread[fit.PAttention] = 0
 	}
 	pts := Points(cases)
-	devices := map[string]bool{}
+	devices, modules := map[string]bool{}, map[string]bool{}
 	for _, cs := range cases {
 		devices[cs.Device] = true
+		modules[module(cs.Setup.Device)] = true
 	}
 	heldOut := "device"
-	if len(devices) < MinDevices {
+	if len(modules) < MinDevices {
 		heldOut = "model"
 		for i := range pts {
 			pts[i].Group = cases[i].Setup.Model.Spec.Name
@@ -243,6 +264,7 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	}
 	c := &Class{Key: k, HeldOut: heldOut, Cases: cases, Covered: make([]bool, len(cases)), eras: make([]int, len(cases))}
 	c.Devices = len(devices)
+	c.familyLevels = heldOut == "device"
 	// Older builds are told apart only where both they and the current
 	// builds were measured on MinDevices devices: a shift between eras
 	// needs devices on both sides to be told from one device's bias.
@@ -271,29 +293,102 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 			clear(c.eras)
 		}
 	}
+	c.assignFamilies(&prior)
 	for i := range pts {
-		pts[i].Era = c.eras[i]
+		pts[i].Era, pts[i].Family = c.eras[i], c.family[i]
 	}
 	f, err := fit.Fit(pts, prior)
 	if err != nil {
 		return nil, err
 	}
-	held, err := fit.LeaveGroupOut(pts, prior)
+	c.Fit, c.Prior = f, prior
+	held, err := holdOut(pts, prior)
 	if err != nil {
 		return nil, err
 	}
-	c.Fit, c.Prior, c.Held = f, prior, held.Ratios
-	c.Spread = c.spread(fit.Decode, "", 0)
-	c.PrefillSpread = c.spread(fit.Prefill, "", 0)
-	for e := len(c.Eras); e >= 1; e-- {
-		c.EraSpreads = append(c.EraSpreads, [2]runtimes.Spread{c.spread(fit.Decode, "", e), c.spread(fit.Prefill, "", e)})
-	}
-	// Coverage on devices the interval did not see.
+	c.Held = held
+	// Coverage on devices the interval did not see, and the widening
+	// that brings it to the interval's level.
+	lodo := make([]runtimes.Spread, len(pts))
 	for i, p := range pts {
-		s := c.spread(p.Phase, p.Group, c.eras[i])
-		c.Covered[i] = held.Ratios[i] >= s.Low && held.Ratios[i] <= s.High
+		lodo[i] = c.spread(p.Phase, p.Group, c.eras[i])
+	}
+	c.RawCoverage = coverage(held, lodo, pts, 1)
+	c.Widen = calibrateWidth(held, lodo, pts)
+	for i := range pts {
+		s := widen(lodo[i], c.Widen)
+		c.Covered[i] = held[i] >= s.Low && held[i] <= s.High
+	}
+	c.Spread = widen(c.spread(fit.Decode, "", 0), c.Widen)
+	c.PrefillSpread = widen(c.spread(fit.Prefill, "", 0), c.Widen)
+	for e := len(c.Eras); e >= 1; e-- {
+		c.EraSpreads = append(c.EraSpreads, [2]runtimes.Spread{widen(c.spread(fit.Decode, "", e), c.Widen), widen(c.spread(fit.Prefill, "", e), c.Widen)})
 	}
 	return c, nil
+}
+
+// widen scales interval s by k about its centre in log, bracketing 1.
+func widen(s runtimes.Spread, k float64) runtimes.Spread {
+	if k == 1 || s.Low <= 0 {
+		return s
+	}
+	lo, hi := math.Log(s.Low), math.Log(s.High)
+	mid, half := (lo+hi)/2, k*(hi-lo)/2
+	return runtimes.Spread{Low: math.Min(math.Exp(mid-half), 1), High: math.Max(math.Exp(mid+half), 1)}
+}
+
+// coverage is the share of held-out ratios inside their intervals
+// widened by k, each device (group) weighing the same.
+func coverage(held []float64, iv []runtimes.Spread, pts []fit.Point, k float64) float64 {
+	n := map[string]int{}
+	for _, p := range pts {
+		n[p.Group]++
+	}
+	in, total := 0.0, 0.0
+	for i, p := range pts {
+		w := 1 / float64(n[p.Group])
+		total += w
+		if s := widen(iv[i], k); held[i] >= s.Low && held[i] <= s.High {
+			in += w
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return in / total
+}
+
+// calibrateWidth is the widening of a class's intervals that makes them
+// cover IntervalLevel of the held-out ratios, each device weighing the
+// same, when the intervals as computed cover less (issue 28: a verdict
+// "80 % sure" must rest on intervals that held 80 % on devices they did
+// not see); 1 when they already do. At most 4.
+func calibrateWidth(held []float64, iv []runtimes.Spread, pts []fit.Point) float64 {
+	if coverage(held, iv, pts, 1) >= runtimes.IntervalLevel {
+		return 1
+	}
+	lo, hi := 1.0, 4.0
+	if coverage(held, iv, pts, hi) < runtimes.IntervalLevel {
+		return hi
+	}
+	for hi-lo > 0.005 {
+		mid := (lo + hi) / 2
+		if coverage(held, iv, pts, mid) >= runtimes.IntervalLevel {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return math.Ceil(hi*100) / 100
+}
+
+// points are the class's fit points, each at its era and family.
+func (c *Class) points() []fit.Point {
+	pts := Points(c.Cases)
+	for i := range pts {
+		pts[i].Era, pts[i].Family = c.eras[i], c.family[i]
+	}
+	return pts
 }
 
 // WithoutEras is the class fitted as if every build ran alike: the
@@ -523,10 +618,9 @@ func attentionShare(cases []Case) float64 {
 // measured on one device of the class). It returns measured / predicted
 // per case of the model, by case index.
 func (c *Class) WithoutModel(model string) (map[int]float64, error) {
-	pts := Points(c.Cases)
+	pts := c.points()
 	var train []fit.Point
 	for i := range pts {
-		pts[i].Era = c.eras[i]
 		if c.Cases[i].Setup.Model.Spec.Name != model {
 			train = append(train, pts[i])
 		}
@@ -541,7 +635,7 @@ func (c *Class) WithoutModel(model string) (map[int]float64, error) {
 	}
 	for i, p := range pts {
 		if c.Cases[i].Setup.Model.Spec.Name == model {
-			out[i] = p.Measured / p.Predict(f.EfficiencyFor(p.Era))
+			out[i] = p.Measured / p.Predict(f.EfficiencyAt(p.Era, p.Family))
 		}
 	}
 	return out, nil

@@ -240,8 +240,11 @@ func TestFewRunsStayNearTheClass(t *testing.T) {
 	}
 	res := calibrateBoard(t, dec)
 	e, class := res.Engine.Calibration.Efficiency, res.Class.Efficiency
-	if math.Abs(e.Bandwidth-truth.Bandwidth) > math.Abs(class.Bandwidth-truth.Bandwidth) {
-		t.Errorf("bandwidth %.3f moved away from the truth %.3f (class %.3f)", e.Bandwidth, truth.Bandwidth, class.Bandwidth)
+	// The fit starts from the class's share with its cap per unit folded
+	// in (ClassPrior), which is what the runs move.
+	start := ClassPrior(res.Class, res.Device, res.Engine).Center.Bandwidth
+	if math.Abs(e.Bandwidth-truth.Bandwidth) > math.Abs(start-truth.Bandwidth) {
+		t.Errorf("bandwidth %.3f moved away from the truth %.3f (the class's, its cap folded in: %.3f)", e.Bandwidth, truth.Bandwidth, start)
 	}
 	if math.Abs(e.ComputeMax/class.ComputeMax-1) > 0.02 || math.Abs(e.Attention/class.Attention-1) > 0.02 {
 		t.Errorf("prefill parameters moved without prefill runs: %+v vs class %+v", e, class)

@@ -66,6 +66,11 @@ type Point struct {
 	// points of one Shared and phase are fitted as draws around a common
 	// bias of spread Prior.SharedSpread (see there); "" shares nothing.
 	Shared string
+	// Family is the family of devices the point was measured on: 0 for
+	// the class's reference family (no shift), k ≥ 1 for the k-th of
+	// Prior.Families, whose level (Shift.ApplyLevel) is fitted with the
+	// class.
+	Family int
 }
 
 // Prior is a normal prior on each parameter in fitting coordinates
@@ -92,6 +97,36 @@ type Prior struct {
 	// fifty devices measured once. Zero treats every point as
 	// independent.
 	SharedSpread float64
+	// Spreads, when set, replace ShiftSpread for the shifts' three
+	// coordinates (a level's shift: fit.LevelSpread).
+	Spreads *[NShift]float64
+	// ApplyShift, when set, is what a shift means (Shift.ApplyLevel for a
+	// device's or family's level); nil: an era's (Shift.Apply).
+	ApplyShift func(Shift, hardware.Efficiency) hardware.Efficiency
+	// Families is how many families of devices besides the reference one
+	// the points span; each adds a level (Shift.ApplyLevel, after the
+	// era's shift) fitted with the class, held near none by
+	// FamilySpreads, so that a family whose host launches kernels an
+	// order of magnitude slower (a Jetson's) moves its level, not the
+	// class's fixed costs.
+	Families      int
+	FamilySpreads [NShift]float64
+}
+
+// apply is shift s applied to e as the prior means it.
+func (p *Prior) apply(s Shift, e hardware.Efficiency) hardware.Efficiency {
+	if p.ApplyShift != nil {
+		return p.ApplyShift(s, e)
+	}
+	return s.Apply(e)
+}
+
+// shiftSpread is the prior's spread of a shift's coordinate j.
+func (p *Prior) shiftSpread(j int) float64 {
+	if p.Spreads != nil {
+		return p.Spreads[j]
+	}
+	return ShiftSpread
 }
 
 // Shift is how an older era of a runtime's builds differs from the
@@ -123,6 +158,17 @@ func (s Shift) Apply(e hardware.Efficiency) hardware.Efficiency {
 	e.UnitBandwidth *= math.Exp(s.Bandwidth)
 	e.Dequant = logitShift(e.Dequant, s.Matmul)
 	return e
+}
+
+// ApplyLevel is efficiency e as a device or a family of devices runs it
+// (hardware.Efficiency.Shifted): Matmul is the compute coordinate.
+func (s Shift) ApplyLevel(e hardware.Efficiency) hardware.Efficiency {
+	return e.Shifted(s.Level())
+}
+
+// Level is the shift as a hardware.Shift of a level.
+func (s Shift) Level() hardware.Shift {
+	return hardware.Shift{Overhead: s.Overhead, Bandwidth: s.Bandwidth, Compute: s.Matmul}
 }
 
 func logitShift(p, d float64) float64 {
@@ -191,6 +237,20 @@ type Result struct {
 	DOF   map[Phase]int
 	N     map[Phase]int
 	Iter  int
+	// FamilyShifts are the families' levels (Prior.Families of them).
+	FamilyShifts []Shift
+	// applyShift is the prior's ApplyShift.
+	applyShift func(Shift, hardware.Efficiency) hardware.Efficiency
+}
+
+// EfficiencyAt is the fitted efficiency of era k on family f (0: the
+// reference family).
+func (r *Result) EfficiencyAt(k, f int) hardware.Efficiency {
+	e := r.EfficiencyFor(k)
+	if f > 0 && f <= len(r.FamilyShifts) {
+		e = r.FamilyShifts[f-1].ApplyLevel(e)
+	}
+	return e
 }
 
 // EfficiencyFor is the fitted efficiency of era k (0: the current builds).
@@ -198,7 +258,15 @@ func (r *Result) EfficiencyFor(k int) hardware.Efficiency {
 	if k <= 0 || k > len(r.Shifts) {
 		return r.Efficiency
 	}
-	return r.Shifts[k-1].Apply(r.Efficiency)
+	return r.apply(r.Shifts[k-1], r.Efficiency)
+}
+
+// apply is shift s applied to e as the fit's prior means it.
+func (r *Result) apply(s Shift, e hardware.Efficiency) hardware.Efficiency {
+	if r.applyShift != nil {
+		return r.applyShift(s, e)
+	}
+	return s.Apply(e)
 }
 
 // maps between natural and fitting coordinates
@@ -257,16 +325,23 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		if pt.Era < 0 || pt.Era > prior.Eras {
 			return nil, fmt.Errorf("point %d: era %d, but the prior has %d older eras", i, pt.Era, prior.Eras)
 		}
+		if pt.Family < 0 || pt.Family > prior.Families {
+			return nil, fmt.Errorf("point %d: family %d, but the prior has %d", i, pt.Family, prior.Families)
+		}
 	}
 	// The parameter vector: the current efficiency in fitting coordinates
 	// (NParams), then NShift per older era, centred on no shift.
-	np := NParams + NShift*prior.Eras
-	center := append(toX(prior.Center.Parameters()), make([]float64, NShift*prior.Eras)...)
+	nEra := NShift * prior.Eras
+	np := NParams + nEra + NShift*prior.Families
+	center := append(toX(prior.Center.Parameters()), make([]float64, np-NParams)...)
 	spread := func(i int) float64 {
-		if i < NParams {
+		switch {
+		case i < NParams:
 			return prior.Spread[i]
+		case i < NParams+nEra:
+			return prior.shiftSpread((i - NParams) % NShift)
 		}
-		return ShiftSpread
+		return prior.FamilySpreads[(i-NParams-nEra)%NShift]
 	}
 	var free []int
 	for i := 0; i < np; i++ {
@@ -303,16 +378,34 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		}
 		return out
 	}
+	famShift := func(x []float64, f int) Shift {
+		o := NParams + nEra + NShift*(f-1)
+		return Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
+	}
 	// residuals: log(pred/meas) per point, then the prior's pulls.
 	resid := func(x []float64) ([]float64, bool) {
 		base := hardware.EfficiencyOf(natural(x))
 		effs := []hardware.Efficiency{base}
 		for _, sh := range shifts(x) {
-			effs = append(effs, sh.Apply(base))
+			effs = append(effs, prior.apply(sh, base))
+		}
+		var famEffs map[[2]int]hardware.Efficiency
+		if prior.Families > 0 {
+			famEffs = map[[2]int]hardware.Efficiency{}
 		}
 		r := make([]float64, rows)
 		for i, pt := range points {
-			v := pt.Predict(effs[pt.Era])
+			e := effs[pt.Era]
+			if pt.Family > 0 {
+				k := [2]int{pt.Era, pt.Family}
+				fe, ok := famEffs[k]
+				if !ok {
+					fe = famShift(x, pt.Family).ApplyLevel(e)
+					famEffs[k] = fe
+				}
+				e = fe
+			}
+			v := pt.Predict(e)
 			if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
 				return nil, false
 			}
@@ -397,8 +490,12 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 		}
 	}
-	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Shifts: shifts(x), ShiftSE: make([]Shift, prior.Eras), Iter: iter,
-		Sigma: map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
+	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Shifts: shifts(x), ShiftSE: make([]Shift, prior.Eras), Iter: iter, applyShift: prior.ApplyShift,
+		FamilyShifts: make([]Shift, prior.Families),
+		Sigma:        map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
+	for f := range res.FamilyShifts {
+		res.FamilyShifts[f] = famShift(x, f+1)
+	}
 	ss := map[Phase]float64{}
 	raw := append([]float64(nil), r[:n]...)
 	shared.color(raw)
@@ -435,7 +532,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 			s2 /= float64(max(n-k, 1))
 			s2 = math.Max(s2, 0.01)
-			d := append(dPdX(x[:NParams]), make([]float64, NShift*prior.Eras)...)
+			d := append(dPdX(x[:NParams]), make([]float64, np-NParams)...)
 			for i := NParams; i < np; i++ {
 				d[i] = 1
 			}

@@ -1,0 +1,302 @@
+package accuracy
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/fit"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
+)
+
+// A class's levels: how a family of devices, and a device, with published
+// runs differ from the class (hardware.Shift), fitted to their own runs
+// with the class held and each shift held near none by a prior
+// (partial pooling): a family measured on a few runs moves a little, one
+// measured on hundreds as far as its runs say. A prediction for a device
+// uses the class moved by its family's level and its own
+// (runtimes.Runtime.ClassFor); an unmeasured device of a measured family,
+// its family's; any other device, the class.
+
+// FamilyLevelSpread is the prior's spread of a family's shift, per
+// coordinate (fit.Shift: a log factor on the fixed costs, logit shifts of
+// the bandwidth share and of the matrix efficiency): a factor of e^1.5 ≈
+// 4.5 on the fixed costs — a Jetson's Cortex-A78AE host and 1 GHz GPU
+// against a desktop's — and about a factor of two on the shares.
+var FamilyLevelSpread = [fit.NShift]float64{3, 0.7, 0.7}
+
+// DeviceLevelSpread is the prior's spread of a device's shift from its
+// family's level: half the family's, as the devices of a family share
+// their host, memory technology and kernels' tuning.
+var DeviceLevelSpread = [fit.NShift]float64{0.75, 0.35, 0.35}
+
+// Level is a family's or a device's fitted shift and what it rests on.
+type Level struct {
+	Family string
+	Device string // the module (a base device's name); "" for a family's level
+	Shift  fit.Shift
+	// Cases are the class's cases the level was fitted on (its current
+	// builds' scored runs), by index.
+	Cases []int
+	// Held are measured/predicted per case of Cases, each predicted
+	// without its group: a family's by a fit without the device's module,
+	// a device's by a fit of its level without the case's model.
+	Held []float64
+	// Groups counts the groups Held left out (modules, or models).
+	Groups int
+	// Decode and Prefill are the level's 80 % intervals from Held, zero
+	// where too few (the class's apply).
+	Decode, Prefill runtimes.Spread
+}
+
+// module is the physical device a profile describes (hardware.Device.
+// Module): a held-out device takes its power modes with it.
+func module(d *hardware.Device) string { return d.Module() }
+
+// fitLevel fits the shift of points from efficiency e, under spreads;
+// the points of one device share a bias as in the class's fit
+// (DeviceSpread), so that in a family's level a device measured a hundred
+// times weighs about as much as one measured a few times.
+func fitLevel(points []fit.Point, e hardware.Efficiency, spreads [fit.NShift]float64) (fit.Shift, error) {
+	if len(points) == 0 {
+		return fit.Shift{}, nil
+	}
+	pts := append([]fit.Point(nil), points...)
+	devices := map[string]bool{}
+	for i := range pts {
+		pts[i].Era, pts[i].Family = 1, 0
+		devices[pts[i].Shared] = true
+	}
+	prior := fit.Prior{Center: e, Eras: 1, Spreads: &spreads, ApplyShift: fit.Shift.ApplyLevel}
+	if len(devices) > 1 {
+		prior.SharedSpread = DeviceSpread
+	}
+	r, err := fit.Fit(pts, prior)
+	if err != nil {
+		return fit.Shift{}, err
+	}
+	return r.Shifts[0], nil
+}
+
+// levelCases groups the indices of a class's current-build cases by key.
+func (c *Class) levelCases(key func(Case) string) (map[string][]int, []string) {
+	by := map[string][]int{}
+	var keys []string
+	for i, cs := range c.Cases {
+		if c.eras[i] != 0 || (c.Scored != nil && !c.Scored[i]) {
+			continue
+		}
+		k := key(cs)
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], i)
+	}
+	sort.Strings(keys)
+	return by, keys
+}
+
+func pick(pts []fit.Point, idx []int) []fit.Point {
+	out := make([]fit.Point, len(idx))
+	for j, i := range idx {
+		out[j] = pts[i]
+	}
+	return out
+}
+
+// assignFamilies gives each case its family's index in the fit: the
+// family measured on the most modules is the class's reference (no
+// shift), every other family a level fitted with the class
+// (fit.Prior.Families); a class measured on fewer than MinDevices
+// modules has none.
+func (c *Class) assignFamilies(prior *fit.Prior) {
+	c.family = make([]int, len(c.Cases))
+	c.families, c.reference = nil, ""
+	if !c.familyLevels {
+		return
+	}
+	mods := map[string]map[string]bool{}
+	for _, cs := range c.Cases {
+		f := cs.Setup.Device.Family
+		if mods[f] == nil {
+			mods[f] = map[string]bool{}
+		}
+		mods[f][module(cs.Setup.Device)] = true
+	}
+	names := make([]string, 0, len(mods))
+	for f := range mods {
+		names = append(names, f)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		if len(mods[names[a]]) != len(mods[names[b]]) {
+			return len(mods[names[a]]) > len(mods[names[b]])
+		}
+		return names[a] < names[b]
+	})
+	c.reference, c.families = names[0], names[1:]
+	index := map[string]int{}
+	for k, f := range c.families {
+		index[f] = k + 1
+	}
+	for i, cs := range c.Cases {
+		c.family[i] = index[cs.Setup.Device.Family]
+	}
+	prior.Families, prior.FamilySpreads = len(c.families), FamilyLevelSpread
+}
+
+// holdOut predicts each group's points by a fit that never saw it: the
+// class and its families' levels without the group (a family whose
+// every module is left out is predicted at the class), each point at its
+// era and family.
+func holdOut(pts []fit.Point, prior fit.Prior) ([]float64, error) {
+	groups := map[string][]int{}
+	var names []string
+	for i, p := range pts {
+		if _, ok := groups[p.Group]; !ok {
+			names = append(names, p.Group)
+		}
+		groups[p.Group] = append(groups[p.Group], i)
+	}
+	sort.Strings(names)
+	held := make([]float64, len(pts))
+	for _, g := range names {
+		var train []fit.Point
+		for _, p := range pts {
+			if p.Group != g {
+				train = append(train, p)
+			}
+		}
+		fitted := &fit.Result{Efficiency: prior.Center}
+		if len(train) > 0 {
+			r, err := fit.Fit(train, prior)
+			if err != nil {
+				return nil, fmt.Errorf("without %s: %w", g, err)
+			}
+			fitted = r
+		}
+		for _, i := range groups[g] {
+			held[i] = pts[i].Measured / pts[i].Predict(fitted.EfficiencyAt(pts[i].Era, pts[i].Family))
+		}
+	}
+	return held, nil
+}
+
+// fitLevels files the class's family levels (fitted with the class:
+// assignFamilies) with their held-out ratios and intervals, and fits a
+// level for every module with current-build runs on top of its family's.
+func (c *Class) fitLevels(pts []fit.Point) error {
+	c.Families, c.DeviceLevels = map[string]*Level{}, map[string]*Level{}
+	byFam, _ := c.levelCases(func(cs Case) string { return cs.Setup.Device.Family })
+	for k, fam := range c.families {
+		idx := byFam[fam]
+		lv := &Level{Family: fam, Shift: c.Fit.FamilyShifts[k], Cases: idx}
+		// Held out: each module by the class and its family without it.
+		mods := map[string]bool{}
+		for _, i := range idx {
+			lv.Held = append(lv.Held, c.Held[i])
+			mods[module(c.Cases[i].Setup.Device)] = true
+		}
+		lv.Groups = len(mods)
+		lv.Decode, lv.Prefill = c.levelSpread(lv, pts, func(i int) string { return module(c.Cases[i].Setup.Device) })
+		c.Families[fam] = lv
+	}
+	// A device's level is its module's: its power modes and smaller
+	// configurations share it, and differ by their sourced figures.
+	byDev, devs := c.levelCases(func(cs Case) string { return module(cs.Setup.Device) })
+	for _, dev := range devs {
+		idx := byDev[dev]
+		fam := c.Cases[idx[0]].Setup.Device.Family
+		e := c.Fit.EfficiencyAt(0, c.family[idx[0]])
+		devPts := pick(pts, idx)
+		sh, err := fitLevel(devPts, e, DeviceLevelSpread)
+		if err != nil {
+			return fmt.Errorf("device %s: %w", dev, err)
+		}
+		lv := &Level{Family: fam, Device: dev, Shift: sh, Cases: idx, Held: make([]float64, len(idx))}
+		// Held out: each model by the device's level fitted without it.
+		models := map[string][]int{}
+		for j, i := range idx {
+			m := c.Cases[i].Setup.Model.Spec.Name
+			models[m] = append(models[m], j)
+		}
+		lv.Groups = len(models)
+		for _, js := range models {
+			var train []fit.Point
+			in := map[int]bool{}
+			for _, j := range js {
+				in[j] = true
+			}
+			for j, p := range devPts {
+				if !in[j] {
+					train = append(train, p)
+				}
+			}
+			without, err := fitLevel(train, e, DeviceLevelSpread)
+			if err != nil {
+				return fmt.Errorf("device %s: %w", dev, err)
+			}
+			for _, j := range js {
+				lv.Held[j] = devPts[j].Measured / devPts[j].Predict(without.ApplyLevel(e))
+			}
+		}
+		lv.Decode, lv.Prefill = c.levelSpread(lv, pts, func(i int) string { return c.Cases[i].Setup.Model.Spec.Name })
+		c.DeviceLevels[dev] = lv
+	}
+	return nil
+}
+
+// levelSpread is a level's 80 % intervals from its held-out ratios,
+// grouped by group (module or model); zero for a phase with fewer than
+// MinSpreadPoints ratios on two groups.
+func (c *Class) levelSpread(lv *Level, pts []fit.Point, group func(i int) string) (runtimes.Spread, runtimes.Spread) {
+	var lp []fit.Point
+	for _, i := range lv.Cases {
+		p := pts[i]
+		p.Group = group(i)
+		lp = append(lp, p)
+	}
+	one := func(ph fit.Phase) runtimes.Spread {
+		n, groups := 0, map[string]bool{}
+		for _, p := range lp {
+			if p.Phase == ph {
+				n++
+				groups[p.Group] = true
+			}
+		}
+		if n < MinSpreadPoints || len(groups) < 2 {
+			return runtimes.Spread{}
+		}
+		return spread(lv.Held, lp, ph, "")
+	}
+	return one(fit.Decode), one(fit.Prefill)
+}
+
+// Levels are the class's levels as a runtime profile files them, by
+// runtimes.LevelKey, with the words each prediction quotes.
+func (c *Class) Levels(data string) map[string]*runtimes.Level {
+	out := map[string]*runtimes.Level{}
+	name := c.Key.Name()
+	for fam, lv := range c.Families {
+		basis := fmt.Sprintf("the %s devices' level: fitted on %d published tests on %d of them (%s), shrunk toward %s", fam, len(lv.Cases), lv.Groups, data, c.Key)
+		if lv.Decode.Low == 0 && lv.Prefill.Low == 0 {
+			basis += "; too few of them for an interval of its own: the class's applies"
+		}
+		out[runtimes.LevelKey(name, fam, "")] = &runtimes.Level{Shift: lv.Shift.Level(), Decode: lv.Decode, Prefill: lv.Prefill, Basis: basis}
+	}
+	for dev, lv := range c.DeviceLevels {
+		toward := c.Key.String()
+		if _, ok := c.Families[lv.Family]; ok {
+			toward = "the " + lv.Family + " devices' level of " + toward
+		}
+		basis := fmt.Sprintf("fitted on %d published tests of %s and its power modes (%d model", len(lv.Cases), dev, lv.Groups)
+		if lv.Groups != 1 {
+			basis += "s"
+		}
+		basis += fmt.Sprintf(", %s), shrunk toward %s", data, toward)
+		if lv.Decode.Low == 0 && lv.Prefill.Low == 0 {
+			basis += "; too few models for an interval of its own"
+		}
+		out[runtimes.LevelKey(name, lv.Family, dev)] = &runtimes.Level{Shift: lv.Shift.Level(), Decode: lv.Decode, Prefill: lv.Prefill, Basis: basis}
+	}
+	return out
+}
