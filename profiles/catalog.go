@@ -498,14 +498,39 @@ func (c *Catalog) AddDevice(d *hardware.Device, file string) error {
 	return nil
 }
 
-// Runtime finds a runtime by name, alias or path to a TOML profile.
+// AddRuntimeFile reads file as a runtime profile, whatever it holds, and
+// adds it: a file that cannot be read or is no runtime (an empty file, a
+// model, /etc/passwd) is a *RuntimeFileError naming it. It returns the
+// runtime's name.
+func (c *Catalog) AddRuntimeFile(file string) (string, error) {
+	src, err := safeio.ReadFile(file, limits.ProfileBytes, "a profile")
+	if err != nil {
+		return "", &RuntimeFileError{File: file, Err: err}
+	}
+	if !isRuntime(src) {
+		return "", &RuntimeFileError{File: file, Err: &FileError{File: file, Line: 1,
+			Msg: "not a runtime profile: a runtime lists the weight formats it runs (weights = [\"q4_0\", …]; docs/profiles.md)"}}
+	}
+	if err := c.addRuntimeFile(file, src, true); err != nil {
+		var re *RuntimeFileError
+		if !errors.As(err, &re) {
+			err = &RuntimeFileError{File: file, Err: err}
+		}
+		return "", err
+	}
+	return c.lastAdded, nil
+}
+
+// Runtime finds a runtime by name, alias or path to a TOML profile (one
+// that looks like a path: LooksLikePath).
 func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
-	if looksLikeFile(name) {
+	if LooksLikePath(name) {
 		cc := c.Clone()
-		if _, err := cc.AddFile(name); err != nil {
+		n, err := cc.AddRuntimeFile(name)
+		if err != nil {
 			return nil, err
 		}
-		return cc.runtimes.Lookup(cc.lastAdded)
+		return cc.runtimes.Lookup(n)
 	}
 	set := c.Runtimes()
 	r, err := set.Lookup(name)
@@ -807,8 +832,8 @@ func (e *PathNotAllowedError) Error() string {
 }
 
 func plural(kind string) string {
-	if kind == "model" {
-		return "models"
+	if kind == "model" || kind == "runtime" {
+		return kind + "s"
 	}
 	return kind
 }

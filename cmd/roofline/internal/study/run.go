@@ -142,10 +142,26 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			bad(k, "kv: %v", errors.Unwrap(err))
 		}
 	}
-	for _, rt := range st.Runtimes {
-		if _, err := cat.Runtime(rt); err != nil {
-			bad(rt, "runtimes: %v", err)
+	for i, rt := range st.Runtimes {
+		if !profiles.LooksLikePath(rt) {
+			if _, err := cat.Runtime(rt); err != nil {
+				bad(rt, "runtimes: %v", err)
+			}
+			continue
 		}
+		// A runtime profile by path: with --allow-paths, relative to the
+		// study and known by its name from here on.
+		if !cat.DataPaths() {
+			err := &profiles.PathNotAllowedError{Kind: "runtime", Name: rt, File: st.File}
+			errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, rt), Msg: "runtimes: " + err.Error(), Err: err})
+			continue
+		}
+		name, err := cat.AddRuntimeFile(st.resolve(rt))
+		if err != nil {
+			bad(rt, "runtimes: %v", err)
+			continue
+		}
+		st.Runtimes[i] = name
 	}
 	for _, e := range st.Engines {
 		found := false

@@ -1,0 +1,121 @@
+package main
+
+// The reliability suite of issue 29, second hostile pass: the findings on
+// what roofline prints (E, F, H, I, L, M, O, P, Q), each reproduced with
+// inputs built here and run as the real command in a child process, as
+// TestReliability runs issue 19's: each case ends in under 10 s and
+// 200 MB with the documented exit code and a clear message, or with a
+// correct answer.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReliabilityOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the reliability suite runs every case in a child process")
+	}
+	if os.Getenv(childArgsEnv) != "" {
+		return
+	}
+	dir := t.TempDir()
+	outputInputs(t, dir)
+	srv := hostileServer(t)
+	defer srv.Close()
+
+	cases := []relCase{
+		// E. A plan with no groups panicked in the plan figure.
+		{finding: "E", name: "plot plan with a runtime no engine runs", args: []string{"plot", "plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "mlx", "--tpot", "50ms", "-o", "{dir}/x.svg"},
+			code: 2, stderr: []string{"nothing to plot: no engine of the devices runs the models", "runtime mlx does not run the gpu engine of rtx-4090"}},
+		{finding: "E", name: "a study's runtime by path, without --allow-paths", args: []string{"report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
+			code: 1, stderr: []string{`study.toml:4: runtimes: runtime "x.toml" in {dir}/rt-study/study.toml is a path or URL`}},
+		{finding: "E", name: "a study's runtime by path that runs no engine of its device", args: []string{"--allow-paths", "report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
+			code: 0, stderr: []string{"no plan figure: nothing to plot", "runtime x does not run the gpu engine of rtx-4090"}, stdout: []string{"wrote {dir}/rt-report"}},
+		// M. Wrong exit code or wrong flag blamed.
+		{finding: "M", name: "--runtime /etc/passwd", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "/etc/passwd"},
+			code: 2, stderr: []string{"--runtime: /etc/passwd:1: not a runtime profile"}},
+		{finding: "M", name: "--runtime /dev/zero", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "/dev/zero"},
+			code: 2, stderr: []string{"--runtime: read /dev/zero: not a regular file"}},
+		{finding: "M", name: "--runtime a FIFO", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/fifo.toml"},
+			code: 2, stderr: []string{"fifo.toml: not a regular file"}},
+		{finding: "M", name: "an empty --runtime file is no model", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/empty.toml"},
+			code: 2, stderr: []string{"--runtime: {dir}/empty.toml:1: not a runtime profile"}, never: []string{"hidden_size"}},
+		{finding: "M", name: "plan --engine tpu", args: []string{"plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--engine", "tpu", "--tpot", "50ms"},
+			code: 2, stderr: []string{`--engine "tpu": no device searched has that engine (engines: gpu)`}},
+	}
+	runRelCases(t, dir, srv.URL, cases)
+}
+
+// runRelCases runs each case in a child process in dir and checks its
+// outcome, time and memory.
+func runRelCases(t *testing.T, dir, srvURL string, cases []relCase) {
+	t.Helper()
+	noPanic := []string{"goroutine ", "panic:"}
+	for _, c := range cases {
+		t.Run(c.finding+"/"+c.name, func(t *testing.T) {
+			sub := func(s string) string {
+				return strings.NewReplacer("{dir}", dir, "{srv}", srvURL).Replace(s)
+			}
+			args := make([]string, len(c.args))
+			for i, a := range c.args {
+				args[i] = sub(a)
+			}
+			stdout, stderr, code, elapsed, peak := runChild(t, dir, args, c.stdin)
+			if elapsed > maxCaseTime && !raceDetector {
+				t.Errorf("took %v (limit %v)", elapsed, maxCaseTime)
+			}
+			if peak > maxCaseBytes && !raceDetector {
+				t.Errorf("peak memory %d MB (limit %d MB)", peak>>20, maxCaseBytes>>20)
+			}
+			if code != c.code {
+				t.Errorf("exit code %d, want %d\nstderr: %s", code, c.code, stderr)
+			}
+			for _, w := range c.stderr {
+				if !strings.Contains(stderr, sub(w)) {
+					t.Errorf("stderr lacks %q:\n%s", sub(w), stderr)
+				}
+			}
+			for _, w := range c.stdout {
+				if !strings.Contains(stdout, sub(w)) {
+					t.Errorf("stdout lacks %q:\n%.2000s", sub(w), stdout)
+				}
+			}
+			for _, w := range append(c.never, noPanic...) {
+				if strings.Contains(stdout, sub(w)) || strings.Contains(stderr, sub(w)) {
+					t.Errorf("output holds %q:\nstdout: %.2000s\nstderr: %s", sub(w), stdout, stderr)
+				}
+			}
+			t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
+		})
+	}
+}
+
+// outputInputs writes every file the cases of TestReliabilityOutputs read
+// into dir.
+func outputInputs(t *testing.T, dir string) {
+	t.Helper()
+	write := func(name, data string) {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, err := os.ReadFile("../../profiles/runtimes/mlx.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
+	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
+	write("empty.toml", "")
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.toml"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
