@@ -8,6 +8,7 @@ package main
 // correct answer.
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,36 +25,57 @@ func TestReliabilityOutputs(t *testing.T) {
 		return
 	}
 	dir := t.TempDir()
-	outputInputs(t, dir)
 	srv := hostileServer(t)
 	defer srv.Close()
+	outputInputs(t, dir, srv.URL)
 
-	cases := []relCase{
+	tok := "t0k3nSECRET"
+	cases := []outCase{
 		// E. A plan with no groups panicked in the plan figure.
-		{finding: "E", name: "plot plan with a runtime no engine runs", args: []string{"plot", "plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "mlx", "--tpot", "50ms", "-o", "{dir}/x.svg"},
-			code: 2, stderr: []string{"nothing to plot: no engine of the devices runs the models", "runtime mlx does not run the gpu engine of rtx-4090"}},
-		{finding: "E", name: "a study's runtime by path, without --allow-paths", args: []string{"report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
-			code: 1, stderr: []string{`study.toml:4: runtimes: runtime "x.toml" in {dir}/rt-study/study.toml is a path or URL`}},
-		{finding: "E", name: "a study's runtime by path that runs no engine of its device", args: []string{"--allow-paths", "report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
-			code: 0, stderr: []string{"no plan figure: nothing to plot", "runtime x does not run the gpu engine of rtx-4090"}, stdout: []string{"wrote {dir}/rt-report"}},
+		{relCase: relCase{finding: "E", name: "plot plan with a runtime no engine runs", args: []string{"plot", "plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "mlx", "--tpot", "50ms", "-o", "{dir}/x.svg"},
+			code: 2, stderr: []string{"nothing to plot: no engine of the devices runs the models", "runtime mlx does not run the gpu engine of rtx-4090"}}},
+		{relCase: relCase{finding: "E", name: "a study's runtime by path, without --allow-paths", args: []string{"report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
+			code: 1, stderr: []string{`study.toml:4: runtimes: runtime "x.toml" in {dir}/rt-study/study.toml is a path or URL`}}},
+		{relCase: relCase{finding: "E", name: "a study's runtime by path that runs no engine of its device", args: []string{"--allow-paths", "report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
+			code: 0, stderr: []string{"no plan figure: nothing to plot", "runtime x does not run the gpu engine of rtx-4090"}, stdout: []string{"wrote {dir}/rt-report"}}},
 		// M. Wrong exit code or wrong flag blamed.
-		{finding: "M", name: "--runtime /etc/passwd", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "/etc/passwd"},
-			code: 2, stderr: []string{"--runtime: /etc/passwd:1: not a runtime profile"}},
-		{finding: "M", name: "--runtime /dev/zero", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "/dev/zero"},
-			code: 2, stderr: []string{"--runtime: read /dev/zero: not a regular file"}},
-		{finding: "M", name: "--runtime a FIFO", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/fifo.toml"},
-			code: 2, stderr: []string{"fifo.toml: not a regular file"}},
-		{finding: "M", name: "an empty --runtime file is no model", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/empty.toml"},
-			code: 2, stderr: []string{"--runtime: {dir}/empty.toml:1: not a runtime profile"}, never: []string{"hidden_size"}},
-		{finding: "M", name: "plan --engine tpu", args: []string{"plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--engine", "tpu", "--tpot", "50ms"},
-			code: 2, stderr: []string{`--engine "tpu": no device searched has that engine (engines: gpu)`}},
+		{relCase: relCase{finding: "M", name: "--runtime /etc/passwd", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "/etc/passwd"},
+			code: 2, stderr: []string{"--runtime: /etc/passwd:1: not a runtime profile"}}},
+		{relCase: relCase{finding: "M", name: "--runtime /dev/zero", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "/dev/zero"},
+			code: 2, stderr: []string{"--runtime: read /dev/zero: not a regular file"}}},
+		{relCase: relCase{finding: "M", name: "--runtime a FIFO", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/fifo.toml"},
+			code: 2, stderr: []string{"fifo.toml: not a regular file"}}},
+		{relCase: relCase{finding: "M", name: "an empty --runtime file is no model", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/empty.toml"},
+			code: 2, stderr: []string{"--runtime: {dir}/empty.toml:1: not a runtime profile"}, never: []string{"hidden_size"}}},
+		{relCase: relCase{finding: "M", name: "plan --engine tpu", args: []string{"plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--engine", "tpu", "--tpot", "50ms"},
+			code: 2, stderr: []string{`--engine "tpu": no device searched has that engine (engines: gpu)`}}},
+		// H. Query and fragment values of every shape are hidden in
+		// errors, sources, and every file of a report.
+		{relCase: relCase{finding: "H", name: "?hf_TOKEN in an error", args: []string{"show", "model", "{srv}/missing.gguf?" + tok},
+			code: 1, stderr: []string{"missing.gguf?xxxxx"}, never: []string{tok}}},
+		{relCase: relCase{finding: "H", name: "#access_token= in a JSON source", args: []string{"show", "model", "{srv}/good/llama.gguf#access_token=" + tok, "--format", "json"},
+			code: 0, stdout: []string{"llama.gguf#access_token=xxxxx"}, never: []string{tok}}},
+		{relCase: relCase{finding: "H", name: "?token%3D in a text source", args: []string{"show", "model", "{srv}/good/llama.gguf?token%3D" + tok},
+			code: 0, stdout: []string{"llama.gguf?xxxxx"}, never: []string{tok}}},
+		{relCase: relCase{finding: "H", name: "a CSV source", args: []string{"predict", "--hw", "rtx-4090", "-m", "{srv}/good/llama.gguf?" + tok, "--format", "csv"},
+			code: 0, never: []string{tok}}},
+		{relCase: relCase{finding: "H", name: "report.md, report.html, results.json, results.csv", args: []string{"--allow-paths", "report", "{dir}/url-study.toml", "-o", "{dir}/url-report"},
+			code: 0, stdout: []string{"wrote {dir}/url-report"}, never: []string{tok}},
+			files: []string{"{dir}/url-report/report.md", "{dir}/url-report/report.html", "{dir}/url-report/results.json", "{dir}/url-report/results.csv"}},
 	}
 	runRelCases(t, dir, srv.URL, cases)
 }
 
+// outCase is a case whose output files are checked too: none of them
+// may hold what never lists.
+type outCase struct {
+	relCase
+	files []string
+}
+
 // runRelCases runs each case in a child process in dir and checks its
 // outcome, time and memory.
-func runRelCases(t *testing.T, dir, srvURL string, cases []relCase) {
+func runRelCases(t *testing.T, dir, srvURL string, cases []outCase) {
 	t.Helper()
 	noPanic := []string{"goroutine ", "panic:"}
 	for _, c := range cases {
@@ -90,6 +112,18 @@ func runRelCases(t *testing.T, dir, srvURL string, cases []relCase) {
 					t.Errorf("output holds %q:\nstdout: %.2000s\nstderr: %s", sub(w), stdout, stderr)
 				}
 			}
+			for _, f := range c.files {
+				b, err := os.ReadFile(sub(f))
+				if err != nil {
+					t.Errorf("%s: %v", sub(f), err)
+					continue
+				}
+				for _, w := range c.never {
+					if strings.Contains(string(b), sub(w)) {
+						t.Errorf("%s holds %q", sub(f), sub(w))
+					}
+				}
+			}
 			t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
 		})
 	}
@@ -97,7 +131,7 @@ func runRelCases(t *testing.T, dir, srvURL string, cases []relCase) {
 
 // outputInputs writes every file the cases of TestReliabilityOutputs read
 // into dir.
-func outputInputs(t *testing.T, dir string) {
+func outputInputs(t *testing.T, dir, srv string) {
 	t.Helper()
 	write := func(name, data string) {
 		p := filepath.Join(dir, name)
@@ -115,6 +149,8 @@ func outputInputs(t *testing.T, dir string) {
 	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
+	write("url-study.toml", fmt.Sprintf("title = \"a model by URL\"\ndevices = [\"rtx-4090\"]\nmodels = [%q, %q]\nfigures = []\n",
+		srv+"/good/llama.gguf?hf_t0k3nSECRET", srv+"/good/other.gguf#access_token=t0k3nSECRET"))
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.toml"), 0o600); err != nil {
 		t.Fatal(err)
 	}
