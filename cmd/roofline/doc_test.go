@@ -48,8 +48,14 @@ Exit codes:
 
 Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`" + ` or
 ` + "`roofline: hint:`" + `; on an error (exit 1, 2 or 70) nothing is written to stdout. URLs in
-messages and in output are shown without their user information and query
-values (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `).
+messages and in output are shown without their user information and any
+query or fragment value (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `, ` + "`?xxxxx`" + `).
+Text that came from outside (a runs file's note, a server's reply, a
+study's title, a profile's description) is printed with every character
+a terminal would act on escaped as Go quotes it: ` + "`\\x1b`" + ` for ESC,
+` + "`\\u202e`" + ` for a right-to-left override, ` + "`\\xff`" + ` for a byte that is
+not UTF-8; ` + "`report.md`" + ` shows a study's text as written, never as HTML,
+an image or a link.
 
 Output files (` + "`plot -o`" + ` and ` + "`--data`" + `, ` + "`calibrate -o`" + `) are written through a temporary
 file and renamed, mode 0644; an existing one is replaced only with

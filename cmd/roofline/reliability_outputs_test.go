@@ -9,6 +9,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +32,8 @@ func TestReliabilityOutputs(t *testing.T) {
 	outputInputs(t, dir, srv.URL)
 
 	tok := "t0k3nSECRET"
+	esc := "\x1b"
+	reason := reasonServer(t)
 	cases := []outCase{
 		// E. A plan with no groups panicked in the plan figure.
 		{relCase: relCase{finding: "E", name: "plot plan with a runtime no engine runs", args: []string{"plot", "plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "mlx", "--tpot", "50ms", "-o", "{dir}/x.svg"},
@@ -61,27 +65,44 @@ func TestReliabilityOutputs(t *testing.T) {
 			code: 0, never: []string{tok}}},
 		{relCase: relCase{finding: "H", name: "report.md, report.html, results.json, results.csv", args: []string{"--allow-paths", "report", "{dir}/url-study.toml", "-o", "{dir}/url-report"},
 			code: 0, stdout: []string{"wrote {dir}/url-report"}, never: []string{tok}},
-			files: []string{"{dir}/url-report/report.md", "{dir}/url-report/report.html", "{dir}/url-report/results.json", "{dir}/url-report/results.csv"}},
+			files: reportFiles("{dir}/url-report", nil)},
+		// F. Terminal control codes from outside are written escaped.
+		{relCase: relCase{finding: "F", name: "a runs CSV's note (stdout) and exclude (stderr)", args: []string{"compare", "{dir}/ctl.csv", "--hw", "rtx-4090"},
+			code: 0, stdout: []string{`note: a \x1b]0;pwned\a\x1b[2J note \u202e`}, stderr: []string{`excluded by the file: why \x1b[31mred`}, never: []string{esc, "\u202e"}}},
+		{relCase: relCase{finding: "F", name: "a runs CSV's note in Markdown and JSON", args: []string{"compare", "{dir}/ctl.csv", "--hw", "rtx-4090", "--format", "json"},
+			code: 0, stdout: []string{`"a \u001b]0;pwned\u0007\u001b[2J note \u202e"`}, never: []string{esc, "\u202e"}}},
+		{relCase: relCase{finding: "F", name: "a server's reason phrase", args: []string{"show", "model", "{reason}/m.gguf"},
+			code: 1, stderr: []string{`HTTP 418 \x1b]0;pwned\a\x1b[2J`}, never: []string{esc, "\a"}}},
+		// F and Q. A study's title and description in the report's files.
+		{relCase: relCase{finding: "Q", name: "raw HTML, images and control codes in a study's title", args: []string{"report", "{dir}/html-study.toml", "-o", "{dir}/html-report"},
+			code: 0, stdout: []string{"wrote {dir}/html-report"}, never: []string{esc, "<img", "<script"}},
+			files: reportFiles("{dir}/html-report", []string{"![x](", "](http"})},
 	}
-	runRelCases(t, dir, srv.URL, cases)
+	runRelCases(t, dir, srv.URL, reason, cases)
 }
 
 // outCase is a case whose output files are checked too: none of them
-// may hold what never lists.
+// may hold what never lists, nor what its own entry lists.
 type outCase struct {
 	relCase
-	files []string
+	files map[string][]string
+}
+
+// reportFiles are the text files of the report in dir, report.md with
+// what it must not hold besides.
+func reportFiles(dir string, md []string) map[string][]string {
+	return map[string][]string{dir + "/report.md": md, dir + "/report.html": nil, dir + "/results.json": nil, dir + "/results.csv": nil}
 }
 
 // runRelCases runs each case in a child process in dir and checks its
 // outcome, time and memory.
-func runRelCases(t *testing.T, dir, srvURL string, cases []outCase) {
+func runRelCases(t *testing.T, dir, srvURL, reasonURL string, cases []outCase) {
 	t.Helper()
 	noPanic := []string{"goroutine ", "panic:"}
 	for _, c := range cases {
 		t.Run(c.finding+"/"+c.name, func(t *testing.T) {
 			sub := func(s string) string {
-				return strings.NewReplacer("{dir}", dir, "{srv}", srvURL).Replace(s)
+				return strings.NewReplacer("{dir}", dir, "{srv}", srvURL, "{reason}", reasonURL).Replace(s)
 			}
 			args := make([]string, len(c.args))
 			for i, a := range c.args {
@@ -112,13 +133,13 @@ func runRelCases(t *testing.T, dir, srvURL string, cases []outCase) {
 					t.Errorf("output holds %q:\nstdout: %.2000s\nstderr: %s", sub(w), stdout, stderr)
 				}
 			}
-			for _, f := range c.files {
+			for f, never := range c.files {
 				b, err := os.ReadFile(sub(f))
 				if err != nil {
 					t.Errorf("%s: %v", sub(f), err)
 					continue
 				}
-				for _, w := range c.never {
+				for _, w := range append(never, c.never...) {
 					if strings.Contains(string(b), sub(w)) {
 						t.Errorf("%s holds %q", sub(f), sub(w))
 					}
@@ -149,9 +170,41 @@ func outputInputs(t *testing.T, dir, srv string) {
 	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
+	write("ctl.csv", "test,tokens_per_s,model,weights,prompt,gen,note,exclude\n"+
+		"decode,100,llama-3.2-1b,q4_0,0,128,\"a \x1b]0;pwned\a\x1b[2J note \u202e\",\n"+
+		"decode,100,llama-3.2-1b,q4_0,0,128,,\"why \x1b[31mred\"\n")
+	write("html-study.toml", "title = \"t <img src=x onerror=alert(1)> \\u001b]0;pwned\\u0007 ![x](http://evil.example/i.png)\"\n"+
+		"description = \"<script>alert(1)</script> [a](http://evil.example)\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nfigures = []\n")
 	write("url-study.toml", fmt.Sprintf("title = \"a model by URL\"\ndevices = [\"rtx-4090\"]\nmodels = [%q, %q]\nfigures = []\n",
 		srv+"/good/llama.gguf?hf_t0k3nSECRET", srv+"/good/other.gguf#access_token=t0k3nSECRET"))
 	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.toml"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// reasonServer answers every request with a status line whose reason
+// phrase holds terminal control codes, as a hostile server may.
+func reasonServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				io.WriteString(c, "HTTP/1.1 418 \x1b]0;pwned\a\x1b[2J\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String()
 }
