@@ -8,6 +8,8 @@ package main
 // correct answer.
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +19,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/roofline/roofline/gguf"
+	"github.com/roofline/roofline/model"
 )
 
 func TestReliabilityOutputs(t *testing.T) {
@@ -77,6 +82,17 @@ func TestReliabilityOutputs(t *testing.T) {
 		{relCase: relCase{finding: "Q", name: "raw HTML, images and control codes in a study's title", args: []string{"report", "{dir}/html-study.toml", "-o", "{dir}/html-report"},
 			code: 0, stdout: []string{"wrote {dir}/html-report"}, never: []string{esc, "<img", "<script"}},
 			files: reportFiles("{dir}/html-report", []string{"![x](", "](http"})},
+		// L. Model shapes that were accepted silently.
+		{relCase: relCase{finding: "L", name: "config.json num_local_experts -8", args: []string{"show", "model", "{dir}/neg-experts/config.json"},
+			code: 1, stderr: []string{"num_local_experts must not be negative, got -8"}}},
+		{relCase: relCase{finding: "L", name: "GGUF block_count 2.5", args: []string{"show", "model", "{dir}/float-blocks.gguf"},
+			code: 1, stderr: []string{"llama.block_count is 2.5 (a float), not a whole count"}}},
+		{relCase: relCase{finding: "L", name: "GGUF block_count true", args: []string{"show", "model", "{dir}/bool-blocks.gguf"},
+			code: 1, stderr: []string{"llama.block_count is 1 (a bool), not a whole count"}}},
+		{relCase: relCase{finding: "L", name: "GGUF head_count_kv [-1, 2]", args: []string{"show", "model", "{dir}/neg-kv.gguf"},
+			code: 1, stderr: []string{"llama.attention.head_count_kv is an array holding -1 (a number), not a whole count"}}},
+		{relCase: relCase{finding: "L", name: "a GGUF metadata key twice", args: []string{"show", "model", "{dir}/dup-key.gguf"},
+			code: 1, stderr: []string{`metadata key "llama.block_count" appears twice`}}},
 	}
 	runRelCases(t, dir, srv.URL, reason, cases)
 }
@@ -170,6 +186,44 @@ func outputInputs(t *testing.T, dir, srv string) {
 	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
+	write("neg-experts/config.json", `{"model_type":"mixtral","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":4,`+
+		`"intermediate_size":64,"vocab_size":128,"max_position_embeddings":4096,"num_local_experts":-8,"num_experts_per_tok":2}`)
+	// A two-layer Llama header with one key edited.
+	gg := func(name, key string, v gguf.Value) {
+		m, err := model.BuildNamed(&model.Spec{Name: "m", Architecture: "llama", Hidden: 64, Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 16,
+			FFN: 128, Vocab: 128, MaxContext: 4096, MLP: model.Gated, NormsPerLayer: 2}, "", "f16", model.Layout{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _ := model.LookupWeightFormat("f16")
+		f, err := gguf.HeaderFor(m.Spec, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Metadata[key] = v
+		var b bytes.Buffer
+		if err := gguf.Write(&b, f); err != nil {
+			t.Fatal(err)
+		}
+		write(name, b.String())
+	}
+	gg("float-blocks.gguf", "llama.block_count", gguf.Value{Num: 2.5, IsNum: true})
+	gg("bool-blocks.gguf", "llama.block_count", gguf.Value{Num: 1, Bool: true, IsNum: true, IsBool: true})
+	gg("neg-kv.gguf", "llama.attention.head_count_kv", gguf.Value{Arr: []float64{-1, 2}, Len: 2})
+	// The same key twice, as no writer of ours would write it.
+	var dup []byte
+	dup = append(dup, "GGUF"...)
+	dup = binary.LittleEndian.AppendUint32(dup, 3)
+	dup = binary.LittleEndian.AppendUint64(dup, 0)
+	dup = binary.LittleEndian.AppendUint64(dup, 2)
+	for _, v := range []uint32{16, 2} {
+		k := "llama.block_count"
+		dup = binary.LittleEndian.AppendUint64(dup, uint64(len(k)))
+		dup = append(dup, k...)
+		dup = binary.LittleEndian.AppendUint32(dup, 4)
+		dup = binary.LittleEndian.AppendUint32(dup, v)
+	}
+	write("dup-key.gguf", string(dup))
 	write("ctl.csv", "test,tokens_per_s,model,weights,prompt,gen,note,exclude\n"+
 		"decode,100,llama-3.2-1b,q4_0,0,128,\"a \x1b]0;pwned\a\x1b[2J note \u202e\",\n"+
 		"decode,100,llama-3.2-1b,q4_0,0,128,,\"why \x1b[31mred\"\n")
