@@ -78,18 +78,6 @@ const (
 	SearchTokens = 1 << 24
 )
 
-// Physical figures a user gives on the command line: outside these no
-// device answers, and the figures derived from them stop being readable.
-const (
-	// Power bounds a draw, W (a draw a user gives): the largest single
-	// accelerator boards draw about 1.2 kW, a whole rack about 130 kW.
-	Power = 1e6
-	// StorageRate is the slowest storage read rate, B/s, of a rate a user gives: an
-	// SD card in its slowest class still reads 2 MB/s; below 1 kB/s a
-	// model would take months to load.
-	StorageRate = 1e3
-)
-
 // Ceiling is one limit, for documentation and messages.
 type Ceiling struct {
 	Name  string // as docs/profiles.md lists it
@@ -166,8 +154,6 @@ func All() []Ceiling {
 		{"token counts and batch sizes", Tokens, ""},
 		{"measured tokens/s", TokensPerS, ""},
 		{"contexts searched and swept", SearchTokens, ""},
-		{"power given, W", Power, ""},
-		{"slowest storage read rate given, B/s", StorageRate, ""},
 	}
 }
 

@@ -84,7 +84,9 @@ Input conventions, the same in every command:
   ` + "`200ms`" + `; power ` + "`15W`" + `; sizes ` + "`512MiB`" + `, ` + "`11.7GB`" + `; rates ` + "`90MB/s`" + `. A bare number
   other than 0 is refused (is ` + "`--tpot 200`" + ` seconds or milliseconds?). Shares
   are percentages (` + "`10%`" + `); a flag that names its unit takes a plain number
-  (` + "`--battery-wh 50`" + `, ` + "`--min-throughput`" + ` in tokens/s, the efficiencies in (0, 1]).
+  (` + "`--battery-wh 50`" + `, ` + "`--min-throughput`" + ` in tokens/s, the efficiencies from 0.0001 to 1).
+  Every quantity has a physical range (docs/profiles.md, Limits): ` + "`--tpot 1e300s`" + `
+  or ` + "`--bw-efficiency 1e-300`" + ` is a usage error naming the flag and its range.
 - An output file is ` + "`-o/--out FILE`" + ` in every command, replaced only with ` + "`--force`" + `.
 
 Renamed in this release; the old spellings still work, with a warning on

@@ -15,6 +15,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -93,6 +94,31 @@ func TestReliabilityOutputs(t *testing.T) {
 			code: 1, stderr: []string{"llama.attention.head_count_kv is an array holding -1 (a number), not a whole count"}}},
 		{relCase: relCase{finding: "L", name: "a GGUF metadata key twice", args: []string{"show", "model", "{dir}/dup-key.gguf"},
 			code: 1, stderr: []string{`metadata key "llama.block_count" appears twice`}}},
+		// I. Quantities outside every physical range printed NaN, +Inf and
+		// 300-digit numbers.
+		{relCase: relCase{finding: "I", name: "predict --bw-efficiency 1e-300", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--bw-efficiency", "1e-300"},
+			code: 2, stderr: []string{"--bw-efficiency must be 0.0001 to 1, got 1e-300"}}},
+		{relCase: relCase{finding: "I", name: "predict --battery-wh 1e308", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--battery-wh", "1e308"},
+			code: 2, stderr: []string{"--battery-wh must be 1 mWh to 1 MWh, got 1e+308 Wh"}}},
+		{relCase: relCase{finding: "I", name: "predict --overhead 1e300B", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--overhead", "1e300B"},
+			code: 2, stderr: []string{"--overhead must be 0 (none) or 1 B to 1 PiB, got 1e+300 B"}}},
+		{relCase: relCase{finding: "I", name: "plan --tpot 1e300s", args: []string{"plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--tpot", "1e300s"},
+			code: 2, stderr: []string{"--tpot must be 1 µs to 86400 s, got 1e+300 s"}}},
+		{relCase: relCase{finding: "I", name: "plan --min-throughput 1e300", args: []string{"plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--min-throughput", "1e300"},
+			code: 2, stderr: []string{"--min-throughput must be 0.001 tokens/s to 1e+12 tokens/s, got 1e+300 tokens/s"}}},
+		{relCase: relCase{finding: "I", name: `a profile's bandwidth "1e-300 B/s"`, args: []string{"predict", "--hw", "{dir}/bw-tiny.toml", "-m", "llama-3.2-1b"},
+			code: 1, stderr: []string{"bw-tiny.toml:11: device rtx-4090: bandwidth must be 1 kB/s to 100 TB/s, got 1e-300 B/s"}}},
+		{relCase: relCase{finding: "I", name: "a runtime's half_rows = 1e300", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "{dir}/half-rows.toml"},
+			code: 2, stderr: []string{"half_rows must be 0 (none) or 0.001 to 1e+06, got 1e+300"}}},
+		{relCase: relCase{finding: "I", name: "a measured rate of 1e-300 tokens/s", args: []string{"compare", "{dir}/slow.csv", "--hw", "rtx-4090", "--format", "json"},
+			code: 0, stderr: []string{"slow.csv:2: rate must be 0.001 tokens/s to 1e+12 tokens/s, got 1e-300 tokens/s: not a measurement"}, stdout: []string{`"measured_tokens_per_s": 100`}}},
+		{relCase: relCase{finding: "I", name: "calibrate on a 9-point batch sweep: R² undefined, not -2.9e30", args: []string{"calibrate", "{dir}/sweep.csv", "--hw", "rtx-4090", "-o", "{dir}/sweep-cal.toml"},
+			code: 0, stdout: []string{"R² decode undefined (the measured times vary by under 1 %)"}, never: []string{"R² decode -"}}},
+		// M. The profile's figure is blamed, not a flag the user never gave.
+		{relCase: relCase{finding: "M", name: "a profile's power of 1e300 W", args: []string{"predict", "--hw", "{dir}/power.toml", "-m", "llama-3.2-1b"},
+			code: 1, stderr: []string{"power.toml:23: device rtx-4090: engine.gpu.power must be 1 mW to 1 MW, got 1e+300 W"}, never: []string{"--power"}}},
+		{relCase: relCase{finding: "M", name: "--kv bogus blames --kv", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--kv", "bogus"},
+			code: 2, stderr: []string{"--kv: runtime llama.cpp does not run KV format bogus"}, never: []string{"--engine"}}},
 	}
 	runRelCases(t, dir, srv.URL, reason, cases)
 }
@@ -186,6 +212,24 @@ func outputInputs(t *testing.T, dir, srv string) {
 	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
+	hw, err := os.ReadFile("../../profiles/hardware/rtx-4090.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("bw-tiny.toml", strings.Replace(string(hw), `value = "1008 GB/s"`, `value = "1e-300 B/s"`, 1))
+	write("power.toml", strings.Replace(string(hw), `value = "450 W"`, `value = "1e300 W"`, 1))
+	lc, err := os.ReadFile("../../profiles/runtimes/llama.cpp.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lcs := strings.Replace(strings.Replace(string(lc), `name = "llama.cpp"`, `name = "lc-test"`, 1), "half_rows = 100.0", "half_rows = 1e300", 1)
+	write("half-rows.toml", regexp.MustCompile(`(?m)^aliases = .*$`).ReplaceAllString(lcs, ""))
+	write("slow.csv", "test,tokens_per_s,model,weights,prompt,gen\ndecode,1e-300,llama-3.2-1b,q4_0,0,128\ndecode,100,llama-3.2-1b,q4_0,0,128\n")
+	sweep := "test,tokens_per_s,model,weights,prompt,gen,batch\n"
+	for b := 1; b <= 256; b *= 2 {
+		sweep += fmt.Sprintf("decode,%d,llama-3.2-1b,q4_0,0,128,%d\n", 100*b, b)
+	}
+	write("sweep.csv", sweep+"prefill,5000,llama-3.2-1b,q4_0,512,0,1\nprefill,9000,llama-3.2-1b,q4_0,2048,0,1\n")
 	write("neg-experts/config.json", `{"model_type":"mixtral","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":4,`+
 		`"intermediate_size":64,"vocab_size":128,"max_position_embeddings":4096,"num_local_experts":-8,"num_experts_per_tok":2}`)
 	// A two-layer Llama header with one key edited.

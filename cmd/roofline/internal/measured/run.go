@@ -130,12 +130,19 @@ func (r Run) check() error {
 	if r.TokensPerS > limits.TokensPerS {
 		return fmt.Errorf("rate %.3g tokens/s exceeds the limit of %.0e: not a measurement", r.TokensPerS, limits.TokensPerS)
 	}
+	if err := limits.Rate.Check(r.TokensPerS); err != nil {
+		return fmt.Errorf("rate %w: not a measurement", err)
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"stddev", r.StdDevTS}, {"model size", r.ModelBytes}, {"model parameters", r.ModelParams}} {
+		max  float64
+	}{{"stddev", r.StdDevTS, limits.TokensPerS}, {"model size", r.ModelBytes, limits.Memory.Max}, {"model parameters", r.ModelParams, limits.Params}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("%s %v: must be a finite number ≥ 0", f.name, f.v)
+		}
+		if f.v > f.max {
+			return fmt.Errorf("%s %.3g exceeds the limit of %.3g: not a measurement", f.name, f.v, f.max)
 		}
 	}
 	return nil

@@ -222,8 +222,10 @@ func Parse(file string, src []byte) (*Study, error) {
 	if t := r.Targets; t != nil {
 		s.Targets = Targets{TTFT: t.TTFT, TPOT: t.TPOT, Headroom: t.Headroom}
 		if t.MinThroughput != nil {
-			if !(*t.MinThroughput >= 0) {
-				bad("targets.min_throughput", "targets.min_throughput must be a positive rate, got %v", *t.MinThroughput)
+			if v := *t.MinThroughput; v != 0 {
+				if err := limits.Rate.Check(v); err != nil {
+					bad("targets.min_throughput", "targets.min_throughput %v", err)
+				}
 			}
 			s.Targets.MinThroughput = *t.MinThroughput
 		}
@@ -255,6 +257,9 @@ func Parse(file string, src []byte) (*Study, error) {
 	}{{"ttft", s.Targets.TTFT, &s.Targets.Read.TTFT}, {"tpot", s.Targets.TPOT, &s.Targets.Read.TPOT}} {
 		if f.v != "" {
 			v, err := units.ParseDuration(f.v)
+			if err == nil {
+				err = limits.Latency.Check(v)
+			}
 			if err != nil {
 				value(f.v, "targets.%s: %v", f.key, err)
 			}
