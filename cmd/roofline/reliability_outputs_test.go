@@ -119,6 +119,10 @@ func TestReliabilityOutputs(t *testing.T) {
 			code: 1, stderr: []string{"power.toml:23: device rtx-4090: engine.gpu.power must be 1 mW to 1 MW, got 1e+300 W"}, never: []string{"--power"}}},
 		{relCase: relCase{finding: "M", name: "--kv bogus blames --kv", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--kv", "bogus"},
 			code: 2, stderr: []string{"--kv: runtime llama.cpp does not run KV format bogus"}, never: []string{"--engine"}}},
+		{relCase: relCase{finding: "M", name: "a study's figure setting is no flag", args: []string{"report", "{dir}/fig-setting.toml", "-o", "{dir}/fig-report"},
+			code: 1, stderr: []string{"fig-setting.toml:6: [figure.roofline] max-batch -5: want 1 … 65536"}, never: []string{"--max-batch", "roofline help"}}},
+		{relCase: relCase{finding: "M", name: "compare - -", args: []string{"compare", "-", "-", "--hw", "rtx-4090"}, stdin: func() io.Reader { return strings.NewReader("") },
+			code: 2, stderr: []string{"standard input feeds one input, and the argument - (2 times) all read it"}}},
 	}
 	runRelCases(t, dir, srv.URL, reason, cases)
 }
@@ -212,6 +216,7 @@ func outputInputs(t *testing.T, dir, srv string) {
 	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
+	write("fig-setting.toml", "title = \"t\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nfigures = [\"roofline\"]\n[figure.roofline]\nmax-batch = -5\n")
 	hw, err := os.ReadFile("../../profiles/hardware/rtx-4090.toml")
 	if err != nil {
 		t.Fatal(err)

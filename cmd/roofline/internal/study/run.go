@@ -402,7 +402,7 @@ func (r *Report) figures(env *app.Env, progress func(string)) error {
 				r.Skip(k.Name, err.Error())
 				continue
 			}
-			return fmt.Errorf("figure %s: %w", k.Name, err)
+			return st.figureError(k.Name, err)
 		}
 		r.Figures = append(r.Figures, Figure{Kind: k, Request: req, Figure: f})
 		for _, w := range f.Warnings {
@@ -461,4 +461,22 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		}
 	}
 	return req
+}
+
+// figureError words an error of a figure the study asked for as an error
+// of the study, at the line of the setting it is about: a setting of
+// [figure.KIND] is no command-line flag (exit 1, not a usage error).
+func (st *Study) figureError(kind string, err error) error {
+	var re *app.RequestError
+	if !errors.As(err, &re) {
+		return fmt.Errorf("figure %s: %w", kind, err)
+	}
+	key, msg := []string{"figures"}, fmt.Sprintf("figures: %s: %s", kind, re.Msg)
+	if re.Input != "" {
+		if _, set := st.FigureOptions[kind].Params[re.Input]; set {
+			key = []string{"figure", kind, re.Input}
+		}
+		msg = fmt.Sprintf("[figure.%s] %s %s", kind, re.Input, re.Msg)
+	}
+	return &profiles.FileError{File: st.File, Line: profiles.LineOfKey(st.src, key...), Msg: msg}
 }
