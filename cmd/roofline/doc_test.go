@@ -87,6 +87,9 @@ Input conventions, the same in every command:
   (` + "`--battery-wh 50`" + `, ` + "`--min-throughput`" + ` in tokens/s, the efficiencies from 0.0001 to 1).
   Every quantity has a physical range (docs/profiles.md, Limits): ` + "`--tpot 1e300s`" + `
   or ` + "`--bw-efficiency 1e-300`" + ` is a usage error naming the flag and its range.
+- A bare name is a name: ` + "`-m llama-3.2-1b`" + ` is the built-in model even where a
+  directory ` + "`llama-3.2-1b/`" + ` lies in the working directory; a path is written as
+  one (` + "`./ckpt`" + `, ` + "`/models/ckpt`" + `, ` + "`m.gguf`" + `, ` + "`x.toml`" + `), in flags and studies alike.
 - An output file is ` + "`-o/--out FILE`" + ` in every command, replaced only with ` + "`--force`" + `.
 
 Renamed in this release; the old spellings still work, with a warning on

@@ -123,6 +123,13 @@ func TestReliabilityOutputs(t *testing.T) {
 			code: 1, stderr: []string{"fig-setting.toml:6: [figure.roofline] max-batch -5: want 1 … 65536"}, never: []string{"--max-batch", "roofline help"}}},
 		{relCase: relCase{finding: "M", name: "compare - -", args: []string{"compare", "-", "-", "--hw", "rtx-4090"}, stdin: func() io.Reader { return strings.NewReader("") },
 			code: 2, stderr: []string{"standard input feeds one input, and the argument - (2 times) all read it"}}},
+		// O. A directory named like a built-in model replaced it.
+		{relCase: relCase{finding: "O", name: "a bare name is the built-in model, whatever the directory holds", args: []string{"show", "model", "llama-3.2-1b", "--format", "json"},
+			code: 0, stdout: []string{`"hidden_size": 2048`}, never: []string{`"hidden_size": 64`}}},
+		{relCase: relCase{finding: "O", name: "the directory, written as a path", args: []string{"show", "model", "./llama-3.2-1b", "--format", "json"},
+			code: 0, stdout: []string{`"hidden_size": 64`}}},
+		{relCase: relCase{finding: "O", name: "an unknown bare name with a directory of that name here", args: []string{"show", "model", "myckpt"},
+			code: 1, stderr: []string{`unknown model "myckpt": a file or directory myckpt is here, but a bare name is a name: write ./myckpt to read it`}}},
 	}
 	runRelCases(t, dir, srv.URL, reason, cases)
 }
@@ -216,6 +223,10 @@ func outputInputs(t *testing.T, dir, srv string) {
 	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
+	tinyCfg := `{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":4,` +
+		`"intermediate_size":64,"vocab_size":128,"max_position_embeddings":4096}`
+	write("llama-3.2-1b/config.json", tinyCfg)
+	write("myckpt/config.json", tinyCfg)
 	write("fig-setting.toml", "title = \"t\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nfigures = [\"roofline\"]\n[figure.roofline]\nmax-batch = -5\n")
 	hw, err := os.ReadFile("../../profiles/hardware/rtx-4090.toml")
 	if err != nil {

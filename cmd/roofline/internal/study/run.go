@@ -41,8 +41,9 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
 	}
 	// A name in a study is a name wherever roofline runs, never a
-	// directory of that name in the working directory.
-	cat := env.Catalog.WithNamesFirst()
+	// directory of that name in the working directory (the catalog's one
+	// rule: a bare name is a name).
+	cat := env.Catalog.Clone()
 	for i, dir := range st.Profiles {
 		if err := cat.AddDir(dir); err != nil {
 			bad(st.ProfilesRaw[i], "profiles %q: %v", st.ProfilesRaw[i], err)
@@ -62,9 +63,6 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: fmt.Sprintf(format, a...)})
 		}
 		if !cat.DataPaths() {
-			if !profiles.LooksLikePath(raw) && known(cat, kind, raw) {
-				return raw, false // a file beside the study, but a name here
-			}
 			err := &profiles.PathNotAllowedError{Kind: kind, Name: raw, File: st.File}
 			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: key + ": " + err.Error(), Err: err})
 			return "", true
@@ -207,17 +205,6 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		return nil, err
 	}
 	return &app.Env{Catalog: cat, Stdin: env.Stdin}, nil
-}
-
-// known reports whether the catalog knows name as a device or model (kind
-// "hardware" or "model"), touching no file.
-func known(cat *profiles.Catalog, kind, name string) bool {
-	if kind == "hardware" {
-		_, err := cat.DeviceFromData(name, "")
-		return err == nil
-	}
-	_, err := cat.ModelFromData(name, "")
-	return err == nil
 }
 
 // Report is everything a study's report shows, as typed answers: the

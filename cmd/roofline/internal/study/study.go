@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -364,26 +363,13 @@ func (s *Study) resolve(p string) string {
 
 // resolveName anchors a path written where a name is expected at the
 // study's directory, as every path in a study: one that looks like a path
-// (./, ../, a .toml, .json or .gguf file), or a file or checkpoint
-// directory (holding config.json) beside the study. Names, globs, URLs and
-// absolute paths are kept.
+// (./, ../, a .toml, .json or .gguf file). Names (whatever the study's
+// directory holds), globs, URLs and absolute paths are kept.
 func (s *Study) resolveName(n string) string {
-	if n == "" || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") {
+	if n == "" || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") || !profiles.LooksLikePath(n) {
 		return n
 	}
-	p := filepath.Join(s.Dir, n)
-	if profiles.LooksLikePath(n) {
-		return p
-	}
-	if fi, err := os.Stat(p); err == nil && (fi.Mode().IsRegular() || fi.IsDir() && isFile(filepath.Join(p, "config.json"))) {
-		return p
-	}
-	return n
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return filepath.Join(s.Dir, n)
 }
 
 func (s *Study) resolveNames(l []string) []string {
