@@ -3,6 +3,7 @@ package limits
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -161,11 +162,22 @@ func All() []Ceiling {
 func CheckCount(key string, v, max int) error {
 	switch {
 	case v < 0:
-		return fmt.Errorf("%s must not be negative, got %d", key, v)
+		return fmt.Errorf("%s must not be negative, got %s", key, Echo(v))
 	case v > max:
-		return fmt.Errorf("%s %d exceeds the limit of %s", key, v, Count(float64(max)))
+		return fmt.Errorf("%s %s exceeds the limit of %s", key, Echo(v), Count(float64(max)))
 	}
 	return nil
+}
+
+// Echo writes a count a file or a user gave back in a message: in full up
+// to 15 digits, past them with an exponent (9.22e+18, not the 19 digits
+// of 2⁶³−1), so that no message holds a number of more than 17
+// significant digits.
+func Echo(v int) string {
+	if v > -1e15 && v < 1e15 {
+		return strconv.Itoa(v)
+	}
+	return strconv.FormatFloat(float64(v), 'g', 3, 64)
 }
 
 // Mul multiplies non-negative counts, reporting false when the product

@@ -121,7 +121,7 @@ func (r Run) check() error {
 		v    int
 	}{{"prompt", r.Prompt}, {"gen", r.Gen}, {"depth", r.Depth}, {"batch", r.Batch}, {"ubatch", r.UBatch}, {"context", r.Depth + r.Prompt + r.Gen}} {
 		if f.v > limits.Tokens || f.v < 0 {
-			return fmt.Errorf("%s %d tokens exceeds the limit of %s", f.name, f.v, limits.Count(limits.Tokens))
+			return fmt.Errorf("%s %s tokens exceeds the limit of %s", f.name, limits.Echo(f.v), limits.Count(limits.Tokens))
 		}
 	}
 	if !(r.TokensPerS > 0) || math.IsInf(r.TokensPerS, 0) {
