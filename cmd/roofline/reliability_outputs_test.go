@@ -238,7 +238,12 @@ func outputInputs(t *testing.T, dir, srv string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lcs := strings.Replace(strings.Replace(string(lc), `name = "llama.cpp"`, `name = "lc-test"`, 1), "half_rows = 100.0", "half_rows = 1e300", 1)
+	lcs := strings.Replace(string(lc), `name = "llama.cpp"`, `name = "lc-test"`, 1)
+	first := regexp.MustCompile(`(?m)^half_rows = .*$`).FindStringIndex(lcs)
+	if first == nil {
+		t.Fatal("llama.cpp.toml has no half_rows")
+	}
+	lcs = lcs[:first[0]] + "half_rows = 1e300" + lcs[first[1]:]
 	write("half-rows.toml", regexp.MustCompile(`(?m)^aliases = .*$`).ReplaceAllString(lcs, ""))
 	write("slow.csv", "test,tokens_per_s,model,weights,prompt,gen\ndecode,1e-300,llama-3.2-1b,q4_0,0,128\ndecode,100,llama-3.2-1b,q4_0,0,128\n")
 	sweep := "test,tokens_per_s,model,weights,prompt,gen,batch\n"
