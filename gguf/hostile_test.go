@@ -346,3 +346,49 @@ func TestSpecialFilesRefused(t *testing.T) {
 		t.Errorf("/dev/zero: %v", err)
 	}
 }
+
+// Every number ToModel reads is a whole count: a float, a bool or a
+// negative entry is an error naming the key (issue 29 L: block_count 2.5
+// was read as 2 and true as 1, head_count_kv [-1, 2] as 2).
+func TestCountKeysAreWholeCounts(t *testing.T) {
+	for _, c := range []struct {
+		key  string
+		v    gguf.Value
+		want string
+	}{
+		{"llama.block_count", gguf.Value{Num: 2.5, IsNum: true}, "llama.block_count is 2.5 (a float), not a whole count"},
+		{"llama.block_count", gguf.Value{Num: 16, IsNum: true, IsFloat: true}, "llama.block_count is 16 (a float), not a whole count"},
+		{"llama.block_count", gguf.Value{Num: 1, Bool: true, IsNum: true, IsBool: true}, "llama.block_count is 1 (a bool), not a whole count"},
+		{"llama.attention.head_count_kv", gguf.Value{Arr: []float64{-1, 2}, Len: 2}, "llama.attention.head_count_kv is an array holding -1 (a number), not a whole count"},
+	} {
+		f := mustHeader(t)
+		f.Metadata[c.key] = c.v
+		got, err := gguf.Read(bytes.NewReader(encode(t, f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := gguf.ToModel(got, "m"); err == nil || err.Error() != c.want {
+			t.Errorf("%s = %+v: %v, want %q", c.key, c.v, err, c.want)
+		}
+	}
+}
+
+// A metadata key written twice was read as its last value (llama.cpp
+// finds the first): the header is refused, naming the key.
+func TestDuplicateMetadataKey(t *testing.T) {
+	var b []byte
+	b = append(b, "GGUF"...)
+	b = binary.LittleEndian.AppendUint32(b, 3)
+	b = binary.LittleEndian.AppendUint64(b, 0) // tensors
+	b = binary.LittleEndian.AppendUint64(b, 2) // metadata entries
+	for _, v := range []uint32{16, 2} {
+		k := "llama.block_count"
+		b = binary.LittleEndian.AppendUint64(b, uint64(len(k)))
+		b = append(b, k...)
+		b = binary.LittleEndian.AppendUint32(b, 4) // uint32
+		b = binary.LittleEndian.AppendUint32(b, v)
+	}
+	if _, err := gguf.Read(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), `metadata key "llama.block_count" appears twice`) {
+		t.Errorf("duplicate key: %v", err)
+	}
+}

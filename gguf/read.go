@@ -51,6 +51,9 @@ type Value struct {
 	IsNum bool
 	Len   int // array length
 	Arr   []float64
+	// IsBool and IsFloat say the file stored a bool, or a float (for an
+	// array: its elements): neither is a count.
+	IsBool, IsFloat bool
 }
 
 // TensorInfo is one entry of the tensor table.
@@ -262,19 +265,20 @@ func (r *reader) value(t uint32, depth int) Value {
 			return v
 		}
 		v.Arr = make([]float64, 0, n)
+		v.IsFloat, v.IsBool = et == tFloat32 || et == tFloat64, et == tBool
 		for i := uint64(0); i < n && r.err == nil; i++ {
 			v.Arr = append(v.Arr, r.scalar(et))
 		}
 		return v
 	case t == tBool:
 		v := r.scalar(t)
-		return Value{Bool: v != 0, Num: v, IsNum: true}
+		return Value{Bool: v != 0, Num: v, IsNum: true, IsBool: true}
 	}
 	if _, ok := scalarSize[t]; !ok {
 		r.fail("unknown value type %d", t)
 		return Value{}
 	}
-	return Value{Num: r.scalar(t), IsNum: true}
+	return Value{Num: r.scalar(t), IsNum: true, IsFloat: t == tFloat32 || t == tFloat64}
 }
 
 // Read parses the header from r, reading nothing past the tensor table.
@@ -300,6 +304,12 @@ func Read(src io.Reader) (*File, error) {
 	}
 	for i := uint64(0); i < nkv && r.err == nil; i++ {
 		k := r.name("metadata key")
+		if _, dup := f.Metadata[k]; dup && r.err == nil {
+			// Which one counts? llama.cpp finds the first, a map keeps
+			// the last: neither is safe to guess.
+			r.fail("metadata key %q appears twice", k)
+			break
+		}
 		f.Metadata[k] = r.value(r.u32(), 0)
 	}
 	for i := uint64(0); i < nt && r.err == nil; i++ {

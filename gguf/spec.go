@@ -2,8 +2,10 @@ package gguf
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/limits"
@@ -100,10 +102,35 @@ func ToModel(f *File, name string) (*Model, error) {
 		rows := float64(t.Elements() / t.Dims[0])
 		m.Bytes += st.RowBytes(int(t.Dims[0])) * rows
 	}
+	// Every number ToModel reads is a count or a size: a bool, a float,
+	// a negative or a fraction is an error naming the key (block_count
+	// 2.5 read as 2, true as 1, head_count_kv [-1, 2] as 2 priced a model
+	// the file does not hold).
+	var badKey error
 	num := func(key string) (float64, bool) {
 		v, ok := f.Metadata[arch+"."+key]
 		if !ok {
 			return 0, false
+		}
+		vals := v.Arr
+		if v.IsNum {
+			vals = []float64{v.Num}
+		}
+		for _, x := range vals {
+			if badKey == nil && (v.IsBool || v.IsFloat || x < 0 || x != math.Trunc(x)) {
+				what := "a number"
+				switch {
+				case v.IsBool:
+					what = "a bool"
+				case v.IsFloat:
+					what = "a float"
+				}
+				shown := strconv.FormatFloat(x, 'g', 6, 64)
+				if !v.IsNum {
+					shown = "an array holding " + shown
+				}
+				badKey = fmt.Errorf("%s.%s is %s (%s), not a whole count", arch, key, shown, what)
+			}
 		}
 		if v.IsNum {
 			return v.Num, true
@@ -144,7 +171,7 @@ func ToModel(f *File, name string) (*Model, error) {
 	if s.Heads > 0 {
 		s.HeadDim = intOr("attention.key_length", 0)
 		if s.HeadDim == 0 {
-			if s.Hidden%s.Heads != 0 {
+			if s.Hidden%s.Heads != 0 && badKey == nil {
 				return nil, fmt.Errorf("attention.head_count %d does not divide embedding_length %d and attention.key_length is missing", s.Heads, s.Hidden)
 			}
 			s.HeadDim = s.Hidden / s.Heads
@@ -215,6 +242,9 @@ func ToModel(f *File, name string) (*Model, error) {
 		s.MLA = &model.MLA{QLoraRank: intOr("attention.q_lora_rank", 0), KVLoraRank: intOr("attention.kv_lora_rank", 512),
 			QKRopeDim: rope, QKNopeDim: key - rope, VHeadDim: intOr("attention.value_length", 128)}
 		s.KVHeads, s.HeadDim = 0, 0
+	}
+	if badKey != nil {
+		return nil, badKey
 	}
 	if err := s.Validate(); err != nil {
 		return nil, fmt.Errorf("the header does not describe a consistent model: %w", err)

@@ -11,8 +11,9 @@ import (
 )
 
 // Write encodes f's header (GGUF v3): metadata with integral numbers as
-// uint32 (uint64 above 2³²), other numbers as float32, strings, bools and
-// numeric arrays, then the tensor table. No tensor data is written; it
+// uint32 (uint64 above 2³²), other numbers (and IsFloat ones) as float32,
+// strings, bools (IsBool) and numeric arrays (int32, float32 when
+// IsFloat), then the tensor table. No tensor data is written; it
 // exists so tests and tools can produce headers (see HeaderFor).
 func Write(w io.Writer, f *File) error {
 	var b []byte
@@ -47,11 +48,30 @@ func Write(w io.Writer, f *File) error {
 		switch {
 		case v.Arr != nil:
 			u32(tArray)
-			u32(tUint32)
+			switch {
+			case v.IsFloat:
+				u32(tFloat32)
+			default:
+				u32(tInt32) // signed: a test may write a negative count
+			}
 			u64(uint64(len(v.Arr)))
 			for _, x := range v.Arr {
-				u32(uint32(x))
+				if v.IsFloat {
+					u32(math.Float32bits(float32(x)))
+				} else {
+					u32(uint32(int32(x)))
+				}
 			}
+		case v.IsBool:
+			u32(tBool)
+			if v.Bool {
+				b = append(b, 1)
+			} else {
+				b = append(b, 0)
+			}
+		case v.IsNum && v.IsFloat:
+			u32(tFloat32)
+			u32(math.Float32bits(float32(v.Num)))
 		case v.IsNum:
 			num(v.Num)
 		default:

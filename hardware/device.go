@@ -3,11 +3,12 @@ package hardware
 import (
 	"errors"
 	"fmt"
-	"math"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/units"
 )
 
@@ -146,7 +147,18 @@ func (d *Device) Engine(name string) (*Engine, error) {
 			return &d.Engines[i], nil
 		}
 	}
-	return nil, fmt.Errorf("device %s has no engine %q (engines: %s)", d.Name, name, strings.Join(d.EngineNames(), ", "))
+	return nil, &NoEngineError{Device: d.Name, Engine: name, Engines: d.EngineNames()}
+}
+
+// NoEngineError is an engine a device does not have: a bad value of
+// whatever chose it.
+type NoEngineError struct {
+	Device, Engine string
+	Engines        []string
+}
+
+func (e *NoEngineError) Error() string {
+	return fmt.Sprintf("device %s has no engine %q (engines: %s)", e.Device, e.Engine, strings.Join(e.Engines, ", "))
 }
 
 // EngineNames lists the engines in profile order.
@@ -210,30 +222,31 @@ func (d *Device) Ridge(e *Engine, p units.Precision) float64 {
 	return e.Peaks[p] / d.Bandwidth
 }
 
-// Validate checks physical sense: positive finite capacities and rates,
-// usable memory within capacity, efficiencies in (0, 1], a default engine
-// that exists, and a source for every number.
+// Validate checks physical sense: every figure within its physical range
+// (package limits), usable memory within capacity, efficiencies in their
+// range, a default engine that exists, and a source for every number.
+// An error about one figure is a *KeyError naming its key.
 func (d *Device) Validate() error {
 	var errs []error
-	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 }
-	if bad(d.Memory) {
-		errs = append(errs, fmt.Errorf("memory must be positive, got %g", d.Memory))
+	in := func(key string, r limits.Range, v float64) bool {
+		if err := r.Check(v); err != nil {
+			errs = append(errs, &KeyError{Key: key, Err: err})
+			return false
+		}
+		return true
 	}
-	if bad(d.Usable) || d.Usable > d.Memory {
-		errs = append(errs, fmt.Errorf("usable_memory must be positive and at most memory (%s), got %s", units.FormatBytes(d.Memory, units.Binary), units.FormatBytes(d.Usable, units.Binary)))
+	memOK := in("memory", limits.Memory, d.Memory)
+	if memOK && (!(d.Usable > 0) || d.Usable > d.Memory) {
+		errs = append(errs, &KeyError{"usable_memory", fmt.Errorf("must be positive and at most memory (%s), got %s", units.FormatBytes(d.Memory, units.Binary), units.FormatBytes(d.Usable, units.Binary))})
 	}
-	if d.Reserved < 0 || math.IsNaN(d.Reserved) || d.Reserved >= d.Memory {
-		errs = append(errs, fmt.Errorf("reserved_memory must be at least 0 and less than memory (%s), got %s", units.FormatBytes(d.Memory, units.Binary), units.FormatBytes(d.Reserved, units.Binary)))
+	if in("reserved_memory", limits.Overhead, d.Reserved) && memOK && d.Reserved >= d.Memory {
+		errs = append(errs, &KeyError{"reserved_memory", fmt.Errorf("must be less than memory (%s), got %s", units.FormatBytes(d.Memory, units.Binary), units.FormatBytes(d.Reserved, units.Binary))})
 	}
-	if bad(d.Bandwidth) {
-		errs = append(errs, fmt.Errorf("bandwidth must be positive, got %g", d.Bandwidth))
+	bwOK := in("bandwidth", limits.Bandwidth, d.Bandwidth)
+	if d.MeasuredBandwidth != 0 && in("measured_bandwidth", limits.Bandwidth, d.MeasuredBandwidth) && bwOK && d.MeasuredBandwidth > d.Bandwidth*1.05 {
+		errs = append(errs, &KeyError{"measured_bandwidth", fmt.Errorf("(%s) must not be above the datasheet bandwidth (%s)", units.FormatBandwidth(d.MeasuredBandwidth), units.FormatBandwidth(d.Bandwidth))})
 	}
-	if d.MeasuredBandwidth < 0 || d.MeasuredBandwidth > d.Bandwidth*1.05 {
-		errs = append(errs, fmt.Errorf("measured_bandwidth (%s) must be positive and not above the datasheet bandwidth (%s)", units.FormatBandwidth(d.MeasuredBandwidth), units.FormatBandwidth(d.Bandwidth)))
-	}
-	if bad(d.StorageBandwidth) {
-		errs = append(errs, fmt.Errorf("storage_bandwidth must be positive, got %g", d.StorageBandwidth))
-	}
+	in("storage_bandwidth", limits.Bandwidth, d.StorageBandwidth)
 	if len(d.Engines) == 0 {
 		errs = append(errs, errors.New("a device needs at least one [[engine]]"))
 	}
@@ -249,28 +262,26 @@ func (d *Device) Validate() error {
 		if len(e.Peaks) == 0 {
 			errs = append(errs, fmt.Errorf("engine %s: needs at least one peak", e.Name))
 		}
-		for p, v := range e.Peaks {
-			if bad(v) {
-				errs = append(errs, fmt.Errorf("engine %s: peak.%s must be positive, got %g", e.Name, p, v))
-			}
+		for _, p := range slices.Sorted(maps.Keys(e.Peaks)) {
+			in("engine."+e.Name+".peak."+string(p), limits.Compute, e.Peaks[p])
 		}
-		if e.Units < 0 {
-			errs = append(errs, fmt.Errorf("engine %s: units must be positive, got %d", e.Name, e.Units))
-		}
-		if e.Power < 0 || math.IsNaN(e.Power) || math.IsInf(e.Power, 0) {
-			errs = append(errs, fmt.Errorf("engine %s: power must be positive, got %g", e.Name, e.Power))
-		}
-		if e.IdlePower < 0 || math.IsNaN(e.IdlePower) || math.IsInf(e.IdlePower, 0) || (e.Power > 0 && e.IdlePower > e.Power) {
-			errs = append(errs, fmt.Errorf("engine %s: idle_power must be positive and at most power (%g W), got %g W", e.Name, e.Power, e.IdlePower))
+		in("engine."+e.Name+".units", limits.Units, float64(e.Units))
+		powerOK := e.Power == 0 || in("engine."+e.Name+".power", limits.PowerDraw, e.Power)
+		if e.IdlePower != 0 && in("engine."+e.Name+".idle_power", limits.PowerDraw, e.IdlePower) && powerOK && e.Power > 0 && e.IdlePower > e.Power {
+			errs = append(errs, &KeyError{"engine." + e.Name + ".idle_power", fmt.Errorf("must be at most power (%g W), got %g W", e.Power, e.IdlePower)})
 		}
 		if c := e.Calibration; c != nil {
 			if err := c.Efficiency.Validate(); err != nil {
-				errs = append(errs, fmt.Errorf("engine %s: calibration: %w", e.Name, err))
-			}
-			for f, v := range c.FormatBandwidth {
-				if bad(v) || v > 1 {
-					errs = append(errs, fmt.Errorf("engine %s: calibration format bandwidth %s must be in (0, 1], got %g", e.Name, f, v))
+				for _, x := range unjoin(err) {
+					var ke *KeyError
+					if errors.As(x, &ke) {
+						x = &KeyError{"engine." + e.Name + ".calibration." + ke.Key, ke.Err}
+					}
+					errs = append(errs, x)
 				}
+			}
+			for _, f := range slices.Sorted(maps.Keys(c.FormatBandwidth)) {
+				in("engine."+e.Name+".calibration.format_bandwidth."+f, limits.Share, c.FormatBandwidth[f])
 			}
 			if n := len(ParameterNames); len(c.Cov) != 0 && len(c.Cov) != n*n {
 				errs = append(errs, fmt.Errorf("engine %s: calibration covariance must have %d entries, got %d", e.Name, len(ParameterNames)*len(ParameterNames), len(c.Cov)))
@@ -323,4 +334,23 @@ func (d *Device) NumberKeys() []string {
 		keys = append(keys, ps...)
 	}
 	return keys
+}
+
+// KeyError is a figure of a device or an efficiency outside its range:
+// Key names it as a profile does (bandwidth, engine.gpu.power,
+// half_rows), so a reader can point at its line.
+type KeyError struct {
+	Key string
+	Err error
+}
+
+func (e *KeyError) Error() string { return e.Key + " " + e.Err.Error() }
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// unjoin lists the errors errors.Join joined.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }

@@ -73,7 +73,7 @@ func TestEfficiency(t *testing.T) {
 	}
 	bad := e
 	bad.Attention = 1.5
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "attention must be in (0, 1]") {
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "attention must be 0.0001 to 1, got 1.5") {
 		t.Errorf("got %v", err)
 	}
 }
@@ -87,12 +87,18 @@ func TestValidate(t *testing.T) {
 		want   string
 	}{
 		{func(d *Device) { d.Usable = d.Memory * 2 }, "usable_memory"},
-		{func(d *Device) { d.Bandwidth = 0 }, "bandwidth must be positive"},
+		{func(d *Device) { d.Bandwidth = 0 }, "bandwidth must be 1 kB/s to 100 TB/s, got 0 B/s"},
 		{func(d *Device) { d.MeasuredBandwidth = 2 * d.Bandwidth }, "measured_bandwidth"},
-		{func(d *Device) { d.Engines[0].Peaks[units.FP16] = -1 }, "peak.fp16 must be positive"},
+		{func(d *Device) { d.Engines[0].Peaks[units.FP16] = -1 }, "engine.gpu.peak.fp16 must be 1 MFLOP/s to 10 EFLOP/s, got -1 FLOP/s"},
 		{func(d *Device) {
 			d.Engines[0].Calibration = &Calibration{Efficiency: Efficiency{Bandwidth: 1.2, ComputeMax: 0.5, Attention: 0.5}}
-		}, "calibration: bandwidth must be in (0, 1]"},
+		}, "engine.gpu.calibration.bandwidth must be 0.0001 to 1, got 1.2"},
+		// Issue 29 I: figures far outside any device.
+		{func(d *Device) { d.Bandwidth = 1e-300 }, "bandwidth must be 1 kB/s to 100 TB/s, got 1e-300 B/s"},
+		{func(d *Device) { d.Engines[0].Power = 1e300 }, "engine.gpu.power must be 1 mW to 1 MW, got 1e+300 W"},
+		{func(d *Device) {
+			d.Engines[0].Calibration = &Calibration{Efficiency: Efficiency{Bandwidth: 0.5, ComputeMax: 0.5, Attention: 0.5, HalfRows: 1e300}}
+		}, "engine.gpu.calibration.half_rows must be 0 (none) or 0.001 to 1e+06, got 1e+300"},
 		{func(d *Device) { d.Segment = "phone" }, "segment must be"},
 		{func(d *Device) { d.Family = "test" }, "family must be one of"},
 		{func(d *Device) { d.DefaultEngine = "npu" }, "default_engine"},

@@ -2,8 +2,9 @@ package hardware
 
 import (
 	"errors"
-	"fmt"
 	"math"
+
+	"github.com/roofline/roofline/limits"
 )
 
 // Efficiency is how close a runtime's kernels come to an engine's peaks,
@@ -143,33 +144,33 @@ func (e Efficiency) PrefillOverhead(layers float64) float64 {
 	return e.PassOverhead + layers*e.LayerOverhead
 }
 
-// Validate checks that every share is in (0, 1] and every cost finite and
-// not negative.
+// Validate checks that every share and cost lies in its physical range
+// (package limits); each error is a *KeyError naming the parameter as a
+// profile does.
 func (e Efficiency) Validate() error {
 	var errs []error
-	share := func(name string, v float64) {
-		if math.IsNaN(v) || v <= 0 || v > 1 {
-			errs = append(errs, fmt.Errorf("%s must be in (0, 1], got %g", name, v))
+	in := func(key string, r limits.Range, v float64) {
+		if err := r.Check(v); err != nil {
+			errs = append(errs, &KeyError{Key: key, Err: err})
 		}
 	}
-	cost := func(name string, v float64) {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			errs = append(errs, fmt.Errorf("%s must be a finite, non-negative value, got %g", name, v))
-		}
-	}
-	share("bandwidth", e.Bandwidth)
-	share("compute_max", e.ComputeMax)
-	share("attention", e.Attention)
+	in("bandwidth", limits.Share, e.Bandwidth)
+	in("compute_max", limits.Share, e.ComputeMax)
+	in("attention", limits.Share, e.Attention)
 	if e.Dequant != 0 { // 0: unset, no penalty
-		share("dequant", e.Dequant)
+		in("dequant", limits.Share, e.Dequant)
 	}
-	cost("half_rows", e.HalfRows)
-	cost("step_overhead", e.StepOverhead)
-	cost("pass_overhead", e.PassOverhead)
-	cost("layer_overhead", e.LayerOverhead)
-	cost("unit_bandwidth", e.UnitBandwidth)
-	cost("unit_compute", e.UnitCompute)
-	cost("host_work", e.HostWork)
+	in("half_rows", limits.HalfRows, e.HalfRows)
+	in("step_overhead", limits.FixedCost, e.StepOverhead)
+	in("pass_overhead", limits.FixedCost, e.PassOverhead)
+	in("layer_overhead", limits.FixedCost, e.LayerOverhead)
+	if e.UnitBandwidth != 0 { // 0: no cap
+		in("unit_bandwidth", limits.Bandwidth, e.UnitBandwidth)
+	}
+	if e.UnitCompute != 0 {
+		in("unit_compute", limits.Compute, e.UnitCompute)
+	}
+	in("host_work", limits.HostWork, e.HostWork)
 	return errors.Join(errs...)
 }
 

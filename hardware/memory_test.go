@@ -65,7 +65,7 @@ func TestValidateMemoryAndPower(t *testing.T) {
 	}{
 		{func(d *Device) { d.Reserved = d.Memory }, "reserved_memory must be"},
 		{func(d *Device) { d.Reserved = -1 }, "reserved_memory must be"},
-		{func(d *Device) { d.Engines[0].Power, d.Engines[0].IdlePower = 10, 12 }, "idle_power must be positive and at most power"},
+		{func(d *Device) { d.Engines[0].Power, d.Engines[0].IdlePower = 10, 12 }, "idle_power must be at most power"},
 		{func(d *Device) { d.Engines[0].IdlePower = math.NaN() }, "idle_power"},
 		{func(d *Device) { d.Engines[0].Power, d.Engines[0].IdlePower = 10, 3 }, "engine.gpu.idle_power has no source"},
 	} {

@@ -3,6 +3,7 @@ package limits
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -76,18 +77,6 @@ const (
 	// SearchTokens bounds context lengths the planner and plots sweep and
 	// the searches for the longest context or prompt.
 	SearchTokens = 1 << 24
-)
-
-// Physical figures a user gives on the command line: outside these no
-// device answers, and the figures derived from them stop being readable.
-const (
-	// Power bounds a draw, W (a draw a user gives): the largest single
-	// accelerator boards draw about 1.2 kW, a whole rack about 130 kW.
-	Power = 1e6
-	// StorageRate is the slowest storage read rate, B/s, of a rate a user gives: an
-	// SD card in its slowest class still reads 2 MB/s; below 1 kB/s a
-	// model would take months to load.
-	StorageRate = 1e3
 )
 
 // Ceiling is one limit, for documentation and messages.
@@ -166,8 +155,6 @@ func All() []Ceiling {
 		{"token counts and batch sizes", Tokens, ""},
 		{"measured tokens/s", TokensPerS, ""},
 		{"contexts searched and swept", SearchTokens, ""},
-		{"power given, W", Power, ""},
-		{"slowest storage read rate given, B/s", StorageRate, ""},
 	}
 }
 
@@ -175,11 +162,22 @@ func All() []Ceiling {
 func CheckCount(key string, v, max int) error {
 	switch {
 	case v < 0:
-		return fmt.Errorf("%s must not be negative, got %d", key, v)
+		return fmt.Errorf("%s must not be negative, got %s", key, Echo(v))
 	case v > max:
-		return fmt.Errorf("%s %d exceeds the limit of %s", key, v, Count(float64(max)))
+		return fmt.Errorf("%s %s exceeds the limit of %s", key, Echo(v), Count(float64(max)))
 	}
 	return nil
+}
+
+// Echo writes a count a file or a user gave back in a message: in full up
+// to 15 digits, past them with an exponent (9.22e+18, not the 19 digits
+// of 2⁶³−1), so that no message holds a number of more than 17
+// significant digits.
+func Echo(v int) string {
+	if v > -1e15 && v < 1e15 {
+		return strconv.Itoa(v)
+	}
+	return strconv.FormatFloat(float64(v), 'g', 3, 64)
 }
 
 // Mul multiplies non-negative counts, reporting false when the product

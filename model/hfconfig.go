@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -145,6 +146,9 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 			t.TorchDType = c.TorchDType
 		}
 		c = t
+	}
+	if err := negativeCounts(c); err != nil {
+		return nil, err
 	}
 	arch := c.ModelType
 	var note string
@@ -339,4 +343,21 @@ func gemma3Defaults(c *hfConfig) {
 			*f.p = &v
 		}
 	}
+}
+
+// negativeCounts refuses a negative count or size, naming its key: a
+// config.json with num_local_experts = -8 is no model, not a dense one.
+func negativeCounts(c hfConfig) error {
+	v := reflect.ValueOf(c)
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		if f.Kind() == reflect.Pointer && !f.IsNil() {
+			f = f.Elem()
+		}
+		if f.Kind() == reflect.Int && f.Int() < 0 {
+			key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+			return fmt.Errorf("config.json: %s must not be negative, got %d", key, f.Int())
+		}
+	}
+	return nil
 }

@@ -112,6 +112,10 @@ func TestHFConfigErrors(t *testing.T) {
 		{"negative layers", edit(`"num_hidden_layers": 32`, `"num_hidden_layers": -1`), "config.json"},
 		{"kv heads do not divide heads", edit(`"num_key_value_heads": 8`, `"num_key_value_heads": 7`), "config.json"},
 		{"wrong type", edit(`"hidden_size": 4096`, `"hidden_size": "big"`), "config.json"},
+		// Issue 29 L: a negative expert count was priced as a dense model.
+		{"negative experts", edit(`"model_type": "llama"`, `"model_type": "llama", "num_local_experts": -8, "num_experts_per_tok": 2`),
+			"config.json: num_local_experts must not be negative, got -8"},
+		{"negative window", edit(`"model_type": "llama"`, `"model_type": "llama", "sliding_window": -1`), "sliding_window must not be negative"},
 	}
 	for _, c := range cases {
 		_, err := model.ParseHFConfig([]byte(c.data), "x")

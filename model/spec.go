@@ -170,9 +170,9 @@ func (s *Spec) Validate() error {
 	pos := func(key string, v, max int) {
 		switch {
 		case v <= 0:
-			errs = append(errs, fmt.Errorf("%s must be a positive integer, got %d", key, v))
+			errs = append(errs, fmt.Errorf("%s must be a positive integer, got %s", key, limits.Echo(v)))
 		case v > max:
-			errs = append(errs, fmt.Errorf("%s %d exceeds the limit of %s", key, v, limits.Count(float64(max))))
+			errs = append(errs, fmt.Errorf("%s %s exceeds the limit of %s", key, limits.Echo(v), limits.Count(float64(max))))
 		}
 	}
 	upTo := func(key string, v, max int) {
@@ -194,7 +194,7 @@ func (s *Spec) Validate() error {
 		pos("num_key_value_heads", s.KVHeads, limits.Heads)
 		pos("head_dim", s.HeadDim, limits.HeadDim)
 		if s.KVHeads > 0 && s.Heads%s.KVHeads != 0 {
-			errs = append(errs, fmt.Errorf("num_attention_heads (%d) must be a multiple of num_key_value_heads (%d)", s.Heads, s.KVHeads))
+			errs = append(errs, fmt.Errorf("num_attention_heads (%s) must be a multiple of num_key_value_heads (%s)", limits.Echo(s.Heads), limits.Echo(s.KVHeads)))
 		}
 	}
 	if s.MoE == nil || s.MoE.DenseLayers > 0 {
@@ -223,7 +223,7 @@ func (s *Spec) Validate() error {
 		pos("moe.active", m.Active, limits.Experts)
 		pos("moe.intermediate_size", m.FFN, limits.FFN)
 		if m.Active > m.Experts {
-			errs = append(errs, fmt.Errorf("moe.active (%d) exceeds moe.experts (%d)", m.Active, m.Experts))
+			errs = append(errs, fmt.Errorf("moe.active (%s) exceeds moe.experts (%s)", limits.Echo(m.Active), limits.Echo(m.Experts)))
 		}
 		if m.Shared < 0 || m.DenseLayers < 0 || m.DenseLayers > s.Layers {
 			errs = append(errs, fmt.Errorf("moe.shared_experts and moe.dense_layers must be in range (dense_layers ≤ %d layers)", s.Layers))

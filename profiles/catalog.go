@@ -78,9 +78,6 @@ type Catalog struct {
 	// dataPaths lets names read from data files (measured runs, studies)
 	// be paths or URLs (WithDataPaths).
 	dataPaths bool
-	// namesFirst finds a known name before any file of that name
-	// (WithNamesFirst).
-	namesFirst bool
 }
 
 var (
@@ -111,7 +108,7 @@ func Builtin() (*Catalog, error) {
 func (c *Catalog) Clone() *Catalog {
 	c.lock()
 	defer c.unlock()
-	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths, namesFirst: c.namesFirst, mu: &sync.Mutex{}}
+	o := &Catalog{origin: map[string]string{}, runtimes: c.runtimes.Clone(), dataPaths: c.dataPaths, mu: &sync.Mutex{}}
 	o.models = append(o.models, c.models...)
 	o.devices = append(o.devices, c.devices...)
 	for k, v := range c.origin {
@@ -498,14 +495,39 @@ func (c *Catalog) AddDevice(d *hardware.Device, file string) error {
 	return nil
 }
 
-// Runtime finds a runtime by name, alias or path to a TOML profile.
+// AddRuntimeFile reads file as a runtime profile, whatever it holds, and
+// adds it: a file that cannot be read or is no runtime (an empty file, a
+// model, /etc/passwd) is a *RuntimeFileError naming it. It returns the
+// runtime's name.
+func (c *Catalog) AddRuntimeFile(file string) (string, error) {
+	src, err := safeio.ReadFile(file, limits.ProfileBytes, "a profile")
+	if err != nil {
+		return "", &RuntimeFileError{File: file, Err: err}
+	}
+	if !isRuntime(src) {
+		return "", &RuntimeFileError{File: file, Err: &FileError{File: file, Line: 1,
+			Msg: "not a runtime profile: a runtime lists the weight formats it runs (weights = [\"q4_0\", …]; docs/profiles.md)"}}
+	}
+	if err := c.addRuntimeFile(file, src, true); err != nil {
+		var re *RuntimeFileError
+		if !errors.As(err, &re) {
+			err = &RuntimeFileError{File: file, Err: err}
+		}
+		return "", err
+	}
+	return c.lastAdded, nil
+}
+
+// Runtime finds a runtime by name, alias or path to a TOML profile (one
+// that looks like a path: LooksLikePath).
 func (c *Catalog) Runtime(name string) (*runtimes.Runtime, error) {
-	if looksLikeFile(name) {
+	if LooksLikePath(name) {
 		cc := c.Clone()
-		if _, err := cc.AddFile(name); err != nil {
+		n, err := cc.AddRuntimeFile(name)
+		if err != nil {
 			return nil, err
 		}
-		return cc.runtimes.Lookup(cc.lastAdded)
+		return cc.runtimes.Lookup(n)
 	}
 	set := c.Runtimes()
 	r, err := set.Lookup(name)
@@ -609,10 +631,19 @@ func (e *NotFoundError) Hint() string {
 // Hugging Face cache (HFCacheDir). Use it for what a user typed; names
 // read from data files go through ModelFromData.
 func (c *Catalog) Model(name string) (*model.Spec, error) {
-	if c.namesFirst && !LooksLikePath(name) {
-		if s, err := c.modelNamed(name); err == nil {
-			return s, nil
+	if !LooksLikePath(name) {
+		// A bare name is a name, never a file or directory of that name
+		// in the working directory (./llama-3.2-1b/ read in place of the
+		// built-in model): one rule for the command line and studies.
+		s, err := c.modelNamed(name)
+		var nf *NotFoundError
+		if err != nil && errors.As(err, &nf) {
+			if IsHFRepoID(name) {
+				return modelFromHFCache(name, nf)
+			}
+			nf.Detail = pathHere(name)
 		}
+		return s, err
 	}
 	if gguf.IsLocation(name) {
 		m, err := gguf.Load(name)
@@ -628,21 +659,22 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		}
 		return readHFConfig(cfg, name)
 	}
-	if looksLikeFile(name) {
-		// The profile's name is a name: it is looked up, never opened
-		// again as a path (a name ending in .toml would recurse).
-		cc := c.Clone()
-		if _, err := cc.AddFile(name); err != nil {
-			return nil, err
-		}
-		return cc.modelNamed(cc.lastAdded)
+	// The profile's name is a name: it is looked up, never opened again
+	// as a path (a name ending in .toml would recurse).
+	cc := c.Clone()
+	if _, err := cc.AddFile(name); err != nil {
+		return nil, err
 	}
-	s, err := c.modelNamed(name)
-	var nf *NotFoundError
-	if err != nil && errors.As(err, &nf) && IsHFRepoID(name) {
-		return modelFromHFCache(name, nf)
+	return cc.modelNamed(cc.lastAdded)
+}
+
+// pathHere is what a bare name that is not known is told when a file or
+// directory of that name is in the working directory: how to read it.
+func pathHere(name string) string {
+	if _, err := os.Stat(name); err != nil {
+		return ""
 	}
-	return s, err
+	return fmt.Sprintf("a file or directory %s is here, but a bare name is a name: write ./%s to read it", name, name)
 }
 
 // readHFConfig reads the config.json at cfg as a model named name.
@@ -728,19 +760,19 @@ func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 // for what a user typed; names read from data files go through
 // DeviceFromData.
 func (c *Catalog) Device(name string) (*hardware.Device, error) {
-	if c.namesFirst && !LooksLikePath(name) {
-		if d, err := c.deviceNamed(name); err == nil {
-			return d, nil
+	if !LooksLikePath(name) {
+		d, err := c.deviceNamed(name)
+		var nf *NotFoundError
+		if err != nil && errors.As(err, &nf) {
+			nf.Detail = pathHere(name)
 		}
+		return d, err
 	}
-	if looksLikeFile(name) {
-		cc := c.Clone()
-		if _, err := cc.AddFile(name); err != nil {
-			return nil, err
-		}
-		return cc.deviceNamed(cc.lastAdded)
+	cc := c.Clone()
+	if _, err := cc.AddFile(name); err != nil {
+		return nil, err
 	}
-	return c.deviceNamed(name)
+	return cc.deviceNamed(cc.lastAdded)
 }
 
 // deviceNamed finds a device by name or alias only, touching no file.
@@ -775,17 +807,6 @@ func (c *Catalog) WithDataPaths() *Catalog {
 	return o
 }
 
-// WithNamesFirst returns a catalog whose Model and Device find a known
-// name or alias before a file or directory of that name in the working
-// directory: a study's names (and the names of what it loaded by path) are
-// names wherever roofline runs. What looks like a path (./x, x.toml) is
-// still a path.
-func (c *Catalog) WithNamesFirst() *Catalog {
-	o := c.Clone()
-	o.namesFirst = true
-	return o
-}
-
 // DataPaths reports whether names in data files may be paths or URLs.
 func (c *Catalog) DataPaths() bool { return c.dataPaths }
 
@@ -807,8 +828,8 @@ func (e *PathNotAllowedError) Error() string {
 }
 
 func plural(kind string) string {
-	if kind == "model" {
-		return "models"
+	if kind == "model" || kind == "runtime" {
+		return kind + "s"
 	}
 	return kind
 }
@@ -912,12 +933,6 @@ func hfConfigPath(name string) (string, bool) {
 		return p, fileExists(p)
 	}
 	return "", false
-}
-
-// looksLikeFile tells a profile path from a name. Hugging Face repo ids
-// contain a slash too, so a path must end in .toml or exist as a file.
-func looksLikeFile(name string) bool {
-	return strings.HasSuffix(name, ".toml") || (strings.ContainsRune(name, os.PathSeparator) && fileExists(name))
 }
 
 func fileExists(name string) bool {

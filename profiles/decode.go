@@ -420,11 +420,29 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 	for _, dev := range out {
 		if err := dev.Validate(); err != nil {
 			for _, e := range unjoin(err) {
-				d.errs = append(d.errs, &FileError{File: file, Line: lineOfKey(src, toml.Key{"name"}), Msg: fmt.Sprintf("device %s: %v", dev.Name, e)})
+				// A figure out of its range is reported at its key's line.
+				line := lineOfKey(src, toml.Key{"name"})
+				var ke *hardware.KeyError
+				if errors.As(e, &ke) {
+					if l := lineOfKey(src, deviceKeyPath(ke.Key)); l > 0 {
+						line = l
+					}
+				}
+				d.errs = append(d.errs, &FileError{File: file, Line: line, Msg: fmt.Sprintf("device %s: %v", dev.Name, e)})
 			}
 		}
 	}
 	return out, errors.Join(d.errs...)
+}
+
+// deviceKeyPath is the TOML path of a device's key as hardware names it:
+// engine.gpu.power is the power key of an [[engine]] table.
+func deviceKeyPath(key string) toml.Key {
+	parts := strings.Split(key, ".")
+	if len(parts) > 2 && parts[0] == "engine" {
+		parts = append([]string{"engine"}, parts[2:]...)
+	}
+	return toml.Key(parts)
 }
 
 type deviceDecoder struct {

@@ -110,7 +110,7 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 		{"misspelled.bad.toml", []string{"misspelled.bad.toml:12:", `unknown key "tie_word_embedings"`}},
 		{"badpeak.bad.toml", []string{"badpeak.bad.toml:15:", `unknown key "engine.peak.fp16.sorce"`}},
 		{"nosource.bad.toml", []string{"nosource.bad.toml:7:", "has no source"}},
-		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be positive"}},
+		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be 1 MFLOP/s to 10 EFLOP/s, got -10 TFLOP/s"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

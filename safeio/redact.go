@@ -9,11 +9,15 @@ import (
 // Hidden replaces a secret.
 const Hidden = "xxxxx"
 
-// RedactURL hides the user information and every query value of a URL:
-// "https://user:pw@host/m.gguf?token=abc" becomes
-// "https://xxxxx@host/m.gguf?token=xxxxx". The rest is kept as written
-// (nothing is parsed and re-encoded), so redacting twice changes nothing.
-// Strings without "://" are returned unchanged.
+// RedactURL hides the user information and every query and fragment
+// value of a URL, whatever its shape: "https://user:pw@host/m.gguf?token=abc"
+// becomes "https://xxxxx@host/m.gguf?token=xxxxx", "?hf_TOKEN" (a value
+// with no key) "?xxxxx", "#access_token=X" "#access_token=xxxxx" and
+// "?token%3DX" "?xxxxx". A key is kept when it reads like a parameter's
+// name (letters, digits, "_", "-", ".", at most 32); anything else in a
+// query or fragment is hidden. The rest is kept as written (nothing is
+// parsed and re-encoded), so redacting twice changes nothing. Strings
+// without "://" are returned unchanged.
 func RedactURL(s string) string {
 	i := strings.Index(s, "://")
 	if i <= 0 {
@@ -28,26 +32,45 @@ func RedactURL(s string) string {
 	if at := strings.LastIndex(authority, "@"); at >= 0 {
 		authority = Hidden + authority[at:]
 	}
-	if q := strings.IndexByte(tail, '?'); q >= 0 {
-		query, frag := tail[q+1:], ""
-		if h := strings.IndexByte(query, '#'); h >= 0 {
-			query, frag = query[:h], query[h:]
-		}
-		tail = tail[:q+1] + redactQuery(query) + frag
+	// The fragment starts at the first '#'; the query at a '?' before it.
+	frag := ""
+	if h := strings.IndexByte(tail, '#'); h >= 0 {
+		tail, frag = tail[:h], "#"+redactQuery(tail[h+1:])
 	}
-	return head + authority + tail
+	if q := strings.IndexByte(tail, '?'); q >= 0 {
+		tail = tail[:q+1] + redactQuery(tail[q+1:])
+	}
+	return head + authority + tail + frag
 }
 
-// redactQuery keeps the keys of a query and hides the values, in the order
-// written.
+// redactQuery hides every value of a query or fragment: key=xxxxx where
+// the key reads like a name, xxxxx for anything else.
 func redactQuery(q string) string {
 	parts := strings.Split(q, "&")
 	for i, p := range parts {
-		if k, _, ok := strings.Cut(p, "="); ok {
+		switch k, _, ok := strings.Cut(p, "="); {
+		case p == "":
+		case ok && plainKey(k):
 			parts[i] = k + "=" + Hidden
+		default:
+			parts[i] = Hidden
 		}
 	}
 	return strings.Join(parts, "&")
+}
+
+// plainKey reports a parameter's name: 1 to 32 letters, digits, '_',
+// '-' or '.'; a key that is anything else may be a secret itself.
+func plainKey(k string) bool {
+	if k == "" || len(k) > 32 {
+		return false
+	}
+	for _, c := range k {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s"'<>` + "`" + `]+`)

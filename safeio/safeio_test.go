@@ -90,14 +90,21 @@ func TestRedactURL(t *testing.T) {
 		"https://user:secret@host/m.gguf?token=abc&download=true": "https://xxxxx@host/m.gguf?token=xxxxx&download=xxxxx",
 		"https://host/m.gguf":                    "https://host/m.gguf",
 		"https://tok@host/m.gguf":                "https://xxxxx@host/m.gguf",
-		"http://host/a/b.gguf?sig=x%2Fy#frag":    "http://host/a/b.gguf?sig=xxxxx#frag",
+		"http://host/a/b.gguf?sig=x%2Fy#frag":    "http://host/a/b.gguf?sig=xxxxx#xxxxx",
 		"llama-3.1-8b":                           "llama-3.1-8b",
 		"./models/m.gguf":                        "./models/m.gguf",
 		"https://user:pa ss@host:bad port/x?k=v": "https://xxxxx@host:bad port/x?k=xxxxx",
-		"A://?\x000":                             "A://?\x000",
-		"https://h/p?a=1&b&c=d=e#f?g=h":          "https://h/p?a=xxxxx&b&c=xxxxx#f?g=h",
-		"https://host/?flag":                     "https://host/?flag",
-		"meta-llama/Llama-3.1-8B":                "meta-llama/Llama-3.1-8B",
+		"A://?\x000":                             "A://?xxxxx",
+		"https://h/p?a=1&b&c=d=e#f?g=h":          "https://h/p?a=xxxxx&xxxxx&c=xxxxx#xxxxx",
+		"https://host/?flag":                     "https://host/?xxxxx",
+		// Issue 29 H: a value with no key, a fragment, an encoded '='.
+		"http://h/m.gguf?hf_TOKEN":                                        "http://h/m.gguf?xxxxx",
+		"http://h/m.gguf#access_token=X":                                  "http://h/m.gguf#access_token=xxxxx",
+		"http://h/m.gguf?token%3DX":                                       "http://h/m.gguf?xxxxx",
+		"http://h/m.gguf#frag?token=X":                                    "http://h/m.gguf#xxxxx",
+		"http://h/m.gguf?&a=1&":                                           "http://h/m.gguf?&a=xxxxx&",
+		"http://h/m.gguf?hf_abcdefghijklmnopqrstuvwxyz0123456789=":        "http://h/m.gguf?xxxxx",
+		"meta-llama/Llama-3.1-8B":                                         "meta-llama/Llama-3.1-8B",
 		"https://a:b@huggingface.co/r/resolve/main/m-00001-of-00002.gguf": "https://xxxxx@huggingface.co/r/resolve/main/m-00001-of-00002.gguf",
 	} {
 		if got := RedactURL(in); got != want {
@@ -180,11 +187,26 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("text not idempotent: %q → %q", s, txt)
 		}
 		u, err := url.Parse(s)
-		if err != nil || u.Scheme == "" || u.Opaque != "" {
+		if err != nil || u.Scheme == "" || u.Opaque != "" || !strings.HasPrefix(s, u.Scheme+"://") {
 			return
 		}
 		if pw, ok := u.User.Password(); ok && len(pw) >= 4 && strings.Contains(r, pw) && !strings.Contains(u.Host+u.Path, pw) {
 			t.Fatalf("password %q kept in %q", pw, r)
+		}
+		// Every query and fragment value is hidden, whatever its shape:
+		// each part is empty, hidden, or a plain key with a hidden value.
+		ru, err := url.Parse(r)
+		if err != nil {
+			return
+		}
+		frag := ru.RawFragment
+		if frag == "" {
+			frag = ru.Fragment
+		}
+		for _, p := range append(strings.Split(ru.RawQuery, "&"), strings.Split(frag, "&")...) {
+			if k, v, ok := strings.Cut(p, "="); p != "" && p != Hidden && !(ok && plainKey(k) && v == Hidden) {
+				t.Fatalf("%q kept in %q", p, r)
+			}
 		}
 	})
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/roofline/roofline/limits"
 )
@@ -38,20 +37,22 @@ func (d Draw) Duty() float64 {
 
 // Validate checks a draw; errors name its fields.
 func (d Draw) Validate() error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	switch {
-	case !(d.Run > 0) || !finite(d.Run):
-		return &FieldError{"Power", fmt.Sprintf("must be a positive power, got %g W", d.Run)}
-	case d.Run > limits.Power:
-		return &FieldError{"Power", fmt.Sprintf("%g W is beyond any device (at most %s W)", d.Run, strconv.FormatFloat(limits.Power, 'f', -1, 64))}
-	case d.Idle < 0 || !finite(d.Idle):
-		return &FieldError{"IdlePower", fmt.Sprintf("must be a positive power, got %g W", d.Idle)}
-	case d.Idle > d.Run:
+	for _, f := range []struct {
+		field string
+		v     float64
+		r     limits.Range
+		none  bool // 0 means none or the default
+	}{{"Power", d.Run, limits.PowerDraw, false}, {"IdlePower", d.Idle, limits.PowerDraw, true},
+		{"DutyCycle", d.DutyCycle, limits.Share, true}, {"BatteryWh", d.BatteryWh, limits.Battery, true}} {
+		if f.none && f.v == 0 {
+			continue
+		}
+		if err := f.r.Check(f.v); err != nil {
+			return &FieldError{f.field, err.Error()}
+		}
+	}
+	if d.Idle > d.Run {
 		return &FieldError{"IdlePower", fmt.Sprintf("%g W exceeds the draw while answering (%g W)", d.Idle, d.Run)}
-	case d.DutyCycle < 0 || d.DutyCycle > 1 || !finite(d.DutyCycle):
-		return &FieldError{"DutyCycle", fmt.Sprintf("must be a share in (0, 1], got %g", d.DutyCycle)}
-	case d.BatteryWh < 0 || !finite(d.BatteryWh):
-		return &FieldError{"BatteryWh", fmt.Sprintf("must be a positive capacity, got %g Wh", d.BatteryWh)}
 	}
 	return nil
 }

@@ -47,6 +47,23 @@ type Targets struct {
 	Confidence float64
 }
 
+// Validate checks each target given against its physical range
+// (limits.Latency, limits.Rate); 0 is no target.
+func (t Targets) Validate() error {
+	for _, f := range []struct {
+		field string
+		v     float64
+		r     limits.Range
+	}{{"TTFT", t.TTFT, limits.Latency}, {"TPOT", t.TPOT, limits.Latency}, {"MinThroughput", t.MinThroughput, limits.Rate}} {
+		if f.v != 0 {
+			if err := f.r.Check(f.v); err != nil {
+				return &FieldError{f.field, err.Error()}
+			}
+		}
+	}
+	return nil
+}
+
 // ConfidenceLevel is how sure a "meets" must be: t.Confidence, or the
 // default.
 func (t Targets) ConfidenceLevel() float64 { return t.confidence() }

@@ -2,11 +2,11 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/units"
@@ -290,12 +290,16 @@ func (o Options) Validate() error {
 		field string
 		v     float64
 	}{{"BandwidthEfficiency", o.BandwidthEfficiency}, {"ComputeEfficiency", o.ComputeEfficiency}} {
-		if math.IsNaN(c.v) || math.IsInf(c.v, 0) || c.v < 0 || c.v > 1 {
-			return &FieldError{c.field, fmt.Sprintf("must be in (0, 1], got %g", c.v)}
+		if c.v != 0 { // 0: the engine's
+			if err := limits.Share.Check(c.v); err != nil {
+				return &FieldError{c.field, err.Error()}
+			}
 		}
 	}
-	if math.IsNaN(o.RuntimeOverhead) || math.IsInf(o.RuntimeOverhead, 0) {
-		return &FieldError{"RuntimeOverhead", fmt.Sprintf("must be a finite size, got %g", o.RuntimeOverhead)}
+	if o.RuntimeOverhead != -1 { // -1: the runtime's
+		if err := limits.Overhead.Check(o.RuntimeOverhead); err != nil {
+			return &FieldError{"RuntimeOverhead", err.Error()}
+		}
 	}
 	return nil
 }

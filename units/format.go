@@ -42,6 +42,8 @@ func FormatCount(n float64) string {
 func FormatDuration(s float64) string {
 	a := math.Abs(s)
 	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return "—"
 	case a == 0:
 		return "0 s"
 	case a >= 1:
@@ -68,10 +70,17 @@ func scale(v, base float64, names []string) string {
 	return sig3(v) + " " + names[i]
 }
 
-// sig3 prints three significant digits without an exponent.
+// sig3 prints three significant digits without an exponent; a number
+// past every prefix by 10¹² (a bug, or an input outside every physical
+// range) with one rather than in hundreds of digits, and NaN and the
+// infinities as a dash.
 func sig3(v float64) string {
 	a := math.Abs(v)
 	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "—"
+	case a >= 1e15:
+		return fmt.Sprintf("%.3g", v)
 	case a >= 100:
 		return fmt.Sprintf("%.0f", v)
 	case a >= 10:

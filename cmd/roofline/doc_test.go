@@ -48,8 +48,14 @@ Exit codes:
 
 Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`" + ` or
 ` + "`roofline: hint:`" + `; on an error (exit 1, 2 or 70) nothing is written to stdout. URLs in
-messages and in output are shown without their user information and query
-values (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `).
+messages and in output are shown without their user information and any
+query or fragment value (` + "`https://xxxxx@host/m.gguf?token=xxxxx`" + `, ` + "`?xxxxx`" + `).
+Text that came from outside (a runs file's note, a server's reply, a
+study's title, a profile's description) is printed with every character
+a terminal would act on escaped as Go quotes it: ` + "`\\x1b`" + ` for ESC,
+` + "`\\u202e`" + ` for a right-to-left override, ` + "`\\xff`" + ` for a byte that is
+not UTF-8; ` + "`report.md`" + ` shows a study's text as written, never as HTML,
+an image or a link.
 
 Output files (` + "`plot -o`" + ` and ` + "`--data`" + `, ` + "`calibrate -o`" + `) are written through a temporary
 file and renamed, mode 0644; an existing one is replaced only with
@@ -78,7 +84,12 @@ Input conventions, the same in every command:
   ` + "`200ms`" + `; power ` + "`15W`" + `; sizes ` + "`512MiB`" + `, ` + "`11.7GB`" + `; rates ` + "`90MB/s`" + `. A bare number
   other than 0 is refused (is ` + "`--tpot 200`" + ` seconds or milliseconds?). Shares
   are percentages (` + "`10%`" + `); a flag that names its unit takes a plain number
-  (` + "`--battery-wh 50`" + `, ` + "`--min-throughput`" + ` in tokens/s, the efficiencies in (0, 1]).
+  (` + "`--battery-wh 50`" + `, ` + "`--min-throughput`" + ` in tokens/s, the efficiencies from 0.0001 to 1).
+  Every quantity has a physical range (docs/profiles.md, Limits): ` + "`--tpot 1e300s`" + `
+  or ` + "`--bw-efficiency 1e-300`" + ` is a usage error naming the flag and its range.
+- A bare name is a name: ` + "`-m llama-3.2-1b`" + ` is the built-in model even where a
+  directory ` + "`llama-3.2-1b/`" + ` lies in the working directory; a path is written as
+  one (` + "`./ckpt`" + `, ` + "`/models/ckpt`" + `, ` + "`m.gguf`" + `, ` + "`x.toml`" + `), in flags and studies alike.
 - An output file is ` + "`-o/--out FILE`" + ` in every command, replaced only with ` + "`--force`" + `.
 
 Renamed in this release; the old spellings still work, with a warning on

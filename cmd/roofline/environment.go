@@ -53,16 +53,23 @@ func stdinFlags(c *cli.Context) error {
 			dashes = append(dashes, "--"+name)
 		}
 	}
-	if len(dashes) == 0 {
-		return nil
-	}
+	flags, args := len(dashes), 0
 	for _, a := range c.Args().Slice() {
 		if a == "-" {
-			dashes = append(dashes, "the argument -")
+			args++
 		}
 	}
-	if len(dashes) > 1 {
+	switch {
+	case args == 1:
+		dashes = append(dashes, "the argument -")
+	case args > 1:
+		dashes = append(dashes, fmt.Sprintf("the argument - (%d times)", args))
+	}
+	if flags+args > 1 { // compare - - as predict -m - --hw -
 		return usageErr("standard input feeds one input, and %s all read it: give the others as files", strings.Join(dashes, ", "))
+	}
+	if flags == 0 {
+		return nil
 	}
 	env, err := environment(c)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
@@ -194,10 +195,12 @@ func exitCode(err error, stderr io.Writer) int {
 	return exitError
 }
 
-// badRuntime reports an error in the runtime a user gave: an unknown
-// name, a runtime profile that cannot be read, or a runtime that does not
-// run the format on the engine. Like a bad flag value, it exits 2.
+// badRuntime reports an error in the runtime or engine a user gave: an
+// unknown runtime, a runtime profile that cannot be read, a runtime that
+// does not run the format on the engine, an engine the device does not
+// have. Like a bad flag value, it exits 2.
 func badRuntime(err error, nf *profiles.NotFoundError) bool {
 	return (nf != nil && nf.Kind == "runtime") || errors.As(err, new(*profiles.RuntimeFileError)) ||
-		errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError))
+		errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError)) ||
+		errors.As(err, new(*hardware.NoEngineError))
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
@@ -49,14 +50,17 @@ func simOptions(c *cli.Context) (sim.Options, error) {
 		dst  *float64
 	}{{"bw-efficiency", &o.BandwidthEfficiency}, {"compute-efficiency", &o.ComputeEfficiency}} {
 		if c.IsSet(f.name) {
-			if *f.dst = c.Float64(f.name); !(*f.dst > 0) {
-				return o, usageErr("--%s must be in (0, 1], got %v", f.name, *f.dst)
+			if *f.dst = c.Float64(f.name); !limits.Share.Contains(*f.dst) {
+				return o, usageErr("--%s %v", f.name, limits.Share.Check(*f.dst))
 			}
 		}
 	}
 	if v, ok, err := quantity(c, "overhead", units.DimBytes); ok {
 		if err != nil || v < 0 {
 			return o, usageErr("--overhead %q: want a size such as 256MiB or 1GB", c.String("overhead"))
+		}
+		if err := limits.Overhead.Check(v); err != nil {
+			return o, usageErr("--overhead %v", err)
 		}
 		o.RuntimeOverhead = v
 	}
@@ -110,6 +114,9 @@ func duration(c *cli.Context, name string) (float64, error) {
 		return 0, nil
 	}
 	v, err := units.ParseDuration(s)
+	if err == nil {
+		err = limits.Latency.Check(v)
+	}
 	if err != nil {
 		return 0, usageErr("--%s %v", name, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/safeio"
 )
 
@@ -20,6 +21,13 @@ func main() {
 // never mistaken for a usage error; stdout holds nothing, as run writes
 // it only on success.
 func runProtected(args []string, stdout, stderr io.Writer) (code int) {
+	// Every character a terminal would act on is written escaped, as
+	// error messages quote names (render.Terminal): a runs file's note, a
+	// server's reason phrase, a study's title.
+	out, errw := render.Terminal(stdout), render.Terminal(stderr)
+	stdout, stderr = out, errw
+	defer out.Flush()
+	defer errw.Flush()
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "roofline: internal error, please report it with the command that caused it: %v\n%s", p, debug.Stack())

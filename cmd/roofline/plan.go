@@ -7,6 +7,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
@@ -148,8 +149,10 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 	if req.Targets, err = targets(c); err != nil {
 		return req, err
 	}
-	if req.Targets.MinThroughput = c.Float64("min-throughput"); !(req.Targets.MinThroughput >= 0) {
-		return req, usageErr("--min-throughput must be a positive rate")
+	if req.Targets.MinThroughput = c.Float64("min-throughput"); req.Targets.MinThroughput != 0 {
+		if err := limits.Rate.Check(req.Targets.MinThroughput); err != nil {
+			return req, usageErr("--min-throughput %v", err)
+		}
 	}
 	if p := c.Float64("confidence"); !(p > 0 && p < 1) {
 		return req, usageErr("--confidence %g: want a probability between 0 and 1, e.g. 0.8", p)

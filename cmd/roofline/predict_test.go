@@ -74,9 +74,10 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"--depth", "-1"}, 2, "--depth"},
 		{[]string{"--ubatch", "0"}, 2, "--ubatch must be at least 1"},
 		{[]string{"--bw-efficiency", "NaN"}, 2, `invalid value "NaN" for flag --bw-efficiency: "NaN" is not a finite decimal number`},
-		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be in (0, 1]"},
-		{[]string{"--bw-efficiency", "-0.2"}, 2, "--bw-efficiency must be in (0, 1]"},
-		{[]string{"--engine", "tpu"}, 1, `has no engine "tpu"`},
+		{[]string{"--compute-efficiency", "1.5"}, 2, "--compute-efficiency must be 0.0001 to 1, got 1.5"},
+		{[]string{"--bw-efficiency", "-0.2"}, 2, "--bw-efficiency must be 0.0001 to 1, got -0.2"},
+		{[]string{"--bw-efficiency", "1e-300"}, 2, "--bw-efficiency must be 0.0001 to 1, got 1e-300"},
+		{[]string{"--engine", "tpu"}, 2, `--engine: device rk3588 has no engine "tpu"`},
 		// A format no runtime runs on the engine is a bad flag value: 2.
 		{[]string{"--engine", "npu", "--weights", "bf16"}, 2, "--weights: no runtime runs bf16 on the rk3588 npu engine (rkllm on npu runs w8a8, w4a16)"},
 		{[]string{"--weights", "q9"}, 1, `unknown weight format "q9"`},

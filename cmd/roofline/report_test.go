@@ -329,8 +329,8 @@ func must[T any](v T, err error) T {
 // config.json, a GGUF file, a profile TOML — relative to the study, not to
 // the working directory; each is loaded once, before any work, and the
 // report's commands say them as written. Without the flag each path is
-// refused at its line, with the flag as the hint; a name that is also a
-// directory beside the study stays a name.
+// refused at its line, with the flag as the hint. A directory is a path
+// written as one (./Llama-3.1-8B): the bare name is the built-in alias.
 func TestReportPaths(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(filepath.Join(dir, "boards"), os.DirFS("testdata/profiles")); err != nil {
@@ -345,7 +345,7 @@ func TestReportPaths(t *testing.T) {
 	study := filepath.Join(dir, "s.toml")
 	os.WriteFile(study, []byte(`title = "paths"
 devices = ["boards/test-board.toml", "rk3588"]
-models = ["Llama-3.1-8B", "cfg/my-8b.json", "./llama-3.2-1b-q4_k_m.gguf"]
+models = ["./Llama-3.1-8B", "cfg/my-8b.json", "./llama-3.2-1b-q4_k_m.gguf"]
 plots = ["memory"]
 
 [[measured]]
@@ -361,6 +361,7 @@ model = "cfg/my-8b.json"
 	for _, want := range []string{
 		`s.toml:2: devices: hardware "boards/test-board.toml" in ` + study + ` is a path or URL`,
 		`s.toml:3: models: model "cfg/my-8b.json" in ` + study + ` is a path or URL`, `s.toml:3: models: model "./llama-3.2-1b-q4_k_m.gguf"`,
+		`s.toml:3: models: model "./Llama-3.1-8B"`,
 		`s.toml:8: measured hardware: hardware "boards/test-board.toml"`, `s.toml:9: measured model: model "cfg/my-8b.json"`,
 		"roofline: hint: --allow-paths lets measured-run files and studies name models and devices by path or URL",
 	} {
@@ -372,7 +373,7 @@ model = "cfg/my-8b.json"
 	out := runReport(t, study, "--allow-paths")
 	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
 	for _, want := range []string{
-		"roofline --allow-paths plan --hardware boards/test-board.toml,rk3588 --model Llama-3.1-8B,cfg/my-8b.json,./llama-3.2-1b-q4_k_m.gguf",
+		"roofline --allow-paths plan --hardware boards/test-board.toml,rk3588 --model ./Llama-3.1-8B,cfg/my-8b.json,./llama-3.2-1b-q4_k_m.gguf",
 		"predict --model cfg/my-8b.json --hardware boards/test-board.toml",
 		"predict --model ./llama-3.2-1b-q4_k_m.gguf --hardware rk3588",
 		"compare runs.csv --hardware boards/test-board.toml --model cfg/my-8b.json",
@@ -388,7 +389,7 @@ model = "cfg/my-8b.json"
 	// Sources and files as the study writes them, never resolved against
 	// its directory.
 	res := string(must(os.ReadFile(filepath.Join(out, "results.json"))))
-	for _, want := range []string{`"source": "cfg/my-8b.json"`, `"source": "Llama-3.1-8B/config.json"`,
+	for _, want := range []string{`"source": "cfg/my-8b.json"`, `"source": "./Llama-3.1-8B/config.json"`,
 		`"source": "GGUF header of ./llama-3.2-1b-q4_k_m.gguf"`, `"file": "boards/test-board.toml"`} {
 		if !strings.Contains(res, want) {
 			t.Errorf("results.json lacks %s", want)

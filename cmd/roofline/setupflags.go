@@ -1,7 +1,6 @@
 package main
 
 import (
-	"math"
 	"strconv"
 	"strings"
 
@@ -22,8 +21,8 @@ func setupFlags() []cli.Flag {
 		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default if the runtime runs on it"},
 		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the runtime's usual format (the model's checkpoint for vLLM, TensorRT-LLM and MLX)"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the runtime's, f16"},
-		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, in (0, 1]; default: the engine's"},
-		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, in (0, 1]; default: the engine's"},
+		&cli.Float64Flag{Name: "bw-efficiency", Usage: "share of datasheet bandwidth achieved, from 0.0001 to 1; default: the engine's"},
+		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, from 0.0001 to 1; default: the engine's"},
 		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's (roofline show runtime NAME)"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention, which reads the KV cache once per query head (llama.cpp without -fa)"},
 	}
@@ -76,8 +75,8 @@ func parseStorage(c *cli.Context) (float64, error) {
 		_, lerr := hardware.LookupStorage(s)
 		return 0, usageErr("--storage: %v", lerr)
 	}
-	if bw < limits.StorageRate || math.IsInf(bw, 0) {
-		return 0, usageErr("--storage %s: a read rate from %s up, e.g. 100MB/s, or a medium (sd, emmc, nvme-gen4x4, …)", s, units.FormatBandwidth(limits.StorageRate))
+	if !limits.Bandwidth.Contains(bw) {
+		return 0, usageErr("--storage %s: a read rate from %s, e.g. 100MB/s, or a medium (sd, emmc, nvme-gen4x4, …)", s, limits.Bandwidth.Text())
 	}
 	return bw, nil
 }
@@ -85,8 +84,10 @@ func parseStorage(c *cli.Context) (float64, error) {
 // extras reads the extraFlags: the power figures and the draft.
 func extras(c *cli.Context) (app.Power, *app.Draft, error) {
 	var p app.Power
-	if b := c.Float64("battery-wh"); b < 0 || math.IsNaN(b) || math.IsInf(b, 0) {
-		return p, nil, usageErr("--battery-wh must be a positive capacity, got %v", b)
+	if c.IsSet("battery-wh") {
+		if err := limits.Battery.Check(c.Float64("battery-wh")); err != nil {
+			return p, nil, usageErr("--battery-wh %v", err)
+		}
 	}
 	p.BatteryWh = c.Float64("battery-wh")
 	for _, f := range []struct {
@@ -97,12 +98,15 @@ func extras(c *cli.Context) (app.Power, *app.Draft, error) {
 			if err != nil || !(v > 0) {
 				return p, nil, usageErr("--%s %q: want a positive power such as 15W", f.name, c.String(f.name))
 			}
+			if err := limits.PowerDraw.Check(v); err != nil {
+				return p, nil, usageErr("--%s %v", f.name, err)
+			}
 			*f.dst = v
 		}
 	}
 	d, err := parseDuty(c.String("duty-cycle"))
-	if err != nil || !(d > 0) {
-		return p, nil, usageErr("--duty-cycle %q: want a share of the time in (0, 100%%], such as 10%%", c.String("duty-cycle"))
+	if err != nil || !limits.Share.Contains(d) {
+		return p, nil, usageErr("--duty-cycle %q: want a share of the time from 0.01%% to 100%%, such as 10%%", c.String("duty-cycle"))
 	}
 	p.DutyCycle = d
 	sp := sim.Speculation{K: c.Int("draft-tokens"), Acceptance: c.Float64("acceptance")}

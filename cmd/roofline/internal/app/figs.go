@@ -380,6 +380,20 @@ func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		return nil, nil, err
 	}
 	res, t, sp := p.Result, p.Targets, p.Space
+	if len(res.Groups) == 0 {
+		// Nothing ran: the runtime, weights or KV asked for run on no
+		// engine of the devices (plan prints that answer; a figure of no
+		// rows would say nothing).
+		why := "no engine of the devices runs the models with the runtime, weights and KV cache asked for"
+		if len(res.Skipped) > 0 {
+			why += " (" + res.Skipped[0]
+			if n := len(res.Skipped) - 1; n > 0 {
+				why += fmt.Sprintf("; %d more", n)
+			}
+			why += ")"
+		}
+		return nil, nil, &RequestError{Msg: "nothing to plot: " + why}
+	}
 	var rows []string
 	var cells []plots.PlanCell
 	batches := map[int]bool{}

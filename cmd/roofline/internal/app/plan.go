@@ -3,10 +3,13 @@ package app
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -111,7 +114,7 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	}
 	var err error
 	sp.Devices, err = plan.ResolveDevices(cat, req.Devices)
-	errs = append(errs, err)
+	errs = append(errs, err, engineOnSomeDevice(sp.Devices, req.Engines))
 	sp.Models, err = plan.ResolveModels(cat, req.Models)
 	errs = append(errs, err)
 	if len(req.Weights) == 1 && req.Weights[0] == "all" {
@@ -127,6 +130,38 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	}
 	sp.KV = req.KV
 	return sp, errors.Join(errs...)
+}
+
+// engineOnSomeDevice refuses an engine no device searched has: a bad
+// value of --engine (exit 2), not a plan that finds nothing.
+func engineOnSomeDevice(devices []*hardware.Device, engines []string) error {
+	if len(devices) == 0 {
+		return nil // the devices' own error says why
+	}
+	var have []string
+	for _, en := range engines {
+		found := false
+		for _, d := range devices {
+			if _, err := d.Engine(en); err == nil {
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		if have == nil {
+			for _, d := range devices {
+				for _, n := range d.EngineNames() {
+					if !slices.Contains(have, n) {
+						have = append(have, n)
+					}
+				}
+			}
+		}
+		return &RequestError{Input: "engine", Msg: fmt.Sprintf("%q: no device searched has that engine (engines: %s)", en, strings.Join(have, ", "))}
+	}
+	return nil
 }
 
 // Plan searches the space against the targets, keeping every

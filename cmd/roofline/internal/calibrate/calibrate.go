@@ -382,7 +382,17 @@ func (r *Result) Profile(name string) []byte {
 		fmt.Sprintf("Valid for %s (%s), engine %s, runtime %s, build %s. Schema: docs/profiles.md.", cal.Device, orDash(cal.PowerMode), cal.Engine, cal.Runtime, orDash(cal.Build)))
 }
 
-// r2 is the coefficient of determination of the log times of one phase.
+// minR2Spread is the least spread of a phase's measured log times (1 %,
+// as a standard deviation) over which R² means anything: a batch sweep
+// whose step times are all alike leaves nothing for the fit to explain,
+// and R² = 1 − SSres/SStot divides by rounding noise (one 9-point sweep
+// printed R² = −2.9·10³⁰). It is then undefined (NaN), and the median
+// error says how close the fit is.
+const minR2Spread = 0.01
+
+// r2 is the coefficient of determination of the log times of one phase;
+// NaN when it is undefined (fewer than two points, or times that do not
+// vary by minR2Spread).
 func r2(points []fit.Point, ratios []float64, ph fit.Phase) float64 {
 	var ys, res []float64
 	for i, p := range points {
@@ -404,7 +414,7 @@ func r2(points []fit.Point, ratios []float64, ph fit.Phase) float64 {
 		ssTot += (y - mean) * (y - mean)
 		ssRes += res[i] * res[i]
 	}
-	if ssTot == 0 {
+	if !(math.Sqrt(ssTot/float64(len(ys))) >= minR2Spread) {
 		return math.NaN()
 	}
 	return 1 - ssRes/ssTot

@@ -45,7 +45,7 @@ func TestNonFiniteRowsSkipped(t *testing.T) {
 // rate of −7.6·10⁵ tokens/s.
 func TestTokenCountsBounded(t *testing.T) {
 	for _, c := range []struct{ data, want string }{
-		{"prompt_tokens,output_tokens,ttft_s,e2e_s\n9223372036854775807,10,1,2\n", "prompt 9223372036854775807 tokens exceeds the limit of 2^30"},
+		{"prompt_tokens,output_tokens,ttft_s,e2e_s\n9223372036854775807,10,1,2\n", "prompt 9.22e+18 tokens exceeds the limit of 2^30"},
 		{"test,tokens_per_s,prompt,depth\nprefill,100,512,2000000000\n", "depth 2000000000 tokens exceeds the limit of 2^30"},
 		{"test,tokens_per_s,gen,batch\ndecode,100,128,4000000000\n", "batch 4000000000 tokens exceeds the limit of 2^30"},
 		{"test,tokens_per_s,prompt,depth\nprefill,100,600000000,600000000\n", "context 1200000000 tokens exceeds the limit"},

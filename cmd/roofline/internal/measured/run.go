@@ -121,7 +121,7 @@ func (r Run) check() error {
 		v    int
 	}{{"prompt", r.Prompt}, {"gen", r.Gen}, {"depth", r.Depth}, {"batch", r.Batch}, {"ubatch", r.UBatch}, {"context", r.Depth + r.Prompt + r.Gen}} {
 		if f.v > limits.Tokens || f.v < 0 {
-			return fmt.Errorf("%s %d tokens exceeds the limit of %s", f.name, f.v, limits.Count(limits.Tokens))
+			return fmt.Errorf("%s %s tokens exceeds the limit of %s", f.name, limits.Echo(f.v), limits.Count(limits.Tokens))
 		}
 	}
 	if !(r.TokensPerS > 0) || math.IsInf(r.TokensPerS, 0) {
@@ -130,12 +130,19 @@ func (r Run) check() error {
 	if r.TokensPerS > limits.TokensPerS {
 		return fmt.Errorf("rate %.3g tokens/s exceeds the limit of %.0e: not a measurement", r.TokensPerS, limits.TokensPerS)
 	}
+	if err := limits.Rate.Check(r.TokensPerS); err != nil {
+		return fmt.Errorf("rate %w: not a measurement", err)
+	}
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"stddev", r.StdDevTS}, {"model size", r.ModelBytes}, {"model parameters", r.ModelParams}} {
+		max  float64
+	}{{"stddev", r.StdDevTS, limits.TokensPerS}, {"model size", r.ModelBytes, limits.Memory.Max}, {"model parameters", r.ModelParams, limits.Params}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("%s %v: must be a finite number ≥ 0", f.name, f.v)
+		}
+		if f.v > f.max {
+			return fmt.Errorf("%s %.3g exceeds the limit of %.3g: not a measurement", f.name, f.v, f.max)
 		}
 	}
 	return nil

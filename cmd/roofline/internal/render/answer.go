@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func Warn(stderr io.Writer, warnings ...string) {
 			continue
 		}
 		seen[w] = true
-		fmt.Fprintf(stderr, "roofline: warning: %s\n", w)
+		fmt.Fprintf(stderr, "roofline: warning: %s\n", printableText(w))
 	}
 }
 
@@ -67,14 +68,20 @@ func WriteJSON(w io.Writer, v any) error { return writeJSONIndented(w, v, "") }
 
 // writeJSONIndented is WriteJSON for a value nested under prefix.
 func writeJSONIndented(w io.Writer, v any, prefix string) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	var uv *json.UnsupportedValueError
 	if errors.As(err, &uv) {
-		return enc.Encode(safeio.Finite(v))
+		b.Reset()
+		err = enc.Encode(safeio.Finite(v))
 	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(jsonPrintable(b.Bytes()))
 	return err
 }
 

@@ -169,8 +169,14 @@ func calibrationDoc(c *app.Calibration) *Doc {
 	if r.Folds < cal.DecodePoints+cal.PrefillPoints {
 		held = fmt.Sprintf("held-out (%d folds)", r.Folds)
 	}
+	r2 := func(v float64, points int) string {
+		if math.IsNaN(v) && points >= 2 {
+			return "undefined (the measured times vary by under 1 %)"
+		}
+		return Fixed(v, 3)
+	}
 	doc.Line("quality: R² decode %s, prefill %s; %s median error decode %s, prefill %s",
-		Fixed(cal.R2Decode, 3), Fixed(cal.R2Prefill, 3), held, Percent1(cal.LOODecode), Percent1(cal.LOOPrefill))
+		r2(cal.R2Decode, cal.DecodePoints), r2(cal.R2Prefill, cal.PrefillPoints), held, Percent1(cal.LOODecode), Percent1(cal.LOOPrefill))
 	doc.Para(fmt.Sprintf("valid for: %s (%s), engine %s, runtime %s, build %s", cal.Device, OrDash(cal.PowerMode), cal.Engine, OrDash(cal.Runtime), OrDash(cal.Build)))
 	doc.Table(pointsTable(r.Points))
 	var notes string

@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -115,7 +116,7 @@ func (d *Doc) Write(w io.Writer, f Format) error {
 			bl.writeText(&b)
 		}
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := io.WriteString(w, printableText(b.String()))
 	return err
 }
 
@@ -159,15 +160,16 @@ func (bl block) writeText(b *bytes.Buffer) {
 }
 
 func (bl block) writeMarkdown(b *bytes.Buffer, spaced bool) {
+	md := MarkdownText
 	switch bl.kind {
 	case bLine:
-		b.WriteString(bl.text + "\n")
+		b.WriteString(md(bl.text) + "\n")
 	case bPara:
-		b.WriteString(bl.text + "\n\n")
+		b.WriteString(md(bl.text) + "\n\n")
 	case bHeading:
-		b.WriteString(strings.Repeat("#", bl.level) + " " + bl.text + "\n\n")
+		b.WriteString(strings.Repeat("#", bl.level) + " " + md(bl.text) + "\n\n")
 	case bSection:
-		b.WriteString("\n### " + bl.text + "\n\n")
+		b.WriteString("\n### " + md(bl.text) + "\n\n")
 	case bRaw:
 		b.WriteString(bl.md)
 	case bSub:
@@ -179,20 +181,46 @@ func (bl block) writeMarkdown(b *bytes.Buffer, spaced bool) {
 		}
 	case bPairs:
 		for _, p := range bl.pairs {
-			b.WriteString("- " + p[0] + ": " + p[1] + "\n")
+			b.WriteString("- " + md(p[0]) + ": " + md(p[1]) + "\n")
 		}
 		b.WriteString("\n")
 	case bList:
 		for _, it := range bl.items {
-			b.WriteString("- " + it + "\n")
+			b.WriteString("- " + md(it) + "\n")
 		}
 		b.WriteString("\n")
 	case bCode:
-		fmt.Fprintf(b, "```\n%s\n```\n\n", bl.text)
+		f := fence(bl.text)
+		fmt.Fprintf(b, "%s\n%s\n%s\n\n", f, bl.text, f)
 	case bFigure:
 		f := bl.fig
-		fmt.Fprintf(b, "![%s](%s)\n\n%s ([SVG](%s))\n\n```\n%s\n```\n\n", f.Kind, f.PNG, f.Caption, f.SVG, f.Command)
+		cf := fence(f.Command)
+		fmt.Fprintf(b, "![%s](%s)\n\n%s ([SVG](%s))\n\n%s\n%s\n%s\n\n", f.Kind, f.PNG, md(f.Caption), f.SVG, cf, f.Command, cf)
 	}
+}
+
+// markdownActive finds what Markdown would act on in plain text: raw
+// HTML and autolinks (<), entities (&), images and links (![, ]().
+var markdownActive = strings.NewReplacer("&", "&amp;", "<", "&lt;", "![", `!\[`, "](", `]\(`)
+
+// MarkdownText is text from outside (a study's title and description, a
+// profile's description, a runs file's note) as Markdown that shows it as
+// written: no raw HTML, no image or link loaded from anywhere.
+func MarkdownText(s string) string { return markdownActive.Replace(s) }
+
+// fence is a code fence longer than any run of backticks in s, so text
+// in the block cannot end it.
+func fence(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
 }
 
 // MarkdownDocument is the document as a Markdown file, without trailing
@@ -206,7 +234,8 @@ func (d *Doc) MarkdownDocument() []byte {
 // WriteMarkdownDocument writes MarkdownDocument to w block by block, so a
 // long report is never held whole.
 func (d *Doc) WriteMarkdownDocument(w io.Writer) error {
-	bw := bufio.NewWriterSize(w, 1<<16)
+	tw := Terminal(w)
+	bw := bufio.NewWriterSize(tw, 1<<16)
 	newlines := 0 // held back: trailing ones are dropped
 	var b bytes.Buffer
 	for _, bl := range d.blocks {
@@ -222,7 +251,7 @@ func (d *Doc) WriteMarkdownDocument(w io.Writer) error {
 		bw.Write(body)
 		newlines = len(text) - len(body)
 	}
-	return bw.Flush()
+	return errors.Join(bw.Flush(), tw.Flush())
 }
 
 const documentCSS = `body{font-family:-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#111;line-height:1.45}
@@ -245,7 +274,8 @@ func (d *Doc) HTMLDocument(title string) []byte {
 
 // WriteHTMLDocument writes HTMLDocument to w block by block.
 func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
-	b := bufio.NewWriterSize(w, 1<<16)
+	tw := Terminal(w)
+	b := bufio.NewWriterSize(tw, 1<<16)
 	e := html.EscapeString
 	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", e(title), documentCSS)
 	cls := func(right bool) string {
@@ -298,5 +328,5 @@ func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
 		}
 	}
 	b.WriteString("</body>\n</html>\n")
-	return b.Flush()
+	return errors.Join(b.Flush(), tw.Flush())
 }

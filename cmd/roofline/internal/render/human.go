@@ -27,7 +27,7 @@ func Sig(v float64, n int) string {
 	}
 	e := int(math.Floor(math.Log10(math.Abs(v))))
 	if e >= n-1 {
-		return strconv.FormatFloat(v, 'f', 0, 64)
+		return whole(v)
 	}
 	return strconv.FormatFloat(v, 'f', n-1-e, 64)
 }
@@ -55,7 +55,7 @@ func Tokens(v float64) string {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return Dash
 	case math.Abs(v) >= 1000:
-		return strconv.FormatFloat(v, 'f', 0, 64)
+		return whole(v)
 	case math.Abs(v) >= 100:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
@@ -94,14 +94,22 @@ func Flops(v float64) string { return units.FormatRate(v, "FLOP/s") }
 // Count is a plain count scaled with k, M, G, T.
 func Count(n float64) string { return units.FormatCount(n) }
 
-// Percent is a share as a whole percentage.
-func Percent(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+// Percent is a share as a whole percentage; a dash when undefined.
+func Percent(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return Dash
+	}
+	return whole(100*v) + "%"
+}
 
 // Percent1 is a share as a percentage with one decimal; a dash when
 // undefined.
 func Percent1(v float64) string {
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return Dash
+	}
+	if math.Abs(100*v) >= maxWhole {
+		return whole(100*v) + "%"
 	}
 	return fmt.Sprintf("%.1f%%", 100*v)
 }
@@ -109,7 +117,7 @@ func Percent1(v float64) string {
 // Intensity is an arithmetic intensity, FLOP per byte.
 func Intensity(v float64) string {
 	if v >= 100 {
-		return fmt.Sprintf("%.0f", v)
+		return whole(v)
 	}
 	return Sig(v, 3)
 }
@@ -119,13 +127,33 @@ func Fixed(v float64, d int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return Dash
 	}
+	if math.Abs(v) >= maxWhole {
+		return whole(v)
+	}
 	return strconv.FormatFloat(v, 'f', d, 64)
+}
+
+// maxWhole is where a figure for people stops being written in full: a
+// number of more than 15 digits is no figure anyone reads (the ranges of
+// package limits keep every input's figures far below), and is written
+// with an exponent rather than as hundreds of digits.
+const maxWhole = 1e15
+
+// whole is v without decimals, or with an exponent from maxWhole up.
+func whole(v float64) string {
+	if math.Abs(v) >= maxWhole {
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 // Factor is a ratio such as a speed-up: 1.35×.
 func Factor(v float64) string {
-	if math.IsNaN(v) {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return Dash
+	}
+	if math.Abs(v) >= maxWhole {
+		return whole(v) + "×"
 	}
 	return fmt.Sprintf("%.2f×", v)
 }

@@ -327,7 +327,7 @@ func appendJSONString(b []byte, s string) []byte {
 			enc := json.NewEncoder(&e)
 			enc.SetEscapeHTML(false)
 			_ = enc.Encode(s) // a string always encodes
-			return append(b, bytes.TrimSuffix(e.Bytes(), []byte("\n"))...)
+			return append(b, jsonPrintable(bytes.TrimSuffix(e.Bytes(), []byte("\n")))...)
 		}
 	}
 	b = append(b, '"')

@@ -142,6 +142,7 @@ type ReportWriter struct {
 	configs   *jsonArray
 	csv       *csv.Writer
 	csvBuf    *bufio.Writer
+	csvTerm   *TerminalWriter
 }
 
 // NewReport starts the report of study st in out: build and command say
@@ -166,7 +167,8 @@ func NewReport(out Files, st *study.Study, build buildinfo.Info, command string)
 	w.plan = w.json.object(w.top.inner())
 	w.plan.key("configs")
 	w.configs = w.json.array(w.plan.inner())
-	w.csvBuf = bufio.NewWriterSize(cf, 1<<16)
+	w.csvTerm = Terminal(cf)
+	w.csvBuf = bufio.NewWriterSize(w.csvTerm, 1<<16)
 	w.csv = csv.NewWriter(w.csvBuf)
 	w.csv.Write([]string{"section", "hardware", "engine", "model", "weights", "kv", "context", "batch", "metric", "value", "unit"})
 	return w, nil
@@ -266,7 +268,7 @@ func (w *ReportWriter) Write(r *study.Report) ([]DrawnFigure, error) {
 	}
 	rep.writeResultsCSV(w, data)
 	w.csv.Flush()
-	if err := errors.Join(w.csv.Error(), w.csvBuf.Flush(), w.Close()); err != nil {
+	if err := errors.Join(w.csv.Error(), w.csvBuf.Flush(), w.csvTerm.Flush(), w.Close()); err != nil {
 		return nil, err
 	}
 	doc := rep.doc(data)

@@ -43,7 +43,7 @@ func (j *jsonStream) value(prefix string, v any) {
 		j.err = err
 		return
 	}
-	_, j.err = j.w.Write(b)
+	_, j.err = j.w.Write(jsonPrintable(b))
 }
 
 // flush ends the document.

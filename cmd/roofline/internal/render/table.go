@@ -97,7 +97,7 @@ func (t *Table) people() (head []string, rows [][]string, right []bool) {
 		row := make([]string, 0, len(idx))
 		for _, i := range idx {
 			if i < len(r) {
-				row = append(row, r[i].Text)
+				row = append(row, Printable(r[i].Text))
 			}
 		}
 		rows = append(rows, row)
@@ -147,7 +147,7 @@ func (t *Table) writeText(w io.Writer) error {
 
 func (t *Table) writeMarkdown(w io.Writer) error {
 	head, rows, right := t.people()
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	esc := func(s string) string { return MarkdownText(strings.ReplaceAll(s, "|", `\|`)) }
 	var b strings.Builder
 	cells := func(r []string) {
 		b.WriteString("|")
@@ -195,7 +195,7 @@ func (t *Table) writeCSV(w io.Writer) error {
 			if c.Data == "" {
 				c.Data = c.Text
 			}
-			row = append(row, c.Data)
+			row = append(row, Printable(c.Data))
 		}
 		if err := cw.Write(row); err != nil {
 			return err

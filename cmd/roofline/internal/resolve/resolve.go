@@ -229,6 +229,8 @@ func classify(err error, sel Selection) error {
 	var un *runtimes.UnsupportedError
 	if errors.As(err, &un) {
 		switch {
+		case sel.KV != "" && strings.HasPrefix(un.What, "KV format "):
+			return &InputError{"kv", err}
 		case sel.Runtime != "":
 			return &InputError{"runtime", err}
 		case sel.Weights != "":

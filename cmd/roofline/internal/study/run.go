@@ -41,8 +41,9 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
 	}
 	// A name in a study is a name wherever roofline runs, never a
-	// directory of that name in the working directory.
-	cat := env.Catalog.WithNamesFirst()
+	// directory of that name in the working directory (the catalog's one
+	// rule: a bare name is a name).
+	cat := env.Catalog.Clone()
 	for i, dir := range st.Profiles {
 		if err := cat.AddDir(dir); err != nil {
 			bad(st.ProfilesRaw[i], "profiles %q: %v", st.ProfilesRaw[i], err)
@@ -62,9 +63,6 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: fmt.Sprintf(format, a...)})
 		}
 		if !cat.DataPaths() {
-			if !profiles.LooksLikePath(raw) && known(cat, kind, raw) {
-				return raw, false // a file beside the study, but a name here
-			}
 			err := &profiles.PathNotAllowedError{Kind: kind, Name: raw, File: st.File}
 			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: key + ": " + err.Error(), Err: err})
 			return "", true
@@ -142,10 +140,26 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			bad(k, "kv: %v", errors.Unwrap(err))
 		}
 	}
-	for _, rt := range st.Runtimes {
-		if _, err := cat.Runtime(rt); err != nil {
-			bad(rt, "runtimes: %v", err)
+	for i, rt := range st.Runtimes {
+		if !profiles.LooksLikePath(rt) {
+			if _, err := cat.Runtime(rt); err != nil {
+				bad(rt, "runtimes: %v", err)
+			}
+			continue
 		}
+		// A runtime profile by path: with --allow-paths, relative to the
+		// study and known by its name from here on.
+		if !cat.DataPaths() {
+			err := &profiles.PathNotAllowedError{Kind: "runtime", Name: rt, File: st.File}
+			errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, rt), Msg: "runtimes: " + err.Error(), Err: err})
+			continue
+		}
+		name, err := cat.AddRuntimeFile(st.resolve(rt))
+		if err != nil {
+			bad(rt, "runtimes: %v", err)
+			continue
+		}
+		st.Runtimes[i] = name
 	}
 	for _, e := range st.Engines {
 		found := false
@@ -191,17 +205,6 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		return nil, err
 	}
 	return &app.Env{Catalog: cat, Stdin: env.Stdin}, nil
-}
-
-// known reports whether the catalog knows name as a device or model (kind
-// "hardware" or "model"), touching no file.
-func known(cat *profiles.Catalog, kind, name string) bool {
-	if kind == "hardware" {
-		_, err := cat.DeviceFromData(name, "")
-		return err == nil
-	}
-	_, err := cat.ModelFromData(name, "")
-	return err == nil
 }
 
 // Report is everything a study's report shows, as typed answers: the
@@ -386,7 +389,7 @@ func (r *Report) figures(env *app.Env, progress func(string)) error {
 				r.Skip(k.Name, err.Error())
 				continue
 			}
-			return fmt.Errorf("figure %s: %w", k.Name, err)
+			return st.figureError(k.Name, err)
 		}
 		r.Figures = append(r.Figures, Figure{Kind: k, Request: req, Figure: f})
 		for _, w := range f.Warnings {
@@ -445,4 +448,22 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		}
 	}
 	return req
+}
+
+// figureError words an error of a figure the study asked for as an error
+// of the study, at the line of the setting it is about: a setting of
+// [figure.KIND] is no command-line flag (exit 1, not a usage error).
+func (st *Study) figureError(kind string, err error) error {
+	var re *app.RequestError
+	if !errors.As(err, &re) {
+		return fmt.Errorf("figure %s: %w", kind, err)
+	}
+	key, msg := []string{"figures"}, fmt.Sprintf("figures: %s: %s", kind, re.Msg)
+	if re.Input != "" {
+		if _, set := st.FigureOptions[kind].Params[re.Input]; set {
+			key = []string{"figure", kind, re.Input}
+		}
+		msg = fmt.Sprintf("[figure.%s] %s %s", kind, re.Input, re.Msg)
+	}
+	return &profiles.FileError{File: st.File, Line: profiles.LineOfKey(st.src, key...), Msg: msg}
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -222,8 +221,10 @@ func Parse(file string, src []byte) (*Study, error) {
 	if t := r.Targets; t != nil {
 		s.Targets = Targets{TTFT: t.TTFT, TPOT: t.TPOT, Headroom: t.Headroom}
 		if t.MinThroughput != nil {
-			if !(*t.MinThroughput >= 0) {
-				bad("targets.min_throughput", "targets.min_throughput must be a positive rate, got %v", *t.MinThroughput)
+			if v := *t.MinThroughput; v != 0 {
+				if err := limits.Rate.Check(v); err != nil {
+					bad("targets.min_throughput", "targets.min_throughput %v", err)
+				}
 			}
 			s.Targets.MinThroughput = *t.MinThroughput
 		}
@@ -255,6 +256,9 @@ func Parse(file string, src []byte) (*Study, error) {
 	}{{"ttft", s.Targets.TTFT, &s.Targets.Read.TTFT}, {"tpot", s.Targets.TPOT, &s.Targets.Read.TPOT}} {
 		if f.v != "" {
 			v, err := units.ParseDuration(f.v)
+			if err == nil {
+				err = limits.Latency.Check(v)
+			}
 			if err != nil {
 				value(f.v, "targets.%s: %v", f.key, err)
 			}
@@ -359,26 +363,13 @@ func (s *Study) resolve(p string) string {
 
 // resolveName anchors a path written where a name is expected at the
 // study's directory, as every path in a study: one that looks like a path
-// (./, ../, a .toml, .json or .gguf file), or a file or checkpoint
-// directory (holding config.json) beside the study. Names, globs, URLs and
-// absolute paths are kept.
+// (./, ../, a .toml, .json or .gguf file). Names (whatever the study's
+// directory holds), globs, URLs and absolute paths are kept.
 func (s *Study) resolveName(n string) string {
-	if n == "" || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") {
+	if n == "" || strings.Contains(n, "://") || filepath.IsAbs(n) || strings.HasPrefix(n, "~") || !profiles.LooksLikePath(n) {
 		return n
 	}
-	p := filepath.Join(s.Dir, n)
-	if profiles.LooksLikePath(n) {
-		return p
-	}
-	if fi, err := os.Stat(p); err == nil && (fi.Mode().IsRegular() || fi.IsDir() && isFile(filepath.Join(p, "config.json"))) {
-		return p
-	}
-	return n
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
+	return filepath.Join(s.Dir, n)
 }
 
 func (s *Study) resolveNames(l []string) []string {
