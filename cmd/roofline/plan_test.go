@@ -274,3 +274,26 @@ func TestPlanCountsSureApart(t *testing.T) {
 		t.Errorf("JSON: meeting %d, sure %d (%v); want 1 and 0", j.Meeting, j.Sure, err)
 	}
 }
+
+// The command of issue 28, finding 1: nothing meets a 1 s TTFT for a
+// 1000-token prompt on a Raspberry Pi 5, and the recommended rows must be
+// formats that fit (f16 and f32, which do not, were recommended).
+func TestPlanRecommendsWhatFits(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "raspberry-pi-5-8gb", "--model", "llama-3.2-3b,qwen2.5-3b", "--weights", "all",
+		"--context", "4k", "--prompt", "1000", "-n", "200", "--ttft", "1s", "--tpot", "200ms")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "raspberry-pi-5-8gb ") {
+			rows++
+			if strings.Contains(line, "DOES NOT FIT") || !strings.Contains(line, "FAILS TTFT") {
+				t.Errorf("a recommended row does not fit or misses something else than TTFT:\n%s", line)
+			}
+		}
+	}
+	if rows != 2 {
+		t.Errorf("%d rows, want one per model:\n%s", rows, out)
+	}
+}

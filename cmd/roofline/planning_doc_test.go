@@ -79,8 +79,13 @@ chosen among the engine × runtime × format groups. Each group contributes its
 best configuration (the longest context that meets the targets, then the
 largest batch; ` + "`--rank margin`" + ` and ` + "`--rank memory`" + ` pick the widest margin and
 the least memory instead); when none of its configurations meets them, the
-one that misses least. The groups are then ranked — configurations that meet
-the targets first, the rest by how little they miss — by ` + "`--rank`" + `:
+one that misses least. The groups are then ranked by one rule first, whatever
+` + "`--rank`" + ` says (` + "`cmpMiss`" + ` in cmd/roofline/internal/plan, which picks each group's
+configuration too): configurations that meet the targets; then those that fit in
+memory, always, however far they miss a latency target (a board that holds the
+model can be given a shorter prompt or more time; one that does not hold it
+cannot run it); then those that do not fit; within each, the smaller miss of the
+first constraint that fails. Then by ` + "`--rank`" + `:
 
 | rank | first | then |
 |---|---|---|

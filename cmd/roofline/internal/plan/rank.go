@@ -14,7 +14,7 @@ import (
 // Rank is what the planner's answer puts first among the configurations
 // of a device and model. Whatever the rank, configurations that meet the
 // targets come before those that do not, and those that do not are
-// ordered by how little they miss.
+// ordered by how little they miss (cmpMiss).
 type Rank uint8
 
 // The ranks; RankQuality is the default.
@@ -103,11 +103,8 @@ func (g *Group) Speed() float64 { return 1 / g.Reference.TPOT }
 // pickBetter reports whether configuration c of group g ranks before cur
 // within the group, whose quality and speed are the same for all.
 func (r Rank) pickBetter(g *Group, c, cur sim.Config, t sim.Targets) bool {
-	if c.Feasible != cur.Feasible {
-		return c.Feasible
-	}
-	if !c.Feasible {
-		return c.Excess < cur.Excess
+	if d := cmpMiss(c, cur); d != 0 || !c.Feasible {
+		return d < 0
 	}
 	switch r {
 	case RankMargin:
@@ -123,6 +120,38 @@ func (r Rank) pickBetter(g *Group, c, cur sim.Config, t sim.Targets) bool {
 		return c.Context > cur.Context
 	}
 	return c.Batch > cur.Batch
+}
+
+// cmpMiss is the one rule every rank applies first, within a group and
+// across groups: negative when x comes before y. Configurations that meet
+// the targets come first; then those that fit in memory, always, however
+// far they miss a latency target (a board that holds the model can be
+// given a shorter prompt or a longer wait; one that does not hold it
+// cannot run it); then, within each, the smaller miss of the first
+// constraint that fails (needed / allowed: Config.Excess). Zero when both
+// meet the targets or miss alike: the rank decides.
+func cmpMiss(x, y sim.Config) int {
+	switch {
+	case x.Feasible != y.Feasible:
+		return bool2cmp(x.Feasible)
+	case x.Feasible:
+		return 0
+	case x.Fits != y.Fits:
+		return bool2cmp(x.Fits)
+	case x.Excess < y.Excess:
+		return -1
+	case x.Excess > y.Excess:
+		return 1
+	}
+	return 0
+}
+
+// bool2cmp is -1 when the configuration holding ok comes first.
+func bool2cmp(ok bool) int {
+	if ok {
+		return -1
+	}
+	return 1
 }
 
 // Choice is one ranked configuration of a device and model.
@@ -285,13 +314,8 @@ func (rk ranker) cmpQuality(a, b *Group) float64 {
 // before reports whether group a ranks before group b.
 func (rk ranker) before(a, b *Group) bool {
 	x, y := a.Pick, b.Pick
-	if x.Feasible != y.Feasible {
-		return x.Feasible
-	}
-	if !x.Feasible {
-		if x.Excess != y.Excess {
-			return x.Excess < y.Excess
-		}
+	if d := cmpMiss(x, y); d != 0 {
+		return d < 0
 	}
 	speed := func() float64 { return b.Speed() - a.Speed() }
 	context := func() float64 {

@@ -132,3 +132,42 @@ func TestParseRank(t *testing.T) {
 		t.Error("bits: no error")
 	}
 }
+
+// TestRankFitsFirst pins the rule every rank applies first (cmpMiss):
+// when nothing meets the targets, what fits ranks before what does not,
+// however far it misses a latency target. The case of issue 28 on a
+// Raspberry Pi 5: f16 needs 1.004× the usable memory, f32 1.77×; q4_k_m
+// and q8_0 fit but miss a 1 s TTFT 30× and 35×. Before, a memory miss of
+// 1.004× counted as smaller than a TTFT miss of 30× and f16, f32 were
+// recommended, q4_k_m 3rd.
+func TestRankFitsFirst(t *testing.T) {
+	miss := func(limit sim.Limit, excess float64, fits bool) sim.Config {
+		return sim.Config{Context: 4096, Batch: 1, Limit: limit, Excess: excess, Fits: fits, Misses: 1 << limit}
+	}
+	gs := []Group{
+		handGroup(t, hardware.CPU, "f16", 0.6, miss(sim.LimitMemory, 1.004, false)),
+		handGroup(t, hardware.CPU, "f32", 1.2, miss(sim.LimitMemory, 1.77, false)),
+		handGroup(t, hardware.CPU, "q8_0", 0.35, miss(sim.LimitTTFT, 35, true)),
+		handGroup(t, hardware.CPU, "q4_k_m", 0.2, miss(sim.LimitTTFT, 30, true)),
+	}
+	for _, rank := range []Rank{RankQuality, RankSpeed, RankMargin, RankContext, RankMemory} {
+		res := &Result{Groups: gs, Targets: sim.Targets{TTFT: 1, TPOT: 0.2}, Tolerance: DefaultTolerance, Rank: rank,
+			Pairs: []Pair{{Device: "raspberry-pi-5-8gb", Model: "m", Groups: []int{0, 1, 2, 3}}}}
+		var got []string
+		for _, c := range res.Answer(Options{Top: 4}).Choices {
+			got = append(got, c.Group.Weights)
+		}
+		if want := []string{"q4_k_m", "q8_0", "f16", "f32"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %s: %v, want %v", rank, got, want)
+		}
+	}
+
+	// Within a group the same rule picks the configuration: 2k fits and
+	// misses TTFT 20×, 4k misses memory by 1.01×.
+	g := &gs[0]
+	short, long := miss(sim.LimitTTFT, 20, true), miss(sim.LimitMemory, 1.01, false)
+	short.Context = 2048
+	if !RankQuality.pickBetter(g, short, long, sim.Targets{TTFT: 1}) || RankQuality.pickBetter(g, long, short, sim.Targets{TTFT: 1}) {
+		t.Error("within a group, the configuration that fits is not picked over one that does not")
+	}
+}
