@@ -50,9 +50,18 @@ func planDoc(p *app.Plan) *Doc {
 	if req.Detail {
 		limitsDetail(doc, p)
 	}
-	doc.Raw(fmt.Sprintf("\n%d of %d configurations in %d groups meet the targets as predicted, %d of them %.0f%% sure (the slow end of the interval meets them too)\n",
-		p.Meeting, p.Evaluated, len(p.Groups), p.Sure, 100*p.Targets.ConfidenceLevel()), "")
+	doc.Raw("\n"+CountSentence(p)+"\n", "")
 	return doc
+}
+
+// CountSentence is how many configurations meet the targets: the one
+// sentence plan and report print, so that neither says more than the
+// other. Meeting the targets as predicted is not being sure to: only the
+// configurations whose verdict is meets, at the targets' confidence, are
+// counted as sure.
+func CountSentence(p *app.Plan) string {
+	return fmt.Sprintf("%d of %d configurations in %d groups meet the targets as predicted, %d of them %.0f%% sure (the slow end of the interval meets them too)",
+		p.Meeting, p.Evaluated, len(p.Groups), p.Sure, 100*p.Targets.ConfidenceLevel())
 }
 
 // choicesTable is the ranked configurations, one line each.
