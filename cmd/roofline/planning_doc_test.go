@@ -162,7 +162,8 @@ however large the output (a test runs 72 configurations per group in a child
 process and checks its peak resident memory). Every error in the request is
 found before the first byte is written.
 
-Exit status 0 means at least one configuration meets the targets, 3 that none
+Exit status 0 means at least one configuration meets the targets at
+` + "`--confidence`" + ` (its verdict is meets), 3 that none
 does (the answer is printed either way).
 
 ## Speed
