@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/hardware"
@@ -81,15 +82,18 @@ type InputsJSON struct {
 	BandwidthBytesPerS float64        `json:"bandwidth_bytes_per_s"`
 	Efficiency         efficiencyJSON `json:"efficiency"`
 	EfficiencyFrom     string         `json:"efficiency_from"`
-	PrefillOverheadS   float64        `json:"prefill_overhead_s"`
-	DecodeOverheadS    float64        `json:"decode_overhead_s"`
-	StorageBytesPerS   float64        `json:"storage_bandwidth_bytes_per_s"`
-	Prompt             int            `json:"prompt"`
-	Output             int            `json:"output"`
-	Batch              int            `json:"batch"`
-	Depth              int            `json:"depth"`
-	UBatch             int            `json:"ubatch"`
-	Cold               bool           `json:"cold"`
+	// ClassIntervals are the phases whose interval is the runtime class's
+	// although the efficiency is calibrated (the runs did not measure them).
+	ClassIntervals   []string `json:"class_intervals,omitempty"`
+	PrefillOverheadS float64  `json:"prefill_overhead_s"`
+	DecodeOverheadS  float64  `json:"decode_overhead_s"`
+	StorageBytesPerS float64  `json:"storage_bandwidth_bytes_per_s"`
+	Prompt           int      `json:"prompt"`
+	Output           int      `json:"output"`
+	Batch            int      `json:"batch"`
+	Depth            int      `json:"depth"`
+	UBatch           int      `json:"ubatch"`
+	Cold             bool     `json:"cold"`
 }
 
 type warningJSON struct {
@@ -176,7 +180,7 @@ func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
 	return InputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Runtime, why, in.Weights, in.KV,
 		string(in.Precision), in.Peak, in.PeakSource, in.PeakDerived, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
 		newEfficiencyJSON(in.Efficiency),
-		in.EfficiencyFrom, in.PrefillOverhead, in.DecodeOverhead,
+		in.EfficiencyFrom, in.ClassIntervals, in.PrefillOverhead, in.DecodeOverhead,
 		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold}
 }
 
@@ -438,6 +442,20 @@ func overheadText(in sim.Inputs) string {
 	return out
 }
 
+// ClassIntervalText says which intervals of a calibrated prediction are
+// its runtime class's, and why; "" when none is.
+func ClassIntervalText(in sim.Inputs) string {
+	var phases []string
+	for _, ph := range in.ClassIntervals {
+		phases = append(phases, map[string]string{"prefill": "TTFT", "decode": "TPOT"}[ph])
+	}
+	if len(phases) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the %s interval%s the runtime class's: the calibration has too few %s runs to measure their scatter",
+		strings.Join(phases, " and "), map[bool]string{true: " is", false: "s are"}[len(phases) == 1], strings.Join(in.ClassIntervals, " or "))
+}
+
 func predictDoc(p *app.Prediction) *Doc {
 	r := p.Result
 	in, wl := r.Inputs, r.Inputs.Workload
@@ -454,6 +472,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	}
 	if !in.FlashAttention {
 		tuning += "; unfused attention: KV read once per query head"
+	}
+	if s := ClassIntervalText(in); s != "" {
+		tuning += "; " + s
 	}
 	rows := float64(wl.PassTokens())
 	text := &Doc{}
