@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -197,6 +198,11 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 			continue
 		}
 		s := rs.Setup
+		for _, w := range rs.Warnings {
+			if !slices.Contains(res.Notes, w) {
+				res.Notes = append(res.Notes, w)
+			}
+		}
 		p.Model, p.Weights = s.Model.Spec.Name, s.Model.Weights.Name
 		if target == nil {
 			target = rs

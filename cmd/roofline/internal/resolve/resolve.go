@@ -40,8 +40,10 @@ type Resolved struct {
 	Choice *runtimes.Choice
 	// Fit is set when the cost was matched to a file's exact size.
 	Fit *model.FileFit
-	// Notes say what the user may not expect, in words.
-	Notes []string
+	// Notes say what the user may not expect, in words; Warnings what
+	// makes the answer doubtful (a model whose parameter count is not the
+	// one the runs record).
+	Notes, Warnings []string
 }
 
 // InputError is a problem with one input of a selection; Input names it
