@@ -64,8 +64,12 @@ type Row struct {
 	Runtime, RuntimeWhy string
 
 	Precision units.Precision
-	Peak      float64 // FLOP/s at Precision
-	Bandwidth float64 // datasheet B/s
+	Peak      float64 // FLOP/s at Precision: the predictions and MFU
+	// IdealPrecision and IdealPeak are what the ideal bound is computed
+	// at: the fastest precision the format allows on the engine.
+	IdealPrecision units.Precision
+	IdealPeak      float64
+	Bandwidth      float64 // datasheet B/s
 
 	Measured  float64 // tokens/s, aggregate
 	Predicted float64 // expected tokens/s
@@ -332,6 +336,7 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	}
 	row.Model, row.Weights, row.KV, row.Hardware, row.Family = spec.Name, m.Weights.Name, m.KV.Name, dev.Name, dev.Family
 	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
+	row.IdealPrecision, row.IdealPeak = s.Inputs.IdealPrecision, s.Inputs.IdealPeak
 	row.Runtime, row.RuntimeWhy = s.Runtime.Name, res.Choice.Why
 
 	tokens := float64(r.Tokens())
