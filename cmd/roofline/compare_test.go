@@ -177,3 +177,19 @@ func TestCompareWrongModelWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareMarkdownSaysAll: compare --format markdown said neither the
+// device line nor the error summary that text prints, and "1 tests".
+func TestCompareMarkdownSaysAll(t *testing.T) {
+	args := []string{"compare", samples + "batched-bench.txt", "--hardware", "rtx-4080", "--model", "qwen2.5-7b", "--weights", "q8_0"}
+	text, _, code := runCLI(args...)
+	md, _, mdCode := runCLI(append(args, "--format", "markdown")...)
+	if code != 0 || mdCode != 0 {
+		t.Fatalf("exit %d, %d", code, mdCode)
+	}
+	for _, want := range []string{"evice: rtx-4080 (gpu engine, ", "decode: 1 test, median |error| ", "prefill: 1 test, median |error| "} {
+		if !strings.Contains(text, want) || !strings.Contains(md, want) {
+			t.Errorf("%q missing:\ntext:\n%s\nmarkdown:\n%s", want, text, md)
+		}
+	}
+}

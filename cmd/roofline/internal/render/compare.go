@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
@@ -141,22 +142,25 @@ func comparisonDoc(c *app.Comparison) *Doc {
 			devices = append(devices, d)
 		}
 	}
-	var text string
+	// Markdown says the same lines as text, each a paragraph line.
+	var text, md string
 	for _, d := range devices {
 		text += "device: " + d + "\n"
+		md += "Device: " + d + "\n\n"
 	}
-	doc.Raw(text+"\n", "")
+	doc.Raw(text+"\n", md)
 	doc.Table(comparisonTable(c.Rows))
-	summary := "\n"
+	var lines []string
 	for _, st := range []struct {
 		name string
 		s    compare.Stat
 	}{{"decode", c.Summary.Decode}, {"prefill", c.Summary.Prefill}} {
 		if st.s.N > 0 {
-			summary += fmt.Sprintf("%s: %d tests, median |error| %.1f%%, median measured/predicted %.2f\n", st.name, st.s.N, 100*st.s.MdAPE, st.s.Bias)
+			line := fmt.Sprintf("%s: %d test%s, median |error| %.1f%%, median measured/predicted %.2f", st.name, st.s.N, Plural(st.s.N), 100*st.s.MdAPE, st.s.Bias)
+			lines = append(lines, line)
 		}
 	}
-	doc.Raw(summary, "")
+	doc.Raw("\n"+strings.Join(lines, "\n")+"\n", "\n"+strings.Join(lines, "\n\n")+"\n")
 	var notes []string
 	seenNote := map[string]bool{}
 	for _, r := range c.Rows {

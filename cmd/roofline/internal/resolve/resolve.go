@@ -137,8 +137,12 @@ func FitNote(f model.FileFit, weights string) string {
 	for _, c := range f.Changes {
 		parts = append(parts, fmt.Sprintf("%s %s", c.Role, signedBytes(c.To-c.From)))
 	}
-	return fmt.Sprintf("matched to the file's %s (%+.2f %% from the %s recipe): the %d tensors whose type the recipe cannot be sure of, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
-		file, diff, weights, f.Tensors, f.Factor, strings.Join(parts, ", "))
+	which := fmt.Sprintf("the %d tensors whose type the recipe cannot be sure of", f.Tensors)
+	if f.Tensors == 1 {
+		which = "the one tensor whose type the recipe cannot be sure of"
+	}
+	return fmt.Sprintf("matched to the file's %s (%+.2f %% from the %s recipe): %s, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
+		file, diff, weights, which, f.Factor, strings.Join(parts, ", "))
 }
 
 func signedBytes(b float64) string {
