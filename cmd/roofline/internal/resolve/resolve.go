@@ -224,6 +224,7 @@ func (c *Costs) Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runt
 func classify(err error, sel Selection) error {
 	var ue *model.UnknownError
 	if errors.As(err, &ue) {
+		err = profiles.DidYouMean(err)
 		switch ue.Kind {
 		case "runtime":
 			return &InputError{"runtime", err}
