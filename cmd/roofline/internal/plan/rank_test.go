@@ -171,3 +171,32 @@ func TestRankFitsFirst(t *testing.T) {
 		t.Error("within a group, the configuration that fits is not picked over one that does not")
 	}
 }
+
+// TestQualityNeverAcrossMetrics: the planner compared a perplexity rise
+// with an accuracy drop as numbers. With w8a16 (an accuracy "loss" of
+// 1 − 68.69 / 68.54 = −0.22 %), q8_0 (perplexity +0.043 %) and q4_k_m
+// (+2.82 %) meeting the targets and no 16-bit format among them, the best
+// loss was w8a16's −0.22 %, the band of 3 points ended at 2.78 %, and
+// q4_k_m fell out of it (2.82 %) although it is within 3 points of q8_0,
+// the best of its own metric: the slower q8_0 and w8a16 ranked first. Now
+// each metric has its own band (model.QualityBands), the bands of both
+// are one rank, and the fastest decode decides: q4_k_m.
+func TestQualityNeverAcrossMetrics(t *testing.T) {
+	gs := []Group{
+		handGroup(t, hardware.GPU, "w8a16", 1/20.0, ok(4096, 1/20.0, 5e9)),
+		handGroup(t, hardware.GPU, "q8_0", 1/18.0, ok(4096, 1/18.0, 5e9)),
+		handGroup(t, hardware.GPU, "q4_k_m", 1/30.0, ok(4096, 1/30.0, 3e9)),
+	}
+	res := &Result{Groups: gs, Targets: sim.Targets{TPOT: 0.2}, Tolerance: DefaultTolerance,
+		Pairs: []Pair{{Device: "board", Model: "m", Groups: []int{0, 1, 2}}}}
+	var got []string
+	for _, c := range res.Answer(Options{Top: 3}).Choices {
+		got = append(got, c.Group.Weights)
+		if !c.EqualQuality {
+			t.Errorf("%s: not in the best band of its metric", c.Group.Weights)
+		}
+	}
+	if want := []string{"q4_k_m", "w8a16", "q8_0"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%v, want %v (by decode speed: all are in the best band of their metric)", got, want)
+	}
+}
