@@ -267,11 +267,19 @@ func ToModel(f *File, name string) (*Model, error) {
 	}
 	sort.Strings(extra)
 	sort.Strings(missing)
-	if len(extra) > 0 {
-		m.Notes = append(m.Notes, fmt.Sprintf("%d file tensors are not in roofline's inventory (e.g. %s): their bytes are spread over the rest", len(extra), extra[0]))
+	switch len(extra) {
+	case 0:
+	case 1:
+		m.Notes = append(m.Notes, fmt.Sprintf("a tensor of the file is not in roofline's inventory (%s): its bytes are spread over the rest", extra[0]))
+	default:
+		m.Notes = append(m.Notes, fmt.Sprintf("%d tensors of the file are not in roofline's inventory (e.g. %s): their bytes are spread over the rest", len(extra), extra[0]))
 	}
-	if len(missing) > 0 {
-		m.Notes = append(m.Notes, fmt.Sprintf("%d inventory tensors are not in the file (e.g. %s)", len(missing), missing[0]))
+	switch len(missing) {
+	case 0:
+	case 1:
+		m.Notes = append(m.Notes, fmt.Sprintf("a tensor of roofline's inventory is not in the file (%s)", missing[0]))
+	default:
+		m.Notes = append(m.Notes, fmt.Sprintf("%d tensors of roofline's inventory are not in the file (e.g. %s)", len(missing), missing[0]))
 	}
 	s.FileWeights = &model.WeightFormat{}
 	*s.FileWeights = model.FileFormat(m.Types, model.F32)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -54,15 +55,142 @@ const (
 // metric, or is a reference where o is not. Formats on different metrics,
 // or unknown, do not compare: ok is false.
 func (q Quality) Better(o Quality) (better, ok bool) {
-	switch {
-	case !q.Known || !o.Known:
-		return false, false
-	case q.Reference || o.Reference:
-		return q.Reference && !o.Reference, true
-	case q.Metric != o.Metric:
+	if !q.Comparable(o) {
 		return false, false
 	}
+	if q.Reference || o.Reference {
+		return q.Reference && !o.Reference, true
+	}
 	return q.Loss < o.Loss, true
+}
+
+// Comparable reports whether q's and o's losses measure the same thing:
+// both known, and on one metric or one of them the reference (the model
+// itself loses nothing on any metric). A perplexity rise and an accuracy
+// drop are different measures and never compared.
+func (q Quality) Comparable(o Quality) bool {
+	return q.Known && o.Known && (q.Reference || o.Reference || q.Metric == o.Metric)
+}
+
+// lossOf is q's loss, 0 for a reference.
+func (q Quality) lossOf() float64 {
+	if q.Reference {
+		return 0
+	}
+	return q.Loss
+}
+
+// MeasuredOn is the model q's figures were measured on, as a lower-case
+// name ("llama-3-8b", "llama-3.1-8b": the first word of Model, without an
+// -instruct suffix); "" for a reference or an unknown quality.
+func (q Quality) MeasuredOn() string {
+	if !q.Known || q.Reference {
+		return ""
+	}
+	f := strings.Fields(q.Model)
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(strings.ToLower(f[0]), "-instruct")
+}
+
+// Borrowed reports whether q's figures were measured on another model
+// than modelName (a catalog name): applied to it, they are a guide, not a
+// measurement.
+func (q Quality) Borrowed(modelName string) bool {
+	on := q.MeasuredOn()
+	return on != "" && on != strings.TrimSuffix(strings.ToLower(modelName), "-instruct")
+}
+
+// QualityBands is the one rule that ranks formats by quality, which the
+// planner applies. A loss is compared only with losses on its metric and
+// with the model itself (the reference, which loses nothing on any
+// metric), never with a loss on the other metric:
+//
+//   - Per metric, the best loss among the formats that count (those that
+//     meet the targets; 0 when a reference counts) opens a band, and the
+//     formats losing at most tolerance more share it; the first loss
+//     beyond opens the next band, and so on.
+//   - A band's rank is how far its first loss is from the model itself,
+//     in whole tolerances: floor(loss / tolerance), 0 within one. Bands of
+//     one metric rank in their order (each starts more than a tolerance
+//     above the last); bands of the two metrics at the same distance from
+//     the model rank alike, and the next key (speed) decides.
+//
+// So w8a8 (0.51 % accuracy) and q4_k_m (2.8 % perplexity) are both within
+// 3 points of the model and rank alike, while q4f16_1 (7.5 % perplexity,
+// two tolerances from it) ranks after w8a8 whatever the speeds. A format
+// with no published figure ranks after every band (NoBand).
+type QualityBands struct {
+	tolerance float64
+	starts    map[string][]float64 // per metric, each band's lowest loss
+}
+
+// NoBand is the band of a format with no published quality.
+const NoBand = 1 << 30
+
+// NewQualityBands bands the qualities all, counted[i] saying whether
+// all[i] counts for the best loss of its metric; when none of a metric
+// counts, the best of the metric's formats opens its band 0.
+func NewQualityBands(all []Quality, counted []bool, tolerance float64) QualityBands {
+	ref := false
+	for i, q := range all {
+		ref = ref || (q.Known && q.Reference && counted[i])
+	}
+	byMetric := map[string][]float64{}
+	best := map[string]float64{}
+	for i, q := range all {
+		if !q.Known || q.Reference {
+			continue
+		}
+		byMetric[q.Metric] = append(byMetric[q.Metric], q.Loss)
+		if b, ok := best[q.Metric]; counted[i] && (!ok || q.Loss < b) {
+			best[q.Metric] = q.Loss
+		}
+	}
+	b := QualityBands{tolerance: tolerance, starts: map[string][]float64{}}
+	for m, losses := range byMetric {
+		slices.Sort(losses)
+		start, ok := best[m]
+		if !ok {
+			start = losses[0]
+		}
+		if ref {
+			start = math.Min(start, 0)
+		}
+		starts := []float64{start}
+		for _, l := range losses {
+			if l > starts[len(starts)-1]+tolerance+1e-12 {
+				starts = append(starts, l)
+			}
+		}
+		b.starts[m] = starts
+	}
+	return b
+}
+
+// Band is q's rank by quality: the distance of its band's first loss
+// from the model itself in whole tolerances (0 the best), NoBand for an
+// unknown quality. A loss below the first band (a format better than any
+// that counts) ranks by its own distance.
+func (b QualityBands) Band(q Quality) int {
+	switch {
+	case !q.Known:
+		return NoBand
+	case q.Reference:
+		return 0
+	}
+	starts, l := b.starts[q.Metric], q.lossOf()
+	from := l
+	for _, s := range starts {
+		if l >= s-1e-12 {
+			from = s
+		}
+	}
+	if from <= 0 || b.tolerance <= 0 {
+		return 0
+	}
+	return int(math.Floor(from/b.tolerance + 1e-9))
 }
 
 //go:embed quality.toml

@@ -185,3 +185,58 @@ func FuzzDecodeQuality(f *testing.F) {
 		}
 	})
 }
+
+// TestQualityBands: bands per metric, never a comparison across, ranked
+// by their distance from the model itself. The losses are quality.toml's:
+// q8_0 0.0425 %, q4_k_m 2.816 %, q4_0 7.518 %, q2_k 56.5 % (perplexity);
+// w8a8 0.508 %, w4a16 2.525 % (accuracy); with a 3-point tolerance and
+// every format counted:
+//
+//	perplexity: a band from 0.0425 % to 3.0425 % (q8_0, q4_k_m): rank
+//	            floor(0.0425 / 3) = 0; from q4_0's 7.518 %: rank 2; from
+//	            q2_k's 56.5 %: rank 18
+//	accuracy:   a band from 0.508 % (w8a8, w4a16): rank 0
+//
+// With f16 counted (a reference: 0 on every metric) both bands open at 0,
+// and the same formats fall in them. Counting only q4_0 and w4a16 (those
+// that meet the targets), the perplexity band opens at q4_0's 7.518 %
+// (rank 2, q2_k's next at 18); q8_0 and q4_k_m lose less and rank by their
+// own distance, 0.
+func TestQualityBands(t *testing.T) {
+	q := func(name string) Quality {
+		t.Helper()
+		v, err := FormatQuality(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	names := []string{"q8_0", "q4_k_m", "q4_0", "q2_k", "w8a8", "w4a16", "f16", "q4_k"}
+	all := make([]Quality, len(names))
+	for i, n := range names {
+		all[i] = q(n)
+	}
+	for _, c := range []struct {
+		name    string
+		counted []bool
+		want    []int
+	}{
+		{"all counted", []bool{true, true, true, true, true, true, false, true}, []int{0, 0, 2, 18, 0, 0, 0, NoBand}},
+		{"with f16", []bool{true, true, true, true, true, true, true, true}, []int{0, 0, 2, 18, 0, 0, 0, NoBand}},
+		{"q4_0 and w4a16 count", []bool{false, false, true, false, false, true, false, false}, []int{0, 0, 2, 18, 0, 0, 0, NoBand}},
+	} {
+		b := NewQualityBands(all, c.counted, 0.03)
+		for i, n := range names {
+			if got := b.Band(all[i]); got != c.want[i] {
+				t.Errorf("%s: %s in band %d, want %d", c.name, n, got, c.want[i])
+			}
+		}
+	}
+	if all[0].Comparable(all[4]) || !all[0].Comparable(all[1]) || !all[4].Comparable(all[6]) {
+		t.Error("perplexity and accuracy compared, or a metric with itself or the reference not")
+	}
+	if q("q4_k_m").Borrowed("llama-3-8b") || !q("q4_k_m").Borrowed("qwen2.5-1.5b") || !q("q4_k_m").Borrowed("llama-3.1-8b") ||
+		q("w8a8").Borrowed("llama-3.1-8b") || q("f16").Borrowed("qwen2.5-1.5b") {
+		t.Errorf("borrowed: measured on %q and %q", q("q4_k_m").MeasuredOn(), q("w8a8").MeasuredOn())
+	}
+}

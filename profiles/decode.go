@@ -179,26 +179,56 @@ func decodeStrict(file string, src []byte, v any) (toml.MetaData, error) {
 }
 
 func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.MetaData, error) {
-	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(v)
+	md, keys, err := DecodeKeys(file, src, v, schemaDoc)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return md, &FileError{File: file, Line: pe.Position.Line, Msg: pe.Message + hintFor(pe)}
-		}
-		return md, &FileError{File: file, Line: lineOfError(src, err), Msg: err.Error()}
+		return md, err
 	}
-	if und := md.Undecoded(); len(und) > 0 {
+	if len(keys) > 0 && keys[0].unknown {
+		// Unknown keys first and alone: a misspelt key leaves its value
+		// unread, and what follows from that would only mislead.
 		var errs []error
-		for _, k := range und {
-			errs = append(errs, &FileError{File: file, Line: lineOfKey(src, k), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)})
+		for _, k := range keys {
+			if k.unknown {
+				errs = append(errs, k.FileError)
+			}
 		}
 		return md, errors.Join(errs...)
 	}
 	var errs []error
-	nonFinite(reflect.ValueOf(v), nil, func(key toml.Key, x float64) {
-		errs = append(errs, &FileError{File: file, Line: lineOfKey(src, key), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)})
-	})
+	for _, k := range keys {
+		errs = append(errs, k.FileError)
+	}
 	return md, errors.Join(errs...)
+}
+
+// KeyError is a key a strict decode refuses: unknown to the schema, or a
+// number that is not finite.
+type KeyError struct {
+	*FileError
+	unknown bool
+}
+
+// DecodeKeys decodes src into v as DecodeStrict does, but returns the
+// keys it refuses (unknown keys first, then numbers that are not finite)
+// apart from an error that stops decoding (a syntax error): a caller that
+// checks the values as well reports every problem of the file at once.
+func DecodeKeys(file string, src []byte, v any, schemaDoc string) (toml.MetaData, []KeyError, error) {
+	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(v)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return md, nil, &FileError{File: file, Line: pe.Position.Line, Msg: pe.Message + hintFor(pe)}
+		}
+		return md, nil, &FileError{File: file, Line: lineOfError(src, err), Msg: err.Error()}
+	}
+	var keys []KeyError
+	for _, k := range md.Undecoded() {
+		keys = append(keys, KeyError{&FileError{File: file, Line: lineOfKey(src, k), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)}, true})
+	}
+	nonFinite(reflect.ValueOf(v), nil, func(key toml.Key, x float64) {
+		keys = append(keys, KeyError{&FileError{File: file, Line: lineOfKey(src, key), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)}, false})
+	})
+	return md, keys, nil
 }
 
 // nonFinite calls bad for every NaN or infinite float in v (TOML allows

@@ -1,9 +1,28 @@
 package profiles
 
 import (
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/roofline/roofline/model"
 )
+
+// DidYouMean adds the nearest known names to an unknown format or
+// runtime name (a *model.UnknownError anywhere in err's chain): "unknown
+// weight format "q4km"; did you mean q4_k_m?", or every known name when
+// none is near. Other errors pass as they are.
+func DidYouMean(err error) error {
+	var ue *model.UnknownError
+	if !errors.As(err, &ue) {
+		return err
+	}
+	if s := Suggest(ue.Name, ue.Known); len(s) > 0 {
+		return fmt.Errorf("%w; did you mean %s?", err, strings.Join(s, ", "))
+	}
+	return fmt.Errorf("%w (known: %s)", err, strings.Join(ue.Known, ", "))
+}
 
 // Suggest returns up to three known names close to name: those containing
 // it, and those within a small edit distance.
@@ -64,11 +83,19 @@ func SuggestNamed(name string, known []Named) []string {
 // 1 when one contains the other (of three letters or more: "d" is in
 // too many words to suggest).
 func distance(n, k string) int {
+	if squeeze(n) == squeeze(k) {
+		return 0 // q4km is q4_k_m, rk-3588 rk3588
+	}
 	d := levenshtein(n, k)
 	if min(len(n), len(k)) >= 3 && (strings.Contains(k, n) || strings.Contains(n, k)) {
 		d = min(d, 1)
 	}
 	return d
+}
+
+// squeeze drops the separators people leave out or put in.
+func squeeze(s string) string {
+	return strings.NewReplacer("_", "", "-", "", ".", "", " ", "").Replace(s)
 }
 
 func levenshtein(a, b string) int {

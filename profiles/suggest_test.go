@@ -33,3 +33,15 @@ func TestSuggestNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestIgnoresSeparators: a name written without its separators
+// (q4km, rk-3588) is the name it spells, first among the suggestions;
+// before, q4km got none for a weight format.
+func TestSuggestIgnoresSeparators(t *testing.T) {
+	for name, want := range map[string]string{"q4km": "q4_k_m", "Q4_K-M": "q4_k_m", "rk-3588": "rk3588", "llama32-1b": "llama-3.2-1b"} {
+		got := Suggest(name, []string{"q4_0", "q4_1", "q4_k", "q4_k_m", "q4_k_s", "rk3588", "rk3576", "llama-3.2-1b", "llama-3.2-3b"})
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("%s: %v, want %s first", name, got, want)
+		}
+	}
+}

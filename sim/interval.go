@@ -12,6 +12,19 @@ import (
 // CalibratedLevel is the coverage of the intervals a calibration gives.
 const CalibratedLevel = 0.90
 
+// CalibratesPhase reports whether calibration c gives its own interval
+// for prefill (TTFT) or decode (TPOT): it measured runs of the phase, more
+// than the parameters they inform, so that their scatter about the fit is
+// known (degrees of freedom above 0). Otherwise the phase keeps the
+// runtime class's interval: a calibration never makes a prediction look
+// more certain than the class it started from.
+func CalibratesPhase(c *hardware.Calibration, prefill bool) bool {
+	if prefill {
+		return c.PrefillDOF > 0
+	}
+	return c.DecodeDOF > 0
+}
+
 // intervals sets r's intervals: from the engine's calibration when it has
 // one for this runtime, else from the runtime class's spread of measured
 // over predicted (leave-one-device-out). Flags that replace the
@@ -104,10 +117,33 @@ func (s *Setup) calibratedIntervals(r *Result) {
 		half := t * math.Sqrt(variance(k)+noise[k])
 		return r.interval(k, Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: CalibratedLevel})
 	}
-	r.TTFTInterval = interval(0, c.PrefillDOF)
-	r.TPOTInterval = interval(1, c.DecodeDOF)
-	if c.PrefillDOF > 0 && c.DecodeDOF > 0 {
+	// A phase the runs did not measure keeps its class's interval, at the
+	// calibration's level: the class's spread of measured over predicted
+	// (Spread.Bounds) about the figure.
+	class := func(k int, prefill bool, figure float64) *Interval {
+		if math.IsNaN(figure) {
+			return nil
+		}
+		lo, hi := s.classSpread(prefill).Bounds(0.5 + CalibratedLevel/2)
+		return r.interval(k, Interval{Lo: lo * figure, Hi: hi * figure, Level: CalibratedLevel})
+	}
+	pc, dc := CalibratesPhase(c, true), CalibratesPhase(c, false)
+	if r.TTFTInterval = interval(0, c.PrefillDOF); !pc {
+		r.TTFTInterval = class(0, true, r.TTFT)
+	}
+	if r.TPOTInterval = interval(1, c.DecodeDOF); !dc {
+		r.TPOTInterval = class(1, false, r.TPOT)
+	}
+	switch {
+	case pc && dc:
 		r.E2EInterval = interval(2, min(c.PrefillDOF, c.DecodeDOF))
+	case r.TTFTInterval != nil && r.TPOTInterval != nil:
+		// One phase calibrated, the other the class's: the cautious sum
+		// of the bounds, as for a class.
+		tt, tp, decodeTime := r.TTFTInterval, r.TPOTInterval, r.E2E-r.TTFT
+		r.E2EInterval = r.interval(2, Interval{Lo: tt.Lo + decodeTime*tp.Lo/r.TPOT, Hi: tt.Hi + decodeTime*tp.Hi/r.TPOT, Level: CalibratedLevel})
+	case r.TTFTInterval != nil && math.IsNaN(r.TPOT):
+		r.E2EInterval = r.interval(2, Interval{Lo: r.TTFTInterval.Lo * r.E2E / r.TTFT, Hi: r.TTFTInterval.Hi * r.E2E / r.TTFT, Level: CalibratedLevel})
 	}
 }
 

@@ -95,6 +95,10 @@ type Inputs struct {
 	FormatCalibrated bool
 	// FromFlags is true when flags replaced part of the efficiency.
 	FromFlags bool
+	// ClassIntervals names the phases ("prefill", "decode") whose interval
+	// is the runtime class's although the efficiency is calibrated: the
+	// calibration's runs did not measure them (sim.CalibratesPhase).
+	ClassIntervals []string
 	// Extrapolated says how a calibrated prediction reaches beyond what the
 	// calibration measured (another weight format, a larger batch); its
 	// intervals are widened.
@@ -153,6 +157,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.Efficiency, in.Fitted, in.Calibrated = c.Efficiency, true, true
 		in.Efficiency.Bandwidth, in.FormatCalibrated = c.BandwidthFor(m.Weights.Name)
 		in.EfficiencyFrom = fmt.Sprintf("calibrated on %s (%d decode, %d prefill runs under %s)", c.Device, c.DecodePoints, c.PrefillPoints, c.Runtime)
+		for _, prefill := range []bool{true, false} {
+			if !CalibratesPhase(c, prefill) {
+				in.ClassIntervals = append(in.ClassIntervals, map[bool]string{true: "prefill", false: "decode"}[prefill])
+			}
+		}
 		if len(c.Formats) > 0 && !slices.Contains(c.Formats, m.Weights.Name) {
 			in.Extrapolated = append(in.Extrapolated, fmt.Sprintf("weights %s were not among the calibration's (%s)", m.Weights.Name, strings.Join(c.Formats, ", ")))
 		}
@@ -166,6 +175,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.Efficiency.ComputeMax, in.FromFlags = o.ComputeEfficiency, true
 	}
 	if in.FromFlags {
+		in.ClassIntervals = nil // no interval at all: nothing measured stands behind flags
 		in.EfficiencyFrom = "flags, the rest from " + in.EfficiencyFrom
 	}
 	in.setOverheads()

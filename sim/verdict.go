@@ -46,13 +46,20 @@ func (s *Setup) Spread(prefill bool) Spread {
 	switch {
 	case in.FromFlags:
 		return Spread{}
-	case in.Calibrated:
+	case in.Calibrated && CalibratesPhase(s.Engine.Calibration, prefill):
 		c := s.Engine.Calibration
 		if prefill {
 			return Spread{Sigma: c.PrefillSigma}
 		}
 		return Spread{Sigma: c.DecodeSigma}
 	}
+	return s.classSpread(prefill)
+}
+
+// classSpread is the runtime class's spread for prefill or decode: what a
+// calibration starts from, and what it keeps for a phase its runs did not
+// measure.
+func (s *Setup) classSpread(prefill bool) Spread {
 	iv := s.class.Decode
 	if prefill {
 		iv = s.class.Prefill

@@ -561,29 +561,14 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	b.WriteString("\nSources are described in `cmd/roofline/testdata/public/SOURCES.md`.\n")
 
 	b.WriteString("\n### Excluded rows\n\n")
-	reasons := map[string][]string{}
-	excluded, scored := 0, 0
-	for _, r := range runs {
-		if r.Exclude == "" {
-			scored++
-			continue
-		}
-		excluded++
-		id := strings.SplitN(r.Cited(), " ", 4)
-		src := r.Source()
-		if len(id) >= 3 {
-			src = strings.Join(id[:3], " ")
-		}
-		reasons[r.Exclude] = append(reasons[r.Exclude], fmt.Sprintf("%s (%s)", src, r.Test))
-	}
-	rk := make([]string, 0, len(reasons))
-	for k := range reasons {
-		rk = append(rk, k)
-	}
-	sort.Strings(rk)
+	exclusions, excluded, scored := accuracy.Excluded(runs)
 	fmt.Fprintf(&b, "%d of %d tests are not scored:\n\n", excluded, excluded+scored)
-	for _, k := range rk {
-		fmt.Fprintf(&b, "- %s: %s\n", k, strings.Join(reasons[k], "; "))
+	for _, e := range exclusions {
+		var srcs []string
+		for _, s := range e.Sources {
+			srcs = append(srcs, s.String())
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", e.Reason, strings.Join(srcs, "; "))
 	}
 	b.WriteString(accuracyLeft)
 	return b.String()

@@ -138,3 +138,91 @@ func TestCalibrationDoc(t *testing.T) {
 		t.Errorf("docs/calibration.md is stale: go test ./cmd/roofline -run TestCalibrationDoc -update")
 	}
 }
+
+// TestCalibratedKeepsClassIntervals: a calibration never makes a
+// prediction look more certain than the class it started from. After
+// calibrate on the M2 Ultra's decode runs only, predict showed TTFT with
+// no interval at all (and plan judged its TTFT as exact); with one
+// prefill run and two decode runs neither phase had degrees of freedom,
+// and no figure had an interval. Now a phase the runs did not measure keeps its class's
+// interval, at the calibration's 90 % (wider than the class's own 80 %),
+// and predict says which, in text and JSON (class_intervals).
+func TestCalibratedKeepsClassIntervals(t *testing.T) {
+	dir := t.TempDir()
+	src := string(must(os.ReadFile(m2ultraRuns)))
+	var decode, few []string
+	prefills, decodes := 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(src), "\n") {
+		switch {
+		case strings.HasPrefix(line, "#"), strings.HasPrefix(line, "source,"):
+			decode, few = append(decode, line), append(few, line)
+		case strings.Contains(line, ",decode,"):
+			decode = append(decode, line)
+			if decodes++; decodes <= 2 {
+				few = append(few, line)
+			}
+		case prefills < 1:
+			prefills++
+			few = append(few, line)
+		}
+	}
+	predictJSON := func(prof string, extra ...string) map[string]any {
+		t.Helper()
+		out, errOut, code := runCLI(append([]string{"predict", "--model", "llama-3.1-8b", "--hardware", prof, "--weights", "q4_k_m", "--format", "json"}, extra...)...)
+		if code != 0 {
+			t.Fatalf("predict on %s: exit %d: %s", prof, code, errOut)
+		}
+		var j map[string]any
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		return j
+	}
+	width := func(j map[string]any, k string) float64 {
+		iv, _ := j[k+"_interval_s"].([]any)
+		if len(iv) != 2 {
+			t.Fatalf("%s: no interval in %v", k, j[k+"_interval_s"])
+		}
+		v := j[k+"_s"].(float64)
+		return (iv[1].(float64) - iv[0].(float64)) / v
+	}
+	class := predictJSON("apple-m2-ultra")
+	for _, c := range []struct {
+		name  string
+		lines []string
+		from  []any
+	}{{"decode only", decode, []any{"prefill"}}, {"one prefill and two decode runs", few, []any{"prefill"}}} {
+		runs, prof := filepath.Join(dir, c.name+".csv"), filepath.Join(dir, c.name+".toml")
+		if err := os.WriteFile(runs, []byte(strings.Join(c.lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := runCLI("calibrate", runs, "--hardware", "apple-m2-ultra", "-o", prof); code != 0 {
+			t.Fatalf("%s: calibrate: exit %d: %s", c.name, code, errOut)
+		}
+		j := predictJSON(prof)
+		in := j["inputs"].(map[string]any)
+		if fmt.Sprint(in["class_intervals"]) != fmt.Sprint(c.from) || j["interval_level"] != 0.9 {
+			t.Errorf("%s: class_intervals %v at level %v, want %v at 0.9", c.name, in["class_intervals"], j["interval_level"], c.from)
+		}
+		for _, k := range []string{"ttft", "tpot", "e2e"} {
+			width(j, k)
+		}
+		if w, cw := width(j, "ttft"), width(class, "ttft"); w < cw {
+			t.Errorf("%s: the TTFT interval spans %.0f%% of the figure, narrower than the class's %.0f%%", c.name, 100*w, 100*cw)
+		}
+		text, _, _ := runCLI("predict", "--model", "llama-3.1-8b", "--hardware", prof, "--weights", "q4_k_m")
+		if !strings.Contains(text, "interval is the runtime class's") && !strings.Contains(text, "intervals are the runtime class's") {
+			t.Errorf("%s: predict does not say which interval is the class's:\n%s", c.name, text)
+		}
+	}
+
+	// plan weighs a calibrated TTFT with the class's spread: a target 5 %
+	// above the figure is not met for sure.
+	prof := filepath.Join(dir, "decode only.toml")
+	ttft := predictJSON(prof, "--prompt", "1000", "--output-tokens", "200")["ttft_s"].(float64)
+	out, _, _ := runCLI("plan", "--hardware", prof, "--model", "llama-3.1-8b", "--weights", "q4_k_m", "--context", "2k",
+		"--prompt", "1000", "--output-tokens", "200", "--ttft", fmt.Sprintf("%.0fms", 1050*ttft))
+	if !strings.Contains(out, "uncertain") {
+		t.Errorf("a TTFT target 5%% above a calibrated figure with no prefill run is judged sure:\n%s", out)
+	}
+}

@@ -30,11 +30,27 @@ predictions from it carry a 90 % prediction interval (delta method over the
 four parameters, plus the fit's relative scatter for a new run, scaled by
 Student's t at the fit's degrees of freedom).
 
+- **Degrees of freedom count the prior.** The fit starts from the runtime's
+  class (the prior), so a parameter the class holds firmly costs the runs
+  little: each phase's runs spend the sum of their leverages (the diagonal of
+  the hat matrix, the prior's rows taking the rest), not one degree of freedom
+  per parameter they inform. Eight prefill runs against six prefill
+  parameters kept 2 degrees of freedom (a TTFT interval of ±47 % on the M2
+  Ultra below); they now keep 6 (±19 %).
+- **Never more certain than the class.** A phase with no degree of freedom
+  left (no prefill run, or one) keeps the runtime class's interval, at 90 %,
+  about the calibrated figure; predict says which ("the TTFT interval is the
+  runtime class's"), JSON lists it in ` + "`class_intervals`" + `, and plan's
+  verdicts weigh that phase with the class's spread.
 - **One efficiency per weight format** when the runs hold at least two more
   points than unknowns: dequantizing kernels (Q4_K on an Apple GPU) reach a
   smaller share of the bandwidth than f16 ones. The profile keeps each
   format's efficiency and a pooled one for other formats. With fewer points,
-  one efficiency serves all formats (a note says so).
+  one efficiency serves all formats (a note says so). Every figure calibrate
+  prints is what the written profile predicts: the FITTED column, R², the
+  scatter behind the intervals (whose degrees of freedom count the per-format
+  shares too) and the held-out error (each fold refits the shares) use each
+  format's own share.
 - **Unambiguous points only.** Decode points whose compute term comes within
   half of the memory term (large batches) are left out of the bandwidth fit;
   prefill points enter the compute fit only when their compute term exceeds

@@ -15,7 +15,9 @@ CSV/JSON with TTFT and end-to-end latency, or a roofline runs CSV — and puts
 each test beside roofline's prediction for the same model, format, depth and
 batch: measured, predicted and ideal tokens/s, the ratio, the achieved
 bandwidth and compute, and MBU and MFU against the device's peaks. A run
-faster than the ideal bound is flagged. Bad rows are reported as file:line
+faster than the ideal bound is flagged; a run whose file records a parameter
+count more than 3% from the model's is priced as another model, which a
+warning says (--strict: an error). Bad rows are reported as file:line
 and skipped. The format is detected from the content (docs/formats.md).
 
 Examples:
@@ -41,6 +43,7 @@ func compareCommand() *cli.Command {
 			&cli.StringFlag{Name: "flash-attn", Usage: "`on` or off: override the files' flash-attention setting (files that do not say: on)"},
 			&cli.Float64Flag{Name: "bw-efficiency", Usage: "bandwidth efficiency for the predictions, from 0.0001 to 1"},
 			&cli.Float64Flag{Name: "compute-efficiency", Usage: "compute efficiency for the predictions, from 0.0001 to 1"},
+			&cli.BoolFlag{Name: "strict", Usage: "refuse runs whose recorded parameter count (llama-bench model_n_params) differs from the model's by more than 3% (a warning otherwise)"},
 			formatFlag(compareFormats),
 		},
 		Action: compareAction,
@@ -52,6 +55,7 @@ func compareAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	o.Strict = c.Bool("strict")
 	cmp, err := env.Compare(app.CompareRequest{Files: c.Args().Slice(), Options: o})
 	render.Warn(c.App.ErrWriter, cmp.Warnings...)
 	hintPaths(c.App.ErrWriter, cmp.Skipped)

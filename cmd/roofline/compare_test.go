@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -142,5 +145,51 @@ func TestCompareNotesAndWarningsOnce(t *testing.T) {
 	_, errOut, _ = runCLI("compare", "internal/measured/testdata/batched-bench.txt", "--hardware", "dgx-spark")
 	if n := strings.Count(errOut, "the file does not say which model ran"); n != 1 {
 		t.Errorf("the skipped line warned %d times, want once:\n%s", n, errOut)
+	}
+}
+
+// TestCompareWrongModelWarns: llama-bench runs of Llama-3.2-3B (its
+// model_n_params 3,212,749,824) compared with --model a Llama-3.2-1B GGUF
+// file printed MBU 25 % with only a note on the file's size. The counts
+// differ 2.6×: a warning names both, --strict makes it an error, and the
+// right model passes quietly.
+func TestCompareWrongModelWarns(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs.json")
+	row := `{"build_commit":"abc","build_number":5000,"backends":"CUDA","model_filename":"models/Llama-3.2-3B-Instruct-Q4_K_M.gguf","model_type":"llama 3B Q4_K - Medium","model_size":2019377152,"model_n_params":3212749824,"n_batch":2048,"n_ubatch":512,"type_k":"f16","type_v":"f16","n_gpu_layers":99,"flash_attn":true,"n_prompt":%d,"n_gen":%d,"n_depth":0,"avg_ts":%g}`
+	if err := os.WriteFile(runs, []byte("["+fmt.Sprintf(row, 512, 0, 850.0)+",\n"+fmt.Sprintf(row, 0, 128, 32.0)+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gguf := writeGGUF(t, dir, "llama-3.2-1b", "q4_k_m")
+	args := []string{"compare", runs, "--hardware", "jetson-orin-nano-super-8gb", "--model", gguf}
+	out, errOut, code := runCLI(args...)
+	want := "the runs record a model of 3.21 B parameters, but " + gguf + " (llama-3.2-1b-q4_k_m) has 1.24 B"
+	if code != 0 || !strings.Contains(errOut, want) || strings.Count(errOut, "3.21 B") != 1 || !strings.Contains(out, "MBU") {
+		t.Errorf("exit %d, want 0 with one warning %q:\n%s", code, want, errOut)
+	}
+	out, errOut, code = runCLI(append(args, "--strict")...)
+	if code != 1 || out != "" || !strings.Contains(errOut, want) {
+		t.Errorf("--strict: exit %d, want 1 and nothing written:\n%s%s", code, out, errOut)
+	}
+	for _, m := range []string{"llama-3.2-3b", writeGGUF(t, dir, "llama-3.2-3b", "q4_k_m")} {
+		if _, errOut, code := runCLI("compare", runs, "--hardware", "jetson-orin-nano-super-8gb", "--model", m, "--strict"); code != 0 || strings.Contains(errOut, "parameters") {
+			t.Errorf("--model %s: exit %d:\n%s", m, code, errOut)
+		}
+	}
+}
+
+// TestCompareMarkdownSaysAll: compare --format markdown said neither the
+// device line nor the error summary that text prints, and "1 tests".
+func TestCompareMarkdownSaysAll(t *testing.T) {
+	args := []string{"compare", samples + "batched-bench.txt", "--hardware", "rtx-4080", "--model", "qwen2.5-7b", "--weights", "q8_0"}
+	text, _, code := runCLI(args...)
+	md, _, mdCode := runCLI(append(args, "--format", "markdown")...)
+	if code != 0 || mdCode != 0 {
+		t.Fatalf("exit %d, %d", code, mdCode)
+	}
+	for _, want := range []string{"evice: rtx-4080 (gpu engine, ", "decode: 1 test, median |error| ", "prefill: 1 test, median |error| "} {
+		if !strings.Contains(text, want) || !strings.Contains(md, want) {
+			t.Errorf("%q missing:\ntext:\n%s\nmarkdown:\n%s", want, text, md)
+		}
 	}
 }

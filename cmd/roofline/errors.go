@@ -46,14 +46,26 @@ type answered interface {
 	answered()
 }
 
-// nothingFeasible is plan's exit status 3: no configuration meets the
-// targets.
-type nothingFeasible struct{}
-
-func (nothingFeasible) Error() string {
-	return "no configuration meets the targets (exit status 3)"
+// nothingSure is plan's exit status 3: no configuration meets the
+// targets at their confidence; meeting counts those that meet them as
+// predicted.
+type nothingSure struct {
+	meeting    int
+	confidence float64
 }
-func (nothingFeasible) answered() {}
+
+func (e nothingSure) Error() string {
+	if e.meeting == 0 {
+		return "no configuration meets the targets (exit status 3)"
+	}
+	verb := "meet them"
+	if e.meeting == 1 {
+		verb = "meets them"
+	}
+	return fmt.Sprintf("no configuration is %.0f%% sure to meet the targets; %d %s as predicted, with the slow end of the interval missing (exit status 3)",
+		100*e.confidence, e.meeting, verb)
+}
+func (nothingSure) answered() {}
 
 // doesNotFit is predict's and chat's exit status 3: the model does not
 // fit, which the answer says first.

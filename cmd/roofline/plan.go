@@ -34,10 +34,11 @@ JSON and CSV list every configuration, streamed as it is evaluated.
 
 Lists are comma-separated; --hardware takes names, globs (jetson-*) and all;
 --model and --weights take all. Context lengths accept k (8k = 8192).
-Exit status: 0 when a configuration is feasible, 3 when none is.
+Exit status: 0 when a configuration meets the targets at --confidence (its
+verdict is meets), 3 when none does (the answer is printed either way).
 
 Examples:
-  roofline plan --hardware jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588 --model llama-3.2-3b --weights q4_k_m,q8_0,w8a8 --context 4k,8k --prompt 1000 --output-tokens 200 --ttft 1s --tpot 200ms
+  roofline plan --hardware jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588 --model llama-3.2-3b --weights q4_k_m,q8_0,w8a8 --context 4k,8k --prompt 500 --output-tokens 200 --ttft 1s --tpot 200ms
   roofline plan --hardware 'jetson-*' --model qwen2.5-1.5b,llama-3.2-3b --weights all --ttft 1s --tpot 200ms --top 3
   roofline plan --hardware all --model llama-3.1-8b --weights all --tpot 50ms --feasible-only --format json
   roofline plan --hardware h100-sxm --model llama-3.1-70b --weights fp8,bf16 --batch 1,8,32,64 --tpot 50ms --min-throughput 500`
@@ -128,10 +129,10 @@ func planAction(c *cli.Context) error {
 	} else if err := writeThrough(c); err != nil {
 		return err // every error of the request is met: stream
 	}
-	if err := write(c, f, render.Plan(p)); err != nil || p.Feasible() {
+	if err := write(c, f, render.Plan(p)); err != nil || p.AnySure() {
 		return err
 	}
-	return nothingFeasible{}
+	return nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
 }
 
 // planRequest reads plan's flags (plot plan's too).

@@ -260,8 +260,8 @@ func TestPlanCountsSureApart(t *testing.T) {
 	args := []string{"plan", "--hardware", "jetson-orin-nano-super-8gb", "--model", "llama-3.2-3b", "--weights", "q4_k_m", "--context", "2k",
 		"--prompt", "1000", "--output-tokens", "200", "--ttft", "1.45s", "--tpot", "200ms"}
 	out, errOut, code := runCLI(args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3 (none is sure): %s", code, errOut)
 	}
 	if !strings.Contains(out, "uncertain") || !strings.Contains(out, "1 of 2 configurations in 2 groups meet the targets as predicted, 0 of them 80% sure") {
 		t.Errorf("the count should tell the uncertain configuration apart:\n%s", out)
@@ -273,5 +273,85 @@ func TestPlanCountsSureApart(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(js), &j); err != nil || j.Meeting != 1 || j.Sure != 0 {
 		t.Errorf("JSON: meeting %d, sure %d (%v); want 1 and 0", j.Meeting, j.Sure, err)
+	}
+}
+
+// The command of issue 28, finding 1: nothing meets a 1 s TTFT for a
+// 1000-token prompt on a Raspberry Pi 5, and the recommended rows must be
+// formats that fit (f16 and f32, which do not, were recommended).
+func TestPlanRecommendsWhatFits(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "raspberry-pi-5-8gb", "--model", "llama-3.2-3b,qwen2.5-3b", "--weights", "all",
+		"--context", "4k", "--prompt", "1000", "-n", "200", "--ttft", "1s", "--tpot", "200ms")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	rows := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "raspberry-pi-5-8gb ") {
+			rows++
+			if strings.Contains(line, "DOES NOT FIT") || !strings.Contains(line, "FAILS TTFT") {
+				t.Errorf("a recommended row does not fit or misses something else than TTFT:\n%s", line)
+			}
+		}
+	}
+	if rows != 2 {
+		t.Errorf("%d rows, want one per model:\n%s", rows, out)
+	}
+}
+
+// TestPlanExitNeedsSure: plan's exit status follows docs/planning.md, 0
+// only when a configuration meets the targets at --confidence. The
+// README's plan example with a 1000-token prompt meets them as predicted
+// 5 times (9 before issue 24's refit) and 80 % sure never; it exited 0. It now exits 3 and says why;
+// at --confidence 0.5 (the figure itself) the same plan exits 0, and the
+// README's example (a 500-token prompt) is sure to, and exits 0.
+func TestPlanExitNeedsSure(t *testing.T) {
+	args := []string{"plan", "--hardware", "jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588", "--model", "llama-3.2-3b",
+		"--weights", "q4_k_m,q8_0,w8a8", "--context", "2k,4k,8k", "--prompt", "1000", "--output-tokens", "200", "--ttft", "1s", "--tpot", "200ms"}
+	out, errOut, code := runCLI(args...)
+	if code != 3 || !strings.Contains(out, " of them 80% sure") || !strings.Contains(out, ", 0 of them 80% sure") {
+		t.Fatalf("exit %d, want 3 with nothing 80%% sure:\n%s%s", code, out, errOut)
+	}
+	if want := "roofline: no configuration is 80% sure to meet the targets; 5 meet them as predicted"; !strings.HasPrefix(errOut, want) {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	if _, errOut, code := runCLI(append(args, "--confidence", "0.5")...); code != 0 {
+		t.Errorf("at --confidence 0.5: exit %d: %s", code, errOut)
+	}
+	args[12] = "500"
+	if out, _, code := runCLI(args...); code != 0 || strings.Contains(out, ", 0 of them 80% sure") {
+		t.Errorf("prompt 500: exit %d\n%s", code, out)
+	}
+}
+
+// TestPlanSaysBorrowedQuality: the published losses are of 8B models
+// (Llama-3-8B for the GGUF types, Llama-3.1-8B for w8a8); planning
+// qwen2.5-1.5b applied them with nothing said. The table marks a loss
+// measured on another model with * and names it; JSON says
+// quality_measured_on and quality_borrowed.
+func TestPlanSaysBorrowedQuality(t *testing.T) {
+	args := []string{"plan", "--hardware", "jetson-orin-nano-super-8gb", "--model", "qwen2.5-1.5b", "--weights", "q4_k_m", "--context", "2k", "--ttft", "1s"}
+	out, errOut, code := runCLI(args...)
+	if code != 0 || !strings.Contains(out, "2.8% ppl*") || !strings.Contains(out, "* a loss measured on another model, a guide for this one (docs/formats.md): q4_k_m on Llama-3-8B") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+	for _, c := range []struct {
+		model, weights, hw string
+		borrowed           bool
+	}{{"qwen2.5-1.5b", "q4_k_m", "jetson-orin-nano-super-8gb", true}, {"llama-3.1-8b", "w8a8", "h100-sxm", false}} {
+		js, _, _ := runCLI("plan", "--hardware", c.hw, "--model", c.model, "--weights", c.weights, "--context", "2k", "--ttft", "1s", "--format", "json")
+		var j struct {
+			Best []struct {
+				On       string `json:"quality_measured_on"`
+				Borrowed bool   `json:"quality_borrowed"`
+			} `json:"best"`
+		}
+		if err := json.Unmarshal([]byte(js), &j); err != nil || len(j.Best) != 1 || j.Best[0].Borrowed != c.borrowed || j.Best[0].On == "" {
+			t.Errorf("%s %s: %+v (%v)", c.model, c.weights, j.Best, err)
+		}
+	}
+	// The text of llama-3.1-8b in w8a8 has no mark: it is that model's.
+	if out, _, _ := runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--weights", "w8a8", "--context", "2k", "--ttft", "1s"); strings.Contains(out, "acc*") {
+		t.Errorf("w8a8 on llama-3.1-8b marked borrowed:\n%s", out)
 	}
 }

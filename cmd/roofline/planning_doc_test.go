@@ -79,8 +79,13 @@ chosen among the engine × runtime × format groups. Each group contributes its
 best configuration (the longest context that meets the targets, then the
 largest batch; ` + "`--rank margin`" + ` and ` + "`--rank memory`" + ` pick the widest margin and
 the least memory instead); when none of its configurations meets them, the
-one that misses least. The groups are then ranked — configurations that meet
-the targets first, the rest by how little they miss — by ` + "`--rank`" + `:
+one that misses least. The groups are then ranked by one rule first, whatever
+` + "`--rank`" + ` says (` + "`cmpMiss`" + ` in cmd/roofline/internal/plan, which picks each group's
+configuration too): configurations that meet the targets; then those that fit in
+memory, always, however far they miss a latency target (a board that holds the
+model can be given a shorter prompt or more time; one that does not hold it
+cannot run it); then those that do not fit; within each, the smaller miss of the
+first constraint that fails. Then by ` + "`--rank`" + `:
 
 | rank | first | then |
 |---|---|---|
@@ -96,17 +101,30 @@ the rise of wikitext-2 perplexity over the 16-bit model for the GGUF types
 checkpoint formats (their model cards), 0 for 16-bit and wider; never bits per
 weight. "What a user would actually deploy" is not the single lowest loss:
 formats losing at most ` + "`--quality-tolerance`" + ` (3 percentage points) more than the
-best format that meets the targets count as equal, and among them the
-fastest decode wins. The band is where deployers stop paying for quality:
+best format of their metric that meets the targets count as equal, and among
+them the fastest decode wins. The band is where deployers stop paying for quality:
 Kurtic et al. ("Give Me BF16 or Give Me Death"?, ACL 2025, arXiv:2411.02355)
 find INT8 weights and activations lose 1–3 % of accuracy and call them
 deployable, and recommend INT4 weight-only (W4A16, 2.5 % here) for
 latency-bound serving; Q4_K_M (2.8 %) is the 4-bit type local runtimes ship by
 default. So a 16-bit model on a datacenter GPU no longer wins by bits (f32 was
 the old answer on an A100), and on an Orin Nano q4_k_m under llama.cpp
-(2.8 %, 1.6× faster) beats w8a8 under vLLM (0.5 %). Losses on the two metrics
-are compared as they are, a rough guide (docs/formats.md); a format with no
-published figure ranks after every known one and says "unknown".
+(2.8 %, 1.6× faster) beats w8a8 under vLLM (0.5 %).
+
+A perplexity rise and an accuracy drop are different measures and are never
+compared with each other, only each with the model itself, which loses nothing
+on either (one rule, ` + "`model.QualityBands`" + `; the quality–speed frontier follows it
+too). Each metric has its own bands: the best loss of the metric among the
+formats that meet the targets opens one, the first loss beyond it the next.
+A band ranks by how far its first loss is from the model, in whole
+tolerances: w8a8 (0.51 % accuracy) and q4_k_m (2.8 % perplexity) are both
+within 3 points of it and rank alike, speed deciding, while q4f16_1 (7.5 %
+perplexity, two tolerances away) ranks after w8a8 on an RK3588 however fast
+MLC decodes. A format with no published
+figure ranks after every known one and says "unknown". The published losses
+are of 8B models (llama.cpp's scoreboard measures Llama-3-8B, the checkpoints'
+cards Llama-3 and 3.1 8B): applied to another model, the table marks them
+with * and says whose they are.
 
 What the table leaves out, it counts on its last line:
 
@@ -157,7 +175,8 @@ however large the output (a test runs 72 configurations per group in a child
 process and checks its peak resident memory). Every error in the request is
 found before the first byte is written.
 
-Exit status 0 means at least one configuration meets the targets, 3 that none
+Exit status 0 means at least one configuration meets the targets at
+` + "`--confidence`" + ` (its verdict is meets), 3 that none
 does (the answer is printed either way).
 
 ## Speed

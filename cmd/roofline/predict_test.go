@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -102,5 +105,42 @@ func TestPredictErrors(t *testing.T) {
 	out, errOut, code := runCLI(append(base, "--output-tokens", "1", "--depth", "200000", "--format", "json")...)
 	if code != 3 || !strings.Contains(errOut, "roofline: warning: one output token") || !strings.Contains(errOut, "exceeds the model's maximum") || !strings.Contains(out, `"tpot_s": null`) {
 		t.Errorf("warnings: %d %q %q", code, errOut, out)
+	}
+}
+
+// TestIdealNamesItsPeak: llama-3.2-3b q4_k_m on an Orin Nano Super runs
+// llama.cpp's fp16 kernels (16.7 TFLOP/s), but its ideal TTFT is the
+// int8 bound the format allows (33.4 TOP/s): 2.93 TFLOP / 33.4 TOP/s =
+// 87.8 ms. predict printed only "fp16 at 16.7 TFLOP/s", compare an IDEAL
+// at int8 beside an MFU of fp16. Every figure now names its peak, in text,
+// Markdown and JSON.
+func TestIdealNamesItsPeak(t *testing.T) {
+	args := []string{"predict", "--hardware", "jetson-orin-nano-super-8gb", "--model", "llama-3.2-3b", "--weights", "q4_k_m"}
+	text, _, _ := runCLI(args...)
+	md, _, _ := runCLI(append(args, "--format", "markdown")...)
+	for _, out := range []string{text, md} {
+		if !strings.Contains(out, "IDEAL at int8 33.4 TOP/s") || !strings.Contains(out, "ideal at int8 33.4 TOP/s and 102 GB/s") {
+			t.Errorf("the ideal's peak is not named:\n%s", out)
+		}
+	}
+	j := predictOut(t, args[1:]...)
+	pre := j["prefill"].(map[string]any)
+	if pre["ideal_precision"] != "int8" || pre["precision"] != "fp16" {
+		t.Errorf("prefill JSON: precision %v, ideal %v", pre["precision"], pre["ideal_precision"])
+	}
+	if got, want := j["ttft_bound_s"].(float64), pre["flops"].(float64)/pre["ideal_peak_ops_per_s"].(float64); math.Abs(got/want-1) > 1e-9 {
+		t.Errorf("ideal TTFT %g s, flops / ideal peak %g s", got, want)
+	}
+
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs.json")
+	row := `{"build_commit":"abc","build_number":5000,"backends":"CUDA","model_filename":"m.gguf","model_type":"llama 3B Q4_K - Medium","model_n_params":3212749824,"n_ubatch":512,"type_k":"f16","n_gpu_layers":99,"flash_attn":true,"n_prompt":512,"n_gen":0,"n_depth":0,"avg_ts":850}`
+	if err := os.WriteFile(runs, []byte("["+row+"]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("compare", runs, "--hardware", "jetson-orin-nano-super-8gb")
+	if code != 0 || !strings.Contains(out, "fp16 at 16.7 TFLOP/s for predictions and MFU, int8 at 33.4 TOP/s for the ideal prefill") ||
+		!strings.Contains(out, "5832 t/s (int8)") || !strings.Contains(out, "MFU 29% of fp16") {
+		t.Errorf("compare does not name its peaks (exit %d):\n%s%s", code, out, errOut)
 	}
 }

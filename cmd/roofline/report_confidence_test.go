@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -76,7 +77,7 @@ func TestVoiceAssistantReportSaysHowSure(t *testing.T) {
 	if verdicts < 4 {
 		t.Fatalf("%d verdicts in the answer's table, want one per device and model", verdicts)
 	}
-	if !strings.Contains(answer, "judged 80% sure") || !strings.Contains(answer, "each end 80% sure") {
+	if !strings.Contains(answer, "of them 80% sure") || !strings.Contains(answer, "each end 80% sure") {
 		t.Errorf("the answer does not say how sure its verdicts are:\n%s", answer)
 	}
 
@@ -206,4 +207,56 @@ func seconds(t *testing.T, s string) float64 {
 	}
 	t.Fatalf("duration %q: unknown unit", s)
 	return 0
+}
+
+// TestReportCountIsPlans: the report's headline count is plan's sentence,
+// word for word, on a study of 3 boards × 3 models × 3 formats with a
+// 1000-token prompt, where fewer configurations are sure to meet the
+// targets than meet them as predicted (25 and 18). The report said "25 of
+// 90 configurations meet the targets …, judged 80 % sure" where plan says
+// "25 … as predicted, 18 of them 80 % sure"; results.json holds both
+// counts.
+func TestReportCountIsPlans(t *testing.T) {
+	study := filepath.Join(t.TempDir(), "study.toml")
+	if err := os.WriteFile(study, []byte(`title = "three boards, three models, three formats"
+devices = ["jetson-orin-nano-super-8gb", "rk3588", "raspberry-pi-5-8gb"]
+models = ["llama-3.2-1b", "llama-3.2-3b", "qwen2.5-1.5b"]
+weights = ["q4_k_m", "q8_0", "w8a8"]
+[workload]
+prompt = 1000
+output = 200
+contexts = ["2k", "4k", "8k"]
+[targets]
+ttft = "1s"
+tpot = "200ms"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := runReport(t, study)
+	var r struct {
+		Plan struct {
+			Command string `json:"command"`
+			Meeting int    `json:"feasible_configurations"`
+			Sure    int    `json:"configurations_sure"`
+		} `json:"plan"`
+	}
+	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "results.json"))), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Plan.Sure >= r.Plan.Meeting {
+		t.Fatalf("the study should have configurations meeting the targets that are not sure to: %d meet, %d sure", r.Plan.Meeting, r.Plan.Sure)
+	}
+	plan, errOut, code := runCLI(strings.Fields(strings.TrimPrefix(r.Plan.Command, "roofline "))...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", r.Plan.Command, code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(plan), "\n")
+	count := lines[len(lines)-1]
+	if !strings.Contains(count, fmt.Sprintf("%d of them 80%% sure", r.Plan.Sure)) {
+		t.Fatalf("plan's count %q does not hold results.json's %d sure", count, r.Plan.Sure)
+	}
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	if !strings.Contains(md, count+".") {
+		t.Errorf("report.md does not say plan's count %q:\n%s", count, section(md, "## Answer", "### Limits"))
+	}
 }

@@ -152,7 +152,7 @@ func TestReportChromium(t *testing.T) {
 	if rows := strings.Count(answer, "<tr>") - 1; rows != len(r.Plan.Best) || rows != 18 {
 		t.Errorf("the answer's table has %d rows; want one per device and model (18)", rows)
 	}
-	for _, want := range []string{"judged 80% sure", "meets: ", "% under</td>"} {
+	for _, want := range []string{"of them 80% sure", "meets: ", "% under</td>"} {
 		if !strings.Contains(answer, want) {
 			t.Errorf("the answer lacks %q", want)
 		}
@@ -501,7 +501,7 @@ func TestReportAnswer(t *testing.T) {
 	if len(verdicts) < 2 {
 		t.Errorf("verdicts %v: the example shows one kind only", verdicts)
 	}
-	if !strings.Contains(answer, "judged 80% sure") {
+	if !strings.Contains(answer, "of them 80% sure") {
 		t.Error("the answer does not say how sure its verdicts are")
 	}
 }

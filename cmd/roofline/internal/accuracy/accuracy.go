@@ -9,7 +9,9 @@ package accuracy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/fit"
@@ -703,4 +705,97 @@ func weightedQuantile(v, w []float64, q float64) float64 {
 		prevPos, prevVal = pos, v[i]
 	}
 	return v[idx[n-1]]
+}
+
+// Exclusion is one reason the data set gives for not scoring runs, with
+// each source it excludes cited once and the tests it gave.
+type Exclusion struct {
+	Reason  string
+	Sources []ExcludedSource
+}
+
+// ExcludedSource is one source's excluded tests under one reason.
+type ExcludedSource struct {
+	// Source is the data set's id (a citation's first word), Where the
+	// places in it ("row 133", "dgx-spark.md @4c7e9893"), each once, in
+	// the order they appear; a run with no citation is its file:line.
+	Source          string
+	Where           []string
+	Prefill, Decode int
+}
+
+// String cites the source once with its places and tests: "XD-GPUBENCH
+// rows 133, 134 (4 tests: 2 prefill, 2 decode)".
+func (s ExcludedSource) String() string {
+	var rows, other []string
+	for _, w := range s.Where {
+		if n, ok := strings.CutPrefix(w, "row "); ok {
+			rows = append(rows, n)
+		} else {
+			other = append(other, w)
+		}
+	}
+	where := other
+	switch len(rows) {
+	case 0:
+	case 1:
+		where = append(where, "row "+rows[0])
+	default:
+		where = append(where, "rows "+strings.Join(rows, ", "))
+	}
+	text := strings.TrimSpace(s.Source + " " + strings.Join(where, ", "))
+	n := s.Prefill + s.Decode
+	plural := "s"
+	if n == 1 {
+		plural = ""
+	}
+	switch {
+	case s.Prefill > 0 && s.Decode > 0:
+		return fmt.Sprintf("%s (%d tests: %d prefill, %d decode)", text, n, s.Prefill, s.Decode)
+	case s.Prefill > 0:
+		return fmt.Sprintf("%s (%d prefill test%s)", text, n, plural)
+	}
+	return fmt.Sprintf("%s (%d decode test%s)", text, n, plural)
+}
+
+// Excluded groups the runs the data set excludes from scoring by reason,
+// in the order of the reasons' text, each source cited once per reason
+// in the order it first appears; excluded and scored count the runs.
+func Excluded(runs []measured.Run) (out []Exclusion, excluded, scored int) {
+	byReason := map[string]*Exclusion{}
+	for _, r := range runs {
+		if r.Exclude == "" {
+			scored++
+			continue
+		}
+		excluded++
+		src, where := r.Source(), ""
+		if id := strings.SplitN(r.Cited(), " ", 4); len(id) >= 3 {
+			src, where = id[0], strings.Join(id[1:3], " ")
+		}
+		e := byReason[r.Exclude]
+		if e == nil {
+			e = &Exclusion{Reason: r.Exclude}
+			byReason[r.Exclude] = e
+		}
+		i := slices.IndexFunc(e.Sources, func(s ExcludedSource) bool { return s.Source == src })
+		if i < 0 {
+			e.Sources = append(e.Sources, ExcludedSource{Source: src})
+			i = len(e.Sources) - 1
+		}
+		es := &e.Sources[i]
+		if where != "" && !slices.Contains(es.Where, where) {
+			es.Where = append(es.Where, where)
+		}
+		if r.Test == measured.Prefill {
+			es.Prefill++
+		} else {
+			es.Decode++
+		}
+	}
+	for _, e := range byReason {
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Reason < out[j].Reason })
+	return out, excluded, scored
 }

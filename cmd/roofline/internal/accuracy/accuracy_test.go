@@ -2,9 +2,12 @@ package accuracy
 
 import (
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/fit"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 )
 
 // With one run per device the device-weighted summary is the plain one;
@@ -70,5 +73,41 @@ func TestSpreadWeighsDevices(t *testing.T) {
 	// percentile above 1; by device it stays below.
 	if !(many.Low < 1) {
 		t.Errorf("interval %+v: the devices near the prediction should keep its low end below 1", many)
+	}
+}
+
+// TestExcludedCitesEachSourceOnce: docs/accuracy.md repeated one
+// citation for every excluded test, 108 times on one 5.3 k-character line
+// ("LCPP-BENCHES dgx-spark.md @4c7e9893 (prefill); … (decode); …"). Each
+// source is now cited once per reason with its places and the tests
+// counted; a run without a citation is its file:line.
+func TestExcludedCitesEachSourceOnce(t *testing.T) {
+	run := func(cited string, test measured.Test, exclude string) measured.Run {
+		return measured.Run{File: "runs.csv", Line: 7, Origin: cited, Test: test, Exclude: exclude}
+	}
+	const moe, flagged = "MoE under llama-batched-bench", "flagged"
+	var runs []measured.Run
+	for range 54 {
+		runs = append(runs, run("LCPP-BENCHES dgx-spark.md @4c7e9893", measured.Prefill, moe), run("LCPP-BENCHES dgx-spark.md @4c7e9893", measured.Decode, moe))
+	}
+	runs = append(runs, run("XD-GPUBENCH row 133", measured.Prefill, flagged), run("XD-GPUBENCH row 133", measured.Decode, flagged),
+		run("XD-GPUBENCH row 134", measured.Prefill, flagged), run("", measured.Decode, flagged), run("", measured.Decode, ""))
+	ex, excluded, scored := Excluded(runs)
+	if excluded != 112 || scored != 1 || len(ex) != 2 {
+		t.Fatalf("%d excluded, %d scored, %d reasons", excluded, scored, len(ex))
+	}
+	var got []string
+	for _, e := range ex {
+		for _, s := range e.Sources {
+			got = append(got, e.Reason+": "+s.String())
+		}
+	}
+	want := []string{
+		"MoE under llama-batched-bench: LCPP-BENCHES dgx-spark.md @4c7e9893 (108 tests: 54 prefill, 54 decode)",
+		"flagged: XD-GPUBENCH rows 133, 134 (3 tests: 2 prefill, 1 decode)",
+		"flagged: runs.csv:7 (1 decode test)",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

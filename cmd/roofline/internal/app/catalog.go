@@ -1,12 +1,10 @@
 package app
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
 )
 
 // Device is a device with the runtimes that run on each of its engines.
@@ -114,8 +112,8 @@ func CheckKV(name string) error {
 
 // known adds the known names to an unknown-name error.
 func known(err error) error {
-	if u, ok := err.(*model.UnknownError); ok {
-		return fmt.Errorf("%w (known: %s)", err, strings.Join(u.Known, ", "))
+	if _, ok := err.(*model.UnknownError); ok {
+		return profiles.DidYouMean(err)
 	}
 	return err
 }

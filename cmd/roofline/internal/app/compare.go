@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
@@ -76,6 +78,14 @@ type Comparison struct {
 	Skipped []error
 }
 
+// MismatchError is compare --strict refusing runs priced as a model
+// whose parameter count is not the one they record.
+type MismatchError struct{ Mismatches []string }
+
+func (e *MismatchError) Error() string {
+	return strings.Join(e.Mismatches, "; ") + " (--strict)"
+}
+
 // Compare reads the files and prices every run. When no run can be
 // compared the error comes with the answer's warnings.
 func (env *Env) Compare(req CompareRequest) (*Comparison, error) {
@@ -93,6 +103,16 @@ func (env *Env) compareRuns(runs []measured.Run, o compare.Options, out *Compari
 		out.Warnings = append(out.Warnings, e.Error())
 	}
 	out.Skipped = errs
+	var mismatches []string
+	for _, r := range rows {
+		if r.Mismatch != "" && !slices.Contains(mismatches, r.Mismatch) {
+			mismatches = append(mismatches, r.Mismatch)
+		}
+	}
+	if len(mismatches) > 0 && o.Strict {
+		return out, &MismatchError{mismatches}
+	}
+	out.Warnings = append(out.Warnings, mismatches...)
 	if len(rows) == 0 {
 		return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(errs))
 	}

@@ -55,8 +55,12 @@ type Plan struct {
 	search *plan.Search
 }
 
-// Feasible reports whether any configuration meets the targets.
-func (p *Plan) Feasible() bool { return p.Result != nil && p.Result.Meeting > 0 }
+// AnySure reports whether any configuration meets the targets at their
+// confidence (its verdict is meets: the slow end of its interval meets
+// every target), which is what plan's exit status 0 says. Meeting them
+// as predicted is not enough: a figure at the middle of its interval
+// misses as often as it meets.
+func (p *Plan) AnySure() bool { return p.Result != nil && p.Result.Sure > 0 }
 
 // Run evaluates the search, handing each group to emit (nil: none) with
 // its configurations, which the plan then forgets: memory stays flat

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -197,6 +198,11 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 			continue
 		}
 		s := rs.Setup
+		for _, w := range rs.Warnings {
+			if !slices.Contains(res.Notes, w) {
+				res.Notes = append(res.Notes, w)
+			}
+		}
 		p.Model, p.Weights = s.Model.Spec.Name, s.Model.Weights.Name
 		if target == nil {
 			target = rs
@@ -249,20 +255,33 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 			Predict: func(e hardware.Efficiency) float64 { return at.time(k, e) }}
 	}
 	prior := ClassPrior(class, dev, base)
-	f, err := fit.Fit(points, prior)
+	weights := make([]string, len(items))
+	for i, it := range items {
+		weights[i] = res.Points[it.pt].Weights
+	}
+	m, err := fitModel(points, weights, prior)
 	if err != nil {
 		return res, err
 	}
-	res.Fit = f
-	loo, err := fit.LeaveGroupOut(points, prior)
+	f := m.joint
+	res.Fit, res.Formats = f, m.formats
+	res.Notes = append(res.Notes, m.notes...)
+	loo, err := heldOut(points, weights, prior)
 	if err != nil {
 		return res, err
 	}
 	res.Folds = min(len(points), MaxFolds)
-	cal := &hardware.Calibration{Runtime: rt.Name, Efficiency: f.Efficiency, Cov: f.Cov,
-		DecodeSigma: f.Sigma[fit.Decode], PrefillSigma: f.Sigma[fit.Prefill], DecodeDOF: f.DOF[fit.Decode], PrefillDOF: f.DOF[fit.Prefill],
+	cal := &hardware.Calibration{Runtime: rt.Name, Efficiency: f.Efficiency, Cov: f.Cov, FormatBandwidth: m.bandwidth,
 		Device: dev.Name, PowerMode: dev.PowerMode, Engine: base.Name, Date: o.Date,
 		DecodePoints: f.N[fit.Decode], PrefillPoints: f.N[fit.Prefill], Prior: rt.Name + " on " + string(base.Kind) + " engines"}
+	// The scatter of a new run is the scatter of the runs about what the
+	// profile predicts of them: per-format bandwidth shares included.
+	ratios := make([]float64, len(points))
+	for i := range points {
+		ratios[i] = points[i].Measured / points[i].Predict(m.at(weights[i]))
+	}
+	cal.DecodeSigma, cal.DecodeDOF = m.scatter(points, ratios, fit.Decode)
+	cal.PrefillSigma, cal.PrefillDOF = m.scatter(points, ratios, fit.Prefill)
 	var dAPE, pAPE []float64
 	var dFit, pFit []float64
 	for i, it := range items {
@@ -272,9 +291,9 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 		if p.Run.Test == measured.Decode {
 			per = float64(it.steps)
 		}
-		p.Fitted = points[i].Predict(f.Efficiency) / per
+		p.Fitted = points[i].Predict(m.at(p.Weights)) / per
 		p.Class = points[i].Predict(class.Efficiency) / per
-		ape := math.Abs(1/loo.Ratios[i] - 1)
+		ape := math.Abs(1/loo[i] - 1)
 		if points[i].Phase == fit.Decode {
 			dAPE, dFit = append(dAPE, ape), append(dFit, p.Class/p.Fitted)
 		} else {
@@ -284,7 +303,7 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 		cal.Formats = appendUnique(cal.Formats, p.Weights)
 	}
 	cal.LOODecode, cal.LOOPrefill = fit.Quantile(dAPE, 0.5), fit.Quantile(pAPE, 0.5)
-	cal.R2Decode, cal.R2Prefill = r2(points, f.Ratios, fit.Decode), r2(points, f.Ratios, fit.Prefill)
+	cal.R2Decode, cal.R2Prefill = r2(points, ratios, fit.Decode), r2(points, ratios, fit.Prefill)
 	cal.DecodeShift, cal.PrefillShift = geomean(dFit), geomean(pFit)
 	if f.N[fit.Decode] == 0 {
 		res.Notes = append(res.Notes, "no decode run: bandwidth and step overhead stay near the runtime's class")
@@ -292,7 +311,6 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 	if f.N[fit.Prefill] == 0 {
 		res.Notes = append(res.Notes, "no prefill run: matrix efficiency and pass overhead stay near the runtime's class; add prompts of several lengths (llama-bench -p 64,512,2048)")
 	}
-	res.fitFormats(points, items, cal)
 
 	var builds, files []string
 	for _, p := range res.Points {
@@ -314,19 +332,47 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 	return res, nil
 }
 
-// fitFormats fits a bandwidth efficiency per weight format when the decode
-// runs hold at least two points of each of several formats, every other
-// parameter held at the joint fit.
-func (r *Result) fitFormats(points []fit.Point, items []item, cal *hardware.Calibration) {
+// model is what a calibration predicts a run with, and what the written
+// profile predicts: the joint efficiency, and per weight format the
+// bandwidth share fitted for it (hardware.Calibration.BandwidthFor). The
+// fitted times, R², the scatter and the held-out error are all computed
+// from it, so that the figures calibrate prints are the profile's.
+type model struct {
+	joint     *fit.Result
+	bandwidth map[string]float64 // nil: one share for every format
+	formats   []FormatEfficiency
+	// params is the effective parameters the per-format shares spend
+	// (their fits' leverages), beside the joint fit's.
+	params float64
+	notes  []string
+}
+
+// at is the efficiency the model predicts weights w with.
+func (m *model) at(w string) hardware.Efficiency {
+	e := m.joint.Efficiency
+	if b, ok := m.bandwidth[w]; ok {
+		e.Bandwidth = b
+	}
+	return e
+}
+
+// fitModel fits the joint efficiency, then a bandwidth share per weight
+// format when the decode runs hold at least two points of each of
+// several formats, every other parameter held at the joint fit.
+func fitModel(points []fit.Point, weights []string, prior fit.Prior) (*model, error) {
+	f, err := fit.Fit(points, prior)
+	if err != nil {
+		return nil, err
+	}
+	m := &model{joint: f}
 	byFormat := map[string][]fit.Point{}
-	for i, it := range items {
-		if points[i].Phase == fit.Decode {
-			w := r.Points[it.pt].Weights
-			byFormat[w] = append(byFormat[w], points[i])
+	for i, p := range points {
+		if p.Phase == fit.Decode {
+			byFormat[weights[i]] = append(byFormat[weights[i]], p)
 		}
 	}
 	if len(byFormat) < 2 {
-		return
+		return m, nil
 	}
 	var names []string
 	for w, pts := range byFormat {
@@ -336,20 +382,82 @@ func (r *Result) fitFormats(points []fit.Point, items []item, cal *hardware.Cali
 	}
 	sort.Strings(names)
 	if len(names) < 2 {
-		r.Notes = append(r.Notes, "one bandwidth efficiency for every format: fewer than two decode runs per format")
-		return
+		m.notes = append(m.notes, "one bandwidth efficiency for every format: fewer than two decode runs per format")
+		return m, nil
 	}
-	prior := fit.Prior{Center: cal.Efficiency}
-	prior.Spread[fit.PBandwidth] = 0.7
-	cal.FormatBandwidth = map[string]float64{}
+	per := fit.Prior{Center: f.Efficiency}
+	per.Spread[fit.PBandwidth] = 0.7
+	m.bandwidth = map[string]float64{}
 	for _, w := range names {
-		f, err := fit.Fit(byFormat[w], prior)
+		ff, err := fit.Fit(byFormat[w], per)
 		if err != nil {
 			continue
 		}
-		cal.FormatBandwidth[w] = f.Efficiency.Bandwidth
-		r.Formats = append(r.Formats, FormatEfficiency{Weights: w, Efficiency: f.Efficiency.Bandwidth, SE: f.SE[fit.PBandwidth], Points: len(byFormat[w])})
+		m.bandwidth[w] = ff.Efficiency.Bandwidth
+		m.params += ff.Params[fit.Decode]
+		m.formats = append(m.formats, FormatEfficiency{Weights: w, Efficiency: ff.Efficiency.Bandwidth, SE: ff.SE[fit.PBandwidth], Points: len(byFormat[w])})
 	}
+	return m, nil
+}
+
+// scatter is the relative scatter of the points of one phase about the
+// model (the root mean square of their log ratios over the degrees of
+// freedom) and those degrees of freedom: the points less the parameters
+// they spend, the prior's pull counted (fit.Result.Params), and the
+// per-format shares for decode.
+func (m *model) scatter(points []fit.Point, ratios []float64, ph fit.Phase) (float64, int) {
+	ss := 0.0
+	for i, p := range points {
+		if p.Phase == ph {
+			ss += math.Log(ratios[i]) * math.Log(ratios[i])
+		}
+	}
+	params := m.joint.Params[ph]
+	if ph == fit.Decode {
+		params += m.params
+	}
+	dof := fit.DOF(m.joint.N[ph], params)
+	if m.joint.N[ph] == 0 {
+		return 0, 0
+	}
+	return math.Sqrt(ss / float64(max(dof, 1))), dof
+}
+
+// heldOut is measured / predicted per point, each predicted by the model
+// fitted without its group (Point.Group: the run alone up to MaxFolds
+// runs, every MaxFolds-th run past that), per-format shares included. A
+// group alone in the data is predicted by the prior.
+func heldOut(points []fit.Point, weights []string, prior fit.Prior) ([]float64, error) {
+	groups := map[string][]int{}
+	var names []string
+	for i, p := range points {
+		if _, ok := groups[p.Group]; !ok {
+			names = append(names, p.Group)
+		}
+		groups[p.Group] = append(groups[p.Group], i)
+	}
+	sort.Strings(names)
+	out := make([]float64, len(points))
+	for _, g := range names {
+		var train []fit.Point
+		var tw []string
+		for i, p := range points {
+			if p.Group != g {
+				train, tw = append(train, p), append(tw, weights[i])
+			}
+		}
+		m := &model{joint: &fit.Result{Efficiency: prior.Center}}
+		if len(train) > 0 {
+			var err error
+			if m, err = fitModel(train, tw, prior); err != nil {
+				return nil, fmt.Errorf("without %s: %w", g, err)
+			}
+		}
+		for _, i := range groups[g] {
+			out[i] = points[i].Measured / points[i].Predict(m.at(weights[i]))
+		}
+	}
+	return out, nil
 }
 
 // calibratedDevice is the device with the calibrated engine in place.

@@ -197,7 +197,25 @@ func TestProfileRoundTrip(t *testing.T) {
 	if !strings.Contains(string(prof), "step_overhead = \"") || strings.Contains(string(prof), "e+09 B") {
 		t.Errorf("profile not in human units:\n%s", prof)
 	}
-	ev := compare.New(c2, compare.Options{Hardware: name})
+	fittedIsProfiles(t, res, c2, name)
+	r, err := resolve.Resolve(c2, resolve.Selection{Model: "llama-3.2-3b", Hardware: name, Weights: "q4_k_m", Options: sim.DefaultOptions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := r.Setup.Predict(sim.Workload{Prompt: 1000, Output: 200, Batch: 1, UBatch: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv := pr.TPOTInterval; iv == nil || iv.Level != 0.90 || !(iv.Lo < pr.TPOT && pr.TPOT < iv.Hi) || pr.TTFTInterval == nil {
+		t.Errorf("intervals %+v %+v around TPOT %g", pr.TPOTInterval, pr.TTFTInterval, pr.TPOT)
+	}
+}
+
+// fittedIsProfiles checks that every fitted time calibrate prints is what
+// the written profile (device name in cat) predicts of the run.
+func fittedIsProfiles(t *testing.T, res *Result, cat *profiles.Catalog, name string) {
+	t.Helper()
+	ev := compare.New(cat, compare.Options{Hardware: name})
 	for _, p := range res.Points {
 		if !p.Used {
 			continue
@@ -215,16 +233,80 @@ func TestProfileRoundTrip(t *testing.T) {
 			t.Errorf("%s: predicted from the file %.9g s, fitted %.9g s", p.Run.Source(), v, p.Fitted)
 		}
 	}
-	r, err := resolve.Resolve(c2, resolve.Selection{Model: "llama-3.2-3b", Hardware: name, Weights: "q4_k_m", Options: sim.DefaultOptions})
+}
+
+// TestFiguresAreTheProfiles: with a bandwidth share per weight format
+// (LLaMA-3 8B and 70B in f16 and q4_k_m on an M2 Ultra: f16 0.883, q4_k_m
+// 0.837, joint 0.867), every figure calibrate prints is what the written
+// profile predicts: the FITTED column (the profile prices tg512 of the 8B
+// q4_k_m at 13.7 ms; the column said 13.4 ms, the joint share's), R²
+// and the scatter behind the intervals, computed here from the fitted
+// times; and the held-out error refits the shares in every fold (decode
+// 3.5 %, was 5.1 % with one share). The degrees of freedom count the
+// prior: 8 prefill runs spend fewer than the 6 parameters they inform
+// (the class holds them), and leave more than 2 degrees of freedom (the
+// TTFT interval was ±47 %).
+func TestFiguresAreTheProfiles(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/m2ultra-xd-runs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr, err := r.Setup.Predict(sim.Workload{Prompt: 1000, Output: 200, Batch: 1, UBatch: 512})
+	runs, err := measured.Read("m2ultra-xd-runs.csv", b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if iv := pr.TPOTInterval; iv == nil || iv.Level != 0.90 || !(iv.Lo < pr.TPOT && pr.TPOT < iv.Hi) || pr.TTFTInterval == nil {
-		t.Errorf("intervals %+v %+v around TPOT %g", pr.TPOTInterval, pr.TTFTInterval, pr.TPOT)
+	cat, _ := profiles.Builtin()
+	res, err := Calibrate(cat, runs.Runs, Options{Options: compare.Options{Hardware: "apple-m2-ultra"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := res.Engine.Calibration
+	if len(cal.FormatBandwidth) != 2 {
+		t.Fatalf("per-format shares %v, want f16 and q4_k_m", cal.FormatBandwidth)
+	}
+	c2 := cat.Clone()
+	name, err := c2.AddFileBytes("cal.toml", res.Profile("m2-ultra-mine"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fittedIsProfiles(t, res, c2, name)
+
+	// R² and σ of the log times about the fitted ones, per phase.
+	for _, ph := range []measured.Test{measured.Decode, measured.Prefill} {
+		var ys, rs []float64
+		for _, p := range res.Points {
+			if p.Used && p.Run.Test == ph {
+				whole := p.Measured // R² is of the whole test's time: a decode run's steps
+				if ph == measured.Decode {
+					whole *= float64(p.Run.Gen)
+				}
+				ys, rs = append(ys, math.Log(whole)), append(rs, math.Log(p.Measured/p.Fitted))
+			}
+		}
+		mean, ssTot, ssRes := 0.0, 0.0, 0.0
+		for _, y := range ys {
+			mean += y / float64(len(ys))
+		}
+		for i, y := range ys {
+			ssTot += (y - mean) * (y - mean)
+			ssRes += rs[i] * rs[i]
+		}
+		r2, sigma, dof := cal.R2Prefill, cal.PrefillSigma, cal.PrefillDOF
+		if ph == measured.Decode {
+			r2, sigma, dof = cal.R2Decode, cal.DecodeSigma, cal.DecodeDOF
+		}
+		if want := 1 - ssRes/ssTot; math.Abs(r2-want) > 1e-9 {
+			t.Errorf("%s: R² %.6f, the fitted times give %.6f", ph, r2, want)
+		}
+		if want := math.Sqrt(ssRes / float64(dof)); math.Abs(sigma-want) > 1e-9 {
+			t.Errorf("%s: σ %.6f, the fitted times give %.6f at %d degrees of freedom", ph, sigma, want, dof)
+		}
+	}
+	if cal.PrefillDOF <= 2 || cal.PrefillDOF > 8 {
+		t.Errorf("prefill degrees of freedom %d: 8 runs under the class's prior should leave more than 2", cal.PrefillDOF)
+	}
+	if !(cal.LOODecode < 0.045) {
+		t.Errorf("held-out decode error %.1f%%: the per-format shares are not refitted in the folds", 100*cal.LOODecode)
 	}
 }
 

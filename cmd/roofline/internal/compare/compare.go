@@ -33,7 +33,18 @@ type Options struct {
 	// do not say are priced with fused attention.
 	FlashAttn string
 	Sim       sim.Options
+	// Strict makes a run whose recorded parameter count is not the
+	// model's (Row.Mismatch) an error of the whole comparison.
+	Strict bool
 }
+
+// ParamsTolerance is how far the model a run is priced as may differ in
+// parameter count from what the run records (llama-bench's
+// model_n_params) before the run is taken to be another model's: a few
+// per cent, beyond the spread of how files count a model (a tied head,
+// biases), well short of the next size of a family (1B against 3B is
+// 2.6×, 7B against 8B 1.1×).
+const ParamsTolerance = 0.03
 
 // BoundTolerance is how far above the ideal bound a measurement may be
 // before it is flagged: the rounding of published figures.
@@ -53,8 +64,12 @@ type Row struct {
 	Runtime, RuntimeWhy string
 
 	Precision units.Precision
-	Peak      float64 // FLOP/s at Precision
-	Bandwidth float64 // datasheet B/s
+	Peak      float64 // FLOP/s at Precision: the predictions and MFU
+	// IdealPrecision and IdealPeak are what the ideal bound is computed
+	// at: the fastest precision the format allows on the engine.
+	IdealPrecision units.Precision
+	IdealPeak      float64
+	Bandwidth      float64 // datasheet B/s
 
 	Measured  float64 // tokens/s, aggregate
 	Predicted float64 // expected tokens/s
@@ -77,6 +92,10 @@ type Row struct {
 
 	BeatsBound bool
 	Notes      []string
+	// Mismatch says, when the model the run is priced as has a parameter
+	// count other than the run records (beyond ParamsTolerance), both
+	// counts; "" otherwise. It is a warning, an error with --strict.
+	Mismatch string
 }
 
 // Utilization is the run's MBU (decode) or MFU (prefill) in words, as
@@ -106,6 +125,8 @@ type modelMatch struct {
 	spec *model.Spec
 	how  string
 	err  error
+	// params is the model's parameter count (0 until needed).
+	params float64
 }
 
 // New returns an evaluator over catalog cat.
@@ -165,6 +186,23 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	if err != nil {
 		return nil, err
 	}
+	mismatch := ""
+	if r.ModelParams > 0 {
+		if mm.params == 0 {
+			if c, err := model.BuildNamed(spec, "", "", model.Layout{}); err == nil {
+				mm.params = c.ParamsTotal
+				e.models[mkey] = mm
+			}
+		}
+		if mm.params > 0 && math.Abs(mm.params/r.ModelParams-1) > ParamsTolerance {
+			given := spec.Name
+			if e.opt.Model != "" && e.opt.Model != spec.Name {
+				given = e.opt.Model + " (" + spec.Name + ")"
+			}
+			mismatch = fmt.Sprintf("%s: the runs record a model of %.3g B parameters, but %s has %.3g B: they are priced as another model than the one that ran (check --model)",
+				r.File, r.ModelParams/1e9, given, mm.params/1e9)
+		}
+	}
 	if how != "" {
 		notes = append(notes, how)
 	}
@@ -211,6 +249,9 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	}
 	out := *res
 	out.Notes = append(notes, res.Notes...)
+	if mismatch != "" {
+		out.Warnings = append(append([]string(nil), res.Warnings...), mismatch)
+	}
 	return &out, nil
 }
 
@@ -290,8 +331,12 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	s := res.Setup
 	m, dev, spec := s.Model, s.Device, s.Model.Spec
 	row.Notes = res.Notes
+	if len(res.Warnings) > 0 {
+		row.Mismatch = res.Warnings[len(res.Warnings)-1]
+	}
 	row.Model, row.Weights, row.KV, row.Hardware, row.Family = spec.Name, m.Weights.Name, m.KV.Name, dev.Name, dev.Family
 	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
+	row.IdealPrecision, row.IdealPeak = s.Inputs.IdealPrecision, s.Inputs.IdealPeak
 	row.Runtime, row.RuntimeWhy = s.Runtime.Name, res.Choice.Why
 
 	tokens := float64(r.Tokens())

@@ -232,11 +232,20 @@ type Result struct {
 	// Ratios are measured / predicted per point, in input order.
 	Ratios []float64
 	// Sigma is the root-mean-square log residual per phase, DOF the
-	// points of the phase less the parameters it informs.
+	// points of the phase less the parameters they pin down (Params),
+	// rounded down.
 	Sigma map[Phase]float64
 	DOF   map[Phase]int
 	N     map[Phase]int
-	Iter  int
+	// Params is the effective number of parameters the points of each
+	// phase spend: the sum of their leverages, the diagonal of the hat
+	// matrix J(JᵀJ)⁻¹Jᵀ over the points' rows. The prior's rows take the
+	// rest of the free parameters: a parameter the prior holds firmly
+	// costs the points little, one they alone determine costs one. With
+	// no prior pull it is the count of the parameters that inform the
+	// phase.
+	Params map[Phase]float64
+	Iter   int
 	// FamilyShifts are the families' levels (Prior.Families of them).
 	FamilyShifts []Shift
 	// applyShift is the prior's ApplyShift.
@@ -492,7 +501,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 	}
 	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Shifts: shifts(x), ShiftSE: make([]Shift, prior.Eras), Iter: iter, applyShift: prior.ApplyShift,
 		FamilyShifts: make([]Shift, prior.Families),
-		Sigma:        map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}}
+		Sigma:        map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}, Params: map[Phase]float64{}}
 	for f := range res.FamilyShifts {
 		res.FamilyShifts[f] = famShift(x, f+1)
 	}
@@ -505,25 +514,43 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		ss[pt.Phase] += lr * lr
 		res.N[pt.Phase]++
 	}
-	for ph, nn := range res.N {
-		params := 0
+	var J *mat.Dense
+	var inv mat.Dense
+	inverted := false
+	if k > 0 {
+		J = jacobian(x, r)
+		var JtJ mat.Dense
+		JtJ.Mul(J.T(), J)
+		inverted = inv.Inverse(&JtJ) == nil
+	}
+	for ph := range res.N {
+		if inverted {
+			res.Params[ph] = 0
+			continue
+		}
 		for _, i := range free {
 			if informs(i, ph) {
-				params++
+				res.Params[ph]++
 			}
 		}
-		res.DOF[ph] = max(nn-params, 0)
+	}
+	if inverted {
+		// The points' leverages: h_i = J_i (JᵀJ)⁻¹ J_iᵀ.
+		var h mat.VecDense
+		for i, pt := range points {
+			h.MulVec(&inv, J.RowView(i))
+			res.Params[pt.Phase] += mat.Dot(J.RowView(i), &h)
+		}
+	}
+	for ph, nn := range res.N {
+		res.DOF[ph] = DOF(nn, res.Params[ph])
 		res.Sigma[ph] = math.Sqrt(ss[ph] / float64(max(res.DOF[ph], 1)))
 	}
 	// Covariance: (JᵀJ)⁻¹ scaled by the residual variance of the points,
 	// mapped to natural units (the shifts stay in their own coordinates).
 	res.Cov = make([]float64, np*np)
 	if k > 0 {
-		J := jacobian(x, r)
-		var JtJ mat.Dense
-		JtJ.Mul(J.T(), J)
-		var inv mat.Dense
-		if err := inv.Inverse(&JtJ); err == nil {
+		if inverted {
 			// The curvature is in units of the assumed noise; rescale by the
 			// scatter the points actually show (at least a tenth of it).
 			s2 := 0.0
@@ -554,6 +581,12 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// DOF is the degrees of freedom of n points that spend params effective
+// parameters, rounded down: never more than the points know.
+func DOF(n int, params float64) int {
+	return max(int(math.Floor(float64(n)-params+1e-9)), 0)
 }
 
 // informs reports whether parameter i shapes times of phase ph.

@@ -153,3 +153,48 @@ func TestFitSharedBias(t *testing.T) {
 		t.Errorf("SharedSpread 0: %+v, plain %+v", again.Efficiency, plain.Efficiency)
 	}
 }
+
+// TestParamsCountThePrior: the parameters the points spend are their
+// leverages, so a prior that holds a parameter leaves the points their
+// degrees of freedom. Four decode points priced c / η_bw, measured at
+// η_bw = 0.5 where the prior centres, with only the bandwidth share free
+// (logit x): d log(pred)/dx = −(1 − η) = −0.5, a residual row of
+// −0.5 / 0.10 (DefaultNoise) = −5, so JᵀJ = 4 · 25 = 100 from the points
+// and 1/s² from the prior; the points spend 100 / (100 + 1/s²):
+//
+//	s = 0.7:  100 / (100 + 2.041) = 0.980 → 3 degrees of freedom
+//	s = 0.05: 100 / (100 + 400)   = 0.200 → 3 (floor of 3.8)
+//	s = 0.01: 100 / (100 + 10000) = 0.0099 → 3 (floor of 3.99)
+//
+// Before, a free parameter cost each phase it informs one, whatever the
+// prior: 3 degrees of freedom in every case, and 8 prefill runs of a
+// calibration kept 2 of them against its 6 parameters.
+func TestParamsCountThePrior(t *testing.T) {
+	const c = 1e-3
+	var pts []Point
+	for range 4 {
+		pts = append(pts, Point{Measured: c / 0.5, Phase: Decode, Predict: func(e hardware.Efficiency) float64 { return c / e.Bandwidth }})
+	}
+	for _, tc := range []struct {
+		spread, params float64
+		dof            int
+	}{{0.7, 100 / (100 + 1/0.49), 3}, {0.05, 0.2, 3}, {0.01, 100.0 / 10100, 3}} {
+		p := Prior{Center: hardware.Efficiency{Bandwidth: 0.5, ComputeMax: 0.5, Attention: 0.5, Dequant: 0.5, HalfRows: 1, StepOverhead: 1e-6, PassOverhead: 1e-6, LayerOverhead: 1e-6}}
+		p.Spread[PBandwidth] = tc.spread
+		r, err := Fit(pts, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Params[Decode]; math.Abs(got-tc.params) > 1e-4 {
+			t.Errorf("spread %g: the points spend %.5f parameters, want %.5f", tc.spread, got, tc.params)
+		}
+		if r.DOF[Decode] != tc.dof {
+			t.Errorf("spread %g: %d degrees of freedom, want %d", tc.spread, r.DOF[Decode], tc.dof)
+		}
+	}
+	// Two free parameters that two points alone determine spend two: no
+	// degree of freedom is left.
+	if got := DOF(2, 2-1e-12); got != 0 {
+		t.Errorf("DOF(2, 2) = %d", got)
+	}
+}

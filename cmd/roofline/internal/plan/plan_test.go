@@ -111,7 +111,9 @@ func TestPlanBehaviour(t *testing.T) {
 					t.Errorf("%s %s: best fails though %s ctx %d b%d is feasible", ch.Device, ch.Model, g.Weights, c.Context, c.Batch)
 				case g == ch.Group && c.Feasible && c.Context > ch.Config.Context:
 					t.Errorf("%s %s: best context %d, but %d is feasible", ch.Device, ch.Model, ch.Config.Context, c.Context)
-				case !ch.Feasible && !c.Feasible && c.Excess < ch.Config.Excess:
+				case !ch.Feasible && !c.Feasible && c.Fits && !ch.Config.Fits:
+					t.Errorf("%s %s: the closest miss does not fit, but one that fits misses by %v", ch.Device, ch.Model, c.Excess)
+				case !ch.Feasible && !c.Feasible && c.Fits == ch.Config.Fits && c.Excess < ch.Config.Excess:
 					t.Errorf("%s %s: closest misses by %v, but one misses by %v", ch.Device, ch.Model, ch.Config.Excess, c.Excess)
 				}
 			}
@@ -121,7 +123,8 @@ func TestPlanBehaviour(t *testing.T) {
 	pts := res.Pareto()
 	for i, p := range pts {
 		for j, q := range pts {
-			if i != j && p.Device == q.Device && p.Model == q.Model && q.Loss <= p.Loss && q.TokensPerS >= p.TokensPerS &&
+			// Losses dominate within a metric only.
+			if i != j && p.Device == q.Device && p.Model == q.Model && q.Quality.Comparable(*p.Quality) && q.Loss <= p.Loss && q.TokensPerS >= p.TokensPerS &&
 				(q.Loss < p.Loss || q.TokensPerS > p.TokensPerS) {
 				t.Errorf("%v is dominated by %v", p, q)
 			}

@@ -14,7 +14,7 @@ import (
 // Rank is what the planner's answer puts first among the configurations
 // of a device and model. Whatever the rank, configurations that meet the
 // targets come before those that do not, and those that do not are
-// ordered by how little they miss.
+// ordered by how little they miss (cmpMiss).
 type Rank uint8
 
 // The ranks; RankQuality is the default.
@@ -66,7 +66,7 @@ func (r Rank) Rule(tolerance float64) string {
 	case RankMemory:
 		return "the least memory needed, then quality"
 	}
-	return fmt.Sprintf("the best published quality among those that meet the targets, formats losing at most %s points more counting as equal; then the fastest decode, the longest context, the largest batch",
+	return fmt.Sprintf("the best published quality among those that meet the targets, formats losing at most %s points more than the best of their metric counting as equal (perplexity and accuracy never compared, each only with the model itself); then the fastest decode, the longest context, the largest batch",
 		points(tolerance))
 }
 
@@ -103,11 +103,8 @@ func (g *Group) Speed() float64 { return 1 / g.Reference.TPOT }
 // pickBetter reports whether configuration c of group g ranks before cur
 // within the group, whose quality and speed are the same for all.
 func (r Rank) pickBetter(g *Group, c, cur sim.Config, t sim.Targets) bool {
-	if c.Feasible != cur.Feasible {
-		return c.Feasible
-	}
-	if !c.Feasible {
-		return c.Excess < cur.Excess
+	if d := cmpMiss(c, cur); d != 0 || !c.Feasible {
+		return d < 0
 	}
 	switch r {
 	case RankMargin:
@@ -123,6 +120,38 @@ func (r Rank) pickBetter(g *Group, c, cur sim.Config, t sim.Targets) bool {
 		return c.Context > cur.Context
 	}
 	return c.Batch > cur.Batch
+}
+
+// cmpMiss is the one rule every rank applies first, within a group and
+// across groups: negative when x comes before y. Configurations that meet
+// the targets come first; then those that fit in memory, always, however
+// far they miss a latency target (a board that holds the model can be
+// given a shorter prompt or a longer wait; one that does not hold it
+// cannot run it); then, within each, the smaller miss of the first
+// constraint that fails (needed / allowed: Config.Excess). Zero when both
+// meet the targets or miss alike: the rank decides.
+func cmpMiss(x, y sim.Config) int {
+	switch {
+	case x.Feasible != y.Feasible:
+		return bool2cmp(x.Feasible)
+	case x.Feasible:
+		return 0
+	case x.Fits != y.Fits:
+		return bool2cmp(x.Fits)
+	case x.Excess < y.Excess:
+		return -1
+	case x.Excess > y.Excess:
+		return 1
+	}
+	return 0
+}
+
+// bool2cmp is -1 when the configuration holding ok comes first.
+func bool2cmp(ok bool) int {
+	if ok {
+		return -1
+	}
+	return 1
 }
 
 // Choice is one ranked configuration of a device and model.
@@ -200,7 +229,7 @@ func (r *Result) Answer(o Options) Answer {
 				break
 			}
 			a.Choices = append(a.Choices, Choice{Device: p.Device, Model: p.Model, Place: i + 1, Group: g, Config: g.Pick,
-				Feasible: g.Pick.Feasible, EqualQuality: rk.class(g) == 0})
+				Feasible: g.Pick.Feasible, EqualQuality: rk.class(g) <= rk.best})
 		}
 	}
 	return a
@@ -228,23 +257,28 @@ func withoutCPU(gs []*Group) ([]*Group, int) {
 
 // ranker orders the candidates of one device and model.
 type ranker struct {
-	rank      Rank
-	targets   sim.Targets
-	bestLoss  float64 // the best known loss among the candidates that count
-	tolerance float64
+	rank    Rank
+	targets sim.Targets
+	bands   model.QualityBands
+	// best is the best rank by quality among the candidates that count.
+	best int
 }
 
 func (r *Result) ranker(cands []*Group) ranker {
-	rk := ranker{rank: r.Rank, targets: r.Targets, bestLoss: math.Inf(1), tolerance: r.Tolerance}
-	// The best quality among those that meet the targets; when none does,
-	// among all.
+	// The best quality of each metric among those that meet the targets;
+	// when none does, among all (model.QualityBands, the one rule).
 	anyFeasible := false
 	for _, g := range cands {
 		anyFeasible = anyFeasible || g.Pick.Feasible
 	}
-	for _, g := range cands {
-		if (g.Pick.Feasible || !anyFeasible) && g.Quality.Known {
-			rk.bestLoss = math.Min(rk.bestLoss, loss(g))
+	qs, counted := make([]model.Quality, len(cands)), make([]bool, len(cands))
+	for i, g := range cands {
+		qs[i], counted[i] = *g.Quality, g.Pick.Feasible || !anyFeasible
+	}
+	rk := ranker{rank: r.Rank, targets: r.Targets, bands: model.NewQualityBands(qs, counted, r.Tolerance), best: model.NoBand}
+	for i, g := range cands {
+		if counted[i] {
+			rk.best = min(rk.best, rk.class(g))
 		}
 	}
 	return rk
@@ -258,40 +292,23 @@ func loss(g *Group) float64 {
 	return g.Quality.Loss
 }
 
-// class is 0 for a format within the tolerance of the best quality, 1 for
-// a known quality beyond it, 2 for a format with no published figure.
-func (rk ranker) class(g *Group) int {
-	switch {
-	case !g.Quality.Known:
-		return 2
-	case loss(g) <= rk.bestLoss+rk.tolerance+1e-12:
-		return 0
-	}
-	return 1
-}
+// class is the group's rank by quality (model.QualityBands.Band): 0
+// within a tolerance of the model itself, model.NoBand for a format with
+// no published figure.
+func (rk ranker) class(g *Group) int { return rk.bands.Band(*g.Quality) }
 
-// cmpQuality is negative when a's quality ranks before b's.
+// cmpQuality is negative when a's quality ranks before b's: a lower band.
+// Within a band, and between the bands of one rank on two metrics, quality
+// is a tie.
 func (rk ranker) cmpQuality(a, b *Group) float64 {
-	ca, cb := rk.class(a), rk.class(b)
-	switch {
-	case ca != cb:
-		return float64(ca - cb)
-	case ca == 1:
-		return loss(a) - loss(b)
-	}
-	return 0
+	return float64(rk.class(a) - rk.class(b))
 }
 
 // before reports whether group a ranks before group b.
 func (rk ranker) before(a, b *Group) bool {
 	x, y := a.Pick, b.Pick
-	if x.Feasible != y.Feasible {
-		return x.Feasible
-	}
-	if !x.Feasible {
-		if x.Excess != y.Excess {
-			return x.Excess < y.Excess
-		}
+	if d := cmpMiss(x, y); d != 0 {
+		return d < 0
 	}
 	speed := func() float64 { return b.Speed() - a.Speed() }
 	context := func() float64 {
@@ -352,7 +369,9 @@ func (r *Result) Pareto() []ParetoPoint {
 		for i, a := range ps {
 			dominated := false
 			for j, b := range ps {
-				if i != j && b.Loss <= a.Loss && b.TokensPerS >= a.TokensPerS && (b.Loss < a.Loss || b.TokensPerS > a.TokensPerS) {
+				// Losses on two metrics do not compare (model.Quality.Comparable):
+				// only a format of a's metric, or the reference, dominates it.
+				if i != j && b.Quality.Comparable(*a.Quality) && b.Loss <= a.Loss && b.TokensPerS >= a.TokensPerS && (b.Loss < a.Loss || b.TokensPerS > a.TokensPerS) {
 					dominated = true
 					break
 				}

@@ -132,3 +132,71 @@ func TestParseRank(t *testing.T) {
 		t.Error("bits: no error")
 	}
 }
+
+// TestRankFitsFirst pins the rule every rank applies first (cmpMiss):
+// when nothing meets the targets, what fits ranks before what does not,
+// however far it misses a latency target. The case of issue 28 on a
+// Raspberry Pi 5: f16 needs 1.004× the usable memory, f32 1.77×; q4_k_m
+// and q8_0 fit but miss a 1 s TTFT 30× and 35×. Before, a memory miss of
+// 1.004× counted as smaller than a TTFT miss of 30× and f16, f32 were
+// recommended, q4_k_m 3rd.
+func TestRankFitsFirst(t *testing.T) {
+	miss := func(limit sim.Limit, excess float64, fits bool) sim.Config {
+		return sim.Config{Context: 4096, Batch: 1, Limit: limit, Excess: excess, Fits: fits, Misses: 1 << limit}
+	}
+	gs := []Group{
+		handGroup(t, hardware.CPU, "f16", 0.6, miss(sim.LimitMemory, 1.004, false)),
+		handGroup(t, hardware.CPU, "f32", 1.2, miss(sim.LimitMemory, 1.77, false)),
+		handGroup(t, hardware.CPU, "q8_0", 0.35, miss(sim.LimitTTFT, 35, true)),
+		handGroup(t, hardware.CPU, "q4_k_m", 0.2, miss(sim.LimitTTFT, 30, true)),
+	}
+	for _, rank := range []Rank{RankQuality, RankSpeed, RankMargin, RankContext, RankMemory} {
+		res := &Result{Groups: gs, Targets: sim.Targets{TTFT: 1, TPOT: 0.2}, Tolerance: DefaultTolerance, Rank: rank,
+			Pairs: []Pair{{Device: "raspberry-pi-5-8gb", Model: "m", Groups: []int{0, 1, 2, 3}}}}
+		var got []string
+		for _, c := range res.Answer(Options{Top: 4}).Choices {
+			got = append(got, c.Group.Weights)
+		}
+		if want := []string{"q4_k_m", "q8_0", "f16", "f32"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("rank %s: %v, want %v", rank, got, want)
+		}
+	}
+
+	// Within a group the same rule picks the configuration: 2k fits and
+	// misses TTFT 20×, 4k misses memory by 1.01×.
+	g := &gs[0]
+	short, long := miss(sim.LimitTTFT, 20, true), miss(sim.LimitMemory, 1.01, false)
+	short.Context = 2048
+	if !RankQuality.pickBetter(g, short, long, sim.Targets{TTFT: 1}) || RankQuality.pickBetter(g, long, short, sim.Targets{TTFT: 1}) {
+		t.Error("within a group, the configuration that fits is not picked over one that does not")
+	}
+}
+
+// TestQualityNeverAcrossMetrics: the planner compared a perplexity rise
+// with an accuracy drop as numbers. With w8a16 (an accuracy "loss" of
+// 1 − 68.69 / 68.54 = −0.22 %), q8_0 (perplexity +0.043 %) and q4_k_m
+// (+2.82 %) meeting the targets and no 16-bit format among them, the best
+// loss was w8a16's −0.22 %, the band of 3 points ended at 2.78 %, and
+// q4_k_m fell out of it (2.82 %) although it is within 3 points of q8_0,
+// the best of its own metric: the slower q8_0 and w8a16 ranked first. Now
+// each metric has its own band (model.QualityBands), the bands of both
+// are one rank, and the fastest decode decides: q4_k_m.
+func TestQualityNeverAcrossMetrics(t *testing.T) {
+	gs := []Group{
+		handGroup(t, hardware.GPU, "w8a16", 1/20.0, ok(4096, 1/20.0, 5e9)),
+		handGroup(t, hardware.GPU, "q8_0", 1/18.0, ok(4096, 1/18.0, 5e9)),
+		handGroup(t, hardware.GPU, "q4_k_m", 1/30.0, ok(4096, 1/30.0, 3e9)),
+	}
+	res := &Result{Groups: gs, Targets: sim.Targets{TPOT: 0.2}, Tolerance: DefaultTolerance,
+		Pairs: []Pair{{Device: "board", Model: "m", Groups: []int{0, 1, 2}}}}
+	var got []string
+	for _, c := range res.Answer(Options{Top: 3}).Choices {
+		got = append(got, c.Group.Weights)
+		if !c.EqualQuality {
+			t.Errorf("%s: not in the best band of its metric", c.Group.Weights)
+		}
+	}
+	if want := []string{"q4_k_m", "w8a16", "q8_0"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%v, want %v (by decode speed: all are in the best band of their metric)", got, want)
+	}
+}

@@ -157,7 +157,12 @@ func calibrationDoc(c *app.Calibration) *Doc {
 	vals, class := cal.Efficiency.Parameters(), r.Class.Efficiency.Parameters()
 	for i, n := range hardware.ParameterNames {
 		if !unused(i, vals, class) {
-			t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[i]), "±"+paramText(r.Fit.SE[i], paramUnits[i]), paramText(class[i], paramUnits[i]))
+			// A parameter the fit held (its class's, or none) has no error.
+			se := "held"
+			if r.Fit.SE[i] > 0 {
+				se = "±" + paramText(r.Fit.SE[i], paramUnits[i])
+			}
+			t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[i]), se, paramText(class[i], paramUnits[i]))
 		}
 	}
 	for _, f := range r.Formats {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
@@ -33,12 +34,19 @@ func comparisonTable(rows []compare.Row) *Table {
 			flags = "FASTER THAN THE LIMIT"
 		}
 		run := r.Run
+		// A prefill's ideal and MFU say which peak they are of: the ideal
+		// is at the format's fastest precision, MFU at the kernel's.
+		ideal, util := Sig(r.Bound, 4)+" t/s", r.Utilization()
+		if run.Test == measured.Prefill {
+			ideal += " (" + string(r.IdealPrecision) + ")"
+			util += " of " + string(r.Precision)
+		}
 		t.AddCells(C(run.Source()), C(TestName(run)), C(string(run.Test)), C(r.Model), C(r.Weights),
 			C(r.KV), C(r.Hardware), C(r.Engine), C(r.Runtime), C(string(r.Precision)), D(run.Prompt), D(run.Gen),
 			D(run.Depth), D(run.Batch), D(run.UBatch),
 			V(Sig(r.Measured, 4)+" t/s", r.Measured), V(Sig(r.Predicted, 4)+" t/s", r.Predicted),
-			V(Sig(r.Bound, 4)+" t/s", r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
-			C(achieved), C(r.Utilization()), C(flags),
+			V(ideal, r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
+			C(achieved), C(util), C(flags),
 			D(r.AchievedBytesPerS), D(r.AchievedFLOPPerS), D(r.MBU), D(r.MFU), C(string(r.PhaseBound)), D(r.BeatsBound))
 	}
 	return t
@@ -56,6 +64,9 @@ type ComparisonJSON struct {
 	Runtime              string   `json:"runtime"`
 	RuntimeWhy           string   `json:"runtime_why"`
 	Precision            string   `json:"precision"`
+	PeakOpsPerS          float64  `json:"peak_ops_per_s"`
+	IdealPrecision       string   `json:"ideal_precision"`
+	IdealPeakOpsPerS     float64  `json:"ideal_peak_ops_per_s"`
 	PromptTokens         int      `json:"prompt_tokens"`
 	GenTokens            int      `json:"gen_tokens"`
 	Depth                int      `json:"depth"`
@@ -81,6 +92,7 @@ type ComparisonJSON struct {
 func newComparisonJSON(r compare.Row) ComparisonJSON {
 	j := ComparisonJSON{Source: r.Run.Source(), Test: string(r.Run.Test), Model: r.Model, Weights: r.Weights, KV: r.KV,
 		Hardware: r.Hardware, Engine: r.Engine, Runtime: r.Runtime, RuntimeWhy: r.RuntimeWhy, Precision: string(r.Precision),
+		PeakOpsPerS: r.Peak, IdealPrecision: string(r.IdealPrecision), IdealPeakOpsPerS: r.IdealPeak,
 		PromptTokens: r.Run.Prompt, GenTokens: r.Run.Gen, Depth: r.Run.Depth, Batch: r.Run.Batch, UBatch: r.Run.UBatch,
 		MeasuredTokensPerS: r.Measured, PredictedTokensPerS: r.Predicted, BoundTokensPerS: r.Bound, Ratio: r.Ratio,
 		AchievedBytesPerS: r.AchievedBytesPerS, AchievedFLOPsPerS: r.AchievedFLOPPerS, MBU: r.MBU, MFU: r.MFU,
@@ -120,28 +132,35 @@ func comparisonDoc(c *app.Comparison) *Doc {
 	var devices []string
 	seen := map[string]bool{}
 	for _, r := range c.Rows {
-		d := fmt.Sprintf("%s (%s engine, %s at %s, %s) under %s: %s", r.Hardware, r.Engine, r.Precision, Ops(r.Peak, r.Precision), Bandwidth(r.Bandwidth), r.Runtime, r.RuntimeWhy)
+		peaks := fmt.Sprintf("%s at %s", r.Precision, Ops(r.Peak, r.Precision))
+		if r.IdealPrecision != r.Precision {
+			peaks += fmt.Sprintf(" for predictions and MFU, %s at %s for the ideal prefill", r.IdealPrecision, Ops(r.IdealPeak, r.IdealPrecision))
+		}
+		d := fmt.Sprintf("%s (%s engine, %s, %s) under %s: %s", r.Hardware, r.Engine, peaks, Bandwidth(r.Bandwidth), r.Runtime, r.RuntimeWhy)
 		if !seen[d] {
 			seen[d] = true
 			devices = append(devices, d)
 		}
 	}
-	var text string
+	// Markdown says the same lines as text, each a paragraph line.
+	var text, md string
 	for _, d := range devices {
 		text += "device: " + d + "\n"
+		md += "Device: " + d + "\n\n"
 	}
-	doc.Raw(text+"\n", "")
+	doc.Raw(text+"\n", md)
 	doc.Table(comparisonTable(c.Rows))
-	summary := "\n"
+	var lines []string
 	for _, st := range []struct {
 		name string
 		s    compare.Stat
 	}{{"decode", c.Summary.Decode}, {"prefill", c.Summary.Prefill}} {
 		if st.s.N > 0 {
-			summary += fmt.Sprintf("%s: %d tests, median |error| %.1f%%, median measured/predicted %.2f\n", st.name, st.s.N, 100*st.s.MdAPE, st.s.Bias)
+			line := fmt.Sprintf("%s: %d test%s, median |error| %.1f%%, median measured/predicted %.2f", st.name, st.s.N, Plural(st.s.N), 100*st.s.MdAPE, st.s.Bias)
+			lines = append(lines, line)
 		}
 	}
-	doc.Raw(summary, "")
+	doc.Raw("\n"+strings.Join(lines, "\n")+"\n", "\n"+strings.Join(lines, "\n\n")+"\n")
 	var notes []string
 	seenNote := map[string]bool{}
 	for _, r := range c.Rows {

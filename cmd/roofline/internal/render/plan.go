@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -58,10 +59,14 @@ type PlanChoiceJSON struct {
 	// QualityLoss is the published loss (0 for a reference), nil when no
 	// figure is published; QualityMetric is ppl, accuracy, reference or
 	// unknown.
-	QualityLoss      *float64 `json:"quality_loss"`
-	QualityMetric    string   `json:"quality_metric"`
-	EqualQuality     bool     `json:"equal_quality"`
-	DecodeTokensPerS float64  `json:"decode_tokens_per_s"`
+	QualityLoss   *float64 `json:"quality_loss"`
+	QualityMetric string   `json:"quality_metric"`
+	// QualityMeasuredOn is the model the loss was measured on; Borrowed
+	// is true when that is not the planned model.
+	QualityMeasuredOn string  `json:"quality_measured_on"`
+	QualityBorrowed   bool    `json:"quality_borrowed"`
+	EqualQuality      bool    `json:"equal_quality"`
+	DecodeTokensPerS  float64 `json:"decode_tokens_per_s"`
 	// MaxConcurrent is the most sequences of ConcurrentContext tokens that
 	// fit and meet the targets together (sim.MaxConcurrent, as chat), and
 	// ConcurrentFits the most that fit.
@@ -189,6 +194,7 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 		j := PlanChoiceJSON{Place: ch.Place, PlanConfigJSON: newPlanConfigJSON(g, ch.Config, t), EqualQuality: ch.EqualQuality, DecodeTokensPerS: g.Speed(),
 			MaxConcurrent: cl.Meeting, ConcurrentFits: cl.Fit, ConcurrentContext: cl.Context, ConcurrentFails: cl.Fails.String()}
 		j.QualityMetric, j.QualityLoss = qualityMetric(g.Quality)
+		j.QualityMeasuredOn, j.QualityBorrowed = g.Quality.MeasuredOn(), g.Quality.Borrowed(g.Model)
 		out.Best = append(out.Best, j)
 	}
 	for _, q := range p.Pareto {
@@ -317,6 +323,46 @@ func QualityText(q *model.Quality) string {
 		return lossText(q.Loss) + " acc"
 	}
 	return lossText(q.Loss) + " ppl"
+}
+
+// borrowed collects the quality figures a plan's tables apply to a model
+// they were not measured on, to say so once under them.
+type borrowed struct{ seen map[string]string } // weights → measured on
+
+// cell is the quality of format q on modelName, marked * when the figure
+// is another model's (model.Quality.Borrowed).
+func (b *borrowed) cell(q *model.Quality, modelName string) string {
+	s := QualityText(q)
+	if q.Borrowed(modelName) {
+		if b.seen == nil {
+			b.seen = map[string]string{}
+		}
+		b.seen[q.Format] = strings.Fields(q.Model)[0]
+		s += "*"
+	}
+	return s
+}
+
+// note says whose losses the marked figures are; "" when none is marked.
+func (b *borrowed) note() string {
+	if len(b.seen) == 0 {
+		return ""
+	}
+	byModel := map[string][]string{}
+	var models []string
+	for w, m := range b.seen {
+		if byModel[m] == nil {
+			models = append(models, m)
+		}
+		byModel[m] = append(byModel[m], w)
+	}
+	sort.Strings(models)
+	var parts []string
+	for _, m := range models {
+		sort.Strings(byModel[m])
+		parts = append(parts, fmt.Sprintf("%s on %s", strings.Join(byModel[m], ", "), m))
+	}
+	return "* a loss measured on another model, a guide for this one (docs/formats.md): " + strings.Join(parts, "; ")
 }
 
 // lossText is a loss as a percentage with two significant digits.

@@ -24,7 +24,8 @@ func planDoc(p *app.Plan) *Doc {
 		title = fmt.Sprintf("the %d best configurations per device and model", top)
 	}
 	doc.Section(title, false)
-	doc.Table(choicesTable(p, top > 1))
+	var bq borrowed
+	doc.Table(choicesTable(p, top > 1, &bq))
 
 	var more []string
 	sh := p.Shown
@@ -48,15 +49,27 @@ func planDoc(p *app.Plan) *Doc {
 		doc.Both(fmt.Sprintf("\nnot shown: %s\n", strings.Join(more, "; ")))
 	}
 	if req.Detail {
-		limitsDetail(doc, p)
+		limitsDetail(doc, p, &bq)
 	}
-	doc.Raw(fmt.Sprintf("\n%d of %d configurations in %d groups meet the targets as predicted, %d of them %.0f%% sure (the slow end of the interval meets them too)\n",
-		p.Meeting, p.Evaluated, len(p.Groups), p.Sure, 100*p.Targets.ConfidenceLevel()), "")
+	if n := bq.note(); n != "" {
+		doc.Both("\n" + n + "\n")
+	}
+	doc.Raw("\n"+CountSentence(p)+"\n", "")
 	return doc
 }
 
+// CountSentence is how many configurations meet the targets: the one
+// sentence plan and report print, so that neither says more than the
+// other. Meeting the targets as predicted is not being sure to: only the
+// configurations whose verdict is meets, at the targets' confidence, are
+// counted as sure.
+func CountSentence(p *app.Plan) string {
+	return fmt.Sprintf("%d of %d configurations in %d groups meet the targets as predicted, %d of them %.0f%% sure (the slow end of the interval meets them too)",
+		p.Meeting, p.Evaluated, len(p.Groups), p.Sure, 100*p.Targets.ConfidenceLevel())
+}
+
 // choicesTable is the ranked configurations, one line each.
-func choicesTable(p *app.Plan, places bool) *Table {
+func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 	t := p.Targets
 	heads := []string{"DEVICE", "MODEL", "ENGINE", "RUNTIME", "WEIGHTS", "QUALITY LOSS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "CONCURRENT", "VERDICT"}
 	if places {
@@ -79,7 +92,7 @@ func choicesTable(p *app.Plan, places bool) *Table {
 			continue
 		}
 		g, c := ch.Group, ch.Config
-		row = append(row, g.Device, g.Model, g.Engine, g.Runtime, g.Weights, QualityText(g.Quality), g.KV, fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
+		row = append(row, g.Device, g.Model, g.Engine, g.Runtime, g.Weights, bq.cell(g.Quality, g.Model), g.KV, fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
 			Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory)+" / "+Bytes(g.Usable), chatsText(p.Chats[i]), PlanVerdict(g, c, t))
 		tb.Add(row...)
 	}
@@ -88,7 +101,7 @@ func choicesTable(p *app.Plan, places bool) *Table {
 
 // limitsDetail adds the inverse limits of every group, the quality–speed
 // frontier and the skipped combinations.
-func limitsDetail(doc *Doc, p *app.Plan) {
+func limitsDetail(doc *Doc, p *app.Plan, bq *borrowed) {
 	if len(p.Groups) == 0 {
 		return
 	}
@@ -102,7 +115,7 @@ func limitsDetail(doc *Doc, p *app.Plan) {
 		if l.ContextBound == sim.BoundByModel {
 			fit += " (model max)"
 		}
-		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, QualityText(g.Quality), fit,
+		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, bq.cell(g.Quality, g.Model), fit,
 			planLimit(l.MaxContextTPOT, l.MaxContextFit, Dash), planLimit(l.MaxPromptTTFT, l.MaxContextFit, Dash), planLimit(l.MaxBatchFit, l.MaxBatchFit, Dash))
 	}
 	doc.Table(lt)
@@ -111,7 +124,7 @@ func limitsDetail(doc *Doc, p *app.Plan) {
 		doc.Section(fmt.Sprintf("quality against speed: formats no other beats on both published quality and decode speed (at context %d, batch %d)", c0.Context, c0.Batch), false)
 		pt := NewTable("DEVICE", "MODEL", "ENGINE", "WEIGHTS", "QUALITY LOSS", "BITS/WEIGHT", "DECODE").Right(4, 5, 6)
 		for _, q := range p.Pareto {
-			pt.Add(q.Device, q.Model, q.Engine, q.Weights, QualityText(q.Quality), Fixed(q.BPW, 2), Rate(q.TokensPerS, "tok/s"))
+			pt.Add(q.Device, q.Model, q.Engine, q.Weights, bq.cell(q.Quality, q.Model), Fixed(q.BPW, 2), Rate(q.TokensPerS, "tok/s"))
 		}
 		doc.Table(pt)
 	}

@@ -172,6 +172,10 @@ func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, t sim.T
 	}
 	b = append(b, ",\n      \"quality_metric\": "...)
 	b = appendJSONString(b, metric)
+	b = append(b, ",\n      \"quality_measured_on\": "...)
+	b = appendJSONString(b, g.Quality.MeasuredOn())
+	b = append(b, ",\n      \"quality_borrowed\": "...)
+	b = strconv.AppendBool(b, g.Quality.Borrowed(g.Model))
 	b = append(b, ",\n      \"equal_quality\": "...)
 	b = strconv.AppendBool(b, ch.EqualQuality)
 	b = append(b, ",\n      \"decode_tokens_per_s\": "...)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/hardware"
@@ -35,6 +36,13 @@ type phaseJSON struct {
 	IntensityFLOPPerB float64 `json:"intensity_flop_per_byte"`
 	Bound             string  `json:"bound"`
 	ComputeBoundSteps int     `json:"compute_bound_steps"`
+	// The peaks the times use: the expected time the runtime's kernel
+	// precision, the ideal time the fastest precision the format allows
+	// on the engine (and the datasheet bandwidth, inputs').
+	Precision        string  `json:"precision"`
+	PeakOpsPerS      float64 `json:"peak_ops_per_s"`
+	IdealPrecision   string  `json:"ideal_precision"`
+	IdealPeakOpsPerS float64 `json:"ideal_peak_ops_per_s"`
 }
 
 // efficiencyJSON is a hardware.Efficiency, every parameter of it: what a
@@ -81,15 +89,18 @@ type InputsJSON struct {
 	BandwidthBytesPerS float64        `json:"bandwidth_bytes_per_s"`
 	Efficiency         efficiencyJSON `json:"efficiency"`
 	EfficiencyFrom     string         `json:"efficiency_from"`
-	PrefillOverheadS   float64        `json:"prefill_overhead_s"`
-	DecodeOverheadS    float64        `json:"decode_overhead_s"`
-	StorageBytesPerS   float64        `json:"storage_bandwidth_bytes_per_s"`
-	Prompt             int            `json:"prompt"`
-	Output             int            `json:"output"`
-	Batch              int            `json:"batch"`
-	Depth              int            `json:"depth"`
-	UBatch             int            `json:"ubatch"`
-	Cold               bool           `json:"cold"`
+	// ClassIntervals are the phases whose interval is the runtime class's
+	// although the efficiency is calibrated (the runs did not measure them).
+	ClassIntervals   []string `json:"class_intervals,omitempty"`
+	PrefillOverheadS float64  `json:"prefill_overhead_s"`
+	DecodeOverheadS  float64  `json:"decode_overhead_s"`
+	StorageBytesPerS float64  `json:"storage_bandwidth_bytes_per_s"`
+	Prompt           int      `json:"prompt"`
+	Output           int      `json:"output"`
+	Batch            int      `json:"batch"`
+	Depth            int      `json:"depth"`
+	UBatch           int      `json:"ubatch"`
+	Cold             bool     `json:"cold"`
 }
 
 type warningJSON struct {
@@ -167,8 +178,9 @@ func newSpecJSON(s *app.Speculative) *SpecJSON {
 		s.TPOT, s.PlainTPOT, s.Speedup, s.BreakEven, s.ExtraMemory, s.Fits}
 }
 
-func newPhaseJSON(p sim.Phase) phaseJSON {
-	return phaseJSON{p.Steps, p.Time, p.IdealTime, p.MemoryTime, p.ComputeTime, p.OverheadTime, p.Bytes, p.FLOPs, p.Intensity, string(p.Bound), p.ComputeBoundSteps}
+func newPhaseJSON(p sim.Phase, in sim.Inputs) phaseJSON {
+	return phaseJSON{p.Steps, p.Time, p.IdealTime, p.MemoryTime, p.ComputeTime, p.OverheadTime, p.Bytes, p.FLOPs, p.Intensity, string(p.Bound), p.ComputeBoundSteps,
+		string(in.Precision), in.Peak, string(in.IdealPrecision), in.IdealPeak}
 }
 
 // NewInputsJSON echoes a prediction's inputs; why says why its runtime.
@@ -176,7 +188,7 @@ func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
 	return InputsJSON{in.Model, in.Device, in.Engine, string(in.EngineKind), in.Runtime, why, in.Weights, in.KV,
 		string(in.Precision), in.Peak, in.PeakSource, in.PeakDerived, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
 		newEfficiencyJSON(in.Efficiency),
-		in.EfficiencyFrom, in.PrefillOverhead, in.DecodeOverhead,
+		in.EfficiencyFrom, in.ClassIntervals, in.PrefillOverhead, in.DecodeOverhead,
 		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold}
 }
 
@@ -191,13 +203,13 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 		LoadS: r.LoadTime,
 		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Total,
 			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil, ""},
-		Prefill:     newPhaseJSON(r.Prefill),
+		Prefill:     newPhaseJSON(r.Prefill, r.Inputs),
 		Inputs:      NewInputsJSON(r.Inputs, p.Why),
 		Warnings:    []warningJSON{},
 		Speculative: newSpecJSON(p.Speculative),
 	}
 	if r.Decode.Steps > 0 {
-		d := newPhaseJSON(r.Decode)
+		d := newPhaseJSON(r.Decode, r.Inputs)
 		j.Decode = &d
 		b := string(r.Decode.Bound)
 		j.DecodeBound = &b
@@ -359,8 +371,9 @@ func withInterval(v float64, iv *sim.Interval) string {
 func resultTable(p *app.Prediction, head string) *Table {
 	r := p.Result
 	t := NewTable(head, "EXPECTED", "IDEAL", "BOUND").Right(1, 2)
-	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B", r.Prefill.Bound, r.Prefill.Steps,
-		Count(r.Prefill.FLOPs), Count(r.Prefill.Bytes), Intensity(r.Prefill.Intensity))
+	in := r.Inputs
+	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B; ideal at %s", r.Prefill.Bound, r.Prefill.Steps,
+		Count(r.Prefill.FLOPs), Count(r.Prefill.Bytes), Intensity(r.Prefill.Intensity), IdealPeakText(in))
 	t.Add("TTFT", withInterval(r.TTFT, r.TTFTInterval), Duration(r.TTFTBound), pre)
 	if r.Decode.Steps > 0 {
 		dec := fmt.Sprintf("%s: %d steps, %s FLOP/B, KV %.0f%% → %.0f%% of bytes", r.Decode.Bound, r.Decode.Steps,
@@ -404,6 +417,23 @@ func memoryTable(r *sim.Result) *Table {
 	return t
 }
 
+// IdealPeakText is the peaks an ideal time is computed at: the fastest
+// precision the format allows on the engine, and the datasheet bandwidth.
+func IdealPeakText(in sim.Inputs) string {
+	return fmt.Sprintf("%s %s and %s", in.IdealPrecision, Ops(in.IdealPeak, in.IdealPrecision), Bandwidth(in.Bandwidth))
+}
+
+// computeText is the peak the expected times use, and the ideal's when it
+// is another.
+func computeText(in sim.Inputs, ridge float64) string {
+	s := fmt.Sprintf("%s at %s (%s), ridge %s FLOP/B", in.Precision, Ops(in.Peak, in.Precision), peakKind(in), Intensity(ridge))
+	if in.IdealPrecision != in.Precision {
+		s += fmt.Sprintf("; IDEAL at %s %s, the fastest precision %s allows on this engine (%s runs %s)",
+			in.IdealPrecision, Ops(in.IdealPeak, in.IdealPrecision), in.Weights, in.Runtime, in.Precision)
+	}
+	return s
+}
+
 // peakKind says what kind of figure the peak is: a datasheet's dense
 // peak, or one the profile derives (the reasoning is in the notes).
 func peakKind(in sim.Inputs) string {
@@ -438,6 +468,20 @@ func overheadText(in sim.Inputs) string {
 	return out
 }
 
+// ClassIntervalText says which intervals of a calibrated prediction are
+// its runtime class's, and why; "" when none is.
+func ClassIntervalText(in sim.Inputs) string {
+	var phases []string
+	for _, ph := range in.ClassIntervals {
+		phases = append(phases, map[string]string{"prefill": "TTFT", "decode": "TPOT"}[ph])
+	}
+	if len(phases) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the %s interval%s the runtime class's: the calibration has too few %s runs to measure their scatter",
+		strings.Join(phases, " and "), map[bool]string{true: " is", false: "s are"}[len(phases) == 1], strings.Join(in.ClassIntervals, " or "))
+}
+
 func predictDoc(p *app.Prediction) *Doc {
 	r := p.Result
 	in, wl := r.Inputs, r.Inputs.Workload
@@ -455,13 +499,16 @@ func predictDoc(p *app.Prediction) *Doc {
 	if !in.FlashAttention {
 		tuning += "; unfused attention: KV read once per query head"
 	}
+	if s := ClassIntervalText(in); s != "" {
+		tuning += "; " + s
+	}
 	rows := float64(wl.PassTokens())
 	text := &Doc{}
 	text.Pairs([][2]string{
 		{"runtime", in.Runtime + ": " + p.Why},
 		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
 		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, Bytes(r.Memory.Weights), in.KV)},
-		{"compute", fmt.Sprintf("%s at %s (%s), ridge %s FLOP/B", in.Precision, Ops(in.Peak, in.Precision), peakKind(in), Intensity(r.Ridge))},
+		{"compute", computeText(in, r.Ridge)},
 		{"bandwidth", Bandwidth(in.Bandwidth) + " datasheet"},
 		{"efficiency", efficiencyText(in, rows)},
 		{"from", tuning},
@@ -492,6 +539,7 @@ func predictDoc(p *app.Prediction) *Doc {
 		text.Line("%s", computeBoundLine(p.ExpectedComputeBoundBatch, r.ComputeBoundBatch, wl.LastStepContext()))
 	}
 	md := &Doc{}
+	md.Raw("", "Compute: "+computeText(in, r.Ridge)+"; bandwidth "+Bandwidth(in.Bandwidth)+" datasheet.\n\n")
 	md.Table(resultTable(p, "metric"))
 	md.Both("\n")
 	md.Table(memoryTable(r))

@@ -50,6 +50,7 @@ type reportPlan struct {
 	Configs  []PlanConfigJSON `json:"configs"`
 	Command  string           `json:"command"`
 	Feasible int              `json:"feasible_configurations"`
+	Sure     int              `json:"configurations_sure"`
 	Total    int              `json:"configurations"`
 	Best     []PlanChoiceJSON `json:"best"`
 	Limits   []PlanLimitsJSON `json:"limits"`
@@ -318,7 +319,7 @@ func (rep *report) data() *ReportJSON {
 		Workload: st.Workload, Targets: st.Targets, Notes: rep.Notes}
 	p := rep.Plan
 	sum := newPlanSummaryJSON(p, true)
-	r.Plan = reportPlan{Command: rep.cmds.plan(), Feasible: p.Meeting, Total: p.Evaluated, Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
+	r.Plan = reportPlan{Command: rep.cmds.plan(), Feasible: p.Meeting, Sure: p.Sure, Total: p.Evaluated, Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
 	// Predictions, one per planned group, are written to results.json one
 	// at a time (predictionsJSON), never all at once.
 	for _, m := range rep.Measured {

@@ -20,7 +20,7 @@ func (rep *report) answer(doc *Doc, r *ReportJSON) {
 	p := rep.Plan
 	t := p.Targets
 	if targets := rep.targetText(); targets != "" {
-		doc.Para(fmt.Sprintf("%d of %d configurations meet the targets (%s), judged %.0f%% sure.", r.Plan.Feasible, r.Plan.Total, targets, 100*t.ConfidenceLevel()))
+		doc.Para(fmt.Sprintf("Targets: %s. %s.", targets, CountSentence(p)))
 		doc.Para(fmt.Sprintf("Per device and model, the recommended configuration (ranked by %s, docs/planning.md), with the memory it needs of the usable memory. "+
 			"The verdict says by how much the tighter target is met or missed, the interval where that margin lies from the slow to the fast end of the prediction, each end %.0f%% sure (docs/accuracy.md): "+
 			"meets, even the slow end meets every target; uncertain, the interval straddles one; fails, even the fast end misses.", p.Rank.Rule(p.Tolerance), 100*t.ConfidenceLevel()))

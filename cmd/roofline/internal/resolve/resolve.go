@@ -40,8 +40,10 @@ type Resolved struct {
 	Choice *runtimes.Choice
 	// Fit is set when the cost was matched to a file's exact size.
 	Fit *model.FileFit
-	// Notes say what the user may not expect, in words.
-	Notes []string
+	// Notes say what the user may not expect, in words; Warnings what
+	// makes the answer doubtful (a model whose parameter count is not the
+	// one the runs record).
+	Notes, Warnings []string
 }
 
 // InputError is a problem with one input of a selection; Input names it
@@ -135,8 +137,12 @@ func FitNote(f model.FileFit, weights string) string {
 	for _, c := range f.Changes {
 		parts = append(parts, fmt.Sprintf("%s %s", c.Role, signedBytes(c.To-c.From)))
 	}
-	return fmt.Sprintf("matched to the file's %s (%+.2f %% from the %s recipe): the %d tensors whose type the recipe cannot be sure of, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
-		file, diff, weights, f.Tensors, f.Factor, strings.Join(parts, ", "))
+	which := fmt.Sprintf("the %d tensors whose type the recipe cannot be sure of", f.Tensors)
+	if f.Tensors == 1 {
+		which = "the one tensor whose type the recipe cannot be sure of"
+	}
+	return fmt.Sprintf("matched to the file's %s (%+.2f %% from the %s recipe): %s, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
+		file, diff, weights, which, f.Factor, strings.Join(parts, ", "))
 }
 
 func signedBytes(b float64) string {
@@ -218,6 +224,7 @@ func (c *Costs) Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runt
 func classify(err error, sel Selection) error {
 	var ue *model.UnknownError
 	if errors.As(err, &ue) {
+		err = profiles.DidYouMean(err)
 		switch ue.Kind {
 		case "runtime":
 			return &InputError{"runtime", err}

@@ -171,13 +171,19 @@ func Load(file string) (*Study, error) {
 // relative paths.
 func Parse(file string, src []byte) (*Study, error) {
 	var r raw
-	if _, err := profiles.DecodeStrict(file, src, &r, "docs/studies.md"); err != nil {
+	// Every problem of the file is reported at once: the keys it refuses
+	// (a misspelt one among them) and the values checked below.
+	_, keys, err := profiles.DecodeKeys(file, src, &r, "docs/studies.md")
+	if err != nil {
 		return nil, err
 	}
 	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
 		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Figures: r.Figures, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
 	var errs []error
+	for _, k := range keys {
+		errs = append(errs, k.FileError)
+	}
 	bad := func(key, format string, a ...any) {
 		errs = append(errs, &profiles.FileError{File: file, Line: profiles.LineOfKey(src, strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 	}

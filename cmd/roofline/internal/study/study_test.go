@@ -143,3 +143,27 @@ func TestFigures(t *testing.T) {
 		t.Errorf("max-chats: %v %+v", err, st.FigureOptions)
 	}
 }
+
+// TestStudyReportsEveryError: one unknown key hid the study's other
+// errors (the user fixed the key, ran again, and met the next one). Every
+// problem of the file now comes at once, each at its line.
+func TestStudyReportsEveryError(t *testing.T) {
+	src := `title = "x"
+devices = ["rk3588"]
+models = ["llama-3.2-1b"]
+colour = "red"
+[workload]
+prompt = -5
+[targets]
+ttft = "fast"
+`
+	_, err := Parse("bad.toml", []byte(src))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{`bad.toml:4: unknown key "colour"`, "bad.toml:6: workload.prompt must be", `bad.toml:8: targets.ttft: "fast"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q missing from:\n%v", want, err)
+		}
+	}
+}
