@@ -177,7 +177,7 @@ func Parse(file string, src []byte) (*Study, error) {
 	}
 	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
 		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Figures: r.Figures, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
-		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
+		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 0}}
 	var errs []error
 	bad := func(key, format string, a ...any) {
 		errs = append(errs, &profiles.FileError{File: file, Line: profiles.LineOfKey(src, strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
