@@ -459,8 +459,15 @@ func (c *Cost) ActivationBytes(tokens int) float64 { return float64(tokens) * c.
 // intermediate and the hidden state. For Llama-3.1-8B at 512 tokens this is
 // 286.5 MiB, against the 296 MiB compute buffer llama.cpp logs.
 func (c *Cost) ActivationPeakBytes(tokens int) float64 {
-	per := float64(c.Spec.Vocab+c.Spec.Hidden) + c.ffnWidth
-	return ScratchBytesPerValue * float64(tokens) * per
+	return c.ActivationPeakBytesLogits(tokens, tokens)
+}
+
+// ActivationPeakBytesLogits is ActivationPeakBytes for a pass that
+// computes logits for `logits` of its tokens only (vLLM and TensorRT-LLM
+// compute them at each sequence's last prompt token).
+func (c *Cost) ActivationPeakBytesLogits(tokens, logits int) float64 {
+	per := float64(c.Spec.Hidden) + c.ffnWidth
+	return ScratchBytesPerValue * (float64(tokens)*per + float64(min(logits, tokens))*float64(c.Spec.Vocab))
 }
 
 // BitsPerWeight is the file-level average: weight bytes × 8 / parameters.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/units"
@@ -27,6 +28,32 @@ type rawRule struct {
 	Source        string   `toml:"source"`
 }
 
+// rawChunk is [prefill] chunk: the tokens of a pass ("prompt": the whole
+// prompt), with what the runtime calls the setting.
+type rawChunk struct {
+	Value  any    `toml:"value"`
+	Name   string `toml:"name"`
+	Source string `toml:"source"`
+}
+
+// rawLargeChunk is [prefill] large_chunk: the chunk on devices with at
+// least `memory` whose name contains none of `except`.
+type rawLargeChunk struct {
+	Value  int64    `toml:"value"`
+	Memory string   `toml:"memory"`
+	Except []string `toml:"except"`
+	Source string   `toml:"source"`
+}
+
+// rawShare is memory_share: a share of the device's usable memory
+// (of = "usable", the default) or of what is left free for the cache
+// (of = "free").
+type rawShare struct {
+	Value  any    `toml:"value"`
+	Of     string `toml:"of"`
+	Source string `toml:"source"`
+}
+
 type rawRuntime struct {
 	Name              string   `toml:"name"`
 	Aliases           []string `toml:"aliases"`
@@ -41,17 +68,24 @@ type rawRuntime struct {
 		Formats map[string]string `toml:"formats"`
 		Source  string            `toml:"source"`
 	} `toml:"checkpoint_weights"`
-	ContinuousBatching *rawRule `toml:"continuous_batching"`
-	MemoryOverhead     *rawRule `toml:"memory_overhead"`
-	MemoryShare        *rawRule `toml:"memory_share"`
-	HostOps            *rawRule `toml:"host_ops"`
-	LayerPerUnit       *rawRule `toml:"layer_overhead_per_unit"`
+	ContinuousBatching *rawRule  `toml:"continuous_batching"`
+	MemoryOverhead     *rawRule  `toml:"memory_overhead"`
+	MemoryShare        *rawShare `toml:"memory_share"`
+	HostOps            *rawRule  `toml:"host_ops"`
+	LayerPerUnit       *rawRule  `toml:"layer_overhead_per_unit"`
 	Engine             []struct {
 		Kind     string   `toml:"kind"`
 		Backend  string   `toml:"backend"`
 		Families []string `toml:"families"`
+		Weights  []string `toml:"weights"`
 		Source   string   `toml:"source"`
 	} `toml:"engine"`
+	Prefill struct {
+		Chunk      *rawChunk      `toml:"chunk"`
+		LargeChunk *rawLargeChunk `toml:"large_chunk"`
+		Order      *rawRule       `toml:"order"`
+		Logits     *rawRule       `toml:"logits"`
+	} `toml:"prefill"`
 	Layout struct {
 		SlidingWindow *rawRule `toml:"sliding_window"`
 		WindowCache   *rawRule `toml:"window_cache"`
@@ -132,7 +166,8 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	}
 	rt := &runtimes.Runtime{Name: r.Name, Aliases: r.Aliases, Description: r.Description, References: r.References,
 		Weights: r.Weights, KV: r.KV, DefaultWeights: r.DefaultWeights, DefaultKV: r.DefaultKV,
-		MemoryShare: 1, Sources: map[string]string{}, File: file, Classes: map[string]*runtimes.Class{}}
+		MemoryShare: 1, CacheShare: 1, Sources: map[string]string{}, File: file, Classes: map[string]*runtimes.Class{},
+		Prefill: runtimes.Prefill{Chunk: runtimes.DefaultChunk, Order: runtimes.Lockstep}}
 	refs := map[string]bool{}
 	for _, ref := range r.References {
 		id := refTag.FindString(ref)
@@ -226,9 +261,15 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			}
 			backendKinds[e.Backend] = k
 		}
+		for _, w := range e.Weights {
+			if !contains(r.Weights, w) {
+				fe("engine", "[[engine]] %s weights: %s is not among the runtime's weights (%s)", key, w, strings.Join(r.Weights, ", "))
+			}
+		}
 		sourceAt(key, lineOfNth(src, "[[engine]]", ei), e.Source)
-		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend})
+		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights})
 	}
+	decodePrefill(rt, &r, fe, source)
 	if b := r.ContinuousBatching; b != nil {
 		v, ok := b.Value.(bool)
 		if !ok {
@@ -251,7 +292,14 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if !ok || !(v > 0 && v <= 1) {
 			fe("memory_share", "memory_share value must be a share in (0, 1], such as 0.9")
 		}
-		rt.MemoryShare = v
+		switch m.Of {
+		case "", "usable":
+			rt.MemoryShare = v
+		case "free":
+			rt.CacheShare = v
+		default:
+			fe("memory_share", "memory_share of must be \"usable\" (a share of the device's usable memory) or \"free\" (the KV cache's share of the memory left free), got %q", m.Of)
+		}
 		source("memory_share", m.Source)
 	}
 	if h := r.HostOps; h != nil {
@@ -422,6 +470,61 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		return rt, &RuntimeFileError{File: file, Err: errors.Join(errs...)}
 	}
 	return rt, nil
+}
+
+// decodePrefill reads [prefill]: the chunk, the larger chunk of large
+// devices, the order of a batch's prompts, the logits a pass computes.
+// A profile without it keeps llama.cpp's 512-token lockstep passes.
+func decodePrefill(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format string, a ...any), source func(key, s string)) {
+	p := r.Prefill
+	if c := p.Chunk; c != nil {
+		switch v := c.Value.(type) {
+		case int64:
+			if v < 1 || v > limits.Tokens {
+				fe("chunk", "[prefill] chunk must be a token count from 1 to %d, or \"prompt\" for the whole prompt", limits.Tokens)
+			}
+			rt.Prefill.Chunk = int(v)
+		case string:
+			if v != "prompt" {
+				fe("chunk", "[prefill] chunk must be a token count, or \"prompt\" for the whole prompt, got %q", v)
+			}
+			rt.Prefill.Chunk = runtimes.WholePrompt
+		default:
+			fe("chunk", "[prefill] chunk must be a token count, or \"prompt\" for the whole prompt")
+		}
+		rt.Prefill.Name = c.Name
+		source("prefill.chunk", c.Source)
+	}
+	if l := p.LargeChunk; l != nil {
+		if l.Value < 1 || l.Value > limits.Tokens {
+			fe("large_chunk", "[prefill] large_chunk value must be a token count from 1 to %d", limits.Tokens)
+		}
+		m, err := parseQuantity(l.Memory, units.DimBytes)
+		if err != nil || m <= 0 {
+			fe("large_chunk", "[prefill] large_chunk needs memory, the least device memory it applies to, such as \"70 GiB\"")
+		}
+		rt.Prefill.Large, rt.Prefill.LargeMemory, rt.Prefill.LargeExcept = int(l.Value), m, l.Except
+		source("prefill.large_chunk", l.Source)
+	}
+	if o := p.Order; o != nil {
+		switch o.Value {
+		case string(runtimes.Lockstep), string(runtimes.InOrder):
+			rt.Prefill.Order = runtimes.PrefillOrder(o.Value.(string))
+		default:
+			fe("order", "[prefill] order must be %q (every sequence advances alike) or %q (whole prompts one after another)", runtimes.Lockstep, runtimes.InOrder)
+		}
+		source("prefill.order", o.Source)
+	}
+	if g := p.Logits; g != nil {
+		switch g.Value {
+		case "last":
+			rt.Prefill.LastLogits = true
+		case "all":
+		default:
+			fe("logits", "[prefill] logits must be \"last\" (each sequence's last prompt token) or \"all\" (every token of a pass)")
+		}
+		source("prefill.logits", g.Source)
+	}
 }
 
 // RuntimeFileError is a runtime profile that cannot be used as written:

@@ -276,6 +276,8 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 		for _, rt := range s.list {
 			switch {
 			case !rt.Runs(d, e):
+			case named != nil && rt.RunsWeights(*named) && !rt.runsWeightsOn(d, e, *named):
+				there = append(there, fmt.Sprintf("%s does not run %s on the %s engine (it runs %s there)", rt.Name, named.Name, e.Name, strings.Join(rt.support(d, e).Weights, ", ")))
 			case named != nil && rt.RunsWeights(*named):
 				var ps []string
 				for _, p := range rt.KernelPrecisions(*named, e.Kind) {

@@ -35,6 +35,7 @@ const (
 	TopicHead       = "head"
 	TopicEmbeddings = "embeddings"
 	TopicBatching   = "batching"
+	TopicPrefill    = "prefill"
 	TopicMemory     = "memory"
 	TopicKernels    = "kernel precision"
 )
@@ -106,10 +107,11 @@ func (r *Runtime) Rules() []Rule {
 		batching = "none: requests queue, one sequence at a time"
 	}
 	add("continuous_batching", TopicBatching, batching)
-	add("memory_overhead", TopicMemory, units.FormatBytes(r.MemoryOverhead, units.Binary)+" beyond weights, KV cache and activations")
-	if _, ok := r.Sources["memory_share"]; ok {
-		add("memory_share", TopicMemory, fmt.Sprintf("%.0f %% of usable memory", 100*r.MemoryShare))
+	for _, p := range r.prefillRules() {
+		add(p.Key, TopicPrefill, p.Value)
 	}
+	add("memory_overhead", TopicMemory, units.FormatBytes(r.MemoryOverhead, units.Binary)+" beyond weights, KV cache and activations")
+	add("memory_share", TopicMemory, r.memoryText())
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))
 		for j, p := range k.Compute {
@@ -118,6 +120,52 @@ func (r *Runtime) Rules() []Rule {
 		add(fmt.Sprintf("kernel.%d", i), TopicKernels, fmt.Sprintf("%s on %s: %s", strings.Join(k.Formats, ", "), k.Kind, strings.Join(ps, " > ")))
 	}
 	return out
+}
+
+// prefillRules are the runtime's prefill defaults in words.
+func (r *Runtime) prefillRules() []Rule {
+	p := r.Prefill
+	name := ""
+	if p.Name != "" {
+		name = " (" + p.Name + ")"
+	}
+	chunk := fmt.Sprintf("%d tokens per pass%s", p.Chunk, name)
+	if p.Chunk == WholePrompt {
+		chunk = "the whole prompt in one pass"
+	}
+	out := []Rule{{Key: "prefill.chunk", Value: chunk}}
+	if p.Large > 0 {
+		v := fmt.Sprintf("%d tokens per pass on a device of %s or more", p.Large, units.FormatBytes(p.LargeMemory, units.Binary))
+		if len(p.LargeExcept) > 0 {
+			v += " not named " + strings.Join(p.LargeExcept, " or ")
+		}
+		out = append(out, Rule{Key: "prefill.large_chunk", Value: v})
+	}
+	order := "lockstep: every sequence of a batch advances chunk ÷ batch tokens per pass"
+	if r.Order() == InOrder {
+		order = "whole prompts one after another, as many as fit a pass; a longer prompt alone, in chunks"
+	}
+	out = append(out, Rule{Key: "prefill.order", Value: order})
+	logits := "logits reserved for every token of a pass"
+	if p.LastLogits {
+		logits = "logits for each sequence's last prompt token only"
+	}
+	return append(out, Rule{Key: "prefill.logits", Value: logits})
+}
+
+// memoryText is the runtime's memory rule in words.
+func (r *Runtime) memoryText() string {
+	switch r.Memory() {
+	case MemoryOfDevice:
+		return fmt.Sprintf("weights, activations, its own memory and the KV cache share %.0f %% of usable memory", 100*r.MemoryShare)
+	case MemoryOfFree:
+		v := fmt.Sprintf("the KV cache gets %.0f %% of the memory the weights, activations and its own memory leave free; the rest stays unallocated", 100*r.CacheFraction())
+		if r.MemoryShare < 1 {
+			v += fmt.Sprintf(" (of %.0f %% of usable memory)", 100*r.MemoryShare)
+		}
+		return v
+	}
+	return "allocates what the configuration needs: the KV cache for the context asked, all of usable memory available"
 }
 
 // ClassLabels lists the classes the runtime's efficiency comes from, in

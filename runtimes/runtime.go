@@ -68,6 +68,16 @@ type Runtime struct {
 	// MemoryShare is the share of the device's usable memory it lets a
 	// model use (vLLM's gpu_memory_utilization), in (0, 1].
 	MemoryShare float64
+	// CacheShare is the share of the memory left free by the weights,
+	// the activations and its own memory that its KV cache may take
+	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), in (0, 1]; 1 when
+	// the cache may take all of it (MemoryShare bounds the rest).
+	CacheShare float64
+
+	// Prefill is how it feeds prompts to the engine by default: the
+	// tokens of a pass, how a batch's prompts share passes, which logits
+	// a pass computes.
+	Prefill Prefill
 
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published
@@ -111,6 +121,9 @@ type Support struct {
 	// between backends, so a backend measured on enough devices carries a
 	// class of its own. "" when the runtime names none.
 	Backend string
+	// Weights, when set, are the only weight formats it runs on these
+	// engines (MLX's CUDA backend has no products for MXFP4 prompts).
+	Weights []string
 }
 
 // Kernel is the precision a runtime's matrix products run at for some
@@ -151,20 +164,34 @@ const IntervalLevel = 0.80
 
 // Runs reports whether the runtime runs on engine e of device d.
 func (r *Runtime) Runs(d *hardware.Device, e *hardware.Engine) bool {
-	for _, s := range r.Engines {
-		if s.Kind != e.Kind {
-			continue
-		}
-		if len(s.Families) == 0 || slices.Contains(s.Families, d.Family) {
-			return true
+	return r.support(d, e) != nil
+}
+
+// support is the first of the runtime's engines that covers engine e of
+// device d, nil when none does.
+func (r *Runtime) support(d *hardware.Device, e *hardware.Engine) *Support {
+	for i := range r.Engines {
+		s := &r.Engines[i]
+		if s.Kind == e.Kind && (len(s.Families) == 0 || slices.Contains(s.Families, d.Family)) {
+			return s
 		}
 	}
-	return false
+	return nil
+}
+
+// runsWeightsOn reports whether the engines of the runtime that cover
+// engine e of device d run weight format w (every format the runtime
+// runs, unless they list their own).
+func (r *Runtime) runsWeightsOn(d *hardware.Device, e *hardware.Engine, w model.WeightFormat) bool {
+	s := r.support(d, e)
+	return s == nil || len(s.Weights) == 0 || runsName(s.Weights, w)
 }
 
 // RunsWeights reports whether the runtime runs weight format w.
-func (r *Runtime) RunsWeights(w model.WeightFormat) bool {
-	for _, n := range r.Weights {
+func (r *Runtime) RunsWeights(w model.WeightFormat) bool { return runsName(r.Weights, w) }
+
+func runsName(names []string, w model.WeightFormat) bool {
+	for _, n := range names {
 		if n == w.Name || (n == GGUF && w.IsGGUF()) {
 			return true
 		}
@@ -263,10 +290,8 @@ func (r *Runtime) Class(k hardware.Kind) *Class {
 // Backend is the backend the runtime runs engine e of device d with; ""
 // when its profile names none.
 func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
-	for _, s := range r.Engines {
-		if s.Kind == e.Kind && (len(s.Families) == 0 || slices.Contains(s.Families, d.Family)) {
-			return s.Backend
-		}
+	if s := r.support(d, e); s != nil {
+		return s.Backend
 	}
 	return ""
 }
@@ -355,6 +380,14 @@ func (r *Runtime) Check(d *hardware.Device, e *hardware.Engine, w model.WeightFo
 	if !r.RunsWeights(w) {
 		return &UnsupportedError{Runtime: r.Name, What: "weight format " + w.Name, Hint: "it runs " + strings.Join(r.Weights, ", ")}
 	}
+	if s := r.support(d, e); !r.runsWeightsOn(d, e, w) {
+		on := string(e.Kind)
+		if s.Backend != "" {
+			on = s.Backend
+		}
+		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("weight format %s on %s (%s)", w.Name, d.Name, on),
+			Hint: "there it runs " + strings.Join(s.Weights, ", ")}
+	}
 	if kv != "" && !r.RunsKV(kv) {
 		return &UnsupportedError{Runtime: r.Name, What: "KV format " + kv, Hint: "it runs " + strings.Join(r.KV, ", ")}
 	}
@@ -409,6 +442,12 @@ func (r *Runtime) Validate() error {
 	}
 	if r.MemoryShare <= 0 || r.MemoryShare > 1 || math.IsNaN(r.MemoryShare) {
 		errs = append(errs, fmt.Sprintf("memory_share must be in (0, 1], got %g", r.MemoryShare))
+	}
+	if r.CacheShare <= 0 || r.CacheShare > 1 || math.IsNaN(r.CacheShare) {
+		errs = append(errs, fmt.Sprintf("the cache's share of free memory must be in (0, 1], got %g", r.CacheShare))
+	}
+	if p := r.Prefill; p.Chunk < 0 || p.Large < 0 || (p.Order != Lockstep && p.Order != InOrder) {
+		errs = append(errs, fmt.Sprintf("prefill: chunk %d, large %d and order %q must be whole token counts ≥ 0 and %q or %q", p.Chunk, p.Large, p.Order, Lockstep, InOrder))
 	}
 	if r.MemoryOverhead < 0 || math.IsNaN(r.MemoryOverhead) || math.IsInf(r.MemoryOverhead, 0) {
 		errs = append(errs, fmt.Sprintf("memory_overhead must not be negative, got %g", r.MemoryOverhead))

@@ -42,7 +42,7 @@ type Conversation struct {
 	System int
 	User   int
 	Reply  int
-	UBatch int // tokens per prefill pass
+	UBatch int // tokens per prefill pass; 0: the runtime's (Setup.Chunk)
 }
 
 // Validate rejects impossible conversations with a *FieldError naming the
@@ -58,8 +58,8 @@ func (c Conversation) Validate() error {
 		return &FieldError{"User", fmt.Sprintf("must be 1 … %d tokens, got %d", most, c.User)}
 	case c.Reply < 1 || c.Reply > most:
 		return &FieldError{"Reply", fmt.Sprintf("must be 1 … %d tokens, got %d", most, c.Reply)}
-	case c.UBatch < 1:
-		return &FieldError{"UBatch", fmt.Sprintf("must be at least 1 token, got %d", c.UBatch)}
+	case c.UBatch < 0:
+		return &FieldError{"UBatch", fmt.Sprintf("must not be negative (0: the runtime's default), got %d", c.UBatch)}
 	}
 	return nil
 }
@@ -215,6 +215,7 @@ func LimitCauseText(cause string) string {
 // sequence, which adds their KV reads and FLOPs to the pass and their
 // tokens to the weights it streams. With no others it is TTFT exactly.
 func (s *Setup) JoinTTFT(prompt, depth, others, otherCtx, ubatch int) float64 {
+	ubatch = s.Chunk(ubatch, prompt+others)
 	if others <= 0 {
 		return s.TTFT(prompt, depth, 1, ubatch)
 	}

@@ -8,10 +8,15 @@ type Memory struct {
 	KV          float64 // the KV cache the runtime holds
 	Activations float64 // the peak of a prefill pass's scratch buffers
 	Overhead    float64 // the runtime's own
-	Total       float64
-	Usable      float64
-	Fits        bool
-	Headroom    float64 // Usable − Total; negative when it does not fit
+	// Reserve is the free memory the runtime leaves unallocated beside
+	// its KV cache: a cache that takes a share f of the memory left free
+	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction) needs KV / f of it,
+	// so (1/f − 1)·KV more than the cache itself; 0 for other runtimes.
+	Reserve  float64
+	Total    float64
+	Usable   float64
+	Fits     bool
+	Headroom float64 // Usable − Total; negative when it does not fit
 	// MaxContext is the longest context per sequence that fits at this
 	// batch, capped at the model's own maximum (max_position_embeddings):
 	// no runtime runs a model beyond it. -1 only for a model that states
@@ -20,6 +25,8 @@ type Memory struct {
 	// ContextBound says what bounds MaxContext: "memory", or "model" when
 	// the model's maximum is reached first.
 	ContextBound string
+	// cacheShare is Inputs.CacheShare, which Reserve follows.
+	cacheShare float64
 }
 
 // Context bounds of Memory.ContextBound.
@@ -29,11 +36,13 @@ const (
 )
 
 // Memory is the one memory rule: for `batch` sequences of ctx tokens each
-// with prefill passes of ubatch tokens, the weights resident on the
-// device, the KV cache as the runtime holds it (sliding layers hold their
-// window cache), the peak activations of a pass, and the runtime's
-// overhead, against the memory the runtime lets the model use.
+// with prefill passes of ubatch tokens (0: the runtime's, Setup.Chunk),
+// the weights resident on the device, the KV cache as the runtime holds
+// it (sliding layers hold their window cache), the peak activations of a
+// pass, the runtime's overhead, and what the runtime leaves free beside
+// its cache, against the memory the runtime lets the model use.
 func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
+	ubatch = s.Chunk(ubatch, ctx*s.resident(batch))
 	mem := s.need(ctx, batch, ubatch)
 	mem.Usable = s.Usable()
 	mem.Fits = mem.Total <= mem.Usable
@@ -53,7 +62,9 @@ func (s *Setup) modelBound(memory int) (int, string) {
 }
 
 // MemoryNeed is Memory's total.
-func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 { return s.need(ctx, batch, ubatch).Total }
+func (s *Setup) MemoryNeed(ctx, batch, ubatch int) float64 {
+	return s.need(ctx, batch, s.Chunk(ubatch, ctx*s.resident(batch))).Total
+}
 
 // need is the one account of what a setup needs: what does not depend on
 // the context (fixed), and the KV cache of the sequences it holds.
@@ -61,6 +72,7 @@ func (s *Setup) need(ctx, batch, ubatch int) Memory {
 	ubatch = s.passUBatch(ctx, batch, ubatch)
 	mem := s.fixed(batch, ubatch)
 	mem.KV = s.kvHeld(ctx, batch, ubatch)
+	mem.Reserve = mem.reserveFor(mem.KV)
 	mem.Total = mem.totalWith(mem.KV)
 	return mem
 }
@@ -71,19 +83,35 @@ func (s *Setup) kvHeld(ctx, batch, ubatch int) float64 {
 }
 
 // totalWith is the total of the fixed memory m (Setup.fixed) with kv
-// bytes of KV cache: a planner computes the fixed part once per batch.
+// bytes of KV cache and the free memory left beside it: a planner
+// computes the fixed part once per batch.
 func (m *Memory) totalWith(kv float64) float64 {
-	return m.Weights + kv + m.Activations + m.Overhead
+	return m.Weights + kv + m.reserveFor(kv) + m.Activations + m.Overhead
+}
+
+// reserveFor is the free memory the runtime leaves beside kv bytes of
+// cache (Memory.Reserve).
+func (m *Memory) reserveFor(kv float64) float64 {
+	if m.cacheShare <= 0 || m.cacheShare >= 1 {
+		return 0
+	}
+	return kv * (1/m.cacheShare - 1)
 }
 
 // fixed is the memory whatever the context: the weights resident on the
 // device, the peak activations of a full pass, the runtime's overhead.
 func (s *Setup) fixed(batch, ubatch int) Memory {
 	m := s.Model
+	seqs := s.resident(batch)
+	tokens, logits := passTokens(seqs, ubatch), passTokens(seqs, ubatch)
+	if s.Inputs.LastLogits {
+		logits = seqs
+	}
 	return Memory{
 		Weights:     m.ResidentWeightBytes(s.Device.Unified),
-		Activations: m.ActivationPeakBytes(passTokens(s.resident(batch), ubatch)),
+		Activations: m.ActivationPeakBytesLogits(tokens, logits),
 		Overhead:    s.Inputs.Overhead,
+		cacheShare:  s.Inputs.CacheShare,
 	}
 }
 
@@ -115,7 +143,11 @@ func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
 // maxContextWith is maxContext with the fixed memory f (Setup.fixed) of
 // the batch already worked out.
 func (s *Setup) maxContextWith(f *Memory, usable float64, batch, ubatch int) int {
-	return s.Model.MaxContext((usable-(f.Weights+f.Activations+f.Overhead))/float64(s.resident(batch)), ubatch)
+	free := usable - (f.Weights + f.Activations + f.Overhead)
+	if f.cacheShare > 0 && f.cacheShare < 1 && free > 0 {
+		free *= f.cacheShare // the cache's share of what is left (Memory.Reserve)
+	}
+	return s.Model.MaxContext(free/float64(s.resident(batch)), ubatch)
 }
 
 // resident is how many sequences hold a KV cache at once: the batch under

@@ -32,21 +32,38 @@ type phases struct {
 	// (continuous batching, Setup.JoinTTFT), each attending otherCtx keys.
 	others   int
 	otherCtx int
+
+	// group is the sequences whose prompts go through the prefill's
+	// passes (a group's passes) together: the batch in lockstep; under a
+	// runtime that takes whole prompts in order, as many as a pass holds
+	// (one, in chunks, when a prompt outgrows it). groups alike run one
+	// after another, then rest, a smaller last group (nil when none).
+	group, groups int
+	rest          *phases
+	inOrder       bool
 }
 
 func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
-	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention}
+	return newPhasesIn(m, w, flashAttention, false)
+}
+
+// newPhasesIn is newPhases with the batch's prompts in lockstep, or
+// (inOrder) whole, one group of them after another (groupPrompts).
+func newPhasesIn(m *model.Cost, w Workload, flashAttention, inOrder bool) phases {
+	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention, inOrder: inOrder, group: w.Batch, groups: 1}
 	if !flashAttention {
 		p.kvReads = float64(m.Spec.GQAGroup())
 	}
 	p.perSeq = max(1, w.UBatch/w.Batch)
-	B := w.Batch
+	if inOrder && w.Prompt > 0 {
+		p.groupPrompts(flashAttention)
+	}
 	if w.Prompt > 0 {
-		p.full = prefillMatmuls(m, B*p.perSeq, 0)
+		p.full = prefillMatmuls(m, p.group*p.perSeq, 0)
 	}
 	p.setPrompt(w.Prompt)
 	if w.Output > 1 {
-		p.step = m.Matmuls(B, B)
+		p.step = m.Matmuls(w.Batch, w.Batch)
 	}
 	return p
 }
@@ -59,7 +76,7 @@ func (p *phases) setPrompt(prompt int) {
 	p.last = prompt - (p.passes-1)*p.perSeq
 	p.lastMM = model.Matmuls{}
 	if prompt > 0 {
-		p.lastMM = prefillMatmuls(p.m, p.w.Batch*p.last, p.w.Batch)
+		p.lastMM = prefillMatmuls(p.m, p.group*p.last, p.group)
 	}
 }
 
@@ -78,7 +95,7 @@ func stepPhases(m *model.Cost, batch int, flashAttention bool) phases {
 // tokens join the pass's rows and need logits, their KV caches are read.
 func (p *phases) withOthers(others, otherCtx int) {
 	p.others, p.otherCtx = others, otherCtx
-	B := p.w.Batch
+	B := p.group
 	p.full = prefillMatmuls(p.m, B*p.perSeq+others, others)
 	p.lastMM = prefillMatmuls(p.m, B*p.last+others, B+others)
 }
@@ -157,18 +174,32 @@ type prefillPricing struct {
 	r *rates
 	// The matrix products of a full pass and of the last.
 	fullCost, lastCost unitCost
+	// rest prices the phases' smaller last group (nil when none).
+	rest *prefillPricing
 }
 
 // prefillAt prices the prefill at rates r; withOthers must come first.
 func (p *phases) prefillAt(r *rates) prefillPricing {
 	pp := prefillPricing{phases: p, r: r, fullCost: matmulCost(&p.full, r)}
 	pp.priceLast()
+	if p.rest != nil {
+		rp := p.rest.prefillAt(r)
+		pp.rest = &rp
+	}
 	return pp
 }
 
 // setPrompt prices a prompt of another length: only its last pass's
-// products need pricing again.
+// products need pricing again, unless whole prompts share passes, whose
+// groups the length decides.
 func (pp *prefillPricing) setPrompt(prompt int) {
+	if pp.inOrder {
+		w := pp.w
+		w.Prompt = prompt
+		p := newPhasesIn(pp.m, w, !pp.unfused, true)
+		*pp = p.prefillAt(pp.r)
+		return
+	}
 	pp.phases.setPrompt(prompt)
 	pp.priceLast()
 }
@@ -195,7 +226,7 @@ func (pp *prefillPricing) lastPass() attnTerms {
 // decoding alongside.
 func (pp *prefillPricing) pass(s, n int, mm *unitCost) attnTerms {
 	p := pp.phases
-	B := float64(p.w.Batch)
+	B := float64(p.group)
 	bytes := B * p.kvRead(s+n)
 	if p.unfused {
 		bytes += B * p.m.ScoreBytesPrefill(s, n)
@@ -257,10 +288,15 @@ func (p *phases) decodeAttnBytes(ctx int) float64 {
 func (p *phases) firstStep() int { return p.w.Depth + p.w.Prompt + 1 }
 func (p *phases) lastStep() int  { return p.w.Depth + p.w.Prompt + p.w.Output - 1 }
 
-// sum is the prefill's passes.
+// sum is the prefill's passes: a group's, times the groups alike, and
+// the smaller last group's.
 func (pp *prefillPricing) sum() sums {
 	s := pp.fullPasses()
 	s.add(pp.r.base(&pp.lastCost).sumsWith(pp.lastPass()))
+	s.scale(pp.groups)
+	if pp.rest != nil {
+		s.add(pp.rest.sum())
+	}
 	return s
 }
 

@@ -178,12 +178,13 @@ func (s *Setup) Evaluator(prompt, output, ubatch int, t Targets) *Evaluator {
 // appending to out. The batch's passes and steps are priced once: the
 // matrix products and the memory that does not grow with the context.
 func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
-	s, t, prompt, output, ubatch := e.s, e.t, e.prompt, e.output, e.ubatch
+	s, t, prompt, output := e.s, e.t, e.prompt, e.output
 	usable, pLo, pHi, dLo, dHi := e.usable, e.pLo, e.pHi, e.dLo, e.dHi
 	seqs := s.resident(batch)
+	ubatch := s.Chunk(e.ubatch, seqs*prompt)
 	// The prefill of the prompt and a decode step of the batch: Output 2
 	// prices the step's matrix products beside the prefill's.
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 2, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
+	p := s.phasesFor(Workload{Prompt: prompt, Output: 2, Batch: seqs, UBatch: ubatch})
 	prefill, decode := p.prefillAt(&s.rates.prefill), p.decodeAt(&s.rates.decode)
 	fixed := s.fixed(batch, ubatch)
 	for _, ctx := range contexts {
@@ -246,6 +247,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targets) Limits {
 	l := Limits{Batch: batch, MaxContextTPOT: -1, MaxPromptTTFT: -1}
 	usable := t.Usable(s)
+	ubatch = s.Chunk(ubatch, MaxTokens) // a whole-prompt runtime's pass: all of it
 	l.MaxContextFit = s.maxContext(usable, batch, ubatch)
 	if l.MaxContextFit > MaxPlanTokens {
 		l.MaxContextFit = MaxPlanTokens
@@ -266,7 +268,7 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 		// A prompt longer than what fits is moot.
 		// A prefill of the batch, priced once for the search but for its
 		// last pass (as TTFT, with no history).
-		p := newPhases(s.Model, Workload{Prompt: 1, Output: 1, Batch: seqs, UBatch: ubatch}, s.Inputs.FlashAttention)
+		p := s.phasesFor(Workload{Prompt: 1, Output: 1, Batch: seqs, UBatch: ubatch})
 		prefill := p.prefillAt(&s.rates.prefill)
 		l.MaxPromptTTFT = largest(upper, func(n int) bool {
 			prefill.setPrompt(n)
@@ -282,6 +284,7 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 // bytes: 1 at most for a runtime that does not batch (one sequence at a
 // time, however many wait).
 func (s *Setup) maxFit(ctx, ubatch int, usable float64) int {
+	ubatch = s.Chunk(ubatch, MaxTokens)
 	hi := MaxPlanTokens
 	if !s.Inputs.ContinuousBatching {
 		hi = 1

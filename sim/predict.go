@@ -64,6 +64,10 @@ type Result struct {
 	TPOTBound float64 // ideal TPOT
 	E2EBound  float64 // ideal E2E
 
+	// PrefillRows is the rows of the prompt's largest prefill pass as
+	// the runtime lays the batch out: what its products' efficiency sees.
+	PrefillRows int
+
 	PrefillTokensPerS    float64 // B·P / TTFT
 	DecodeTokensPerS     float64 // per sequence, 1 / TPOT
 	ThroughputTokensPerS float64 // aggregate decode: B / TPOT, or 1 / TPOT when requests queue
@@ -100,6 +104,22 @@ type Result struct {
 	KVShareLast  float64 // the same in the last step
 }
 
+// Then is phase p followed by phase o (an e2e request's prefill, then its
+// decode): times, bytes, FLOPs and steps add; the bound is the terms that
+// dominate the sum.
+func (p Phase) Then(o Phase) Phase {
+	q := Phase{Steps: p.Steps + o.Steps, Time: p.Time + o.Time, IdealTime: p.IdealTime + o.IdealTime,
+		MemoryTime: p.MemoryTime + o.MemoryTime, ComputeTime: p.ComputeTime + o.ComputeTime, OverheadTime: p.OverheadTime + o.OverheadTime,
+		Bytes: p.Bytes + o.Bytes, FLOPs: p.FLOPs + o.FLOPs, ComputeBoundSteps: p.ComputeBoundSteps + o.ComputeBoundSteps, Bound: MemoryBound}
+	if q.Bytes > 0 {
+		q.Intensity = q.FLOPs / q.Bytes
+	}
+	if q.ComputeTime > q.MemoryTime {
+		q.Bound = ComputeBound
+	}
+	return q
+}
+
 // phaseOf turns expected and ideal sums into a Phase.
 func phaseOf(steps int, exp, ideal sums, overhead, bw, peak float64) Phase {
 	ph := Phase{
@@ -124,15 +144,26 @@ func phaseOf(steps int, exp, ideal sums, overhead, bw, peak float64) Phase {
 }
 
 // Prefill prices processing `prompt` new tokens per sequence for `batch`
-// sequences on top of `depth` cached tokens, in passes of `ubatch` tokens.
+// sequences on top of `depth` cached tokens, in passes of `ubatch` tokens
+// (0: the runtime's, Setup.Chunk) laid out as the runtime takes a batch's
+// prompts. Its ideal time is the prefill in one pass: no setting of any
+// runtime takes fewer.
 func (s *Setup) Prefill(prompt, depth, batch, ubatch int) Phase {
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}, s.Inputs.FlashAttention)
+	p := s.phasesFor(Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: s.Chunk(ubatch, batch*prompt)})
 	return s.prefillPhase(&p)
 }
 
+// prefillPhase prices p's prefill: expected time, bytes and FLOPs in p's
+// passes, the ideal time in one (onePass).
 func (s *Setup) prefillPhase(p *phases) Phase {
 	exp, ideal := p.prefillAt(&s.rates.prefill), p.prefillAt(&s.rates.ideal)
-	return phaseOf(p.passes, exp.sum(), ideal.sum(), s.Inputs.PrefillOverhead, ideal.r.bw, ideal.r.peak)
+	ph := phaseOf(p.prefillPasses(), exp.sum(), ideal.sum(), s.Inputs.PrefillOverhead, ideal.r.bw, ideal.r.peak)
+	if ph.Steps > 1 { // already one pass: its ideal is the one-pass ideal
+		one := s.onePass(p.w)
+		op := one.prefillAt(&s.rates.ideal)
+		ph.IdealTime = op.sum().time
+	}
+	return ph
 }
 
 // Decode prices `steps` decode steps of `batch` sequences whose queries
@@ -161,7 +192,7 @@ func (s *Setup) decodePhaseAt(p *phases) (Phase, decodePricing) {
 // of `depth` cached ones for `batch` sequences in passes of `ubatch`
 // tokens.
 func (s *Setup) TTFT(prompt, depth, batch, ubatch int) float64 {
-	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}, s.Inputs.FlashAttention)
+	p := s.phasesFor(Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: s.Chunk(ubatch, batch*prompt)})
 	return s.ttft(&p)
 }
 
@@ -180,19 +211,29 @@ func (s *Setup) ITL(ctx, batch int) float64 {
 	return dp.time(ctx)
 }
 
-// Predict prices workload w.
+// Predict prices workload w; a workload without UBatch has the runtime's
+// passes (Setup.Chunk), and the result says which (Inputs.UBatchFrom).
 func (s *Setup) Predict(w Workload) (*Result, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
+	from := "given"
+	if w.UBatch == 0 {
+		whole := w.Batch * w.Prompt
+		if !s.Inputs.ContinuousBatching {
+			whole = w.Prompt // the sequences run one after another
+		}
+		w.UBatch, from = s.Chunk(0, whole), s.Inputs.ChunkFrom
+	}
 	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
-		return s.predictQueued(w)
+		return s.predictQueued(w, from)
 	}
 	r := &Result{Inputs: s.Inputs}
 	in := &r.Inputs
-	in.Workload = w
+	in.Workload, in.UBatchFrom = w, from
 	r.Ridge = in.Peak / in.Bandwidth
-	p := newPhases(s.Model, w, in.FlashAttention)
+	p := s.phasesFor(w)
+	r.PrefillRows = p.passRows()
 
 	r.Prefill = s.prefillPhase(&p)
 	r.TTFT = r.Prefill.Time
@@ -234,7 +275,7 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 
 // predictQueued prices a batch under a runtime that does not batch: each
 // sequence alone, one after another.
-func (s *Setup) predictQueued(w Workload) (*Result, error) {
+func (s *Setup) predictQueued(w Workload, from string) (*Result, error) {
 	one := w
 	one.Batch = 1
 	r, err := s.Predict(one)
@@ -242,7 +283,7 @@ func (s *Setup) predictQueued(w Workload) (*Result, error) {
 		return nil, err
 	}
 	B := float64(w.Batch)
-	r.Inputs.Workload = w
+	r.Inputs.Workload, r.Inputs.UBatchFrom = w, from
 	r.Queued = true
 	r.LastTTFT = (B-1)*r.E2E + r.TTFT
 	r.LastE2E = B * r.E2E

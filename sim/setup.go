@@ -116,8 +116,26 @@ type Inputs struct {
 	StorageBandwidth   float64
 	Overhead           float64 // runtime memory, B
 	Usable             float64 // memory the model may use, B
-	Workload           Workload
-	Cold               bool
+	// CacheShare is the share of the memory the weights, activations and
+	// the runtime's own memory leave free that the KV cache may take
+	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction); 1 for runtimes
+	// whose cache may take all of it.
+	CacheShare float64
+	// Chunk is the runtime's default tokens per prefill pass on this
+	// device (0: each prompt in one pass), ChunkFrom why.
+	Chunk     int
+	ChunkFrom string
+	// PrefillOrder is how the runtime's prefill passes take a batch's
+	// prompts: in lockstep, or whole in order.
+	PrefillOrder runtimes.PrefillOrder
+	// LastLogits is true when a prefill pass computes logits for each
+	// sequence's last prompt token only.
+	LastLogits bool
+	// UBatchFrom says where the workload's tokens per pass come from:
+	// given, or the runtime's default (ChunkFrom).
+	UBatchFrom string
+	Workload   Workload
+	Cold       bool
 }
 
 // NewSetup resolves model m on engine e of device d under runtime rt.
@@ -142,7 +160,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
+		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
 	}
+	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
 	}

@@ -192,6 +192,14 @@ func TestHandComputed(t *testing.T) {
 // and the classes added, at the efficiency e (the zero efficiency prices
 // the ideal bound: all bytes and FLOPs of a pass at 100 % of peak).
 func loopPredict(m *model.Cost, d *hardware.Device, w sim.Workload, e hardware.Efficiency, peak float64, ideal bool) (ttft, e2e float64) {
+	return loopPredictOrder(m, d, w, e, peak, ideal, false)
+}
+
+// loopPredictOrder is loopPredict with the prefill's prompts in lockstep,
+// or (inOrder) whole, as many as a pass of UBatch tokens holds, one group
+// after another, a prompt longer than the pass alone in passes of UBatch
+// tokens.
+func loopPredictOrder(m *model.Cost, d *hardware.Device, w sim.Workload, e hardware.Efficiency, peak float64, ideal, inOrder bool) (ttft, e2e float64) {
 	bw := d.Bandwidth * e.Bandwidth
 	if ideal {
 		bw = d.Bandwidth
@@ -213,18 +221,34 @@ func loopPredict(m *model.Cost, d *hardware.Device, w sim.Workload, e hardware.E
 		}
 		return t
 	}
+	// groups are the sequences whose prompts share passes.
+	groups := []int{w.Batch}
 	u := max(1, w.UBatch/w.Batch)
-	for done := 0; done < w.Prompt; done += u {
-		n := min(u, w.Prompt-done)
-		last := done+n == w.Prompt
-		s := w.Depth + done
-		logits := 0
-		if last {
-			logits = w.Batch
+	switch {
+	case ideal:
+		u = w.Prompt // the ideal prefill is one pass: no setting takes fewer
+	case inOrder:
+		g := min(w.Batch, max(1, w.UBatch/w.Prompt))
+		groups = nil
+		for left := w.Batch; left > 0; left -= g {
+			groups = append(groups, min(g, left))
 		}
-		mm := m.Matmuls(w.Batch*n, logits)
-		mm.DenseBytes += m.ActivationBytes(w.Batch * n)
-		ttft += unit(mm, B*m.KVBytes(s+n), B*m.AttentionPrefillFLOPs(s, n), e.PrefillOverhead(float64(m.Spec.Layers)))
+		u = min(w.Prompt, w.UBatch)
+	}
+	for _, g := range groups {
+		G := float64(g)
+		for done := 0; done < w.Prompt; done += u {
+			n := min(u, w.Prompt-done)
+			last := done+n == w.Prompt
+			s := w.Depth + done
+			logits := 0
+			if last {
+				logits = g
+			}
+			mm := m.Matmuls(g*n, logits)
+			mm.DenseBytes += m.ActivationBytes(g * n)
+			ttft += unit(mm, G*m.KVBytes(s+n), G*m.AttentionPrefillFLOPs(s, n), e.PrefillOverhead(float64(m.Spec.Layers)))
+		}
 	}
 	e2e = ttft
 	for i := 1; i < w.Output; i++ {
@@ -384,7 +408,7 @@ func TestErrors(t *testing.T) {
 		{sim.Workload{Prompt: 1, Output: 0, Batch: 1, UBatch: 512}, "Output"},
 		{sim.Workload{Prompt: 1, Output: 1, Batch: 0, UBatch: 512}, "Batch"},
 		{sim.Workload{Prompt: 1, Output: 1, Batch: 1, Depth: -1, UBatch: 512}, "Depth"},
-		{sim.Workload{Prompt: 1, Output: 1, Batch: 1, UBatch: 0}, "UBatch"},
+		{sim.Workload{Prompt: 1, Output: 1, Batch: 1, UBatch: -1}, "UBatch"},
 		{sim.Workload{Prompt: sim.MaxTokens + 1, Output: 1, Batch: 1, UBatch: 1}, "Prompt"},
 	}
 	for _, c := range bad {

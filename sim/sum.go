@@ -50,6 +50,15 @@ func (s *sums) add(o sums) {
 	s.computeBound += o.computeBound
 }
 
+// scale is n runs of s one after another.
+func (s *sums) scale(n int) {
+	f := float64(n)
+	s.time *= f
+	s.memory *= f
+	s.compute *= f
+	s.computeBound *= n
+}
+
 // sumsWith is the sums of the one unit u.with(a).
 func (u *unitCost) sumsWith(a attnTerms) sums {
 	s := sums{time: u.timeWith(a), memory: u.fm + a.am, compute: u.fc + a.ac}

@@ -12,11 +12,15 @@ type Workload struct {
 	Output int // G: tokens generated per sequence, the first by the prefill, ≥ 1
 	Batch  int // B: concurrent sequences, ≥ 1
 	Depth  int // D: tokens already cached per sequence (a prefix or earlier turns), ≥ 0
-	UBatch int // U: tokens per prefill pass across the batch (llama.cpp n_ubatch), ≥ 1
+	// U: tokens per prefill pass across the batch (llama.cpp n_ubatch,
+	// vLLM max_num_batched_tokens, TensorRT-LLM max_num_tokens); 0 for
+	// the runtime's default on the device (Setup.Chunk).
+	UBatch int
 }
 
-// DefaultWorkload is the workload of `roofline predict` without flags.
-var DefaultWorkload = Workload{Prompt: 512, Output: 128, Batch: 1, Depth: 0, UBatch: 512}
+// DefaultWorkload is the workload of `roofline predict` without flags:
+// the prefill in the runtime's own passes.
+var DefaultWorkload = Workload{Prompt: 512, Output: 128, Batch: 1, Depth: 0, UBatch: 0}
 
 // MaxTokens bounds every token count and batch of a workload.
 const MaxTokens = limits.Tokens
@@ -48,14 +52,15 @@ var workloadFields = [...]struct {
 	name string
 	min  int
 	unit string
-}{{"Prompt", 1, "token"}, {"Output", 1, "token"}, {"Batch", 1, "sequence"}, {"Depth", 0, "token"}, {"UBatch", 1, "token"}}
+}{{"Prompt", 1, "token"}, {"Output", 1, "token"}, {"Batch", 1, "sequence"}, {"Depth", 0, "token"}, {"UBatch", 0, "token"}}
 
 func (w Workload) values() [len(workloadFields)]int {
 	return [...]int{w.Prompt, w.Output, w.Batch, w.Depth, w.UBatch}
 }
 
 // Validate rejects impossible workloads with a *FieldError naming the
-// field (Prompt, Output, Batch, Depth, UBatch).
+// field (Prompt, Output, Batch, Depth, UBatch; UBatch 0 is the runtime's
+// default).
 func (w Workload) Validate() error {
 	for i, v := range w.values() {
 		f := &workloadFields[i]

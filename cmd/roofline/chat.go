@@ -47,7 +47,7 @@ func chatCommand() *cli.Command {
 		tokensFlag("user-tokens", nil, 50, "tokens of each user message (`N`)"),
 		tokensFlag("reply-tokens", nil, 150, "tokens of each reply (`N`)"),
 		&cli.StringFlag{Name: "strategy", Value: "all", Usage: "history `STRATEGY`: keep-kv, prefix-cache, recompute or all (side by side)"},
-		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "tokens per prefill pass (`N`, llama.cpp -ub)"),
+		ubatchFlag(),
 		&cli.IntFlag{Name: "max-chats", Value: 8, Usage: "show 1 … `N` concurrent chats (the limits are searched beyond)"},
 		&cli.StringFlag{Name: "ttft", Value: "1s", Usage: "TTFT target for the concurrency limits (`DURATION`)"},
 		&cli.StringFlag{Name: "tpot", Value: "200ms", Usage: "TPOT target for the concurrency limits (`DURATION`)"},
@@ -73,8 +73,12 @@ func chatAction(c *cli.Context) error {
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}
+	ub, err := ubatch(c)
+	if err != nil {
+		return err
+	}
 	req := app.ChatRequest{Strategies: sim.Strategies, MaxChats: c.Int("max-chats"),
-		Conversation: sim.Conversation{Turns: c.Int("turns"), System: c.Int("system-tokens"), User: c.Int("user-tokens"), Reply: c.Int("reply-tokens"), UBatch: c.Int("ubatch")}}
+		Conversation: sim.Conversation{Turns: c.Int("turns"), System: c.Int("system-tokens"), User: c.Int("user-tokens"), Reply: c.Int("reply-tokens"), UBatch: ub}}
 	if err := req.Conversation.Validate(); err != nil {
 		return usageErr("%v", err)
 	}

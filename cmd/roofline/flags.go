@@ -151,13 +151,17 @@ func workloadFlags() []cli.Flag {
 		tokensFlag("output-tokens", []string{"n"}, sim.DefaultWorkload.Output, "tokens generated per sequence, the first by the prefill (`N`)"),
 		&cli.IntFlag{Name: "batch", Aliases: []string{"b"}, Value: sim.DefaultWorkload.Batch, Usage: "concurrent sequences"},
 		tokensFlag("depth", []string{"d"}, sim.DefaultWorkload.Depth, "tokens already in each sequence's KV cache (`N`)"),
-		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "tokens per prefill pass (`N`, llama.cpp -ub)"),
+		ubatchFlag(),
 	}
 }
 
 // workload reads the workloadFlags.
 func workload(c *cli.Context) (sim.Workload, error) {
-	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), Batch: c.Int("batch"), Depth: c.Int("depth"), UBatch: c.Int("ubatch")}
+	w := sim.Workload{Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), Batch: c.Int("batch"), Depth: c.Int("depth")}
+	var err error
+	if w.UBatch, err = ubatch(c); err != nil {
+		return w, err
+	}
 	if err := w.Validate(); err != nil {
 		return w, usageErr("%v", err)
 	}

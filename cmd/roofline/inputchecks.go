@@ -111,6 +111,24 @@ func (t *tokenCount) Set(s string) error {
 
 func (t *tokenCount) String() string { return strconv.Itoa(t.v) }
 
+// ubatchFlag is --ubatch: the tokens per prefill pass, the runtime's own
+// when not given (llama.cpp's n_ubatch 512, TensorRT-LLM's max_num_tokens
+// 8192, …: roofline show runtime NAME).
+func ubatchFlag() cli.Flag {
+	return &cli.GenericFlag{Name: "ubatch", Value: &tokenCount{0}, DefaultText: "the runtime's",
+		Usage: "tokens per prefill pass (`N`: llama.cpp -ub, vLLM --max-num-batched-tokens, TensorRT-LLM max_num_tokens)"}
+}
+
+// ubatch reads --ubatch: 0 when not given (the runtime's default), an
+// error when given below one token.
+func ubatch(c *cli.Context) (int, error) {
+	v := c.Int("ubatch")
+	if c.IsSet("ubatch") && v < 1 {
+		return 0, usageErr("--ubatch must be at least 1 token, got %d (leave it out for the runtime's own passes)", v)
+	}
+	return v, nil
+}
+
 // tokensFlag is a flag holding a token count (k = 1024, M = 1024²).
 func tokensFlag(name string, aliases []string, value int, usage string) cli.Flag {
 	return &cli.GenericFlag{Name: name, Aliases: aliases, Value: &tokenCount{value}, Usage: usage}

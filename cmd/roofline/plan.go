@@ -68,7 +68,7 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "batch", Aliases: []string{"concurrent"}, Value: "1", Usage: "concurrent sequences or chats (`LIST`; continuous batching)"},
 		tokensFlag("prompt", []string{"p"}, sim.DefaultWorkload.Prompt, "prompt tokens whose prefill TTFT measures (`N`; k = 1024)"),
 		tokensFlag("output-tokens", []string{"n"}, sim.DefaultWorkload.Output, "tokens generated per request (`N`)"),
-		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "tokens per prefill pass (`N`)"),
+		ubatchFlag(),
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target at the end of the context (`DURATION`, e.g. 200ms)"},
 		tokensFlag("min-context", nil, 0, "drop context lengths below `N`"),
@@ -144,9 +144,12 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 	}
 	req := app.PlanRequest{Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")), Runtimes: app.List(c.String("runtime")),
 		Models: app.List(c.String("model")), Weights: app.List(c.String("weights")), KV: app.List(c.String("kv")),
-		Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), UBatch: c.Int("ubatch"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
+		Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
 	req.Options.NoFlashAttention = c.Bool("no-flash-attn")
 	var err error
+	if req.UBatch, err = ubatch(c); err != nil {
+		return req, err
+	}
 	if req.Targets, err = targets(c); err != nil {
 		return req, err
 	}

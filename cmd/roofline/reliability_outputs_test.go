@@ -42,8 +42,8 @@ func TestReliabilityOutputs(t *testing.T) {
 	reason := reasonServer(t)
 	cases := []outCase{
 		// E. A plan with no groups panicked in the plan figure.
-		{relCase: relCase{finding: "E", name: "plot plan with a runtime no engine runs", args: []string{"plot", "plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "mlx", "--tpot", "50ms", "-o", "{dir}/x.svg"},
-			code: 2, stderr: []string{"nothing to plot: no engine of the devices runs the models", "runtime mlx does not run the gpu engine of rtx-4090"}}},
+		{relCase: relCase{finding: "E", name: "plot plan with a runtime no engine runs", args: []string{"plot", "plan", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--runtime", "rkllm", "--tpot", "50ms", "-o", "{dir}/x.svg"},
+			code: 2, stderr: []string{"nothing to plot: no engine of the devices runs the models", "runtime rkllm does not run the gpu engine of rtx-4090"}}},
 		{relCase: relCase{finding: "E", name: "a study's runtime by path, without --allow-paths", args: []string{"report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
 			code: 1, stderr: []string{`study.toml:4: runtimes: runtime "x.toml" in {dir}/rt-study/study.toml is a path or URL`}}},
 		{relCase: relCase{finding: "E", name: "a study's runtime by path that runs no engine of its device", args: []string{"--allow-paths", "report", "{dir}/rt-study/study.toml", "-o", "{dir}/rt-report"},
@@ -216,11 +216,11 @@ func outputInputs(t *testing.T, dir, srv string) {
 			t.Fatal(err)
 		}
 	}
-	rt, err := os.ReadFile("../../profiles/runtimes/mlx.toml")
+	rt, err := os.ReadFile("../../profiles/runtimes/rkllm.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	write("rt-study/x.toml", strings.Replace(string(rt), `name = "mlx"`, `name = "x"`, 1))
+	write("rt-study/x.toml", strings.Replace(string(rt), `name = "rkllm"`, `name = "x"`, 1))
 	write("rt-study/study.toml", "title = \"a runtime by path\"\ndevices = [\"rtx-4090\"]\nmodels = [\"llama-3.2-1b\"]\nruntimes = [\"x.toml\"]\n[targets]\ntpot = \"50ms\"\n")
 	write("empty.toml", "")
 	tinyCfg := `{"model_type":"llama","hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":4,` +

@@ -136,7 +136,7 @@ func figTTFTPrompt(env *Env, req *FigureRequest) (*plots.Figure, []string, error
 		}
 		curves = append(curves, cv)
 	}
-	title := ss.title("Time to first token against prompt length", fmt.Sprintf("batch %d, depth %d, ubatch %d", w.Batch, w.Depth, w.UBatch))
+	title := ss.title("Time to first token against prompt length", fmt.Sprintf("batch %d, depth %d, %s", w.Batch, w.Depth, ubatchLabel(w.UBatch)))
 	f, err := plots.Latency(title, "prompt (tokens)", "TTFT (s)", curves, ss.targets.TTFT,
 		"TTFT target "+units.FormatDuration(ss.targets.TTFT), true)
 	return f, ss.warnings, err
@@ -239,7 +239,7 @@ func figMemory(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 				}
 			}
 			m := r.Memory
-			bars = append(bars, plots.MemoryBar{Label: label, Facet: s.facet, Weights: m.Weights, KV: m.KV, Activations: m.Activations, Overhead: m.Overhead, Usable: m.Usable})
+			bars = append(bars, plots.MemoryBar{Label: label, Facet: s.facet, Weights: m.Weights, KV: m.KV, Activations: m.Activations, Overhead: m.Overhead + m.Reserve, Usable: m.Usable})
 		}
 	}
 	over := ""
@@ -258,7 +258,7 @@ func figMemory(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		ctx = "at each bar's context"
 	}
 	// Memory depends on no efficiency: no "expected at" line.
-	title := ss.heading("Memory against usable memory") + fmt.Sprintf("\n%s, batch %d, ubatch %d%s", ctx, w.Batch, w.UBatch, over)
+	title := ss.heading("Memory against usable memory") + fmt.Sprintf("\n%s, batch %d, %s%s", ctx, w.Batch, ubatchLabel(w.UBatch), over)
 	f, err := plots.Memory(title, bars)
 	return f, nil, err
 }
@@ -633,4 +633,13 @@ func figSpeculative(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 	f, err := plots.Stacked(title, "acceptance rate a (share of drafted tokens accepted)", false,
 		plots.Panel{YLabel: "speed-up over plain decoding (×)", Curves: curves, Target: 1, TargetLabel: "no speed-up (1×)"})
 	return f, nil, err
+}
+
+// ubatchLabel names a workload's tokens per prefill pass in a title:
+// "ubatch 512", or the runtime's own passes when the workload gives none.
+func ubatchLabel(u int) string {
+	if u == 0 {
+		return "the runtime's prefill passes"
+	}
+	return fmt.Sprintf("ubatch %d", u)
 }

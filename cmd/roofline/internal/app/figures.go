@@ -139,7 +139,7 @@ var Figures = []*FigureKind{
 			{Name: "system-tokens", Tokens: true, Default: "500", Int: true, Usage: "system prompt tokens"},
 			{Name: "user-tokens", Tokens: true, Default: "50", Int: true, Usage: "tokens of each user message"},
 			{Name: "reply-tokens", Tokens: true, Default: "150", Int: true, Usage: "tokens of each reply"},
-			{Name: "ubatch", Tokens: true, Default: "512", Int: true, Usage: "tokens per prefill pass"},
+			{Name: "ubatch", Tokens: true, Default: "0", Int: true, Usage: "tokens per prefill pass; 0: the runtime's"},
 			{Name: "ttft", Default: "1s", Usage: "TTFT target drawn as a reference line (`DURATION`)"}},
 		build: figChat},
 	{Name: "concurrency", Usage: "per-chat TPOT and TTFT against the number of concurrent chats", Tall: true,

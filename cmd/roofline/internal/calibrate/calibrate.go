@@ -186,6 +186,11 @@ func Calibrate(cat *profiles.Catalog, runs []measured.Run, o Options) (*Result, 
 	for _, r := range runs {
 		p := Point{Run: r}
 		p.Measured = r.Seconds()
+		if r.Test == measured.E2E {
+			p.Reason = "an end-to-end run mixes prefill and decode: calibrate fits each phase from runs of that phase"
+			res.Points = append(res.Points, p)
+			continue
+		}
 		if o.Hardware != "" && r.Hardware != "" && r.Hardware != o.Hardware {
 			p.Reason = "measured on " + r.Hardware + ", not " + o.Hardware
 			res.Points = append(res.Points, p)

@@ -71,6 +71,10 @@ type Row struct {
 	IdealPeak      float64
 	Bandwidth      float64 // datasheet B/s
 
+	// UBatch is the tokens per prefill pass the run is priced with: its
+	// own, else its runtime's default on the device.
+	UBatch int
+
 	Measured  float64 // tokens/s, aggregate
 	Predicted float64 // expected tokens/s
 	Bound     float64 // tokens/s at the ideal bound
@@ -314,10 +318,14 @@ func BuildOf(r measured.Run) string {
 	return ""
 }
 
-// Phase prices run r's test on setup s.
+// Phase prices run r's test on setup s: an e2e run's prefill and its
+// Gen − 1 decode steps together.
 func Phase(s *sim.Setup, r measured.Run) sim.Phase {
-	if r.Test == measured.Prefill {
+	switch r.Test {
+	case measured.Prefill:
 		return s.Prefill(r.Prompt, r.Depth, r.Batch, r.UBatch)
+	case measured.E2E:
+		return s.Prefill(r.Prompt, r.Depth, r.Batch, r.UBatch).Then(s.Decode(r.Depth+r.Prompt+1, r.Gen-1, r.Batch))
 	}
 	return s.Decode(r.Depth+1, r.Gen, r.Batch)
 }
@@ -338,6 +346,7 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
 	row.IdealPrecision, row.IdealPeak = s.Inputs.IdealPrecision, s.Inputs.IdealPeak
 	row.Runtime, row.RuntimeWhy = s.Runtime.Name, res.Choice.Why
+	row.UBatch = s.Chunk(r.UBatch, r.Batch*r.Prompt)
 
 	tokens := float64(r.Tokens())
 	ph := Phase(s, r)
@@ -437,9 +446,9 @@ func containsStr(list []string, s string) bool {
 	return false
 }
 
-// Summary is the accuracy of a set of rows.
+// Summary is the accuracy of a set of rows, per test.
 type Summary struct {
-	Decode, Prefill Stat
+	Decode, Prefill, E2E Stat
 }
 
 // Stat is a median absolute percentage error over N rows.
@@ -453,16 +462,20 @@ type Stat struct {
 // Summarize computes MdAPE and the median ratio per phase.
 func Summarize(rows []Row) Summary {
 	var s Summary
-	var dec, pre, decR, preR []float64
+	var dec, pre, e2e, decR, preR, e2eR []float64
 	for _, r := range rows {
-		if r.Run.Test == measured.Decode {
+		switch r.Run.Test {
+		case measured.Decode:
 			dec, decR = append(dec, r.APE()), append(decR, r.Ratio)
-		} else {
+		case measured.E2E:
+			e2e, e2eR = append(e2e, r.APE()), append(e2eR, r.Ratio)
+		default:
 			pre, preR = append(pre, r.APE()), append(preR, r.Ratio)
 		}
 	}
 	s.Decode = Stat{len(dec), median(dec), median(decR)}
 	s.Prefill = Stat{len(pre), median(pre), median(preR)}
+	s.E2E = Stat{len(e2e), median(e2e), median(e2eR)}
 	return s
 }
 

@@ -13,19 +13,26 @@ import (
 // Test is the phase a run measured.
 type Test string
 
-// The two phases.
+// The two phases, and a whole request.
 const (
 	Prefill Test = "prefill"
 	Decode  Test = "decode"
+	// E2E is a whole request: Prompt tokens prefilled and Gen generated
+	// per sequence, TokensPerS the Batch·Gen output tokens over the time
+	// from the first prompt token to the last output token (NVIDIA's
+	// out_tps = output_seqlen × batch_size / total_latency). It mixes
+	// both phases, so it is held against the ideal bound, not fitted.
+	E2E Test = "e2e"
 )
 
 // Run is one measured test.
 //
 // A prefill run processed Prompt new tokens per sequence for Batch sequences
 // on top of Depth cached tokens. A decode run generated Gen tokens per
-// sequence one step at a time, the first step attending Depth+1 keys.
-// TokensPerS is aggregate over the batch: Batch·Prompt or Batch·Gen tokens
-// divided by the test's time.
+// sequence one step at a time, the first step attending Depth+1 keys. An
+// e2e run did both: Prompt tokens on top of Depth, then Gen generated, the
+// first by the prefill. TokensPerS is aggregate over the batch:
+// Batch·Prompt (prefill) or Batch·Gen tokens divided by the test's time.
 type Run struct {
 	File string
 	Line int
@@ -50,6 +57,8 @@ type Run struct {
 	// FlashAttn is "on", "off", or "" when the file does not say.
 	FlashAttn string
 
+	// UBatch is the tokens per prefill pass the run states; 0 when it
+	// states none (the runtime's default, sim.Setup.Chunk).
 	Prompt, Gen, Depth, Batch, UBatch int
 
 	TokensPerS float64 // measured, aggregate
@@ -74,8 +83,11 @@ func (r Run) Source() string { return fmt.Sprintf("%s:%d", r.File, r.Line) }
 // d4096, ×B for a batch.
 func (r Run) TestName() string {
 	s := fmt.Sprintf("tg%d", r.Gen)
-	if r.Test == Prefill {
+	switch r.Test {
+	case Prefill:
 		s = fmt.Sprintf("pp%d", r.Prompt)
+	case E2E:
+		s = fmt.Sprintf("pp%d+tg%d", r.Prompt, r.Gen)
 	}
 	if r.Depth > 0 {
 		s += fmt.Sprintf(" @ d%d", r.Depth)
@@ -108,11 +120,15 @@ func (r Run) check() error {
 		if r.Gen < 1 {
 			return errors.New("decode test without generated tokens")
 		}
+	case E2E:
+		if r.Prompt < 1 || r.Gen < 1 {
+			return errors.New("e2e test without prompt or generated tokens")
+		}
 	default:
-		return fmt.Errorf("unknown test %q (want prefill or decode)", r.Test)
+		return fmt.Errorf("unknown test %q (want prefill, decode or e2e)", r.Test)
 	}
-	if r.Batch < 1 || r.Depth < 0 || r.UBatch < 1 {
-		return fmt.Errorf("batch %d, depth %d, ubatch %d: batch and ubatch must be ≥ 1, depth ≥ 0", r.Batch, r.Depth, r.UBatch)
+	if r.Batch < 1 || r.Depth < 0 || r.UBatch < 0 {
+		return fmt.Errorf("batch %d, depth %d, ubatch %d: batch must be ≥ 1, depth and ubatch ≥ 0 (ubatch 0: the runtime's default)", r.Batch, r.Depth, r.UBatch)
 	}
 	// Token counts past the ceiling would overflow the prediction (a
 	// negative rate) rather than describe a run.
@@ -212,9 +228,6 @@ func (c *collector) add(r Run) {
 	r.File = c.file
 	if r.Batch == 0 {
 		r.Batch = 1
-	}
-	if r.UBatch == 0 {
-		r.UBatch = 512
 	}
 	if err := r.check(); err != nil {
 		c.bad(r.Line, "%v", err)

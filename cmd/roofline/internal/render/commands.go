@@ -56,7 +56,7 @@ func (c commands) planArgs() []string {
 	pa = list(pa, "model", st.ModelsRaw)
 	pa = list(pa, "weights", st.Weights)
 	pa = list(pa, "kv", st.KV)
-	pa = append(pa, "--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--ubatch", strconv.Itoa(w.UBatch))
+	pa = append(append(pa, "--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output)), ubatchArgs(w.UBatch)...)
 	if len(w.Contexts) > 0 {
 		pa = append(pa, "--context", strings.Join(w.Contexts, ","))
 	} else {
@@ -90,9 +90,18 @@ func (c commands) plan() string { return c.line(c.planArgs()) }
 
 func (c commands) predict(req app.PredictRequest) string {
 	s, w := req.Setup, req.Workload
-	return c.line([]string{"predict", "--model", c.st.Written(s.Model), "--hardware", c.st.Written(s.Hardware), "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
+	return c.line(append([]string{"predict", "--model", c.st.Written(s.Model), "--hardware", c.st.Written(s.Hardware), "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
 		"--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
-		"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch)})
+		"--depth", strconv.Itoa(w.Depth)}, ubatchArgs(w.UBatch)...))
+}
+
+// ubatchArgs is --ubatch N for a workload that gives N, nothing for one
+// that leaves the passes to the runtime.
+func ubatchArgs(u int) []string {
+	if u <= 0 {
+		return nil
+	}
+	return []string{"--ubatch", strconv.Itoa(u)}
 }
 
 func (c commands) compare(m study.Measured) string {
@@ -137,8 +146,8 @@ func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 		if len(st.KV) > 0 {
 			a = append(a, "--kv", st.KV[0])
 		}
-		a = append(a, "--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
-			"--depth", strconv.Itoa(w.Depth), "--ubatch", strconv.Itoa(w.UBatch))
+		a = append(append(a, "--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
+			"--depth", strconv.Itoa(w.Depth)), ubatchArgs(w.UBatch)...)
 		if st.Targets.TTFT != "" {
 			a = append(a, "--ttft", st.Targets.TTFT)
 		}

@@ -43,7 +43,7 @@ func comparisonTable(rows []compare.Row) *Table {
 		}
 		t.AddCells(C(run.Source()), C(TestName(run)), C(string(run.Test)), C(r.Model), C(r.Weights),
 			C(r.KV), C(r.Hardware), C(r.Engine), C(r.Runtime), C(string(r.Precision)), D(run.Prompt), D(run.Gen),
-			D(run.Depth), D(run.Batch), D(run.UBatch),
+			D(run.Depth), D(run.Batch), D(r.UBatch),
 			V(Sig(r.Measured, 4)+" t/s", r.Measured), V(Sig(r.Predicted, 4)+" t/s", r.Predicted),
 			V(ideal, r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
 			C(achieved), C(util), C(flags),
@@ -93,7 +93,7 @@ func newComparisonJSON(r compare.Row) ComparisonJSON {
 	j := ComparisonJSON{Source: r.Run.Source(), Test: string(r.Run.Test), Model: r.Model, Weights: r.Weights, KV: r.KV,
 		Hardware: r.Hardware, Engine: r.Engine, Runtime: r.Runtime, RuntimeWhy: r.RuntimeWhy, Precision: string(r.Precision),
 		PeakOpsPerS: r.Peak, IdealPrecision: string(r.IdealPrecision), IdealPeakOpsPerS: r.IdealPeak,
-		PromptTokens: r.Run.Prompt, GenTokens: r.Run.Gen, Depth: r.Run.Depth, Batch: r.Run.Batch, UBatch: r.Run.UBatch,
+		PromptTokens: r.Run.Prompt, GenTokens: r.Run.Gen, Depth: r.Run.Depth, Batch: r.Run.Batch, UBatch: r.UBatch,
 		MeasuredTokensPerS: r.Measured, PredictedTokensPerS: r.Predicted, BoundTokensPerS: r.Bound, Ratio: r.Ratio,
 		AchievedBytesPerS: r.AchievedBytesPerS, AchievedFLOPsPerS: r.AchievedFLOPPerS, MBU: r.MBU, MFU: r.MFU,
 		Bound: string(r.PhaseBound), BeatsBound: r.BeatsBound, Notes: r.Notes}
@@ -154,7 +154,7 @@ func comparisonDoc(c *app.Comparison) *Doc {
 	for _, st := range []struct {
 		name string
 		s    compare.Stat
-	}{{"decode", c.Summary.Decode}, {"prefill", c.Summary.Prefill}} {
+	}{{"decode", c.Summary.Decode}, {"prefill", c.Summary.Prefill}, {"end to end", c.Summary.E2E}} {
 		if st.s.N > 0 {
 			line := fmt.Sprintf("%s: %d test%s, median |error| %.1f%%, median measured/predicted %.2f", st.name, st.s.N, Plural(st.s.N), 100*st.s.MdAPE, st.s.Bias)
 			lines = append(lines, line)

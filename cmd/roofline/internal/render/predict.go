@@ -6,6 +6,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -14,11 +15,14 @@ type memoryJSON struct {
 	KVBytes          float64 `json:"kv_bytes"`
 	ActivationsBytes float64 `json:"activations_bytes"`
 	OverheadBytes    float64 `json:"overhead_bytes"`
-	TotalBytes       float64 `json:"total_bytes"`
-	UsableBytes      float64 `json:"usable_bytes"`
-	Fits             bool    `json:"fits"`
-	HeadroomBytes    float64 `json:"headroom_bytes"`
-	MaxContext       *int    `json:"max_context"`
+	// ReserveBytes is what the runtime leaves free beside its cache
+	// (TensorRT-LLM's cache takes a share of the free memory).
+	ReserveBytes  float64 `json:"reserve_bytes"`
+	TotalBytes    float64 `json:"total_bytes"`
+	UsableBytes   float64 `json:"usable_bytes"`
+	Fits          bool    `json:"fits"`
+	HeadroomBytes float64 `json:"headroom_bytes"`
+	MaxContext    *int    `json:"max_context"`
 	// MaxContextBound is "memory" or "model" (the model's maximum context
 	// is reached before memory runs out).
 	MaxContextBound string `json:"max_context_bound"`
@@ -100,7 +104,11 @@ type InputsJSON struct {
 	Batch            int      `json:"batch"`
 	Depth            int      `json:"depth"`
 	UBatch           int      `json:"ubatch"`
-	Cold             bool     `json:"cold"`
+	// UBatchFrom says where ubatch comes from: "given", or the runtime's
+	// default and why; PrefillOrder how its passes take a batch's prompts.
+	UBatchFrom   string `json:"ubatch_from"`
+	PrefillOrder string `json:"prefill_order"`
+	Cold         bool   `json:"cold"`
 }
 
 type warningJSON struct {
@@ -189,7 +197,8 @@ func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
 		string(in.Precision), in.Peak, in.PeakSource, in.PeakDerived, string(in.IdealPrecision), in.IdealPeak, in.Bandwidth,
 		newEfficiencyJSON(in.Efficiency),
 		in.EfficiencyFrom, in.ClassIntervals, in.PrefillOverhead, in.DecodeOverhead,
-		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch, in.Cold}
+		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch,
+		in.UBatchFrom, string(in.PrefillOrder), in.Cold}
 }
 
 // NewPredictJSON is a prediction in the JSON vocabulary.
@@ -201,7 +210,7 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 		TTFTBound: r.TTFTBound, TPOTBound: num(r.TPOTBound), E2EBound: r.E2EBound,
 		PrefillBound: string(r.Prefill.Bound), RidgeFLOPPerByte: r.Ridge, KVShareLastStep: num(r.KVShareLast),
 		LoadS: r.LoadTime,
-		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Total,
+		Memory: memoryJSON{r.Memory.Weights, r.Memory.KV, r.Memory.Activations, r.Memory.Overhead, r.Memory.Reserve, r.Memory.Total,
 			r.Memory.Usable, r.Memory.Fits, r.Memory.Headroom, nil, ""},
 		Prefill:     newPhaseJSON(r.Prefill, r.Inputs),
 		Inputs:      NewInputsJSON(r.Inputs, p.Why),
@@ -302,6 +311,7 @@ func predictTable(p *app.Prediction) *Table {
 	add("kv_bytes", D(m.KV))
 	add("activations_bytes", D(m.Activations))
 	add("overhead_bytes", D(m.Overhead))
+	add("reserve_bytes", D(m.Reserve))
 	add("total_bytes", D(m.Total))
 	add("usable_bytes", D(m.Usable))
 	add("fits", D(m.Fits))
@@ -412,6 +422,9 @@ func memoryTable(r *sim.Result) *Table {
 	row(fmt.Sprintf("KV cache (%d × %d tokens)", r.Inputs.Workload.Batch, r.Inputs.Workload.Context()), m.KV)
 	row("activations (peak)", m.Activations)
 	row("runtime overhead", m.Overhead)
+	if m.Reserve > 0 {
+		row(fmt.Sprintf("left free beside the cache (%s of free memory)", Percent(1-r.Inputs.CacheShare)), m.Reserve)
+	}
 	row("total", m.Total)
 	t.Add("usable", Bytes(m.Usable), "")
 	return t
@@ -441,6 +454,38 @@ func peakKind(in sim.Inputs) string {
 		return "dense peak, derived: see the note"
 	}
 	return "dense peak"
+}
+
+// PassesText says how the prefill's passes take the prompts and where
+// their size comes from: "8192 tokens per pass (tensorrt-llm's default
+// max_num_tokens): 4 whole prompts per pass, 20 passes".
+func PassesText(r *sim.Result) string {
+	in, w := r.Inputs, r.Inputs.Workload
+	from := in.UBatchFrom
+	if from == "given" {
+		from = "given: --ubatch"
+	}
+	seqs, n := w.Batch, r.Prefill.Steps
+	if r.Queued {
+		seqs = 1
+	}
+	passes := fmt.Sprintf("%d passes", n)
+	var how string
+	switch {
+	case n <= 1 && seqs == 1:
+		how = "the whole prompt in one pass"
+	case n <= 1:
+		how = fmt.Sprintf("all %d prompts in one pass", seqs)
+	case seqs == 1:
+		how = "the prompt in " + passes
+	case in.PrefillOrder == runtimes.InOrder && w.Prompt <= w.UBatch:
+		how = fmt.Sprintf("%d whole prompts per pass, %s", min(seqs, w.UBatch/w.Prompt), passes)
+	case in.PrefillOrder == runtimes.InOrder:
+		how = "each prompt alone, " + passes
+	default:
+		how = fmt.Sprintf("%d tokens of each of the %d sequences per pass, %s", max(1, w.UBatch/seqs), seqs, passes)
+	}
+	return fmt.Sprintf("%d tokens per pass (%s): %s", w.UBatch, from, how)
 }
 
 func efficiencyText(in sim.Inputs, rows float64) string {
@@ -502,11 +547,12 @@ func predictDoc(p *app.Prediction) *Doc {
 	if s := ClassIntervalText(in); s != "" {
 		tuning += "; " + s
 	}
-	rows := float64(wl.PassTokens())
+	rows := float64(r.PrefillRows)
 	text := &Doc{}
 	text.Pairs([][2]string{
 		{"runtime", in.Runtime + ": " + p.Why},
 		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
+		{"passes", PassesText(r)},
 		{"formats", fmt.Sprintf("weights %s (%s), KV %s", in.Weights, Bytes(r.Memory.Weights), in.KV)},
 		{"compute", computeText(in, r.Ridge)},
 		{"bandwidth", Bandwidth(in.Bandwidth) + " datasheet"},

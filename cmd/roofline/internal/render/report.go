@@ -388,8 +388,12 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 			doc.Para(p)
 		}
 	}
-	doc.Para(fmt.Sprintf("Workload: prompt %d tokens on top of %d cached, %d generated, batch %d, prefill passes of %d tokens.",
-		w.Prompt, w.Depth, w.Output, w.Batch, w.UBatch))
+	passes := "prefill passes as each runtime takes them (its default tokens per pass)"
+	if w.UBatch > 0 {
+		passes = fmt.Sprintf("prefill passes of %d tokens", w.UBatch)
+	}
+	doc.Para(fmt.Sprintf("Workload: prompt %d tokens on top of %d cached, %d generated, batch %d, %s.",
+		w.Prompt, w.Depth, w.Output, w.Batch, passes))
 
 	// The answer first.
 	rep.answer(doc, r)

@@ -179,7 +179,7 @@ func Parse(file string, src []byte) (*Study, error) {
 	}
 	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
 		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Figures: r.Figures, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
-		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}}
+		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 0}}
 	var errs []error
 	for _, k := range keys {
 		errs = append(errs, k.FileError)
