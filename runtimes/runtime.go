@@ -68,6 +68,9 @@ type Runtime struct {
 	// MemoryShare is the share of the device's usable memory it lets a
 	// model use (vLLM's gpu_memory_utilization), in (0, 1].
 	MemoryShare float64
+	// Scheduler is how its server batches requests ([scheduler] in its
+	// profile; Stated false when the profile has none).
+	Scheduler Scheduler
 
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published
@@ -354,6 +357,11 @@ func (r *Runtime) Validate() error {
 	}
 	if err := r.Layout.Validate(); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if r.Scheduler.Stated {
+		if err := r.Scheduler.Validate(); err != nil {
+			errs = append(errs, "scheduler "+err.Error())
+		}
 	}
 	for k, c := range r.Classes {
 		if err := c.Efficiency.Validate(); err != nil {
