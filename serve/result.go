@@ -36,10 +36,10 @@ func (r *Record) TPOT() float64 {
 
 // Stats summarise one latency over the requests that completed.
 type Stats struct {
-	N                                int
-	Mean, P50, P90, P95, P99, Max    float64
-	Min                              float64
-	percentileFrom                   string
+	N                             int
+	Mean, P50, P90, P95, P99, Max float64
+	Min                           float64
+	percentileFrom                string
 }
 
 // Percentiles are the quantiles Stats holds, for tables.
