@@ -112,6 +112,8 @@ type engine struct {
 	ser       *series
 	maxKV     float64
 	steps     int
+	// check, when set (tests), runs after every step.
+	check func(*engine)
 }
 
 // Run simulates the workload on the server and answers with every
@@ -448,6 +450,9 @@ func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 	used := float64(e.used) / float64(max(e.total, 1))
 	e.maxKV = math.Max(e.maxKV, used)
 	e.ser.record(Sample{T: end - e.first, Waiting: e.waiting.len(), Running: e.running, KVUse: used, Preemptions: e.preempted})
+	if e.check != nil {
+		e.check(e)
+	}
 }
 
 // popEvents applies the events due at step e.k.

@@ -1,4 +1,4 @@
-package serve_test
+package serve
 
 import (
 	"math"
@@ -6,8 +6,6 @@ import (
 
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
-	"github.com/roofline/roofline/runtimes"
-	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -45,9 +43,9 @@ func setup(t testing.TB, modelName, weights, device, engine, runtime string) *si
 	return s
 }
 
-func server(t testing.TB, s *sim.Setup, ubatch int) *serve.Server {
+func server(t testing.TB, s *sim.Setup, ubatch int) *Server {
 	t.Helper()
-	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: ubatch})
+	sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: ubatch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +54,7 @@ func server(t testing.TB, s *sim.Setup, ubatch int) *serve.Server {
 
 func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
 
-// The three worked examples of docs/serve.md: an RK3588 under RKLLM (one
+// The three worked examples of docs/md: an RK3588 under RKLLM (one
 // request at a time), a Jetson under llama.cpp's server (4 slots, steps
 // of 2048 tokens in passes of 512) and an H100 under vLLM (continuous
 // batching in steps of 8192 tokens).
@@ -77,9 +75,9 @@ func TestVanishingRateIsPredict(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := setup(t, c.model, c.weights, c.device, c.engine, c.runtime)
 			sv := server(t, s, 512)
-			prompt, _ := serve.ParseDist("uniform:100:3000")
-			output, _ := serve.ParseDist("uniform:1:200")
-			res, err := sv.Run(serve.Workload{Arrival: serve.Poisson, Rate: 1e-4, Requests: 40, Prompt: prompt, Output: output, Seed: 7}, serve.Targets{})
+			prompt, _ := ParseDist("uniform:100:3000")
+			output, _ := ParseDist("uniform:1:200")
+			res, err := sv.Run(Workload{Arrival: Poisson, Rate: 1e-4, Requests: 40, Prompt: prompt, Output: output, Seed: 7}, Targets{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +110,7 @@ func TestClosedBatchIsPredictBatch(t *testing.T) {
 			s := setup(t, c.model, c.weights, c.device, c.engine, c.runtime)
 			sv := server(t, s, 2048)
 			const P, G = 120, 64 // B·P within one pass of every server
-			res, err := sv.Run(serve.Workload{Arrival: serve.Closed, Users: B, Requests: B, Prompt: serve.Dist{A: P}, Output: serve.Dist{A: G}}, serve.Targets{})
+			res, err := sv.Run(Workload{Arrival: Closed, Users: B, Requests: B, Prompt: Dist{A: P}, Output: Dist{A: G}}, Targets{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,4 +134,3 @@ func TestClosedBatchIsPredictBatch(t *testing.T) {
 	}
 }
 
-var _ = runtimes.Continuous
