@@ -45,8 +45,9 @@ type Stats struct {
 // Percentiles are the quantiles Stats holds, for tables.
 var Percentiles = []float64{0.50, 0.90, 0.95, 0.99}
 
-// statsOf summarises xs (sorted here), dropping NaN: the quantiles by the
-// nearest-rank rule on the sorted values.
+// statsOf summarises xs (reordered here), dropping NaN: the quantiles by
+// the nearest-rank rule, found by selection rather than a sort (a million
+// values each of five latencies).
 func statsOf(xs []float64) Stats {
 	xs = slices.DeleteFunc(xs, math.IsNaN)
 	s := Stats{N: len(xs)}
@@ -55,22 +56,76 @@ func statsOf(xs []float64) Stats {
 		s.Mean, s.P50, s.P90, s.P95, s.P99, s.Max, s.Min = nan, nan, nan, nan, nan, nan, nan
 		return s
 	}
-	slices.Sort(xs)
 	sum := 0.0
+	s.Min, s.Max = xs[0], xs[0]
 	for _, x := range xs {
 		sum += x
+		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
 	}
 	s.Mean = sum / float64(s.N)
-	s.P50, s.P90, s.P95, s.P99 = rank(xs, 0.50), rank(xs, 0.90), rank(xs, 0.95), rank(xs, 0.99)
-	s.Min, s.Max = xs[0], xs[s.N-1]
+	// From the highest quantile down: each selection leaves the values
+	// below it in front, where the next one looks.
+	hi := len(xs)
+	for _, q := range []struct {
+		p   float64
+		dst *float64
+	}{{0.99, &s.P99}, {0.95, &s.P95}, {0.90, &s.P90}, {0.50, &s.P50}} {
+		i := rankIndex(len(xs), q.p)
+		*q.dst = selectNth(xs[:hi], i)
+		hi = i + 1
+	}
 	return s
 }
 
-// rank is the q-quantile of sorted xs by nearest rank: the smallest value
-// with at least q of the values at or below it.
-func rank(xs []float64, q float64) float64 {
-	i := int(math.Ceil(q*float64(len(xs)))) - 1
-	return xs[min(max(i, 0), len(xs)-1)]
+// rankIndex is the index of the q-quantile among n sorted values by
+// nearest rank: the smallest value with at least q of the values at or
+// below it.
+func rankIndex(n int, q float64) int {
+	return min(max(int(math.Ceil(q*float64(n)))-1, 0), n-1)
+}
+
+// selectNth reorders xs so that xs[k] is the value a sort would put there,
+// with no larger value before it, and returns it (quickselect with a
+// median-of-three pivot; a sort for short ranges).
+func selectNth(xs []float64, k int) float64 {
+	lo, hi := 0, len(xs)-1
+	for hi-lo > 16 {
+		mid := lo + (hi-lo)/2
+		if xs[mid] < xs[lo] {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if xs[hi] < xs[lo] {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if xs[hi] < xs[mid] {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		pivot := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for xs[i] < pivot {
+				i++
+			}
+			for xs[j] > pivot {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return xs[k]
+		}
+	}
+	slices.Sort(xs[lo : hi+1])
+	return xs[k]
 }
 
 // Quantile is the stats' value at q (one of Percentiles, 0 for the mean).
@@ -111,7 +166,22 @@ func histBin(x float64) int {
 	if x <= histFloor {
 		return 0
 	}
-	return min(int(math.Log(x/histFloor)/math.Log(histBase)), histBins-1)
+	return min(int((fastLog(x)-lnFloor)*invLnBase), histBins-1)
+}
+
+var (
+	lnFloor   = math.Log(histFloor)
+	invLnBase = 1 / math.Log(histBase)
+)
+
+// fastLog is ln x for a positive normal x to within 2·10⁻⁵, a twentieth
+// of a bucket: x = m·2^e, ln m = 2·atanh((m − 1)/(m + 1)) by its series
+// to z⁷ with |z| ≤ 1/3. math.Log per step was a fifth of a run's time.
+func fastLog(x float64) float64 {
+	m, e := math.Frexp(x) // m in [0.5, 1)
+	z := (m - 1) / (m + 1)
+	z2 := z * z
+	return float64(e)*math.Ln2 + 2*z*(1+z2*(1.0/3+z2*(1.0/5+z2*(1.0/7))))
 }
 
 // add counts weight values of x.

@@ -133,4 +133,3 @@ func TestClosedBatchIsPredictBatch(t *testing.T) {
 		}
 	}
 }
-
