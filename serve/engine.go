@@ -164,6 +164,9 @@ func (e *engine) run() {
 			if math.IsInf(next, 1) {
 				break
 			}
+			if !math.IsNaN(e.first) {
+				e.ser.record(Sample{T: e.t - e.first, Preemptions: e.preempted, KVUse: float64(e.used) / float64(max(e.total, 1))})
+			}
 			e.t = math.Max(e.t, next)
 			e.ingest(e.t)
 		}

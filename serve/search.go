@@ -72,8 +72,12 @@ type RateSearch struct {
 	Capped bool
 }
 
-// DefaultSearchRuns is how many rates a search runs.
+// DefaultSearchRuns is how many rates a search runs at most.
 const DefaultSearchRuns = 20
+
+// SearchPrecision is where the search stops: the rate that fails is
+// within this share of the one that meets.
+const SearchPrecision = 0.005
 
 // ErrNoTargets is a search without a TTFT or TPOT target.
 var ErrNoTargets = errors.New("the max-rate search needs a TTFT or TPOT target")
@@ -152,8 +156,8 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 			hi = r
 		}
 	}
-	// Bisect geometrically between the bracket's ends.
-	for ; n < runs && lo > 0 && !math.IsInf(hi, 1); n++ {
+	// Bisect geometrically between the bracket's ends, to 0.5 %.
+	for ; n < runs && lo > 0 && !math.IsInf(hi, 1) && hi/lo > 1+SearchPrecision; n++ {
 		r = math.Sqrt(lo * hi)
 		if ok, err = eval(r); err != nil {
 			return nil, err

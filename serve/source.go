@@ -32,10 +32,10 @@ func newSource(w Workload, limit int) (*source, error) {
 	if len(w.Rows) > 0 && (w.FromFile || w.Arrival == Trace) {
 		for _, r := range w.Rows[:s.n] {
 			if r.Prompt+r.Output > limit {
-				return nil, &RowError{File: w.File, Line: r.Line, Msg: fmt.Sprintf("prompt %d + output %d tokens exceed the %d tokens a request may hold", r.Prompt, r.Output, limit)}
+				return nil, &RowError{File: w.File, Line: r.Line, Entry: r.Entry, Msg: fmt.Sprintf("prompt %d + output %d tokens exceed the %d tokens a request may hold", r.Prompt, r.Output, limit)}
 			}
 			if r.Prompt <= w.SharedPrefix {
-				return nil, &RowError{File: w.File, Line: r.Line, Msg: fmt.Sprintf("a prompt of %d tokens does not hold the %d-token shared prefix", r.Prompt, w.SharedPrefix)}
+				return nil, &RowError{File: w.File, Line: r.Line, Entry: r.Entry, Msg: fmt.Sprintf("a prompt of %d tokens does not hold the %d-token shared prefix", r.Prompt, w.SharedPrefix)}
 			}
 		}
 	} else if w.SharedPrefix+1 >= limit {
@@ -60,14 +60,21 @@ func newSource(w Workload, limit int) (*source, error) {
 	return s, nil
 }
 
-// RowError is a trace row the server cannot take, at its file and line.
+// RowError is a trace row the server cannot take, at its file and line
+// (or, in a JSON array, its entry).
 type RowError struct {
-	File string
-	Line int
-	Msg  string
+	File  string
+	Line  int
+	Entry int
+	Msg   string
 }
 
-func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+func (e *RowError) Error() string {
+	if e.Line == 0 && e.Entry > 0 {
+		return fmt.Sprintf("%s: entry %d: %s", e.File, e.Entry, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+}
 
 // gap is the time to the next open-loop arrival.
 func (s *source) gap() float64 {

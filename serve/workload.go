@@ -219,7 +219,8 @@ type Workload struct {
 type Row struct {
 	At             float64
 	Prompt, Output int
-	Line           int
+	// Line is the row's line (Entry its index in a JSON array).
+	Line, Entry int
 }
 
 // WorkloadError is a workload value out of range; Field names it as the
