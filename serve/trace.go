@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -159,7 +160,7 @@ func (t *TraceFile) skip(reason string) {
 func (t *TraceFile) add(file string, r Row) error {
 	if t.Timed && len(t.Rows) > 0 {
 		if last := t.Rows[len(t.Rows)-1]; r.At < last.At {
-			return &RowError{File: file, Line: r.Line, Msg: fmt.Sprintf("timestamps must not go back: %g s after the first request, before line %d's %g s (sort the trace by time)", r.At, last.Line, last.At)}
+			return &RowError{File: file, Line: r.Line, Msg: fmt.Sprintf("timestamps must not go back: %g s is before line %d's %g s (times from the first request; sort the trace by time)", r.At, last.Line, last.At)}
 		}
 	}
 	t.Rows = append(t.Rows, r)
@@ -199,6 +200,7 @@ func (t *TraceFile) readCSV(br *bufio.Reader, file string, most int) error {
 	if err != nil {
 		return csvError(file, err)
 	}
+	head = slices.Clone(head) // records reuse the slice
 	cols := map[string]int{}
 	for i, h := range head {
 		cols[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i

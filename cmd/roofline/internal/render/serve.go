@@ -188,7 +188,8 @@ func lengthsText(w serve.Workload, prompt bool) string {
 
 // Serve is `roofline serve`.
 func Serve(a *app.Serve) Answer {
-	return answer{doc: func() *Doc { return serveDoc(a) }, data: func() any { return NewServeJSON(a) }, table: func() *Table { return serveRecords(a.Run.Expected) }}
+	return answer{doc: func() *Doc { return serveDoc(a) }, data: func() any { return NewServeJSON(a) }, table: func() *Table { return serveRecords(a.Run.Expected) },
+		warnings: append(append([]string{}, a.Choices...), a.Notes...)}
 }
 
 // serveRecords is the CSV form: one row per request.
