@@ -92,7 +92,10 @@ func TestVanishingRateIsPredict(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if r.Queue() != 0 || !near(r.TTFT(), p.TTFT, 1e-9) || !near(r.E2E(), p.E2E, 1e-9) || r.Output > 1 && !near(r.TPOT(), p.TPOT, 1e-9) {
+				// Times are differences of clock readings near r.Finish: equal
+				// to 1e-9 and a few of the clock's last digits.
+				same := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*want+1e-15*r.Finish }
+				if r.Queue() != 0 || !same(r.TTFT(), p.TTFT) || !same(r.E2E(), p.E2E) || r.Output > 1 && !near(r.TPOT(), p.TPOT, 1e-9) {
 					t.Errorf("request %d (%d+%d tokens): TTFT %v TPOT %v E2E %v; predict %v %v %v", i, r.Prompt, r.Output, r.TTFT(), r.TPOT(), r.E2E(), p.TTFT, p.TPOT, p.E2E)
 				}
 			}
