@@ -39,7 +39,6 @@ type Stats struct {
 	N                             int
 	Mean, P50, P90, P95, P99, Max float64
 	Min                           float64
-	percentileFrom                string
 }
 
 // Percentiles are the quantiles Stats holds, for tables.
@@ -195,25 +194,10 @@ func (h *histogram) add(x, weight float64) {
 	h.lo, h.hi = math.Min(h.lo, x), math.Max(h.hi, x)
 }
 
-// addRange counts weight values spread evenly from a to b (a run of
-// steps whose time grows linearly).
-func (h *histogram) addRange(a, b, weight float64) {
-	if a == b {
-		h.add(a, weight)
-		return
-	}
-	const pieces = 16
-	for i := range pieces {
-		x := a + (b-a)*(float64(i)+0.5)/pieces
-		h.add(x, weight/pieces)
-	}
-	h.lo, h.hi = math.Min(h.lo, math.Min(a, b)), math.Max(h.hi, math.Max(a, b))
-}
-
 // stats are the histogram's summary: quantiles at the centre of their
 // bucket (within 0.25 %), clamped to the values seen.
 func (h *histogram) stats() Stats {
-	s := Stats{N: int(math.Round(h.n)), percentileFrom: "histogram"}
+	s := Stats{N: int(math.Round(h.n))}
 	if h.n == 0 {
 		nan := math.NaN()
 		s.Mean, s.P50, s.P90, s.P95, s.P99, s.Max, s.Min = nan, nan, nan, nan, nan, nan, nan
