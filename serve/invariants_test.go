@@ -95,6 +95,12 @@ func TestServingInvariants(t *testing.T) {
 				if e.used > e.total || e.used < 0 {
 					t.Fatalf("step %d: %d of %d blocks held", steps, e.used, e.total)
 				}
+				// A drift in the running totals persists: recount every
+				// step at first, then every 16th (the race detector makes
+				// the recount of hundreds of requests slow).
+				if steps > 4096 && steps%16 != 0 {
+					return
+				}
 				if got := heldBlocks(e); got != e.used {
 					t.Fatalf("step %d: the running total holds %d blocks, a recount %d", steps, e.used, got)
 				}
