@@ -109,6 +109,7 @@ type rawRuntime struct {
 	} `toml:"era"`
 	Efficiency map[string]*rawClass `toml:"efficiency"`
 	Level      map[string]*rawLevel `toml:"level"`
+	Scheduler  *rawScheduler        `toml:"scheduler"`
 }
 
 // rawLevel is [level."CLASS/FAMILY"] or [level."CLASS/FAMILY/DEVICE"]:
@@ -123,6 +124,27 @@ type rawLevel struct {
 	DecodeInterval  []float64 `toml:"decode_interval"`
 	PrefillInterval []float64 `toml:"prefill_interval"`
 	Basis           string    `toml:"basis"`
+}
+
+// rawScheduler is [scheduler]: how the runtime's server batches requests,
+// every knob with its source.
+type rawScheduler struct {
+	Policy        *rawRule `toml:"policy"`
+	MaxSeqs       *rawRule `toml:"max_seqs"`
+	MaxTokens     *rawRule `toml:"max_tokens"`
+	PassTokens    *rawRule `toml:"pass_tokens"`
+	Chunked       *rawRule `toml:"chunked_prefill"`
+	BlockSize     *rawRule `toml:"block_size"`
+	OnFull        *rawRule `toml:"on_kv_full"`
+	PrefixCaching *rawRule `toml:"prefix_caching"`
+	SlotContext   *rawRule `toml:"slot_context"`
+	Large         *struct {
+		Memory    string   `toml:"memory"`
+		Except    []string `toml:"except"`
+		MaxSeqs   int      `toml:"max_seqs"`
+		MaxTokens int      `toml:"max_tokens"`
+		Source    string   `toml:"source"`
+	} `toml:"large_devices"`
 }
 
 // rawClass is [efficiency.KIND]: a runtime's efficiency on one kind of
@@ -461,6 +483,9 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		rt.Levels[k] = l
 	}
+	if sc := r.Scheduler; sc != nil {
+		rt.Scheduler = decodeScheduler(sc, fe, source)
+	}
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
 			fe("name", "runtime %s: %v", rt.Name, err)
@@ -525,6 +550,91 @@ func decodePrefill(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format stri
 		}
 		source("prefill.logits", g.Source)
 	}
+}
+
+// decodeScheduler reads [scheduler]: every knob but pass_tokens,
+// slot_context and large_devices is required, each with its source.
+func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), source func(key, s string)) runtimes.Scheduler {
+	out := runtimes.Scheduler{Stated: true}
+	rule := func(key string, r *rawRule, required bool) any {
+		if r == nil {
+			if required {
+				fe("scheduler", "[scheduler] needs %s", key)
+			}
+			return nil
+		}
+		source("scheduler."+key, r.Source)
+		return r.Value
+	}
+	count := func(key string, r *rawRule, required bool) int {
+		v := rule(key, r, required)
+		if v == nil {
+			return 0
+		}
+		n, ok := v.(int64)
+		if !ok || n < 0 || n > runtimes.MaxSchedulerTokens {
+			fe("scheduler."+key, "scheduler %s value must be a whole number 0 … %d", key, runtimes.MaxSchedulerTokens)
+			return 0
+		}
+		return int(n)
+	}
+	flag := func(key string, r *rawRule) bool {
+		v := rule(key, r, true)
+		if v == nil {
+			return false
+		}
+		b, ok := v.(bool)
+		if !ok {
+			fe("scheduler."+key, "scheduler %s value must be true or false", key)
+		}
+		return b
+	}
+	word := func(key string, r *rawRule, required bool) string {
+		v := rule(key, r, required)
+		if v == nil {
+			return ""
+		}
+		w, ok := v.(string)
+		if !ok {
+			fe("scheduler."+key, "scheduler %s value must be a word", key)
+		}
+		return w
+	}
+	out.Policy = runtimes.Policy(word("policy", sc.Policy, true))
+	out.MaxSeqs = count("max_seqs", sc.MaxSeqs, true)
+	out.MaxTokens = count("max_tokens", sc.MaxTokens, true)
+	out.PassTokens = count("pass_tokens", sc.PassTokens, false)
+	out.Chunked = flag("chunked_prefill", sc.Chunked)
+	out.BlockSize = count("block_size", sc.BlockSize, true)
+	out.OnFull = runtimes.OnFull(word("on_kv_full", sc.OnFull, true))
+	out.PrefixCaching = flag("prefix_caching", sc.PrefixCaching)
+	switch c := word("slot_context", sc.SlotContext, false); c {
+	case "", "shared":
+	case "divided":
+		out.DividedContext = true
+	default:
+		fe("scheduler.slot_context", "scheduler slot_context value must be \"shared\" or \"divided\", got %q", c)
+	}
+	if l := sc.Large; l != nil {
+		mem, err := parseQuantity(l.Memory, units.DimBytes)
+		if err != nil || !(mem > 0) {
+			fe("scheduler.large_devices", "scheduler large_devices memory must be a size such as \"70 GiB\"")
+		}
+		out.Large = &runtimes.LargeDevice{Memory: mem, Except: l.Except, MaxSeqs: l.MaxSeqs, MaxTokens: l.MaxTokens}
+		large := out
+		large.MaxSeqs, large.MaxTokens = l.MaxSeqs, l.MaxTokens
+		if err := large.Validate(); err != nil {
+			fe("scheduler.large_devices", "scheduler large_devices %v", err)
+		}
+		source("scheduler.large_devices", l.Source)
+	}
+	if err := out.Validate(); err != nil && out.Policy != "" {
+		var se *runtimes.SchedulerError
+		if errors.As(err, &se) {
+			fe("scheduler."+se.Knob, "scheduler %v", err)
+		}
+	}
+	return out
 }
 
 // RuntimeFileError is a runtime profile that cannot be used as written:

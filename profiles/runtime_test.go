@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/runtimes"
 )
 
 func readTestdata(name string) ([]byte, error) { return os.ReadFile(filepath.Join("testdata", name)) }
@@ -60,6 +63,71 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			var rf *RuntimeFileError
 			if !errors.As(err, &rf) {
 				t.Errorf("error %T is not a *RuntimeFileError", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// schedulerTable is a [scheduler] the scheduler tests break one way at a
+// time, placed before [layout] of the base profile.
+const schedulerTable = `[scheduler]
+policy = { value = "continuous", source = "[R1] a step decodes every request" }
+max_seqs = { value = 8, source = "[R1] eight requests run at once" }
+max_tokens = { value = 512, source = "[R1] a step of 512 tokens" }
+chunked_prefill = { value = true, source = "[R1] prompts split over steps" }
+block_size = { value = 16, source = "[R1] blocks of sixteen tokens" }
+on_kv_full = { value = "recompute", source = "[R1] the newest request is preempted" }
+prefix_caching = { value = true, source = "[R1] shared prefixes are cached" }
+
+[layout]`
+
+// A runtime's [scheduler] reads into runtimes.Scheduler, every knob named
+// at its line when wrong; a runtime without one is marked as stating none.
+func TestRuntimeScheduler(t *testing.T) {
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := decodeRuntime("my.toml", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Scheduler.Stated {
+		t.Errorf("a profile without [scheduler] states one: %+v", rt.Scheduler)
+	}
+	with := func(from, to string) []byte {
+		tbl := strings.Replace(schedulerTable, from, to, 1)
+		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
+	}
+	rt, err = decodeRuntime("my.toml", with("", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runtimes.Scheduler{Policy: runtimes.Continuous, MaxSeqs: 8, MaxTokens: 512, Chunked: true, BlockSize: 16, OnFull: runtimes.Recompute, PrefixCaching: true, Stated: true}
+	if !reflect.DeepEqual(rt.Scheduler, want) {
+		t.Errorf("scheduler %+v, want %+v", rt.Scheduler, want)
+	}
+	cases := []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"knob missing", "max_tokens = { value = 512, source = \"[R1] a step of 512 tokens\" }\n", "", []string{"[scheduler] needs max_tokens"}},
+		{"policy unknown", `"continuous"`, `"round-robin"`, []string{"my.toml:24:", `scheduler policy must be "continuous" or "fifo", got "round-robin"`}},
+		{"budget below the batch", "value = 512", "value = 4", []string{"my.toml:26:", "cannot decode 8 requests"}},
+		{"knob unsourced", `"[R1] blocks of sixteen tokens"`, `""`, []string{"my.toml:28:", "scheduler.block_size has no source"}},
+		{"unknown key", "block_size", "blocksize", []string{"unknown key"}},
+		{"not a count", "value = 8,", "value = \"eight\",", []string{"my.toml:25:", "max_seqs value must be a whole number"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decodeRuntime("my.toml", with(c.from, c.to))
+			if err == nil {
+				t.Fatal("no error")
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {

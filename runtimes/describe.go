@@ -38,6 +38,7 @@ const (
 	TopicPrefill    = "prefill"
 	TopicMemory     = "memory"
 	TopicKernels    = "kernel precision"
+	TopicScheduler  = "scheduler"
 )
 
 // Rules lists the runtime's rules in words, each with its source. A
@@ -112,6 +113,51 @@ func (r *Runtime) Rules() []Rule {
 	}
 	add("memory_overhead", TopicMemory, units.FormatBytes(r.MemoryOverhead, units.Binary)+" beyond weights, KV cache and activations")
 	add("memory_share", TopicMemory, r.memoryText())
+	if sc := r.Scheduler; sc.Stated {
+		policy := "continuous batching"
+		if sc.Policy == FIFO {
+			policy = "one request at a time, the others queued in arrival order"
+		}
+		add("scheduler.policy", TopicScheduler, policy)
+		add("scheduler.max_seqs", TopicScheduler, fmt.Sprintf("at most %d requests running", sc.MaxSeqs))
+		if sc.MaxTokens > 0 {
+			add("scheduler.max_tokens", TopicScheduler, fmt.Sprintf("at most %d tokens a step", sc.MaxTokens))
+		} else {
+			add("scheduler.max_tokens", TopicScheduler, "a step prefills the prediction's chunk")
+		}
+		if sc.PassTokens > 0 {
+			add("scheduler.pass_tokens", TopicScheduler, fmt.Sprintf("a step runs as forward passes of at most %d tokens", sc.PassTokens))
+		}
+		if l := sc.Large; l != nil {
+			add("scheduler.large_devices", TopicScheduler, fmt.Sprintf("%d requests and %d tokens a step on devices of %s or more (except %s)", l.MaxSeqs, l.MaxTokens,
+				units.FormatBytes(l.Memory, units.Binary), strings.Join(l.Except, ", ")))
+		}
+		chunked := "a prompt runs whole in one step"
+		if sc.Chunked {
+			chunked = "chunked prefill: a long prompt is split over steps"
+		}
+		add("scheduler.chunked_prefill", TopicScheduler, chunked)
+		blocks := fmt.Sprintf("KV cache in blocks of %d tokens", sc.BlockSize)
+		if sc.BlockSize == 1 {
+			blocks = "KV cache in cells of one token"
+		}
+		add("scheduler.block_size", TopicScheduler, blocks)
+		full := map[OnFull]string{Recompute: "when the cache is full the newest request is preempted and recomputed later",
+			Reserve: "a request is admitted only with room for its whole cache", Fail: "a request that finds the cache full fails"}[sc.OnFull]
+		add("scheduler.on_kv_full", TopicScheduler, full)
+		prefix := "no prefix caching"
+		if sc.PrefixCaching {
+			prefix = "prefix caching: a cached shared prefix is not prefilled again"
+		}
+		add("scheduler.prefix_caching", TopicScheduler, prefix)
+		if _, ok := r.Sources["scheduler.slot_context"]; ok {
+			ctx := "every slot may use the whole context"
+			if sc.DividedContext {
+				ctx = "each slot holds the context / slots"
+			}
+			add("scheduler.slot_context", TopicScheduler, ctx)
+		}
+	}
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))
 		for j, p := range k.Compute {

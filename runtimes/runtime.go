@@ -79,6 +79,10 @@ type Runtime struct {
 	// a pass computes.
 	Prefill Prefill
 
+	// Scheduler is how its server batches requests ([scheduler] in its
+	// profile; Stated false when the profile has none).
+	Scheduler Scheduler
+
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published
 	// measurements, or a stated prior where none exist.
@@ -454,6 +458,11 @@ func (r *Runtime) Validate() error {
 	}
 	if err := r.Layout.Validate(); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if r.Scheduler.Stated {
+		if err := r.Scheduler.Validate(); err != nil {
+			errs = append(errs, "scheduler "+err.Error())
+		}
 	}
 	for k, c := range r.Classes {
 		if err := c.Efficiency.Validate(); err != nil {

@@ -66,7 +66,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			&cli.StringSliceFlag{Name: "profiles", EnvVars: []string{"ROOFLINE_PROFILES"}, Usage: "also load model, hardware and runtime profiles (*.toml) from `DIR` (repeatable, or comma-separated); user profiles override built-in ones of the same name; anywhere on the line; environment: ROOFLINE_PROFILES"},
 			&cli.BoolFlag{Name: "allow-paths", Usage: "let measured-run files and studies name models and devices by path or URL (relative to the file), which roofline then opens or fetches; by default they may only name them"},
 		},
-		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand(), completionCommand(), completeCommand()},
+		Commands: []*cli.Command{listCommand(), showCommand(), predictCommand(), chatCommand(), serveCommand(), planCommand(), reportCommand(), compareCommand(), calibrateCommand(), plotCommand(), versionCommand(), completionCommand(), completeCommand()},
 	}
 	setUsageErrors(app.Commands)
 	setStdinFlags(app.Commands)

@@ -23,6 +23,7 @@ var layers = [][]string{
 	{"gguf", "runtimes"},
 	{"profiles"},
 	{"sim"},
+	{"serve"},
 	{"cmd/roofline/internal/measured", "cmd/roofline/internal/resolve", "cmd/roofline/internal/fit", "cmd/roofline/internal/compare",
 		"cmd/roofline/internal/calibrate", "cmd/roofline/internal/plan", "cmd/roofline/internal/accuracy", "cmd/roofline/internal/plots",
 		"cmd/roofline/internal/atomicfile", "cmd/roofline/internal/buildinfo"},

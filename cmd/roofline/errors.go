@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -85,6 +87,13 @@ var fieldFlags = map[string]string{
 	"Power": "--power", "IdlePower": "--idle-power", "DutyCycle": "--duty-cycle",
 }
 
+// serveFlags names the flag behind each workload field serve validates.
+var serveFlags = map[string]string{
+	"Prompt": "--prompt", "Output": "--output-tokens", "Rate": "--rate", "CV": "--cv", "Users": "--users", "Think": "--think",
+	"Requests": "--requests", "SharedPrefix": "--shared-prefix", "UBatch": "--ubatch", "KVTokens": "--kv-tokens", "Runs": "--search-runs",
+	"Arrival": "--arrival",
+}
+
 // flagged names the flag an error is about: a *sim.FieldError by its
 // field, a *resolve.InputError by its input (renamed by as: the model of a
 // draft is --draft).
@@ -114,6 +123,20 @@ func flagged(err error, as ...string) error {
 			return &usageError{fmt.Sprintf("%s %s", f, fe.Msg)}
 		}
 		return err
+	}
+	var we *serve.WorkloadError
+	if errors.As(err, &we) {
+		if f, ok := serveFlags[we.Field]; ok {
+			return &usageError{fmt.Sprintf("%s %s", f, we.Msg)}
+		}
+		return &usageError{we.Error()}
+	}
+	var se *runtimes.SchedulerError
+	if errors.As(err, &se) {
+		return &usageError{fmt.Sprintf("--%s %s", strings.ReplaceAll(se.Knob, "_", "-"), se.Msg)}
+	}
+	if errors.Is(err, serve.ErrNoTargets) {
+		return &usageError{"--max-rate needs --ttft or --tpot: " + err.Error()}
 	}
 	var ie *resolve.InputError
 	if errors.As(err, &ie) {

@@ -95,6 +95,23 @@ acceptance: each draft step costs about a fifth of a target step here
 (12.3 ms against 67.7 ms at 1k context).`,
 		[]string{"plot", "speculative", "--model", "llama-3.1-8b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
 			"--draft", "llama-3.2-1b", "-o", "docs/plots/speculative.png"}},
+	{"serve-rate", "Serving: latency against the arrival rate", `p50 and p99 TTFT and TPOT of llama.cpp's server (4 slots) on a Jetson Orin
+Nano Super against the Poisson arrival rate, at the rates the max-rate search
+of roofline serve ran (docs/serve.md). The median barely moves; the p99 TTFT
+turns up at the knee and crosses the 2 s target first.`,
+		[]string{"plot", "serve-rate", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+			"--prompt", "lognormal:600:300", "--output-tokens", "lognormal:150:80", "--ttft", "2s", "-o", "docs/plots/serve-rate.png"}},
+	{"serve-cdf", "Serving: the latency of every request", `TTFT and TPOT of 1,000 requests to RKLLM on an RK3588, one request at a
+time, arriving at 0.05/s: most start at once, the rest wait for the answer
+before them, which makes the TTFT's tail many times its median; TPOT is the
+same for all.`,
+		[]string{"plot", "serve-cdf", "--model", "qwen2.5-1.5b", "--hardware", "rk3588", "--engine", "npu", "--rate", "0.05",
+			"--prompt", "uniform:50:300", "--output-tokens", "uniform:20:150", "-o", "docs/plots/serve-cdf.png"}},
+	{"serve-time", "Serving: the queue and the KV cache over time", `vLLM on an H100 at 14 requests/s, beyond what Llama-3.1-8B sustains there:
+the running batch grows until the KV cache is full, requests are preempted,
+and the queue grows for as long as requests arrive, then drains.`,
+		[]string{"plot", "serve-time", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "14", "--requests", "3000",
+			"--prompt", "lognormal:1000:600", "--output-tokens", "lognormal:250:200", "-o", "docs/plots/serve-time.png"}},
 }
 
 // fromRoot rewrites repository-root paths for a test running in

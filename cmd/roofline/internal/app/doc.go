@@ -9,6 +9,7 @@
 //	model, hardware             what a model costs, what a device can do
 //	gguf, runtimes, profiles    model files, runtimes, the catalog
 //	sim                         time, memory, energy: the predictions
+//	serve                       serving under load, stepping sim's passes
 //	resolve, measured, plan,    a request's setup by the one rule, measured
 //	compare, calibrate, plots   runs, the planner, comparison, calibration,
 //	                            figure drawing (plots knows no roofline type)

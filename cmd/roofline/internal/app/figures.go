@@ -155,6 +155,15 @@ var Figures = []*FigureKind{
 			{Name: "context", Default: "1024", Int: true, Tokens: true, Usage: "tokens the step attends (the KV cache)"},
 			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"}},
 		build: figSpeculative},
+	{Name: "serve-rate", Usage: "p50 and p99 TTFT and TPOT of a serving runtime against the arrival rate: the knee", Tall: true, Inputs: SetupInputs,
+		Caption: "p50 and p99 TTFT and TPOT against the Poisson arrival rate, at the rates the max-rate search ran; the targets in red.",
+		Params:  serveParams("1"), build: figServeRate},
+	{Name: "serve-cdf", Usage: "TTFT and TPOT of every request of a serving run, sorted (the CDF)", Tall: true, Inputs: SetupInputs,
+		Caption: "TTFT and TPOT of every request of one serving run against the share of requests at or below it (the CDF, axes swapped).",
+		Params:  serveParams("1"), build: figServeCDF},
+	{Name: "serve-time", Usage: "requests waiting and running, and the KV cache held, over a serving run", Tall: true, Inputs: SetupInputs,
+		Caption: "Requests waiting and running, and the share of the KV pool held, over one serving run.",
+		Params:  serveParams("1"), build: figServeTime},
 }
 
 // FigureKindOf finds a kind by name.

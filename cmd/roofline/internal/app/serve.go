@@ -1,0 +1,246 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/safeio"
+
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/serve"
+	"github.com/roofline/roofline/sim"
+)
+
+// ServeRequest is a serving simulation on one setup: the workload, the
+// runtime's scheduler with what the user changed of it, the latency
+// targets, and whether to search the largest rate meeting them.
+type ServeRequest struct {
+	Setup     Selection
+	Workload  serve.Workload
+	Scheduler SchedulerChanges
+	// UBatch is the prefill chunk of a runtime whose scheduler states no
+	// step budget (FIFO), and of the reference prediction.
+	UBatch int
+	// KVTokens replaces the KV pool memory leaves, tokens (0 keeps it).
+	KVTokens int
+	Targets  serve.Targets
+	// Search runs the max-rate search in SearchRuns runs (0: none).
+	SearchRuns int
+	// Level is the step-time interval's coverage (0.8).
+	Level float64
+	// Trace is a trace file of lengths (and arrival times), read in
+	// TraceFormat with ShareGPT's text counted at CharsPerToken.
+	Trace         string
+	TraceFormat   serve.TraceFormat
+	CharsPerToken float64
+}
+
+// SchedulerChanges are the knobs of a runtime's scheduler a user set;
+// zero values (nil) keep the runtime's.
+type SchedulerChanges struct {
+	Policy                                    runtimes.Policy
+	MaxSeqs, MaxTokens, PassTokens, BlockSize int
+	Chunked, PrefixCaching, DividedContext    *bool
+	OnFull                                    runtimes.OnFull
+}
+
+// Apply is the scheduler with the changes.
+func (c SchedulerChanges) Apply(s runtimes.Scheduler) runtimes.Scheduler {
+	if c.Policy != "" {
+		s.Policy = c.Policy
+		if c.Policy == runtimes.FIFO {
+			s.MaxSeqs = 1
+		}
+	}
+	for _, f := range []struct {
+		v   int
+		dst *int
+	}{{c.MaxSeqs, &s.MaxSeqs}, {c.MaxTokens, &s.MaxTokens}, {c.PassTokens, &s.PassTokens}, {c.BlockSize, &s.BlockSize}} {
+		if f.v != 0 {
+			*f.dst = f.v
+		}
+	}
+	for _, f := range []struct {
+		v   *bool
+		dst *bool
+	}{{c.Chunked, &s.Chunked}, {c.PrefixCaching, &s.PrefixCaching}, {c.DividedContext, &s.DividedContext}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	if c.OnFull != "" {
+		s.OnFull = c.OnFull
+	}
+	return s
+}
+
+// Serve is serve's answer.
+type Serve struct {
+	Inputs     sim.Inputs
+	RuntimeWhy string
+	Choices    []string
+	// Scheduler is the one simulated: the runtime's (for the device) with
+	// the user's changes; Changed lists the knobs the user set.
+	Scheduler runtimes.Scheduler
+	Changed   []string
+	// Server is the resolved server: its step and pass budgets, KV pool
+	// and the longest request.
+	Server   *serve.Server
+	Workload serve.Workload
+	Targets  serve.Targets
+	Run      *serve.Ranged
+	Search   *serve.RateSearch
+	// Single is a lone request of the mean lengths, as predict prices it:
+	// what the server gives with nothing else running.
+	Single *sim.Result
+	Notes  []string
+}
+
+// Serve simulates the workload on the selection's runtime.
+func (env *Env) Serve(req ServeRequest) (*Serve, error) {
+	var notes []string
+	if req.Trace != "" {
+		var err error
+		if notes, err = readTrace(&req); err != nil {
+			return nil, err
+		}
+	}
+	if err := req.Workload.Validate(); err != nil {
+		return nil, err
+	}
+	res, err := env.Resolve(req.Setup)
+	if err != nil {
+		return nil, err
+	}
+	s := res.Setup
+	sch := req.Scheduler.Apply(s.Runtime.SchedulerFor(s.Device))
+	out := &Serve{Inputs: s.Inputs, RuntimeWhy: res.Choice.Why, Choices: res.Notes, Scheduler: sch, Changed: req.Scheduler.names(),
+		Workload: req.Workload, Targets: req.Targets}
+	out.Notes = append(out.Notes, notes...)
+	if !s.Runtime.Scheduler.Stated {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
+	}
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens})
+	if err != nil {
+		return nil, err
+	}
+	out.Server = sv
+	level := req.Level
+	if level == 0 {
+		level = runtimes.IntervalLevel
+	}
+	if out.Run, err = sv.RunInterval(req.Workload, req.Targets, level); err != nil {
+		return nil, err
+	}
+	if c := out.Run.Expected.Clamped; c > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d requests' drawn lengths were cut to the %d tokens a request may hold (%s)", c, sv.Context, boundText(sv.ContextBound)))
+	}
+	if out.Run.Fast == nil {
+		out.Notes = append(out.Notes, "flags replaced the efficiency: no interval stands behind the step times")
+	}
+	w := req.Workload
+	p, err := s.Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
+	if err != nil {
+		return nil, err
+	}
+	out.Single = p
+	if req.SearchRuns > 0 {
+		if out.Search, err = sv.MaxRate(w, req.Targets, req.SearchRuns); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readTrace reads the request's trace into its workload: the rows'
+// lengths, and their arrival times for trace arrivals.
+func readTrace(req *ServeRequest) ([]string, error) {
+	f, err := safeio.OpenRegular(req.Trace)
+	if err != nil {
+		return nil, &RequestError{Input: "trace", Msg: err.Error()}
+	}
+	defer f.Close()
+	w := &req.Workload
+	t, err := serve.ReadTrace(f, req.Trace, req.TraceFormat, w.Requests, req.CharsPerToken)
+	if err != nil {
+		return nil, err
+	}
+	if w.Arrival == serve.Trace && !t.Timed {
+		return nil, &RequestError{Input: "arrival", Msg: fmt.Sprintf("trace: %s (%s) records no arrival times; choose a synthetic --arrival", req.Trace, t.Format)}
+	}
+	w.Rows, w.File, w.FromFile = t.Rows, req.Trace, true
+	var notes []string
+	if t.Skipped > 0 {
+		notes = append(notes, fmt.Sprintf("%s (%s): %d rows skipped, the first for %s", req.Trace, t.Format, t.Skipped, t.SkipReason))
+	}
+	if t.Truncated {
+		notes = append(notes, fmt.Sprintf("%s: the first %d requests are read; the rest of the file is not", req.Trace, len(t.Rows)))
+	}
+	return notes, nil
+}
+
+func boundText(b string) string {
+	switch b {
+	case "slot":
+		return "a slot's share of the context"
+	case "memory":
+		return "the KV pool memory leaves"
+	}
+	return "the model's maximum context"
+}
+
+// names lists the knobs the changes set, as the profile names them.
+func (c SchedulerChanges) names() []string {
+	var out []string
+	add := func(set bool, name string) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add(c.Policy != "", "policy")
+	add(c.MaxSeqs != 0, "max_seqs")
+	add(c.MaxTokens != 0, "max_tokens")
+	add(c.PassTokens != 0, "pass_tokens")
+	add(c.Chunked != nil, "chunked_prefill")
+	add(c.BlockSize != 0, "block_size")
+	add(c.OnFull != "", "on_kv_full")
+	add(c.PrefixCaching != nil, "prefix_caching")
+	add(c.DividedContext != nil, "slot_context")
+	return out
+}
+
+// SchedulerText says in words how a scheduler serves.
+func SchedulerText(s runtimes.Scheduler) string {
+	if s.Policy == runtimes.FIFO {
+		return "one request at a time, the others queued in arrival order"
+	}
+	t := fmt.Sprintf("continuous batching of up to %d requests", s.MaxSeqs)
+	if s.MaxTokens > 0 {
+		t += fmt.Sprintf(", %d tokens a step", s.MaxTokens)
+	}
+	if s.PassTokens > 0 {
+		t += fmt.Sprintf(" in passes of %d", s.PassTokens)
+	}
+	if s.Chunked {
+		t += ", chunked prefill"
+	} else {
+		t += ", whole prompts"
+	}
+	if s.BlockSize > 1 {
+		t += fmt.Sprintf(", %d-token KV blocks", s.BlockSize)
+	}
+	switch s.OnFull {
+	case runtimes.Recompute:
+		t += ", preemption by recompute"
+	case runtimes.Reserve:
+		t += ", a request's whole cache reserved on admission"
+	case runtimes.Fail:
+		t += ", an error when the cache is full"
+	}
+	if s.PrefixCaching {
+		t += ", prefix caching"
+	}
+	if s.DividedContext {
+		t += ", the context divided among the slots"
+	}
+	return t
+}

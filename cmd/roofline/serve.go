@@ -1,0 +1,95 @@
+package main
+
+import (
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/serve"
+	"github.com/urfave/cli/v2"
+)
+
+const serveUsage = `roofline serve --model M --hardware H --rate R [flags]
+
+A server does not see one request, nor a batch that starts together:
+requests arrive at random, of different lengths, wait in a queue, and
+share the engine step by step. serve simulates that under the runtime's
+own scheduler (roofline show runtime NAME: vLLM's continuous batching
+with chunked prefill, paged blocks, preemption and prefix caching;
+llama.cpp's server slots; TensorRT-LLM's in-flight batching; RKLLM one
+request at a time), every step priced as predict prices it, and answers
+with each request's TTFT, TPOT, inter-token latency, E2E and queue delay,
+their percentiles (with their range at the ends of the prediction's
+interval), throughput and goodput, and the queue and KV cache over time.
+With --max-rate it searches the largest arrival rate whose p99 TTFT and
+p99 TPOT meet --ttft and --tpot.
+
+Lengths are a token count, uniform:LO:HI, normal:MEAN:SD or
+lognormal:MEAN:SD; --trace reads them (and, with --arrival trace, the
+arrival times) from a published trace: Azure LLM inference CSV, BurstGPT
+CSV, ShareGPT JSON as vllm bench serve reads it, or a CSV/JSONL of
+prompt and output tokens (docs/serve.md). Runs are seeded (--seed).
+CSV output is one row per request.
+
+Examples:
+  roofline serve --model qwen2.5-1.5b --hardware rk3588 --engine npu --rate 0.05 --prompt uniform:50:300 --output-tokens uniform:20:150
+  roofline serve --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --arrival closed --users 4 --think 10s
+  roofline serve --model llama-3.1-8b --hardware h100-sxm --runtime vllm --rate 10 --prompt lognormal:1000:600 --max-rate`
+
+func serveCommand() *cli.Command {
+	flags := append(setupFlags(), serveWorkloadFlags()...)
+	flags = append(flags, schedulerFlags()...)
+	flags = append(flags,
+		&cli.StringFlag{Name: "ttft", Value: "1s", Usage: "TTFT target of goodput and the max-rate search (`DURATION`)"},
+		&cli.StringFlag{Name: "tpot", Value: "200ms", Usage: "TPOT target of goodput and the max-rate search (`DURATION`)"},
+		&cli.BoolFlag{Name: "max-rate", Usage: "search the largest arrival rate whose p99 TTFT and p99 TPOT meet --ttft and --tpot"},
+		&cli.IntFlag{Name: "search-runs", Value: serve.DefaultSearchRuns, Usage: "rates the max-rate search runs"},
+		formatFlag(serveFormats))
+	return &cli.Command{
+		Name:      "serve",
+		Usage:     "serving under load: arrivals, continuous batching, queueing, p99 latency and the largest rate meeting the targets",
+		UsageText: serveUsage,
+		Flags:     flags,
+		Action:    serveAction,
+	}
+}
+
+var serveFormats = render.AllFormats
+
+func serveAction(c *cli.Context) error {
+	f, err := outputFormat(c, serveFormats)
+	if err != nil {
+		return err
+	}
+	if err := noExtraArgs(c, 0); err != nil {
+		return err
+	}
+	req := app.ServeRequest{UBatch: c.Int("ubatch"), KVTokens: c.Int("kv-tokens")}
+	if c.Bool("max-rate") {
+		req.SearchRuns = c.Int("search-runs")
+	}
+	if req.Workload, err = serveWorkload(c); err != nil {
+		return err
+	}
+	if err := traceFlags(c, &req); err != nil {
+		return err
+	}
+	if req.Scheduler, err = schedulerChanges(c); err != nil {
+		return err
+	}
+	t, err := targets(c)
+	if err != nil {
+		return err
+	}
+	req.Targets = serve.Targets{TTFT: t.TTFT, TPOT: t.TPOT}
+	if req.Setup, err = selection(c); err != nil {
+		return err
+	}
+	env, err := environment(c)
+	if err != nil {
+		return err
+	}
+	a, err := env.Serve(req)
+	if err != nil {
+		return flagged(err)
+	}
+	return write(c, f, render.Serve(a))
+}

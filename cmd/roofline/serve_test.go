@@ -1,0 +1,257 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+)
+
+// serveExamples are docs/serve.md's worked examples.
+var serveExamples = []struct {
+	heading, text string
+	args          []string
+}{
+	{"A voice assistant on an RK3588 NPU (RKLLM: one request at a time)",
+		"Qwen2.5-1.5B at w8a8 under RKLLM, which answers one request at a time: the others wait in arrival order. Short spoken questions (50–300 tokens) and answers (20–150), 500 of them arriving at random three a minute, then the search for the largest rate whose p99 TTFT stays under 2 s and p99 TPOT under 200 ms (alone, a 300-token question already takes 0.9 s to its first word: a 1 s p99 target leaves no room to queue). With one request at a time, a request that arrives while another is answered waits for that whole answer, several seconds: the median TTFT barely moves with the rate, but the p99 meets its target only while fewer than one request in a hundred arrives during another's answer. Tail latency, not the mean, sets the rate.",
+		[]string{"serve", "--model", "qwen2.5-1.5b", "--hardware", "rk3588", "--engine", "npu", "--rate", "0.05", "--requests", "500",
+			"--prompt", "uniform:50:300", "--output-tokens", "uniform:20:150", "--ttft", "2s", "--max-rate"}},
+	{"A household server on a Jetson Orin Nano Super (llama.cpp server slots)",
+		"Llama-3.2-3B at q4_k_m under llama.cpp's server: 4 slots (--parallel auto) sharing one unified context, steps of -b 2048 tokens run as -ub 512 passes. Log-normal chat lengths, a 200-token system prompt every request shares (the slots' prompt cache reuses it), and the largest rate meeting p99 TTFT 2 s and TPOT 200 ms.",
+		[]string{"serve", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--rate", "0.3", "--requests", "500",
+			"--prompt", "lognormal:600:300", "--output-tokens", "lognormal:150:80", "--shared-prefix", "200", "--ttft", "2s", "--max-rate"}},
+	{"A team's vLLM server on an H100",
+		"Llama-3.1-8B in bf16 under vLLM's v1 scheduler on an H100 SXM: its large-GPU defaults (1024 sequences, 8192 tokens a step), chunked prefill, 16-token blocks, preemption by recompute. ShareGPT-like lengths at 8 requests a second, then the search.",
+		[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "8", "--requests", "2000",
+			"--prompt", "lognormal:1000:600", "--output-tokens", "lognormal:250:200", "--max-rate"}},
+}
+
+// TestServeDoc keeps docs/serve.md's worked examples in step with the
+// code (-update rewrites it): the page doubles as serve's golden test.
+func TestServeDoc(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(serveDocHead)
+	for _, ex := range serveExamples {
+		out, errOut, code := runCLI(ex.args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", ex.args, code, errOut)
+		}
+		b.WriteString("\n## " + ex.heading + "\n\n" + ex.text + "\n\n```\n$ roofline " + strings.Join(quoteArgs(ex.args), " ") + "\n" + out + "```\n")
+	}
+	b.WriteString(serveDocTail)
+	const path = "../../docs/serve.md"
+	if *update {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if old, _ := os.ReadFile(path); string(old) != b.String() {
+		t.Errorf("docs/serve.md is stale: go test ./cmd/roofline -run TestServeDoc -update")
+	}
+}
+
+// TestServeJSON holds serve's JSON to its own arithmetic: every request
+// completes, throughput is the output tokens over the duration, the
+// max-rate answer is the fastest rate that meets and the next one tried
+// misses, and the interval's ends bracket the expected p50.
+func TestServeJSON(t *testing.T) {
+	out, errOut, code := runCLI("serve", "--model", "llama-3.2-1b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--rate", "1", "--requests", "300", "--output-tokens", "64", "--max-rate", "--search-runs", "12", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j render.ServeJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	r := j.Result
+	if r.Requests != 300 || r.Completed != 300 || r.Failed != 0 {
+		t.Fatalf("result %+v", r)
+	}
+	if want := 300 * 64 / r.DurationS; !near(r.Throughput, want, 1e-9) {
+		t.Errorf("throughput %v, 300 × 64 / %v s = %v", r.Throughput, r.DurationS, want)
+	}
+	if j.Interval == nil || !(*j.Interval.Fast.TTFT.P50 <= *r.TTFT.P50 && *r.TTFT.P50 <= *j.Interval.Slow.TTFT.P50) {
+		t.Errorf("interval %+v around p50 TTFT %v", j.Interval, *r.TTFT.P50)
+	}
+	m := j.MaxRate
+	if m == nil || m.MaxRate <= 0 || len(m.Points) == 0 || len(m.Points) > 12 {
+		t.Fatalf("max rate %+v", m)
+	}
+	for _, p := range m.Points {
+		switch {
+		case p.Rate <= m.MaxRate && !p.Meets && p.Rate == m.MaxRate:
+			t.Errorf("the answer %v misses: %+v", m.MaxRate, p)
+		case p.Rate > m.MaxRate && p.Meets:
+			t.Errorf("rate %v above the answer %v meets", p.Rate, m.MaxRate)
+		case p.Meets && (*p.TTFT.P99 > j.TTFTTarget || *p.TPOT.P99 > j.TPOTTarget):
+			t.Errorf("rate %v meets with p99 TTFT %v, TPOT %v", p.Rate, *p.TTFT.P99, *p.TPOT.P99)
+		}
+	}
+	// One request alone is predict's.
+	pout, _, _ := runCLI("predict", "--model", "llama-3.2-1b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--prompt", "512", "--output-tokens", "64", "--ubatch", "512", "--format", "json")
+	var p struct {
+		TTFT float64 `json:"ttft_s"`
+		E2E  float64 `json:"e2e_s"`
+	}
+	if err := json.Unmarshal([]byte(pout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !near(j.Single.TTFT, p.TTFT, 1e-12) || !near(j.Single.E2E, p.E2E, 1e-12) {
+		t.Errorf("single request %+v, predict %+v", j.Single, p)
+	}
+}
+
+const serveDocHead = `# Serving under load
+
+A model behind an endpoint does not see one request, nor a batch that
+starts together. Requests arrive at random, of different lengths; each
+waits in a queue, its prefill shares a step with other requests' decodes,
+the KV cache fills and requests are preempted, and tail latency, not the
+mean, decides whether a target is met. ` + "`roofline serve`" + ` answers "how many
+requests per second at p99 TTFT ≤ 1 s?" for a device, a model and the
+runtime that serves it. This page is generated by
+` + "`go test ./cmd/roofline -run TestServeDoc -update`" + `, and doubles as serve's
+golden test.
+
+## How it works
+
+A discrete-event simulation (package ` + "`serve`" + `) steps the runtime's scheduler
+as its source code does, and prices every step with ` + "`sim.StepPricer`" + `,
+the very code ` + "`predict`" + ` sums (docs/method.md §12): a step's matrix
+products depend on its rows (prompt tokens of the chunks it holds plus one
+decode token per running request) and the positions that get logits; its
+attention on sums over the requests (each chunk at its own cached depth,
+each decode at its own context). The decoding requests enter as running
+sums the engine keeps as they join, advance and leave, so a step costs the
+same with 4 or 1,000 requests and a million requests simulate in about a
+second. At a vanishing rate each request's TTFT, TPOT and E2E are
+` + "`predict`" + `'s for its lengths, and B equal requests arriving together are
+` + "`predict --batch B`" + ` (tests).
+
+The scheduler is the runtime's, from its profile (` + "`[scheduler]`" + `, every
+knob sourced; ` + "`roofline show runtime NAME`" + ` lists them), and every knob is a
+flag:
+
+| runtime | policy | requests | tokens a step | prompts | KV cache | when full |
+|---|---|---|---|---|---|---|
+| vLLM (and SGLang) | continuous batching, FCFS | max_num_seqs 256 (1024 on GPUs ≥ 70 GiB but A100s) | max_num_batched_tokens 2048 (8192) | chunked | 16-token blocks, prefix caching | preempt the newest, recompute it later |
+| llama.cpp server | continuous batching of slots | --parallel 4 (auto) | -b 2048 in -ub 512 passes | chunked | cells sharing one -c context (--kv-unified), prompt cache | the request fails |
+| TensorRT-LLM | in-flight batching | max_batch_size 2048 | max_num_tokens 8192 | whole (chunked context off) | 32-token blocks | reserve a request's whole cache on admission (GUARANTEED_NO_EVICT) |
+| RKLLM, gpt-fast | one request at a time | 1 | the prediction's prefill chunk | — | one sequence | — |
+
+A runtime whose profile states no scheduler (MLC, MLX) is simulated as
+vLLM's defaults if it batches and FIFO if not, and the output says so.
+
+Every step: each running decode gets one token (vLLM requires
+max_num_batched_tokens ≥ max_num_seqs, so they always fit); the KV blocks
+the step needs are allocated, preempting (or failing) the most recently
+admitted requests when they run out; the prompts being prefilled get
+chunks of what is left of the budget, in admission order; then waiting
+requests are admitted while a place, the budget and the cache allow
+(vLLM: not in a step that preempted). A step larger than a pass
+(llama.cpp) is priced as its passes: the decodes first, then the prompt
+tokens in order. A preempted request is prefilled again with what it
+generated, as vLLM's recompute does.
+
+## What it answers
+
+- **Latency.** For every request: TTFT (arrival to first token), TPOT
+  (the mean gap between its later tokens), E2E and queue delay (arrival
+  to first scheduled); their mean, p50, p90, p95, p99 (nearest rank) and
+  maximum; and ITL, every inter-token gap of every request (counted in
+  0.5 % buckets: a million requests hold hundreds of millions of gaps).
+- **Range.** The same requests again with every step at the fast and
+  at the slow end of the prediction's 80 % interval (prefill passes at
+  the prefill interval's ends, decode steps at the decode interval's):
+  queueing amplifies a slower step, so the p99 range is wider than the
+  step's.
+- **Throughput and goodput.** Output tokens per second and requests per
+  second over the run (first arrival to last completion); goodput counts
+  the requests meeting both --ttft and --tpot.
+- **Over time.** Requests waiting and running, the share of the KV pool
+  held, preemptions so far.
+- **Max rate** (--max-rate). The same requests at rates doubling from
+  what one request at a time sustains (1 / E2E of a mean request), then
+  bisected to 0.5 %: the largest rate whose p99 TTFT and p99 TPOT meet the
+  targets with no request failing. Every rate sends the same lengths, the
+  gaps scaled.
+
+CSV output is one row per request (arrival, start, first token, finish,
+lengths, TTFT, TPOT, E2E, queue delay, preemptions, failed).
+
+## Workloads
+
+- **Arrivals.** ` + "`--arrival poisson`" + ` (exponential gaps at --rate),
+  ` + "`constant`" + `, ` + "`gamma`" + ` (bursty: gaps with coefficient of variation --cv;
+  1 is Poisson), ` + "`closed`" + ` (--users users, each sending, waiting for the
+  whole answer and thinking an exponential --think before the next), or
+  ` + "`trace`" + ` (a trace's own timestamps, rescaled to --rate when given).
+- **Lengths.** ` + "`--prompt`" + ` and ` + "`--output-tokens`" + `: a count, ` + "`uniform:LO:HI`" + `,
+  ` + "`normal:MEAN:SD`" + ` or ` + "`lognormal:MEAN:SD`" + ` (the mean and deviation of the
+  lengths themselves). A draw beyond what a request may hold (the model's
+  context, a slot's share, the pool) is cut there and counted.
+  ` + "`--shared-prefix N`" + `: every prompt begins with the same N-token system
+  prompt, which prefix caching computes once.
+- **Traces** (--trace FILE, format told from the file or --trace-format),
+  read as their publishers write them, no conversion step:
+  - Azure LLM inference traces (Azure/AzurePublicDataset, 2023 and the
+    2024 week-long release): CSV ` + "`TIMESTAMP,ContextTokens,GeneratedTokens`" + `,
+    the timestamp a wall-clock time with 100 ns digits;
+  - BurstGPT (HPMLL/BurstGPT): CSV ` + "`Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type`" + `
+    (or with ` + "`Session ID,Elapsed time`" + `), Timestamp in seconds; rows of 0
+    response tokens are the trace's failed requests and are skipped. Its
+    timestamps are whole seconds: requests of one second arrive together;
+  - ShareGPT JSON as ` + "`vllm bench serve`" + ` reads it: the first human turn is
+    the prompt and the first answer the output, entries with fewer than two
+    turns skipped, and vLLM's filter applied (4 … 1024 prompt tokens, 4 or
+    more output tokens, 2048 in all). roofline has no tokenizer: text is
+    counted at --chars-per-token (4, about right for English under Llama's
+    and GPT's tokenizers);
+  - a CSV with ` + "`prompt_tokens,output_tokens[,timestamp_s]`" + ` or JSONL objects
+    with those keys.
+
+  Timestamps that go back, counts that are not whole tokens, short rows and
+  lines over 1 MiB are errors at their file and line; a request longer
+  than the model's context is an error at its line. At most --requests
+  rows are read (10,000,000 at most): the rest of a large file is left
+  unread, so memory holds the requests, not the file.
+
+Runs are seeded (--seed): arrivals and lengths come from separate streams,
+so another rate sends the same requests.
+
+## Bad input and limits
+
+A rate of 0, negative, not a number or above 10⁶ requests/s, --requests
+beyond 10⁷, a length beyond 2²⁴ tokens, a scheduler knob out of range
+(a step budget below --max-seqs, as vLLM refuses) are usage errors at
+their flag (exit 2). A run holds 48 bytes per request (48 MB for a
+million) and its time series at most 512 points.
+`
+
+const serveDocTail = `
+## What is not modelled
+
+- The per-step cost is predict's, with its accuracy (docs/accuracy.md):
+  batched decode at small batches follows sim's current small-row rule.
+  Serving results are not yet checked against published serving
+  benchmarks (vLLM ` + "`bench serve`" + `, SGLang ` + "`bench_serving`" + `, llama.cpp server
+  runs on edge boards): until they are, read the ranges as the step's
+  uncertainty propagated, not as a measured coverage.
+- HTTP, tokenization, detokenization and the scheduler's own CPU time;
+  vLLM's asynchronous scheduling and CUDA graph padding; speculative
+  decoding; prefill/decode disaggregation; several GPUs.
+- The KV pool is what memory leaves at the model's full per-token cache:
+  sliding-window layers are counted at full length (vLLM frees their
+  out-of-window blocks), which understates a windowed model's pool.
+- A preempted request recomputes its whole prompt and output; vLLM may
+  find some of its freed blocks still in the prefix cache.
+- llama.cpp's server fails a request when its cache is full; which one
+  fails is modelled as the newest. RKLLM's server demo answers "busy"
+  (HTTP 503) rather than queueing: the FIFO queue is the client's retries
+  or a queue in front of it.
+`

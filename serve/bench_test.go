@@ -1,0 +1,42 @@
+package serve
+
+import (
+	"testing"
+)
+
+// BenchmarkMillionRequests simulates one million requests arriving at a
+// steady rate to vLLM serving Llama-3.1-8B on an H100 (lengths of the
+// ShareGPT scale: 200–2000 prompt and 50–400 output tokens). Target: 2 s
+// and 200 MB (issue 25).
+func BenchmarkMillionRequests(b *testing.B) {
+	s := setup(b, "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm")
+	sv := server(b, s, 512)
+	p, _ := ParseDist("uniform:200:2000")
+	o, _ := ParseDist("uniform:50:400")
+	w := Workload{Arrival: Poisson, Rate: 8, Requests: 1_000_000, Prompt: p, Output: o, Seed: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := sv.Run(w, Targets{TTFT: 1, TPOT: 0.2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Completed != w.Requests {
+			b.Fatalf("%d completed", res.Completed)
+		}
+	}
+}
+
+// BenchmarkMaxRateSearch searches the largest rate meeting p99 TTFT 1 s
+// and TPOT 200 ms over 20 rates of 10,000 requests each. Target: 1 s.
+func BenchmarkMaxRateSearch(b *testing.B) {
+	s := setup(b, "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm")
+	sv := server(b, s, 512)
+	p, _ := ParseDist("uniform:200:2000")
+	o, _ := ParseDist("uniform:50:400")
+	w := Workload{Arrival: Poisson, Requests: 10_000, Prompt: p, Output: o, Seed: 1}
+	for b.Loop() {
+		if _, err := sv.MaxRate(w, Targets{TTFT: 1, TPOT: 0.2}, DefaultSearchRuns); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

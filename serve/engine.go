@@ -1,0 +1,771 @@
+package serve
+
+import (
+	"math"
+
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// Targets are what goodput and the max-rate search hold requests to; a
+// zero target always meets.
+type Targets struct {
+	TTFT, TPOT float64 // s
+}
+
+// meets says whether a completed request meets both targets.
+func (t Targets) meets(r *Record) bool {
+	if t.TTFT > 0 && r.TTFT() > t.TTFT {
+		return false
+	}
+	if tp := r.TPOT(); t.TPOT > 0 && !math.IsNaN(tp) && tp > t.TPOT {
+		return false
+	}
+	return true
+}
+
+// live is a request holding a place on the server: prefilling (kvp tokens
+// to process, done of them computed) or decoding (its context at step k
+// is base + k). Slots are reused; gen invalidates events of a slot's
+// earlier occupant.
+type live struct {
+	id         int32
+	kvp, done  int32
+	shared     int32 // blocks of the shared prefix it references
+	blocks     int32 // blocks held, while prefilling (or reserved)
+	base       int64
+	gen        uint32
+	prev, next int32
+	decoding   bool
+	user       int32
+}
+
+// event is a change in the decoding set at the start of step key: a
+// request finishing (its last token came at the end of step key − 1) or
+// crossing a sliding window.
+type event struct {
+	key  int64
+	slot int32
+	gen  uint32
+	kind uint8 // evFinish, evCross
+	win  uint8
+}
+
+const (
+	evFinish uint8 = iota
+	evCross
+)
+
+type chunk struct {
+	slot  int32
+	depth int
+	n     int
+}
+
+// engine is one run of a server over a workload.
+type engine struct {
+	sv  *Server
+	sch runtimes.Scheduler
+	pr  *sim.StepPricer
+	bs  int64
+	src *source
+	tg  Targets
+
+	recs    []Record
+	users   []int32 // a closed loop's user of each request
+	waiting deque
+	slots   []live
+	free    []int32
+	head    int32
+	tail    int32
+	running int
+	// prefilling are the slots processing prompts, in admission order.
+	prefilling []int32
+	chunks     []chunk
+	completed  []int32
+
+	nDec    int
+	windows []int
+	sums    []float64 // Σ min(ctx, w) of the decoding requests at step k
+	below   []int     // decoding requests with ctx < w
+	cross   []int32   // decoding requests by base mod block size
+	events  []event
+
+	used, total  int64 // blocks
+	prefixOn     bool
+	prefixReady  bool
+	sharedBlocks int64
+	sharedTokens int
+	sharedHeld   bool
+	decodeHeld   bool // this step's decode blocks are allocated
+
+	k         int64
+	t         float64
+	tPrev     float64
+	inSystem  int
+	area      float64
+	areaRun   float64
+	first     float64
+	itl       *histogram
+	preempted int
+	lastTok   map[int32]float64
+	ser       *series
+	maxKV     float64
+	steps     int
+	// check, when set (tests), runs after every step.
+	check func(*engine)
+}
+
+// Run simulates the workload on the server and answers with every
+// request's latencies, their percentiles and the server's state over time.
+func (sv *Server) Run(w Workload, tg Targets) (*Result, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	src, err := newSource(w, sv.Context)
+	if err != nil {
+		return nil, err
+	}
+	e := sv.newEngine(src, tg)
+	e.run()
+	return e.result(), nil
+}
+
+func (sv *Server) newEngine(src *source, tg Targets) *engine {
+	sch := sv.Scheduler
+	e := &engine{sv: sv, sch: sch, pr: sv.pricer, bs: int64(sch.BlockSize), src: src, tg: tg,
+		recs: make([]Record, 0, src.n), head: -1, tail: -1, total: int64(sv.Blocks),
+		windows: sv.pricer.Windows(), cross: make([]int32, sch.BlockSize), itl: newHistogram(),
+		lastTok: map[int32]float64{}, first: math.NaN()}
+	e.sums = make([]float64, len(e.windows))
+	e.below = make([]int, len(e.windows))
+	e.slots = make([]live, 0, min(sch.MaxSeqs, src.n))
+	if src.w.Arrival == Closed {
+		e.users = make([]int32, 0, src.n)
+	}
+	if S := src.w.SharedPrefix; sch.PrefixCaching && S >= sch.BlockSize {
+		e.prefixOn = true
+		e.sharedBlocks = int64(S / sch.BlockSize)
+		e.sharedTokens = int(e.sharedBlocks) * sch.BlockSize
+	}
+	// A first guess of the series' spacing: 256 points over the arrivals.
+	span := 1.0
+	if w := src.w; w.Rate > 0 && w.Arrival != Trace {
+		span = float64(src.n) / w.Rate
+	}
+	e.ser = newSeries(span/256, 256)
+	return e
+}
+
+func (e *engine) run() {
+	for {
+		if e.running == 0 && e.waiting.len() == 0 {
+			next := e.src.peek()
+			if math.IsInf(next, 1) {
+				break
+			}
+			if !math.IsNaN(e.first) {
+				e.ser.record(Sample{T: e.t - e.first, Preemptions: e.preempted, KVUse: float64(e.used) / float64(max(e.total, 1))})
+			}
+			e.t = math.Max(e.t, next)
+			e.ingest(e.t)
+		}
+		e.step()
+	}
+}
+
+// ingest takes the arrivals up to time upTo into the queue, accounting
+// the requests in the system at each.
+func (e *engine) ingest(upTo float64) {
+	for e.src.peek() <= upTo {
+		at, p, o, user := e.src.pop()
+		if math.IsNaN(e.first) {
+			e.first, e.tPrev = at, at
+		}
+		e.areaTo(at)
+		e.inSystem++
+		id := int32(len(e.recs))
+		e.recs = append(e.recs, Record{Arrival: at, Start: -1, First: -1, Finish: -1, Prompt: int32(p), Output: int32(o)})
+		if e.users != nil {
+			e.users = append(e.users, user)
+		}
+		e.waiting.pushBack(id)
+	}
+}
+
+// areaTo integrates the requests in the system up to time t (Little's law).
+func (e *engine) areaTo(t float64) {
+	if t > e.tPrev {
+		e.area += float64(e.inSystem) * (t - e.tPrev)
+		e.tPrev = t
+	}
+}
+
+func (e *engine) residue(x int64) int {
+	r := x % e.bs
+	if r < 0 {
+		r += e.bs
+	}
+	return int(r)
+}
+
+// blocksFor is the blocks a request holding tokens tokens owns beyond
+// the shared prefix's.
+func (e *engine) blocksFor(tokens int64, shared int32) int64 {
+	return max((tokens+e.bs-1)/e.bs-int64(shared), 0)
+}
+
+// step schedules and runs one step at time e.t.
+func (e *engine) step() {
+	sch, k, t := &e.sch, e.k, e.t
+	preempted := false
+	e.decodeHeld = false
+	if e.nDec > 0 && sch.OnFull != runtimes.Reserve {
+		need := int64(e.cross[e.residue(1-k)])
+		for need > e.total-e.used && e.tail >= 0 {
+			if e.evict(e.tail) {
+				need--
+			}
+			preempted = true
+		}
+		e.used += need
+		e.decodeHeld = true
+	}
+	budget := e.sv.StepTokens - e.nDec
+	chunks := e.chunks[:0]
+	for i := 0; i < len(e.prefilling) && budget > 0; i++ {
+		s := e.prefilling[i]
+		l := &e.slots[s]
+		n := min(int(l.kvp-l.done), budget)
+		if sch.OnFull != runtimes.Reserve {
+			need := e.blocksFor(int64(l.done)+int64(n), l.shared) - int64(l.blocks)
+			for need > e.total-e.used && e.tail != s {
+				if e.slots[e.tail].decoding {
+					budget++ // a preempted decode gives its token back
+				}
+				e.evict(e.tail)
+				preempted = true
+			}
+			if need > e.total-e.used {
+				e.evict(s) // nothing newer to preempt: it waits again
+				preempted = true
+				break
+			}
+			e.used += need
+			l.blocks += int32(need)
+		}
+		chunks = append(chunks, chunk{s, int(l.done), n})
+		budget -= n
+	}
+	if !preempted {
+		chunks = e.admit(chunks, budget)
+	}
+	e.chunks = chunks
+	if e.nDec == 0 && len(chunks) == 0 {
+		if !preempted {
+			e.unblock()
+		}
+		return
+	}
+	dur := e.price(chunks)
+	e.finishStep(chunks, t+dur, dur)
+}
+
+// admit takes waiting requests while a place, the step's budget and the
+// KV cache allow (vLLM: only in a step that preempted nothing).
+func (e *engine) admit(chunks []chunk, budget int) []chunk {
+	sch := &e.sch
+	for e.waiting.len() > 0 && e.running < sch.MaxSeqs && budget > 0 {
+		id := e.waiting.front()
+		r := &e.recs[id]
+		kvp := int(r.Prompt) + int(r.Generated)
+		cached, shared := 0, int32(0)
+		if e.prefixOn {
+			shared = int32(e.sharedBlocks)
+			if e.prefixReady {
+				cached = min(e.sharedTokens, kvp-1)
+			}
+		}
+		n := min(kvp-cached, budget)
+		if !sch.Chunked && n < kvp-cached {
+			break
+		}
+		var need int64
+		if sch.OnFull == runtimes.Reserve {
+			need = e.blocksFor(int64(r.Prompt)+int64(r.Output), shared)
+		} else {
+			need = e.blocksFor(int64(cached+n), shared)
+		}
+		extra := int64(0)
+		if e.prefixOn && !e.sharedHeld {
+			extra = e.sharedBlocks
+		}
+		if need+extra > e.total-e.used {
+			break
+		}
+		e.waiting.popFront()
+		e.used += need + extra
+		e.sharedHeld = e.sharedHeld || e.prefixOn
+		s := e.newSlot()
+		l := &e.slots[s]
+		*l = live{id: id, kvp: int32(kvp), done: int32(cached), shared: shared, blocks: int32(need), gen: l.gen, prev: e.tail, next: -1}
+		if e.users != nil {
+			l.user = e.users[id]
+		}
+		if e.tail >= 0 {
+			e.slots[e.tail].next = s
+		} else {
+			e.head = s
+		}
+		e.tail = s
+		e.running++
+		e.prefilling = append(e.prefilling, s)
+		if r.Start < 0 {
+			r.Start = e.t
+		}
+		chunks = append(chunks, chunk{s, cached, n})
+		budget -= n
+	}
+	return chunks
+}
+
+func (e *engine) newSlot() int32 {
+	if n := len(e.free); n > 0 {
+		s := e.free[n-1]
+		e.free = e.free[:n-1]
+		return s
+	}
+	e.slots = append(e.slots, live{})
+	return int32(len(e.slots) - 1)
+}
+
+// unblock handles a step in which nothing can run: the head of the queue
+// cannot be admitted even with the server idle (a prompt longer than a
+// step that may not be chunked, or no room in the cache), so it fails.
+func (e *engine) unblock() {
+	if e.running > 0 {
+		e.fail(e.tail)
+		return
+	}
+	id := e.waiting.popFront()
+	r := &e.recs[id]
+	r.Failed, r.Finish = true, e.t
+	e.depart(id, e.t)
+}
+
+// price is the step's time: its passes, each priced by sim.StepPricer.
+func (e *engine) price(chunks []chunk) float64 {
+	pr := e.pr
+	var dec sim.Attention
+	if e.nDec > 0 {
+		dec = pr.Decodes(e.sums)
+	}
+	if len(chunks) == 0 {
+		return pr.Pass(e.nDec, e.nDec, false, dec)
+	}
+	tokens := e.nDec
+	for _, c := range chunks {
+		tokens += c.n
+	}
+	pass := e.sv.PassTokens
+	if tokens <= pass {
+		a, logits := dec, e.nDec
+		for _, c := range chunks {
+			a.Add(pr.Chunk(c.depth, c.n))
+			if l := &e.slots[c.slot]; int(l.done)+c.n == int(l.kvp) {
+				logits++
+			}
+		}
+		return pr.Pass(tokens, logits, true, a)
+	}
+	// A step larger than a pass (llama.cpp -b over -ub): the decodes
+	// first, then the prompt tokens in order, pass by pass.
+	total := 0.0
+	room, rows, logits, prompt := pass-e.nDec, e.nDec, e.nDec, false
+	a := dec
+	flush := func() {
+		if rows > 0 {
+			total += pr.Pass(rows, logits, prompt, a)
+		}
+		a, rows, logits, prompt, room = sim.Attention{}, 0, 0, false, pass
+	}
+	if room <= 0 {
+		flush()
+	}
+	for _, c := range chunks {
+		l := &e.slots[c.slot]
+		for off := 0; off < c.n; {
+			m := min(c.n-off, room)
+			a.Add(pr.Chunk(c.depth+off, m))
+			rows += m
+			room -= m
+			prompt = true
+			off += m
+			if off == c.n && int(l.done)+c.n == int(l.kvp) {
+				logits++
+			}
+			if room == 0 {
+				flush()
+			}
+		}
+	}
+	flush()
+	return total
+}
+
+// finishStep moves the clock to end: the decodes emit their tokens, the
+// chunks advance, finished prompts emit theirs, and the decoding set
+// moves to the next step.
+func (e *engine) finishStep(chunks []chunk, end, dur float64) {
+	e.steps++
+	e.itl.add(dur, float64(e.nDec))
+	e.areaRun += float64(e.running) * dur
+	done := e.completed[:0]
+	for _, c := range chunks {
+		l := &e.slots[c.slot]
+		l.done += int32(c.n)
+		if e.prefixOn && !e.prefixReady && int(l.done) >= e.sharedTokens {
+			e.prefixReady = true
+		}
+		if l.done == l.kvp {
+			done = append(done, c.slot)
+		}
+	}
+	e.ingest(end)
+	e.areaTo(end)
+	e.t = end
+	e.k++
+	e.decodeHeld = false
+	// The decoding set at the new step: every context one longer.
+	for j, w := range e.windows {
+		if w == 0 {
+			e.sums[j] += float64(e.nDec)
+		} else {
+			e.sums[j] += float64(e.below[j])
+		}
+	}
+	e.popEvents()
+	for _, s := range done {
+		e.promptDone(s, end)
+	}
+	e.completed = done
+	e.ingest(end)
+	used := float64(e.used) / float64(max(e.total, 1))
+	e.maxKV = math.Max(e.maxKV, used)
+	e.ser.record(Sample{T: end - e.first, Waiting: e.waiting.len(), Running: e.running, KVUse: used, Preemptions: e.preempted})
+	if e.check != nil {
+		e.check(e)
+	}
+}
+
+// popEvents applies the events due at step e.k.
+func (e *engine) popEvents() {
+	for len(e.events) > 0 && e.events[0].key <= e.k {
+		ev := e.popEvent()
+		l := &e.slots[ev.slot]
+		if l.gen != ev.gen || !l.decoding {
+			continue
+		}
+		switch ev.kind {
+		case evCross:
+			e.below[ev.win]--
+		case evFinish:
+			r := &e.recs[l.id]
+			r.Generated, r.Finish = r.Output, e.t
+			e.removeDecoder(ev.slot)
+			e.release(ev.slot)
+			e.depart(l.id, e.t)
+		}
+	}
+}
+
+// promptDone is a slot whose prompt (or recomputation) completed at end:
+// it emits a token, then decodes from the next step or finishes.
+func (e *engine) promptDone(s int32, end float64) {
+	l := &e.slots[s]
+	r := &e.recs[l.id]
+	e.prefilling = remove(e.prefilling, s)
+	g := l.kvp - r.Prompt + 1 // tokens generated with this one
+	if r.First < 0 {
+		r.First = end
+	} else if last, ok := e.lastTok[l.id]; ok {
+		e.itl.add(end-last, 1)
+		delete(e.lastTok, l.id)
+	}
+	r.Generated = g
+	if g >= r.Output {
+		r.Finish = end
+		e.used -= int64(l.blocks)
+		e.release(s)
+		e.depart(l.id, end)
+		return
+	}
+	// Its first decode step attends kvp + 1 keys.
+	l.decoding = true
+	l.base = int64(l.kvp) + 1 - e.k
+	e.addDecoder(s)
+}
+
+// addDecoder puts slot s into the decoding sums at step e.k.
+func (e *engine) addDecoder(s int32) {
+	l := &e.slots[s]
+	ctx := l.base + e.k
+	for j, w := range e.windows {
+		if w == 0 {
+			e.sums[j] += float64(ctx)
+			continue
+		}
+		e.sums[j] += float64(min(ctx, int64(w)))
+		if ctx < int64(w) {
+			e.below[j]++
+			e.pushEvent(event{key: int64(w) - l.base, slot: s, gen: l.gen, kind: evCross, win: uint8(j)})
+		}
+	}
+	if e.sch.OnFull != runtimes.Reserve {
+		// Its blocks now follow its context.
+		e.used -= int64(l.blocks)
+		e.used += e.blocksFor(ctx-1, l.shared)
+		l.blocks = 0
+	}
+	e.cross[e.residue(l.base)]++
+	e.nDec++
+	r := &e.recs[l.id]
+	e.pushEvent(event{key: int64(r.Prompt) + int64(r.Output) - l.base, slot: s, gen: l.gen, kind: evFinish})
+}
+
+// removeDecoder takes slot s out of the decoding sums at step e.k and
+// frees the blocks its context holds (with this step's, once allocated).
+func (e *engine) removeDecoder(s int32) {
+	l := &e.slots[s]
+	ctx := l.base + e.k
+	for j, w := range e.windows {
+		if w == 0 {
+			e.sums[j] -= float64(ctx)
+			continue
+		}
+		e.sums[j] -= float64(min(ctx, int64(w)))
+		if ctx < int64(w) {
+			e.below[j]--
+		}
+	}
+	res := e.residue(l.base)
+	e.cross[res]--
+	e.nDec--
+	l.decoding = false
+	if e.sch.OnFull == runtimes.Reserve {
+		e.used -= int64(l.blocks)
+		return
+	}
+	held := ctx - 1
+	if e.decodeHeld && e.residue(ctx) == 1%int(e.bs) {
+		held = ctx
+	}
+	e.used -= e.blocksFor(held, l.shared)
+}
+
+// release frees slot s's place on the server.
+func (e *engine) release(s int32) {
+	l := &e.slots[s]
+	if l.prev >= 0 {
+		e.slots[l.prev].next = l.next
+	} else {
+		e.head = l.next
+	}
+	if l.next >= 0 {
+		e.slots[l.next].prev = l.prev
+	} else {
+		e.tail = l.prev
+	}
+	l.gen++
+	l.decoding = false
+	e.running--
+	e.free = append(e.free, s)
+}
+
+// depart is request id leaving the system at t.
+func (e *engine) depart(id int32, t float64) {
+	e.areaTo(t)
+	e.inSystem--
+	if e.users != nil {
+		e.src.done(e.users[id], t)
+	}
+}
+
+// evict makes room in the KV cache by slot s, the newest running request:
+// preempted to be recomputed, or failed. It reports whether s was a
+// decode that needed a block this step.
+func (e *engine) evict(s int32) (crossing bool) {
+	if e.sch.OnFull == runtimes.Fail {
+		return e.fail(s)
+	}
+	l := &e.slots[s]
+	r := &e.recs[l.id]
+	if l.decoding {
+		ctx := l.base + e.k
+		crossing = e.residue(ctx) == 1%int(e.bs)
+		r.Generated = int32(ctx) - r.Prompt
+		e.lastTok[l.id] = e.t
+		e.removeDecoder(s)
+	} else {
+		e.used -= int64(l.blocks)
+		e.prefilling = remove(e.prefilling, s)
+	}
+	r.Preemptions++
+	e.preempted++
+	id := l.id
+	e.release(s)
+	e.waiting.pushFront(id)
+	return crossing
+}
+
+// fail ends slot s's request with an error (the cache has no room).
+func (e *engine) fail(s int32) (crossing bool) {
+	l := &e.slots[s]
+	r := &e.recs[l.id]
+	if l.decoding {
+		ctx := l.base + e.k
+		crossing = e.residue(ctx) == 1%int(e.bs)
+		r.Generated = int32(ctx) - r.Prompt
+		e.removeDecoder(s)
+	} else {
+		e.used -= int64(l.blocks)
+		e.prefilling = remove(e.prefilling, s)
+	}
+	r.Failed, r.Finish = true, e.t
+	id := l.id
+	e.release(s)
+	e.depart(id, e.t)
+	return crossing
+}
+
+func remove(xs []int32, x int32) []int32 {
+	for i, v := range xs {
+		if v == x {
+			return append(xs[:i], xs[i+1:]...)
+		}
+	}
+	return xs
+}
+
+// pushEvent and popEvent keep e.events a min-heap by key.
+func (e *engine) pushEvent(ev event) {
+	e.events = append(e.events, ev)
+	h := e.events
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p].key <= h[i].key {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+}
+
+func (e *engine) popEvent() event {
+	h := e.events
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && h[l].key < h[m].key {
+			m = l
+		}
+		if r < n && h[r].key < h[m].key {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	e.events = h
+	return top
+}
+
+// deque is a ring buffer of request ids.
+type deque struct {
+	buf        []int32
+	head, size int
+}
+
+func (d *deque) len() int { return d.size }
+
+func (d *deque) grow() {
+	if d.size < len(d.buf) {
+		return
+	}
+	n := make([]int32, max(16, 2*len(d.buf)))
+	for i := range d.size {
+		n[i] = d.buf[(d.head+i)%len(d.buf)]
+	}
+	d.buf, d.head = n, 0
+}
+
+func (d *deque) pushBack(x int32) {
+	d.grow()
+	d.buf[(d.head+d.size)%len(d.buf)] = x
+	d.size++
+}
+
+func (d *deque) pushFront(x int32) {
+	d.grow()
+	d.head = (d.head - 1 + len(d.buf)) % len(d.buf)
+	d.buf[d.head] = x
+	d.size++
+}
+
+func (d *deque) front() int32 { return d.buf[d.head] }
+
+func (d *deque) popFront() int32 {
+	x := d.buf[d.head]
+	d.head = (d.head + 1) % len(d.buf)
+	d.size--
+	return x
+}
+
+// result summarises the run.
+func (e *engine) result() *Result {
+	res := &Result{Requests: len(e.recs), Clamped: e.src.clamped, Preemptions: e.preempted, Steps: e.steps, MaxKVUse: e.maxKV, Records: e.recs, Series: e.ser.points}
+	n := len(e.recs)
+	ttft, tpot, e2e, queue := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
+	last, tokens, meeting := math.Inf(-1), 0.0, 0
+	for i := range e.recs {
+		r := &e.recs[i]
+		last = math.Max(last, r.Finish)
+		if r.Failed {
+			res.Failed++
+			continue
+		}
+		res.Completed++
+		tokens += float64(r.Output)
+		ttft = append(ttft, r.TTFT())
+		tpot = append(tpot, r.TPOT())
+		e2e = append(e2e, r.E2E())
+		queue = append(queue, r.Queue())
+		if e.tg.meets(r) {
+			meeting++
+		}
+	}
+	res.TTFT, res.TPOT, res.E2E, res.Queue = statsOf(ttft), statsOf(tpot), statsOf(e2e), statsOf(queue)
+	res.ITL = e.itl.stats()
+	if n > 0 {
+		res.Duration = last - e.first
+		if span := e.recs[n-1].Arrival - e.first; span > 0 {
+			res.OfferedRate = float64(n-1) / span
+		}
+	}
+	if res.Duration > 0 {
+		res.Throughput = tokens / res.Duration
+		res.RequestRate = float64(res.Completed) / res.Duration
+		res.Goodput = float64(meeting) / res.Duration
+		res.MeanInSystem = e.area / res.Duration
+		res.MeanRunning = e.areaRun / res.Duration
+	}
+	if res.Completed > 0 {
+		res.MeetingShare = float64(meeting) / float64(res.Completed)
+	}
+	return res
+}

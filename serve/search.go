@@ -1,0 +1,188 @@
+package serve
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/roofline/roofline/sim"
+)
+
+// Ranged is a run at the expected step times beside runs at the fast and
+// slow ends of the step-time interval (the prediction's interval at
+// Level, sim.Setup.StepSpread): a percentile's range is [Fast, Slow]. Fast
+// and Slow are nil when nothing stands behind an interval (flags replaced
+// the efficiency).
+type Ranged struct {
+	Expected   *Result
+	Fast, Slow *Result
+	Level      float64
+}
+
+// RunInterval runs the workload at the expected step times and at the
+// interval's ends. The ends keep their summaries, not their records.
+func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, error) {
+	res, err := sv.Run(w, tg)
+	if err != nil {
+		return nil, err
+	}
+	out := &Ranged{Expected: res, Level: level}
+	plo, phi, dlo, dhi := sv.Setup.StepSpread(level)
+	if plo == 1 && phi == 1 && dlo == 1 && dhi == 1 {
+		return out, nil
+	}
+	for _, end := range []struct {
+		dst    **Result
+		pf, df float64
+	}{{&out.Fast, plo, dlo}, {&out.Slow, phi, dhi}} {
+		r, err := sv.scaled(end.pf, end.df).Run(w, tg)
+		if err != nil {
+			return nil, err
+		}
+		r.Records, r.Series = nil, nil
+		*end.dst = r
+	}
+	return out, nil
+}
+
+// RatePoint is one arrival rate the max-rate search ran.
+type RatePoint struct {
+	Rate                   float64
+	TTFT, TPOT, E2E, Queue Stats
+	Throughput, Goodput    float64
+	Completed, Failed      int
+	Preemptions            int
+	Meets                  bool
+	// Misses names the targets the rate misses ("ttft", "tpot",
+	// "failures").
+	Misses []string
+}
+
+// RateSearch is the largest arrival rate whose p99 TTFT and p99 TPOT meet
+// the targets, found by running the workload at rates doubling from what
+// one request at a time sustains, then bisecting between the last that
+// meets and the first that does not.
+type RateSearch struct {
+	MaxRate float64 // 0 when not even the lowest rate tried meets
+	// Bound is what the next rate fails: its Misses.
+	Bound  []string
+	Points []RatePoint // by rate
+	// Capped is true when the search stopped at MaxRate meeting.
+	Capped bool
+}
+
+// DefaultSearchRuns is how many rates a search runs at most.
+const DefaultSearchRuns = 20
+
+// SearchPrecision is where the search stops: the rate that fails is
+// within this share of the one that meets.
+const SearchPrecision = 0.005
+
+// ErrNoTargets is a search without a TTFT or TPOT target.
+var ErrNoTargets = errors.New("the max-rate search needs a TTFT or TPOT target")
+
+// MaxRate searches the largest rate of w's arrival process whose p99 TTFT
+// and p99 TPOT meet tg, in at most runs runs, with every request
+// completing. Every run sends the same requests (the same seed), their
+// gaps scaled to the rate.
+func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error) {
+	if tg.TTFT <= 0 && tg.TPOT <= 0 {
+		return nil, ErrNoTargets
+	}
+	if w.Arrival == Closed {
+		return nil, &WorkloadError{"Arrival", "a closed loop has no arrival rate to search: choose poisson, constant, gamma or a trace"}
+	}
+	if runs < 4 || runs > 200 {
+		return nil, &WorkloadError{"Runs", fmt.Sprintf("must be 4 … 200, got %d", runs)}
+	}
+	// One request at a time sustains 1 / E2E of a mean request.
+	p, err := sv.Setup.Predict(sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(1, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens})
+	if err != nil {
+		return nil, err
+	}
+	s := &RateSearch{}
+	eval := func(rate float64) (bool, error) {
+		w.Rate = rate
+		res, err := sv.Run(w, tg)
+		if err != nil {
+			return false, err
+		}
+		pt := RatePoint{Rate: rate, TTFT: res.TTFT, TPOT: res.TPOT, E2E: res.E2E, Queue: res.Queue, Throughput: res.Throughput, Goodput: res.Goodput,
+			Completed: res.Completed, Failed: res.Failed, Preemptions: res.Preemptions}
+		if tg.TTFT > 0 && !(res.TTFT.P99 <= tg.TTFT) {
+			pt.Misses = append(pt.Misses, "ttft")
+		}
+		if tg.TPOT > 0 && res.TPOT.N > 0 && !(res.TPOT.P99 <= tg.TPOT) {
+			pt.Misses = append(pt.Misses, "tpot")
+		}
+		if res.Failed > 0 {
+			pt.Misses = append(pt.Misses, "failures")
+		}
+		pt.Meets = len(pt.Misses) == 0
+		s.Points = append(s.Points, pt)
+		return pt.Meets, nil
+	}
+	r := math.Min(1/p.E2E, MaxRate)
+	ok, err := eval(r)
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := 0.0, math.Inf(1)
+	if ok {
+		lo = r
+	} else {
+		hi = r
+	}
+	n := 1
+	// Bracket: double up while meeting, halve down while not.
+	for ; n < runs && (lo == 0 || math.IsInf(hi, 1)); n++ {
+		switch {
+		case lo > 0 && lo >= MaxRate:
+			s.Capped = true
+			n = runs
+			continue
+		case lo > 0:
+			r = math.Min(2*lo, MaxRate)
+		default:
+			r = hi / 2
+		}
+		if ok, err = eval(r); err != nil {
+			return nil, err
+		}
+		if ok {
+			lo = r
+		} else {
+			hi = r
+		}
+	}
+	// Bisect geometrically between the bracket's ends, to 0.5 %.
+	for ; n < runs && lo > 0 && !math.IsInf(hi, 1) && hi/lo > 1+SearchPrecision; n++ {
+		r = math.Sqrt(lo * hi)
+		if ok, err = eval(r); err != nil {
+			return nil, err
+		}
+		if ok {
+			lo = r
+		} else {
+			hi = r
+		}
+	}
+	s.MaxRate = lo
+	slices.SortFunc(s.Points, func(a, b RatePoint) int {
+		switch {
+		case a.Rate < b.Rate:
+			return -1
+		case a.Rate > b.Rate:
+			return 1
+		}
+		return 0
+	})
+	for _, p := range s.Points {
+		if p.Rate > lo && !p.Meets {
+			s.Bound = p.Misses
+			break
+		}
+	}
+	return s, nil
+}

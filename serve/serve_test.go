@@ -1,0 +1,138 @@
+package serve
+
+import (
+	"math"
+	"testing"
+
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/sim"
+)
+
+// setup resolves a model on a device's engine under a built-in runtime.
+func setup(t testing.TB, modelName, weights, device, engine, runtime string) *sim.Setup {
+	t.Helper()
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := cat.Model(modelName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cat.Runtime(runtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.BuildNamed(spec, weights, rt.DefaultKV, rt.LayoutFor(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cat.Device(device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := d.Engine(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func server(t testing.TB, s *sim.Setup, ubatch int) *Server {
+	t.Helper()
+	sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: ubatch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sv
+}
+
+func near(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want) }
+
+// The three worked examples of docs/md: an RK3588 under RKLLM (one
+// request at a time), a Jetson under llama.cpp's server (4 slots, steps
+// of 2048 tokens in passes of 512) and an H100 under vLLM (continuous
+// batching in steps of 8192 tokens).
+var examples = []struct {
+	name, model, weights, device, engine, runtime string
+}{
+	{"rkllm", "qwen2.5-1.5b", "w8a8", "rk3588", "npu", "rkllm"},
+	{"llama.cpp", "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu", "llama.cpp"},
+	{"vllm", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm"},
+}
+
+// TestVanishingRateIsPredict: requests so far apart that none meets
+// another are each served alone, so every request's TTFT, TPOT and E2E
+// are Predict's for its lengths, with the prefill in the server's chunks
+// (its step budget, or the prediction's micro-batch for RKLLM).
+func TestVanishingRateIsPredict(t *testing.T) {
+	for _, c := range examples {
+		t.Run(c.name, func(t *testing.T) {
+			s := setup(t, c.model, c.weights, c.device, c.engine, c.runtime)
+			sv := server(t, s, 512)
+			prompt, _ := ParseDist("uniform:100:3000")
+			output, _ := ParseDist("uniform:1:200")
+			res, err := sv.Run(Workload{Arrival: Poisson, Rate: 1e-4, Requests: 40, Prompt: prompt, Output: output, Seed: 7}, Targets{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Completed != 40 || res.Preemptions != 0 {
+				t.Fatalf("%d completed, %d preemptions", res.Completed, res.Preemptions)
+			}
+			for i, r := range res.Records {
+				if i > 0 && r.Arrival < res.Records[i-1].Finish {
+					t.Fatalf("request %d arrived while %d ran: the rate is not vanishing", i, i-1)
+				}
+				p, err := s.Predict(sim.Workload{Prompt: int(r.Prompt), Output: int(r.Output), Batch: 1, UBatch: sv.PassTokens})
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Times are differences of clock readings near r.Finish: equal
+				// to 1e-9 and a few of the clock's last digits.
+				same := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*want+1e-15*r.Finish }
+				if r.Queue() != 0 || !same(r.TTFT(), p.TTFT) || !same(r.E2E(), p.E2E) || r.Output > 1 && !near(r.TPOT(), p.TPOT, 1e-9) {
+					t.Errorf("request %d (%d+%d tokens): TTFT %v TPOT %v E2E %v; predict %v %v %v", i, r.Prompt, r.Output, r.TTFT(), r.TPOT(), r.E2E(), p.TTFT, p.TPOT, p.E2E)
+				}
+			}
+		})
+	}
+}
+
+// TestClosedBatchIsPredictBatch: B equal requests arriving together whose
+// prompts fit one step are prefilled in one pass and decode in lockstep:
+// Predict at batch B (a batching runtime), or B requests one after another
+// (RKLLM: the last waits B − 1 answers).
+func TestClosedBatchIsPredictBatch(t *testing.T) {
+	for _, c := range examples {
+		for _, B := range []int{1, 3, 4} {
+			s := setup(t, c.model, c.weights, c.device, c.engine, c.runtime)
+			sv := server(t, s, 2048)
+			const P, G = 120, 64 // B·P within one pass of every server
+			res, err := sv.Run(Workload{Arrival: Closed, Users: B, Requests: B, Prompt: Dist{A: P}, Output: Dist{A: G}}, Targets{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := s.Predict(sim.Workload{Prompt: P, Output: G, Batch: B, UBatch: max(sv.PassTokens, B*P)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			last := res.Records[B-1]
+			if !s.Inputs.ContinuousBatching {
+				if !near(last.First, p.LastTTFT, 1e-9) || !near(last.Finish, p.LastE2E, 1e-9) {
+					t.Errorf("%s B=%d: the last request's TTFT %v E2E %v; predict's last %v %v", c.name, B, last.First, last.Finish, p.LastTTFT, p.LastE2E)
+				}
+				continue
+			}
+			for i, r := range res.Records {
+				if !near(r.TTFT(), p.TTFT, 1e-9) || !near(r.TPOT(), p.TPOT, 1e-9) || !near(r.E2E(), p.E2E, 1e-9) {
+					t.Errorf("%s B=%d request %d: TTFT %v TPOT %v E2E %v; predict --batch %d %v %v %v", c.name, B, i, r.TTFT(), r.TPOT(), r.E2E(), B, p.TTFT, p.TPOT, p.E2E)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package serve
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// Server is a serving runtime on one setup: its scheduler, the KV-cache
+// pool memory leaves it, and the pricer of its passes (sim.StepPricer,
+// the code Predict sums).
+type Server struct {
+	Setup     *sim.Setup
+	Scheduler runtimes.Scheduler
+	// StepTokens is the most tokens one step processes, PassTokens the
+	// most one forward pass does (a step is split into passes above it).
+	StepTokens, PassTokens int
+	// Blocks is the KV-cache pool in blocks of Scheduler.BlockSize tokens.
+	Blocks int
+	// Context is the most tokens (prompt and output) one request may hold:
+	// the model's maximum context, a slot's share of the cache, the pool.
+	Context int
+	// ContextBound says what bounds Context: "model", "slot" or "memory".
+	ContextBound string
+	pricer       *sim.StepPricer
+}
+
+// Options adjust a server beyond its runtime's scheduler.
+type Options struct {
+	// UBatch is the prefill chunk of a runtime whose scheduler states no
+	// step budget (FIFO: the chunk a prediction uses); 0 is the runtime's
+	// default on the device (sim.Setup.Chunk; a runtime that prefills
+	// each prompt whole, 2²⁰ tokens).
+	UBatch int
+	// KVTokens replaces the pool memory leaves (llama.cpp -c), tokens; 0
+	// keeps it.
+	KVTokens int
+}
+
+// New resolves a server of scheduler sch on setup s.
+func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
+	if err := sch.Validate(); err != nil {
+		return nil, err
+	}
+	if o.UBatch < 0 || o.UBatch > sim.MaxTokens {
+		return nil, &WorkloadError{"UBatch", fmt.Sprintf("must be 1 … %d tokens, or 0 for the runtime's default, got %d", sim.MaxTokens, o.UBatch)}
+	}
+	o.UBatch = s.Chunk(o.UBatch, 1<<20)
+	if o.KVTokens < 0 || o.KVTokens > sim.MaxTokens {
+		return nil, &WorkloadError{"KVTokens", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.KVTokens)}
+	}
+	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: s.StepPricer()}
+	if sv.StepTokens == 0 {
+		sv.StepTokens = o.UBatch
+	}
+	if sv.PassTokens == 0 || sv.PassTokens > sv.StepTokens {
+		sv.PassTokens = sv.StepTokens
+	}
+	bs := sch.BlockSize
+	perToken := s.Model.KVBytesPerToken()
+	tokens := math.Floor(s.KVBudget(sv.PassTokens) / perToken)
+	maxCtx := s.Model.Spec.MaxContext
+	if sch.DividedContext || sch.MaxSeqs == 1 || bs == 1 {
+		// A runtime with a context of cells (llama.cpp -c 0: the model's
+		// own, fitted to memory) holds no more than the model's context.
+		tokens = min(tokens, float64(maxCtx))
+	}
+	if o.KVTokens > 0 {
+		tokens = float64(o.KVTokens)
+	}
+	if !(tokens >= 1) {
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: s.Device.Name, Budget: s.KVBudget(sv.PassTokens)}
+	}
+	sv.Blocks = int(math.Min(tokens/float64(bs), 1<<40))
+	sv.Context, sv.ContextBound = maxCtx, "model"
+	if sch.DividedContext {
+		if slot := sv.Blocks * bs / sch.MaxSeqs; slot < sv.Context {
+			sv.Context, sv.ContextBound = slot, "slot"
+		}
+	}
+	if pool := sv.Blocks * bs; pool < sv.Context {
+		sv.Context, sv.ContextBound = pool, "memory"
+	}
+	if sv.Context < 2 {
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: s.Device.Name, Budget: s.KVBudget(sv.PassTokens)}
+	}
+	return sv, nil
+}
+
+// NotFitError is a server whose weights, activations and overhead leave
+// no room for a KV cache.
+type NotFitError struct {
+	Model, Device string
+	Budget        float64 // bytes left for the KV cache (negative: short by)
+}
+
+func (e *NotFitError) Error() string {
+	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, activations and runtime overhead leave %.0f MiB", e.Model, e.Device, e.Budget/(1<<20))
+}
+
+// KVTokens is the pool's capacity in tokens.
+func (sv *Server) KVTokens() int { return sv.Blocks * sv.Scheduler.BlockSize }
+
+// scaled is a copy of sv whose passes take the given factors of their
+// time (an interval's ends).
+func (sv *Server) scaled(prefill, decode float64) *Server {
+	o := *sv
+	o.pricer = sv.pricer.Scaled(prefill, decode)
+	return &o
+}
