@@ -40,9 +40,9 @@ assistant. The RK3588 runs q4_k_m on its CPU (its NPU runs w8a8 only).`,
 			"--weights", "q4_k_m", "--tpot", "200ms", "-o", "docs/plots/tpot-context.png"}},
 	{"tpot-context-facets", "Small multiples", `Three devices × six models are eighteen series: more than eight share no
 panel legibly, so the figure draws one panel per device (the dimension
-plots.Name picks first), each with the six models in the same colours, on a
-shared x axis; the y axes are not shared because the devices differ by
-more than three times. Curves that coincide are drawn once and labelled
+plots.Name picks first), each with the six models in the same colours, on
+shared axes: the times span more than ten times (7 ms to 1.8 s), so the y
+axis is logarithmic. Curves that coincide are drawn once and labelled
 together (a = b).`,
 		[]string{"plot", "tpot-context", "--model", "llama-3.2-1b,llama-3.2-3b,qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-3b,qwen2.5-7b",
 			"--hardware", "jetson-orin-nano-8gb,rk3588,raspberry-pi-5-8gb", "--weights", "q4_k_m", "--tpot", "200ms", "-o", "docs/plots/tpot-context-facets.png"}},
@@ -184,11 +184,17 @@ Common rules:
   ` + "`--facet device|engine|model|weights|kv`" + ` chooses the dimension, even for
   fewer series.
 - Seven colour-blind-safe colours (Okabe and Ito's, without yellow), then
-  dash-dot line styles. Series too close to tell apart are drawn once and
-  labelled together: ` + "`a = b`" + ` (equal) or ` + "`a ≈ b`" + ` (within 1 % of the axis).
-  One dashed ideal line per distinct limit, grey when several series share
-  it. Labels of measured and operating points are placed clear of each
-  other, with a thin leader line when pushed away from their point.
+  dash-dot line styles. Series within 2 % of each other's value at every
+  point are drawn once and labelled together: ` + "`a = b`" + ` (equal) or ` + "`a ≈ b`" + `;
+  series further apart are never merged, however small the gap looks on
+  the axis (a line that lies within a line's width of another all along
+  is drawn narrower on top of it, so both colours show). A y axis whose
+  values span more than 10× is logarithmic; ` + "`--log-y`" + ` sets it
+  (` + "`--log-y=false`" + `: linear; in a study, ` + "`log-y = true`" + ` under
+  ` + "`[figure.KIND]`" + `). One dashed ideal line per distinct limit, grey when
+  several series share it. Labels of measured and operating points are
+  placed clear of each other, with a thin leader line when pushed away
+  from their point.
   Without ` + "`--engine`" + ` each device uses its default engine, or the first engine
   that runs the requested weights.
 - Solid lines are expected at the engine's efficiencies (calibrated when the

@@ -58,6 +58,10 @@ func runsFlags() []cli.Flag {
 func figureFlags(k *app.FigureKind) []cli.Flag {
 	flags := plotFlags()
 	for _, p := range k.Params {
+		if p.Bool {
+			flags = append(flags, &cli.BoolFlag{Name: p.Name, Aliases: p.Aliases, Usage: p.Usage})
+			continue
+		}
 		if p.Int {
 			v, _ := strconv.Atoi(p.Default)
 			if p.Tokens {
@@ -86,6 +90,12 @@ func figureFlags(k *app.FigureKind) []cli.Flag {
 func figureRequest(c *cli.Context, k *app.FigureKind) (*app.FigureRequest, error) {
 	req := &app.FigureRequest{Kind: k.Name, Params: map[string]string{}}
 	for _, p := range k.Params {
+		if p.Bool {
+			if c.IsSet(p.Name) { // unset: the figure chooses
+				req.Params[p.Name] = strconv.FormatBool(c.Bool(p.Name))
+			}
+			continue
+		}
 		req.Params[p.Name] = c.String(p.Name)
 		if p.Int {
 			req.Params[p.Name] = fmt.Sprint(c.Int(p.Name))

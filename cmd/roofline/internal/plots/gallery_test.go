@@ -118,7 +118,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			}
 			cs = append(cs, c)
 		}
-		return Latency("Time per output token as the KV cache grows: weights q4_k_m, KV f16\nbatch 1; expected at llama.cpp: η_bw 0.70", "context (tokens attended by the step)", "TPOT (ms)", cs, 200, "TPOT target 200 ms", false)
+		return Latency("Time per output token as the KV cache grows: weights q4_k_m, KV f16\nbatch 1; expected at llama.cpp: η_bw 0.70", "context (tokens attended by the step)", "TPOT (ms)", cs, 200, "TPOT target 200 ms", AutoY)
 	},
 	"ttft-prompt": func(t *testing.T, n int) (*Figure, error) {
 		var cs []Curve
@@ -137,7 +137,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			}
 			cs = append(cs, c)
 		}
-		return Latency("Time to first token against prompt length: weights q4_k_m, KV f16\nbatch 1, depth 0, ubatch 512; expected at each engine's efficiencies", "prompt (tokens)", "TTFT (s)", cs, 1, "TTFT target 1 s", true)
+		return Latency("Time to first token against prompt length: weights q4_k_m, KV f16\nbatch 1, depth 0, ubatch 512; expected at each engine's efficiencies", "prompt (tokens)", "TTFT (s)", cs, 1, "TTFT target 1 s", LogY)
 	},
 	"batch": func(t *testing.T, n int) (*Figure, error) {
 		var tput, tpot []Curve
@@ -156,7 +156,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			}
 			tput, tpot = append(tput, a), append(tpot, b)
 		}
-		return Batch("Batching: aggregate throughput and per-sequence TPOT: weights q4_k_m\nprompt 1000 + depth 0, output 200; expected at llama.cpp: η_bw 0.70", tput, tpot, 50)
+		return Batch("Batching: aggregate throughput and per-sequence TPOT: weights q4_k_m\nprompt 1000 + depth 0, output 200; expected at llama.cpp: η_bw 0.70", tput, tpot, 50, AutoY)
 	},
 	"concurrency": func(t *testing.T, n int) (*Figure, error) {
 		var tpot, ttft []Curve
@@ -173,8 +173,8 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			tpot, ttft = append(tpot, a), append(ttft, b)
 		}
 		return Stacked("Concurrent chats (continuous batching): weights q4_k_m\n2200 tokens per chat (depth 2000 + message 50 + reply 150); TTFT: all send at once", "concurrent chats", true,
-			Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: 200, TargetLabel: "TPOT target 200 ms", LogY: true},
-			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1 s", LogY: true})
+			Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: 200, TargetLabel: "TPOT target 200 ms", Scale: LogY},
+			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1 s", Scale: LogY})
 	},
 	"chat": func(t *testing.T, n int) (*Figure, error) {
 		var ttft, cum []Curve
@@ -199,7 +199,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			ttft, cum = append(ttft, a), append(cum, b)
 		}
 		return Stacked("Conversation: llama-3.2-3b on jetson-orin-nano-super-8gb (gpu, weights q4_k_m, KV f16)\nsystem 500, user 50, reply 150 tokens per turn; expected at η_bw 0.80, η_compute 0.67", "turn", false,
-			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1s", LogY: true},
+			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1s", Scale: LogY},
 			Panel{YLabel: "Σ E2E (s)", Curves: cum})
 	},
 	"speculative": func(t *testing.T, n int) (*Figure, error) {
@@ -408,11 +408,12 @@ func checkFigure(t *testing.T, f *Figure, w, h vg.Length) {
 			}
 		}
 	}
-	// Series lines (1.6 pt) inside the data areas: each must show
-	// somewhere, not lie wholly under the lines drawn after it.
+	// Series lines (seriesWidth, or narrower over a line they lie on)
+	// inside the data areas: each must show somewhere, not lie wholly
+	// under the lines drawn after it.
 	var series []drawnStroke
 	for _, s := range rec.strokes {
-		if math.Abs(float64(s.width)-1.6) < 1e-9 && len(s.pts) > 1 && inAreas(s.pts[0], f.areas) {
+		if isSeriesWidth(s.width) && len(s.pts) > 1 && inAreas(s.pts[0], f.areas) {
 			series = append(series, s)
 		}
 	}
@@ -448,6 +449,16 @@ func checkFigure(t *testing.T, f *Figure, w, h vg.Length) {
 	}
 }
 
+// isSeriesWidth says whether a stroke of width w is a series line.
+func isSeriesWidth(w vg.Length) bool {
+	for s := seriesWidth; s > 0.1; s *= thinWidth {
+		if math.Abs(float64(w)-s) < 1e-9 {
+			return true
+		}
+	}
+	return false
+}
+
 func inAreas(p vg.Point, areas []vg.Rectangle) bool {
 	for _, a := range areas {
 		if p.X >= a.Min.X-1 && p.X <= a.Max.X+1 && p.Y >= a.Min.Y-1 && p.Y <= a.Max.Y+1 {
@@ -457,9 +468,10 @@ func inAreas(p vg.Point, areas []vg.Rectangle) bool {
 	return false
 }
 
-// sampleCovered says whether every point along s, sampled each point,
-// lies within half a line width of one of the strokes over it: more than
-// half of the line is covered everywhere, and no colour shows beside.
+// sampleCovered says whether at every point along s, sampled each point,
+// a stroke over it covers at least half of its width (across the line),
+// so that no more than a sliver of its colour shows anywhere. A narrower
+// line over a wider one leaves the wider one's colour on both sides.
 func sampleCovered(s drawnStroke, over []drawnStroke) bool {
 	for i := 1; i < len(s.pts); i++ {
 		a, b := s.pts[i-1], s.pts[i]
@@ -473,7 +485,7 @@ func sampleCovered(s drawnStroke, over []drawnStroke) bool {
 					continue // the same style drawn twice is one line
 				}
 				for j := 1; j < len(o.pts) && !hidden; j++ {
-					hidden = segDist(p, o.pts[j-1], o.pts[j]) <= (s.width+o.width)/4
+					hidden = shown(s.width, o.width, segDist(p, o.pts[j-1], o.pts[j])) <= s.width/2
 				}
 				if hidden {
 					break
@@ -485,6 +497,14 @@ func sampleCovered(s drawnStroke, over []drawnStroke) bool {
 		}
 	}
 	return true
+}
+
+// shown is how much of a line of width ws shows beside a line of width
+// wo drawn over it d away, across the lines: ws less the overlap of
+// [−ws/2, ws/2] and [d − wo/2, d + wo/2]. For equal widths w it is d, up
+// to w.
+func shown(ws, wo, d vg.Length) vg.Length {
+	return ws - max(0, min(ws/2, d+wo/2)-max(-ws/2, d-wo/2))
 }
 
 func sameColor(a, b color.Color) bool {

@@ -16,12 +16,12 @@ import (
 var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency", "speculative"}
 
 // Batch draws aggregate throughput (top) and per-sequence TPOT (bottom)
-// against batch size; ▲ marks where decode turns compute-bound and × where
-// memory runs out.
-func Batch(title string, throughput, tpot []Curve, target float64) (*Figure, error) {
+// against batch size, both on y axes of the scale given; ▲ marks where
+// decode turns compute-bound and × where memory runs out.
+func Batch(title string, throughput, tpot []Curve, target float64, scale YScale) (*Figure, error) {
 	return Stacked(title, "concurrent sequences (batch)", true,
-		Panel{YLabel: "tokens/s, all", Curves: throughput},
-		Panel{YLabel: "TPOT (ms)", Curves: tpot, Target: target, TargetLabel: fmt.Sprintf("TPOT target %s ms", trim(target))})
+		Panel{YLabel: "tokens/s, all", Curves: throughput, Scale: scale},
+		Panel{YLabel: "TPOT (ms)", Curves: tpot, Target: target, TargetLabel: fmt.Sprintf("TPOT target %s ms", trim(target)), Scale: scale})
 }
 
 // Roof is one device engine's roofline at one precision.

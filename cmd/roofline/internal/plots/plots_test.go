@@ -24,16 +24,16 @@ func TestBadSeries(t *testing.T) {
 		fig  func() (*Figure, error)
 		want string
 	}{
-		{"no series", func() (*Figure, error) { return Latency("t", "x", "y", nil, 0, "", false) }, "no series"},
-		{"empty series", func() (*Figure, error) { return Latency("t", "x", "y", []Curve{{Label: "a"}}, 0, "", false) }, "a: empty series"},
+		{"no series", func() (*Figure, error) { return Latency("t", "x", "y", nil, 0, "", AutoY) }, "no series"},
+		{"empty series", func() (*Figure, error) { return Latency("t", "x", "y", []Curve{{Label: "a"}}, 0, "", AutoY) }, "a: empty series"},
 		{"NaN", func() (*Figure, error) {
-			return Latency("t", "x", "y", []Curve{curve("a", 1, math.NaN())}, 0, "", false)
+			return Latency("t", "x", "y", []Curve{curve("a", 1, math.NaN())}, 0, "", AutoY)
 		}, "y value NaN at point 2"},
-		{"log of zero", func() (*Figure, error) { return Latency("t", "x", "y", []Curve{curve("a", 1, 0)}, 0, "", true) }, "cannot go on a log axis"},
+		{"log of zero", func() (*Figure, error) { return Latency("t", "x", "y", []Curve{curve("a", 1, 0)}, 0, "", LogY) }, "cannot go on a log axis"},
 		{"ragged", func() (*Figure, error) {
 			c := curve("a", 1, 2)
 			c.Ideal = []float64{1}
-			return Latency("t", "x", "y", []Curve{c}, 0, "", false)
+			return Latency("t", "x", "y", []Curve{c}, 0, "", AutoY)
 		}, "a (ideal): 2 x values but 1 y values"},
 		{"no device", func() (*Figure, error) { return Roofline("t", nil, nil) }, "no device"},
 		{"point off roof", func() (*Figure, error) {
@@ -72,7 +72,7 @@ func TestFormatOf(t *testing.T) {
 }
 
 func TestTooSmall(t *testing.T) {
-	f, err := Batch("t", []Curve{curve("a", 1, 2)}, []Curve{curve("a", 3, 4)}, 0)
+	f, err := Batch("t", []Curve{curve("a", 1, 2)}, []Curve{curve("a", 3, 4)}, 0, AutoY)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestTooSmall(t *testing.T) {
 func TestCSV(t *testing.T) {
 	c := curve("jetson, gpu", 10, 20)
 	c.Measured = []Point{{X: 64, Y: 12, Label: "MBU 71%"}}
-	f, err := Latency("t", "context (tokens)", "TPOT (ms)", []Curve{c}, 200, "TPOT target", false)
+	f, err := Latency("t", "context (tokens)", "TPOT (ms)", []Curve{c}, 200, "TPOT target", AutoY)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestTicks(t *testing.T) {
 
 func TestDeterministicSVG(t *testing.T) {
 	render := func() []byte {
-		f, err := Latency("t", "x", "y", []Curve{curve("a", 1, 2, 3)}, 2.5, "target", true)
+		f, err := Latency("t", "x", "y", []Curve{curve("a", 1, 2, 3)}, 2.5, "target", LogY)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +162,7 @@ func benchFigure(b *testing.B) *Figure {
 	}
 	c1, c2 := curve("a", y...), curve("b", y...)
 	c1.Ideal, c2.Ideal = y, y
-	f, err := Latency("TPOT", "context (tokens)", "TPOT (ms)", []Curve{c1, c2}, 200, "target", false)
+	f, err := Latency("TPOT", "context (tokens)", "TPOT (ms)", []Curve{c1, c2}, 200, "target", LinearY)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -238,5 +238,64 @@ func TestCompareKeepsRunsPastTheLimit(t *testing.T) {
 	ps = f.Panels()
 	if u := ps[len(ps)-1]; u.X.Max != 105 {
 		t.Errorf("within the limit the axis ends at %g, want 105", u.X.Max)
+	}
+}
+
+// TestMergeIsRelative: series are drawn as one only when they lie within
+// MergeTolerance of their own value. The Jetson's q4_k_m (28 ms) and
+// q8_0 (46 ms) were one "≈" line beside a Pi 5 at 1.8 s, because 18 ms
+// is 1 % of a linear axis to 1,800 ms; 18/46 is 39 % of the value.
+func TestMergeIsRelative(t *testing.T) {
+	q4 := curve("jetson · q4_k_m", 28, 29, 33, 60)
+	q8 := curve("jetson · q8_0", 46, 47, 51, 78)
+	pi := curve("pi · q8_0", 340, 360, 600, 1800)
+	// 1 % apart everywhere: within the tolerance, drawn once.
+	twin := curve("rk3588 · q8_0", 46*1.01, 47*1.01, 51*1.01, 78*1.01)
+	for _, scale := range []YScale{LinearY, LogY, AutoY} {
+		f, err := Latency("t", "context (tokens)", "TPOT (ms)", []Curve{q4, q8, pi, twin}, 200, "target", scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range f.entries {
+			if e.series {
+				got = append(got, e.label)
+			}
+		}
+		want := "jetson · q4_k_m|jetson · q8_0 ≈ rk3588 · q8_0|pi · q8_0"
+		if strings.Join(got, "|") != want {
+			t.Errorf("scale %d: series %q; want %q", scale, strings.Join(got, "|"), want)
+		}
+	}
+}
+
+// TestAutoLogY: a panel whose values span more than MaxLinearSpan gets a
+// log y axis (28 ms to 1.8 s: 64×); one within it stays linear from 0;
+// --log-y sets either.
+func TestAutoLogY(t *testing.T) {
+	wide := []Curve{curve("a", 28, 30, 60), curve("b", 340, 600, 1800)}
+	narrow := []Curve{curve("a", 28, 30, 60), curve("b", 100, 150, 250)}
+	for _, c := range []struct {
+		name   string
+		curves []Curve
+		scale  YScale
+		log    bool
+	}{
+		{"wide auto", wide, AutoY, true},
+		{"narrow auto", narrow, AutoY, false},
+		{"wide linear", wide, LinearY, false},
+		{"narrow log", narrow, LogY, true},
+	} {
+		f, err := Latency("t", "x", "TPOT (ms)", c.curves, 0, "", c.scale)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, isLog := f.Panels()[0].Y.Scale.(plot.LogScale)
+		if isLog != c.log {
+			t.Errorf("%s: log y %v; want %v", c.name, isLog, c.log)
+		}
+		if !c.log && f.Panels()[0].Y.Min != 0 {
+			t.Errorf("%s: a linear axis starts at %v, not 0", c.name, f.Panels()[0].Y.Min)
+		}
 	}
 }

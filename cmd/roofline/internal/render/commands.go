@@ -157,7 +157,12 @@ func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 	// The params the figure was drawn with, where they differ from the
 	// kind's defaults.
 	for _, p := range k.Params {
-		if v, ok := req.Params[p.Name]; ok && v != p.Default {
+		v, ok := req.Params[p.Name]
+		switch {
+		case !ok || v == p.Default:
+		case p.Bool:
+			a = append(a, "--"+p.Name+"="+v) // --log-y true would be an argument
+		default:
 			a = append(a, "--"+p.Name, v)
 		}
 	}

@@ -329,6 +329,14 @@ func Parse(file string, src []byte) (*Study, error) {
 				bad(at, "%s: the %s figure has no such setting (it has facet%s)", at, name, paramNames(k))
 				continue
 			}
+			if p.Bool {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					bad(at, "%s: %q: want true or false", at, v)
+					continue
+				}
+				v = strconv.FormatBool(b)
+			}
 			if p.Int {
 				n, err := strconv.Atoi(v)
 				if p.Tokens {
@@ -428,15 +436,18 @@ func (s *Study) DefaultFigures() []string {
 	return out
 }
 
-// figureValue is a [figure.KIND] value as text: a string or a whole number.
+// figureValue is a [figure.KIND] value as text: a string, a whole number
+// or true or false.
 func figureValue(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
 		return x, nil
 	case int64:
 		return strconv.FormatInt(x, 10), nil
+	case bool:
+		return strconv.FormatBool(x), nil
 	}
-	return "", fmt.Errorf("want a string or a whole number, got %v", v)
+	return "", fmt.Errorf("want a string, a whole number or true or false, got %v", v)
 }
 
 func seriesFigures() string {
