@@ -2,6 +2,8 @@ package app
 
 import (
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
@@ -62,6 +64,43 @@ func (env *Env) ReadRuns(files []string) (*Runs, error) {
 type CompareRequest struct {
 	Files   []string
 	Options compare.Options
+	// PerFile, when set, replaces Files: each file with what it does not
+	// say, over Options (the device of each of several files).
+	PerFile []MeasuredFile
+}
+
+// MeasuredFile is a file of measured runs and what it does not say: above
+// all its device, when a figure draws several or a report reads files of
+// several (a llama-bench file names none).
+type MeasuredFile struct {
+	File                                          string
+	Hardware, Engine, Runtime, Model, Weights, KV string
+}
+
+// ParseMeasured reads a --measured argument: FILE, or FILE@DEVICE for a
+// file that does not name its device. A path that exists is a file
+// whatever it holds, so a file name with an @ still reads.
+func ParseMeasured(arg string) MeasuredFile {
+	if _, err := os.Stat(arg); err == nil || arg == "-" {
+		return MeasuredFile{File: arg}
+	}
+	if i := strings.LastIndex(arg, "@"); i > 0 && i < len(arg)-1 {
+		return MeasuredFile{File: arg[:i], Hardware: arg[i+1:]}
+	}
+	return MeasuredFile{File: arg}
+}
+
+// options are o with what m says over it.
+func (m MeasuredFile) options(o compare.Options) compare.Options {
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{{&o.Hardware, m.Hardware}, {&o.Engine, m.Engine}, {&o.Runtime, m.Runtime}, {&o.Model, m.Model}, {&o.Weights, m.Weights}, {&o.KV, m.KV}} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	return o
 }
 
 // Comparison is each run beside its prediction.
@@ -79,6 +118,28 @@ type Comparison struct {
 // Compare reads the files and prices every run. When no run can be
 // compared the error comes with the answer's warnings.
 func (env *Env) Compare(req CompareRequest) (*Comparison, error) {
+	if len(req.PerFile) > 0 {
+		out := &Comparison{}
+		var rows []compare.Row
+		for _, m := range req.PerFile {
+			runs, err := env.ReadRuns([]string{m.File})
+			out.Warnings = append(out.Warnings, runs.Warnings...)
+			if err != nil {
+				return out, err
+			}
+			r, errs := compare.New(env.Catalog, m.options(req.Options)).Evaluate(runs.Runs)
+			rows = append(rows, r...)
+			out.Skipped = append(out.Skipped, errs...)
+			for _, e := range errs {
+				out.Warnings = append(out.Warnings, e.Error())
+			}
+		}
+		if len(rows) == 0 {
+			return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(out.Skipped))
+		}
+		out.Rows, out.Summary = rows, compare.Summarize(rows)
+		return out, nil
+	}
 	runs, err := env.ReadRuns(req.Files)
 	out := &Comparison{Warnings: runs.Warnings}
 	if err != nil {

@@ -296,8 +296,10 @@ func figRoofline(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 		return fmt.Sprintf("%s %s %s", s.dev.Name, s.setup.Inputs.Engine, s.setup.Inputs.Precision)
 	}
 	shared := map[string]int{}
+	several := false // some roof is shared by several series
 	for _, s := range ss.list {
 		shared[s.facet+"|"+roofKey(s)]++
+		several = several || shared[s.facet+"|"+roofKey(s)] > 1
 	}
 	ctx := w.MidContext()
 	for i, s := range ss.list {
@@ -309,20 +311,22 @@ func figRoofline(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 			roofOf[s.facet+"|"+key] = ri
 			roofs = append(roofs, plots.Roof{Label: key, Peak: in.Peak, Bandwidth: s.dev.Bandwidth, Facet: s.facet})
 		}
-		// Name the points only when several series share a roof.
+		// Name the points' series (colour them by it) when several series
+		// share a roof.
 		tag := ""
-		if shared[s.facet+"|"+key] > 1 {
+		if several {
 			tag = s.label
 		}
 		pre := s.setup.Prefill(w.Prompt, w.Depth, w.Batch, w.UBatch)
-		points = append(points, plots.OpPoint{Roof: ri, Intensity: pre.Intensity, FLOPPerS: pre.FLOPs / pre.Time, Label: fmt.Sprintf("pp%d", w.Prompt), Series: tag})
+		points = append(points, plots.OpPoint{Roof: ri, Intensity: pre.Intensity, FLOPPerS: pre.FLOPs / pre.Time, Label: fmt.Sprintf("pp%d", w.Prompt), Prefill: true, Series: tag})
 		for b := 1; b <= maxB; b *= 16 {
 			d := s.setup.Decode(ctx, 1, b)
-			points = append(points, plots.OpPoint{Roof: ri, Intensity: d.Intensity, FLOPPerS: d.FLOPs / d.Time, Label: fmt.Sprintf("b%d", b), Series: tag})
+			points = append(points, plots.OpPoint{Roof: ri, Intensity: d.Intensity, FLOPPerS: d.FLOPs / d.Time, Label: fmt.Sprintf("b%d", b), Batch: b, Series: tag})
 		}
 		for _, r := range rows[i] {
 			if r.AchievedBytesPerS > 0 && r.AchievedFLOPPerS > 0 {
-				points = append(points, plots.OpPoint{Roof: ri, Intensity: r.AchievedFLOPPerS / r.AchievedBytesPerS, FLOPPerS: r.AchievedFLOPPerS, Label: r.Utilization(), Measured: true})
+				points = append(points, plots.OpPoint{Roof: ri, Intensity: r.AchievedFLOPPerS / r.AchievedBytesPerS, FLOPPerS: r.AchievedFLOPPerS, Label: r.Utilization(),
+					Prefill: r.Run.Test == measured.Prefill, Batch: r.Run.Batch, Series: tag, Measured: true})
 			}
 		}
 	}

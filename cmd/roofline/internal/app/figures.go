@@ -82,8 +82,9 @@ type SeriesRequest struct {
 	Workload                          Workload
 	Options                           Options
 	Targets                           Targets
-	// Measured are files of measured runs drawn over the predictions.
-	Measured []string
+	// Measured are files of measured runs drawn over the predictions, each
+	// on the series of its device, model and format.
+	Measured []MeasuredFile
 	// Facet is the dimension whose values each get a panel (one of
 	// FacetDims); "" lets the figure choose when more than
 	// plots.MaxSeries series would share one.

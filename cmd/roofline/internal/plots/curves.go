@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -161,9 +160,16 @@ func facetsOf(curves []Curve, most int) (names []string, of []int) {
 	return names, of
 }
 
-// facetCols is the number of columns of a grid of n facets: two at most,
-// so each panel keeps room for its tick labels at a page's width.
-func facetCols(n int) int { return min(n, 2) }
+// facetCols is the number of columns of a grid of n facets: two, so each
+// panel keeps room for its tick labels at a page's width, and three past
+// six facets (three devices × three models: a row per model, a column
+// per device), so the grid keeps to a printed page's height.
+func facetCols(n int) int {
+	if n > 6 {
+		return 3
+	}
+	return min(n, 2)
+}
 
 // Stacked draws its panels top to bottom over one x axis (log base 2 when
 // logX), each with its curves and target. When the curves have facets,
@@ -289,8 +295,9 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 				p.Y.Label.Text = ""
 				p.Y.Tick.Marker = blankTicks{p.Y.Tick.Marker}
 			}
+			// x is shared: only the lowest panel of a column labels it.
 			below := r+1 < len(g.cells) && g.cells[r+1][c] != nil
-			if q < nq-1 {
+			if below {
 				p.X.Tick.Marker = blankTicks{p.X.Tick.Marker}
 			}
 			if !below {
@@ -414,6 +421,10 @@ const (
 	thinWidth   = 0.45
 )
 
+// mergeDash is the length of each colour's dash on a line drawn for
+// several series.
+const mergeDash = vg.Length(5)
+
 // overlaid says whether curve b lies within 1 % of the axis span of a at
 // every x (about a line's width on a panel), on the axis drawn.
 func overlaid(a, b Curve, logY bool, span [2]float64) bool {
@@ -506,13 +517,7 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool
 		for k, i := range g {
 			names[k] = scaled[i].Label
 		}
-		// "=": the same numbers; "≈": within MergeTolerance.
-		label := strings.Join(names, map[bool]string{true: " = ", false: " ≈ "}[equal[gi]])
-		st := f.styleOf(label)
-		if len(g) > 1 {
-			st = f.styleOf(names[0])
-			f.styles[label] = st
-		}
+		st := f.styleOf(names[0])
 		col := colorOf(st)
 		widths[gi] = seriesWidth
 		for gj := range gi {
@@ -523,7 +528,20 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool
 		pts, _ := xys(c.Label, c.X, c.Expected, logXAxis, logYAxis)
 		l := line(pts, col, widths[gi], dashesOf(st))
 		p.Add(l)
-		f.addSeries(label, l)
+		if len(g) == 1 {
+			f.addSeries(names[0], l)
+		} else {
+			// A line drawn for several series alternates their colours, so
+			// a panel tells it from the first series drawn alone.
+			th := []plot.Thumbnailer{l}
+			for k, name := range names[1:] {
+				o := line(pts, colorOf(f.styleOf(name)), widths[gi], []vg.Length{mergeDash, mergeDash * vg.Length(len(names)-1)})
+				o.LineStyle.DashOffs = mergeDash * vg.Length(len(names)-1-k)
+				p.Add(o)
+				th = append(th, o)
+			}
+			f.addMerged(names, equal[gi], th...)
+		}
 		for _, i := range g {
 			c := scaled[i]
 			if c.Switch > 0 {

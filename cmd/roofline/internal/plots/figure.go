@@ -115,6 +115,8 @@ type entry struct {
 	label  string
 	thumb  []plot.Thumbnailer
 	series bool // a series (listed first), not a marker or reference
+	// merged lists the series of a line drawn for several, "" for one.
+	merged string
 }
 
 // newPanel is an empty panel in the house style.
@@ -127,8 +129,25 @@ func newPanel() *plot.Plot {
 	p.Title.TextStyle.Font.Size = vg.Points(9.5)
 	p.Title.Padding = vg.Points(3)
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
-	p.Add(plotter.NewGrid())
+	p.Add(gridLines{plotter.NewGrid()})
 	return p
+}
+
+// gridLines is gonum's grid, drawn also where an inner panel of small
+// multiples leaves its tick labels to its neighbours (blankTicks): the
+// grid draws at labelled ticks only.
+type gridLines struct{ *plotter.Grid }
+
+func (g gridLines) Plot(c draw.Canvas, p *plot.Plot) {
+	x, y := p.X.Tick.Marker, p.Y.Tick.Marker
+	if b, ok := x.(blankTicks); ok {
+		p.X.Tick.Marker = b.Ticker
+	}
+	if b, ok := y.(blankTicks); ok {
+		p.Y.Tick.Marker = b.Ticker
+	}
+	g.Grid.Plot(c, p)
+	p.X.Tick.Marker, p.Y.Tick.Marker = x, y
 }
 
 func newFigure(title string, panels int) *Figure {
@@ -179,6 +198,28 @@ func (f *Figure) addSeries(label string, th ...plot.Thumbnailer) {
 		}
 	}
 	f.entries = append(f.entries[:at], append([]entry{{label: label, thumb: th, series: true}}, f.entries[at:]...)...)
+}
+
+// addMerged puts a line drawn for several series in the legend, once per
+// set of series: "a = b" where they are equal in every panel, "a ≈ b"
+// (within MergeTolerance) once they are not in one.
+func (f *Figure) addMerged(names []string, equal bool, th ...plot.Thumbnailer) {
+	key := strings.Join(names, "\x00")
+	label := strings.Join(names, map[bool]string{true: " = ", false: " ≈ "}[equal])
+	for i, e := range f.entries {
+		if e.merged == key {
+			if !equal {
+				f.entries[i].label = label
+			}
+			return
+		}
+	}
+	f.addSeries(label, th...)
+	for i := range f.entries {
+		if f.entries[i].label == label {
+			f.entries[i].merged = key
+		}
+	}
 }
 
 // Formats are the encodings Render knows, by file extension.
@@ -253,6 +294,19 @@ const pad = vg.Length(6) // points
 // squash them; a longer legend moves beside the panels if it fits.
 const maxRowsBelow = 4
 
+// minPanelWidth is the least width a panel keeps beside a legend, in
+// points: room for its title and tick labels.
+const minPanelWidth = vg.Length(130)
+
+// maxCols is the most panels side by side in a grid of f.
+func (f *Figure) maxCols() int {
+	n := 1
+	for _, g := range f.grids {
+		n = max(n, len(g.cells[0]))
+	}
+	return n
+}
+
 // minDataHeight is the smallest data area a panel may have, in points.
 const minDataHeight = vg.Length(30)
 
@@ -321,7 +375,7 @@ func (f *Figure) layout(dc draw.Canvas) (layout, error) {
 			l.legend = col
 			l.legendRect = vg.Rectangle{Min: vg.Point{X: dc.Max.X - pad - lw, Y: max(body.Min.Y, body.Max.Y-f.legendHeight(col))}, Max: vg.Point{X: dc.Max.X - pad, Y: body.Max.Y}}
 			b.Max.X = l.legendRect.Min.X - pad
-			if f.legendHeight(col) > body.Max.Y-body.Min.Y || b.Max.X-b.Min.X < 0.55*width {
+			if f.legendHeight(col) > body.Max.Y-body.Min.Y || b.Max.X-b.Min.X < max(0.55*width, vg.Length(f.maxCols())*minPanelWidth) {
 				return fmt.Errorf("the legend does not fit beside the panels")
 			}
 		} else {
@@ -677,6 +731,8 @@ type categoryAxis struct {
 	p     *plot.Plot
 	names []string
 	cols  int // panels side by side sharing the width
+	// bars are drawn in the categories' slots, sized to them.
+	bars []*plotter.BarChart
 }
 
 // setCategories fits each category axis's labels to the width of the
@@ -686,6 +742,10 @@ func (f *Figure) setCategories(width vg.Length) {
 		p := ca.p
 		st := p.X.Tick.Label
 		slot := (width/vg.Length(ca.cols) - vg.Points(60)) / vg.Length(len(ca.names))
+		// Bars fill most of their slot, never touching their neighbours.
+		for _, b := range ca.bars {
+			b.Width = min(vg.Points(40), 0.7*slot)
+		}
 		widest := func(names []string) vg.Length {
 			w := vg.Length(0)
 			for _, n := range names {

@@ -318,8 +318,8 @@ func Parse(file string, src []byte) (*Study, error) {
 				switch {
 				case k.Inputs != app.SeriesInputs:
 					bad(at, "%s: the %s figure has no facets (series figures have: %s)", at, name, seriesFigures())
-				case !slices.Contains(app.FacetDims, strings.ToLower(v)):
-					bad(at, "%s: %q, want one of %s", at, v, strings.Join(app.FacetDims, ", "))
+				case !facetDims(v):
+					bad(at, "%s: %q, want one or two of %s", at, v, strings.Join(app.FacetDims, ", "))
 				}
 				o.Facet = strings.ToLower(v)
 				continue
@@ -448,6 +448,21 @@ func figureValue(v any) (string, error) {
 		return strconv.FormatBool(x), nil
 	}
 	return "", fmt.Errorf("want a string, a whole number or true or false, got %v", v)
+}
+
+// facetDims says whether v names one or two facet dimensions
+// ("device", "device,model").
+func facetDims(v string) bool {
+	l := app.List(strings.ToLower(v))
+	if len(l) < 1 || len(l) > 2 {
+		return false
+	}
+	for _, d := range l {
+		if !slices.Contains(app.FacetDims, d) {
+			return false
+		}
+	}
+	return true
 }
 
 func seriesFigures() string {

@@ -120,7 +120,7 @@ func TestFigures(t *testing.T) {
 		{"figures = [\"speculative\"]\ndraft = \"llama-3.2-1b\"\n", ""},
 		{"[figure.tpot-context]\nfacet = \"Model\"\nmax-context = \"16k\"\n", ""},
 		{"figures = [\"memory\"]\n[figure.tpot-context]\nfacet = \"model\"\n", "a.toml:5: [figure.tpot-context] sets a figure the study does not draw (it draws memory)"},
-		{"[figure.memory]\nfacet = \"colour\"\n", `a.toml:5: figure.memory.facet: "colour", want one of device, engine, model, weights, kv`},
+		{"[figure.memory]\nfacet = \"colour\"\n", `a.toml:5: figure.memory.facet: "colour", want one or two of device, engine, model, weights, kv`},
 		{"[figure.plan]\nfacet = \"model\"\n", "the plan figure has no facets"},
 		{"[figure.memory]\nmax-batch = 3\n", "figure.memory.max-batch: the memory figure has no such setting (it has facet, context)"},
 		{"figures = [\"batch\"]\n[figure.batch]\nmax-batch = \"lots\"\n", `"lots" is not a whole number`},
