@@ -193,3 +193,20 @@ func TestReportDrawsMeasuredRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestTitleNamesEachDevicesEfficiency is issue 28's finding 11: the
+// efficiencies line read "llama.cpp: η_bw 0.94, η_max 0.56 / llama.cpp:
+// η_bw 0.60, η_max 0.40" without saying which device had which.
+func TestTitleNamesEachDevicesEfficiency(t *testing.T) {
+	svg, _ := plotSVG(t, "plot", "tpot-context", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb,rk3588,raspberry-pi-5-8gb", "--weights", "q4_k_m")
+	for _, want := range []string{"jetson-orin-nano-super-8gb gpu (llama.cpp) η_bw 0.94, η_max 0.56;", "rk3588 cpu, raspberry-pi-5-8gb cpu (llama.cpp) η_bw 0.60, η_max 0.40"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the title lacks %q", want)
+		}
+	}
+	// One set of efficiencies: the title names the devices already.
+	svg, _ = plotSVG(t, "plot", "tpot-context", "--model", "llama-3.2-3b", "--hardware", "rk3588", "--weights", "q4_k_m")
+	if !strings.Contains(svg, "expected at llama.cpp: η_bw 0.60, η_max 0.40") {
+		t.Error("one device: the efficiencies line changed")
+	}
+}

@@ -177,30 +177,43 @@ func joinErrors(errs ...error) error {
 	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 }
 
-// efficiencies says what the expected curves assume.
+// efficiencies says what the expected curves assume, naming the device
+// engines of each set of efficiencies when they differ ("llama.cpp:
+// η_bw 0.94, η_max 0.56 / … 0.60" did not say which device had which).
 func (ss *seriesSet) efficiencies() string {
 	var parts []string
-	seen := map[string]bool{}
+	who := map[string][]string{}
 	for _, s := range ss.list {
 		in := s.setup.Inputs
-		p := fmt.Sprintf("%s: η_bw %.2f, η_max %.2f", in.Runtime, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
+		p := fmt.Sprintf("η_bw %.2f, η_max %.2f", in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 		if in.Calibrated {
 			p += " (calibrated)"
 		}
-		if !seen[p] {
-			seen[p] = true
+		p = in.Runtime + " " + p
+		if _, ok := who[p]; !ok {
 			parts = append(parts, p)
 		}
+		if d := s.dev.Name + " " + s.setup.Engine.Name; !slices.Contains(who[p], d) {
+			who[p] = append(who[p], d)
+		}
 	}
-	if len(parts) > 2 {
-		return "each engine's efficiencies"
+	switch {
+	case len(parts) > 3:
+		return "expected at each engine's efficiencies"
+	case len(parts) == 1:
+		rt, eff, _ := strings.Cut(parts[0], " ")
+		return "expected at " + rt + ": " + eff
 	}
-	return strings.Join(parts, " / ")
+	for i, p := range parts {
+		rt, eff, _ := strings.Cut(p, " ")
+		parts[i] = strings.Join(who[p], ", ") + " (" + rt + ") " + eff
+	}
+	return "expected on " + strings.Join(parts, "; ")
 }
 
 func (ss *seriesSet) title(what, workload string) string {
 	t := ss.heading(what)
-	eff := "expected at " + ss.efficiencies()
+	eff := ss.efficiencies()
 	if len(workload)+len(eff) > 80 {
 		return t + "\n" + workload + "\n" + eff
 	}

@@ -695,16 +695,21 @@ func vline(y0, y1, v float64, c color.Color, dashes []vg.Length) *plotter.Line {
 	return line(plotter.XYs{{X: v, Y: y0}, {X: v, Y: y1}}, c, 1, dashes)
 }
 
-// wrap breaks each line of text that is wider than width after a comma or
-// semicolon (or a space, if it must).
+// wrap breaks each line of text that is wider than width after a
+// semicolon, else a comma or colon (or a space, if it must).
 func wrap(st draw.TextStyle, text string, width vg.Length) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		for st.Width(line) > width {
 			cut := -1
-			for i := range line {
-				if i > 0 && (line[i-1] == ',' || line[i-1] == ';' || line[i-1] == ':') && line[i] == ' ' && st.Width(line[:i]) <= width {
-					cut = i
+			for _, marks := range []string{";", ",:"} {
+				for i := range line {
+					if i > 0 && strings.IndexByte(marks, line[i-1]) >= 0 && line[i] == ' ' && st.Width(line[:i]) <= width {
+						cut = i
+					}
+				}
+				if cut > 0 {
+					break
 				}
 			}
 			if cut < 0 {
