@@ -158,3 +158,30 @@ func TestAssumptionsNameTheModel(t *testing.T) {
 		t.Errorf("one model: %q", got)
 	}
 }
+
+// TestHTMLInline is issue 28's finding 11 in the HTML report: "889 ms"
+// wrapped between the number and its unit, and the devices' source URLs
+// were plain text. A number and its unit are joined by a no-break space;
+// an http(s) URL is a link, escaped and with its secrets hidden as
+// everywhere roofline prints one; code (the commands) is left as typed.
+func TestHTMLInline(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"TTFT 889 ms, 1.51 GiB of 6.91 GiB, 80 % sure, 102 GB/s, 16.7 TFLOP/s",
+			"TTFT 889&nbsp;ms, 1.51&nbsp;GiB of 6.91&nbsp;GiB, 80&nbsp;% sure, 102&nbsp;GB/s, 16.7&nbsp;TFLOP/s"},
+		{"3 boards, 9 panels, 2 sequences", "3 boards, 9 panels, 2 sequences"},
+		{"bandwidth: datasheet (https://example.com/spec.pdf).",
+			`bandwidth: datasheet (<a href="https://example.com/spec.pdf">https://example.com/spec.pdf</a>).`},
+		{"from https://user:pw@host.example/m?token=abc&v=<1> & more",
+			`from <a href="https://xxxxx@host.example/m?token=xxxxx&amp;v=xxxxx">https://xxxxx@host.example/m?token=xxxxx&amp;v=xxxxx</a>&lt;1&gt; &amp; more`},
+		{`a "quoted" <b>`, "a &#34;quoted&#34; &lt;b&gt;"},
+	} {
+		if got := inline(c.in); got != c.want {
+			t.Errorf("inline(%q)\n got  %s\n want %s", c.in, got, c.want)
+		}
+	}
+	d := &Doc{}
+	d.Code("roofline plot roofline --max-batch 256 -o 889 ms.png")
+	if h := string(d.HTMLDocument("t")); strings.Contains(h, "256&nbsp;") || !strings.Contains(h, "889 ms.png") {
+		t.Error("a command in the HTML changed")
+	}
+}
