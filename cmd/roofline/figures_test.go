@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,74 +44,28 @@ func TestPlotKeepsFormatsApart(t *testing.T) {
 	}
 }
 
-// writeOrinBench writes a llama-bench JSONL (-o jsonl) of a Jetson Orin
-// Nano Super into dir: pp512, tg128 and tg128 at depth 4096 of
+// orinBench is a llama-bench JSONL (-o jsonl) of a Jetson Orin Nano
+// Super, made for the tests: pp512, tg128 and tg128 at depth 4096 of
 // Llama-3.2-3B and -1B Instruct in Q4_K_M, with the published GGUF files'
-// sizes and parameter counts (2,019,377,696 B and 3,212,749,824; 807,694,464 B
-// and 1,235,814,400). The speeds are made up for the test, near 85 % of
+// sizes and parameter counts (2,019,377,696 B and 3,212,749,824;
+// 807,694,464 B and 1,235,814,400). The speeds are invented, near 85 % of
 // roofline's predictions (3B: 1150 t/s, 31.2 t/s, 28.1 t/s; 1B: 3350,
 // 76.0, 68.4); like every llama-bench file it names no device.
+const orinBench = "testdata/synthetic-orin-nano-super-llama-bench.jsonl"
+
+// writeOrinBench copies orinBench into dir as orin.jsonl.
 func writeOrinBench(t *testing.T, dir string) string {
 	t.Helper()
-	var b strings.Builder
-	for _, m := range []struct {
-		file, typ   string
-		size, param int64
-		pp, tg      float64
-	}{
-		{"Llama-3.2-3B-Instruct-Q4_K_M.gguf", "llama 3B Q4_K - Medium", 2019377696, 3212749824, 1150, 31.2},
-		{"Llama-3.2-1B-Instruct-Q4_K_M.gguf", "llama 1B Q4_K - Medium", 807694464, 1235814400, 3350, 76},
-	} {
-		for _, test := range []struct {
-			p, g, d int
-			ts      float64
-		}{{512, 0, 0, m.pp}, {0, 128, 0, m.tg}, {0, 128, 4096, 0.9 * m.tg}} {
-			ns := int64(float64(test.p+test.g) / test.ts * 1e9)
-			fmt.Fprintf(&b, `{"build_commit": "3f4fc97f", "build_number": 5460, "cpu_info": "ARMv8 Processor rev 1 (v8l)", "gpu_info": "Orin", "backends": "CUDA", `+
-				`"model_filename": "models/%s", "model_type": "%s", "model_size": %d, "model_n_params": %d, "n_batch": 2048, "n_ubatch": 512, "n_threads": 6, `+
-				`"type_k": "f16", "type_v": "f16", "n_gpu_layers": 99, "main_gpu": 0, "no_kv_offload": false, "flash_attn": true, "use_mmap": true, "embeddings": false, `+
-				`"n_prompt": %d, "n_gen": %d, "n_depth": %d, "test_time": "2025-05-20T10:00:00Z", "avg_ns": %d, "stddev_ns": 1000, "avg_ts": %g, "stddev_ts": 0.1, `+
-				`"samples_ns": [%d, %d, %d], "samples_ts": [%g, %g, %g]}`+"\n",
-				m.file, m.typ, m.size, m.param, test.p, test.g, test.d, ns, test.ts, ns, ns, ns, test.ts, test.ts, test.ts)
-		}
-	}
 	p := filepath.Join(dir, "orin.jsonl")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(p, must(os.ReadFile(orinBench)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-// writeBoardsStudy writes issue 28's study into dir: three boards × three
-// models × three formats, with the Jetson's llama-bench file.
-func writeBoardsStudy(t *testing.T, dir string) string {
-	t.Helper()
-	writeOrinBench(t, dir)
-	p := filepath.Join(dir, "boards.toml")
-	src := `title = "Three boards, three models, three formats"
-devices = ["jetson-orin-nano-super-8gb", "rk3588", "raspberry-pi-5-8gb"]
-models = ["llama-3.2-1b", "llama-3.2-3b", "qwen2.5-1.5b"]
-weights = ["q4_k_m", "q8_0", "f16"]
-
-[workload]
-prompt = 500
-output = 200
-contexts = ["2k", "8k"]
-
-[targets]
-ttft = "1s"
-tpot = "200ms"
-headroom = "10%"
-
-[[measured]]
-file = "orin.jsonl"
-hardware = "jetson-orin-nano-super-8gb"
-`
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// boardsStudy is issue 28's study: three boards × three models × three
+// formats, with orinBench as its measured file.
+const boardsStudy = "testdata/boards-study.toml"
 
 // TestPlotMeasuredOnItsDevice is issue 28's finding 9: with two devices
 // plotted, a llama-bench file (which names no device) warned "no
@@ -149,9 +102,8 @@ func TestPlotMeasuredOnItsDevice(t *testing.T) {
 // each printed plot command runs without a warning.
 func TestReportDrawsMeasuredRuns(t *testing.T) {
 	dir := t.TempDir()
-	study := writeBoardsStudy(t, dir)
 	out := filepath.Join(dir, "report")
-	_, errOut, code := runCLI("report", study, "-o", out)
+	_, errOut, code := runCLI("report", boardsStudy, "-o", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -175,12 +127,15 @@ func TestReportDrawsMeasuredRuns(t *testing.T) {
 			}
 		}
 	}
-	// The printed commands reproduce the figures without a warning.
-	t.Chdir(dir)
+	// The printed commands, run from the study's directory, reproduce
+	// the figures without a warning.
+	t.Chdir(filepath.Dir(boardsStudy))
+	ran := 0
 	for _, line := range strings.Split(md, "\n") {
-		if !strings.HasPrefix(line, "roofline plot ") || !strings.Contains(line, "orin.jsonl") {
+		if !strings.HasPrefix(line, "roofline plot ") || !strings.Contains(line, ".jsonl") {
 			continue
 		}
+		ran++
 		args := strings.Fields(strings.TrimPrefix(line, "roofline "))
 		for i, a := range args {
 			if a == "-o" {
@@ -191,6 +146,9 @@ func TestReportDrawsMeasuredRuns(t *testing.T) {
 		if code != 0 || strings.Contains(errOut, "warning") {
 			t.Errorf("%s: exit %d: %s", line, code, errOut)
 		}
+	}
+	if ran != 8 { // tpot-context, ttft-prompt, roofline, compare: under Figures and Reproduce
+		t.Errorf("ran %d plot commands with the measured file; want 8", ran)
 	}
 }
 

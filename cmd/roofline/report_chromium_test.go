@@ -184,9 +184,8 @@ func TestReportScreenshot(t *testing.T) {
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	study := writeBoardsStudy(t, t.TempDir())
 	out := filepath.Join(dir, "report")
-	if _, errOut, code := runCLI("report", study, "-o", out, "--force"); code != 0 {
+	if _, errOut, code := runCLI("report", boardsStudy, "-o", out, "--force"); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
 	html := string(must(os.ReadFile(filepath.Join(out, "report.html"))))

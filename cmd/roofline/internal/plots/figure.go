@@ -205,7 +205,7 @@ func (f *Figure) addSeries(label string, th ...plot.Thumbnailer) {
 // (within MergeTolerance) once they are not in one.
 func (f *Figure) addMerged(names []string, equal bool, th ...plot.Thumbnailer) {
 	key := strings.Join(names, "\x00")
-	label := strings.Join(names, map[bool]string{true: " = ", false: " ≈ "}[equal])
+	label := mergedLabel(names, map[bool]string{true: " = ", false: " ≈ "}[equal])
 	for i, e := range f.entries {
 		if e.merged == key {
 			if !equal {
@@ -220,6 +220,31 @@ func (f *Figure) addMerged(names []string, equal bool, th ...plot.Thumbnailer) {
 			f.entries[i].merged = key
 		}
 	}
+}
+
+// mergedLabel names series drawn as one, joined by sep, the leading
+// parts they share (" · ") written once: "jetson · gpu · q4_k_m ≈ q8_0"
+// for "jetson · gpu · q4_k_m" and "jetson · gpu · q8_0".
+func mergedLabel(names []string, sep string) string {
+	parts := make([][]string, len(names))
+	for i, n := range names {
+		parts[i] = strings.Split(n, " · ")
+	}
+	common := 0
+	for ; common < len(parts[0])-1; common++ {
+		same := true
+		for _, p := range parts[1:] {
+			same = same && common < len(p)-1 && p[common] == parts[0][common]
+		}
+		if !same {
+			break
+		}
+	}
+	rest := make([]string, len(names))
+	for i, p := range parts {
+		rest[i] = strings.Join(p[common:], " · ")
+	}
+	return strings.Join(append(parts[0][:common:common], strings.Join(rest, sep)), " · ")
 }
 
 // Formats are the encodings Render knows, by file extension.
@@ -486,11 +511,16 @@ func (f *Figure) hideYLabels() func() {
 }
 
 // legendBelow splits the entries into the most columns (up to three) that
-// fit the width, filled column by column.
+// fit the width, filled column by column; an entry wider than the width
+// goes on as many lines as it needs, in one column (a legend ran past the
+// figure's right edge).
 func (f *Figure) legendBelow(width vg.Length) [][]entry {
 	n := len(f.entries)
 	if n == 0 {
 		return nil
+	}
+	if long := f.wrapEntries(width); len(long) > n {
+		return [][]entry{long}
 	}
 	for c := min(3, n); c > 1; c-- {
 		if n <= 3 && c > 1 {
@@ -509,6 +539,32 @@ func (f *Figure) legendBelow(width vg.Length) [][]entry {
 		}
 	}
 	return [][]entry{f.entries}
+}
+
+// wrapEntries is the entries with each one wider than width broken at
+// spaces into lines of their own, the thumbnail on the first.
+func (f *Figure) wrapEntries(width vg.Length) []entry {
+	var out []entry
+	for _, e := range f.entries {
+		rest := e.label
+		for first := true; rest != ""; first = false {
+			cut := len(rest)
+			if f.legendWidth([]entry{{label: rest}}) > width {
+				for i := range rest {
+					if i > 0 && rest[i] == ' ' && f.legendWidth([]entry{{label: rest[:i]}}) <= width {
+						cut = i
+					}
+				}
+			}
+			line := entry{label: rest[:cut], series: e.series, merged: e.merged}
+			if first {
+				line.thumb = e.thumb
+			}
+			out = append(out, line)
+			rest = strings.TrimLeft(rest[cut:], " ")
+		}
+	}
+	return out
 }
 
 func (f *Figure) legendWidth(col []entry) vg.Length {

@@ -443,3 +443,40 @@ func TestMemoryBarsFit(t *testing.T) {
 		t.Errorf("9 bars of two short words: %d panels, labels at %v rad", len(p), f.Panels()[0].X.Tick.Label.Rotation)
 	}
 }
+
+// TestLegendStaysInTheFigure is issue 28's finding 11: the report's
+// ttft-prompt legend ran past the figure's right edge when an entry (two
+// long series drawn as one) was wider than the figure. Such an entry goes
+// on as many lines as it needs; a merged entry names the parts its series
+// share once.
+func TestLegendStaysInTheFigure(t *testing.T) {
+	if got := mergedLabel([]string{"jetson-orin-nano-super-8gb · gpu · llama-3.2-1b · q4_k_m", "jetson-orin-nano-super-8gb · gpu · llama-3.2-1b · q8_0"}, " ≈ "); got != "jetson-orin-nano-super-8gb · gpu · llama-3.2-1b · q4_k_m ≈ q8_0" {
+		t.Errorf("mergedLabel: %q", got)
+	}
+	if got := mergedLabel([]string{"rk3588 · cpu · q4_k_m", "raspberry-pi-5-8gb · cpu · q4_k_m"}, " = "); got != "rk3588 · cpu · q4_k_m = raspberry-pi-5-8gb · cpu · q4_k_m" {
+		t.Errorf("mergedLabel, nothing shared in front: %q", got)
+	}
+	long := strings.Repeat("jetson-orin-nano-super-8gb · gpu · ", 4)
+	f, err := Latency("t", "x", "y", []Curve{curve(long+"a", 1, 2, 3), curve(long+"b", 2, 3, 5)}, 0, "", AutoY)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := 16 * vg.Centimeter
+	h := f.Height(w, 10*vg.Centimeter)
+	rec := newRecorder(w, h, true)
+	if err := f.draw(draw.New(rec)); err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, tx := range rec.texts {
+		if strings.HasPrefix(tx.text, "jetson") || strings.HasSuffix(tx.text, " a") || strings.HasSuffix(tx.text, " b") {
+			lines++
+		}
+		if inkBox(t, tx)[1].X > w {
+			t.Errorf("%q runs past the figure's right edge", tx.text)
+		}
+	}
+	if lines < 4 {
+		t.Errorf("%d legend lines for two entries wider than the figure; want each on two or more", lines)
+	}
+}
