@@ -122,17 +122,11 @@ func (env *Env) Compare(req CompareRequest) (*Comparison, error) {
 		out := &Comparison{}
 		var rows []compare.Row
 		for _, m := range req.PerFile {
-			runs, err := env.ReadRuns([]string{m.File})
-			out.Warnings = append(out.Warnings, runs.Warnings...)
+			r, err := env.compareFile(m, req.Options, out, nil)
 			if err != nil {
 				return out, err
 			}
-			r, errs := compare.New(env.Catalog, m.options(req.Options)).Evaluate(runs.Runs)
 			rows = append(rows, r...)
-			out.Skipped = append(out.Skipped, errs...)
-			for _, e := range errs {
-				out.Warnings = append(out.Warnings, e.Error())
-			}
 		}
 		if len(rows) == 0 {
 			return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(out.Skipped))
@@ -146,6 +140,28 @@ func (env *Env) Compare(req CompareRequest) (*Comparison, error) {
 		return out, err
 	}
 	return env.compareRuns(runs.Runs, req.Options, out)
+}
+
+// compareFile reads one measured file and prices its runs with what the
+// file does not say over o; keep, when set, chooses the runs to price
+// (and may warn into out). Its warnings and skipped runs go into out.
+func (env *Env) compareFile(m MeasuredFile, o compare.Options, out *Comparison, keep func([]measured.Run, compare.Options) []measured.Run) ([]compare.Row, error) {
+	runs, err := env.ReadRuns([]string{m.File})
+	out.Warnings = append(out.Warnings, runs.Warnings...)
+	if err != nil {
+		return nil, err
+	}
+	o = m.options(o)
+	list := runs.Runs
+	if keep != nil {
+		list = keep(list, o)
+	}
+	rows, errs := compare.New(env.Catalog, o).Evaluate(list)
+	out.Skipped = append(out.Skipped, errs...)
+	for _, e := range errs {
+		out.Warnings = append(out.Warnings, e.Error())
+	}
+	return rows, nil
 }
 
 func (env *Env) compareRuns(runs []measured.Run, o compare.Options, out *Comparison) (*Comparison, error) {

@@ -253,15 +253,12 @@ func (env *Env) measuredRows(ss *seriesSet) ([][]compare.Row, error) {
 		base.FallbackWeights = first.setup.Model.Weights.Name
 	}
 	var rows []compare.Row
+	got := &Comparison{}
 	for _, m := range ss.measured {
-		runs, err := env.ReadRuns([]string{m.File})
-		ss.warnings = append(ss.warnings, runs.Warnings...)
-		if err != nil {
-			return nil, err
-		}
-		o := m.options(base)
-		list := runs.Runs
-		if o.Hardware == "" {
+		r, err := env.compareFile(m, base, got, func(list []measured.Run, o compare.Options) []measured.Run {
+			if o.Hardware != "" {
+				return list
+			}
 			// Runs that name their device (a runs CSV) are priced on it;
 			// the others cannot be placed on any of the devices drawn.
 			var named []measured.Run
@@ -271,16 +268,17 @@ func (env *Env) measuredRows(ss *seriesSet) ([][]compare.Row, error) {
 				}
 			}
 			if n := len(list) - len(named); n > 0 {
-				ss.warnings = append(ss.warnings, fmt.Sprintf("%s: %d %s no device and the figure draws %d: give it as --measured %s@DEVICE (hardware = \"DEVICE\" under [[measured]] in a study)",
+				got.Warnings = append(got.Warnings, fmt.Sprintf("%s: %d %s no device and the figure draws %d: give it as --measured %s@DEVICE (hardware = \"DEVICE\" under [[measured]] in a study)",
 					m.File, n, plural(n, "run names", "runs name"), len(devicesOf(ss.list)), m.File))
 			}
-			list = named
+			return named
+		})
+		ss.warnings = append(ss.warnings, got.Warnings...)
+		got.Warnings = nil
+		if err != nil {
+			return nil, err
 		}
-		r, errs := compare.New(env.Catalog, o).Evaluate(list)
 		rows = append(rows, r...)
-		for _, e := range errs {
-			ss.warnings = append(ss.warnings, e.Error())
-		}
 	}
 	placed := 0
 	for _, r := range rows {
