@@ -24,11 +24,14 @@ var plotExamples = []struct {
 	{"roofline", "Roofline", `Attainable FLOP/s against arithmetic intensity for the RTX 4080 at fp16
 (GGUF kernels dequantize to fp16): the bandwidth slope, the compute roof and
 the ridge between them (dotted). Filled points are predicted operating points
-— prefill of 512 tokens, decode at batch 1, 16 and 256 — and the open points
-are the llama-bench README's own run on this card (pp512, tg128), placed by
-the FLOP/s and bytes/s they achieved and labelled with their MFU and MBU.
-Decode at batch 1 sits far left of the ridge: memory-bound whatever the
-compute.`,
+— prefill of 512 tokens (▲), decode at batch 1 (●), 16 (■) and 256 (◆) — and
+the open points are the llama-bench README's own run on this card (pp512,
+tg128), placed by the FLOP/s and bytes/s they achieved and labelled with
+their MFU and MBU. Decode at batch 1 sits far left of the ridge:
+memory-bound whatever the compute. When several models or formats share a
+roof (a study's figure), the points take their series' colours, the roofs
+are black and say their precision and peak on the ceiling, and only the
+measured points are labelled.`,
 		[]string{"plot", "roofline", "--model", "qwen2.5-7b", "--hardware", "rtx-4080", "--weights", "q4_k_m",
 			"--measured", "docs/examples/llama-bench-rtx4080-qwen2.5-7b.json", "-o", "docs/plots/roofline.png"}},
 	{"tpot-context", "Time per output token as the KV cache grows", `Each decode step streams the weights and the whole KV cache, so TPOT rises
@@ -40,9 +43,9 @@ assistant. The RK3588 runs q4_k_m on its CPU (its NPU runs w8a8 only).`,
 			"--weights", "q4_k_m", "--tpot", "200ms", "-o", "docs/plots/tpot-context.png"}},
 	{"tpot-context-facets", "Small multiples", `Three devices × six models are eighteen series: more than eight share no
 panel legibly, so the figure draws one panel per device (the dimension
-plots.Name picks first), each with the six models in the same colours, on a
-shared x axis; the y axes are not shared because the devices differ by
-more than three times. Curves that coincide are drawn once and labelled
+plots.Name picks first), each with the six models in the same colours, on
+shared axes: the times span more than ten times (7 ms to 1.8 s), so the y
+axis is logarithmic. Curves that coincide are drawn once and labelled
 together (a = b).`,
 		[]string{"plot", "tpot-context", "--model", "llama-3.2-1b,llama-3.2-3b,qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-3b,qwen2.5-7b",
 			"--hardware", "jetson-orin-nano-8gb,rk3588,raspberry-pi-5-8gb", "--weights", "q4_k_m", "--tpot", "200ms", "-o", "docs/plots/tpot-context-facets.png"}},
@@ -197,15 +200,23 @@ Common rules:
   says what every series shares and the efficiencies assumed. Up to eight
   series share a panel; more become small multiples, one panel per device
   (or model, or format: the first that leaves at most eight series in each
-  of at most twelve panels), in the same colours on shared axes.
-  ` + "`--facet device|engine|model|weights|kv`" + ` chooses the dimension, even for
-  fewer series.
+  of at most twelve panels; else the first two, as a panel per device and
+  model for three boards × three models × three formats), in the same
+  colours on shared axes, three panels a row past six.
+  ` + "`--facet device|engine|model|weights|kv`" + ` (or two: ` + "`--facet device,model`" + `)
+  chooses, even for fewer series.
 - Seven colour-blind-safe colours (Okabe and Ito's, without yellow), then
-  dash-dot line styles. Series too close to tell apart are drawn once and
-  labelled together: ` + "`a = b`" + ` (equal) or ` + "`a ≈ b`" + ` (within 1 % of the axis).
-  One dashed ideal line per distinct limit, grey when several series share
-  it. Labels of measured and operating points are placed clear of each
-  other, with a thin leader line when pushed away from their point.
+  dash-dot line styles. Series within 2 % of each other's value at every
+  point are drawn once and labelled together: ` + "`a = b`" + ` (equal) or ` + "`a ≈ b`" + `;
+  series further apart are never merged, however small the gap looks on
+  the axis (a line that lies within a line's width of another all along
+  is drawn narrower on top of it, so both colours show). A y axis whose
+  values span more than 10× is logarithmic; ` + "`--log-y`" + ` sets it
+  (` + "`--log-y=false`" + `: linear; in a study, ` + "`log-y = true`" + ` under
+  ` + "`[figure.KIND]`" + `). One dashed ideal line per distinct limit, grey when
+  several series share it. Labels of measured and operating points are
+  placed clear of each other, with a thin leader line when pushed away
+  from their point.
   Without ` + "`--engine`" + ` each device uses its default engine, or the first engine
   that runs the requested weights.
 - Solid lines are expected at the engine's efficiencies (calibrated when the
@@ -215,7 +226,11 @@ Common rules:
   (any format ` + "`compare`" + ` reads) adds measured points labelled with the MBU
   (decode) or MFU (prefill) they achieved, on the series of the same device,
   model and format; when one model in one format is plotted, runs whose file
-  names neither (llama-batched-bench) are taken to be of it.
+  names neither (llama-batched-bench) are taken to be of it. A file that
+  names no device (llama-bench's) is of the one device plotted; with
+  several, give it as ` + "`--measured FILE@DEVICE`" + ` (a study's
+  ` + "`measured.hardware`" + `), or its runs are left out with one warning saying so.
+  ` + "`plot compare`" + ` takes ` + "`FILE@DEVICE`" + ` too, for files of several devices.
 - ` + "`--width` (default 16cm) and `--height`" + ` (10 cm; 14 cm for the two-panel
   figures) take cm, mm, in or pt. Without ` + "`--height`" + ` a figure grows so its
   plot areas keep 60 % of its height (a long legend moves beside the panels

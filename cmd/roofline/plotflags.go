@@ -37,8 +37,8 @@ func seriesFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target drawn as a reference line (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target drawn as a reference line (`DURATION`, e.g. 200ms)"},
-		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs to draw over the predictions (`FILE`, any format compare reads; repeatable)"},
-		&cli.StringFlag{Name: "facet", Usage: "one panel per `DIM`: " + strings.Join(app.FacetDims, ", ") + "; default: by the first that leaves at most 8 series a panel, when more than 8 would share one"},
+		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs to draw over the predictions, on their device's series (`FILE`, any format compare reads, or FILE@DEVICE for a file that names no device, such as llama-bench's, when several are plotted; repeatable)"},
+		&cli.StringFlag{Name: "facet", Usage: "one panel per value of `DIM` (" + strings.Join(app.FacetDims, ", ") + ") or of two (device,model); default: by the first that leaves at most 8 series a panel, else the first two, when more than 8 would share one"},
 	)
 }
 
@@ -50,7 +50,7 @@ func runsFlags() []cli.Flag {
 		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE`; default: from the backend"},
 		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` for every run"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT` for every run"},
-		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs (`FILE`; or give files as arguments)"},
+		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs (`FILE`, or FILE@DEVICE for a file of another device than --hardware's; or give files as arguments)"},
 	}
 }
 
@@ -58,6 +58,10 @@ func runsFlags() []cli.Flag {
 func figureFlags(k *app.FigureKind) []cli.Flag {
 	flags := plotFlags()
 	for _, p := range k.Params {
+		if p.Bool {
+			flags = append(flags, &cli.BoolFlag{Name: p.Name, Aliases: p.Aliases, Usage: p.Usage})
+			continue
+		}
 		if p.Int {
 			v, _ := strconv.Atoi(p.Default)
 			if p.Tokens {
@@ -86,6 +90,12 @@ func figureFlags(k *app.FigureKind) []cli.Flag {
 func figureRequest(c *cli.Context, k *app.FigureKind) (*app.FigureRequest, error) {
 	req := &app.FigureRequest{Kind: k.Name, Params: map[string]string{}}
 	for _, p := range k.Params {
+		if p.Bool {
+			if c.IsSet(p.Name) { // unset: the figure chooses
+				req.Params[p.Name] = strconv.FormatBool(c.Bool(p.Name))
+			}
+			continue
+		}
 		req.Params[p.Name] = c.String(p.Name)
 		if p.Int {
 			req.Params[p.Name] = fmt.Sprint(c.Int(p.Name))
@@ -100,8 +110,10 @@ func figureRequest(c *cli.Context, k *app.FigureKind) (*app.FigureRequest, error
 	case app.SetupInputs:
 		req.Setup, err = selection(c)
 	case app.RunsInputs:
-		req.Runs.Files = append(c.StringSlice("measured"), c.Args().Slice()...)
-		if len(req.Runs.Files) == 0 {
+		for _, a := range append(c.StringSlice("measured"), c.Args().Slice()...) {
+			req.Runs.PerFile = append(req.Runs.PerFile, app.ParseMeasured(a))
+		}
+		if len(req.Runs.PerFile) == 0 {
 			return nil, usageErr("give measured-run files as arguments or with --measured")
 		}
 		req.Runs.Options, err = compareOptions(c)
@@ -117,7 +129,10 @@ func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
 		}
 	}
 	r := app.SeriesRequest{Models: app.List(c.String("model")), Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")),
-		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Measured: c.StringSlice("measured"), Facet: c.String("facet")}
+		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Facet: c.String("facet")}
+	for _, m := range c.StringSlice("measured") {
+		r.Measured = append(r.Measured, app.ParseMeasured(m))
+	}
 	var err error
 	if r.Workload, err = workload(c); err != nil {
 		return r, err

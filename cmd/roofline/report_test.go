@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -88,19 +87,26 @@ func TestReportFiles(t *testing.T) {
 	}
 }
 
-// TestReportSelfContained: the HTML must load nothing from anywhere.
+// TestReportSelfContained: the HTML must load nothing from anywhere. Its
+// links (the sources' URLs, <a href="https://…">) load nothing until a
+// reader follows one.
 func TestReportSelfContained(t *testing.T) {
 	for _, s := range reportStudies {
 		out := runReport(t, s)
 		h := string(must(os.ReadFile(filepath.Join(out, "report.html"))))
-		// Namespace declarations name, not fetch; nothing else may point out.
-		stripped := regexp.MustCompile(`xmlns(:\w+)?="[^"]*"`).ReplaceAllString(h, "")
+		links := regexp.MustCompile(`<a href="https?://[^"<>]*">`)
+		if !links.MatchString(h) {
+			t.Errorf("%s: no source is a link", s)
+		}
+		// Namespace declarations name, not fetch; links load nothing;
+		// nothing else may point out.
+		stripped := regexp.MustCompile(`xmlns(:\w+)?="[^"]*"`).ReplaceAllString(links.ReplaceAllString(h, "<a>"), "")
 		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", "src=", "href=", "url(", "@import"} {
 			if strings.Contains(strings.ToLower(stripped), bad) {
 				t.Errorf("%s: report.html contains %q", s, bad)
 			}
 		}
-		// Sources cite URLs in the text; no tag may hold one.
+		// Sources cite URLs in the text and links; no other tag may hold one.
 		for _, tag := range regexp.MustCompile(`<[^>]*>`).FindAllString(stripped, -1) {
 			if strings.Contains(tag, "//") {
 				t.Errorf("%s: tag %q points somewhere", s, tag)
@@ -116,29 +122,15 @@ func TestReportSelfContained(t *testing.T) {
 }
 
 // TestReportChromium opens the three-board, six-model example's
-// report.html in headless Chromium when it is installed (it is not in
-// CI): the DOM Chromium builds must hold the title, the answer's table
-// with its verdicts and intervals, and every default figure — plan,
+// report.html in headless Chromium when it is installed (chromium(t)):
+// the DOM Chromium builds must hold the title, the answer's table with
+// its verdicts and intervals, and every default figure — plan,
 // tpot-context, ttft-prompt and memory, faceted where more than eight
 // series would share a panel — each as an inline SVG with drawn text.
 func TestReportChromium(t *testing.T) {
-	bin := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			bin = p
-			break
-		}
-	}
-	if bin == "" {
-		t.Skip("chromium not installed")
-	}
+	bin := chromium(t)
 	out := runReport(t, reportStudies[2])
-	cmd := exec.Command(bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+filepath.Join(out, "report.html"))
-	dom, err := cmd.Output()
-	if err != nil {
-		t.Fatal(err)
-	}
+	dom := runChromium(t, bin, "--dump-dom", "file://"+filepath.Join(out, "report.html"))
 	d := string(dom)
 	var r render.ReportJSON
 	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "results.json"))), &r); err != nil {

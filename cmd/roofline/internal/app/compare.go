@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 
@@ -64,6 +65,43 @@ func (env *Env) ReadRuns(files []string) (*Runs, error) {
 type CompareRequest struct {
 	Files   []string
 	Options compare.Options
+	// PerFile, when set, replaces Files: each file with what it does not
+	// say, over Options (the device of each of several files).
+	PerFile []MeasuredFile
+}
+
+// MeasuredFile is a file of measured runs and what it does not say: above
+// all its device, when a figure draws several or a report reads files of
+// several (a llama-bench file names none).
+type MeasuredFile struct {
+	File                                          string
+	Hardware, Engine, Runtime, Model, Weights, KV string
+}
+
+// ParseMeasured reads a --measured argument: FILE, or FILE@DEVICE for a
+// file that does not name its device. A path that exists is a file
+// whatever it holds, so a file name with an @ still reads.
+func ParseMeasured(arg string) MeasuredFile {
+	if _, err := os.Stat(arg); err == nil || arg == "-" {
+		return MeasuredFile{File: arg}
+	}
+	if i := strings.LastIndex(arg, "@"); i > 0 && i < len(arg)-1 {
+		return MeasuredFile{File: arg[:i], Hardware: arg[i+1:]}
+	}
+	return MeasuredFile{File: arg}
+}
+
+// options are o with what m says over it.
+func (m MeasuredFile) options(o compare.Options) compare.Options {
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{{&o.Hardware, m.Hardware}, {&o.Engine, m.Engine}, {&o.Runtime, m.Runtime}, {&o.Model, m.Model}, {&o.Weights, m.Weights}, {&o.KV, m.KV}} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	return o
 }
 
 // Comparison is each run beside its prediction.
@@ -89,12 +127,50 @@ func (e *MismatchError) Error() string {
 // Compare reads the files and prices every run. When no run can be
 // compared the error comes with the answer's warnings.
 func (env *Env) Compare(req CompareRequest) (*Comparison, error) {
+	if len(req.PerFile) > 0 {
+		out := &Comparison{}
+		var rows []compare.Row
+		for _, m := range req.PerFile {
+			r, err := env.compareFile(m, req.Options, out, nil)
+			if err != nil {
+				return out, err
+			}
+			rows = append(rows, r...)
+		}
+		if len(rows) == 0 {
+			return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(out.Skipped))
+		}
+		out.Rows, out.Summary = rows, compare.Summarize(rows)
+		return out, nil
+	}
 	runs, err := env.ReadRuns(req.Files)
 	out := &Comparison{Warnings: runs.Warnings}
 	if err != nil {
 		return out, err
 	}
 	return env.compareRuns(runs.Runs, req.Options, out)
+}
+
+// compareFile reads one measured file and prices its runs with what the
+// file does not say over o; keep, when set, chooses the runs to price
+// (and may warn into out). Its warnings and skipped runs go into out.
+func (env *Env) compareFile(m MeasuredFile, o compare.Options, out *Comparison, keep func([]measured.Run, compare.Options) []measured.Run) ([]compare.Row, error) {
+	runs, err := env.ReadRuns([]string{m.File})
+	out.Warnings = append(out.Warnings, runs.Warnings...)
+	if err != nil {
+		return nil, err
+	}
+	o = m.options(o)
+	list := runs.Runs
+	if keep != nil {
+		list = keep(list, o)
+	}
+	rows, errs := compare.New(env.Catalog, o).Evaluate(list)
+	out.Skipped = append(out.Skipped, errs...)
+	for _, e := range errs {
+		out.Warnings = append(out.Warnings, e.Error())
+	}
+	return rows, nil
 }
 
 func (env *Env) compareRuns(runs []measured.Run, o compare.Options, out *Comparison) (*Comparison, error) {

@@ -50,6 +50,10 @@ func figTPOTContext(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	scale, err := req.scaleParam(plots.AutoY)
+	if err != nil {
+		return nil, nil, err
+	}
 	rows, err := env.measuredRows(ss)
 	if err != nil {
 		return nil, ss.warnings, err
@@ -92,7 +96,7 @@ func figTPOTContext(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 	}
 	title := ss.title("Time per output token as the KV cache grows", fmt.Sprintf("batch %d", b))
 	f, err := plots.Latency(title, "context (tokens attended by the step)", "TPOT (ms)", curves, ss.targets.TPOT*1e3,
-		"TPOT target "+units.FormatDuration(ss.targets.TPOT), false)
+		"TPOT target "+units.FormatDuration(ss.targets.TPOT), scale)
 	return f, ss.warnings, err
 }
 
@@ -104,6 +108,10 @@ func figTTFTPrompt(env *Env, req *FigureRequest) (*plots.Figure, []string, error
 	maxP, err := req.tokensParam("max-prompt")
 	if err != nil || maxP < 64 {
 		return nil, nil, &RequestError{Input: "max-prompt", Msg: fmt.Sprintf("%q: want a token count of at least 64", req.param("max-prompt"))}
+	}
+	scale, err := req.scaleParam(plots.LogY)
+	if err != nil {
+		return nil, nil, err
 	}
 	rows, err := env.measuredRows(ss)
 	if err != nil {
@@ -138,7 +146,7 @@ func figTTFTPrompt(env *Env, req *FigureRequest) (*plots.Figure, []string, error
 	}
 	title := ss.title("Time to first token against prompt length", fmt.Sprintf("batch %d, depth %d, %s", w.Batch, w.Depth, ubatchLabel(w.UBatch)))
 	f, err := plots.Latency(title, "prompt (tokens)", "TTFT (s)", curves, ss.targets.TTFT,
-		"TTFT target "+units.FormatDuration(ss.targets.TTFT), true)
+		"TTFT target "+units.FormatDuration(ss.targets.TTFT), scale)
 	return f, ss.warnings, err
 }
 
@@ -148,6 +156,10 @@ func figBatch(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		return nil, nil, err
 	}
 	maxB, err := req.intParam("max-batch", 2, 1<<16)
+	if err != nil {
+		return nil, nil, err
+	}
+	scale, err := req.scaleParam(plots.AutoY)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,7 +208,7 @@ func figBatch(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		tput, tpot = append(tput, a), append(tpot, t)
 	}
 	title := ss.title("Batching: aggregate throughput and per-sequence TPOT", fmt.Sprintf("prompt %d + depth %d, output %d", w.Prompt, w.Depth, w.Output))
-	f, err := plots.Batch(title, tput, tpot, ss.targets.TPOT*1e3)
+	f, err := plots.Batch(title, tput, tpot, ss.targets.TPOT*1e3, scale)
 	return f, ss.warnings, err
 }
 
@@ -284,8 +296,10 @@ func figRoofline(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 		return fmt.Sprintf("%s %s %s", s.dev.Name, s.setup.Inputs.Engine, s.setup.Inputs.Precision)
 	}
 	shared := map[string]int{}
+	several := false // some roof is shared by several series
 	for _, s := range ss.list {
 		shared[s.facet+"|"+roofKey(s)]++
+		several = several || shared[s.facet+"|"+roofKey(s)] > 1
 	}
 	ctx := w.MidContext()
 	for i, s := range ss.list {
@@ -297,20 +311,22 @@ func figRoofline(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 			roofOf[s.facet+"|"+key] = ri
 			roofs = append(roofs, plots.Roof{Label: key, Peak: in.Peak, Bandwidth: s.dev.Bandwidth, Facet: s.facet})
 		}
-		// Name the points only when several series share a roof.
+		// Name the points' series (colour them by it) when several series
+		// share a roof.
 		tag := ""
-		if shared[s.facet+"|"+key] > 1 {
+		if several {
 			tag = s.label
 		}
 		pre := s.setup.Prefill(w.Prompt, w.Depth, w.Batch, w.UBatch)
-		points = append(points, plots.OpPoint{Roof: ri, Intensity: pre.Intensity, FLOPPerS: pre.FLOPs / pre.Time, Label: fmt.Sprintf("pp%d", w.Prompt), Series: tag})
+		points = append(points, plots.OpPoint{Roof: ri, Intensity: pre.Intensity, FLOPPerS: pre.FLOPs / pre.Time, Label: fmt.Sprintf("pp%d", w.Prompt), Prefill: true, Series: tag})
 		for b := 1; b <= maxB; b *= 16 {
 			d := s.setup.Decode(ctx, 1, b)
-			points = append(points, plots.OpPoint{Roof: ri, Intensity: d.Intensity, FLOPPerS: d.FLOPs / d.Time, Label: fmt.Sprintf("b%d", b), Series: tag})
+			points = append(points, plots.OpPoint{Roof: ri, Intensity: d.Intensity, FLOPPerS: d.FLOPs / d.Time, Label: fmt.Sprintf("b%d", b), Batch: b, Series: tag})
 		}
 		for _, r := range rows[i] {
 			if r.AchievedBytesPerS > 0 && r.AchievedFLOPPerS > 0 {
-				points = append(points, plots.OpPoint{Roof: ri, Intensity: r.AchievedFLOPPerS / r.AchievedBytesPerS, FLOPPerS: r.AchievedFLOPPerS, Label: r.Utilization(), Measured: true})
+				points = append(points, plots.OpPoint{Roof: ri, Intensity: r.AchievedFLOPPerS / r.AchievedBytesPerS, FLOPPerS: r.AchievedFLOPPerS, Label: r.Utilization(),
+					Prefill: r.Run.Test == measured.Prefill, Batch: r.Run.Batch, Series: tag, Measured: true})
 			}
 		}
 	}
@@ -505,6 +521,11 @@ func figChat(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 	if err != nil {
 		return nil, nil, &RequestError{Input: "ttft", Msg: err.Error()}
 	}
+	ttftScale, err := req.scaleParam(plots.LogY)
+	if err != nil {
+		return nil, nil, err
+	}
+	cumScale, _ := req.scaleParam(plots.AutoY)
 	res, err := env.Resolve(req.Setup)
 	if err != nil {
 		return nil, nil, err
@@ -535,8 +556,8 @@ func figChat(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 	title := fmt.Sprintf("Conversation: %s on %s (%s, weights %s, KV %s)\nsystem %d, user %d, reply %d tokens per turn; context limit %d; expected at η_bw %.2f, η_compute %.2f",
 		in.Model, in.Device, in.Engine, in.Weights, in.KV, conv.System, conv.User, conv.Reply, limit, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 	f, err := plots.Stacked(title, "turn", false,
-		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: target, TargetLabel: "TTFT target " + units.FormatDuration(target), LogY: true},
-		plots.Panel{YLabel: "Σ E2E (s)", Curves: cum})
+		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: target, TargetLabel: "TTFT target " + units.FormatDuration(target), Scale: ttftScale},
+		plots.Panel{YLabel: "Σ E2E (s)", Curves: cum, Scale: cumScale})
 	return f, nil, err
 }
 
@@ -546,6 +567,10 @@ func figConcurrency(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 		return nil, nil, err
 	}
 	maxN, err := req.intParam("max-chats", 2, 4096)
+	if err != nil {
+		return nil, nil, err
+	}
+	scale, err := req.scaleParam(plots.LogY)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -570,8 +595,8 @@ func figConcurrency(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 	title := ss.title("Concurrent chats (continuous batching)",
 		fmt.Sprintf("%d tokens per chat (depth %d + message %d + reply %d); TTFT: all send at once", ctx, w.Depth, w.Prompt, w.Output))
 	f, err := plots.Stacked(title, "concurrent chats", true,
-		plots.Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: ss.targets.TPOT * 1e3, TargetLabel: "TPOT target " + units.FormatDuration(ss.targets.TPOT), LogY: true},
-		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: ss.targets.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(ss.targets.TTFT), LogY: true})
+		plots.Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: ss.targets.TPOT * 1e3, TargetLabel: "TPOT target " + units.FormatDuration(ss.targets.TPOT), Scale: scale},
+		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: ss.targets.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(ss.targets.TTFT), Scale: scale})
 	return f, nil, err
 }
 
@@ -594,6 +619,10 @@ func figSpeculative(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 		return nil, nil, err
 	}
 	batch, err := req.intParam("batch", 1, sim.MaxTokens)
+	if err != nil {
+		return nil, nil, err
+	}
+	scale, err := req.scaleParam(plots.AutoY)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -631,7 +660,7 @@ func figSpeculative(env *Env, req *FigureRequest) (*plots.Figure, []string, erro
 	title := fmt.Sprintf("Speculative decoding: %s drafts for %s (%s)\n%s %s, context %d, batch %d; expected at η_bw %.2f, η_compute %.2f",
 		din.Model, in.Model, formats, in.Device, in.Engine, ctx, batch, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 	f, err := plots.Stacked(title, "acceptance rate a (share of drafted tokens accepted)", false,
-		plots.Panel{YLabel: "speed-up over plain decoding (×)", Curves: curves, Target: 1, TargetLabel: "no speed-up (1×)"})
+		plots.Panel{YLabel: "speed-up over plain decoding (×)", Curves: curves, Target: 1, TargetLabel: "no speed-up (1×)", Scale: scale})
 	return f, nil, err
 }
 

@@ -50,7 +50,18 @@ type Param struct {
 	Default string
 	Int     bool // a whole number (a flag of type int)
 	Tokens  bool // an Int that counts tokens: k and M suffixes (units.ParseTokenCount)
+	// Bool is true or false, or unset ("": the figure chooses).
+	Bool bool
 }
+
+// logYParam sets the y scale of a figure of curves: log, linear, or, left
+// unset, log when the values span more than plots.MaxLinearSpan;
+// logYLogParam, of one drawn on a log scale unless asked.
+var (
+	logYParam = Param{Name: "log-y", Bool: true,
+		Usage: fmt.Sprintf("y axis on a log scale (--log-y=false: linear); default: log when the values span more than %d×", plots.MaxLinearSpan)}
+	logYLogParam = Param{Name: "log-y", Bool: true, Usage: "y axis on a log scale (default; --log-y=false: linear)"}
+)
 
 // FigureRequest asks for one figure: the inputs of its kind and its
 // params by name.
@@ -71,8 +82,9 @@ type SeriesRequest struct {
 	Workload                          Workload
 	Options                           Options
 	Targets                           Targets
-	// Measured are files of measured runs drawn over the predictions.
-	Measured []string
+	// Measured are files of measured runs drawn over the predictions, each
+	// on the series of its device, model and format.
+	Measured []MeasuredFile
 	// Facet is the dimension whose values each get a panel (one of
 	// FacetDims); "" lets the figure choose when more than
 	// plots.MaxSeries series would share one.
@@ -112,15 +124,15 @@ var Figures = []*FigureKind{
 		build:   figRoofline},
 	{Name: "tpot-context", Usage: "time per output token against context length",
 		Caption: "Time per output token as the KV cache grows; solid expected, dashed the physical limit; × where memory runs out.",
-		Params:  []Param{{Name: "max-context", Usage: "longest context drawn (`N`, k = 1024); default: the model's"}},
+		Params:  []Param{{Name: "max-context", Usage: "longest context drawn (`N`, k = 1024); default: the model's"}, logYParam},
 		build:   figTPOTContext},
 	{Name: "ttft-prompt", Usage: "time to first token against prompt length",
 		Caption: "Time to first token against prompt length; △ where prefill turns compute-bound.",
-		Params:  []Param{{Name: "max-prompt", Default: "32k", Usage: "longest prompt drawn (`N`, k = 1024)"}},
+		Params:  []Param{{Name: "max-prompt", Default: "32k", Usage: "longest prompt drawn (`N`, k = 1024)"}, logYLogParam},
 		build:   figTTFTPrompt},
 	{Name: "batch", Usage: "throughput and per-sequence TPOT against batch size", Tall: true,
 		Caption: "Aggregate throughput and per-sequence TPOT against batch size.",
-		Params:  []Param{{Name: "max-batch", Default: "256", Int: true, Usage: "largest batch drawn"}},
+		Params:  []Param{{Name: "max-batch", Default: "256", Int: true, Usage: "largest batch drawn"}, logYParam},
 		build:   figBatch},
 	{Name: "memory", Usage: "weights, KV cache, activations and overhead against usable memory",
 		Caption: "Weights, KV cache, activations and runtime overhead against usable memory.",
@@ -140,11 +152,12 @@ var Figures = []*FigureKind{
 			{Name: "user-tokens", Tokens: true, Default: "50", Int: true, Usage: "tokens of each user message"},
 			{Name: "reply-tokens", Tokens: true, Default: "150", Int: true, Usage: "tokens of each reply"},
 			{Name: "ubatch", Tokens: true, Default: "0", Int: true, Usage: "tokens per prefill pass; 0: the runtime's"},
-			{Name: "ttft", Default: "1s", Usage: "TTFT target drawn as a reference line (`DURATION`)"}},
+			{Name: "ttft", Default: "1s", Usage: "TTFT target drawn as a reference line (`DURATION`)"},
+			{Name: "log-y", Bool: true, Usage: fmt.Sprintf("y axes on a log scale (--log-y=false: linear); default: TTFT log, Σ E2E log when it spans more than %d×", plots.MaxLinearSpan)}},
 		build: figChat},
 	{Name: "concurrency", Usage: "per-chat TPOT and TTFT against the number of concurrent chats", Tall: true,
 		Caption: "Per-chat TPOT and TTFT against concurrent chats.",
-		Params:  []Param{{Name: "max-chats", Default: "32", Int: true, Usage: "largest number of concurrent chats drawn"}},
+		Params:  []Param{{Name: "max-chats", Default: "32", Int: true, Usage: "largest number of concurrent chats drawn"}, logYLogParam},
 		build:   figConcurrency},
 	{Name: "speculative", Usage: "speculative decoding's speed-up against the acceptance rate, per number of drafted tokens", Inputs: SetupInputs,
 		Caption: "Speculative decoding's speed-up against the acceptance rate, per number of drafted tokens, with the break-even acceptance of each.",
@@ -153,7 +166,7 @@ var Figures = []*FigureKind{
 			{Name: "draft-weights", Usage: "weight format `FMT` of the draft; default: the target's"},
 			{Name: "draft-tokens", Default: "1,2,4,8", Usage: "drafted tokens per round, one curve each (`LIST`)"},
 			{Name: "context", Default: "1024", Int: true, Tokens: true, Usage: "tokens the step attends (the KV cache)"},
-			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"}},
+			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"}, logYParam},
 		build: figSpeculative},
 	{Name: "serve-rate", Usage: "p50 and p99 TTFT and TPOT of a serving runtime against the arrival rate: the knee", Tall: true, Inputs: SetupInputs,
 		Caption: "p50 and p99 TTFT and TPOT against the Poisson arrival rate, at the rates the max-rate search ran; the targets in red.",
@@ -251,6 +264,20 @@ func (req *FigureRequest) intParam(name string, lo, hi int) (int, error) {
 		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%d: want %d … %d", v, lo, hi)}
 	}
 	return v, nil
+}
+
+// scaleParam reads the log-y param: def when unset.
+func (req *FigureRequest) scaleParam(def plots.YScale) (plots.YScale, error) {
+	switch v := strings.ToLower(strings.TrimSpace(req.param(logYParam.Name))); v {
+	case "":
+		return def, nil
+	case "true":
+		return plots.LogY, nil
+	case "false":
+		return plots.LinearY, nil
+	default:
+		return 0, &RequestError{Input: logYParam.Name, Msg: fmt.Sprintf("%q: want true or false", v)}
+	}
 }
 
 // tokensParam reads a token-count param (k = 1024); 0 when empty.

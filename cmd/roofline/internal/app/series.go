@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
@@ -32,7 +33,7 @@ type seriesSet struct {
 	targets  sim.Targets
 	common   string
 	opts     sim.Options
-	measured []string
+	measured []MeasuredFile
 	warnings []string
 }
 
@@ -107,16 +108,19 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 	for i, k := range keys {
 		vals[i] = []string{k.d, k.e, k.m, k.w, k.kv}
 	}
-	by := -1
-	if r.Facet != "" {
-		by = slices.Index(FacetDims, strings.ToLower(r.Facet))
-		if by < 0 {
-			return nil, &RequestError{Input: "facet", Msg: fmt.Sprintf("%q: want one of %s", r.Facet, strings.Join(FacetDims, ", "))}
+	var by []int
+	for _, f := range List(r.Facet) {
+		d := slices.Index(FacetDims, strings.ToLower(f))
+		if d < 0 {
+			return nil, &RequestError{Input: "facet", Msg: fmt.Sprintf("%q: want one or two of %s", r.Facet, strings.Join(FacetDims, ", "))}
+		}
+		if !slices.Contains(by, d) {
+			by = append(by, d)
 		}
 	}
 	names, err := plots.NameBy(dims, vals, by)
 	if err != nil {
-		if by >= 0 {
+		if len(by) > 0 {
 			return nil, &RequestError{Input: "facet", Msg: err.Error()}
 		}
 		return nil, &RequestError{Msg: err.Error() + "; narrow the models, devices, engines or weights"}
@@ -173,30 +177,43 @@ func joinErrors(errs ...error) error {
 	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 }
 
-// efficiencies says what the expected curves assume.
+// efficiencies says what the expected curves assume, naming the device
+// engines of each set of efficiencies when they differ ("llama.cpp:
+// η_bw 0.94, η_max 0.56 / … 0.60" did not say which device had which).
 func (ss *seriesSet) efficiencies() string {
 	var parts []string
-	seen := map[string]bool{}
+	who := map[string][]string{}
 	for _, s := range ss.list {
 		in := s.setup.Inputs
-		p := fmt.Sprintf("%s: η_bw %.2f, η_max %.2f", in.Runtime, in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
+		p := fmt.Sprintf("η_bw %.2f, η_max %.2f", in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 		if in.Calibrated {
 			p += " (calibrated)"
 		}
-		if !seen[p] {
-			seen[p] = true
+		p = in.Runtime + " " + p
+		if _, ok := who[p]; !ok {
 			parts = append(parts, p)
 		}
+		if d := s.dev.Name + " " + s.setup.Engine.Name; !slices.Contains(who[p], d) {
+			who[p] = append(who[p], d)
+		}
 	}
-	if len(parts) > 2 {
-		return "each engine's efficiencies"
+	switch {
+	case len(parts) > 3:
+		return "expected at each engine's efficiencies"
+	case len(parts) == 1:
+		rt, eff, _ := strings.Cut(parts[0], " ")
+		return "expected at " + rt + ": " + eff
 	}
-	return strings.Join(parts, " / ")
+	for i, p := range parts {
+		rt, eff, _ := strings.Cut(p, " ")
+		parts[i] = strings.Join(who[p], ", ") + " (" + rt + ") " + eff
+	}
+	return "expected on " + strings.Join(parts, "; ")
 }
 
 func (ss *seriesSet) title(what, workload string) string {
 	t := ss.heading(what)
-	eff := "expected at " + ss.efficiencies()
+	eff := ss.efficiencies()
 	if len(workload)+len(eff) > 80 {
 		return t + "\n" + workload + "\n" + eff
 	}
@@ -213,49 +230,93 @@ func (ss *seriesSet) heading(what string) string {
 }
 
 // measuredRows reads the measured files and compares each run, keeping
-// the rows that belong to series i (same device and model, and weights
-// when the series differ by weights).
+// the rows that belong to series i: the same device and model, the same
+// weights when the series differ by weights, and the same engine when
+// one of them runs on it. A file is priced on the device it names or is
+// given; one that names none while several devices are plotted is left
+// out with one warning saying how to give it.
 func (env *Env) measuredRows(ss *seriesSet) ([][]compare.Row, error) {
 	out := make([][]compare.Row, len(ss.list))
 	if len(ss.measured) == 0 {
 		return out, nil
 	}
-	runs, err := env.ReadRuns(ss.measured)
-	ss.warnings = append(ss.warnings, runs.Warnings...)
-	if err != nil {
-		return nil, err
+	base := compare.Options{Sim: ss.opts}
+	first := ss.list[0]
+	oneDevice := same(ss.list, func(s series) any { return s.dev })
+	if oneDevice {
+		base.Hardware = first.dev.Name
 	}
-	o := compare.Options{Sim: ss.opts}
-	if len(ss.list) > 0 {
-		first := ss.list[0]
-		if same(ss.list, func(s series) any { return s.dev }) {
-			o.Hardware = first.dev.Name
-		}
-		if same(ss.list, func(s series) any { return s.spec }) {
-			o.FallbackModel = first.spec.Name
-		}
-		if !weightsVary(ss.list) {
-			o.FallbackWeights = first.setup.Model.Weights.Name
-		}
+	if same(ss.list, func(s series) any { return s.spec }) {
+		base.FallbackModel = first.spec.Name
 	}
-	rows, errs := compare.New(env.Catalog, o).Evaluate(runs.Runs)
-	for _, e := range errs {
-		ss.warnings = append(ss.warnings, e.Error())
+	if !weightsVary(ss.list) {
+		base.FallbackWeights = first.setup.Model.Weights.Name
+	}
+	var rows []compare.Row
+	got := &Comparison{}
+	for _, m := range ss.measured {
+		r, err := env.compareFile(m, base, got, func(list []measured.Run, o compare.Options) []measured.Run {
+			if o.Hardware != "" {
+				return list
+			}
+			// Runs that name their device (a runs CSV) are priced on it;
+			// the others cannot be placed on any of the devices drawn.
+			var named []measured.Run
+			for _, r := range list {
+				if r.Hardware != "" {
+					named = append(named, r)
+				}
+			}
+			if n := len(list) - len(named); n > 0 {
+				got.Warnings = append(got.Warnings, fmt.Sprintf("%s: %d %s no device and the figure draws %d: give it as --measured %s@DEVICE (hardware = \"DEVICE\" under [[measured]] in a study)",
+					m.File, n, plural(n, "run names", "runs name"), len(devicesOf(ss.list)), m.File))
+			}
+			return named
+		})
+		ss.warnings = append(ss.warnings, got.Warnings...)
+		got.Warnings = nil
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
 	}
 	placed := 0
 	for _, r := range rows {
+		best := -1
 		for i, s := range ss.list {
 			if r.Hardware == s.dev.Name && r.Model == s.spec.Name && (len(ss.list) == 1 || r.Weights == s.setup.Model.Weights.Name || !weightsVary(ss.list)) {
-				out[i] = append(out[i], r)
-				placed++
-				break
+				if best < 0 || r.Engine == s.setup.Engine.Name && r.Engine != ss.list[best].setup.Engine.Name {
+					best = i
+				}
 			}
+		}
+		if best >= 0 {
+			out[best] = append(out[best], r)
+			placed++
 		}
 	}
 	if placed < len(rows) {
 		ss.warnings = append(ss.warnings, fmt.Sprintf("%d of %d measured runs match no plotted series (device, model and weights must match)", len(rows)-placed, len(rows)))
 	}
 	return out, nil
+}
+
+// devicesOf lists the devices of the series, once each.
+func devicesOf(l []series) []string {
+	var out []string
+	for _, s := range l {
+		if !slices.Contains(out, s.dev.Name) {
+			out = append(out, s.dev.Name)
+		}
+	}
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func same(l []series, get func(series) any) bool {

@@ -106,8 +106,8 @@ func figServeRate(env *Env, req *FigureRequest) (*plots.Figure, []string, error)
 	title := serveTitle("Latency against arrival rate", sv, w) + fmt.Sprintf("\nlargest rate meeting p99 TTFT %s and TPOT %s: %.3g requests/s",
 		units.FormatDuration(tg.TTFT), units.FormatDuration(tg.TPOT), s.MaxRate)
 	f, err := plots.Stacked(title, "arrival rate (requests/s)", false,
-		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), LogY: true},
-		plots.Panel{YLabel: "TPOT (s)", Curves: tpot, Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), LogY: true})
+		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), Scale: plots.LogY},
+		plots.Panel{YLabel: "TPOT (s)", Curves: tpot, Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), Scale: plots.LogY})
 	return f, nil, err
 }
 
@@ -143,8 +143,8 @@ func figServeCDF(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 	}
 	title := serveTitle(fmt.Sprintf("Latency of every request at %.3g requests/s", w.Rate), sv, w)
 	f, err := plots.Stacked(title, "share of requests at or below", false,
-		plots.Panel{YLabel: "TTFT (s)", Curves: quantiles((*serve.Record).TTFT), Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), LogY: true},
-		plots.Panel{YLabel: "TPOT (s)", Curves: quantiles((*serve.Record).TPOT), Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), LogY: true})
+		plots.Panel{YLabel: "TTFT (s)", Curves: quantiles((*serve.Record).TTFT), Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), Scale: plots.LogY},
+		plots.Panel{YLabel: "TPOT (s)", Curves: quantiles((*serve.Record).TPOT), Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), Scale: plots.LogY})
 	return f, nil, err
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -42,11 +41,36 @@ type Curve struct {
 // MaxSeries is the most series one panel draws; more become facets.
 const MaxSeries = 8
 
+// YScale is a panel's y axis: chosen from the values (AutoY), or set.
+type YScale uint8
+
+// The y scales.
+const (
+	// AutoY is logarithmic when the values span more than MaxLinearSpan,
+	// else linear from zero.
+	AutoY YScale = iota
+	LinearY
+	LogY
+)
+
+// MaxLinearSpan is the widest ratio of a panel's largest to smallest
+// value that a linear y axis draws: past it the small values lie in a
+// line's width of the axis (28 ms beside 1.8 s), so AutoY goes
+// logarithmic.
+const MaxLinearSpan = 10
+
+// MergeTolerance is how far apart, relative to their own value at every
+// x, two series may be and still be drawn as one line labelled "a ≈ b".
+// It is relative so that no scale of axis hides a difference a reader
+// came for (28 ms against 46 ms is 1 % of an axis to 1.8 s, and 64 %
+// of the smaller value).
+const MergeTolerance = 0.02
+
 // Latency draws expected (solid) and ideal (dashed) curves against a
 // power-of-two sweep on a log x axis, a target as a red reference line,
 // and measured points.
-func Latency(title, xLabel, yLabel string, curves []Curve, target float64, targetLabel string, logYAxis bool) (*Figure, error) {
-	return Stacked(title, xLabel, true, Panel{YLabel: yLabel, Curves: curves, Target: target, TargetLabel: targetLabel, LogY: logYAxis})
+func Latency(title, xLabel, yLabel string, curves []Curve, target float64, targetLabel string, scale YScale) (*Figure, error) {
+	return Stacked(title, xLabel, true, Panel{YLabel: yLabel, Curves: curves, Target: target, TargetLabel: targetLabel, Scale: scale})
 }
 
 // integral says whether every x is a whole number (turns, chats).
@@ -67,7 +91,39 @@ type Panel struct {
 	Curves      []Curve
 	Target      float64 // reference line, 0 for none
 	TargetLabel string
-	LogY        bool
+	Scale       YScale
+}
+
+// logY says whether the panel's y axis is logarithmic: as set, or, for
+// AutoY, when its positive values span more than MaxLinearSpan.
+func (pn Panel) logY() bool {
+	switch pn.Scale {
+	case LogY:
+		return true
+	case LinearY:
+		return false
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range pn.Curves {
+		for _, ys := range [][]float64{c.Expected, c.Ideal} {
+			for _, y := range ys {
+				if !(y > 0) {
+					return false // a log axis cannot draw it
+				}
+				lo, hi = math.Min(lo, y), math.Max(hi, y)
+			}
+		}
+		for _, m := range c.Measured {
+			if !(m.Y > 0) {
+				return false
+			}
+			lo, hi = math.Min(lo, m.Y), math.Max(hi, m.Y)
+		}
+	}
+	if pn.Target > 0 {
+		lo, hi = math.Min(lo, pn.Target), math.Max(hi, pn.Target)
+	}
+	return hi > MaxLinearSpan*lo
 }
 
 // facets lists the facets of curves in order of first appearance and the
@@ -104,9 +160,16 @@ func facetsOf(curves []Curve, most int) (names []string, of []int) {
 	return names, of
 }
 
-// facetCols is the number of columns of a grid of n facets: two at most,
-// so each panel keeps room for its tick labels at a page's width.
-func facetCols(n int) int { return min(n, 2) }
+// facetCols is the number of columns of a grid of n facets: two, so each
+// panel keeps room for its tick labels at a page's width, and three past
+// six facets (three devices × three models: a row per model, a column
+// per device), so the grid keeps to a printed page's height.
+func facetCols(n int) int {
+	if n > 6 {
+		return 3
+	}
+	return min(n, 2)
+}
 
 // Stacked draws its panels top to bottom over one x axis (log base 2 when
 // logX), each with its curves and target. When the curves have facets,
@@ -140,12 +203,17 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 		g.cells[r] = make([]*plot.Plot, cols)
 	}
 	f.grids = []*grid{g}
-	// The y span each panel will have, for telling curves apart: shared
-	// by every facet when share will share it.
+	logs := make([]bool, len(panels))
+	for q, pn := range panels {
+		logs[q] = pn.logY()
+	}
+	// The y span each panel will have, for finding lines that lie within a
+	// line's width of each other: shared by every facet when share will
+	// share it.
 	spans := make([][][2]float64, len(panels))
 	for q, pn := range panels {
 		spans[q] = make([][2]float64, len(names))
-		glo, ghi := yRange(pn.Curves, pn.Target, pn.LogY)
+		glo, ghi := yRange(pn.Curves, pn.Target, logs[q])
 		lowest := math.Inf(1)
 		for fi := range names {
 			var cs []Curve
@@ -154,11 +222,11 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 					cs = append(cs, c)
 				}
 			}
-			lo, hi := yRange(cs, pn.Target, pn.LogY)
+			lo, hi := yRange(cs, pn.Target, logs[q])
 			spans[q][fi] = [2]float64{lo, hi}
 			lowest = math.Min(lowest, hi)
 		}
-		if pn.LogY || ghi/lowest <= 3 {
+		if logs[q] || ghi/lowest <= 3 {
 			for fi := range names {
 				spans[q][fi] = [2]float64{glo, ghi}
 			}
@@ -179,7 +247,7 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 			case integral(pn.Curves):
 				p.X.Tick.Marker = intTicks{}
 			}
-			if pn.LogY {
+			if logs[q] {
 				logY(p)
 			}
 			var cs []Curve
@@ -188,7 +256,7 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 					cs = append(cs, c)
 				}
 			}
-			if err := drawCurves(f, p, cs, logX, pn.LogY, spans[q][fi][0], spans[q][fi][1], xLabel); err != nil {
+			if err := drawCurves(f, p, cs, logX, logs[q], spans[q][fi], xLabel); err != nil {
 				return nil, err
 			}
 			if pn.Target > 0 {
@@ -202,7 +270,7 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 					p.Y.Max = pn.Target * 1.05
 				}
 			}
-			if !pn.LogY {
+			if !logs[q] {
 				p.Y.Min = 0
 			}
 		}
@@ -227,8 +295,9 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 				p.Y.Label.Text = ""
 				p.Y.Tick.Marker = blankTicks{p.Y.Tick.Marker}
 			}
+			// x is shared: only the lowest panel of a column labels it.
 			below := r+1 < len(g.cells) && g.cells[r+1][c] != nil
-			if q < nq-1 {
+			if below {
 				p.X.Tick.Marker = blankTicks{p.X.Tick.Marker}
 			}
 			if !below {
@@ -278,32 +347,12 @@ func xRange(curves []Curve) (lo, hi float64) {
 	return lo, hi
 }
 
-// coincide groups curves whose expected values a reader could not tell
-// apart: same x, and y within 1 % of the axis span everywhere (about a
-// line's width on a panel). Each group lists curve indices, first the one
-// drawn, and says whether they are equal (to a part in a million) or only
-// too close to tell apart.
-func coincide(curves []Curve, logY bool, lo, hi float64) (groups [][]int, equal []bool) {
-	same := func(a, b Curve) bool {
-		if len(a.X) != len(b.X) || len(a.Expected) != len(b.Expected) {
-			return false
-		}
-		for j := range a.X {
-			if math.Abs(a.X[j]-b.X[j]) > 1e-9*math.Abs(a.X[j]) {
-				return false
-			}
-			d := math.Abs(a.Expected[j] - b.Expected[j])
-			span := hi - lo
-			if logY {
-				d = math.Abs(math.Log(a.Expected[j] / b.Expected[j]))
-				span = math.Log(hi / lo)
-			}
-			if d > 0.01*span && d > 0 {
-				return false
-			}
-		}
-		return true
-	}
+// coincide groups curves whose expected values lie within
+// MergeTolerance of each other, relative to their own value, at every
+// x (the same x). Each group lists curve indices, first the one drawn,
+// and says whether they are equal (to a part in a million) or only
+// within the tolerance.
+func coincide(curves []Curve) (groups [][]int, equal []bool) {
 	done := make([]bool, len(curves))
 	for i := range curves {
 		if done[i] {
@@ -311,7 +360,7 @@ func coincide(curves []Curve, logY bool, lo, hi float64) (groups [][]int, equal 
 		}
 		g, eq := []int{i}, true
 		for j := i + 1; j < len(curves); j++ {
-			if !done[j] && same(curves[i], curves[j]) {
+			if !done[j] && nearly(curves[i], curves[j]) {
 				g = append(g, j)
 				done[j] = true
 				eq = eq && sameValues(curves[i].Expected, curves[j].Expected)
@@ -320,6 +369,23 @@ func coincide(curves []Curve, logY bool, lo, hi float64) (groups [][]int, equal 
 		groups, equal = append(groups, g), append(equal, eq)
 	}
 	return groups, equal
+}
+
+// nearly says whether two curves are drawn as one: the same x, and
+// expected values within MergeTolerance of the larger at every x.
+func nearly(a, b Curve) bool {
+	if len(a.X) != len(b.X) || len(a.Expected) != len(b.Expected) {
+		return false
+	}
+	for j := range a.X {
+		if math.Abs(a.X[j]-b.X[j]) > 1e-9*math.Abs(a.X[j]) {
+			return false
+		}
+		if math.Abs(a.Expected[j]-b.Expected[j]) > MergeTolerance*math.Max(math.Abs(a.Expected[j]), math.Abs(b.Expected[j])) {
+			return false
+		}
+	}
+	return true
 }
 
 // yRange is the span of the values a panel of curves draws, 0 included
@@ -345,9 +411,44 @@ func yRange(curves []Curve, target float64, logY bool) (lo, hi float64) {
 	return lo, hi
 }
 
-// drawCurves draws curves in panel p; ylo and yhi are the span of its y
-// axis, against which curves too close to tell apart are merged.
-func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool, ylo, yhi float64, xName string) error {
+// seriesWidth is a series line's width in points. A line that lies
+// within a line's width of one drawn before it all along (two models 5 %
+// apart on an axis of six decades: apart, but not by a line's width) is
+// drawn narrower on top of it, thinWidth of the narrowest below, so the
+// colour of each shows.
+const (
+	seriesWidth = 1.6
+	thinWidth   = 0.45
+)
+
+// mergeDash is the length of each colour's dash on a line drawn for
+// several series.
+const mergeDash = vg.Length(5)
+
+// overlaid says whether curve b lies within 1 % of the axis span of a at
+// every x (about a line's width on a panel), on the axis drawn.
+func overlaid(a, b Curve, logY bool, span [2]float64) bool {
+	if len(a.X) != len(b.X) || len(a.Expected) != len(b.Expected) {
+		return false
+	}
+	for j := range a.X {
+		if math.Abs(a.X[j]-b.X[j]) > 1e-9*math.Abs(a.X[j]) {
+			return false
+		}
+		d, w := math.Abs(a.Expected[j]-b.Expected[j]), span[1]-span[0]
+		if logY {
+			d, w = math.Abs(math.Log(a.Expected[j]/b.Expected[j])), math.Log(span[1]/span[0])
+		}
+		if d > 0.01*w {
+			return false
+		}
+	}
+	return true
+}
+
+// drawCurves draws curves in panel p, those within MergeTolerance of
+// each other as one line; span is the panel's y span.
+func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool, span [2]float64, xName string) error {
 	if len(curves) == 0 {
 		return fmt.Errorf("nothing to plot: no series")
 	}
@@ -408,25 +509,39 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool
 		p.Add(line(pts, col, 1, dashed))
 	}
 	var marks plotter.XYs
-	groups, equal := coincide(scaled, logYAxis, ylo, yhi)
+	groups, equal := coincide(scaled)
+	widths := make([]float64, len(groups))
 	for gi, g := range groups {
 		c := scaled[g[0]]
 		names := make([]string, len(g))
 		for k, i := range g {
 			names[k] = scaled[i].Label
 		}
-		// "=": the same numbers; "≈": too close to draw apart here.
-		label := strings.Join(names, map[bool]string{true: " = ", false: " ≈ "}[equal[gi]])
-		st := f.styleOf(label)
-		if len(g) > 1 {
-			st = f.styleOf(names[0])
-			f.styles[label] = st
-		}
+		st := f.styleOf(names[0])
 		col := colorOf(st)
+		widths[gi] = seriesWidth
+		for gj := range gi {
+			if overlaid(scaled[groups[gj][0]], c, logYAxis, span) {
+				widths[gi] = math.Min(widths[gi], thinWidth*widths[gj])
+			}
+		}
 		pts, _ := xys(c.Label, c.X, c.Expected, logXAxis, logYAxis)
-		l := line(pts, col, 1.6, dashesOf(st))
+		l := line(pts, col, widths[gi], dashesOf(st))
 		p.Add(l)
-		f.addSeries(label, l)
+		if len(g) == 1 {
+			f.addSeries(names[0], l)
+		} else {
+			// A line drawn for several series alternates their colours, so
+			// a panel tells it from the first series drawn alone.
+			th := []plot.Thumbnailer{l}
+			for k, name := range names[1:] {
+				o := line(pts, colorOf(f.styleOf(name)), widths[gi], []vg.Length{mergeDash, mergeDash * vg.Length(len(names)-1)})
+				o.LineStyle.DashOffs = mergeDash * vg.Length(len(names)-1-k)
+				p.Add(o)
+				th = append(th, o)
+			}
+			f.addMerged(names, equal[gi], th...)
+		}
 		for _, i := range g {
 			c := scaled[i]
 			if c.Switch > 0 {

@@ -115,6 +115,8 @@ type entry struct {
 	label  string
 	thumb  []plot.Thumbnailer
 	series bool // a series (listed first), not a marker or reference
+	// merged lists the series of a line drawn for several, "" for one.
+	merged string
 }
 
 // newPanel is an empty panel in the house style.
@@ -127,8 +129,25 @@ func newPanel() *plot.Plot {
 	p.Title.TextStyle.Font.Size = vg.Points(9.5)
 	p.Title.Padding = vg.Points(3)
 	p.X.Tick.Marker, p.Y.Tick.Marker = linTicks{}, linTicks{}
-	p.Add(plotter.NewGrid())
+	p.Add(gridLines{plotter.NewGrid()})
 	return p
+}
+
+// gridLines is gonum's grid, drawn also where an inner panel of small
+// multiples leaves its tick labels to its neighbours (blankTicks): the
+// grid draws at labelled ticks only.
+type gridLines struct{ *plotter.Grid }
+
+func (g gridLines) Plot(c draw.Canvas, p *plot.Plot) {
+	x, y := p.X.Tick.Marker, p.Y.Tick.Marker
+	if b, ok := x.(blankTicks); ok {
+		p.X.Tick.Marker = b.Ticker
+	}
+	if b, ok := y.(blankTicks); ok {
+		p.Y.Tick.Marker = b.Ticker
+	}
+	g.Grid.Plot(c, p)
+	p.X.Tick.Marker, p.Y.Tick.Marker = x, y
 }
 
 func newFigure(title string, panels int) *Figure {
@@ -179,6 +198,53 @@ func (f *Figure) addSeries(label string, th ...plot.Thumbnailer) {
 		}
 	}
 	f.entries = append(f.entries[:at], append([]entry{{label: label, thumb: th, series: true}}, f.entries[at:]...)...)
+}
+
+// addMerged puts a line drawn for several series in the legend, once per
+// set of series: "a = b" where they are equal in every panel, "a ≈ b"
+// (within MergeTolerance) once they are not in one.
+func (f *Figure) addMerged(names []string, equal bool, th ...plot.Thumbnailer) {
+	key := strings.Join(names, "\x00")
+	label := mergedLabel(names, map[bool]string{true: " = ", false: " ≈ "}[equal])
+	for i, e := range f.entries {
+		if e.merged == key {
+			if !equal {
+				f.entries[i].label = label
+			}
+			return
+		}
+	}
+	f.addSeries(label, th...)
+	for i := range f.entries {
+		if f.entries[i].label == label {
+			f.entries[i].merged = key
+		}
+	}
+}
+
+// mergedLabel names series drawn as one, joined by sep, the leading
+// parts they share (" · ") written once: "jetson · gpu · q4_k_m ≈ q8_0"
+// for "jetson · gpu · q4_k_m" and "jetson · gpu · q8_0".
+func mergedLabel(names []string, sep string) string {
+	parts := make([][]string, len(names))
+	for i, n := range names {
+		parts[i] = strings.Split(n, " · ")
+	}
+	common := 0
+	for ; common < len(parts[0])-1; common++ {
+		same := true
+		for _, p := range parts[1:] {
+			same = same && common < len(p)-1 && p[common] == parts[0][common]
+		}
+		if !same {
+			break
+		}
+	}
+	rest := make([]string, len(names))
+	for i, p := range parts {
+		rest[i] = strings.Join(p[common:], " · ")
+	}
+	return strings.Join(append(parts[0][:common:common], strings.Join(rest, sep)), " · ")
 }
 
 // Formats are the encodings Render knows, by file extension.
@@ -253,6 +319,19 @@ const pad = vg.Length(6) // points
 // squash them; a longer legend moves beside the panels if it fits.
 const maxRowsBelow = 4
 
+// minPanelWidth is the least width a panel keeps beside a legend, in
+// points: room for its title and tick labels.
+const minPanelWidth = vg.Length(130)
+
+// maxCols is the most panels side by side in a grid of f.
+func (f *Figure) maxCols() int {
+	n := 1
+	for _, g := range f.grids {
+		n = max(n, len(g.cells[0]))
+	}
+	return n
+}
+
 // minDataHeight is the smallest data area a panel may have, in points.
 const minDataHeight = vg.Length(30)
 
@@ -321,7 +400,7 @@ func (f *Figure) layout(dc draw.Canvas) (layout, error) {
 			l.legend = col
 			l.legendRect = vg.Rectangle{Min: vg.Point{X: dc.Max.X - pad - lw, Y: max(body.Min.Y, body.Max.Y-f.legendHeight(col))}, Max: vg.Point{X: dc.Max.X - pad, Y: body.Max.Y}}
 			b.Max.X = l.legendRect.Min.X - pad
-			if f.legendHeight(col) > body.Max.Y-body.Min.Y || b.Max.X-b.Min.X < 0.55*width {
+			if f.legendHeight(col) > body.Max.Y-body.Min.Y || b.Max.X-b.Min.X < max(0.55*width, vg.Length(f.maxCols())*minPanelWidth) {
 				return fmt.Errorf("the legend does not fit beside the panels")
 			}
 		} else {
@@ -432,11 +511,16 @@ func (f *Figure) hideYLabels() func() {
 }
 
 // legendBelow splits the entries into the most columns (up to three) that
-// fit the width, filled column by column.
+// fit the width, filled column by column; an entry wider than the width
+// goes on as many lines as it needs, in one column (a legend ran past the
+// figure's right edge).
 func (f *Figure) legendBelow(width vg.Length) [][]entry {
 	n := len(f.entries)
 	if n == 0 {
 		return nil
+	}
+	if long := f.wrapEntries(width); len(long) > n {
+		return [][]entry{long}
 	}
 	for c := min(3, n); c > 1; c-- {
 		if n <= 3 && c > 1 {
@@ -455,6 +539,32 @@ func (f *Figure) legendBelow(width vg.Length) [][]entry {
 		}
 	}
 	return [][]entry{f.entries}
+}
+
+// wrapEntries is the entries with each one wider than width broken at
+// spaces into lines of their own, the thumbnail on the first.
+func (f *Figure) wrapEntries(width vg.Length) []entry {
+	var out []entry
+	for _, e := range f.entries {
+		rest := e.label
+		for first := true; rest != ""; first = false {
+			cut := len(rest)
+			if f.legendWidth([]entry{{label: rest}}) > width {
+				for i := range rest {
+					if i > 0 && rest[i] == ' ' && f.legendWidth([]entry{{label: rest[:i]}}) <= width {
+						cut = i
+					}
+				}
+			}
+			line := entry{label: rest[:cut], series: e.series, merged: e.merged}
+			if first {
+				line.thumb = e.thumb
+			}
+			out = append(out, line)
+			rest = strings.TrimLeft(rest[cut:], " ")
+		}
+	}
+	return out
 }
 
 func (f *Figure) legendWidth(col []entry) vg.Length {
@@ -641,16 +751,21 @@ func vline(y0, y1, v float64, c color.Color, dashes []vg.Length) *plotter.Line {
 	return line(plotter.XYs{{X: v, Y: y0}, {X: v, Y: y1}}, c, 1, dashes)
 }
 
-// wrap breaks each line of text that is wider than width after a comma or
-// semicolon (or a space, if it must).
+// wrap breaks each line of text that is wider than width after a
+// semicolon, else a comma or colon (or a space, if it must).
 func wrap(st draw.TextStyle, text string, width vg.Length) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		for st.Width(line) > width {
 			cut := -1
-			for i := range line {
-				if i > 0 && (line[i-1] == ',' || line[i-1] == ';' || line[i-1] == ':') && line[i] == ' ' && st.Width(line[:i]) <= width {
-					cut = i
+			for _, marks := range []string{";", ",:"} {
+				for i := range line {
+					if i > 0 && strings.IndexByte(marks, line[i-1]) >= 0 && line[i] == ' ' && st.Width(line[:i]) <= width {
+						cut = i
+					}
+				}
+				if cut > 0 {
+					break
 				}
 			}
 			if cut < 0 {
@@ -677,6 +792,8 @@ type categoryAxis struct {
 	p     *plot.Plot
 	names []string
 	cols  int // panels side by side sharing the width
+	// bars are drawn in the categories' slots, sized to them.
+	bars []*plotter.BarChart
 }
 
 // setCategories fits each category axis's labels to the width of the
@@ -686,6 +803,10 @@ func (f *Figure) setCategories(width vg.Length) {
 		p := ca.p
 		st := p.X.Tick.Label
 		slot := (width/vg.Length(ca.cols) - vg.Points(60)) / vg.Length(len(ca.names))
+		// Bars fill most of their slot, never touching their neighbours.
+		for _, b := range ca.bars {
+			b.Width = min(vg.Points(40), 0.7*slot)
+		}
 		widest := func(names []string) vg.Length {
 			w := vg.Length(0)
 			for _, n := range names {

@@ -54,27 +54,47 @@ type gSeries struct {
 	label, facet       string
 	bw, peak, mem      float64
 	weights, kvPerTok  float64
+	params             float64
 	device, modelLabel string
 }
 
 func gallerySeries(t *testing.T, n int) []gSeries {
-	devs, mods := n, 1
-	if n > 8 {
+	devs, mods, fmts := n, 1, 1
+	switch {
+	case n == 27: // the report of three boards × three models × three formats
+		devs, mods, fmts = 3, 3, 3
+	case n > 8:
 		mods = 4
 		if n%4 != 0 {
 			mods = 6
 		}
 		devs = n / mods
 	}
+	formats := []struct {
+		name  string
+		bytes float64 // per parameter
+	}{{"q4_k_m", 0.6}, {"q8_0", 1.06}, {"f16", 2}}
 	var keys [][]string
 	var out []gSeries
-	for d := 0; d < devs; d++ {
-		for m := 0; m < mods; m++ {
-			dv, md := galleryDevices[d%len(galleryDevices)], galleryModels[(m+1)%len(galleryModels)]
-			dev, eng, _ := strings.Cut(dv.name, " · ")
-			keys = append(keys, []string{dev, eng, md.name, "q4_k_m", "f16"})
-			out = append(out, gSeries{bw: dv.bw, peak: dv.peak, mem: dv.mem, weights: md.params * 0.6, kvPerTok: md.kv, device: dv.name, modelLabel: md.name})
+	for m := 0; m < mods; m++ {
+		for d := 0; d < devs; d++ {
+			for w := 0; w < fmts; w++ {
+				dv, md := galleryDevices[d%len(galleryDevices)], galleryModels[(m+1)%len(galleryModels)]
+				if n == 27 {
+					dv = galleryDevices[[]int{0, 1, 2}[d]]
+					md = galleryModels[[]int{0, 1, 5}[m]]
+				}
+				dev, eng, _ := strings.Cut(dv.name, " · ")
+				keys = append(keys, []string{dev, eng, md.name, formats[w].name, "f16"})
+				out = append(out, gSeries{bw: dv.bw, peak: dv.peak, mem: dv.mem, weights: md.params * formats[w].bytes, params: md.params, kvPerTok: md.kv, device: dv.name, modelLabel: md.name})
+			}
 		}
+	}
+	if n != 27 { // devices first, as before
+		sort.SliceStable(out, func(i, j int) bool { return deviceIndex(out[i].device) < deviceIndex(out[j].device) })
+		sort.SliceStable(keys, func(i, j int) bool {
+			return deviceIndex(keys[i][0]+" · "+keys[i][1]) < deviceIndex(keys[j][0]+" · "+keys[j][1])
+		})
 	}
 	names, err := Name([]Dim{{Name: "device"}, {Name: "engine", Prefix: "engine "}, {Name: "model"}, {Name: "weights", Prefix: "weights "}, {Name: "KV", Prefix: "KV "}}, keys)
 	if err != nil {
@@ -87,6 +107,15 @@ func gallerySeries(t *testing.T, n int) []gSeries {
 		}
 	}
 	return out
+}
+
+func deviceIndex(name string) int {
+	for i, d := range galleryDevices {
+		if d.name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 func pow2s(lo, hi float64) []float64 {
@@ -118,7 +147,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			}
 			cs = append(cs, c)
 		}
-		return Latency("Time per output token as the KV cache grows: weights q4_k_m, KV f16\nbatch 1; expected at llama.cpp: η_bw 0.70", "context (tokens attended by the step)", "TPOT (ms)", cs, 200, "TPOT target 200 ms", false)
+		return Latency("Time per output token as the KV cache grows: weights q4_k_m, KV f16\nbatch 1; expected at llama.cpp: η_bw 0.70", "context (tokens attended by the step)", "TPOT (ms)", cs, 200, "TPOT target 200 ms", AutoY)
 	},
 	"ttft-prompt": func(t *testing.T, n int) (*Figure, error) {
 		var cs []Curve
@@ -137,7 +166,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			}
 			cs = append(cs, c)
 		}
-		return Latency("Time to first token against prompt length: weights q4_k_m, KV f16\nbatch 1, depth 0, ubatch 512; expected at each engine's efficiencies", "prompt (tokens)", "TTFT (s)", cs, 1, "TTFT target 1 s", true)
+		return Latency("Time to first token against prompt length: weights q4_k_m, KV f16\nbatch 1, depth 0, ubatch 512; expected at each engine's efficiencies", "prompt (tokens)", "TTFT (s)", cs, 1, "TTFT target 1 s", LogY)
 	},
 	"batch": func(t *testing.T, n int) (*Figure, error) {
 		var tput, tpot []Curve
@@ -156,7 +185,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			}
 			tput, tpot = append(tput, a), append(tpot, b)
 		}
-		return Batch("Batching: aggregate throughput and per-sequence TPOT: weights q4_k_m\nprompt 1000 + depth 0, output 200; expected at llama.cpp: η_bw 0.70", tput, tpot, 50)
+		return Batch("Batching: aggregate throughput and per-sequence TPOT: weights q4_k_m\nprompt 1000 + depth 0, output 200; expected at llama.cpp: η_bw 0.70", tput, tpot, 50, AutoY)
 	},
 	"concurrency": func(t *testing.T, n int) (*Figure, error) {
 		var tpot, ttft []Curve
@@ -173,8 +202,8 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			tpot, ttft = append(tpot, a), append(ttft, b)
 		}
 		return Stacked("Concurrent chats (continuous batching): weights q4_k_m\n2200 tokens per chat (depth 2000 + message 50 + reply 150); TTFT: all send at once", "concurrent chats", true,
-			Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: 200, TargetLabel: "TPOT target 200 ms", LogY: true},
-			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1 s", LogY: true})
+			Panel{YLabel: "TPOT per chat (ms)", Curves: tpot, Target: 200, TargetLabel: "TPOT target 200 ms", Scale: LogY},
+			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1 s", Scale: LogY})
 	},
 	"chat": func(t *testing.T, n int) (*Figure, error) {
 		var ttft, cum []Curve
@@ -199,7 +228,7 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 			ttft, cum = append(ttft, a), append(cum, b)
 		}
 		return Stacked("Conversation: llama-3.2-3b on jetson-orin-nano-super-8gb (gpu, weights q4_k_m, KV f16)\nsystem 500, user 50, reply 150 tokens per turn; expected at η_bw 0.80, η_compute 0.67", "turn", false,
-			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1s", LogY: true},
+			Panel{YLabel: "TTFT (s)", Curves: ttft, Target: 1, TargetLabel: "TTFT target 1s", Scale: LogY},
 			Panel{YLabel: "Σ E2E (s)", Curves: cum})
 	},
 	"speculative": func(t *testing.T, n int) (*Figure, error) {
@@ -225,11 +254,13 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 		var pts []OpPoint
 		idx := map[string]int{}
 		ss := gallerySeries(t, n)
-		shared := map[string]int{}
+		shared := false
+		count := map[string]int{}
 		for _, s := range ss {
-			shared[s.facet+s.device]++
+			count[s.facet+s.device]++
+			shared = shared || count[s.facet+s.device] > 1
 		}
-		for _, s := range ss {
+		for i, s := range ss {
 			key := s.facet + s.device
 			ri, ok := idx[key]
 			if !ok {
@@ -238,17 +269,24 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 				roofs = append(roofs, Roof{Label: s.device + " fp16", Peak: s.peak, Bandwidth: s.bw, Facet: s.facet})
 			}
 			tag := ""
-			if shared[key] > 1 {
+			if shared {
 				tag = s.label
 			}
-			pts = append(pts, OpPoint{Roof: ri, Intensity: 900 * (1 + s.weights/1e11), FLOPPerS: 0.5 * s.peak, Label: "pp512", Series: tag})
+			pts = append(pts, OpPoint{Roof: ri, Intensity: 900 * (1 + s.weights/1e11), FLOPPerS: 0.5 * s.peak, Label: "pp512", Prefill: true, Series: tag})
 			for b := 1.0; b <= 256; b *= 16 {
-				in := 2 * b / 0.6 * (1 - s.kvPerTok*576/s.weights)
-				pts = append(pts, OpPoint{Roof: ri, Intensity: in, FLOPPerS: 0.7 * math.Min(s.peak, in*s.bw), Label: fmt.Sprintf("b%.0f", b), Series: tag})
+				in := 2 * b * s.params / (s.weights + b*576*s.kvPerTok)
+				pts = append(pts, OpPoint{Roof: ri, Intensity: in, FLOPPerS: 0.7 * math.Min(s.peak, in*s.bw), Label: fmt.Sprintf("b%.0f", b), Batch: int(b), Series: tag})
+			}
+			// Measured runs (llama-bench: pp512, tg128, tg128 @ d4096) of the
+			// first device's q4_k_m series, as a report's measured file.
+			if s.device == ss[0].device && (i == 0 || n == 27 && strings.HasSuffix(s.label, "q4_k_m")) {
+				in := 2 * s.params / s.weights
+				pts = append(pts,
+					OpPoint{Roof: ri, Intensity: in, FLOPPerS: 0.71 * in * s.bw, Label: "MBU 71%", Batch: 1, Series: tag, Measured: true},
+					OpPoint{Roof: ri, Intensity: in * 0.97, FLOPPerS: 0.68 * in * 0.97 * s.bw, Label: "MBU 68%", Batch: 1, Series: tag, Measured: true},
+					OpPoint{Roof: ri, Intensity: 800, FLOPPerS: 0.22 * s.peak, Label: "MFU 22%", Prefill: true, Series: tag, Measured: true})
 			}
 		}
-		pts = append(pts, OpPoint{Roof: 0, Intensity: 3.1, FLOPPerS: 0.71 * 3.1 * roofs[0].Bandwidth, Label: "MBU 71%", Measured: true},
-			OpPoint{Roof: 0, Intensity: 800, FLOPPerS: 0.22 * roofs[0].Peak, Label: "MFU 22%", Measured: true})
 		return Roofline("Roofline: weights q4_k_m, KV f16\npp512: prefill of 512 tokens; bN: decode at batch N, context 576", roofs, pts)
 	},
 	"memory": func(t *testing.T, n int) (*Figure, error) {
@@ -336,7 +374,7 @@ func TestGallery(t *testing.T) {
 			t.Errorf("no gallery figure for kind %s", kind)
 			continue
 		}
-		for _, n := range []int{1, 4, 8, 16, 18} {
+		for _, n := range []int{1, 4, 8, 16, 18, 27} {
 			name := fmt.Sprintf("%s-%02d", kind, n)
 			t.Run(name, func(t *testing.T) {
 				f, err := build(t, n)
@@ -408,11 +446,31 @@ func checkFigure(t *testing.T, f *Figure, w, h vg.Length) {
 			}
 		}
 	}
-	// Series lines (1.6 pt) inside the data areas: each must show
-	// somewhere, not lie wholly under the lines drawn after it.
+	// Every measured point is drawn with its label (MBU, MFU) inside a
+	// panel's data area: the points a reader came to compare.
+	drawnLabels := map[string]int{}
+	for i, tx := range rec.texts {
+		if inAreas(boxes[i][0], f.areas) && inAreas(boxes[i][2], f.areas) {
+			drawnLabels[tx.text]++
+		}
+	}
+	want := map[string]int{}
+	for _, d := range f.Data {
+		if d.Quantity == "measured" && d.Label != "" {
+			want[d.Label]++
+		}
+	}
+	for l, n := range want {
+		if drawnLabels[l] < n {
+			t.Errorf("measured %q: %d labelled inside the panels, of %d measured", l, drawnLabels[l], n)
+		}
+	}
+	// Series lines (seriesWidth, or narrower over a line they lie on)
+	// inside the data areas: each must show somewhere, not lie wholly
+	// under the lines drawn after it.
 	var series []drawnStroke
 	for _, s := range rec.strokes {
-		if math.Abs(float64(s.width)-1.6) < 1e-9 && len(s.pts) > 1 && inAreas(s.pts[0], f.areas) {
+		if isSeriesWidth(s.width) && len(s.pts) > 1 && inAreas(s.pts[0], f.areas) {
 			series = append(series, s)
 		}
 	}
@@ -448,6 +506,16 @@ func checkFigure(t *testing.T, f *Figure, w, h vg.Length) {
 	}
 }
 
+// isSeriesWidth says whether a stroke of width w is a series line.
+func isSeriesWidth(w vg.Length) bool {
+	for s := seriesWidth; s > 0.1; s *= thinWidth {
+		if math.Abs(float64(w)-s) < 1e-9 {
+			return true
+		}
+	}
+	return false
+}
+
 func inAreas(p vg.Point, areas []vg.Rectangle) bool {
 	for _, a := range areas {
 		if p.X >= a.Min.X-1 && p.X <= a.Max.X+1 && p.Y >= a.Min.Y-1 && p.Y <= a.Max.Y+1 {
@@ -457,9 +525,10 @@ func inAreas(p vg.Point, areas []vg.Rectangle) bool {
 	return false
 }
 
-// sampleCovered says whether every point along s, sampled each point,
-// lies within half a line width of one of the strokes over it: more than
-// half of the line is covered everywhere, and no colour shows beside.
+// sampleCovered says whether at every point along s, sampled each point,
+// a stroke over it covers at least half of its width (across the line),
+// so that no more than a sliver of its colour shows anywhere. A narrower
+// line over a wider one leaves the wider one's colour on both sides.
 func sampleCovered(s drawnStroke, over []drawnStroke) bool {
 	for i := 1; i < len(s.pts); i++ {
 		a, b := s.pts[i-1], s.pts[i]
@@ -472,8 +541,11 @@ func sampleCovered(s drawnStroke, over []drawnStroke) bool {
 				if sameColor(o.color, s.color) && len(o.dashes) == len(s.dashes) {
 					continue // the same style drawn twice is one line
 				}
+				if onShare(o.dashes) < 0.6 {
+					continue // mostly gaps: the line shows between its dashes
+				}
 				for j := 1; j < len(o.pts) && !hidden; j++ {
-					hidden = segDist(p, o.pts[j-1], o.pts[j]) <= (s.width+o.width)/4
+					hidden = shown(s.width, o.width, segDist(p, o.pts[j-1], o.pts[j])) <= s.width/2
 				}
 				if hidden {
 					break
@@ -485,6 +557,29 @@ func sampleCovered(s drawnStroke, over []drawnStroke) bool {
 		}
 	}
 	return true
+}
+
+// shown is how much of a line of width ws shows beside a line of width
+// wo drawn over it d away, across the lines: ws less the overlap of
+// [−ws/2, ws/2] and [d − wo/2, d + wo/2]. For equal widths w it is d, up
+// to w.
+func shown(ws, wo, d vg.Length) vg.Length {
+	return ws - max(0, min(ws/2, d+wo/2)-max(-ws/2, d-wo/2))
+}
+
+// onShare is the share of a dash pattern that is drawn: 1 when solid.
+func onShare(dashes []vg.Length) float64 {
+	on, all := vg.Length(0), vg.Length(0)
+	for i, d := range dashes {
+		all += d
+		if i%2 == 0 {
+			on += d
+		}
+	}
+	if all == 0 {
+		return 1
+	}
+	return float64(on / all)
 }
 
 func sameColor(a, b color.Color) bool {

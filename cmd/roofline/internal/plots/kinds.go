@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -16,12 +17,12 @@ import (
 var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency", "speculative"}
 
 // Batch draws aggregate throughput (top) and per-sequence TPOT (bottom)
-// against batch size; ▲ marks where decode turns compute-bound and × where
-// memory runs out.
-func Batch(title string, throughput, tpot []Curve, target float64) (*Figure, error) {
+// against batch size, both on y axes of the scale given; ▲ marks where
+// decode turns compute-bound and × where memory runs out.
+func Batch(title string, throughput, tpot []Curve, target float64, scale YScale) (*Figure, error) {
 	return Stacked(title, "concurrent sequences (batch)", true,
-		Panel{YLabel: "tokens/s, all", Curves: throughput},
-		Panel{YLabel: "TPOT (ms)", Curves: tpot, Target: target, TargetLabel: fmt.Sprintf("TPOT target %s ms", trim(target))})
+		Panel{YLabel: "tokens/s, all", Curves: throughput, Scale: scale},
+		Panel{YLabel: "TPOT (ms)", Curves: tpot, Target: target, TargetLabel: fmt.Sprintf("TPOT target %s ms", trim(target)), Scale: scale})
 }
 
 // Roof is one device engine's roofline at one precision.
@@ -39,18 +40,52 @@ type OpPoint struct {
 	Intensity float64
 	FLOPPerS  float64
 	Label     string // what the point is: pp512, b16, MBU 71%
+	// Prefill marks a prefill point; Batch is a decode point's batch.
+	// Each kind of point has its own marker (RooflineKinds).
+	Prefill bool
+	Batch   int
 	// Series names the configuration when several share a roof (the
-	// model); points of one Label that fall together are labelled once,
-	// naming the series only when not every series of the panel is there.
+	// model and format): the points are then coloured by series, their
+	// kind told by the marker, and only measured points labelled.
 	Series   string
 	Measured bool
 }
 
+// MaxLabelledPoints is the most predicted points a roofline panel labels
+// one by one (one configuration: pp512, b1, b16, b256); past it the
+// marker and the legend say what each point is, and only the measured
+// points, the few that matter, carry a label.
+const MaxLabelledPoints = 6
+
+// maxLabelledMeasured is the most measured points a panel labels.
+const maxLabelledMeasured = 8
+
+// diamond is a filled diamond marker (gonum/plot has none).
+type diamond struct{}
+
+func (diamond) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetColor(sty.Color)
+	r := sty.Radius * 1.25
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	p.Line(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y})
+	p.Close()
+	c.Fill(p)
+}
+
+// decodeGlyphs mark decode points by batch, smallest first; prefill
+// points are triangles. Measured points are open.
+var decodeGlyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, diamond{}, draw.PlusGlyph{}, draw.CrossGlyph{}}
+
 // Roofline draws attainable FLOP/s against arithmetic intensity (log-log):
 // each roof's bandwidth slope and compute ceiling, its ridge point, and
-// operating points (predicted: filled, measured: open). Roofs with
-// different facets, or more than MaxSeries roofs, are drawn as small
-// multiples on shared axes.
+// operating points (predicted: filled, measured: open), each kind with
+// its marker. Roofs with different facets, or more than MaxSeries roofs,
+// are drawn as small multiples on shared axes. When points name their
+// series, they take the series' colours and the roofs are black, told
+// apart by line style and a label on each ceiling.
 func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 	if len(roofs) == 0 {
 		return nil, fmt.Errorf("nothing to plot: no device")
@@ -75,9 +110,19 @@ func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 	for _, r := range roofs {
 		hi = math.Max(hi, 4*r.Peak/r.Bandwidth)
 	}
+	bySeries := false
+	var batches []int
 	for _, pt := range points {
+		if pt.Roof < 0 || pt.Roof >= len(roofs) {
+			return nil, fmt.Errorf("operating point %q refers to no device", pt.Label)
+		}
 		lo, hi = math.Min(lo, pt.Intensity/2), math.Max(hi, pt.Intensity*2)
+		bySeries = bySeries || pt.Series != ""
+		if !pt.Prefill && !pt.Measured && !slices.Contains(batches, pt.Batch) {
+			batches = append(batches, pt.Batch)
+		}
 	}
+	slices.Sort(batches)
 	const tera = 1e12
 	// Roofs a reader could not tell apart (the same bandwidth and peak in
 	// one panel) are drawn once and named together.
@@ -91,6 +136,8 @@ func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 			}
 		}
 	}
+	inPanel := make([]int, len(names))  // roofs drawn in each panel so far
+	bwOf := make([]float64, len(names)) // the bandwidth labelled in each panel
 	for i, r := range roofs {
 		ridge := r.Peak / r.Bandwidth
 		f.record(r.Label, "ridge (FLOP/B) at peak", xName, ridge, yName, r.Peak/tera, "")
@@ -109,70 +156,100 @@ func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 		if err != nil {
 			return nil, err
 		}
+		if bySeries {
+			// The colours are the series'; a roof is black, in the style of
+			// its place in the panel, and says on its ceiling its precision
+			// and peak, and on its slope the bandwidth (once per panel).
+			k := inPanel[of[i]]
+			l := line(pts, color.Black, seriesWidth, roofDashes[k%len(roofDashes)])
+			p.Add(l, vline(r.Bandwidth*lo/tera, r.Peak/tera, ridge, color.Black, dotted))
+			_, prec := cutLast(r.Label, " ")
+			f.label(p, math.Sqrt(ridge*hi), r.Peak/tera, prec+" "+siSpace(r.Peak)+"FLOP/s", north, vg.Points(7))
+			if k == 0 || roofs[i].Bandwidth != bwOf[of[i]] {
+				x := math.Sqrt(lo * ridge)
+				f.label(p, x, r.Bandwidth*x/tera, siSpace(r.Bandwidth)+"B/s", northWest, vg.Points(7))
+				bwOf[of[i]] = r.Bandwidth
+			}
+			inPanel[of[i]]++
+			f.add("roof (dotted: ridge)", line(plotter.XYs{{}, {X: 1}}, color.Black, seriesWidth, nil))
+			continue
+		}
 		st := f.styleOf(r.Label)
-		l := line(pts, colorOf(st), 1.6, dashesOf(st))
+		col, dashes := colorOf(st), dashesOf(st)
+		l := line(pts, col, seriesWidth, dashes)
 		p.Add(l)
 		f.addSeries(fmt.Sprintf("%s: %sB/s, %sFLOP/s, ridge %.0f FLOP/B", label, siSpace(r.Bandwidth), siSpace(r.Peak), ridge), l)
-		p.Add(vline(r.Bandwidth*lo/tera, r.Peak/tera, ridge, colorOf(st), dotted))
+		p.Add(vline(r.Bandwidth*lo/tera, r.Peak/tera, ridge, col, dotted))
+	}
+	glyphOf := func(pt OpPoint) draw.GlyphDrawer {
+		switch {
+		case pt.Prefill && pt.Measured:
+			return draw.TriangleGlyph{}
+		case pt.Prefill:
+			return draw.PyramidGlyph{}
+		case pt.Measured:
+			return draw.RingGlyph{}
+		}
+		return decodeGlyphs[min(slices.Index(batches, pt.Batch), len(decodeGlyphs)-1)]
+	}
+	predicted, measured := make([]int, len(names)), make([]int, len(names))
+	for _, pt := range points {
+		if pt.Measured {
+			measured[of[pt.Roof]]++
+		} else {
+			predicted[of[pt.Roof]]++
+		}
 	}
 	marks := map[*plot.Plot]plotter.XYs{}
-	seriesIn := map[int]map[string]bool{} // facet → series
 	for _, pt := range points {
-		if pt.Roof < 0 || pt.Roof >= len(roofs) {
-			return nil, fmt.Errorf("operating point %q refers to no device", pt.Label)
-		}
-		if seriesIn[of[pt.Roof]] == nil {
-			seriesIn[of[pt.Roof]] = map[string]bool{}
-		}
-		if pt.Series != "" {
-			seriesIn[of[pt.Roof]][pt.Series] = true
-		}
-	}
-	done := make([]bool, len(points))
-	for i, pt := range points {
-		p := panels[of[pt.Roof]]
-		shape, side, q := draw.GlyphDrawer(draw.CircleGlyph{}), southEast, "predicted"
-		if pt.Measured {
-			shape, side, q = draw.RingGlyph{}, northWest, "measured"
-		}
+		fi := of[pt.Roof]
+		p := panels[fi]
 		one, err := xys(pt.Label, []float64{pt.Intensity}, []float64{pt.FLOPPerS / tera}, true, true)
 		if err != nil {
 			return nil, err
 		}
-		name := roofs[pt.Roof].Label
+		name, q := roofs[pt.Roof].Label, "predicted"
 		if pt.Series != "" {
 			name = pt.Series + " on " + name
 		}
+		if pt.Measured {
+			q = "measured"
+		}
 		f.record(name, q, xName, pt.Intensity, yName, pt.FLOPPerS/tera, pt.Label)
-		p.Add(scatter(one, colorOf(f.styleOf(roofs[drawnAs[pt.Roof]].Label)), shape, 3))
+		var col color.Color
+		if bySeries {
+			col = colorOf(f.styleOf(pt.Series))
+			f.addSeries(pt.Series, scatter(plotter.XYs{{}}, col, draw.CircleGlyph{}, 3))
+		} else {
+			col = colorOf(f.styleOf(roofs[drawnAs[pt.Roof]].Label))
+		}
+		p.Add(scatter(one, col, glyphOf(pt), 3))
 		marks[p] = append(marks[p], one[0])
-		if done[i] {
-			continue
+		switch {
+		case pt.Measured && measured[fi] <= maxLabelledMeasured:
+			f.label(p, one[0].X, one[0].Y, pt.Label, northWest, vg.Points(7))
+		case !pt.Measured && predicted[fi] <= MaxLabelledPoints:
+			f.label(p, one[0].X, one[0].Y, pt.Label, southEast, vg.Points(7))
 		}
-		// One label for the points of this Label that fall together.
-		var with []string
-		for j := i; j < len(points); j++ {
-			o := points[j]
-			if !done[j] && of[o.Roof] == of[pt.Roof] && o.Label == pt.Label && o.Measured == pt.Measured &&
-				math.Abs(math.Log(o.Intensity/pt.Intensity)) < 0.05 && math.Abs(math.Log(o.FLOPPerS/pt.FLOPPerS)) < 0.05 {
-				done[j] = true
-				with = append(with, o.Series)
-			}
-		}
-		text := pt.Label
-		if len(with) < len(seriesIn[of[pt.Roof]]) && pt.Series != "" {
-			text += " · " + strings.Join(with, " = ")
-		}
-		f.label(p, one[0].X, one[0].Y, text, side, vg.Points(7))
 	}
 	for p, m := range marks {
 		f.mark(p, m)
 	}
-	if len(points) > 0 {
-		f.add("predicted operating point", scatter(plotter.XYs{{}}, grey, draw.CircleGlyph{}, 3))
-		if measuredAny(points) {
-			f.add("measured", scatter(plotter.XYs{{}}, grey, draw.RingGlyph{}, 3))
+	// What each marker is.
+	kinds := map[string]bool{}
+	for _, pt := range points {
+		if pt.Measured || kinds[pt.Label] {
+			continue
 		}
+		kinds[pt.Label] = true
+		what := fmt.Sprintf("%s: decode, batch %d", pt.Label, pt.Batch)
+		if pt.Prefill {
+			what = pt.Label + ": prefill"
+		}
+		f.add(what, scatter(plotter.XYs{{}}, grey, glyphOf(pt), 3))
+	}
+	if measuredAny(points) {
+		f.add("measured (open): MFU, MBU", scatter(plotter.XYs{{}}, grey, draw.RingGlyph{}, 3))
 	}
 	for i, p := range panels {
 		logX(p)
@@ -190,6 +267,17 @@ func Roofline(title string, roofs []Roof, points []OpPoint) (*Figure, error) {
 		f.PreferredHeight = vg.Centimeter * vg.Length(3+5*float64(len(g.cells)))
 	}
 	return f, nil
+}
+
+// roofDashes tell the roofs of one panel apart when they are all black.
+var roofDashes = [][]vg.Length{nil, {vg.Points(7), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
+
+// cutLast splits s around its last sep.
+func cutLast(s, sep string) (before, after string) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):]
+	}
+	return "", s
 }
 
 // gridLabels names the axes of a grid of small multiples on shared axes:
@@ -262,6 +350,7 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 		}
 		maxY = math.Max(maxY, math.Max((b.Weights+b.KV+b.Activations+b.Overhead)/gib, b.Usable/gib))
 	}
+	bars = groupBars(bars)
 	cs := make([]Curve, len(bars))
 	for i, b := range bars {
 		cs[i] = Curve{Label: b.Label, Facet: b.Facet}
@@ -269,9 +358,6 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 	names, of := facetsOf(cs, MaxBars)
 	f := newFigure(title, 0)
 	cols := facetCols(len(names))
-	if len(names) > 1 {
-		cols = min(cols, 2) // bars need the width
-	}
 	g := f.addGrid((len(names)+cols-1)/cols, cols)
 	for i := len(names); i < len(g.cells)*cols; i++ {
 		g.cells[i/cols][i%cols] = nil
@@ -287,8 +373,9 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 				bs = append(bs, b)
 			}
 		}
-		width := vg.Points(math.Min(40, 300/float64(len(bs)*cols)))
+		width := vg.Points(math.Min(40, 300/float64(len(bs)*cols))) // until the layout knows the slot
 		var below *plotter.BarChart
+		var charts []*plotter.BarChart
 		for i, part := range parts {
 			vals := make(plotter.Values, len(bs))
 			for j, b := range bs {
@@ -305,6 +392,7 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 				bc.StackOn(below)
 			}
 			below = bc
+			charts = append(charts, bc)
 			p.Add(bc)
 			f.addSeries(part.name, bc)
 		}
@@ -331,7 +419,7 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 		p.X.Min, p.X.Max = -0.6, float64(len(bs))-0.4
 		p.X.Tick.Label.Font.Size = vg.Points(8)
 		p.Y.Min, p.Y.Max = 0, maxY*1.1
-		f.categories = append(f.categories, categoryAxis{p: p, names: names, cols: cols})
+		f.categories = append(f.categories, categoryAxis{p: p, names: names, cols: cols, bars: charts})
 	}
 	f.add("usable memory", hline(0, 1, 0, targetC, nil))
 	gridLabels(g, "", yName, true)
@@ -339,6 +427,75 @@ func Memory(title string, bars []MemoryBar) (*Figure, error) {
 		f.PreferredHeight = vg.Centimeter * vg.Length(3+5.5*float64(len(g.cells)))
 	}
 	return f, nil
+}
+
+// barLabelWidth is the widest a bar's label may be, in points, at the
+// default width of 16 cm: its slot less a gap.
+func barLabelWidth(n int) vg.Length {
+	return 0.92 * (16*vg.Centimeter - vg.Points(60)) / vg.Length(n)
+}
+
+// groupBars puts bars that share no panel, whose labels name several
+// things ("jetson-orin-nano-super-8gb · gpu · llama-3.2-1b") and would
+// not fit under them even wrapped, into panels by the first thing
+// named: one panel per device, the bars labelled by the rest. Parts of
+// the labels that one panel settles (the device's engine) go into its
+// title. Labels set at an angle would push the bars aside and leave a
+// third of the panel empty.
+func groupBars(bars []MemoryBar) []MemoryBar {
+	parts := make([][]string, len(bars))
+	widest := vg.Length(0)
+	st := newPanel().X.Tick.Label
+	st.Font.Size = vg.Points(8)
+	for i, b := range bars {
+		if b.Facet != "" {
+			return bars
+		}
+		parts[i] = strings.Split(b.Label, " · ")
+		if len(parts[i]) < 2 || len(parts[i]) != len(parts[0]) {
+			return bars
+		}
+		for _, p := range parts[i] {
+			widest = max(widest, st.Width(p))
+		}
+	}
+	if widest <= barLabelWidth(len(bars)) {
+		return bars
+	}
+	// Which parts each panel settles.
+	settled := make([]bool, len(parts[0]))
+	for j := 1; j < len(settled); j++ {
+		settled[j] = true
+		first := map[string]string{}
+		for _, p := range parts {
+			if v, ok := first[p[0]]; ok && v != p[j] {
+				settled[j] = false
+			}
+			first[p[0]] = p[j]
+		}
+	}
+	out := make([]MemoryBar, len(bars))
+	groups := map[string]bool{}
+	for i, b := range bars {
+		facet, label := []string{parts[i][0]}, []string(nil)
+		for j := 1; j < len(parts[i]); j++ {
+			if settled[j] {
+				facet = append(facet, parts[i][j])
+			} else {
+				label = append(label, parts[i][j])
+			}
+		}
+		if len(label) == 0 {
+			return bars // one bar a panel: nothing gained
+		}
+		b.Facet, b.Label = strings.Join(facet, " · "), strings.Join(label, " · ")
+		groups[b.Facet] = true
+		out[i] = b
+	}
+	if len(groups) < 2 || len(groups) > MaxFacets {
+		return bars
+	}
+	return out
 }
 
 // Comparison is one measured run against its prediction.

@@ -200,7 +200,7 @@ func TestPDFText(t *testing.T) {
 	title := "Σ E2E at η_bw 0.80 · 3 × 4 µs → 200 ms ±20 % … 1–8 — a − b ≤ c ≥ d ≈ e"
 	c := curve("rk3588 · cpu = raspberry-pi-5 · cpu × 2 → η", 10, 20, 40)
 	c.Ideal = []float64{5, 10, 20}
-	f, err := Latency(title, "context (µs)", "Σ E2E (s)", []Curve{c}, 30, "TPOT target 200 µs", false)
+	f, err := Latency(title, "context (µs)", "Σ E2E (s)", []Curve{c}, 30, "TPOT target 200 µs", LinearY)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestFontHasGlyphs(t *testing.T) {
 func TestPDFDeterministic(t *testing.T) {
 	render := func() []byte {
 		c := curve("a · b", 1, 2, 3)
-		f, err := Latency("η × Σ", "x", "y", []Curve{c}, 2.5, "target", true)
+		f, err := Latency("η × Σ", "x", "y", []Curve{c}, 2.5, "target", LogY)
 		if err != nil {
 			t.Fatal(err)
 		}

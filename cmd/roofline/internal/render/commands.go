@@ -114,6 +114,15 @@ func (c commands) compare(m study.Measured) string {
 	return c.line(a)
 }
 
+// measuredArg is a measured file as plot takes it: FILE@DEVICE when the
+// study gives its device.
+func measuredArg(m study.Measured) string {
+	if m.HardwareRaw != "" {
+		return m.Raw + "@" + m.HardwareRaw
+	}
+	return m.Raw
+}
+
 // figure is the plot command of a figure kind, without its -o.
 func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 	st, w := c.st, c.st.Workload
@@ -124,10 +133,7 @@ func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 	case app.RunsInputs:
 		a = []string{"plot", k.Name}
 		for _, m := range st.Measured {
-			a = append(a, m.Raw)
-			if m.HardwareRaw != "" {
-				a = append(a, "--hardware", m.HardwareRaw)
-			}
+			a = append(a, measuredArg(m))
 		}
 	case app.SetupInputs:
 		a = []string{"plot", k.Name, "--model", st.ModelsRaw[0], "--hardware", st.DevicesRaw[0]}
@@ -156,7 +162,7 @@ func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 		}
 		if k.Name == "roofline" || k.Name == "tpot-context" || k.Name == "ttft-prompt" {
 			for _, m := range st.Measured {
-				a = append(a, "--measured", m.Raw)
+				a = append(a, "--measured", measuredArg(m))
 			}
 		}
 		if req.Series.Facet != "" {
@@ -166,7 +172,12 @@ func (c commands) figure(k *app.FigureKind, req *app.FigureRequest) string {
 	// The params the figure was drawn with, where they differ from the
 	// kind's defaults.
 	for _, p := range k.Params {
-		if v, ok := req.Params[p.Name]; ok && v != p.Default {
+		v, ok := req.Params[p.Name]
+		switch {
+		case !ok || v == p.Default:
+		case p.Bool:
+			a = append(a, "--"+p.Name+"="+v) // --log-y true would be an argument
+		default:
 			a = append(a, "--"+p.Name, v)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/roofline/roofline/safeio"
 )
 
 // Doc is an answer for people: blocks written as text, Markdown or HTML.
@@ -260,9 +262,39 @@ table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem}th,td{border
 td.r,th.r{text-align:right;font-variant-numeric:tabular-nums}th{background:#f2f2f2}
 pre{background:#f6f6f6;padding:.6rem;overflow-x:auto;font-size:.8rem;white-space:pre-wrap;word-break:break-all}
 figure{margin:1rem 0}figure svg{width:100%;height:auto}figcaption{font-size:.9rem;color:#333}
-@media print{body{max-width:none;margin:0}h2{page-break-after:avoid}figure,table{page-break-inside:avoid}pre{white-space:pre-wrap}}`
+a{color:#1a5fb4;overflow-wrap:anywhere}
+@media print{body{max-width:none;margin:0}h2,h3{break-after:avoid;page-break-after:avoid}
+figure,table,tr,li{break-inside:avoid;page-break-inside:avoid}figure svg{width:auto;max-width:100%;max-height:225mm}pre{white-space:pre-wrap}}`
 
 var xmlProlog = regexp.MustCompile(`^(<\?xml[^>]*\?>\s*)?(<!--.*?-->\s*)?`)
+
+var (
+	// webURL is a link a reader may follow: http and https only.
+	webURL = regexp.MustCompile(`https?://[^\s"'<>` + "`" + `]+`)
+	// numberUnit is a number and the unit after it ("889 ms", "7.4 GiB",
+	// "80 %", "1.3 TFLOP/s"), which a line must not break between.
+	numberUnit = regexp.MustCompile(`(\d) ((?:[µnmkKMGTP]i?)?(?:s|B|FLOP|OP|W|J|Wh|Hz)\b|%|tok/s|t/s)`)
+)
+
+// inline is text as HTML: escaped, every URL redacted (safeio.RedactURL)
+// and, when http or https, a link; a no-break space between a number and
+// its unit, so "889 ms" never wraps between them.
+func inline(s string) string {
+	var b strings.Builder
+	text := func(t string) {
+		b.WriteString(numberUnit.ReplaceAllString(html.EscapeString(safeio.RedactText(t)), "$1&nbsp;$2"))
+	}
+	last := 0
+	for _, m := range webURL.FindAllStringIndex(s, -1) {
+		u := strings.TrimRight(s[m[0]:m[1]], ".,;:)]}")
+		text(s[last:m[0]])
+		r := html.EscapeString(safeio.RedactURL(u))
+		b.WriteString(`<a href="` + r + `">` + r + `</a>`)
+		last = m[0] + len(u)
+	}
+	text(s[last:])
+	return b.String()
+}
 
 // HTMLDocument is the document as one self-contained HTML page: styles
 // inline, figures as inline SVG, nothing loaded from anywhere.
@@ -287,13 +319,13 @@ func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
 	for _, bl := range d.blocks {
 		switch bl.kind {
 		case bHeading:
-			fmt.Fprintf(b, "<h%d>%s</h%d>\n", bl.level, e(bl.text), bl.level)
+			fmt.Fprintf(b, "<h%d>%s</h%d>\n", bl.level, inline(bl.text), bl.level)
 		case bSection:
-			fmt.Fprintf(b, "<h3>%s</h3>\n", e(bl.text))
+			fmt.Fprintf(b, "<h3>%s</h3>\n", inline(bl.text))
 		case bLine, bPara:
-			fmt.Fprintf(b, "<p>%s</p>\n", e(bl.text))
+			fmt.Fprintf(b, "<p>%s</p>\n", inline(bl.text))
 		case bRaw:
-			fmt.Fprintf(b, "<p>%s</p>\n", e(strings.TrimSpace(bl.md)))
+			fmt.Fprintf(b, "<p>%s</p>\n", inline(strings.TrimSpace(bl.md)))
 		case bList, bPairs:
 			items := bl.items
 			for _, p := range bl.pairs {
@@ -301,20 +333,20 @@ func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
 			}
 			b.WriteString("<ul>\n")
 			for _, it := range items {
-				fmt.Fprintf(b, "<li>%s</li>\n", e(it))
+				fmt.Fprintf(b, "<li>%s</li>\n", inline(it))
 			}
 			b.WriteString("</ul>\n")
 		case bTable:
 			head, rows, right := bl.table.people()
 			b.WriteString("<table>\n<thead><tr>")
 			for i, h := range head {
-				fmt.Fprintf(b, "<th%s>%s</th>", cls(right[i]), e(h))
+				fmt.Fprintf(b, "<th%s>%s</th>", cls(right[i]), inline(h))
 			}
 			b.WriteString("</tr></thead>\n<tbody>\n")
 			for _, row := range rows {
 				b.WriteString("<tr>")
 				for i, c := range row {
-					fmt.Fprintf(b, "<td%s>%s</td>", cls(right[i]), e(c))
+					fmt.Fprintf(b, "<td%s>%s</td>", cls(right[i]), inline(c))
 				}
 				b.WriteString("</tr>\n")
 			}
@@ -324,7 +356,7 @@ func (d *Doc) WriteHTMLDocument(w io.Writer, title string) error {
 		case bFigure:
 			f := bl.fig
 			svg := xmlProlog.ReplaceAll(f.Inline, nil)
-			fmt.Fprintf(b, "<figure id=\"figure-%s\">\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", e(f.Kind), svg, e(f.Caption), e(f.Command))
+			fmt.Fprintf(b, "<figure id=\"figure-%s\">\n%s\n<figcaption>%s</figcaption>\n<pre><code>%s</code></pre>\n</figure>\n", e(f.Kind), svg, inline(f.Caption), e(f.Command))
 		}
 	}
 	b.WriteString("</body>\n</html>\n")

@@ -23,6 +23,7 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // ReportJSON is everything a report shows; results.json is this.
@@ -470,25 +471,18 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	}
 
 	doc.Heading(2, "Assumptions")
-	var eff []string
-	seen := map[string]bool{}
 	overheads := map[string]string{}
 	var runtimes []string
+	var inputs []sim.Inputs
 	for _, pr := range rep.Predictions {
 		in := pr.Result.Inputs
-		s := fmt.Sprintf("%s %s under %s: %s at %s dense peak, matrix products up to %.2f of it; %s datasheet bandwidth, η_bw %.2f; overheads %s per prefill pass, %s per decode step; efficiency from %s.",
-			in.Device, in.Engine, in.Runtime, in.Precision, Ops(in.Peak, in.Precision), in.Efficiency.ComputeMax,
-			Bandwidth(in.Bandwidth), in.Efficiency.Bandwidth, Duration(in.PrefillOverhead), Duration(in.DecodeOverhead), in.EfficiencyFrom)
-		if !seen[s] {
-			seen[s] = true
-			eff = append(eff, s)
-		}
+		inputs = append(inputs, in)
 		if _, ok := overheads[in.Runtime]; !ok {
 			runtimes = append(runtimes, in.Runtime)
 		}
 		overheads[in.Runtime] = Bytes(pr.Result.Memory.Overhead)
 	}
-	doc.List(eff)
+	doc.List(assumptions(inputs))
 	var over []string
 	for _, rt := range runtimes {
 		over = append(over, rt+" "+overheads[rt])
@@ -531,6 +525,78 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 		doc.List(r.Notes)
 	}
 	return doc
+}
+
+// assumptions are the report's lines of what the predictions assume, one
+// per device engine and runtime: each precision's dense peak with the
+// formats that run at it, the bandwidth, the efficiencies and where they
+// come from, and the fixed overheads, which depend on the model's layers:
+// per model, those of several models that share them named together.
+// (One line per prediction repeated a device's line with 830 µs and
+// 1.02 ms per prefill pass and did not say for which model.)
+func assumptions(inputs []sim.Inputs) []string {
+	type group struct {
+		head       string
+		precisions []string
+		formats    map[string][]string // precision → formats
+		peaks      map[string]float64
+		overheads  []string
+		models     map[string][]string // overheads → models
+		tail       string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, in := range inputs {
+		key := fmt.Sprintf("%s|%s|%s|%.4f|%g|%.4f|%s", in.Device, in.Engine, in.Runtime, in.Efficiency.ComputeMax, in.Bandwidth, in.Efficiency.Bandwidth, in.EfficiencyFrom)
+		g, ok := groups[key]
+		if !ok {
+			g = &group{head: fmt.Sprintf("%s %s under %s", in.Device, in.Engine, in.Runtime),
+				formats: map[string][]string{}, peaks: map[string]float64{}, models: map[string][]string{},
+				tail: fmt.Sprintf("matrix products up to %.2f of it; %s datasheet bandwidth, η_bw %.2f", in.Efficiency.ComputeMax, Bandwidth(in.Bandwidth), in.Efficiency.Bandwidth)}
+			g.tail += "; OVERHEADS; efficiency from " + in.EfficiencyFrom + "."
+			groups[key] = g
+			order = append(order, key)
+		}
+		prec := string(in.Precision)
+		if _, ok := g.peaks[prec]; !ok {
+			g.precisions = append(g.precisions, prec)
+			g.peaks[prec] = in.Peak
+		}
+		if !slices.Contains(g.formats[prec], in.Weights) {
+			g.formats[prec] = append(g.formats[prec], in.Weights)
+		}
+		o := Duration(in.PrefillOverhead) + "\x00" + Duration(in.DecodeOverhead)
+		if _, ok := g.models[o]; !ok {
+			g.overheads = append(g.overheads, o)
+		}
+		if !slices.Contains(g.models[o], in.Model) {
+			g.models[o] = append(g.models[o], in.Model)
+		}
+	}
+	var out []string
+	for _, key := range order {
+		g := groups[key]
+		var peaks []string
+		for _, p := range g.precisions {
+			s := p + " at " + Ops(g.peaks[p], units.Precision(p))
+			if len(g.precisions) > 1 {
+				s += " (" + strings.Join(g.formats[p], ", ") + ")"
+			}
+			peaks = append(peaks, s)
+		}
+		pass, step, _ := strings.Cut(g.overheads[0], "\x00")
+		over := fmt.Sprintf("overheads %s per prefill pass, %s per decode step", pass, step)
+		if len(g.overheads) > 1 {
+			var per []string
+			for _, o := range g.overheads {
+				pass, step, _ := strings.Cut(o, "\x00")
+				per = append(per, fmt.Sprintf("%s and %s (%s)", pass, step, strings.Join(g.models[o], ", ")))
+			}
+			over = "overheads per prefill pass and decode step, by the model's layers: " + strings.Join(per, ", ")
+		}
+		out = append(out, fmt.Sprintf("%s: %s dense peak, %s", g.head, strings.Join(peaks, " and "), strings.Replace(g.tail, "OVERHEADS", over, 1)))
+	}
+	return out
 }
 
 // buildText says which roofline made the report: its version, the commit

@@ -8,6 +8,9 @@ import (
 	"testing"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/buildinfo"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // TestMarginRange: a margin is target / prediction; d = 1 − 1/margin is
@@ -124,5 +127,61 @@ func TestJSONStream(t *testing.T) {
 	}{math.NaN()})
 	if j.flush() != nil || !strings.Contains(b.String(), `"x": null`) {
 		t.Errorf("NaN: %q, %v", b.String(), j.err)
+	}
+}
+
+// TestAssumptionsNameTheModel is issue 28's finding 12: the report's
+// assumptions repeated "jetson-orin-nano-super-8gb gpu under llama.cpp"
+// with 830 µs and then 1.02 ms per prefill pass, because the overheads
+// depend on the model's layers and the lines did not name the model.
+// One line per device engine and runtime: each precision's peak with its
+// formats, and the overheads by model, models that share them together.
+func TestAssumptionsNameTheModel(t *testing.T) {
+	in := func(model, weights string, prec units.Precision, peak, pass, step float64) sim.Inputs {
+		return sim.Inputs{Model: model, Device: "rk3588", Engine: "cpu", Runtime: "llama.cpp", Weights: weights, Precision: prec, Peak: peak,
+			Bandwidth: 33.8e9, Efficiency: hardware.Efficiency{Bandwidth: 0.6, ComputeMax: 0.4}, PrefillOverhead: pass, DecodeOverhead: step, EfficiencyFrom: "a wide prior"}
+	}
+	got := assumptions([]sim.Inputs{
+		in("llama-3.2-1b", "q4_k_m", "int8", 614e9, 638e-6, 638e-6), in("llama-3.2-1b", "f16", "fp16", 307e9, 638e-6, 638e-6),
+		in("llama-3.2-3b", "q4_k_m", "int8", 614e9, 1.02e-3, 1.02e-3), in("llama-3.2-3b", "q8_0", "int8", 614e9, 1.02e-3, 1.02e-3),
+		in("qwen2.5-1.5b", "q4_k_m", "int8", 614e9, 1.02e-3, 1.02e-3),
+	})
+	want := "rk3588 cpu under llama.cpp: int8 at 614 GOP/s (q4_k_m, q8_0) and fp16 at 307 GFLOP/s (f16) dense peak, matrix products up to 0.40 of it; " +
+		"33.8 GB/s datasheet bandwidth, η_bw 0.60; overheads per prefill pass and decode step, by the model's layers: 638 µs and 638 µs (llama-3.2-1b), " +
+		"1.02 ms and 1.02 ms (llama-3.2-3b, qwen2.5-1.5b); efficiency from a wide prior."
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	// One model: the overheads as before, nothing to name.
+	got = assumptions([]sim.Inputs{in("llama-3.2-3b", "q4_k_m", "int8", 614e9, 1.02e-3, 1.02e-3)})
+	if len(got) != 1 || !strings.Contains(got[0], "int8 at 614 GOP/s dense peak") || !strings.Contains(got[0], "overheads 1.02 ms per prefill pass, 1.02 ms per decode step;") {
+		t.Errorf("one model: %q", got)
+	}
+}
+
+// TestHTMLInline is issue 28's finding 11 in the HTML report: "889 ms"
+// wrapped between the number and its unit, and the devices' source URLs
+// were plain text. A number and its unit are joined by a no-break space;
+// an http(s) URL is a link, escaped and with its secrets hidden as
+// everywhere roofline prints one; code (the commands) is left as typed.
+func TestHTMLInline(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"TTFT 889 ms, 1.51 GiB of 6.91 GiB, 80 % sure, 102 GB/s, 16.7 TFLOP/s",
+			"TTFT 889&nbsp;ms, 1.51&nbsp;GiB of 6.91&nbsp;GiB, 80&nbsp;% sure, 102&nbsp;GB/s, 16.7&nbsp;TFLOP/s"},
+		{"3 boards, 9 panels, 2 sequences", "3 boards, 9 panels, 2 sequences"},
+		{"bandwidth: datasheet (https://example.com/spec.pdf).",
+			`bandwidth: datasheet (<a href="https://example.com/spec.pdf">https://example.com/spec.pdf</a>).`},
+		{"from https://user:pw@host.example/m?token=abc&v=<1> & more",
+			`from <a href="https://xxxxx@host.example/m?token=xxxxx&amp;v=xxxxx">https://xxxxx@host.example/m?token=xxxxx&amp;v=xxxxx</a>&lt;1&gt; &amp; more`},
+		{`a "quoted" <b>`, "a &#34;quoted&#34; &lt;b&gt;"},
+	} {
+		if got := inline(c.in); got != c.want {
+			t.Errorf("inline(%q)\n got  %s\n want %s", c.in, got, c.want)
+		}
+	}
+	d := &Doc{}
+	d.Code("roofline plot roofline --max-batch 256 -o 889 ms.png")
+	if h := string(d.HTMLDocument("t")); strings.Contains(h, "256&nbsp;") || !strings.Contains(h, "889 ms.png") {
+		t.Error("a command in the HTML changed")
 	}
 }

@@ -336,6 +336,11 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 	return r, nil
 }
 
+// file is the measured file with what the study says of it.
+func (m Measured) file() app.MeasuredFile {
+	return app.MeasuredFile{File: m.File, Hardware: m.Hardware, Engine: m.Engine, Runtime: m.Runtime, Model: m.Model, Weights: m.Weights, KV: m.KV}
+}
+
 func (m Measured) compareRequest() app.CompareRequest {
 	return app.CompareRequest{Files: []string{m.File}, Options: compare.Options{Hardware: m.Hardware, Engine: m.Engine, Runtime: m.Runtime,
 		Model: m.Model, Weights: m.Weights, KV: m.KV, Sim: sim.DefaultOptions}}
@@ -411,10 +416,7 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 	case app.RunsInputs:
 		req.Runs.Options.Sim = sim.DefaultOptions
 		for _, m := range st.Measured {
-			req.Runs.Files = append(req.Runs.Files, m.File)
-			if m.Hardware != "" {
-				req.Runs.Options.Hardware = m.Hardware
-			}
+			req.Runs.PerFile = append(req.Runs.PerFile, m.file())
 		}
 	case app.SetupInputs:
 		req.Setup = app.Selection{Model: st.Models[0], Hardware: st.Devices[0], Options: sim.DefaultOptions}
@@ -432,7 +434,7 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		}
 		if k.Name == "roofline" || k.Name == "tpot-context" || k.Name == "ttft-prompt" {
 			for _, m := range st.Measured {
-				req.Series.Measured = append(req.Series.Measured, m.File)
+				req.Series.Measured = append(req.Series.Measured, m.file())
 			}
 		}
 		if k.Name == "tpot-context" && len(w.ContextTokens) > 0 {

@@ -328,8 +328,8 @@ func Parse(file string, src []byte) (*Study, error) {
 				switch {
 				case k.Inputs != app.SeriesInputs:
 					bad(at, "%s: the %s figure has no facets (series figures have: %s)", at, name, seriesFigures())
-				case !slices.Contains(app.FacetDims, strings.ToLower(v)):
-					bad(at, "%s: %q, want one of %s", at, v, strings.Join(app.FacetDims, ", "))
+				case !facetDims(v):
+					bad(at, "%s: %q, want one or two of %s", at, v, strings.Join(app.FacetDims, ", "))
 				}
 				o.Facet = strings.ToLower(v)
 				continue
@@ -338,6 +338,14 @@ func Parse(file string, src []byte) (*Study, error) {
 			if !ok {
 				bad(at, "%s: the %s figure has no such setting (it has facet%s)", at, name, paramNames(k))
 				continue
+			}
+			if p.Bool {
+				b, err := strconv.ParseBool(v)
+				if err != nil {
+					bad(at, "%s: %q: want true or false", at, v)
+					continue
+				}
+				v = strconv.FormatBool(b)
 			}
 			if p.Int {
 				n, err := strconv.Atoi(v)
@@ -425,15 +433,33 @@ func (s *Study) DefaultFigures() []string {
 	return out
 }
 
-// figureValue is a [figure.KIND] value as text: a string or a whole number.
+// figureValue is a [figure.KIND] value as text: a string, a whole number
+// or true or false.
 func figureValue(v any) (string, error) {
 	switch x := v.(type) {
 	case string:
 		return x, nil
 	case int64:
 		return strconv.FormatInt(x, 10), nil
+	case bool:
+		return strconv.FormatBool(x), nil
 	}
-	return "", fmt.Errorf("want a string or a whole number, got %v", v)
+	return "", fmt.Errorf("want a string, a whole number or true or false, got %v", v)
+}
+
+// facetDims says whether v names one or two facet dimensions
+// ("device", "device,model").
+func facetDims(v string) bool {
+	l := app.List(strings.ToLower(v))
+	if len(l) < 1 || len(l) > 2 {
+		return false
+	}
+	for _, d := range l {
+		if !slices.Contains(app.FacetDims, d) {
+			return false
+		}
+	}
+	return true
 }
 
 func seriesFigures() string {

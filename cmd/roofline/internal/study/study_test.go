@@ -121,12 +121,14 @@ func TestFigures(t *testing.T) {
 		{"figures = [\"speculative\"]\ndraft = \"llama-3.2-1b\"\n", ""},
 		{"[figure.tpot-context]\nfacet = \"Model\"\nmax-context = \"16k\"\n", ""},
 		{"figures = [\"memory\"]\n[figure.tpot-context]\nfacet = \"model\"\n", "a.toml:5: [figure.tpot-context] sets a figure the study does not draw (it draws memory)"},
-		{"[figure.memory]\nfacet = \"colour\"\n", `a.toml:5: figure.memory.facet: "colour", want one of device, engine, model, weights, kv`},
+		{"[figure.memory]\nfacet = \"colour\"\n", `a.toml:5: figure.memory.facet: "colour", want one or two of device, engine, model, weights, kv`},
 		{"[figure.plan]\nfacet = \"model\"\n", "the plan figure has no facets"},
 		{"[figure.memory]\nmax-batch = 3\n", "figure.memory.max-batch: the memory figure has no such setting (it has facet, context)"},
 		{"figures = [\"batch\"]\n[figure.batch]\nmax-batch = \"lots\"\n", `"lots" is not a whole number`},
 		{"[figure.pie]\nfacet = \"model\"\n", "[figure.pie]: unknown figure"},
-		{"[figure.memory]\nfacet = 1.5\n", "want a string or a whole number"},
+		{"[figure.memory]\nfacet = 1.5\n", "want a string, a whole number or true or false"},
+		{"[figure.tpot-context]\nlog-y = \"maybe\"\n", `figure.tpot-context.log-y: "maybe": want true or false`},
+		{"[figure.memory]\nlog-y = true\n", "the memory figure has no such setting"},
 	} {
 		st, err := Parse("a.toml", []byte(base+c.extra))
 		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
@@ -142,6 +144,11 @@ func TestFigures(t *testing.T) {
 	st, err := Parse("a.toml", []byte(base+"figures = [\"concurrency\"]\n[figure.concurrency]\nmax-chats = 64\n"))
 	if err != nil || st.FigureOptions["concurrency"].Params["max-chats"] != "64" {
 		t.Errorf("max-chats: %v %+v", err, st.FigureOptions)
+	}
+	// log-y = true (a TOML boolean) is the plot command's --log-y.
+	st, err = Parse("a.toml", []byte(base+"[figure.tpot-context]\nlog-y = true\n[figure.ttft-prompt]\nlog-y = false\n"))
+	if err != nil || st.FigureOptions["tpot-context"].Params["log-y"] != "true" || st.FigureOptions["ttft-prompt"].Params["log-y"] != "false" {
+		t.Errorf("log-y: %v %+v", err, st.FigureOptions)
 	}
 }
 
