@@ -36,6 +36,7 @@ const (
 	TopicEmbeddings = "embeddings"
 	TopicBatching   = "batching"
 	TopicMemory     = "memory"
+	TopicParallel   = "split"
 	TopicKernels    = "kernel precision"
 )
 
@@ -109,6 +110,11 @@ func (r *Runtime) Rules() []Rule {
 	add("memory_overhead", TopicMemory, units.FormatBytes(r.MemoryOverhead, units.Binary)+" beyond weights, KV cache and activations")
 	if _, ok := r.Sources["memory_share"]; ok {
 		add("memory_share", TopicMemory, fmt.Sprintf("%.0f %% of usable memory", 100*r.MemoryShare))
+	}
+	if len(r.Parallel) > 0 {
+		add("parallel", TopicParallel, "splits a model by "+strings.Join(r.Parallel, ", "))
+	} else {
+		add("parallel", TopicParallel, "runs a model on one device only")
 	}
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))
