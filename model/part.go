@@ -20,6 +20,15 @@ type Part struct {
 	Experts    bool // the layers' routed experts
 	Embedding  bool // the input embedding table
 	Head       bool // the final norm and the output head
+	// SkipFirst … SkipEnd−1 are layers whose routed experts the part
+	// leaves out though it holds the layers' experts (they stay in host
+	// memory: llama.cpp --n-cpu-moe).
+	SkipFirst, SkipEnd int
+}
+
+// expertsOf says whether the part holds layer i's routed experts.
+func (p Part) expertsOf(i int) bool {
+	return p.Experts && i >= p.First && i < p.End && !(i >= p.SkipFirst && i < p.SkipEnd)
 }
 
 // Layers is the number of layers the part spans.
@@ -40,7 +49,7 @@ func (p Part) has(t Tensor) bool {
 	case t.Layer < p.First || t.Layer >= p.End:
 		return false
 	case t.Routed:
-		return p.Experts
+		return p.expertsOf(t.Layer)
 	}
 	return p.Dense
 }
@@ -115,7 +124,7 @@ func (c *Cost) Slice(p Part) (*Cost, error) {
 			}
 			if m := s.MoE; m != nil && i >= m.DenseLayers {
 				w := 0.0
-				if p.Experts {
+				if p.expertsOf(i) {
 					w += float64(m.Active * m.FFN)
 				}
 				if p.Dense {
