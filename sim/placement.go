@@ -278,11 +278,6 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace) (*Spli
 		sp.PrefillHops = 2 * g
 		sp.smallHops = sp.DecodeHops
 	}
-	place := fmt.Sprintf("%d of %d layers on the GPU (llama.cpp's count, the output layer one of them)", ngl, L+1)
-	if sp.ExpertLayers > 0 {
-		place += fmt.Sprintf(", the routed experts of %d layers in host memory", sp.ExpertLayers)
-	}
-	sp.Notes = append(sp.Notes, place)
 	return sp, nil
 }
 
