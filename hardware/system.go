@@ -55,7 +55,7 @@ func (d *Device) DefaultHost() (name, why string) {
 	case d.Unified:
 		return d.Name, "unified memory: the CPU shares the device's memory"
 	case d.Segment == "consumer" || d.Segment == "workstation":
-		return "desktop-ddr5", fmt.Sprintf("[A] a %s GPU's host taken as the catalog's desktop-ddr5 (16-core Zen 4, two channels of DDR5-5600, 64 GB): --host names another", d.Segment)
+		return "desktop-ddr5", fmt.Sprintf("[A] a %s GPU's host taken as the catalog's desktop-ddr5 (16-core Zen 4, two channels of DDR5-5600, 64 GB)", d.Segment)
 	}
-	return "", fmt.Sprintf("%s is a %s device: no host profile describes its server (--host names one)", d.Name, d.Segment)
+	return "", fmt.Sprintf("%s is a %s device: no host profile describes its server", d.Name, d.Segment)
 }

@@ -328,7 +328,7 @@ func NewParallel(s *Setup, link *hardware.Link, o ParallelOptions) (*Split, erro
 	case o.EP && spec.MoE == nil:
 		return nil, &FieldError{"EP", spec.Name + " has no routed experts to spread"}
 	case o.EP && o.TP < 2:
-		return nil, &FieldError{"EP", "expert parallel spreads the experts over the tensor-parallel devices: give --tp 2 or more"}
+		return nil, &FieldError{"EP", "expert parallel spreads the experts over the tensor-parallel devices: it needs a tensor-parallel size of 2 or more"}
 	case spec.Heads%o.TP != 0:
 		return nil, &FieldError{"TP", fmt.Sprintf("must divide the model's %d attention heads (each device takes whole heads), got %d", spec.Heads, o.TP)}
 	case spec.MLA == nil && spec.KVHeads%o.TP != 0 && o.TP%spec.KVHeads != 0:

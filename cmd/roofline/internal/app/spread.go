@@ -105,7 +105,7 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	// Offloading helps only where the host's memory is another pool: a
 	// device whose memory is unified offloads only when asked.
 	if !sp.offload() && (d.Unified || s.Memory(w.Context(), w.Batch, w.UBatch).Fits || !s.Runtime.Splits(runtimes.SplitOffload)) {
-		return nil, nil, nil
+		return nil, notes, nil
 	}
 	if !s.Runtime.Splits(runtimes.SplitOffload) {
 		return nil, nil, &RequestError{Input: "GPULayers", Msg: fmt.Sprintf("%s does not offload layers to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
@@ -113,12 +113,15 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	hostName, why := sp.Host, "given: --host"
 	if hostName == "" {
 		hostName, why = d.DefaultHost()
+		if hostName != "" && !d.Unified {
+			why += ": --host names another"
+		}
 	}
 	if hostName == "" {
 		if sp.offload() {
 			return nil, nil, &RequestError{Input: "Host", Msg: "is needed: " + why}
 		}
-		return nil, append(notes, why), nil // no host: DOES NOT FIT as it is
+		return nil, append(notes, why+" (--host)"), nil // no host: DOES NOT FIT as it is
 	}
 	hsel := sel
 	hsel.Hardware, hsel.Engine, hsel.Runtime, hsel.Weights, hsel.KV = hostName, "cpu", s.Runtime.Name, s.Model.Weights.Name, s.Model.KV.Name
@@ -144,8 +147,11 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 		n = sp.GPULayers
 	}
 	split, err := sim.NewOffload(s, host, link, sim.OffloadOptions{GPULayers: n, CPUMoE: sp.CPUMoE, NCPUMoE: sp.NCPUMoE}, w)
-	if err != nil || split == nil {
+	if err != nil {
 		return nil, nil, err
+	}
+	if split == nil {
+		return nil, notes, nil
 	}
 	notes = append(notes, fmt.Sprintf("host: %s (%s)", hostName, why))
 	if link != nil {
