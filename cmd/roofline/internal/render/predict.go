@@ -135,9 +135,9 @@ type PredictJSON struct {
 	Split *splitJSON `json:"split,omitempty"`
 	// SmallestThatFits says, for a model that does not fit, the fewest
 	// devices or the host memory that would hold it.
-	SmallestThatFits string     `json:"smallest_that_fits,omitempty"`
-	Inputs           InputsJSON `json:"inputs"`
-	Warnings                  []warningJSON      `json:"warnings"`
+	SmallestThatFits string        `json:"smallest_that_fits,omitempty"`
+	Inputs           InputsJSON    `json:"inputs"`
+	Warnings         []warningJSON `json:"warnings"`
 }
 
 // PredictEnergyJSON is predict's energy estimate.
