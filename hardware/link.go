@@ -54,7 +54,7 @@ func (l *Link) Transfer(b, r float64) float64 { return l.Latency + b/r }
 
 // AllReduce is a ring all-reduce of b bytes over n devices at rate r:
 // each device sends and receives 2(n−1)/n of the bytes, in 2(n−1) steps
-// of one latency each (NCCL's ring; docs/method.md §12). 0 for one device.
+// of one latency each (NCCL's ring; docs/method.md §11). 0 for one device.
 func (l *Link) AllReduce(b float64, n int, r float64) float64 {
 	if n <= 1 {
 		return 0
