@@ -222,3 +222,22 @@ func TestTensorParallel(t *testing.T) {
 		t.Error("a link of 0 B/s was accepted")
 	}
 }
+
+// BenchmarkOffloadFit: llama.cpp's --fit for Llama-3.1-70B on an RTX 4090
+// (a bisection over -ngl, each placement sliced and its memory checked)
+// and the prediction of the placement it finds.
+func BenchmarkOffloadFit(b *testing.B) {
+	gpu := builtinSetup(b, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := builtinSetup(b, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	pcie := link(b, "pcie4-x16")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: sim.AutoLayers}, sim.DefaultWorkload)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := sp.Predict(sim.DefaultWorkload); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
