@@ -2,6 +2,7 @@ package hardware
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/roofline/roofline/limits"
