@@ -56,6 +56,10 @@ type Device struct {
 	Bandwidth         float64 // datasheet peak, B/s
 	MeasuredBandwidth float64 // measured (STREAM-like), B/s; 0 when unknown
 	StorageBandwidth  float64 // read rate of the model's storage, B/s
+	// HostLink names the link (Links) between a discrete device and its
+	// host's memory, "" when the profile gives none or the memory is
+	// unified.
+	HostLink string
 
 	Engines       []Engine
 	DefaultEngine string
@@ -318,6 +322,9 @@ func (d *Device) NumberKeys() []string {
 	}
 	if d.MeasuredBandwidth > 0 {
 		keys = append(keys, "measured_bandwidth")
+	}
+	if d.HostLink != "" {
+		keys = append(keys, "host_link")
 	}
 	for _, e := range d.Engines {
 		if e.Power > 0 {

@@ -57,6 +57,7 @@ type Cost struct {
 	headFLOPs   float64 // per token whose logits are computed
 	actBytes    float64 // activation traffic per token
 	ffnWidth    float64 // widest FFN intermediate per token
+	noLogits    bool    // a part of the model without the head holds no logits (Cost.Slice)
 
 	windows     []int    // distinct sliding windows, ascending
 	kv          windowed // KV bytes per token by window, as attention reads them
@@ -103,34 +104,15 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 			c.Tensors = append(c.Tensors, tc)
 		}
 		c.account(tc)
-		n := float64(t.Elements())
-		c.ParamsTotal += n
-		c.WeightBytes += b
-		share := 1.0
-		if t.Routed {
-			share = float64(s.MoE.Active) / float64(s.MoE.Experts)
-		}
-		c.ParamsActive += n * share
+		c.addTensor(tc)
 		switch {
 		case t.Role == RoleTokenEmbd:
-			c.ParamsEmbedding = n
+			c.ParamsEmbedding = float64(t.Elements())
 			if c.tied {
 				headPerRow = float64(t.Cols)
 			}
 		case t.Role == RoleOutput:
 			headPerRow = float64(t.Cols)
-		}
-		if t.Matmul && t.Role != RoleOutput {
-			if t.Routed {
-				c.routedFLOPs += 2 * n * share
-			} else {
-				c.denseFLOPs += 2 * n
-			}
-			perToken := float64(t.Cols + t.Rows)
-			if t.Routed {
-				perToken *= float64(s.MoE.Active)
-			}
-			c.actBytes += ActivationBytesPerValue * perToken
 		}
 	}
 	for _, t := range inventory {
@@ -193,6 +175,34 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 		c.WeightBytes = s.FileBytes
 	}
 	return c, nil
+}
+
+// addTensor adds tensor t's parameters, bytes, FLOPs and activation
+// traffic per token to the sums (account sorts its bytes into the traffic
+// groups): a matrix product costs 2 FLOP per weight a token reads and
+// moves its input and output row once; the head's are added apart.
+func (c *Cost) addTensor(t TensorCost) {
+	s := c.Spec
+	n := float64(t.Elements())
+	c.ParamsTotal += n
+	c.WeightBytes += t.Bytes
+	share := 1.0
+	if t.Routed {
+		share = float64(s.MoE.Active) / float64(s.MoE.Experts)
+	}
+	c.ParamsActive += n * share
+	if t.Matmul && t.Role != RoleOutput {
+		if t.Routed {
+			c.routedFLOPs += 2 * n * share
+		} else {
+			c.denseFLOPs += 2 * n
+		}
+		perToken := float64(t.Cols + t.Rows)
+		if t.Routed {
+			perToken *= float64(s.MoE.Active)
+		}
+		c.actBytes += ActivationBytesPerValue * perToken
+	}
 }
 
 // kvPerTokenLayer is the KV cache one token adds to one layer: K and V for
@@ -464,10 +474,15 @@ func (c *Cost) ActivationPeakBytes(tokens int) float64 {
 
 // ActivationPeakBytesLogits is ActivationPeakBytes for a pass that
 // computes logits for `logits` of its tokens only (vLLM and TensorRT-LLM
-// compute them at each sequence's last prompt token).
+// compute them at each sequence's last prompt token); a part of a model
+// without its head computes none.
 func (c *Cost) ActivationPeakBytesLogits(tokens, logits int) float64 {
 	per := float64(c.Spec.Hidden) + c.ffnWidth
-	return ScratchBytesPerValue * (float64(tokens)*per + float64(min(logits, tokens))*float64(c.Spec.Vocab))
+	vocab := 0.0
+	if !c.noLogits {
+		vocab = float64(min(logits, tokens)) * float64(c.Spec.Vocab)
+	}
+	return ScratchBytesPerValue * (float64(tokens)*per + vocab)
 }
 
 // BitsPerWeight is the file-level average: weight bytes × 8 / parameters.

@@ -158,6 +158,7 @@ type rawDevice struct {
 	Bandwidth         *sourced    `toml:"bandwidth"`
 	MeasuredBandwidth *sourced    `toml:"measured_bandwidth"`
 	StorageBandwidth  *sourced    `toml:"storage_bandwidth"`
+	HostLink          *sourced    `toml:"host_link"`
 	DefaultEngine     string      `toml:"default_engine"`
 	References        []string    `toml:"references"`
 	Engine            []rawEngine `toml:"engine"`
@@ -560,6 +561,15 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 	}
 	if v, ok := d.quantity(dev, "storage_bandwidth", r.StorageBandwidth, units.DimBandwidth); ok {
 		dev.StorageBandwidth = v
+	}
+	if l := r.HostLink; l != nil {
+		if _, err := hardware.LookupLink(l.Value); err != nil {
+			d.errorf("host_link", "host_link: %v", err)
+		}
+		if strings.TrimSpace(l.Source) == "" {
+			d.errorf("host_link", "host_link = %q has no source: every figure in a profile cites where it comes from", l.Value)
+		}
+		dev.HostLink, dev.Sources["host_link"] = l.Value, l.Source
 	}
 	for _, re := range r.Engine {
 		d.engine(dev, re, base != nil)

@@ -54,6 +54,9 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 	field("bandwidth", "bandwidth", d.Bandwidth, units.DimBandwidth, "")
 	field("measured_bandwidth", "measured_bandwidth", d.MeasuredBandwidth, units.DimBandwidth, "")
 	field("storage_bandwidth", "storage_bandwidth", d.StorageBandwidth, units.DimBandwidth, "")
+	if d.HostLink != "" {
+		kv("host_link", fmt.Sprintf("{ value = %s, source = %s }", quote(d.HostLink), quote(d.Sources["host_link"])))
+	}
 	str("default_engine", d.DefaultEngine)
 	if len(d.References) > 0 {
 		b.WriteString("references = [\n")

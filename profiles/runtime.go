@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -73,6 +74,7 @@ type rawRuntime struct {
 	MemoryShare        *rawShare `toml:"memory_share"`
 	HostOps            *rawRule  `toml:"host_ops"`
 	LayerPerUnit       *rawRule  `toml:"layer_overhead_per_unit"`
+	Parallel           *rawRule  `toml:"parallel"`
 	Engine             []struct {
 		Kind     string   `toml:"kind"`
 		Backend  string   `toml:"backend"`
@@ -347,6 +349,21 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		rt.LayerOverheadPerUnit = v
 		source("layer_overhead_per_unit", lp.Source)
+	}
+	if pr := r.Parallel; pr != nil {
+		vs, _ := pr.Value.([]any)
+		for _, v := range vs {
+			m, _ := v.(string)
+			if !slices.Contains(runtimes.SplitModes, m) {
+				fe("parallel", "parallel: unknown mode %q (want %s)", m, strings.Join(runtimes.SplitModes, ", "))
+				continue
+			}
+			rt.Parallel = append(rt.Parallel, m)
+		}
+		if len(rt.Parallel) == 0 {
+			fe("parallel", "parallel value must list the modes the runtime splits a model in, such as [\"tensor\", \"pipeline\"]")
+		}
+		source("parallel", pr.Source)
 	}
 	l := r.Layout
 	if w := l.SlidingWindow; w == nil {

@@ -37,6 +37,7 @@ const (
 	TopicBatching   = "batching"
 	TopicPrefill    = "prefill"
 	TopicMemory     = "memory"
+	TopicParallel   = "split"
 	TopicKernels    = "kernel precision"
 	TopicScheduler  = "scheduler"
 )
@@ -157,6 +158,11 @@ func (r *Runtime) Rules() []Rule {
 			}
 			add("scheduler.slot_context", TopicScheduler, ctx)
 		}
+	}
+	if len(r.Parallel) > 0 {
+		add("parallel", TopicParallel, "splits a model by "+strings.Join(r.Parallel, ", "))
+	} else {
+		add("parallel", TopicParallel, "runs a model on one device only")
 	}
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))

@@ -59,6 +59,10 @@ type Runtime struct {
 	// from a host thread of its own).
 	LayerOverheadPerUnit bool
 
+	// Parallel lists the ways it splits a model that one device cannot
+	// hold (SplitModes), from its profile's parallel rule.
+	Parallel []string
+
 	// ContinuousBatching is true when it batches concurrent sequences
 	// step by step (vLLM, llama-server); without it, requests queue.
 	ContinuousBatching bool
@@ -104,6 +108,33 @@ type Runtime struct {
 	References []string
 	File       string
 }
+
+// The ways a runtime splits a model (its profile's parallel rule).
+const (
+	// SplitOffload keeps some layers in host memory and runs them on the
+	// host's CPU (llama.cpp -ngl).
+	SplitOffload = "offload"
+	// SplitOffloadExperts keeps routed experts in host memory (llama.cpp
+	// --cpu-moe, --n-cpu-moe).
+	SplitOffloadExperts = "offload-experts"
+	// SplitTensor splits every product across devices (vLLM --tensor-parallel-size).
+	SplitTensor = "tensor"
+	// SplitPipeline gives each device a run of layers (vLLM
+	// --pipeline-parallel-size, llama.cpp --split-mode layer).
+	SplitPipeline = "pipeline"
+	// SplitExpert spreads whole experts across the tensor-parallel
+	// devices (vLLM --enable-expert-parallel).
+	SplitExpert = "expert"
+	// SplitRPC gives each host on a network a run of layers (llama.cpp's
+	// RPC backend).
+	SplitRPC = "rpc"
+)
+
+// SplitModes lists the modes a runtime profile may name.
+var SplitModes = []string{SplitOffload, SplitOffloadExperts, SplitTensor, SplitPipeline, SplitExpert, SplitRPC}
+
+// Splits reports whether the runtime splits a model in mode m.
+func (r *Runtime) Splits(m string) bool { return slices.Contains(r.Parallel, m) }
 
 // Native is DefaultWeights for runtimes that run the model's published
 // checkpoint.

@@ -141,9 +141,9 @@ func (r *rates) matmul(rows float64) float64 {
 // of classes can beat, so its matrix terms move into attention's (base).
 func (r *rates) attend(mm *unitCost, bytes, flops float64) attnTerms {
 	if r.ideal {
-		return attnTerms{am: mm.fm + bytes/r.bw, ac: mm.fc + flops/r.peak}
+		return attnTerms{am: mm.fm + bytes/r.kvRate(), ac: mm.fc + flops/r.peak}
 	}
-	return attnTerms{am: bytes / r.bw, ac: flops / r.attention}
+	return attnTerms{am: bytes / r.kvRate(), ac: flops / r.attention}
 }
 
 // base is the matrix-product terms a unit keeps beside attention's

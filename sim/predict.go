@@ -89,6 +89,9 @@ type Result struct {
 	ComputeBoundBatch int
 
 	Memory Memory
+	// Split is set when the model is spread over several engines or
+	// memories (Split.Predict): per-pool memory, per-stage time, links.
+	Split *SplitResult
 
 	// Intervals (80 % for a runtime's class, 90 % for a calibration); nil
 	// when flags replaced the efficiency or the figure is undefined.

@@ -251,6 +251,18 @@ type rates struct {
 	// host is the host work's time per token of a pass, s: layers ·
 	// HostWork / the host's peak.
 	host float64
+	// kv is the rate attention reads the KV cache at, B/s, where it is
+	// not bw: a split model's layer whose products run on a GPU over the
+	// link while its cache stays in host memory (0: bw).
+	kv float64
+}
+
+// kvRate is the rate attention reads the KV cache at.
+func (r *rates) kvRate() float64 {
+	if r.kv > 0 {
+		return r.kv
+	}
+	return r.bw
 }
 
 func (s *Setup) expected(overhead float64) rates {

@@ -85,6 +85,8 @@ var fieldFlags = map[string]string{
 	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
 	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",
 	"Power": "--power", "IdlePower": "--idle-power", "DutyCycle": "--duty-cycle",
+	"GPULayers": "--gpu-layers", "CPUMoE": "--cpu-moe", "NCPUMoE": "--n-cpu-moe", "Host": "--host", "Devices": "--devices",
+	"TP": "--tp", "PP": "--pp", "EP": "--ep", "Link": "--link",
 }
 
 // serveFlags names the flag behind each workload field serve validates.

@@ -33,7 +33,7 @@ func predictCommand() *cli.Command {
 		Name:      "predict",
 		Usage:     "predict TTFT, TPOT, E2E latency, throughput and memory fit",
 		UsageText: predictUsage,
-		Flags: append(append(append(setupFlags(), workloadFlags()...),
+		Flags: append(append(append(append(setupFlags(), spreadFlags()...), workloadFlags()...),
 			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"}),
 			append(extraFlags(), formatFlag(predictFormats))...),
 		Action: predictAction,
@@ -58,6 +58,9 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	if req.Setup, err = selection(c); err != nil {
+		return err
+	}
+	if req.Spread, err = spread(c); err != nil {
 		return err
 	}
 	env, err := environment(c)

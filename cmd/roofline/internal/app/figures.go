@@ -177,6 +177,13 @@ var Figures = []*FigureKind{
 	{Name: "serve-time", Usage: "requests waiting and running, and the KV cache held, over a serving run", Tall: true, Inputs: SetupInputs,
 		Caption: "Requests waiting and running, and the share of the KV pool held, over one serving run.",
 		Params:  serveParams("1"), build: figServeTime},
+	{Name: "gpu-layers", Usage: "decode and prefill tokens/s against the layers on the GPU (llama.cpp -ngl), the rest offloaded to the host", Tall: true, Inputs: SetupInputs,
+		Caption: "Decode and prefill tokens/s against the layers on the GPU, the rest in host memory on its CPU: the cliff where memory runs out and llama.cpp's --fit choice marked.",
+		Params: []Param{
+			{Name: "prompt", Default: "512", Int: true, Tokens: true, Usage: "prompt tokens"},
+			{Name: "output-tokens", Default: "128", Int: true, Tokens: true, Usage: "tokens generated"},
+			{Name: "host", Usage: "host `DEVICE` of the offloaded layers; default: desktop-ddr5 for a desktop GPU"}},
+		build: figGPULayers},
 }
 
 // FigureKindOf finds a kind by name.

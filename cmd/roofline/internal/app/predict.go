@@ -1,7 +1,10 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // PredictRequest is one request on one setup, with the optional figures:
@@ -11,6 +14,8 @@ type PredictRequest struct {
 	Workload sim.Workload
 	Power    Power
 	Draft    *Draft // nil: no speculative decoding
+	// Spread spreads the model over more than one device or memory.
+	Spread Spread
 }
 
 // Prediction is predict's answer.
@@ -29,6 +34,9 @@ type Prediction struct {
 	// step is compute-bound at the expected efficiencies, 0 when none is
 	// (sim.Setup.ExpectedComputeBoundBatch).
 	ExpectedComputeBoundBatch int
+	// Smallest says, for a model that does not fit, the fewest devices
+	// or the host memory that would hold it ("" when none is known).
+	Smallest string
 }
 
 // Speculative is speculative decoding with a draft model.
@@ -44,18 +52,36 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 	if err := req.Workload.Validate(); err != nil {
 		return nil, err
 	}
-	res, err := env.Resolve(req.Setup)
+	sel, spread := req.Setup, req.Spread
+	sysNote, _ := spread.system(&sel)
+	res, err := env.Resolve(sel)
 	if err != nil {
 		return nil, err
 	}
 	s := res.Setup
+	notes := res.Notes
+	if sysNote != "" {
+		notes = append(notes, sysNote)
+	}
+	split, notes, err := env.split(res, sel, spread, req.Workload, notes)
+	if err != nil {
+		return nil, err
+	}
+	if split != nil {
+		return env.predictSplit(s, split, req, res.Choice.Why, notes)
+	}
 	r, err := s.Predict(req.Workload)
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Result: r, Why: res.Choice.Why, Notes: res.Notes}
+	p := &Prediction{Result: r, Why: res.Choice.Why, Notes: notes}
 	if !r.Queued && req.Workload.Output > 1 {
 		p.ExpectedComputeBoundBatch = s.ExpectedComputeBoundBatch(req.Workload.LastStepContext())
+	}
+	if !r.Memory.Fits {
+		if n, flags := smallestFit(s, req.Workload); n > 0 {
+			p.Smallest = fmt.Sprintf("%d devices like it would hold it (%s)", n, flags)
+		}
 	}
 	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
 		return nil, err
@@ -65,6 +91,29 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 			return nil, err
 		}
 		r.Warnings = append(r.Warnings, p.Speculative.Warnings...)
+	}
+	return p, nil
+}
+
+// predictSplit prices a request on a split model.
+func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest, why string, notes []string) (*Prediction, error) {
+	if req.Draft != nil {
+		return nil, &RequestError{Input: "draft", Msg: "speculative decoding is not priced on a model spread over devices or memories"}
+	}
+	r, err := split.Predict(req.Workload)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prediction{Result: r, Why: why, Notes: append(notes, split.Notes...),
+		NoEnergy: "energy is not estimated for a model spread over several devices or memories"}
+	if !r.Memory.Fits {
+		if need := hostNeed(r); need > 0 {
+			p.Smallest = fmt.Sprintf("a host with %s of usable memory would hold its part (--host)", units.FormatBytes(need, units.Binary))
+		} else if split.Kind == sim.Parallel {
+			if n, flags := smallestFit(s, req.Workload); n > 0 {
+				p.Smallest = fmt.Sprintf("%d devices would hold it (%s)", n, flags)
+			}
+		}
 	}
 	return p, nil
 }

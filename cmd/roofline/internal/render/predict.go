@@ -150,8 +150,13 @@ type PredictJSON struct {
 	Energy                    *PredictEnergyJSON `json:"energy,omitempty"`
 	EnergyUnavailable         string             `json:"energy_unavailable,omitempty"`
 	Speculative               *SpecJSON          `json:"speculative,omitempty"`
-	Inputs                    InputsJSON         `json:"inputs"`
-	Warnings                  []warningJSON      `json:"warnings"`
+	// Split is the placement of a model spread over devices or memories.
+	Split *splitJSON `json:"split,omitempty"`
+	// SmallestThatFits says, for a model that does not fit, the fewest
+	// devices or the host memory that would hold it.
+	SmallestThatFits string        `json:"smallest_that_fits,omitempty"`
+	Inputs           InputsJSON    `json:"inputs"`
+	Warnings         []warningJSON `json:"warnings"`
 }
 
 // PredictEnergyJSON is predict's energy estimate.
@@ -216,6 +221,10 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 		Inputs:      NewInputsJSON(r.Inputs, p.Why),
 		Warnings:    []warningJSON{},
 		Speculative: newSpecJSON(p.Speculative),
+		Split:       newSplitJSON(r, p.Smallest),
+	}
+	if r.Split == nil {
+		j.SmallestThatFits = p.Smallest
 	}
 	if r.Decode.Steps > 0 {
 		d := newPhaseJSON(r.Decode, r.Inputs)
@@ -533,6 +542,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	doc := &Doc{}
 	if m := r.Memory; !m.Fits {
 		nf := NotFitText(in.Model, in.Device, m.Total, m.Usable, wl.Context())
+		if r.Split != nil {
+			nf = splitNotFit(r)
+		}
 		doc.Raw(nf+"\n", "**"+nf+"**\n\n")
 	}
 	doc.Raw(fmt.Sprintf("%s on %s (%s engine, %s)\n\n", in.Model, in.Device, in.Engine, in.Runtime),
@@ -563,6 +575,27 @@ func predictDoc(p *app.Prediction) *Doc {
 	text.Both("\n")
 	text.Table(resultTable(p, ""))
 	text.Both("\n")
+	if r.Split != nil {
+		parts, pools := splitTables(r)
+		text.Table(parts)
+		text.Both("\n")
+		text.Table(pools)
+		for _, l := range splitLines(r, p.Smallest) {
+			text.Line("%s", l)
+		}
+		md := &Doc{}
+		md.Table(resultTable(p, "metric"))
+		md.Both("\n")
+		md.Table(parts)
+		md.Both("\n")
+		md.Table(pools)
+		for _, l := range splitLines(r, p.Smallest) {
+			md.Raw("", "\n"+l+"\n")
+		}
+		doc.Sub(text, md)
+		predictNotes(doc, p)
+		return doc
+	}
 	text.Table(memoryTable(r))
 	fit := "fits"
 	if !r.Memory.Fits {
@@ -584,12 +617,21 @@ func predictDoc(p *app.Prediction) *Doc {
 	if r.Decode.Steps > 0 && !r.Queued {
 		text.Line("%s", computeBoundLine(p.ExpectedComputeBoundBatch, r.ComputeBoundBatch, wl.LastStepContext()))
 	}
+	if p.Smallest != "" {
+		text.Line("smallest that would hold it: %s", p.Smallest)
+	}
 	md := &Doc{}
 	md.Raw("", "Compute: "+computeText(in, r.Ridge)+"; bandwidth "+Bandwidth(in.Bandwidth)+" datasheet.\n\n")
 	md.Table(resultTable(p, "metric"))
 	md.Both("\n")
 	md.Table(memoryTable(r))
 	doc.Sub(text, md)
+	predictNotes(doc, p)
+	return doc
+}
+
+// predictNotes are the notes under a prediction.
+func predictNotes(doc *Doc, p *app.Prediction) {
 	warnings := predictWarnings(p)
 	var tn, mn string
 	if len(warnings) > 0 {
@@ -600,7 +642,6 @@ func predictDoc(p *app.Prediction) *Doc {
 		mn += fmt.Sprintf("\n> note: %s\n", w)
 	}
 	doc.Raw(tn, mn)
-	return doc
 }
 
 // computeBoundLine says at which batch decode turns compute-bound at the

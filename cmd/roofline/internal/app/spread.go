@@ -1,0 +1,269 @@
+package app
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
+)
+
+// Spread is how a request spreads a model over more than one device or
+// memory; the zero value asks for one device, offloading to the host as
+// the runtime does when the model does not fit it.
+type Spread struct {
+	// GPULayers is llama.cpp's -ngl (the output layer counted); set only
+	// when GPULayersSet.
+	GPULayers    int
+	GPULayersSet bool
+	CPUMoE       bool
+	NCPUMoE      int
+	// Host names the host device of an offload ("": the device's
+	// default, hardware.Device.DefaultHost).
+	Host string
+	// Devices, TP and PP spread the model over devices like the one
+	// named (0: not given); EP spreads whole experts over the TP devices.
+	Devices, TP, PP int
+	EP              bool
+	// Link names the link between devices or to the host ("": the
+	// system's, else the device's host link); LinkRate and LinkLatency,
+	// when LinkRate > 0, describe one instead.
+	Link                  string
+	LinkRate, LinkLatency float64
+}
+
+// any reports whether the spread asks for more than the default.
+func (sp Spread) parallel() bool { return sp.Devices > 1 || sp.TP > 1 || sp.PP > 1 || sp.EP }
+func (sp Spread) offload() bool  { return sp.GPULayersSet || sp.CPUMoE || sp.NCPUMoE > 0 }
+
+// system resolves a system's name in sel: its device becomes the
+// hardware, its devices and link the spread's defaults.
+func (sp *Spread) system(sel *Selection) (string, bool) {
+	sys, ok := hardware.LookupSystem(sel.Hardware)
+	if !ok {
+		return "", false
+	}
+	sel.Hardware = sys.Device
+	if sp.Devices == 0 {
+		sp.Devices = sys.Count
+	}
+	if sp.Link == "" && sp.LinkRate == 0 {
+		sp.Link = sys.Link
+	}
+	return fmt.Sprintf("%s: %s (%s)", sys.Name, sys.Description, sys.Source), true
+}
+
+// link is the link the spread names, else def ("" for none).
+func (sp Spread) link(def string) (*hardware.Link, error) {
+	if sp.LinkRate > 0 || sp.LinkLatency != 0 {
+		l := hardware.Link{Name: "custom", Kind: hardware.Custom, Description: "the link given",
+			Bandwidth: sp.LinkRate, Latency: sp.LinkLatency, Sources: map[string]string{"bandwidth": "given", "latency": "given"}}
+		if err := l.Validate(); err != nil {
+			return nil, &RequestError{Input: "Link", Msg: err.Error()}
+		}
+		return &l, nil
+	}
+	name := sp.Link
+	if name == "" {
+		name = def
+	}
+	if name == "" {
+		return nil, nil
+	}
+	l, err := hardware.LookupLink(name)
+	if err != nil {
+		return nil, &RequestError{Input: "Link", Msg: err.Error()}
+	}
+	return &l, nil
+}
+
+// peerLink is the link between devices like d: an HGX system's NVLink
+// when d is one of its GPUs, else d's host link (PCIe through the host).
+func peerLink(d *hardware.Device) string {
+	for _, s := range hardware.Systems {
+		if s.Device == d.Name && s.Link != "" && s.Link[:6] == "nvlink" {
+			return s.Link
+		}
+	}
+	return d.HostLink
+}
+
+// split resolves the spread of a request on setup res: nil when the model
+// runs on one device as it is.
+func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Workload, notes []string) (*sim.Split, []string, error) {
+	s := res.Setup
+	if sp.parallel() && sp.offload() {
+		return nil, nil, &RequestError{Msg: "--gpu-layers, --cpu-moe and --n-cpu-moe place a model between one GPU and its host; they do not combine with --devices, --tp, --pp or --ep"}
+	}
+	if sp.parallel() {
+		return env.parallel(s, sp, notes)
+	}
+	d := s.Device
+	// Offloading helps only where the host's memory is another pool: a
+	// device whose memory is unified offloads only when asked.
+	if !sp.offload() && (d.Unified || s.Memory(w.Context(), w.Batch, w.UBatch).Fits || !s.Runtime.Splits(runtimes.SplitOffload)) {
+		return nil, notes, nil
+	}
+	if !s.Runtime.Splits(runtimes.SplitOffload) {
+		return nil, nil, &RequestError{Input: "GPULayers", Msg: fmt.Sprintf("%s does not offload layers to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
+	}
+	hostName, why := sp.Host, "given: --host"
+	if hostName == "" {
+		hostName, why = d.DefaultHost()
+		if hostName != "" && !d.Unified {
+			why += ": --host names another"
+		}
+	}
+	if hostName == "" {
+		if sp.offload() {
+			return nil, nil, &RequestError{Input: "Host", Msg: "is needed: " + why}
+		}
+		return nil, append(notes, why+" (--host)"), nil // no host: DOES NOT FIT as it is
+	}
+	hsel := sel
+	hsel.Hardware, hsel.Engine, hsel.Runtime, hsel.Weights, hsel.KV = hostName, "cpu", s.Runtime.Name, s.Model.Weights.Name, s.Model.KV.Name
+	hres, err := env.Resolve(hsel)
+	if err != nil {
+		return nil, nil, &RequestError{Input: "Host", Msg: err.Error()}
+	}
+	host := hres.Setup
+	if d.Unified && hostName == d.Name {
+		why = "the device's own CPU, from the same unified memory"
+	}
+	var link *hardware.Link
+	if !d.Unified {
+		if link, err = sp.link(d.HostLink); err != nil {
+			return nil, nil, err
+		}
+		if link == nil {
+			return nil, nil, &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s's profile gives no host_link (e.g. --link pcie4-x16)", d.Name)}
+		}
+	}
+	n := sim.AutoLayers
+	if sp.GPULayersSet {
+		n = sp.GPULayers
+	}
+	split, err := sim.NewOffload(s, host, link, sim.OffloadOptions{GPULayers: n, CPUMoE: sp.CPUMoE, NCPUMoE: sp.NCPUMoE}, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	if split == nil {
+		return nil, notes, nil
+	}
+	notes = append(notes, fmt.Sprintf("host: %s (%s)", hostName, why))
+	if link != nil {
+		notes = append(notes, linkNote(link, "to the host"))
+	}
+	return split, notes, nil
+}
+
+// parallel spreads the model over devices like s's.
+func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, []string, error) {
+	rt := s.Runtime
+	n := sp.Devices
+	tp, pp := sp.TP, sp.PP
+	switch {
+	case n < 0 || tp < 0 || pp < 0:
+		return nil, nil, &RequestError{Input: "Devices", Msg: "counts must be positive"}
+	case n == 0:
+		n = max(tp, 1) * max(pp, 1)
+	}
+	def := peerLink(s.Device)
+	link, err := sp.link(def)
+	if err != nil {
+		return nil, nil, err
+	}
+	if link == nil {
+		return nil, nil, &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s has no link to its peers in its profile (e.g. --link 1gbe for boards on gigabit Ethernet)", s.Device.Name)}
+	}
+	network := link.Kind == hardware.Ethernet || link.Kind == hardware.Thunderbolt
+	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 {
+		split, err := sim.NewNetwork(s, link, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		return split, append(notes, linkNote(link, "between the boards")), nil
+	}
+	switch {
+	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
+		tp, pp = n, 1
+	case tp == 0 && pp == 0:
+		tp, pp = 1, n
+	case tp == 0:
+		tp = max(1, n/pp)
+	case pp == 0:
+		pp = max(1, n/tp)
+	}
+	if tp*pp != n {
+		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d devices cannot run --tp %d × --pp %d = %d", n, tp, pp, tp*pp)}
+	}
+	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
+	if err != nil {
+		return nil, nil, err
+	}
+	return split, append(notes, linkNote(link, "between the devices")), nil
+}
+
+func linkNote(l *hardware.Link, where string) string {
+	rate := units.FormatBandwidth(l.Rate())
+	if l.Measured > 0 {
+		rate += " measured (" + units.FormatBandwidth(l.Bandwidth) + " datasheet)"
+	}
+	return fmt.Sprintf("link %s: %s, %s, %s a transfer", where, l.Description, rate, units.FormatDuration(l.Latency))
+}
+
+// smallestFit finds the fewest devices like s's that hold its model for
+// workload w under the runtime's tensor (else pipeline) parallelism, for
+// a DOES NOT FIT answer: 0 when no count up to 64 does.
+func smallestFit(s *sim.Setup, w sim.Workload) (int, string) {
+	rt := s.Runtime
+	link, _ := hardware.LookupLink(peerLink(s.Device))
+	if link.Name == "" {
+		return 0, ""
+	}
+	for n := 2; n <= 64; n++ {
+		o := sim.ParallelOptions{TP: n, PP: 1}
+		if !rt.Splits(runtimes.SplitTensor) {
+			o = sim.ParallelOptions{TP: 1, PP: n}
+		}
+		sp, err := sim.NewParallel(s, &link, o)
+		if err != nil {
+			continue
+		}
+		if fitsAll(sp.Memory(w.Context(), w.Batch, w.UBatch)) {
+			flag := fmt.Sprintf("--devices %d --tp %d", n, o.TP)
+			if o.PP > 1 {
+				flag = fmt.Sprintf("--devices %d --pp %d", n, o.PP)
+			}
+			return n, flag
+		}
+	}
+	return 0, ""
+}
+
+func fitsAll(pools []sim.PoolUse) bool {
+	for _, p := range pools {
+		if !p.Fits {
+			return false
+		}
+	}
+	return true
+}
+
+// hostNeed is how much usable memory a host would need to hold an
+// offload's host part (0 when it fits).
+func hostNeed(r *sim.Result) float64 {
+	if r.Split == nil {
+		return 0
+	}
+	need := 0.0
+	for _, p := range r.Split.Pools {
+		if p.Host && !p.Fits {
+			need = math.Max(need, p.Total)
+		}
+	}
+	return need
+}

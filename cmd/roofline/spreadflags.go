@@ -1,0 +1,75 @@
+package main
+
+import (
+	"math"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/units"
+	"github.com/urfave/cli/v2"
+)
+
+// spreadFlags spread a model over more than one device or memory:
+// predict's, chat's and plan's.
+func spreadFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "gpu-layers", Aliases: []string{"ngl"}, Usage: "layers on the GPU as llama.cpp's -ngl counts them (the output layer is one: 81 for an 80-layer model), the rest in host memory on the CPU; default: as many as fit, as llama.cpp's --fit places them, when the model does not fit"},
+		&cli.BoolFlag{Name: "cpu-moe", Usage: "keep every layer's routed experts in host memory (llama.cpp --cpu-moe)"},
+		&cli.IntFlag{Name: "n-cpu-moe", Usage: "keep the routed experts of the first `N` layers in host memory (llama.cpp --n-cpu-moe)"},
+		&cli.StringFlag{Name: "host", Usage: "host `DEVICE` whose memory and CPU take offloaded layers; default: desktop-ddr5 for a desktop GPU, the device itself for unified memory"},
+		&cli.IntFlag{Name: "devices", Usage: "spread the model over `N` devices like --hardware (a system such as hgx-h100 gives its own)"},
+		&cli.IntFlag{Name: "tp", Usage: "tensor-parallel size: every layer split over `N` devices"},
+		&cli.IntFlag{Name: "pp", Usage: "pipeline-parallel size: `N` stages of consecutive layers"},
+		&cli.BoolFlag{Name: "ep", Usage: "expert parallel: whole routed experts spread over the --tp devices"},
+		&cli.StringFlag{Name: "link", Usage: "link between the devices or to the host: a `NAME` (" + joinNames(hardware.LinkNames()) + ") or a rate such as 10GB/s; default: the system's, else the device's host link"},
+		&cli.StringFlag{Name: "link-latency", Usage: "latency of each transfer on a --link given as a rate (`DURATION`, e.g. 50us); default 0"},
+	}
+}
+
+func joinNames(n []string) string {
+	out := ""
+	for i, s := range n {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// spread reads the spreadFlags.
+func spread(c *cli.Context) (app.Spread, error) {
+	sp := app.Spread{GPULayers: c.Int("gpu-layers"), GPULayersSet: c.IsSet("gpu-layers"), CPUMoE: c.Bool("cpu-moe"), NCPUMoE: c.Int("n-cpu-moe"),
+		Host: c.String("host"), Devices: c.Int("devices"), TP: c.Int("tp"), PP: c.Int("pp"), EP: c.Bool("ep")}
+	for _, f := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"gpu-layers", sp.GPULayers, 0}, {"n-cpu-moe", sp.NCPUMoE, 0}, {"devices", sp.Devices, 1}, {"tp", sp.TP, 1}, {"pp", sp.PP, 1}} {
+		if c.IsSet(f.name) && f.v < f.min {
+			return sp, usageErr("--%s must be at least %d, got %d", f.name, f.min, f.v)
+		}
+	}
+	if l := c.String("link"); l != "" {
+		if _, err := hardware.LookupLink(l); err == nil {
+			sp.Link = l
+		} else {
+			rate, _, qerr := quantity(c, "link", units.DimBandwidth)
+			if qerr != nil || !(rate > 0) || math.IsInf(rate, 0) {
+				return sp, usageErr("--link %q: a link's rate must be a positive bandwidth such as 10GB/s, or a name (%s)", l, joinNames(hardware.LinkNames()))
+			}
+			sp.LinkRate = rate
+		}
+	}
+	if c.IsSet("link-latency") {
+		if sp.LinkRate == 0 {
+			return sp, usageErr("--link-latency describes a --link given as a rate; a named link has its own latency")
+		}
+		lat, _, err := quantity(c, "link-latency", units.DimDuration)
+		if err != nil || !(lat >= 0) || math.IsInf(lat, 0) {
+			return sp, usageErr("--link-latency %q: want a duration of 0 or more, such as 50us", c.String("link-latency"))
+		}
+		sp.LinkLatency = lat
+	}
+	return sp, nil
+}

@@ -1,0 +1,172 @@
+package hardware
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Link is a connection between two memories or two devices: the PCIe
+// bus between a discrete GPU and its host, NVLink between GPUs, a network
+// between boards. Bandwidth is per direction, the bus or line rate after
+// its encoding (a datasheet figure); Measured is what transfers reach on
+// it where a measurement is published (0: none, the datasheet rate is
+// used); Latency is the cost of one synchronised transfer, or one step of
+// a collective, whatever its size.
+type Link struct {
+	Name        string
+	Kind        LinkKind
+	Description string
+	Bandwidth   float64 // B/s per direction, datasheet
+	Measured    float64 // B/s per direction, measured; 0 when none is published
+	Latency     float64 // s per transfer
+	// Sources says where each figure comes from: "bandwidth", "measured",
+	// "latency".
+	Sources map[string]string
+}
+
+// LinkKind is the class of a link.
+type LinkKind string
+
+// Link kinds.
+const (
+	PCIe        LinkKind = "pcie"
+	NVLink      LinkKind = "nvlink"
+	Ethernet    LinkKind = "ethernet"
+	Thunderbolt LinkKind = "thunderbolt"
+	// Custom is a link a user describes by its rate and latency.
+	Custom LinkKind = "custom"
+)
+
+// Rate is what transfers reach on the link: the measured rate where one
+// is published, else the datasheet's.
+func (l *Link) Rate() float64 {
+	if l.Measured > 0 {
+		return l.Measured
+	}
+	return l.Bandwidth
+}
+
+// Transfer is the time to send b bytes over the link at rate r (Rate or
+// Bandwidth) in one synchronised transfer.
+func (l *Link) Transfer(b, r float64) float64 { return l.Latency + b/r }
+
+// AllReduce is a ring all-reduce of b bytes over n devices at rate r:
+// each device sends and receives 2(n−1)/n of the bytes, in 2(n−1) steps
+// of one latency each (NCCL's ring; docs/method.md §11). 0 for one device.
+func (l *Link) AllReduce(b float64, n int, r float64) float64 {
+	if n <= 1 {
+		return 0
+	}
+	k := float64(n - 1)
+	return 2*k/float64(n)*b/r + 2*k*l.Latency
+}
+
+// AllToAll is an all-to-all of b bytes held by each of n devices at rate
+// r: each sends (n−1)/n of them, one message to each peer. 0 for one
+// device.
+func (l *Link) AllToAll(b float64, n int, r float64) float64 {
+	if n <= 1 {
+		return 0
+	}
+	k := float64(n - 1)
+	return k/float64(n)*b/r + k*l.Latency
+}
+
+// Validate checks that the rates are positive and finite and the latency
+// finite and not negative.
+func (l *Link) Validate() error {
+	var errs []error
+	if !(l.Bandwidth > 0) || math.IsInf(l.Bandwidth, 0) {
+		errs = append(errs, fmt.Errorf("link %s: bandwidth must be a positive rate, got %g B/s", l.Name, l.Bandwidth))
+	}
+	if l.Measured < 0 || math.IsNaN(l.Measured) || math.IsInf(l.Measured, 0) || l.Measured > l.Bandwidth*1.05 {
+		errs = append(errs, fmt.Errorf("link %s: the measured rate must be positive and not above the datasheet's, got %g B/s", l.Name, l.Measured))
+	}
+	if !(l.Latency >= 0) || math.IsInf(l.Latency, 0) {
+		errs = append(errs, fmt.Errorf("link %s: latency must be a finite, non-negative duration, got %g s", l.Name, l.Latency))
+	}
+	return errors.Join(errs...)
+}
+
+// Sources of the built-in links, cited in Links.
+const (
+	srcPCIeMeasured = "[S] ZaidQureshi/bam issue #54 (msharmavikram, the BaM authors): an A100 reaches 25 GB/s of its PCIe 4.0 x16 and a V100 12 GB/s of its PCIe 3.0 x16, measured peaks (command processing and packet overheads)"
+	srcPCIeLatency  = "[S] kekzl/imp pull request #1357: a device-to-host copy of 8 KiB and a synchronise take a median 45.4 µs, a copy each way 86.2 µs (300 repetitions on an idle GPU, the same from 8 KiB to 1 MiB): 43 µs per synchronised transfer"
+	srcNVLinkShare  = "[S] NVIDIA/nccl-tests issue #212 (sjeaugey, NCCL): \"450GB/s is the line rate. With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s\" on an H100"
+	srcNVLinkStep   = "[S] NVIDIA/nccl issue #1259: a small all-reduce over two H100s of an HGX node takes about 6 µs, two ring steps: 3 µs a step"
+	srcEthLatency   = "[S] geerlingguy/raspberry-pi-pcie-devices issue #337: hping round trips of 0.1 ms minimum and 0.5 ms average between a Compute Module 4 board and a Mac on a gigabit LAN: half the average, 0.25 ms a message"
+	srcTBLatency    = "[S] anthony-chaudhary/fak issue #12596: clustering Macs over TCP/IP costs 250-350 µs of synchronisation per exchange (RDMA over Thunderbolt 5, macOS 26.2, under 50 µs): 300 µs a message over IP"
+)
+
+// pcie is a PCIe link of `lanes` lanes at gen's transfer rate, 128b/130b
+// encoded (generations 3 to 5).
+func pcie(gen, lanes int, measured float64, measuredSrc string) Link {
+	gt := map[int]float64{3: 8e9, 4: 16e9, 5: 32e9}[gen]
+	bw := gt * 128 / 130 * float64(lanes) / 8
+	name := fmt.Sprintf("pcie%d-x%d", gen, lanes)
+	return Link{Name: name, Kind: PCIe, Description: fmt.Sprintf("PCI Express %d.0 x%d", gen, lanes),
+		Bandwidth: bw, Measured: measured, Latency: 43e-6,
+		Sources: map[string]string{
+			"bandwidth": fmt.Sprintf("[D] %.0f GT/s × 128/130 × %d lanes / 8 = %.2f GB/s per direction (PCI Express Base Specification)", gt/1e9, lanes, bw/1e9),
+			"measured":  measuredSrc,
+			"latency":   srcPCIeLatency,
+		}}
+}
+
+// Links are the built-in links, by name (--link, a device's host_link).
+var Links = []Link{
+	pcie(3, 16, 12e9, srcPCIeMeasured),
+	pcie(4, 4, 25e9/4, "[D] a quarter of PCIe 4.0 x16's measured 25 GB/s: "+srcPCIeMeasured),
+	pcie(4, 8, 25e9/2, "[D] half of PCIe 4.0 x16's measured 25 GB/s: "+srcPCIeMeasured),
+	pcie(4, 16, 25e9, srcPCIeMeasured),
+	pcie(5, 16, 50e9, "[D] twice PCIe 4.0 x16's measured 25 GB/s, the same share of the bus: "+srcPCIeMeasured),
+	{Name: "nvlink3", Kind: NVLink, Description: "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6,
+		Sources: map[string]string{"bandwidth": "[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (both directions): 300 GB/s per direction",
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep}},
+	{Name: "nvlink4", Kind: NVLink, Description: "NVLink 4 (H100 and H200 SXM, through NVSwitch in an HGX/DGX H100)", Bandwidth: 450e9, Measured: 370e9, Latency: 3e-6,
+		Sources: map[string]string{"bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
+			"measured": srcNVLinkShare, "latency": srcNVLinkStep}},
+	{Name: "nvlink5", Kind: NVLink, Description: "NVLink 5 (B200, through NVSwitch in an HGX B200)", Bandwidth: 900e9, Measured: 900e9 * 370 / 450, Latency: 3e-6,
+		Sources: map[string]string{"bandwidth": "[V] NVIDIA DGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU (both directions): 900 GB/s per direction",
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep}},
+	{Name: "1gbe", Kind: Ethernet, Description: "Gigabit Ethernet (1000BASE-T), TCP", Bandwidth: 125e6, Measured: 117.5e6, Latency: 0.25e-3,
+		Sources: map[string]string{"bandwidth": "[D] 1 Gb/s / 8 = 125 MB/s per direction (IEEE 802.3ab)",
+			"measured": "[S] geerlingguy/internet-pi issue #322: a Pi's line speed to another computer is 930-940 Mb/s in iperf3 (TCP): 940 Mb/s = 117.5 MB/s", "latency": srcEthLatency}},
+	{Name: "2.5gbe", Kind: Ethernet, Description: "2.5 Gigabit Ethernet (2.5GBASE-T), TCP", Bandwidth: 312.5e6, Measured: 293.75e6, Latency: 0.25e-3,
+		Sources: map[string]string{"bandwidth": "[D] 2.5 Gb/s / 8 = 312.5 MB/s per direction (IEEE 802.3bz)",
+			"measured": "[S] geerlingguy/raspberry-pi-pcie-devices issue #647: a Radxa 2.5G HAT on a Pi 5 runs iperf3 at 2.35 Gb/s per port = 293.75 MB/s", "latency": "[A] as gigabit Ethernet (the TCP stack and the switch, not the line, set it): " + srcEthLatency}},
+	{Name: "10gbe", Kind: Ethernet, Description: "10 Gigabit Ethernet (10GBASE-T or SFP+), TCP", Bandwidth: 1.25e9, Measured: 1.175e9, Latency: 0.25e-3,
+		Sources: map[string]string{"bandwidth": "[D] 10 Gb/s / 8 = 1.25 GB/s per direction (IEEE 802.3an)",
+			"measured": "[D] the share TCP reaches on gigabit Ethernet (940 of 1000 Mb/s, geerlingguy/internet-pi issue #322)", "latency": "[A] as gigabit Ethernet: " + srcEthLatency}},
+	{Name: "tb4-net", Kind: Thunderbolt, Description: "Thunderbolt 4 networking (IP over a Thunderbolt cable between two computers)", Bandwidth: 5e9, Latency: 0.3e-3,
+		Sources: map[string]string{"bandwidth": "[V] Intel Thunderbolt 4 specification: 40 Gb/s = 5 GB/s per direction (PCIe tunnelling is limited to 32 Gb/s; IP networking reaches less, no measurement published with its method)",
+			"latency": srcTBLatency}},
+	{Name: "tb5-net", Kind: Thunderbolt, Description: "Thunderbolt 5 networking (IP over a Thunderbolt 5 cable)", Bandwidth: 10e9, Latency: 0.3e-3,
+		Sources: map[string]string{"bandwidth": "[V] Intel Thunderbolt 5 specification: 80 Gb/s = 10 GB/s per direction (120 Gb/s one way in Bandwidth Boost)",
+			"latency": srcTBLatency}},
+}
+
+// LinkNames lists the built-in links' names.
+func LinkNames() []string {
+	n := make([]string, len(Links))
+	for i, l := range Links {
+		n[i] = l.Name
+	}
+	return n
+}
+
+// LookupLink finds a built-in link by name (case and the separators "-"
+// and "." ignored: "PCIe4x16" is pcie4-x16).
+func LookupLink(name string) (Link, error) {
+	key := func(s string) string {
+		return strings.NewReplacer("-", "", ".", "", "_", "").Replace(strings.ToLower(s))
+	}
+	for _, l := range Links {
+		if key(l.Name) == key(name) {
+			return l, nil
+		}
+	}
+	return Link{}, fmt.Errorf("unknown link %q (want %s, or a rate such as 25GB/s)", name, strings.Join(LinkNames(), ", "))
+}

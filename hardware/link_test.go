@@ -1,0 +1,75 @@
+package hardware
+
+import (
+	"math"
+	"testing"
+)
+
+// TestLinks: the built-in links' figures, worked by hand from their
+// sources, and the collective formulas.
+func TestLinks(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		bw, rate, lat float64
+	}{
+		// 16 GT/s × 128/130 × 16 lanes / 8 = 31.51 GB/s; 25 GB/s measured (BaM #54).
+		{"pcie4-x16", 16e9 * 128 / 130 * 16 / 8, 25e9, 43e-6},
+		// 8 GT/s × 128/130 × 16 / 8 = 15.75 GB/s; 12 GB/s measured.
+		{"pcie3-x16", 8e9 * 128 / 130 * 16 / 8, 12e9, 43e-6},
+		// 32 GT/s × 128/130 × 16 / 8 = 63.0 GB/s.
+		{"PCIe5-X16", 32e9 * 128 / 130 * 16 / 8, 50e9, 43e-6},
+		// 900 GB/s both ways; NCCL 370 GB/s (nccl-tests #212).
+		{"nvlink4", 450e9, 370e9, 3e-6},
+		// 1 Gb/s; 940 Mb/s TCP; half a 0.5 ms round trip.
+		{"1gbe", 125e6, 117.5e6, 0.25e-3},
+		// 40 Gb/s, no measurement: the datasheet rate.
+		{"tb4-net", 5e9, 5e9, 0.3e-3},
+	} {
+		l, err := LookupLink(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Validate(); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		if math.Abs(l.Bandwidth/c.bw-1) > 1e-12 || l.Rate() != c.rate || l.Latency != c.lat {
+			t.Errorf("%s: bandwidth %g, rate %g, latency %g; want %g, %g, %g", c.name, l.Bandwidth, l.Rate(), l.Latency, c.bw, c.rate, c.lat)
+		}
+		for _, k := range []string{"bandwidth", "latency"} {
+			if l.Sources[k] == "" {
+				t.Errorf("%s: no source for %s", c.name, k)
+			}
+		}
+	}
+	l, _ := LookupLink("nvlink4")
+	// Ring all-reduce of 16 KiB over 8 GPUs at 370 GB/s: 2·7/8 × 16384 B /
+	// 370e9 = 77.5 ns, plus 14 steps × 3 µs = 42 µs.
+	want := 2*7.0/8*16384/370e9 + 14*3e-6
+	if got := l.AllReduce(16384, 8, l.Rate()); math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("all-reduce: %g s, want %g", got, want)
+	}
+	if l.AllReduce(16384, 1, l.Rate()) != 0 || l.AllToAll(1e6, 1, l.Rate()) != 0 {
+		t.Error("a collective over one device takes time")
+	}
+	// All-to-all of 1 MB over 4: 3/4 MB at 370 GB/s + 3 messages × 3 µs.
+	if got, want := l.AllToAll(1e6, 4, l.Rate()), 0.75e6/370e9+3*3e-6; math.Abs(got/want-1) > 1e-12 {
+		t.Errorf("all-to-all: %g s, want %g", got, want)
+	}
+	if _, err := LookupLink("pcie9-x32"); err == nil {
+		t.Error("an unknown link was found")
+	}
+	for _, bad := range []Link{{Name: "zero", Bandwidth: 0}, {Name: "nan", Bandwidth: math.NaN()}, {Name: "inf", Bandwidth: math.Inf(1)}, {Name: "neg-latency", Bandwidth: 1e9, Latency: -1}} {
+		if bad.Validate() == nil {
+			t.Errorf("link %s validated", bad.Name)
+		}
+	}
+}
+
+// TestSystems: every built-in system names a link that exists.
+func TestSystems(t *testing.T) {
+	for _, s := range Systems {
+		if _, err := LookupLink(s.Link); err != nil || s.Count < 2 || s.Source == "" {
+			t.Errorf("system %s: link %q (%v), %d devices, source %q", s.Name, s.Link, err, s.Count, s.Source)
+		}
+	}
+}

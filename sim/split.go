@@ -1,0 +1,654 @@
+package sim
+
+import (
+	"fmt"
+	"github.com/roofline/roofline/runtimes"
+	"math"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/units"
+)
+
+// Pool is a memory a split model's tensors live in: a GPU's memory, its
+// host's RAM, each device of a tensor-parallel group.
+type Pool struct {
+	Name   string
+	Device *hardware.Device
+	// Usable is the memory the runtime may use in it, B: the device's
+	// usable memory times the runtime's share.
+	Usable float64
+	// Margin is what the placement rule keeps free in it, B (llama.cpp's
+	// --fit target on a GPU); 0 for none.
+	Margin float64
+	// Devices is how many identical devices the pool stands for (a
+	// tensor-parallel group): its figures are each device's.
+	Devices int
+	// Host is true for a host's RAM beside a discrete device.
+	Host bool
+}
+
+// PoolUse is what a configuration needs in a pool, B.
+type PoolUse struct {
+	Pool
+	Weights, KV, Activations, Overhead, Total float64
+	Fits                                      bool
+	Headroom                                  float64 // Usable − Total
+}
+
+// Stage is a part of a split model priced on one engine: what one device
+// of it streams and computes per pass, at that engine's rates.
+type Stage struct {
+	Name   string // what it holds, in words
+	Engine string // where it computes: "rtx-4090 gpu", "desktop-ddr5 cpu"
+	Part   model.Part
+	// Cost is the stage's share of the model: a slice, and under tensor
+	// parallelism one device's shard of it.
+	Cost *model.Cost
+	// Pool holds its weights, KVPool its KV cache (-1: none); Compute is
+	// the pool of the device it computes on (its compute buffer).
+	Pool, KVPool, Compute int
+	// Layers are the layers whose fixed cost it pays.
+	Layers int
+	setup  *Setup
+	r      rates // expected
+	ideal  rates
+}
+
+// SplitKind is how a split spreads a model.
+type SplitKind string
+
+// Split kinds.
+const (
+	// Offload keeps part of the model in a host's memory beside a GPU
+	// (llama.cpp -ngl, --n-cpu-moe).
+	Offload SplitKind = "offload"
+	// Parallel spreads the model over devices in one machine: tensor,
+	// pipeline and expert parallel.
+	Parallel SplitKind = "parallel"
+	// Network spreads it over machines on a network (llama.cpp RPC).
+	Network SplitKind = "network"
+)
+
+// Split is a model spread over engines and memories, priced by the same
+// pass functions as one device (each stage's slice of the model at its
+// engine's rates) plus what crosses the links: activations between
+// stages and tensor-parallel collectives.
+type Split struct {
+	Kind SplitKind
+	// Main is the first device's setup: the workload's rules, the
+	// runtime, the warnings.
+	Main  *Setup
+	Pools []Pool
+	// Prefill and Decode are the stages a prefill pass and a decode step
+	// run, in order: they differ where a runtime runs host-resident
+	// products on the GPU for large passes (llama.cpp's op offload).
+	Prefill, Decode []*Stage
+	// Link joins the stages; nil when nothing crosses one (unified
+	// memory).
+	Link *hardware.Link
+	// TP devices share every product, PP stages run one after another
+	// on devices of their own; EP spreads whole experts over the TP
+	// devices.
+	TP, PP int
+	EP     bool
+	// PipelineBatches is how many micro-batches a decode step splits the
+	// batch into when PP > 1 (vLLM: one per stage; llama.cpp: one).
+	PipelineBatches func(batch int) int
+	// PipelinedPrefill is true when a prompt's passes follow each other
+	// through the stages (llama.cpp's pipeline parallelism, vLLM's
+	// chunks), rather than one pass at a time.
+	PipelinedPrefill bool
+	// Hops are the activation transfers a prefill pass and a decode step
+	// make between stages, each of HopBytes per token.
+	PrefillHops, DecodeHops int
+	HopBytes                float64
+	// HopRoundTrip is true when each transfer waits for a reply (an RPC
+	// request): two latencies.
+	HopRoundTrip bool
+	// AllReduces per pass of CollectiveBytes per token (tensor parallel),
+	// AllToAlls per pass of ExpertBytes per token (expert parallel).
+	AllReduces, AllToAlls        int
+	CollectiveBytes, ExpertBytes float64
+	// GPULayers is the layers on the GPU as llama.cpp counts them (the
+	// output layer is one), for an offload; Layers the model's plus one.
+	GPULayers, Layers int
+	// ExpertLayers are the layers whose routed experts stay in host
+	// memory (offload).
+	ExpertLayers int
+	// Notes say how the placement was chosen.
+	Notes []string
+	// prefillSmall are the prefill stages of a pass too small for
+	// llama.cpp to run host-resident products on the GPU (OpOffloadRows),
+	// with smallHops transfers a pass; nil when Prefill serves every
+	// pass.
+	prefillSmall []*Stage
+	smallHops    int
+}
+
+// prefillStages are the stages and hops of workload w's prefill passes.
+func (sp *Split) prefillStages(w Workload) ([]*Stage, int) {
+	if sp.prefillSmall != nil && !sp.opOffload(w) {
+		return sp.prefillSmall, sp.smallHops
+	}
+	return sp.Prefill, sp.PrefillHops
+}
+
+// SplitResult is what a split prediction adds to a Result.
+type SplitResult struct {
+	Kind   SplitKind
+	Pools  []PoolUse
+	Stages []StageTime
+	// Link names the link between the stages ("" without one).
+	Link string
+	// Transfer and collective time over the whole prefill and per decode
+	// step (mean), s.
+	TransferTTFT, TransferTPOT     float64
+	CollectiveTTFT, CollectiveTPOT float64
+	// BubbleTPOT is the pipeline's idle share of a decode step's time
+	// (PP > 1): micro-batches fewer than stages.
+	BubbleTPOT float64
+	TP, PP     int
+	EP         bool
+	Devices    int
+	GPULayers  int
+	Layers     int
+	// ExpertLayers are the layers whose routed experts stay in host memory.
+	ExpertLayers int
+	Notes        []string
+}
+
+// StageTime is one stage's share of a prediction.
+type StageTime struct {
+	Name, Pool string
+	// PrefillEngine and DecodeEngine say where the stage computes in each
+	// phase ("" when it takes no part in it): a host layer's products run
+	// on the GPU in a large prefill pass.
+	PrefillEngine, DecodeEngine string
+	// Prefill is the stage's time over the whole prefill, Decode its mean
+	// time per decode step, s.
+	Prefill, Decode float64
+}
+
+// newStage is a stage of part p of the model on setup s's engine, its
+// weights in pool, priced with the fixed cost of its layers (and the
+// step's own when first).
+func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, compute int, first, prefill bool) *Stage {
+	st := &Stage{Name: name, Engine: s.Device.Name + " " + s.Engine.Name, Part: p, Cost: c, Pool: pool, KVPool: kvPool, Compute: compute,
+		Layers: p.Layers(), setup: s}
+	in := &s.Inputs
+	layers := float64(st.Layers) / float64(max(in.LayerUnits, 1))
+	if prefill {
+		st.r = s.rates.prefill
+		st.r.overhead = layers * in.Efficiency.LayerOverhead
+		if first {
+			st.r.overhead += in.Efficiency.PassOverhead
+		}
+	} else {
+		st.r = s.rates.decode
+		st.r.overhead = layers * in.Efficiency.LayerOverhead
+		if first {
+			st.r.overhead += in.Efficiency.StepOverhead
+		}
+	}
+	if in.Layers > 0 {
+		st.r.host *= float64(st.Layers) / float64(in.Layers)
+	}
+	st.ideal = s.rates.ideal
+	return st
+}
+
+// overLink makes a prefill stage whose weights live in host memory run
+// its products on gpu's engine, the weights crossing link (llama.cpp
+// offloads a product of 32 rows or more to the GPU, copying its weights),
+// while its attention reads the cache where it is, at the host's rates.
+func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
+	host := st.r
+	st.r = gpu.rates.prefill
+	st.r.overhead = float64(st.Layers) / float64(max(gpu.Inputs.LayerUnits, 1)) * gpu.Inputs.Efficiency.LayerOverhead
+	st.r.bw = link.Rate()
+	st.r.kv = host.bw
+	st.r.attention = host.attention
+	st.ideal = gpu.rates.ideal
+	st.ideal.bw = link.Bandwidth
+	st.ideal.kv = st.setup.rates.ideal.bw
+	st.Engine = gpu.Device.Name + " " + gpu.Engine.Name + " (weights over " + link.Name + ")"
+	st.Compute = compute
+	st.setup = gpu
+}
+
+// linkTime is what crosses the links over `passes` passes carrying
+// `tokens` tokens in all: activation hops between stages and the
+// tensor-parallel collectives, at the link's measured rate and latency
+// (ideal: its datasheet rate, no latency). Transfers and collectives
+// apart.
+func (sp *Split) linkTime(passes, hops int, tokens float64, ideal bool) (transfer, collective float64) {
+	l := sp.Link
+	if l == nil || passes <= 0 {
+		return 0, 0
+	}
+	rate, lat := l.Rate(), l.Latency
+	if ideal {
+		rate, lat = l.Bandwidth, 0
+	}
+	p := float64(passes)
+	trips := 1.0
+	if sp.HopRoundTrip {
+		trips = 2
+	}
+	transfer = float64(hops) * (p*trips*lat + tokens*sp.HopBytes/rate)
+	if n := sp.TP; n > 1 {
+		k, fn := float64(n-1), float64(n)
+		collective = float64(sp.AllReduces)*(p*2*k*lat+2*k/fn*tokens*sp.CollectiveBytes/rate) +
+			float64(sp.AllToAlls)*(p*k*lat+k/fn*tokens*sp.ExpertBytes/rate)
+	}
+	return transfer, collective
+}
+
+// stageSums are a stage's phase: expected and ideal.
+type stageSums struct {
+	exp, ideal sums
+	// bytes and flops of the ideal sums at the stage's ideal rates.
+	bytes, flops float64
+	overhead     float64
+}
+
+// Predict prices workload w on the split: every stage's prefill passes
+// and decode steps by the pass functions of one device (newPhases, at the
+// stage's rates), added in the order they run, plus the links.
+func (sp *Split) Predict(w Workload) (*Result, error) {
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	s := sp.Main
+	from := "given"
+	if w.UBatch == 0 { // the runtime's passes, as Setup.Predict resolves them
+		whole := w.Batch * w.Prompt
+		if !s.Inputs.ContinuousBatching {
+			whole = w.Prompt
+		}
+		w.UBatch, from = s.Chunk(0, whole), s.Inputs.ChunkFrom
+	}
+	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
+		one := w
+		one.Batch = 1
+		r, err := sp.Predict(one)
+		if err != nil {
+			return nil, err
+		}
+		B := float64(w.Batch)
+		r.Inputs.Workload, r.Queued = w, true
+		r.LastTTFT, r.LastE2E = (B-1)*r.E2E+r.TTFT, B*r.E2E
+		return r, nil
+	}
+	r := &Result{Inputs: s.Inputs}
+	in := &r.Inputs
+	in.Workload, in.UBatchFrom = w, from
+	r.Ridge = in.Peak / in.Bandwidth
+	flash := in.FlashAttention
+	sr := &SplitResult{Kind: sp.Kind, TP: sp.TP, PP: sp.PP, EP: sp.EP, GPULayers: sp.GPULayers, Layers: sp.Layers,
+		ExpertLayers: sp.ExpertLayers, Notes: sp.Notes, Devices: sp.devices()}
+	if sp.Link != nil {
+		sr.Link = sp.Link.Name
+	}
+
+	// Prefill: the prompt's passes through every stage.
+	prefill, prefillHops := sp.prefillStages(w)
+	pre := make([]stageSums, len(prefill))
+	passes := 0
+	inOrder := s.Inputs.PrefillOrder == runtimes.InOrder
+	for i, st := range prefill {
+		p := newPhasesIn(st.Cost, w, flash, inOrder)
+		passes = p.prefillPasses()
+		pe, pi := p.prefillAt(&st.r), p.prefillAt(&st.ideal)
+		e, id := pe.sum(), pi.sum()
+		if passes > 1 { // the ideal in one pass, as Setup.prefillPhase prices it
+			one := w
+			one.UBatch, one.Output = max(1, w.Batch*w.Prompt), 1
+			op := newPhases(st.Cost, one, flash)
+			opp := op.prefillAt(&st.ideal)
+			id = opp.sum()
+		}
+		pre[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(p.passes) * st.r.overhead}
+	}
+	tokens := float64(w.Batch * w.Prompt)
+	tr, co := sp.linkTime(passes, prefillHops, tokens, false)
+	itr, ico := sp.linkTime(passes, prefillHops, tokens, true)
+	sr.TransferTTFT, sr.CollectiveTTFT = tr, co
+	r.Prefill = sp.combine(pre, passes, 1, tr+co, itr+ico, true)
+	r.TTFT, r.TTFTBound = r.Prefill.Time, r.Prefill.IdealTime
+	r.PrefillTokensPerS = tokens / r.TTFT
+
+	// Decode: every step through every stage, the batch in micro-batches
+	// through a pipeline.
+	steps := w.Output - 1
+	r.TPOT, r.ITLFirst, r.ITLLast, r.TPOTBound = math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	dec := make([]stageSums, len(sp.Decode))
+	micro := 1
+	if sp.PP > 1 && sp.PipelineBatches != nil {
+		micro = max(1, min(sp.PipelineBatches(w.Batch), w.Batch))
+	}
+	if steps > 0 {
+		dw := w
+		dw.Batch = (w.Batch + micro - 1) / micro
+		var first, last float64
+		for i, st := range sp.Decode {
+			p := newPhases(st.Cost, dw, flash)
+			dp := p.decodeAt(&st.r)
+			di := p.decodeAt(&st.ideal)
+			e, id := dp.sum(), di.sum()
+			dec[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(steps) * st.r.overhead}
+			first += dp.time(p.firstStep())
+			last += dp.time(p.lastStep())
+		}
+		dtr, dco := sp.linkTime(steps, sp.DecodeHops, float64(steps*dw.Batch), false)
+		itr, ico := sp.linkTime(steps, sp.DecodeHops, float64(steps*dw.Batch), true)
+		sr.TransferTPOT, sr.CollectiveTPOT = dtr/float64(steps), dco/float64(steps)
+		r.Decode = sp.combine(dec, steps, micro, dtr+dco, itr+ico, false)
+		if sp.PP > 1 {
+			sr.BubbleTPOT = sp.bubble(dec, micro, dtr+dco)
+		}
+		r.TPOT = r.Decode.Time / float64(steps)
+		r.TPOTBound = r.Decode.IdealTime / float64(steps)
+		step := (dtr + dco) / float64(steps)
+		scale := r.Decode.Time / math.Max(sumTimes(dec)+dtr+dco, 1e-300)
+		r.ITLFirst, r.ITLLast = (first+step)*scale, (last+step)*scale
+		r.DecodeTokensPerS = 1 / r.TPOT
+		r.ThroughputTokensPerS = float64(w.Batch) / r.TPOT
+	} else {
+		r.warn("no-decode", "one output token: the prefill yields it, so TPOT and ITL are undefined")
+	}
+	r.E2E = r.TTFT + r.Decode.Time
+	r.E2EBound = r.TTFTBound + r.Decode.IdealTime
+	r.LastTTFT, r.LastE2E = r.TTFT, r.E2E
+
+	for i, st := range prefill {
+		sr.Stages = append(sr.Stages, StageTime{Name: st.Name, PrefillEngine: st.Engine, Pool: sp.poolName(st.Pool), Prefill: pre[i].exp.time})
+	}
+	for i, st := range sp.Decode {
+		t := 0.0
+		if steps > 0 {
+			t = dec[i].exp.time / float64(steps)
+		}
+		found := false
+		for j := range sr.Stages {
+			if sr.Stages[j].Name == st.Name {
+				sr.Stages[j].Decode, sr.Stages[j].DecodeEngine, found = t, st.Engine, true
+			}
+		}
+		if !found {
+			sr.Stages = append(sr.Stages, StageTime{Name: st.Name, DecodeEngine: st.Engine, Pool: sp.poolName(st.Pool), Decode: t})
+		}
+	}
+	sr.Pools = sp.Memory(w.Context(), w.Batch, w.UBatch)
+	r.Memory = sp.memoryTotal(sr.Pools, w.Batch, w.UBatch)
+	r.Split = sr
+	cold := s.ColdStart(r.TTFT)
+	r.LoadTime = cold.Load
+	if in.Cold {
+		r.ColdTTFT = cold.TTFT
+	}
+	sp.warnings(r)
+	sp.intervals(r, prefill, pre, dec, tr+co, steps)
+	return r, nil
+}
+
+// combine adds the stages of a phase of n units: in sequence, or through
+// a pipeline of PP stages — decode steps with `micro` micro-batches in
+// flight, prefill passes one after another — plus the links' time.
+func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, prefill bool) Phase {
+	ph := Phase{Steps: n}
+	var exp, ideal sums
+	slowest, slowestIdeal := 0.0, 0.0
+	for _, s := range st {
+		exp.add(s.exp)
+		ideal.add(s.ideal)
+		ph.Bytes += s.bytes
+		ph.FLOPs += s.flops
+		ph.OverheadTime += s.overhead
+		slowest, slowestIdeal = max(slowest, s.exp.time), max(slowestIdeal, s.ideal.time)
+	}
+	ph.Time, ph.IdealTime = exp.time+link, ideal.time+idealLink
+	switch {
+	case sp.PP <= 1 || n <= 0:
+	case !prefill && micro > 1:
+		// Each micro-batch's step goes through every stage; the stages
+		// work on the micro-batches in turn, so a round takes the longer
+		// of one trip and `micro` visits of the slowest stage.
+		ph.Time = max(ph.Time, float64(micro)*(slowest+link/float64(sp.PP)))
+		ph.IdealTime = max(ph.IdealTime, float64(micro)*(slowestIdeal+idealLink/float64(sp.PP)))
+	case prefill && sp.PipelinedPrefill && n > 1:
+		// The first pass fills the pipeline; each next one leaves it a
+		// slowest stage later (the stage sums are over all n passes).
+		k := float64(n)
+		ph.Time = (exp.time+(k-1)*slowest)/k + link
+		ph.IdealTime = (ideal.time+(k-1)*slowestIdeal)/k + idealLink
+	}
+	ph.MemoryTime, ph.ComputeTime, ph.ComputeBoundSteps = exp.memory, exp.compute, exp.computeBound
+	if ph.Bytes > 0 {
+		ph.Intensity = ph.FLOPs / ph.Bytes
+	}
+	ph.Bound = MemoryBound
+	if exp.compute > exp.memory {
+		ph.Bound = ComputeBound
+	}
+	return ph
+}
+
+// bubble is the share of a decode round the pipeline's stages idle.
+func (sp *Split) bubble(st []stageSums, micro int, link float64) float64 {
+	var total, slowest float64
+	for _, s := range st {
+		total += s.exp.time
+		slowest = max(slowest, s.exp.time)
+	}
+	round := max(total+link, float64(micro)*(slowest+link/float64(sp.PP)))
+	if round <= 0 {
+		return 0
+	}
+	busy := float64(micro) * total / float64(sp.PP)
+	return math.Max(0, 1-busy/round)
+}
+
+func sumTimes(st []stageSums) float64 {
+	t := 0.0
+	for _, s := range st {
+		t += s.exp.time
+	}
+	return t
+}
+
+// devices counts the devices the split runs on (a host counts as one).
+func (sp *Split) devices() int {
+	n := 0
+	for _, p := range sp.Pools {
+		n += max(p.Devices, 1)
+	}
+	return n
+}
+
+func (sp *Split) poolName(i int) string {
+	if i < 0 || i >= len(sp.Pools) {
+		return ""
+	}
+	return sp.Pools[i].Name
+}
+
+// Memory is what each pool needs for `batch` sequences of ctx tokens in
+// passes of ubatch tokens: the weights placed in it, the KV cache of the
+// layers whose cache it holds, the compute buffer of the engine that
+// computes from it (the largest of its stages'), and the runtime's
+// overhead on a device it computes on.
+func (sp *Split) Memory(ctx, batch, ubatch int) []PoolUse {
+	s := sp.Main
+	ubatch = s.passUBatch(ctx, batch, ubatch)
+	seqs := s.resident(batch)
+	tokens, logits := passTokens(seqs, ubatch), passTokens(seqs, ubatch)
+	if s.Inputs.LastLogits {
+		logits = seqs
+	}
+	out := make([]PoolUse, len(sp.Pools))
+	for i, p := range sp.Pools {
+		out[i].Pool = p
+	}
+	for _, st := range sp.Decode {
+		if st.Pool >= 0 {
+			out[st.Pool].Weights += st.Cost.WeightBytes
+		}
+		if st.KVPool >= 0 {
+			out[st.KVPool].KV += float64(seqs) * st.Cost.KVCacheBytes(ctx, ubatch)
+		}
+	}
+	computes := make([]bool, len(out))
+	for _, list := range [][]*Stage{sp.Prefill, sp.prefillSmall, sp.Decode} {
+		for _, st := range list {
+			if c := st.Compute; c >= 0 {
+				out[c].Activations = math.Max(out[c].Activations, st.Cost.ActivationPeakBytesLogits(tokens, logits))
+				computes[c] = true
+			}
+		}
+	}
+	for i := range out {
+		u := &out[i]
+		if computes[i] && !u.Host {
+			u.Overhead = s.Inputs.Overhead
+		}
+		u.Total = u.Weights + u.KV + u.Activations + u.Overhead
+		u.Headroom = u.Usable - u.Total
+		u.Fits = u.Total <= u.Usable
+	}
+	return out
+}
+
+// fits reports whether every pool holds what it needs, each less its
+// margin when withMargin.
+func fitsAll(pools []PoolUse, withMargin bool) bool {
+	for _, p := range pools {
+		limit := p.Usable
+		if withMargin {
+			limit -= p.Margin
+		}
+		if p.Total > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// memoryTotal is the split's memory account as one Memory: the sums over
+// the pools (each device of a group once), fitting when every pool does,
+// and the longest context every pool holds.
+func (sp *Split) memoryTotal(pools []PoolUse, batch, ubatch int) Memory {
+	var m Memory
+	m.Fits = true
+	for _, p := range pools {
+		n := float64(max(p.Devices, 1))
+		m.Weights += n * p.Weights
+		m.KV += n * p.KV
+		m.Activations += n * p.Activations
+		m.Overhead += n * p.Overhead
+		m.Usable += n * p.Usable
+		m.Fits = m.Fits && p.Fits
+	}
+	m.Total = m.Weights + m.KV + m.Activations + m.Overhead
+	m.Headroom = m.Usable - m.Total
+	if !m.Fits {
+		// The headroom of the pool that misses most, as a shortfall.
+		worst := 0.0
+		for _, p := range pools {
+			worst = math.Min(worst, p.Headroom)
+		}
+		m.Headroom = worst
+	}
+	fits := func(c int) bool { return fitsAll(sp.Memory(c, batch, ubatch), false) }
+	hi := MaxPlanTokens
+	if lim := sp.Main.Model.Spec.MaxContext; lim > 0 {
+		hi = lim + 1
+	}
+	best := largest(hi, fits)
+	m.MaxContext, m.ContextBound = sp.Main.modelBound(best)
+	return m
+}
+
+// warnings says what a split prediction rests on.
+func (sp *Split) warnings(r *Result) {
+	in := &r.Inputs
+	for _, p := range r.Split.Pools {
+		if !p.Fits {
+			r.warn("does-not-fit", "%s does not hold its part: needs %s of %s usable (%s short)", p.Name,
+				units.FormatBytes(p.Total, units.Binary), units.FormatBytes(p.Usable, units.Binary), units.FormatBytes(-p.Headroom, units.Binary))
+		}
+	}
+	if ctx := in.Workload.Context(); ctx > sp.Main.Model.Spec.MaxContext {
+		r.warn("context-beyond-model", "context %d tokens exceeds the model's maximum of %d (max_position_embeddings)", ctx, sp.Main.Model.Spec.MaxContext)
+	}
+	seen := map[string]bool{}
+	for _, list := range [][]*Stage{sp.Prefill, sp.Decode} {
+		for _, st := range list {
+			s := st.setup
+			key := s.Device.Name + "/" + s.Engine.Name
+			if !seen[key] && !s.Inputs.Fitted && !s.Inputs.FromFlags {
+				r.warn("prior", "no published measurements of %s on %s engines: the %s's part is priced at a wide prior, and so is its interval", s.Inputs.Runtime, s.Inputs.EngineKind, st.Engine)
+			}
+			seen[key] = true
+		}
+	}
+	if sp.Main.Inputs.PeakDerived {
+		r.warn("derived-peak", "the %s engine's %s peak is derived, not a datasheet figure: %s", sp.Main.Engine.Name, in.Precision, hardware.DerivedReason(in.PeakSource))
+	}
+}
+
+// intervals widens each stage's time by its own class's spread and adds
+// them (the cautious sum, as E2E's bounds are added): a part priced at a
+// wide prior (a CPU without published runs) widens the whole. The links
+// take the first device's spread.
+func (sp *Split) intervals(r *Result, prefill []*Stage, pre, dec []stageSums, preLink float64, steps int) {
+	if r.Inputs.FromFlags {
+		return
+	}
+	bound := func(st []*Stage, ss []stageSums, link, total, ideal float64, prefill bool) (lo, hi float64) {
+		main := sp.Main.class.Decode
+		if prefill {
+			main = sp.Main.class.Prefill
+		}
+		for i, s := range st {
+			c := s.setup.class.Decode
+			if prefill {
+				c = s.setup.class.Prefill
+			}
+			lo += c.Low * ss[i].exp.time
+			hi += c.High * ss[i].exp.time
+		}
+		lo += main.Low * link
+		hi += main.High * link
+		// A pipeline's total is not the sum of its stages: scale.
+		if sum := sumTimes(ss) + link; sum > 0 {
+			lo, hi = lo*total/sum, hi*total/sum
+		}
+		return max(lo, ideal), hi
+	}
+	level := 0.80
+	lo, hi := bound(prefill, pre, preLink, r.TTFT, r.TTFTBound, true)
+	r.TTFTInterval = r.interval(0, Interval{Lo: lo, Hi: hi, Level: level})
+	elo, ehi := lo, hi
+	if steps > 0 {
+		link := r.Decode.Time - sumTimes(dec)
+		dlo, dhi := bound(sp.Decode, dec, math.Max(link, 0), r.Decode.Time, r.Decode.IdealTime, false)
+		k := float64(steps)
+		r.TPOTInterval = r.interval(1, Interval{Lo: dlo / k, Hi: dhi / k, Level: level})
+		elo, ehi = lo+dlo, hi+dhi
+		x := r.ThroughputTokensPerS * r.TPOT
+		r.ThroughputInterval = r.interval(3, Interval{Lo: x / (dhi / k), Hi: x / (dlo / k), Level: level})
+	}
+	r.E2EInterval = r.interval(2, Interval{Lo: elo, Hi: ehi, Level: level})
+}
+
+// Describe says where each part of the model is, in words: a line per
+// stage of a decode step.
+func (sp *Split) Describe() []string {
+	var out []string
+	for _, st := range sp.Decode {
+		out = append(out, fmt.Sprintf("%s: %s, in %s", st.Name, st.Engine, sp.poolName(st.Pool)))
+	}
+	return out
+}
