@@ -632,29 +632,40 @@ checked ones below but have no published measurements of their own here:
 ` + "`cmd/roofline/testdata/public/runs.csv`" + ` holds published llama.cpp, MLC, RKLLM,
 TensorRT-LLM and gpt-fast measurements (sources in
 ` + "`cmd/roofline/testdata/public/SOURCES.md`" + `) mapped onto built-in profiles,
-one test per row. Each runtime's efficiency on each kind of engine
-(docs/method.md §6) is fitted to these runs by least squares on relative
-error, a device's runs of a phase sharing one bias (generalized least
-squares, docs/method.md "Devices measured many times"), so a device
-measured sixty times counts about as one in the class's level; no
-parameter belongs to one device.
+one test per row: datacenter and desktop GPUs, Apple silicon, and the
+boards roofline's users buy on — Jetson Orin modules under llama.cpp,
+TensorRT-LLM and MLC, the Raspberry Pi 5 and the RK3588's Cortex-A76
+cores under llama.cpp, and RKLLM on the RK3588, RK3576 and RK3562 as
+Rockchip and as independent users measured it. Each runtime's
+efficiency on each kind of engine (docs/method.md §6) is fitted to these
+runs by least squares on relative error, a device's runs of a phase
+sharing one bias (generalized least squares), with a level for each
+family of devices fitted beside it (the Jetsons' fixed costs, launched
+by a Cortex-A78AE on a 1 GHz GPU, are an order of magnitude above a
+desktop's) and a level for each measured device on top
+(docs/method.md "Families and devices").
 
-Every figure below is **held out**: each device's runs are predicted by a
-fit that never saw that device (for a class measured on one or two
-devices, by a fit that never saw that model). MdAPE is the median absolute
-error of the predicted rate, P90 its 90th percentile; "measured/predicted"
-is the median ratio of times (above 1: slower than predicted). The 80 %
-interval of each test is the class's spread of held-out ratios, computed
-without the test's own device, each device weighing the same, and widened for the few devices it rests on
-(Student's t at devices − 1 degrees of freedom, times √(1 + 1/devices)),
-so its coverage is an honest check. A runtime's backend measured on three
-or more devices (llama.cpp's CUDA and Metal) is a class of its own; the
-engine kind's class is fitted on all the runtime's runs and scores the
-rest (AMD).
+Two kinds of figure below, both **held out**. *A device nobody has
+measured*: each device's runs predicted by its class and family fitted
+without that device and its power modes (for a class measured on one or
+two devices, without that model); this is the headline. *A measured
+device*: its runs predicted with its own level, each model by a level
+fitted without that model — what ` + "`predict`" + ` gives for a board with
+published runs. MdAPE is the median absolute error of the predicted rate,
+P90 its 90th percentile; "measured/predicted" is the median ratio of times
+(above 1: slower than predicted). The 80 % interval of each test is the
+class's spread of held-out ratios computed without the test's own device,
+each device weighing the same, widened for the few devices it rests on
+(Student's t at devices − 1 degrees of freedom, times √(1 + 1/devices)) and
+then by the one factor per class that makes it cover 80 % of the held-out
+runs where it covered less (docs/method.md §6): the coverage reported is
+in-sample for that factor. A runtime's backend measured on three or more
+devices (llama.cpp's CUDA and Metal) is a class of its own; the engine
+kind's class is fitted on all the runtime's runs and scores the rest (AMD).
 llama-bench tgN tests start from an empty cache and average over N tokens;
 ppN tests are priced with the run's ubatch. A run whose runtime column names
 its build (a build number, a date) is priced at that build: llama.cpp's
-CUDA runs of builds before June 2024 with the class of that era, the 2025
+CUDA runs of builds before June 2024 with the class of that era, the later
 runs with the current one ("Builds" below).
 
 Calibrating a device from your own runs (roofline calibrate) removes most of
@@ -665,89 +676,57 @@ the per-device bias visible below; these figures are what to expect without it.
 const accuracyLeft = `
 ## What is left
 
-- **The DGX Spark (GB10) under current llama.cpp** (ggml-org's
-  benches/dgx-spark.md, build 6918: five models, depths 0 to 32768,
-  batches of 1 to 32) prefills at about half the rate the CUDA class
-  predicts for it from the other devices, dense models and MoE alike
-  (held out, measured/predicted 1.9), and decodes at about 0.76 of its
-  273 GB/s where discrete GDDR and HBM GPUs reach 0.94 (held out 1.2).
-  Per SM and clock its prefill is half that of every other current-build
-  NVIDIA GPU here, and no figure in its profile tells it apart; reports
-  of the Spark drawing about 100 W under load, below the 140 W and the
-  2.5 GHz its profile's figures assume, point to power-limited clocks,
-  which would slow both phases (unverified: a sourced sustained clock or
-  power limit for GB10 would let its profile carry it). Fitted to the
-  Spark alone, one efficiency prices all 122 of its scored runs — MoE and
-  dense, every depth and batch — with a median error of 8 % (P90 18 %):
-  the miss is the device's level, not the shape of the model. It is 26 %
-  of the scored runs, so it dominates the per-test figures above; with
-  each device weighing the same the aims are met (decode coverage alone
-  is 70 %).
-- **MoE prefill** held out by model (a fit that saw the device's other
-  models, "Mixture-of-experts models" above) is within the device's level
-  for qwen3-30b-a3b (M2 Ultra, DGX Spark) and gpt-oss-120b; gpt-oss-20b
-  prefills about 1.3× slower than the Spark's other models predict, at
-  every depth. Its experts receive the most tokens of the three (256 per
-  pass, against 128 and 64), so fuller expert products do not explain it;
-  with one MoE device per backend the data cannot tell its cause
-  (attention sinks, the 64-wide heads) from noise.
-- **Current llama.cpp CUDA prefill** (7 devices besides the Spark, one run
-  each) is not explained by one shift from the older builds: on quantized weights the
-  2025 builds reach 0.55–0.6 of the FP16 peak on GeForce cards but 0.15–0.25
-  on an A100 and H100 (held out: RTX 4090 and 5090 measured 1.9–2.2× faster
-  than predicted, RTX 3060, 3090 and 4080 1.3–1.45× faster, H100 1.1× and
-  A100 1.4× slower; the Spark among the current builds pulls the class's
-  prefill down, and the GeForce cards furthest). Per SM and clock the seven runs are
-  alike (7.6–9.7 FLOP per integer operation of 64 INT32 lanes per SM): the
-  int8 MMQ kernels are held by the integer work of unpacking blocks, not by
-  the tensor cores. Modelling that needs each GPU's clock in its profile;
-  until then the current CUDA class's prefill interval (its
-  prefill_interval in profiles/runtimes/llama.cpp.toml) is wide and says so.
-- **Decode on HBM GPUs** is explained by the bandwidth a compute unit
-  keeps in flight (llama.cpp CUDA: about 10 GB/s per SM, so an A100's 108
-  SMs reach about 1 TB/s of its 1.9 TB/s).
-- **Apple M1 Max** runs Q4_K_M prefill and decode 1.2–1.75× slower than
-  the Metal class predicts (XiongjieDai's runs; checked against the
-  notebook of the run, LLaMA 3/Mac/M1max_64GB.ipynb: an M1 Max with 64 GB,
-  build 2797, the figures as mapped), while its Q4_0 and F16 runs of
-  discussion #4167 are within 6 %. Q4_K_M decode at that build looks held
-  by the GPU's arithmetic, not its bandwidth: time per token × FP32 peak is
-  about the same on the M1 Max, M3 Max and M2 Ultra (0.29–0.35 TFLOP of
-  peak time per token of the 8B model, some 40 operations per weight to
-  unpack K-quant blocks), which a bandwidth-bound decode cannot follow
-  across chips whose compute per byte differs by a third. No Metal run of a build after June
-  2024 is in the data, so the Metal class is that of the 2023–2024 builds.
-- **RKLLM across Rockchip boards.** Fitted on the RK3588, RK3576 and RK3562
-  (Rockchip's own benchmark, RKLLM 1.3.0, CPU, NPU and DDR pinned by its
-  scripts/fix_freq_*.sh; the RK3576's rows are priced on the
-  rk3576-lpddr4x variant, 16.9 GB/s). Three device figures, each sourced
-  in the profiles, carry the class from board to board: the NPU cores
-  (three, two and one: Rockchip's RKNPU driver), and the CPU's peak at the
-  precision RKLLM's CPU operations run at (fp16 on the RK3588's
-  Cortex-A76, fp32 on the A72 and A53, which have no FP16 arithmetic).
-  The products run at about 0.37 TOP/s per core whatever the rated TOPS
-  per core (2, 3 and 1) and the precision (the RK3576 prefills w8a8 and
-  w4a16 equally fast): a cap per NPU core (unit_compute). Each layer costs
-  about 5 MFLOP per token on the CPU beside the NPU (host_work: the norms,
-  rotary embedding, softmax and activation conversions RKLLM runs there,
-  issue #263); it is what made a 128-token prompt's fixed cost per layer
-  2.5, 9.6 and 17.6 ms on the three boards. And a step's fixed cost per
-  layer, about 0.9 ms, is shared by the NPU cores (one host thread drives
-  each, issue #271): it falls as 1 / cores across the three boards, which
-  also explains the RK3562's slower decode without a slower DDR. Held
-  out, the RK3588 is now within 2 % on decode and 8 % on prefill. What is
-  left: the RK3562's prefill runs about 1.2× slower than predicted (its
-  in-order Cortex-A53 reaches less of its FMA peak on RKLLM's CPU work
-  than the out-of-order A72 and A76 do of theirs, which no peak in the
-  profiles tells), and every RKLLM prompt measured is 128 tokens long, so
-  how the CPU work grows with the prompt (taken as linear in its tokens)
-  is not tested.
-- **AMD under llama.cpp** is scored by the pooled GPU class (one device, two
-  backends and builds that differ by 30 %), held out from CUDA and Metal
-  runs: expect about 20 %.
-- **Classes measured on one device** (MLC on the Jetson Orin Nano, gpt-fast)
-  are fitted well on that device; how they carry over to other boards of the
-  same runtime is not measured, and the intervals say so.
+- **The mission's boards, unmeasured, are where the class misses most.**
+  A Jetson predicted from the desktop GPUs and the other Jetson module
+  runs 1.4–1.6× slower than predicted (Orin Nano) or 1.3× faster (AGX
+  Orin): the two modules published (the Orin Nano 8GB in several power
+  modes, the AGX Orin 64GB) cannot tell the family's fixed costs from
+  each module's, and the Jetson family's interval is wide
+  ([level."cuda/jetson"] in profiles/runtimes/llama.cpp.toml) and says so.
+  No llama.cpp run on an Orin NX or an original-clock Orin Nano was found:
+  a third module would let the family's level be checked. Measured, each
+  module's own level predicts its runs of models it was not fitted on
+  within 6–12 % (Orin Nano) and 10–19 % (AGX Orin, one model).
+- **RKLLM as users run it.** Rockchip's benchmark (every clock pinned at
+  its maximum, conversions for short contexts) and the independent runs
+  (default governors, 4k–16k-context conversions, RKLLM 1.2.1) differ by
+  up to 2×: the RK3588's decode held out is 1.6× slower than a class
+  fitted on the other boards predicts. RKLLM allocates the KV cache for the
+  conversion's maximum context (rknn-llm issue #352); Qwen3-4B decodes at
+  3.1 tokens/s converted for 16k and 5.1 at 4k on the same RKLLM version,
+  but the boards and sampling differ, and no source says how decode grows
+  with the allocated context or the governor, so neither is modelled. The
+  RK3588's own level mixes both kinds of run: its interval is wide (decode
+  ±40 % each model held out) and covers them.
+- **llama.cpp on ARM CPUs** rests on two devices (the Raspberry Pi 5 and the
+  RK3588's Cortex-A76 cores); no llama-bench run of a third ARM CPU with
+  a catalog model was found (RK3576, Jetson Orin CPU, Pi 4 searched). The
+  Pi 5's runs span Q2_K to Q8_0: decode depends on the format more than
+  its bytes say (the formats' unpacking work per weight on four A76 cores,
+  which the class prices with one dequantizing factor), ±18 % each model
+  held out.
+- **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
+  what the CUDA class predicts from the other devices; its own level
+  (fitted on its 122 runs) carries it, and llama.cpp's batched decode on
+  it slows with the batch more than a roofline describes (the MMQ kernels'
+  load and arithmetic overlap poorly: 34 ms per step at batch 1, 54 ms at
+  32 for Qwen2.5-7B Q8_0).
+- **Current llama.cpp CUDA prefill across GPUs** follows each GPU's integer
+  throughput per SM and clock more than its FP16 peak; modelling that needs
+  each GPU's clock in its profile. The micro-batch sweeps (llama.cpp pull
+  requests, 16–2048 rows on the RTX 3090, 4090 and 5090) show the matrix
+  efficiency's rise with the rows is steeper on those GeForce cards than
+  the class's one curve for all GPUs.
+- **MoE prefill**: gpt-oss-20b prefills about 1.3× slower than the Spark's
+  other models predict; with one MoE device per backend the data cannot
+  tell why.
+- **Apple M1 Max** K-quant runs at build 2797 look held by the GPU's
+  arithmetic, not its bandwidth; no Metal run of a build after June 2024 is
+  in the data.
+- **AMD under llama.cpp** is scored by the pooled GPU class (one device);
+  expect about 20 %.
+- **Classes measured on one device** (MLC, gpt-fast) are fitted well there;
+  how they carry to other boards is not measured, and the intervals say so.
 `
 
 // A user names an older build with --runtime NAME@BUILD: the prediction
