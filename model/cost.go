@@ -56,6 +56,7 @@ type Cost struct {
 	routedFLOPs float64 // per token, the routed experts it reaches
 	headFLOPs   float64 // per token whose logits are computed
 	actBytes    float64 // activation traffic per token
+	actRead     float64 // the part of it products read (their inputs)
 	ffnWidth    float64 // widest FFN intermediate per token
 
 	windows     []int    // distinct sliding windows, ascending
@@ -120,18 +121,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 		case t.Role == RoleOutput:
 			headPerRow = float64(t.Cols)
 		}
-		if t.Matmul && t.Role != RoleOutput {
-			if t.Routed {
-				c.routedFLOPs += 2 * n * share
-			} else {
-				c.denseFLOPs += 2 * n
-			}
-			perToken := float64(t.Cols + t.Rows)
-			if t.Routed {
-				perToken *= float64(s.MoE.Active)
-			}
-			c.actBytes += ActivationBytesPerValue * perToken
-		}
+		c.work(t)
 	}
 	for _, t := range inventory {
 		st := w.TypeOf(s, t)
@@ -154,7 +144,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 	}
 	c.RecipeBytes = c.WeightBytes
 	c.headFLOPs = 2 * headPerRow * float64(s.Vocab)
-	c.actBytes += ActivationBytesPerValue * float64(s.Hidden+s.Vocab)
+	c.headWork()
 
 	c.ffnWidth = 0
 	if s.MoE == nil || s.MoE.DenseLayers > 0 {
@@ -195,50 +185,94 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 	return c, nil
 }
 
-// kvPerTokenLayer is the KV cache one token adds to one layer: K and V for
-// every KV head (GQA/MQA), or the compressed latent plus the shared rope key
-// under MLA.
+// work adds tensor t's FLOPs and activation traffic per token: a matrix
+// product costs 2 FLOP per weight it reads and moves its input and output
+// row once (the head is added by headWork).
+func (c *Cost) work(t Tensor) {
+	if !t.Matmul || t.Role == RoleOutput {
+		return
+	}
+	n := float64(t.Elements())
+	in, out := float64(t.Cols), float64(t.Rows)
+	if t.Routed {
+		m := c.Spec.MoE
+		share := float64(m.Active) / float64(m.Experts)
+		c.routedFLOPs += 2 * n * share
+		in *= float64(m.Active)
+		out *= float64(m.Active)
+	} else {
+		c.denseFLOPs += 2 * n
+	}
+	c.actBytes += ActivationBytesPerValue * (in + out)
+	c.actRead += ActivationBytesPerValue * in
+}
+
+// headWork adds the head's activation traffic per token: it reads the
+// hidden state and writes the logits.
+func (c *Cost) headWork() {
+	H, V := float64(c.Spec.Hidden), float64(c.Spec.Vocab)
+	c.actBytes += ActivationBytesPerValue * (H + V)
+	c.actRead += ActivationBytesPerValue * H
+}
+
+// kvPerTokenLayer is the KV cache one token adds to one layer.
 func kvPerTokenLayer(s *Spec, kv KVFormat, mla MLACache) (float64, error) {
+	k, v, err := kvPartsPerTokenLayer(s, kv, mla)
+	return k + v, err
+}
+
+// kvPartsPerTokenLayer is kvPerTokenLayer split into what the query-key
+// product reads (K, or the compressed latent and the shared rope key under
+// MLA) and what the value product reads besides (V; under MLA's latent
+// cache nothing, the latent serves both, unless the runtime caches V too).
+func kvPartsPerTokenLayer(s *Spec, kv KVFormat, mla MLACache) (k, v float64, err error) {
 	st := kv.Storage
 	if a := s.MLA; a != nil {
 		switch mla {
 		case MLAExpanded:
 			k, v := s.Heads*(a.QKNopeDim+a.QKRopeDim), s.Heads*a.VHeadDim
 			if !st.Fits(a.QKNopeDim+a.QKRopeDim) || !st.Fits(a.VHeadDim) {
-				return 0, fmt.Errorf("KV format %s needs the per-head widths (%d, %d) to be multiples of %d", kv.Name, a.QKNopeDim+a.QKRopeDim, a.VHeadDim, st.BlockSize)
+				return 0, 0, fmt.Errorf("KV format %s needs the per-head widths (%d, %d) to be multiples of %d", kv.Name, a.QKNopeDim+a.QKRopeDim, a.VHeadDim, st.BlockSize)
 			}
-			return st.RowBytes(k) + st.RowBytes(v), nil
+			return st.RowBytes(k), st.RowBytes(v), nil
 		}
 		w := a.KVLoraRank + a.QKRopeDim
 		if !st.Fits(w) {
-			return 0, fmt.Errorf("KV format %s needs the cached latent width (%d) to be a multiple of %d", kv.Name, w, st.BlockSize)
+			return 0, 0, fmt.Errorf("KV format %s needs the cached latent width (%d) to be a multiple of %d", kv.Name, w, st.BlockSize)
 		}
-		b := st.RowBytes(w)
 		if mla == MLALatentV {
-			b += st.RowBytes(a.KVLoraRank)
+			return st.RowBytes(w), st.RowBytes(a.KVLoraRank), nil
 		}
-		return b, nil
+		return st.RowBytes(w), 0, nil
 	}
 	if !st.Fits(s.HeadDim) {
-		return 0, fmt.Errorf("KV format %s needs head_dim (%d) to be a multiple of %d", kv.Name, s.HeadDim, st.BlockSize)
+		return 0, 0, fmt.Errorf("KV format %s needs head_dim (%d) to be a multiple of %d", kv.Name, s.HeadDim, st.BlockSize)
 	}
-	return 2 * st.RowBytes(s.KVHeads*s.HeadDim), nil
+	half := st.RowBytes(s.KVHeads * s.HeadDim)
+	return half, half, nil
 }
 
 // attentionPairFLOPs is the cost of one query attending one key in one
-// layer: scores (q·k) plus the weighted sum of values, 2 FLOP per
-// multiply-add, over the query heads (GQA saves KV memory, not FLOPs).
+// layer: scores (q·k) plus the weighted sum of values.
+func attentionPairFLOPs(s *Spec) (prefill, decode float64) {
+	ps, pv, ds, dv := attentionPairParts(s)
+	return ps + pv, ds + dv
+}
+
+// attentionPairParts is attentionPairFLOPs split into the query-key
+// product (scores) and the value product, in prefill and in decode: 2 FLOP
+// per multiply-add, over the query heads (GQA saves KV memory, not FLOPs).
 // MLA prefill runs the expanded heads (qk = nope + rope, v); MLA decode runs
 // the absorbed form over the cached latent (DeepSeek-V3 attn_impl "absorb").
-func attentionPairFLOPs(s *Spec) (prefill, decode float64) {
+// Every part is an integer well below 2⁵³, so the sums are exact.
+func attentionPairParts(s *Spec) (prefillScores, prefillValues, decodeScores, decodeValues float64) {
 	nq := float64(s.Heads)
 	if a := s.MLA; a != nil {
-		prefill = 2 * nq * float64(a.QKNopeDim+a.QKRopeDim+a.VHeadDim)
-		decode = 2*nq*float64(a.KVLoraRank+a.QKRopeDim) + 2*nq*float64(a.KVLoraRank)
-		return prefill, decode
+		return 2 * nq * float64(a.QKNopeDim+a.QKRopeDim), 2 * nq * float64(a.VHeadDim),
+			2 * nq * float64(a.KVLoraRank+a.QKRopeDim), 2 * nq * float64(a.KVLoraRank)
 	}
-	p := 4 * nq * float64(s.HeadDim)
-	return p, p
+	p := 2 * nq * float64(s.HeadDim)
+	return p, p, p, p
 }
 
 // DistinctExperts is the expected number of different routed experts a
@@ -453,6 +487,10 @@ func (c *Cost) ResidentWeightBytes(unified bool) float64 {
 // ActivationBytes is the activation traffic of a pass over `tokens` tokens:
 // each matrix product reads its input and writes its output once.
 func (c *Cost) ActivationBytes(tokens int) float64 { return float64(tokens) * c.actBytes }
+
+// ActivationReadBytes is the part of ActivationBytes the products read:
+// their inputs; the rest they write.
+func (c *Cost) ActivationReadBytes(tokens int) float64 { return float64(tokens) * c.actRead }
 
 // ActivationPeakBytes is the scratch memory a pass over `tokens` tokens
 // needs at its peak: f32 logits for every token plus the widest FFN
