@@ -103,7 +103,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 		if list {
 			c.Tensors = append(c.Tensors, tc)
 		}
-		c.account(tc)
+		c.account(&tc)
 		n := float64(t.Elements())
 		c.ParamsTotal += n
 		c.WeightBytes += b
@@ -121,7 +121,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 		case t.Role == RoleOutput:
 			headPerRow = float64(t.Cols)
 		}
-		c.work(t)
+		c.work(&t)
 	}
 	for _, t := range inventory {
 		st := w.TypeOf(s, t)
@@ -188,7 +188,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 // work adds tensor t's FLOPs and activation traffic per token: a matrix
 // product costs 2 FLOP per weight it reads and moves its input and output
 // row once (the head is added by headWork).
-func (c *Cost) work(t Tensor) {
+func (c *Cost) work(t *Tensor) {
 	if !t.Matmul || t.Role == RoleOutput {
 		return
 	}
@@ -719,7 +719,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 			fit.Changes[j].To += t.Bytes
 		}
 		o.Tensors[i] = t
-		o.account(t)
+		o.account(&t)
 	}
 	o.WeightBytes = total
 	fit.Absorbed, fit.Factor = true, k
@@ -727,7 +727,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 }
 
 // account adds tensor t's bytes to the traffic groups.
-func (c *Cost) account(t TensorCost) {
+func (c *Cost) account(t *TensorCost) {
 	switch {
 	case t.Role == RoleTokenEmbd:
 		c.embdRowBytes = t.Bytes / float64(t.Rows)

@@ -55,7 +55,9 @@ type Operator struct {
 	// Account is the operator's share of the model's account: a Cost over
 	// its tensors and its share of attention alone, so that every byte and
 	// FLOP function prices the operator as it prices the whole model, and
-	// the operators' figures add up to the model's.
+	// the operators' figures add up to the model's. It holds the model's
+	// Spec, but not its formats, layout or list of tensors: those are the
+	// model's (a view builds thousands of accounts a second).
 	Account *Cost
 	// ScoreWrites is the share of its score traffic (ScoreBytesDecode,
 	// ScoreBytesPrefill) that writes; the rest reads.
@@ -161,21 +163,63 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 	labelGroups(out.Groups)
 
 	// index[g+1][kind] is the operator's position in out.Ops plus one;
-	// group -1 holds the operators outside the blocks.
-	// Ops never grows past its capacity, so the pointers get returns stay
-	// valid.
+	// group -1 holds the operators outside the blocks. A first pass counts
+	// the operators, so that Ops and their accounts are allocated once and
+	// never move: the pointers get returns stay valid.
 	index := make([][opKinds]int, len(out.Groups)+1)
-	out.Ops = make([]Operator, 0, len(index)*int(opKinds))
+	n := 0
+	mark := func(g int, k opKind) {
+		if index[g+1][k] == 0 {
+			index[g+1][k] = -1
+			n++
+		}
+	}
+	for ti := range c.Tensors {
+		t := &c.Tensors[ti]
+		switch t.Role {
+		case RoleTokenEmbd:
+			mark(-1, opEmbedding)
+			if c.tied {
+				mark(-1, opHead)
+			}
+		case RoleOutput:
+			mark(-1, opHead)
+		default:
+			g := -1
+			if t.Layer >= 0 && t.Layer < len(layerGroup) {
+				g = layerGroup[t.Layer]
+			}
+			mark(g, kindOf(s, t, f, flash))
+		}
+	}
+	for g := range out.Groups {
+		if flash {
+			mark(g, opAttention)
+		} else {
+			mark(g, opScores)
+			mark(g, opSoftmax)
+			mark(g, opValues)
+		}
+	}
+	out.Ops = make([]Operator, 0, n)
+	accounts := make([]Cost, 0, n)
 	get := func(g int, k opKind) *Operator {
 		if i := index[g+1][k]; i > 0 {
 			return &out.Ops[i-1]
 		}
-		out.Ops = append(out.Ops, Operator{Name: opNames[k], Group: g, Class: classOf(k), kind: k,
-			Account: &Cost{Spec: s, Weights: c.Weights, KV: c.KV, Layout: c.Layout, tied: c.tied}})
+		// Filled in place: a Cost is large, and a copy of it costs more
+		// than the rest of a tensor's accounting.
+		accounts = accounts[:len(accounts)+1]
+		a := &accounts[len(accounts)-1]
+		a.Spec, a.tied = s, c.tied
+		out.Ops = out.Ops[:len(out.Ops)+1]
+		o := &out.Ops[len(out.Ops)-1]
+		o.Name, o.Group, o.Class, o.kind, o.Account = opNames[k], g, classOf(k), k, a
 		index[g+1][k] = len(out.Ops)
-		return &out.Ops[len(out.Ops)-1]
+		return o
 	}
-	for _, t := range c.Tensors {
+	for ti := range c.Tensors {
+		t := &c.Tensors[ti]
 		g := -1
 		if t.Layer >= 0 && t.Layer < len(layerGroup) {
 			g = layerGroup[t.Layer]
@@ -184,12 +228,12 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 		case RoleTokenEmbd:
 			e := get(-1, opEmbedding)
 			e.Account.embdRowBytes = c.embdRowBytes
-			e.Account.addTensor(t)
+			e.add(t)
 			if c.tied {
 				h := get(-1, opHead)
 				h.SharesTable = true
 				h.Account.headBytes = c.headBytes
-				h.Account.Tensors = append(h.Account.Tensors, t)
+				h.addType(t.Type.Name)
 				h.Account.headFLOPs = c.headFLOPs
 				h.Account.headWork()
 			} else {
@@ -199,20 +243,19 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 		case RoleOutput:
 			h := get(-1, opHead)
 			h.Account.headBytes = c.headBytes
-			h.Account.addTensor(t)
+			h.add(t)
 			h.Account.headFLOPs = c.headFLOPs
 			h.Account.headWork()
 			continue
 		}
 		o := get(g, kindOf(s, t, f, flash))
-		o.Account.addTensor(t)
+		o.add(t)
 		o.Account.account(t)
-		o.Account.work(t.Tensor)
+		o.Account.work(&t.Tensor)
 	}
 	c.attentionOps(out, layerGroup, flash, get)
 	for i := range out.Ops {
 		o := &out.Ops[i]
-		o.Types = typesOf(o.Account.Tensors)
 		for _, t := range o.Account.kv.terms {
 			if t.window > 0 {
 				o.Account.windows = append(o.Account.windows, t.window)
@@ -266,9 +309,9 @@ func (c *Cost) attentionOps(out *Operators, layerGroup []int, flash bool, get fu
 	}
 }
 
-// addTensor lists t among the operator's tensors and adds its size.
-func (c *Cost) addTensor(t TensorCost) {
-	c.Tensors = append(c.Tensors, t)
+// addTensor adds tensor t's size to the operator's account (its Tensors
+// stay nil: a view prices thousands of tensors per prediction).
+func (c *Cost) addTensor(t *TensorCost) {
 	c.WeightBytes += t.Bytes
 	c.RecipeBytes += t.Bytes
 	n := float64(t.Elements())
@@ -280,7 +323,7 @@ func (c *Cost) addTensor(t TensorCost) {
 }
 
 // kindOf is the operator tensor t belongs to inside a layer.
-func kindOf(s *Spec, t TensorCost, f Fusion, flash bool) opKind {
+func kindOf(s *Spec, t *TensorCost, f Fusion, flash bool) opKind {
 	role := t.Role
 	if role == RoleBias {
 		role = biasRole(t.Name)
@@ -370,22 +413,29 @@ func classOf(k opKind) OpClass {
 	return DenseClass
 }
 
-// typesOf lists the distinct storage types of ts, in order.
-func typesOf(ts []TensorCost) string {
-	var names []string
-	for _, t := range ts {
-		found := false
-		for _, n := range names {
-			if n == t.Type.Name {
-				found = true
-				break
-			}
+// add adds tensor t to the operator: its size and its storage type.
+func (o *Operator) add(t *TensorCost) {
+	o.Account.addTensor(t)
+	o.addType(t.Type.Name)
+}
+
+// addType lists a storage type among the operator's, once.
+func (o *Operator) addType(name string) {
+	for rest := o.Types; rest != ""; {
+		n := rest
+		if i := strings.IndexByte(rest, '+'); i >= 0 {
+			n, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
 		}
-		if !found {
-			names = append(names, t.Type.Name)
+		if n == name {
+			return
 		}
 	}
-	return strings.Join(names, "+")
+	if o.Types != "" {
+		o.Types += "+"
+	}
+	o.Types += name
 }
 
 // labelGroups names each group by what tells it from the others.

@@ -178,3 +178,15 @@ func TestOperatorList(t *testing.T) {
 		t.Errorf("a cost without tensors: %v, want ErrNoTensors", err)
 	}
 }
+
+// BenchmarkOperators lists a 26-layer model's operators (part of
+// sim's BenchmarkOperatorViews).
+func BenchmarkOperators(b *testing.B) {
+	c := build(b, "gemma-2-2b", "q4_0", "f16")
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := c.Operators(model.Fusion{}, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,549 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/model"
+)
+
+// OpTime is one operator's share of a prefill, of a mean decode step or
+// of one step: its bytes and FLOPs, and the part of the time the pass's
+// classes spend on it (docs/method.md §6, "Operators").
+type OpTime struct {
+	Name string
+	// Group is the label of its layer group ("sliding 4096", "global",
+	// "MoE", "layers"); "" outside the blocks and for the fixed costs.
+	Group  string
+	Layers int
+	// Class is the class of the time model that prices it: dense,
+	// experts, attention, or fixed (the per-pass or per-step and
+	// per-layer costs) and host (a runtime's work on the CPU).
+	Class string
+	Types string // storage types of its weights
+	// SharesTable is true for a head that reads the embedding table.
+	SharesTable bool
+
+	FLOPs float64
+	// Bytes read: weights, KV cache, activations, attention scores.
+	WeightBytes, KVBytes, ActivationRead, ScoreRead float64
+	// Bytes written: activations and attention scores.
+	ActivationWritten, ScoreWritten float64
+
+	// Time is its expected time, s: MemoryTime from the memory terms of
+	// its classes (where they bound the pass), ComputeTime from the
+	// compute terms, and for a fixed or host row its fixed cost.
+	Time, MemoryTime, ComputeTime float64
+	// IdealTime is its share of the ideal bound.
+	IdealTime float64
+	// Bound is what its time comes from: memory or compute (for an
+	// operator whose class is bound by the other term and who has none of
+	// it — the embedding's bytes in a compute-bound prefill — the class's
+	// bound, its time 0: hidden under the others'), or fixed.
+	Bound Bound
+	// Share is Time over the view's time.
+	Share float64
+}
+
+// Read is the bytes the operator reads.
+func (o *OpTime) Read() float64 { return o.WeightBytes + o.KVBytes + o.ActivationRead + o.ScoreRead }
+
+// Written is the bytes it writes.
+func (o *OpTime) Written() float64 { return o.ActivationWritten + o.ScoreWritten }
+
+// Intensity is its FLOPs per byte moved, 0 when it moves none.
+func (o *OpTime) Intensity() float64 {
+	if b := o.Read() + o.Written(); b > 0 {
+		return o.FLOPs / b
+	}
+	return 0
+}
+
+// FixedBound is the bound of a fixed cost: launches, synchronisation, the
+// runtime's own per-step work.
+const FixedBound Bound = "fixed"
+
+// The names of the rows that are not operators.
+const (
+	OpHost          = "host_ops"       // a runtime's work on the CPU beside the engine
+	OpStepOverhead  = "step_overhead"  // the fixed cost of a decode step
+	OpPassOverhead  = "pass_overhead"  // the fixed cost of a prefill pass
+	OpLayerOverhead = "layer_overhead" // the fixed cost per layer of a step or pass
+)
+
+// OpView is a prefill, a mean decode step or one decode step, operator by
+// operator; its operators' times add up to Time.
+type OpView struct {
+	// Phase is "prefill" (every pass: Time is TTFT), "decode" (the mean
+	// step: Time is TPOT) or "step" (one decode step: Time is its ITL).
+	Phase string
+	// Context is the keys each query attends in a step; for prefill the
+	// tokens cached at its end, for decode the last step's.
+	Context int
+	Batch   int
+	Units   int // passes, or steps averaged
+	// Time is the sim's figure (TTFT, TPOT, ITL) and IdealTime its
+	// ideal bound; Σ Ops[i].Time = Time and Σ Ops[i].IdealTime =
+	// IdealTime, to rounding.
+	Time, IdealTime float64
+	Ops             []OpTime
+}
+
+// OpAccount prices a setup's passes operator by operator: the model's
+// operators as its runtime runs them (model.Cost.Operators), listed once
+// for every view.
+//
+// An OpAccount reuses its scratch space from view to view: it is not for
+// concurrent use.
+type OpAccount struct {
+	s   *Setup
+	ops *model.Operators
+	// Scratch: the model's pricers and each operator's, the attention
+	// pricers of those that have attention, the raw shares.
+	pr       []pricers
+	at       []attnPricers
+	raw      [][3][2]float64
+	rawIdeal []float64
+}
+
+// Operators is s's operator account. It fails for a cost built without
+// its tensor list (model.BuildSums).
+func (s *Setup) Operators() (*OpAccount, error) {
+	ops, err := s.Model.Operators(s.Runtime.Fusion, s.Inputs.FlashAttention)
+	if err != nil {
+		return nil, err
+	}
+	n, na := len(ops.Ops), 1
+	for i := range ops.Ops {
+		if ops.Ops[i].Class == model.AttentionClass {
+			na++
+		}
+	}
+	return &OpAccount{s: s, ops: ops, pr: make([]pricers, n+1), at: make([]attnPricers, na),
+		raw: make([][3][2]float64, n), rawIdeal: make([]float64, n)}, nil
+}
+
+// List is the operators themselves, with their bytes and FLOPs.
+func (oa *OpAccount) List() *model.Operators { return oa.ops }
+
+// Prefill is the prefill of workload w operator by operator: Σ Time = the
+// prediction's TTFT (a runtime that does not batch prefills one sequence,
+// as Predict does).
+func (oa *OpAccount) Prefill(w Workload) (*OpView, error) {
+	s := oa.s
+	w, err := s.opsWorkload(w)
+	if err != nil {
+		return nil, err
+	}
+	a := oa.newAttribution(w, &s.rates.prefill)
+	p := &a.model.ph
+	var sbuf [16]int
+	starts := p.prefillRuns(sbuf[:0])
+	for i, k := range starts {
+		if e := runEnd(starts, i, p.passes-2); e >= k {
+			a.run(e-k+1, func(pr *pricers) unitTerms { return pr.prefillPass(k) }, func(pr *pricers) unitTerms { return pr.prefillPass(e) }, func(pr *pricers) *model.Matmuls { return &pr.ph.full })
+		}
+	}
+	last := func(pr *pricers) unitTerms { return pr.lastPass() }
+	a.run(1, last, last, func(pr *pricers) *model.Matmuls { return &pr.ph.lastMM })
+	exp, ideal := p.prefillAt(&s.rates.prefill), p.prefillAt(&s.rates.ideal)
+	return a.view("prefill", w.Depth+w.Prompt, p.passes, exp.sum().time, ideal.sum().time), nil
+}
+
+// Decode is the mean decode step of workload w operator by operator:
+// Σ Time = the prediction's TPOT. Nil when w generates one token.
+func (oa *OpAccount) Decode(w Workload) (*OpView, error) {
+	s := oa.s
+	w, err := s.opsWorkload(w)
+	if err != nil || w.Output < 2 {
+		return nil, err
+	}
+	a := oa.newAttribution(w, &s.rates.decode)
+	p := &a.model.ph
+	first, last := p.firstStep(), p.lastStep()
+	var sbuf [16]int
+	starts := p.decodeRuns(sbuf[:0])
+	for i, x := range starts {
+		if e := runEnd(starts, i, last); e >= x {
+			a.run(e-x+1, func(pr *pricers) unitTerms { return pr.step(x) }, func(pr *pricers) unitTerms { return pr.step(e) }, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
+		}
+	}
+	steps := last - first + 1
+	exp, ideal := p.decodeAt(&s.rates.decode), p.decodeAt(&s.rates.ideal)
+	v := a.view("decode", last, steps, exp.sum().time, ideal.sum().time)
+	v.scale(1 / float64(steps))
+	return v, nil
+}
+
+// Step is one decode step of `batch` sequences whose queries attend ctx
+// keys, operator by operator: Σ Time = ITL(ctx, batch).
+func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
+	s := oa.s
+	if ctx < 1 || ctx > MaxTokens {
+		return nil, &FieldError{"Context", fmt.Sprintf("must be between 1 and %d keys, got %d", MaxTokens, ctx)}
+	}
+	w := Workload{Prompt: max(ctx-1, 1), Output: 2, Batch: batch, UBatch: 1}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	if !s.Inputs.ContinuousBatching {
+		w.Batch = 1
+	}
+	a := oa.newAttribution(w, &s.rates.decode)
+	at := func(pr *pricers) unitTerms { return pr.step(ctx) }
+	a.run(1, at, at, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
+	ideal := a.model.ph.decodeAt(&s.rates.ideal)
+	return a.view("step", ctx, 1, s.ITL(ctx, w.Batch), ideal.time(ctx)), nil
+}
+
+// opsWorkload is the workload the views price: w, one sequence at a time
+// when the runtime does not batch (Predict's rule).
+func (s *Setup) opsWorkload(w Workload) (Workload, error) {
+	if err := w.Validate(); err != nil {
+		return w, err
+	}
+	if !s.Inputs.ContinuousBatching {
+		w.Batch = 1
+	}
+	return w, nil
+}
+
+// countRates price a unit at 1 B/s and 1 FLOP/s with nothing but its
+// attention (pricers zero the matrix terms): its attention's bytes and
+// FLOPs.
+var countRates = rates{bw: 1, peak: 1, ideal: true}
+
+// pricers price one account (the model's, or one operator's) at the
+// expected and ideal rates, and count its attention's bytes, FLOPs and KV
+// reads, through the functions a prediction prices with.
+type pricers struct {
+	ph phases
+	// at prices attention; nil for an account with none, whose matrix
+	// products are all a view asks of it.
+	at *attnPricers
+}
+
+type attnPricers struct {
+	kvOnly     phases
+	exp, ideal prefillPricing
+	cnt, kv    prefillPricing
+	dexp       decodePricing
+	dideal     decodePricing
+	dcnt, dkv  decodePricing
+}
+
+// init prices account m for workload w; at, when not nil, holds the
+// pricers of its attention.
+func (pr *pricers) init(m *model.Cost, w Workload, flash bool, r, ideal *rates, decode bool, at *attnPricers) {
+	if decode {
+		pr.ph = stepPhasesFor(m, w, flash)
+	} else {
+		pr.ph = newPhases(m, w, flash)
+	}
+	pr.at = at
+	if at == nil {
+		return
+	}
+	at.kvOnly = pr.ph
+	at.kvOnly.unfused = false
+	if decode {
+		at.dexp, at.dideal = pr.ph.decodeAt(r), pr.ph.decodeAt(ideal)
+		at.dcnt, at.dkv = pr.ph.decodeAt(&countRates), at.kvOnly.decodeAt(&countRates)
+		at.dcnt.stepCost, at.dkv.stepCost = unitCost{}, unitCost{}
+		return
+	}
+	at.exp, at.ideal = pr.ph.prefillAt(r), pr.ph.prefillAt(ideal)
+	at.cnt, at.kv = pr.ph.prefillAt(&countRates), at.kvOnly.prefillAt(&countRates)
+	at.cnt.fullCost, at.cnt.lastCost, at.kv.fullCost, at.kv.lastCost = unitCost{}, unitCost{}, unitCost{}, unitCost{}
+}
+
+// stepPhasesFor is the decode of w: its steps' products and how attention
+// reads the cache.
+func stepPhasesFor(m *model.Cost, w Workload, flash bool) phases {
+	p := stepPhases(m, w.Batch, flash)
+	p.w = w
+	return p
+}
+
+// unitTerms is a unit's attention at the expected and ideal rates, and its
+// attention's bytes, FLOPs and KV reads.
+type unitTerms struct {
+	exp, ideal, cnt attnTerms
+	kv              float64
+}
+
+func (pr *pricers) prefillPass(k int) unitTerms {
+	at := pr.at
+	return unitTerms{at.exp.prefillPass(k), at.ideal.prefillPass(k), at.cnt.prefillPass(k), at.kv.prefillPass(k).am}
+}
+
+func (pr *pricers) lastPass() unitTerms {
+	at := pr.at
+	return unitTerms{at.exp.lastPass(), at.ideal.lastPass(), at.cnt.lastPass(), at.kv.lastPass().am}
+}
+
+func (pr *pricers) step(ctx int) unitTerms {
+	at := pr.at
+	return unitTerms{at.dexp.attn(ctx), at.dideal.attn(ctx), at.dcnt.attn(ctx), at.dkv.attn(ctx).am}
+}
+
+// attribution accumulates the operators' shares of a phase.
+type attribution struct {
+	s     *Setup
+	r     *rates
+	ops   *model.Operators
+	model *pricers
+	each  []pricers
+	rows  []OpTime
+	// Per operator and class (dense, experts, attention), the memory and
+	// compute time it would take were it alone in its class; per class,
+	// the class's time: the operators' are scaled to it at the end.
+	raw        [][3][2]float64
+	classTime  [3]float64
+	rawIdeal   []float64
+	idealTime  float64
+	prefill    bool
+	fixedStart int // rows from here are fixed costs
+}
+
+func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
+	s, ops := oa.s, oa.ops
+	decode := r == &s.rates.decode
+	flash := s.Inputs.FlashAttention
+	a := &attribution{s: s, r: r, ops: ops, prefill: !decode}
+	a.model, a.each = &oa.pr[0], oa.pr[1:]
+	at := oa.at
+	next := func(attention bool) *attnPricers {
+		if !attention {
+			return nil
+		}
+		p := &at[0]
+		at = at[1:]
+		return p
+	}
+	a.model.init(s.Model, w, flash, r, &s.rates.ideal, decode, next(true))
+	a.rows = make([]OpTime, len(ops.Ops), len(ops.Ops)+3)
+	for i := range ops.Ops {
+		o := &ops.Ops[i]
+		a.each[i].init(o.Account, w, flash, r, &s.rates.ideal, decode, next(o.Class == model.AttentionClass))
+		row := &a.rows[i]
+		row.Name, row.Class, row.Types, row.SharesTable = o.Name, o.Class.String(), o.Types, o.SharesTable
+		if o.Group >= 0 {
+			g := ops.Groups[o.Group]
+			row.Group, row.Layers = g.Label, g.Layers
+		}
+	}
+	a.fixedStart = len(a.rows)
+	name := OpStepOverhead
+	if !decode {
+		name = OpPassOverhead
+	}
+	// Their times are added run by run.
+	a.rows = append(a.rows, OpTime{Name: name, Class: "fixed"}, OpTime{Name: OpLayerOverhead, Class: "fixed", Layers: s.Inputs.Layers},
+		OpTime{Name: OpHost, Class: "host", Layers: s.Inputs.Layers})
+	a.raw, a.rawIdeal = oa.raw, oa.rawIdeal
+	clear(a.raw)
+	clear(a.rawIdeal)
+	return a
+}
+
+// run adds a run of n alike units, attention linear from first to last,
+// whose products are mm.
+func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*pricers) *model.Matmuls) {
+	r, N := a.r, float64(n)
+	whole := mm(a.model)
+	dm, dc, em, ec := r.classTerms(whole)
+	denseMem, expertMem := dm >= dc, em >= ec
+	a.classTime[0] += N * max(dm, dc)
+	a.classTime[1] += N * max(em, ec)
+	m0, m1 := first(a.model), last(a.model)
+	a.classTime[2] += sumMaxLinear(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
+	a.idealTime += sumMaxLinear(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)
+	expSplit := splitRun(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
+	idealSplit := splitRun(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)
+
+	fixed := a.rows[a.fixedStart:]
+	stepPart := min(a.stepOverhead(), r.overhead)
+	fixed[0].Time += N * stepPart
+	fixed[1].Time += N * (r.overhead - stepPart)
+	fixed[2].Time += N * whole.Rows * r.host
+
+	for i := range a.each {
+		pr := &a.each[i]
+		row, raw := &a.rows[i], &a.raw[i]
+		om := mm(pr)
+		odm, odc, oem, oec := r.classTerms(om)
+		side(raw[0][:], denseMem, N*odm, N*odc)
+		side(raw[1][:], expertMem, N*oem, N*oec)
+		// The op's own bytes and FLOPs.
+		act, actRead := 0.0, 0.0
+		if a.prefill {
+			act, actRead = pr.ph.m.ActivationBytes(int(om.Rows)), pr.ph.m.ActivationReadBytes(int(om.Rows))
+		}
+		row.FLOPs += N * om.FLOPs()
+		row.WeightBytes += N * (om.DenseBytes + om.ExpertBytes - act)
+		row.ActivationRead += N * actRead
+		row.ActivationWritten += N * (act - actRead)
+		if pr.at == nil {
+			// Its ideal unit time is its matrix terms alone: a whole
+			// unit bound by memory takes its bytes, by compute its FLOPs.
+			ib, ic := om.Bytes()/a.s.rates.ideal.bw, om.FLOPs()/a.s.rates.ideal.peak
+			a.rawIdeal[i] += idealSplit.sum(ib, ib, ic, ic)
+			continue
+		}
+		o0, o1 := first(pr), last(pr)
+		mem, comp := expSplit.parts(o0.exp.am, o1.exp.am, o0.exp.ac, o1.exp.ac)
+		raw[2][0] += mem
+		raw[2][1] += comp
+		a.rawIdeal[i] += idealSplit.sum(o0.ideal.am, o1.ideal.am, o0.ideal.ac, o1.ideal.ac)
+		row.FLOPs += N * (o0.cnt.ac + o1.cnt.ac) / 2
+		kv := N * (o0.kv + o1.kv) / 2
+		scores := N*(o0.cnt.am+o1.cnt.am)/2 - kv
+		row.KVBytes += kv
+		w := a.ops.Ops[i].ScoreWrites
+		row.ScoreWritten += w * scores
+		row.ScoreRead += (1 - w) * scores
+	}
+}
+
+func (a *attribution) stepOverhead() float64 {
+	if a.prefill {
+		return a.s.Inputs.Efficiency.PassOverhead
+	}
+	return a.s.Inputs.Efficiency.StepOverhead
+}
+
+// side adds a term pair to the side that bounds its class.
+func side(acc []float64, memory bool, m, c float64) {
+	if memory {
+		acc[0] += m
+	} else {
+		acc[1] += c
+	}
+}
+
+// view scales the operators' raw shares to their classes' times and
+// finishes the rows.
+func (a *attribution) view(phase string, ctx, units int, t, ideal float64) *OpView {
+	var sum [3]float64
+	var idealSum float64
+	for i := range a.ops.Ops {
+		for c := range 3 {
+			sum[c] += a.raw[i][c][0] + a.raw[i][c][1]
+		}
+		idealSum += a.rawIdeal[i]
+	}
+	var classMem, classComp [3]float64
+	for i := range a.ops.Ops {
+		row := &a.rows[i]
+		for c := range 3 {
+			k := 0.0
+			if sum[c] > 0 {
+				k = a.classTime[c] / sum[c]
+			}
+			m, cp := k*a.raw[i][c][0], k*a.raw[i][c][1]
+			row.MemoryTime += m
+			row.ComputeTime += cp
+			classMem[c] += m
+			classComp[c] += cp
+		}
+		row.Time = row.MemoryTime + row.ComputeTime
+		if idealSum > 0 {
+			row.IdealTime = a.idealTime * a.rawIdeal[i] / idealSum
+		}
+	}
+	for i := range a.ops.Ops {
+		row, c := &a.rows[i], a.ops.Ops[i].Class
+		switch {
+		case row.ComputeTime > row.MemoryTime, row.Time == 0 && classComp[c] > classMem[c]:
+			row.Bound = ComputeBound
+		default:
+			row.Bound = MemoryBound
+		}
+	}
+	rows := a.rows[:a.fixedStart]
+	for _, f := range a.rows[a.fixedStart:] {
+		if f.Time > 0 {
+			f.Bound = FixedBound
+			rows = append(rows, f)
+		}
+	}
+	v := &OpView{Phase: phase, Context: ctx, Batch: a.model.ph.w.Batch, Units: units, Time: t, IdealTime: ideal, Ops: rows}
+	var total float64
+	for i := range v.Ops {
+		total += v.Ops[i].Time
+	}
+	for i := range v.Ops {
+		if total > 0 {
+			v.Ops[i].Share = v.Ops[i].Time / total
+		}
+	}
+	return v
+}
+
+// scale divides a view's figures by the units it sums (a mean step).
+func (v *OpView) scale(k float64) {
+	v.Time *= k
+	v.IdealTime *= k
+	for i := range v.Ops {
+		o := &v.Ops[i]
+		for _, f := range []*float64{&o.FLOPs, &o.WeightBytes, &o.KVBytes, &o.ActivationRead, &o.ScoreRead,
+			&o.ActivationWritten, &o.ScoreWritten, &o.Time, &o.MemoryTime, &o.ComputeTime, &o.IdealTime} {
+			*f *= k
+		}
+	}
+}
+
+// runSplit is where a run of n units changes bound: units 0 … k are on
+// the first side (memory when first is true), k+1 … n−1 on the other, as
+// sumMaxLinear splits them.
+type runSplit struct {
+	n, k  int
+	first bool
+}
+
+// splitRun splits a run whose memory terms go linearly from f0 to f1 and
+// compute terms from g0 to g1.
+func splitRun(n int, f0, f1, g0, g1 float64) runSplit {
+	d0, d1 := f0-g0, f1-g1
+	switch {
+	case n <= 1:
+		return runSplit{n: n, k: n - 1, first: d0 >= 0}
+	case d0 >= 0 && d1 >= 0:
+		return runSplit{n: n, k: n - 1, first: true}
+	case d0 <= 0 && d1 <= 0:
+		return runSplit{n: n, k: n - 1, first: false}
+	}
+	k := int(float64(n-1) * d0 / (d0 - d1))
+	return runSplit{n: n, k: min(max(k, 0), n-2), first: d0 >= 0}
+}
+
+// parts sums a linear memory term (f0 → f1) over the units bound by
+// memory and a linear compute term (g0 → g1) over those bound by compute.
+func (sp runSplit) parts(f0, f1, g0, g1 float64) (mem, comp float64) {
+	a, b := sumLinear(sp.n, 0, sp.k, f0, f1), sumLinear(sp.n, sp.k+1, sp.n-1, g0, g1)
+	if !sp.first {
+		a, b = sumLinear(sp.n, sp.k+1, sp.n-1, f0, f1), sumLinear(sp.n, 0, sp.k, g0, g1)
+	}
+	return a, b
+}
+
+// sum is parts' total.
+func (sp runSplit) sum(f0, f1, g0, g1 float64) float64 {
+	m, c := sp.parts(f0, f1, g0, g1)
+	return m + c
+}
+
+// sumLinear is Σ v(i) for i = i0 … i1 where v goes linearly from v0 at 0
+// to v1 at n−1.
+func sumLinear(n, i0, i1 int, v0, v1 float64) float64 {
+	if i1 < i0 {
+		return 0
+	}
+	at := func(i int) float64 {
+		if n <= 1 {
+			return v0
+		}
+		return v0 + (v1-v0)*float64(i)/float64(n-1)
+	}
+	return float64(i1-i0+1) * (at(i0) + at(i1)) / 2
+}
