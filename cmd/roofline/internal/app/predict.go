@@ -11,6 +11,8 @@ type PredictRequest struct {
 	Workload sim.Workload
 	Power    Power
 	Draft    *Draft // nil: no speculative decoding
+	// Ops asks for the prediction operator by operator; nil: not.
+	Ops *OpsRequest
 }
 
 // Prediction is predict's answer.
@@ -29,6 +31,8 @@ type Prediction struct {
 	// step is compute-bound at the expected efficiencies, 0 when none is
 	// (sim.Setup.ExpectedComputeBoundBatch).
 	ExpectedComputeBoundBatch int
+	// Ops is the prediction operator by operator, when asked for.
+	Ops *Ops
 }
 
 // Speculative is speculative decoding with a draft model.
@@ -59,6 +63,11 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 	}
 	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
 		return nil, err
+	}
+	if req.Ops != nil {
+		if p.Ops, err = operators(s, r, *req.Ops); err != nil {
+			return nil, err
+		}
 	}
 	if req.Draft != nil {
 		if p.Speculative, err = env.speculate(s, req.Setup, *req.Draft, req.Workload); err != nil {

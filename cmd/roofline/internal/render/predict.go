@@ -150,6 +150,7 @@ type PredictJSON struct {
 	Energy                    *PredictEnergyJSON `json:"energy,omitempty"`
 	EnergyUnavailable         string             `json:"energy_unavailable,omitempty"`
 	Speculative               *SpecJSON          `json:"speculative,omitempty"`
+	Operators                 *OpsJSON           `json:"operators,omitempty"`
 	Inputs                    InputsJSON         `json:"inputs"`
 	Warnings                  []warningJSON      `json:"warnings"`
 }
@@ -216,6 +217,7 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 		Inputs:      NewInputsJSON(r.Inputs, p.Why),
 		Warnings:    []warningJSON{},
 		Speculative: newSpecJSON(p.Speculative),
+		Operators:   newOpsJSON(p.Ops),
 	}
 	if r.Decode.Steps > 0 {
 		d := newPhaseJSON(r.Decode, r.Inputs)
@@ -365,7 +367,12 @@ func Predict(p *app.Prediction) Answer {
 	return answer{
 		doc:      func() *Doc { return predictDoc(p) },
 		data:     func() any { return NewPredictJSON(p) },
-		table:    func() *Table { return predictTable(p) },
+		table: func() *Table {
+			if p.Ops != nil {
+				return opsTable(p.Ops)
+			}
+			return predictTable(p)
+		},
 		warnings: predictWarnings(p),
 	}
 }
@@ -590,6 +597,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	md.Both("\n")
 	md.Table(memoryTable(r))
 	doc.Sub(text, md)
+	if p.Ops != nil {
+		doc.Sub(opsDoc(p.Ops), opsDoc(p.Ops))
+	}
 	warnings := predictWarnings(p)
 	var tn, mn string
 	if len(warnings) > 0 {
