@@ -148,7 +148,6 @@ func OpViewTable(v *sim.OpView) *Table {
 	return t
 }
 
-
 // opCount and opBytes leave a zero blank, so that what an operator does
 // stands out.
 func opCount(v float64) string {

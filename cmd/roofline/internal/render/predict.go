@@ -365,8 +365,8 @@ func predictWarnings(p *app.Prediction) []string {
 // Predict is `roofline predict`.
 func Predict(p *app.Prediction) Answer {
 	return answer{
-		doc:      func() *Doc { return predictDoc(p) },
-		data:     func() any { return NewPredictJSON(p) },
+		doc:  func() *Doc { return predictDoc(p) },
+		data: func() any { return NewPredictJSON(p) },
 		table: func() *Table {
 			if p.Ops != nil {
 				return opsTable(p.Ops)
