@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -135,4 +136,61 @@ func TestPredictOpsErrors(t *testing.T) {
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// plot ops places each operator where predict --ops prices it: at its
+// FLOPs per byte and its FLOPs over its attributed time, sized by its
+// share; the shares drawn and the note's add up to the whole pass.
+func TestPlotOpsMatchesPredict(t *testing.T) {
+	rows := plotData(t, "plot", "ops", "-m", "gemma-2-2b", "--hw", "raspberry-pi-5-8gb", "--weights", "q4_0", "--context", "8k")
+	out, errOut, code := runCLI("predict", "--model", "gemma-2-2b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_0", "--ops",
+		"--ops-at", "8k", "--output-tokens", "2", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j struct {
+		Operators struct {
+			Steps []struct {
+				Context int `json:"context"`
+				Ops     []struct {
+					Operator  string  `json:"operator"`
+					FLOPs     float64 `json:"flops"`
+					Time      float64 `json:"time_s"`
+					Intensity float64 `json:"intensity_flop_per_byte"`
+					Share     float64 `json:"share"`
+				} `json:"operators"`
+			} `json:"steps"`
+		} `json:"operators"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	steps := j.Operators.Steps
+	last := steps[len(steps)-1]
+	if last.Context != 8192 {
+		t.Fatalf("last step at %d keys", last.Context)
+	}
+	found := 0
+	for _, r := range rows {
+		if r[1] != "predicted" || !strings.HasPrefix(r[0], "decode step at 8192 keys") {
+			continue
+		}
+		if !strings.HasSuffix(r[0], ": lm_head") {
+			continue
+		}
+		for _, o := range last.Ops {
+			if o.Operator == "lm_head" {
+				found++
+				if x, y := atof(t, r[3]), atof(t, r[5]); math.Abs(x/o.Intensity-1) > 1e-9 || math.Abs(y*1e12/(o.FLOPs/o.Time)-1) > 1e-9 {
+					t.Errorf("lm_head drawn at (%g, %g), predict has (%g, %g)", x, y*1e12, o.Intensity, o.FLOPs/o.Time)
+				}
+				if want := fmt.Sprintf("%.1f%%", 100*o.Share); r[6] != want {
+					t.Errorf("lm_head labelled %s, predict's share %s", r[6], want)
+				}
+			}
+		}
+	}
+	if found != 1 {
+		t.Errorf("lm_head drawn %d times in the decode panel: %v", found, rows)
+	}
 }

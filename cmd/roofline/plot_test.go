@@ -115,6 +115,21 @@ the running batch grows until the KV cache is full, requests are preempted,
 and the queue grows for as long as requests arrive, then drains.`,
 		[]string{"plot", "serve-time", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "14", "--requests", "3000",
 			"--prompt", "lognormal:1000:600", "--output-tokens", "lognormal:250:200", "-o", "docs/plots/serve-time.png"}},
+	{"ops", "Operators", `Where the time of a prefill and of a decode step goes, operator by operator,
+on the engine's roofline (LLM-Viewer's view): each operator at its FLOPs
+per byte and at the FLOP/s its share of the predicted time gives it, its
+area that share; one mark per operator and layer kind (Gemma 2's sliding
+and global layers land together until the context passes the window).
+Gemma 2 2B at q4_0 on a Raspberry Pi 5: the prefill is compute-bound, the
+feed-forward products take 80 % of it; a decode step at 8,192 keys is
+memory-bound, attention over the KV cache takes 29 % and the head — the
+256 k-token table, tied to the embedding — 21 %. The times are an
+attribution of the prediction, not a measurement: each class of a pass
+shares its time among its operators by bytes where memory bounds it, by
+FLOPs where compute does (docs/method.md §6). ` + "`predict --ops`" + ` prints the
+same as a table.`,
+		[]string{"plot", "ops", "--model", "gemma-2-2b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_0", "--context", "8k",
+			"-o", "docs/plots/ops.png"}},
 }
 
 // fromRoot rewrites repository-root paths for a test running in
