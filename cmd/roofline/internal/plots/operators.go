@@ -155,4 +155,3 @@ func sortBy(idx []int, less func(a, b int) bool) {
 		}
 	}
 }
-
