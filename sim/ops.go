@@ -129,11 +129,16 @@ func (oa *OpAccount) List() *model.Operators { return oa.ops }
 // prediction's TTFT (a runtime that does not batch prefills one sequence,
 // as Predict does).
 func (oa *OpAccount) Prefill(w Workload) (*OpView, error) {
-	s := oa.s
-	w, err := s.opsWorkload(w)
+	w, err := oa.s.opsWorkload(w)
 	if err != nil {
 		return nil, err
 	}
+	return oa.prefill(w), nil
+}
+
+// prefill prices the passes of w (validated by the caller).
+func (oa *OpAccount) prefill(w Workload) *OpView {
+	s := oa.s
 	a := oa.newAttribution(w, &s.rates.prefill)
 	p := &a.model.ph
 	var sbuf [16]int
@@ -146,17 +151,45 @@ func (oa *OpAccount) Prefill(w Workload) (*OpView, error) {
 	last := func(pr *pricers) unitTerms { return pr.lastPass() }
 	a.run(1, last, last, func(pr *pricers) *model.Matmuls { return &pr.ph.lastMM })
 	exp, ideal := p.prefillAt(&s.rates.prefill), p.prefillAt(&s.rates.ideal)
-	return a.view("prefill", w.Depth+w.Prompt, p.passes, exp.sum().time, ideal.sum().time), nil
+	return a.view("prefill", w.Depth+w.Prompt, p.passes, exp.sum().time, ideal.sum().time)
 }
 
 // Decode is the mean decode step of workload w operator by operator:
 // Σ Time = the prediction's TPOT. Nil when w generates one token.
 func (oa *OpAccount) Decode(w Workload) (*OpView, error) {
-	s := oa.s
-	w, err := s.opsWorkload(w)
+	w, err := oa.s.opsWorkload(w)
 	if err != nil || w.Output < 2 {
 		return nil, err
 	}
+	return oa.decode(w), nil
+}
+
+// PrefillPhase is Setup.Prefill operator by operator (a measured prefill
+// test, priced as compare prices it): Σ Time = its Time.
+func (oa *OpAccount) PrefillPhase(prompt, depth, batch, ubatch int) (*OpView, error) {
+	w := Workload{Prompt: prompt, Output: 1, Batch: batch, Depth: depth, UBatch: ubatch}
+	if err := w.Validate(); err != nil {
+		return nil, err
+	}
+	return oa.prefill(w), nil
+}
+
+// DecodePhase is Setup.Decode's mean step operator by operator (a measured
+// decode test): Σ Time = its Time / steps.
+func (oa *OpAccount) DecodePhase(first, steps, batch int) (*OpView, error) {
+	w := Workload{Prompt: first - 1, Output: steps + 1, Batch: batch, UBatch: 1}
+	if first < 1 || steps < 1 {
+		return nil, &FieldError{"Output", "a decode phase needs a step attending at least one key"}
+	}
+	if err := (Workload{Prompt: max(w.Prompt, 1), Output: w.Output, Batch: batch, UBatch: 1}).Validate(); err != nil {
+		return nil, err
+	}
+	return oa.decode(w), nil
+}
+
+// decode prices the steps of w (validated by the caller).
+func (oa *OpAccount) decode(w Workload) *OpView {
+	s := oa.s
 	a := oa.newAttribution(w, &s.rates.decode)
 	p := &a.model.ph
 	first, last := p.firstStep(), p.lastStep()
@@ -171,7 +204,7 @@ func (oa *OpAccount) Decode(w Workload) (*OpView, error) {
 	exp, ideal := p.decodeAt(&s.rates.decode), p.decodeAt(&s.rates.ideal)
 	v := a.view("decode", last, steps, exp.sum().time, ideal.sum().time)
 	v.scale(1 / float64(steps))
-	return v, nil
+	return v
 }
 
 // Step is one decode step of `batch` sequences whose queries attend ctx

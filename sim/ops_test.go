@@ -78,6 +78,23 @@ func TestOperatorsAddUpToThePrediction(t *testing.T) {
 				t.Errorf("%s %s: shares add up to %g", c.model, v.name, share)
 			}
 		}
+		// Measured tests are priced as compare prices them.
+		pp, err := oa.PrefillPhase(c.w.Prompt, c.w.Depth, c.w.Batch, c.w.UBatch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ph := s.Prefill(c.w.Prompt, c.w.Depth, c.w.Batch, c.w.UBatch); !near(pp.Time, ph.Time, 1e-12) || !near(opSum(pp), ph.Time, 1e-12) {
+			t.Errorf("%s prefill phase: Σ operators %g, phase %g", c.model, opSum(pp), ph.Time)
+		}
+		for _, depth := range []int{0, 5000} {
+			dp, err := oa.DecodePhase(depth+1, 128, c.w.Batch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ph := s.Decode(depth+1, 128, c.w.Batch); !near(128*opSum(dp), ph.Time, 1e-12) {
+				t.Errorf("%s decode phase at depth %d: 128 × Σ operators %g, phase %g", c.model, depth, 128*opSum(dp), ph.Time)
+			}
+		}
 		// Bytes and FLOPs add up to the phases'.
 		var bytes, flops float64
 		for _, o := range pre.Ops {
@@ -140,4 +157,11 @@ func BenchmarkOperatorViews(b *testing.B) {
 			}
 		})
 	}
+}
+
+func opSum(v *sim.OpView) (s float64) {
+	for _, o := range v.Ops {
+		s += o.Time
+	}
+	return s
 }

@@ -148,7 +148,12 @@ predicted time, not a measurement (docs/method.md §6, "Operators"):
 | ` + "`bound`" + ` | ` + "`memory`" + ` or ` + "`compute`" + `: the term its class spends its time on (an operator with none of that term gets 0 s: hidden under the others'), or ` + "`fixed`" + ` |
 | ` + "`time_s`, `memory_time_s`, `compute_time_s`, `ideal_time_s`, `share`" + ` | its expected time and the parts from memory and compute terms, its share of the ideal bound, and ` + "`time_s`" + ` over the view's |
 
-CSV with ` + "`--ops`" + ` is those rows, one per operator and view (keys ` + "`phase`, `step`, `context`, `batch`, `group`, `operator`, …, `weight_bytes`, `kv_bytes`, `activation_read_bytes`, `score_read_bytes`, `activation_written_bytes`, `score_written_bytes`, …" + `). ` + "`show model --ops`" + ` adds ` + "`operators[]`" + ` with ` + "`params`, `weight_bytes`, `streamed_bytes_per_token`, `linear_flops_per_token`, `head_flops_per_token`, `kv_bytes_per_token`, `attention_flops_per_context_token`" + ` per operator: bytes and FLOPs with no device.
+CSV with ` + "`--ops`" + ` is those rows, one per operator and view (keys ` + "`phase`, `step`, `context`, `batch`, `group`, `operator`, …, `weight_bytes`, `kv_bytes`, `activation_read_bytes`, `score_read_bytes`, `activation_written_bytes`, `score_written_bytes`, …" + `). ` + "`show model --ops`" + ` adds ` + "`operators[]`" + ` with ` + "`params`, `weight_bytes`, `streamed_bytes_per_token`, `linear_flops_per_token`, `head_flops_per_token`, `kv_bytes_per_token`, `attention_flops_per_context_token`" + ` per operator: bytes and FLOPs with no device. ` + "`compare --ops`" + ` adds to each run
+` + "`operators`" + `: ` + "`predicted_s`" + ` and ` + "`measured_s`" + ` (per decode step, or the whole prefill)
+and per operator (summed over its layer kinds, largest share first)
+` + "`predicted_s`, `share`, `scaled_to_measured_s`" + ` (every operator scaled by the same
+factor) and ` + "`alone_explains_gap_factor`" + ` (the factor on its time that alone would
+explain the gap; ` + "`null`" + ` when none could): an attribution, not a measurement.
 
 `
 

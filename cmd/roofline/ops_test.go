@@ -22,6 +22,7 @@ func TestPredictOpsGolden(t *testing.T) {
 		{"predict-ops-qwen3-30b-a3b-vllm.md", []string{"predict", "--model", "qwen3-30b-a3b", "--hardware", "h100-sxm", "--runtime", "vllm",
 			"--batch", "8", "--ops", "--ops-at", "32k", "--format", "markdown"}},
 		{"show-model-ops-gemma-2-2b.stdout", []string{"show", "model", "gemma-2-2b", "--weights", "q4_0", "--ops"}},
+		{"compare-ops-rtx4080.stdout", []string{"compare", "../../docs/examples/llama-bench-rtx4080-qwen2.5-7b.json", "--hardware", "rtx-4080", "--ops"}},
 	}
 	cases[1].args = append([]string{"predict"}, cases[1].args...)
 	for _, c := range cases {
@@ -192,5 +193,59 @@ func TestPlotOpsMatchesPredict(t *testing.T) {
 	}
 	if found != 1 {
 		t.Errorf("lm_head drawn %d times in the decode panel: %v", found, rows)
+	}
+}
+
+// compare --ops scales each test's operators to its measured time: the
+// scaled times add up to the measurement, and an operator that alone
+// explains the gap does so at its factor.
+func TestCompareOpsAddUp(t *testing.T) {
+	out, errOut, code := runCLI("compare", "../../docs/examples/llama-bench-rtx4080-qwen2.5-7b.json", "--hardware", "rtx-4080", "--ops", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var rows []struct {
+		Test      string  `json:"test"`
+		Measured  float64 `json:"measured_tokens_per_s"`
+		Predicted float64 `json:"predicted_tokens_per_s"`
+		Gen       int     `json:"gen_tokens"`
+		Prompt    int     `json:"prompt_tokens"`
+		Ops       struct {
+			Predicted float64 `json:"predicted_s"`
+			Measured  float64 `json:"measured_s"`
+			Operators []struct {
+				Operator string   `json:"operator"`
+				Pred     float64  `json:"predicted_s"`
+				Scaled   float64  `json:"scaled_to_measured_s"`
+				Alone    *float64 `json:"alone_explains_gap_factor"`
+			} `json:"operators"`
+		} `json:"operators"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		tokens := float64(r.Prompt)
+		if r.Test == "decode" {
+			tokens = 1 // per step at batch 1
+		}
+		if want := tokens / r.Measured; math.Abs(r.Ops.Measured/want-1) > 1e-9 {
+			t.Errorf("%s: measured %g s, the run's %g", r.Test, r.Ops.Measured, want)
+		}
+		if want := tokens / r.Predicted; math.Abs(r.Ops.Predicted/want-1) > 1e-9 {
+			t.Errorf("%s: predicted %g s, compare's %g", r.Test, r.Ops.Predicted, want)
+		}
+		var scaled float64
+		for _, o := range r.Ops.Operators {
+			scaled += o.Scaled
+			if o.Alone != nil {
+				if got := o.Pred*(*o.Alone) + r.Ops.Predicted - o.Pred; math.Abs(got/r.Ops.Measured-1) > 1e-9 {
+					t.Errorf("%s %s: × %g gives %g s, measured %g", r.Test, o.Operator, *o.Alone, got, r.Ops.Measured)
+				}
+			}
+		}
+		if math.Abs(scaled/r.Ops.Measured-1) > 1e-9 {
+			t.Errorf("%s: scaled operators add up to %g s, measured %g", r.Test, scaled, r.Ops.Measured)
+		}
 	}
 }

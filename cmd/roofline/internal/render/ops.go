@@ -2,8 +2,11 @@ package render
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/compare"
+	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
 )
@@ -298,4 +301,80 @@ func modelOpsTable(ops *model.Operators) *Table {
 	}
 	t.Add("total", "", "", "", Count(params), Bytes(weights), Bytes(streamed), Count(flops), Bytes(kv), Count(attn))
 	return t
+}
+
+// opGapJSON is one operator of a measured test's attribution.
+type opGapJSON struct {
+	Operator   string   `json:"operator"`
+	Class      string   `json:"class"`
+	Predicted  float64  `json:"predicted_s"`
+	Share      float64  `json:"share"`
+	Scaled     float64  `json:"scaled_to_measured_s"`
+	AloneGapBy *float64 `json:"alone_explains_gap_factor"`
+}
+
+// OpAttributionJSON is a measured test's gap operator by operator.
+type OpAttributionJSON struct {
+	Attribution string      `json:"attribution"`
+	Predicted   float64     `json:"predicted_s"`
+	Measured    float64     `json:"measured_s"`
+	Operators   []opGapJSON `json:"operators"`
+}
+
+// OpsGapAttribution says what compare --ops is.
+const OpsGapAttribution = "the operators' predicted times (per decode step, or for the whole prefill) scaled to the measured time, every one by the same factor, and the factor on each operator's time that alone would explain the gap; an attribution of the prediction, not a measurement of the operators"
+
+func newOpAttributionJSON(a *compare.OpAttribution) *OpAttributionJSON {
+	if a == nil {
+		return nil
+	}
+	j := &OpAttributionJSON{Attribution: OpsGapAttribution, Predicted: a.Predicted, Measured: a.Measured}
+	for _, g := range a.Ops {
+		j.Operators = append(j.Operators, opGapJSON{g.Name, g.Class, g.Predicted, g.Share, g.Scaled, num(g.Alone)})
+	}
+	return j
+}
+
+// opGapTable is one test's attribution for people: the operators that
+// take at least 1 % of its prediction.
+func opGapTable(a *compare.OpAttribution) *Table {
+	t := NewTable("OPERATOR", "PREDICTED", "SHARE", "SCALED TO MEASURED", "ALONE EXPLAINS THE GAP").Right(1, 2, 3, 4)
+	rest, n := 0.0, 0
+	for _, g := range a.Ops {
+		if g.Share < 0.01 {
+			rest += g.Share
+			n++
+			continue
+		}
+		alone := "no"
+		if !math.IsNaN(g.Alone) {
+			alone = fmt.Sprintf("at %s its time", Factor(g.Alone))
+		}
+		t.Add(g.Name, Duration(g.Predicted), Percent1(g.Share), Duration(g.Scaled), alone)
+	}
+	if n > 0 {
+		t.Add(fmt.Sprintf("%d more under 1 %%", n), "", Percent1(rest), "", "")
+	}
+	return t
+}
+
+// opGapDoc is compare --ops for people: each test's gap by operator.
+func opGapDoc(rows []compare.Row) *Doc {
+	d := &Doc{}
+	for i, r := range rows {
+		a := r.Ops
+		if a == nil {
+			continue
+		}
+		per := "its prefill"
+		if r.Run.Test == measured.Decode {
+			per = "a decode step"
+		}
+		d.Section(fmt.Sprintf("run %d, %s %s on %s: %s measured %s, predicted %s (%+.0f %%)", i+1, r.Model, TestName(r.Run), r.Hardware, per,
+			Duration(a.Measured), Duration(a.Predicted), 100*(a.Measured/a.Predicted-1)), false)
+		d.Table(opGapTable(a))
+	}
+	d.Both("\n")
+	d.Para("Operators: " + OpsGapAttribution + " (docs/method.md §6).")
+	return d
 }
