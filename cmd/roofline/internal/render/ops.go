@@ -378,3 +378,73 @@ func opGapDoc(rows []compare.Row) *Doc {
 	d.Para("Operators: " + OpsGapAttribution + " (docs/method.md §6).")
 	return d
 }
+
+// opsSection is the report's "Where the time goes": each device and
+// model's recommended configuration at the workload, operator by operator.
+func (rep *report) opsSection(doc *Doc) {
+	if len(rep.Ops) == 0 {
+		return
+	}
+	doc.Heading(2, "Where the time goes")
+	doc.Para("The recommended configuration of each device and model at the workload, operator by operator (summed over its layer kinds): its share of the prefill (TTFT) and of the mean decode step (TPOT). " +
+		"Operators: " + OpsAttribution + ". " + "`" + "roofline predict … --ops" + "`" + " prints every operator and layer kind.")
+	for _, o := range rep.Ops {
+		in := o.Result.Inputs
+		doc.Heading(3, fmt.Sprintf("%s · %s (%s, %s, %s)", in.Device, in.Model, in.Engine, in.Runtime, in.Weights))
+		doc.Table(opsSummaryTable(o.Ops))
+	}
+}
+
+// opsSummaryTable is a prediction's prefill and mean decode step by
+// operator name, summed over the layer kinds.
+func opsSummaryTable(o *app.Ops) *Table {
+	type row struct {
+		name         string
+		pre, dec     float64 // s
+		ps, ds       float64 // shares
+		inPre, inDec bool
+	}
+	var rows []row
+	at := map[string]int{}
+	add := func(v *sim.OpView, decode bool) {
+		if v == nil {
+			return
+		}
+		for _, op := range v.Ops {
+			i, ok := at[op.Name]
+			if !ok {
+				i = len(rows)
+				at[op.Name] = i
+				rows = append(rows, row{name: op.Name})
+			}
+			if decode {
+				rows[i].dec += op.Time
+				rows[i].ds += op.Share
+				rows[i].inDec = true
+			} else {
+				rows[i].pre += op.Time
+				rows[i].ps += op.Share
+				rows[i].inPre = true
+			}
+		}
+	}
+	add(o.Prefill, false)
+	add(o.Decode, true)
+	t := NewTable("operator", "prefill", "share", "decode step", "share").Right(1, 2, 3, 4)
+	for _, r := range rows {
+		pre, ps, dec, ds := Dash, Dash, Dash, Dash
+		if r.inPre {
+			pre, ps = Duration(r.pre), Percent1(r.ps)
+		}
+		if r.inDec {
+			dec, ds = Duration(r.dec), Percent1(r.ds)
+		}
+		t.Add(r.name, pre, ps, dec, ds)
+	}
+	dec := Dash
+	if o.Decode != nil {
+		dec = Duration(o.Decode.Time)
+	}
+	t.Add("total (TTFT, TPOT)", Duration(o.Prefill.Time), Percent1(1), dec, Percent1(1))
+	return t
+}

@@ -38,7 +38,10 @@ type ReportJSON struct {
 	Targets     study.Targets    `json:"targets"`
 	Plan        reportPlan       `json:"plan"`
 	Predictions []reportPredict  `json:"predictions"`
-	Measured    []reportMeasured `json:"measured"`
+	// Operators are the recommended configurations operator by
+	// operator (predict --ops at the workload).
+	Operators []reportOps      `json:"operators"`
+	Measured  []reportMeasured `json:"measured"`
 	Figures     []reportFigure   `json:"figures"`
 	Devices     []reportDevice   `json:"devices"`
 	Models      []reportModel    `json:"models"`
@@ -62,6 +65,15 @@ type reportPlan struct {
 type reportPredict struct {
 	Command string      `json:"command"`
 	Result  PredictJSON `json:"result"`
+}
+
+type reportOps struct {
+	Command   string   `json:"command"`
+	Hardware  string   `json:"hardware"`
+	Engine    string   `json:"engine"`
+	Model     string   `json:"model"`
+	Weights   string   `json:"weights"`
+	Operators *OpsJSON `json:"operators"`
 }
 
 type reportMeasured struct {
@@ -323,6 +335,11 @@ func (rep *report) data() *ReportJSON {
 	r.Plan = reportPlan{Command: rep.cmds.plan(), Feasible: p.Meeting, Sure: p.Sure, Total: p.Evaluated, Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
 	// Predictions, one per planned group, are written to results.json one
 	// at a time (predictionsJSON), never all at once.
+	r.Operators = []reportOps{}
+	for _, o := range rep.Ops {
+		in := o.Result.Inputs
+		r.Operators = append(r.Operators, reportOps{rep.cmds.predict(o.Request), in.Device, in.Engine, in.Model, in.Weights, newOpsJSON(o.Ops)})
+	}
 	for _, m := range rep.Measured {
 		rm := reportMeasured{File: m.Raw, Command: rep.cmds.compare(m.Measured), Warnings: []string{}}
 		for _, w := range m.Warnings {
@@ -447,6 +464,8 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 		}
 		doc.Table(t)
 	}
+
+	rep.opsSection(doc)
 
 	if len(r.Measured) > 0 {
 		doc.Heading(2, "Measured runs")

@@ -216,7 +216,10 @@ type Report struct {
 	// Predictions are one per device engine, model and format of the
 	// plan, at the study's workload.
 	Predictions []Prediction
-	Measured    []MeasuredAnswer
+	// Ops are the recommended configurations' predictions at the
+	// workload, operator by operator: one per device and model.
+	Ops      []Prediction
+	Measured []MeasuredAnswer
 	Figures     []Figure
 	// Skipped are default figures that could not be drawn, with why.
 	Skipped []SkippedFigure
@@ -296,6 +299,23 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 			return nil, fmt.Errorf("predict %s on %s: %w", g.Model, g.Device, err)
 		}
 		r.Predictions = append(r.Predictions, Prediction{Request: req, Prediction: p})
+	}
+
+	// 2b. Where the time goes in the recommended configuration of each
+	// device and model, at the workload.
+	for _, ch := range r.Plan.Best {
+		g := ch.Group
+		if g == nil {
+			continue
+		}
+		req := app.PredictRequest{Workload: st.workload(), Setup: app.Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine,
+			Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: sim.DefaultOptions}, Ops: &app.OpsRequest{}}
+		progress(fmt.Sprintf("operators %s %s %s %s", g.Device, g.Engine, g.Model, g.Weights))
+		p, err := env.Predict(req)
+		if err != nil {
+			return nil, fmt.Errorf("operators of %s on %s: %w", g.Model, g.Device, err)
+		}
+		r.Ops = append(r.Ops, Prediction{Request: req, Prediction: p})
 	}
 
 	// 3. Measured runs.
