@@ -201,23 +201,33 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 			mark(g, opValues)
 		}
 	}
+	// The marked operators in the order of a pass: the embedding, each
+	// group's in layer order, the final norm and the head. Filled in
+	// place: a Cost is large, and a copy of it costs more than the rest of
+	// a tensor's accounting.
 	out.Ops = make([]Operator, 0, n)
-	accounts := make([]Cost, 0, n)
-	get := func(g int, k opKind) *Operator {
-		if i := index[g+1][k]; i > 0 {
-			return &out.Ops[i-1]
+	accounts := make([]Cost, n)
+	place := func(g int, k opKind) {
+		if index[g+1][k] != -1 {
+			return
 		}
-		// Filled in place: a Cost is large, and a copy of it costs more
-		// than the rest of a tensor's accounting.
-		accounts = accounts[:len(accounts)+1]
-		a := &accounts[len(accounts)-1]
+		a := &accounts[len(out.Ops)]
 		a.Spec, a.tied = s, c.tied
 		out.Ops = out.Ops[:len(out.Ops)+1]
 		o := &out.Ops[len(out.Ops)-1]
 		o.Name, o.Group, o.Class, o.kind, o.Account = opNames[k], g, classOf(k), k, a
 		index[g+1][k] = len(out.Ops)
-		return o
 	}
+	place(-1, opEmbedding)
+	for g := range out.Groups {
+		for k := range opKinds {
+			place(g, k)
+		}
+	}
+	for k := range opKinds {
+		place(-1, k)
+	}
+	get := func(g int, k opKind) *Operator { return &out.Ops[index[g+1][k]-1] }
 	for ti := range c.Tensors {
 		t := &c.Tensors[ti]
 		g := -1
@@ -262,7 +272,6 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 			}
 		}
 	}
-	sortOps(out.Ops)
 	return out, nil
 }
 
@@ -481,23 +490,4 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b[i:])
-}
-
-// sortOps orders operators as a pass runs them: the embedding, each
-// group's in layer order, then the final norm and the head.
-func sortOps(ops []Operator) {
-	rank := func(o *Operator) int {
-		switch o.kind {
-		case opEmbedding:
-			return -1
-		case opFinalNorm, opHead:
-			return int(opKinds)*(1<<20) + int(o.kind)
-		}
-		return o.Group*int(opKinds) + int(o.kind)
-	}
-	for i := 1; i < len(ops); i++ { // insertion sort: a few dozen, mostly in order
-		for j := i; j > 0 && rank(&ops[j-1]) > rank(&ops[j]); j-- {
-			ops[j-1], ops[j] = ops[j], ops[j-1]
-		}
-	}
 }

@@ -103,6 +103,12 @@ type OpAccount struct {
 	at       []attnPricers
 	raw      [][3][2]float64
 	rawIdeal []float64
+	// priced is what the operators' pricers hold: the workload of a
+	// prefill, or of decode steps only their batch (a step's products do
+	// not depend on its context), so the steps of one batch price the
+	// operators once.
+	priced    Workload
+	pricedFor *rates
 }
 
 // Operators is s's operator account. It fails for a cost built without
@@ -354,10 +360,19 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 		return p
 	}
 	a.model.init(s.Model, w, flash, r, &s.rates.ideal, decode, next(true))
+	key := w
+	if decode {
+		key = Workload{Batch: w.Batch}
+	}
+	reuse := oa.pricedFor == r && oa.priced == key
+	oa.priced, oa.pricedFor = key, r
 	a.rows = make([]OpTime, len(ops.Ops), len(ops.Ops)+3)
 	for i := range ops.Ops {
 		o := &ops.Ops[i]
-		a.each[i].init(o.Account, w, flash, r, &s.rates.ideal, decode, next(o.Class == model.AttentionClass))
+		at := next(o.Class == model.AttentionClass)
+		if !reuse {
+			a.each[i].init(o.Account, w, flash, r, &s.rates.ideal, decode, at)
+		}
 		row := &a.rows[i]
 		row.Name, row.Class, row.Types, row.SharesTable = o.Name, o.Class.String(), o.Types, o.SharesTable
 		if o.Group >= 0 {
