@@ -220,7 +220,7 @@ type Report struct {
 	// workload, operator by operator: one per device and model.
 	Ops      []Prediction
 	Measured []MeasuredAnswer
-	Figures     []Figure
+	Figures  []Figure
 	// Skipped are default figures that could not be drawn, with why.
 	Skipped []SkippedFigure
 	Devices []*hardware.Device
