@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
 )
 
 // The command: Gemma 2's 256 k vocabulary takes over a quarter of
@@ -247,5 +251,47 @@ func TestCompareOpsAddUp(t *testing.T) {
 		if math.Abs(scaled/r.Ops.Measured-1) > 1e-9 {
 			t.Errorf("%s: scaled operators add up to %g s, measured %g", r.Test, scaled, r.Ops.Measured)
 		}
+	}
+}
+
+// The report's operators are predict --ops of each recommended
+// configuration at the workload: results.json carries the command, and
+// the operators add up to that prediction's TTFT and TPOT.
+func TestReportOperators(t *testing.T) {
+	out := runReport(t, reportStudies[1])
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r render.ReportJSON
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Operators) == 0 {
+		t.Fatal("no operators in results.json")
+	}
+	for _, o := range r.Operators {
+		if !strings.Contains(o.Command, " --ops") {
+			t.Errorf("command %q", o.Command)
+		}
+		args := strings.Fields(strings.TrimPrefix(o.Command, "roofline "))
+		got, errOut, code := runCLI(append(args, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", o.Command, code, errOut)
+		}
+		var p render.PredictJSON
+		if err := json.Unmarshal([]byte(got), &p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Operators.Prefill.TimeS != o.Operators.Prefill.TimeS || p.TTFT != o.Operators.Prefill.TimeS || *p.TPOT != o.Operators.Decode.TimeS {
+			t.Errorf("%s: report's operators %g, %g; predict's TTFT %g, TPOT %g", o.Command, o.Operators.Prefill.TimeS, o.Operators.Decode.TimeS, p.TTFT, *p.TPOT)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "## Where the time goes") || !strings.Contains(string(md), "not a measurement") {
+		t.Error("report.md has no operator section")
 	}
 }

@@ -28,24 +28,24 @@ import (
 
 // ReportJSON is everything a report shows; results.json is this.
 type ReportJSON struct {
-	Version     string          `json:"roofline_version"`
-	Build       buildinfo.Info  `json:"roofline_build"`
-	Command     string          `json:"command"`
-	StudyFile   string          `json:"study_file"`
-	Title       string          `json:"title"`
-	Description string          `json:"description"`
-	Workload    study.Workload  `json:"workload"`
-	Targets     study.Targets   `json:"targets"`
-	Plan        reportPlan      `json:"plan"`
-	Predictions []reportPredict `json:"predictions"`
+	Version     string           `json:"roofline_version"`
+	Build       buildinfo.Info   `json:"roofline_build"`
+	Command     string           `json:"command"`
+	StudyFile   string           `json:"study_file"`
+	Title       string           `json:"title"`
+	Description string           `json:"description"`
+	Workload    study.Workload   `json:"workload"`
+	Targets     study.Targets    `json:"targets"`
+	Plan        reportPlan       `json:"plan"`
+	Predictions []reportPredict  `json:"predictions"`
+	Measured    []reportMeasured `json:"measured"`
 	// Operators are the recommended configurations operator by
 	// operator (predict --ops at the workload).
-	Operators []reportOps      `json:"operators"`
-	Measured  []reportMeasured `json:"measured"`
-	Figures   []reportFigure   `json:"figures"`
-	Devices   []reportDevice   `json:"devices"`
-	Models    []reportModel    `json:"models"`
-	Notes     []string         `json:"notes"`
+	Operators []reportOps    `json:"operators"`
+	Figures   []reportFigure `json:"figures"`
+	Devices   []reportDevice `json:"devices"`
+	Models    []reportModel  `json:"models"`
+	Notes     []string       `json:"notes"`
 }
 
 // reportPlan is the plan in results.json; its configurations are written
