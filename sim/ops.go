@@ -15,6 +15,10 @@ type OpTime struct {
 	// "MoE", "layers"); "" outside the blocks and for the fixed costs.
 	Group  string
 	Layers int
+	// Window is the tokens its layers' attention reads at most (0: the
+	// whole context); KVTokens, for attention in one step, the tokens of
+	// each sequence's cache it reads: min(context, window).
+	Window, KVTokens int
 	// Class is the class of the time model that prices it: dense,
 	// experts, attention, or fixed (the per-pass or per-step and
 	// per-layer costs) and host (a runtime's work on the CPU).
@@ -230,6 +234,14 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 	a := oa.newAttribution(w, &s.rates.decode)
 	at := func(pr *pricers) unitTerms { return pr.step(ctx) }
 	a.run(1, at, at, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
+	for i := range oa.ops.Ops {
+		if row := &a.rows[i]; oa.ops.Ops[i].Class == model.AttentionClass {
+			row.KVTokens = ctx
+			if row.Window > 0 {
+				row.KVTokens = min(ctx, row.Window)
+			}
+		}
+	}
 	ideal := a.model.ph.decodeAt(&s.rates.ideal)
 	return a.view("step", ctx, 1, s.ITL(ctx, w.Batch), ideal.time(ctx)), nil
 }
@@ -377,7 +389,7 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 		row.Name, row.Class, row.Types, row.SharesTable = o.Name, o.Class.String(), o.Types, o.SharesTable
 		if o.Group >= 0 {
 			g := ops.Groups[o.Group]
-			row.Group, row.Layers = g.Label, g.Layers
+			row.Group, row.Layers, row.Window = g.Label, g.Layers, g.Window
 		}
 	}
 	a.fixedStart = len(a.rows)

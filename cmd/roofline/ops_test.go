@@ -48,6 +48,8 @@ func TestPredictOpsJSON(t *testing.T) {
 	}
 	type op struct {
 		Operator string  `json:"operator"`
+		Group    string  `json:"group"`
+		KVTokens int     `json:"kv_tokens"`
 		Time     float64 `json:"time_s"`
 		Share    float64 `json:"share"`
 		Bound    string  `json:"bound"`
@@ -112,6 +114,11 @@ func TestPredictOpsJSON(t *testing.T) {
 	head, attn0, attn8k := share(o.Decode, "lm_head"), share(o.Steps[0], "flash_attention"), share(o.Steps[3], "flash_attention")
 	if head < 0.25 || head > 0.32 {
 		t.Errorf("lm_head takes %.3f of a decode step, want about 0.29", head)
+	}
+	for _, x := range o.Steps[3].Ops {
+		if x.Operator == "flash_attention" && x.KVTokens != map[string]int{"sliding 4096": 4096, "global": 8192}[x.Group] {
+			t.Errorf("%s attention at 8192 keys reads %d tokens", x.Group, x.KVTokens)
+		}
 	}
 	if !(attn0 < 0.01 && attn8k > 0.25) {
 		t.Errorf("attention share %.3f at 1 key and %.3f at 8 k: want it to grow from under 1 %% to over 25 %%", attn0, attn8k)

@@ -20,6 +20,8 @@ type opJSON struct {
 	Operator   string  `json:"operator"`
 	Group      string  `json:"group"`
 	Layers     int     `json:"layers"`
+	Window     int     `json:"window"`
+	KVTokens   int     `json:"kv_tokens,omitempty"`
 	Class      string  `json:"class"`
 	Types      string  `json:"types"`
 	TiedTable  bool    `json:"reads_embedding_table,omitempty"`
@@ -75,7 +77,7 @@ func NewOpViewJSON(v *sim.OpView, label string) OpViewJSON {
 		Operators: make([]opJSON, len(v.Ops))}
 	for i := range v.Ops {
 		o := &v.Ops[i]
-		j.Operators[i] = opJSON{o.Name, o.Group, o.Layers, o.Class, o.Types, o.SharesTable, o.FLOPs,
+		j.Operators[i] = opJSON{o.Name, o.Group, o.Layers, o.Window, o.KVTokens, o.Class, o.Types, o.SharesTable, o.FLOPs,
 			opRead{o.WeightBytes, o.KVBytes, o.ActivationRead, o.ScoreRead}, opWrite{o.ActivationWritten, o.ScoreWritten},
 			o.Intensity(), string(o.Bound), o.Time, o.MemoryTime, o.ComputeTime, o.IdealTime, o.Share}
 	}
