@@ -90,6 +90,12 @@ type OpView struct {
 	// IdealTime, to rounding.
 	Time, IdealTime float64
 	Ops             []OpTime
+	// Bandwidth is the expected bandwidth the view is priced at, B/s;
+	// ProductRate the rate its dense products reach at the rows of its
+	// largest pass or step, AttentionRate attention's, FLOP/s: an
+	// operator bound by memory sits on Bandwidth × its intensity, one
+	// bound by compute at its class's rate.
+	Bandwidth, ProductRate, AttentionRate float64
 }
 
 // OpAccount prices a setup's passes operator by operator: the model's
@@ -353,7 +359,8 @@ type attribution struct {
 	rawIdeal   []float64
 	idealTime  float64
 	prefill    bool
-	fixedStart int // rows from here are fixed costs
+	fixedStart int     // rows from here are fixed costs
+	maxRows    float64 // the rows of the largest pass or step
 }
 
 func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
@@ -411,6 +418,7 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*pricers) *model.Matmuls) {
 	r, N := a.r, float64(n)
 	whole := mm(a.model)
+	a.maxRows = max(a.maxRows, whole.Rows)
 	dm, dc, em, ec := r.classTerms(whole)
 	denseMem, expertMem := dm >= dc, em >= ec
 	a.classTime[0] += N * max(dm, dc)
@@ -527,7 +535,8 @@ func (a *attribution) view(phase string, ctx, units int, t, ideal float64) *OpVi
 			rows = append(rows, f)
 		}
 	}
-	v := &OpView{Phase: phase, Context: ctx, Batch: a.model.ph.w.Batch, Units: units, Time: t, IdealTime: ideal, Ops: rows}
+	v := &OpView{Phase: phase, Context: ctx, Batch: a.model.ph.w.Batch, Units: units, Time: t, IdealTime: ideal, Ops: rows,
+		Bandwidth: a.r.bw, ProductRate: a.r.matmul(a.maxRows), AttentionRate: a.r.attention}
 	var total float64
 	for i := range v.Ops {
 		total += v.Ops[i].Time

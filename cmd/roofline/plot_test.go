@@ -119,7 +119,11 @@ and the queue grows for as long as requests arrive, then drains.`,
 on the engine's roofline (LLM-Viewer's view): each operator at its FLOPs
 per byte and at the FLOP/s its share of the predicted time gives it, its
 area that share; one mark per operator and layer kind (Gemma 2's sliding
-and global layers land together until the context passes the window).
+and global layers land together until the context passes the window). The
+dashed roof is the one each pass is priced at: operators bound by memory
+sit on its slope, products bound by compute on its ceiling; the head of a
+prefill sits above the bandwidth roof because the time model lets it
+overlap the products, which take the class's time (docs/method.md §6).
 Gemma 2 2B at q4_0 on a Raspberry Pi 5: the prefill is compute-bound, the
 feed-forward products take 80 % of it; a decode step at 8,192 keys is
 memory-bound, attention over the KV cache takes 29 % and the head — the

@@ -87,6 +87,10 @@ func figOps(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 		opsPanel(fmt.Sprintf("prefill of %d tokens × %d: TTFT %s", w.Prompt, pre.Batch, units.FormatDuration(pre.Time)), roof, pre),
 		opsPanel(fmt.Sprintf("decode step at %d keys × %d: ITL %s", ctx, step.Batch, units.FormatDuration(step.Time)), roof, step),
 	}
+	for i, v := range []*sim.OpView{pre, step} {
+		panels[i].Expected = plots.Roof{Label: fmt.Sprintf("expected in the %s: %.0f %% of the bandwidth, products at %.0f %% of the peak",
+			[]string{"prefill", "decode step"}[i], 100*v.Bandwidth/in.Bandwidth, 100*v.ProductRate/in.Peak), Peak: v.ProductRate, Bandwidth: v.Bandwidth}
+	}
 	title := fmt.Sprintf("%s %s on %s (%s, %s): where the time goes, operator by operator", in.Model, in.Weights, in.Device, in.Engine, in.Runtime)
 	f, err := plots.OperatorRoofline(title, OpKinds, panels)
 	return f, append(res.Notes, "the operators' times are an attribution of the predicted time, not a measurement (docs/method.md §6)"), err

@@ -15,7 +15,10 @@ import (
 type OpsPanel struct {
 	Title string
 	Roof  Roof
-	Marks []OpMark
+	// Expected is the roof the pass is priced at (the bandwidth it
+	// reaches, the rate of its products), drawn dashed; zero: none.
+	Expected Roof
+	Marks    []OpMark
 	// Note says what the panel leaves out (operators with no FLOPs, the
 	// fixed costs) and how much of the pass's time that is.
 	Note string
@@ -79,6 +82,17 @@ func OperatorRoofline(title string, kinds []string, panels []OpsPanel) (*Figure,
 		p.Add(l, vline(r.Bandwidth*lo/tera, r.Peak/tera, ridge, grey, dotted))
 		f.add(fmt.Sprintf("%s: %sB/s, %sFLOP/s, ridge %.0f FLOP/B", r.Label, siSpace(r.Bandwidth), siSpace(r.Peak), ridge), l)
 		f.record(pn.Title+": "+r.Label, "ridge (FLOP/B) at peak", xName, ridge, yName, r.Peak/tera, "")
+		if e := pn.Expected; e.Peak > 0 && e.Bandwidth > 0 {
+			er := e.Peak / e.Bandwidth
+			pts, err := xys(e.Label, []float64{lo, er, hi}, []float64{e.Bandwidth * lo / tera, e.Peak / tera, e.Peak / tera}, true, true)
+			if err != nil {
+				return nil, err
+			}
+			el := line(pts, grey, 1, dashed)
+			p.Add(el)
+			f.add(e.Label, el)
+			f.record(pn.Title+": "+e.Label, "expected ridge (FLOP/B)", xName, er, yName, e.Peak/tera, "")
+		}
 		var marks plotter.XYs
 		// Largest first, so that small marks stay visible on top.
 		order := make([]int, len(pn.Marks))
