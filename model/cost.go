@@ -64,6 +64,8 @@ type Cost struct {
 	attnPrefill windowed // attention FLOPs per (query, key) pair in prefill
 	attnDecode  windowed // the same in decode (MLA uses the absorbed form)
 	scores      windowed // attention scores per (query, key) pair: heads, over all layers
+
+	memo *opsMemo // the operator lists asked for (Operators); nil for an operator's account
 }
 
 // Build prices model s under weight format w and KV format kv, laid out as
@@ -95,6 +97,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 	c := &Cost{Spec: s, Weights: w, KV: kv, Layout: l, tied: s.TiedEmbeddings && !l.UntieEmbedding}
 	if list {
 		c.Tensors = make([]TensorCost, 0, len(inventory)+1)
+		c.memo = &opsMemo{}
 	}
 	var headPerRow float64
 	add := func(t Tensor, st Storage) {
@@ -699,6 +702,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 		return c, fit
 	}
 	o := *c
+	o.memo = &opsMemo{} // its operators are its own
 	o.Tensors = make([]TensorCost, len(c.Tensors))
 	o.sharedBytes, o.headBytes, o.embdRowBytes, o.embdBytes, o.expertBytes = 0, 0, 0, 0, 0
 	seen := map[Role]int{}

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"strings"
+	"sync"
 )
 
 // Fusion says which products a runtime runs as one kernel where the model
@@ -133,10 +134,40 @@ var ErrNoTensors = errors.New("the cost was built without its tensor list")
 // pass as a runtime fusing f runs it, with fused (flash) attention or not.
 // Every figure of an operator comes from the same tensors and the same
 // functions as the model's, so they add up to the model's (TestOperatorsAddUp).
+//
+// The list is shared by every caller asking for the same (f, flash) of one
+// cost, which is immutable, so that a view per prediction lists them once:
+// do not modify it.
 func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 	if c.Tensors == nil {
 		return nil, ErrNoTensors
 	}
+	m := c.memo
+	if m == nil {
+		return c.listOperators(f, flash), nil
+	}
+	key := 0
+	for i, b := range []bool{f.QKV, f.GateUp, flash} {
+		if b {
+			key |= 1 << i
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ops[key] == nil {
+		m.ops[key] = c.listOperators(f, flash)
+	}
+	return m.ops[key], nil
+}
+
+// opsMemo holds the operator lists of one cost, by fusion and attention.
+type opsMemo struct {
+	mu  sync.Mutex
+	ops [8]*Operators
+}
+
+// listOperators is Operators, listed anew.
+func (c *Cost) listOperators(f Fusion, flash bool) *Operators {
 	s := c.Spec
 	out := &Operators{}
 	layerGroup := make([]int, s.Layers)
@@ -174,6 +205,12 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 			n++
 		}
 	}
+	// Each tensor's operator and group, found once for both passes.
+	type place struct {
+		g int32
+		k opKind
+	}
+	at := make([]place, len(c.Tensors))
 	for ti := range c.Tensors {
 		t := &c.Tensors[ti]
 		switch t.Role {
@@ -189,7 +226,9 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 			if t.Layer >= 0 && t.Layer < len(layerGroup) {
 				g = layerGroup[t.Layer]
 			}
-			mark(g, kindOf(s, t, f, flash))
+			k := kindOf(s, t, f, flash)
+			at[ti] = place{int32(g), k}
+			mark(g, k)
 		}
 	}
 	for g := range out.Groups {
@@ -207,7 +246,7 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 	// a tensor's accounting.
 	out.Ops = make([]Operator, 0, n)
 	accounts := make([]Cost, n)
-	place := func(g int, k opKind) {
+	put := func(g int, k opKind) {
 		if index[g+1][k] != -1 {
 			return
 		}
@@ -218,22 +257,18 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 		o.Name, o.Group, o.Class, o.kind, o.Account = opNames[k], g, classOf(k), k, a
 		index[g+1][k] = len(out.Ops)
 	}
-	place(-1, opEmbedding)
+	put(-1, opEmbedding)
 	for g := range out.Groups {
 		for k := range opKinds {
-			place(g, k)
+			put(g, k)
 		}
 	}
 	for k := range opKinds {
-		place(-1, k)
+		put(-1, k)
 	}
 	get := func(g int, k opKind) *Operator { return &out.Ops[index[g+1][k]-1] }
 	for ti := range c.Tensors {
 		t := &c.Tensors[ti]
-		g := -1
-		if t.Layer >= 0 && t.Layer < len(layerGroup) {
-			g = layerGroup[t.Layer]
-		}
 		switch t.Role {
 		case RoleTokenEmbd:
 			e := get(-1, opEmbedding)
@@ -258,7 +293,7 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 			h.Account.headWork()
 			continue
 		}
-		o := get(g, kindOf(s, t, f, flash))
+		o := get(int(at[ti].g), at[ti].k)
 		o.add(t)
 		o.Account.account(t)
 		o.Account.work(&t.Tensor)
@@ -272,7 +307,7 @@ func (c *Cost) Operators(f Fusion, flash bool) (*Operators, error) {
 			}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // attentionOps adds attention's operators to every group: the KV cache

@@ -179,14 +179,40 @@ func TestOperatorList(t *testing.T) {
 	}
 }
 
-// BenchmarkOperators lists a 26-layer model's operators (part of
-// sim's BenchmarkOperatorViews).
+// BenchmarkOperators lists a 26-layer model's operators anew: what the
+// first view of a cost pays once (Cost.Operators keeps the list; sim's
+// BenchmarkOperatorViews is the rest).
 func BenchmarkOperators(b *testing.B) {
 	c := build(b, "gemma-2-2b", "q4_0", "f16")
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := c.Operators(model.Fusion{}, true); err != nil {
-			b.Fatal(err)
+		if ops := model.ListOperators(c, model.Fusion{}, true); len(ops.Ops) == 0 {
+			b.Fatal("no operators")
 		}
+	}
+}
+
+// A cost lists its operators once per fusion and attention; a cost fitted
+// to a file lists its own.
+func TestOperatorsMemo(t *testing.T) {
+	c := build(t, "llama-3.1-8b", "q4_k_m", "f16")
+	a, _ := c.Operators(model.Fusion{}, true)
+	b, _ := c.Operators(model.Fusion{}, true)
+	fused, _ := c.Operators(model.Fusion{QKV: true}, true)
+	if a != b || a == fused {
+		t.Errorf("memo: same request %p %p, another %p", a, b, fused)
+	}
+	fit, ff := c.FitTo(1.05 * c.WeightBytes)
+	if !ff.Absorbed {
+		t.Fatalf("fit %+v", ff)
+	}
+	f, _ := fit.Operators(model.Fusion{}, true)
+	var bytes, fitBytes float64
+	for i := range a.Ops {
+		bytes += a.Ops[i].Account.WeightBytes
+		fitBytes += f.Ops[i].Account.WeightBytes
+	}
+	if f == a || !within(fitBytes, fit.WeightBytes, 1e-12) || within(fitBytes, bytes, 1e-3) {
+		t.Errorf("the fitted cost's operators weigh %g (cost %g), the recipe's %g", fitBytes, fit.WeightBytes, bytes)
 	}
 }

@@ -6,19 +6,16 @@ import (
 	"github.com/roofline/roofline/model"
 )
 
-// OpTime is one operator's share of a prefill, of a mean decode step or
-// of one step: its bytes and FLOPs, and the part of the time the pass's
-// classes spend on it (docs/method.md §6, "Operators").
-type OpTime struct {
+// OpInfo is what an operator is, the same in every view.
+type OpInfo struct {
 	Name string
 	// Group is the label of its layer group ("sliding 4096", "global",
 	// "MoE", "layers"); "" outside the blocks and for the fixed costs.
 	Group  string
 	Layers int
 	// Window is the tokens its layers' attention reads at most (0: the
-	// whole context); KVTokens, for attention in one step, the tokens of
-	// each sequence's cache it reads: min(context, window).
-	Window, KVTokens int
+	// whole context).
+	Window int
 	// Class is the class of the time model that prices it: dense,
 	// experts, attention, or fixed (the per-pass or per-step and
 	// per-layer costs) and host (a runtime's work on the CPU).
@@ -26,6 +23,16 @@ type OpTime struct {
 	Types string // storage types of its weights
 	// SharesTable is true for a head that reads the embedding table.
 	SharesTable bool
+}
+
+// OpTime is one operator's share of a prefill, of a mean decode step or
+// of one step: its bytes and FLOPs, and the part of the time the pass's
+// classes spend on it (docs/method.md §6, "Operators").
+type OpTime struct {
+	*OpInfo
+	// KVTokens is, for attention in one step, the tokens of each
+	// sequence's cache it reads: min(context, window).
+	KVTokens int
 
 	FLOPs float64
 	// Bytes read: weights, KV cache, activations, attention scores.
@@ -119,6 +126,9 @@ type OpAccount struct {
 	// operators once.
 	priced    Workload
 	pricedFor *rates
+	// infos are what each row is: the operators', then the fixed rows'
+	// (pass or step overhead, layer overhead, host work).
+	infos []OpInfo
 }
 
 // Operators is s's operator account. It fails for a cost built without
@@ -134,8 +144,21 @@ func (s *Setup) Operators() (*OpAccount, error) {
 			na++
 		}
 	}
-	return &OpAccount{s: s, ops: ops, pr: make([]pricers, n+1), at: make([]attnPricers, na),
-		raw: make([][3][2]float64, n), rawIdeal: make([]float64, n)}, nil
+	oa := &OpAccount{s: s, ops: ops, pr: make([]pricers, n+1), at: make([]attnPricers, na),
+		raw: make([][3][2]float64, n), rawIdeal: make([]float64, n), infos: make([]OpInfo, n, n+4)}
+	for i := range ops.Ops {
+		o := &ops.Ops[i]
+		in := &oa.infos[i]
+		in.Name, in.Class, in.Types, in.SharesTable = o.Name, o.Class.String(), o.Types, o.SharesTable
+		if o.Group >= 0 {
+			g := ops.Groups[o.Group]
+			in.Group, in.Layers, in.Window = g.Label, g.Layers, g.Window
+		}
+	}
+	L := s.Inputs.Layers
+	oa.infos = append(oa.infos, OpInfo{Name: OpPassOverhead, Class: "fixed"}, OpInfo{Name: OpStepOverhead, Class: "fixed"},
+		OpInfo{Name: OpLayerOverhead, Class: "fixed", Layers: L}, OpInfo{Name: OpHost, Class: "host", Layers: L})
+	return oa, nil
 }
 
 // List is the operators themselves, with their bytes and FLOPs.
@@ -385,28 +408,22 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 	}
 	reuse := oa.pricedFor == r && oa.priced == key
 	oa.priced, oa.pricedFor = key, r
-	a.rows = make([]OpTime, len(ops.Ops), len(ops.Ops)+3)
+	n := len(ops.Ops)
+	a.rows = make([]OpTime, n+3)
 	for i := range ops.Ops {
-		o := &ops.Ops[i]
-		at := next(o.Class == model.AttentionClass)
+		at := next(ops.Ops[i].Class == model.AttentionClass)
 		if !reuse {
-			a.each[i].init(o.Account, w, flash, r, &s.rates.ideal, decode, at)
+			a.each[i].init(ops.Ops[i].Account, w, flash, r, &s.rates.ideal, decode, at)
 		}
-		row := &a.rows[i]
-		row.Name, row.Class, row.Types, row.SharesTable = o.Name, o.Class.String(), o.Types, o.SharesTable
-		if o.Group >= 0 {
-			g := ops.Groups[o.Group]
-			row.Group, row.Layers, row.Window = g.Label, g.Layers, g.Window
-		}
+		a.rows[i].OpInfo = &oa.infos[i]
 	}
-	a.fixedStart = len(a.rows)
-	name := OpStepOverhead
-	if !decode {
-		name = OpPassOverhead
+	// The fixed rows; their times are added run by run.
+	a.fixedStart = n
+	a.rows[n].OpInfo = &oa.infos[n] // pass overhead
+	if decode {
+		a.rows[n].OpInfo = &oa.infos[n+1]
 	}
-	// Their times are added run by run.
-	a.rows = append(a.rows, OpTime{Name: name, Class: "fixed"}, OpTime{Name: OpLayerOverhead, Class: "fixed", Layers: s.Inputs.Layers},
-		OpTime{Name: OpHost, Class: "host", Layers: s.Inputs.Layers})
+	a.rows[n+1].OpInfo, a.rows[n+2].OpInfo = &oa.infos[n+2], &oa.infos[n+3]
 	a.raw, a.rawIdeal = oa.raw, oa.rawIdeal
 	clear(a.raw)
 	clear(a.rawIdeal)
