@@ -36,6 +36,13 @@ type OpMark struct {
 	Share     float64 // of the pass's time: the mark's area
 }
 
+// MaxOpLabels and MinOpLabelShare bound the marks a panel names: the
+// largest, each at least that share of the pass.
+const (
+	MaxOpLabels     = 10
+	MinOpLabelShare = 0.005
+)
+
 // opRadius is the radius of a mark taking all of a pass, points; a mark's
 // area is its share of that.
 const opRadius, opMinRadius = 24.0, 2.0
@@ -57,6 +64,7 @@ func OperatorRoofline(title string, kinds []string, panels []OpsPanel) (*Figure,
 		colourOf[k] = colorOf(i)
 	}
 	used := map[string]bool{}
+	unlabelled := make([]int, len(panels))
 	lo, hi, ylo := math.Inf(1), 0.0, math.Inf(1)
 	for _, pn := range panels {
 		hi = math.Max(hi, 4*pn.Roof.Peak/pn.Roof.Bandwidth)
@@ -100,6 +108,7 @@ func OperatorRoofline(title string, kinds []string, panels []OpsPanel) (*Figure,
 			order[i] = i
 		}
 		sortBy(order, func(a, b int) bool { return pn.Marks[a].Share > pn.Marks[b].Share })
+		labelled := 0
 		for _, i := range order {
 			m := pn.Marks[i]
 			if !(m.Intensity > 0 && m.FLOPPerS > 0) {
@@ -118,7 +127,14 @@ func OperatorRoofline(title string, kinds []string, panels []OpsPanel) (*Figure,
 			used[m.Kind] = true
 			marks = append(marks, one[0])
 			f.record(pn.Title+": "+m.Label, "predicted", xName, m.Intensity, yName, m.FLOPPerS/tera, fmt.Sprintf("%.1f%%", 100*m.Share))
-			f.label(p, one[0].X, one[0].Y, fmt.Sprintf("%s %.0f%%", m.Label, 100*m.Share), southEast, vg.Points(7))
+			// The largest take the labels: a legible chart names what
+			// matters, the legend's colours the rest (and --data all).
+			if m.Share >= MinOpLabelShare && labelled < MaxOpLabels {
+				f.label(p, one[0].X, one[0].Y, fmt.Sprintf("%s %.0f%%", m.Label, 100*m.Share), southEast, vg.Points(7))
+				labelled++
+			} else {
+				unlabelled[c]++
+			}
 		}
 		f.mark(p, marks)
 		logX(p)
@@ -137,6 +153,9 @@ func OperatorRoofline(title string, kinds []string, panels []OpsPanel) (*Figure,
 		x := xName
 		if pn.Note != "" {
 			x += "\n" + pn.Note
+		}
+		if n := unlabelled[c]; n > 0 {
+			x += fmt.Sprintf("\n%d smaller operator%s unlabelled", n, map[bool]string{true: "s"}[n > 1])
 		}
 		p.X.Label.Text = x
 		if c == 0 {
