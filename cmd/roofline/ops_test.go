@@ -302,3 +302,27 @@ func TestReportOperators(t *testing.T) {
 		t.Error("report.md has no operator section")
 	}
 }
+
+// A study may ask for the operator figure: drawn at its prefill and its
+// last decode step, with the command that draws it alone.
+func TestReportOpsFigure(t *testing.T) {
+	dir := t.TempDir()
+	study := filepath.Join(dir, "study.toml")
+	if err := os.WriteFile(study, []byte("title = \"ops\"\ndevices = [\"raspberry-pi-5-8gb\"]\nmodels = [\"gemma-2-2b\"]\nweights = [\"q4_0\"]\nfigures = [\"ops\"]\n[workload]\nprompt = 256\noutput = 64\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report")
+	if _, errOut, code := runCLI("report", study, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "roofline plot ops --model gemma-2-2b --hardware raspberry-pi-5-8gb --weights q4_0 --prompt 256 --context 319"; !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "plots", "ops.svg")); err != nil {
+		t.Error(err)
+	}
+}

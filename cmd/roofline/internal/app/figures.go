@@ -180,10 +180,10 @@ var Figures = []*FigureKind{
 	{Name: "ops", Usage: "the operators of a prefill and of a decode step on the engine's roofline, sized by their share of the time", Inputs: SetupInputs,
 		Caption: "Each operator of a prefill and of a decode step on the engine's roofline (one mark per operator and layer kind), its area its share of the pass: an attribution of the predicted time.",
 		Params: []Param{
-			{Name: "prompt", Tokens: true, Default: "512", Int: true, Usage: "prompt tokens per sequence of the prefill"},
+			{Name: "prompt", Tokens: true, Default: "512", Int: true, Usage: "prompt tokens per sequence of the prefill (`N`, k = 1024)"},
 			{Name: "context", Usage: "keys the decode step attends (`N`, k = 1024); default: the prompt + 1"},
 			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"},
-			{Name: "ubatch", Tokens: true, Default: "512", Int: true, Usage: "tokens per prefill pass"}},
+			{Name: "ubatch", Tokens: true, Default: "512", Int: true, Usage: "tokens per prefill pass (`N`)"}},
 		build: figOps},
 }
 

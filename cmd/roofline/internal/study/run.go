@@ -446,6 +446,12 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		if st.Draft != "" {
 			req.Params["draft"] = st.Draft
 		}
+		if k.Name == "ops" {
+			// The study's prefill, and its last decode step.
+			for p, v := range map[string]int{"prompt": w.Prompt, "batch": w.Batch, "ubatch": w.UBatch, "context": w.Depth + w.Prompt + max(w.Output-1, 1)} {
+				req.Params[p] = strconv.Itoa(v)
+			}
+		}
 	case app.SeriesInputs:
 		req.Series = app.SeriesRequest{Models: st.Models, Devices: st.Devices, Engines: st.Engines, Weights: st.Weights,
 			Workload: st.workload(), Options: sim.DefaultOptions, Targets: sim.Targets{TTFT: st.Targets.Read.TTFT, TPOT: st.Targets.Read.TPOT}}
