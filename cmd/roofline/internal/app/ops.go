@@ -99,3 +99,43 @@ func longestContext(s *sim.Setup, r *sim.Result) int {
 	}
 	return n
 }
+
+// OpShare is one operator, summed over its layer kinds, in a prefill and
+// in a mean decode step.
+type OpShare struct {
+	Name string
+	// Prefill and Decode are its time, s; PrefillShare and DecodeShare
+	// its share of TTFT and TPOT; InPrefill and InDecode say whether it
+	// is a row of that view (the pass overhead is not a decode row).
+	Prefill, PrefillShare, Decode, DecodeShare float64
+	InPrefill, InDecode                        bool
+}
+
+// ByName is the prefill and the mean decode step by operator name, in the
+// order of a pass: what a summary of many predictions keeps of each.
+func (o *Ops) ByName() []OpShare {
+	var out []OpShare
+	at := map[string]int{}
+	add := func(v *sim.OpView, decode bool) {
+		if v == nil {
+			return
+		}
+		for _, op := range v.Ops {
+			i, ok := at[op.Name]
+			if !ok {
+				i = len(out)
+				at[op.Name] = i
+				out = append(out, OpShare{Name: op.Name})
+			}
+			r := &out[i]
+			if decode {
+				r.Decode, r.DecodeShare, r.InDecode = r.Decode+op.Time, r.DecodeShare+op.Share, true
+			} else {
+				r.Prefill, r.PrefillShare, r.InPrefill = r.Prefill+op.Time, r.PrefillShare+op.Share, true
+			}
+		}
+	}
+	add(o.Prefill, false)
+	add(o.Decode, true)
+	return out
+}

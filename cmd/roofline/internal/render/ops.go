@@ -7,6 +7,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
 )
@@ -381,6 +382,10 @@ func opGapDoc(rows []compare.Row) *Doc {
 	return d
 }
 
+// maxOpsTables bounds the report's operator tables: a study of every
+// device and model has a thousand; results.json keeps them all.
+const maxOpsTables = 12
+
 // opsSection is the report's "Where the time goes": each device and
 // model's recommended configuration at the workload, operator by operator.
 func (rep *report) opsSection(doc *Doc) {
@@ -390,63 +395,35 @@ func (rep *report) opsSection(doc *Doc) {
 	doc.Heading(2, "Where the time goes")
 	doc.Para("The recommended configuration of each device and model at the workload, operator by operator (summed over its layer kinds): its share of the prefill (TTFT) and of the mean decode step (TPOT). " +
 		"Operators: " + OpsAttribution + ". " + "`" + "roofline predict … --ops" + "`" + " prints every operator and layer kind.")
-	for _, o := range rep.Ops {
-		in := o.Result.Inputs
+	for i, o := range rep.Ops {
+		if i == maxOpsTables {
+			doc.Para(fmt.Sprintf("%d more configurations are in results.json (operators).", len(rep.Ops)-maxOpsTables))
+			break
+		}
+		in := o.Inputs
 		doc.Heading(3, fmt.Sprintf("%s · %s (%s, %s, %s)", in.Device, in.Model, in.Engine, in.Runtime, in.Weights))
-		doc.Table(opsSummaryTable(o.Ops))
+		doc.Table(opsSummaryTable(o))
 	}
 }
 
 // opsSummaryTable is a prediction's prefill and mean decode step by
 // operator name, summed over the layer kinds.
-func opsSummaryTable(o *app.Ops) *Table {
-	type row struct {
-		name         string
-		pre, dec     float64 // s
-		ps, ds       float64 // shares
-		inPre, inDec bool
-	}
-	var rows []row
-	at := map[string]int{}
-	add := func(v *sim.OpView, decode bool) {
-		if v == nil {
-			return
-		}
-		for _, op := range v.Ops {
-			i, ok := at[op.Name]
-			if !ok {
-				i = len(rows)
-				at[op.Name] = i
-				rows = append(rows, row{name: op.Name})
-			}
-			if decode {
-				rows[i].dec += op.Time
-				rows[i].ds += op.Share
-				rows[i].inDec = true
-			} else {
-				rows[i].pre += op.Time
-				rows[i].ps += op.Share
-				rows[i].inPre = true
-			}
-		}
-	}
-	add(o.Prefill, false)
-	add(o.Decode, true)
+func opsSummaryTable(o study.OpsSummary) *Table {
 	t := NewTable("operator", "prefill", "share", "decode step", "share").Right(1, 2, 3, 4)
-	for _, r := range rows {
+	for _, r := range o.Ops {
 		pre, ps, dec, ds := Dash, Dash, Dash, Dash
-		if r.inPre {
-			pre, ps = Duration(r.pre), Percent1(r.ps)
+		if r.InPrefill {
+			pre, ps = Duration(r.Prefill), Percent1(r.PrefillShare)
 		}
-		if r.inDec {
-			dec, ds = Duration(r.dec), Percent1(r.ds)
+		if r.InDecode {
+			dec, ds = Duration(r.Decode), Percent1(r.DecodeShare)
 		}
-		t.Add(r.name, pre, ps, dec, ds)
+		t.Add(r.Name, pre, ps, dec, ds)
 	}
-	dec := Dash
-	if o.Decode != nil {
-		dec = Duration(o.Decode.Time)
+	dec, ds := Dash, Dash
+	if !math.IsNaN(o.TPOT) {
+		dec, ds = Duration(o.TPOT), Percent1(1)
 	}
-	t.Add("total (TTFT, TPOT)", Duration(o.Prefill.Time), Percent1(1), dec, Percent1(1))
+	t.Add("total (TTFT, TPOT)", Duration(o.TTFT), Percent1(1), dec, ds)
 	return t
 }

@@ -67,13 +67,25 @@ type reportPredict struct {
 	Result  PredictJSON `json:"result"`
 }
 
+// reportOps is a recommended configuration by operator: its command
+// prints every operator and layer kind.
 type reportOps struct {
-	Command   string   `json:"command"`
-	Hardware  string   `json:"hardware"`
-	Engine    string   `json:"engine"`
-	Model     string   `json:"model"`
-	Weights   string   `json:"weights"`
-	Operators *OpsJSON `json:"operators"`
+	Command   string          `json:"command"`
+	Hardware  string          `json:"hardware"`
+	Engine    string          `json:"engine"`
+	Model     string          `json:"model"`
+	Weights   string          `json:"weights"`
+	TTFT      float64         `json:"ttft_s"`
+	TPOT      *float64        `json:"tpot_s"`
+	Operators []reportOpShare `json:"operators"`
+}
+
+type reportOpShare struct {
+	Operator     string   `json:"operator"`
+	Prefill      *float64 `json:"prefill_s"`
+	PrefillShare *float64 `json:"prefill_share"`
+	Decode       *float64 `json:"decode_step_s"`
+	DecodeShare  *float64 `json:"decode_share"`
 }
 
 type reportMeasured struct {
@@ -337,8 +349,19 @@ func (rep *report) data() *ReportJSON {
 	// at a time (predictionsJSON), never all at once.
 	r.Operators = []reportOps{}
 	for _, o := range rep.Ops {
-		in := o.Result.Inputs
-		r.Operators = append(r.Operators, reportOps{rep.cmds.predict(o.Request), in.Device, in.Engine, in.Model, in.Weights, newOpsJSON(o.Ops)})
+		in := o.Inputs
+		ro := reportOps{rep.cmds.predict(o.Request), in.Device, in.Engine, in.Model, in.Weights, o.TTFT, num(o.TPOT), []reportOpShare{}}
+		for _, x := range o.Ops {
+			row := reportOpShare{Operator: x.Name}
+			if x.InPrefill {
+				row.Prefill, row.PrefillShare = num(x.Prefill), num(x.PrefillShare)
+			}
+			if x.InDecode {
+				row.Decode, row.DecodeShare = num(x.Decode), num(x.DecodeShare)
+			}
+			ro.Operators = append(ro.Operators, row)
+		}
+		r.Operators = append(r.Operators, ro)
 	}
 	for _, m := range rep.Measured {
 		rm := reportMeasured{File: m.Raw, Command: rep.cmds.compare(m.Measured), Warnings: []string{}}

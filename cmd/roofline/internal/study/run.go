@@ -217,8 +217,9 @@ type Report struct {
 	// plan, at the study's workload.
 	Predictions []Prediction
 	// Ops are the recommended configurations' predictions at the
-	// workload, operator by operator: one per device and model.
-	Ops      []Prediction
+	// workload, operator by operator: one per device and model, each kept
+	// as its operators' shares (a large study has a thousand).
+	Ops      []OpsSummary
 	Measured []MeasuredAnswer
 	Figures  []Figure
 	// Skipped are default figures that could not be drawn, with why.
@@ -232,6 +233,14 @@ type Report struct {
 type Prediction struct {
 	Request app.PredictRequest
 	*app.Prediction
+}
+
+// OpsSummary is one prediction operator by operator, by name.
+type OpsSummary struct {
+	Request    app.PredictRequest
+	Inputs     sim.Inputs
+	TTFT, TPOT float64 // s; TPOT NaN with one output token
+	Ops        []app.OpShare
 }
 
 // MeasuredAnswer is one measured file of the study beside its predictions.
@@ -315,7 +324,7 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 		if err != nil {
 			return nil, fmt.Errorf("operators of %s on %s: %w", g.Model, g.Device, err)
 		}
-		r.Ops = append(r.Ops, Prediction{Request: req, Prediction: p})
+		r.Ops = append(r.Ops, OpsSummary{Request: req, Inputs: p.Inputs, TTFT: p.TTFT, TPOT: p.TPOT, Ops: p.Ops.ByName()})
 	}
 
 	// 3. Measured runs.
