@@ -355,7 +355,7 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 		DenseBytes: c.denseStreamed(tokens, logits > 0),
 		DenseFLOPs: n*c.denseFLOPs + float64(logits)*c.headFLOPs,
 	}
-	if moe := c.Spec.MoE; moe != nil {
+	if moe := c.Spec.MoE; moe != nil && (c.expertBytes > 0 || c.routedFLOPs > 0) { // an operator's account may have no experts
 		reached := c.DistinctExperts(tokens)
 		m.ExpertBytes = c.expertBytes * reached
 		m.ExpertFLOPs = n * c.routedFLOPs

@@ -178,6 +178,7 @@ func (oa *OpAccount) Prefill(w Workload) (*OpView, error) {
 // prefill prices the passes of w (validated by the caller).
 func (oa *OpAccount) prefill(w Workload) *OpView {
 	s := oa.s
+	w.Output = 1 // the passes alone: no decode step to price
 	a := oa.newAttribution(w, &s.rates.prefill)
 	p := &a.model.ph
 	var sbuf [16]int
@@ -436,7 +437,12 @@ func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*
 	r, N := a.r, float64(n)
 	whole := mm(a.model)
 	a.maxRows = max(a.maxRows, whole.Rows)
-	dm, dc, em, ec := r.classTerms(whole)
+	// Every operator's products run at its class's rates: the pass's.
+	dense, expert := r.matmul(whole.Rows), 0.0
+	if whole.ExpertFLOPs > 0 {
+		expert = r.matmul(whole.ExpertRows)
+	}
+	dm, dc, em, ec := r.classTermsAt(whole, dense, expert)
 	denseMem, expertMem := dm >= dc, em >= ec
 	a.classTime[0] += N * max(dm, dc)
 	a.classTime[1] += N * max(em, ec)
@@ -456,7 +462,7 @@ func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*
 		pr := &a.each[i]
 		row, raw := &a.rows[i], &a.raw[i]
 		om := mm(pr)
-		odm, odc, oem, oec := r.classTerms(om)
+		odm, odc, oem, oec := r.classTermsAt(om, dense, expert)
 		side(raw[0][:], denseMem, N*odm, N*odc)
 		side(raw[1][:], expertMem, N*oem, N*oec)
 		// The op's own bytes and FLOPs.

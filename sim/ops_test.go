@@ -117,8 +117,9 @@ func TestOperatorsAddUpToThePrediction(t *testing.T) {
 }
 
 // BenchmarkOperatorViews is what predict --ops adds to a prediction: the
-// operators listed, the prefill, the mean decode step, and the first and
-// last steps, operator by operator (the target is 50 µs). cpu-ns/op is the
+// prefill, the mean decode step, and the first, the last and the longest
+// step, operator by operator (the target is 50 µs); the cost lists its
+// operators once (model's BenchmarkOperators). cpu-ns/op is the
 // process's CPU time, garbage collection included: on a shared machine
 // ns/op counts the time other work holds the cores.
 func BenchmarkOperatorViews(b *testing.B) {
@@ -146,7 +147,7 @@ func BenchmarkOperatorViews(b *testing.B) {
 				if _, err := oa.Decode(w); err != nil {
 					b.Fatal(err)
 				}
-				for _, ctx := range []int{w.Prompt + 1, w.Context() - 1} {
+				for _, ctx := range []int{w.Prompt + 1, w.Context() - 1, m.Spec.MaxContext} {
 					if _, err := oa.Step(ctx, w.Batch); err != nil {
 						b.Fatal(err)
 					}

@@ -127,10 +127,20 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 // classTerms are the memory and compute terms of the dense products (dm,
 // dc) and of the routed experts (em, ec) at the expected rates r.
 func (r *rates) classTerms(mm *model.Matmuls) (dm, dc, em, ec float64) {
-	dm, dc = mm.DenseBytes/r.bw, mm.DenseFLOPs/r.matmul(mm.Rows)
+	expert := 0.0
+	if mm.ExpertFLOPs > 0 {
+		expert = r.matmul(mm.ExpertRows)
+	}
+	return r.classTermsAt(mm, r.matmul(mm.Rows), expert)
+}
+
+// classTermsAt is classTerms with the products' rates given: the dense
+// products' and the experts' (unused without expert FLOPs).
+func (r *rates) classTermsAt(mm *model.Matmuls, dense, expert float64) (dm, dc, em, ec float64) {
+	dm, dc = mm.DenseBytes/r.bw, mm.DenseFLOPs/dense
 	em = mm.ExpertBytes / r.bw
 	if mm.ExpertFLOPs > 0 {
-		ec = mm.ExpertFLOPs / r.matmul(mm.ExpertRows)
+		ec = mm.ExpertFLOPs / expert
 	}
 	return dm, dc, em, ec
 }
