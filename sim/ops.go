@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/runtimes"
 )
 
 // OpInfo is what an operator is, the same in every view.
@@ -124,11 +125,17 @@ type OpAccount struct {
 	// prefill, or of decode steps only their batch (a step's products do
 	// not depend on its context), so the steps of one batch price the
 	// operators once.
-	priced    Workload
+	priced    pricedKey
 	pricedFor *rates
 	// infos are what each row is: the operators', then the fixed rows'
 	// (pass or step overhead, layer overhead, host work).
 	infos []OpInfo
+}
+
+// pricedKey is what the operators' pricers were priced for.
+type pricedKey struct {
+	w       Workload
+	inOrder bool
 }
 
 // Operators is s's operator account. It fails for a cost built without
@@ -175,23 +182,47 @@ func (oa *OpAccount) Prefill(w Workload) (*OpView, error) {
 	return oa.prefill(w), nil
 }
 
-// prefill prices the passes of w (validated by the caller).
+// prefill prices the passes of w (validated, its UBatch resolved, by the
+// caller) as the setup's runtime lays out the batch's prompts: the passes
+// of a group of prompts, times the groups alike, and a smaller last group.
+// A prefill of several passes has the ideal of one pass (prefillPhase),
+// attributed over that pass.
 func (oa *OpAccount) prefill(w Workload) *OpView {
 	s := oa.s
 	w.Output = 1 // the passes alone: no decode step to price
-	a := oa.newAttribution(w, &s.rates.prefill)
+	inOrder := s.Inputs.PrefillOrder == runtimes.InOrder
+	a := oa.newAttribution(w, &s.rates.prefill, inOrder)
 	p := &a.model.ph
-	var sbuf [16]int
-	starts := p.prefillRuns(sbuf[:0])
-	for i, k := range starts {
-		if e := runEnd(starts, i, p.passes-2); e >= k {
-			a.run(e-k+1, func(pr *pricers) unitTerms { return pr.prefillPass(k) }, func(pr *pricers) unitTerms { return pr.prefillPass(e) }, func(pr *pricers) *model.Matmuls { return &pr.ph.full })
+	for d, ph := 0, p; ph != nil; d, ph = d+1, ph.rest {
+		times := float64(ph.groups)
+		var sbuf [16]int
+		starts := ph.prefillRuns(sbuf[:0])
+		for i, x := range starts {
+			if e := runEnd(starts, i, ph.passes-2); e >= x {
+				a.run(e-x+1, times, func(pr *pricers) unitTerms { return pr.prefillPass(d, x) }, func(pr *pricers) unitTerms { return pr.prefillPass(d, e) },
+					func(pr *pricers) *model.Matmuls { return &pr.level(d).full })
+			}
 		}
+		last := func(pr *pricers) unitTerms { return pr.lastPass(d) }
+		a.run(1, times, last, last, func(pr *pricers) *model.Matmuls { return &pr.level(d).lastMM })
 	}
-	last := func(pr *pricers) unitTerms { return pr.lastPass() }
-	a.run(1, last, last, func(pr *pricers) *model.Matmuls { return &pr.ph.lastMM })
+	passes := p.prefillPasses()
 	exp, ideal := p.prefillAt(&s.rates.prefill), p.prefillAt(&s.rates.ideal)
-	return a.view("prefill", w.Depth+w.Prompt, p.passes, exp.sum().time, ideal.sum().time)
+	t, it := exp.sum().time, ideal.sum().time
+	if passes > 1 {
+		// The ideal of the prefill in one pass (Setup.onePass), shared by
+		// that pass's bound.
+		raw := append([][3][2]float64(nil), a.raw...)
+		one := s.onePass(w)
+		a1 := oa.newAttribution(one.w, &s.rates.prefill, false)
+		last := func(pr *pricers) unitTerms { return pr.lastPass(0) }
+		a1.run(1, 1, last, last, func(pr *pricers) *model.Matmuls { return &pr.ph.lastMM })
+		copy(a.raw, raw)
+		a.rawIdeal, a.idealTime = append([]float64(nil), a1.rawIdeal...), a1.idealTime
+		op := one.prefillAt(&s.rates.ideal)
+		it = op.sum().time
+	}
+	return a.view("prefill", w.Depth+w.Prompt, passes, t, it)
 }
 
 // Decode is the mean decode step of workload w operator by operator:
@@ -211,6 +242,7 @@ func (oa *OpAccount) PrefillPhase(prompt, depth, batch, ubatch int) (*OpView, er
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
+	w.UBatch = oa.s.Chunk(ubatch, batch*prompt)
 	return oa.prefill(w), nil
 }
 
@@ -230,14 +262,14 @@ func (oa *OpAccount) DecodePhase(first, steps, batch int) (*OpView, error) {
 // decode prices the steps of w (validated by the caller).
 func (oa *OpAccount) decode(w Workload) *OpView {
 	s := oa.s
-	a := oa.newAttribution(w, &s.rates.decode)
+	a := oa.newAttribution(w, &s.rates.decode, false)
 	p := &a.model.ph
 	first, last := p.firstStep(), p.lastStep()
 	var sbuf [16]int
 	starts := p.decodeRuns(sbuf[:0])
 	for i, x := range starts {
 		if e := runEnd(starts, i, last); e >= x {
-			a.run(e-x+1, func(pr *pricers) unitTerms { return pr.step(x) }, func(pr *pricers) unitTerms { return pr.step(e) }, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
+			a.run(e-x+1, 1, func(pr *pricers) unitTerms { return pr.step(x) }, func(pr *pricers) unitTerms { return pr.step(e) }, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
 		}
 	}
 	steps := last - first + 1
@@ -261,9 +293,9 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 	if !s.Inputs.ContinuousBatching {
 		w.Batch = 1
 	}
-	a := oa.newAttribution(w, &s.rates.decode)
+	a := oa.newAttribution(w, &s.rates.decode, false)
 	at := func(pr *pricers) unitTerms { return pr.step(ctx) }
-	a.run(1, at, at, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
+	a.run(1, 1, at, at, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
 	for i := range oa.ops.Ops {
 		if row := &a.rows[i]; oa.ops.Ops[i].Class == model.AttentionClass {
 			row.KVTokens = ctx
@@ -282,20 +314,20 @@ func (s *Setup) opsWorkload(w Workload) (Workload, error) {
 	if err := w.Validate(); err != nil {
 		return w, err
 	}
+	w, _ = s.resolveUBatch(w)
 	if !s.Inputs.ContinuousBatching {
 		w.Batch = 1
 	}
 	return w, nil
 }
 
-// countRates price a unit at 1 B/s and 1 FLOP/s with nothing but its
-// attention (pricers zero the matrix terms): its attention's bytes and
-// FLOPs.
+// countRates price a unit at 1 B/s and 1 FLOP/s, ideal: its bytes and
+// FLOPs, its matrix products' and its attention's.
 var countRates = rates{bw: 1, peak: 1, ideal: true}
 
 // pricers price one account (the model's, or one operator's) at the
-// expected and ideal rates, and count its attention's bytes, FLOPs and KV
-// reads, through the functions a prediction prices with.
+// expected and ideal rates, and count its bytes, FLOPs and KV reads,
+// through the functions a prediction prices with.
 type pricers struct {
 	ph phases
 	// at prices attention; nil for an account with none, whose matrix
@@ -312,29 +344,55 @@ type attnPricers struct {
 	dcnt, dkv  decodePricing
 }
 
-// init prices account m for workload w; at, when not nil, holds the
-// pricers of its attention.
-func (pr *pricers) init(m *model.Cost, w Workload, flash bool, r, ideal *rates, decode bool, at *attnPricers) {
+// init prices account m for workload w, its prompts laid out in order or
+// in lockstep; at, when not nil, holds the pricers of its attention.
+func (pr *pricers) init(m *model.Cost, w Workload, flash, inOrder bool, r, ideal *rates, decode bool, at *attnPricers) {
 	if decode {
 		pr.ph = stepPhasesFor(m, w, flash)
 	} else {
-		pr.ph = newPhases(m, w, flash)
+		pr.ph = newPhasesIn(m, w, flash, inOrder)
 	}
 	pr.at = at
 	if at == nil {
 		return
 	}
-	at.kvOnly = pr.ph
-	at.kvOnly.unfused = false
+	at.kvOnly = kvOnly(pr.ph)
 	if decode {
 		at.dexp, at.dideal = pr.ph.decodeAt(r), pr.ph.decodeAt(ideal)
 		at.dcnt, at.dkv = pr.ph.decodeAt(&countRates), at.kvOnly.decodeAt(&countRates)
-		at.dcnt.stepCost, at.dkv.stepCost = unitCost{}, unitCost{}
 		return
 	}
 	at.exp, at.ideal = pr.ph.prefillAt(r), pr.ph.prefillAt(ideal)
 	at.cnt, at.kv = pr.ph.prefillAt(&countRates), at.kvOnly.prefillAt(&countRates)
-	at.cnt.fullCost, at.cnt.lastCost, at.kv.fullCost, at.kv.lastCost = unitCost{}, unitCost{}, unitCost{}, unitCost{}
+}
+
+// kvOnly is p with its scores kept on chip: its attention moves the KV
+// cache alone (as many reads of it as p's).
+func kvOnly(p phases) phases {
+	p.unfused = false
+	if p.rest != nil {
+		r := kvOnly(*p.rest)
+		p.rest = &r
+	}
+	return p
+}
+
+// level is the phases of group level d: 0 the prefill's groups, 1 its
+// smaller last group.
+func (pr *pricers) level(d int) *phases {
+	p := &pr.ph
+	for ; d > 0; d-- {
+		p = p.rest
+	}
+	return p
+}
+
+// restAt is pp's pricing of group level d.
+func restAt(pp *prefillPricing, d int) *prefillPricing {
+	for ; d > 0; d-- {
+		pp = pp.rest
+	}
+	return pp
 }
 
 // stepPhasesFor is the decode of w: its steps' products and how attention
@@ -345,21 +403,24 @@ func stepPhasesFor(m *model.Cost, w Workload, flash bool) phases {
 	return p
 }
 
-// unitTerms is a unit's attention at the expected and ideal rates, and its
-// attention's bytes, FLOPs and KV reads.
+// unitTerms is a unit's attention at the expected and ideal rates, and the
+// unit's bytes and FLOPs (cnt: its products' and its attention's) and its
+// bytes with the KV cache alone (kv).
 type unitTerms struct {
 	exp, ideal, cnt attnTerms
 	kv              float64
 }
 
-func (pr *pricers) prefillPass(k int) unitTerms {
+// prefillPass is full pass k of group level d.
+func (pr *pricers) prefillPass(d, k int) unitTerms {
 	at := pr.at
-	return unitTerms{at.exp.prefillPass(k), at.ideal.prefillPass(k), at.cnt.prefillPass(k), at.kv.prefillPass(k).am}
+	return unitTerms{restAt(&at.exp, d).prefillPass(k), restAt(&at.ideal, d).prefillPass(k), restAt(&at.cnt, d).prefillPass(k), restAt(&at.kv, d).prefillPass(k).am}
 }
 
-func (pr *pricers) lastPass() unitTerms {
+// lastPass is the last pass of group level d.
+func (pr *pricers) lastPass(d int) unitTerms {
 	at := pr.at
-	return unitTerms{at.exp.lastPass(), at.ideal.lastPass(), at.cnt.lastPass(), at.kv.lastPass().am}
+	return unitTerms{restAt(&at.exp, d).lastPass(), restAt(&at.ideal, d).lastPass(), restAt(&at.cnt, d).lastPass(), restAt(&at.kv, d).lastPass().am}
 }
 
 func (pr *pricers) step(ctx int) unitTerms {
@@ -387,7 +448,7 @@ type attribution struct {
 	maxRows    float64 // the rows of the largest pass or step
 }
 
-func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
+func (oa *OpAccount) newAttribution(w Workload, r *rates, inOrder bool) *attribution {
 	s, ops := oa.s, oa.ops
 	decode := r == &s.rates.decode
 	flash := s.Inputs.FlashAttention
@@ -402,10 +463,10 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 		at = at[1:]
 		return p
 	}
-	a.model.init(s.Model, w, flash, r, &s.rates.ideal, decode, next(true))
-	key := w
+	a.model.init(s.Model, w, flash, inOrder, r, &s.rates.ideal, decode, next(true))
+	key := pricedKey{w, inOrder}
 	if decode {
-		key = Workload{Batch: w.Batch}
+		key = pricedKey{w: Workload{Batch: w.Batch}}
 	}
 	reuse := oa.pricedFor == r && oa.priced == key
 	oa.priced, oa.pricedFor = key, r
@@ -414,7 +475,7 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 	for i := range ops.Ops {
 		at := next(ops.Ops[i].Class == model.AttentionClass)
 		if !reuse {
-			a.each[i].init(ops.Ops[i].Account, w, flash, r, &s.rates.ideal, decode, at)
+			a.each[i].init(ops.Ops[i].Account, w, flash, inOrder, r, &s.rates.ideal, decode, at)
 		}
 		a.rows[i].OpInfo = &oa.infos[i]
 	}
@@ -432,9 +493,9 @@ func (oa *OpAccount) newAttribution(w Workload, r *rates) *attribution {
 }
 
 // run adds a run of n alike units, attention linear from first to last,
-// whose products are mm.
-func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*pricers) *model.Matmuls) {
-	r, N := a.r, float64(n)
+// whose products are mm, taken `times` times (groups of prompts alike).
+func (a *attribution) run(n int, times float64, first, last func(*pricers) unitTerms, mm func(*pricers) *model.Matmuls) {
+	r, N := a.r, float64(n)*times
 	whole := mm(a.model)
 	a.maxRows = max(a.maxRows, whole.Rows)
 	// Every operator's products run at its class's rates: the pass's.
@@ -447,8 +508,8 @@ func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*
 	a.classTime[0] += N * max(dm, dc)
 	a.classTime[1] += N * max(em, ec)
 	m0, m1 := first(a.model), last(a.model)
-	a.classTime[2] += sumMaxLinear(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
-	a.idealTime += sumMaxLinear(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)
+	a.classTime[2] += times * sumMaxLinear(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
+	a.idealTime += times * sumMaxLinear(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)
 	expSplit := splitRun(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
 	idealSplit := splitRun(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)
 
@@ -465,30 +526,33 @@ func (a *attribution) run(n int, first, last func(*pricers) unitTerms, mm func(*
 		odm, odc, oem, oec := r.classTermsAt(om, dense, expert)
 		side(raw[0][:], denseMem, N*odm, N*odc)
 		side(raw[1][:], expertMem, N*oem, N*oec)
-		// The op's own bytes and FLOPs.
+		// The operator's own bytes and FLOPs.
 		act, actRead := 0.0, 0.0
 		if a.prefill {
 			act, actRead = pr.ph.m.ActivationBytes(int(om.Rows)), pr.ph.m.ActivationReadBytes(int(om.Rows))
 		}
-		row.FLOPs += N * om.FLOPs()
-		row.WeightBytes += N * (om.DenseBytes + om.ExpertBytes - act)
+		mb, mf := om.Bytes(), om.FLOPs()
+		row.FLOPs += N * mf
+		row.WeightBytes += N * (mb - act)
 		row.ActivationRead += N * actRead
 		row.ActivationWritten += N * (act - actRead)
 		if pr.at == nil {
 			// Its ideal unit time is its matrix terms alone: a whole
 			// unit bound by memory takes its bytes, by compute its FLOPs.
-			ib, ic := om.Bytes()/a.s.rates.ideal.bw, om.FLOPs()/a.s.rates.ideal.peak
-			a.rawIdeal[i] += idealSplit.sum(ib, ib, ic, ic)
+			ib, ic := mb/a.s.rates.ideal.bw, mf/a.s.rates.ideal.peak
+			a.rawIdeal[i] += times * idealSplit.sum(ib, ib, ic, ic)
 			continue
 		}
 		o0, o1 := first(pr), last(pr)
 		mem, comp := expSplit.parts(o0.exp.am, o1.exp.am, o0.exp.ac, o1.exp.ac)
-		raw[2][0] += mem
-		raw[2][1] += comp
-		a.rawIdeal[i] += idealSplit.sum(o0.ideal.am, o1.ideal.am, o0.ideal.ac, o1.ideal.ac)
-		row.FLOPs += N * (o0.cnt.ac + o1.cnt.ac) / 2
-		kv := N * (o0.kv + o1.kv) / 2
-		scores := N*(o0.cnt.am+o1.cnt.am)/2 - kv
+		raw[2][0] += times * mem
+		raw[2][1] += times * comp
+		a.rawIdeal[i] += times * idealSplit.sum(o0.ideal.am, o1.ideal.am, o0.ideal.ac, o1.ideal.ac)
+		// Counted at 1 B/s and 1 FLOP/s, a unit is its products' bytes
+		// and FLOPs and its attention's.
+		row.FLOPs += N*(o0.cnt.ac+o1.cnt.ac)/2 - N*mf
+		kv := N*(o0.kv+o1.kv)/2 - N*mb
+		scores := N * ((o0.cnt.am+o1.cnt.am)/2 - (o0.kv+o1.kv)/2)
 		row.KVBytes += kv
 		w := a.ops.Ops[i].ScoreWrites
 		row.ScoreWritten += w * scores

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/roofline/roofline/runtimes"
+
 	"github.com/roofline/roofline/sim"
 )
 
@@ -15,18 +17,31 @@ func TestOperatorsAddUpToThePrediction(t *testing.T) {
 	cases := []struct {
 		model, weights, device string
 		w                      sim.Workload
-		noFlash                bool
+		noFlash, inOrder       bool
 	}{
-		{"gemma-2-2b", "q4_0", "raspberry-pi-5-8gb", sim.Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}, false},
-		{"gemma-2-2b", "q4_0", "raspberry-pi-5-8gb", sim.Workload{Prompt: 3000, Output: 2000, Batch: 2, Depth: 2500, UBatch: 512}, true},
-		{"llama-3.1-8b", "q4_k_m", "rtx-4090", sim.Workload{Prompt: 2048, Output: 256, Batch: 32, UBatch: 512}, false},
-		{"qwen3-30b-a3b", "q4_k_m", "jetson-agx-orin-64gb", sim.Workload{Prompt: 700, Output: 64, Batch: 3, Depth: 100, UBatch: 256}, true},
-		{"deepseek-v3", "q4_k_m", "h100-sxm", sim.Workload{Prompt: 100, Output: 2, Batch: 1, UBatch: 512}, false},
-		{"gpt-oss-20b", "mxfp4_moe", "apple-m2-max", sim.Workload{Prompt: 4000, Output: 300, Batch: 4, UBatch: 1024}, true},
+		// Whole prompts in order (vLLM's scheduler): two groups of two
+		// prompts and a last group of one, then prompts longer than a
+		// pass, each alone in three.
+		{"llama-3.1-8b", "q4_k_m", "rtx-4090", sim.Workload{Prompt: 1000, Output: 64, Batch: 5, UBatch: 2048}, false, true},
+		{"gemma-2-2b", "q4_0", "rtx-4090", sim.Workload{Prompt: 5000, Output: 64, Batch: 2, UBatch: 2048}, true, true},
+		{"gemma-2-2b", "q4_0", "raspberry-pi-5-8gb", sim.Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 512}, false, false},
+		{"gemma-2-2b", "q4_0", "raspberry-pi-5-8gb", sim.Workload{Prompt: 3000, Output: 2000, Batch: 2, Depth: 2500, UBatch: 512}, true, false},
+		{"llama-3.1-8b", "q4_k_m", "rtx-4090", sim.Workload{Prompt: 2048, Output: 256, Batch: 32, UBatch: 512}, false, false},
+		{"qwen3-30b-a3b", "q4_k_m", "jetson-agx-orin-64gb", sim.Workload{Prompt: 700, Output: 64, Batch: 3, Depth: 100, UBatch: 256}, true, false},
+		{"deepseek-v3", "q4_k_m", "h100-sxm", sim.Workload{Prompt: 100, Output: 2, Batch: 1, UBatch: 512}, false, false},
+		{"gpt-oss-20b", "mxfp4_moe", "apple-m2-max", sim.Workload{Prompt: 4000, Output: 300, Batch: 4, UBatch: 1024}, true, false},
 	}
 	for _, c := range cases {
 		m, d := setup(t, c.model, c.weights, "f16", c.device)
-		s, err := setupOn(m, d, "", sim.Options{RuntimeOverhead: -1, NoFlashAttention: c.noFlash})
+		rt := testRuntime()
+		if c.inOrder {
+			rt.Prefill.Order = runtimes.InOrder
+		}
+		e, err := d.Engine("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := sim.NewSetup(m, d, e, rt, sim.Options{RuntimeOverhead: -1, NoFlashAttention: c.noFlash})
 		if err != nil {
 			t.Fatal(err)
 		}

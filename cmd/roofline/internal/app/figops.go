@@ -46,8 +46,9 @@ func figOps(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 	for _, p := range []struct {
 		name string
 		dst  *int
-	}{{"prompt", &w.Prompt}, {"batch", &w.Batch}, {"ubatch", &w.UBatch}} {
-		v, err := req.intParam(p.name, 1, sim.MaxTokens)
+		lo   int
+	}{{"prompt", &w.Prompt, 1}, {"batch", &w.Batch, 1}, {"ubatch", &w.UBatch, 0}} {
+		v, err := req.intParam(p.name, p.lo, sim.MaxTokens)
 		if err != nil {
 			return nil, nil, err
 		}

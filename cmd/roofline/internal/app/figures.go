@@ -183,7 +183,7 @@ var Figures = []*FigureKind{
 			{Name: "prompt", Tokens: true, Default: "512", Int: true, Usage: "prompt tokens per sequence of the prefill (`N`, k = 1024)"},
 			{Name: "context", Usage: "keys the decode step attends (`N`, k = 1024); default: the prompt + 1"},
 			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"},
-			{Name: "ubatch", Tokens: true, Default: "512", Int: true, Usage: "tokens per prefill pass (`N`)"}},
+			{Name: "ubatch", Tokens: true, Default: "0", Int: true, Usage: "tokens per prefill pass (`N`); 0: the runtime's"}},
 		build: figOps},
 }
 

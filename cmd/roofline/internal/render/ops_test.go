@@ -21,8 +21,10 @@ func TestOpsAddUpOverTheCatalog(t *testing.T) {
 	workloads := []sim.Workload{
 		sim.DefaultWorkload,
 		// Crosses Gemma's and gpt-oss's windows in prefill and decode,
-		// in several passes, at a batch.
+		// in several passes, at a batch; then the runtime's own passes,
+		// whole prompts in order under vLLM and TensorRT-LLM.
 		{Prompt: 3000, Output: 1500, Batch: 3, Depth: 200, UBatch: 1024},
+		{Prompt: 700, Output: 64, Batch: 5, UBatch: 0},
 	}
 	kinds := map[string]bool{"gemma-2-2b": true, "qwen3-30b-a3b": true, "deepseek-v3": true, "gpt-oss-20b": true, "llama-3.1-8b": true, "phi-3-mini": true}
 	checked := 0

@@ -458,7 +458,9 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		if k.Name == "ops" {
 			// The study's prefill, and its last decode step.
 			for p, v := range map[string]int{"prompt": w.Prompt, "batch": w.Batch, "ubatch": w.UBatch, "context": w.Depth + w.Prompt + max(w.Output-1, 1)} {
-				req.Params[p] = strconv.Itoa(v)
+				if v > 0 {
+					req.Params[p] = strconv.Itoa(v)
+				}
 			}
 		}
 	case app.SeriesInputs:
