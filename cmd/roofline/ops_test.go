@@ -145,11 +145,6 @@ func TestPredictOpsErrors(t *testing.T) {
 	}
 }
 
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
-
 // plot ops places each operator where predict --ops prices it: at its
 // FLOPs per byte and its FLOPs over its attributed time, sized by its
 // share; the shares drawn and the note's add up to the whole pass.
