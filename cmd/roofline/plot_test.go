@@ -125,7 +125,7 @@ sit on its slope, products bound by compute on its ceiling; the head of a
 prefill sits above the bandwidth roof because the time model lets it
 overlap the products, which take the class's time (docs/method.md §6).
 Gemma 2 2B at q4_0 on a Raspberry Pi 5: the prefill is compute-bound, the
-feed-forward products take 80 % of it; a decode step at 8,192 keys is
+feed-forward products take 78 % of it; a decode step at 8,192 keys is
 memory-bound, attention over the KV cache takes 29 % and the head — the
 256 k-token table, tied to the embedding — 21 %. The times are an
 attribution of the prediction, not a measurement: each class of a pass
