@@ -207,8 +207,8 @@ func (oa *OpAccount) prefill(w Workload) *OpView {
 		a.run(1, times, last, last, func(pr *pricers) *model.Matmuls { return &pr.level(d).lastMM })
 	}
 	passes := p.prefillPasses()
-	exp, ideal := p.prefillAt(&s.rates.prefill), p.prefillAt(&s.rates.ideal)
-	t, it := exp.sum().time, ideal.sum().time
+	// The prediction's figures, from the model's own pricers.
+	t, it := a.model.at.exp.sum().time, a.model.at.ideal.sum().time
 	if passes > 1 {
 		// The ideal of the prefill in one pass (Setup.onePass), shared by
 		// that pass's bound.
@@ -219,8 +219,7 @@ func (oa *OpAccount) prefill(w Workload) *OpView {
 		a1.run(1, 1, last, last, func(pr *pricers) *model.Matmuls { return &pr.ph.lastMM })
 		copy(a.raw, raw)
 		a.rawIdeal, a.idealTime = append([]float64(nil), a1.rawIdeal...), a1.idealTime
-		op := one.prefillAt(&s.rates.ideal)
-		it = op.sum().time
+		it = a1.model.at.ideal.sum().time
 	}
 	return a.view("prefill", w.Depth+w.Prompt, passes, t, it)
 }
@@ -273,8 +272,7 @@ func (oa *OpAccount) decode(w Workload) *OpView {
 		}
 	}
 	steps := last - first + 1
-	exp, ideal := p.decodeAt(&s.rates.decode), p.decodeAt(&s.rates.ideal)
-	v := a.view("decode", last, steps, exp.sum().time, ideal.sum().time)
+	v := a.view("decode", last, steps, a.model.at.dexp.sum().time, a.model.at.dideal.sum().time)
 	v.scale(1 / float64(steps))
 	return v
 }
@@ -304,8 +302,8 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 			}
 		}
 	}
-	ideal := a.model.ph.decodeAt(&s.rates.ideal)
-	return a.view("step", ctx, 1, s.ITL(ctx, w.Batch), ideal.time(ctx)), nil
+	// ITL(ctx, batch) and its ideal, from the model's own pricers.
+	return a.view("step", ctx, 1, a.model.at.dexp.time(ctx), a.model.at.dideal.time(ctx)), nil
 }
 
 // opsWorkload is the workload the views price: w, one sequence at a time
