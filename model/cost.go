@@ -56,6 +56,7 @@ type Cost struct {
 	routedFLOPs float64 // per token, the routed experts it reaches
 	headFLOPs   float64 // per token whose logits are computed
 	actBytes    float64 // activation traffic per token
+	actRead     float64 // the part of it products read (their inputs)
 	ffnWidth    float64 // widest FFN intermediate per token
 	noLogits    bool    // a part of the model without the head holds no logits (Cost.Slice)
 
@@ -64,6 +65,8 @@ type Cost struct {
 	attnPrefill windowed // attention FLOPs per (query, key) pair in prefill
 	attnDecode  windowed // the same in decode (MLA uses the absorbed form)
 	scores      windowed // attention scores per (query, key) pair: heads, over all layers
+
+	memo *opsMemo // the operator lists asked for (Operators); nil for an operator's account
 }
 
 // Build prices model s under weight format w and KV format kv, laid out as
@@ -95,6 +98,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 	c := &Cost{Spec: s, Weights: w, KV: kv, Layout: l, tied: s.TiedEmbeddings && !l.UntieEmbedding}
 	if list {
 		c.Tensors = make([]TensorCost, 0, len(inventory)+1)
+		c.memo = &opsMemo{}
 	}
 	var headPerRow float64
 	add := func(t Tensor, st Storage) {
@@ -103,8 +107,8 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 		if list {
 			c.Tensors = append(c.Tensors, tc)
 		}
-		c.account(tc)
-		c.addTensor(tc)
+		c.account(&tc)
+		c.addWhole(&tc)
 		switch {
 		case t.Role == RoleTokenEmbd:
 			c.ParamsEmbedding = float64(t.Elements())
@@ -136,7 +140,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 	}
 	c.RecipeBytes = c.WeightBytes
 	c.headFLOPs = 2 * headPerRow * float64(s.Vocab)
-	c.actBytes += ActivationBytesPerValue * float64(s.Hidden+s.Vocab)
+	c.headWork()
 
 	c.ffnWidth = 0
 	if s.MoE == nil || s.MoE.DenseLayers > 0 {
@@ -177,78 +181,109 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 	return c, nil
 }
 
-// addTensor adds tensor t's parameters, bytes, FLOPs and activation
-// traffic per token to the sums (account sorts its bytes into the traffic
-// groups): a matrix product costs 2 FLOP per weight a token reads and
-// moves its input and output row once; the head's are added apart.
-func (c *Cost) addTensor(t TensorCost) {
-	s := c.Spec
+// addWhole adds tensor t to a model's (or a part's) sums: its
+// parameters and bytes, and its FLOPs and activation traffic per token
+// (work).
+func (c *Cost) addWhole(t *TensorCost) {
 	n := float64(t.Elements())
 	c.ParamsTotal += n
 	c.WeightBytes += t.Bytes
 	share := 1.0
 	if t.Routed {
-		share = float64(s.MoE.Active) / float64(s.MoE.Experts)
+		share = float64(c.Spec.MoE.Active) / float64(c.Spec.MoE.Experts)
 	}
 	c.ParamsActive += n * share
-	if t.Matmul && t.Role != RoleOutput {
-		if t.Routed {
-			c.routedFLOPs += 2 * n * share
-		} else {
-			c.denseFLOPs += 2 * n
-		}
-		perToken := float64(t.Cols + t.Rows)
-		if t.Routed {
-			perToken *= float64(s.MoE.Active)
-		}
-		c.actBytes += ActivationBytesPerValue * perToken
-	}
+	c.work(&t.Tensor)
 }
 
-// kvPerTokenLayer is the KV cache one token adds to one layer: K and V for
-// every KV head (GQA/MQA), or the compressed latent plus the shared rope key
-// under MLA.
+// work adds tensor t's FLOPs and activation traffic per token: a matrix
+// product costs 2 FLOP per weight it reads and moves its input and output
+// row once (the head is added by headWork).
+func (c *Cost) work(t *Tensor) {
+	if !t.Matmul || t.Role == RoleOutput {
+		return
+	}
+	n := float64(t.Elements())
+	in, out := float64(t.Cols), float64(t.Rows)
+	if t.Routed {
+		m := c.Spec.MoE
+		share := float64(m.Active) / float64(m.Experts)
+		c.routedFLOPs += 2 * n * share
+		in *= float64(m.Active)
+		out *= float64(m.Active)
+	} else {
+		c.denseFLOPs += 2 * n
+	}
+	c.actBytes += ActivationBytesPerValue * (in + out)
+	c.actRead += ActivationBytesPerValue * in
+}
+
+// headWork adds the head's activation traffic per token: it reads the
+// hidden state and writes the logits.
+func (c *Cost) headWork() {
+	H, V := float64(c.Spec.Hidden), float64(c.Spec.Vocab)
+	c.actBytes += ActivationBytesPerValue * (H + V)
+	c.actRead += ActivationBytesPerValue * H
+}
+
+// kvPerTokenLayer is the KV cache one token adds to one layer.
 func kvPerTokenLayer(s *Spec, kv KVFormat, mla MLACache) (float64, error) {
+	k, v, err := kvPartsPerTokenLayer(s, kv, mla)
+	return k + v, err
+}
+
+// kvPartsPerTokenLayer is kvPerTokenLayer split into what the query-key
+// product reads (K, or the compressed latent and the shared rope key under
+// MLA) and what the value product reads besides (V; under MLA's latent
+// cache nothing, the latent serves both, unless the runtime caches V too).
+func kvPartsPerTokenLayer(s *Spec, kv KVFormat, mla MLACache) (k, v float64, err error) {
 	st := kv.Storage
 	if a := s.MLA; a != nil {
 		switch mla {
 		case MLAExpanded:
 			k, v := s.Heads*(a.QKNopeDim+a.QKRopeDim), s.Heads*a.VHeadDim
 			if !st.Fits(a.QKNopeDim+a.QKRopeDim) || !st.Fits(a.VHeadDim) {
-				return 0, fmt.Errorf("KV format %s needs the per-head widths (%d, %d) to be multiples of %d", kv.Name, a.QKNopeDim+a.QKRopeDim, a.VHeadDim, st.BlockSize)
+				return 0, 0, fmt.Errorf("KV format %s needs the per-head widths (%d, %d) to be multiples of %d", kv.Name, a.QKNopeDim+a.QKRopeDim, a.VHeadDim, st.BlockSize)
 			}
-			return st.RowBytes(k) + st.RowBytes(v), nil
+			return st.RowBytes(k), st.RowBytes(v), nil
 		}
 		w := a.KVLoraRank + a.QKRopeDim
 		if !st.Fits(w) {
-			return 0, fmt.Errorf("KV format %s needs the cached latent width (%d) to be a multiple of %d", kv.Name, w, st.BlockSize)
+			return 0, 0, fmt.Errorf("KV format %s needs the cached latent width (%d) to be a multiple of %d", kv.Name, w, st.BlockSize)
 		}
-		b := st.RowBytes(w)
 		if mla == MLALatentV {
-			b += st.RowBytes(a.KVLoraRank)
+			return st.RowBytes(w), st.RowBytes(a.KVLoraRank), nil
 		}
-		return b, nil
+		return st.RowBytes(w), 0, nil
 	}
 	if !st.Fits(s.HeadDim) {
-		return 0, fmt.Errorf("KV format %s needs head_dim (%d) to be a multiple of %d", kv.Name, s.HeadDim, st.BlockSize)
+		return 0, 0, fmt.Errorf("KV format %s needs head_dim (%d) to be a multiple of %d", kv.Name, s.HeadDim, st.BlockSize)
 	}
-	return 2 * st.RowBytes(s.KVHeads*s.HeadDim), nil
+	half := st.RowBytes(s.KVHeads * s.HeadDim)
+	return half, half, nil
 }
 
 // attentionPairFLOPs is the cost of one query attending one key in one
-// layer: scores (q·k) plus the weighted sum of values, 2 FLOP per
-// multiply-add, over the query heads (GQA saves KV memory, not FLOPs).
+// layer: scores (q·k) plus the weighted sum of values.
+func attentionPairFLOPs(s *Spec) (prefill, decode float64) {
+	ps, pv, ds, dv := attentionPairParts(s)
+	return ps + pv, ds + dv
+}
+
+// attentionPairParts is attentionPairFLOPs split into the query-key
+// product (scores) and the value product, in prefill and in decode: 2 FLOP
+// per multiply-add, over the query heads (GQA saves KV memory, not FLOPs).
 // MLA prefill runs the expanded heads (qk = nope + rope, v); MLA decode runs
 // the absorbed form over the cached latent (DeepSeek-V3 attn_impl "absorb").
-func attentionPairFLOPs(s *Spec) (prefill, decode float64) {
+// Every part is an integer well below 2⁵³, so the sums are exact.
+func attentionPairParts(s *Spec) (prefillScores, prefillValues, decodeScores, decodeValues float64) {
 	nq := float64(s.Heads)
 	if a := s.MLA; a != nil {
-		prefill = 2 * nq * float64(a.QKNopeDim+a.QKRopeDim+a.VHeadDim)
-		decode = 2*nq*float64(a.KVLoraRank+a.QKRopeDim) + 2*nq*float64(a.KVLoraRank)
-		return prefill, decode
+		return 2 * nq * float64(a.QKNopeDim+a.QKRopeDim), 2 * nq * float64(a.VHeadDim),
+			2 * nq * float64(a.KVLoraRank+a.QKRopeDim), 2 * nq * float64(a.KVLoraRank)
 	}
-	p := 4 * nq * float64(s.HeadDim)
-	return p, p
+	p := 2 * nq * float64(s.HeadDim)
+	return p, p, p, p
 }
 
 // DistinctExperts is the expected number of different routed experts a
@@ -328,7 +363,7 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 		DenseBytes: c.denseStreamed(tokens, logits > 0),
 		DenseFLOPs: n*c.denseFLOPs + float64(logits)*c.headFLOPs,
 	}
-	if moe := c.Spec.MoE; moe != nil {
+	if moe := c.Spec.MoE; moe != nil && (c.expertBytes > 0 || c.routedFLOPs > 0) { // an operator's account may have no experts
 		reached := c.DistinctExperts(tokens)
 		m.ExpertBytes = c.expertBytes * reached
 		m.ExpertFLOPs = n * c.routedFLOPs
@@ -463,6 +498,10 @@ func (c *Cost) ResidentWeightBytes(unified bool) float64 {
 // ActivationBytes is the activation traffic of a pass over `tokens` tokens:
 // each matrix product reads its input and writes its output once.
 func (c *Cost) ActivationBytes(tokens int) float64 { return float64(tokens) * c.actBytes }
+
+// ActivationReadBytes is the part of ActivationBytes the products read:
+// their inputs; the rest they write.
+func (c *Cost) ActivationReadBytes(tokens int) float64 { return float64(tokens) * c.actRead }
 
 // ActivationPeakBytes is the scratch memory a pass over `tokens` tokens
 // needs at its peak: f32 logits for every token plus the widest FFN
@@ -676,6 +715,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 		return c, fit
 	}
 	o := *c
+	o.memo = &opsMemo{} // its operators are its own
 	o.Tensors = make([]TensorCost, len(c.Tensors))
 	o.sharedBytes, o.headBytes, o.embdRowBytes, o.embdBytes, o.expertBytes = 0, 0, 0, 0, 0
 	seen := map[Role]int{}
@@ -696,7 +736,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 			fit.Changes[j].To += t.Bytes
 		}
 		o.Tensors[i] = t
-		o.account(t)
+		o.account(&t)
 	}
 	o.WeightBytes = total
 	fit.Absorbed, fit.Factor = true, k
@@ -704,7 +744,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 }
 
 // account adds tensor t's bytes to the traffic groups.
-func (c *Cost) account(t TensorCost) {
+func (c *Cost) account(t *TensorCost) {
 	switch {
 	case t.Role == RoleTokenEmbd:
 		c.embdRowBytes = t.Bytes / float64(t.Rows)

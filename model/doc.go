@@ -33,6 +33,11 @@
 //     cached is causal: Σ_{i=1..n} attention(D + i) (DecodeFLOPs,
 //     PrefillFLOPs).
 //
+// Operators split the account: per layer kind, the projections,
+// attention's products, the feed-forward and expert products, the norms,
+// the embedding lookup and the head, each a Cost over its own tensors
+// (Cost.Operators), so that they add up to the model.
+//
 // Checks in the tests: Llama-3.1-8B has 8,030,261,248 parameters and an
 // f16 KV cache of 131,072 B per token; Llama-3.1-8B Q4_K_M weighs
 // 4.575 GiB against the published 4.58.

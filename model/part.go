@@ -84,7 +84,7 @@ func (c *Cost) Slice(p Part) (*Cost, error) {
 			continue
 		}
 		o.Tensors = append(o.Tensors, t)
-		o.addTensor(t)
+		o.addWhole(&t)
 		switch {
 		case t.Role == RoleTokenEmbd:
 			if p.Embedding {
@@ -107,12 +107,12 @@ func (c *Cost) Slice(p Part) (*Cost, error) {
 			o.headBytes = t.Bytes
 			headPerRow = float64(t.Cols)
 		default:
-			o.account(t)
+			o.account(&t)
 		}
 	}
 	if p.Head {
 		o.headFLOPs = 2 * headPerRow * float64(s.Vocab)
-		o.actBytes += ActivationBytesPerValue * float64(s.Hidden+s.Vocab)
+		o.headWork()
 		o.WeightBytes += c.UnlistedBytes
 		o.UnlistedBytes = c.UnlistedBytes
 	}
@@ -191,6 +191,7 @@ func (c *Cost) Shard(n int) *Cost {
 	o.routedFLOPs *= f
 	o.headFLOPs *= f
 	o.actBytes *= f
+	o.actRead *= f
 	o.ffnWidth *= f
 	o.kv = c.kv.scaled(c.KVShare(n))
 	o.attnPrefill = c.attnPrefill.scaled(f)

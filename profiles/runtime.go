@@ -95,6 +95,7 @@ type rawRuntime struct {
 		Head          *rawRule `toml:"head"`
 		Embedding     *rawRule `toml:"embedding"`
 		HostEmbedding *rawRule `toml:"host_embedding"`
+		Fused         *rawRule `toml:"fused"`
 	} `toml:"layout"`
 	Kernel []struct {
 		Formats []string `toml:"formats"`
@@ -418,6 +419,23 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		rt.Layout.HostEmbedding = v
 		source("layout.host_embedding", h.Source)
+	}
+	if f := l.Fused; f != nil {
+		list, ok := f.Value.([]any)
+		if !ok {
+			fe("fused", "fused value must be a list of \"qkv\" and \"gate_up\" (or [] for none)")
+		}
+		for _, v := range list {
+			switch v {
+			case "qkv":
+				rt.Fusion.QKV = true
+			case "gate_up":
+				rt.Fusion.GateUp = true
+			default:
+				fe("fused", "fused value %v: want \"qkv\" or \"gate_up\"", v)
+			}
+		}
+		source("layout.fused", f.Source)
 	}
 	for i, k := range r.Kernel {
 		kr := runtimes.Kernel{Formats: k.Formats, Kind: hardware.Kind(k.Kind)}

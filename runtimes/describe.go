@@ -34,6 +34,7 @@ const (
 	TopicMLA        = "MLA cache"
 	TopicHead       = "head"
 	TopicEmbeddings = "embeddings"
+	TopicFusion     = "fused products"
 	TopicBatching   = "batching"
 	TopicPrefill    = "prefill"
 	TopicMemory     = "memory"
@@ -104,6 +105,7 @@ func (r *Runtime) Rules() []Rule {
 		host = "an untied input table stays in host memory"
 	}
 	add("layout.host_embedding", TopicEmbeddings, host)
+	add("layout.fused", TopicFusion, r.fusionText())
 	batching := "continuous: requests join the running batch"
 	if !r.ContinuousBatching {
 		batching = "none: requests queue, one sequence at a time"
@@ -311,4 +313,18 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// fusionText says which products the runtime fuses (Fusion).
+func (r *Runtime) fusionText() string {
+	f := r.Fusion
+	switch {
+	case f.QKV && f.GateUp:
+		return "q, k and v as one product, gate and up as one"
+	case f.QKV:
+		return "q, k and v as one product"
+	case f.GateUp:
+		return "gate and up as one product"
+	}
+	return "none: each product as the model stores it"
 }

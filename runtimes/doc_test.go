@@ -44,7 +44,7 @@ func TestRuntimeTableDoc(t *testing.T) {
 
 func runtimeTable(rs []*runtimes.Runtime) string {
 	topics := []string{runtimes.TopicWindow, runtimes.TopicWindowKV, runtimes.TopicMLA, runtimes.TopicHead,
-		runtimes.TopicEmbeddings, runtimes.TopicBatching, runtimes.TopicKernels}
+		runtimes.TopicEmbeddings, runtimes.TopicFusion, runtimes.TopicBatching, runtimes.TopicKernels}
 	var b strings.Builder
 	b.WriteString("\n| runtime | " + strings.Join(topics, " | ") + " |\n|---" + strings.Repeat("|---", len(topics)) + "|\n")
 	for _, r := range rs {

@@ -43,6 +43,11 @@ type Runtime struct {
 	// head and embedding storage, host embeddings).
 	Layout model.Layout
 
+	// Fusion says which products it runs as one kernel where the model
+	// stores them apart (vLLM's qkv_proj and gate_up_proj): the operators
+	// a per-operator view lists. It changes no byte or FLOP.
+	Fusion model.Fusion
+
 	// Kernels say at which precision its matrix products run, per format
 	// and engine kind; formats without a rule run at their own preference
 	// (model.WeightFormat.Compute).

@@ -27,5 +27,10 @@
 //  6. Memory fit: weights + KV for B × (D+P+G) tokens + peak activations +
 //     the runtime overhead, against the device's usable memory.
 //
+// Operators (Setup.Operators): the same passes and steps, each class's time
+// attributed to the operators of model.Cost.Operators — by their memory
+// terms where memory bounds the class, by their compute terms where compute
+// does — so a prefill's operators add up to TTFT, a mean step's to TPOT.
+//
 // The package never prints; warnings are returned as data.
 package sim

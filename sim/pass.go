@@ -118,14 +118,31 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 		return unitCost{fm: mm.Bytes() / r.bw, fc: mm.FLOPs() / r.peak}
 	}
 	var u unitCost
-	dm, dc := mm.DenseBytes/r.bw, mm.DenseFLOPs/r.matmul(mm.Rows)
-	em, ec := mm.ExpertBytes/r.bw, 0.0
-	if mm.ExpertFLOPs > 0 {
-		ec = mm.ExpertFLOPs / r.matmul(mm.ExpertRows)
-	}
+	dm, dc, em, ec := r.classTerms(mm)
 	u.fixed = max(dm, dc) + max(em, ec) + r.overhead + mm.Rows*r.host
 	u.fm, u.fc = dm+em, dc+ec
 	return u
+}
+
+// classTerms are the memory and compute terms of the dense products (dm,
+// dc) and of the routed experts (em, ec) at the expected rates r.
+func (r *rates) classTerms(mm *model.Matmuls) (dm, dc, em, ec float64) {
+	expert := 0.0
+	if mm.ExpertFLOPs > 0 {
+		expert = r.matmul(mm.ExpertRows)
+	}
+	return r.classTermsAt(mm, r.matmul(mm.Rows), expert)
+}
+
+// classTermsAt is classTerms with the products' rates given: the dense
+// products' and the experts' (unused without expert FLOPs).
+func (r *rates) classTermsAt(mm *model.Matmuls, dense, expert float64) (dm, dc, em, ec float64) {
+	dm, dc = mm.DenseBytes/r.bw, mm.DenseFLOPs/dense
+	em = mm.ExpertBytes / r.bw
+	if mm.ExpertFLOPs > 0 {
+		ec = mm.ExpertFLOPs / expert
+	}
+	return dm, dc, em, ec
 }
 
 // matmul is the rate, FLOP/s, a product of `rows` rows reaches: its share
@@ -309,25 +326,31 @@ func (pp *prefillPricing) fullPasses() sums {
 	if full <= 0 {
 		return s
 	}
-	windows := pp.m.Windows()
-	if len(windows) == 0 { // nothing cuts the passes: one run
+	if len(pp.m.Windows()) == 0 { // nothing cuts the passes: one run
 		s.addRun(full, pp.r.base(&pp.fullCost), pp.prefillPass(0), pp.prefillPass(full-1))
 		return s
 	}
-	var cbuf [8]int
-	cuts := cbuf[:0]
-	for _, win := range windows {
-		u, D := pp.perSeq, pp.w.Depth
-		cuts = append(cuts, floorDiv(win-D-u, u)+1, ceilDiv(win-D, u))
-	}
 	var sbuf [16]int
-	starts := runStarts(0, full-1, cuts, sbuf[:0])
+	starts := pp.prefillRuns(sbuf[:0])
 	for i, k := range starts {
 		if e := runEnd(starts, i, full-1); e >= k {
 			s.addRun(e-k+1, pp.r.base(&pp.fullCost), pp.prefillPass(k), pp.prefillPass(e))
 		}
 	}
 	return s
+}
+
+// prefillRuns splits the full passes 0 … passes−2 into runs over which
+// every term is linear in the pass index (runStarts): a window cuts them
+// at the last pass ending inside it and the first starting past it.
+func (p *phases) prefillRuns(buf []int) []int {
+	var cbuf [8]int
+	cuts := cbuf[:0]
+	for _, win := range p.m.Windows() {
+		u, D := p.perSeq, p.w.Depth
+		cuts = append(cuts, floorDiv(win-D-u, u)+1, ceilDiv(win-D, u))
+	}
+	return runStarts(0, p.passes-2, cuts, buf)
 }
 
 // sum is the decode's steps; their cost is linear in the context between
@@ -338,24 +361,30 @@ func (dp *decodePricing) sum() sums {
 	if last < first {
 		return s
 	}
-	windows := dp.m.Windows()
-	if len(windows) == 0 { // nothing cuts the steps: one run
+	if len(dp.m.Windows()) == 0 { // nothing cuts the steps: one run
 		s.addRun(last-first+1, dp.r.base(&dp.stepCost), dp.attn(first), dp.attn(last))
 		return s
 	}
-	var cbuf [8]int
-	cuts := cbuf[:0]
-	for _, win := range windows {
-		cuts = append(cuts, win+1)
-	}
 	var sbuf [16]int
-	starts := runStarts(first, last, cuts, sbuf[:0])
+	starts := dp.decodeRuns(sbuf[:0])
 	for i, x := range starts {
 		if e := runEnd(starts, i, last); e >= x {
 			s.addRun(e-x+1, dp.r.base(&dp.stepCost), dp.attn(x), dp.attn(e))
 		}
 	}
 	return s
+}
+
+// decodeRuns splits the steps into runs over which every term is linear
+// in the context (runStarts): a window cuts them at the first step that
+// attends past it.
+func (p *phases) decodeRuns(buf []int) []int {
+	var cbuf [8]int
+	cuts := cbuf[:0]
+	for _, win := range p.m.Windows() {
+		cuts = append(cuts, win+1)
+	}
+	return runStarts(p.firstStep(), p.lastStep(), cuts, buf)
 }
 
 // kvShare is the share of the KV cache in a decode step's bytes.

@@ -220,14 +220,7 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	from := "given"
-	if w.UBatch == 0 {
-		whole := w.Batch * w.Prompt
-		if !s.Inputs.ContinuousBatching {
-			whole = w.Prompt // the sequences run one after another
-		}
-		w.UBatch, from = s.Chunk(0, whole), s.Inputs.ChunkFrom
-	}
+	w, from := s.resolveUBatch(w)
 	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
 		return s.predictQueued(w, from)
 	}
@@ -274,6 +267,20 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	r.warnings(s)
 	s.intervals(r)
 	return r, nil
+}
+
+// resolveUBatch is w with its passes' tokens: as given, or (UBatch 0) the
+// runtime's (Setup.Chunk), and where they come from.
+func (s *Setup) resolveUBatch(w Workload) (Workload, string) {
+	if w.UBatch != 0 {
+		return w, "given"
+	}
+	whole := w.Batch * w.Prompt
+	if !s.Inputs.ContinuousBatching {
+		whole = w.Prompt // the sequences run one after another
+	}
+	w.UBatch = s.Chunk(0, whole)
+	return w, s.Inputs.ChunkFrom
 }
 
 // predictQueued prices a batch under a runtime that does not batch: each

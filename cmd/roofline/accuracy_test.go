@@ -61,6 +61,11 @@ var (
 // publicClasses fits every runtime class to the public runs, once.
 func publicClasses(t *testing.T) ([]*accuracy.Class, []measured.Run) {
 	t.Helper()
+	if raceDetector {
+		// Single-threaded arithmetic (a few hundred refits), checked in the
+		// plain run; under the race detector it takes most of CI's time.
+		t.Skip("the public fit is checked without -race")
+	}
 	classesOnce.Do(func() {
 		b, err := os.ReadFile(publicRuns)
 		if err != nil {

@@ -44,6 +44,7 @@ func compareCommand() *cli.Command {
 			&cli.Float64Flag{Name: "bw-efficiency", Usage: "bandwidth efficiency for the predictions, from 0.0001 to 1"},
 			&cli.Float64Flag{Name: "compute-efficiency", Usage: "compute efficiency for the predictions, from 0.0001 to 1"},
 			&cli.BoolFlag{Name: "strict", Usage: "refuse runs whose recorded parameter count (llama-bench model_n_params) differs from the model's by more than 3% (a warning otherwise)"},
+			&cli.BoolFlag{Name: "ops", Usage: "attribute each test's gap to the operators: their predicted times scaled to the measured time, and what each alone would have to take (an attribution, not a measurement)"},
 			formatFlag(compareFormats),
 		},
 		Action: compareAction,
@@ -56,6 +57,7 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	o.Strict = c.Bool("strict")
+	o.Ops = c.Bool("ops")
 	cmp, err := env.Compare(app.CompareRequest{Files: c.Args().Slice(), Options: o})
 	render.Warn(c.App.ErrWriter, cmp.Warnings...)
 	hintPaths(c.App.ErrWriter, cmp.Skipped)

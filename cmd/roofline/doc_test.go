@@ -134,6 +134,27 @@ JSON and CSV keys are one vocabulary across commands:
 An undefined figure (a TPOT with one output token) is ` + "`null`" + ` in JSON and
 empty in CSV.
 
+Operators (` + "`predict --ops`" + `): JSON adds ` + "`operators`" + `, an attribution of the
+predicted time, not a measurement (docs/method.md §6, "Operators"):
+
+| key | meaning |
+|---|---|
+| ` + "`operators.attribution`" + ` | the rule, in words |
+| ` + "`operators.prefill`" + `, ` + "`operators.decode`" + ` | the prefill (every pass: ` + "`time_s`" + ` is TTFT) and the mean decode step (` + "`time_s`" + ` is TPOT; ` + "`null`" + ` with one output token) |
+| ` + "`operators.steps[]`" + ` | single decode steps (` + "`time_s`" + ` is the step's ITL); ` + "`step`" + ` says which: ` + "`first`" + `, ` + "`last`" + `, ` + "`longest`" + ` (the largest context the model and memory hold) or ` + "`asked`" + ` (` + "`--ops-at`" + `) |
+| ` + "`phase`, `context`, `batch`, `units`, `time_s`, `ideal_time_s`" + ` | a view: prefill, decode or step; the keys a step's queries attend (prefill: cached at its end; decode: the last step's); sequences; passes or steps; its time and ideal bound, which its operators' add up to |
+| ` + "`operators[]`" + ` | the view's rows in the order a pass runs them: ` + "`operator`" + ` (` + "`embedding`, `norms`, `q_proj`, `k_proj`, `v_proj`, `qkv_proj`, `q_a_proj`, `q_b_proj`, `kv_a_proj`, `kv_b_proj`, `flash_attention` or `qk_matmul`, `softmax`, `sv_matmul`, `o_proj`, `router`, `gate_proj`, `up_proj`, `gate_up_proj`, `down_proj`, `experts_gate`, `experts_up`, `experts_gate_up`, `experts_down`, `shared_gate`, `shared_up`, `shared_gate_up`, `shared_down`, `final_norm`, `lm_head`" + `, and the rows that are no operator: ` + "`step_overhead`" + ` or ` + "`pass_overhead`" + ` (the fitted fixed cost of a step or pass: sampling, launches, synchronisation), ` + "`layer_overhead`" + `, ` + "`host_ops`" + ` (a runtime's work on the CPU)), ` + "`group`" + ` (its layer kind: ` + "`sliding 4096`" + `, ` + "`global`" + `, ` + "`dense`" + `, ` + "`MoE`" + `, ` + "`layers`" + ` when all are alike; empty outside the blocks), ` + "`layers`" + `, ` + "`window`" + ` (the tokens its attention reads at most; 0: the whole context), ` + "`kv_tokens`" + ` (attention in a step: the tokens of each sequence's cache it reads), ` + "`class`" + ` (` + "`dense`, `experts`, `attention`, `fixed`, `host`" + `), ` + "`types`" + ` (its weights' storage types), ` + "`reads_embedding_table`" + ` (a tied head) |
+| ` + "`flops`, `read_bytes.{weights,kv,activations,scores}`, `written_bytes.{activations,scores}`, `intensity_flop_per_byte`" + ` | its work in the view (per step for ` + "`decode`" + `) |
+| ` + "`bound`" + ` | ` + "`memory`" + ` or ` + "`compute`" + `: the term its class spends its time on (an operator with none of that term gets 0 s: hidden under the others'), or ` + "`fixed`" + ` |
+| ` + "`time_s`, `memory_time_s`, `compute_time_s`, `ideal_time_s`, `share`" + ` | its expected time and the parts from memory and compute terms, its share of the ideal bound, and ` + "`time_s`" + ` over the view's |
+
+CSV with ` + "`--ops`" + ` is those rows, one per operator and view (keys ` + "`phase`, `step`, `context`, `batch`, `group`, `operator`, …, `weight_bytes`, `kv_bytes`, `activation_read_bytes`, `score_read_bytes`, `activation_written_bytes`, `score_written_bytes`, …" + `). ` + "`show model --ops`" + ` adds ` + "`operators[]`" + ` with ` + "`params`, `weight_bytes`, `streamed_bytes_per_token`, `linear_flops_per_token`, `head_flops_per_token`, `kv_bytes_per_token`, `attention_flops_per_context_token`" + ` per operator: bytes and FLOPs with no device. ` + "`compare --ops`" + ` adds to each run
+` + "`operators`" + `: ` + "`predicted_s`" + ` and ` + "`measured_s`" + ` (per decode step, or the whole prefill)
+and per operator (summed over its layer kinds, largest share first)
+` + "`predicted_s`, `share`, `scaled_to_measured_s`" + ` (every operator scaled by the same
+factor) and ` + "`alone_explains_gap_factor`" + ` (the factor on its time that alone would
+explain the gap; ` + "`null`" + ` when none could): an attribution, not a measurement.
+
 `
 
 // The README's quick-start commands are the ones CI runs; check they parse.

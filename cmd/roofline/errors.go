@@ -80,7 +80,7 @@ func (doesNotFit) answered() {}
 
 // fieldFlags names the flag behind each field sim and app validate.
 var fieldFlags = map[string]string{
-	"Prompt": "--prompt", "Output": "--output-tokens", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch",
+	"Prompt": "--prompt", "Output": "--output-tokens", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch", "OpsAt": "--ops-at",
 	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
 	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
 	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",

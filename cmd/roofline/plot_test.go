@@ -124,6 +124,25 @@ stops at 47 (△), keeping 1 GiB free, for 2.9 tokens/s. Prefill runs the
 host layers' products on the GPU with their weights over PCIe 4.0.`,
 		[]string{"plot", "gpu-layers", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m",
 			"-o", "docs/plots/gpu-layers.png"}},
+	{"ops", "Operators", `Where the time of a prefill and of a decode step goes, operator by operator,
+on the engine's roofline (LLM-Viewer's view): each operator at its FLOPs
+per byte and at the FLOP/s its share of the predicted time gives it, its
+area that share; one mark per operator and layer kind (Gemma 2's sliding
+and global layers land together until the context passes the window). The
+dashed roof is the one each pass is priced at: operators bound by memory
+sit on its slope, products bound by compute on its ceiling; the head of a
+prefill sits above the bandwidth roof because the time model lets it
+overlap the products, which take the class's time (docs/method.md §6).
+Gemma 2 2B at q4_0 on a Raspberry Pi 5: the prefill is compute-bound, the
+feed-forward products take 78 % of it; a decode step at 8,192 keys is
+memory-bound, attention over the KV cache takes 29 % and the head — the
+256 k-token table, tied to the embedding — 21 %. The times are an
+attribution of the prediction, not a measurement: each class of a pass
+shares its time among its operators by bytes where memory bounds it, by
+FLOPs where compute does (docs/method.md §6). ` + "`predict --ops`" + ` prints the
+same as a table.`,
+		[]string{"plot", "ops", "--model", "gemma-2-2b", "--hardware", "raspberry-pi-5-8gb", "--weights", "q4_0", "--context", "8k",
+			"-o", "docs/plots/ops.png"}},
 }
 
 // fromRoot rewrites repository-root paths for a test running in

@@ -17,6 +17,9 @@ activations and runtime overhead fit in the device's usable memory.
 Expected figures use the engine's efficiency factors and fixed overheads;
 ideal figures are the physical limit at 100 % of peak. Energy comes from the
 engine's power and idle draw (--power, --idle-power) at --duty-cycle.
+--ops adds where the time goes, operator by operator: the prefill, the mean
+decode step and single steps (the first, the last and the longest context,
+or --ops-at), each adding up to TTFT, TPOT or the step's ITL.
 Exit status: 0, or 3 when the model does not fit in usable memory (the
 answer is printed, DOES NOT FIT on its first line).
 
@@ -26,7 +29,8 @@ Examples:
   roofline predict --model llama-3.1-8b --hardware h100-sxm --batch 32 --prompt 2048 --format json
   roofline predict --model meta-llama/Llama-3.1-8B --hardware apple-m2-max --depth 8000 --cold
   roofline predict --model ./Qwen3-4B-Q4_K_M.gguf --hardware rk3588 --engine cpu
-  roofline predict --model ~/models/Llama-3.1-8B-Instruct --hardware rtx-4090 --weights q4_k_m`
+  roofline predict --model ~/models/Llama-3.1-8B-Instruct --hardware rtx-4090 --weights q4_k_m
+  roofline predict --model gemma-2-2b --hardware raspberry-pi-5-8gb --weights q4_0 --ops --ops-at 8k`
 
 func predictCommand() *cli.Command {
 	return &cli.Command{
@@ -35,7 +39,7 @@ func predictCommand() *cli.Command {
 		UsageText: predictUsage,
 		Flags: append(append(append(append(setupFlags(), spreadFlags()...), workloadFlags()...),
 			&cli.BoolFlag{Name: "cold", Usage: "add the model load time (weights / storage bandwidth) to the first request"}),
-			append(extraFlags(), formatFlag(predictFormats))...),
+			append(append(extraFlags(), opsFlags()...), formatFlag(predictFormats))...),
 		Action: predictAction,
 	}
 }
@@ -55,6 +59,9 @@ func predictAction(c *cli.Context) error {
 		return err
 	}
 	if req.Power, req.Draft, err = extras(c); err != nil {
+		return err
+	}
+	if req.Ops, err = opsRequest(c); err != nil {
 		return err
 	}
 	if req.Setup, err = selection(c); err != nil {

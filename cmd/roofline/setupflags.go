@@ -43,6 +43,33 @@ func extraFlags() []cli.Flag {
 	}
 }
 
+// opsFlags ask for a prediction operator by operator.
+func opsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "ops", Usage: "add where the time goes, operator by operator (an attribution of the predicted time)"},
+		&cli.StringFlag{Name: "ops-at", Usage: "with --ops, decode steps to show at these contexts (`LIST` of keys attended, k = 1024); default: the first, the last and the longest context"},
+	}
+}
+
+// opsRequest reads the opsFlags: nil without --ops.
+func opsRequest(c *cli.Context) (*app.OpsRequest, error) {
+	if !c.Bool("ops") {
+		if c.IsSet("ops-at") {
+			return nil, usageErr("--ops-at needs --ops")
+		}
+		return nil, nil
+	}
+	req := &app.OpsRequest{}
+	if c.IsSet("ops-at") {
+		l, err := tokenList(c, "ops-at")
+		if err != nil {
+			return nil, err
+		}
+		req.At = l
+	}
+	return req, nil
+}
+
 // selection reads the setupFlags (and --storage where a command has it).
 func selection(c *cli.Context) (app.Selection, error) {
 	for _, f := range []string{"model", "hardware"} {

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
@@ -12,7 +13,8 @@ const showModelUsage = `roofline show model NAME|FILE [--weights FMT] [--kv FMT]
 Shows what roofline understood of a model: its shape, parameter counts,
 weight bytes under a weight format, the bytes one decode step streams, the
 KV cache per token, FLOPs per token and the storage type of every tensor
-(a GGUF recipe follows llama.cpp's rules tensor by tensor).
+(a GGUF recipe follows llama.cpp's rules tensor by tensor); with --ops, the
+same per operator and layer kind.
 
 NAME is a built-in name or alias, or a Hugging Face id (ORG/NAME) read
 offline from the local Hugging Face cache (docs/profiles.md).
@@ -25,6 +27,7 @@ Examples:
   roofline show model llama-3.1-8b
   roofline show model meta-llama/Llama-3.2-3B --weights q4_k_m --kv q8_0
   roofline show model gpt-oss-20b --weights q4_k_m --file-size 11.7GB
+  roofline show model gemma-2-2b --weights q4_0 --ops
   roofline show model ./my-model.toml --format json
   roofline show model ./Llama-3.2-1B-Instruct-Q4_K_M.gguf
   roofline show model https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf`
@@ -66,6 +69,7 @@ func showCommand() *cli.Command {
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` (roofline list formats); default: the model's own (its checkpoint, or a GGUF file's tensor types)"},
 					&cli.StringFlag{Name: "kv", Value: "f16", Usage: "KV-cache format `FMT`"},
+					&cli.BoolFlag{Name: "ops", Usage: "add the model's operators per layer kind: weights, bytes streamed and FLOPs per decode token, KV cache and attention FLOPs per token of context"},
 					&cli.StringFlag{Name: "file-size", Usage: "match the weight format to a file of this `SIZE` (e.g. 11.6GB as published): only the tensors whose type the format cannot be sure of absorb the difference, and the output says which and how much; within 0.5 % the recipe stands, as predict and compare take it"},
 					formatFlag(showFormats),
 				},
@@ -124,7 +128,17 @@ func showModelAction(c *cli.Context) error {
 		if err != nil {
 			return usageErr("%v", flagged(err))
 		}
+		if c.Bool("ops") {
+			return usageErr("--ops and --file-size: give one of them")
+		}
 		return write(c, f, render.FittedModel(fitted, fit))
+	}
+	if c.Bool("ops") {
+		ops, err := mc.Operators(model.Fusion{}, true)
+		if err != nil {
+			return err
+		}
+		return write(c, f, render.ModelOps(mc, ops))
 	}
 	return write(c, f, render.Model(mc))
 }

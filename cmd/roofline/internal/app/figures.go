@@ -184,6 +184,14 @@ var Figures = []*FigureKind{
 			{Name: "output-tokens", Default: "128", Int: true, Tokens: true, Usage: "tokens generated"},
 			{Name: "host", Usage: "host `DEVICE` of the offloaded layers; default: desktop-ddr5 for a desktop GPU"}},
 		build: figGPULayers},
+	{Name: "ops", Usage: "the operators of a prefill and of a decode step on the engine's roofline, sized by their share of the time", Inputs: SetupInputs,
+		Caption: "Each operator of a prefill and of a decode step on the engine's roofline (one mark per operator and layer kind), its area its share of the pass: an attribution of the predicted time.",
+		Params: []Param{
+			{Name: "prompt", Tokens: true, Default: "512", Int: true, Usage: "prompt tokens per sequence of the prefill (`N`, k = 1024)"},
+			{Name: "context", Usage: "keys the decode step attends (`N`, k = 1024); default: the prompt + 1"},
+			{Name: "batch", Aliases: []string{"b"}, Default: "1", Int: true, Usage: "concurrent sequences"},
+			{Name: "ubatch", Tokens: true, Default: "0", Int: true, Usage: "tokens per prefill pass (`N`); 0: the runtime's"}},
+		build: figOps},
 }
 
 // FigureKindOf finds a kind by name.

@@ -16,6 +16,8 @@ type PredictRequest struct {
 	Draft    *Draft // nil: no speculative decoding
 	// Spread spreads the model over more than one device or memory.
 	Spread Spread
+	// Ops asks for the prediction operator by operator; nil: not.
+	Ops *OpsRequest
 }
 
 // Prediction is predict's answer.
@@ -37,6 +39,8 @@ type Prediction struct {
 	// Smallest says, for a model that does not fit, the fewest devices
 	// or the host memory that would hold it ("" when none is known).
 	Smallest string
+	// Ops is the prediction operator by operator, when asked for.
+	Ops *Ops
 }
 
 // Speculative is speculative decoding with a draft model.
@@ -68,6 +72,9 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 		return nil, err
 	}
 	if split != nil {
+		if req.Ops != nil {
+			notes = append(notes, "the operator view is of a model on one device: a model spread over devices or memories has none yet")
+		}
 		return env.predictSplit(s, split, req, res.Choice.Why, notes)
 	}
 	r, err := s.Predict(req.Workload)
@@ -85,6 +92,11 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 	}
 	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
 		return nil, err
+	}
+	if req.Ops != nil {
+		if p.Ops, err = operators(s, r, *req.Ops); err != nil {
+			return nil, err
+		}
 	}
 	if req.Draft != nil {
 		if p.Speculative, err = env.speculate(s, req.Setup, *req.Draft, req.Workload); err != nil {

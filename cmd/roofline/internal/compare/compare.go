@@ -36,6 +36,8 @@ type Options struct {
 	// Strict makes a run whose recorded parameter count is not the
 	// model's (Row.Mismatch) an error of the whole comparison.
 	Strict bool
+	// Ops attributes each test's gap to the operators (Row.Ops).
+	Ops bool
 }
 
 // ParamsTolerance is how far the model a run is priced as may differ in
@@ -100,6 +102,9 @@ type Row struct {
 	// count other than the run records (beyond ParamsTolerance), both
 	// counts; "" otherwise. It is a warning, an error with --strict.
 	Mismatch string
+	// Ops is the test's prediction operator by operator, scaled to the
+	// measurement (Options.Ops): an attribution, not a measurement.
+	Ops *OpAttribution
 }
 
 // Utilization is the run's MBU (decode) or MFU (prefill) in words, as
@@ -376,6 +381,11 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	}
 	if r.Note != "" {
 		row.Notes = append(row.Notes, r.Note)
+	}
+	if e.opt.Ops {
+		if row.Ops, err = attribute(s, r, measuredTime); err != nil {
+			return row, err
+		}
 	}
 	return row, nil
 }

@@ -249,6 +249,37 @@ var galleryKinds = map[string]func(t *testing.T, n int) (*Figure, error){
 		return Stacked("Speculative decoding: llama-3.2-1b drafts for llama-3.1-8b (q4_k_m)\njetson-orin-nano-super-8gb gpu, context 1024, batch 1; expected at η_bw 0.80, η_compute 0.67", "acceptance rate a (share of drafted tokens accepted)", false,
 			Panel{YLabel: "speed-up over plain decoding (×)", Curves: cs, Target: 1, TargetLabel: "no speed-up (1×)"})
 	},
+	"ops": func(t *testing.T, n int) (*Figure, error) {
+		// n operators of a 36-layer MoE model on an H100 (gpt-oss-120b
+		// under vLLM at batch 8): its eight operators, then the same
+		// over more layer kinds, each a little apart.
+		kinds := []string{"attention projections", "attention", "feed-forward", "routed experts", "shared experts", "router", "output head", "embedding, norms"}
+		base := []OpMark{
+			{Kind: kinds[3], Label: "experts_gate_up", Intensity: 4.2, FLOPPerS: 10e12, Share: 0.46},
+			{Kind: kinds[3], Label: "experts_down", Intensity: 4.2, FLOPPerS: 10e12, Share: 0.23},
+			{Kind: kinds[0], Label: "qkv_proj", Intensity: 8, FLOPPerS: 19e12, Share: 0.05},
+			{Kind: kinds[0], Label: "o_proj", Intensity: 8, FLOPPerS: 19e12, Share: 0.04},
+			{Kind: kinds[6], Label: "lm_head", Intensity: 8, FLOPPerS: 18e12, Share: 0.06},
+			{Kind: kinds[1], Label: "flash_attention", Intensity: 8, FLOPPerS: 17e12, Share: 0.01},
+			{Kind: kinds[5], Label: "router", Intensity: 4, FLOPPerS: 9e12, Share: 0.002},
+			{Kind: kinds[7], Label: "norms", Intensity: 0.5, FLOPPerS: 1e12, Share: 0.001},
+		}
+		var marks []OpMark
+		for i := 0; i < n; i++ {
+			m := base[i%len(base)]
+			if k := i / len(base); k > 0 {
+				m.Label += fmt.Sprintf(" · group %d", k)
+				m.Intensity *= 1 + 0.3*float64(k)
+			}
+			marks = append(marks, m)
+		}
+		roof := Roof{Label: "h100-sxm gpu fp16", Peak: 989e12, Bandwidth: 3.35e12}
+		exp := Roof{Label: "expected: 85 % of the bandwidth", Peak: 400e12, Bandwidth: 0.85 * 3.35e12}
+		return OperatorRoofline("gpt-oss-120b mxfp4 on h100-sxm (gpu, vllm): where the time goes, operator by operator", kinds, []OpsPanel{
+			{Title: "prefill of 512 tokens × 8: TTFT 255 ms", Roof: roof, Expected: exp, Marks: marks, Note: "not drawn (no FLOPs, or fixed): pass_overhead, layer_overhead, 4.2% of the time"},
+			{Title: "decode step at 513 keys × 8: ITL 8.51 ms", Roof: roof, Expected: exp, Marks: marks, Note: "not drawn (no FLOPs, or fixed): step_overhead, layer_overhead, 15.0% of the time"},
+		})
+	},
 	"roofline": func(t *testing.T, n int) (*Figure, error) {
 		var roofs []Roof
 		var pts []OpPoint

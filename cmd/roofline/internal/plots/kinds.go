@@ -14,7 +14,7 @@ import (
 )
 
 // Kinds lists the figures roofline draws, in documentation order.
-var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency", "speculative"}
+var Kinds = []string{"roofline", "tpot-context", "ttft-prompt", "batch", "memory", "compare", "plan", "chat", "concurrency", "speculative", "ops"}
 
 // Batch draws aggregate throughput (top) and per-sequence TPOT (bottom)
 // against batch size, both on y axes of the scale given; ▲ marks where

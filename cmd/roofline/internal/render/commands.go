@@ -92,7 +92,7 @@ func (c commands) predict(req app.PredictRequest) string {
 	s, w := req.Setup, req.Workload
 	return c.line(append([]string{"predict", "--model", c.st.Written(s.Model), "--hardware", c.st.Written(s.Hardware), "--engine", s.Engine, "--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV,
 		"--prompt", strconv.Itoa(w.Prompt), "--output-tokens", strconv.Itoa(w.Output), "--batch", strconv.Itoa(w.Batch),
-		"--depth", strconv.Itoa(w.Depth)}, ubatchArgs(w.UBatch)...))
+		"--depth", strconv.Itoa(w.Depth)}, append(ubatchArgs(w.UBatch), opsArgs(req)...)...))
 }
 
 // ubatchArgs is --ubatch N for a workload that gives N, nothing for one
@@ -102,6 +102,14 @@ func ubatchArgs(u int) []string {
 		return nil
 	}
 	return []string{"--ubatch", strconv.Itoa(u)}
+}
+
+// opsArgs is --ops when the request asks for the operators.
+func opsArgs(req app.PredictRequest) []string {
+	if req.Ops == nil {
+		return nil
+	}
+	return []string{"--ops"}
 }
 
 func (c commands) compare(m study.Measured) string {

@@ -87,6 +87,8 @@ type ComparisonJSON struct {
 	BytesPerStep         *float64 `json:"bytes_per_step"`
 	BeatsBound           bool     `json:"beats_bound"`
 	Notes                []string `json:"notes"`
+	// Operators is compare --ops: the test's gap by operator.
+	Operators *OpAttributionJSON `json:"operators,omitempty"`
 }
 
 func newComparisonJSON(r compare.Row) ComparisonJSON {
@@ -96,7 +98,7 @@ func newComparisonJSON(r compare.Row) ComparisonJSON {
 		PromptTokens: r.Run.Prompt, GenTokens: r.Run.Gen, Depth: r.Run.Depth, Batch: r.Run.Batch, UBatch: r.UBatch,
 		MeasuredTokensPerS: r.Measured, PredictedTokensPerS: r.Predicted, BoundTokensPerS: r.Bound, Ratio: r.Ratio,
 		AchievedBytesPerS: r.AchievedBytesPerS, AchievedFLOPsPerS: r.AchievedFLOPPerS, MBU: r.MBU, MFU: r.MFU,
-		Bound: string(r.PhaseBound), BeatsBound: r.BeatsBound, Notes: r.Notes}
+		Bound: string(r.PhaseBound), BeatsBound: r.BeatsBound, Notes: r.Notes, Operators: newOpAttributionJSON(r.Ops)}
 	if r.MBUMeasured > 0 {
 		v := r.MBUMeasured
 		j.MBUMeasuredBandwidth = &v
@@ -178,6 +180,9 @@ func comparisonDoc(c *app.Comparison) *Doc {
 			md += "> note: " + n + "\n"
 		}
 		doc.Raw(text, md)
+	}
+	if len(c.Rows) > 0 && c.Rows[0].Ops != nil {
+		doc.Sub(opGapDoc(c.Rows), opGapDoc(c.Rows))
 	}
 	return doc
 }

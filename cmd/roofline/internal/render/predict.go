@@ -155,6 +155,7 @@ type PredictJSON struct {
 	// SmallestThatFits says, for a model that does not fit, the fewest
 	// devices or the host memory that would hold it.
 	SmallestThatFits string        `json:"smallest_that_fits,omitempty"`
+	Operators        *OpsJSON      `json:"operators,omitempty"`
 	Inputs           InputsJSON    `json:"inputs"`
 	Warnings         []warningJSON `json:"warnings"`
 }
@@ -222,6 +223,7 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 		Warnings:    []warningJSON{},
 		Speculative: newSpecJSON(p.Speculative),
 		Split:       newSplitJSON(r, p.Smallest),
+		Operators:   newOpsJSON(p.Ops),
 	}
 	if r.Split == nil {
 		j.SmallestThatFits = p.Smallest
@@ -372,9 +374,14 @@ func predictWarnings(p *app.Prediction) []string {
 // Predict is `roofline predict`.
 func Predict(p *app.Prediction) Answer {
 	return answer{
-		doc:      func() *Doc { return predictDoc(p) },
-		data:     func() any { return NewPredictJSON(p) },
-		table:    func() *Table { return predictTable(p) },
+		doc:  func() *Doc { return predictDoc(p) },
+		data: func() any { return NewPredictJSON(p) },
+		table: func() *Table {
+			if p.Ops != nil {
+				return opsTable(p.Ops)
+			}
+			return predictTable(p)
+		},
 		warnings: predictWarnings(p),
 	}
 }
@@ -626,6 +633,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	md.Both("\n")
 	md.Table(memoryTable(r))
 	doc.Sub(text, md)
+	if p.Ops != nil {
+		doc.Sub(opsDoc(p.Ops), opsDoc(p.Ops))
+	}
 	predictNotes(doc, p)
 	return doc
 }

@@ -39,10 +39,13 @@ type ReportJSON struct {
 	Plan        reportPlan       `json:"plan"`
 	Predictions []reportPredict  `json:"predictions"`
 	Measured    []reportMeasured `json:"measured"`
-	Figures     []reportFigure   `json:"figures"`
-	Devices     []reportDevice   `json:"devices"`
-	Models      []reportModel    `json:"models"`
-	Notes       []string         `json:"notes"`
+	// Operators are the recommended configurations operator by
+	// operator (predict --ops at the workload).
+	Operators []reportOps    `json:"operators"`
+	Figures   []reportFigure `json:"figures"`
+	Devices   []reportDevice `json:"devices"`
+	Models    []reportModel  `json:"models"`
+	Notes     []string       `json:"notes"`
 }
 
 // reportPlan is the plan in results.json; its configurations are written
@@ -62,6 +65,27 @@ type reportPlan struct {
 type reportPredict struct {
 	Command string      `json:"command"`
 	Result  PredictJSON `json:"result"`
+}
+
+// reportOps is a recommended configuration by operator: its command
+// prints every operator and layer kind.
+type reportOps struct {
+	Command   string          `json:"command"`
+	Hardware  string          `json:"hardware"`
+	Engine    string          `json:"engine"`
+	Model     string          `json:"model"`
+	Weights   string          `json:"weights"`
+	TTFT      float64         `json:"ttft_s"`
+	TPOT      *float64        `json:"tpot_s"`
+	Operators []reportOpShare `json:"operators"`
+}
+
+type reportOpShare struct {
+	Operator     string   `json:"operator"`
+	Prefill      *float64 `json:"prefill_s"`
+	PrefillShare *float64 `json:"prefill_share"`
+	Decode       *float64 `json:"decode_step_s"`
+	DecodeShare  *float64 `json:"decode_share"`
 }
 
 type reportMeasured struct {
@@ -323,6 +347,22 @@ func (rep *report) data() *ReportJSON {
 	r.Plan = reportPlan{Command: rep.cmds.plan(), Feasible: p.Meeting, Sure: p.Sure, Total: p.Evaluated, Best: sum.Best, Limits: sum.Limits, Skipped: sum.Skipped, Pareto: sum.Pareto}
 	// Predictions, one per planned group, are written to results.json one
 	// at a time (predictionsJSON), never all at once.
+	r.Operators = []reportOps{}
+	for _, o := range rep.Ops {
+		in := o.Inputs
+		ro := reportOps{rep.cmds.predict(o.Request), in.Device, in.Engine, in.Model, in.Weights, o.TTFT, num(o.TPOT), []reportOpShare{}}
+		for _, x := range o.Ops {
+			row := reportOpShare{Operator: x.Name}
+			if x.InPrefill {
+				row.Prefill, row.PrefillShare = num(x.Prefill), num(x.PrefillShare)
+			}
+			if x.InDecode {
+				row.Decode, row.DecodeShare = num(x.Decode), num(x.DecodeShare)
+			}
+			ro.Operators = append(ro.Operators, row)
+		}
+		r.Operators = append(r.Operators, ro)
+	}
 	for _, m := range rep.Measured {
 		rm := reportMeasured{File: m.Raw, Command: rep.cmds.compare(m.Measured), Warnings: []string{}}
 		for _, w := range m.Warnings {
@@ -447,6 +487,8 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 		}
 		doc.Table(t)
 	}
+
+	rep.opsSection(doc)
 
 	if len(r.Measured) > 0 {
 		doc.Heading(2, "Measured runs")

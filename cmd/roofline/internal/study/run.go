@@ -216,8 +216,12 @@ type Report struct {
 	// Predictions are one per device engine, model and format of the
 	// plan, at the study's workload.
 	Predictions []Prediction
-	Measured    []MeasuredAnswer
-	Figures     []Figure
+	// Ops are the recommended configurations' predictions at the
+	// workload, operator by operator: one per device and model, each kept
+	// as its operators' shares (a large study has a thousand).
+	Ops      []OpsSummary
+	Measured []MeasuredAnswer
+	Figures  []Figure
 	// Skipped are default figures that could not be drawn, with why.
 	Skipped []SkippedFigure
 	Devices []*hardware.Device
@@ -229,6 +233,14 @@ type Report struct {
 type Prediction struct {
 	Request app.PredictRequest
 	*app.Prediction
+}
+
+// OpsSummary is one prediction operator by operator, by name.
+type OpsSummary struct {
+	Request    app.PredictRequest
+	Inputs     sim.Inputs
+	TTFT, TPOT float64 // s; TPOT NaN with one output token
+	Ops        []app.OpShare
 }
 
 // MeasuredAnswer is one measured file of the study beside its predictions.
@@ -296,6 +308,26 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 			return nil, fmt.Errorf("predict %s on %s: %w", g.Model, g.Device, err)
 		}
 		r.Predictions = append(r.Predictions, Prediction{Request: req, Prediction: p})
+	}
+
+	// 2b. Where the time goes in the recommended configuration of each
+	// device and model, at the workload.
+	for _, ch := range r.Plan.Best {
+		g := ch.Group
+		if g == nil {
+			continue
+		}
+		req := app.PredictRequest{Workload: st.workload(), Setup: app.Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine,
+			Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: sim.DefaultOptions}, Ops: &app.OpsRequest{}}
+		progress(fmt.Sprintf("operators %s %s %s %s", g.Device, g.Engine, g.Model, g.Weights))
+		p, err := env.Predict(req)
+		if err != nil {
+			return nil, fmt.Errorf("operators of %s on %s: %w", g.Model, g.Device, err)
+		}
+		if p.Ops == nil {
+			continue // spread over devices or memories: no operator view of a split yet
+		}
+		r.Ops = append(r.Ops, OpsSummary{Request: req, Inputs: p.Inputs, TTFT: p.TTFT, TPOT: p.TPOT, Ops: p.Ops.ByName()})
 	}
 
 	// 3. Measured runs.
@@ -425,6 +457,14 @@ func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {
 		}
 		if st.Draft != "" {
 			req.Params["draft"] = st.Draft
+		}
+		if k.Name == "ops" {
+			// The study's prefill, and its last decode step.
+			for p, v := range map[string]int{"prompt": w.Prompt, "batch": w.Batch, "ubatch": w.UBatch, "context": w.Depth + w.Prompt + max(w.Output-1, 1)} {
+				if v > 0 {
+					req.Params[p] = strconv.Itoa(v)
+				}
+			}
 		}
 	case app.SeriesInputs:
 		req.Series = app.SeriesRequest{Models: st.Models, Devices: st.Devices, Engines: st.Engines, Weights: st.Weights,
