@@ -390,9 +390,6 @@ func LevelKey(class, family, device string) string {
 // basis that says which.
 func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
 	fam, dev := r.Levels[LevelKey(key, d.Family, "")], r.Levels[LevelKey(key, d.Family, d.Module())]
-	if fam == nil && dev == nil {
-		return c
-	}
 	out := *c
 	out.Basis = c.Basis
 	for _, l := range []*Level{fam, dev} {
@@ -407,6 +404,9 @@ func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
 			out.Prefill = l.Prefill
 		}
 		out.Basis = l.Basis
+	}
+	if dev == nil && c.Fitted {
+		out.Basis += "; " + d.Module() + " itself has no published runs"
 	}
 	return &out
 }
