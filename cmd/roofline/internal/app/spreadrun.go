@@ -10,7 +10,7 @@ import (
 // memories, priced as predict prices the same request: tokens/s measured,
 // predicted and the 80 % interval of the prediction, and the prediction.
 type SpreadCheck struct {
-	Run                measured.Run
+	Run                 measured.Run
 	Measured, Predicted float64
 	// Lo and Hi bound the predicted tokens/s (the interval of TTFT for a
 	// prefill test, of TPOT for a decode test).
