@@ -133,10 +133,14 @@ const (
 	// SplitRPC gives each host on a network a run of layers (llama.cpp's
 	// RPC backend).
 	SplitRPC = "rpc"
+	// SplitNetworkTensor splits every product across machines on a
+	// network, each sending its slice of a layer's partial output to
+	// every other (distributed-llama).
+	SplitNetworkTensor = "network-tensor"
 )
 
 // SplitModes lists the modes a runtime profile may name.
-var SplitModes = []string{SplitOffload, SplitOffloadExperts, SplitTensor, SplitPipeline, SplitExpert, SplitRPC}
+var SplitModes = []string{SplitOffload, SplitOffloadExperts, SplitTensor, SplitPipeline, SplitExpert, SplitRPC, SplitNetworkTensor}
 
 // Splits reports whether the runtime splits a model in mode m.
 func (r *Runtime) Splits(m string) bool { return slices.Contains(r.Parallel, m) }
