@@ -131,7 +131,11 @@ sums the engine keeps as they join, advance and leave, so a step costs the
 same with 4 or 1,000 requests and a million requests simulate in about a
 second. At a vanishing rate each request's TTFT, TPOT and E2E are
 ` + "`predict`" + `'s for its lengths, and B equal requests arriving together are
-` + "`predict --batch B`" + ` (tests).
+` + "`predict --batch B`" + ` (tests). A server that runs one request at a
+time (RKLLM, gpt-fast, any server at --max-seqs 1) needs no step loop at
+all: a request's service is its own prefill and decode, each in closed
+form (predict's sums), and the queue a single-server FIFO, so a million
+RKLLM requests simulate in under a second as well.
 
 The scheduler is the runtime's, from its profile (` + "`[scheduler]`" + `, every
 knob sourced; ` + "`roofline show runtime NAME`" + ` lists them), and every knob is a
