@@ -92,7 +92,7 @@ var fieldFlags = map[string]string{
 // serveFlags names the flag behind each workload field serve validates.
 var serveFlags = map[string]string{
 	"Prompt": "--prompt", "Output": "--output-tokens", "Rate": "--rate", "CV": "--cv", "Users": "--users", "Think": "--think",
-	"Requests": "--requests", "SharedPrefix": "--shared-prefix", "UBatch": "--ubatch", "KVTokens": "--kv-tokens", "Runs": "--search-runs",
+	"Requests": "--requests", "SharedPrefix": "--shared-prefix", "UBatch": "--ubatch", "KVTokens": "--kv-tokens", "MemoryShare": "--memory-share", "Runs": "--search-runs",
 	"Arrival": "--arrival",
 }
 
