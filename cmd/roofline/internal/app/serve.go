@@ -25,7 +25,7 @@ type ServeRequest struct {
 	// MemoryShare replaces the runtime's share of usable memory (vLLM
 	// --gpu-memory-utilization; 0 keeps it).
 	MemoryShare float64
-	Targets  serve.Targets
+	Targets     serve.Targets
 	// Search runs the max-rate search in SearchRuns runs (0: none).
 	SearchRuns int
 	// Level is the step-time interval's coverage (0.8).
