@@ -54,9 +54,15 @@ type answered interface {
 type nothingSure struct {
 	meeting    int
 	confidence float64
+	// rate is plan --rate's target when configurations are sure to meet
+	// the latency targets but none sustains it.
+	rate float64
 }
 
 func (e nothingSure) Error() string {
+	if e.rate > 0 {
+		return fmt.Sprintf("no configuration searched sustains %g requests/s within the latency targets (exit status 3)", e.rate)
+	}
 	if e.meeting == 0 {
 		return "no configuration meets the targets (exit status 3)"
 	}
