@@ -54,9 +54,15 @@ type answered interface {
 type nothingSure struct {
 	meeting    int
 	confidence float64
+	// rate is plan --rate's target when configurations are sure to meet
+	// the latency targets but none sustains it.
+	rate float64
 }
 
 func (e nothingSure) Error() string {
+	if e.rate > 0 {
+		return fmt.Sprintf("no configuration searched sustains %g requests/s within the latency targets (exit status 3)", e.rate)
+	}
 	if e.meeting == 0 {
 		return "no configuration meets the targets (exit status 3)"
 	}
@@ -92,7 +98,7 @@ var fieldFlags = map[string]string{
 // serveFlags names the flag behind each workload field serve validates.
 var serveFlags = map[string]string{
 	"Prompt": "--prompt", "Output": "--output-tokens", "Rate": "--rate", "CV": "--cv", "Users": "--users", "Think": "--think",
-	"Requests": "--requests", "SharedPrefix": "--shared-prefix", "UBatch": "--ubatch", "KVTokens": "--kv-tokens", "Runs": "--search-runs",
+	"Requests": "--requests", "SharedPrefix": "--shared-prefix", "UBatch": "--ubatch", "KVTokens": "--kv-tokens", "MemoryShare": "--memory-share", "Runs": "--search-runs",
 	"Arrival": "--arrival",
 }
 

@@ -88,6 +88,7 @@ func answerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "top", Value: 1, Usage: "configurations shown per device and model (`N`)"},
 		&cli.BoolFlag{Name: "feasible-only", Usage: "leave out what does not meet the targets (in JSON and CSV too)"},
 		&cli.BoolFlag{Name: "detail", Usage: "add the inverse limits, the quality–speed frontier, CPU engines and what was skipped"},
+		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched (roofline serve's search); exit 0 only if one sustains R"},
 	}
 }
 
@@ -117,7 +118,7 @@ func planAction(c *cli.Context) error {
 		return usageErr("--quality-tolerance %v", err)
 	}
 	req.Show = plan.Options{Top: c.Int("top"), AllEngines: c.Bool("detail"), FeasibleOnly: c.Bool("feasible-only")}
-	req.Detail = c.Bool("detail")
+	req.Detail, req.Rate = c.Bool("detail"), c.Float64("rate")
 	p, err := env.PlanSearch(req)
 	if err != nil {
 		return flagged(err)
@@ -132,7 +133,11 @@ func planAction(c *cli.Context) error {
 	if err := write(c, f, render.Plan(p)); err != nil || p.AnySure() {
 		return err
 	}
-	return nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
+	ns := nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
+	if p.Result != nil && p.Sure > 0 {
+		ns.rate = req.Rate // sure to meet the latencies: the rate is what misses
+	}
+	return ns
 }
 
 // planRequest reads plan's flags (plot plan's too).
