@@ -77,6 +77,19 @@ const (
 	// SearchTokens bounds context lengths the planner and plots sweep and
 	// the searches for the longest context or prompt.
 	SearchTokens = 1 << 24
+	// PlanConfigs bounds the configurations one plan evaluates: device
+	// engine × model × format groups × context lengths × batch sizes,
+	// checked before any is evaluated. Every built-in device, model and
+	// format at 8 contexts × 16 batch sizes is 7.0 million; a plan of
+	// 2^24 takes about 10 s and, as CSV, writes 3 GB.
+	PlanConfigs = 1 << 24
+	// ReportConfigs bounds the configurations of a study's plan: a report
+	// writes each as a JSON object and six CSV rows, about 1 kB and 25 µs,
+	// so 2^22 take 4 GB and two minutes.
+	ReportConfigs = 1 << 22
+	// PlanKept bounds the configurations a plan keeps in memory (64 B
+	// each) for a figure: 40 rows of 26,214 context lengths.
+	PlanKept = 1 << 20
 )
 
 // Ceiling is one limit, for documentation and messages.
@@ -155,6 +168,9 @@ func All() []Ceiling {
 		{"token counts and batch sizes", Tokens, ""},
 		{"measured tokens/s", TokensPerS, ""},
 		{"contexts searched and swept", SearchTokens, ""},
+		{"configurations one plan evaluates (groups × contexts × batches)", PlanConfigs, ""},
+		{"configurations of a study's plan (a report)", ReportConfigs, ""},
+		{"configurations a plan figure keeps", PlanKept, ""},
 	}
 }
 

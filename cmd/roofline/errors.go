@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
@@ -157,6 +158,10 @@ func flagged(err error, as ...string) error {
 			return &usageError{"--" + re.Input + " " + re.Msg}
 		}
 		return &usageError{re.Msg}
+	}
+	var tl *plan.TooLargeError
+	if errors.As(err, &tl) {
+		return &usageError{"--context, --batch: " + tl.Error()}
 	}
 	var pe *app.ProfilesError
 	if errors.As(err, &pe) {

@@ -12,6 +12,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/sim"
@@ -276,7 +277,15 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 
 	// 1. The plan: every configuration against the targets.
 	progress("plan")
-	if r.Plan, err = env.PlanSearch(st.planRequest()); err != nil {
+	r.Plan, err = env.PlanSearch(st.planRequest())
+	if err == nil {
+		err = r.Plan.Within(limits.ReportConfigs) // each is written out: a smaller limit
+	}
+	if err != nil {
+		var tl *plan.TooLargeError
+		if errors.As(err, &tl) {
+			return nil, &profiles.FileError{File: st.File, Line: profiles.LineOfKey(st.src, "workload", "contexts"), Msg: "workload: " + tl.Error()}
+		}
 		return nil, fmt.Errorf("plan: %w", err)
 	}
 	if err := r.Plan.Run(emit); err != nil {

@@ -256,6 +256,12 @@ func Parse(file string, src []byte) (*Study, error) {
 		s.Workload.ContextTokens = append(s.Workload.ContextTokens, v)
 	}
 	sort.Ints(s.Workload.ContextTokens)
+	// Each device engine, model and format is one group of the plan at
+	// least: a sweep past the plan's limit is refused here, at its line.
+	if _, ok := limits.Mul(limits.ReportConfigs, int64(len(s.Workload.Contexts)), int64(len(s.Workload.Batches))); !ok {
+		bad("workload.contexts", "workload: %d context lengths × %d batch sizes make more configurations than a report plans, %d (%s)",
+			len(s.Workload.Contexts), len(s.Workload.Batches), int64(limits.ReportConfigs), limits.Count(limits.ReportConfigs))
+	}
 	for _, f := range []struct {
 		key, v string
 		dst    *float64
