@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -78,6 +79,9 @@ type Catalog struct {
 	// dataPaths lets names read from data files (measured runs, studies)
 	// be paths or URLs (WithDataPaths).
 	dataPaths bool
+	// dirs are the profile directories added, by their absolute path with
+	// links resolved: a directory named twice is read once.
+	dirs map[string]bool
 }
 
 var (
@@ -114,6 +118,7 @@ func (c *Catalog) Clone() *Catalog {
 	for k, v := range c.origin {
 		o.origin[k] = v
 	}
+	o.dirs = maps.Clone(c.dirs)
 	if len(c.pending) > 0 {
 		o.pending = map[string]string{}
 		for k, v := range c.pending {
@@ -338,7 +343,9 @@ func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir, rtDir string) error {
 
 // AddDir adds every .toml profile in dir (and in its models/ and hardware/
 // subdirectories). A user profile with the name of a built-in one replaces
-// it; two user profiles with one name are an error.
+// it; two user profiles with one name are an error. A directory added
+// already, under any name, is not read again (--profiles given the same
+// directory 20 times read it 20 times).
 func (c *Catalog) AddDir(dir string) error {
 	info, err := os.Stat(dir)
 	if err != nil {
@@ -347,6 +354,20 @@ func (c *Catalog) AddDir(dir string) error {
 	if !info.IsDir() {
 		return fmt.Errorf("%s: not a directory", dir)
 	}
+	key, err := filepath.EvalSymlinks(dir)
+	if err == nil {
+		key, err = filepath.Abs(key)
+	}
+	if err != nil {
+		return err
+	}
+	if c.dirs[key] {
+		return nil
+	}
+	if c.dirs == nil {
+		c.dirs = map[string]bool{}
+	}
+	c.dirs[key] = true
 	var files []string
 	for _, pattern := range []string{"*.toml", "runtimes/*.toml", "models/*.toml", "hardware/*.toml"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pattern))

@@ -60,8 +60,10 @@ type Study struct {
 	// written maps the name Check gave a loaded path to the path as
 	// written.
 	written map[string]string
-	// src is the study's text, for the lines of Check's messages.
-	src []byte
+	// src is the study's text, and lines its index, for the lines of
+	// Check's messages.
+	src   []byte
+	lines *profiles.Lines
 }
 
 // Written is the study's own spelling of a model or device Check loaded
@@ -173,11 +175,11 @@ func Parse(file string, src []byte) (*Study, error) {
 	var r raw
 	// Every problem of the file is reported at once: the keys it refuses
 	// (a misspelt one among them) and the values checked below.
-	_, keys, err := profiles.DecodeKeys(file, src, &r, "docs/studies.md")
+	_, lines, keys, err := profiles.DecodeKeys(file, src, &r, "docs/studies.md")
 	if err != nil {
 		return nil, err
 	}
-	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
+	s := &Study{src: src, lines: lines, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
 		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Figures: r.Figures, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 0}}
 	var errs []error
@@ -185,7 +187,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		errs = append(errs, k.FileError)
 	}
 	bad := func(key, format string, a ...any) {
-		errs = append(errs, &profiles.FileError{File: file, Line: profiles.LineOfKey(src, strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &profiles.FileError{File: file, Line: lines.Key(strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 	}
 	s.Devices, s.Models, s.Draft = s.resolveNames(r.Devices), s.resolveNames(r.Models), s.resolveName(r.Draft)
 	if s.Title == "" {
@@ -245,7 +247,7 @@ func Parse(file string, src []byte) (*Study, error) {
 	}
 	// Values are read here, once, by the parsers flags use.
 	value := func(item, format string, a ...any) {
-		errs = append(errs, &profiles.FileError{File: file, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &profiles.FileError{File: file, Line: lines.Value(item), Msg: fmt.Sprintf(format, a...)})
 	}
 	for _, c := range s.Workload.Contexts {
 		v, err := units.ParseTokens(c)
@@ -403,30 +405,10 @@ func (s *Study) resolveNames(l []string) []string {
 	return out
 }
 
-// lineOfKeyValue is the first line of src that sets key to the quoted
-// string v (hardware = "x" in a [[measured]] table, not the devices list
-// that names x too), else LineOfValue.
-func lineOfKeyValue(src []byte, key, v string) int {
-	q := fmt.Sprintf("%q", v)
-	for i, l := range strings.Split(string(src), "\n") {
-		if k, val, ok := strings.Cut(l, "="); ok && strings.TrimSpace(k) == key && (strings.Contains(val, q) || strings.Contains(val, "'"+v+"'")) {
-			return i + 1
-		}
-	}
-	return LineOfValue(src, v)
-}
-
 // LineOfValue is the first line of src holding the quoted string v, for
-// messages about a list item; 0 when not found.
-func LineOfValue(src []byte, v string) int {
-	q := fmt.Sprintf("%q", v)
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.Contains(l, q) || strings.Contains(l, "'"+v+"'") {
-			return i + 1
-		}
-	}
-	return 0
-}
+// messages about a list item; 0 when not found. A caller asking for many
+// values of one file uses profiles.Lines.
+func LineOfValue(src []byte, v string) int { return profiles.NewLines(src).Value(v) }
 
 // DefaultFigures are drawn when a study asks for none: the plan, TPOT
 // against context, TTFT against prompt and memory, and with measured runs
