@@ -63,6 +63,17 @@ const (
 	// ProfileBytes bounds a TOML profile, a config.json or a study file
 	// (the largest built-in profile is 12 kB).
 	ProfileBytes = 16 << 20
+	// TOMLBytes bounds a TOML file, profile or study, before it is
+	// decoded: 20 times the largest built-in profile (12 kB). The decoder
+	// keeps about 60 B for each byte of keys and tables (a 1 MiB file of
+	// inline tables in an array held 190 MB).
+	TOMLBytes = 256 << 10
+	// TOMLDepth bounds how deep a key of a TOML file sits: the parts of
+	// its table's header, its own dotted parts and the inline tables and
+	// arrays around it. The deepest key of roofline's schemas has 5
+	// (variant.engine.peak.fp16.value): a deeper one is an unknown key,
+	// refused before the decoder spends on it.
+	TOMLDepth = 8
 	// MeasuredBytes bounds one measured-run file or standard input (a
 	// vLLM result with every request of a 10,000-prompt run: ~50 MB).
 	MeasuredBytes = 64 << 20
@@ -90,6 +101,19 @@ const (
 	// PlanKept bounds the configurations a plan keeps in memory (64 B
 	// each) for a figure: 40 rows of 26,214 context lengths.
 	PlanKept = 1 << 20
+)
+
+// What a message quotes of its input.
+const (
+	// Errors bounds the distinct errors one input reports; the rest are
+	// counted (a file of 150,000 unknown keys).
+	Errors = 20
+	// EchoWord bounds a run of bytes without a space that a message
+	// quotes (a 100,000-digit number); longer ones keep their ends.
+	EchoWord = 512
+	// EchoLines and EchoBytes bound one message.
+	EchoLines = 100
+	EchoBytes = 64 << 10
 )
 
 // Ceiling is one limit, for documentation and messages.
@@ -163,6 +187,12 @@ func All() []Ceiling {
 		{"least a range response carries (unless the file ends)", RemoteMinChunk, "B"},
 		{"redirects per request", RemoteRedirects, ""},
 		{"profile, config.json or study file", ProfileBytes, "B"},
+		{"TOML file (profile or study)", TOMLBytes, "B"},
+		{"TOML key depth (header, dotted parts, inline tables and arrays)", TOMLDepth, ""},
+		{"errors told per input (the rest are counted)", Errors, ""},
+		{"bytes without a space a message quotes", EchoWord, "B"},
+		{"lines of one message", EchoLines, ""},
+		{"bytes of one message", EchoBytes, "B"},
 		{"measured-run file or stdin", MeasuredBytes, "B"},
 		{"runs per measured file", Runs, ""},
 		{"token counts and batch sizes", Tokens, ""},

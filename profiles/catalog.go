@@ -452,7 +452,7 @@ func (c *Catalog) addModelFile(file string, src []byte, user bool) error {
 	if err := c.claim("model", s.Name, s.Aliases, file, user); err != nil {
 		return err
 	}
-	c.models = replaceByName(c.models, s, func(m *model.Spec) string { return m.Name })
+	c.models = replaceByName(c.models, []*model.Spec{s}, func(m *model.Spec) string { return m.Name })
 	c.lastAdded = s.Name
 	return nil
 }
@@ -469,8 +469,10 @@ func (c *Catalog) addDeviceFile(file string, src []byte, user bool) error {
 		if err := c.claim("device", d.Name, d.Aliases, file, user); err != nil {
 			return err
 		}
-		c.devices = replaceByName(c.devices, d, func(x *hardware.Device) string { return x.Name })
 	}
+	// The devices replace those of their names in one pass: a file of
+	// 50,000 variants, each looked up in the list, took 19 s.
+	c.devices = replaceByName(c.devices, ds, func(x *hardware.Device) string { return x.Name })
 	c.lastAdded = ds[0].Name
 	return nil
 }
@@ -500,7 +502,7 @@ func (c *Catalog) AddModel(s *model.Spec, file string) error {
 	if err := c.claim("model", s.Name, s.Aliases, file, true); err != nil {
 		return err
 	}
-	c.models = replaceByName(c.models, s, func(m *model.Spec) string { return m.Name })
+	c.models = replaceByName(c.models, []*model.Spec{s}, func(m *model.Spec) string { return m.Name })
 	c.sort()
 	return nil
 }
@@ -511,7 +513,7 @@ func (c *Catalog) AddDevice(d *hardware.Device, file string) error {
 	if err := c.claim("device", d.Name, d.Aliases, file, true); err != nil {
 		return err
 	}
-	c.devices = replaceByName(c.devices, d, func(x *hardware.Device) string { return x.Name })
+	c.devices = replaceByName(c.devices, []*hardware.Device{d}, func(x *hardware.Device) string { return x.Name })
 	c.sort()
 	return nil
 }
@@ -581,14 +583,22 @@ func (c *Catalog) claim(kind, name string, aliases []string, file string, user b
 	return nil
 }
 
-func replaceByName[T any](list []T, v T, name func(T) string) []T {
+// replaceByName puts each of vs in list in place of the entry of its
+// name, or at the end.
+func replaceByName[T any](list []T, vs []T, name func(T) string) []T {
+	at := make(map[string]int, len(list)+len(vs))
 	for i, x := range list {
-		if name(x) == name(v) {
-			list[i] = v
-			return list
-		}
+		at[name(x)] = i
 	}
-	return append(list, v)
+	for _, v := range vs {
+		if i, ok := at[name(v)]; ok {
+			list[i] = v
+			continue
+		}
+		at[name(v)] = len(list)
+		list = append(list, v)
+	}
+	return list
 }
 
 func (c *Catalog) sort() {

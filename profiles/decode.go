@@ -12,7 +12,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -200,7 +202,7 @@ func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.Met
 	for _, k := range keys {
 		errs = append(errs, k.FileError)
 	}
-	return md, lines, errors.Join(errs...)
+	return md, lines, safeio.JoinErrors(errs...)
 }
 
 // KeyError is a key a strict decode refuses: unknown to the schema, or a
@@ -212,11 +214,16 @@ type KeyError struct {
 
 // DecodeKeys decodes src into v as DecodeStrict does, but returns the
 // keys it refuses (unknown keys first, then numbers that are not finite)
-// apart from an error that stops decoding (a syntax error): a caller that
-// checks the values as well reports every problem of the file at once.
-// lines finds the line of any key of the file, for later messages.
+// apart from an error that stops decoding (a syntax error, or a file past
+// what scanTOML lets reach the decoder): a caller that checks the values
+// as well reports every problem of the file at once. Of the unknown keys
+// the first limits.Errors are told and the rest counted. lines finds the
+// line of any key of the file, for later messages.
 func DecodeKeys(file string, src []byte, v any, schemaDoc string) (md toml.MetaData, lines *Lines, keys []KeyError, err error) {
 	lines = NewLines(src)
+	if err := scanTOML(file, src); err != nil {
+		return md, lines, nil, err
+	}
 	md, err = toml.NewDecoder(bytes.NewReader(src)).Decode(v)
 	if err != nil {
 		var pe toml.ParseError
@@ -225,8 +232,12 @@ func DecodeKeys(file string, src []byte, v any, schemaDoc string) (md toml.MetaD
 		}
 		return md, lines, nil, &FileError{File: file, Line: lineOfError(lines, err), Msg: err.Error()}
 	}
-	for _, k := range md.Undecoded() {
+	und := md.Undecoded()
+	for _, k := range und[:min(len(und), limits.Errors)] {
 		keys = append(keys, KeyError{&FileError{File: file, Line: lines.Key(k...), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)}, true})
+	}
+	if n := len(und) - limits.Errors; n > 0 {
+		keys = append(keys, KeyError{&FileError{File: file, Msg: fmt.Sprintf("… and %d more unknown keys", n)}, true})
 	}
 	nonFinite(reflect.ValueOf(v), nil, func(key toml.Key, x float64) {
 		keys = append(keys, KeyError{&FileError{File: file, Line: lines.Key(key...), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)}, false})
@@ -374,7 +385,7 @@ func decodeModel(file string, src []byte) (*model.Spec, error) {
 			errs = append(errs, fe(key, "%v", e))
 		}
 	}
-	return s, errors.Join(errs...)
+	return s, safeio.JoinErrors(errs...)
 }
 
 func unjoin(err error) []error {
@@ -432,7 +443,7 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 			}
 		}
 	}
-	return out, errors.Join(d.errs...)
+	return out, safeio.JoinErrors(d.errs...)
 }
 
 // deviceKeyPath is the TOML path of a device's key as hardware names it:

@@ -13,6 +13,7 @@ import (
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -491,7 +492,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return rt, &RuntimeFileError{File: file, Err: errors.Join(errs...)}
+		return rt, &RuntimeFileError{File: file, Err: safeio.JoinErrors(errs...)}
 	}
 	return rt, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -202,7 +203,7 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			}
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := safeio.JoinErrors(errs...); err != nil {
 		return nil, err
 	}
 	return &app.Env{Catalog: cat, Stdin: env.Stdin}, nil

@@ -7,7 +7,6 @@
 package study
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -373,7 +372,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		}
 		s.FigureOptions[name] = o
 	}
-	return s, errors.Join(errs...)
+	return s, safeio.JoinErrors(errs...)
 }
 
 func (s *Study) resolve(p string) string {
