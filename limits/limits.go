@@ -74,6 +74,9 @@ const (
 	// (variant.engine.peak.fp16.value): a deeper one is an unknown key,
 	// refused before the decoder spends on it.
 	TOMLDepth = 8
+	// HFRefBytes bounds a ref of the Hugging Face cache (refs/main): a
+	// commit hash of 40 or 64 hexadecimal digits.
+	HFRefBytes = 256
 	// MeasuredBytes bounds one measured-run file or standard input (a
 	// vLLM result with every request of a 10,000-prompt run: ~50 MB).
 	MeasuredBytes = 64 << 20
@@ -189,6 +192,7 @@ func All() []Ceiling {
 		{"profile, config.json or study file", ProfileBytes, "B"},
 		{"TOML file (profile or study)", TOMLBytes, "B"},
 		{"TOML key depth (header, dotted parts, inline tables and arrays)", TOMLDepth, ""},
+		{"Hugging Face cache ref", HFRefBytes, "B"},
 		{"errors told per input (the rest are counted)", Errors, ""},
 		{"bytes without a space a message quotes", EchoWord, "B"},
 		{"lines of one message", EchoLines, ""},
