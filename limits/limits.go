@@ -40,6 +40,9 @@ const (
 	GGUFDim         = 1 << 40   // one tensor dimension
 	GGUFElements    = 1 << 50   // elements of one tensor
 	SplitParts      = 1024      // parts of a split model (largest published: ~60)
+	// LocalHeaderBytes is the byte budget of a local model's headers over
+	// all its split parts, as one header may take.
+	LocalHeaderBytes = GGUFHeaderBytes
 )
 
 // Remote GGUF headers, read with HTTP range requests.
@@ -47,7 +50,8 @@ const (
 	// RemoteBytes is the byte budget of one model's headers over all its
 	// split parts.
 	RemoteBytes = 64 << 20
-	// RemoteDeadline bounds the whole read of a remote model, every part.
+	// RemoteDeadline bounds the whole read of a model's headers, every
+	// part, remote or local.
 	RemoteDeadline = 5 * time.Minute
 	// RemoteRequestTimeout bounds one range request.
 	RemoteRequestTimeout = 60 * time.Second
@@ -184,8 +188,9 @@ func All() []Ceiling {
 		{"GGUF tensor dimension", GGUFDim, ""},
 		{"GGUF tensor elements", GGUFElements, ""},
 		{"split parts", SplitParts, ""},
+		{"local header bytes, all parts", LocalHeaderBytes, "B"},
 		{"remote header bytes, all parts", RemoteBytes, "B"},
-		{"remote read, all parts", RemoteDeadline.Seconds(), "s"},
+		{"reading a model's headers, all parts (remote or local)", RemoteDeadline.Seconds(), "s"},
 		{"one range request", RemoteRequestTimeout.Seconds(), "s"},
 		{"least a range response carries (unless the file ends)", RemoteMinChunk, "B"},
 		{"redirects per request", RemoteRedirects, ""},
