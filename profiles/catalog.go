@@ -729,6 +729,9 @@ func readHFConfig(cfg, name string) (*model.Spec, error) {
 func modelFromHFCache(id string, nf *NotFoundError) (*model.Spec, error) {
 	dir := HFCacheDir()
 	hit, err := findHFCached(dir, id)
+	if err != nil && !errors.Is(err, errNotCached) {
+		return nil, err // the cache holds it, damaged: a ref that is not a commit
+	}
 	if err != nil {
 		nf.Detail = "not a built-in name, and " + err.Error()
 		return nil, nf
