@@ -58,8 +58,10 @@ not UTF-8; ` + "`report.md`" + ` shows a study's text as written, never as HTML,
 an image or a link.
 
 Output files (` + "`plot -o`" + ` and ` + "`--data`" + `, ` + "`calibrate -o`" + `) are written through a temporary
-file and renamed, mode 0644; an existing one is replaced only with
-` + "`--force`" + `, and never a directory, link or device. ` + "`report -o DIR`" + ` builds the
+file and moved into place, mode 0644: a new one is created exclusively (one
+another process creates meanwhile is left as it made it, and roofline exits
+2), an existing one is replaced only with ` + "`--force`" + `, and never a directory,
+link or device. ` + "`report -o DIR`" + ` builds the
 directory beside DIR and moves it into place (mode 0755); ` + "`--force`" + `
 replaces only a directory roofline wrote that holds nothing else
 (docs/studies.md). An interrupt (Ctrl-C, SIGTERM) removes what was being
