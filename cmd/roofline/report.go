@@ -35,8 +35,9 @@ built in .DIR.partial-* beside DIR and moved into place, so a failure or an
 interrupt (Ctrl-C, SIGTERM) leaves nothing half-written; a run killed
 outright leaves its partial directory for the next run to remove. An
 existing DIR is replaced only with --force, and only when roofline wrote it
-(its .roofline file lists every file in it) and it holds nothing else: not
-the study, not a file of yours.
+(its .roofline file lists every file in it with its SHA-256, and each is
+still as roofline wrote it) and it holds nothing else: not the study, not a
+file of yours.
 
 Examples:
   roofline report docs/examples/voice-assistant.toml -o voice-report
