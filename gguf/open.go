@@ -119,7 +119,7 @@ func (r *rangeReader) fill() error {
 	case http.StatusOK:
 		return errors.New("the server ignores range requests (it answered 200 with the whole file); roofline reads only the header — download it or use a server that supports ranges")
 	default:
-		return fmt.Errorf("HTTP %s", resp.Status)
+		return fmt.Errorf("HTTP %s", safeio.Shorten(resp.Status, 128)) // a server may send a megabyte
 	}
 	end := r.off + want - 1
 	if m := contentRange.FindStringSubmatch(resp.Header.Get("Content-Range")); m != nil {

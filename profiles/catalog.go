@@ -754,8 +754,12 @@ func modelFromHFCache(id string, nf *NotFoundError) (*model.Spec, error) {
 		s = m.Spec
 		s.Source = fmt.Sprintf("GGUF header of %s of %s in the Hugging Face cache (snapshot %s)", filepath.Base(hit.GGUF[0]), id, filepath.Base(filepath.Dir(hit.GGUF[0])))
 	case len(hit.GGUF) > 1:
+		files := hit.GGUF
+		if len(files) > 3 {
+			files = append(files[:3:3], fmt.Sprintf("and %d more", len(hit.GGUF)-3))
+		}
 		return nil, fmt.Errorf("%s is in the Hugging Face cache with no config.json and %d GGUF files: give one of them as the model (%s)",
-			id, len(hit.GGUF), strings.Join(hit.GGUF, ", "))
+			id, len(hit.GGUF), strings.Join(files, ", "))
 	default:
 		return nil, fmt.Errorf("%s is in the Hugging Face cache (%s) without its config.json or a GGUF file: 'hf download %s config.json' fetches the config, or give a config.json, a checkpoint directory, a .gguf file or URL",
 			id, dir, strings.Split(id, "@")[0])

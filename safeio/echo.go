@@ -28,10 +28,7 @@ func Clip(s string) string {
 		}
 		line = clipWords(line)
 		if room := limits.EchoBytes - b.Len(); len(line) > room {
-			for room > 0 && !startsRune(line[room]) {
-				room--
-			}
-			fmt.Fprintf(&b, "%s…[%d more bytes]", line[:room], len(line)-room)
+			b.WriteString(Shorten(line, room))
 			if i+1 < len(lines) {
 				fmt.Fprintf(&b, "\n… %d more lines", len(lines)-i-1)
 			}
@@ -43,6 +40,18 @@ func Clip(s string) string {
 		b.WriteString(line)
 	}
 	return b.String()
+}
+
+// Shorten is s cut to at most n bytes (at the start of a character) with
+// the count of what was cut, for a message quoting s.
+func Shorten(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !startsRune(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s…[%d more bytes]", s[:n], len(s)-n)
 }
 
 // clipWords shortens each run of more than limits.EchoWord bytes

@@ -14,6 +14,7 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
@@ -208,18 +209,20 @@ func hintPaths(w io.Writer, skipped []error) {
 }
 
 // exitCode prints err following the message rule (lower case, prefixed
-// "roofline:", hints on their own line) and returns the exit code.
+// "roofline:", hints on their own line) and returns the exit code. What
+// it quotes of the input is clipped (safeio.Clip): a 100,000-digit number
+// or a megabyte HTTP status line is told by its ends and its length.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "roofline: %v\n", err)
+	io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: %v\n", err)))
 	if errors.As(err, new(answered)) {
 		return exitInfeasible
 	}
 	var nf *profiles.NotFoundError
 	if errors.As(err, &nf) {
-		fmt.Fprintf(stderr, "roofline: hint: %s\n", nf.Hint())
+		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: hint: %s\n", nf.Hint())))
 	}
 	if errors.As(err, new(*profiles.PathNotAllowedError)) {
 		fmt.Fprintf(stderr, "roofline: hint: %s\n", allowPathsHint)

@@ -15,6 +15,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 )
 
 const reportUsage = `roofline report STUDY.toml -o DIR [--force] [--quiet]
@@ -166,7 +167,7 @@ func figureLines(w io.Writer, drawn []render.DrawnFigure, skipped []study.Skippe
 	}
 	fmt.Fprintf(w, "roofline: figures: %s\n", strings.Join(names, ", "))
 	for _, s := range skipped {
-		fmt.Fprintf(w, "roofline: no %s figure: %s\n", s.Kind, s.Reason)
+		io.WriteString(w, safeio.Clip(fmt.Sprintf("roofline: no %s figure: %s\n", s.Kind, s.Reason)))
 	}
 }
 

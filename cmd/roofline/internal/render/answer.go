@@ -57,7 +57,7 @@ func Warn(stderr io.Writer, warnings ...string) {
 			continue
 		}
 		seen[w] = true
-		fmt.Fprintf(stderr, "roofline: warning: %s\n", printableText(w))
+		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: warning: %s\n", printableText(w))))
 	}
 }
 
