@@ -92,6 +92,8 @@ const (
 	// Tokens bounds every token count and batch size: of a workload, a
 	// measured run, a study.
 	Tokens = 1 << 30
+	// ChatTurns bounds the turns of a chat (a turn a minute for 69 days).
+	ChatTurns = 100000
 	// SearchTokens bounds context lengths the planner and plots sweep and
 	// the searches for the longest context or prompt.
 	SearchTokens = 1 << 24
@@ -109,6 +111,12 @@ const (
 	// each) for a figure: 40 rows of 26,214 context lengths.
 	PlanKept = 1 << 20
 )
+
+// SoftMemory is the Go runtime's soft memory limit (less under a
+// cgroup's memory.max or ulimit -v): past it the collector runs as often
+// as it must, so that the largest documented inputs (a 131,072-run file,
+// a chat of 100,000 turns) stay near what they hold live, under 500 MB.
+const SoftMemory = 384 << 20
 
 // What a message quotes of its input.
 const (
@@ -198,6 +206,7 @@ func All() []Ceiling {
 		{"TOML file (profile or study)", TOMLBytes, "B"},
 		{"TOML key depth (header, dotted parts, inline tables and arrays)", TOMLDepth, ""},
 		{"Hugging Face cache ref", HFRefBytes, "B"},
+		{"soft memory limit of the runtime (less under a cgroup or ulimit -v)", SoftMemory, "B"},
 		{"errors told per input (the rest are counted)", Errors, ""},
 		{"bytes without a space a message quotes", EchoWord, "B"},
 		{"lines of one message", EchoLines, ""},
@@ -206,6 +215,7 @@ func All() []Ceiling {
 		{"runs per measured file", Runs, ""},
 		{"token counts and batch sizes", Tokens, ""},
 		{"measured tokens/s", TokensPerS, ""},
+		{"turns of a chat", ChatTurns, ""},
 		{"contexts searched and swept", SearchTokens, ""},
 		{"configurations one plan evaluates (groups × contexts × batches)", PlanConfigs, ""},
 		{"configurations of a study's plan (a report)", ReportConfigs, ""},

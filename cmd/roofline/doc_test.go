@@ -44,7 +44,7 @@ Exit codes:
 | 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
 | 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
 | 3 | an answer that finds nothing, printed in full: ` + "`plan`" + ` found no configuration that meets the targets; ` + "`predict`" + ` or ` + "`chat`" + `: the model does not fit in usable memory (the answer says DOES NOT FIT on its first line; JSON has ` + "`fits: false`" + `) |
-| 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
+| 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack, or, out of memory under a cgroup's ` + "`memory.max`" + ` or ` + "`ulimit -v`" + `, the memory used and the limit (the runtime's soft memory limit is set below either, docs/profiles.md); please report it with the command |
 
 Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`" + ` or
 ` + "`roofline: hint:`" + `; on an error (exit 1, 2 or 70) nothing is written to stdout. URLs in
