@@ -319,7 +319,8 @@ func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader, e
 	if stdin != nil {
 		cmd.Stdin = stdin()
 	}
-	var out, errb bytes.Buffer
+	var out ends
+	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -344,6 +345,43 @@ func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader, e
 	// The test binary's own lines around roofline's output.
 	so := strings.TrimSuffix(out.String(), "PASS\n")
 	return so, errb.String(), code, elapsed, peak
+}
+
+// ends keeps the first and the last MiB written to it: a case's output may
+// be 120 MB, and this process's memory is what the next child's peak
+// starts from (a child forked from it counts its image).
+type ends struct {
+	head, tail []byte
+	cut        int64
+}
+
+const endsKept = 1 << 20
+
+func (e *ends) Write(p []byte) (int, error) {
+	written := len(p)
+	if n := min(len(p), endsKept-len(e.head)); n > 0 {
+		e.head = append(e.head, p[:n]...)
+		p = p[n:]
+	}
+	e.tail = append(e.tail, p...)
+	if len(e.tail) > 2*endsKept { // trimmed now and then, not on every write
+		extra := len(e.tail) - endsKept
+		e.cut += int64(extra)
+		e.tail = append(e.tail[:0], e.tail[extra:]...)
+	}
+	return written, nil
+}
+
+// String is what was kept, with the count of what was not between.
+func (e *ends) String() string {
+	tail, cut := e.tail, e.cut
+	if extra := len(tail) - endsKept; extra > 0 {
+		tail, cut = tail[extra:], cut+int64(extra)
+	}
+	if cut == 0 {
+		return string(e.head) + string(tail)
+	}
+	return fmt.Sprintf("%s\n… %d bytes …\n%s", e.head, cut, tail)
 }
 
 // endless is an input that never ends.

@@ -115,11 +115,12 @@ func Apply(stderr io.Writer, cleanup func()) {
 	if virtual.Bytes > 0 && os.Getenv("MALLOC_ARENA_MAX") == "" && linksLibc() {
 		reexec("MALLOC_ARENA_MAX=1") // returns only when it cannot
 	}
+	vm := vmSize()
 	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(soft(resident, virtual, vmSize()))
+		debug.SetMemoryLimit(soft(resident, virtual, vm))
 	}
 	if resident.Bytes > 0 || virtual.Bytes > 0 {
-		go watch(resident, virtual, stderr, cleanup)
+		go watch(resident, virtual, vm, stderr, cleanup)
 	}
 }
 
@@ -127,19 +128,24 @@ func Apply(stderr io.Writer, cleanup func()) {
 const watchEvery = 10 * time.Millisecond
 
 // watch ends the process when its memory comes within reach of a limit:
-// 95 % of a cgroup's (the kernel kills without a word past it), or 96 MiB
-// below an address-space limit (the runtime maps its heap 64 MiB at a
-// time, and dies when one is refused).
-func watch(resident, virtual Limit, stderr io.Writer, cleanup func()) {
-	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+// 95 % of a cgroup's (the kernel kills without a word past it); under an
+// address-space limit, 96 MiB below it, or a live heap of 3/5 of the room
+// the runtime had at its start (vm: it maps its heap 64 MiB and more at a
+// time, and dies when a mapping is refused, so the live heap, which grows
+// from one collection to the next, warns in time).
+func watch(resident, virtual Limit, vm int64, stderr io.Writer, cleanup func()) {
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	for range time.Tick(watchEvery) {
+		metrics.Read(samples)
 		if resident.Bytes > 0 {
-			metrics.Read(samples)
 			if used := int64(samples[0].Value.Uint64() - samples[1].Value.Uint64()); used > resident.Bytes/20*19 {
 				exit(stderr, cleanup, fmt.Sprintf("%d MiB in use", used>>20), resident)
 			}
 		}
 		if virtual.Bytes > 0 {
+			if live := int64(samples[2].Value.Uint64()); live > (virtual.Bytes-vm)/5*3 {
+				exit(stderr, cleanup, fmt.Sprintf("%d MiB live of the %d MiB of address space left at the start", live>>20, (virtual.Bytes-vm)>>20), virtual)
+			}
 			if used := vmSize(); used > virtual.Bytes-96<<20 {
 				exit(stderr, cleanup, fmt.Sprintf("%d MiB of address space mapped", used>>20), virtual)
 			}

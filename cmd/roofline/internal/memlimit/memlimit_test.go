@@ -63,7 +63,7 @@ func TestWatchExits70(t *testing.T) {
 	if os.Getenv("MEMLIMIT_CHILD") != "" {
 		mark := os.Getenv("MEMLIMIT_CHILD")
 		// A limit this process is already past: 1 MiB.
-		watch(Limit{Bytes: 1 << 20, Source: "a test"}, Limit{}, os.Stderr, func() { os.Remove(mark) })
+		watch(Limit{Bytes: 1 << 20, Source: "a test"}, Limit{}, 0, os.Stderr, func() { os.Remove(mark) })
 		return
 	}
 	mark := filepath.Join(t.TempDir(), "partial")
