@@ -151,11 +151,11 @@ func snapshotOf(repo, rev string) (string, error) {
 	if _, err := os.Lstat(ref); err == nil {
 		b, err := safeio.ReadFile(ref, limits.HFRefBytes, "a Hugging Face cache ref")
 		if err != nil {
-			return "", fmt.Errorf("Hugging Face cache: %w", err)
+			return "", fmt.Errorf("in the Hugging Face cache: %w", err)
 		}
 		hash := strings.TrimSpace(string(b))
 		if !commitHash.MatchString(hash) {
-			return "", fmt.Errorf("Hugging Face cache: %s holds %q, not a commit hash (40 hexadecimal digits)", ref, safeio.Clip(hash))
+			return "", fmt.Errorf("in the Hugging Face cache, %s holds %q, not a commit hash (40 hexadecimal digits)", ref, safeio.Clip(hash))
 		}
 		if s := filepath.Join(repo, "snapshots", hash); isDir(s) {
 			return s, nil
