@@ -30,7 +30,9 @@ the model (unless asked with --engine, or only the CPU meets the targets).
 --detail adds the inverse limits (longest context that fits, longest
 context meeting TPOT, longest prompt meeting TTFT, most sequences that
 fit), the frontier of quality against decode speed, and what was skipped.
-JSON and CSV list every configuration, streamed as it is evaluated.
+JSON and CSV list every configuration, streamed as it is evaluated, in
+flat memory; a plan of more than 2^24 configurations (groups × contexts ×
+batches) is refused before any is evaluated (docs/profiles.md, Limits).
 
 Lists are comma-separated; --hardware takes names, globs (jetson-*) and all;
 --model and --weights take all. Context lengths accept k (8k = 8192).

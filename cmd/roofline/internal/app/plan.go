@@ -10,6 +10,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
@@ -195,17 +196,30 @@ func engineOnSomeDevice(devices []*hardware.Device, engines []string) error {
 }
 
 // Plan searches the space against the targets, keeping every
-// configuration (the report and the figures read them).
+// configuration (the figures read them): at most limits.PlanKept.
 func (env *Env) Plan(req PlanRequest) (*Plan, error) {
 	p, err := env.PlanSearch(req)
 	if err != nil {
 		return nil, err
 	}
+	return p, p.runKept()
+}
+
+// Within is a *plan.TooLargeError when the search evaluates more than
+// max configurations.
+func (p *Plan) Within(max int64) error { return p.search.Within(max) }
+
+// runKept runs the search keeping every configuration, refused beyond
+// limits.PlanKept before any is evaluated.
+func (p *Plan) runKept() error {
+	if n := p.search.Configs(); n > limits.PlanKept {
+		return &RequestError{Msg: fmt.Sprintf("the plan has %d configurations (groups × contexts × batches): a figure keeps at most %s; give fewer context lengths or batch sizes", n, limits.Count(limits.PlanKept))}
+	}
 	res, err := p.search.Run(nil, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return p, p.finish(res)
+	return p.finish(res)
 }
 
 // PlanSearch resolves the request into a search that has not run yet:

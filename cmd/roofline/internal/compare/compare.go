@@ -146,7 +146,7 @@ func New(cat *profiles.Catalog, o Options) *Evaluator {
 // Evaluate prices every run; runs it cannot resolve come back as errors
 // naming the run's source.
 func (e *Evaluator) Evaluate(runs []measured.Run) ([]Row, []error) {
-	var rows []Row
+	rows := make([]Row, 0, len(runs))
 	var errs []error
 	for _, r := range runs {
 		row, err := e.row(r)
