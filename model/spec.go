@@ -105,7 +105,8 @@ type NameImplies struct {
 	// another format given beside it is a contradiction, not a choice.
 	Explicit bool
 	// Why says in words where Weights comes from (the tag's suffix, a
-	// source, or an assumption) and how sure it is.
+	// source, or an assumption) and how sure it is: "the quantization of
+	// Ollama's llama3.2:3b (source)".
 	Why string
 }
 

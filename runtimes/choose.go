@@ -140,12 +140,12 @@ func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, 
 	if n := spec.Named; n != nil && n.Weights != "" {
 		switch {
 		case r.Weights == "":
-			r.Weights, nameNote = n.Weights, n.Why
+			r.Weights, nameNote = n.Weights, fmt.Sprintf("weights %s: %s", n.Weights, n.Why)
 		case !sameFormat(spec, r.Weights, n.Weights):
 			if n.Explicit {
 				return nil, &WeightsConflictError{Model: spec.Name, Implied: n.Weights, Given: r.Weights}
 			}
-			nameNote = fmt.Sprintf("weights %s as given, in place of %s: %s", r.Weights, n.Weights, n.Why)
+			nameNote = fmt.Sprintf("weights %s as given, in place of %s, %s", r.Weights, n.Weights, n.Why)
 		}
 	}
 	if r.Weights != "" {

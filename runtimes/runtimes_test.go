@@ -266,7 +266,7 @@ func TestNameImplies(t *testing.T) {
 	}
 	tagged := func(w string, explicit bool) *model.Spec {
 		s := *base
-		s.Named = &model.NameImplies{Runtime: "llama.cpp", RuntimeWhy: "an Ollama tag", Weights: w, Explicit: explicit, Why: "weights " + w + ": the tag's"}
+		s.Named = &model.NameImplies{Runtime: "llama.cpp", RuntimeWhy: "an Ollama tag", Weights: w, Explicit: explicit, Why: "the tag's"}
 		return &s
 	}
 	for _, c := range []struct {
@@ -277,7 +277,7 @@ func TestNameImplies(t *testing.T) {
 	}{
 		{base, "", "vllm", "bf16", "", ""},
 		{tagged("q4_k_m", false), "", "llama.cpp", "q4_k_m", "weights q4_k_m: the tag's", ""},
-		{tagged("q4_k_m", false), "q8_0", "llama.cpp", "q8_0", "weights q8_0 as given, in place of q4_k_m", ""},
+		{tagged("q4_k_m", false), "q8_0", "llama.cpp", "q8_0", "weights q8_0 as given, in place of q4_k_m, the tag's", ""},
 		{tagged("q4_k_m", false), "Q4_K_M", "llama.cpp", "q4_k_m", "", ""},
 		{tagged("q8_0", true), "q8_0", "llama.cpp", "q8_0", "", ""},
 		{tagged("q8_0", true), "q4_k_m", "", "", "", "names its weights, q8_0, and q4_k_m was given beside it"},
