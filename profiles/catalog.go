@@ -618,7 +618,7 @@ func (e *NotFoundError) Hint() string {
 	case "model":
 		h := "give a built-in name ('roofline list models'), a Hugging Face id (ORG/NAME, read from the cache or the Hub; ORG/NAME:Q4_K_M picks a GGUF file), " +
 			"an Ollama tag (llama3.2:3b), a config.json or a checkpoint directory holding one, a .gguf file or URL, or a .toml profile"
-		if ref, ok := parseHFRef(e.Name); ok {
+		if ref, ok := parseHFRef(e.Name); ok && ref.Select == "" {
 			h += fmt.Sprintf("; 'hf download %s config.json' puts just its config in the cache", ref.ID)
 		}
 		return h

@@ -35,7 +35,11 @@ func modelFromHF(ref hfRef, nf *NotFoundError) (*model.Spec, error) {
 		return nil, err
 	}
 	if hub.Offline {
-		nf.Detail = fmt.Sprintf("not a built-in name, %s, and HF_HUB_OFFLINE is set, so %s was not asked (unset it, or 'hf download %s config.json' while online)", cacheMiss, hub.Shown(), ref.ID)
+		fetch := fmt.Sprintf("'hf download %s config.json'", ref.ID)
+		if ref.Select != "" {
+			fetch = fmt.Sprintf("'hf download %s FILE'", ref.ID)
+		}
+		nf.Detail = fmt.Sprintf("not a built-in name, and HF_HUB_OFFLINE is set, so %s was not asked (unset it, or %s while online); %s", hub.Shown(), fetch, cacheMiss)
 		return nil, nf
 	}
 	ctx := context.Background()

@@ -213,7 +213,7 @@ func (c *Catalog) ollamaTag(n ollama.Name) (*OllamaTag, tagWeights, string, erro
 		return tag, tagWeights{f.Name, true}, fmt.Sprintf("the tag's suffix -%s says so", quant), nil
 	}
 	if tag.Weights == "" {
-		return tag, tagWeights{assumedWeights, false}, fmt.Sprintf("assumed Q4_K_M (Ollama's usual default; not verified for this tag); a tag with a suffix (%s:%s-instruct-q8_0) or --weights names another", n.Model, tag.Sizes[0]), nil
+		return tag, tagWeights{assumedWeights, false}, fmt.Sprintf("assumed Q4_K_M (Ollama's usual default; not verified for this tag); a tag with a suffix (%s:%s-instruct-q8_0) names another", n.Model, tag.Sizes[0]), nil
 	}
 	return tag, tagWeights{tag.Weights, false}, fmt.Sprintf("the quantization of Ollama's %s (%s)", shown, tag.Source), nil
 }

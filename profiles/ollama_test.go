@@ -185,3 +185,29 @@ func TestOllamaStore(t *testing.T) {
 		t.Errorf("evil: %v", err)
 	}
 }
+
+// ollamaRow is a tag's row in docs/profiles.md's table.
+func ollamaRow(tag OllamaTag) string {
+	var names []string
+	for _, sz := range tag.Sizes {
+		names = append(names, "`"+tag.Library+":"+sz+"`")
+	}
+	w, src := "`"+tag.Weights+"`", tag.Source
+	if tag.Weights == "" {
+		w, src = "`q4_k_m`, assumed", "assumed Q4_K_M (Ollama's usual default; not verified for this tag)"
+	}
+	return fmt.Sprintf("| %s | `%s` | %s | %s |", strings.Join(names, ", "), tag.Model, w, src)
+}
+
+// docs/profiles.md lists every mapped tag as the code maps it.
+func TestOllamaTagsDoc(t *testing.T) {
+	b, err := os.ReadFile("../docs/profiles.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range OllamaTags {
+		if row := ollamaRow(tag); !strings.Contains(string(b), row) {
+			t.Errorf("docs/profiles.md lacks the row\n%s", row)
+		}
+	}
+}

@@ -136,18 +136,11 @@ func rank(segment, name string) int {
 //     checkpoints use the model's native format).
 func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, error) {
 	var named *model.WeightFormat
-	var nameNote string
-	if n := spec.Named; n != nil && n.Weights != "" {
-		switch {
-		case r.Weights == "":
-			r.Weights, nameNote = n.Weights, fmt.Sprintf("weights %s: %s", n.Weights, n.Why)
-		case !sameFormat(spec, r.Weights, n.Weights):
-			if n.Explicit {
-				return nil, &WeightsConflictError{Model: spec.Name, Implied: n.Weights, Given: r.Weights}
-			}
-			nameNote = fmt.Sprintf("weights %s as given, in place of %s, %s", r.Weights, n.Weights, n.Why)
-		}
+	w, nameNote, err := NamedWeights(spec, r.Weights)
+	if err != nil {
+		return nil, err
 	}
+	r.Weights = w
 	if r.Weights != "" {
 		w, err := spec.WeightsFor(r.Weights)
 		if err != nil {
@@ -339,6 +332,26 @@ func (e *NoRuntimeError) Error() string {
 		return "no runtime runs on " + e.Where
 	}
 	return fmt.Sprintf("no runtime runs %s on %s (%s)", e.What, e.Where, e.Hint)
+}
+
+// NamedWeights is the weight format of model spec when given is the
+// format a user gave ("" for none): the format the model's name implies
+// when none is given, given otherwise, with a note saying which and why; a
+// name that spells its format and a given one that contradicts it are a
+// WeightsConflictError. Choose and show follow it alike.
+func NamedWeights(spec *model.Spec, given string) (weights, note string, err error) {
+	n := spec.Named
+	switch {
+	case n == nil || n.Weights == "":
+		return given, "", nil
+	case given == "":
+		return n.Weights, fmt.Sprintf("weights %s: %s", n.Weights, n.Why), nil
+	case sameFormat(spec, given, n.Weights):
+		return given, "", nil
+	case n.Explicit:
+		return "", "", &WeightsConflictError{Model: spec.Name, Implied: n.Weights, Given: given}
+	}
+	return given, fmt.Sprintf("weights %s as given, in place of %s, %s", given, n.Weights, n.Why), nil
 }
 
 // sameFormat reports whether two weight format names name one format.

@@ -41,8 +41,8 @@ Exit codes:
 | code | meaning |
 |---|---|
 | 0 | success |
-| 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
-| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
+| 1 | an error: unknown name (a malformed Ollama tag too), bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration; a model the Hugging Face Hub does not give (gated or private without ` + "`HF_TOKEN`" + `, no network) or a local Ollama store roofline refuses (a manifest pointing outside its blobs) |
+| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine; ` + "`--weights`" + ` that contradicts the quantization an Ollama tag spells |
 | 3 | an answer that finds nothing, printed in full: ` + "`plan`" + ` found no configuration that meets the targets; ` + "`predict`" + ` or ` + "`chat`" + `: the model does not fit in usable memory (the answer says DOES NOT FIT on its first line; JSON has ` + "`fits: false`" + `) |
 | 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
 
