@@ -147,7 +147,7 @@ func (c *Catalog) modelFromOllama(name string, nf *NotFoundError) (*model.Spec, 
 	}
 	base, err := c.modelNamed(tag.Model)
 	if err != nil {
-		return nil, fmt.Errorf("Ollama tag %s maps to %s: %w", shown, tag.Model, err)
+		return nil, fmt.Errorf("the Ollama tag %s maps to %s: %w", shown, tag.Model, err)
 	}
 	s := *base
 	s.Name, s.Aliases = shown, nil
@@ -208,7 +208,7 @@ func (c *Catalog) ollamaTag(n ollama.Name) (*OllamaTag, tagWeights, string, erro
 		}
 		f, err := model.LookupWeightFormat(name)
 		if err != nil {
-			return nil, tagWeights{}, "", fmt.Errorf("Ollama tag %s: its suffix -%s is no quantization roofline knows: %w", shown, quant, DidYouMean(err))
+			return nil, tagWeights{}, "", fmt.Errorf("the Ollama tag %s: its suffix -%s is no quantization roofline knows: %w", shown, quant, DidYouMean(err))
 		}
 		return tag, tagWeights{f.Name, true}, fmt.Sprintf("the tag's suffix -%s says so", quant), nil
 	}

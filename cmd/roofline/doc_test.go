@@ -167,7 +167,8 @@ func TestReadmeQuickStart(t *testing.T) {
 // blocks, in order, as written, with the built-in profiles, in a scratch
 // directory where docs/ is the repository's and a user's file is a
 // fixture from testdata: runs.jsonl and the llama-bench output piped into
-// compare are the llama.cpp documentation's llama-bench sample (jsonl).
+// compare are the llama.cpp documentation's llama-bench sample (jsonl);
+// the Hugging Face Hub is an in-process one holding the repository named.
 func TestReadmeExamples(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -193,6 +194,13 @@ func TestReadmeExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
+	// The Hub of the README's Hugging Face example, in process.
+	var asked int
+	hub := hubServer(t, "bartowski/Llama-3.2-3B-Instruct-GGUF", "abc0000000000000000000000000000000000001", "",
+		map[string][]byte{"Llama-3.2-3B-Instruct-Q4_K_M.gguf": ggufBytes(t, "llama-3.2-3b", "q4_k_m"), "Llama-3.2-3B-Instruct-Q8_0.gguf": ggufBytes(t, "llama-3.2-3b", "q8_0")}, &asked)
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	t.Setenv("HF_HUB_OFFLINE", "0")
+	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
 	cmds := readmeCommands(string(readme))
 	if len(cmds) < 12 {
 		t.Fatalf("found %d roofline commands in README.md, want every one of its examples (at least 12)", len(cmds))

@@ -110,32 +110,44 @@ func TestOllamaNames(t *testing.T) {
 	}
 }
 
-// A Hugging Face GGUF repository end to end, against an in-process Hub:
-// the token reaches the Hub and no output; the second run is offline.
-func TestHubModel(t *testing.T) {
-	const commit = "feed000000000000000000000000000000000001"
-	const token = "hf_n0tPr1nt3d"
-	files := map[string][]byte{"Llama-3.2-1B-Q4_K_M.gguf": ggufBytes(t, "llama-3.2-1b", "q4_k_m"), "Llama-3.2-1B-Q8_0.gguf": ggufBytes(t, "llama-3.2-1b", "q8_0")}
-	var asked int
+// hubServer is an in-process Hugging Face Hub holding repository id at
+// commit with files, which answers only requests that carry token (none
+// when empty); asked counts the requests.
+func hubServer(t *testing.T, id, commit, token string, files map[string][]byte, asked *int) *httptest.Server {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		asked++
-		if r.Header.Get("Authorization") != "Bearer "+token {
+		*asked++
+		if token != "" && r.Header.Get("Authorization") != "Bearer "+token {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		if r.URL.Path == "/api/models/org/llama-GGUF/revision/main" {
+		if r.URL.Path == "/api/models/"+id+"/revision/main" {
+			var sib []string
+			for f := range files {
+				sib = append(sib, fmt.Sprintf(`{"rfilename": %q}`, f))
+			}
 			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"id": "org/llama-GGUF", "sha": %q, "siblings": [{"rfilename": "Llama-3.2-1B-Q4_K_M.gguf"}, {"rfilename": "Llama-3.2-1B-Q8_0.gguf"}]}`, commit)
+			fmt.Fprintf(w, `{"id": %q, "sha": %q, "siblings": [%s]}`, id, commit, strings.Join(sib, ","))
 			return
 		}
-		f, ok := files[strings.TrimPrefix(r.URL.Path, "/org/llama-GGUF/resolve/"+commit+"/")]
+		f, ok := files[strings.TrimPrefix(r.URL.Path, "/"+id+"/resolve/"+commit+"/")]
 		if !ok {
 			http.NotFound(w, r)
 			return
 		}
 		http.ServeContent(w, r, "m.gguf", time.Time{}, bytes.NewReader(f))
 	}))
-	defer srv.Close()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// A Hugging Face GGUF repository end to end, against an in-process Hub:
+// the token reaches the Hub and no output; the second run is offline.
+func TestHubModel(t *testing.T) {
+	const token = "hf_n0tPr1nt3d"
+	files := map[string][]byte{"Llama-3.2-1B-Q4_K_M.gguf": ggufBytes(t, "llama-3.2-1b", "q4_k_m"), "Llama-3.2-1B-Q8_0.gguf": ggufBytes(t, "llama-3.2-1b", "q8_0")}
+	var asked int
+	srv := hubServer(t, "org/llama-GGUF", "feed000000000000000000000000000000000001", token, files, &asked)
 	t.Setenv("HF_HOME", t.TempDir())
 	t.Setenv("HF_ENDPOINT", srv.URL)
 	t.Setenv("HF_TOKEN", token)

@@ -21,6 +21,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("HF_HUB_OFFLINE", "1")
 	os.Setenv("HF_ENDPOINT", "http://127.0.0.1:1")
 	os.Setenv("OLLAMA_MODELS", filepath.Join(os.TempDir(), "roofline-test-no-ollama-store"))
+	os.Setenv("HF_HUB_CACHE", "")
+	os.Setenv("HF_HOME", filepath.Join(os.TempDir(), "roofline-test-no-hf-home"))
 	testscript.Main(m, map[string]func(){"roofline": main})
 }
 
