@@ -113,6 +113,19 @@ const (
 	// writes each as a JSON object and six CSV rows, about 1 kB and 25 µs,
 	// so 2^22 take 4 GB and two minutes.
 	ReportConfigs = 1 << 22
+	// ReportServeRequests bounds the requests of one serving run of a
+	// report ([serve] requests): serve's default is 1,000, plan --rate's
+	// 1,000 a rate.
+	ReportServeRequests = 100_000
+	// ReportServeRates bounds the rates a report's [serve] table lists.
+	ReportServeRates = 8
+	// ReportServeWork bounds the requests a report's serving section
+	// simulates over all its configurations: each rate's run and the
+	// max-rate search, each at the expected step times and the interval's
+	// two ends. The slowest server (continuous batching) simulates some
+	// 10⁵ to 10⁶ requests a second on one core, so the cap is under a
+	// minute.
+	ReportServeWork = 1 << 23
 	// PlanKept bounds the configurations a plan keeps in memory (64 B
 	// each) for a figure: 40 rows of 26,214 context lengths.
 	PlanKept = 1 << 20
@@ -228,6 +241,9 @@ func All() []Ceiling {
 		{"configurations one plan evaluates (groups × contexts × batches)", PlanConfigs, ""},
 		{"configurations of a study's plan (a report)", ReportConfigs, ""},
 		{"configurations a plan figure keeps", PlanKept, ""},
+		{"requests of one serving run of a report", ReportServeRequests, ""},
+		{"rates of a report's [serve] table", ReportServeRates, ""},
+		{"requests a report's serving section simulates (configurations × runs × requests)", ReportServeWork, ""},
 	}
 }
 

@@ -186,3 +186,35 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 	}
 	return s, nil
 }
+
+// RateRange is a max-rate search at the expected step times beside the
+// same search with every step at the fast and the slow end of the
+// step-time interval (Ranged's ends): the largest rate's range is
+// [Slow.MaxRate, Fast.MaxRate]. Fast and Slow are nil when nothing
+// stands behind an interval.
+type RateRange struct {
+	Expected   *RateSearch
+	Fast, Slow *RateSearch
+	Level      float64
+}
+
+// MaxRateInterval runs MaxRate at the expected step times and at the ends
+// of the interval at level: three searches of at most runs runs each.
+func (sv *Server) MaxRateInterval(w Workload, tg Targets, runs int, level float64) (*RateRange, error) {
+	s, err := sv.MaxRate(w, tg, runs)
+	if err != nil {
+		return nil, err
+	}
+	out := &RateRange{Expected: s, Level: level}
+	plo, phi, dlo, dhi := sv.Setup.StepSpread(level)
+	if plo == 1 && phi == 1 && dlo == 1 && dhi == 1 {
+		return out, nil
+	}
+	if out.Fast, err = sv.scaled(plo, dlo).MaxRate(w, tg, runs); err != nil {
+		return nil, err
+	}
+	if out.Slow, err = sv.scaled(phi, dhi).MaxRate(w, tg, runs); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -28,6 +28,11 @@ type ServeRequest struct {
 	Targets     serve.Targets
 	// Search runs the max-rate search in SearchRuns runs (0: none).
 	SearchRuns int
+	// SearchInterval repeats the search at the ends of the step-time
+	// interval (Serve.SearchRange); AtMaxRate runs the workload at the
+	// largest rate the search finds (at the lowest rate it tried when none
+	// meets the targets) in place of Workload.Rate.
+	SearchInterval, AtMaxRate bool
 	// Level is the step-time interval's coverage (0.8).
 	Level float64
 	// Trace is a trace file of lengths (and arrival times), read in
@@ -92,6 +97,9 @@ type Serve struct {
 	Targets  serve.Targets
 	Run      *serve.Ranged
 	Search   *serve.RateSearch
+	// SearchRange is the search at the interval's ends too, when asked
+	// (its Expected is Search).
+	SearchRange *serve.RateRange
 	// Single is a lone request of the mean lengths, as predict prices it:
 	// what the server gives with nothing else running.
 	Single *sim.Result
@@ -116,7 +124,7 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	}
 	s := res.Setup
 	sch := req.Scheduler.Apply(s.Runtime.SchedulerFor(s.Device))
-	out := &Serve{Inputs: s.Inputs, RuntimeWhy: res.Choice.Why, Choices: res.Notes, Scheduler: sch, Changed: req.Scheduler.names(),
+	out := &Serve{Inputs: s.Inputs, RuntimeWhy: res.Choice.Why, Choices: res.Notes, Scheduler: sch, Changed: req.Scheduler.Names(),
 		Workload: req.Workload, Targets: req.Targets}
 	out.Notes = append(out.Notes, notes...)
 	if !s.Runtime.Scheduler.Stated {
@@ -131,7 +139,25 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if level == 0 {
 		level = runtimes.IntervalLevel
 	}
-	if out.Run, err = sv.RunInterval(req.Workload, req.Targets, level); err != nil {
+	w := req.Workload
+	if req.SearchRuns > 0 {
+		if req.SearchInterval {
+			if out.SearchRange, err = sv.MaxRateInterval(w, req.Targets, req.SearchRuns, level); err != nil {
+				return nil, err
+			}
+			out.Search = out.SearchRange.Expected
+		} else if out.Search, err = sv.MaxRate(w, req.Targets, req.SearchRuns); err != nil {
+			return nil, err
+		}
+		if req.AtMaxRate {
+			if w.Rate = out.Search.MaxRate; w.Rate == 0 {
+				w.Rate = out.Search.Points[0].Rate
+				out.Notes = append(out.Notes, fmt.Sprintf("no rate tried meets the targets: the run is at the lowest rate tried, %.3g requests/s", w.Rate))
+			}
+			out.Workload = w
+		}
+	}
+	if out.Run, err = sv.RunInterval(w, req.Targets, level); err != nil {
 		return nil, err
 	}
 	if c := out.Run.Expected.Clamped; c > 0 {
@@ -140,17 +166,11 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if out.Run.Fast == nil {
 		out.Notes = append(out.Notes, "flags replaced the efficiency: no interval stands behind the step times")
 	}
-	w := req.Workload
 	p, err := s.Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
 	if err != nil {
 		return nil, err
 	}
 	out.Single = p
-	if req.SearchRuns > 0 {
-		if out.Search, err = sv.MaxRate(w, req.Targets, req.SearchRuns); err != nil {
-			return nil, err
-		}
-	}
 	return out, nil
 }
 
@@ -191,8 +211,8 @@ func boundText(b string) string {
 	return "the model's maximum context"
 }
 
-// names lists the knobs the changes set, as the profile names them.
-func (c SchedulerChanges) names() []string {
+// Names lists the knobs the changes set, as the profile names them.
+func (c SchedulerChanges) Names() []string {
 	var out []string
 	add := func(set bool, name string) {
 		if set {

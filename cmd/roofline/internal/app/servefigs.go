@@ -80,6 +80,15 @@ func serveTitle(what string, sv *serve.Server, w serve.Workload) string {
 		what, in.Model, in.Device, in.Engine, in.Runtime, in.Weights, SchedulerText(sv.Scheduler), w.Prompt, w.Output)
 }
 
+// ServeSeries is one server's answers a serving figure draws: the max-rate
+// search (serve-rate) or one run with its records and series (serve-cdf,
+// serve-time). Label names it among several.
+type ServeSeries struct {
+	Label  string
+	Search *serve.RateSearch
+	Run    *serve.Result
+}
+
 // figServeRate draws the knee: p50 and p99 TTFT and TPOT against the
 // arrival rates the max-rate search ran.
 func figServeRate(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
@@ -91,7 +100,17 @@ func figServeRate(env *Env, req *FigureRequest) (*plots.Figure, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	curve := func(label string, get func(serve.RatePoint) float64) plots.Curve {
+	title := serveTitle("Latency against arrival rate", sv, w) + fmt.Sprintf("\nlargest rate meeting p99 TTFT %s and TPOT %s: %.3g requests/s",
+		units.FormatDuration(tg.TTFT), units.FormatDuration(tg.TPOT), s.MaxRate)
+	f, err := ServeRateFigure(title, tg, []ServeSeries{{Search: s}})
+	return f, nil, err
+}
+
+// ServeRateFigure draws the max-rate searches of servers: TTFT and TPOT
+// against the rates each search ran, p50 and p99 for one server, p99 for
+// several (what the targets judge), each labelled.
+func ServeRateFigure(title string, tg serve.Targets, series []ServeSeries) (*plots.Figure, error) {
+	curve := func(label string, s *serve.RateSearch, get func(serve.RatePoint) float64) plots.Curve {
 		c := plots.Curve{Label: label}
 		for _, p := range s.Points {
 			if v := get(p); !math.IsNaN(v) {
@@ -101,20 +120,23 @@ func figServeRate(env *Env, req *FigureRequest) (*plots.Figure, []string, error)
 		}
 		return c
 	}
-	ttft := []plots.Curve{curve("p50", func(p serve.RatePoint) float64 { return p.TTFT.P50 }), curve("p99", func(p serve.RatePoint) float64 { return p.TTFT.P99 })}
-	tpot := []plots.Curve{curve("p50", func(p serve.RatePoint) float64 { return p.TPOT.P50 }), curve("p99", func(p serve.RatePoint) float64 { return p.TPOT.P99 })}
-	title := serveTitle("Latency against arrival rate", sv, w) + fmt.Sprintf("\nlargest rate meeting p99 TTFT %s and TPOT %s: %.3g requests/s",
-		units.FormatDuration(tg.TTFT), units.FormatDuration(tg.TPOT), s.MaxRate)
-	f, err := plots.Stacked(title, "arrival rate (requests/s)", false,
+	var ttft, tpot []plots.Curve
+	for _, x := range series {
+		if len(series) == 1 {
+			ttft = append(ttft, curve("p50", x.Search, func(p serve.RatePoint) float64 { return p.TTFT.P50 }))
+			tpot = append(tpot, curve("p50", x.Search, func(p serve.RatePoint) float64 { return p.TPOT.P50 }))
+		}
+		label := strings.TrimSpace(x.Label + " p99")
+		ttft = append(ttft, curve(label, x.Search, func(p serve.RatePoint) float64 { return p.TTFT.P99 }))
+		tpot = append(tpot, curve(label, x.Search, func(p serve.RatePoint) float64 { return p.TPOT.P99 }))
+	}
+	return plots.Stacked(title, "arrival rate (requests/s)", false,
 		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), Scale: plots.LogY},
 		plots.Panel{YLabel: "TPOT (s)", Curves: tpot, Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), Scale: plots.LogY})
-	return f, nil, err
 }
 
 // figServeCDF draws the distributions of TTFT and TPOT over the requests
-// of one run, as their quantile functions: each request's latency against
-// the share of requests at or below it (the CDF with its axes swapped, so
-// that both panels share the share axis).
+// of one run.
 func figServeCDF(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 	sv, w, tg, err := env.serveFigure(req)
 	if err != nil {
@@ -124,7 +146,17 @@ func figServeCDF(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	quantiles := func(get func(*serve.Record) float64) []plots.Curve {
+	title := serveTitle(fmt.Sprintf("Latency of every request at %.3g requests/s", w.Rate), sv, w)
+	f, err := ServeCDFFigure(title, tg, []ServeSeries{{Label: "requests", Run: res}})
+	return f, nil, err
+}
+
+// ServeCDFFigure draws the TTFT and TPOT of every request of runs, as
+// their quantile functions: each request's latency against the share of
+// requests at or below it (the CDF with its axes swapped, so that both
+// panels share the share axis).
+func ServeCDFFigure(title string, tg serve.Targets, series []ServeSeries) (*plots.Figure, error) {
+	quantiles := func(res *serve.Result, label string, get func(*serve.Record) float64) plots.Curve {
 		xs := make([]float64, 0, len(res.Records))
 		for i := range res.Records {
 			if r := &res.Records[i]; !r.Failed {
@@ -134,18 +166,21 @@ func figServeCDF(env *Env, req *FigureRequest) (*plots.Figure, []string, error) 
 			}
 		}
 		slices.Sort(xs)
-		c := plots.Curve{Label: "requests"}
+		c := plots.Curve{Label: label}
 		for i, x := range xs {
 			c.X = append(c.X, float64(i+1)/float64(len(xs)))
 			c.Expected = append(c.Expected, x)
 		}
-		return []plots.Curve{c}
+		return c
 	}
-	title := serveTitle(fmt.Sprintf("Latency of every request at %.3g requests/s", w.Rate), sv, w)
-	f, err := plots.Stacked(title, "share of requests at or below", false,
-		plots.Panel{YLabel: "TTFT (s)", Curves: quantiles((*serve.Record).TTFT), Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), Scale: plots.LogY},
-		plots.Panel{YLabel: "TPOT (s)", Curves: quantiles((*serve.Record).TPOT), Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), Scale: plots.LogY})
-	return f, nil, err
+	var ttft, tpot []plots.Curve
+	for _, x := range series {
+		ttft = append(ttft, quantiles(x.Run, x.Label, (*serve.Record).TTFT))
+		tpot = append(tpot, quantiles(x.Run, x.Label, (*serve.Record).TPOT))
+	}
+	return plots.Stacked(title, "share of requests at or below", false,
+		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), Scale: plots.LogY},
+		plots.Panel{YLabel: "TPOT (s)", Curves: tpot, Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), Scale: plots.LogY})
 }
 
 // figServeTime draws the queue and the KV cache over one run.
@@ -158,21 +193,30 @@ func figServeTime(env *Env, req *FigureRequest) (*plots.Figure, []string, error)
 	if err != nil {
 		return nil, nil, err
 	}
-	label := fmt.Sprintf("%.3g requests/s", w.Rate)
-	waiting, running, kv := plots.Curve{Label: label}, plots.Curve{Label: label}, plots.Curve{Label: label}
-	for _, p := range res.Series {
-		for _, c := range []*plots.Curve{&waiting, &running, &kv} {
-			c.X = append(c.X, p.T)
-		}
-		waiting.Expected = append(waiting.Expected, float64(p.Waiting))
-		running.Expected = append(running.Expected, float64(p.Running))
-		kv.Expected = append(kv.Expected, p.KVUse)
-	}
 	title := serveTitle(fmt.Sprintf("Queue and KV cache over time at %.3g requests/s", w.Rate), sv, w) +
 		fmt.Sprintf("\n%d preemptions, %d failed; KV pool %d tokens", res.Preemptions, res.Failed, sv.KVTokens())
-	f, err := plots.Stacked(title, "time (s)", false,
-		plots.Panel{YLabel: "requests waiting", Curves: []plots.Curve{waiting}},
-		plots.Panel{YLabel: "requests running", Curves: []plots.Curve{running}},
-		plots.Panel{YLabel: "share of the KV pool held", Curves: []plots.Curve{kv}})
+	f, err := ServeTimeFigure(title, []ServeSeries{{Label: fmt.Sprintf("%.3g requests/s", w.Rate), Run: res}})
 	return f, nil, err
+}
+
+// ServeTimeFigure draws the requests waiting and running, and the share
+// of the KV pool held, over runs.
+func ServeTimeFigure(title string, series []ServeSeries) (*plots.Figure, error) {
+	var waiting, running, kv []plots.Curve
+	for _, x := range series {
+		cw, cr, ck := plots.Curve{Label: x.Label}, plots.Curve{Label: x.Label}, plots.Curve{Label: x.Label}
+		for _, p := range x.Run.Series {
+			for _, c := range []*plots.Curve{&cw, &cr, &ck} {
+				c.X = append(c.X, p.T)
+			}
+			cw.Expected = append(cw.Expected, float64(p.Waiting))
+			cr.Expected = append(cr.Expected, float64(p.Running))
+			ck.Expected = append(ck.Expected, p.KVUse)
+		}
+		waiting, running, kv = append(waiting, cw), append(running, cr), append(kv, ck)
+	}
+	return plots.Stacked(title, "time (s)", false,
+		plots.Panel{YLabel: "requests waiting", Curves: waiting},
+		plots.Panel{YLabel: "requests running", Curves: running},
+		plots.Panel{YLabel: "share of the KV pool held", Curves: kv})
 }

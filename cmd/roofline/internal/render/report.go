@@ -41,11 +41,13 @@ type ReportJSON struct {
 	Measured    []reportMeasured `json:"measured"`
 	// Operators are the recommended configurations operator by
 	// operator (predict --ops at the workload).
-	Operators []reportOps    `json:"operators"`
-	Figures   []reportFigure `json:"figures"`
-	Devices   []reportDevice `json:"devices"`
-	Models    []reportModel  `json:"models"`
-	Notes     []string       `json:"notes"`
+	Operators []reportOps `json:"operators"`
+	// Serving is the [serve] table's runs; null without one.
+	Serving *reportServing `json:"serving"`
+	Figures []reportFigure `json:"figures"`
+	Devices []reportDevice `json:"devices"`
+	Models  []reportModel  `json:"models"`
+	Notes   []string       `json:"notes"`
 }
 
 // reportPlan is the plan in results.json; its configurations are written
@@ -333,7 +335,14 @@ func (rep *report) draw(f study.Figure) error {
 		}
 	}
 	k := f.Kind.Name
-	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: rep.cmds.figure(f.Kind, f.Request) + " -o " + k + ".png",
+	command := ""
+	if f.Request == nil {
+		// Drawn from the serving runs: their commands give its numbers.
+		command = strings.Join(rep.servingCommands(), "\n")
+	} else {
+		command = rep.cmds.figure(f.Kind, f.Request) + " -o " + k + ".png"
+	}
+	rep.figures = append(rep.figures, &DocFigure{Kind: k, Caption: f.Kind.Caption, Command: command,
 		PNG: "plots/" + k + ".png", SVG: "plots/" + k + ".svg", Inline: svg})
 	return nil
 }
@@ -363,6 +372,7 @@ func (rep *report) data() *ReportJSON {
 		}
 		r.Operators = append(r.Operators, ro)
 	}
+	r.Serving = rep.servingJSON()
 	for _, m := range rep.Measured {
 		rm := reportMeasured{File: m.Raw, Command: rep.cmds.compare(m.Measured), Warnings: []string{}}
 		for _, w := range m.Warnings {
@@ -489,6 +499,7 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	}
 
 	rep.opsSection(doc)
+	rep.servingSection(doc)
 
 	if len(r.Measured) > 0 {
 		doc.Heading(2, "Measured runs")
@@ -555,10 +566,14 @@ func (rep *report) doc(r *ReportJSON) *Doc {
 	for _, p := range rep.Predictions {
 		cmds = append(cmds, rep.cmds.predict(p.Request))
 	}
+	cmds = append(cmds, rep.servingCommands()...)
 	for _, m := range r.Measured {
 		cmds = append(cmds, m.Command)
 	}
 	for _, f := range r.Figures {
+		if st.Serve != nil && strings.HasPrefix(f.Kind, "serve-") {
+			continue // drawn from the serving runs, listed above
+		}
 		cmds = append(cmds, f.Command)
 	}
 	doc.Code(strings.Join(cmds, "\n"))
@@ -694,6 +709,7 @@ func (rep *report) writeResultsCSV(w *ReportWriter, r *ReportJSON) {
 			w.row("predict", in.Device, in.Engine, in.Model, in.Weights, in.KV, wl.Context(), wl.Batch, v.m, v.v, v.unit)
 		}
 	}
+	rep.servingCSV(w)
 	for _, m := range r.Measured {
 		for _, run := range m.Runs {
 			ctx := run.Depth + run.PromptTokens + run.GenTokens

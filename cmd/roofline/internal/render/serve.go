@@ -135,10 +135,15 @@ type ratePointJSON struct {
 }
 
 type maxRateJSON struct {
-	MaxRate float64         `json:"max_rate_per_s"`
-	Bound   []string        `json:"bound"`
-	Capped  bool            `json:"capped"`
-	Points  []ratePointJSON `json:"points"`
+	MaxRate float64 `json:"max_rate_per_s"`
+	// The largest rates with every step at the fast and the slow end of
+	// the interval at Level, when the search ran there too.
+	Fast   *float64        `json:"fast_end_max_rate_per_s,omitempty"`
+	Slow   *float64        `json:"slow_end_max_rate_per_s,omitempty"`
+	Level  float64         `json:"level,omitempty"`
+	Bound  []string        `json:"bound"`
+	Capped bool            `json:"capped"`
+	Points []ratePointJSON `json:"points"`
 }
 
 type serveSampleJSON struct {
@@ -168,6 +173,9 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 	}
 	if m := a.Search; m != nil {
 		j.MaxRate = &maxRateJSON{MaxRate: m.MaxRate, Bound: m.Bound, Capped: m.Capped}
+		if r := a.SearchRange; r != nil && r.Fast != nil {
+			j.MaxRate.Fast, j.MaxRate.Slow, j.MaxRate.Level = num(r.Fast.MaxRate), num(r.Slow.MaxRate), r.Level
+		}
 		for _, p := range m.Points {
 			j.MaxRate.Points = append(j.MaxRate.Points, ratePointJSON{p.Rate, newStatsJSON(p.TTFT), newStatsJSON(p.TPOT), newStatsJSON(p.E2E), p.Throughput, p.Goodput, p.Failed, p.Preemptions, p.Meets, p.Misses})
 		}

@@ -221,7 +221,10 @@ type Report struct {
 	// Ops are the recommended configurations' predictions at the
 	// workload, operator by operator: one per device and model, each kept
 	// as its operators' shares (a large study has a thousand).
-	Ops      []OpsSummary
+	Ops []OpsSummary
+	// Serving is every device engine, model and format of the plan under
+	// the [serve] table's load; nil without one.
+	Serving  []Served
 	Measured []MeasuredAnswer
 	Figures  []Figure
 	// Skipped are default figures that could not be drawn, with why.
@@ -340,6 +343,11 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 		r.Ops = append(r.Ops, OpsSummary{Request: req, Inputs: p.Inputs, TTFT: p.TTFT, TPOT: p.TPOT, Ops: p.Ops.ByName()})
 	}
 
+	// 2c. Serving under load: the [serve] table on every configuration.
+	if err := r.serveAll(env, progress); err != nil {
+		return nil, err
+	}
+
 	// 3. Measured runs.
 	for _, m := range st.Measured {
 		progress("compare " + m.Raw)
@@ -350,8 +358,11 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 		r.Measured = append(r.Measured, MeasuredAnswer{Measured: m, Comparison: c})
 	}
 
-	// 4. Figures.
+	// 4. Figures, the serving ones drawn from the serving runs.
 	if err := r.figures(env, progress); err != nil {
+		return nil, err
+	}
+	if err := r.serveFigures(progress); err != nil {
 		return nil, err
 	}
 
@@ -419,6 +430,9 @@ func (r *Report) figures(env *app.Env, progress func(string)) error {
 		if err != nil {
 			return err
 		}
+		if st.Serve != nil && isServeFigure(k.Name) {
+			continue // drawn from the [serve] table's runs (serveFigures)
+		}
 		switch {
 		case k.Inputs == app.PlanInputs && !explicit && len(r.Plan.Groups) > maxPlanRows:
 			r.Skip(k.Name, fmt.Sprintf("%d device engine × model × format rows, at most %d are legible; list the plan figure in figures to draw it anyway, or plan fewer", len(r.Plan.Groups), maxPlanRows))
@@ -447,6 +461,9 @@ func (r *Report) figures(env *app.Env, progress func(string)) error {
 	}
 	return nil
 }
+
+// isServeFigure says whether a figure kind is one of serve's.
+func isServeFigure(kind string) bool { return strings.HasPrefix(kind, "serve-") }
 
 // figureRequest is the request of figure kind k for the study.
 func (st *Study) figureRequest(k *app.FigureKind) *app.FigureRequest {

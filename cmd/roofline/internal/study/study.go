@@ -56,6 +56,9 @@ type Study struct {
 	// Draft is the draft model of the speculative figure (DraftRaw as
 	// written).
 	Draft, DraftRaw string
+	// Serve is the [serve] table: nil for a study that asks nothing of a
+	// server under load.
+	Serve *Serve
 	// written maps the name Check gave a loaded path to the path as
 	// written.
 	written map[string]string
@@ -147,6 +150,7 @@ type raw struct {
 		MinThroughput *float64 `toml:"min_throughput"`
 		Headroom      string   `toml:"headroom"`
 	} `toml:"targets"`
+	Serve    *rawServe `toml:"serve"`
 	Measured []struct {
 		File     string `toml:"file"`
 		Hardware string `toml:"hardware"`
@@ -286,6 +290,11 @@ func Parse(file string, src []byte) (*Study, error) {
 		s.Targets.Read.Headroom = v
 	}
 	s.Targets.Read.MinThroughput = s.Targets.MinThroughput
+	if r.Serve != nil {
+		s.Serve = parseServe(r.Serve, s.Workload, s.Targets, func(key, format string, a ...any) {
+			errs = append(errs, &profiles.FileError{File: file, Line: s.serveLine(key), Msg: fmt.Sprintf(format, a...)})
+		})
+	}
 	// The figures are those of the registry the plot command draws.
 	switch {
 	case r.Figures != nil && r.Plots != nil:
