@@ -21,24 +21,24 @@ import (
 const reportUsage = `roofline report STUDY.toml -o DIR [--force] [--quiet]
 
 Turns a study file (docs/studies.md: devices, models, formats, a workload,
-targets, measured runs, plots) into a report to share: DIR/report.md,
-DIR/report.html (one self-contained file with inline SVG figures),
-DIR/plots/*.png and *.svg, and DIR/results.csv and DIR/results.json with
-every number in the report. The report opens with the answer (which
-configurations meet the targets, the headline numbers, how close measured
-runs came to the limit), then tables per device and model, the figures, the
-assumptions with the source of every profile number, and the commands that
-reproduce each part.
+targets, a load to serve, measured runs, plots) into a report to share:
+DIR/report.md, DIR/report.html (one self-contained file with inline SVG
+figures), DIR/plots/*.png and *.svg, and DIR/results.csv and
+DIR/results.json with every number in the report. The report opens with
+the answer (which configurations meet the targets, the headline numbers,
+how close measured runs came to the limit), then tables per device and
+model, the figures, the assumptions with the source of every profile
+number, and the commands that reproduce each part.
 
 Every part is computed by the same commands a user would run (plan,
-predict, compare, plot), in process; the report lists them. The report is
-built in .DIR.partial-* beside DIR and moved into place, so a failure or an
-interrupt (Ctrl-C, SIGTERM) leaves nothing half-written; a run killed
-outright leaves its partial directory for the next run to remove. An
-existing DIR is replaced only with --force, and only when roofline wrote it
-(its .roofline file lists every file in it with its SHA-256, and each is
-still as roofline wrote it) and it holds nothing else: not the study, not a
-file of yours.
+predict, serve, compare, plot), in process; the report lists them. The
+report is built in .DIR.partial-* beside DIR and moved into place, so a
+failure or an interrupt (Ctrl-C, SIGTERM) leaves nothing half-written; a
+run killed outright leaves its partial directory for the next run to
+remove. An existing DIR is replaced only with --force, and only when
+roofline wrote it (its .roofline file lists every file in it with its
+SHA-256, and each is still as roofline wrote it) and it holds nothing
+else: not the study, not a file of yours.
 
 Examples:
   roofline report docs/examples/voice-assistant.toml -o voice-report

@@ -130,7 +130,16 @@ func ServeRateFigure(title string, tg serve.Targets, series []ServeSeries) (*plo
 		ttft = append(ttft, curve(label, x.Search, func(p serve.RatePoint) float64 { return p.TTFT.P99 }))
 		tpot = append(tpot, curve(label, x.Search, func(p serve.RatePoint) float64 { return p.TPOT.P99 }))
 	}
-	return plots.Stacked(title, "arrival rate (requests/s)", false,
+	// Several servers' rates may lie decades apart (a board's 0.01/s, a
+	// GPU's 20/s): a logarithmic axis shows each one's knee.
+	lo, hi := math.Inf(1), 0.0
+	for _, x := range series {
+		for _, p := range x.Search.Points {
+			lo, hi = min(lo, p.Rate), max(hi, p.Rate)
+		}
+	}
+	logX := len(series) > 1 && hi > 100*lo
+	return plots.Stacked(title, "arrival rate (requests/s)", logX,
 		plots.Panel{YLabel: "TTFT (s)", Curves: ttft, Target: tg.TTFT, TargetLabel: "TTFT target " + units.FormatDuration(tg.TTFT), Scale: plots.LogY},
 		plots.Panel{YLabel: "TPOT (s)", Curves: tpot, Target: tg.TPOT, TargetLabel: "TPOT target " + units.FormatDuration(tg.TPOT), Scale: plots.LogY})
 }

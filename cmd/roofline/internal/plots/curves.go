@@ -242,6 +242,9 @@ func Stacked(title, xLabel string, logX bool, panels ...Panel) (*Figure, error) 
 			}
 			p.Y.Label.Text = pn.YLabel
 			switch {
+			case logX && !integral(pn.Curves):
+				// Rates, not token counts: decades.
+				p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, logTicks{}
 			case logX:
 				log2X(p)
 			case integral(pn.Curves):

@@ -55,7 +55,7 @@ func (rep *report) answer(doc *Doc, r *ReportJSON) {
 		}
 		doc.Table(tb)
 	}
-	var lines []string
+	lines := rep.servingSummary()
 	for _, m := range r.Measured {
 		lines = append(lines, measuredSummary(m))
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/serve"
 )
 
@@ -169,7 +170,16 @@ func (rep *report) servingSection(doc *Doc) {
 	tg := sv.Request.Targets
 	intro := "Requests arriving at a server, queueing and sharing its steps under each runtime's own scheduler (roofline serve, docs/serve.md), on every device engine, model and format of the plan"
 	if first != nil {
-		intro += ": " + workloadText(first.Workload, first.Run.Expected)
+		w := first.Workload
+		text := workloadText(w, first.Run.Expected)
+		if w.Arrival != serve.Closed {
+			// The rates are the tables'.
+			arr := map[serve.ArrivalKind]string{serve.Poisson: "Poisson arrivals", serve.Constant: "arrivals at constant gaps",
+				serve.Gamma: fmt.Sprintf("gamma arrivals (CV %s)", Sig(w.CV, 3))}[w.Arrival]
+			_, rest, _ := strings.Cut(text, "; ")
+			text = fmt.Sprintf("%d requests of %s at each rate below; %s", first.Run.Expected.Requests, arr, rest)
+		}
+		intro += ": " + text
 	}
 	if ch := sv.Request.Scheduler; len(ch.Names()) > 0 {
 		intro += "; scheduler knobs set by the study: " + strings.Join(ch.Names(), ", ")
@@ -223,7 +233,7 @@ func (rep *report) servingSection(doc *Doc) {
 		doc.Heading(3, "Largest rate meeting the targets")
 		doc.Para(fmt.Sprintf("The largest rate of %s arrivals whose p99 TTFT and p99 TPOT meet the targets with every request completing, found by doubling from what one request at a time sustains and bisecting (roofline serve --max-rate, at most %d rates of %d requests); its range is the same search with every step at the slow and the fast end of the interval.",
 			map[serve.ArrivalKind]string{serve.Poisson: "Poisson", serve.Constant: "constant", serve.Gamma: "gamma"}[first.Workload.Arrival], sv.Request.SearchRuns, sv.Request.Workload.Requests))
-		t := NewTable("device", "engine", "model", "weights", "runtime", "max rate", "range", "a faster rate misses", "rates tried").Right(5, 6, 8)
+		t := NewTable("device", "engine", "model", "weights", "runtime", "max rate", "range", "limited by", "rates tried").Right(5, 6, 8)
 		for _, s := range rep.Serving {
 			g := s.Group
 			r := s.Search()
@@ -232,7 +242,11 @@ func (rep *report) servingSection(doc *Doc) {
 			}
 			rng := "–"
 			if r.Fast != nil {
-				rng = Sig(r.Slow.MaxRate, 3) + " – " + Sig(r.Fast.MaxRate, 3) + "/s"
+				lo := Sig(r.Slow.MaxRate, 3)
+				if r.Slow.MaxRate == 0 {
+					lo = "none"
+				}
+				rng = lo + " – " + Sig(r.Fast.MaxRate, 3) + "/s"
 			}
 			m := r.Expected
 			bound := strings.Join(m.Bound, ", ")
@@ -255,4 +269,54 @@ func (rep *report) servingSection(doc *Doc) {
 		}
 	}
 	doc.List(none)
+}
+
+// servingSummary is the answer's line per device and model under the
+// [serve] table's load: the largest rate meeting the targets of its best
+// engine and format, with its range; none without max_rate.
+func (rep *report) servingSummary() []string {
+	sv := rep.Study.Serve
+	if sv == nil || !sv.MaxRate {
+		return nil
+	}
+	type best struct {
+		s    *study.Served
+		rate float64
+	}
+	var order []string
+	bests := map[string]*best{}
+	for i := range rep.Serving {
+		s := &rep.Serving[i]
+		key := s.Group.Device + "\x00" + s.Group.Model
+		b, ok := bests[key]
+		if !ok {
+			b = &best{rate: -1}
+			bests[key] = b
+			order = append(order, key)
+		}
+		if r := s.Search(); r != nil && r.Expected.MaxRate > b.rate {
+			b.s, b.rate = s, r.Expected.MaxRate
+		}
+	}
+	tg := sv.Request.Targets
+	var out []string
+	for _, key := range order {
+		device, model, _ := strings.Cut(key, "\x00")
+		b := bests[key]
+		switch {
+		case b.s == nil:
+			out = append(out, fmt.Sprintf("Under load, %s on %s: no engine and format has room to serve.", model, device))
+		case b.rate == 0:
+			out = append(out, fmt.Sprintf("Under load, %s on %s: no rate tried keeps p99 TTFT ≤ %s and p99 TPOT ≤ %s.", model, device, Duration(tg.TTFT), Duration(tg.TPOT)))
+		default:
+			g, r := b.s.Group, b.s.Search()
+			rng := ""
+			if r.Fast != nil {
+				rng = fmt.Sprintf(", %s – %s/s over the interval", Sig(r.Slow.MaxRate, 3), Sig(r.Fast.MaxRate, 3))
+			}
+			out = append(out, fmt.Sprintf("Under load, %s on %s holds up to %s requests/s with p99 TTFT ≤ %s and p99 TPOT ≤ %s (%s %s %s%s).",
+				model, device, Sig(b.rate, 3), Duration(tg.TTFT), Duration(tg.TPOT), g.Engine, g.Runtime, g.Weights, rng))
+		}
+	}
+	return out
 }

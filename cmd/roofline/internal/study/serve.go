@@ -495,6 +495,11 @@ func (r *Report) serveAll(env *app.Env, progress func(string)) error {
 			if err != nil {
 				return fmt.Errorf("serve %s on %s %s (%s): %w", g.Model, g.Device, g.Engine, g.Weights, st.serveError(err))
 			}
+			if i > 0 {
+				// Only the first rate's requests are drawn (serve-cdf):
+				// the others keep their summaries.
+				a.Run.Expected.Records = nil
+			}
 			s.Requests, s.Runs = append(s.Requests, req), append(s.Runs, a)
 		}
 		r.Serving = append(r.Serving, s)
@@ -591,7 +596,7 @@ func servedLabels(served []*Served) []string {
 
 // serveWorkloadWords is the [serve] load in a figure's title.
 func serveWorkloadWords(w serve.Workload) string {
-	arr := w.Arrival.String() + " arrivals"
+	arr := map[serve.ArrivalKind]string{serve.Poisson: "Poisson arrivals", serve.Constant: "arrivals at constant gaps", serve.Gamma: fmt.Sprintf("gamma arrivals (CV %g)", w.CV)}[w.Arrival]
 	if w.Arrival == serve.Closed {
 		arr = fmt.Sprintf("a closed loop of %d users", w.Users)
 	}

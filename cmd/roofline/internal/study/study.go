@@ -319,6 +319,17 @@ func Parse(file string, src []byte) (*Study, error) {
 		}
 		seen[p] = true
 	}
+	if s.Serve != nil {
+		// The serving figures are drawn from the [serve] table's runs.
+		if slices.Contains(s.Figures, "serve-rate") && !s.Serve.MaxRate {
+			bad(key, "%s lists serve-rate, which draws the [serve] table's max-rate search: add max_rate = true to [serve]", key)
+		}
+		for name := range r.Figure {
+			if isServeFigure(name) {
+				bad("figure."+name, "[figure.%s]: the study's serving figures are drawn from its [serve] table: set the load there", name)
+			}
+		}
+	}
 	drawn := s.Figures
 	if drawn == nil {
 		drawn = s.DefaultFigures()

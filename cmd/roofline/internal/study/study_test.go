@@ -2,6 +2,8 @@ package study
 
 import (
 	"path/filepath"
+
+	"github.com/roofline/roofline/limits"
 	"strings"
 	"testing"
 )
@@ -96,10 +98,19 @@ func TestLineOfValue(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"m\"]\n[workload]\nprompt = 5\n[[measured]]\nfile = \"x\"\n"))
 	f.Add([]byte("[targets]\nttft = \"1s\"\n"))
+	f.Add([]byte("title = \"t\"\ndevices = [\"rk3588\"]\nmodels = [\"m\"]\n[serve]\nrate = [0.5, 2]\nmax_rate = true\nprompt = \"uniform:1:9\"\nchunked_prefill = \"on\"\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		s, err := Parse("f.toml", src)
 		if err == nil && (s.Title == "" || len(s.Devices) == 0 || len(s.Models) == 0 || s.Workload.Prompt < 1 || s.Workload.UBatch < 0) {
 			t.Errorf("accepted an incomplete study: %+v", s)
+		}
+		// An accepted [serve] table is a workload serve accepts, within
+		// the report's bounds.
+		if err == nil && s.Serve != nil {
+			sv := s.Serve
+			if werr := sv.Request.Workload.Validate(); werr != nil || sv.Request.Workload.Requests > limits.ReportServeRequests || len(sv.Rates) > limits.ReportServeRates {
+				t.Errorf("accepted [serve] %+v: %v", sv.Request.Workload, werr)
+			}
 		}
 	})
 }

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/render"
+)
+
+// servingStudy asks the household assistant's boards how they hold
+// requests arriving at random: two rates and the largest rate meeting the
+// targets, on every device engine and format of the plan.
+const servingStudy = "../../docs/examples/household-server.toml"
+
+// TestReportServing: a study's [serve] table gives the report a serving
+// section (golden: report-serving.md holds it), results.json's serving
+// runs with the commands that reproduce them — and serve run by one of
+// them answers the same percentiles —, results.csv's serve rows, and the
+// serve-rate, serve-cdf and serve-time figures drawn from the runs.
+func TestReportServing(t *testing.T) {
+	out := runReport(t, servingStudy)
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	start, end := strings.Index(md, "## Serving under load"), strings.Index(md, "## Figures")
+	if start < 0 || end < start {
+		t.Fatalf("report.md has no serving section:\n%s", md)
+	}
+	golden(t, "report-serving.md", md[start:end])
+
+	var r render.ReportJSON
+	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "results.json"))), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Serving == nil || len(r.Serving.Configs) != len(r.Predictions) || r.Serving.TargetsFrom != "[targets]" {
+		t.Fatalf("serving %+v for %d predictions", r.Serving, len(r.Predictions))
+	}
+	for _, c := range r.Serving.Configs {
+		if len(c.Runs) != 2 || c.Runs[0].Result.MaxRate == nil || c.Runs[1].Result.MaxRate != nil {
+			t.Errorf("%s %s %s: %d runs, the first searching: %v", c.Hardware, c.Engine, c.Weights, len(c.Runs), c.Runs[0].Result.MaxRate != nil)
+		}
+		if m := c.Runs[0].Result.MaxRate; m != nil && (m.Fast == nil || m.Slow == nil || *m.Slow > m.MaxRate || *m.Fast < m.MaxRate) {
+			t.Errorf("%s %s: max rate %g outside its range %v – %v", c.Hardware, c.Weights, m.MaxRate, m.Slow, m.Fast)
+		}
+	}
+	// The figures, from the runs, and no plot command for them.
+	kinds := map[string]bool{}
+	for _, f := range r.Figures {
+		kinds[f.Kind] = true
+		if strings.HasPrefix(f.Kind, "serve-") && !strings.HasPrefix(f.Command, "roofline serve ") {
+			t.Errorf("figure %s: command %q", f.Kind, f.Command)
+		}
+	}
+	for _, k := range []string{"serve-rate", "serve-cdf", "serve-time"} {
+		if _, err := os.Stat(filepath.Join(out, "plots", k+".svg")); err != nil || !kinds[k] {
+			t.Errorf("figure %s missing", k)
+		}
+	}
+	// results.csv holds each run's p99 TTFT and each search's rate.
+	rows := must(csv.NewReader(strings.NewReader(string(must(os.ReadFile(filepath.Join(out, "results.csv")))))).ReadAll())
+	find := func(section, hw, eng, weights, metric string) (float64, bool) {
+		for _, row := range rows {
+			if row[0] == section && row[1] == hw && row[2] == eng && row[4] == weights && row[8] == metric {
+				return atof(t, row[9]), true
+			}
+		}
+		return 0, false
+	}
+	for _, c := range r.Serving.Configs {
+		if v, ok := find("serve rate=0.2", c.Hardware, c.Engine, c.Weights, "ttft_p99"); !ok || !near(v, *c.Runs[1].Result.Result.TTFT.P99, 1e-9) {
+			t.Errorf("%s %s %s: ttft_p99 %g, %v in results.csv", c.Hardware, c.Engine, c.Weights, v, ok)
+		}
+		if v, ok := find("serve max-rate", c.Hardware, c.Engine, c.Weights, "max_rate"); !ok || !near(v, c.Runs[0].Result.MaxRate.MaxRate, 1e-9) && v != 0 {
+			t.Errorf("%s %s %s: max_rate %g, %v in results.csv", c.Hardware, c.Engine, c.Weights, v, ok)
+		}
+	}
+	// serve, run as the report says, answers the same.
+	run := r.Serving.Configs[0].Runs[1]
+	args := strings.Fields(strings.TrimPrefix(run.Commands[0], "roofline "))
+	stdout, errOut, code := runCLI(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", run.Commands[0], code, errOut)
+	}
+	var j render.ServeJSON
+	if err := json.Unmarshal([]byte(stdout), &j); err != nil {
+		t.Fatal(err)
+	}
+	if *j.Result.TTFT.P99 != *run.Result.Result.TTFT.P99 || *j.Result.TPOT.P50 != *run.Result.Result.TPOT.P50 {
+		t.Errorf("%s: p99 TTFT %g, p50 TPOT %g; the report's %g, %g", run.Commands[0], *j.Result.TTFT.P99, *j.Result.TPOT.P50, *run.Result.Result.TTFT.P99, *run.Result.Result.TPOT.P50)
+	}
+}
+
+// TestReportServingErrors: a bad [serve] table is refused at its line
+// before any work, and a study that asks more serving work than a report
+// does, or a scheduler the runtime refuses, at its line once the plan
+// knows its configurations; nothing is left behind.
+func TestReportServingErrors(t *testing.T) {
+	dir := t.TempDir()
+	head := "title = \"t\"\ndevices = [\"jetson-orin-nano-super-8gb\", \"rk3588\"]\nmodels = [\"qwen2.5-1.5b\"]\n[serve]\n"
+	for _, c := range []struct{ table, want string }{
+		{"rate = 1\nusers_ = 3\n", `s.toml:6: unknown key "serve.users_"`},
+		{"rate = -0.5\n", "s.toml:5: serve.rate must be a rate above 0 and at most 1e+06 requests/s, got -0.5"},
+		{"rate = nan\n", "s.toml:5: serve.rate = NaN: a number must be finite"},
+		{"max_rate = true\nrequests = 100000\nsearch_runs = 20\n", "s.toml:4: [serve]: 5 configurations × 6.30 M requests each"},
+		{"rate = 1\nmax_seqs = 16\nmax_tokens = 8\n", "s.toml:7: serve.max_tokens a step of 8 tokens cannot decode 16 requests"},
+	} {
+		study := filepath.Join(dir, "s.toml")
+		os.WriteFile(study, []byte(head+c.table), 0o644)
+		out := filepath.Join(dir, "out")
+		if _, errOut, code := runCLI("report", study, "-o", out); code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, want 1 and %q in:\n%s", c.table, code, c.want, errOut)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.IsDir() {
+				t.Errorf("%q left %s behind", c.table, e.Name())
+			}
+		}
+	}
+}
