@@ -235,6 +235,25 @@ beyond 10⁷, a length beyond 2²⁴ tokens, a scheduler knob out of range
 (a step budget below --max-seqs, as vLLM refuses) are usage errors at
 their flag (exit 2). A run holds 48 bytes per request (48 MB for a
 million) and its time series at most 512 points.
+
+## In a study's report
+
+A study's ` + "`[serve]`" + ` table (docs/studies.md) asks the same of every
+device engine, model and format its plan holds: ` + "`roofline report`" + ` runs
+each under its runtime's scheduler at the table's rates, searches the
+largest rate meeting the targets with ` + "`max_rate = true`" + ` — at the
+expected step times and again at the fast and the slow end of the
+interval, so the largest rate has a range too —, and writes a section
+"Serving under load" (the percentiles of TTFT, TPOT, E2E and queue
+delay, throughput, goodput and the largest rate), results.json's
+` + "`serving`" + ` (each run as ` + "`serve --format json`" + ` gives it, with the ` + "`serve`" + `
+commands that reproduce it), results.csv's ` + "`serve rate=R`" + ` and
+` + "`serve max-rate`" + ` rows, and the serve-rate, serve-cdf and serve-time
+figures drawn from those runs, one series per configuration. The keys
+are this command's flags with ` + "`_`" + ` for ` + "`-`" + `; a report keeps each run to
+100,000 requests, eight rates and 20 search rates, and the whole section
+to 2²³ simulated requests (every rate and search run counted three
+times, at the interval's ends), refused at the table's line beyond.
 `
 
 const serveDocTail = `

@@ -223,7 +223,11 @@ func (rep *report) servingSection(doc *Doc) {
 			ttft, tpot, e2e, queue := servedLatencies[0].get, servedLatencies[1].get, servedLatencies[3].get, servedLatencies[4].get
 			lat.Add(g.Device, g.Engine, g.Model, g.Weights, Duration(e.TTFT.P50), Duration(e.TTFT.P90), p99(ttft), Duration(e.TPOT.P50), Duration(e.TPOT.P90), p99(tpot),
 				Duration(e.E2E.P50), p99(e2e), Duration(queue(e).P99))
-			thr.Add(g.Device, g.Engine, g.Model, g.Weights, Sig(a.Workload.Rate, 3)+"/s", Sig(e.Throughput, 4), Sig(e.RequestRate, 4), Sig(e.Goodput, 4),
+			rate := Sig(a.Workload.Rate, 3) + "/s"
+			if a.Workload.Arrival == serve.Closed {
+				rate = Sig(e.OfferedRate, 3) + "/s offered"
+			}
+			thr.Add(g.Device, g.Engine, g.Model, g.Weights, rate, Sig(e.Throughput, 4), Sig(e.RequestRate, 4), Sig(e.Goodput, 4),
 				Percent1(e.MeetingShare), Percent1(e.MaxKVUse), strconv.Itoa(e.Preemptions), strconv.Itoa(e.Failed))
 		}
 		doc.Table(lat)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -219,7 +220,7 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 			continue
 		}
 		v := strings.ToLower(strings.TrimSpace(*f.v))
-		if !contains(f.words, v) {
+		if !slices.Contains(f.words, v) {
 			bad(f.key, "serve.%s %q: want %s", f.key, *f.v, strings.Join(f.words, " or "))
 			continue
 		}
@@ -400,15 +401,6 @@ func onOff(v any) (bool, bool) {
 	return false, false
 }
 
-func contains(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // serveError words an error of a serving run as an error of the study,
 // at the line of the [serve] key it is about: a workload value, a
 // scheduler knob, a missing target.
@@ -499,6 +491,16 @@ func (r *Report) serveAll(env *app.Env, progress func(string)) error {
 				// Only the first rate's requests are drawn (serve-cdf):
 				// the others keep their summaries.
 				a.Run.Expected.Records = nil
+			}
+			for _, n := range a.Notes {
+				at := fmt.Sprintf(" at %.3g requests/s", a.Workload.Rate)
+				if a.Workload.Arrival == serve.Closed {
+					at = ""
+				}
+				n = fmt.Sprintf("serve %s %s %s %s%s: %s", g.Device, g.Engine, g.Model, g.Weights, at, n)
+				if !slices.Contains(r.Notes, n) {
+					r.Notes = append(r.Notes, n)
+				}
 			}
 			s.Requests, s.Runs = append(s.Requests, req), append(s.Runs, a)
 		}
