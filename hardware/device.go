@@ -39,7 +39,13 @@ type Device struct {
 	// VariantOf names the base device when this is a power mode or a
 	// smaller configuration of it.
 	VariantOf string
+	// PowerMode names the power mode the figures are for, as the vendor
+	// names it (nvpmodel's "15W", "MAXN_SUPER"); ModeTable names the
+	// table of modes it comes from where a module has several (JetPack
+	// 5's and the Super modes of a Jetson): a mode named by its power
+	// budget is looked up in the named device's table first.
 	PowerMode string
+	ModeTable string
 
 	Memory float64 // capacity, B
 	// Usable is the memory a model may use, B, as UsableMemory decides it
