@@ -102,6 +102,9 @@ type Engine struct {
 	// kernels reach can be capped per unit (Efficiency.UnitBandwidth).
 	// 0 when unknown.
 	Units int
+	// Clock is the engine's maximum clock in the device's power mode, Hz;
+	// 0 when the profile does not give it.
+	Clock float64
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
 	// runtime's class for runs on this engine.
@@ -276,6 +279,7 @@ func (d *Device) Validate() error {
 			in("engine."+e.Name+".peak."+string(p), limits.Compute, e.Peaks[p])
 		}
 		in("engine."+e.Name+".units", limits.Units, float64(e.Units))
+		in("engine."+e.Name+".clock", limits.Clock, e.Clock)
 		powerOK := e.Power == 0 || in("engine."+e.Name+".power", limits.PowerDraw, e.Power)
 		if e.IdlePower != 0 && in("engine."+e.Name+".idle_power", limits.PowerDraw, e.IdlePower) && powerOK && e.Power > 0 && e.IdlePower > e.Power {
 			errs = append(errs, &KeyError{"engine." + e.Name + ".idle_power", fmt.Errorf("must be at most power (%g W), got %g W", e.Power, e.IdlePower)})
@@ -338,6 +342,9 @@ func (d *Device) NumberKeys() []string {
 		}
 		if e.IdlePower > 0 {
 			keys = append(keys, "engine."+e.Name+".idle_power")
+		}
+		if e.Clock > 0 {
+			keys = append(keys, "engine."+e.Name+".clock")
 		}
 		var ps []string
 		for p := range e.Peaks {

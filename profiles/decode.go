@@ -99,6 +99,7 @@ type rawEngine struct {
 	Power       *sourced           `toml:"power"`
 	IdlePower   *sourced           `toml:"idle_power"`
 	Units       *sourcedNumber     `toml:"units"`
+	Clock       *sourced           `toml:"clock"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -638,6 +639,9 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 			d.errorf(key+".units", "%s.units = %g has no source: every number in a profile cites where it comes from", key, u.Value)
 		}
 		dev.Sources[key+".units"] = u.Source
+	}
+	if v, ok := d.quantity(dev, key+".clock", re.Clock, units.DimFrequency); ok {
+		e.Clock = v
 	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {

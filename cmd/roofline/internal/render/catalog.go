@@ -293,6 +293,7 @@ func modelDoc(mc *model.Cost) *Doc {
 type engineJSON struct {
 	Name         string             `json:"name"`
 	Kind         string             `json:"kind"`
+	ClockHz      float64            `json:"clock_hz,omitempty"`
 	PowerW       float64            `json:"power_w,omitempty"`
 	Peaks        map[string]float64 `json:"peak_ops_per_s"`
 	Ridge        map[string]float64 `json:"ridge_flop_per_byte"`
@@ -341,7 +342,7 @@ func newDeviceJSON(dv app.Device) deviceJSON {
 		DefaultEngine: d.DefaultEngine, Sources: d.Sources, References: d.References, File: d.File}
 	for i := range d.Engines {
 		e := &d.Engines[i]
-		ej := engineJSON{Name: e.Name, Kind: string(e.Kind), PowerW: e.Power, Peaks: map[string]float64{}, Ridge: map[string]float64{},
+		ej := engineJSON{Name: e.Name, Kind: string(e.Kind), ClockHz: e.Clock, PowerW: e.Power, Peaks: map[string]float64{}, Ridge: map[string]float64{},
 			Runtimes: dv.Runtimes[i]}
 		if e.Calibration != nil {
 			ej.CalibratedOn = e.Calibration.Runtime
@@ -362,7 +363,6 @@ func newDeviceJSON(dv app.Device) deviceJSON {
 	}
 	return j
 }
-
 
 // ShowDevice is `roofline show hardware`.
 func ShowDevice(dv app.Device) Answer {
@@ -412,7 +412,7 @@ func deviceDoc(dv app.Device) *Doc {
 	}
 	doc.Table(t)
 	doc.Both("\nengines:\n")
-	tt := NewTable("ENGINE", "KIND", "POWER", "RUNTIMES", "EFFICIENCY").Right(2)
+	tt := NewTable("ENGINE", "KIND", "CLOCK", "POWER", "RUNTIMES", "EFFICIENCY").Right(2, 3)
 	for i := range d.Engines {
 		e := &d.Engines[i]
 		power := "unknown"
@@ -427,7 +427,7 @@ func deviceDoc(dv app.Device) *Doc {
 		if rts == "" {
 			rts = "none"
 		}
-		tt.Add(e.Name, string(e.Kind), power, rts, eff)
+		tt.Add(e.Name, string(e.Kind), Clock(e.Clock), power, rts, eff)
 	}
 	doc.Table(tt)
 	if len(dv.Modes) > 0 {
