@@ -103,7 +103,7 @@ type Engine struct {
 	// 0 when unknown.
 	Units int
 	// Clock is the engine's maximum clock in the device's power mode, Hz;
-	// 0 when the profile does not give it.
+	// 0 when the profile does not give it (ClockRatio).
 	Clock float64
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
@@ -148,6 +148,24 @@ func (c *Calibration) BandwidthFor(f string) (float64, bool) {
 		return v, true
 	}
 	return c.Bandwidth, false
+}
+
+// ReferenceClock is the clock the runtime classes' clock-bound terms are
+// stated at for a GPU whose profile gives its clock, 1 GHz
+// (Efficiency.AtClock).
+const ReferenceClock = 1e9
+
+// ClockRatio is a GPU's clock over ReferenceClock, or 1 when the profile
+// gives no clock or the engine is not a GPU: the engine runs the classes'
+// clock-bound terms as fitted. The rule rests on GPU kernels replayed as
+// one graph (llama.cpp's CUDA graphs) and on per-SM caps; a CPU's clock
+// is shown, but the CPU classes are fitted on boards whose profiles give
+// none, so it moves nothing.
+func (e *Engine) ClockRatio() float64 {
+	if e.Clock > 0 && e.Kind == GPU {
+		return e.Clock / ReferenceClock
+	}
+	return 1
 }
 
 // Engine returns the named engine, or the default one for "".
