@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -282,7 +283,7 @@ func TestSplitSetChecks(t *testing.T) {
 		want string
 	}{
 		"part copied over another": {func(p []*gguf.File) []*gguf.File { p[2] = p[1]; return p }, "split.no is 1: this file is part 2"},
-		"missing part":             {func(p []*gguf.File) []*gguf.File { p[1] = nil; return p }, "no such file"},
+		"missing part":             {func(p []*gguf.File) []*gguf.File { p[1] = nil; return p }, "split part m-00002-of-00003.gguf is missing or not a regular file: every one of the 3 parts is needed"},
 		"tensor in two parts": {func(p []*gguf.File) []*gguf.File {
 			p[2].Tensors = append(append([]gguf.TensorInfo{}, p[2].Tensors...), p[0].Tensors[0])
 			return p
@@ -390,5 +391,66 @@ func TestDuplicateMetadataKey(t *testing.T) {
 	}
 	if _, err := gguf.Read(bytes.NewReader(b)); err == nil || !strings.Contains(err.Error(), `metadata key "llama.block_count" appears twice`) {
 		t.Errorf("duplicate key: %v", err)
+	}
+}
+
+// A local split set is checked whole before any part is read, and read
+// within one byte budget: eight parts of 400 MB headers were read (30 s)
+// before a missing ninth part was found.
+func TestLocalSplitBudget(t *testing.T) {
+	dir := t.TempDir()
+	// Nine parts, each a header holding one 512 KiB string.
+	part := func(i, n int) []byte {
+		var b []byte
+		b = append(b, "GGUF"...)
+		b = binary.LittleEndian.AppendUint32(b, 3)
+		b = binary.LittleEndian.AppendUint64(b, 0)
+		b = binary.LittleEndian.AppendUint64(b, 3)
+		for _, kv := range []struct {
+			k string
+			v uint32
+		}{{"split.no", uint32(i)}, {"split.count", uint32(n)}} {
+			b = binary.LittleEndian.AppendUint64(b, uint64(len(kv.k)))
+			b = append(b, kv.k...)
+			b = binary.LittleEndian.AppendUint32(b, 4)
+			b = binary.LittleEndian.AppendUint32(b, kv.v)
+		}
+		b = binary.LittleEndian.AppendUint64(b, 1)
+		b = append(b, 'x')
+		b = binary.LittleEndian.AppendUint32(b, 8)
+		b = binary.LittleEndian.AppendUint64(b, 512<<10)
+		return append(b, make([]byte, 512<<10)...)
+	}
+	name := func(i, n int) string { return filepath.Join(dir, fmt.Sprintf("big-%05d-of-%05d.gguf", i+1, n)) }
+	for i := 0; i < 8; i++ {
+		if err := os.WriteFile(name(i, 9), part(i, 9), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Part 9 missing: found before a byte is read (a FIFO for part 8 would
+	// hang the read, were it opened).
+	os.Remove(name(7, 9))
+	if err := syscall.Mkfifo(name(7, 9), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := gguf.Open(name(0, 9))
+	if err == nil || !strings.Contains(err.Error(), "2 of the 9 split parts are missing or not regular files (big-00008-of-00009.gguf, big-00009-of-00009.gguf): every part is needed") {
+		t.Errorf("missing part: %v", err)
+	}
+	// Every part there: the set's headers share one budget.
+	for i := 0; i < 4; i++ {
+		if err := os.WriteFile(name(i, 4), part(i, 4), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := gguf.LocalBytes
+	defer func() { gguf.LocalBytes = saved }()
+	gguf.LocalBytes = 3 << 20
+	if _, err := gguf.Open(name(0, 4)); err != nil {
+		t.Errorf("4 parts of 512 KiB within 3 MiB: %v", err)
+	}
+	gguf.LocalBytes = 1 << 20
+	if _, err := gguf.Open(name(0, 4)); err == nil || !strings.Contains(err.Error(), "big-00002-of-00004.gguf: the headers take more than 1 MiB over all parts, the limit for a local model") {
+		t.Errorf("4 parts of 512 KiB within 1 MiB: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -118,7 +119,7 @@ func (r *rangeReader) fill() error {
 	case http.StatusOK:
 		return errors.New("the server ignores range requests (it answered 200 with the whole file); roofline reads only the header — download it or use a server that supports ranges")
 	default:
-		return fmt.Errorf("HTTP %s", resp.Status)
+		return fmt.Errorf("HTTP %s", safeio.Shorten(resp.Status, 128)) // a server may send a megabyte
 	}
 	end := r.off + want - 1
 	if m := contentRange.FindStringSubmatch(resp.Header.Get("Content-Range")); m != nil {
@@ -189,6 +190,10 @@ func Shown(loc string) string {
 	return loc
 }
 
+// LocalBytes bounds the headers of a local model over all its split
+// parts (limits.LocalHeaderBytes); tests shorten it.
+var LocalBytes int64 = limits.LocalHeaderBytes
+
 func readOne(b *budget, loc string) (*File, error) {
 	if isURL(loc) {
 		return Read(&rangeReader{url: loc, b: b, size: -1})
@@ -198,7 +203,56 @@ func readOne(b *budget, loc string) (*File, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f)
+	return Read(&localReader{f: f, b: b})
+}
+
+// localReader reads a local part within the model's budget: the bytes
+// left over all its parts, and the deadline of the whole read.
+type localReader struct {
+	f io.Reader
+	b *budget
+}
+
+func (r *localReader) Read(p []byte) (int, error) {
+	if err := r.b.ctx.Err(); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, fmt.Errorf("reading the headers took longer than %v, the limit for a model", r.b.lim.Deadline)
+		}
+		return 0, err
+	}
+	if r.b.bytes <= 0 {
+		return 0, fmt.Errorf("the headers take more than %s over all parts, the limit for a local model", mib(LocalBytes))
+	}
+	if int64(len(p)) > r.b.bytes {
+		p = p[:r.b.bytes]
+	}
+	n, err := r.f.Read(p)
+	r.b.bytes -= int64(n)
+	return n, err
+}
+
+// checkParts finds every local part of a split model before any is read:
+// a set missing its ninth part read eight headers of 400 MB first. It
+// names at most a few of the missing parts.
+func checkParts(parts []string) error {
+	var missing []string
+	for _, p := range parts {
+		if isURL(p) {
+			return nil // a remote set is read within its budget
+		}
+		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
+			missing = append(missing, filepath.Base(p))
+		}
+	}
+	switch n := len(missing); {
+	case n == 0:
+		return nil
+	case n == 1:
+		return fmt.Errorf("split part %s is missing or not a regular file: every one of the %d parts is needed", missing[0], len(parts))
+	case n > 3:
+		missing = append(missing[:3], fmt.Sprintf("and %d more", n-3))
+	}
+	return fmt.Errorf("%d of the %d split parts are missing or not regular files (%s): every part is needed", len(missing), len(parts), strings.Join(missing, ", "))
 }
 
 // splitParts names every part of a split model from one part's location
@@ -253,8 +307,14 @@ func OpenContext(ctx context.Context, loc string) (*File, error) {
 	ctx, cancel := context.WithTimeout(ctx, Remote.Deadline)
 	defer cancel()
 	b := &budget{ctx: ctx, bytes: Remote.Bytes, lim: Remote}
+	if !isURL(loc) {
+		b.bytes = LocalBytes
+	}
 	shown := Shown(loc)
 	parts, err := splitParts(loc)
+	if err == nil {
+		err = checkParts(parts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", shown, err)
 	}

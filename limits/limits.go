@@ -40,6 +40,9 @@ const (
 	GGUFDim         = 1 << 40   // one tensor dimension
 	GGUFElements    = 1 << 50   // elements of one tensor
 	SplitParts      = 1024      // parts of a split model (largest published: ~60)
+	// LocalHeaderBytes is the byte budget of a local model's headers over
+	// all its split parts, as one header may take.
+	LocalHeaderBytes = GGUFHeaderBytes
 )
 
 // Remote GGUF headers, read with HTTP range requests.
@@ -47,7 +50,8 @@ const (
 	// RemoteBytes is the byte budget of one model's headers over all its
 	// split parts.
 	RemoteBytes = 64 << 20
-	// RemoteDeadline bounds the whole read of a remote model, every part.
+	// RemoteDeadline bounds the whole read of a model's headers, every
+	// part, remote or local.
 	RemoteDeadline = 5 * time.Minute
 	// RemoteRequestTimeout bounds one range request.
 	RemoteRequestTimeout = 60 * time.Second
@@ -63,6 +67,20 @@ const (
 	// ProfileBytes bounds a TOML profile, a config.json or a study file
 	// (the largest built-in profile is 12 kB).
 	ProfileBytes = 16 << 20
+	// TOMLBytes bounds a TOML file, profile or study, before it is
+	// decoded: 20 times the largest built-in profile (12 kB). The decoder
+	// keeps about 60 B for each byte of keys and tables (a 1 MiB file of
+	// inline tables in an array held 190 MB).
+	TOMLBytes = 256 << 10
+	// TOMLDepth bounds how deep a key of a TOML file sits: the parts of
+	// its table's header, its own dotted parts and the inline tables and
+	// arrays around it. The deepest key of roofline's schemas has 5
+	// (variant.engine.peak.fp16.value): a deeper one is an unknown key,
+	// refused before the decoder spends on it.
+	TOMLDepth = 8
+	// HFRefBytes bounds a ref of the Hugging Face cache (refs/main): a
+	// commit hash of 40 or 64 hexadecimal digits.
+	HFRefBytes = 256
 	// MeasuredBytes bounds one measured-run file or standard input (a
 	// vLLM result with every request of a 10,000-prompt run: ~50 MB).
 	MeasuredBytes = 64 << 20
@@ -74,9 +92,43 @@ const (
 	// Tokens bounds every token count and batch size: of a workload, a
 	// measured run, a study.
 	Tokens = 1 << 30
+	// ChatTurns bounds the turns of a chat (a turn a minute for 69 days).
+	ChatTurns = 100000
 	// SearchTokens bounds context lengths the planner and plots sweep and
 	// the searches for the longest context or prompt.
 	SearchTokens = 1 << 24
+	// PlanConfigs bounds the configurations one plan evaluates: device
+	// engine × model × format groups × context lengths × batch sizes,
+	// checked before any is evaluated. Every built-in device, model and
+	// format at 8 contexts × 16 batch sizes is 7.0 million; a plan of
+	// 2^24 takes about 10 s and, as CSV, writes 3 GB.
+	PlanConfigs = 1 << 24
+	// ReportConfigs bounds the configurations of a study's plan: a report
+	// writes each as a JSON object and six CSV rows, about 1 kB and 25 µs,
+	// so 2^22 take 4 GB and two minutes.
+	ReportConfigs = 1 << 22
+	// PlanKept bounds the configurations a plan keeps in memory (64 B
+	// each) for a figure: 40 rows of 26,214 context lengths.
+	PlanKept = 1 << 20
+)
+
+// SoftMemory is the Go runtime's soft memory limit (less under a
+// cgroup's memory.max or ulimit -v): past it the collector runs as often
+// as it must, so that the largest documented inputs (a 131,072-run file,
+// a chat of 100,000 turns) stay near what they hold live, under 500 MB.
+const SoftMemory = 384 << 20
+
+// What a message quotes of its input.
+const (
+	// Errors bounds the distinct errors one input reports; the rest are
+	// counted (a file of 150,000 unknown keys).
+	Errors = 20
+	// EchoWord bounds a run of bytes without a space that a message
+	// quotes (a 100,000-digit number); longer ones keep their ends.
+	EchoWord = 512
+	// EchoLines and EchoBytes bound one message.
+	EchoLines = 100
+	EchoBytes = 64 << 10
 )
 
 // Ceiling is one limit, for documentation and messages.
@@ -144,17 +196,30 @@ func All() []Ceiling {
 		{"GGUF tensor dimension", GGUFDim, ""},
 		{"GGUF tensor elements", GGUFElements, ""},
 		{"split parts", SplitParts, ""},
+		{"local header bytes, all parts", LocalHeaderBytes, "B"},
 		{"remote header bytes, all parts", RemoteBytes, "B"},
-		{"remote read, all parts", RemoteDeadline.Seconds(), "s"},
+		{"reading a model's headers, all parts (remote or local)", RemoteDeadline.Seconds(), "s"},
 		{"one range request", RemoteRequestTimeout.Seconds(), "s"},
 		{"least a range response carries (unless the file ends)", RemoteMinChunk, "B"},
 		{"redirects per request", RemoteRedirects, ""},
 		{"profile, config.json or study file", ProfileBytes, "B"},
+		{"TOML file (profile or study)", TOMLBytes, "B"},
+		{"TOML key depth (header, dotted parts, inline tables and arrays)", TOMLDepth, ""},
+		{"Hugging Face cache ref", HFRefBytes, "B"},
+		{"soft memory limit of the runtime (less under a cgroup or ulimit -v)", SoftMemory, "B"},
+		{"errors told per input (the rest are counted)", Errors, ""},
+		{"bytes without a space a message quotes", EchoWord, "B"},
+		{"lines of one message", EchoLines, ""},
+		{"bytes of one message", EchoBytes, "B"},
 		{"measured-run file or stdin", MeasuredBytes, "B"},
 		{"runs per measured file", Runs, ""},
 		{"token counts and batch sizes", Tokens, ""},
 		{"measured tokens/s", TokensPerS, ""},
+		{"turns of a chat", ChatTurns, ""},
 		{"contexts searched and swept", SearchTokens, ""},
+		{"configurations one plan evaluates (groups × contexts × batches)", PlanConfigs, ""},
+		{"configurations of a study's plan (a report)", ReportConfigs, ""},
+		{"configurations a plan figure keeps", PlanKept, ""},
 	}
 }
 

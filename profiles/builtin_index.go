@@ -82,6 +82,7 @@ var builtinIndex = []indexFile{
 	{"models/qwen3-4b.toml", "model", []string{"qwen3-4b", "Qwen/Qwen3-4B"}},
 	{"models/smollm2-1.7b.toml", "model", []string{"smollm2-1.7b", "HuggingFaceTB/SmolLM2-1.7B", "HuggingFaceTB/SmolLM2-1.7B-Instruct"}},
 	{"models/tinyllama-1.1b.toml", "model", []string{"tinyllama-1.1b", "TinyLlama/TinyLlama-1.1B-Chat-v1.0", "tinyllama"}},
+	{"runtimes/distributed-llama.toml", "runtime", []string{"distributed-llama", "distributed_llama"}},
 	{"runtimes/gpt-fast.toml", "runtime", []string{"gpt-fast", "gptfast", "pytorch", "torch.compile"}},
 	{"runtimes/llama.cpp.toml", "runtime", []string{"llama.cpp", "llamacpp", "llama-cpp", "ollama", "lm-studio", "lmstudio", "llama-server", "llama-bench"}},
 	{"runtimes/mlc.toml", "runtime", []string{"mlc", "mlc-llm", "mlc_llm"}},

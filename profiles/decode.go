@@ -12,7 +12,9 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -169,22 +171,24 @@ type rawDevice struct {
 
 // DecodeStrict decodes TOML into v and turns syntax errors and unknown keys
 // into positioned FileErrors; other roofline files (studies) share it.
-// schemaDoc names the page that documents the keys, for the hint.
-func DecodeStrict(file string, src []byte, v any, schemaDoc string) (toml.MetaData, error) {
+// schemaDoc names the page that documents the keys, for the hint. lines
+// finds the line of any key of the file, for later messages.
+func DecodeStrict(file string, src []byte, v any, schemaDoc string) (md toml.MetaData, lines *Lines, err error) {
 	return decodeStrictDoc(file, src, v, schemaDoc)
 }
 
 // LineOfKey is the line where a dotted key is written, 0 when not found.
-func LineOfKey(src []byte, key ...string) int { return lineOfKey(src, toml.Key(key)) }
+// A caller asking for many keys of one file uses Lines.
+func LineOfKey(src []byte, key ...string) int { return NewLines(src).Key(key...) }
 
-func decodeStrict(file string, src []byte, v any) (toml.MetaData, error) {
+func decodeStrict(file string, src []byte, v any) (toml.MetaData, *Lines, error) {
 	return decodeStrictDoc(file, src, v, "docs/profiles.md")
 }
 
-func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.MetaData, error) {
-	md, keys, err := DecodeKeys(file, src, v, schemaDoc)
+func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.MetaData, *Lines, error) {
+	md, lines, keys, err := DecodeKeys(file, src, v, schemaDoc)
 	if err != nil {
-		return md, err
+		return md, lines, err
 	}
 	if len(keys) > 0 && keys[0].unknown {
 		// Unknown keys first and alone: a misspelt key leaves its value
@@ -195,13 +199,13 @@ func decodeStrictDoc(file string, src []byte, v any, schemaDoc string) (toml.Met
 				errs = append(errs, k.FileError)
 			}
 		}
-		return md, errors.Join(errs...)
+		return md, lines, errors.Join(errs...)
 	}
 	var errs []error
 	for _, k := range keys {
 		errs = append(errs, k.FileError)
 	}
-	return md, errors.Join(errs...)
+	return md, lines, safeio.JoinErrors(errs...)
 }
 
 // KeyError is a key a strict decode refuses: unknown to the schema, or a
@@ -213,25 +217,35 @@ type KeyError struct {
 
 // DecodeKeys decodes src into v as DecodeStrict does, but returns the
 // keys it refuses (unknown keys first, then numbers that are not finite)
-// apart from an error that stops decoding (a syntax error): a caller that
-// checks the values as well reports every problem of the file at once.
-func DecodeKeys(file string, src []byte, v any, schemaDoc string) (toml.MetaData, []KeyError, error) {
-	md, err := toml.NewDecoder(bytes.NewReader(src)).Decode(v)
+// apart from an error that stops decoding (a syntax error, or a file past
+// what scanTOML lets reach the decoder): a caller that checks the values
+// as well reports every problem of the file at once. Of the unknown keys
+// the first limits.Errors are told and the rest counted. lines finds the
+// line of any key of the file, for later messages.
+func DecodeKeys(file string, src []byte, v any, schemaDoc string) (md toml.MetaData, lines *Lines, keys []KeyError, err error) {
+	lines = NewLines(src)
+	if err := scanTOML(file, src); err != nil {
+		return md, lines, nil, err
+	}
+	md, err = toml.NewDecoder(bytes.NewReader(src)).Decode(v)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return md, nil, &FileError{File: file, Line: pe.Position.Line, Msg: pe.Message + hintFor(pe)}
+			return md, lines, nil, &FileError{File: file, Line: pe.Position.Line, Msg: pe.Message + hintFor(pe)}
 		}
-		return md, nil, &FileError{File: file, Line: lineOfError(src, err), Msg: err.Error()}
+		return md, lines, nil, &FileError{File: file, Line: lineOfError(lines, err), Msg: err.Error()}
 	}
-	var keys []KeyError
-	for _, k := range md.Undecoded() {
-		keys = append(keys, KeyError{&FileError{File: file, Line: lineOfKey(src, k), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)}, true})
+	und := md.Undecoded()
+	for _, k := range und[:min(len(und), limits.Errors)] {
+		keys = append(keys, KeyError{&FileError{File: file, Line: lines.Key(k...), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)}, true})
+	}
+	if n := len(und) - limits.Errors; n > 0 {
+		keys = append(keys, KeyError{&FileError{File: file, Msg: fmt.Sprintf("… and %d more unknown keys", n)}, true})
 	}
 	nonFinite(reflect.ValueOf(v), nil, func(key toml.Key, x float64) {
-		keys = append(keys, KeyError{&FileError{File: file, Line: lineOfKey(src, key), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)}, false})
+		keys = append(keys, KeyError{&FileError{File: file, Line: lines.Key(key...), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)}, false})
 	})
-	return md, keys, nil
+	return md, lines, keys, nil
 }
 
 // nonFinite calls bad for every NaN or infinite float in v (TOML allows
@@ -281,45 +295,12 @@ func hintFor(pe toml.ParseError) string {
 var lastKeyRE = regexp.MustCompile(`last key "([^"]+)"`)
 
 // lineOfError finds the line of a decode error that names its key.
-func lineOfError(src []byte, err error) int {
+func lineOfError(lines *Lines, err error) int {
 	m := lastKeyRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0
 	}
-	return lineOfKey(src, strings.Split(m[1], "."))
-}
-
-// lineOfKey finds where a dotted key is written: the first line, after the
-// header of its parent table if there is one, that assigns or opens its last
-// component.
-func lineOfKey(src []byte, key toml.Key) int {
-	if len(key) == 0 {
-		return 0
-	}
-	last := regexp.QuoteMeta(key[len(key)-1])
-	assign := regexp.MustCompile(`(^|[{,\s.])"?` + last + `"?\s*=`)
-	header := regexp.MustCompile(`^\s*\[\[?\s*([\w.\-"]*\.)?"?` + last + `"?\s*\]\]?`)
-	lines := strings.Split(string(src), "\n")
-	start := 0
-	if len(key) > 1 {
-		parent := regexp.MustCompile(`^\s*\[\[?\s*` + regexp.QuoteMeta(strings.Join(key[:len(key)-1], ".")) + `\s*\]\]?`)
-		for i, l := range lines {
-			if parent.MatchString(l) {
-				start = i
-				break
-			}
-		}
-	}
-	for pass := 0; pass < 2; pass++ {
-		for i := start; i < len(lines); i++ {
-			l := stripComment(lines[i])
-			if assign.MatchString(l) || header.MatchString(l) {
-				return i + 1
-			}
-		}
-		start = 0
-	}
-	return 0
+	return lines.Key(strings.Split(m[1], ".")...)
 }
 
 func stripComment(l string) string {
@@ -332,12 +313,12 @@ func stripComment(l string) string {
 // decodeModel reads one model profile.
 func decodeModel(file string, src []byte) (*model.Spec, error) {
 	var r rawModel
-	md, err := decodeStrict(file, src, &r)
+	md, lines, err := decodeStrict(file, src, &r)
 	if err != nil {
 		return nil, err
 	}
 	fe := func(key, format string, a ...any) error {
-		return &FileError{File: file, Line: lineOfKey(src, toml.Key(strings.Split(key, "."))), Msg: fmt.Sprintf(format, a...)}
+		return &FileError{File: file, Line: lines.Key(strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)}
 	}
 	var errs []error
 	for _, k := range []string{"name", "architecture", "source", "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size", "max_position_embeddings"} {
@@ -407,7 +388,7 @@ func decodeModel(file string, src []byte) (*model.Spec, error) {
 			errs = append(errs, fe(key, "%v", e))
 		}
 	}
-	return s, errors.Join(errs...)
+	return s, safeio.JoinErrors(errs...)
 }
 
 func unjoin(err error) []error {
@@ -432,11 +413,11 @@ func checkName(n string) error {
 // decodeDevices reads one hardware profile: a device and its variants.
 func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 	var r rawDevice
-	md, err := decodeStrict(file, src, &r)
+	md, lines, err := decodeStrict(file, src, &r)
 	if err != nil {
 		return nil, err
 	}
-	d := &deviceDecoder{file: file, src: src}
+	d := &deviceDecoder{file: file, lines: lines}
 	for _, k := range []string{"name", "description", "family", "segment", "memory", "bandwidth", "storage_bandwidth", "default_engine", "engine"} {
 		if !md.IsDefined(k) {
 			d.errs = append(d.errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q", k)})
@@ -465,10 +446,10 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 		if err := dev.Validate(); err != nil {
 			for _, e := range unjoin(err) {
 				// A figure out of its range is reported at its key's line.
-				line := lineOfKey(src, toml.Key{"name"})
+				line := lines.Key("name")
 				var ke *hardware.KeyError
 				if errors.As(e, &ke) {
-					if l := lineOfKey(src, deviceKeyPath(ke.Key)); l > 0 {
+					if l := lines.Key(deviceKeyPath(ke.Key)...); l > 0 {
 						line = l
 					}
 				}
@@ -476,7 +457,7 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 			}
 		}
 	}
-	return out, errors.Join(d.errs...)
+	return out, safeio.JoinErrors(d.errs...)
 }
 
 // lineOfName is the line of `name = "n"`, 0 when not found.
@@ -500,13 +481,13 @@ func deviceKeyPath(key string) toml.Key {
 }
 
 type deviceDecoder struct {
-	file string
-	src  []byte
-	errs []error
+	file  string
+	lines *Lines
+	errs  []error
 }
 
 func (d *deviceDecoder) errorf(key, format string, a ...any) {
-	d.errs = append(d.errs, &FileError{File: d.file, Line: lineOfKey(d.src, toml.Key(strings.Split(key, "."))), Msg: fmt.Sprintf(format, a...)})
+	d.errs = append(d.errs, &FileError{File: d.file, Line: d.lines.Key(strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 }
 
 // quantity parses a sourced value and records its source under key.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/roofline/roofline/limits"
 )
 
@@ -85,4 +86,49 @@ func FuzzModelFile(f *testing.F) {
 			t.Fatalf("%d tensors", n)
 		}
 	})
+}
+
+// The scan before the decoder never refuses for its depth a file the
+// decoder reads whose every value sits within limits.TOMLDepth: the path
+// to a value (keys, and an index for each array) bounds the depth the
+// scan counts.
+func FuzzScanTOML(f *testing.F) {
+	seed(f, "models")
+	seed(f, "hardware")
+	seed(f, "runtimes")
+	seed(f, "testdata")
+	for _, s := range []string{"a = [[1]]", "a = [{b = {c = 1}}]", "[[a.b]]\nc.d = 1", "a.b.c = \"\"\"x\n\"\"\"", "'a'.\"b\" = {c=[1,{d=2}]}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		err := scanTOML("fuzz.toml", src)
+		if err == nil || !strings.Contains(err.Error(), " deep ") {
+			return
+		}
+		var v map[string]any
+		if _, derr := toml.Decode(string(src), &v); derr == nil && pathDepth(v) <= limits.TOMLDepth {
+			t.Fatalf("refused a file of depth %d: %v", pathDepth(v), err)
+		}
+	})
+}
+
+// pathDepth is the longest path to a value in v: a part for each key and
+// each array index.
+func pathDepth(v any) int {
+	d := 0
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			d = max(d, 1+pathDepth(e))
+		}
+	case []map[string]any:
+		for _, e := range x {
+			d = max(d, 1+pathDepth(e))
+		}
+	case []any:
+		for _, e := range x {
+			d = max(d, 1+pathDepth(e))
+		}
+	}
+	return d
 }

@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 )
 
 // HFCacheDir is the local Hugging Face hub cache, as huggingface_hub
@@ -83,12 +86,17 @@ func findHFCached(dir, id string) (*hfCached, error) {
 	var snap, note string
 	switch {
 	case rev != "":
-		snap = snapshotOf(repo, rev)
+		if snap, err = snapshotOf(repo, rev); err != nil {
+			return nil, err
+		}
 		if snap == "" {
 			return nil, fmt.Errorf("%w: %s has no revision %q (refs/%s or snapshots/%s)", errNotCached, repo, rev, rev, rev)
 		}
 	default:
-		if snap = snapshotOf(repo, "main"); snap == "" {
+		if snap, err = snapshotOf(repo, "main"); err != nil {
+			return nil, err
+		}
+		if snap == "" {
 			snaps, _ := filepath.Glob(filepath.Join(repo, "snapshots", "*"))
 			if len(snaps) == 0 {
 				return nil, fmt.Errorf("%w: %s has no snapshot", errNotCached, repo)
@@ -129,18 +137,34 @@ func repoDir(dir, name string) (string, error) {
 	return "", fmt.Errorf("%w (%s has no %s)", errNotCached, dir, name)
 }
 
+// commitHash is what huggingface_hub writes in refs/REVISION: a full
+// commit hash, SHA-1 or SHA-256.
+var commitHash = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+
 // snapshotOf is the snapshot directory of revision rev: the commit
 // refs/rev names, or rev itself as a commit; "" when neither is there.
-func snapshotOf(repo, rev string) string {
-	if b, err := os.ReadFile(filepath.Join(repo, "refs", filepath.FromSlash(rev))); err == nil {
-		if s := filepath.Join(repo, "snapshots", strings.TrimSpace(string(b))); isDir(s) {
-			return s
+// A ref is read as a regular file within limits.HFRefBytes, and must hold
+// a commit hash: one linked to /dev/zero grew to out-of-memory, a FIFO
+// hung, and "../../x" read a config.json outside the cache.
+func snapshotOf(repo, rev string) (string, error) {
+	ref := filepath.Join(repo, "refs", filepath.FromSlash(rev))
+	if _, err := os.Lstat(ref); err == nil {
+		b, err := safeio.ReadFile(ref, limits.HFRefBytes, "a Hugging Face cache ref")
+		if err != nil {
+			return "", fmt.Errorf("in the Hugging Face cache: %w", err)
+		}
+		hash := strings.TrimSpace(string(b))
+		if !commitHash.MatchString(hash) {
+			return "", fmt.Errorf("in the Hugging Face cache, %s holds %q, not a commit hash (40 hexadecimal digits)", ref, safeio.Clip(hash))
+		}
+		if s := filepath.Join(repo, "snapshots", hash); isDir(s) {
+			return s, nil
 		}
 	}
 	if s := filepath.Join(repo, "snapshots", rev); !strings.ContainsAny(rev, `/\`) && isDir(s) {
-		return s
+		return s, nil
 	}
-	return ""
+	return "", nil
 }
 
 func isDir(p string) bool {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -53,6 +54,16 @@ func hfCache(t *testing.T, files map[string]string) string {
 	return hub
 }
 
+// Commit hashes, as refs/REVISION holds them.
+const (
+	hashA = "0123456789abcdef0123456789abcdef0aaaa111"
+	hashB = "0123456789abcdef0123456789abcdef0bbbb222"
+	hashC = "cccccccccccccccccccccccccccccccccccccccc"
+	hashD = "dddddddddddddddddddddddddddddddddddddddd"
+	hashE = "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee"
+	hashF = "ffffffffffffffffffffffffffffffffffffffff"
+)
+
 func TestModelFromHFCache(t *testing.T) {
 	smol, err := os.ReadFile("../model/testdata/hf/smollm3-3b.json")
 	if err != nil {
@@ -61,24 +72,24 @@ func TestModelFromHFCache(t *testing.T) {
 	tied := strings.Replace(string(smol), `"use_cache": false`, `"use_cache": false, "tie_word_embeddings": false`, 1)
 	const repo = "models--HuggingFaceTB--SmolLM3-3B"
 	hub := hfCache(t, map[string]string{
-		repo + "/refs/main":                      "aaaa1111\n",
-		repo + "/refs/v0":                        "bbbb2222",
-		repo + "/snapshots/aaaa1111/config.json": string(smol),
-		repo + "/snapshots/bbbb2222/config.json": tied,
+		repo + "/refs/main": hashA + "\n",
+		repo + "/refs/v0":   hashB,
+		repo + "/snapshots/" + hashA + "/config.json": string(smol),
+		repo + "/snapshots/" + hashB + "/config.json": tied,
 		// A built-in alias is found in the catalog first.
-		"models--Qwen--Qwen3-4B/refs/main":                  "cccc",
-		"models--Qwen--Qwen3-4B/snapshots/cccc/config.json": `{"model_type": "mamba"}`,
+		"models--Qwen--Qwen3-4B/refs/main":                           hashC,
+		"models--Qwen--Qwen3-4B/snapshots/" + hashC + "/config.json": `{"model_type": "mamba"}`,
 		// No refs/main: the newest snapshot.
 		"models--org--norefs/snapshots/old/config.json": tied,
 		"models--org--norefs/snapshots/new/config.json": string(smol),
 		// GGUF repositories without a config.json.
-		"models--org--two-ggufs/refs/main":               "dddd",
-		"models--org--two-ggufs/snapshots/dddd/a.gguf":   "x",
-		"models--org--two-ggufs/snapshots/dddd/b.gguf":   "x",
-		"models--org--empty/refs/main":                   "eeee",
-		"models--org--empty/snapshots/eeee/README.md":    "x",
-		"models--org--broken/refs/main":                  "ffff",
-		"models--org--broken/snapshots/ffff/config.json": `{"model_type": "smollm3", "hidden_size": 1`,
+		"models--org--two-ggufs/refs/main":                        hashD,
+		"models--org--two-ggufs/snapshots/" + hashD + "/a.gguf":   "x",
+		"models--org--two-ggufs/snapshots/" + hashD + "/b.gguf":   "x",
+		"models--org--empty/refs/main":                            hashE,
+		"models--org--empty/snapshots/" + hashE + "/README.md":    "x",
+		"models--org--broken/refs/main":                           hashF,
+		"models--org--broken/snapshots/" + hashF + "/config.json": `{"model_type": "smollm3", "hidden_size": 1`,
 	})
 	old := time.Now().Add(-time.Hour)
 	if err := os.Chtimes(filepath.Join(hub, "models--org--norefs", "snapshots", "old"), old, old); err != nil {
@@ -91,10 +102,10 @@ func TestModelFromHFCache(t *testing.T) {
 		tied               bool
 		note               string
 	}{
-		{"HuggingFaceTB/SmolLM3-3B", "HuggingFaceTB/SmolLM3-3B", "aaaa1111", true, "model_type smollm3 read as llama"},
-		{"huggingfacetb/smollm3-3b", "huggingfacetb/smollm3-3b", "aaaa1111", true, ""},
-		{"HuggingFaceTB/SmolLM3-3B@v0", "HuggingFaceTB/SmolLM3-3B", "bbbb2222", false, ""},
-		{"HuggingFaceTB/SmolLM3-3B@bbbb2222", "HuggingFaceTB/SmolLM3-3B", "bbbb2222", false, ""},
+		{"HuggingFaceTB/SmolLM3-3B", "HuggingFaceTB/SmolLM3-3B", hashA, true, "model_type smollm3 read as llama"},
+		{"huggingfacetb/smollm3-3b", "huggingfacetb/smollm3-3b", hashA, true, ""},
+		{"HuggingFaceTB/SmolLM3-3B@v0", "HuggingFaceTB/SmolLM3-3B", hashB, false, ""},
+		{"HuggingFaceTB/SmolLM3-3B@" + hashB, "HuggingFaceTB/SmolLM3-3B", hashB, false, ""},
 		{"org/norefs", "org/norefs", "new", true, "read the newest of its 2 snapshots, new"},
 	} {
 		s, err := cat.Model(c.id)
@@ -130,9 +141,9 @@ func TestModelFromHFCache(t *testing.T) {
 		t.Errorf("unknown revision: %v", err)
 	}
 	for id, want := range map[string]string{
-		"org/two-ggufs": "with no config.json and 2 GGUF files: give one of them as the model (" + filepath.Join(hub, "models--org--two-ggufs", "snapshots", "dddd", "a.gguf"),
+		"org/two-ggufs": "with no config.json and 2 GGUF files: give one of them as the model (" + filepath.Join(hub, "models--org--two-ggufs", "snapshots", hashD, "a.gguf"),
 		"org/empty":     "without its config.json or a GGUF file: 'hf download org/empty config.json' fetches the config",
-		"org/broken":    filepath.Join(hub, "models--org--broken", "snapshots", "ffff", "config.json") + ": config.json:",
+		"org/broken":    filepath.Join(hub, "models--org--broken", "snapshots", hashF, "config.json") + ": config.json:",
 	} {
 		if _, err := cat.Model(id); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", id, err, want)
@@ -152,5 +163,64 @@ func TestIsHFRepoID(t *testing.T) {
 		if got := IsHFRepoID(id); got != want {
 			t.Errorf("IsHFRepoID(%q) = %v, want %v", id, got, want)
 		}
+	}
+}
+
+// A ref of the cache is a small regular file holding a commit hash: one
+// linked to /dev/zero grew to out-of-memory, a FIFO hung for ever, and
+// "../../x" read a config.json outside the cache.
+func TestHFCacheHostileRefs(t *testing.T) {
+	smol, err := os.ReadFile("../model/testdata/hf/smollm3-3b.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hub := hfCache(t, map[string]string{
+		"models--org--escape/refs/main":                         "../../../outside",
+		"models--org--escape/snapshots/x/README":                "x",
+		"models--org--long/refs/main":                           strings.Repeat("a", 1000),
+		"models--org--long/snapshots/x/README":                  "x",
+		"models--org--zero/snapshots/x/README":                  "x",
+		"models--org--fifo/snapshots/x/README":                  "x",
+		"models--org--dir/refs/main/x":                          hashA,
+		"models--org--dir/snapshots/x/README":                   "x",
+		"models--org--good/refs/main":                           hashA + "\n",
+		"models--org--good/snapshots/" + hashA + "/config.json": string(smol),
+	})
+	// What "../../../outside" points at from a snapshot: never read.
+	if err := os.MkdirAll(filepath.Join(hub, "..", "outside"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(hub, "..", "outside", "config.json"), smol, 0o644)
+	if err := os.Symlink("/dev/zero", filepath.Join(hub, "models--org--zero", "refs", "main")); err != nil {
+		os.MkdirAll(filepath.Join(hub, "models--org--zero", "refs"), 0o755)
+		if err := os.Symlink("/dev/zero", filepath.Join(hub, "models--org--zero", "refs", "main")); err != nil {
+			t.Skip(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(hub, "models--org--fifo", "refs"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(hub, "models--org--fifo", "refs", "main"), 0o600); err != nil {
+		t.Skip(err)
+	}
+	cat, _ := Builtin()
+	for id, want := range map[string]string{
+		"org/escape": `refs/main holds "../../../outside", not a commit hash (40 hexadecimal digits)`,
+		"org/long":   "refs/main: larger than 256 B, the limit for a Hugging Face cache ref",
+		"org/zero":   "not a regular file",
+		"org/fifo":   "not a regular file",
+		"org/dir":    "refs/main: is a directory",
+	} {
+		done := make(chan error, 1)
+		go func() { _, err := cat.Model(id); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Hugging Face cache") {
+				t.Errorf("%s: %v, want %q", id, err, want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: hung", id)
+		}
+	}
+	if s, err := cat.Model("org/good"); err != nil || s.Hidden == 0 {
+		t.Errorf("a good ref: %v", err)
 	}
 }

@@ -178,3 +178,34 @@ func TestProfileSpecialFile(t *testing.T) {
 		t.Errorf("/dev/zero config.json: %v", err)
 	}
 }
+
+// A profile directory named several times, by any spelling or through a
+// link, is read once: --profiles given one directory 20 times read it 20
+// times (17.6 s), and two spellings of one directory claimed its names
+// twice.
+func TestProfileDirOnce(t *testing.T) {
+	builtin, _ := Builtin()
+	dir := t.TempDir()
+	writeFile(t, dir, "one.toml", tinyModelNamed("one"))
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip(err)
+	}
+	cat := builtin.Clone()
+	if err := cat.AddDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	// Read again, the directory would now fail.
+	writeFile(t, dir, "one.toml", "not = [a profile")
+	for _, d := range []string{dir, dir + "/", dir + "/../" + filepath.Base(dir), link} {
+		if err := cat.AddDir(d); err != nil {
+			t.Errorf("%s read again: %v", d, err)
+		}
+		if err := cat.Clone().AddDir(d); err != nil {
+			t.Errorf("%s read again by a clone: %v", d, err)
+		}
+	}
+	if m, err := cat.Model("one"); err != nil || m.Hidden != 64 {
+		t.Errorf("one: %v", err)
+	}
+}

@@ -10,11 +10,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -173,13 +173,13 @@ type rawClass struct {
 // decodeRuntime reads one runtime profile.
 func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	var r rawRuntime
-	md, err := decodeStrict(file, src, &r)
+	md, lines, err := decodeStrict(file, src, &r)
 	if err != nil {
 		return nil, &RuntimeFileError{File: file, Err: err}
 	}
 	var errs []error
 	fe := func(key, format string, a ...any) {
-		errs = append(errs, &FileError{File: file, Line: lineOfKey(src, toml.Key(strings.Split(key, "."))), Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &FileError{File: file, Line: lines.Key(strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 	}
 	for _, k := range []string{"name", "description", "weights", "kv", "default_weights", "default_kv", "formats_source", "engine", "continuous_batching", "memory_overhead"} {
 		if !md.IsDefined(k) {
@@ -215,7 +215,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			return
 		}
 		if line > 0 {
-			if l := lineOfTextFrom(src, s, line); l > 0 {
+			if l := lines.TextFrom(s, line); l > 0 {
 				line = l
 			}
 		} else {
@@ -223,7 +223,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			if key == "formats" {
 				tk = "formats_source"
 			}
-			line = lineOfKey(src, toml.Key(strings.Split(tk, ".")))
+			line = lines.Key(strings.Split(tk, ".")...)
 		}
 		errs = append(errs, &FileError{File: file, Line: line, Msg: key + " " + msg})
 	}
@@ -291,7 +291,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("engine", "[[engine]] %s weights: %s is not among the runtime's weights (%s)", key, w, strings.Join(r.Weights, ", "))
 			}
 		}
-		sourceAt(key, lineOfNth(src, "[[engine]]", ei), e.Source)
+		sourceAt(key, lines.Nth("[[engine]]", ei), e.Source)
 		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights})
 	}
 	decodePrefill(rt, &r, fe, source)
@@ -457,12 +457,12 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if len(kr.Compute) == 0 {
 			fe("kernel", "every [[kernel]] needs compute precisions")
 		}
-		sourceAt(fmt.Sprintf("kernel.%d", i), lineOfNth(src, "[[kernel]]", i), k.Source)
+		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)
 	}
 	eras := map[string]bool{}
 	for i, e := range r.Era {
-		line := lineOfNth(src, "[[era]]", i)
+		line := lines.Nth("[[era]]", i)
 		switch {
 		case checkName(e.Name) != nil || strings.Contains(e.Name, "@"):
 			fe("era", "[[era]] %d: name %q must be a plain name", i+1, e.Name)
@@ -527,7 +527,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 	}
 	if len(errs) > 0 {
-		return rt, &RuntimeFileError{File: file, Err: errors.Join(errs...)}
+		return rt, &RuntimeFileError{File: file, Err: safeio.JoinErrors(errs...)}
 	}
 	return rt, nil
 }
@@ -706,35 +706,6 @@ func checkSource(s string, refs map[string]bool) string {
 		return fmt.Sprintf("source %q says nothing beyond its reference tags: say what the runtime's code or docs state", s)
 	}
 	return ""
-}
-
-// lineOfTextFrom is the first line from line `from` (1-based) on which a
-// quoted source text appears, 0 when none does (or it is empty).
-func lineOfTextFrom(src []byte, text string, from int) int {
-	if strings.TrimSpace(text) == "" {
-		return 0
-	}
-	lines := strings.Split(string(src), "\n")
-	for i := max(from-1, 0); i < len(lines); i++ {
-		if strings.Contains(lines[i], `"`+text+`"`) {
-			return i + 1
-		}
-	}
-	return 0
-}
-
-// lineOfNth is the line of the n-th (from 0) table header h, 0 when the
-// file has fewer.
-func lineOfNth(src []byte, h string, n int) int {
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.TrimSpace(stripComment(l)) == h {
-			if n == 0 {
-				return i + 1
-			}
-			n--
-		}
-	}
-	return 0
 }
 
 func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error) {

@@ -133,10 +133,14 @@ const (
 	// SplitRPC gives each host on a network a run of layers (llama.cpp's
 	// RPC backend).
 	SplitRPC = "rpc"
+	// SplitNetworkTensor splits every product across machines on a
+	// network, each sending its slice of a layer's partial output to
+	// every other (distributed-llama).
+	SplitNetworkTensor = "network-tensor"
 )
 
 // SplitModes lists the modes a runtime profile may name.
-var SplitModes = []string{SplitOffload, SplitOffloadExperts, SplitTensor, SplitPipeline, SplitExpert, SplitRPC}
+var SplitModes = []string{SplitOffload, SplitOffloadExperts, SplitTensor, SplitPipeline, SplitExpert, SplitRPC, SplitNetworkTensor}
 
 // Splits reports whether the runtime splits a model in mode m.
 func (r *Runtime) Splits(m string) bool { return slices.Contains(r.Parallel, m) }
@@ -390,9 +394,6 @@ func LevelKey(class, family, device string) string {
 // basis that says which.
 func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
 	fam, dev := r.Levels[LevelKey(key, d.Family, "")], r.Levels[LevelKey(key, d.Family, d.Module())]
-	if fam == nil && dev == nil {
-		return c
-	}
 	out := *c
 	out.Basis = c.Basis
 	for _, l := range []*Level{fam, dev} {
@@ -407,6 +408,9 @@ func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
 			out.Prefill = l.Prefill
 		}
 		out.Basis = l.Basis
+	}
+	if dev == nil && c.Fitted {
+		out.Basis += "; " + d.Module() + " itself has no published runs"
 	}
 	return &out
 }

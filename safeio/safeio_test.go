@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestReadFileLimits(t *testing.T) {
@@ -209,4 +211,62 @@ func FuzzRedact(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A message quotes a bounded part of its input.
+func TestClip(t *testing.T) {
+	digits := strings.Repeat("9", 100000)
+	got := Clip("rate " + digits + " is too large")
+	// 256 bytes kept before, 64 after, and the count of the 99,680 left out.
+	if want := "rate " + digits[:256] + "…[99680 bytes]…" + digits[:64] + " is too large"; got != want {
+		t.Errorf("a long number: %.400q", got)
+	}
+	if s := "a short message"; Clip(s) != s {
+		t.Errorf("short: %q", Clip(s))
+	}
+	// 5,000 names on one line: cut at 64 KiB.
+	names := strings.Repeat("model-00001-of-00002.gguf, ", 5000)
+	if got := Clip(names + "\n"); len(got) > 64<<10+64 || !strings.Contains(got, "more bytes]") || !strings.HasSuffix(got, "\n") {
+		t.Errorf("5,000 names: %d bytes, ends %q", len(got), got[len(got)-40:])
+	}
+	// 1,000 lines: 100 kept, the rest counted.
+	many := strings.Repeat("x.toml:1: bad\n", 1000)
+	if got := Clip(many); strings.Count(got, "\n") != 101 || !strings.HasSuffix(got, "… 900 more lines\n") {
+		t.Errorf("1,000 lines: %d lines, ends %q", strings.Count(got, "\n"), got[len(got)-30:])
+	}
+	// A multi-byte character is never cut in two.
+	if got := Clip(strings.Repeat("é", 1000)); !utf8.ValidString(got) {
+		t.Errorf("cut a rune: %q", got)
+	}
+}
+
+// Errors are told once each, at most limits.Errors of them, and the rest
+// counted; errors.As sees the ones kept.
+func TestJoinErrors(t *testing.T) {
+	if JoinErrors(nil, nil) != nil {
+		t.Error("nils joined into an error")
+	}
+	one := errors.New("one")
+	if JoinErrors(nil, one) != one {
+		t.Error("one error wrapped")
+	}
+	var errs []error
+	for range 1999 {
+		errs = append(errs, errors.New("s.toml:3: figures: plan listed twice"))
+	}
+	if got := JoinErrors(errs...).Error(); got != "s.toml:3: figures: plan listed twice\n(1998 repeated errors left out)" {
+		t.Errorf("1,999 identical: %q", got)
+	}
+	errs = nil
+	for i := range 150 {
+		errs = append(errs, &LimitError{Name: fmt.Sprint(i), Limit: 1})
+	}
+	err := JoinErrors(append(errs, errs[0])...)
+	if got := err.Error(); strings.Count(got, "\n") != 20 || !strings.HasSuffix(got, "… and 130 more errors (and 1 repeated)") {
+		t.Errorf("150 errors: %q", got)
+	}
+	var le *LimitError
+	if !errors.As(err, &le) || le.Name != "0" {
+		t.Errorf("errors.As: %v", le)
+	}
 }

@@ -40,3 +40,30 @@ func BenchmarkMaxRateSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMillionRequestsAlone simulates one million requests arriving
+// at a steady rate to RKLLM serving Qwen2.5-1.5B on an RK3588's NPU, one
+// request at a time (spoken questions of 50–300 tokens, answers of
+// 20–150), at 90 % of what it sustains: the queue is a single-server FIFO
+// and each request's service its own prefill and decode in closed form.
+// Target: 2 s and 200 MB, as the batching servers (issue 25).
+func BenchmarkMillionRequestsAlone(b *testing.B) {
+	s := setup(b, "qwen2.5-1.5b", "w8a8", "rk3588", "npu", "rkllm")
+	sv := server(b, s, 512)
+	p, _ := ParseDist("uniform:50:300")
+	o, _ := ParseDist("uniform:20:150")
+	w := Workload{Arrival: Poisson, Rate: 0.09, Requests: 1_000_000, Prompt: p, Output: o, Seed: 1}
+	if !sv.alone(w) {
+		b.Fatal("RKLLM is not served alone")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := sv.Run(w, Targets{TTFT: 2, TPOT: 0.2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Completed != w.Requests {
+			b.Fatalf("%d completed", res.Completed)
+		}
+	}
+}

@@ -127,7 +127,11 @@ func (sv *Server) Run(w Workload, tg Targets) (*Result, error) {
 		return nil, err
 	}
 	e := sv.newEngine(src, tg)
-	e.run()
+	if sv.alone(w) {
+		e.runAlone()
+	} else {
+		e.run()
+	}
 	return e.result(), nil
 }
 

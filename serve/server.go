@@ -37,6 +37,10 @@ type Options struct {
 	// KVTokens replaces the pool memory leaves (llama.cpp -c), tokens; 0
 	// keeps it.
 	KVTokens int
+	// MemoryShare replaces the share of the device's usable memory the
+	// runtime takes for weights, activations, its own memory and the KV
+	// cache (vLLM --gpu-memory-utilization); 0 keeps the runtime's.
+	MemoryShare float64
 }
 
 // New resolves a server of scheduler sch on setup s.
@@ -48,6 +52,16 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		return nil, &WorkloadError{"UBatch", fmt.Sprintf("must be 1 … %d tokens, or 0 for the runtime's default, got %d", sim.MaxTokens, o.UBatch)}
 	}
 	o.UBatch = s.Chunk(o.UBatch, 1<<20)
+	if sh := o.MemoryShare; sh != 0 {
+		if !(sh > 0 && sh <= 1) {
+			return nil, &WorkloadError{"MemoryShare", fmt.Sprintf("must be a share in (0, 1], got %g", sh)}
+		}
+		// The pool is what the share leaves: the setup with that much
+		// usable memory, its passes priced alike.
+		c := *s
+		c.Inputs.Usable = s.Device.Usable * sh
+		s = &c
+	}
 	if o.KVTokens < 0 || o.KVTokens > sim.MaxTokens {
 		return nil, &WorkloadError{"KVTokens", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.KVTokens)}
 	}

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"fmt"
+
+	"github.com/roofline/roofline/limits"
 )
 
 // Strategy is how an engine treats the history of a conversation between
@@ -50,8 +52,8 @@ type Conversation struct {
 func (c Conversation) Validate() error {
 	const most = 1 << 26
 	switch {
-	case c.Turns < 1 || c.Turns > 100000:
-		return &FieldError{"Turns", fmt.Sprintf("must be 1 … 100000, got %d", c.Turns)}
+	case c.Turns < 1 || c.Turns > limits.ChatTurns:
+		return &FieldError{"Turns", fmt.Sprintf("must be 1 … %d, got %d", limits.ChatTurns, c.Turns)}
 	case c.System < 0 || c.System > most:
 		return &FieldError{"System", fmt.Sprintf("must be 0 … %d tokens, got %d", most, c.System)}
 	case c.User < 1 || c.User > most:
@@ -134,7 +136,7 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 		return nil, fmt.Errorf("the system prompt and one turn (%d + %d + %d = %d tokens) exceed the context limit of %d tokens (%s): shorten them or choose another model",
 			c.System, c.User, c.Reply, need, limit, LimitCauseText(cause))
 	}
-	res := &ChatResult{Strategy: st, Limit: limit, LimitCause: cause}
+	res := &ChatResult{Strategy: st, Limit: limit, LimitCause: cause, Turns: make([]Turn, 0, c.Turns)}
 	if c.System > 0 && st != Recompute {
 		res.SystemTime = s.TTFT(c.System, 0, 1, c.UBatch)
 	}

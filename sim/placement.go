@@ -458,3 +458,56 @@ func withSplits(s *Setup, m string) *Setup {
 	o.Runtime = &rt
 	return &o
 }
+
+// Q80SyncBytes is one value of distributed-llama's q80 synchronisation
+// buffer: blocks of 32 int8 values and an f16 scale, 34 B per 32 values
+// (its q40 weights require it: src/app.cpp; the f32 weights sync in f32).
+const Q80SyncBytes = 34.0 / 32
+
+// NewNetworkTensor spreads s's model over n machines like s's device on a
+// network link as distributed-llama does: every layer's products split n
+// ways by rows and columns (model.Cost.Shard), and per layer two
+// exchanges of the hidden-size partial output, each machine sending its
+// slice to every other (src/llm.cpp: two SYNC_NODE_SLICES; q80 for q40
+// weights); once per pass the root sends the input to every worker and
+// gathers the logits slices (f32). n must be a power of two and at most
+// the model's KV heads (its README's limitations).
+func NewNetworkTensor(s *Setup, link *hardware.Link, n int) (*Split, error) {
+	spec := s.Model.Spec
+	switch {
+	case !s.Runtime.Splits(runtimes.SplitNetworkTensor):
+		return nil, &FieldError{"Devices", s.Runtime.Name + " does not split layers over machines on a network (its profile's parallel rule)"}
+	case n < 2:
+		return nil, &FieldError{"Devices", fmt.Sprintf("a network split needs 2 machines or more, got %d", n)}
+	case n&(n-1) != 0:
+		return nil, &FieldError{"Devices", fmt.Sprintf("%s runs on 2, 4, 8 … machines (a power of two), got %d", s.Runtime.Name, n)}
+	case spec.MLA == nil && n > spec.KVHeads:
+		return nil, &FieldError{"Devices", fmt.Sprintf("%s runs on at most as many machines as the model's %d KV heads, got %d", s.Runtime.Name, spec.KVHeads, n)}
+	case link == nil:
+		return nil, &FieldError{"Link", "machines need a network link between them"}
+	}
+	if err := link.Validate(); err != nil {
+		return nil, &FieldError{"Link", err.Error()}
+	}
+	sp, err := NewParallel(withSplits(s, runtimes.SplitTensor), link, ParallelOptions{TP: n, PP: 1})
+	if err != nil {
+		return nil, err
+	}
+	sync := Q80SyncBytes
+	if s.Model.Weights.Name == "f32" {
+		sync = 4
+	}
+	k := float64(n - 1)
+	sp.Kind = Network
+	sp.Exchange = true
+	sp.CollectiveBytes = sync * float64(spec.Hidden)
+	// The root's input to each worker and the logits slices it gathers,
+	// f32: two transfers a pass of these bytes per token together.
+	sp.PrefillHops, sp.DecodeHops = 2, 2
+	sp.HopBytes = (k*4*float64(spec.Hidden) + k/float64(n)*4*float64(spec.Vocab)) / 2
+	for i := range sp.Pools {
+		sp.Pools[i].Name = fmt.Sprintf("%s memory, each of %d machines", s.Device.Name, n)
+	}
+	sp.Notes = append(sp.Notes, fmt.Sprintf("%s: %d machines of %s on %s, each a 1/%d slice of every layer; per layer two exchanges of the partial output (each machine sends its slice to every other), per pass the input sent to every worker and the logits gathered", s.Runtime.Name, n, s.Device.Name, link.Name, n))
+	return sp, nil
+}

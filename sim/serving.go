@@ -183,3 +183,26 @@ func (s *Setup) KVBudget(passTokens int) float64 {
 	f := s.fixed(1, max(passTokens, 1))
 	return s.Usable() - f.totalWith(0)
 }
+
+// PrefillAlone is the time of a prompt of `prompt` tokens prefilled with
+// nothing else running, in passes of ubatch tokens: Setup.TTFT at batch 1,
+// in closed form (a run of alike passes is summed from its ends), scaled
+// as sp's prefill passes are. A one-at-a-time server (RKLLM) spends it on
+// each request before its first token.
+func (sp *StepPricer) PrefillAlone(prompt, ubatch int) float64 {
+	if prompt <= 0 {
+		return 0
+	}
+	return sp.prefill * sp.s.TTFT(prompt, 0, 1, ubatch)
+}
+
+// DecodeAlone is the time of `steps` decode steps of one sequence whose
+// queries attend first, first+1, … keys: Setup.Decode at batch 1, in
+// closed form, scaled as sp's decode passes are. Summed step by step,
+// Pass(1, 1, false, Decode(ctx)) gives the same to rounding.
+func (sp *StepPricer) DecodeAlone(first, steps int) float64 {
+	if steps <= 0 {
+		return 0
+	}
+	return sp.decode * sp.s.Decode(first, steps, 1).Time
+}

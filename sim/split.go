@@ -110,6 +110,11 @@ type Split struct {
 	// AllToAlls per pass of ExpertBytes per token (expert parallel).
 	AllReduces, AllToAlls        int
 	CollectiveBytes, ExpertBytes float64
+	// Exchange is true when an all-reduce is each device sending its
+	// slice of the partial output to every other (distributed-llama's
+	// syncNodeSlices): (N−1) slices over each device's link in one
+	// latency, not a ring's 2(N−1) steps.
+	Exchange bool
 	// GPULayers is the layers on the GPU as llama.cpp counts them (the
 	// output layer is one), for an offload; Layers the model's plus one.
 	GPULayers, Layers int
@@ -241,6 +246,9 @@ func (sp *Split) linkTime(passes, hops int, tokens float64, ideal bool) (transfe
 		k, fn := float64(n-1), float64(n)
 		collective = float64(sp.AllReduces)*(p*2*k*lat+2*k/fn*tokens*sp.CollectiveBytes/rate) +
 			float64(sp.AllToAlls)*(p*k*lat+k/fn*tokens*sp.ExpertBytes/rate)
+		if sp.Exchange {
+			collective = float64(sp.AllReduces) * (p*lat + k*tokens*sp.CollectiveBytes/rate)
+		}
 	}
 	return transfer, collective
 }

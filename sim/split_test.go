@@ -242,3 +242,58 @@ func BenchmarkOffloadFit(b *testing.B) {
 		}
 	}
 }
+
+// distributed-llama over Pi 5s on gigabit Ethernet: each of the 32
+// layers exchanges its 4096-wide partial output twice a token, each Pi
+// sending its q80 slice (4096 × 34/32 = 4352 B) to every other, one
+// latency each: on 2 Pis 64 × (0.25 ms + 4352 B / 117.5 MB/s) =
+// 64 × 0.28704 ms = 18.37 ms a token; the root sends the f32 input to the
+// worker (4096 × 4 = 16384 B) and gathers half the f32 logits
+// (128256 / 2 × 4 = 256512 B): 2 × 0.25 ms + 272896 B / 117.5 MB/s =
+// 2.822 ms. On 4 Pis the exchange sends 3 slices: 64 × (0.25 ms + 3 ×
+// 4352 / 117.5e6 s) = 23.11 ms. Each Pi streams a quarter of every layer.
+// A count that is no power of two, or more machines than KV heads, is
+// refused as the runtime refuses it.
+func TestNetworkTensor(t *testing.T) {
+	s := splitSetup(t, "llama-3.1-8b", "q4_0", "raspberry-pi-5-8gb", "cpu", "distributed-llama")
+	w := sim.Workload{Prompt: 8, Output: 91, Batch: 1}
+	for _, c := range []struct {
+		n                    int
+		collective, transfer float64
+	}{
+		{2, 64 * (0.25e-3 + 4352/117.5e6), 2*0.25e-3 + (16384+256512)/117.5e6},
+		{4, 64 * (0.25e-3 + 3*4352/117.5e6), 2*0.25e-3 + (3*16384+0.75*4*128256)/117.5e6},
+	} {
+		sp, err := sim.NewNetworkTensor(s, link(t, "1gbe"), c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sp.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Split.CollectiveTPOT; math.Abs(got/c.collective-1) > 1e-9 {
+			t.Errorf("%d Pis: exchanges %.6g s a token, want %.6g", c.n, got, c.collective)
+		}
+		if got := r.Split.TransferTPOT; math.Abs(got/c.transfer-1) > 1e-9 {
+			t.Errorf("%d Pis: input and logits %.6g s a token, want %.6g", c.n, got, c.transfer)
+		}
+		if got, want := r.Split.Pools[0].Weights, s.Model.WeightBytes/float64(c.n); math.Abs(got/want-1) > 0.01 {
+			t.Errorf("%d Pis: %.4g B of weights on each, want about 1/%d of %.4g", c.n, got, c.n, s.Model.WeightBytes)
+		}
+		if r.Split.Kind != sim.Network || r.Split.TP != c.n {
+			t.Errorf("%d Pis: kind %s, TP %d", c.n, r.Split.Kind, r.Split.TP)
+		}
+	}
+	for _, n := range []int{3, 16} {
+		var fe *sim.FieldError
+		if _, err := sim.NewNetworkTensor(s, link(t, "1gbe"), n); !errors.As(err, &fe) || fe.Field != "Devices" {
+			t.Errorf("%d Pis: err %v, want a Devices field error", n, err)
+		}
+	}
+	// llama.cpp does not split layers over machines: RPC gives each a run.
+	ll := splitSetup(t, "llama-3.1-8b", "q4_0", "raspberry-pi-5-8gb", "cpu", "llama.cpp")
+	if _, err := sim.NewNetworkTensor(ll, link(t, "1gbe"), 2); err == nil {
+		t.Error("llama.cpp split every layer over machines")
+	}
+}

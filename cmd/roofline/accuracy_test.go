@@ -227,7 +227,7 @@ func TestPublicAccuracy(t *testing.T) {
 			t.Errorf("%s (%s): %.4g t/s beats the ideal bound %.4g", r.Run.Cited(), r.Hardware, r.Measured, r.Bound)
 		}
 	}
-	doc := accuracyDoc(classes, runs, dec, pre, all)
+	doc := accuracyDoc(classes, runs, dec, pre, all, spreadSection(t), servingSection(publicServingRuns(t)))
 	const path = "../../docs/accuracy.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -471,7 +471,7 @@ func buildsSection(classes []*accuracy.Class) string {
 	return b.String()
 }
 
-func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all accuracy.Stat) string {
+func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all accuracy.Stat, spread, serving string) string {
 	var b strings.Builder
 	b.WriteString(accuracyHeader)
 	fmt.Fprintf(&b, "| phase | tests | held-out MdAPE | P90 | measured/predicted | in 80 %% interval |\n|---|---:|---:|---:|---:|---:|\n")
@@ -594,7 +594,9 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	if len(whole) > 0 {
 		fmt.Fprintf(&b, "- end-to-end throughput of whole requests, prefill and decode together: held against the ideal bound (none beats it), not fitted or scored: %s\n", strings.Join(whole, "; "))
 	}
-	b.WriteString(accuracyLeft)
+	b.WriteString("\n" + spread)
+	b.WriteString(serving)
+	b.WriteString(strings.TrimPrefix(accuracyLeft, "\n"))
 	return b.String()
 }
 

@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"serve"},
 	{"cmd/roofline/internal/measured", "cmd/roofline/internal/resolve", "cmd/roofline/internal/fit", "cmd/roofline/internal/compare",
 		"cmd/roofline/internal/calibrate", "cmd/roofline/internal/plan", "cmd/roofline/internal/accuracy", "cmd/roofline/internal/plots",
-		"cmd/roofline/internal/atomicfile", "cmd/roofline/internal/buildinfo"},
+		"cmd/roofline/internal/atomicfile", "cmd/roofline/internal/buildinfo", "cmd/roofline/internal/memlimit"},
 	{"cmd/roofline/internal/app"},
 	{"cmd/roofline/internal/study"},
 	{"cmd/roofline/internal/render"},

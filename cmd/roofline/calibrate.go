@@ -65,11 +65,11 @@ func calibrateAction(c *cli.Context) error {
 			return outputErr("-o", err)
 		}
 	}
-	cal, err := env.Calibrate(app.CalibrateRequest{Files: c.Args().Slice(), Name: c.String("name"), Output: c.String("out"),
+	cal, err := env.Calibrate(app.CalibrateRequest{Files: c.Args().Slice(), Name: c.String("name"), Output: c.String("out"), Force: c.Bool("force"),
 		Options: calibrate.Options{Options: o, Date: time.Now().UTC().Format("2006-01-02")}})
 	render.Warn(c.App.ErrWriter, cal.Warnings...)
 	if err != nil {
-		return err
+		return outputErr("-o", err)
 	}
 	return write(c, f, render.Calibration(cal))
 }

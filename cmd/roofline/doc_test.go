@@ -44,7 +44,7 @@ Exit codes:
 | 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
 | 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
 | 3 | an answer that finds nothing, printed in full: ` + "`plan`" + ` found no configuration that meets the targets; ` + "`predict`" + ` or ` + "`chat`" + `: the model does not fit in usable memory (the answer says DOES NOT FIT on its first line; JSON has ` + "`fits: false`" + `) |
-| 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack; please report it with the command |
+| 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack, or, out of memory under a cgroup's ` + "`memory.max`" + ` or ` + "`ulimit -v`" + `, the memory used and the limit (the runtime's soft memory limit is set below either, docs/profiles.md); please report it with the command |
 
 Messages go to stderr, prefixed ` + "`roofline:`" + `, ` + "`roofline: warning:`" + ` or
 ` + "`roofline: hint:`" + `; on an error (exit 1, 2 or 70) nothing is written to stdout. URLs in
@@ -58,8 +58,10 @@ not UTF-8; ` + "`report.md`" + ` shows a study's text as written, never as HTML,
 an image or a link.
 
 Output files (` + "`plot -o`" + ` and ` + "`--data`" + `, ` + "`calibrate -o`" + `) are written through a temporary
-file and renamed, mode 0644; an existing one is replaced only with
-` + "`--force`" + `, and never a directory, link or device. ` + "`report -o DIR`" + ` builds the
+file and moved into place, mode 0644: a new one is created exclusively (one
+another process creates meanwhile is left as it made it, and roofline exits
+2), an existing one is replaced only with ` + "`--force`" + `, and never a directory,
+link or device. ` + "`report -o DIR`" + ` builds the
 directory beside DIR and moves it into place (mode 0755); ` + "`--force`" + `
 replaces only a directory roofline wrote that holds nothing else
 (docs/studies.md). An interrupt (Ctrl-C, SIGTERM) removes what was being

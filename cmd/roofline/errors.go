@@ -4,17 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"slices"
-	"strings"
 
-	"github.com/roofline/roofline/cmd/roofline/internal/app"
-	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
-	"github.com/roofline/roofline/serve"
-	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/safeio"
 )
 
 // Exit codes, documented in docs/cli.md.
@@ -54,9 +48,15 @@ type answered interface {
 type nothingSure struct {
 	meeting    int
 	confidence float64
+	// rate is plan --rate's target when configurations are sure to meet
+	// the latency targets but none sustains it.
+	rate float64
 }
 
 func (e nothingSure) Error() string {
+	if e.rate > 0 {
+		return fmt.Sprintf("no configuration searched sustains %g requests/s within the latency targets (exit status 3)", e.rate)
+	}
 	if e.meeting == 0 {
 		return "no configuration meets the targets (exit status 3)"
 	}
@@ -78,118 +78,6 @@ func (e doesNotFit) Error() string {
 }
 func (doesNotFit) answered() {}
 
-// fieldFlags names the flag behind each field sim and app validate.
-var fieldFlags = map[string]string{
-	"Prompt": "--prompt", "Output": "--output-tokens", "Batch": "--batch", "Depth": "--depth", "UBatch": "--ubatch", "OpsAt": "--ops-at",
-	"Turns": "--turns", "System": "--system-tokens", "User": "--user-tokens", "Reply": "--reply-tokens",
-	"K": "--draft-tokens", "Acceptance": "--acceptance", "BandwidthEfficiency": "--bw-efficiency",
-	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",
-	"Power": "--power", "IdlePower": "--idle-power", "DutyCycle": "--duty-cycle",
-	"GPULayers": "--gpu-layers", "CPUMoE": "--cpu-moe", "NCPUMoE": "--n-cpu-moe", "Host": "--host", "Devices": "--devices",
-	"TP": "--tp", "PP": "--pp", "EP": "--ep", "Link": "--link",
-}
-
-// serveFlags names the flag behind each workload field serve validates.
-var serveFlags = map[string]string{
-	"Prompt": "--prompt", "Output": "--output-tokens", "Rate": "--rate", "CV": "--cv", "Users": "--users", "Think": "--think",
-	"Requests": "--requests", "SharedPrefix": "--shared-prefix", "UBatch": "--ubatch", "KVTokens": "--kv-tokens", "Runs": "--search-runs",
-	"Arrival": "--arrival",
-}
-
-// flagged names the flag an error is about: a *sim.FieldError by its
-// field, a *resolve.InputError by its input (renamed by as: the model of a
-// draft is --draft).
-func flagged(err error, as ...string) error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var errs []error
-		for _, e := range j.Unwrap() {
-			errs = append(errs, flagged(e, as...))
-		}
-		return errors.Join(errs...)
-	}
-	var de *app.DraftError
-	if errors.As(err, &de) && len(as) == 0 {
-		inner := flagged(de.Err, "model", "draft", "weights", "draft-weights")
-		var ie *resolve.InputError
-		if errors.As(de.Err, &ie) {
-			return inner
-		}
-		return fmt.Errorf("--draft: %w", inner)
-	}
-	var fe *sim.FieldError
-	if errors.As(err, &fe) {
-		if f, ok := fieldFlags[fe.Field]; ok {
-			return &usageError{fmt.Sprintf("%s %s", f, fe.Msg)}
-		}
-		return err
-	}
-	var we *serve.WorkloadError
-	if errors.As(err, &we) {
-		if f, ok := serveFlags[we.Field]; ok {
-			return &usageError{fmt.Sprintf("%s %s", f, we.Msg)}
-		}
-		return &usageError{we.Error()}
-	}
-	var se *runtimes.SchedulerError
-	if errors.As(err, &se) {
-		return &usageError{fmt.Sprintf("--%s %s", strings.ReplaceAll(se.Knob, "_", "-"), se.Msg)}
-	}
-	if errors.Is(err, serve.ErrNoTargets) {
-		return &usageError{"--max-rate needs --ttft or --tpot: " + err.Error()}
-	}
-	var ie *resolve.InputError
-	if errors.As(err, &ie) {
-		flag := ie.Input
-		for i := 0; i+1 < len(as); i += 2 {
-			if as[i] == flag {
-				flag = as[i+1]
-			}
-		}
-		return fmt.Errorf("--%s: %w", flag, withFlags(ie.Err))
-	}
-	var re *app.RequestError
-	if errors.As(err, &re) {
-		if f, ok := fieldFlags[re.Input]; ok {
-			return &usageError{f + " " + re.Msg}
-		}
-		if re.Input != "" {
-			return &usageError{"--" + re.Input + " " + re.Msg}
-		}
-		return &usageError{re.Msg}
-	}
-	var pe *app.ProfilesError
-	if errors.As(err, &pe) {
-		if slices.Contains(app.List(os.Getenv("ROOFLINE_PROFILES")), pe.Dir) {
-			return fmt.Errorf("--profiles (ROOFLINE_PROFILES) %w", pe)
-		}
-		return fmt.Errorf("--profiles %w", pe)
-	}
-	return err
-}
-
-// flagWorded is an error of a lower layer worded with the flags that
-// choose its inputs; it unwraps to the error.
-type flagWorded struct {
-	msg string
-	err error
-}
-
-func (e *flagWorded) Error() string { return e.msg }
-func (e *flagWorded) Unwrap() error { return e.err }
-
-// withFlags words an error that names inputs to choose again (a runtime
-// that does not run an engine: "choose another engine or runtime") with
-// their flags.
-func withFlags(err error) error {
-	if ue, ok := err.(*runtimes.UnsupportedError); ok && len(ue.Choose) > 0 {
-		return &flagWorded{ue.Message(func(input string) string { return "--" + input }), ue}
-	}
-	return err
-}
-
 // allowPathsHint is what a data file that names a path is told.
 const allowPathsHint = "--allow-paths lets measured-run files and studies name models and devices by path or URL (relative to the file), which roofline then opens or fetches"
 
@@ -205,18 +93,20 @@ func hintPaths(w io.Writer, skipped []error) {
 }
 
 // exitCode prints err following the message rule (lower case, prefixed
-// "roofline:", hints on their own line) and returns the exit code.
+// "roofline:", hints on their own line) and returns the exit code. What
+// it quotes of the input is clipped (safeio.Clip): a 100,000-digit number
+// or a megabyte HTTP status line is told by its ends and its length.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "roofline: %v\n", err)
+	io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: %v\n", err)))
 	if errors.As(err, new(answered)) {
 		return exitInfeasible
 	}
 	var nf *profiles.NotFoundError
 	if errors.As(err, &nf) {
-		fmt.Fprintf(stderr, "roofline: hint: %s\n", nf.Hint())
+		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: hint: %s\n", nf.Hint())))
 	}
 	if errors.As(err, new(*profiles.PathNotAllowedError)) {
 		fmt.Fprintf(stderr, "roofline: hint: %s\n", allowPathsHint)

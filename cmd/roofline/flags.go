@@ -30,6 +30,14 @@ func outputFormat(c *cli.Context, fs render.Formats) (render.Format, error) {
 
 // write prints an answer in format f.
 func write(c *cli.Context, f render.Format, a render.Answer) error {
+	if !f.ForPeople() {
+		// JSON and CSV are written as they are encoded, once the answer
+		// stands: a chat of 100,000 turns is 120 MB of JSON, which the
+		// spool held whole (and Terminal copied twice).
+		if err := writeThrough(c); err != nil {
+			return err
+		}
+	}
 	return render.Write(c.App.Writer, c.App.ErrWriter, f, a)
 }
 

@@ -8,12 +8,16 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
+	"github.com/roofline/roofline/cmd/roofline/internal/memlimit"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/safeio"
 )
 
 func main() {
-	os.Exit(runProtected(os.Args, os.Stdout, safeio.Writer{W: os.Stderr}))
+	stderr := safeio.Writer{W: os.Stderr}
+	memlimit.Apply(stderr, atomicfile.RemovePending)
+	os.Exit(runProtected(os.Args, os.Stdout, stderr))
 }
 
 // runProtected runs one invocation and returns its exit code. A panic is

@@ -30,7 +30,9 @@ the model (unless asked with --engine, or only the CPU meets the targets).
 --detail adds the inverse limits (longest context that fits, longest
 context meeting TPOT, longest prompt meeting TTFT, most sequences that
 fit), the frontier of quality against decode speed, and what was skipped.
-JSON and CSV list every configuration, streamed as it is evaluated.
+JSON and CSV list every configuration, streamed as it is evaluated, in
+flat memory; a plan of more than 2^24 configurations (groups × contexts ×
+batches) is refused before any is evaluated (docs/profiles.md, Limits).
 
 Lists are comma-separated; --hardware takes names, globs (jetson-*) and all;
 --model and --weights take all. Context lengths accept k (8k = 8192).
@@ -88,6 +90,7 @@ func answerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "top", Value: 1, Usage: "configurations shown per device and model (`N`)"},
 		&cli.BoolFlag{Name: "feasible-only", Usage: "leave out what does not meet the targets (in JSON and CSV too)"},
 		&cli.BoolFlag{Name: "detail", Usage: "add the inverse limits, the quality–speed frontier, CPU engines and what was skipped"},
+		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched (roofline serve's search); exit 0 only if one sustains R"},
 	}
 }
 
@@ -117,7 +120,7 @@ func planAction(c *cli.Context) error {
 		return usageErr("--quality-tolerance %v", err)
 	}
 	req.Show = plan.Options{Top: c.Int("top"), AllEngines: c.Bool("detail"), FeasibleOnly: c.Bool("feasible-only")}
-	req.Detail = c.Bool("detail")
+	req.Detail, req.Rate = c.Bool("detail"), c.Float64("rate")
 	p, err := env.PlanSearch(req)
 	if err != nil {
 		return flagged(err)
@@ -132,7 +135,11 @@ func planAction(c *cli.Context) error {
 	if err := write(c, f, render.Plan(p)); err != nil || p.AnySure() {
 		return err
 	}
-	return nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
+	ns := nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
+	if p.Result != nil && p.Sure > 0 {
+		ns.rate = req.Rate // sure to meet the latencies: the rate is what misses
+	}
+	return ns
 }
 
 // planRequest reads plan's flags (plot plan's too).

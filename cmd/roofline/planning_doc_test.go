@@ -135,7 +135,16 @@ What the table leaves out, it counts on its last line:
 - ` + "`--feasible-only`" + ` leaves out device and model pairs where nothing meets the
   targets (and, in JSON and CSV, every configuration that does not);
 - ` + "`--detail`" + ` adds the inverse limits of every group, the frontier of quality
-  against speed, CPU engines and the combinations skipped.
+  against speed, CPU engines and the combinations skipped;
+- ` + "`--rate R`" + ` is a request-rate target (requests/s): a **MAX RATE** column gives,
+  for each recommended configuration (every one shown with ` + "`--detail`" + `), the
+  largest Poisson arrival rate of the plan's requests whose p99 TTFT and p99
+  TPOT meet the targets under the runtime's own scheduler — what
+  ` + "`roofline serve --max-rate`" + ` answers for it (docs/serve.md), bounded to 1,000
+  requests a rate and 14 rates — and plan exits 0 only if one sustains R
+  (3 naming the rate otherwise). One request alone meeting a TTFT target
+  with little room to spare sustains almost no rate: the next request that
+  arrives while it is answered waits.
 
 Numbers that would mislead are words: a limit of zero is **none** (nothing
 meets the target) or **does not fit** (the weights alone exceed memory), a

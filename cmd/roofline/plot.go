@@ -129,8 +129,8 @@ func plotAction(k *app.FigureKind) cli.ActionFunc {
 		if d := c.String("data"); d != "" {
 			files = append(files, atomicfile.File{Path: d, Data: f.CSV()})
 		}
-		if err := atomicfile.WriteAll(files...); err != nil {
-			return err
+		if err := atomicfile.WriteAll(c.Bool("force"), files...); err != nil {
+			return outputErr("-o/--data", err)
 		}
 		for _, f := range files {
 			fmt.Fprintf(c.App.Writer, "wrote %s\n", f.Path)

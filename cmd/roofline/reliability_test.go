@@ -29,6 +29,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/atomicfile"
+	"github.com/roofline/roofline/cmd/roofline/internal/memlimit"
 	"github.com/roofline/roofline/gguf"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
@@ -38,6 +40,9 @@ import (
 const (
 	childArgsEnv = "ROOFLINE_RELIABILITY_ARGS"
 	childPeakEnv = "ROOFLINE_RELIABILITY_PEAK"
+	// childASEnv, when set, is the address space (bytes) the child may
+	// map: ulimit -v.
+	childASEnv   = "ROOFLINE_RELIABILITY_AS"
 	maxCaseTime  = 10 * time.Second
 	maxCaseBytes = 200 << 20
 	// watchdogBytes stops a child long before it could stall the machine
@@ -53,12 +58,36 @@ func TestReliabilityChild(t *testing.T) {
 	if raw == "" {
 		t.Skip("run by TestReliability")
 	}
+	if file, ok := strings.CutPrefix(raw, "@"); ok {
+		// Arguments longer than an environment variable may be.
+		b, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(98)
+		}
+		raw = string(b)
+	}
 	var args []string
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(98)
 	}
 	debug.SetMaxStack(64 << 20) // a runaway recursion fails in a moment
+	if as := os.Getenv(childASEnv); as != "" {
+		n, _ := strconv.ParseUint(as, 10, 64)
+		if err := syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(98)
+		}
+	}
+	writePeak := func() {
+		if p := os.Getenv(childPeakEnv); p != "" {
+			os.WriteFile(p, []byte(strconv.FormatInt(peakRSS(), 10)), 0o644)
+		}
+	}
+	// As main does: the runtime fitted to the limits (this may run the
+	// child again, under the same environment).
+	memlimit.Apply(safeio.Writer{W: os.Stderr}, func() { atomicfile.RemovePending(); writePeak() })
 	go func() {
 		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 		for range time.Tick(2 * time.Millisecond) {
@@ -70,9 +99,7 @@ func TestReliabilityChild(t *testing.T) {
 		}
 	}()
 	code := runProtected(append([]string{"roofline"}, args...), os.Stdout, safeio.Writer{W: os.Stderr})
-	if p := os.Getenv(childPeakEnv); p != "" {
-		os.WriteFile(p, []byte(strconv.FormatInt(peakRSS(), 10)), 0o644)
-	}
+	writePeak()
 	os.Exit(code)
 }
 
@@ -96,6 +123,9 @@ func peakRSS() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
+// noPanic are what a crash prints: never in any case's output.
+var noPanic = []string{"goroutine ", "panic:"}
+
 // relCase is one finding reproduced.
 type relCase struct {
 	finding string   // the finding number
@@ -106,6 +136,8 @@ type relCase struct {
 	stderr  []string // substrings stderr must hold
 	stdout  []string // substrings stdout must hold
 	never   []string // substrings neither stream may hold (secrets, panics)
+	// maxStderr, when set, bounds what stderr may hold (bytes).
+	maxStderr int
 }
 
 func TestReliability(t *testing.T) {
@@ -121,7 +153,6 @@ func TestReliability(t *testing.T) {
 	defer srv.Close()
 	secretURL := strings.Replace(srv.URL, "http://", "http://alice:s3cr3t@", 1)
 
-	noPanic := []string{"goroutine ", "panic:"}
 	secrets := []string{"s3cr3t", "alice", "t0k3n"}
 	cases := []relCase{
 		// 1. Tiny files sized allocations before any check.
@@ -221,57 +252,75 @@ func TestReliability(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.finding+"/"+c.name, func(t *testing.T) {
-			sub := func(s string) string {
-				return strings.NewReplacer("{dir}", dir, "{srv}", srv.URL).Replace(s)
-			}
-			args := make([]string, len(c.args))
-			for i, a := range c.args {
-				args[i] = sub(a)
-			}
-			stdout, stderr, code, elapsed, peak := runChild(t, dir, args, c.stdin)
-			// Under the race detector the child is several times slower
-			// and larger: the outcome is checked, the bounds are not.
-			if elapsed > maxCaseTime && !raceDetector {
-				t.Errorf("took %v (limit %v)", elapsed, maxCaseTime)
-			}
-			if peak > maxCaseBytes && !raceDetector {
-				t.Errorf("peak memory %d MB (limit %d MB)", peak>>20, maxCaseBytes>>20)
-			}
-			if code != c.code {
-				t.Errorf("exit code %d, want %d\nstderr: %s", code, c.code, stderr)
-			}
-			for _, w := range c.stderr {
-				if !strings.Contains(stderr, sub(w)) {
-					t.Errorf("stderr lacks %q:\n%s", sub(w), stderr)
-				}
-			}
-			for _, w := range c.stdout {
-				if !strings.Contains(stdout, sub(w)) {
-					t.Errorf("stdout lacks %q:\n%.2000s", sub(w), stdout)
-				}
-			}
-			for _, w := range append(c.never, noPanic...) {
-				if strings.Contains(stdout, w) || strings.Contains(stderr, w) {
-					t.Errorf("output holds %q:\nstdout: %.2000s\nstderr: %s", w, stdout, stderr)
-				}
-			}
-			t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
+			c.check(t, dir, strings.NewReplacer("{dir}", dir, "{srv}", srv.URL), maxCaseBytes)
 		})
 	}
 }
 
-// runChild runs roofline with args in a child process in dir.
-func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader) (stdout, stderr string, code int, elapsed time.Duration, peak int64) {
+// check runs the case in a child process in dir, its arguments and
+// expectations with sub's replacements, and checks its outcome, its time
+// and that its peak memory stays under maxBytes.
+func (c relCase) check(t *testing.T, dir string, sub *strings.Replacer, maxBytes int64, env ...string) {
+	t.Helper()
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = sub.Replace(a)
+	}
+	stdout, stderr, code, elapsed, peak := runChild(t, dir, args, c.stdin, env...)
+	// Under the race detector the child is several times slower
+	// and larger: the outcome is checked, the bounds are not.
+	if elapsed > maxCaseTime && !raceDetector {
+		t.Errorf("took %v (limit %v)", elapsed, maxCaseTime)
+	}
+	if peak > maxBytes && !raceDetector {
+		t.Errorf("peak memory %d MB (limit %d MB)", peak>>20, maxBytes>>20)
+	}
+	if code != c.code {
+		t.Errorf("exit code %d, want %d\nstderr: %.4000s", code, c.code, stderr)
+	}
+	for _, w := range c.stderr {
+		if !strings.Contains(stderr, sub.Replace(w)) {
+			t.Errorf("stderr lacks %q:\n%.4000s", sub.Replace(w), stderr)
+		}
+	}
+	for _, w := range c.stdout {
+		if !strings.Contains(stdout, sub.Replace(w)) {
+			t.Errorf("stdout lacks %q:\n%.2000s", sub.Replace(w), stdout)
+		}
+	}
+	for _, w := range append(c.never, noPanic...) {
+		if strings.Contains(stdout, w) || strings.Contains(stderr, w) {
+			t.Errorf("output holds %q:\nstdout: %.2000s\nstderr: %.4000s", w, stdout, stderr)
+		}
+	}
+	if c.maxStderr > 0 && len(stderr) > c.maxStderr {
+		t.Errorf("stderr holds %d bytes, more than %d", len(stderr), c.maxStderr)
+	}
+	t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
+}
+
+// runChild runs roofline with args in a child process in dir, with env
+// added to its environment.
+func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader, env ...string) (stdout, stderr string, code int, elapsed time.Duration, peak int64) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
+	if len(raw) > 64<<10 {
+		// Longer than an environment variable may be: a file.
+		p := filepath.Join(t.TempDir(), "args")
+		if err := os.WriteFile(p, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		raw = []byte("@" + p)
+	}
 	peakFile := filepath.Join(t.TempDir(), "peak")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestReliabilityChild$", "-test.count=1")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw), childPeakEnv+"="+peakFile)
+	cmd.Env = append(append(os.Environ(), childArgsEnv+"="+string(raw), childPeakEnv+"="+peakFile), env...)
 	if stdin != nil {
 		cmd.Stdin = stdin()
 	}
-	var out, errb bytes.Buffer
+	var out ends
+	var errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -296,6 +345,43 @@ func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader) (
 	// The test binary's own lines around roofline's output.
 	so := strings.TrimSuffix(out.String(), "PASS\n")
 	return so, errb.String(), code, elapsed, peak
+}
+
+// ends keeps the first and the last MiB written to it: a case's output may
+// be 120 MB, and this process's memory is what the next child's peak
+// starts from (a child forked from it counts its image).
+type ends struct {
+	head, tail []byte
+	cut        int64
+}
+
+const endsKept = 1 << 20
+
+func (e *ends) Write(p []byte) (int, error) {
+	written := len(p)
+	if n := min(len(p), endsKept-len(e.head)); n > 0 {
+		e.head = append(e.head, p[:n]...)
+		p = p[n:]
+	}
+	e.tail = append(e.tail, p...)
+	if len(e.tail) > 2*endsKept { // trimmed now and then, not on every write
+		extra := len(e.tail) - endsKept
+		e.cut += int64(extra)
+		e.tail = append(e.tail[:0], e.tail[extra:]...)
+	}
+	return written, nil
+}
+
+// String is what was kept, with the count of what was not between.
+func (e *ends) String() string {
+	tail, cut := e.tail, e.cut
+	if extra := len(tail) - endsKept; extra > 0 {
+		tail, cut = tail[extra:], cut+int64(extra)
+	}
+	if cut == 0 {
+		return string(e.head) + string(tail)
+	}
+	return fmt.Sprintf("%s\n… %d bytes …\n%s", e.head, cut, tail)
 }
 
 // endless is an input that never ends.

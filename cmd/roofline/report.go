@@ -15,6 +15,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 )
 
 const reportUsage = `roofline report STUDY.toml -o DIR [--force] [--quiet]
@@ -35,8 +36,9 @@ built in .DIR.partial-* beside DIR and moved into place, so a failure or an
 interrupt (Ctrl-C, SIGTERM) leaves nothing half-written; a run killed
 outright leaves its partial directory for the next run to remove. An
 existing DIR is replaced only with --force, and only when roofline wrote it
-(its .roofline file lists every file in it) and it holds nothing else: not
-the study, not a file of yours.
+(its .roofline file lists every file in it with its SHA-256, and each is
+still as roofline wrote it) and it holds nothing else: not the study, not a
+file of yours.
 
 Examples:
   roofline report docs/examples/voice-assistant.toml -o voice-report
@@ -165,7 +167,7 @@ func figureLines(w io.Writer, drawn []render.DrawnFigure, skipped []study.Skippe
 	}
 	fmt.Fprintf(w, "roofline: figures: %s\n", strings.Join(names, ", "))
 	for _, s := range skipped {
-		fmt.Fprintf(w, "roofline: no %s figure: %s\n", s.Kind, s.Reason)
+		io.WriteString(w, safeio.Clip(fmt.Sprintf("roofline: no %s figure: %s\n", s.Kind, s.Reason)))
 	}
 }
 

@@ -62,7 +62,7 @@ func serveAction(c *cli.Context) error {
 	if err := noExtraArgs(c, 0); err != nil {
 		return err
 	}
-	req := app.ServeRequest{UBatch: c.Int("ubatch"), KVTokens: c.Int("kv-tokens")}
+	req := app.ServeRequest{UBatch: c.Int("ubatch"), KVTokens: c.Int("kv-tokens"), MemoryShare: c.Float64("memory-share")}
 	if c.Bool("max-rate") {
 		req.SearchRuns = c.Int("search-runs")
 	}

@@ -288,7 +288,7 @@ func (c *Class) Levels(data string) map[string]*runtimes.Level {
 		if _, ok := c.Families[lv.Family]; ok {
 			toward = "the " + lv.Family + " devices' level of " + toward
 		}
-		basis := fmt.Sprintf("fitted on %d published tests of %s and its power modes (%d model", len(lv.Cases), dev, lv.Groups)
+		basis := fmt.Sprintf("fitted on %d published tests of %s (%d model", len(lv.Cases), dev, lv.Groups)
 		if lv.Groups != 1 {
 			basis += "s"
 		}

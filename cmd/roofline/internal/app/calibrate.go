@@ -14,7 +14,9 @@ type CalibrateRequest struct {
 	// Name is the calibrated profile's name; "" is DEVICE-calibrated.
 	Name string
 	// Output is the file the profile is written to; "" writes none.
+	// Force lets it replace an existing file.
 	Output string
+	Force  bool
 }
 
 // Calibration is a fitted engine and the profile that carries it.
@@ -56,7 +58,7 @@ func (env *Env) Calibrate(req CalibrateRequest) (*Calibration, error) {
 		if _, err := env.Catalog.Clone().AddFileBytes(req.Output, prof); err != nil {
 			return out, fmt.Errorf("calibrated profile does not validate: %w", err)
 		}
-		if err := atomicfile.Write(req.Output, prof); err != nil {
+		if err := atomicfile.Write(req.Output, prof, req.Force); err != nil {
 			return out, err
 		}
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -391,8 +392,19 @@ func figCompare(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 const maxPlanRows = 40
 
 func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
-	p, err := env.Plan(req.Plan)
+	p, err := env.PlanSearch(req.Plan)
 	if err != nil {
+		return nil, nil, err
+	}
+	// A row per group and batch size: too many are refused before the
+	// plan is evaluated and kept.
+	bl := slices.Clone(p.search.Batches())
+	sort.Ints(bl)
+	bl = slices.Compact(bl)
+	if n := p.search.Groups() * len(bl); n > maxPlanRows {
+		return nil, nil, &RequestError{Msg: fmt.Sprintf("the plan has %d rows (device · model · format): plot at most %d; narrow the devices, models or weights", n, maxPlanRows)}
+	}
+	if err := p.runKept(); err != nil {
 		return nil, nil, err
 	}
 	res, t, sp := p.Result, p.Targets, p.Space
@@ -412,17 +424,6 @@ func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 	}
 	var rows []string
 	var cells []plots.PlanCell
-	batches := map[int]bool{}
-	for _, g := range res.Groups {
-		for _, cf := range g.Configs {
-			batches[cf.Batch] = true
-		}
-	}
-	var bl []int
-	for b := range batches {
-		bl = append(bl, b)
-	}
-	sort.Ints(bl)
 	// Row labels name what varies between groups; the rest goes in the title.
 	varies := func(get func(plan.Group) string) bool {
 		for _, g := range res.Groups {
@@ -475,9 +476,6 @@ func figPlan(env *Env, req *FigureRequest) (*plots.Figure, []string, error) {
 				cells = append(cells, plots.PlanCell{Row: row, Context: cf.Context, Verdict: cf.Verdict.String(), Limit: cf.Limit.String()})
 			}
 		}
-	}
-	if len(rows) > maxPlanRows {
-		return nil, nil, &RequestError{Msg: fmt.Sprintf("the plan has %d rows (device · model · format): plot at most %d; narrow the devices, models or weights", len(rows), maxPlanRows)}
 	}
 	var tg []string
 	if t.TTFT > 0 {

@@ -10,6 +10,8 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -33,6 +35,10 @@ type PlanRequest struct {
 	// adds the inverse limits, the frontier and what was skipped.
 	Show   plan.Options
 	Detail bool
+	// Rate is a request-rate target, requests/s (0: none): the
+	// recommended configurations' largest rate meeting the latency
+	// targets is searched (PlanRate), with --detail every shown one's.
+	Rate float64
 }
 
 // Plan is plan's answer: every configuration (or a search that streams
@@ -48,9 +54,13 @@ type Plan struct {
 	// report's answer); Shown is what the plan command shows, with
 	// Chats, per shown configuration, the concurrent sequences of its
 	// context that meet the targets.
-	Best   []plan.Choice
-	Shown  plan.Answer
-	Chats  []sim.ConcurrencyLimit
+	Best  []plan.Choice
+	Shown plan.Answer
+	Chats []sim.ConcurrencyLimit
+	// Rates is, per shown configuration, the largest Poisson rate its
+	// server sustains within the latency targets; nil unless the request
+	// gives a rate or asks for detail.
+	Rates  []PlanRate
 	Pareto []plan.ParetoPoint
 	search *plan.Search
 }
@@ -60,7 +70,21 @@ type Plan struct {
 // every target), which is what plan's exit status 0 says. Meeting them
 // as predicted is not enough: a figure at the middle of its interval
 // misses as often as it meets.
-func (p *Plan) AnySure() bool { return p.Result != nil && p.Result.Sure > 0 }
+func (p *Plan) AnySure() bool {
+	return p.Result != nil && p.Result.Sure > 0 && (p.Request.Rate <= 0 || p.RateMet() > 0)
+}
+
+// RateMet counts the shown configurations whose server sustains the
+// request's rate target.
+func (p *Plan) RateMet() int {
+	n := 0
+	for _, r := range p.Rates {
+		if r.Sustains(p.Request.Rate) {
+			n++
+		}
+	}
+	return n
+}
 
 // Run evaluates the search, handing each group to emit (nil: none) with
 // its configurations, which the plan then forgets: memory stays flat
@@ -95,7 +119,10 @@ func (p *Plan) finish(res *plan.Result) error {
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return p.maxRates(res)
 }
 
 // Space resolves a request's names into a search space, reporting every
@@ -169,17 +196,30 @@ func engineOnSomeDevice(devices []*hardware.Device, engines []string) error {
 }
 
 // Plan searches the space against the targets, keeping every
-// configuration (the report and the figures read them).
+// configuration (the figures read them): at most limits.PlanKept.
 func (env *Env) Plan(req PlanRequest) (*Plan, error) {
 	p, err := env.PlanSearch(req)
 	if err != nil {
 		return nil, err
 	}
+	return p, p.runKept()
+}
+
+// Within is a *plan.TooLargeError when the search evaluates more than
+// max configurations.
+func (p *Plan) Within(max int64) error { return p.search.Within(max) }
+
+// runKept runs the search keeping every configuration, refused beyond
+// limits.PlanKept before any is evaluated.
+func (p *Plan) runKept() error {
+	if n := p.search.Configs(); n > limits.PlanKept {
+		return &RequestError{Msg: fmt.Sprintf("the plan has %d configurations (groups × contexts × batches): a figure keeps at most %s; give fewer context lengths or batch sizes", n, limits.Count(limits.PlanKept))}
+	}
 	res, err := p.search.Run(nil, true)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return p, p.finish(res)
+	return p.finish(res)
 }
 
 // PlanSearch resolves the request into a search that has not run yet:
@@ -187,6 +227,9 @@ func (env *Env) Plan(req PlanRequest) (*Plan, error) {
 func (env *Env) PlanSearch(req PlanRequest) (*Plan, error) {
 	if !(req.Tolerance >= 0 && req.Tolerance < 1) {
 		return nil, &RequestError{Input: "quality-tolerance", Msg: fmt.Sprintf("%g: want a share in [0, 1), e.g. 3%%", req.Tolerance)}
+	}
+	if !(req.Rate >= 0 && req.Rate <= serve.MaxRate) {
+		return nil, &RequestError{Input: "rate", Msg: fmt.Sprintf("%g: want requests per second in (0, %g]", req.Rate, serve.MaxRate)}
 	}
 	if req.Show.Top < 0 {
 		return nil, &RequestError{Input: "top", Msg: fmt.Sprintf("%d: want a positive count", req.Show.Top)}

@@ -22,7 +22,10 @@ type ServeRequest struct {
 	UBatch int
 	// KVTokens replaces the KV pool memory leaves, tokens (0 keeps it).
 	KVTokens int
-	Targets  serve.Targets
+	// MemoryShare replaces the runtime's share of usable memory (vLLM
+	// --gpu-memory-utilization; 0 keeps it).
+	MemoryShare float64
+	Targets     serve.Targets
 	// Search runs the max-rate search in SearchRuns runs (0: none).
 	SearchRuns int
 	// Level is the step-time interval's coverage (0.8).
@@ -119,7 +122,7 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if !s.Runtime.Scheduler.Stated {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
-	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens})
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare})
 	if err != nil {
 		return nil, err
 	}

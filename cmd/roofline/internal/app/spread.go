@@ -180,6 +180,16 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		return nil, nil, &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s has no link to its peers in its profile (e.g. --link 1gbe for boards on gigabit Ethernet)", s.Device.Name)}
 	}
 	network := link.Kind == hardware.Ethernet || link.Kind == hardware.Thunderbolt
+	if network && rt.Splits(runtimes.SplitNetworkTensor) {
+		if pp > 1 || (tp > 0 && tp != n) {
+			return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s splits every layer over all %d machines: --tp is the device count and --pp is 1", rt.Name, n)}
+		}
+		split, err := sim.NewNetworkTensor(s, link, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		return split, append(notes, linkNote(link, "between the machines")), nil
+	}
 	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 {
 		split, err := sim.NewNetwork(s, link, n)
 		if err != nil {

@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -73,17 +74,24 @@ func CheckFiles(force bool, paths ...string) error {
 	return errors.Join(errs...)
 }
 
-// Write writes one file atomically with mode 0644.
-func Write(path string, data []byte) error {
-	return WriteAll(File{path, data})
+// Write writes one file atomically with mode 0644; replace lets it
+// replace an existing file (--force).
+func Write(path string, data []byte, replace bool) error {
+	return WriteAll(replace, File{path, data})
 }
 
-// WriteAll writes every file to a temporary name, then renames them into
+// WriteAll writes every file to a temporary name, then moves them into
 // place. When a write fails, or the process is interrupted, nothing is
-// renamed and the temporary files are removed; a rename failing part way
-// (a full disk cannot cause it, only a vanished directory) leaves the
-// files renamed so far.
-func WriteAll(files ...File) (err error) {
+// moved and the temporary files are removed; a move failing part way (a
+// full disk cannot cause it, only a vanished directory) leaves the files
+// moved so far.
+//
+// Without replace, each file is created exclusively (a hard link, which
+// fails if the name exists): a file another process created since the
+// command checked its outputs is left alone, the files this call placed
+// are removed, and the error says another writer won. Eight plots
+// writing one new file in parallel all said "wrote" and one survived.
+func WriteAll(replace bool, files ...File) (err error) {
 	tmps := make([]string, 0, len(files))
 	defer func() {
 		for _, t := range tmps {
@@ -107,10 +115,43 @@ func WriteAll(files ...File) (err error) {
 			return err
 		}
 	}
+	if replace {
+		for i, f := range files {
+			if err := os.Rename(tmps[i], f.Path); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var placed []string
 	for i, f := range files {
-		if err := os.Rename(tmps[i], f.Path); err != nil {
+		if err := createFrom(tmps[i], f.Path); err != nil {
+			for _, p := range placed {
+				os.Remove(p) // ours: created by this call a moment ago
+			}
+			if errors.Is(err, fs.ErrExist) {
+				return &ExistsError{Path: f.Path, Reason: "was created by another writer while roofline wrote it; it is left as that writer made it", Hint: "--force replaces it"}
+			}
 			return err
 		}
+		placed = append(placed, f.Path)
 	}
 	return nil
+}
+
+// createFrom gives the temporary file tmp the name path, which must not
+// exist. A file system without hard links gets a check and a rename,
+// which a writer racing it may still beat.
+func createFrom(tmp, path string) error {
+	err := os.Link(tmp, path)
+	switch {
+	case err == nil, errors.Is(err, fs.ErrExist):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return err // the directory vanished
+	}
+	if _, lerr := os.Lstat(path); lerr == nil {
+		return fs.ErrExist
+	}
+	return os.Rename(tmp, path)
 }

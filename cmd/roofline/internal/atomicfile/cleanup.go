@@ -63,6 +63,16 @@ func untrack(path string) {
 	}
 }
 
+// RemovePending removes what is being written, for a process about to end
+// by other means than returning (out of memory).
+func RemovePending() {
+	pending.Lock()
+	defer pending.Unlock()
+	for p := range pending.paths {
+		removeAll(p)
+	}
+}
+
 // onInterrupt removes everything pending and ends the process by the
 // signal it received, so the parent sees the usual status (130 for
 // Ctrl-C in a shell).

@@ -1,18 +1,22 @@
 package atomicfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
-	"time"
 
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/safeio"
@@ -33,6 +37,11 @@ type marker struct {
 	// from a run still going.
 	Building *building `json:"building,omitempty"`
 	Files    []string  `json:"files"`
+	// SHA256 is each file's digest as roofline wrote it ("" while it is
+	// being written): a file is roofline's to remove only while its
+	// content is that. A marker listing names alone (26 bytes of
+	// {"files":["precious.txt"]}) made --force delete precious.txt.
+	SHA256 map[string]string `json:"sha256"`
 }
 
 type building struct {
@@ -40,7 +49,7 @@ type building struct {
 	Host string `json:"host"`
 }
 
-const markerNote = "roofline wrote this directory; --force replaces it only while it holds just the files listed here"
+const markerNote = "roofline wrote this directory; --force replaces it only while it holds just the files listed here, as they were written"
 
 // DirOptions say how an output directory may be written.
 type DirOptions struct {
@@ -112,13 +121,15 @@ func CheckDir(path string, o DirOptions) (*Existing, error) {
 		return nil, &ExistsError{Path: path, Reason: "exists and roofline did not write it (no " + MarkerName + " file listing its files)",
 			Hint: "--force replaces only directories roofline wrote; choose a new directory or empty this one yourself"}
 	}
-	if foreign := foreignFiles(path, m.Files); len(foreign) > 0 {
-		more := ""
-		if len(foreign) > 3 {
-			more = fmt.Sprintf(" and %d more", len(foreign)-3)
-			foreign = foreign[:3]
-		}
-		return nil, &ExistsError{Path: path, Reason: "holds files roofline did not write (" + strings.Join(foreign, ", ") + more + ")",
+	// Without --force the names say enough; with it, every file is read
+	// to check that it is still what roofline wrote.
+	foreign, changed := unrecognised(path, m, o.Force, false)
+	if len(foreign) > 0 {
+		return nil, &ExistsError{Path: path, Reason: "holds files roofline did not write (" + few(foreign) + ")",
+			Hint: "--force would lose them: move them out or choose a new directory"}
+	}
+	if len(changed) > 0 {
+		return nil, &ExistsError{Path: path, Reason: "holds files that are not as roofline wrote them (" + few(changed) + "): changed since, or written by a roofline that recorded no checksums",
 			Hint: "--force would lose them: move them out or choose a new directory"}
 	}
 	if !o.Force {
@@ -127,16 +138,30 @@ func CheckDir(path string, o DirOptions) (*Existing, error) {
 	return &Existing{Path: path, Version: m.Version, Command: m.Command, Files: len(m.Files)}, nil
 }
 
-// foreignFiles lists what dir holds besides the marker and listed files
-// (and the directories leading to them).
-func foreignFiles(dir string, listed []string) []string {
+// few names at most three of names and counts the rest.
+func few(names []string) string {
+	if len(names) > 3 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+	}
+	return strings.Join(names, ", ")
+}
+
+// unrecognised lists what dir holds that its marker m does not vouch for:
+// foreign are entries it does not list (besides the marker and the
+// directories leading to listed files) and links; changed, when sums is
+// set, are listed files whose content is not the digest recorded, or has
+// none (pending lets a file listed as being written pass: a killed run's).
+func unrecognised(dir string, m *marker, sums, pending bool) (foreign, changed []string) {
 	ok := map[string]bool{MarkerName: true}
-	for _, f := range listed {
+	for _, f := range m.Files {
 		for p := filepath.ToSlash(filepath.Clean(f)); p != "." && p != "/"; p = filepath.ToSlash(filepath.Dir(p)) {
 			ok[p] = true
 		}
 	}
-	var foreign []string
+	listed := map[string]bool{}
+	for _, f := range m.Files {
+		listed[filepath.ToSlash(filepath.Clean(f))] = true
+	}
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if p == dir {
 			return err
@@ -148,10 +173,36 @@ func foreignFiles(dir string, listed []string) []string {
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
 			}
+			return nil
+		}
+		if !sums || rel == MarkerName || d.IsDir() {
+			return nil
+		}
+		want, recorded := m.SHA256[rel]
+		switch {
+		case !listed[rel] || !d.Type().IsRegular():
+			foreign = append(foreign, rel)
+		case want == "" && recorded && pending:
+		case want == "" || digest(p) != want:
+			changed = append(changed, rel)
 		}
 		return nil
 	})
-	return foreign
+	return foreign, changed
+}
+
+// digest is the SHA-256 of the regular file p, "" when it cannot be read.
+func digest(p string) string {
+	f, err := safeio.OpenRegular(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func readMarker(dir string) (*marker, error) {
@@ -176,7 +227,9 @@ type Dir struct {
 	partial string
 	opts    DirOptions
 	files   []string
+	sums    map[string]string // by file: its SHA-256 once closed, "" before
 	done    bool
+	mu      sync.Mutex
 }
 
 // NewDir checks that final may be written (CheckDir), removes what killed
@@ -191,7 +244,7 @@ func NewDir(final string, o DirOptions) (*Dir, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	d := &Dir{Final: final, opts: o}
+	d := &Dir{Final: final, opts: o, sums: map[string]string{}}
 	d.Cleaned = cleanStale(final)
 	p, err := os.MkdirTemp(parent, partialPrefix(final))
 	if err != nil {
@@ -203,12 +256,17 @@ func NewDir(final string, o DirOptions) (*Dir, error) {
 		d.Abort()
 		return nil, err
 	}
-	host, _ := os.Hostname()
-	if err := d.writeMarker(&building{PID: os.Getpid(), Host: host}); err != nil {
+	if err := d.writeMarker(d.building()); err != nil {
 		d.Abort()
 		return nil, err
 	}
 	return d, nil
+}
+
+// building is the marker's record of this process while it writes.
+func (d *Dir) building() *building {
+	host, _ := os.Hostname()
+	return &building{PID: os.Getpid(), Host: host}
 }
 
 func partialPrefix(final string) string { return "." + filepath.Base(final) + ".partial-" }
@@ -219,7 +277,7 @@ func (d *Dir) Path() string { return d.partial }
 func (d *Dir) writeMarker(b *building) error {
 	files := slices.Clone(d.files)
 	slices.Sort(files)
-	m := marker{Note: markerNote, Version: d.opts.Version, Command: d.opts.Command, Building: b, Files: files}
+	m := marker{Note: markerNote, Version: d.opts.Version, Command: d.opts.Command, Building: b, Files: files, SHA256: maps.Clone(d.sums)}
 	js, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
@@ -238,14 +296,47 @@ func (d *Dir) Create(rel string) (io.WriteCloser, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return nil, err
 	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	// Listed before it is written, as being written: a run killed now
+	// leaves a directory the next run recognises as its own.
+	if !slices.Contains(d.files, rel) {
+		d.files = append(d.files, rel)
+	}
+	d.sums[rel] = ""
+	if err := d.writeMarker(d.building()); err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if !slices.Contains(d.files, rel) {
-		d.files = append(d.files, rel)
+	return &hashedFile{f: f, h: sha256.New(), d: d, rel: rel}, nil
+}
+
+// hashedFile is a file of the directory being written: its digest is
+// recorded in the marker when it is closed.
+type hashedFile struct {
+	f   *os.File
+	h   hash.Hash
+	d   *Dir
+	rel string
+}
+
+func (w *hashedFile) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	w.h.Write(p[:n])
+	return n, err
+}
+
+func (w *hashedFile) Close() error {
+	if err := w.f.Close(); err != nil {
+		return err
 	}
-	return f, nil
+	w.d.mu.Lock()
+	defer w.d.mu.Unlock()
+	w.d.sums[w.rel] = hex.EncodeToString(w.h.Sum(nil))
+	return w.d.writeMarker(w.d.building())
 }
 
 // WriteFile writes the file rel with data.
@@ -319,14 +410,12 @@ func (d *Dir) Abort() {
 	d.finish()
 }
 
-// staleAge is how old a partial directory without a marker (written by a
-// roofline that had none) must be before it counts as abandoned.
-const staleAge = time.Hour
-
-// cleanStale removes the partial directories beside final that no running
-// process is writing: their marker names a process of this host that is
-// gone, or they are an old directory moved aside by a replacement that
-// did not finish. It returns what it removed.
+// cleanStale removes the partial directories beside final that roofline
+// made and no running process is writing: their marker names a process
+// of this host that is gone, or they are an old directory moved aside by
+// a replacement that did not finish; and they hold only what the marker
+// vouches for. One without a marker is a user's, never removed. It
+// returns what it removed.
 func cleanStale(final string) []string {
 	parent := filepath.Dir(final)
 	matches, _ := filepath.Glob(filepath.Join(parent, globEscape(partialPrefix(final))+"*"))
@@ -337,15 +426,18 @@ func cleanStale(final string) []string {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		stale := false
-		if m, err := readMarker(p); err != nil {
-			stale = time.Since(fi.ModTime()) > staleAge
-		} else if m.Building == nil {
-			stale = true // a finished directory moved aside
-		} else {
-			stale = m.Building.Host == host && !alive(m.Building.PID)
+		m, err := readMarker(p)
+		if err != nil {
+			continue // not roofline's
 		}
-		if stale && removeAll(p) == nil {
+		stale := m.Building == nil || m.Building.Host == host && !alive(m.Building.PID) // a finished directory moved aside, or a killed run's
+		if !stale {
+			continue
+		}
+		if foreign, changed := unrecognised(p, m, true, m.Building != nil); len(foreign)+len(changed) > 0 {
+			continue
+		}
+		if removeAll(p) == nil {
 			removed = append(removed, p)
 		}
 	}

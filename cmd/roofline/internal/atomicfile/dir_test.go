@@ -206,15 +206,92 @@ func TestStaleCleaned(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.Abort()
-	want := map[string]bool{killed: false, running: true, aside: false, otherHost: true, oldNoMarker: false, newNoMarker: true, other: true}
+	// A user's directory named like a partial one, without a marker, is
+	// never removed, however old.
+	want := map[string]bool{killed: false, running: true, aside: false, otherHost: true, oldNoMarker: true, newNoMarker: true, other: true}
 	for p, keep := range want {
 		_, err := os.Stat(p)
 		if (err == nil) != keep {
 			t.Errorf("%s: kept %v, want %v", filepath.Base(p), err == nil, keep)
 		}
 	}
-	if len(d.Cleaned) != 3 {
-		t.Errorf("cleaned %v; want 3", d.Cleaned)
+	if len(d.Cleaned) != 2 {
+		t.Errorf("cleaned %v; want 2", d.Cleaned)
+	}
+}
+
+// --force removes only files whose content is what roofline wrote: a
+// 26-byte marker listing precious.txt made report --force delete it, and a
+// killed run's partial directory is removed only while it holds what its
+// marker lists.
+func TestForgedMarker(t *testing.T) {
+	root := t.TempDir()
+	out := filepath.Join(root, "out")
+	os.Mkdir(out, 0o755)
+	os.WriteFile(filepath.Join(out, "precious.txt"), []byte("years of work"), 0o644)
+	os.WriteFile(filepath.Join(out, MarkerName), []byte(`{"files":["precious.txt"]}`), 0o644)
+	_, err := NewDir(out, DirOptions{Force: true})
+	if err == nil || !strings.Contains(err.Error(), "holds files that are not as roofline wrote them (precious.txt)") {
+		t.Errorf("forged marker: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "precious.txt")); err != nil {
+		t.Fatal("precious.txt is gone")
+	}
+
+	// A directory roofline wrote, then edited: refused; restored: replaced.
+	mine := filepath.Join(root, "mine")
+	build(t, mine, DirOptions{}, map[string]string{"report.md": "as written", "plots/a.svg": "<svg/>"})
+	var m marker
+	json.Unmarshal(must(os.ReadFile(filepath.Join(mine, MarkerName))), &m)
+	// sha256("as written"), from sha256sum.
+	if m.SHA256["report.md"] != "a51efc7c4bd2b4444723b58cee4847c45bafb5bdefa0362e13ba8e48fe395e89" || len(m.SHA256) != 2 || len(m.SHA256["plots/a.svg"]) != 64 {
+		t.Errorf("marker sums %v", m.SHA256)
+	}
+	os.WriteFile(filepath.Join(mine, "report.md"), []byte("my edits"), 0o644)
+	if _, err := NewDir(mine, DirOptions{Force: true}); err == nil || !strings.Contains(err.Error(), "report.md") {
+		t.Errorf("an edited file: %v", err)
+	}
+	os.WriteFile(filepath.Join(mine, "report.md"), []byte("as written"), 0o644)
+	if old := build(t, mine, DirOptions{Force: true}, map[string]string{"report.md": "new"}); old == nil {
+		t.Error("the restored directory was not replaced")
+	}
+
+	// Partial directories beside out: a killed run's, with the file it was
+	// writing, is removed; one holding a file its marker does not list,
+	// or a file changed since, is kept.
+	host, _ := os.Hostname()
+	dead := exec.Command(os.Args[0], "-test.run=^$")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, files map[string]string, sums map[string]string) string {
+		p := filepath.Join(root, name)
+		os.Mkdir(p, 0o755)
+		var list []string
+		for f, data := range files {
+			os.WriteFile(filepath.Join(p, f), []byte(data), 0o644)
+			if _, ok := sums[f]; ok {
+				list = append(list, f)
+			}
+		}
+		js, _ := json.Marshal(marker{Building: &building{PID: dead.Process.Pid, Host: host}, Files: list, SHA256: sums})
+		os.WriteFile(filepath.Join(p, MarkerName), js, 0o644)
+		return p
+	}
+	// sha256("a") = ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb
+	const sumA = "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
+	killed := mk(".out2.partial-1", map[string]string{"a": "a", "b": "half written"}, map[string]string{"a": sumA, "b": ""})
+	foreign := mk(".out2.partial-2", map[string]string{"a": "a", "mine.txt": "x"}, map[string]string{"a": sumA})
+	changed := mk(".out2.partial-3", map[string]string{"a": "not a"}, map[string]string{"a": sumA})
+	d, err := NewDir(filepath.Join(root, "out2"), DirOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Abort()
+	for p, keep := range map[string]bool{killed: false, foreign: true, changed: true} {
+		if _, err := os.Stat(p); (err == nil) != keep {
+			t.Errorf("%s: kept %v, want %v", filepath.Base(p), err == nil, keep)
+		}
 	}
 }
 

@@ -44,8 +44,8 @@ func TestRuntimeOfBuild(t *testing.T) {
 		{measured.Run{Backend: "RKLLM v1.3.0 (2025-10-01)"}, "rkllm"},
 	}
 	for _, c := range cases {
-		if got := e.runtimeOf(c.run); got != c.want {
-			t.Errorf("runtimeOf(%q) = %q, want %q", c.run.Backend, got, c.want)
+		if got := e.RuntimeOf(c.run); got != c.want {
+			t.Errorf("RuntimeOf(%q) = %q, want %q", c.run.Backend, got, c.want)
 		}
 	}
 }

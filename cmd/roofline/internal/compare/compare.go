@@ -146,7 +146,7 @@ func New(cat *profiles.Catalog, o Options) *Evaluator {
 // Evaluate prices every run; runs it cannot resolve come back as errors
 // naming the run's source.
 func (e *Evaluator) Evaluate(runs []measured.Run) ([]Row, []error) {
-	var rows []Row
+	rows := make([]Row, 0, len(runs))
 	var errs []error
 	for _, r := range runs {
 		row, err := e.row(r)
@@ -171,6 +171,9 @@ func first(s ...string) string {
 // Resolve finds the model, formats, device, runtime and engine of run r.
 func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	var notes []string
+	if r.Spread.Any() {
+		return nil, errors.New("the run spreads its model over devices or memories (its devices, tp, pp, gpu_layers … columns): compare prices runs on one device; the test of docs/accuracy.md \"Beyond one device\" prices such runs")
+	}
 	if e.opt.Hardware == "" && r.Hardware == "" {
 		return nil, errors.New("no hardware: pass --hardware")
 	}
@@ -215,7 +218,7 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	if how != "" {
 		notes = append(notes, how)
 	}
-	rt := first(e.opt.Runtime, e.runtimeOf(r))
+	rt := first(e.opt.Runtime, e.RuntimeOf(r))
 	weights := first(e.opt.Weights, r.Weights)
 	switch {
 	case weights == "" && spec.FileWeights != nil:
@@ -264,13 +267,13 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	return &out, nil
 }
 
-// runtimeOf is the runtime a run names: a format that only one runtime
+// RuntimeOf is the runtime a run names: a format that only one runtime
 // writes (llama-bench, vLLM), or the first words of a runtimes CSV's
 // runtime column ("llama.cpp CUDA 4426e298" is llama.cpp). When the
 // runtime's profile tells builds apart and the run says which build ran,
 // the name carries it ("llama.cpp@b2824"), so the run is priced as that
 // build runs.
-func (e *Evaluator) runtimeOf(r measured.Run) string {
+func (e *Evaluator) RuntimeOf(r measured.Run) string {
 	name := r.Runtime
 	if name == "" && r.Backend != "" {
 		b := strings.ToLower(r.Backend)

@@ -228,3 +228,43 @@ func TestRunsCSVSize(t *testing.T) {
 		t.Errorf("bad row %q should name line 4 and the size", b)
 	}
 }
+
+// A runs CSV states how a run spread its model in the spread columns
+// (predict's flags of the same names); a row without them is one device
+// (Spread.Any false), a count below its minimum or a boolean that is none
+// is a bad row naming the column.
+func TestRunsCSVSpreadColumns(t *testing.T) {
+	csv := "test,tokens_per_s,model,hardware,gen,devices,tp,pp,ep,gpu_layers,cpu_moe,n_cpu_moe,host,link\n" +
+		"decode,10,llama-3.1-70b,h100-sxm,128,2,2,,,,,,,nvlink4\n" +
+		"decode,10,llama-3.1-70b,rtx-4090,128,,,,,47,,,desktop-ddr5,\n" +
+		"decode,10,qwen3-30b-a3b,rtx-4060-ti,128,,,,1,,yes,12,,\n" +
+		"decode,10,llama-3.1-8b,rtx-4090,128,,,,,,,,,\n" +
+		"decode,10,llama-3.1-8b,rtx-4090,128,0,,,,,,,,\n" +
+		"decode,10,llama-3.1-8b,rtx-4090,128,,,,maybe,,,,,\n"
+	res, err := Read("multi.csv", []byte(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 4 || len(res.Bad) != 2 {
+		t.Fatalf("runs %d, bad %v; want 4 runs and 2 bad rows", len(res.Runs), res.Bad)
+	}
+	want := []Spread{
+		{Devices: 2, TP: 2, Link: "nvlink4"},
+		{GPULayers: 47, GPULayersSet: true, Host: "desktop-ddr5"},
+		{EP: true, CPUMoE: true, NCPUMoE: 12},
+		{},
+	}
+	for i, w := range want {
+		if got := res.Runs[i].Spread; got != w {
+			t.Errorf("row %d: spread %+v, want %+v", i+2, got, w)
+		}
+		if got := res.Runs[i].Spread.Any(); got != (i < 3) {
+			t.Errorf("row %d: Any() = %v", i+2, got)
+		}
+	}
+	for i, col := range []string{`devices = "0"`, `ep = "maybe"`} {
+		if b := res.Bad[i].Error(); !strings.Contains(b, col) {
+			t.Errorf("bad row %q should name %s", b, col)
+		}
+	}
+}

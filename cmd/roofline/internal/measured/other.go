@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/units"
 )
 
@@ -406,11 +407,17 @@ func readRequestsJSON(c *collector, text string) error {
 // readRunsCSV reads roofline's own runs format: one test per row.
 func readRunsCSV(c *collector, text string) error {
 	return c.namedRows(text, []string{"test", "tokens_per_s"},
-		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note"},
+		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note",
+			"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link"},
 		func(line int, get func(string) string) {
 			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
 				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
-				Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("note")), Origin: strings.TrimSpace(get("source"))}
+				Weights: get("weights"), KV: get("kv"), Exclude: get("exclude"), Note: strings.TrimSpace(get("note")), Origin: strings.TrimSpace(get("source")),
+				Spread: Spread{Host: get("host"), Link: get("link")}}
+			if err := readSpread(&r.Spread, get); err != nil {
+				c.bad(line, "%v", err)
+				return
+			}
 			// size is the model file's size as its source prints it
 			// (llama-bench: "2.35 GiB"): the weights are priced at it, as
 			// compare prices a llama-bench file's.
@@ -440,4 +447,38 @@ func readRunsCSV(c *collector, text string) error {
 			r.TokensPerS = v
 			c.add(r)
 		})
+}
+
+// readSpread reads a runs CSV's spread columns: counts of 0 or more (a
+// device count of 1 or more), booleans as 0/1, true/false or yes/no.
+func readSpread(sp *Spread, get func(string) string) error {
+	for _, f := range []struct {
+		key string
+		dst *int
+		min int
+	}{{"devices", &sp.Devices, 1}, {"tp", &sp.TP, 1}, {"pp", &sp.PP, 1}, {"gpu_layers", &sp.GPULayers, 0}, {"n_cpu_moe", &sp.NCPUMoE, 0}} {
+		s := get(f.key)
+		if s == "" {
+			continue
+		}
+		v, err := strconv.Atoi(s)
+		if err != nil || v < f.min || v > limits.Tokens {
+			return fmt.Errorf("%s = %q: want a whole number from %d to %s", f.key, s, f.min, limits.Count(limits.Tokens))
+		}
+		*f.dst = v
+	}
+	sp.GPULayersSet = get("gpu_layers") != ""
+	for _, f := range []struct {
+		key string
+		dst *bool
+	}{{"ep", &sp.EP}, {"cpu_moe", &sp.CPUMoE}} {
+		switch strings.ToLower(get(f.key)) {
+		case "", "0", "false", "no":
+		case "1", "true", "yes":
+			*f.dst = true
+		default:
+			return fmt.Errorf("%s = %q: want 0 or 1 (true or false)", f.key, get(f.key))
+		}
+	}
+	return nil
 }

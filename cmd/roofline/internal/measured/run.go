@@ -71,6 +71,35 @@ type Run struct {
 	// column), which Cited joins to the note.
 	Note   string
 	Origin string
+
+	// Spread is how the run spread its model over devices or memories
+	// (roofline's runs CSV only); the zero value is one device.
+	Spread Spread
+}
+
+// Spread is how a measured run spread its model beyond one device's
+// memory, as a runs CSV states it: the counts and names of roofline
+// predict's flags of the same names (docs/formats.md).
+type Spread struct {
+	// Devices, TP and PP spread it over devices like Hardware (0: not
+	// stated); EP spreads whole routed experts over the TP devices.
+	Devices, TP, PP int
+	EP              bool
+	// GPULayers is llama.cpp's -ngl (the output layer counted), when
+	// GPULayersSet; CPUMoE and NCPUMoE keep routed experts in host
+	// memory.
+	GPULayers    int
+	GPULayersSet bool
+	CPUMoE       bool
+	NCPUMoE      int
+	// Host names the host device of an offload, Link the link between
+	// the devices or to the host ("": the defaults).
+	Host, Link string
+}
+
+// Any reports whether the spread says more than one device as it is.
+func (s Spread) Any() bool {
+	return s.Devices > 1 || s.TP > 1 || s.PP > 1 || s.EP || s.GPULayersSet || s.CPUMoE || s.NCPUMoE > 0 || s.Host != "" || s.Link != ""
 }
 
 // Cited is the run's origin and note: "XD-GPUBENCH row 141 …".

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -167,5 +168,78 @@ func TestPlanErrors(t *testing.T) {
 	sp.Devices = nil
 	if _, err := Run(sp, sim.Targets{}); err == nil {
 		t.Error("an empty space planned")
+	}
+}
+
+// A search larger than limits.PlanConfigs is refused by Prepare, before a
+// configuration is evaluated or a buffer sized: 20,000 contexts × 20,000
+// batches tried to allocate 24.8 GB at once.
+func TestPlanTooLarge(t *testing.T) {
+	sp := space(t)
+	sp.Contexts, sp.Batches = nil, nil
+	for i := 1; i <= 20000; i++ {
+		sp.Contexts = append(sp.Contexts, 2048+i)
+		sp.Batches = append(sp.Batches, i)
+	}
+	_, err := Prepare(sp, sim.Targets{})
+	var tl *TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("20,000 × 20,000: %v", err)
+	}
+	// 20,000 × 20,000 × the groups of the space: the product is stated.
+	if tl.Contexts != 20000 || tl.Batches != 20000 || tl.Groups < 2 || !strings.Contains(err.Error(), "at most 16777216 (2^24)") {
+		t.Errorf("%+v: %v", tl, err)
+	}
+}
+
+// A group is evaluated and handed on in parts: what the parts hold, in
+// order, is what a search keeping every configuration keeps, and the
+// group's counts and pick are the same. 5,000 contexts × 2 batches make
+// three parts a batch.
+func TestPlanParts(t *testing.T) {
+	sp := space(t)
+	sp.Contexts = nil
+	for i := 0; i < 5000; i++ {
+		sp.Contexts = append(sp.Contexts, 1200+7*i)
+	}
+	tg := sim.Targets{TTFT: 1, TPOT: 0.05}
+	kept, err := Run(sp, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Prepare(sp, tg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]sim.Config, s.Groups())
+	parts := 0
+	streamed, err := s.Run(func(g *Group) error {
+		if len(g.Configs) > partSize {
+			t.Fatalf("a part of %d configurations, more than %d", len(g.Configs), partSize)
+		}
+		i := slices.IndexFunc(kept.Groups, func(k Group) bool {
+			return k.Device == g.Device && k.Engine == g.Engine && k.Model == g.Model && k.Weights == g.Weights && k.KV == g.KV
+		})
+		got[i] = append(got[i], g.Configs...)
+		parts++
+		return nil
+	}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := s.Groups() * 2 * 2; parts != want { // 5,000 contexts: 4,096 and 904
+		t.Errorf("%d parts, want %d", parts, want)
+	}
+	for i := range kept.Groups {
+		k, st := &kept.Groups[i], &streamed.Groups[i]
+		if !slices.Equal(got[i], k.Configs) {
+			t.Errorf("group %d: the parts differ from the kept configurations", i)
+		}
+		if st.Configs != nil || st.Pick != k.Pick || st.Reference != k.Reference || st.Evaluated != k.Evaluated || st.Meeting != k.Meeting || st.Sure != k.Sure || st.Limits != k.Limits {
+			t.Errorf("group %d: streamed %+v, kept %+v", i, st, k)
+		}
+	}
+	if streamed.Evaluated != kept.Evaluated || streamed.Meeting != kept.Meeting || kept.Evaluated != s.Groups()*10000 {
+		t.Errorf("evaluated %d (meeting %d), kept %d (meeting %d)", streamed.Evaluated, streamed.Meeting, kept.Evaluated, kept.Meeting)
 	}
 }

@@ -3,11 +3,12 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"sort"
 	"sync"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
@@ -95,7 +96,32 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 	s.skipped = append(skipped[0], skipped[1]...)
 	sort.Strings(s.skipped)
 	s.skipped = dedupe(s.skipped)
+	if err := s.Within(limits.PlanConfigs); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// Within is a *TooLargeError when the search evaluates more than max
+// configurations.
+func (s *Search) Within(max int64) error {
+	if _, ok := limits.Mul(max, int64(len(s.jobs)), int64(len(s.contexts)), int64(len(s.batches))); !ok {
+		return &TooLargeError{Groups: len(s.jobs), Contexts: len(s.contexts), Batches: len(s.batches), Limit: max}
+	}
+	return nil
+}
+
+// TooLargeError is a search of more configurations than a plan
+// evaluates (limits.PlanConfigs): it is refused before any is evaluated.
+type TooLargeError struct {
+	Groups, Contexts, Batches int
+	Limit                     int64
+}
+
+func (e *TooLargeError) Error() string {
+	n := int64(e.Groups) * int64(e.Contexts) * int64(e.Batches) // each below 2^31: no overflow
+	return fmt.Sprintf("%d context lengths × %d batch sizes × %d device engine, model and format groups make %d configurations; at most %d (%s) are planned: give fewer context lengths or batch sizes, or fewer devices, models or formats",
+		e.Contexts, e.Batches, e.Groups, n, e.Limit, limits.Count(float64(e.Limit)))
 }
 
 // groupKey names a group: a device engine running a model in one format
@@ -186,10 +212,25 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 // Groups is how many groups the search evaluates.
 func (s *Search) Groups() int { return len(s.jobs) }
 
+// Configs is how many configurations the search evaluates: its groups ×
+// context lengths × batch sizes, at most limits.PlanConfigs (Prepare).
+func (s *Search) Configs() int64 {
+	return int64(len(s.jobs)) * int64(len(s.contexts)) * int64(len(s.batches))
+}
+
+// Batches are the batch sizes the search evaluates, in order.
+func (s *Search) Batches() []int { return s.batches }
+
+// part is how many configurations are evaluated and handed on at once:
+// a search holds a few buffers of it, however many configurations it
+// evaluates.
+const partSize = 4096
+
 // Run evaluates every group in a fixed order. emit, when not nil, is
-// handed each group with its configurations as soon as it is evaluated;
-// the result keeps the configurations only when keep is set (a streaming
-// caller has written them already).
+// handed each group in parts as they are evaluated: a copy of the group
+// whose Configs are its next configurations (its counts, pick and limits
+// are final only in the Result). The result keeps every configuration
+// only when keep is set; a streaming caller has written them already.
 func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 	sp := s.space
 	tol := sp.Tolerance
@@ -205,10 +246,12 @@ func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 		return res, s.parallel(res, keep)
 	case keep:
 		for i := range s.jobs {
-			if _, err := s.evaluate(res, i, nil); err != nil {
+			g := &res.Groups[i]
+			if _, err := s.runGroup(i, g, make([]sim.Config, 0, s.perGroup()), true, nil); err != nil {
 				return nil, err
 			}
-			if err := emit(&res.Groups[i]); err != nil {
+			s.account(res, i)
+			if err := emit(g); err != nil {
 				return nil, err
 			}
 		}
@@ -216,6 +259,9 @@ func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 	}
 	return res, s.pipeline(res, emit)
 }
+
+// perGroup is how many configurations one group evaluates.
+func (s *Search) perGroup() int { return len(s.contexts) * len(s.batches) }
 
 // parallel evaluates the groups on two cores, each taking every other
 // group, and counts them in order afterwards: the result is the serial
@@ -225,7 +271,7 @@ func (s *Search) parallel(res *Result, keep bool) error {
 	errs := make([]error, workers)
 	// Kept, every group's configurations share one allocation: tens of
 	// thousands of buffers would each be taken and cleared in turn.
-	per := len(s.contexts) * len(s.batches)
+	per := s.perGroup()
 	var slab []sim.Config
 	if keep {
 		slab = make([]sim.Config, len(s.jobs)*per)
@@ -235,15 +281,12 @@ func (s *Search) parallel(res *Result, keep bool) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []sim.Config
+			buf := make([]sim.Config, 0, min(per, partSize))
 			for i := w; i < len(s.jobs) && errs[w] == nil; i += workers {
-				g := &res.Groups[i]
 				if keep {
 					buf = slab[i*per : i*per : (i+1)*per] // the group owns its part
 				}
-				if buf, errs[w] = s.runGroup(&s.jobs[i], g, buf[:0]); !keep {
-					g.Configs = nil
-				}
+				_, errs[w] = s.runGroup(i, &res.Groups[i], buf, keep, nil)
 			}
 		}()
 	}
@@ -257,62 +300,56 @@ func (s *Search) parallel(res *Result, keep bool) error {
 	return nil
 }
 
-// inFlight is how many evaluated groups may wait for the writer.
+// inFlight is how many evaluated parts may wait for the writer.
 const inFlight = 64
 
 // pipeline evaluates the groups on one goroutine while emit writes them on
 // this one, in order: on two cores the writing (formatting numbers) no
 // longer waits for the pricing, nor the pricing for the writing. Memory
-// stays bounded: inFlight buffers of configurations go round.
+// stays bounded: inFlight buffers of a part each go round.
 func (s *Search) pipeline(res *Result, emit func(*Group) error) error {
-	ready := make(chan int, inFlight)
+	ready := make(chan *Group, inFlight)
 	free := make(chan []sim.Config, inFlight)
 	for range inFlight {
-		free <- nil
+		free <- make([]sim.Config, 0, min(s.perGroup(), partSize))
 	}
 	stop := make(chan struct{})
 	var evalErr error
 	go func() {
 		defer close(ready)
 		for i := range s.jobs {
-			var buf []sim.Config
-			select {
-			case buf = <-free:
-			case <-stop:
+			g := &res.Groups[i]
+			send := func(next func([]sim.Config) []sim.Config) bool {
+				var buf []sim.Config
+				select {
+				case buf = <-free:
+				case <-stop:
+					return false
+				}
+				cp := *g // the writer reads the copy while g is tallied
+				cp.Configs = next(buf[:0])
+				ready <- &cp
+				return true
+			}
+			if evalErr = s.evalGroup(i, g, send); evalErr != nil {
 				return
 			}
-			if _, evalErr = s.evaluate(res, i, buf[:0]); evalErr != nil {
-				return
-			}
-			ready <- i
+			s.account(res, i)
 		}
 	}()
 	var err error
-	for i := range ready {
-		g := &res.Groups[i]
+	for g := range ready {
 		if err == nil {
 			if err = emit(g); err != nil {
 				close(stop)
 			}
 		}
 		free <- g.Configs
-		g.Configs = nil
 	}
 	if err != nil {
 		return err
 	}
 	return evalErr // read after ready closed: the evaluator has returned
-}
-
-// evaluate runs group i of the search into res, its configurations in
-// buf.
-func (s *Search) evaluate(res *Result, i int, buf []sim.Config) ([]sim.Config, error) {
-	buf, err := s.runGroup(&s.jobs[i], &res.Groups[i], buf)
-	if err != nil {
-		return buf, err
-	}
-	s.account(res, i)
-	return buf, nil
 }
 
 // account counts evaluated group i into the result's totals and pairs;
@@ -336,12 +373,50 @@ func Run(sp Space, t sim.Targets) (*Result, error) {
 	return s.Run(nil, true)
 }
 
-// runGroup evaluates one group into g, its configurations in buf.
-func (s *Search) runGroup(j *job, g *Group, buf []sim.Config) ([]sim.Config, error) {
+// runGroup evaluates group i into g. Kept, its configurations are
+// appended to buf (which holds them all) and stay in g.Configs; else buf
+// is reused for each part and g.Configs is nil. each, when not nil, is
+// handed each part as it is evaluated.
+func (s *Search) runGroup(i int, g *Group, buf []sim.Config, keep bool, each func([]sim.Config) error) ([]sim.Config, error) {
+	var eachErr error
+	err := s.evalGroup(i, g, func(next func([]sim.Config) []sim.Config) bool {
+		if keep {
+			n := len(buf)
+			buf = next(buf)
+			if each != nil {
+				eachErr = each(buf[n:])
+			}
+		} else {
+			buf = next(buf[:0])
+			if each != nil {
+				eachErr = each(buf)
+			}
+		}
+		return eachErr == nil
+	})
+	if eachErr != nil {
+		err = eachErr
+	}
+	g.Configs = nil
+	if keep {
+		g.Configs = buf
+	}
+	return buf, err
+}
+
+// errStopped is a search whose caller stopped taking its parts.
+var errStopped = errors.New("plan: stopped")
+
+// evalGroup evaluates group i into g part by part: for each, it calls
+// part with a function that evaluates the next part into a buffer; the
+// group's counts and pick are tallied as the parts come. part returns
+// false to stop the evaluation.
+func (s *Search) evalGroup(i int, g *Group, part func(next func([]sim.Config) []sim.Config) bool) error {
+	j := &s.jobs[i]
 	sp, t := s.space, s.targets
 	st, err := sim.NewSetup(j.cost, j.dev, j.engine, j.runtime, sp.Options)
 	if err != nil {
-		return buf, err
+		return err
 	}
 	*g = Group{Device: j.dev.Name, Family: j.dev.Family, Engine: j.engine.Name, EngineKind: j.engine.Kind, Runtime: j.runtime.Name, Model: j.cost.Spec.Name,
 		Weights: j.cost.Weights.Name, KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(st), MemoryUsable: st.Usable(), Prompt: sp.Prompt, Output: sp.Output,
@@ -350,29 +425,41 @@ func (s *Search) runGroup(j *job, g *Group, buf []sim.Config) ([]sim.Config, err
 	conf := t.ConfidenceLevel()
 	g.ttftLo, g.ttftHi = g.TTFTSpread.Bounds(conf)
 	g.tpotLo, g.tpotHi = g.TPOTSpread.Bounds(conf)
-	if cap(buf) == 0 {
-		buf = make([]sim.Config, 0, len(s.contexts)*len(s.batches))
-	}
 	ev := st.Evaluator(sp.Prompt, sp.Output, sp.UBatch, t)
 	for _, b := range s.batches {
-		buf = ev.Contexts(s.contexts, b, buf)
+		for lo := 0; lo < len(s.contexts); lo += partSize {
+			contexts := s.contexts[lo:min(lo+partSize, len(s.contexts))]
+			ok := part(func(buf []sim.Config) []sim.Config {
+				n := len(buf)
+				buf = ev.Contexts(contexts, b, buf)
+				s.tally(g, buf[n:])
+				return buf
+			})
+			if !ok {
+				return errStopped
+			}
+		}
 	}
-	g.Configs = buf
-	g.Evaluated = len(buf)
-	g.Reference = buf[0]
-	for i, c := range buf {
+	g.Limits = st.PlanLimits(s.batches[0], s.contexts[0], sp.Prompt, sp.Output, sp.UBatch, t)
+	return nil
+}
+
+// tally counts configurations of group g as evaluated, in order.
+func (s *Search) tally(g *Group, cs []sim.Config) {
+	for _, c := range cs {
+		if g.Evaluated == 0 {
+			g.Reference, g.Pick = c, c
+		} else if s.space.Rank.pickBetter(g, c, g.Pick, s.targets) {
+			g.Pick = c
+		}
+		g.Evaluated++
 		if c.Feasible {
 			g.Meeting++
 		}
 		if c.Verdict == sim.Meets {
 			g.Sure++
 		}
-		if i == 0 || sp.Rank.pickBetter(g, c, g.Pick, t) {
-			g.Pick = c
-		}
 	}
-	g.Limits = st.PlanLimits(s.batches[0], s.contexts[0], sp.Prompt, sp.Output, sp.UBatch, t)
-	return buf, nil
 }
 
 // Judgements hold a configuration's latencies against the targets at

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,7 +56,7 @@ func Warn(stderr io.Writer, warnings ...string) {
 			continue
 		}
 		seen[w] = true
-		fmt.Fprintf(stderr, "roofline: warning: %s\n", printableText(w))
+		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: warning: %s\n", printableText(w))))
 	}
 }
 
@@ -68,20 +67,13 @@ func WriteJSON(w io.Writer, v any) error { return writeJSONIndented(w, v, "") }
 
 // writeJSONIndented is WriteJSON for a value nested under prefix.
 func writeJSONIndented(w io.Writer, v any, prefix string) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetIndent(prefix, "  ")
+	enc := json.NewEncoder(newIndentWriter(w, prefix, "  "))
 	enc.SetEscapeHTML(false)
 	err := enc.Encode(v)
 	var uv *json.UnsupportedValueError
 	if errors.As(err, &uv) {
-		b.Reset()
 		err = enc.Encode(safeio.Finite(v))
 	}
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(jsonPrintable(b.Bytes()))
 	return err
 }
 

@@ -197,7 +197,8 @@ func NewChatJSON(c *app.Chat) ChatJSON {
 		Turns: conv.Turns, System: conv.System, User: conv.User, Reply: conv.Reply, Limit: last.Limit, LimitCause: last.LimitCause,
 		Notes: chatNotes(c), Spec: newSpecJSON(c.Speculative), Fits: true}
 	for _, r := range c.Strategies {
-		js := chatStrategyJSON{Strategy: string(r.Strategy), SystemS: r.SystemTime, TotalS: r.Turns[len(r.Turns)-1].Cumulative}
+		js := chatStrategyJSON{Strategy: string(r.Strategy), SystemS: r.SystemTime, TotalS: r.Turns[len(r.Turns)-1].Cumulative,
+			Turns: make([]chatTurnJSON, 0, len(r.Turns))}
 		for _, t := range r.Turns {
 			js.Turns = append(js.Turns, chatTurnJSON{t.N, t.Prefill, t.Depth, t.DroppedTurns, t.ShiftTime, t.TTFT, num(t.TPOT), t.E2E, t.Cumulative, t.Context, t.Memory})
 		}

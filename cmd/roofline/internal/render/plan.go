@@ -74,6 +74,10 @@ type PlanChoiceJSON struct {
 	ConcurrentFits    int    `json:"max_concurrent_fit"`
 	ConcurrentContext int    `json:"concurrent_context"`
 	ConcurrentFails   string `json:"concurrent_fails"`
+	// MaxRate is the largest Poisson rate, requests/s, whose p99 TTFT and
+	// TPOT meet the targets (0: none), present when it was searched
+	// (plan --rate, or --detail).
+	MaxRate *float64 `json:"max_rate,omitempty"`
 }
 
 // PlanLimitsJSON is a group's inverse limits. A 0 means none: nothing
@@ -195,6 +199,10 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 			MaxConcurrent: cl.Meeting, ConcurrentFits: cl.Fit, ConcurrentContext: cl.Context, ConcurrentFails: cl.Fails.String()}
 		j.QualityMetric, j.QualityLoss = qualityMetric(g.Quality)
 		j.QualityMeasuredOn, j.QualityBorrowed = g.Quality.MeasuredOn(), g.Quality.Borrowed(g.Model)
+		if p.Rates != nil && p.Rates[i].Searched {
+			r := p.Rates[i].MaxRate
+			j.MaxRate = &r
+		}
 		out.Best = append(out.Best, j)
 	}
 	for _, q := range p.Pareto {

@@ -26,6 +26,9 @@ func planDoc(p *app.Plan) *Doc {
 	doc.Section(title, false)
 	var bq borrowed
 	doc.Table(choicesTable(p, top > 1, &bq))
+	if p.Rates != nil {
+		doc.Line("%s", rateSentence(p))
+	}
 
 	var more []string
 	sh := p.Shown
@@ -75,8 +78,15 @@ func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 	if places {
 		heads = append([]string{"#"}, heads...)
 	}
+	if p.Rates != nil {
+		heads = append(heads[:len(heads)-1], "MAX RATE", heads[len(heads)-1])
+	}
 	tb := NewTable(heads...)
 	off := len(heads) - 14
+	if p.Rates != nil {
+		off--
+		tb.Right(off + 13)
+	}
 	tb.Right(off+5, off+7, off+8, off+9, off+10, off+11, off+12)
 	if places {
 		tb.Right(0)
@@ -87,13 +97,20 @@ func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 			row = append(row, fmt.Sprint(ch.Place))
 		}
 		if ch.Group == nil {
-			row = append(row, ch.Device, ch.Model, Dash, Dash, Dash, "", "", "", "", "", "", "", "", "no engine of this device runs the model in the formats asked for")
+			row = append(row, ch.Device, ch.Model, Dash, Dash, Dash, "", "", "", "", "", "", "", "")
+			if p.Rates != nil {
+				row = append(row, "")
+			}
+			row = append(row, "no engine of this device runs the model in the formats asked for")
 			tb.Add(row...)
 			continue
 		}
 		g, c := ch.Group, ch.Config
 		row = append(row, g.Device, g.Model, g.Engine, g.Runtime, g.Weights, bq.cell(g.Quality, g.Model), g.KV, fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
 			Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory)+" / "+Bytes(g.Usable), chatsText(p.Chats[i]), PlanVerdict(g, c, t))
+		if p.Rates != nil {
+			row = append(row[:len(row)-1], rateText(p.Rates[i]), row[len(row)-1])
+		}
 		tb.Add(row...)
 	}
 	return tb
@@ -149,4 +166,33 @@ func planLimit(v, fit int, unlimited string) string {
 		return "≥ " + fmt.Sprint(sim.MaxPlanTokens)
 	}
 	return fmt.Sprint(v)
+}
+
+// rateText is a configuration's largest Poisson rate within the latency
+// targets (app.PlanRate).
+func rateText(r app.PlanRate) string {
+	switch {
+	case !r.Searched:
+		return Dash
+	case r.NoCache:
+		return "no KV room"
+	case r.MaxRate == 0:
+		return "none"
+	}
+	return Rate(r.MaxRate, "req/s")
+}
+
+// rateSentence says what the max-rate column is, and with --rate how
+// many configurations sustain it.
+func rateSentence(p *app.Plan) string {
+	s := fmt.Sprintf("MAX RATE: the largest Poisson rate of these requests whose p99 TTFT and p99 TPOT meet the targets under the runtime's scheduler (roofline serve --max-rate, %d requests a rate, at most %d rates)", app.PlanRateRequests, app.PlanRateRuns)
+	if p.Request.Detail {
+		s += ", for every configuration shown"
+	} else {
+		s += ", for the recommended ones"
+	}
+	if r := p.Request.Rate; r > 0 {
+		s += fmt.Sprintf("; %d sustain%s the %s asked for", p.RateMet(), map[bool]string{true: "s", false: ""}[p.RateMet() == 1], Rate(r, "req/s"))
+	}
+	return s
 }

@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/sim"
 )
@@ -90,7 +91,11 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 			buf = append(buf, ',')
 		}
 		n++
-		buf = appendChoiceJSON(buf, ch, p.Chats[i], t, conf)
+		var rate *app.PlanRate
+		if p.Rates != nil && p.Rates[i].Searched {
+			rate = &p.Rates[i]
+		}
+		buf = appendChoiceJSON(buf, ch, p.Chats[i], rate, t, conf)
 	}
 	if n > 0 {
 		buf = append(buf, "\n  "...)
@@ -156,7 +161,7 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 }
 
 // appendChoiceJSON writes a ranked configuration's PlanChoiceJSON.
-func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, t sim.Targets, conf float64) []byte {
+func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *app.PlanRate, t sim.Targets, conf float64) []byte {
 	g := ch.Group
 	b = append(b, "\n    {\n      \"place\": "...)
 	b = strconv.AppendInt(b, int64(ch.Place), 10)
@@ -191,6 +196,10 @@ func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, t sim.T
 	}
 	b = append(b, ",\n      \"concurrent_fails\": "...)
 	b = appendJSONString(b, cl.Fails.String())
+	if rate != nil {
+		b = append(b, ",\n      \"max_rate\": "...)
+		b = appendJSONFloat(b, rate.MaxRate)
+	}
 	return append(b, "\n    }"...)
 }
 

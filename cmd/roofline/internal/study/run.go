@@ -12,8 +12,10 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -35,10 +37,10 @@ import (
 // line. A name that is also a file beside the study stays a name when the
 // catalog knows it.
 func Check(env *app.Env, st *Study) (*app.Env, error) {
-	src := st.src // the text Parse read: the file may be standard input
+	lines := st.lines // of the text Parse read: the file may be standard input
 	var errs []error
 	bad := func(item, format string, a ...any) {
-		errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &profiles.FileError{File: st.File, Line: lines.Value(item), Msg: fmt.Sprintf(format, a...)})
 	}
 	// A name in a study is a name wherever roofline runs, never a
 	// directory of that name in the working directory (the catalog's one
@@ -58,7 +60,7 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		if entry == raw && !profiles.LooksLikePath(entry) {
 			return entry, false
 		}
-		line := lineOfKeyValue(src, strings.TrimPrefix(key, "measured "), raw)
+		line := lines.KeyValue(strings.TrimPrefix(key, "measured "), raw)
 		bad := func(format string, a ...any) {
 			errs = append(errs, &profiles.FileError{File: st.File, Line: line, Msg: fmt.Sprintf(format, a...)})
 		}
@@ -151,7 +153,7 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 		// study and known by its name from here on.
 		if !cat.DataPaths() {
 			err := &profiles.PathNotAllowedError{Kind: "runtime", Name: rt, File: st.File}
-			errs = append(errs, &profiles.FileError{File: st.File, Line: LineOfValue(src, rt), Msg: "runtimes: " + err.Error(), Err: err})
+			errs = append(errs, &profiles.FileError{File: st.File, Line: lines.Value(rt), Msg: "runtimes: " + err.Error(), Err: err})
 			continue
 		}
 		name, err := cat.AddRuntimeFile(st.resolve(rt))
@@ -201,7 +203,7 @@ func Check(env *app.Env, st *Study) (*app.Env, error) {
 			}
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := safeio.JoinErrors(errs...); err != nil {
 		return nil, err
 	}
 	return &app.Env{Catalog: cat, Stdin: env.Stdin}, nil
@@ -288,7 +290,15 @@ func Run(env *app.Env, st *Study, progress func(step string), emit func(*plan.Gr
 
 	// 1. The plan: every configuration against the targets.
 	progress("plan")
-	if r.Plan, err = env.PlanSearch(st.planRequest()); err != nil {
+	r.Plan, err = env.PlanSearch(st.planRequest())
+	if err == nil {
+		err = r.Plan.Within(limits.ReportConfigs) // each is written out: a smaller limit
+	}
+	if err != nil {
+		var tl *plan.TooLargeError
+		if errors.As(err, &tl) {
+			return nil, &profiles.FileError{File: st.File, Line: st.lines.Key("workload", "contexts"), Msg: "workload: " + tl.Error()}
+		}
 		return nil, fmt.Errorf("plan: %w", err)
 	}
 	if err := r.Plan.Run(emit); err != nil {
@@ -507,5 +517,5 @@ func (st *Study) figureError(kind string, err error) error {
 		}
 		msg = fmt.Sprintf("[figure.%s] %s %s", kind, re.Input, re.Msg)
 	}
-	return &profiles.FileError{File: st.File, Line: profiles.LineOfKey(st.src, key...), Msg: msg}
+	return &profiles.FileError{File: st.File, Line: st.lines.Key(key...), Msg: msg}
 }

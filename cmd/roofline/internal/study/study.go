@@ -7,7 +7,6 @@
 package study
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -60,8 +59,10 @@ type Study struct {
 	// written maps the name Check gave a loaded path to the path as
 	// written.
 	written map[string]string
-	// src is the study's text, for the lines of Check's messages.
-	src []byte
+	// src is the study's text, and lines its index, for the lines of
+	// Check's messages.
+	src   []byte
+	lines *profiles.Lines
 }
 
 // Written is the study's own spelling of a model or device Check loaded
@@ -173,11 +174,11 @@ func Parse(file string, src []byte) (*Study, error) {
 	var r raw
 	// Every problem of the file is reported at once: the keys it refuses
 	// (a misspelt one among them) and the values checked below.
-	_, keys, err := profiles.DecodeKeys(file, src, &r, "docs/studies.md")
+	_, lines, keys, err := profiles.DecodeKeys(file, src, &r, "docs/studies.md")
 	if err != nil {
 		return nil, err
 	}
-	s := &Study{src: src, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
+	s := &Study{src: src, lines: lines, File: file, Dir: filepath.Dir(file), Title: strings.TrimSpace(r.Title), Description: strings.TrimSpace(r.Description),
 		DevicesRaw: r.Devices, Engines: r.Engines, Runtimes: r.Runtimes, ModelsRaw: r.Models, Weights: r.Weights, KV: r.KV, Figures: r.Figures, ProfilesRaw: r.Profiles, DraftRaw: r.Draft,
 		Workload: Workload{Prompt: 512, Output: 128, Batch: 1, UBatch: 0}}
 	var errs []error
@@ -185,7 +186,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		errs = append(errs, k.FileError)
 	}
 	bad := func(key, format string, a ...any) {
-		errs = append(errs, &profiles.FileError{File: file, Line: profiles.LineOfKey(src, strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &profiles.FileError{File: file, Line: lines.Key(strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 	}
 	s.Devices, s.Models, s.Draft = s.resolveNames(r.Devices), s.resolveNames(r.Models), s.resolveName(r.Draft)
 	if s.Title == "" {
@@ -245,7 +246,7 @@ func Parse(file string, src []byte) (*Study, error) {
 	}
 	// Values are read here, once, by the parsers flags use.
 	value := func(item, format string, a ...any) {
-		errs = append(errs, &profiles.FileError{File: file, Line: LineOfValue(src, item), Msg: fmt.Sprintf(format, a...)})
+		errs = append(errs, &profiles.FileError{File: file, Line: lines.Value(item), Msg: fmt.Sprintf(format, a...)})
 	}
 	for _, c := range s.Workload.Contexts {
 		v, err := units.ParseTokens(c)
@@ -256,6 +257,12 @@ func Parse(file string, src []byte) (*Study, error) {
 		s.Workload.ContextTokens = append(s.Workload.ContextTokens, v)
 	}
 	sort.Ints(s.Workload.ContextTokens)
+	// Each device engine, model and format is one group of the plan at
+	// least: a sweep past the plan's limit is refused here, at its line.
+	if _, ok := limits.Mul(limits.ReportConfigs, int64(len(s.Workload.Contexts)), int64(len(s.Workload.Batches))); !ok {
+		bad("workload.contexts", "workload: %d context lengths × %d batch sizes make more configurations than a report plans, %d (%s)",
+			len(s.Workload.Contexts), len(s.Workload.Batches), int64(limits.ReportConfigs), limits.Count(limits.ReportConfigs))
+	}
 	for _, f := range []struct {
 		key, v string
 		dst    *float64
@@ -365,7 +372,7 @@ func Parse(file string, src []byte) (*Study, error) {
 		}
 		s.FigureOptions[name] = o
 	}
-	return s, errors.Join(errs...)
+	return s, safeio.JoinErrors(errs...)
 }
 
 func (s *Study) resolve(p string) string {
@@ -397,30 +404,10 @@ func (s *Study) resolveNames(l []string) []string {
 	return out
 }
 
-// lineOfKeyValue is the first line of src that sets key to the quoted
-// string v (hardware = "x" in a [[measured]] table, not the devices list
-// that names x too), else LineOfValue.
-func lineOfKeyValue(src []byte, key, v string) int {
-	q := fmt.Sprintf("%q", v)
-	for i, l := range strings.Split(string(src), "\n") {
-		if k, val, ok := strings.Cut(l, "="); ok && strings.TrimSpace(k) == key && (strings.Contains(val, q) || strings.Contains(val, "'"+v+"'")) {
-			return i + 1
-		}
-	}
-	return LineOfValue(src, v)
-}
-
 // LineOfValue is the first line of src holding the quoted string v, for
-// messages about a list item; 0 when not found.
-func LineOfValue(src []byte, v string) int {
-	q := fmt.Sprintf("%q", v)
-	for i, l := range strings.Split(string(src), "\n") {
-		if strings.Contains(l, q) || strings.Contains(l, "'"+v+"'") {
-			return i + 1
-		}
-	}
-	return 0
-}
+// messages about a list item; 0 when not found. A caller asking for many
+// values of one file uses profiles.Lines.
+func LineOfValue(src []byte, v string) int { return profiles.NewLines(src).Value(v) }
 
 // DefaultFigures are drawn when a study asks for none: the plan, TPOT
 // against context, TTFT against prompt and memory, and with measured runs

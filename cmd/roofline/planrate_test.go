@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/serve"
+	"github.com/roofline/roofline/sim"
+)
+
+// TestPlanRate: plan --rate R searches the recommended configurations'
+// largest Poisson rate within --ttft and --tpot with serve's own search
+// (the same requests, so the same answer as the serve command), shows it
+// as a MAX RATE column and max_rate in JSON, and exits 0 only when one
+// sustains R (3 naming the rate when the latencies are met but not the
+// rate); without --rate or --detail nothing is searched; a bad rate is a
+// usage error at the flag.
+func TestPlanRate(t *testing.T) {
+	args := []string{"plan", "--hardware", "rk3588,jetson-orin-nano-super-8gb", "--model", "qwen2.5-1.5b", "--ttft", "2s", "--tpot", "200ms", "--prompt", "200", "--output-tokens", "100"}
+	out, errOut, code := runCLI(append(args, "--rate", "0.05")...)
+	if code != 0 || !strings.Contains(out, "MAX RATE") || !strings.Contains(out, "1 sustains the 0.05 req/s asked for") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	out, _, code = runCLI(append(args, "--rate", "0.05", "--format", "json")...)
+	var j struct {
+		Best []struct {
+			Hardware string   `json:"hardware"`
+			Weights  string   `json:"weights"`
+			Runtime  string   `json:"runtime"`
+			Engine   string   `json:"engine"`
+			Place    int      `json:"place"`
+			MaxRate  *float64 `json:"max_rate"`
+		} `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 || len(j.Best) != 2 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	env, err := app.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range j.Best {
+		if b.MaxRate == nil {
+			t.Fatalf("%s: no max_rate", b.Hardware)
+		}
+		// serve --max-rate on the same configuration and requests.
+		a, err := env.Serve(app.ServeRequest{
+			Setup:      app.Selection{Model: "qwen2.5-1.5b", Hardware: b.Hardware, Runtime: b.Runtime, Engine: b.Engine, Weights: b.Weights, Options: sim.DefaultOptions},
+			Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: app.PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 200}, Output: serve.Dist{Kind: serve.Fixed, A: 100}, Seed: 1},
+			Targets:    serve.Targets{TTFT: 2, TPOT: 0.2},
+			SearchRuns: app.PlanRateRuns,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := *b.MaxRate, a.Search.MaxRate; math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%s: plan's max rate %v, serve's %v", b.Hardware, got, want)
+		}
+	}
+	_, errOut, code = runCLI(append(args, "--rate", "5")...)
+	if code != 3 || !strings.Contains(errOut, "sustains 5 requests/s") {
+		t.Errorf("--rate 5: exit %d, %s", code, errOut)
+	}
+	out, _, _ = runCLI(args...)
+	if strings.Contains(out, "MAX RATE") {
+		t.Errorf("a max rate without --rate or --detail:\n%s", out)
+	}
+	for _, bad := range []string{"-1", "NaN", "2e6"} {
+		if _, errOut, code := runCLI(append(args, "--rate", bad)...); code != 2 || !strings.Contains(errOut, "--rate") {
+			t.Errorf("--rate %s: exit %d, %s", bad, code, errOut)
+		}
+	}
+}
