@@ -72,3 +72,35 @@ func decodeStep(t *testing.T, m *model.Cost, d *hardware.Device, e *hardware.Eng
 	}
 	return r.TPOT
 }
+
+// The operator view splits a clocked decode step's fixed cost as the
+// prediction prices it: on the Orin Nano Super in 25W (918 MHz) the step's
+// share is 1 ms / 0.918 = 1.0893 ms and the layers' 24 × 100 µs / 0.918 =
+// 2.6144 ms, which add up to the 3.7037 ms of Inputs.DecodeOverhead.
+func TestOperatorsSplitClockedFixedCosts(t *testing.T) {
+	m, d := setup(t, "qwen2.5-0.5b", "q4_k_m", "f16", "jetson-orin-nano-super-8gb@25w")
+	e, _ := d.Engine("gpu")
+	rt := testRuntime()
+	rt.Classes["gpu"] = &runtimes.Class{Efficiency: hardware.Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, HalfRows: 60, Attention: 0.3, Dequant: 1,
+		StepOverhead: 1e-3, PassOverhead: 2e-3, LayerOverhead: 100e-6}, Fitted: true, Basis: "test",
+		Decode: runtimes.Spread{Low: 0.9, High: 1.1}, Prefill: runtimes.Spread{Low: 0.8, High: 1.25}}
+	s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oa, err := s.Operators()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := oa.Decode(sim.Workload{Prompt: 128, Output: 64, Batch: 1, UBatch: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, o := range dec.Ops {
+		got[o.Name] = o.Time
+	}
+	if !near(got[sim.OpStepOverhead], 1e-3/0.918, 1e-9) || !near(got[sim.OpLayerOverhead], 24*100e-6/0.918, 1e-9) {
+		t.Errorf("decode fixed costs: step %g s, layers %g s; want 1.0893 ms and 2.6144 ms", got[sim.OpStepOverhead], got[sim.OpLayerOverhead])
+	}
+}
