@@ -454,3 +454,34 @@ func TestLocalSplitBudget(t *testing.T) {
 		t.Errorf("4 parts of 512 KiB within 1 MiB: %v", err)
 	}
 }
+
+// RemoteOptions: the header reaches the server with every range, and
+// Keep is handed exactly the header, which reads back to the same file.
+func TestRemoteOptions(t *testing.T) {
+	data := encode(t, mustHeader(t))
+	var auth atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth.Store(r.Header.Get("Authorization"))
+		http.ServeContent(w, r, "m.gguf", time.Time{}, bytes.NewReader(append(data, make([]byte, 1<<20)...)))
+	}))
+	defer srv.Close()
+	var kept []byte
+	var keptURL string
+	f, err := gguf.OpenRemote(t.Context(), srv.URL+"/m.gguf", gguf.RemoteOptions{
+		Header: http.Header{"Authorization": []string{"Bearer hf_secret"}},
+		Keep:   func(u string, h []byte) { keptURL, kept = u, append([]byte(nil), h...) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth.Load() != "Bearer hf_secret" {
+		t.Errorf("the server got Authorization %q", auth.Load())
+	}
+	if keptURL != srv.URL+"/m.gguf" || int64(len(kept)) != f.HeaderSize || !bytes.Equal(kept, data[:f.HeaderSize]) {
+		t.Errorf("kept %d bytes of %s, want the %d of the header", len(kept), keptURL, f.HeaderSize)
+	}
+	back, err := gguf.Read(bytes.NewReader(kept))
+	if err != nil || len(back.Tensors) != len(f.Tensors) || back.HeaderSize != f.HeaderSize {
+		t.Errorf("the kept header reads back as %v, %v", back, err)
+	}
+}

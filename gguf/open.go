@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -21,17 +22,7 @@ import (
 
 // Client fetches remote headers; tests replace it. It follows at most
 // limits.RemoteRedirects redirects, and only to http(s) URLs.
-var Client = &http.Client{Timeout: limits.RemoteRequestTimeout, CheckRedirect: checkRedirect}
-
-func checkRedirect(req *http.Request, via []*http.Request) error {
-	if len(via) >= limits.RemoteRedirects {
-		return fmt.Errorf("more than %d redirects (a redirect loop?)", limits.RemoteRedirects)
-	}
-	if s := req.URL.Scheme; s != "http" && s != "https" {
-		return fmt.Errorf("redirected to a %s: URL; roofline follows http(s) only", s)
-	}
-	return nil
-}
+var Client = &http.Client{Timeout: limits.RemoteRequestTimeout, CheckRedirect: safeio.CheckRedirect}
 
 // Remote bounds one remote read, over every split part: an overall
 // deadline, a byte budget, and the least a range response must carry.
@@ -55,13 +46,25 @@ type budget struct {
 	lim   RemoteLimits
 }
 
+// RemoteOptions change how a remote model is read.
+type RemoteOptions struct {
+	// Header is sent with every range request: a bearer token for a
+	// private repository. net/http drops an Authorization header on a
+	// redirect to another host, so a token never reaches a CDN.
+	Header http.Header
+	// Keep, when set, is handed the header bytes of each file read, by
+	// its URL: a caller that caches headers keeps them.
+	Keep func(url string, header []byte)
+}
+
 // rangeReader reads a remote file front to back with HTTP range requests.
 type rangeReader struct {
-	url  string
-	b    *budget
-	off  int64
-	size int64 // the file's size when a response said it, else -1
-	buf  []byte
+	url    string
+	header http.Header
+	b      *budget
+	off    int64
+	size   int64 // the file's size when a response said it, else -1
+	buf    []byte
 }
 
 var contentRange = regexp.MustCompile(`^bytes (\d+)-(\d+)/(\d+|\*)$`)
@@ -98,6 +101,9 @@ func (r *rangeReader) fill() error {
 	req, err := http.NewRequestWithContext(r.b.ctx, http.MethodGet, r.url, nil)
 	if err != nil {
 		return errors.New("not a valid URL")
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", r.off, r.off+want-1))
 	resp, err := Client.Do(req)
@@ -194,9 +200,20 @@ func Shown(loc string) string {
 // parts (limits.LocalHeaderBytes); tests shorten it.
 var LocalBytes int64 = limits.LocalHeaderBytes
 
-func readOne(b *budget, loc string) (*File, error) {
+func readOne(b *budget, loc string, o RemoteOptions) (*File, error) {
 	if isURL(loc) {
-		return Read(&rangeReader{url: loc, b: b, size: -1})
+		rr := &rangeReader{url: loc, header: o.Header, b: b, size: -1}
+		if o.Keep == nil {
+			return Read(rr)
+		}
+		// The reader buffers ahead: what it took holds the header.
+		var took bytes.Buffer
+		f, err := Read(io.TeeReader(rr, &took))
+		if err != nil {
+			return nil, err
+		}
+		o.Keep(loc, took.Bytes()[:f.HeaderSize])
+		return f, nil
 	}
 	f, err := safeio.OpenRegular(loc)
 	if err != nil {
@@ -304,6 +321,11 @@ func Open(loc string) (*File, error) {
 
 // OpenContext is Open under a context.
 func OpenContext(ctx context.Context, loc string) (*File, error) {
+	return OpenRemote(ctx, loc, RemoteOptions{})
+}
+
+// OpenRemote is OpenContext with options for a remote model.
+func OpenRemote(ctx context.Context, loc string, o RemoteOptions) (*File, error) {
 	ctx, cancel := context.WithTimeout(ctx, Remote.Deadline)
 	defer cancel()
 	b := &budget{ctx: ctx, bytes: Remote.Bytes, lim: Remote}
@@ -319,7 +341,7 @@ func OpenContext(ctx context.Context, loc string) (*File, error) {
 		return nil, fmt.Errorf("%s: %w", shown, err)
 	}
 	if parts == nil {
-		f, err := readOne(b, loc)
+		f, err := readOne(b, loc, o)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", shown, err)
 		}
@@ -328,7 +350,7 @@ func OpenContext(ctx context.Context, loc string) (*File, error) {
 	var out *File
 	seen := map[string]int{}
 	for i, p := range parts {
-		f, err := readOne(b, p)
+		f, err := readOne(b, p, o)
 		if err != nil {
 			return nil, fmt.Errorf("split part %s: %w", Shown(p), err)
 		}
@@ -381,7 +403,12 @@ func Load(loc string) (*Model, error) {
 
 // LoadContext is Load under a context.
 func LoadContext(ctx context.Context, loc string) (*Model, error) {
-	f, err := OpenContext(ctx, loc)
+	return LoadRemote(ctx, loc, RemoteOptions{})
+}
+
+// LoadRemote is LoadContext with options for a remote model.
+func LoadRemote(ctx context.Context, loc string, o RemoteOptions) (*Model, error) {
+	f, err := OpenRemote(ctx, loc, o)
 	if err != nil {
 		return nil, err
 	}

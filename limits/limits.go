@@ -60,6 +60,12 @@ const (
 	RemoteMinChunk = 64 << 10
 	// RemoteRedirects bounds the redirects one request may follow.
 	RemoteRedirects = 10
+	// HubListingBytes bounds the Hugging Face Hub's answer listing a
+	// repository's files (a GGUF repository of 100 quantizations lists
+	// a few kB).
+	HubListingBytes = 16 << 20
+	// OllamaManifestBytes bounds an Ollama manifest (about 1 kB).
+	OllamaManifestBytes = 1 << 20
 )
 
 // Files and token counts.
@@ -202,6 +208,8 @@ func All() []Ceiling {
 		{"one range request", RemoteRequestTimeout.Seconds(), "s"},
 		{"least a range response carries (unless the file ends)", RemoteMinChunk, "B"},
 		{"redirects per request", RemoteRedirects, ""},
+		{"Hugging Face Hub listing of a repository's files", HubListingBytes, "B"},
+		{"Ollama manifest", OllamaManifestBytes, "B"},
 		{"profile, config.json or study file", ProfileBytes, "B"},
 		{"TOML file (profile or study)", TOMLBytes, "B"},
 		{"TOML key depth (header, dotted parts, inline tables and arrays)", TOMLDepth, ""},

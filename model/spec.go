@@ -84,6 +84,30 @@ type Spec struct {
 	// GGUF header, a config.json): shown with the model and its
 	// predictions.
 	FileNotes []string
+
+	// Named is what the name the model was given says beyond its shape
+	// (an Ollama tag: the runtime that serves it and its weight
+	// format); nil for a plain name.
+	Named *NameImplies
+}
+
+// NameImplies is what a model's name says of how it runs: an Ollama tag
+// such as llama3.2:3b names a model, the runtime Ollama serves it with
+// and the quantization of the tag's file.
+type NameImplies struct {
+	// Runtime is the runtime the name implies ("llama.cpp"), used when
+	// none is given; RuntimeWhy says why, in words.
+	Runtime, RuntimeWhy string
+	// Weights is the weight format the name implies, used when none is
+	// given.
+	Weights string
+	// Explicit says the name itself spells the format (a -q8_0 suffix):
+	// another format given beside it is a contradiction, not a choice.
+	Explicit bool
+	// Why says in words where Weights comes from (the tag's suffix, a
+	// source, or an assumption) and how sure it is: "the quantization of
+	// Ollama's llama3.2:3b (source)".
+	Why string
 }
 
 // Published parameter counts (0 when not stated).

@@ -623,11 +623,16 @@ type NotFoundError struct {
 	Name        string
 	Suggestions []string
 	// Detail says where else the name was looked for: a Hugging Face id,
-	// in the local cache.
+	// in the local cache and on the Hub.
 	Detail string
 	// Ambiguous: the name names several (Suggestions), not none.
 	Ambiguous bool
+	// Err is the error of the last place looked, if any (the Hub could
+	// not be reached).
+	Err error
 }
+
+func (e *NotFoundError) Unwrap() error { return e.Err }
 
 func (e *NotFoundError) Error() string {
 	what := "unknown"
@@ -648,11 +653,10 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Hint() string {
 	switch e.Kind {
 	case "model":
-		h := "give a built-in name ('roofline list models'), a Hugging Face id whose config.json is in the local cache, " +
-			"a config.json or a checkpoint directory holding one, a .gguf file or URL, or a .toml profile"
-		if IsHFRepoID(e.Name) {
-			id, _, _ := strings.Cut(e.Name, "@")
-			h += fmt.Sprintf("; 'hf download %s config.json' puts just its config in the cache", id)
+		h := "give a built-in name ('roofline list models'), a Hugging Face id (ORG/NAME, read from the cache or the Hub; ORG/NAME:Q4_K_M picks a GGUF file), " +
+			"an Ollama tag (llama3.2:3b), a config.json or a checkpoint directory holding one, a .gguf file or URL, or a .toml profile"
+		if ref, ok := parseHFRef(e.Name); ok && ref.Select == "" {
+			h += fmt.Sprintf("; 'hf download %s config.json' puts just its config in the cache", ref.ID)
 		}
 		return h
 	case "runtime":
@@ -670,6 +674,12 @@ func (e *NotFoundError) Hint() string {
 // Hugging Face cache (HFCacheDir). Use it for what a user typed; names
 // read from data files go through ModelFromData.
 func (c *Catalog) Model(name string) (*model.Spec, error) {
+	// A Hub file named as ORG/NAME:FILE.gguf reads like a path: it is
+	// one only when it is there.
+	if ref, ok := parseHFRef(name); ok && LooksLikePath(name) && ref.Select != "" && !fileExists(name) {
+		nf := &NotFoundError{Kind: "model", Name: name}
+		return modelFromHF(ref, nf)
+	}
 	if !LooksLikePath(name) {
 		// A bare name is a name, never a file or directory of that name
 		// in the working directory (./llama-3.2-1b/ read in place of the
@@ -677,8 +687,14 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		s, err := c.modelNamed(name)
 		var nf *NotFoundError
 		if err != nil && errors.As(err, &nf) {
-			if IsHFRepoID(name) {
-				return modelFromHFCache(name, nf)
+			// ORG/NAME:TAG is a namespaced Ollama model when the local
+			// store has it, else a Hugging Face GGUF repository.
+			ollamaName := isOllamaName(name) || hasOllamaManifest(name)
+			if ref, ok := parseHFRef(name); ok && !ollamaName {
+				return modelFromHF(ref, nf)
+			}
+			if ollamaName {
+				return c.modelFromOllama(name, nf)
 			}
 			nf.Detail = pathHere(name)
 		}
@@ -727,54 +743,6 @@ func readHFConfig(cfg, name string) (*model.Spec, error) {
 		return nil, fmt.Errorf("%s: %w", cfg, err)
 	}
 	s.Source = cfg
-	return s, nil
-}
-
-// modelFromHFCache reads the model of Hugging Face id from the local
-// cache: its config.json, else the one GGUF file of its snapshot. nf is
-// the error of the name, returned with where it was looked for when the
-// cache does not hold the model.
-func modelFromHFCache(id string, nf *NotFoundError) (*model.Spec, error) {
-	dir := HFCacheDir()
-	hit, err := findHFCached(dir, id)
-	if err != nil && !errors.Is(err, errNotCached) {
-		return nil, err // the cache holds it, damaged: a ref that is not a commit
-	}
-	if err != nil {
-		nf.Detail = "not a built-in name, and " + err.Error()
-		return nil, nf
-	}
-	var s *model.Spec
-	switch {
-	case hit.Config != "":
-		name, _, _ := strings.Cut(id, "@")
-		if s, err = readHFConfig(hit.Config, name); err != nil {
-			return nil, err
-		}
-		// As the user named it, with the snapshot read, not the cache's
-		// path under their home.
-		s.Source = fmt.Sprintf("config.json of %s in the Hugging Face cache (snapshot %s)", id, filepath.Base(filepath.Dir(hit.Config)))
-	case len(hit.GGUF) == 1:
-		m, err := gguf.Load(hit.GGUF[0])
-		if err != nil {
-			return nil, err
-		}
-		s = m.Spec
-		s.Source = fmt.Sprintf("GGUF header of %s of %s in the Hugging Face cache (snapshot %s)", filepath.Base(hit.GGUF[0]), id, filepath.Base(filepath.Dir(hit.GGUF[0])))
-	case len(hit.GGUF) > 1:
-		files := hit.GGUF
-		if len(files) > 3 {
-			files = append(files[:3:3], fmt.Sprintf("and %d more", len(hit.GGUF)-3))
-		}
-		return nil, fmt.Errorf("%s is in the Hugging Face cache with no config.json and %d GGUF files: give one of them as the model (%s)",
-			id, len(hit.GGUF), strings.Join(files, ", "))
-	default:
-		return nil, fmt.Errorf("%s is in the Hugging Face cache (%s) without its config.json or a GGUF file: 'hf download %s config.json' fetches the config, or give a config.json, a checkpoint directory, a .gguf file or URL",
-			id, dir, strings.Split(id, "@")[0])
-	}
-	if hit.Note != "" {
-		s.FileNotes = append(s.FileNotes, hit.Note)
-	}
 	return s, nil
 }
 

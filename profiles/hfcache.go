@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,12 +59,17 @@ func IsHFRepoID(name string) bool {
 // not hold.
 var errNotCached = errors.New("not in the Hugging Face cache")
 
-// hfCached is what the cache holds of a model repository: its config.json,
-// or else the GGUF files of the snapshot.
+// hfCached is what the cache holds of a model repository at one
+// revision: its config.json, its GGUF files, and the GGUF headers
+// roofline read of it from the Hub (hfhub.HeadersDir).
 type hfCached struct {
-	Config string   // path of config.json, if there is one
-	GGUF   []string // .gguf files of the snapshot, when no config.json
-	Note   string   // how the snapshot was chosen, when it was a choice
+	Config string // path of config.json, if there is one
+	// GGUF are the snapshot's .gguf files and the headers roofline kept,
+	// by path in the repository; Path gives each one's local path.
+	GGUF   []string
+	Path   map[string]string
+	Commit string // the snapshot's commit (its directory's name)
+	Note   string // how the snapshot was chosen, when it was a choice
 }
 
 // findHFCached looks up id (ORG/NAME[@REVISION]) in cache directory dir,
@@ -84,6 +90,7 @@ func findHFCached(dir, id string) (*hfCached, error) {
 	}
 	rev := m[3]
 	var snap, note string
+	hdrs := filepath.Join(repo, headersDirName)
 	switch {
 	case rev != "":
 		if snap, err = snapshotOf(repo, rev); err != nil {
@@ -99,6 +106,13 @@ func findHFCached(dir, id string) (*hfCached, error) {
 		if snap == "" {
 			snaps, _ := filepath.Glob(filepath.Join(repo, "snapshots", "*"))
 			if len(snaps) == 0 {
+				// Headers roofline kept, for a commit with no snapshot.
+				hs, _ := filepath.Glob(filepath.Join(hdrs, "*"))
+				for _, h := range hs {
+					snaps = append(snaps, filepath.Join(repo, "snapshots", filepath.Base(h)))
+				}
+			}
+			if len(snaps) == 0 {
 				return nil, fmt.Errorf("%w: %s has no snapshot", errNotCached, repo)
 			}
 			sort.Slice(snaps, func(i, j int) bool { return modTime(snaps[i]) > modTime(snaps[j]) })
@@ -108,15 +122,34 @@ func findHFCached(dir, id string) (*hfCached, error) {
 			}
 		}
 	}
-	c := &hfCached{Note: note}
+	c := &hfCached{Note: note, Commit: filepath.Base(snap), Path: map[string]string{}}
 	if cfg := filepath.Join(snap, "config.json"); fileExists(cfg) {
 		c.Config = cfg
-		return c, nil
 	}
-	c.GGUF, _ = filepath.Glob(filepath.Join(snap, "*.gguf"))
+	// The snapshot's own files first: a whole file beats a header.
+	for _, root := range []string{snap, filepath.Join(hdrs, c.Commit)} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(strings.ToLower(d.Name()), ".gguf") {
+				return nil
+			}
+			rel, err := filepath.Rel(root, p)
+			if err != nil {
+				return nil
+			}
+			rel = filepath.ToSlash(rel)
+			if _, dup := c.Path[rel]; !dup {
+				c.Path[rel] = p
+				c.GGUF = append(c.GGUF, rel)
+			}
+			return nil
+		})
+	}
 	sort.Strings(c.GGUF)
 	return c, nil
 }
+
+// headersDirName is hfhub.HeadersDir's directory in a repository's.
+const headersDirName = "roofline-gguf-headers"
 
 // repoDir finds a repository directory of the cache by name, ignoring
 // case when the exact name is not there.
@@ -145,8 +178,13 @@ var commitHash = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // refs/rev names, or rev itself as a commit; "" when neither is there.
 // A ref is read as a regular file within limits.HFRefBytes, and must hold
 // a commit hash: one linked to /dev/zero grew to out-of-memory, a FIFO
-// hung, and "../../x" read a config.json outside the cache.
+// hung, and "../../x" read a config.json outside the cache. A commit
+// counts when its snapshot is there, or the GGUF headers roofline kept
+// of it.
 func snapshotOf(repo, rev string) (string, error) {
+	held := func(commit string) bool {
+		return isDir(filepath.Join(repo, "snapshots", commit)) || isDir(filepath.Join(repo, headersDirName, commit))
+	}
 	ref := filepath.Join(repo, "refs", filepath.FromSlash(rev))
 	if _, err := os.Lstat(ref); err == nil {
 		b, err := safeio.ReadFile(ref, limits.HFRefBytes, "a Hugging Face cache ref")
@@ -157,12 +195,12 @@ func snapshotOf(repo, rev string) (string, error) {
 		if !commitHash.MatchString(hash) {
 			return "", fmt.Errorf("in the Hugging Face cache, %s holds %q, not a commit hash (40 hexadecimal digits)", ref, safeio.Clip(hash))
 		}
-		if s := filepath.Join(repo, "snapshots", hash); isDir(s) {
-			return s, nil
+		if held(hash) {
+			return filepath.Join(repo, "snapshots", hash), nil
 		}
 	}
-	if s := filepath.Join(repo, "snapshots", rev); !strings.ContainsAny(rev, `/\`) && isDir(s) {
-		return s, nil
+	if !strings.ContainsAny(rev, `/\`) && rev != ".." && held(rev) {
+		return filepath.Join(repo, "snapshots", rev), nil
 	}
 	return "", nil
 }

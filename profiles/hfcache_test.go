@@ -130,7 +130,7 @@ func TestModelFromHFCache(t *testing.T) {
 
 	var nf *NotFoundError
 	_, err = cat.Model("Qwen/Qwen3-1.7B")
-	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `unknown model "Qwen/Qwen3-1.7B": not a built-in name, and not in the Hugging Face cache (`+hub+` has no models--Qwen--Qwen3-1.7B)`) ||
+	if !errors.As(err, &nf) || !strings.Contains(err.Error(), `unknown model "Qwen/Qwen3-1.7B": not a built-in name, and HF_HUB_OFFLINE is set, so http://127.0.0.1:1 was not asked (unset it, or 'hf download Qwen/Qwen3-1.7B config.json' while online); not in the Hugging Face cache (`+hub+` has no models--Qwen--Qwen3-1.7B)`) ||
 		!strings.Contains(err.Error(), "did you mean Qwen/Qwen3-0.6B (qwen3-0.6b)") {
 		t.Errorf("not cached: %v", err)
 	}
@@ -141,8 +141,8 @@ func TestModelFromHFCache(t *testing.T) {
 		t.Errorf("unknown revision: %v", err)
 	}
 	for id, want := range map[string]string{
-		"org/two-ggufs": "with no config.json and 2 GGUF files: give one of them as the model (" + filepath.Join(hub, "models--org--two-ggufs", "snapshots", hashD, "a.gguf"),
-		"org/empty":     "without its config.json or a GGUF file: 'hf download org/empty config.json' fetches the config",
+		"org/two-ggufs": "HF_HUB_OFFLINE is set, so http://127.0.0.1:1 was not asked (unset it, or 'hf download org/two-ggufs config.json' while online); not in the Hugging Face cache: it holds some of org/two-ggufs, and org/two-ggufs holds 2 GGUF files and none is Q4_K_M: name one as org/two-ggufs:QUANT (none found in the names) or org/two-ggufs:FILE.gguf (a.gguf, b.gguf)",
+		"org/empty":     "not in the Hugging Face cache: it holds org/empty (" + filepath.Join(hub, "models--org--empty") + ") without its config.json or a GGUF file",
 		"org/broken":    filepath.Join(hub, "models--org--broken", "snapshots", hashF, "config.json") + ": config.json:",
 	} {
 		if _, err := cat.Model(id); err == nil || !strings.Contains(err.Error(), want) {

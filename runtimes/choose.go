@@ -117,19 +117,30 @@ func rank(segment, name string) int {
 // d. It is the one rule roofline follows (docs/method.md §7):
 //
 //  1. A runtime the user names is used.
-//  2. A model read from a GGUF file, or a GGUF file type, runs under
+//  2. A model named by a name that implies a runtime (an Ollama tag:
+//     llama.cpp, which Ollama runs) runs under it; the format the name
+//     implies is the format unless another is given, and a name that
+//     spells its format (llama3.2:3b-instruct-q8_0) may not be given
+//     another (WeightsConflictError).
+//  3. A model read from a GGUF file, or a GGUF file type, runs under
 //     llama.cpp.
-//  3. Otherwise the runtimes that can run the format (or, with no format
+//  4. Otherwise the runtimes that can run the format (or, with no format
 //     given, the device's engine) are ranked: vLLM first on datacenter
 //     GPUs, llama.cpp first elsewhere; a format only one runtime runs
 //     (q4f16_1: MLC; w8a8 on a Rockchip NPU: RKLLM) has one candidate.
-//  4. The engine is the one named, else the device's default if the
+//  5. The engine is the one named, else the device's default if the
 //     runtime runs on it, else the first of the device's engines it does
 //     run on (a GGUF on an RK3588 runs on the CPU), with a note.
-//  5. The format is the one named, else the runtime's own default for the
-//     model (runtimes that run checkpoints use the model's native format).
+//  6. The format is the one named, else the one the model's name implies,
+//     else the runtime's own default for the model (runtimes that run
+//     checkpoints use the model's native format).
 func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, error) {
 	var named *model.WeightFormat
+	w, nameNote, err := NamedWeights(spec, r.Weights)
+	if err != nil {
+		return nil, err
+	}
+	r.Weights = w
 	if r.Weights != "" {
 		w, err := spec.WeightsFor(r.Weights)
 		if err != nil {
@@ -146,6 +157,9 @@ func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, 
 		eng = e
 	}
 	c := &Choice{}
+	if nameNote != "" {
+		c.Notes = append(c.Notes, nameNote)
+	}
 	switch {
 	case r.Runtime != "":
 		rt, err := s.Lookup(r.Runtime)
@@ -153,6 +167,12 @@ func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, 
 			return nil, err
 		}
 		c.Runtime, c.Why = rt, "given"
+	case spec.Named != nil && spec.Named.Runtime != "":
+		rt, err := s.Lookup(spec.Named.Runtime)
+		if err != nil {
+			return nil, err
+		}
+		c.Runtime, c.Why = rt, spec.Named.RuntimeWhy
 	case spec.FileWeights != nil || (named != nil && named.IsGGUF() && named.Quantized()):
 		rt, err := s.Lookup("llama.cpp")
 		if err != nil {
@@ -312,4 +332,41 @@ func (e *NoRuntimeError) Error() string {
 		return "no runtime runs on " + e.Where
 	}
 	return fmt.Sprintf("no runtime runs %s on %s (%s)", e.What, e.Where, e.Hint)
+}
+
+// NamedWeights is the weight format of model spec when given is the
+// format a user gave ("" for none): the format the model's name implies
+// when none is given, given otherwise, with a note saying which and why; a
+// name that spells its format and a given one that contradicts it are a
+// WeightsConflictError. Choose and show follow it alike.
+func NamedWeights(spec *model.Spec, given string) (weights, note string, err error) {
+	n := spec.Named
+	switch {
+	case n == nil || n.Weights == "":
+		return given, "", nil
+	case given == "":
+		return n.Weights, fmt.Sprintf("weights %s: %s", n.Weights, n.Why), nil
+	case sameFormat(spec, given, n.Weights):
+		return given, "", nil
+	case n.Explicit:
+		return "", "", &WeightsConflictError{Model: spec.Name, Implied: n.Weights, Given: given}
+	}
+	return given, fmt.Sprintf("weights %s as given, in place of %s, %s", given, n.Weights, n.Why), nil
+}
+
+// sameFormat reports whether two weight format names name one format.
+func sameFormat(spec *model.Spec, a, b string) bool {
+	fa, errA := spec.WeightsFor(a)
+	fb, errB := spec.WeightsFor(b)
+	return errA == nil && errB == nil && fa.Name == fb.Name
+}
+
+// WeightsConflictError is a weight format given beside a model name that
+// spells another (llama3.2:3b-instruct-q8_0 with --weights q4_k_m).
+type WeightsConflictError struct {
+	Model, Implied, Given string
+}
+
+func (e *WeightsConflictError) Error() string {
+	return fmt.Sprintf("%s names its weights, %s, and %s was given beside it: drop one (the tag without its suffix takes any weights)", e.Model, e.Implied, e.Given)
 }

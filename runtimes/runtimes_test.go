@@ -250,3 +250,53 @@ func TestRKLLMLayoutBytes(t *testing.T) {
 		t.Errorf("without RKLLM's layout a step streams %.0f B, not more than %.0f B", plain.StreamedBytesPerToken(), m.StreamedBytesPerToken())
 	}
 }
+
+// A model named by an Ollama tag runs under llama.cpp in the tag's
+// format unless another is given; a tag that spells its format refuses
+// another (rule 2 of Choose).
+func TestNameImplies(t *testing.T) {
+	cat := catalog(t)
+	base, err := cat.Model("llama-3.2-3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100, err := cat.Device("h100-sxm") // vLLM's ground: a plain name runs there
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged := func(w string, explicit bool) *model.Spec {
+		s := *base
+		s.Named = &model.NameImplies{Runtime: "llama.cpp", RuntimeWhy: "an Ollama tag", Weights: w, Explicit: explicit, Why: "the tag's"}
+		return &s
+	}
+	for _, c := range []struct {
+		spec             *model.Spec
+		weights          string
+		runtime, wantW   string
+		note, conflicted string
+	}{
+		{base, "", "vllm", "bf16", "", ""},
+		{tagged("q4_k_m", false), "", "llama.cpp", "q4_k_m", "weights q4_k_m: the tag's", ""},
+		{tagged("q4_k_m", false), "q8_0", "llama.cpp", "q8_0", "weights q8_0 as given, in place of q4_k_m, the tag's", ""},
+		{tagged("q4_k_m", false), "Q4_K_M", "llama.cpp", "q4_k_m", "", ""},
+		{tagged("q8_0", true), "q8_0", "llama.cpp", "q8_0", "", ""},
+		{tagged("q8_0", true), "q4_k_m", "", "", "", "names its weights, q8_0, and q4_k_m was given beside it"},
+	} {
+		ch, err := cat.Runtimes().Choose(c.spec, h100, runtimes.Request{Weights: c.weights})
+		if c.conflicted != "" {
+			var we *runtimes.WeightsConflictError
+			if !errors.As(err, &we) || !strings.Contains(err.Error(), c.conflicted) {
+				t.Errorf("%v with %q: %v, want a conflict", c.spec.Named, c.weights, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%v with %q: %v", c.spec.Named, c.weights, err)
+			continue
+		}
+		notes := strings.Join(ch.Notes, "\n")
+		if ch.Runtime.Name != c.runtime || ch.Weights.Name != c.wantW || !strings.Contains(notes, c.note) {
+			t.Errorf("%v with %q: %s %s (%s), notes %q; want %s %s, %q", c.spec.Named, c.weights, ch.Runtime.Name, ch.Weights.Name, ch.Why, notes, c.runtime, c.wantW, c.note)
+		}
+	}
+}

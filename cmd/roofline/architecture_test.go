@@ -20,7 +20,7 @@ import (
 var layers = [][]string{
 	{"units", "limits", "safeio"},
 	{"model", "hardware"},
-	{"gguf", "runtimes"},
+	{"gguf", "runtimes", "hfhub", "ollama"},
 	{"profiles"},
 	{"sim"},
 	{"serve"},

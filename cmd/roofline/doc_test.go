@@ -41,8 +41,8 @@ Exit codes:
 | code | meaning |
 |---|---|
 | 0 | success |
-| 1 | an error: unknown name, bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration |
-| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine |
+| 1 | an error: unknown name (a malformed Ollama tag too), bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration; a model the Hugging Face Hub does not give (gated or private without ` + "`HF_TOKEN`" + `, no network) or a local Ollama store roofline refuses (a manifest pointing outside its blobs) |
+| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine; ` + "`--weights`" + ` that contradicts the quantization an Ollama tag spells |
 | 3 | an answer that finds nothing, printed in full: ` + "`plan`" + ` found no configuration that meets the targets; ` + "`predict`" + ` or ` + "`chat`" + `: the model does not fit in usable memory (the answer says DOES NOT FIT on its first line; JSON has ` + "`fits: false`" + `) |
 | 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack, or, out of memory under a cgroup's ` + "`memory.max`" + ` or ` + "`ulimit -v`" + `, the memory used and the limit (the runtime's soft memory limit is set below either, docs/profiles.md); please report it with the command |
 
@@ -190,7 +190,8 @@ func TestReadmeQuickStart(t *testing.T) {
 // blocks, in order, as written, with the built-in profiles, in a scratch
 // directory where docs/ is the repository's and a user's file is a
 // fixture from testdata: runs.jsonl and the llama-bench output piped into
-// compare are the llama.cpp documentation's llama-bench sample (jsonl).
+// compare are the llama.cpp documentation's llama-bench sample (jsonl);
+// the Hugging Face Hub is an in-process one holding the repository named.
 func TestReadmeExamples(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -216,6 +217,13 @@ func TestReadmeExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(dir)
+	// The Hub of the README's Hugging Face example, in process.
+	var asked int
+	hub := hubServer(t, "bartowski/Llama-3.2-3B-Instruct-GGUF", "abc0000000000000000000000000000000000001", "",
+		map[string][]byte{"Llama-3.2-3B-Instruct-Q4_K_M.gguf": ggufBytes(t, "llama-3.2-3b", "q4_k_m"), "Llama-3.2-3B-Instruct-Q8_0.gguf": ggufBytes(t, "llama-3.2-3b", "q8_0")}, &asked)
+	t.Setenv("HF_ENDPOINT", hub.URL)
+	t.Setenv("HF_HUB_OFFLINE", "0")
+	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
 	cmds := readmeCommands(string(readme))
 	if len(cmds) < 12 {
 		t.Fatalf("found %d roofline commands in README.md, want every one of its examples (at least 12)", len(cmds))

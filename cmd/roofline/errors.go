@@ -129,5 +129,5 @@ func exitCode(err error, stderr io.Writer) int {
 func badRuntime(err error, nf *profiles.NotFoundError) bool {
 	return (nf != nil && nf.Kind == "runtime") || errors.As(err, new(*profiles.RuntimeFileError)) ||
 		errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError)) ||
-		errors.As(err, new(*hardware.NoEngineError))
+		errors.As(err, new(*hardware.NoEngineError)) || errors.As(err, new(*runtimes.WeightsConflictError))
 }

@@ -25,7 +25,7 @@ func plotFlags() []cli.Flag {
 // seriesFlags select the combinations a series figure draws.
 func seriesFlags() []cli.Flag {
 	return append(workloadFlags(),
-		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names, Hugging Face ids or files (required)"},
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names, Hugging Face ids, Ollama tags or files (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or files (required)"},
 		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes); default: chosen for each model, format and device"},
 		&cli.StringFlag{Name: "engine", Usage: "compute engines (`LIST`: gpu, cpu, npu); default: each device's default engine, or the first that runs the weights"},

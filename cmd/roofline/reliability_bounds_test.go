@@ -113,7 +113,7 @@ func TestReliabilityBounds(t *testing.T) {
 		{relCase: relCase{finding: "N", name: "a 1 MiB HTTP status line", args: []string{"show", "model", status + "/m.gguf"},
 			code: 1, stderr: []string{"HTTP 418 AAAA", "more bytes]"}, maxStderr: 4 << 10}},
 		{relCase: relCase{finding: "N", name: "5,000 GGUF files in a cached snapshot", args: []string{"show", "model", "org/ggufs"},
-			code: 1, stderr: []string{"with no config.json and 5000 GGUF files", "and 4997 more)"}, maxStderr: 4 << 10}, env: []string{hf}},
+			code: 1, stderr: []string{"org/ggufs holds 5000 GGUF files and none is Q4_K_M", "and 4988 more)"}, maxStderr: 4 << 10}, env: []string{hf}},
 		{relCase: relCase{finding: "N", name: "one figure listed 2,000 times", args: []string{"report", "{dir}/figures.toml", "-o", "{dir}/figures-report"},
 			code: 1, stderr: []string{"figures.toml:4: figures: plan listed twice\n(1998 repeated errors left out)"}, maxStderr: 4 << 10}},
 		// R. The largest documented inputs under ulimit -v 2 GiB, and a

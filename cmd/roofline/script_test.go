@@ -2,7 +2,9 @@ package main
 
 import (
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -13,6 +15,18 @@ import (
 // scripts: testscript puts it on their PATH under that name, so a script
 // runs the real program, in its own process, with its real exit code.
 func TestMain(m *testing.M) {
+	// No test reaches the Hugging Face Hub, the user's Hugging Face cache
+	// or Ollama store: a test that fetches sets HF_ENDPOINT to its own
+	// server and HF_HUB_OFFLINE=0. A script's roofline (this binary, run
+	// again) keeps the environment its script gives it, and a reliability
+	// child the one its case gives it (the parent's guards are in it).
+	if os.Getenv("ROOFLINE_SCRIPT") == "" && os.Getenv(childArgsEnv) == "" {
+		os.Setenv("HF_HUB_OFFLINE", "1")
+		os.Setenv("HF_ENDPOINT", "http://127.0.0.1:1")
+		os.Setenv("OLLAMA_MODELS", filepath.Join(os.TempDir(), "roofline-test-no-ollama-store"))
+		os.Setenv("HF_HUB_CACHE", "")
+		os.Setenv("HF_HOME", filepath.Join(os.TempDir(), "roofline-test-no-hf-home"))
+	}
 	testscript.Main(m, map[string]func(){"roofline": main})
 }
 
@@ -36,6 +50,9 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("HF_HOME", env.WorkDir+"/home/.cache/huggingface")
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/home/.cache")
+			env.Setenv("OLLAMA_MODELS", env.WorkDir+"/home/.ollama/models")
+			env.Setenv("HF_HUB_OFFLINE", "1")
+			env.Setenv("ROOFLINE_SCRIPT", "1")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

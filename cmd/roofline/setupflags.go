@@ -15,7 +15,7 @@ import (
 // setupFlags select a model on a device: predict's, chat's.
 func setupFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id, .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id (ORG/NAME[:QUANT]), Ollama tag (llama3.2:3b), .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware; NAME@MODE for a power mode: jetson-orin-nano-super-8gb@25w) or path to a .toml profile (required)"},
 		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes: llama.cpp, vllm, mlc, rkllm, tensorrt-llm, mlx); default: chosen from the model, format and device, and said why"},
 		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default if the runtime runs on it"},

@@ -16,8 +16,12 @@ KV cache per token, FLOPs per token and the storage type of every tensor
 (a GGUF recipe follows llama.cpp's rules tensor by tensor); with --ops, the
 same per operator and layer kind.
 
-NAME is a built-in name or alias, or a Hugging Face id (ORG/NAME) read
-offline from the local Hugging Face cache (docs/profiles.md).
+NAME is a built-in name or alias; a Hugging Face id (ORG/NAME, with
+:Q8_0 or :FILE.gguf for a GGUF repository) read from the local Hugging
+Face cache, else from the Hub and cached (HF_ENDPOINT, HF_TOKEN,
+HF_HUB_OFFLINE); or an Ollama tag (llama3.2:3b), read from the local
+Ollama store when pulled, else the built-in model in the tag's
+quantization (docs/profiles.md, "Naming models").
 FILE may be a .toml profile; a .gguf file, split first part or http(s) URL,
 of which only the header is read (the tensor table gives the exact type
 and size of every tensor); or a Hugging Face config.json or a checkpoint
@@ -28,6 +32,8 @@ Examples:
   roofline show model meta-llama/Llama-3.2-3B --weights q4_k_m --kv q8_0
   roofline show model gpt-oss-20b --weights q4_k_m --file-size 11.7GB
   roofline show model gemma-2-2b --weights q4_0 --ops
+  roofline show model qwen2.5:7b-instruct-q8_0
+  roofline show model bartowski/Llama-3.2-3B-Instruct-GGUF:Q4_K_M
   roofline show model ./my-model.toml --format json
   roofline show model ./Llama-3.2-1B-Instruct-Q4_K_M.gguf
   roofline show model https://huggingface.co/bartowski/Llama-3.2-1B-Instruct-GGUF/resolve/main/Llama-3.2-1B-Instruct-Q4_K_M.gguf`

@@ -5,6 +5,7 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
 )
 
 // Device is a device with the runtimes that run on each of its engines.
@@ -102,6 +103,10 @@ func (env *Env) ShowModel(name, weights, kv string) (*model.Cost, error) {
 	s, err := env.Catalog.Model(name)
 	if err != nil {
 		return nil, err
+	}
+	// An Ollama tag is shown in its quantization, as it is predicted.
+	if weights, _, err = runtimes.NamedWeights(s, weights); err != nil {
+		return nil, &resolve.InputError{Input: "weights", Err: err}
 	}
 	return Price(s, weights, kv)
 }

@@ -8,6 +8,7 @@
 //	units                       quantities and their one parser
 //	model, hardware             what a model costs, what a device can do
 //	gguf, runtimes, profiles    model files, runtimes, the catalog
+//	hfhub, ollama               the Hugging Face Hub, Ollama's names and store
 //	sim                         time, memory, energy: the predictions
 //	serve                       serving under load, stepping sim's passes
 //	resolve, measured, plan,    a request's setup by the one rule, measured

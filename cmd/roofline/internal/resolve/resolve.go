@@ -233,6 +233,9 @@ func classify(err error, sel Selection) error {
 		}
 		return &InputError{"weights", err}
 	}
+	if errors.As(err, new(*runtimes.WeightsConflictError)) {
+		return &InputError{"weights", err}
+	}
 	var un *runtimes.UnsupportedError
 	if errors.As(err, &un) {
 		switch {
