@@ -39,7 +39,13 @@ type Device struct {
 	// VariantOf names the base device when this is a power mode or a
 	// smaller configuration of it.
 	VariantOf string
+	// PowerMode names the power mode the figures are for, as the vendor
+	// names it (nvpmodel's "15W", "MAXN_SUPER"); ModeTable names the
+	// table of modes it comes from where a module has several (JetPack
+	// 5's and the Super modes of a Jetson): a mode named by its power
+	// budget is looked up in the named device's table first.
 	PowerMode string
+	ModeTable string
 
 	Memory float64 // capacity, B
 	// Usable is the memory a model may use, B, as UsableMemory decides it
@@ -96,6 +102,9 @@ type Engine struct {
 	// kernels reach can be capped per unit (Efficiency.UnitBandwidth).
 	// 0 when unknown.
 	Units int
+	// Clock is the engine's maximum clock in the device's power mode, Hz;
+	// 0 when the profile does not give it (ClockRatio).
+	Clock float64
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
 	// runtime's class for runs on this engine.
@@ -139,6 +148,24 @@ func (c *Calibration) BandwidthFor(f string) (float64, bool) {
 		return v, true
 	}
 	return c.Bandwidth, false
+}
+
+// ReferenceClock is the clock the runtime classes' clock-bound terms are
+// stated at for a GPU whose profile gives its clock, 1 GHz
+// (Efficiency.AtClock).
+const ReferenceClock = 1e9
+
+// ClockRatio is a GPU's clock over ReferenceClock, or 1 when the profile
+// gives no clock or the engine is not a GPU: the engine runs the classes'
+// clock-bound terms as fitted. The rule rests on GPU kernels replayed as
+// one graph (llama.cpp's CUDA graphs) and on per-SM caps; a CPU's clock
+// is shown, but the CPU classes are fitted on boards whose profiles give
+// none, so it moves nothing.
+func (e *Engine) ClockRatio() float64 {
+	if e.Clock > 0 && e.Kind == GPU {
+		return e.Clock / ReferenceClock
+	}
+	return 1
 }
 
 // Engine returns the named engine, or the default one for "".
@@ -270,6 +297,7 @@ func (d *Device) Validate() error {
 			in("engine."+e.Name+".peak."+string(p), limits.Compute, e.Peaks[p])
 		}
 		in("engine."+e.Name+".units", limits.Units, float64(e.Units))
+		in("engine."+e.Name+".clock", limits.Clock, e.Clock)
 		powerOK := e.Power == 0 || in("engine."+e.Name+".power", limits.PowerDraw, e.Power)
 		if e.IdlePower != 0 && in("engine."+e.Name+".idle_power", limits.PowerDraw, e.IdlePower) && powerOK && e.Power > 0 && e.IdlePower > e.Power {
 			errs = append(errs, &KeyError{"engine." + e.Name + ".idle_power", fmt.Errorf("must be at most power (%g W), got %g W", e.Power, e.IdlePower)})
@@ -332,6 +360,9 @@ func (d *Device) NumberKeys() []string {
 		}
 		if e.IdlePower > 0 {
 			keys = append(keys, "engine."+e.Name+".idle_power")
+		}
+		if e.Clock > 0 {
+			keys = append(keys, "engine."+e.Name+".clock")
 		}
 		var ps []string
 		for p := range e.Peaks {

@@ -127,3 +127,28 @@ func TestStorageMedia(t *testing.T) {
 		t.Errorf("unknown medium: %v", err)
 	}
 }
+
+// A power mode's clock scales the per-unit caps and a decode step's
+// fixed costs of a class, never the shares of the datasheet or a
+// prefill pass's fixed cost; no clock, 1 GHz, or a CPU's clock leaves
+// the class as fitted.
+func TestEfficiencyAtClock(t *testing.T) {
+	e := Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, Attention: 0.3, StepOverhead: 1e-3, PassOverhead: 2e-3, LayerOverhead: 1e-4,
+		UnitBandwidth: 9e9, UnitCompute: 1e12}
+	// 612 MHz: r = 0.612. 9 GB/s × 0.612 = 5.508 GB/s per unit; 1 TFLOP/s
+	// × 0.612; 1 ms / 0.612 = 1.634 ms; 100 µs / 0.612 = 163.4 µs.
+	g := e.AtClock((&Engine{Kind: GPU, Clock: 612e6}).ClockRatio())
+	want := Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, Attention: 0.3, StepOverhead: 1e-3 / 0.612, PassOverhead: 2e-3, LayerOverhead: 1e-4 / 0.612,
+		UnitBandwidth: 9e9 * 0.612, UnitCompute: 1e12 * 0.612}
+	gp, wp := g.Parameters(), want.Parameters()
+	for i := range gp {
+		if d := gp[i] - wp[i]; d > 1e-12*wp[i] || d < -1e-12*wp[i] {
+			t.Errorf("%s at 612 MHz = %g, want %g", ParameterNames[i], gp[i], wp[i])
+		}
+	}
+	for _, eng := range []Engine{{Kind: GPU}, {Kind: GPU, Clock: 1e9}, {Kind: CPU, Clock: 1.5e9}, {Kind: NPU, Clock: 1e9}} {
+		if got := e.AtClock(eng.ClockRatio()); got != e {
+			t.Errorf("%s clock %g Hz changed the class: %+v", eng.Kind, eng.Clock, got)
+		}
+	}
+}

@@ -84,6 +84,32 @@ type Efficiency struct {
 	HostWork float64
 }
 
+// AtClock is the efficiency on an engine clocked at r times
+// ReferenceClock (Engine.ClockRatio): a Jetson's power modes cap its GPU
+// at 306 MHz to 1.3 GHz. A compute unit issues its loads and its
+// arithmetic per cycle, so the per-unit caps (UnitBandwidth,
+// UnitCompute) scale with the clock; a decode step replayed as one
+// graph of kernels (llama.cpp's CUDA graphs, on every Orin) spends its
+// fixed costs, per step and per layer, in the engine's front end and
+// the gaps between its kernels, cycles of the engine, so they scale with
+// the clock's inverse. A prefill pass launches its kernels one by one
+// from the host CPU (no graph for more than one row), so its fixed costs
+// (PrefillOverhead) do not move: AtClock leaves PassOverhead, and the
+// prefill's layer cost is priced from the unscaled efficiency. The
+// shares of the datasheet (Bandwidth, ComputeMax, Attention) do not
+// move either: the peaks they are shares of follow the mode's clock
+// already. r ≤ 0 or 1: e unchanged.
+func (e Efficiency) AtClock(r float64) Efficiency {
+	if !(r > 0) || r == 1 {
+		return e
+	}
+	e.UnitBandwidth *= r
+	e.UnitCompute *= r
+	e.StepOverhead /= r
+	e.LayerOverhead /= r
+	return e
+}
+
 // ReferencePeak is the engine size HalfRows is stated at, 100 TFLOP/s.
 const ReferencePeak = 100e12
 

@@ -64,11 +64,14 @@ var (
 	// Units is an engine's count of compute units: none up to 10⁶ (the
 	// largest GPU: 160 SMs).
 	Units = Range{Name: "compute units of an engine", Min: 1, Max: 1e6, Zero: true}
+	// Clock is an engine's clock in a power mode: none, or 1 MHz to
+	// 100 GHz.
+	Clock = Range{Name: "engine clocks", Min: 1e6, Max: 1e11, Zero: true, Unit: "Hz"}
 )
 
 // Ranges lists every range, in the order docs/profiles.md gives them.
 func Ranges() []Range {
-	return []Range{Share, Bandwidth, Compute, Memory, Overhead, PowerDraw, Battery, Latency, FixedCost, Rate, HalfRows, HostWork, Units}
+	return []Range{Share, Bandwidth, Compute, Memory, Overhead, PowerDraw, Battery, Latency, FixedCost, Rate, HalfRows, HostWork, Units, Clock}
 }
 
 // Check returns an error when v is not a number within r (0 too when

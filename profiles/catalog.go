@@ -625,6 +625,8 @@ type NotFoundError struct {
 	// Detail says where else the name was looked for: a Hugging Face id,
 	// in the local cache and on the Hub.
 	Detail string
+	// Ambiguous: the name names several (Suggestions), not none.
+	Ambiguous bool
 	// Err is the error of the last place looked, if any (the Hub could
 	// not be reached).
 	Err error
@@ -633,7 +635,11 @@ type NotFoundError struct {
 func (e *NotFoundError) Unwrap() error { return e.Err }
 
 func (e *NotFoundError) Error() string {
-	msg := fmt.Sprintf("unknown %s %q", e.Kind, safeio.RedactText(e.Name))
+	what := "unknown"
+	if e.Ambiguous {
+		what = "ambiguous"
+	}
+	msg := fmt.Sprintf("%s %s %q", what, e.Kind, safeio.RedactText(e.Name))
 	if e.Detail != "" {
 		msg += ": " + e.Detail
 	}
@@ -655,6 +661,8 @@ func (e *NotFoundError) Hint() string {
 		return h
 	case "runtime":
 		return "'roofline list runtimes' shows the built-in names; a path to a .toml profile works too"
+	case "power mode":
+		return "'roofline show hardware NAME' lists the power modes of NAME's module; write one after @ (NAME@15W; case, '_' and '-' do not matter)"
 	}
 	return fmt.Sprintf("'roofline list %s' shows the built-in names; a path to a .toml profile works too", e.Kind)
 }
@@ -769,7 +777,7 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 	if !LooksLikePath(name) {
 		d, err := c.deviceNamed(name)
 		var nf *NotFoundError
-		if err != nil && errors.As(err, &nf) {
+		if err != nil && errors.As(err, &nf) && nf.Kind == "hardware" {
 			nf.Detail = pathHere(name)
 		}
 		return d, err
@@ -781,8 +789,16 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 	return cc.deviceNamed(cc.lastAdded)
 }
 
-// deviceNamed finds a device by name or alias only, touching no file.
+// deviceNamed finds a device by name or alias only, touching no file;
+// NAME@MODE is NAME's module in power mode MODE (deviceInMode).
 func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
+	if base, mode, ok := strings.Cut(name, "@"); ok {
+		d, err := c.deviceNamed(base)
+		if err != nil {
+			return nil, err
+		}
+		return c.deviceInMode(d, strings.TrimSpace(base), mode)
+	}
 	n := strings.ToLower(strings.TrimSpace(name))
 	c.lock()
 	defer c.unlock()

@@ -101,6 +101,7 @@ type rawEngine struct {
 	Power       *sourced           `toml:"power"`
 	IdlePower   *sourced           `toml:"idle_power"`
 	Units       *sourcedNumber     `toml:"units"`
+	Clock       *sourced           `toml:"clock"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -153,6 +154,7 @@ type rawDevice struct {
 	Family            string      `toml:"family"`
 	Segment           string      `toml:"segment"`
 	PowerMode         string      `toml:"power_mode"`
+	ModeTable         string      `toml:"mode_table"`
 	UnifiedMemory     *bool       `toml:"unified_memory"`
 	Memory            *sourced    `toml:"memory"`
 	UsableMemory      *sourced    `toml:"usable_memory"`
@@ -429,6 +431,17 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 		}
 		out = append(out, d.device(v, base))
 	}
+	modes := map[[2]string]string{}
+	for _, dev := range out {
+		if k := hardware.ModeKey(dev.PowerMode); k != "" {
+			key := [2]string{dev.ModeTable, k}
+			if prev, ok := modes[key]; ok {
+				d.errs = append(d.errs, &FileError{File: file, Line: lineOfName(src, dev.Name),
+					Msg: fmt.Sprintf("device %s: power mode %q is %s's too (mode_table %q): NAME@MODE could not tell them apart; give one another power_mode or mode_table", dev.Name, dev.PowerMode, prev, dev.ModeTable)})
+			}
+			modes[key] = dev.Name
+		}
+	}
 	for _, dev := range out {
 		if err := dev.Validate(); err != nil {
 			for _, e := range unjoin(err) {
@@ -445,6 +458,16 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 		}
 	}
 	return out, safeio.JoinErrors(d.errs...)
+}
+
+// lineOfName is the line of `name = "n"`, 0 when not found.
+func lineOfName(src []byte, n string) int {
+	for i, l := range strings.Split(string(src), "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && strings.TrimSpace(k) == "name" && strings.Trim(strings.TrimSpace(v), `"`) == n {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // deviceKeyPath is the TOML path of a device's key as hardware names it:
@@ -512,6 +535,7 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 	setStr(&dev.Family, r.Family)
 	setStr(&dev.Segment, r.Segment)
 	setStr(&dev.PowerMode, r.PowerMode)
+	setStr(&dev.ModeTable, r.ModeTable)
 	setStr(&dev.DefaultEngine, r.DefaultEngine)
 	if r.UnifiedMemory != nil {
 		dev.Unified = *r.UnifiedMemory
@@ -596,6 +620,9 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 			d.errorf(key+".units", "%s.units = %g has no source: every number in a profile cites where it comes from", key, u.Value)
 		}
 		dev.Sources[key+".units"] = u.Source
+	}
+	if v, ok := d.quantity(dev, key+".clock", re.Clock, units.DimFrequency); ok {
+		e.Clock = v
 	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {

@@ -47,6 +47,7 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 	str("family", d.Family)
 	str("segment", d.Segment)
 	str("power_mode", d.PowerMode)
+	str("mode_table", d.ModeTable)
 	kv("unified_memory", strconv.FormatBool(d.Unified))
 	field("memory", "memory", d.Memory, units.DimBytes, "")
 	field("usable_memory", "usable_memory", d.UsableGiven, units.DimBytes, "")
@@ -70,6 +71,7 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		b.WriteString("\n[[engine]]\n")
 		str("name", e.Name)
 		str("kind", string(e.Kind))
+		field("clock", key+".clock", e.Clock, units.DimFrequency, "")
 		field("power", key+".power", e.Power, units.DimPower, "")
 		field("idle_power", key+".idle_power", e.IdlePower, units.DimPower, "")
 		if e.Units > 0 {

@@ -558,11 +558,13 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 	}
 }
 
+// stepOverhead is the fixed cost of a pass, or of a decode step at the
+// engine's clock (Inputs.Clocked), as the prediction prices them.
 func (a *attribution) stepOverhead() float64 {
 	if a.prefill {
 		return a.s.Inputs.Efficiency.PassOverhead
 	}
-	return a.s.Inputs.Efficiency.StepOverhead
+	return a.s.Inputs.Clocked().StepOverhead
 }
 
 // side adds a term pair to the side that bounds its class.

@@ -74,6 +74,12 @@ type Inputs struct {
 	// Units is the engine's compute units (0: not stated): the
 	// efficiency's caps per unit apply to that many.
 	Units int
+	// ClockRatio is the engine's clock over hardware.ReferenceClock
+	// (hardware.Engine.ClockRatio; 1 when the profile gives none): the
+	// class's per-unit caps and a decode step's fixed costs are priced at
+	// it (hardware.Efficiency.AtClock), a calibration's too: it was
+	// fitted at the same clock, which its profile keeps.
+	ClockRatio float64
 	// HostPrecision and HostPeak are what the runtime's host operations
 	// run at on the device's CPU engine (runtimes.Runtime.HostPrecisions),
 	// FLOP/s; zero when the runtime has none, or the device no CPU engine
@@ -162,6 +168,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
 	}
+	in.ClockRatio = e.ClockRatio()
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
@@ -208,11 +215,19 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 }
 
 // setOverheads sets the fixed costs per pass and step from the
-// efficiency: each layer's shared by LayerUnits.
+// efficiency, a decode step's at the engine's clock (Clocked): each
+// layer's shared by LayerUnits.
 func (in *Inputs) setOverheads() {
 	layers := float64(in.Layers) / float64(max(in.LayerUnits, 1))
 	in.PrefillOverhead = in.Efficiency.PrefillOverhead(layers)
-	in.DecodeOverhead = in.Efficiency.DecodeOverhead(layers)
+	in.DecodeOverhead = in.Clocked().DecodeOverhead(layers)
+}
+
+// Clocked is the efficiency at the engine's clock (ClockRatio,
+// hardware.Efficiency.AtClock): the per-unit caps every pass runs at,
+// and a decode step's fixed costs.
+func (in *Inputs) Clocked() hardware.Efficiency {
+	return in.Efficiency.AtClock(in.ClockRatio)
 }
 
 // hostPeak is the peak the runtime's host operations run at on d's CPU
@@ -275,8 +290,9 @@ func (s *Setup) expected(overhead float64) rates {
 	if in.HostPeak > 0 {
 		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
 	}
-	return rates{bw: in.Efficiency.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: in.Efficiency, overhead: overhead,
-		dequant: dq, attention: in.Peak * in.Efficiency.Attention, units: s.Engine.Units, host: host}
+	e := in.Clocked()
+	return rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
+		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host}
 }
 
 func (s *Setup) idealRates() rates {

@@ -251,9 +251,13 @@ func loopPredictOrder(m *model.Cost, d *hardware.Device, w sim.Workload, e hardw
 		}
 	}
 	e2e = ttft
+	// A decode step's fixed costs run at the engine's clock (its GPU's on
+	// a Jetson: hardware.Efficiency.AtClock).
+	eng, _ := d.Engine("")
+	step := e.AtClock(eng.ClockRatio()).DecodeOverhead(float64(m.Spec.Layers))
 	for i := 1; i < w.Output; i++ {
 		c := w.Depth + w.Prompt + i
-		e2e += unit(m.Matmuls(w.Batch, w.Batch), B*m.KVBytes(c), B*m.AttentionDecodeFLOPs(c), e.DecodeOverhead(float64(m.Spec.Layers)))
+		e2e += unit(m.Matmuls(w.Batch, w.Batch), B*m.KVBytes(c), B*m.AttentionDecodeFLOPs(c), step)
 	}
 	return ttft, e2e
 }

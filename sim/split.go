@@ -191,9 +191,9 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 		}
 	} else {
 		st.r = s.rates.decode
-		st.r.overhead = layers * in.Efficiency.LayerOverhead
+		st.r.overhead = layers * in.Clocked().LayerOverhead
 		if first {
-			st.r.overhead += in.Efficiency.StepOverhead
+			st.r.overhead += in.Clocked().StepOverhead
 		}
 	}
 	if in.Layers > 0 {

@@ -86,6 +86,8 @@ func baseUnit(d Dimension) string {
 		return "s"
 	case DimPower:
 		return "W"
+	case DimFrequency:
+		return "Hz"
 	}
 	return ""
 }

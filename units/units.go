@@ -18,6 +18,7 @@ const (
 	DimRate                       // FLOP/s or OP/s
 	DimDuration                   // s
 	DimPower                      // W
+	DimFrequency                  // Hz
 )
 
 func (d Dimension) String() string {
@@ -32,6 +33,8 @@ func (d Dimension) String() string {
 		return "duration (e.g. 200ms, 1s, 35us)"
 	case DimPower:
 		return "power (e.g. 25 W)"
+	case DimFrequency:
+		return "clock frequency (e.g. 918 MHz)"
 	}
 	return "quantity"
 }
@@ -44,6 +47,7 @@ var unitSuffixes = map[Dimension][]string{
 	DimRate:      {"FLOP/s", "FLOPS", "flop/s", "flops", "OP/s", "OPS", "op/s", "ops"},
 	DimDuration:  {"s"},
 	DimPower:     {"W"},
+	DimFrequency: {"Hz"},
 }
 
 var decimalPrefix = map[string]float64{

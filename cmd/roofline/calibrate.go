@@ -39,7 +39,7 @@ func calibrateCommand() *cli.Command {
 		UsageText: calibrateUsage,
 		ArgsUsage: "FILE...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` or .toml profile the runs were measured on"},
+			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (NAME@MODE for a power mode) or .toml profile the runs were measured on"},
 			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE`; default: from the files' backend, else the device's default"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` when the files do not say"},
 			&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` when the files do not say"},

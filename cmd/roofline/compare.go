@@ -34,7 +34,7 @@ func compareCommand() *cli.Command {
 		UsageText: compareUsage,
 		ArgsUsage: "FILE...",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` or .toml profile the runs were measured on (a runs CSV may name it per row)"},
+			&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (NAME@MODE for a power mode) or .toml profile the runs were measured on (a runs CSV may name it per row)"},
 			&cli.StringFlag{Name: "runtime", Usage: "runtime the runs used (`NAME`, roofline list runtimes); default: from the files (llama-bench and batched-bench: llama.cpp, vLLM results: vllm)"},
 			&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE`; default: from the file's backend, else the device's default"},
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME`, .toml profile, .gguf file or config.json; default: matched from the file"},

@@ -60,7 +60,7 @@ func planCommand() *cli.Command {
 // planFlags are the search-space and target flags of plan (and plot plan).
 func planFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names, globs (jetson-*) or all (required)"},
+		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names (NAME@MODE for a power mode), globs (jetson-*) or all (required)"},
 		&cli.StringFlag{Name: "engine", Usage: "engines to use (`LIST`); default: every engine of each device"},
 		&cli.StringFlag{Name: "runtime", Usage: "keep to these runtimes (`LIST`, roofline list runtimes); default: the runtime the rule chooses for each engine and format"},
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "models: `LIST` of names or all (required)"},

@@ -536,11 +536,12 @@ max-context = "8k"
 		t.Errorf("the figure's command lacks its facet and settings:\n%s", md)
 	}
 
-	// Every Jetson (6 × 2 engines) × 4 models: a plan of more than 40
-	// rows is skipped by default, with the reason on stderr; the series
-	// figures are faceted by device.
+	// Every Jetson module in its base mode and its Super profile (the
+	// names ending in gb: 6 × 2 engines) × 4 models: a plan of more than
+	// 40 rows is skipped by default, with the reason on stderr; the
+	// series figures are faceted by device.
 	os.WriteFile(study, []byte(`title = "t"
-devices = ["jetson-*"]
+devices = ["jetson-*gb"]
 models = ["llama-3.2-1b", "qwen2.5-0.5b", "qwen2.5-1.5b", "qwen2.5-3b"]
 weights = ["q4_k_m"]
 `), 0o644)

@@ -42,11 +42,16 @@ const showHardwareUsage = `roofline show hardware NAME|FILE [--format text|json|
 
 Shows a device: memory and the share a model may use, datasheet (and
 measured) bandwidth, each compute engine's dense peaks with their ridge
-points, the efficiencies and overheads used for expected figures, and the
-source of every number.
+points, the efficiencies and overheads used for expected figures, the
+power modes of its module, and the source of every number.
+
+NAME@MODE is NAME's module in a power mode (jetson-orin-nano-super-8gb@25w,
+jetson-agx-orin-64gb@MODE_30W; case, '_' and '-' do not matter); a device
+with power modes lists them all, with the NAME@MODE that selects each.
 
 Examples:
   roofline show hardware jetson-orin-nano-super-8gb
+  roofline show hardware jetson-orin-nano-super-8gb@15w
   roofline show hardware rk3588 --format json`
 
 const showRuntimeUsage = `roofline show runtime NAME|FILE [--format text|json|markdown]

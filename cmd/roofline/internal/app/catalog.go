@@ -14,6 +14,19 @@ type Device struct {
 	// Runtimes lists, per engine (in the device's order), the runtimes
 	// that run on it.
 	Runtimes [][]string
+	// Modes are the power modes of its module (the device among them),
+	// in profiles.SortModes' order; empty when it has one or none. Only
+	// ShowDevice fills them.
+	Modes []PowerMode
+}
+
+// PowerMode is one power mode of a device's module: the profile for it
+// and the name that selects it.
+type PowerMode struct {
+	*hardware.Device
+	// Select is NAME@MODE that selects it, NAME the shown device's name
+	// where that selects it, else its module's, else its own.
+	Select string
 }
 
 func (env *Env) device(d *hardware.Device) Device {
@@ -45,7 +58,29 @@ func (env *Env) ShowDevice(name string) (Device, error) {
 	if err != nil {
 		return Device{}, err
 	}
-	return env.device(d), nil
+	out := env.device(d)
+	modes := env.Catalog.PowerModes(d)
+	var base *hardware.Device
+	for _, m := range modes {
+		if m.Name == d.Module() {
+			base = m
+		}
+	}
+	for _, m := range modes {
+		token := profiles.ModeToken(m)
+		sel := m.Name + "@" + token
+		for _, from := range []*hardware.Device{d, base} {
+			if from == nil {
+				continue
+			}
+			if hit, _ := hardware.PickMode(modes, from, hardware.ModeKey(token)); hit == m {
+				sel = from.Name + "@" + token
+				break
+			}
+		}
+		out.Modes = append(out.Modes, PowerMode{Device: m, Select: sel})
+	}
+	return out, nil
 }
 
 // Models prices every model of the catalog in its own format (its

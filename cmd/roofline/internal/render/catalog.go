@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/units"
 )
@@ -14,15 +15,9 @@ import (
 func DeviceList(ds []app.Device) Answer {
 	return answer{
 		doc: func() *Doc {
-			t := NewTable("NAME", "MEMORY", "BANDWIDTH", "ENGINES (peak fp16 or int8)", "DESCRIPTION").Right(1, 2)
+			t := NewTable("NAME", "MODE", "MEMORY", "BANDWIDTH", "ENGINES (peak fp16 or int8)", "DESCRIPTION").Right(2, 3)
 			for _, d := range ds {
-				var engines []string
-				for i := range d.Engines {
-					e := &d.Engines[i]
-					p, v, _ := e.Pick([]units.Precision{units.FP16, units.INT8, units.FP32})
-					engines = append(engines, fmt.Sprintf("%s %s %s", e.Name, Ops(v, p), p))
-				}
-				t.Add(d.Name, Bytes(d.Memory), Bandwidth(d.Bandwidth), strings.Join(engines, ", "), d.Description)
+				t.Add(d.Name, OrDash(d.PowerMode), Bytes(d.Memory), Bandwidth(d.Bandwidth), enginePeaks(d.Device), d.Description)
 			}
 			doc := &Doc{}
 			doc.Table(t)
@@ -36,6 +31,17 @@ func DeviceList(ds []app.Device) Answer {
 			return out
 		},
 	}
+}
+
+// enginePeaks is each engine's first peak of fp16, int8, fp32.
+func enginePeaks(d *hardware.Device) string {
+	var engines []string
+	for i := range d.Engines {
+		e := &d.Engines[i]
+		p, v, _ := e.Pick([]units.Precision{units.FP16, units.INT8, units.FP32})
+		engines = append(engines, fmt.Sprintf("%s %s %s", e.Name, Ops(v, p), p))
+	}
+	return strings.Join(engines, ", ")
 }
 
 // ModelList is `roofline list models`.
@@ -287,6 +293,7 @@ func modelDoc(mc *model.Cost) *Doc {
 type engineJSON struct {
 	Name         string             `json:"name"`
 	Kind         string             `json:"kind"`
+	ClockHz      float64            `json:"clock_hz,omitempty"`
 	PowerW       float64            `json:"power_w,omitempty"`
 	Peaks        map[string]float64 `json:"peak_ops_per_s"`
 	Ridge        map[string]float64 `json:"ridge_flop_per_byte"`
@@ -301,6 +308,8 @@ type deviceJSON struct {
 	Family                  string            `json:"family"`
 	VariantOf               string            `json:"variant_of,omitempty"`
 	PowerMode               string            `json:"power_mode,omitempty"`
+	ModeTable               string            `json:"mode_table,omitempty"`
+	PowerModes              []powerModeJSON   `json:"power_modes,omitempty"`
 	UnifiedMemory           bool              `json:"unified_memory"`
 	MemoryBytes             float64           `json:"memory_bytes"`
 	UsableBytes             float64           `json:"usable_bytes"`
@@ -314,15 +323,26 @@ type deviceJSON struct {
 	File                    string            `json:"file"`
 }
 
+// powerModeJSON is one power mode of a shown device's module.
+type powerModeJSON struct {
+	Name      string `json:"name"`
+	PowerMode string `json:"power_mode"`
+	ModeTable string `json:"mode_table,omitempty"`
+	// Select is the NAME@MODE that selects it.
+	Select             string  `json:"select"`
+	BandwidthBytesPerS float64 `json:"bandwidth_bytes_per_s"`
+	PowerW             float64 `json:"power_w,omitempty"`
+}
+
 func newDeviceJSON(dv app.Device) deviceJSON {
 	d := dv.Device
 	j := deviceJSON{Name: d.Name, Aliases: d.Aliases, Description: d.Description, Family: d.Family, VariantOf: d.VariantOf,
-		PowerMode: d.PowerMode, UnifiedMemory: d.Unified, MemoryBytes: d.Memory, UsableBytes: d.Usable,
+		PowerMode: d.PowerMode, ModeTable: d.ModeTable, UnifiedMemory: d.Unified, MemoryBytes: d.Memory, UsableBytes: d.Usable,
 		BandwidthBytesPerS: d.Bandwidth, MeasuredBandwidth: d.MeasuredBandwidth, StorageBandwidthBytesPS: d.StorageBandwidth,
 		DefaultEngine: d.DefaultEngine, Sources: d.Sources, References: d.References, File: d.File}
 	for i := range d.Engines {
 		e := &d.Engines[i]
-		ej := engineJSON{Name: e.Name, Kind: string(e.Kind), PowerW: e.Power, Peaks: map[string]float64{}, Ridge: map[string]float64{},
+		ej := engineJSON{Name: e.Name, Kind: string(e.Kind), ClockHz: e.Clock, PowerW: e.Power, Peaks: map[string]float64{}, Ridge: map[string]float64{},
 			Runtimes: dv.Runtimes[i]}
 		if e.Calibration != nil {
 			ej.CalibratedOn = e.Calibration.Runtime
@@ -332,6 +352,14 @@ func newDeviceJSON(dv app.Device) deviceJSON {
 			ej.Ridge[string(p)] = d.Ridge(e, p)
 		}
 		j.Engines = append(j.Engines, ej)
+	}
+	for _, m := range dv.Modes {
+		pm := powerModeJSON{Name: m.Name, PowerMode: m.PowerMode, ModeTable: m.ModeTable, Select: m.Select,
+			BandwidthBytesPerS: m.Bandwidth}
+		if e, err := m.Engine(""); err == nil {
+			pm.PowerW = e.Power
+		}
+		j.PowerModes = append(j.PowerModes, pm)
 	}
 	return j
 }
@@ -384,7 +412,7 @@ func deviceDoc(dv app.Device) *Doc {
 	}
 	doc.Table(t)
 	doc.Both("\nengines:\n")
-	tt := NewTable("ENGINE", "KIND", "POWER", "RUNTIMES", "EFFICIENCY").Right(2)
+	tt := NewTable("ENGINE", "KIND", "CLOCK", "POWER", "RUNTIMES", "EFFICIENCY").Right(2, 3)
 	for i := range d.Engines {
 		e := &d.Engines[i]
 		power := "unknown"
@@ -399,9 +427,25 @@ func deviceDoc(dv app.Device) *Doc {
 		if rts == "" {
 			rts = "none"
 		}
-		tt.Add(e.Name, string(e.Kind), power, rts, eff)
+		tt.Add(e.Name, string(e.Kind), Clock(e.Clock), power, rts, eff)
 	}
 	doc.Table(tt)
+	if len(dv.Modes) > 0 {
+		doc.Both(fmt.Sprintf("\npower modes of %s (give one as NAME@MODE):\n", d.Module()))
+		mt := NewTable("MODE", "TABLE", "DEVICE", "NAME@MODE", "BANDWIDTH", "ENGINES (peak fp16 or int8)", "POWER").Right(4, 6)
+		for _, m := range dv.Modes {
+			power := "unknown"
+			if e, err := m.Engine(""); err == nil && e.Power > 0 {
+				power = Sig(e.Power, 4) + " W"
+			}
+			name := m.Name
+			if m.Device == d {
+				name += " (this)"
+			}
+			mt.Add(m.PowerMode, OrDash(m.ModeTable), name, m.Select, Bandwidth(m.Bandwidth), enginePeaks(m.Device), power)
+		}
+		doc.Table(mt)
+	}
 	if len(d.References) > 0 {
 		doc.Both("\nreferences:\n")
 		refs := append([]string(nil), d.References...)

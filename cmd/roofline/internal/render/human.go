@@ -88,6 +88,15 @@ func Bandwidth(bps float64) string { return units.FormatBandwidth(bps) }
 // Ops is a compute rate at a precision (FLOP/s or OP/s).
 func Ops(v float64, p units.Precision) string { return units.FormatRate(v, p.RateUnit()) }
 
+// Clock is an engine's clock, Hz (918 MHz, 1.73 GHz); a dash when the
+// profile gives none.
+func Clock(hz float64) string {
+	if hz <= 0 {
+		return "-"
+	}
+	return units.FormatRate(hz, "Hz")
+}
+
 // Flops is a floating-point rate, FLOP/s.
 func Flops(v float64) string { return units.FormatRate(v, "FLOP/s") }
 

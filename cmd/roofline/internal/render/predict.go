@@ -520,8 +520,14 @@ func overheadText(in sim.Inputs) string {
 	if in.LayerUnits > 1 {
 		shared = fmt.Sprintf(" / %d %s units", in.LayerUnits, in.EngineKind)
 	}
-	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s)",
-		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared)
+	clock := ""
+	if r := in.ClockRatio; r > 0 && r != 1 {
+		// hardware.Efficiency.AtClock: a decode step's fixed costs run at
+		// the GPU's clock, a prefill pass's as fitted.
+		clock = fmt.Sprintf("; a decode step's ÷ %.3g, the GPU's %s over %s", r, Clock(r*hardware.ReferenceClock), Clock(hardware.ReferenceClock))
+	}
+	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s%s)",
+		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared, clock)
 	if e.HostWork > 0 && in.HostPeak > 0 {
 		out += fmt.Sprintf("; on the CPU %s per token (%d layers × %s FLOP at %s %s)",
 			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
