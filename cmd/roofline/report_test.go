@@ -13,7 +13,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 )
 
-var reportStudies = []string{"../../docs/examples/voice-assistant.toml", "../../docs/examples/llama-bench-rtx4080.toml", "../../docs/examples/voice-assistant-boards.toml"}
+var reportStudies = []string{"../../docs/examples/voice-assistant.toml", "../../docs/examples/llama-bench-rtx4080.toml", "../../docs/examples/voice-assistant-boards.toml", servingStudy}
 
 func runReport(t *testing.T, study string, extra ...string) string {
 	t.Helper()
