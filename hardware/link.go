@@ -157,12 +157,14 @@ func LinkNames() []string {
 	return n
 }
 
+// linkKey drops the separators a link's name is looked up without (a
+// Replacer is safe for concurrent use).
+var linkKey = strings.NewReplacer("-", "", ".", "", "_", "")
+
 // LookupLink finds a built-in link by name (case and the separators "-"
 // and "." ignored: "PCIe4x16" is pcie4-x16).
 func LookupLink(name string) (Link, error) {
-	key := func(s string) string {
-		return strings.NewReplacer("-", "", ".", "", "_", "").Replace(strings.ToLower(s))
-	}
+	key := func(s string) string { return linkKey.Replace(strings.ToLower(s)) }
 	for _, l := range Links {
 		if key(l.Name) == key(name) {
 			return l, nil

@@ -103,6 +103,10 @@ const (
 	// SearchTokens bounds context lengths the planner and plots sweep and
 	// the searches for the longest context or prompt.
 	SearchTokens = 1 << 24
+	// Devices bounds the devices a plan spreads a model over and the
+	// smallest count a DOES NOT FIT answer searches (an HGX node has 8;
+	// the largest published board clusters have 8 to 16).
+	Devices = 64
 	// PlanConfigs bounds the configurations one plan evaluates: device
 	// engine × model × format groups × context lengths × batch sizes,
 	// checked before any is evaluated. Every built-in device, model and
@@ -238,6 +242,7 @@ func All() []Ceiling {
 		{"measured tokens/s", TokensPerS, ""},
 		{"turns of a chat", ChatTurns, ""},
 		{"contexts searched and swept", SearchTokens, ""},
+		{"devices a plan spreads a model over", Devices, ""},
 		{"configurations one plan evaluates (groups × contexts × batches)", PlanConfigs, ""},
 		{"configurations of a study's plan (a report)", ReportConfigs, ""},
 		{"configurations a plan figure keeps", PlanKept, ""},

@@ -67,7 +67,14 @@ var ErrNoTensorList = errors.New("the model's cost was built without its tensor 
 // copy of the table (llama.cpp duplicates it on the output layer's
 // device): each part counts it. Tensors of a model file that the
 // inventory does not list go with the head.
-func (c *Cost) Slice(p Part) (*Cost, error) {
+func (c *Cost) Slice(p Part) (*Cost, error) { return c.slice(p, true) }
+
+// SliceSums is Slice without the part's tensor list: the same sums, as a
+// plan prices its models (BuildSums), for a search that places one model
+// many ways and keeps every part it tried.
+func (c *Cost) SliceSums(p Part) (*Cost, error) { return c.slice(p, false) }
+
+func (c *Cost) slice(p Part, list bool) (*Cost, error) {
 	s := c.Spec
 	if c.Tensors == nil {
 		return nil, ErrNoTensorList
@@ -83,7 +90,9 @@ func (c *Cost) Slice(p Part) (*Cost, error) {
 		if !p.has(t.Tensor) && !asHead {
 			continue
 		}
-		o.Tensors = append(o.Tensors, t)
+		if list {
+			o.Tensors = append(o.Tensors, t)
+		}
 		o.addWhole(&t)
 		switch {
 		case t.Role == RoleTokenEmbd:

@@ -98,7 +98,7 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 	if o.GPULayers == AutoLayers {
 		if o.CPUMoE || o.NCPUMoE > 0 {
 			pl.ngl = L + 1
-			sp, err := offloadSplit(gpu, host, link, pl)
+			sp, err := offloadSplit(gpu, host, link, pl, gpu.Model.Slice)
 			if err != nil {
 				return nil, err
 			}
@@ -107,17 +107,23 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 		if gpu.Memory(w.Context(), w.Batch, w.UBatch).Fits {
 			return nil, nil
 		}
-		return fitOffload(gpu, host, link, w)
+		sp, note, err := fitOffload(gpu, w, func(pl offloadPlace) (*Split, error) { return offloadSplit(gpu, host, link, pl, gpu.Model.Slice) })
+		if err != nil {
+			return nil, err
+		}
+		sp.Notes = append(sp.Notes, note)
+		return sp, nil
 	}
-	return offloadSplit(gpu, host, link, pl)
+	return offloadSplit(gpu, host, link, pl, gpu.Model.Slice)
 }
 
 // fitOffload is llama.cpp's --fit for one GPU (common/fit.cpp,
-// common_params_fit_impl, steps 3 and 4).
-func fitOffload(gpu, host *Setup, link *hardware.Link, w Workload) (*Split, error) {
+// common_params_fit_impl, steps 3 and 4), each placement tried built by
+// build: the split it chooses and the note that says how.
+func fitOffload(gpu *Setup, w Workload, build func(offloadPlace) (*Split, error)) (*Split, string, error) {
 	L := gpu.Model.Spec.Layers
 	fits := func(pl offloadPlace) (*Split, bool, error) {
-		sp, err := offloadSplit(gpu, host, link, pl)
+		sp, err := build(pl)
 		if err != nil {
 			return nil, false, err
 		}
@@ -160,7 +166,7 @@ func fitOffload(gpu, host *Setup, link *hardware.Link, w Workload) (*Split, erro
 	} else {
 		dense := offloadPlace{ngl: L + 1, expFirst: 0, expEnd: L, auto: true}
 		if _, ok, e := fits(dense); e != nil {
-			return nil, e
+			return nil, "", e
 		} else if ok {
 			// Step 4: every dense tensor fits; whole layers from the
 			// front, the back layers' experts in host memory.
@@ -178,15 +184,15 @@ func fitOffload(gpu, host *Setup, link *hardware.Link, w Workload) (*Split, erro
 		}
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	sp.Notes = append(sp.Notes, fmt.Sprintf("placed as llama.cpp's --fit does (common/fit.cpp): %s, keeping %s free on the GPU (-fitt's default)",
-		note, units.FormatBytes(FitMargin, units.Binary)))
-	return sp, nil
+	return sp, fmt.Sprintf("placed as llama.cpp's --fit does (common/fit.cpp): %s, keeping %s free on the GPU (-fitt's default)",
+		note, units.FormatBytes(FitMargin, units.Binary)), nil
 }
 
-// offloadSplit builds the stages and pools of one placement.
-func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace) (*Split, error) {
+// offloadSplit builds the stages and pools of one placement, the model's
+// parts cut by slice (model.Cost.Slice, or its sums alone).
+func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace, slice func(model.Part) (*model.Cost, error)) (*Split, error) {
 	m := gpu.Model
 	L := m.Spec.Layers
 	ngl := pl.ngl
@@ -210,7 +216,6 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace) (*Spli
 		ea, eb = 0, 0
 	}
 	sp.ExpertLayers = eb - ea
-	slice := func(p model.Part) (*model.Cost, error) { return m.Slice(p) }
 	type part struct {
 		name string
 		p    model.Part

@@ -94,7 +94,15 @@ type Config struct {
 	// Excess how far it misses: needed / allowed (> 1). The one-byte
 	// fields come last: a Config takes 64 bytes, not 72.
 	Excess float64
-	Limit  Limit
+	// offload is, for a configuration the runtime offloads (the model
+	// does not fit the device alone and llama.cpp's automatic fitting
+	// keeps the rest in host memory), one more than the layers on the
+	// GPU as llama.cpp counts them; 0 when not offloaded. hostExperts
+	// counts the layers whose routed experts stay in host memory (at most
+	// 255 told). Read them with Offload.
+	offload     uint16
+	hostExperts uint8
+	Limit       Limit
 	// Misses is every constraint that fails, Limit the first of them.
 	Misses   LimitSet
 	Fits     bool
@@ -102,6 +110,17 @@ type Config struct {
 	// Verdict weighs the latency targets against the prediction's
 	// interval: meets, uncertain or fails at the targets' confidence.
 	Verdict Verdict
+}
+
+// Offloaded reports whether the configuration is offloaded to the host.
+func (c Config) Offloaded() bool { return c.offload > 0 }
+
+// Offload is an offloaded configuration's placement: the layers on the
+// GPU as llama.cpp counts them (the output layer one of them) and the
+// layers whose routed experts stay in host memory; ok is false when the
+// configuration is not offloaded.
+func (c Config) Offload() (gpuLayers, hostExperts int, ok bool) {
+	return int(c.offload) - 1, int(c.hostExperts), c.offload > 0
 }
 
 // Depth is the history before a prompt of `prompt` tokens and `output`
@@ -207,35 +226,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 			// others' whole answers.
 			c.TTFT += float64(q) * (c.TTFT + float64(output-1)*c.TPOT)
 		}
-		fail := func(limit Limit, excess float64) {
-			c.Misses |= 1 << limit
-			if c.Limit == LimitNone {
-				c.Limit, c.Excess = limit, excess
-			}
-		}
-		if !c.Fits {
-			fail(LimitMemory, c.Memory/usable)
-		}
-		if t.TTFT > 0 && c.TTFT > t.TTFT {
-			fail(LimitTTFT, c.TTFT/t.TTFT)
-		}
-		if t.TPOT > 0 && c.TPOT > t.TPOT {
-			fail(LimitTPOT, c.TPOT/t.TPOT)
-		}
-		if t.MinThroughput > 0 && c.Throughput < t.MinThroughput {
-			fail(LimitThroughput, t.MinThroughput/c.Throughput)
-		}
-		c.Feasible = c.Limit == LimitNone
-		c.Verdict = Meets
-		if !c.Fits {
-			c.Verdict = Fails
-		}
-		c.Verdict = worse(c.Verdict, JudgeWithin(c.TTFT, t.TTFT, pLo, pHi).Verdict)
-		c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, t.TPOT, dLo, dHi).Verdict)
-		if t.MinThroughput > 0 {
-			// Throughput is a floor: B / TPOT must stay above it.
-			c.Verdict = worse(c.Verdict, JudgeWithin(c.TPOT, float64(seqs)/t.MinThroughput, dLo, dHi).Verdict)
-		}
+		judge(&c, t, c.Memory/usable, seqs, pLo, pHi, dLo, dHi)
 		out = append(out, c)
 	}
 	return out
@@ -331,6 +322,11 @@ func (s *Setup) MaxConcurrent(ctx, prompt, output, ubatch int, t Targets) Concur
 	}
 	return c
 }
+
+// Largest is the largest n in [1, hi] with ok(n), given that ok holds
+// for every n below one that holds; 0 when ok(1) fails: the bisection
+// every inverse search of sim uses, for searches over its evaluations.
+func Largest(hi int, ok func(int) bool) int { return largest(hi, ok) }
 
 // largest is the largest n in [1, hi] with ok(n), given that ok holds for
 // every n below one that holds; 0 when ok(1) fails.

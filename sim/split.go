@@ -265,8 +265,26 @@ type stageSums struct {
 // and decode steps by the pass functions of one device (newPhases, at the
 // stage's rates), added in the order they run, plus the links.
 func (sp *Split) Predict(w Workload) (*Result, error) {
+	r, _, err := sp.predict(w, true)
+	return r, err
+}
+
+// splitParts are a split prediction's stage sums and link times: what
+// weighs each stage's spread into the whole's (Split.bounds).
+type splitParts struct {
+	prefill       []*Stage
+	pre, dec      []stageSums
+	preLink, link float64
+}
+
+// predict is Predict; full adds the longest context every pool holds
+// (a search over the pools' memory), the stages' times, the cold start,
+// the warnings and the intervals, which a planner, checking the contexts
+// it plans and judging at its own factors, does without: the figures it
+// keeps are the same.
+func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	if err := w.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := sp.Main
 	from := "given"
@@ -280,14 +298,14 @@ func (sp *Split) Predict(w Workload) (*Result, error) {
 	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
 		one := w
 		one.Batch = 1
-		r, err := sp.Predict(one)
+		r, parts, err := sp.predict(one, full)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		B := float64(w.Batch)
 		r.Inputs.Workload, r.Queued = w, true
 		r.LastTTFT, r.LastE2E = (B-1)*r.E2E+r.TTFT, B*r.E2E
-		return r, nil
+		return r, parts, nil
 	}
 	r := &Result{Inputs: s.Inputs}
 	in := &r.Inputs
@@ -369,6 +387,16 @@ func (sp *Split) Predict(w Workload) (*Result, error) {
 	r.E2E = r.TTFT + r.Decode.Time
 	r.E2EBound = r.TTFTBound + r.Decode.IdealTime
 	r.LastTTFT, r.LastE2E = r.TTFT, r.E2E
+	parts := &splitParts{prefill: prefill, pre: pre, dec: dec, preLink: tr + co}
+	if steps > 0 {
+		parts.link = math.Max(r.Decode.Time-sumTimes(dec), 0)
+	}
+	if !full {
+		sr.Pools = sp.Memory(w.Context(), w.Batch, w.UBatch)
+		r.Memory = sp.memoryTotal(sr.Pools, w.Batch, w.UBatch, false)
+		r.Split = sr
+		return r, parts, nil
+	}
 
 	for i, st := range prefill {
 		sr.Stages = append(sr.Stages, StageTime{Name: st.Name, PrefillEngine: st.Engine, Pool: sp.poolName(st.Pool), Prefill: pre[i].exp.time})
@@ -389,7 +417,7 @@ func (sp *Split) Predict(w Workload) (*Result, error) {
 		}
 	}
 	sr.Pools = sp.Memory(w.Context(), w.Batch, w.UBatch)
-	r.Memory = sp.memoryTotal(sr.Pools, w.Batch, w.UBatch)
+	r.Memory = sp.memoryTotal(sr.Pools, w.Batch, w.UBatch, full)
 	r.Split = sr
 	cold := s.ColdStart(r.TTFT)
 	r.LoadTime = cold.Load
@@ -398,7 +426,7 @@ func (sp *Split) Predict(w Workload) (*Result, error) {
 	}
 	sp.warnings(r)
 	sp.intervals(r, prefill, pre, dec, tr+co, steps)
-	return r, nil
+	return r, parts, nil
 }
 
 // combine adds the stages of a phase of n units: in sequence, or through
@@ -546,7 +574,7 @@ func fitsAll(pools []PoolUse, withMargin bool) bool {
 // memoryTotal is the split's memory account as one Memory: the sums over
 // the pools (each device of a group once), fitting when every pool does,
 // and the longest context every pool holds.
-func (sp *Split) memoryTotal(pools []PoolUse, batch, ubatch int) Memory {
+func (sp *Split) memoryTotal(pools []PoolUse, batch, ubatch int, full bool) Memory {
 	var m Memory
 	m.Fits = true
 	for _, p := range pools {
@@ -567,6 +595,9 @@ func (sp *Split) memoryTotal(pools []PoolUse, batch, ubatch int) Memory {
 			worst = math.Min(worst, p.Headroom)
 		}
 		m.Headroom = worst
+	}
+	if !full {
+		return m
 	}
 	fits := func(c int) bool { return fitsAll(sp.Memory(c, batch, ubatch), false) }
 	hi := MaxPlanTokens
