@@ -51,9 +51,14 @@ type nothingSure struct {
 	// rate is plan --rate's target when configurations are sure to meet
 	// the latency targets but none sustains it.
 	rate float64
+	// devices is the largest device count a plan searched (0: one).
+	devices int
 }
 
 func (e nothingSure) Error() string {
+	if e.devices > 1 && e.rate <= 0 {
+		return fmt.Sprintf("no configuration on up to %d devices is %.0f%% sure to meet the targets (exit status 3)", e.devices, 100*e.confidence)
+	}
 	if e.rate > 0 {
 		return fmt.Sprintf("no configuration searched sustains %g requests/s within the latency targets (exit status 3)", e.rate)
 	}

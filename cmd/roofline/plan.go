@@ -27,6 +27,15 @@ decode), with its margins and the concurrent sequences of its context that
 meet the targets; or, when nothing does, the configuration that misses
 least and why. A device's CPU engine is left out when another engine runs
 the model (unless asked with --engine, or only the CPU meets the targets).
+A model a discrete GPU does not hold is planned offloaded to its host as
+llama.cpp places it by default (as many layers as fit, as predict does);
+--devices LIST (1,2,4,8 or 1..8) with --link adds the model spread over each
+count of devices in the runtime's multi-device mode (tensor parallel for
+vLLM, layers over RPC hosts for llama.cpp on a network, every layer over the
+boards for distributed-llama), and recommends the fewest that meet the
+targets, or says that no count up to the largest does (exit 3). A
+recommended configuration nothing holds says what would (devices or host
+memory), as predict does.
 --detail adds the inverse limits (longest context that fits, longest
 context meeting TPOT, longest prompt meeting TTFT, most sequences that
 fit), the frontier of quality against decode speed, and what was skipped.
@@ -43,7 +52,8 @@ Examples:
   roofline plan --hardware jetson-orin-nano-8gb,jetson-orin-nano-super-8gb,rk3588 --model llama-3.2-3b --weights q4_k_m,q8_0,w8a8 --context 4k,8k --prompt 500 --output-tokens 200 --ttft 1s --tpot 200ms
   roofline plan --hardware 'jetson-*' --model qwen2.5-1.5b,llama-3.2-3b --weights all --ttft 1s --tpot 200ms --top 3
   roofline plan --hardware all --model llama-3.1-8b --weights all --tpot 50ms --feasible-only --format json
-  roofline plan --hardware h100-sxm --model llama-3.1-70b --weights fp8,bf16 --batch 1,8,32,64 --tpot 50ms --min-throughput 500`
+  roofline plan --hardware h100-sxm --model llama-3.1-70b --weights fp8,bf16 --batch 1,8,32,64 --tpot 50ms --min-throughput 500
+  roofline plan --hardware raspberry-pi-5-8gb,rk3588 --model llama-3.1-8b --weights q4_0 --runtime distributed-llama --devices 1..8 --link 1gbe --tpot 200ms`
 
 var planFormats = render.AllFormats
 
@@ -52,7 +62,7 @@ func planCommand() *cli.Command {
 		Name:      "plan",
 		Usage:     "search formats × context × batch × device against TTFT/TPOT targets and memory",
 		UsageText: planUsage,
-		Flags:     append(planFlags(), append(answerFlags(), formatFlag(planFormats))...),
+		Flags:     append(append(planFlags(), planSpreadFlags()...), append(answerFlags(), formatFlag(planFormats))...),
 		Action:    planAction,
 	}
 }
@@ -136,6 +146,9 @@ func planAction(c *cli.Context) error {
 		return err
 	}
 	ns := nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
+	if n := len(req.Counts); n > 0 {
+		ns.devices = req.Counts[n-1]
+	}
 	if p.Result != nil && p.Sure > 0 {
 		ns.rate = req.Rate // sure to meet the latencies: the rate is what misses
 	}
@@ -180,5 +193,6 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 		return req, err
 	}
 	req.MinContext = c.Int("min-context")
-	return req, nil
+	req.Spread, req.Counts, err = planSpread(c)
+	return req, err
 }

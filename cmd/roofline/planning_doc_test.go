@@ -16,7 +16,10 @@ func TestPlanningDoc(t *testing.T) {
 		}
 		return "```\n$ roofline " + strings.Join(quoteArgs(args), " ") + "\n" + out + "```\n"
 	}
-	doc := planningDocHead + example(voiceAssistant) + planningDocMiddle + example(voiceAssistantDetail) + planningDocTail
+	boards := append(append([]string{}, piBoards...), "--tpot", "200ms", "--top", "4")
+	offload := []string{"plan", "--hardware", "rtx-4090,rtx-3060", "--model", "llama-3.1-70b,qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "8k,32k", "--tpot", "500ms"}
+	doc := planningDocHead + example(voiceAssistant) + planningDocMiddle + example(voiceAssistantDetail) + planningDocTail +
+		planningDocBoards + example(boards) + planningDocOffload + example(offload) + planningDocOffloadTail
 	const path = "../../docs/planning.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -161,6 +164,45 @@ checks it). The counts differ only when the question differs: chat counts at
 the conversation's final context with no headroom, plan at the row's context
 with ` + "`--headroom`" + `.
 
+## Beyond one device: offload and device counts
+
+A model that does not fit a device alone is not the end of the answer.
+Where the runtime offloads to the host (llama.cpp on a discrete GPU: its
+profile's parallel rule) a configuration the device does not hold is placed
+as ` + "`roofline predict`" + ` places it by default — llama.cpp's automatic fitting
+(` + "`--fit`" + `, common/fit.cpp): as many whole layers on the GPU as fit with 1 GiB
+kept free, the rest and their KV cache in the host's memory
+(` + "`--host`" + `, desktop-ddr5 by default, over the device's host link or ` + "`--link`" + `);
+for a MoE model every layer's dense tensors first, the routed experts in
+host memory — and priced by the same split predictor (docs/method.md §11),
+judged at its stages' own intervals. Its memory is the GPU's and the host's
+together, each checked against its own usable memory less ` + "`--headroom`" + `.
+
+` + "`--devices LIST`" + ` (` + "`1,2,4,8`" + ` or ` + "`1..8`" + `, at most 64, each at most the largest
+model's layer count) adds, per device engine, model and format, a group for
+every count: the model spread over that many devices like it in the
+runtime's multi-device mode, as ` + "`predict --devices N`" + ` spreads it with the same
+` + "`--link`" + ` — tensor parallel for vLLM, TensorRT-LLM and SGLang (NVLink within
+an HGX node), a pipeline of layers for llama.cpp in one machine, llama.cpp's
+RPC backend over a network, every layer over the boards for
+distributed-llama. A count a runtime's split cannot take (heads the tensor
+parallel size does not divide, fewer layers than devices, distributed-llama's
+powers of two) is skipped and ` + "`--detail`" + ` says why; a device that names no
+peer link needs ` + "`--link`" + `. The counts multiply the search that the 2^24 bound
+counts, and each configuration carries DEVICES and SPLIT (` + "`tp 4, nvlink4`" + `,
+` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 44/81`" + `: layers on the GPU as llama.cpp counts
+them) in the table, the JSON (` + "`devices`" + `, ` + "`split`" + `) and the CSV.
+
+Among the groups of a device and model that meet the targets, the answer
+recommends the **fewest devices**, before ` + "`--rank`" + ` orders the rest: the fewest
+sure to meet them at ` + "`--confidence`" + `, else the fewest that meet them as
+predicted. A line under the table says it ("the fewest devices that meet
+the targets, 80 % sure: 8"), or that no count up to the largest given does,
+with the closest found; the exit status is then 3. A recommended
+configuration that nothing holds says what would, as predict does: the
+smallest count of devices like it (over their peer link, else Gigabit
+Ethernet for boards) or the host memory an offload needs.
+
 ## Inverse limits
 
 The inverse limits are computed directly, not by scanning the lists: the
@@ -168,6 +210,9 @@ longest context that fits inverts the KV cache (exact across sliding windows);
 the longest context meeting TPOT and the longest prompt meeting TTFT bisect the
 monotone latency functions; the most sequences that fit bisect memory. Tests
 check that predicting at each limit meets it and one token past it does not.
+A group spread over devices bisects its own evaluation for each of them (the
+split's memory, TTFT and TPOT are monotone too); a group that offloads keeps
+the device's own limits, what it holds alone.
 The quality–speed table keeps the formats that no other format beats on both
 published quality and decode speed.
 
@@ -197,7 +242,13 @@ built-in catalog — every device × engine × model × weight format at the six
 default contexts, 316,992 configurations in 52,832 groups — and streams
 232 MB of JSON in about 1.1 s with a 100 MB peak, measured on a two-core
 machine shared with other jobs (load 6–7); it took 2.6–4.5 s and 1.2 GB
-before plan streamed. ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
+before plan streamed. A configuration that is offloaded is priced by the
+split predictor one at a time (its placement found by llama.cpp's fitting,
+the placements and the model's parts kept for the group and the search),
+about 20 µs of CPU time each against 0.2 µs: the whole catalog at 16
+contexts × 8 batches offloads 525,000 of its 9.3 million configurations,
+which takes it from 2.5 s to about 14 s of CPU time
+(` + "`BenchmarkPlanCommand`" + `). ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
 every one of 6.3 million configurations (16 contexts × 8 batches) at a
 median 5.7 million configurations per second (3.9–10.0 million over ten
 runs, load 4–6; about 0.2 µs of CPU time each): a batch's matrix products
@@ -236,4 +287,39 @@ the RK3588 misses TTFT on both engines (the NPU by less, so it ranks first).
 The inverse table shows the longest prompt each group prefills within the
 second. Calibrate the board (docs/calibration.md) before trusting a close
 call.
+`
+
+const planningDocBoards = `
+## How many boards: Llama-3.1-8B at 5 tokens/s on Raspberry Pi 5s
+
+Five tokens a second is a TPOT of 200 ms. distributed-llama spreads every
+layer over 2, 4 or 8 boards on gigabit Ethernet:
+
+`
+
+const planningDocOffload = `
+Four boards meet the target as predicted (171 ms), but the slow end of their
+interval does not (the CPU class's spread, ×1.35): at the default confidence
+of 80 % eight are recommended, and ` + "`--confidence 0.5`" + ` recommends four. The
+network is 17 % of a token on four boards and 36 % on eight (docs/method.md
+§11); the measured runs in multi.csv (3.07 and 4.08 tokens/s on 2 and 4 Pi 5s,
+PR #64 of distributed-llama) sit inside the interval. With llama.cpp's RPC
+backend more boards never decode faster: each token crosses every board in
+turn.
+
+## Models larger than the GPU: offloaded as llama.cpp places them
+
+Llama-3.1-70B and Qwen3-30B-A3B in Q4_K_M on a 24 GB RTX 4090 and a 12 GB
+RTX 3060 beside a DDR5 desktop:
+
+`
+
+const planningDocOffloadTail = `
+Only Qwen3-30B-A3B on the RTX 4090 fits alone. Each offloaded row is placed
+by llama.cpp's fitting at its own context (fewer layers on the GPU as the
+cache grows; for the MoE model every dense tensor on the GPU and the routed
+experts of the layers that do not fit in host memory) and priced as predict
+prices it, so ` + "`roofline predict`" + ` of the same request gives
+the same TTFT and TPOT (a test checks it). ` + "`plot gpu-layers`" + ` draws the
+speed against the layers on the GPU, with the cliff.
 `

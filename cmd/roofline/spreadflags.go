@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
@@ -50,26 +51,57 @@ func spread(c *cli.Context) (app.Spread, error) {
 			return sp, usageErr("--%s must be at least %d, got %d", f.name, f.min, f.v)
 		}
 	}
+	return sp, linkFlags(c, &sp)
+}
+
+// planSpreadFlags are plan's: the device counts, the link between the
+// devices and the host of an offload.
+func planSpreadFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range spreadFlags() {
+		switch f.Names()[0] {
+		case "host", "link", "link-latency":
+			out = append(out, f)
+		}
+	}
+	return append(out, &cli.StringFlag{Name: "devices", Usage: "device counts to spread each model over (`LIST`: 1,2,4,8 or 1..8) in the runtime's multi-device mode; the answer recommends the fewest that meet the targets; default 1 (offloading to the host what the device does not hold, as llama.cpp does)"})
+}
+
+// planSpread reads planSpreadFlags.
+func planSpread(c *cli.Context) (app.Spread, []int, error) {
+	sp := app.Spread{Host: c.String("host")}
+	var counts []int
+	if s := c.String("devices"); s != "" {
+		var err error
+		if counts, err = plan.ParseCounts(s); err != nil {
+			return sp, nil, usageErr("--devices %v", err)
+		}
+	}
+	return sp, counts, linkFlags(c, &sp)
+}
+
+// linkFlags reads --link and --link-latency into sp.
+func linkFlags(c *cli.Context, sp *app.Spread) error {
 	if l := c.String("link"); l != "" {
 		if _, err := hardware.LookupLink(l); err == nil {
 			sp.Link = l
 		} else {
 			rate, _, qerr := quantity(c, "link", units.DimBandwidth)
 			if qerr != nil || !(rate > 0) || math.IsInf(rate, 0) {
-				return sp, usageErr("--link %q: a link's rate must be a positive bandwidth such as 10GB/s, or a name (%s)", l, joinNames(hardware.LinkNames()))
+				return usageErr("--link %q: a link's rate must be a positive bandwidth such as 10GB/s, or a name (%s)", l, joinNames(hardware.LinkNames()))
 			}
 			sp.LinkRate = rate
 		}
 	}
 	if c.IsSet("link-latency") {
 		if sp.LinkRate == 0 {
-			return sp, usageErr("--link-latency describes a --link given as a rate; a named link has its own latency")
+			return usageErr("--link-latency describes a --link given as a rate; a named link has its own latency")
 		}
 		lat, _, err := quantity(c, "link-latency", units.DimDuration)
 		if err != nil || !(lat >= 0) || math.IsInf(lat, 0) {
-			return sp, usageErr("--link-latency %q: want a duration of 0 or more, such as 50us", c.String("link-latency"))
+			return usageErr("--link-latency %q: want a duration of 0 or more, such as 50us", c.String("link-latency"))
 		}
 		sp.LinkLatency = lat
 	}
-	return sp, nil
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
@@ -35,6 +36,12 @@ type PlanRequest struct {
 	// adds the inverse limits, the frontier and what was skipped.
 	Show   plan.Options
 	Detail bool
+	// Counts are the device counts to spread each model over (--devices
+	// LIST; empty: one device, offloading what it does not hold as
+	// predict does); Spread gives the link between them and the host of
+	// an offload (its Link, LinkRate, LinkLatency and Host).
+	Counts []int
+	Spread Spread
 	// Rate is a request-rate target, requests/s (0: none): the
 	// recommended configurations' largest rate meeting the latency
 	// targets is searched (PlanRate), with --detail every shown one's.
@@ -62,7 +69,13 @@ type Plan struct {
 	// gives a rate or asks for detail.
 	Rates  []PlanRate
 	Pareto []plan.ParetoPoint
-	search *plan.Search
+	// Smallest is, per shown configuration that is recommended and does
+	// not fit, what would hold it as predict says it (Prediction.Smallest:
+	// the fewest devices like it, or the host memory an offload needs);
+	// "" for the others.
+	Smallest []string
+	search   *plan.Search
+	env      *Env
 }
 
 // AnySure reports whether any configuration meets the targets at their
@@ -122,7 +135,37 @@ func (p *Plan) finish(res *plan.Result) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	if err := p.smallest(); err != nil {
+		return err
+	}
 	return p.maxRates(res)
+}
+
+// smallest says, for each recommended configuration that does not fit,
+// what would hold it: predict's answer to the same request.
+func (p *Plan) smallest() error {
+	p.Smallest = make([]string, len(p.Shown.Choices))
+	req := p.Request
+	for i, ch := range p.Shown.Choices {
+		g, c := ch.Group, ch.Config
+		if g == nil || ch.Place != 1 || c.Fits {
+			continue
+		}
+		spread := req.Spread
+		if g.Devices > 1 {
+			spread.Devices = g.Devices
+		}
+		pr, err := p.env.Predict(PredictRequest{
+			Setup:    Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: req.Options},
+			Workload: sim.PlanWorkload(c.Context, c.Batch, req.Prompt, req.Output, req.UBatch),
+			Spread:   spread,
+		})
+		if err != nil {
+			return err
+		}
+		p.Smallest[i] = pr.Smallest
+	}
+	return nil
 }
 
 // Space resolves a request's names into a search space, reporting every
@@ -135,6 +178,17 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	if w := (sim.Workload{Prompt: req.Prompt, Output: req.Output, Batch: 1, UBatch: req.UBatch}); w.Validate() != nil {
 		return sp, w.Validate()
 	}
+	if req.Spread.offload() || req.Spread.parallel() {
+		return sp, &RequestError{Input: "devices", Msg: "plan spreads a model by --devices LIST with --link (and --host): --gpu-layers, --cpu-moe, --n-cpu-moe, --tp, --pp and --ep are predict's"}
+	}
+	if req.Spread.Link != "" || req.Spread.LinkRate > 0 {
+		if _, err := req.Spread.link(""); err != nil {
+			return sp, err
+		}
+	}
+	sp.Counts = req.Counts
+	sp.Spread = env.planSpread(req.Spread)
+	sp.Host = env.planHost(Selection{Options: req.Options}, req.Spread)
 	var errs []error
 	for _, r := range req.Runtimes {
 		if _, err := cat.Runtime(r); err != nil {
@@ -160,6 +214,7 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 		errs = append(errs, CheckKV(k))
 	}
 	sp.KV = req.KV
+	errs = append(errs, countsWithinLayers(req.Counts, sp.Models))
 	return sp, errors.Join(errs...)
 }
 
@@ -242,5 +297,24 @@ func (env *Env) PlanSearch(req PlanRequest) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Space: sp, Targets: req.Targets, Request: req, search: s}, nil
+	return &Plan{Space: sp, Targets: req.Targets, Request: req, search: s, env: env}, nil
+}
+
+// countsWithinLayers refuses a device count above every searched model's
+// layers, the rule predict's pipeline and RPC splits apply (each device
+// takes at least one layer): a count no model searched could take is a
+// mistake in the request, not a group to skip.
+func countsWithinLayers(counts []int, models []*model.Spec) error {
+	most, name := 0, ""
+	for _, m := range models {
+		if m.Layers > most {
+			most, name = m.Layers, m.Name
+		}
+	}
+	for _, n := range counts {
+		if most > 0 && n > most {
+			return &RequestError{Input: "devices", Msg: fmt.Sprintf("%d: more devices than the layers of any model searched (%s has %d): a split gives each device at least one layer", n, name, most)}
+		}
+	}
+	return nil
 }

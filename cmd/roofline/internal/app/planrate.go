@@ -56,7 +56,9 @@ func (p *Plan) maxRates(res *plan.Result) error {
 			defer wg.Done()
 			for i := w; i < len(p.Rates); i += len(errs) {
 				ch := p.Shown.Choices[i]
-				if ch.Group == nil || (ch.Place != 1 && !req.Detail) || errs[w] != nil {
+				// serve steps one device: a spread or offloaded
+				// configuration's rate is not searched.
+				if ch.Group == nil || (ch.Place != 1 && !req.Detail) || errs[w] != nil || ch.Group.Devices > 1 || ch.Config.Offloaded() {
 					continue
 				}
 				p.Rates[i], errs[w] = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets)

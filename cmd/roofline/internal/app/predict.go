@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 )
@@ -75,7 +76,7 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 		if req.Ops != nil {
 			notes = append(notes, "the operator view is of a model on one device: a model spread over devices or memories has none yet")
 		}
-		return env.predictSplit(s, split, req, res.Choice.Why, notes)
+		return env.predictSplit(s, split, req, spread, res.Choice.Why, notes)
 	}
 	r, err := s.Predict(req.Workload)
 	if err != nil {
@@ -86,7 +87,7 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 		p.ExpectedComputeBoundBatch = s.ExpectedComputeBoundBatch(req.Workload.LastStepContext())
 	}
 	if !r.Memory.Fits {
-		if n, flags := smallestFit(s, req.Workload); n > 0 {
+		if n, flags := env.smallestFit(s, spread, req.Workload); n > 0 {
 			p.Smallest = fmt.Sprintf("%d devices like it would hold it (%s)", n, flags)
 		}
 	}
@@ -108,7 +109,7 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 }
 
 // predictSplit prices a request on a split model.
-func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest, why string, notes []string) (*Prediction, error) {
+func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest, spread Spread, why string, notes []string) (*Prediction, error) {
 	if req.Draft != nil {
 		return nil, &RequestError{Input: "draft", Msg: "speculative decoding is not priced on a model spread over devices or memories"}
 	}
@@ -121,9 +122,11 @@ func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest,
 	if !r.Memory.Fits {
 		if need := hostNeed(r); need > 0 {
 			p.Smallest = fmt.Sprintf("a host with %s of usable memory would hold its part (--host)", units.FormatBytes(need, units.Binary))
-		} else if split.Kind == sim.Parallel {
-			if n, flags := smallestFit(s, req.Workload); n > 0 {
+		} else if split.Kind != sim.Offload {
+			if n, flags := env.smallestFit(s, spread, req.Workload); n > 0 {
 				p.Smallest = fmt.Sprintf("%d devices would hold it (%s)", n, flags)
+			} else {
+				p.Smallest = fmt.Sprintf("no count up to %d devices like it holds it", limits.Devices)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
@@ -110,37 +111,12 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	if !s.Runtime.Splits(runtimes.SplitOffload) {
 		return nil, nil, &RequestError{Input: "GPULayers", Msg: fmt.Sprintf("%s does not offload layers to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
 	}
-	hostName, why := sp.Host, "given: --host"
-	if hostName == "" {
-		hostName, why = d.DefaultHost()
-		if hostName != "" && !d.Unified {
-			why += ": --host names another"
-		}
-	}
-	if hostName == "" {
-		if sp.offload() {
-			return nil, nil, &RequestError{Input: "Host", Msg: "is needed: " + why}
-		}
-		return nil, append(notes, why+" (--host)"), nil // no host: DOES NOT FIT as it is
-	}
-	hsel := sel
-	hsel.Hardware, hsel.Engine, hsel.Runtime, hsel.Weights, hsel.KV = hostName, "cpu", s.Runtime.Name, s.Model.Weights.Name, s.Model.KV.Name
-	hres, err := env.Resolve(hsel)
+	host, link, hostName, why, err := env.offloadHost(s, sel, sp)
 	if err != nil {
-		return nil, nil, &RequestError{Input: "Host", Msg: err.Error()}
+		return nil, nil, err
 	}
-	host := hres.Setup
-	if d.Unified && hostName == d.Name {
-		why = "the device's own CPU, from the same unified memory"
-	}
-	var link *hardware.Link
-	if !d.Unified {
-		if link, err = sp.link(d.HostLink); err != nil {
-			return nil, nil, err
-		}
-		if link == nil {
-			return nil, nil, &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s's profile gives no host_link (e.g. --link pcie4-x16)", d.Name)}
-		}
+	if host == nil {
+		return nil, append(notes, why+" (--host)"), nil // no host: DOES NOT FIT as it is
 	}
 	n := sim.AutoLayers
 	if sp.GPULayersSet {
@@ -158,6 +134,46 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 		notes = append(notes, linkNote(link, "to the host"))
 	}
 	return split, notes, nil
+}
+
+// offloadHost is the host setup s's runtime offloads to (its CPU engine,
+// in sel's options), the link to it (nil for unified memory), the host's
+// name and why it is the host; a nil host, with why in words, when the
+// device has none and the spread does not ask to offload.
+func (env *Env) offloadHost(s *sim.Setup, sel Selection, sp Spread) (*sim.Setup, *hardware.Link, string, string, error) {
+	d := s.Device
+	hostName, why := sp.Host, "given: --host"
+	if hostName == "" {
+		hostName, why = d.DefaultHost()
+		if hostName != "" && !d.Unified {
+			why += ": --host names another"
+		}
+	}
+	if hostName == "" {
+		if sp.offload() {
+			return nil, nil, "", "", &RequestError{Input: "Host", Msg: "is needed: " + why}
+		}
+		return nil, nil, "", why, nil
+	}
+	hsel := sel
+	hsel.Hardware, hsel.Engine, hsel.Runtime, hsel.Weights, hsel.KV = hostName, "cpu", s.Runtime.Name, s.Model.Weights.Name, s.Model.KV.Name
+	hres, err := env.Resolve(hsel)
+	if err != nil {
+		return nil, nil, "", "", &RequestError{Input: "Host", Msg: err.Error()}
+	}
+	if d.Unified && hostName == d.Name {
+		why = "the device's own CPU, from the same unified memory"
+	}
+	var link *hardware.Link
+	if !d.Unified {
+		if link, err = sp.link(d.HostLink); err != nil {
+			return nil, nil, "", "", err
+		}
+		if link == nil {
+			return nil, nil, "", "", &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s's profile gives no host_link (e.g. --link pcie4-x16)", d.Name)}
+		}
+	}
+	return hres.Setup, link, hostName, why, nil
 }
 
 // parallel spreads the model over devices like s's.
@@ -225,31 +241,55 @@ func linkNote(l *hardware.Link, where string) string {
 	return fmt.Sprintf("link %s: %s, %s, %s a transfer", where, l.Description, rate, units.FormatDuration(l.Latency))
 }
 
+// BoardLink is the link a DOES NOT FIT answer assumes between devices
+// whose profile names none (single-board computers): Gigabit Ethernet,
+// the port every such board has.
+const BoardLink = "1gbe"
+
 // smallestFit finds the fewest devices like s's that hold its model for
-// workload w under the runtime's tensor (else pipeline) parallelism, for
-// a DOES NOT FIT answer: 0 when no count up to 64 does.
-func smallestFit(s *sim.Setup, w sim.Workload) (int, string) {
-	rt := s.Runtime
-	link, _ := hardware.LookupLink(peerLink(s.Device))
-	if link.Name == "" {
-		return 0, ""
+// workload w, each count spread as predict's --devices N spreads it over
+// the link sp names (else the devices' peer link, else BoardLink) in the
+// runtime's multi-device mode, for a DOES NOT FIT answer: the count and
+// the flags that ask for it, 0 when no count up to limits.Devices does.
+func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, string) {
+	sp.TP, sp.PP, sp.EP = 0, 0, false
+	sp.GPULayers, sp.GPULayersSet, sp.CPUMoE, sp.NCPUMoE = 0, false, false, 0
+	linkFlag := ""
+	if sp.Link == "" && sp.LinkRate == 0 && peerLink(s.Device) == "" {
+		sp.Link = BoardLink
 	}
-	for n := 2; n <= 64; n++ {
-		o := sim.ParallelOptions{TP: n, PP: 1}
-		if !rt.Splits(runtimes.SplitTensor) {
-			o = sim.ParallelOptions{TP: 1, PP: n}
+	if sp.Link != "" && sp.Link != peerLink(s.Device) {
+		linkFlag = " --link " + sp.Link
+	}
+	holds := func(n int) (bool, string) {
+		sp.Devices = n
+		split, _, err := env.parallel(s, sp, nil)
+		if err != nil || !fitsAll(split.Memory(w.Context(), w.Batch, w.UBatch)) {
+			return false, "" // a count the runtime's mode does not take, or too few
 		}
-		sp, err := sim.NewParallel(s, &link, o)
-		if err != nil {
-			continue
+		flags := fmt.Sprintf("--devices %d", n)
+		if split.Kind == sim.Parallel && split.TP > 1 {
+			flags += fmt.Sprintf(" --tp %d", split.TP)
 		}
-		if fitsAll(sp.Memory(w.Context(), w.Batch, w.UBatch)) {
-			flag := fmt.Sprintf("--devices %d --tp %d", n, o.TP)
-			if o.PP > 1 {
-				flag = fmt.Sprintf("--devices %d --pp %d", n, o.PP)
+		if split.Kind == sim.Parallel && split.PP > 1 {
+			flags += fmt.Sprintf(" --pp %d", split.PP)
+		}
+		return true, flags + linkFlag
+	}
+	// Each device's part shrinks as devices are added: the first power of
+	// two that holds the model bounds the count, and the counts between
+	// the power before it and it are tried in turn.
+	lo := 1
+	for hi := 2; hi <= limits.Devices; hi *= 2 {
+		if ok, flags := holds(hi); ok {
+			for n := lo + 1; n < hi; n++ {
+				if ok, f := holds(n); ok {
+					return n, f
+				}
 			}
-			return n, flag
+			return hi, flags
 		}
+		lo = hi
 	}
 	return 0, ""
 }

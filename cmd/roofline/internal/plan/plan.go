@@ -14,9 +14,12 @@ package plan
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
@@ -47,6 +50,18 @@ type Space struct {
 	// which formats count as equal (DefaultTolerance when 0).
 	Rank      Rank
 	Tolerance float64
+	// Counts are the device counts to spread each model over (empty: 1);
+	// each count above 1 is a group of its own, built by Spread.
+	Counts []int
+	// Spread spreads setup s's model over n devices like s's, as predict
+	// does (--devices N): the split and its mode in a few words. Needed
+	// when a count is above 1.
+	Spread func(s *sim.Setup, n int) (*sim.Split, string, error)
+	// Host is where setup s's runtime offloads the layers its device does
+	// not hold (the host's CPU setup and the link to it, nil for unified
+	// memory), as predict's default --gpu-layers does; a nil host when
+	// the device has none. Nil: no configuration is offloaded.
+	Host func(s *sim.Setup) (*sim.Setup, *hardware.Link, error)
 }
 
 // Group is one device engine running one model in one format.
@@ -66,6 +81,12 @@ type Group struct {
 	MemoryUsable float64
 	Prompt       int
 	Output       int
+	// Devices is how many devices the group spreads the model over and
+	// Split says how ("" for one device); HostUsable is the host memory
+	// an offloaded configuration may use besides Usable, B.
+	Devices    int
+	Split      string
+	HostUsable float64
 	// Quality is the weight format's published quality loss.
 	Quality *model.Quality
 	// Configs are every configuration evaluated, by batch then context;
@@ -88,7 +109,18 @@ type Group struct {
 	TTFTSpread, TPOTSpread sim.Spread
 	// The spreads' fast- and slow-end factors at the targets' confidence.
 	ttftLo, ttftHi, tpotLo, tpotHi float64
-	job                            *job
+	// The factors offloaded configurations are judged at (sim.Split.Bounds).
+	offLo, offHi, offTPOTLo, offTPOTHi float64
+	job                                *job
+}
+
+// UsableFor is the memory configuration c may use, B: the device's (every
+// device's of a spread group), and the host's too when c is offloaded.
+func (g *Group) UsableFor(c sim.Config) float64 {
+	if c.Offloaded() {
+		return g.Usable + g.HostUsable
+	}
+	return g.Usable
 }
 
 // Result is a whole plan.
@@ -111,6 +143,7 @@ type Result struct {
 	Pairs   []Pair
 	options sim.Options
 	ubatch  int
+	search  *Search
 }
 
 // Pair is one device and model with the indices of its groups in
@@ -195,4 +228,64 @@ func dedupe(s []string) []string {
 		}
 	}
 	return out
+}
+
+// ParseCounts reads a list of device counts: "1,2,4,8", a range "1..8",
+// or both ("1,2..4,8"), in increasing order once each; every count from
+// 1 to limits.Devices.
+func ParseCounts(s string) ([]int, error) {
+	var out []int
+	for _, item := range ParseList(s) {
+		lo, hi, isRange := strings.Cut(item, "..")
+		a, err := count(lo)
+		if err != nil {
+			return nil, err
+		}
+		b := a
+		if isRange {
+			if b, err = count(hi); err != nil {
+				return nil, err
+			}
+			if b < a {
+				return nil, fmt.Errorf("%q: a range runs from the smaller count to the larger (%d..%d)", item, b, a)
+			}
+		}
+		for n := a; n <= b; n++ {
+			if len(out) > 0 && n <= out[len(out)-1] {
+				return nil, fmt.Errorf("%q: give each count once, in increasing order", s)
+			}
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%q: no device count (e.g. 1,2,4,8 or 1..8)", s)
+	}
+	return out, nil
+}
+
+// count is one device count from 1 to limits.Devices.
+func count(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 || n > limits.Devices {
+		return 0, fmt.Errorf("%q: a device count is a whole number from 1 to %d", s, limits.Devices)
+	}
+	return n, nil
+}
+
+// SplitText says how configuration c of the group spreads its model, in
+// a few words: the group's split over devices ("tp 4, nvlink4"), an
+// offload's layers on the GPU as llama.cpp counts them ("offload 27/81",
+// "offload 49/49, experts of 20 in host"), "" for one device alone.
+func (g *Group) SplitText(c sim.Config) string {
+	if g.Devices > 1 {
+		return g.Split
+	}
+	if n, experts, ok := c.Offload(); ok {
+		out := fmt.Sprintf("offload %d/%d", n, g.job.cost.Spec.Layers+1)
+		if experts > 0 {
+			out += fmt.Sprintf(", experts of %d in host", experts)
+		}
+		return out
+	}
+	return ""
 }

@@ -90,7 +90,7 @@ const DefaultTolerance = 0.03
 // TTFT and TPOT, and of usable / needed memory. Above 1 every target is
 // met with room to spare.
 func (g *Group) Margin(c sim.Config, t sim.Targets) float64 {
-	m := g.Usable / c.Memory
+	m := g.UsableFor(c) / c.Memory
 	ttft, tpot := g.Judge(c, t) // without a target, an infinite margin
 	return math.Min(m, math.Min(ttft.MarginLo, tpot.MarginLo))
 }
@@ -310,6 +310,15 @@ func (rk ranker) before(a, b *Group) bool {
 	if d := cmpMiss(x, y); d != 0 {
 		return d < 0
 	}
+	if a.Devices != b.Devices {
+		// The fewest devices sure to meet the targets at their
+		// confidence, else the fewest that meet them as predicted (or
+		// miss alike): a board is bought once.
+		if sa, sb := x.Verdict == sim.Meets, y.Verdict == sim.Meets; sa != sb {
+			return sa
+		}
+		return a.Devices < b.Devices
+	}
 	speed := func() float64 { return b.Speed() - a.Speed() }
 	context := func() float64 {
 		if x.Context != y.Context {
@@ -352,15 +361,16 @@ type ParetoPoint struct {
 }
 
 // Pareto returns, per device and model, the formats no other format beats
-// on both published quality and decode speed (among those that fit at
-// the reference point and have a published quality figure).
+// on both published quality and decode speed (among those that fit one
+// device alone at the reference point and have a published quality
+// figure).
 func (r *Result) Pareto() []ParetoPoint {
 	var out, ps []ParetoPoint
 	for _, p := range r.Pairs {
 		ps = ps[:0]
 		for _, i := range p.Groups {
 			g := &r.Groups[i]
-			if !g.Reference.Fits || !g.Quality.Known {
+			if !g.Reference.Fits || !g.Quality.Known || g.Devices > 1 || g.Reference.Offloaded() {
 				continue
 			}
 			ps = append(ps, ParetoPoint{g.Device, g.Engine, g.Model, g.Weights, g.BPW, loss(g), g.Quality, g.Speed()})

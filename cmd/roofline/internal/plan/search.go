@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
@@ -24,6 +25,11 @@ type job struct {
 	kv      string
 	quality *model.Quality
 	pair    int
+	// devices is how many devices the group spreads the model over;
+	// split is the spread above one (how, in words), nil for one device.
+	devices   int
+	split     *sim.Split
+	splitName string
 }
 
 // Search is a space resolved into the groups to evaluate.
@@ -34,6 +40,9 @@ type Search struct {
 	jobs              []job
 	pairs             []Pair
 	skipped           []string
+	// slices are the models' parts cut for placements: one per model,
+	// format and layout, however many devices place it.
+	slices *sim.Slices
 }
 
 // Prepare resolves the space into groups: every error a plan can meet is
@@ -42,13 +51,16 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 	if len(sp.Devices) == 0 || len(sp.Models) == 0 {
 		return nil, errors.New("empty search space: give at least one device and one model")
 	}
+	if err := checkCounts(sp); err != nil {
+		return nil, err
+	}
 	if sp.RuntimeSet == nil {
 		return nil, errors.New("plan: no runtime set")
 	}
 	if err := sp.Options.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Search{space: sp, targets: t}
+	s := &Search{space: sp, targets: t, slices: sim.NewSlices()}
 	for _, c := range sp.Contexts {
 		if c >= sp.MinContext && c >= sp.Prompt+sp.Output {
 			s.contexts = append(s.contexts, c)
@@ -105,6 +117,7 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 // Within is a *TooLargeError when the search evaluates more than max
 // configurations.
 func (s *Search) Within(max int64) error {
+	// Each device count is a group of its own: the counts multiply.
 	if _, ok := limits.Mul(max, int64(len(s.jobs)), int64(len(s.contexts)), int64(len(s.batches))); !ok {
 		return &TooLargeError{Groups: len(s.jobs), Contexts: len(s.contexts), Batches: len(s.batches), Limit: max}
 	}
@@ -199,7 +212,22 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 							if err != nil {
 								return nil, nil, err
 							}
-							jobs = append(jobs, job{d, ch.Engine, ch.Runtime, c, ch.KV, q, pairs[[2]string{d.Name, m.Name}]})
+							one := job{dev: d, engine: ch.Engine, runtime: ch.Runtime, cost: c, kv: ch.KV, quality: q, pair: pairs[[2]string{d.Name, m.Name}], devices: 1}
+							for _, n := range counts(sp) {
+								if n == 1 {
+									jobs = append(jobs, one)
+									continue
+								}
+								j, why, err := s.spread(one, n)
+								if err != nil {
+									return nil, nil, err
+								}
+								if why != "" {
+									skipped = append(skipped, fmt.Sprintf("%s/%s × %d %s: %s", d.Name, en, n, m.Name, why))
+									continue
+								}
+								jobs = append(jobs, j)
+							}
 						}
 					}
 				}
@@ -207,6 +235,79 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 		}
 	}
 	return jobs, skipped, nil
+}
+
+// counts are the space's device counts: 1 when it gives none.
+func counts(sp Space) []int {
+	if len(sp.Counts) == 0 {
+		return []int{1}
+	}
+	return sp.Counts
+}
+
+// checkCounts refuses device counts below 1 or above limits.Devices, a
+// count twice, and counts above 1 without a Spread.
+func checkCounts(sp Space) error {
+	seen := map[int]bool{}
+	for _, n := range sp.Counts {
+		switch {
+		case n < 1 || n > limits.Devices:
+			return &CountError{Count: n, Msg: fmt.Sprintf("want from 1 to %d devices", limits.Devices)}
+		case seen[n]:
+			return &CountError{Count: n, Msg: "given twice"}
+		case n > 1 && sp.Spread == nil:
+			return &CountError{Count: n, Msg: "this search does not spread models over devices"}
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// Unsplittable is a device count a group's runtime cannot spread its
+// model over, by a rule of its split (the heads tensor parallelism
+// divides, a layer or more per device, distributed-llama's powers of
+// two): Space.Spread returns it, and the group is skipped saying why.
+type Unsplittable struct{ Reason string }
+
+func (e *Unsplittable) Error() string { return e.Reason }
+
+// CountError is a device count a plan cannot search.
+type CountError struct {
+	Count int
+	Msg   string
+}
+
+func (e *CountError) Error() string { return fmt.Sprintf("%d: %s", e.Count, e.Msg) }
+
+// spread is job one spread over n devices: the reason the runtime cannot
+// spread it so (a rule of the split: the heads a tensor-parallel group
+// divides, the layers a pipeline spreads, the boards distributed-llama
+// takes) when it cannot, else the group.
+func (s *Search) spread(one job, n int) (job, string, error) {
+	st, err := s.fullSetup(&one)
+	if err != nil {
+		return job{}, "", err
+	}
+	split, name, err := s.space.Spread(st, n)
+	var un *Unsplittable
+	if errors.As(err, &un) {
+		return job{}, un.Reason, nil
+	} else if err != nil {
+		return job{}, "", err
+	}
+	one.devices, one.split, one.splitName = n, split, name
+	return one, "", nil
+}
+
+// fullSetup is job j's setup with its model's tensor list, which a split
+// places stage by stage: a plan prices the rest from the sums alone
+// (resolve.NewSumCosts).
+func (s *Search) fullSetup(j *job) (*sim.Setup, error) {
+	c, err := resolve.Cost(j.cost.Spec, j.cost.Weights, j.kv, j.runtime)
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewSetup(c, j.dev, j.engine, j.runtime, s.space.Options)
 }
 
 // Groups is how many groups the search evaluates.
@@ -238,7 +339,7 @@ func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 		tol = DefaultTolerance
 	}
 	res := &Result{Skipped: s.skipped, Targets: s.targets, Rank: sp.Rank, Tolerance: tol, EnginesAsked: len(sp.Engines) > 0,
-		options: sp.Options, ubatch: sp.UBatch, Groups: make([]Group, len(s.jobs))}
+		options: sp.Options, ubatch: sp.UBatch, Groups: make([]Group, len(s.jobs)), search: s}
 	res.Pairs = make([]Pair, len(s.pairs))
 	copy(res.Pairs, s.pairs)
 	switch {
@@ -263,9 +364,10 @@ func (s *Search) Run(emit func(*Group) error, keep bool) (*Result, error) {
 // perGroup is how many configurations one group evaluates.
 func (s *Search) perGroup() int { return len(s.contexts) * len(s.batches) }
 
-// parallel evaluates the groups on two cores, each taking every other
-// group, and counts them in order afterwards: the result is the serial
-// one's.
+// parallel evaluates the groups on two cores, each taking the next group
+// not yet taken (an offloaded or spread group costs far more than one on
+// a device alone), and counts them in order afterwards: the result is the
+// serial one's.
 func (s *Search) parallel(res *Result, keep bool) error {
 	const workers = 2
 	errs := make([]error, workers)
@@ -277,12 +379,13 @@ func (s *Search) parallel(res *Result, keep bool) error {
 		slab = make([]sim.Config, len(s.jobs)*per)
 	}
 	var wg sync.WaitGroup
+	var next atomic.Int64
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]sim.Config, 0, min(per, partSize))
-			for i := w; i < len(s.jobs) && errs[w] == nil; i += workers {
+			for i := int(next.Add(1) - 1); i < len(s.jobs) && errs[w] == nil; i = int(next.Add(1) - 1) {
 				if keep {
 					buf = slab[i*per : i*per : (i+1)*per] // the group owns its part
 				}
@@ -326,8 +429,9 @@ func (s *Search) pipeline(res *Result, emit func(*Group) error) error {
 				case <-stop:
 					return false
 				}
+				configs := next(buf[:0])
 				cp := *g // the writer reads the copy while g is tallied
-				cp.Configs = next(buf[:0])
+				cp.Configs = configs
 				ready <- &cp
 				return true
 			}
@@ -420,28 +524,111 @@ func (s *Search) evalGroup(i int, g *Group, part func(next func([]sim.Config) []
 	}
 	*g = Group{Device: j.dev.Name, Family: j.dev.Family, Engine: j.engine.Name, EngineKind: j.engine.Kind, Runtime: j.runtime.Name, Model: j.cost.Spec.Name,
 		Weights: j.cost.Weights.Name, KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(st), MemoryUsable: st.Usable(), Prompt: sp.Prompt, Output: sp.Output,
-		Quality: j.quality, job: j}
+		Quality: j.quality, Devices: j.devices, Split: j.splitName, job: j}
 	g.TTFTSpread, g.TPOTSpread = st.Spread(true), st.Spread(false)
 	conf := t.ConfidenceLevel()
 	g.ttftLo, g.ttftHi = g.TTFTSpread.Bounds(conf)
 	g.tpotLo, g.tpotHi = g.TPOTSpread.Bounds(conf)
-	ev := st.Evaluator(sp.Prompt, sp.Output, sp.UBatch, t)
+	ev, err := s.evaluator(j, st, g, t)
+	if err != nil {
+		return err
+	}
 	for _, b := range s.batches {
 		for lo := 0; lo < len(s.contexts); lo += partSize {
 			contexts := s.contexts[lo:min(lo+partSize, len(s.contexts))]
+			var evalErr error
 			ok := part(func(buf []sim.Config) []sim.Config {
 				n := len(buf)
-				buf = ev.Contexts(contexts, b, buf)
+				buf, evalErr = ev.contexts(contexts, b, buf)
+				ev.offloaded(g, t)
 				s.tally(g, buf[n:])
 				return buf
 			})
+			if evalErr != nil {
+				return evalErr
+			}
 			if !ok {
 				return errStopped
 			}
 		}
 	}
+	if ev.split != nil {
+		g.Limits, err = ev.split.Limits(s.batches[0], s.contexts[0])
+		return err
+	}
 	g.Limits = st.PlanLimits(s.batches[0], s.contexts[0], sp.Prompt, sp.Output, sp.UBatch, t)
 	return nil
+}
+
+// groupEvaluator evaluates a group's configurations: on one device, on
+// one device offloading what it does not hold, or spread over devices.
+type groupEvaluator struct {
+	one   *sim.Evaluator
+	off   *sim.OffloadEvaluator
+	split *sim.SplitEvaluator
+}
+
+// offloaded gives group g what its offloaded configurations are judged
+// and measured against once one has been: the factors and the host's
+// usable memory.
+func (e groupEvaluator) offloaded(g *Group, t sim.Targets) {
+	if e.off == nil {
+		return
+	}
+	if lo, hi, dlo, dhi, ok := e.off.Factors(); ok {
+		g.offLo, g.offHi, g.offTPOTLo, g.offTPOTHi = lo, hi, dlo, dhi
+	}
+	if h := e.off.Host(); h != nil {
+		g.HostUsable = t.Usable(h)
+	}
+}
+
+func (e groupEvaluator) contexts(contexts []int, batch int, out []sim.Config) ([]sim.Config, error) {
+	switch {
+	case e.split != nil:
+		return e.split.Contexts(contexts, batch, out)
+	case e.off != nil:
+		return e.off.Contexts(contexts, batch, out)
+	}
+	return e.one.Contexts(contexts, batch, out), nil
+}
+
+// evaluator resolves group g's evaluator. A spread group is judged at its
+// split's factors at the reference point (the smallest context and
+// batch); its usable memory is every pool's.
+func (s *Search) evaluator(j *job, st *sim.Setup, g *Group, t sim.Targets) (groupEvaluator, error) {
+	sp := s.space
+	if j.split != nil {
+		w := sim.PlanWorkload(s.contexts[0], s.batches[0], sp.Prompt, max(sp.Output, 2), sp.UBatch)
+		var err error
+		g.ttftLo, g.ttftHi, g.tpotLo, g.tpotHi, err = j.split.Bounds(w, t.ConfidenceLevel())
+		if err != nil {
+			return groupEvaluator{}, err
+		}
+		g.Usable = 0
+		for _, p := range j.split.Pools {
+			g.Usable += float64(max(p.Devices, 1)) * p.Usable * (1 - t.Headroom)
+		}
+		return groupEvaluator{split: j.split.Evaluator(sp.Prompt, sp.Output, sp.UBatch, t, g.ttftLo, g.ttftHi, g.tpotLo, g.tpotHi)}, nil
+	}
+	if sp.Host != nil && j.devices == 1 && !j.dev.Unified && j.runtime.Splits(runtimes.SplitOffload) {
+		place := func() (func() (*model.Cost, error), *sim.Setup, *hardware.Link, error) {
+			host, link, err := sp.Host(st)
+			if err != nil || host == nil {
+				return nil, nil, nil, err
+			}
+			var full *model.Cost
+			return func() (*model.Cost, error) {
+				var err error
+				if full == nil { // once, and only for parts no group has cut
+					full, err = resolve.Cost(j.cost.Spec, j.cost.Weights, j.kv, j.runtime)
+				}
+				return full, err
+			}, host, link, nil
+		}
+		return groupEvaluator{off: st.OffloadEvaluator(place, s.slices, sp.Prompt, sp.Output, sp.UBatch, t)}, nil
+	}
+	return groupEvaluator{one: st.Evaluator(sp.Prompt, sp.Output, sp.UBatch, t)}, nil
 }
 
 // tally counts configurations of group g as evaluated, in order.
@@ -478,6 +665,9 @@ func (g *Group) Judgements(c sim.Config, t sim.Targets) (ttft, tpot *sim.Judgeme
 // Judge is Judgements by value, for writers of millions of rows: without
 // a target the judgement meets with infinite margins.
 func (g *Group) Judge(c sim.Config, t sim.Targets) (ttft, tpot sim.Judgement) {
+	if c.Offloaded() {
+		return sim.JudgeWithin(c.TTFT, t.TTFT, g.offLo, g.offHi), sim.JudgeWithin(c.TPOT, t.TPOT, g.offTPOTLo, g.offTPOTHi)
+	}
 	return sim.JudgeWithin(c.TTFT, t.TTFT, g.ttftLo, g.ttftHi), sim.JudgeWithin(c.TPOT, t.TPOT, g.tpotLo, g.tpotHi)
 }
 
@@ -490,9 +680,55 @@ func (r *Result) Setup(g *Group) (*sim.Setup, error) {
 // Concurrency is how many sequences of the configuration's context the
 // group serves within the targets, by the rule chat follows too.
 func (r *Result) Concurrency(g *Group, c sim.Config) (sim.ConcurrencyLimit, error) {
+	if g.job.split != nil || c.Offloaded() {
+		return r.spreadConcurrency(g, c)
+	}
 	s, err := r.Setup(g)
 	if err != nil {
 		return sim.ConcurrencyLimit{}, err
 	}
 	return s.MaxConcurrent(c.Context, g.Prompt, g.Output, r.ubatch, r.Targets), nil
+}
+
+// spreadConcurrency is Concurrency for a configuration spread over
+// devices or offloaded, by the same rule (sim.Setup.MaxConcurrent) over
+// the group's own evaluation: the most sequences that fit, and the most
+// that fit and meet the targets' ceilings.
+func (r *Result) spreadConcurrency(g *Group, c sim.Config) (sim.ConcurrencyLimit, error) {
+	st, err := r.Setup(g)
+	if err != nil {
+		return sim.ConcurrencyLimit{}, err
+	}
+	t := r.Targets
+	t.MinThroughput = 0
+	var scratch Group
+	ev, err := r.search.evaluator(g.job, st, &scratch, t)
+	if err != nil {
+		return sim.ConcurrencyLimit{}, err
+	}
+	var evalErr error
+	var buf [1]sim.Config
+	eval := func(n int) sim.Config {
+		out, err := ev.contexts([]int{c.Context}, n, buf[:0])
+		if err != nil || len(out) == 0 {
+			evalErr = errors.Join(evalErr, err)
+			return sim.Config{Limit: sim.LimitMemory}
+		}
+		return out[0]
+	}
+	l := sim.ConcurrencyLimit{Context: c.Context}
+	hi := sim.MaxPlanTokens
+	if !st.Inputs.ContinuousBatching {
+		hi = 1
+	}
+	l.Fit = sim.Largest(min(hi, sim.MaxQueued), func(n int) bool { return eval(n).Fits })
+	hi = l.Fit
+	if !st.Inputs.ContinuousBatching {
+		hi = sim.MaxQueued // the others wait: time bounds them, not memory
+	}
+	l.Meeting = sim.Largest(hi, func(n int) bool { return eval(n).Limit == sim.LimitNone })
+	if st.Inputs.ContinuousBatching || l.Meeting < hi {
+		l.Fails = eval(l.Meeting + 1).Limit
+	}
+	return l, evalErr
 }

@@ -47,6 +47,10 @@ type PlanConfigJSON struct {
 	// Verdict is meets, uncertain or fails at Confidence.
 	Verdict    string  `json:"verdict"`
 	Confidence float64 `json:"confidence"`
+	// Devices is how many devices the model is spread over (omitted for
+	// one) and Split how, or how it is offloaded to the host.
+	Devices int    `json:"devices,omitempty"`
+	Split   string `json:"split,omitempty"`
 }
 
 // PlanChoiceJSON is a ranked configuration: its place among the device
@@ -78,6 +82,9 @@ type PlanChoiceJSON struct {
 	// TPOT meet the targets (0: none), present when it was searched
 	// (plan --rate, or --detail).
 	MaxRate *float64 `json:"max_rate,omitempty"`
+	// SmallestThatFits says, for a recommended configuration that does
+	// not fit, what would hold it (predict's smallest_that_fits).
+	SmallestThatFits string `json:"smallest_that_fits,omitempty"`
 }
 
 // PlanLimitsJSON is a group's inverse limits. A 0 means none: nothing
@@ -97,6 +104,10 @@ type PlanLimitsJSON struct {
 	MaxBatchFit    int     `json:"max_batch_fit"`
 	BatchContext   int     `json:"batch_context"`
 	BitsPerWeight  float64 `json:"bits_per_weight"`
+	// Devices is how many devices the group spreads the model over
+	// (omitted for one) and Split how.
+	Devices int    `json:"devices,omitempty"`
+	Split   string `json:"split,omitempty"`
 }
 
 type paretoJSON struct {
@@ -142,8 +153,11 @@ func margins(j *sim.Judgement) (m, lo, hi *float64) {
 func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) PlanConfigJSON {
 	j := PlanConfigJSON{Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Model: g.Model, Weights: g.Weights, KV: g.KV, BitsPerWt: g.BPW,
 		Context: c.Context, Batch: c.Batch, Prompt: g.Prompt, Output: g.Output, Depth: c.Depth(g.Prompt, g.Output), TTFT: c.TTFT, TPOT: c.TPOT,
-		Throughput: c.Throughput, MemoryBytes: c.Memory, UsableBytes: g.Usable, Fits: c.Fits, Feasible: c.Feasible, Limit: c.Limit.String(),
-		MemoryMargin: g.Usable/c.Memory - 1, Verdict: c.Verdict.String(), Confidence: t.ConfidenceLevel()}
+		Throughput: c.Throughput, MemoryBytes: c.Memory, UsableBytes: g.UsableFor(c), Fits: c.Fits, Feasible: c.Feasible, Limit: c.Limit.String(),
+		MemoryMargin: g.UsableFor(c)/c.Memory - 1, Verdict: c.Verdict.String(), Confidence: t.ConfidenceLevel(), Split: g.SplitText(c)}
+	if g.Devices > 1 {
+		j.Devices = g.Devices
+	}
 	if c.Limit != sim.LimitNone {
 		e := c.Excess
 		j.Excess = &e
@@ -186,8 +200,12 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 		}
 		g := &p.Groups[gi]
 		l := g.Limits
-		out.Limits = append(out.Limits, PlanLimitsJSON{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, l.Batch,
-			limit(l.MaxContextFit), l.ContextBound, limit(l.MaxContextTPOT), limit(l.MaxPromptTTFT), l.MaxBatchFit, l.BatchContext, g.BPW})
+		lj := PlanLimitsJSON{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, l.Batch,
+			limit(l.MaxContextFit), l.ContextBound, limit(l.MaxContextTPOT), limit(l.MaxPromptTTFT), l.MaxBatchFit, l.BatchContext, g.BPW, 0, ""}
+		if g.Devices > 1 {
+			lj.Devices, lj.Split = g.Devices, g.Split
+		}
+		out.Limits = append(out.Limits, lj)
 	}
 	for i, ch := range p.Shown.Choices {
 		g := ch.Group
@@ -202,6 +220,9 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 		if p.Rates != nil && p.Rates[i].Searched {
 			r := p.Rates[i].MaxRate
 			j.MaxRate = &r
+		}
+		if p.Smallest != nil {
+			j.SmallestThatFits = p.Smallest[i]
 		}
 		out.Best = append(out.Best, j)
 	}
@@ -287,7 +308,7 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 				m = append(m, fmt.Sprintf("%s %s (slow end %s)", x.name, underOver(x.j.Margin), underOver(x.j.MarginLo)))
 			}
 		}
-		m = append(m, fmt.Sprintf("%.0f%% memory free", 100*(1-c.Memory/g.Usable)))
+		m = append(m, fmt.Sprintf("%.0f%% memory free", 100*(1-c.Memory/g.UsableFor(c))))
 		word := fmt.Sprintf("meets (%.0f%% sure)", 100*conf)
 		if c.Verdict == sim.Uncertain {
 			word = fmt.Sprintf("uncertain (not %.0f%% sure)", 100*conf)
@@ -296,7 +317,7 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 	}
 	switch c.Limit {
 	case sim.LimitMemory:
-		return fmt.Sprintf("DOES NOT FIT: needs %s of %s (%.2f×)", Bytes(c.Memory), Bytes(g.Usable), c.Excess)
+		return fmt.Sprintf("DOES NOT FIT: needs %s of %s (%.2f×)", Bytes(c.Memory), Bytes(g.UsableFor(c)), c.Excess)
 	case sim.LimitTTFT:
 		return fmt.Sprintf("FAILS TTFT: %s > %s at prompt %d: needs %.2f× faster prefill", Duration(c.TTFT), Duration(t.TTFT), g.Prompt, c.Excess)
 	case sim.LimitTPOT:

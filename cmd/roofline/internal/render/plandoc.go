@@ -29,6 +29,14 @@ func planDoc(p *app.Plan) *Doc {
 	if p.Rates != nil {
 		doc.Line("%s", rateSentence(p))
 	}
+	for _, l := range fewestLines(p) {
+		doc.Line("%s", l)
+	}
+	for i, sm := range p.Smallest {
+		if ch := p.Shown.Choices[i]; sm != "" {
+			doc.Line("%s on %s does not fit; smallest that would hold it: %s", ch.Model, ch.Device, sm)
+		}
+	}
 
 	var more []string
 	sh := p.Shown
@@ -71,25 +79,33 @@ func CountSentence(p *app.Plan) string {
 		p.Meeting, p.Evaluated, len(p.Groups), p.Sure, 100*p.Targets.ConfidenceLevel())
 }
 
-// choicesTable is the ranked configurations, one line each.
+// choicesTable is the ranked configurations, one line each; DEVICES and
+// SPLIT when the plan spreads a model over devices or offloads one.
 func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 	t := p.Targets
-	heads := []string{"DEVICE", "MODEL", "ENGINE", "RUNTIME", "WEIGHTS", "QUALITY LOSS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "CONCURRENT", "VERDICT"}
+	spread := len(p.Request.Counts) > 0
+	for _, ch := range p.Shown.Choices {
+		spread = spread || (ch.Group != nil && ch.Config.Offloaded())
+	}
+	var heads []string
 	if places {
-		heads = append([]string{"#"}, heads...)
+		heads = append(heads, "#")
 	}
+	heads = append(heads, "DEVICE", "MODEL", "ENGINE", "RUNTIME")
+	if spread {
+		heads = append(heads, "DEVICES", "SPLIT")
+	}
+	heads = append(heads, "WEIGHTS", "QUALITY LOSS", "KV", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "CONCURRENT")
 	if p.Rates != nil {
-		heads = append(heads[:len(heads)-1], "MAX RATE", heads[len(heads)-1])
+		heads = append(heads, "MAX RATE")
 	}
+	heads = append(heads, "VERDICT")
 	tb := NewTable(heads...)
-	off := len(heads) - 14
-	if p.Rates != nil {
-		off--
-		tb.Right(off + 13)
-	}
-	tb.Right(off+5, off+7, off+8, off+9, off+10, off+11, off+12)
-	if places {
-		tb.Right(0)
+	for i, h := range heads {
+		switch h {
+		case "#", "DEVICES", "QUALITY LOSS", "CONTEXT", "BATCH", "TTFT", "TPOT", "MEMORY", "CONCURRENT", "MAX RATE":
+			tb.Right(i)
+		}
 	}
 	for i, ch := range p.Shown.Choices {
 		var row []string
@@ -97,8 +113,12 @@ func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 			row = append(row, fmt.Sprint(ch.Place))
 		}
 		if ch.Group == nil {
-			row = append(row, ch.Device, ch.Model, Dash, Dash, Dash, "", "", "", "", "", "", "", "")
-			if p.Rates != nil {
+			row = append(row, ch.Device, ch.Model, Dash, Dash)
+			if spread {
+				row = append(row, "", "")
+			}
+			row = append(row, Dash)
+			for len(row) < len(heads)-1 {
 				row = append(row, "")
 			}
 			row = append(row, "no engine of this device runs the model in the formats asked for")
@@ -106,14 +126,54 @@ func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 			continue
 		}
 		g, c := ch.Group, ch.Config
-		row = append(row, g.Device, g.Model, g.Engine, g.Runtime, g.Weights, bq.cell(g.Quality, g.Model), g.KV, fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
-			Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory)+" / "+Bytes(g.Usable), chatsText(p.Chats[i]), PlanVerdict(g, c, t))
-		if p.Rates != nil {
-			row = append(row[:len(row)-1], rateText(p.Rates[i]), row[len(row)-1])
+		row = append(row, g.Device, g.Model, g.Engine, g.Runtime)
+		if spread {
+			split := g.SplitText(c)
+			if split == "" {
+				split = Dash
+			}
+			row = append(row, fmt.Sprint(g.Devices), split)
 		}
-		tb.Add(row...)
+		row = append(row, g.Weights, bq.cell(g.Quality, g.Model), g.KV, fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
+			Duration(c.TTFT), Duration(c.TPOT), Bytes(c.Memory)+" / "+Bytes(g.UsableFor(c)), chatsText(p.Chats[i]))
+		if p.Rates != nil {
+			row = append(row, rateText(p.Rates[i]))
+		}
+		tb.Add(append(row, PlanVerdict(g, c, t))...)
 	}
 	return tb
+}
+
+// fewestLines say, per device and model of a plan over device counts
+// (--devices LIST), the fewest devices that meet the targets, or that no
+// count up to the largest searched does and the closest found.
+func fewestLines(p *app.Plan) []string {
+	counts := p.Request.Counts
+	if len(counts) == 0 {
+		return nil
+	}
+	largest := counts[len(counts)-1]
+	var out []string
+	for _, ch := range p.Best {
+		if ch.Group == nil {
+			continue
+		}
+		g, c := ch.Group, ch.Config
+		how := g.SplitText(c)
+		if how == "" {
+			how = "alone"
+		}
+		head := fmt.Sprintf("%s × %s (%s):", g.Model, g.Device, g.Runtime)
+		switch {
+		case c.Verdict == sim.Meets:
+			out = append(out, fmt.Sprintf("%s the fewest devices that meet the targets, %.0f%% sure: %d (%s)", head, 100*p.Targets.ConfidenceLevel(), g.Devices, how))
+		case c.Feasible:
+			out = append(out, fmt.Sprintf("%s the fewest devices that meet the targets as predicted: %d (%s); no count up to %d is %.0f%% sure to", head, g.Devices, how, largest, 100*p.Targets.ConfidenceLevel()))
+		default:
+			out = append(out, fmt.Sprintf("%s no count up to %d devices meets the targets; the closest is %d (%s): %s", head, largest, g.Devices, how, PlanVerdict(g, c, p.Targets)))
+		}
+	}
+	return out
 }
 
 // limitsDetail adds the inverse limits of every group, the quality–speed
@@ -124,16 +184,36 @@ func limitsDetail(doc *Doc, p *app.Plan, bq *borrowed) {
 	}
 	l0 := p.Groups[0].Limits
 	doc.Section(fmt.Sprintf("inverse limits (batch %d); the most sequences that fit, at context %d", l0.Batch, l0.BatchContext), false)
-	lt := NewTable("DEVICE", "ENGINE", "RUNTIME", "MODEL", "WEIGHTS", "QUALITY LOSS", "MAX CONTEXT (MEMORY)", "MAX CONTEXT (TPOT)", "MAX PROMPT (TTFT)",
-		fmt.Sprintf("MAX BATCH AT %d", l0.BatchContext)).Right(6, 7, 8, 9)
+	spread := len(p.Request.Counts) > 0
+	heads := []string{"DEVICE", "ENGINE", "RUNTIME"}
+	if spread {
+		heads = append(heads, "DEVICES", "SPLIT")
+	}
+	heads = append(heads, "MODEL", "WEIGHTS", "QUALITY LOSS", "MAX CONTEXT (MEMORY)", "MAX CONTEXT (TPOT)", "MAX PROMPT (TTFT)",
+		fmt.Sprintf("MAX BATCH AT %d", l0.BatchContext))
+	lt := NewTable(heads...)
+	for i := len(heads) - 4; i < len(heads); i++ {
+		lt.Right(i)
+	}
+	if spread {
+		lt.Right(3)
+	}
 	for _, g := range p.Groups {
 		l := g.Limits
 		fit := planLimit(l.MaxContextFit, l.MaxContextFit, "any")
 		if l.ContextBound == sim.BoundByModel {
 			fit += " (model max)"
 		}
-		lt.Add(g.Device, g.Engine, g.Runtime, g.Model, g.Weights, bq.cell(g.Quality, g.Model), fit,
-			planLimit(l.MaxContextTPOT, l.MaxContextFit, Dash), planLimit(l.MaxPromptTTFT, l.MaxContextFit, Dash), planLimit(l.MaxBatchFit, l.MaxBatchFit, Dash))
+		row := []string{g.Device, g.Engine, g.Runtime}
+		if spread {
+			split := g.Split
+			if split == "" {
+				split = "alone or offloaded"
+			}
+			row = append(row, fmt.Sprint(g.Devices), split)
+		}
+		lt.Add(append(row, g.Model, g.Weights, bq.cell(g.Quality, g.Model), fit,
+			planLimit(l.MaxContextTPOT, l.MaxContextFit, Dash), planLimit(l.MaxPromptTTFT, l.MaxContextFit, Dash), planLimit(l.MaxBatchFit, l.MaxBatchFit, Dash))...)
 	}
 	doc.Table(lt)
 	if len(p.Pareto) > 0 {

@@ -95,7 +95,11 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 		if p.Rates != nil && p.Rates[i].Searched {
 			rate = &p.Rates[i]
 		}
-		buf = appendChoiceJSON(buf, ch, p.Chats[i], rate, t, conf)
+		smallest := ""
+		if p.Smallest != nil {
+			smallest = p.Smallest[i]
+		}
+		buf = appendChoiceJSON(buf, ch, p.Chats[i], rate, smallest, t, conf)
 	}
 	if n > 0 {
 		buf = append(buf, "\n  "...)
@@ -161,7 +165,7 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 }
 
 // appendChoiceJSON writes a ranked configuration's PlanChoiceJSON.
-func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *app.PlanRate, t sim.Targets, conf float64) []byte {
+func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *app.PlanRate, smallest string, t sim.Targets, conf float64) []byte {
 	g := ch.Group
 	b = append(b, "\n    {\n      \"place\": "...)
 	b = strconv.AppendInt(b, int64(ch.Place), 10)
@@ -199,6 +203,10 @@ func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *a
 	if rate != nil {
 		b = append(b, ",\n      \"max_rate\": "...)
 		b = appendJSONFloat(b, rate.MaxRate)
+	}
+	if smallest != "" {
+		b = append(b, ",\n      \"smallest_that_fits\": "...)
+		b = appendJSONString(b, smallest)
 	}
 	return append(b, "\n    }"...)
 }
@@ -240,6 +248,12 @@ func appendLimitsJSON(b []byte, g *plan.Group) []byte {
 	b = opt(b, ",\n      \"batch_context\": ", l.BatchContext)
 	b = append(b, ",\n      \"bits_per_weight\": "...)
 	b = appendJSONFloat(b, g.BPW)
+	if g.Devices > 1 {
+		b = append(b, ",\n      \"devices\": "...)
+		b = strconv.AppendInt(b, int64(g.Devices), 10)
+		b = append(b, ",\n      \"split\": "...)
+		b = appendJSONString(b, g.Split)
+	}
 	return append(b, "\n    }"...)
 }
 
@@ -279,7 +293,7 @@ func appendConfigJSON(b []byte, g *plan.Group, c sim.Config, t sim.Targets, conf
 	b = num(b, ",\n      \"tpot_s\": ", c.TPOT)
 	b = num(b, ",\n      \"throughput_tokens_per_s\": ", c.Throughput)
 	b = num(b, ",\n      \"memory_bytes\": ", c.Memory)
-	b = num(b, ",\n      \"usable_bytes\": ", g.Usable)
+	b = num(b, ",\n      \"usable_bytes\": ", g.UsableFor(c))
 	b = append(b, ",\n      \"fits\": "...)
 	b = strconv.AppendBool(b, c.Fits)
 	b = append(b, ",\n      \"feasible\": "...)
@@ -304,10 +318,19 @@ func appendConfigJSON(b []byte, g *plan.Group, c sim.Config, t sim.Targets, conf
 		b = num(b, ",\n      \"tpot_margin_low\": ", tpot.MarginLo-1)
 		b = num(b, ",\n      \"tpot_margin_high\": ", tpot.MarginHi-1)
 	}
-	b = num(b, ",\n      \"memory_margin\": ", g.Usable/c.Memory-1)
+	b = num(b, ",\n      \"memory_margin\": ", g.UsableFor(c)/c.Memory-1)
 	b = append(b, ",\n      \"verdict\": "...)
 	b = appendJSONString(b, c.Verdict.String())
-	return num(b, ",\n      \"confidence\": ", conf)
+	b = num(b, ",\n      \"confidence\": ", conf)
+	if g.Devices > 1 {
+		b = append(b, ",\n      \"devices\": "...)
+		b = strconv.AppendInt(b, int64(g.Devices), 10)
+	}
+	if sp := g.SplitText(c); sp != "" {
+		b = append(b, ",\n      \"split\": "...)
+		b = appendJSONString(b, sp)
+	}
+	return b
 }
 
 // appendJSONFloat writes f as encoding/json does (the shortest form, an
@@ -350,7 +373,7 @@ func appendJSONString(b []byte, s string) []byte {
 
 // planCSVHead is the header of plan's CSV: one row per configuration.
 var planCSVHead = []string{"hardware", "engine", "runtime", "model", "weights", "kv", "bits_per_weight", "context", "batch", "prompt", "output",
-	"ttft_s", "tpot_s", "throughput_tokens_per_s", "memory_bytes", "usable_bytes", "fits", "feasible", "limit", "verdict"}
+	"ttft_s", "tpot_s", "throughput_tokens_per_s", "memory_bytes", "usable_bytes", "fits", "feasible", "limit", "verdict", "devices", "split"}
 
 func (a planAnswer) streamCSV(w *bufio.Writer) error {
 	p := a.p
@@ -386,11 +409,13 @@ func (a planAnswer) streamCSV(w *bufio.Writer) error {
 			buf = g64(buf, c.TPOT)
 			buf = g64(buf, c.Throughput)
 			buf = g64(buf, c.Memory)
-			buf = g64(buf, g.Usable)
+			buf = g64(buf, g.UsableFor(c))
 			buf = strconv.AppendBool(append(buf, ','), c.Fits)
 			buf = strconv.AppendBool(append(buf, ','), c.Feasible)
 			buf = appendCSVField(append(buf, ','), c.Limit.String())
 			buf = appendCSVField(append(buf, ','), c.Verdict.String())
+			buf = strconv.AppendInt(append(buf, ','), int64(g.Devices), 10)
+			buf = appendCSVField(append(buf, ','), g.SplitText(c))
 			buf = append(buf, '\n')
 			if len(buf) >= flushAt {
 				if _, err := w.Write(buf); err != nil {

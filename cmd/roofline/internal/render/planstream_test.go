@@ -14,7 +14,8 @@ import (
 // CSV built in memory: margins with and without targets, a throughput
 // floor (excess on every configuration), configurations that do not fit,
 // several batches, a format of unknown quality (mlx-q4, quality_loss
-// null), and the feasible-only filter.
+// null), the feasible-only filter, and models spread over boards or
+// offloaded.
 func planRequests() map[string]app.PlanRequest {
 	base := app.PlanRequest{Devices: []string{"jetson-orin-nano-super-8gb", "rk3588", "apple-m2"}, Models: []string{"llama-3.2-3b", "qwen2.5-1.5b"},
 		Weights: []string{"q4_k_m", "w8a8", "f32", "mlx-q4"}, Contexts: []int{2048, 8192, 32768}, Batches: []int{1, 4}, Prompt: 200, Output: 100,
@@ -25,7 +26,14 @@ func planRequests() map[string]app.PlanRequest {
 	floor.Targets = sim.Targets{TPOT: 0.05, MinThroughput: 40}
 	only := base
 	only.Show.FeasibleOnly = true
-	return map[string]app.PlanRequest{"targets": base, "no targets": noTargets, "throughput floor": floor, "feasible only": only}
+	// Spread over boards (devices, split), offloaded to a desktop's
+	// memory, and one that nothing holds (smallest_that_fits).
+	spread := app.PlanRequest{Devices: []string{"raspberry-pi-5-8gb", "rtx-4090"}, Models: []string{"llama-3.1-8b", "llama-3.1-70b"}, Weights: []string{"q4_0"},
+		Contexts: []int{1024, 8192}, Batches: []int{1, 2}, Prompt: 128, Output: 128, MinBatch: 1, Options: sim.DefaultOptions,
+		Targets: sim.Targets{TPOT: 0.2}, Counts: []int{1, 2, 4}, Spread: app.Spread{Link: "1gbe"}}
+	spread.Show.Top = 3
+	spread.Detail = true
+	return map[string]app.PlanRequest{"targets": base, "no targets": noTargets, "throughput floor": floor, "feasible only": only, "spread": spread}
 }
 
 func TestPlanStreamMatchesInMemory(t *testing.T) {
@@ -78,7 +86,7 @@ func planCSV(p *app.Plan) []byte {
 			}
 			_ = w.Write([]string{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, fmt.Sprint(g.BPW), fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
 				fmt.Sprint(g.Prompt), fmt.Sprint(g.Output), fmt.Sprint(c.TTFT), fmt.Sprint(c.TPOT), fmt.Sprint(c.Throughput), fmt.Sprint(c.Memory),
-				fmt.Sprint(g.Usable), fmt.Sprint(c.Fits), fmt.Sprint(c.Feasible), c.Limit.String(), c.Verdict.String()})
+				fmt.Sprint(g.UsableFor(c)), fmt.Sprint(c.Fits), fmt.Sprint(c.Feasible), c.Limit.String(), c.Verdict.String(), fmt.Sprint(g.Devices), g.SplitText(c)})
 		}
 	}
 	w.Flush()

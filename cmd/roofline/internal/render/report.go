@@ -222,7 +222,7 @@ func (w *ReportWriter) Group(g *plan.Group) error {
 			v    float64
 			unit string
 		}{{"ttft", c.TTFT, "s"}, {"tpot", c.TPOT, "s"}, {"throughput", c.Throughput, "tokens/s"}, {"memory", c.Memory, "B"},
-			{"usable_memory", g.Usable, "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
+			{"usable_memory", g.UsableFor(c), "B"}, {"feasible", b2f(c.Feasible), "bool"}} {
 			w.row("plan", g.Device, g.Engine, g.Model, g.Weights, g.KV, c.Context, c.Batch, x.m, x.v, x.unit)
 		}
 	}

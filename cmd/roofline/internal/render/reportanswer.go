@@ -108,7 +108,7 @@ func verdictCells(g *plan.Group, c sim.Config, t sim.Targets) (verdict, interval
 	word := c.Verdict.String()
 	if j == nil {
 		if c.Verdict == sim.Meets {
-			return fmt.Sprintf("meets: %.0f%% of memory free", 100*(1-c.Memory/g.Usable)), Dash
+			return fmt.Sprintf("meets: %.0f%% of memory free", 100*(1-c.Memory/g.UsableFor(c))), Dash
 		}
 		return word, Dash
 	}
