@@ -196,13 +196,25 @@ type prefillPricing struct {
 }
 
 // prefillAt prices the prefill at rates r; withOthers must come first.
+// The groups are priced in a loop, not by recursion: a recursive call
+// made escape analysis move every caller's phases to the heap, which
+// doubled what Predict allocates.
 func (p *phases) prefillAt(r *rates) prefillPricing {
+	pp := p.groupAt(r)
+	tail := &pp
+	for q := p.rest; q != nil; q = q.rest {
+		rp := new(prefillPricing)
+		*rp = q.groupAt(r)
+		tail.rest, tail = rp, rp
+	}
+	return pp
+}
+
+// groupAt prices the prefill of p's own group at rates r, without its
+// rest.
+func (p *phases) groupAt(r *rates) prefillPricing {
 	pp := prefillPricing{phases: p, r: r, fullCost: matmulCost(&p.full, r)}
 	pp.priceLast()
-	if p.rest != nil {
-		rp := p.rest.prefillAt(r)
-		pp.rest = &rp
-	}
 	return pp
 }
 

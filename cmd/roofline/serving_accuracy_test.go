@@ -297,6 +297,9 @@ func medianOf(xs []float64) float64 {
 // holds none of their sources: the median figures' and the p99s' median
 // errors and the saturation rate's within the guards.
 func TestServingRuns(t *testing.T) {
+	if raceDetector {
+		t.Skip("single-threaded arithmetic, checked without -race")
+	}
 	runs := publicServingRuns(t)
 	_, public := publicClasses(t)
 	for _, r := range runs {

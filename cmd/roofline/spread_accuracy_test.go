@@ -136,6 +136,9 @@ func spreadPhase(res spreadResult, ph measured.Test) func(int) bool {
 // docs/accuracy.md's "Beyond one device" is written from the same figures
 // by TestPublicAccuracy.
 func TestSpreadAccuracy(t *testing.T) {
+	if raceDetector {
+		t.Skip("single-threaded arithmetic, checked without -race")
+	}
 	res := spreadChecks(t)
 	if len(res.checks) < 150 {
 		t.Fatalf("%d scored runs over several devices, want the 150 or more of %s", len(res.checks), publicSpreadRuns)
