@@ -247,8 +247,10 @@ split predictor one at a time (its placement found by llama.cpp's fitting,
 the placements and the model's parts kept for the group and the search),
 about 20 µs of CPU time each against 0.2 µs: the whole catalog at 16
 contexts × 8 batches offloads 525,000 of its 9.3 million configurations,
-which takes it from 2.5 s to about 14 s of CPU time
-(` + "`BenchmarkPlanCommand`" + `). ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
+which takes it from 1.2–1.4 s to 7.6–8.0 s on two cores
+(` + "`BenchmarkPlanCommand`" + `, load 1.4; about 10 s of CPU time go to the
+offloaded configurations); the default contexts of ` + "`BenchmarkPlanJSON`" + `
+now stream 346 MB of JSON in 2.6–2.9 s with a 208 MB peak (load 1.2). ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
 every one of 6.3 million configurations (16 contexts × 8 batches) at a
 median 5.7 million configurations per second (3.9–10.0 million over ten
 runs, load 4–6; about 0.2 µs of CPU time each): a batch's matrix products
