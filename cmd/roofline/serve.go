@@ -40,7 +40,7 @@ func serveCommand() *cli.Command {
 	flags = append(flags,
 		&cli.StringFlag{Name: "ttft", Value: "1s", Usage: "TTFT target of goodput and the max-rate search (`DURATION`)"},
 		&cli.StringFlag{Name: "tpot", Value: "200ms", Usage: "TPOT target of goodput and the max-rate search (`DURATION`)"},
-		&cli.BoolFlag{Name: "max-rate", Usage: "search the largest arrival rate whose p99 TTFT and p99 TPOT meet --ttft and --tpot"},
+		&cli.BoolFlag{Name: "max-rate", Usage: "search the largest arrival rate whose p99 TTFT and p99 TPOT meet --ttft and --tpot, and again with every step at each end of the prediction's interval (the range)"},
 		&cli.IntFlag{Name: "search-runs", Value: serve.DefaultSearchRuns, Usage: "rates the max-rate search runs"},
 		formatFlag(serveFormats))
 	return &cli.Command{
@@ -64,7 +64,7 @@ func serveAction(c *cli.Context) error {
 	}
 	req := app.ServeRequest{UBatch: c.Int("ubatch"), KVTokens: c.Int("kv-tokens"), MemoryShare: c.Float64("memory-share")}
 	if c.Bool("max-rate") {
-		req.SearchRuns = c.Int("search-runs")
+		req.SearchRuns, req.SearchInterval = c.Int("search-runs"), true
 	}
 	if req.Workload, err = serveWorkload(c); err != nil {
 		return err

@@ -81,6 +81,11 @@ func TestServeJSON(t *testing.T) {
 	if m == nil || m.MaxRate <= 0 || len(m.Points) == 0 || len(m.Points) > 12 {
 		t.Fatalf("max rate %+v", m)
 	}
+	// The search ran at the interval's ends too: slower steps sustain a
+	// lower rate, faster ones a higher.
+	if m.Fast == nil || m.Slow == nil || m.Level != 0.8 || !(*m.Slow <= m.MaxRate && m.MaxRate <= *m.Fast) {
+		t.Errorf("max rate's range: slow %v, expected %v, fast %v at level %v", m.Slow, m.MaxRate, m.Fast, m.Level)
+	}
 	for _, p := range m.Points {
 		switch {
 		case p.Rate <= m.MaxRate && !p.Meets && p.Rate == m.MaxRate:

@@ -282,6 +282,17 @@ func serveDoc(a *app.Serve) *Doc {
 		default:
 			doc.Line("largest rate meeting %s: %s requests/s (a faster one misses %s)", targets, Sig(m.MaxRate, 3), strings.Join(m.Bound, ", "))
 		}
+		if r := a.SearchRange; r != nil && r.Fast != nil {
+			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval:", Percent(r.Level))
+			switch {
+			case r.Fast.MaxRate == 0:
+				doc.Line("%s no rate tried meets them at either end", ends)
+			case r.Slow.MaxRate == 0:
+				doc.Line("%s none tried meets them at the slow end, %s requests/s at the fast end", ends, Sig(r.Fast.MaxRate, 3))
+			default:
+				doc.Line("%s %s – %s requests/s", ends, Sig(r.Slow.MaxRate, 3), Sig(r.Fast.MaxRate, 3))
+			}
+		}
 	}
 	notes := append(append([]string{}, a.Choices...), a.Notes...)
 	if len(notes) > 0 {
