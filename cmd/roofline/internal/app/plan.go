@@ -113,26 +113,37 @@ func (p *Plan) Run(emit func(*plan.Group) error) error {
 	return p.finish(res)
 }
 
-// finish ranks a run search into the answer.
-func (p *Plan) finish(res *plan.Result) error {
-	p.Result, p.Best, p.Shown, p.Pareto = res, res.Best(), res.Answer(p.Request.Show), res.Pareto()
-	// Each count bisects the setup's evaluation: on two cores, two halves.
-	p.Chats = make([]sim.ConcurrencyLimit, len(p.Shown.Choices))
+// onTwoWorkers calls f for 0 ≤ i < n on two goroutines (the machines
+// roofline targets have two cores or more), each taking every other i and
+// stopping at its first error; it returns the errors joined.
+func onTwoWorkers(n int, f func(i int) error) error {
 	errs := make([]error, 2)
 	var wg sync.WaitGroup
 	for w := range errs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(p.Chats); i += len(errs) {
-				if ch := p.Shown.Choices[i]; ch.Group != nil && errs[w] == nil {
-					p.Chats[i], errs[w] = res.Concurrency(ch.Group, ch.Config)
-				}
+			for i := w; i < n && errs[w] == nil; i += len(errs) {
+				errs[w] = f(i)
 			}
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	return errors.Join(errs...)
+}
+
+// finish ranks a run search into the answer.
+func (p *Plan) finish(res *plan.Result) error {
+	p.Result, p.Best, p.Shown, p.Pareto = res, res.Best(), res.Answer(p.Request.Show), res.Pareto()
+	// Each count bisects the setup's evaluation: on two cores, two halves.
+	p.Chats = make([]sim.ConcurrencyLimit, len(p.Shown.Choices))
+	err := onTwoWorkers(len(p.Chats), func(i int) (err error) {
+		if ch := p.Shown.Choices[i]; ch.Group != nil {
+			p.Chats[i], err = res.Concurrency(ch.Group, ch.Config)
+		}
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if err := p.smallest(); err != nil {

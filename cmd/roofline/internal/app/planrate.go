@@ -2,7 +2,6 @@ package app
 
 import (
 	"errors"
-	"sync"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/serve"
@@ -48,25 +47,16 @@ func (p *Plan) maxRates(res *plan.Result) error {
 	if p.Targets.TTFT <= 0 && p.Targets.TPOT <= 0 {
 		return nil // nothing to hold a rate to
 	}
-	errs := make([]error, 2)
-	var wg sync.WaitGroup
-	for w := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(p.Rates); i += len(errs) {
-				ch := p.Shown.Choices[i]
-				// serve steps one device: a spread or offloaded
-				// configuration's rate is not searched.
-				if ch.Group == nil || (ch.Place != 1 && !req.Detail) || errs[w] != nil || ch.Group.Devices > 1 || ch.Config.Offloaded() {
-					continue
-				}
-				p.Rates[i], errs[w] = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets)
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return onTwoWorkers(len(p.Rates), func(i int) (err error) {
+		ch := p.Shown.Choices[i]
+		// serve steps one device: a spread or offloaded configuration's
+		// rate is not searched.
+		if ch.Group == nil || (ch.Place != 1 && !req.Detail) || ch.Group.Devices > 1 || ch.Config.Offloaded() {
+			return nil
+		}
+		p.Rates[i], err = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets)
+		return err
+	})
 }
 
 // planMaxRate runs serve's search on a configuration's server.
