@@ -239,18 +239,17 @@ The devices are resolved (runtime chosen, model priced) in two halves on two
 cores; the groups are then priced on two cores, or, when streaming, on one
 while the other writes. ` + "`BenchmarkPlanJSON`" + ` (cmd/roofline) plans the whole
 built-in catalog — every device × engine × model × weight format at the six
-default contexts, 316,992 configurations in 52,832 groups — and streams
-232 MB of JSON in about 1.1 s with a 100 MB peak, measured on a two-core
-machine shared with other jobs (load 6–7); it took 2.6–4.5 s and 1.2 GB
-before plan streamed. A configuration that is offloaded is priced by the
+default contexts, offloaded configurations included — and streams 346 MB
+of JSON in 2.6–2.9 s with a 208 MB peak, measured on a two-core machine
+(load 1.2); before plan streamed, a smaller catalog took 2.6–4.5 s and
+1.2 GB. A configuration that is offloaded is priced by the
 split predictor one at a time (its placement found by llama.cpp's fitting,
 the placements and the model's parts kept for the group and the search),
 about 20 µs of CPU time each against 0.2 µs: the whole catalog at 16
 contexts × 8 batches offloads 525,000 of its 9.3 million configurations,
 which takes it from 1.2–1.4 s to 7.6–8.0 s on two cores
 (` + "`BenchmarkPlanCommand`" + `, load 1.4; about 10 s of CPU time go to the
-offloaded configurations); the default contexts of ` + "`BenchmarkPlanJSON`" + `
-now stream 346 MB of JSON in 2.6–2.9 s with a 208 MB peak (load 1.2). ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
+offloaded configurations). ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
 every one of 6.3 million configurations (16 contexts × 8 batches) at a
 median 5.7 million configurations per second (3.9–10.0 million over ten
 runs, load 4–6; about 0.2 µs of CPU time each): a batch's matrix products
