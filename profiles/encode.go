@@ -340,3 +340,31 @@ func WithClasses(src []byte, classes string) []byte {
 	s = strings.TrimRight(s, "\n") + "\n\n"
 	return []byte(s + classes)
 }
+
+// EncodeSettingFactors writes the fitted [setting_factors.CLASS] tables.
+func EncodeSettingFactors(factors map[string]*runtimes.SettingFactors) string {
+	keys := make([]string, 0, len(factors))
+	for k := range factors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	r4 := func(v float64) string { return number(round4(v)) }
+	var b strings.Builder
+	for _, k := range keys {
+		f := factors[k]
+		fmt.Fprintf(&b, "\n[setting_factors.%s]\n", strconv.Quote(k))
+		fmt.Fprintf(&b, "basis = %s\n", quote(f.Basis))
+		fmt.Fprintf(&b, "context = { decode = %s, prefill = %s }\n", r4(f.ContextDecode), r4(f.ContextPrefill))
+		fmt.Fprintf(&b, "clocks = { decode = %s, prefill = %s }\n", r4(f.ClocksDecode), r4(f.ClocksPrefill))
+		if f.MeasuredContext > 0 {
+			fmt.Fprintf(&b, "measured_context = %d\n", f.MeasuredContext)
+		}
+		if f.Decode.Low > 0 {
+			fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(f.Decode.Low), r4(f.Decode.High))
+		}
+		if f.Prefill.Low > 0 {
+			fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(f.Prefill.Low), r4(f.Prefill.High))
+		}
+	}
+	return b.String()
+}

@@ -113,6 +113,31 @@ type rawRuntime struct {
 	Efficiency map[string]*rawClass `toml:"efficiency"`
 	Level      map[string]*rawLevel `toml:"level"`
 	Scheduler  *rawScheduler        `toml:"scheduler"`
+	// Settings is [settings]: what the classes were measured at (RKLLM's
+	// conversion context and clocks), SettingFactors the fitted
+	// [setting_factors.CLASS] for runs set up otherwise.
+	Settings *struct {
+		MaxContext *rawRule `toml:"max_context"`
+		Clocks     *rawRule `toml:"clocks"`
+	} `toml:"settings"`
+	SettingFactors map[string]*rawSettingFactors `toml:"setting_factors"`
+}
+
+// rawSettingFactors is [setting_factors.CLASS], as the fit wrote it
+// (runtimes.SettingFactors).
+type rawSettingFactors struct {
+	Context struct {
+		Decode  float64 `toml:"decode"`
+		Prefill float64 `toml:"prefill"`
+	} `toml:"context"`
+	Clocks struct {
+		Decode  float64 `toml:"decode"`
+		Prefill float64 `toml:"prefill"`
+	} `toml:"clocks"`
+	MeasuredContext int       `toml:"measured_context"`
+	DecodeInterval  []float64 `toml:"decode_interval"`
+	PrefillInterval []float64 `toml:"prefill_interval"`
+	Basis           string    `toml:"basis"`
 }
 
 // rawLevel is [level."CLASS/FAMILY"] or [level."CLASS/FAMILY/DEVICE"]:
@@ -521,6 +546,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	if sc := r.Scheduler; sc != nil {
 		rt.Scheduler = decodeScheduler(sc, fe, source)
 	}
+	decodeSettings(rt, &r, fe, source)
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
 			fe("name", "runtime %s: %v", rt.Name, err)
@@ -826,4 +852,80 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// decodeSettings reads [settings] (what the classes were measured at,
+// each with its source) and the fitted [setting_factors.CLASS].
+func decodeSettings(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format string, a ...any), source func(key, src string)) {
+	if st := r.Settings; st != nil {
+		if m := st.MaxContext; m != nil {
+			v, ok := m.Value.(int64)
+			if !ok || v < 1 || v > limits.Tokens {
+				fe("settings.max_context", "settings.max_context value must be a number of tokens, such as 4096")
+			}
+			rt.SettingReference.MaxContext, rt.SettingReference.MaxContextSource = int(v), m.Source
+			source("settings.max_context", m.Source)
+		}
+		if c := st.Clocks; c != nil {
+			v, _ := c.Value.(string)
+			if !contains(runtimes.ClockSettings, v) {
+				fe("settings.clocks", "settings.clocks value must be %s", strings.Join(runtimes.ClockSettings, " or "))
+			}
+			rt.SettingReference.Clocks, rt.SettingReference.ClocksSource = v, c.Source
+			source("settings.clocks", c.Source)
+		}
+	}
+	keys := make([]string, 0, len(r.SettingFactors))
+	for k := range r.SettingFactors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := r.SettingFactors[k]
+		key := "setting_factors." + k
+		if _, ok := r.Efficiency[k]; !ok {
+			fe(key, "%s: %q is not an [efficiency] class of this profile", key, k)
+			continue
+		}
+		if r.Settings == nil {
+			fe(key, "%s: fitted factors need [settings], what the class was measured at", key)
+			continue
+		}
+		sf := &runtimes.SettingFactors{ContextDecode: f.Context.Decode, ContextPrefill: f.Context.Prefill,
+			ClocksDecode: f.Clocks.Decode, ClocksPrefill: f.Clocks.Prefill, MeasuredContext: f.MeasuredContext, Basis: f.Basis}
+		if f.MeasuredContext < 0 || f.MeasuredContext > limits.Tokens {
+			fe(key, "%s: measured_context must be a number of tokens", key)
+			continue
+		}
+		bad := false
+		for _, v := range []float64{sf.ContextDecode, sf.ContextPrefill, sf.ClocksDecode, sf.ClocksPrefill} {
+			if math.IsNaN(v) || math.Abs(v) > 5 {
+				bad = true
+			}
+		}
+		if bad {
+			fe(key, "%s: factors are log factors on time within ±5", key)
+			continue
+		}
+		for _, iv := range []struct {
+			v   []float64
+			dst *runtimes.Spread
+		}{{f.DecodeInterval, &sf.Decode}, {f.PrefillInterval, &sf.Prefill}} {
+			switch {
+			case len(iv.v) == 0:
+			case len(iv.v) != 2 || !(iv.v[0] > 0 && iv.v[0] <= 1 && iv.v[1] >= 1 && !math.IsInf(iv.v[1], 0)):
+				fe(key, "%s: decode_interval and prefill_interval must be [low, high] factors that bracket 1", key)
+			default:
+				*iv.dst = runtimes.Spread{Low: iv.v[0], High: iv.v[1]}
+			}
+		}
+		if strings.TrimSpace(f.Basis) == "" {
+			fe(key, "%s: basis must say which measurements the factors were fitted on", key)
+			continue
+		}
+		if rt.SettingFactors == nil {
+			rt.SettingFactors = map[string]*runtimes.SettingFactors{}
+		}
+		rt.SettingFactors[k] = sf
+	}
 }

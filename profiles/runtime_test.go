@@ -192,3 +192,65 @@ func TestPadCovariance(t *testing.T) {
 		t.Error("a current covariance must pass unchanged")
 	}
 }
+
+// A runtime's [settings] say what its classes were measured at, each with
+// its source, and [setting_factors.CLASS] are the fit's; each is refused
+// at its line when wrong. RKLLM's built-in profile carries both.
+func TestRuntimeSettings(t *testing.T) {
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const settings = "[settings]\nmax_context = { value = 4096, source = \"[R1] models converted for 4096 tokens\" }\nclocks = { value = \"pinned\", source = \"[R1] every clock at its maximum\" }\n\n[layout]"
+	with := strings.Replace(string(base), "[layout]", settings, 1)
+	rt, err := decodeRuntime("my.toml", []byte(with))
+	if err != nil {
+		t.Fatalf("settings must decode: %v", err)
+	}
+	if rt.SettingReference.MaxContext != 4096 || rt.SettingReference.Clocks != "pinned" || !rt.HasSettings() {
+		t.Errorf("reference %+v", rt.SettingReference)
+	}
+	for _, c := range []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"context not a count", "value = 4096", `value = "4k"`, []string{"my.toml:24:", "settings.max_context value must be a number of tokens"}},
+		{"context zero", "value = 4096", "value = 0", []string{"settings.max_context value must be a number of tokens"}},
+		{"unknown clocks", `value = "pinned"`, `value = "turbo"`, []string{"my.toml:25:", "settings.clocks value must be pinned or default"}},
+		{"unsourced", `source = "[R1] every clock at its maximum"`, `source = ""`, []string{"settings.clocks has no source"}},
+		{"unknown key", "[settings]\n", "[settings]\nmax_ctx = 4\n", []string{`unknown key "settings.max_ctx"`}},
+		{"factors of no class", "[layout]", "[setting_factors.gpu]\nbasis = \"fit\"\ncontext = { decode = 0.2, prefill = 0 }\n\n[layout]",
+			[]string{"setting_factors.gpu: \"gpu\" is not an [efficiency] class of this profile"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(with, c.from, c.to, 1)
+			if src == with {
+				t.Fatalf("%q not in the profile", c.from)
+			}
+			_, err := decodeRuntime("my.toml", []byte(src))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rk, err := cat.Runtime("rkllm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rk.SettingFactors["npu"]
+	if rk.SettingReference.MaxContext != 4096 || rk.SettingReference.Clocks != "pinned" || f == nil || f.ContextDecode <= 0 || f.ContextPrefill != 0 || f.Basis == "" {
+		t.Errorf("rkllm: reference %+v, factors %+v", rk.SettingReference, f)
+	}
+	if ll, _ := cat.Runtime("llama.cpp"); ll.HasSettings() || len(ll.SettingFactors) > 0 {
+		t.Errorf("llama.cpp has settings %+v %v", ll.SettingReference, ll.SettingFactors)
+	}
+}

@@ -100,6 +100,12 @@ type Runtime struct {
 	// runs differ from their class, by LevelKey ("cuda/jetson",
 	// "cuda/jetson/jetson-orin-nano-super-8gb"): ClassFor composes them.
 	Levels map[string]*Level
+	// SettingReference is what its classes were measured at ([settings]
+	// in its profile: RKLLM's conversion context and clocks), and
+	// SettingFactors, by class name, how much a run set up otherwise
+	// differs (fitted; Factors).
+	SettingReference SettingReference
+	SettingFactors   map[string]*SettingFactors
 
 	// Eras are the older eras of its builds, oldest first: spans of
 	// releases whose kernels ran measurably differently, each with

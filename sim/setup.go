@@ -42,7 +42,27 @@ type setupRates struct {
 
 // resolveRates sets s.rates from s.Inputs.
 func (s *Setup) resolveRates() {
-	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead), decode: s.expected(s.Inputs.DecodeOverhead), ideal: s.idealRates()}
+	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead).slower(s.Inputs.PrefillFactor),
+		decode: s.expected(s.Inputs.DecodeOverhead).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
+}
+
+// slower is r with every term's time f times as long (f ≤ 0: 1): the
+// settings' factors (Inputs.DecodeFactor) price a run whose clocks or
+// conversion differ from the class's as the same work at rates 1/f.
+// Every term is linear in them (the units' cap is a smooth minimum,
+// homogeneous of degree one), so a step's time is exactly f times.
+func (r rates) slower(f float64) rates {
+	if f <= 0 || f == 1 {
+		return r
+	}
+	r.bw /= f
+	r.kv /= f
+	r.dequant /= f
+	r.eff.UnitCompute /= f
+	r.attention /= f
+	r.overhead *= f
+	r.host *= f
+	return r
 }
 
 // Inputs echoes everything a prediction resolved, so every number can be
@@ -142,6 +162,15 @@ type Inputs struct {
 	UBatchFrom string
 	Workload   Workload
 	Cold       bool
+	// Settings are the run's runtime settings (RKLLM's conversion
+	// context and clocks; zero: what the class was measured at), and
+	// DecodeFactor and PrefillFactor the fitted multipliers on every
+	// decode step's and prefill pass's time they bring
+	// (runtimes.Runtime.Factors; 1 at the reference). SettingsNote says
+	// so in words ("" for a runtime without settings).
+	Settings                    runtimes.Settings
+	DecodeFactor, PrefillFactor float64
+	SettingsNote                string
 }
 
 // NewSetup resolves model m on engine e of device d under runtime rt.
@@ -206,6 +235,22 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.EfficiencyFrom = "flags, the rest from " + in.EfficiencyFrom
 	}
 	in.setOverheads()
+	in.Settings, in.DecodeFactor, in.PrefillFactor = o.Settings, 1, 1
+	if rt.HasSettings() {
+		key := string(e.Kind)
+		if b := rt.Backend(d, e); b != "" && rt.Classes[b] != nil {
+			key = b
+		}
+		if !in.Calibrated && !in.FromFlags {
+			in.DecodeFactor, in.PrefillFactor = rt.Factors(key, o.Settings)
+			class = rt.WithSettings(key, class, o.Settings)
+		}
+		in.SettingsNote = rt.DescribeSettings(key, o.Settings)
+	} else if !o.Settings.IsZero() {
+		// A plan or figure over several runtimes sets them for those
+		// that have them; the others say they took none.
+		in.SettingsNote = fmt.Sprintf("%s has no settings of a conversion's context or clocks: they do not apply to it", rt.Name)
+	}
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
 		s.kernelPrecision = want[0]
@@ -328,6 +373,9 @@ type Options struct {
 	// NoFlashAttention prices unfused attention, which reads each
 	// sequence's KV cache once per query head (llama.cpp without -fa).
 	NoFlashAttention bool
+	// Settings are the runtime's settings of the run (RKLLM's
+	// --max-context and --clocks); zero: what its class was measured at.
+	Settings runtimes.Settings
 }
 
 // DefaultOptions uses the runtime's efficiency and memory overhead.
@@ -353,6 +401,12 @@ func (o Options) Validate() error {
 				return &FieldError{c.field, err.Error()}
 			}
 		}
+	}
+	if err := o.Settings.Validate(); err != nil {
+		return &FieldError{"Settings", err.Error()}
+	}
+	if o.Settings.MaxContext > limits.Tokens {
+		return &FieldError{"Settings", fmt.Sprintf("max context %d: at most %d tokens", o.Settings.MaxContext, limits.Tokens)}
 	}
 	if o.RuntimeOverhead != -1 { // -1: the runtime's
 		if err := limits.Overhead.Check(o.RuntimeOverhead); err != nil {

@@ -109,7 +109,14 @@ func TestRuntimeClasses(t *testing.T) {
 	cat, _ := profiles.Builtin()
 	byRuntime := map[string]map[string]*runtimes.Class{}
 	levels := map[string]map[string]*runtimes.Level{}
+	settings := map[string]map[string]*runtimes.SettingFactors{}
 	for _, c := range classes {
+		if c.Settings != nil {
+			if settings[c.Key.Runtime] == nil {
+				settings[c.Key.Runtime] = map[string]*runtimes.SettingFactors{}
+			}
+			settings[c.Key.Runtime][c.Key.Name()] = c.Settings.Factors("cmd/roofline/" + publicRuns)
+		}
 		if levels[c.Key.Runtime] == nil {
 			levels[c.Key.Runtime] = map[string]*runtimes.Level{}
 		}
@@ -136,7 +143,7 @@ func TestRuntimeClasses(t *testing.T) {
 		}
 		var want []byte
 		if cls := byRuntime[rt.Name]; len(cls) > 0 {
-			want = profiles.WithClasses(src, profiles.EncodeClasses(cls, regenerate)+profiles.EncodeLevels(levels[rt.Name]))
+			want = profiles.WithClasses(src, profiles.EncodeClasses(cls, regenerate)+profiles.EncodeLevels(levels[rt.Name])+profiles.EncodeSettingFactors(settings[rt.Name]))
 		} else {
 			want = profiles.WithClasses(src, "")
 			want = []byte(strings.TrimRight(string(want), "\n") + "\n")
@@ -493,6 +500,8 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 		"each model predicted by the device's level fitted without it, decode MdAPE %s (P90 %s, in its interval %s), prefill MdAPE %s (P90 %s, in its interval %s), each device weighing the same.\n\n",
 		ln, pctOf(ld.MdAPE), pctOf(ld.P90), pctOf(ld.Coverage), pctOf(lp.MdAPE), pctOf(lp.P90), pctOf(lp.Coverage))
 	b.WriteString(missionSection(classes))
+	b.WriteString(releasedSection(classes))
+	b.WriteString(settingsSection(classes))
 	b.WriteString(fmt.Sprintf(powerModesSection, powerModeRuns(classes, runs)))
 	b.WriteString("### Per runtime and engine kind\n\n")
 	b.WriteString("Before: the former one-rule defaults (the prior every class starts from, `runtimes.Prior`), on the same runs. After: the fitted class, each device held out.\n\n")
@@ -700,17 +709,21 @@ const accuracyLeft = `
   a third module would let the family's level be checked. Measured, each
   module's own level predicts its runs of models it was not fitted on
   within 6–12 % (Orin Nano) and 10–19 % (AGX Orin, one model).
-- **RKLLM as users run it.** Rockchip's benchmark (every clock pinned at
-  its maximum, conversions for short contexts) and the independent runs
-  (default governors, 4k–16k-context conversions, RKLLM 1.2.1) differ by
-  up to 2×: the RK3588's decode held out is 1.6× slower than a class
-  fitted on the other boards predicts. RKLLM allocates the KV cache for the
-  conversion's maximum context (rknn-llm issue #352); Qwen3-4B decodes at
-  3.1 tokens/s converted for 16k and 5.1 at 4k on the same RKLLM version,
-  but the boards and sampling differ, and no source says how decode grows
-  with the allocated context or the governor, so neither is modelled. The
-  RK3588's own level mixes both kinds of run: its interval is wide (decode
-  ±40 % each model held out) and covers them.
+- **RKLLM as users run it.** The conversion's context and the clocks are
+  priced as settings of the run (above), fitted beside the RK3588's level:
+  what a user predicts for the board with its own settings. Three limits
+  remain. No independent run states its governors, and those runs differ
+  from Rockchip's in more than the settings (RKLLM 1.2.1 against 1.3.0,
+  sampling on the CPU, the board): the clocks factor carries all of it.
+  The context factor rests on Qwen3-4B at 16k against 4k on two boards and
+  Qwen3-0.6B at 16k against Rockchip's run, the prefill factor on one
+  server's short-prompt TTFTs. And the factors are fitted on the RK3588
+  only: the RK3576 and RK3562 get them untested, and the RK3588 held out
+  (a board like it nobody measured) has none, so its unmeasured figures
+  stay where they were. RKLLM allocates the KV cache from the context
+  (rknn-llm issue #352), but the one published memory figure (890 MB for
+  Qwen3-0.6B converted for 16k, a 909 MB file) shows no 1.9 GB cache in the
+  process's memory, so the memory account keeps the tokens held.
 - **llama.cpp on ARM CPUs** rests on two devices (the Raspberry Pi 5 and the
   RK3588's Cortex-A76 cores); no llama-bench run of a third ARM CPU with
   a catalog model was found (RK3576, Jetson Orin CPU, Pi 4 searched). The
@@ -864,16 +877,7 @@ func boardFigures(classes []*accuracy.Class, device, class string) (boardStats, 
 				if ci != i {
 					continue
 				}
-				sp := lv.Decode
-				if k == 1 {
-					sp = lv.Prefill
-				}
-				if sp.Low == 0 {
-					sp = c.Spread
-					if k == 1 {
-						sp = c.PrefillSpread
-					}
-				}
+				sp := c.SpreadFor(lv, i)
 				lomo[k], lcov[k] = append(lomo[k], lv.Held[j]), append(lcov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High)
 			}
 		}
@@ -1026,16 +1030,7 @@ func deviceLevelStats(classes []*accuracy.Class, minModels int) (accuracy.Stat, 
 				if c.Cases[i].Run.Test == measured.Prefill {
 					k = 1
 				}
-				sp := lv.Decode
-				if k == 1 {
-					sp = lv.Prefill
-				}
-				if sp.Low == 0 {
-					sp = c.Spread
-					if k == 1 {
-						sp = c.PrefillSpread
-					}
-				}
+				sp := c.SpreadFor(lv, i)
 				r[k], cov[k], dev[k] = append(r[k], lv.Held[j]), append(cov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High), append(dev[k], name)
 			}
 		}

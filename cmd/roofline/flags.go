@@ -100,6 +100,9 @@ func compareOptions(c *cli.Context) (compare.Options, error) {
 	if err != nil {
 		return compare.Options{}, err
 	}
+	if opts.Settings, err = runtimeSettings(c); err != nil {
+		return compare.Options{}, err
+	}
 	return compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Runtime: c.String("runtime"), Model: c.String("model"),
 		Weights: c.String("weights"), KV: c.String("kv"), FlashAttn: fa, Sim: opts}, nil
 }

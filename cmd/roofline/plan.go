@@ -69,7 +69,7 @@ func planCommand() *cli.Command {
 
 // planFlags are the search-space and target flags of plan (and plot plan).
 func planFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "devices: `LIST` of names (NAME@MODE for a power mode), globs (jetson-*) or all (required)"},
 		&cli.StringFlag{Name: "engine", Usage: "engines to use (`LIST`); default: every engine of each device"},
 		&cli.StringFlag{Name: "runtime", Usage: "keep to these runtimes (`LIST`, roofline list runtimes); default: the runtime the rule chooses for each engine and format"},
@@ -89,7 +89,7 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "headroom", Value: "0%", Usage: "share of usable memory to keep free (`PCT`, e.g. 10%)"},
 		&cli.Float64Flag{Name: "confidence", Value: sim.DefaultConfidence, Usage: "how sure a \"meets\" must be (`P` in (0, 1)): the slow end of the prediction's interval at P must meet every target"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
-	}
+	}, settingsFlags()...)
 }
 
 // answerFlags say what plan's answer shows.
@@ -167,6 +167,9 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 		Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
 	req.Options.NoFlashAttention = c.Bool("no-flash-attn")
 	var err error
+	if req.Options.Settings, err = runtimeSettings(c); err != nil {
+		return req, err
+	}
 	if req.UBatch, err = ubatch(c); err != nil {
 		return req, err
 	}

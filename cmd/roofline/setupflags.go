@@ -14,7 +14,7 @@ import (
 
 // setupFlags select a model on a device: predict's, chat's.
 func setupFlags() []cli.Flag {
-	return []cli.Flag{
+	return append([]cli.Flag{
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id (ORG/NAME[:QUANT]), Ollama tag (llama3.2:3b), .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware; NAME@MODE for a power mode: jetson-orin-nano-super-8gb@25w) or path to a .toml profile (required)"},
 		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes: llama.cpp, vllm, mlc, rkllm, tensorrt-llm, mlx); default: chosen from the model, format and device, and said why"},
@@ -25,7 +25,7 @@ func setupFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, from 0.0001 to 1; default: the engine's"},
 		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's (roofline show runtime NAME)"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention, which reads the KV cache once per query head (llama.cpp without -fa)"},
-	}
+	}, settingsFlags()...)
 }
 
 // extraFlags are the flags of chat's extra figures that predict shares.
@@ -79,6 +79,9 @@ func selection(c *cli.Context) (app.Selection, error) {
 	}
 	opts, err := simOptions(c)
 	if err != nil {
+		return app.Selection{}, err
+	}
+	if opts.Settings, err = runtimeSettings(c); err != nil {
 		return app.Selection{}, err
 	}
 	sel := app.Selection{Model: c.String("model"), Hardware: c.String("hardware"), Runtime: c.String("runtime"),

@@ -81,7 +81,11 @@ func Load(cat *profiles.Catalog, runs []measured.Run) ([]Case, []error) {
 		if r.Exclude != "" || r.Test == measured.E2E {
 			continue
 		}
-		rs, err := ev.Resolve(r)
+		// Priced at the runtime's reference settings: the fit applies the
+		// settings' factors itself (settings.go), never the profile's.
+		ref := r
+		ref.MaxContext, ref.Clocks = 0, ""
+		rs, err := ev.Resolve(ref)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s (%s): %w", r.Source(), r.Cited(), err))
 			continue
@@ -127,6 +131,10 @@ type Class struct {
 	// Families and DeviceLevels are the class's levels (levels.go), by
 	// family and by device name.
 	Families, DeviceLevels map[string]*Level
+	// Settings are the runtime settings' factors fitted beside the level
+	// of the device whose runs state them (settings.go); nil when none
+	// does.
+	Settings *Settings
 	// RawCoverage is the share of held-out ratios the intervals covered
 	// as computed (each device weighing the same), Widen the factor (in
 	// log, about their centre) they were widened by to cover

@@ -203,46 +203,100 @@ func (c *Class) fitLevels(pts []fit.Point) error {
 	// A device's level is its module's: its power modes and smaller
 	// configurations share it, and differ by their sourced figures.
 	byDev, devs := c.levelCases(func(cs Case) string { return module(cs.Setup.Device) })
+	c.Settings = nil
 	for _, dev := range devs {
-		idx := byDev[dev]
-		fam := c.Cases[idx[0]].Setup.Device.Family
-		e := c.Fit.EfficiencyAt(0, c.family[idx[0]])
-		devPts := pick(pts, idx)
-		sh, err := fitLevel(devPts, e, DeviceLevelSpread)
+		lv, st, err := c.deviceLevel(dev, byDev[dev], pts, true)
 		if err != nil {
-			return fmt.Errorf("device %s: %w", dev, err)
+			return err
 		}
-		lv := &Level{Family: fam, Device: dev, Shift: sh, Cases: idx, Held: make([]float64, len(idx))}
-		// Held out: each model by the device's level fitted without it.
-		models := map[string][]int{}
-		for j, i := range idx {
-			m := c.Cases[i].Setup.Model.Spec.Name
-			models[m] = append(models[m], j)
-		}
-		lv.Groups = len(models)
-		for _, js := range models {
-			var train []fit.Point
-			in := map[int]bool{}
-			for _, j := range js {
-				in[j] = true
-			}
-			for j, p := range devPts {
-				if !in[j] {
-					train = append(train, p)
-				}
-			}
-			without, err := fitLevel(train, e, DeviceLevelSpread)
-			if err != nil {
-				return fmt.Errorf("device %s: %w", dev, err)
-			}
-			for _, j := range js {
-				lv.Held[j] = devPts[j].Measured / devPts[j].Predict(without.ApplyLevel(e))
-			}
-		}
-		lv.Decode, lv.Prefill = c.levelSpread(lv, pts, func(i int) string { return c.Cases[i].Setup.Model.Spec.Name })
 		c.DeviceLevels[dev] = lv
+		if st != nil {
+			if c.Settings != nil {
+				return fmt.Errorf("runs of %s and %s are set up away from the reference: settings are fitted beside one device's level", c.Settings.Device, dev)
+			}
+			c.Settings = st
+		}
 	}
 	return nil
+}
+
+// deviceLevel fits device dev's level to its cases idx (and, with
+// settings, the settings' factors of its runs set up away from the
+// reference), each model held out by a level fitted without it.
+func (c *Class) deviceLevel(dev string, idx []int, pts []fit.Point, settings bool) (*Level, *Settings, error) {
+	fam := c.Cases[idx[0]].Setup.Device.Family
+	e := c.Fit.EfficiencyAt(0, c.family[idx[0]])
+	devPts := pick(pts, idx)
+	xs := make([][2]float64, len(idx))
+	off := false
+	for j, i := range idx {
+		if settings {
+			xs[j] = covariates(c.Cases[i])
+		}
+		off = off || xs[j] != [2]float64{}
+	}
+	sh, f, err := fitSettings(devPts, xs, e)
+	if err != nil {
+		return nil, nil, fmt.Errorf("device %s: %w", dev, err)
+	}
+	lv := &Level{Family: fam, Device: dev, Shift: sh, Cases: idx, Held: make([]float64, len(idx))}
+	var st *Settings
+	if off {
+		st = &Settings{Device: dev, f: f}
+	}
+	// Held out: each model by the device's level (and settings) fitted
+	// without it.
+	models := map[string][]int{}
+	for j, i := range idx {
+		m := c.Cases[i].Setup.Model.Spec.Name
+		models[m] = append(models[m], j)
+	}
+	lv.Groups = len(models)
+	offModels := map[string]bool{}
+	for _, m := range sortedKeys(models) {
+		js := models[m]
+		var train []fit.Point
+		var tx [][2]float64
+		in := map[int]bool{}
+		for _, j := range js {
+			in[j] = true
+		}
+		for j, p := range devPts {
+			if !in[j] {
+				train, tx = append(train, p), append(tx, xs[j])
+			}
+		}
+		without, fw, err := fitSettings(train, tx, e)
+		if err != nil {
+			return nil, nil, fmt.Errorf("device %s: %w", dev, err)
+		}
+		for _, j := range js {
+			lv.Held[j] = devPts[j].Measured / (devPts[j].Predict(without.ApplyLevel(e)) * fw.mult(devPts[j], xs[j]))
+			if st != nil && xs[j] != [2]float64{} {
+				st.Cases, st.Held = append(st.Cases, idx[j]), append(st.Held, lv.Held[j])
+				st.MeasuredContext = max(st.MeasuredContext, c.Cases[idx[j]].Run.MaxContext)
+				offModels[m] = true
+			}
+		}
+	}
+	lv.Decode, lv.Prefill = c.levelSpread(lv, pts, func(i int) string { return c.Cases[i].Setup.Model.Spec.Name })
+	if st != nil {
+		st.Groups = len(offModels)
+		st.Decode, st.Prefill = c.settingsSpread(st, pts, fit.Decode), c.settingsSpread(st, pts, fit.Prefill)
+	}
+	return lv, st, nil
+}
+
+// LevelWithoutSettings is device dev's level fitted as if every run were
+// set up at the reference (what it was before settings were priced), each
+// model held out: the comparison that shows what the settings gain.
+func (c *Class) LevelWithoutSettings(dev string) (*Level, error) {
+	lv := c.DeviceLevels[dev]
+	if lv == nil {
+		return nil, fmt.Errorf("no level of %s", dev)
+	}
+	without, _, err := c.deviceLevel(dev, lv.Cases, c.points(), false)
+	return without, err
 }
 
 // levelSpread is a level's 80 % intervals from its held-out ratios,

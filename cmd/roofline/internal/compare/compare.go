@@ -7,6 +7,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"github.com/roofline/roofline/runtimes"
 	"math"
 	"regexp"
 	"sort"
@@ -241,7 +242,15 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	}
 	o := e.opt.Sim
 	o.NoFlashAttention = fa == "off"
-	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa}, "|")
+	// The run's own settings, else the options' (--max-context, --clocks).
+	o.Settings = runtimes.Settings{MaxContext: r.MaxContext, Clocks: r.Clocks}
+	if o.Settings.MaxContext == 0 {
+		o.Settings.MaxContext = e.opt.Sim.Settings.MaxContext
+	}
+	if o.Settings.Clocks == "" {
+		o.Settings.Clocks = e.opt.Sim.Settings.Clocks
+	}
+	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa, fmt.Sprint(o.Settings.MaxContext), o.Settings.Clocks}, "|")
 	res, ok := e.setups[key]
 	if !ok {
 		res, err = resolve.Spec(e.cat, spec, dev, resolve.Selection{Runtime: rt, Engine: engine, Weights: weights, KV: kv, Options: o, FileBytes: r.ModelBytes})
@@ -260,6 +269,9 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 		e.setups[key] = res
 	}
 	out := *res
+	if !o.Settings.IsZero() && res.Setup.Inputs.SettingsNote != "" {
+		notes = append(notes, "settings: "+res.Setup.Inputs.SettingsNote)
+	}
 	out.Notes = append(notes, res.Notes...)
 	if mismatch != "" {
 		out.Warnings = append(append([]string(nil), res.Warnings...), mismatch)

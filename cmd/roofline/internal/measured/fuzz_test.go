@@ -92,6 +92,7 @@ func FuzzRunsCSV(f *testing.F) {
 	if b, err := os.ReadFile("../../testdata/public/runs.csv"); err == nil {
 		f.Add(b[:min(len(b), 4000)])
 	}
+	f.Add([]byte("test,tokens_per_s,model,hardware,gen,max_context,clocks\ndecode,17.2,qwen3-0.6b,rk3588,73,16384,default\ndecode,9,qwen3-4b,rk3588,9,,pinned\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { fuzzReader(t, readRunsCSV, b) })
 }
 

@@ -268,3 +268,36 @@ func TestRunsCSVSpreadColumns(t *testing.T) {
 		}
 	}
 }
+
+// A runs CSV's max_context and clocks columns say how an RKLLM run was
+// set up; empty is the runtime's reference; anything else is a bad row
+// naming its column.
+func TestRunsCSVSettingsColumns(t *testing.T) {
+	csv := "test,tokens_per_s,model,hardware,gen,max_context,clocks\n" +
+		"decode,17.2,qwen3-0.6b,rk3588,73,16384,default\n" +
+		"decode,32.9,qwen3-0.6b,rk3588,64,,pinned\n" +
+		"decode,32.9,qwen3-0.6b,rk3588,64,,\n" +
+		"decode,10,qwen3-0.6b,rk3588,64,16k,\n" +
+		"decode,10,qwen3-0.6b,rk3588,64,0,\n" +
+		"decode,10,qwen3-0.6b,rk3588,64,,fast\n"
+	res, err := Read("rk.csv", []byte(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 3 || len(res.Bad) != 3 {
+		t.Fatalf("runs %d, bad %v; want 3 runs and 3 bad rows", len(res.Runs), res.Bad)
+	}
+	for i, w := range []struct {
+		ctx    int
+		clocks string
+	}{{16384, "default"}, {0, "pinned"}, {0, ""}} {
+		if r := res.Runs[i]; r.MaxContext != w.ctx || r.Clocks != w.clocks {
+			t.Errorf("row %d: max_context %d, clocks %q; want %d, %q", i+2, r.MaxContext, r.Clocks, w.ctx, w.clocks)
+		}
+	}
+	for i, col := range []string{`max_context = "16k"`, `max_context = "0"`, `clocks = "fast"`} {
+		if b := res.Bad[i].Error(); !strings.Contains(b, col) {
+			t.Errorf("bad row %q should name %s", b, col)
+		}
+	}
+}

@@ -408,7 +408,7 @@ func readRequestsJSON(c *collector, text string) error {
 func readRunsCSV(c *collector, text string) error {
 	return c.namedRows(text, []string{"test", "tokens_per_s"},
 		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note",
-			"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link"},
+			"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link", "max_context", "clocks"},
 		func(line int, get func(string) string) {
 			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
 				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
@@ -416,6 +416,20 @@ func readRunsCSV(c *collector, text string) error {
 				Spread: Spread{Host: get("host"), Link: get("link")}}
 			if err := readSpread(&r.Spread, get); err != nil {
 				c.bad(line, "%v", err)
+				return
+			}
+			if s := get("max_context"); s != "" {
+				v, err := strconv.Atoi(s)
+				if err != nil || v < 1 || v > limits.Tokens {
+					c.bad(line, "max_context = %q: want the tokens the model was converted for, from 1 to %s", s, limits.Count(limits.Tokens))
+					return
+				}
+				r.MaxContext = v
+			}
+			switch r.Clocks = get("clocks"); r.Clocks {
+			case "", "pinned", "default":
+			default:
+				c.bad(line, "clocks = %q: want pinned (every clock at its maximum, as a vendor's benchmark script sets them) or default (the board's governors)", r.Clocks)
 				return
 			}
 			// size is the model file's size as its source prints it

@@ -72,6 +72,13 @@ type Run struct {
 	Note   string
 	Origin string
 
+	// MaxContext and Clocks are the runtime settings the run states
+	// (roofline's runs CSV only; runtimes.Settings): the context its
+	// model was converted for, and "pinned" or "default" clocks; zero:
+	// not stated, the runtime's reference.
+	MaxContext int
+	Clocks     string
+
 	// Spread is how the run spread its model over devices or memories
 	// (roofline's runs CSV only); the zero value is one device.
 	Spread Spread

@@ -109,6 +109,19 @@ type InputsJSON struct {
 	UBatchFrom   string `json:"ubatch_from"`
 	PrefillOrder string `json:"prefill_order"`
 	Cold         bool   `json:"cold"`
+	// Settings are the runtime's settings the prediction is priced at
+	// (RKLLM's conversion context and clocks); nil for a runtime without.
+	Settings *settingsJSON `json:"settings,omitempty"`
+}
+
+// settingsJSON is a prediction's runtime settings and the fitted factors
+// on decode and prefill time they bring (1 at the runtime's reference).
+type settingsJSON struct {
+	MaxContext    int     `json:"max_context,omitempty"`
+	Clocks        string  `json:"clocks,omitempty"`
+	DecodeFactor  float64 `json:"decode_factor"`
+	PrefillFactor float64 `json:"prefill_factor"`
+	Note          string  `json:"note"`
 }
 
 type warningJSON struct {
@@ -204,7 +217,14 @@ func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
 		newEfficiencyJSON(in.Efficiency),
 		in.EfficiencyFrom, in.ClassIntervals, in.PrefillOverhead, in.DecodeOverhead,
 		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch,
-		in.UBatchFrom, string(in.PrefillOrder), in.Cold}
+		in.UBatchFrom, string(in.PrefillOrder), in.Cold, newSettingsJSON(in)}
+}
+
+func newSettingsJSON(in sim.Inputs) *settingsJSON {
+	if in.SettingsNote == "" {
+		return nil
+	}
+	return &settingsJSON{in.Settings.MaxContext, in.Settings.Clocks, in.DecodeFactor, in.PrefillFactor, in.SettingsNote}
 }
 
 // NewPredictJSON is a prediction in the JSON vocabulary.
@@ -574,7 +594,7 @@ func predictDoc(p *app.Prediction) *Doc {
 	}
 	rows := float64(r.PrefillRows)
 	text := &Doc{}
-	text.Pairs([][2]string{
+	pairs := [][2]string{
 		{"runtime", in.Runtime + ": " + p.Why},
 		{"workload", fmt.Sprintf("prompt %d + depth %d, output %d, batch %d, ubatch %d → context %d per sequence", wl.Prompt, wl.Depth, wl.Output, wl.Batch, wl.UBatch, wl.Context())},
 		{"passes", PassesText(r)},
@@ -584,7 +604,11 @@ func predictDoc(p *app.Prediction) *Doc {
 		{"efficiency", efficiencyText(in, rows)},
 		{"from", tuning},
 		{"overhead", overheadText(in)},
-	})
+	}
+	if in.SettingsNote != "" {
+		pairs = append(pairs, [2]string{"settings", in.SettingsNote})
+	}
+	text.Pairs(pairs)
 	text.Both("\n")
 	text.Table(resultTable(p, ""))
 	text.Both("\n")
@@ -635,6 +659,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	}
 	md := &Doc{}
 	md.Raw("", "Compute: "+computeText(in, r.Ridge)+"; bandwidth "+Bandwidth(in.Bandwidth)+" datasheet.\n\n")
+	if in.SettingsNote != "" {
+		md.Raw("", "Settings: "+in.SettingsNote+".\n\n")
+	}
 	md.Table(resultTable(p, "metric"))
 	md.Both("\n")
 	md.Table(memoryTable(r))

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/urfave/cli/v2"
+)
+
+// settingsFlags are a runtime's settings of the run (runtimes.Settings):
+// RKLLM's conversion context and the board's clocks, which its profile
+// prices with fitted factors ([settings], [setting_factors]).
+func settingsFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.GenericFlag{Name: "max-context", Value: &tokenCount{0}, DefaultText: "the runtime's (rkllm: 4096)",
+			Usage: "rkllm: the context the model was converted for (llm.build max_context) or initialised with (max_context_len), which its KV cache is allocated for (`N`; k = 1024)"},
+		&cli.StringFlag{Name: "clocks", DefaultText: "not stated (rkllm: priced pinned, the intervals allowing for default governors)",
+			Usage: "rkllm: the board's clocks, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors)"},
+	}
+}
+
+// runtimeSettings reads the settingsFlags.
+func runtimeSettings(c *cli.Context) (runtimes.Settings, error) {
+	s := runtimes.Settings{MaxContext: c.Int("max-context"), Clocks: strings.TrimSpace(c.String("clocks"))}
+	if c.IsSet("max-context") && (s.MaxContext < 1 || s.MaxContext > limits.Tokens) {
+		return s, usageErr("--max-context must be a number of tokens from 1 to %s, got %d (leave it out for the runtime's)", limits.Count(limits.Tokens), s.MaxContext)
+	}
+	if c.IsSet("clocks") && s.Clocks != runtimes.ClocksPinned && s.Clocks != runtimes.ClocksDefault {
+		return s, usageErr("--clocks must be %s, got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks)
+	}
+	return s, nil
+}
