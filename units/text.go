@@ -52,6 +52,21 @@ func ParseDuration(s string) (float64, error) {
 	return v, nil
 }
 
+// ParseWait reads a duration that may be zero, with its unit: a think
+// time or a pause, where 0 (or 0s) means none. Negative and NaN are refused.
+func ParseWait(s string) (float64, error) {
+	s = strings.TrimSpace(s)
+	v, err := ParseQuantity(s, DimDuration)
+	var nu *NoUnitError
+	if errors.As(err, &nu) {
+		return 0, fmt.Errorf("%q: give a unit, e.g. 0s, 10s or 200ms", s)
+	}
+	if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q: want a duration of 0s or more such as 10s or 200ms", s)
+	}
+	return v, nil
+}
+
 // MaxTokenCount bounds a token count: 16 Mi tokens, far beyond any
 // model's context.
 const MaxTokenCount = 1 << 24

@@ -192,8 +192,8 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 		arg("cv", strconv.FormatFloat(*r.CV, 'g', -1, 64))
 	}
 	if r.Think != nil {
-		v, err := units.ParseDuration(*r.Think)
-		if err != nil || v < 0 {
+		v, err := units.ParseWait(*r.Think)
+		if err != nil {
 			bad("think", "serve.think: %q is not a duration such as 10s", *r.Think)
 		} else {
 			w.Think = v
