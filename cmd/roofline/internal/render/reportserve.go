@@ -215,8 +215,8 @@ func (rep *report) servingSection(doc *Doc) {
 			e := r.Expected
 			p99 := func(get func(*serve.Result) serve.Stats) string {
 				v := Duration(get(e).P99)
-				if r.Fast != nil {
-					v += " (" + Duration(get(r.Fast).P99) + " – " + Duration(get(r.Slow).P99) + ")"
+				if lo, hi, ok := r.Span(func(x *serve.Result) float64 { return get(x).P99 }); ok {
+					v += " (" + Duration(lo) + " – " + Duration(hi) + ")"
 				}
 				return v
 			}
