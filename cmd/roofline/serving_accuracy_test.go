@@ -25,9 +25,23 @@ const publicServing = "testdata/public/serving.csv"
 // the figures reached, not the aims of issue 25 (medians within 20 %,
 // p99 within 30 %, the saturation rate within 25 %).
 const (
-	maxServingMedianAPE = 0.95
+	maxServingMedianAPE = 0.40
 	maxServingP99APE    = 0.85
 	maxSaturationAPE    = 0.80
+	// Beside the aims: the p95s a source publishes instead of p99s, and
+	// closed loops' throughput.
+	maxServingP95APE       = 0.25
+	maxClosedThroughputAPE = 0.10
+)
+
+// A serving figure's kind, which aim it is scored against.
+type servingKind int
+
+const (
+	centralFig servingKind = iota // a p50 (the aims' 20 %)
+	p99Fig                        // a p99 (the aims' 30 %)
+	p95Fig                        // a p95 (no aim: reported apart)
+	rateFig                       // requests/s: the saturation rate (25 %) with every request at once, a closed loop's throughput apart
 )
 
 // servingMetrics are the columns a serving run publishes, in the
@@ -36,18 +50,28 @@ const (
 var servingMetrics = []struct {
 	col, name string
 	pick      func(r *serve.Result) float64
-	median    bool // a p50 (the aims' 20 %); otherwise a p99 (30 %) or the rate
+	kind      servingKind
 }{
-	{"ttft_p50_ms", "TTFT p50", func(r *serve.Result) float64 { return 1e3 * r.TTFT.P50 }, true},
-	{"ttft_p99_ms", "TTFT p99", func(r *serve.Result) float64 { return 1e3 * r.TTFT.P99 }, false},
-	{"tpot_p50_ms", "TPOT p50", func(r *serve.Result) float64 { return 1e3 * r.TPOT.P50 }, true},
-	{"tpot_p99_ms", "TPOT p99", func(r *serve.Result) float64 { return 1e3 * r.TPOT.P99 }, false},
-	{"itl_p50_ms", "ITL p50", func(r *serve.Result) float64 { return 1e3 * r.ITL.P50 }, true},
-	{"itl_p99_ms", "ITL p99", func(r *serve.Result) float64 { return 1e3 * r.ITL.P99 }, false},
-	{"e2e_p50_ms", "E2E p50", func(r *serve.Result) float64 { return 1e3 * r.E2E.P50 }, true},
-	{"e2e_p99_ms", "E2E p99", func(r *serve.Result) float64 { return 1e3 * r.E2E.P99 }, false},
-	{"req_per_s", "requests/s", func(r *serve.Result) float64 { return r.RequestRate }, false},
+	{"ttft_p50_ms", "TTFT p50", func(r *serve.Result) float64 { return 1e3 * r.TTFT.P50 }, centralFig},
+	{"ttft_p95_ms", "TTFT p95", func(r *serve.Result) float64 { return 1e3 * r.TTFT.P95 }, p95Fig},
+	{"ttft_p99_ms", "TTFT p99", func(r *serve.Result) float64 { return 1e3 * r.TTFT.P99 }, p99Fig},
+	{"tpot_p50_ms", "TPOT p50", func(r *serve.Result) float64 { return 1e3 * r.TPOT.P50 }, centralFig},
+	{"tpot_p95_ms", "TPOT p95", func(r *serve.Result) float64 { return 1e3 * r.TPOT.P95 }, p95Fig},
+	{"tpot_p99_ms", "TPOT p99", func(r *serve.Result) float64 { return 1e3 * r.TPOT.P99 }, p99Fig},
+	{"itl_p50_ms", "ITL p50", func(r *serve.Result) float64 { return 1e3 * r.ITL.P50 }, centralFig},
+	{"itl_p95_ms", "ITL p95", func(r *serve.Result) float64 { return 1e3 * r.ITL.P95 }, p95Fig},
+	{"itl_p99_ms", "ITL p99", func(r *serve.Result) float64 { return 1e3 * r.ITL.P99 }, p99Fig},
+	{"e2e_p50_ms", "E2E p50", func(r *serve.Result) float64 { return 1e3 * r.E2E.P50 }, centralFig},
+	{"e2e_p95_ms", "E2E p95", func(r *serve.Result) float64 { return 1e3 * r.E2E.P95 }, p95Fig},
+	{"e2e_p99_ms", "E2E p99", func(r *serve.Result) float64 { return 1e3 * r.E2E.P99 }, p99Fig},
+	{"req_per_s", "requests/s", func(r *serve.Result) float64 { return r.RequestRate }, rateFig},
 }
+
+// closedRequestsPerUser is how many requests a closed loop whose source
+// does not state its request count is simulated with, per user: enough
+// for its percentiles to settle (a closed loop of fixed lengths repeats
+// itself once its users are staggered).
+const closedRequestsPerUser = 40
 
 // servingRun is one row of serving.csv.
 type servingRun struct {
@@ -57,6 +81,7 @@ type servingRun struct {
 	arrival                                               serve.ArrivalKind
 	rate                                                  float64 // +Inf: every request at once
 	users, requests                                       int
+	requestsUnstated                                      bool // a closed loop's count not published: closedRequestsPerUser a user
 	prompt, output                                        string
 	measured                                              map[string]float64
 	exclude, note                                         string
@@ -72,8 +97,10 @@ func (r *servingRun) load() string {
 	switch {
 	case math.IsInf(r.rate, 1):
 		return fmt.Sprintf("%d requests at once, %s", r.requests, lengths)
+	case r.arrival == serve.Closed && r.requestsUnstated:
+		return fmt.Sprintf("closed loop of %d, %s", r.users, lengths)
 	case r.arrival == serve.Closed:
-		return fmt.Sprintf("%d users, %d requests, %s", r.users, r.requests, lengths)
+		return fmt.Sprintf("closed loop of %d, %d requests, %s", r.users, r.requests, lengths)
 	}
 	return fmt.Sprintf("%s %g/s, %d requests, %s", r.arrival, r.rate, r.requests, lengths)
 }
@@ -144,8 +171,11 @@ func readServing(t *testing.T, path string) []*servingRun {
 				r.measured[m.col] = v
 			}
 		}
+		if r.arrival == serve.Closed && r.requests == 0 && r.users > 0 {
+			r.requests, r.requestsUnstated = closedRequestsPerUser*r.users, true
+		}
 		if r.source == "" || r.requests == 0 || len(r.measured) == 0 {
-			t.Fatalf("%s:%d: a run needs a source, its requests and a measured figure", path, line)
+			t.Fatalf("%s:%d: a run needs a source, its requests (a closed loop may leave them out) and a measured figure", path, line)
 		}
 		runs = append(runs, r)
 	}
@@ -240,11 +270,16 @@ func publicServingRuns(t *testing.T) []*servingRun {
 }
 
 // servingErrors are the absolute errors of the predicted figures (of the
-// measured), medians and p99s apart, and the saturation rates'.
+// measured): medians, p99s and p95s apart, the saturation rates' and
+// closed loops' throughputs.
 type servingErrors struct {
-	median, p99, saturation []float64
-	covered, ranged         int
+	median, p99, p95, saturation, throughput []float64
+	covered, ranged                          int
 }
+
+// openRate says a run's requests/s is its arrival rate, not a figure the
+// simulation predicts.
+func (r *servingRun) openRate() bool { return r.arrival != serve.Closed && !math.IsInf(r.rate, 1) }
 
 func servingStats(runs []*servingRun) servingErrors {
 	var e servingErrors
@@ -259,12 +294,16 @@ func servingStats(runs []*servingRun) servingErrors {
 			}
 			ape := math.Abs(r.predicted[m.col]/meas - 1)
 			switch {
-			case m.col == "req_per_s" && math.IsInf(r.rate, 1):
-				e.saturation = append(e.saturation, ape)
-			case m.col == "req_per_s":
+			case m.kind == rateFig && r.openRate():
 				continue // an open-loop run's throughput is its arrival rate
-			case m.median:
+			case m.kind == rateFig && r.arrival == serve.Closed:
+				e.throughput = append(e.throughput, ape)
+			case m.kind == rateFig:
+				e.saturation = append(e.saturation, ape)
+			case m.kind == centralFig:
 				e.median = append(e.median, ape)
+			case m.kind == p95Fig:
+				e.p95 = append(e.p95, ape)
 			default:
 				e.p99 = append(e.p99, ape)
 			}
@@ -323,6 +362,12 @@ func TestServingRuns(t *testing.T) {
 	if m := medianOf(e.saturation); m > maxSaturationAPE {
 		t.Errorf("saturation rate: median error %.1f %%, guard %.0f %%", 100*m, 100*maxSaturationAPE)
 	}
+	if m := medianOf(e.p95); len(e.p95) == 0 || m > maxServingP95APE {
+		t.Errorf("p95 figures: median error %.1f %% of %d, guard %.0f %%", 100*m, len(e.p95), 100*maxServingP95APE)
+	}
+	if m := medianOf(e.throughput); len(e.throughput) == 0 || m > maxClosedThroughputAPE {
+		t.Errorf("closed loops' throughput: median error %.1f %% of %d, guard %.0f %%", 100*m, len(e.throughput), 100*maxClosedThroughputAPE)
+	}
 }
 
 // msCell is a measured figure beside the prediction and its error: ms
@@ -370,7 +415,7 @@ func servingSection(runs []*servingRun) string {
 			}
 			lo, ranged := r.fast[m.col]
 			// An open-loop run's throughput is its arrival rate: no range.
-			ranged = ranged && (m.col != "req_per_s" || math.IsInf(r.rate, 1))
+			ranged = ranged && (m.kind != rateFig || !r.openRate())
 			b.WriteString(" " + msCell(meas, r.predicted[m.col], lo, r.slow[m.col], ranged) + " |")
 		}
 		b.WriteString("\n")
@@ -378,9 +423,30 @@ func servingSection(runs []*servingRun) string {
 	e := servingStats(runs)
 	pct := func(v float64) string { return pctOf(v) }
 	fmt.Fprintf(&b, "\nOver the scored runs: the medians (p50 of TTFT, TPOT, ITL and E2E where published) are predicted with a median error of %s (%d figures), the p99s with %s (%d), and the saturation rate (requests/s with every request sent at once) with %s (%d runs); %d of %d measured figures lie in the 80 %% range. "+
-		"Issue 25's aims are medians within 20 %%, p99s within 30 %%, the saturation rate within 25 %%; the test's guards (regression guards at the figures reached) are %.0f %%, %.0f %% and %.0f %%.\n\n",
+		"Issue 25's aims are medians within 20 %%, p99s within 30 %%, the saturation rate within 25 %%; the test's guards (regression guards at the figures reached) are %.0f %%, %.0f %% and %.0f %%. "+
+		"Beside the aims: the p95s a source publishes instead of p99s, %s (%d figures); the throughput of closed loops (requests/s at a fixed concurrency), %s (%d runs); guards %.0f %% and %.0f %%. "+
+		"A closed loop whose source does not state its request count is simulated with %d requests a user. Per source:\n\n",
 		pct(medianOf(e.median)), len(e.median), pct(medianOf(e.p99)), len(e.p99), pct(medianOf(e.saturation)), len(e.saturation), e.covered, e.ranged,
-		100*maxServingMedianAPE, 100*maxServingP99APE, 100*maxSaturationAPE)
+		100*maxServingMedianAPE, 100*maxServingP99APE, 100*maxSaturationAPE,
+		pct(medianOf(e.p95)), len(e.p95), pct(medianOf(e.throughput)), len(e.throughput), 100*maxServingP95APE, 100*maxClosedThroughputAPE, closedRequestsPerUser)
+	b.WriteString("| source | runs | medians | p99s | p95s | requests/s | in the 80 % range |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, id := range servingSources(runs) {
+		var mine []*servingRun
+		for _, r := range runs {
+			if r.sourceID() == id && r.exclude == "" {
+				mine = append(mine, r)
+			}
+		}
+		se := servingStats(mine)
+		cell := func(xs []float64) string {
+			if len(xs) == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%s (%d)", pct(medianOf(xs)), len(xs))
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %d of %d |\n", id, len(mine), cell(se.median), cell(se.p99), cell(se.p95), cell(append(se.saturation, se.throughput...)), se.covered, se.ranged)
+	}
+	b.WriteString("\n")
 	b.WriteString(servingReading)
 	var excl []string
 	seen := map[string]bool{}
@@ -404,6 +470,18 @@ func servingSection(runs []*servingRun) string {
 		b.WriteString("Not simulated:\n\n" + strings.Join(excl, "\n") + "\n\n")
 	}
 	return b.String()
+}
+
+// servingSources are the scored sources in the order serving.csv first
+// names them.
+func servingSources(runs []*servingRun) []string {
+	var ids []string
+	for _, r := range runs {
+		if id := r.sourceID(); r.exclude == "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // servingReading is what the serving misses say, read off the table.
