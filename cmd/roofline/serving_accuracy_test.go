@@ -485,34 +485,50 @@ func servingSources(runs []*servingRun) []string {
 }
 
 // servingReading is what the serving misses say, read off the table.
-const servingReading = `**What the misses say.** The one source simulated is vLLM 0.19.0 serving
-Qwen3-0.6B on an H100 at half its memory, and it is missed by far more
-than issue 25's aims:
+const servingReading = `**What the misses say.** Two sources are simulated: vLLM 0.19.0 serving
+Qwen3-0.6B on an H100 at half its memory (KVCACHED-H100: Poisson at 16/s
+and 500 requests at once), and vLLM 0.23.0 serving Qwen2.5-0.5B on an L4
+at 0.6 of its memory (WMX-L4: closed loops of 1 to 32 requests). Held out
+by source, the decode is close and the first token is not:
 
-- *At 16 requests/s* the server is lightly loaded, yet the measured TTFT
-  (36 ms at the median) is about nine times a 512-token prefill of a
-  0.6B model on an H100. The gap, some 30 ms a request, is the path the
-  simulation leaves out (docs/serve.md, "What is not modelled"): the HTTP
-  server, tokenizing the prompt, scheduling and detokenizing. TPOT is
-  predicted a quarter short: the vLLM class is fitted on two runs of an
-  8B model at batch 8 (runs.csv, VLLM-NIGHTLY), so its cost of a step on
-  a model a thirteenth the size is an extrapolation.
-- *With all 500 requests at once* the simulation admits them all (its pool
-  of what half the memory leaves holds 500 × 640 tokens) and decodes them
-  together, each step reading about 34 GB of KV cache (500 requests × about
-  600 tokens × 112 KiB), at least 10 ms at the H100's 3.35 TB/s: a TPOT of
-  about 20 ms, a median TTFT of 0.4 s. The run measured a TPOT of 5–6 ms and
-  a median TTFT of 2.9 s: vLLM decoded far fewer requests at once than the
-  simulation's pool allows, and queued the rest. The run does not publish
-  its KV pool (vllm.log) or max_num_seqs, so which limit held it is not
-  known; at --max-seqs 128 the simulation gives TPOT 6.7 ms and a median
-  TTFT of 1.1 s. Its saturation rate (95 requests/s against about 166
-  predicted) also holds the host's work per step for hundreds of requests,
-  which the simulation does not price.
+- *Decode and whole requests.* On the L4 the median ITL is predicted
+  within 2–15 % at every concurrency, the median E2E within 3–14 % and the
+  closed loops' throughput within 1–17 %: the steps the simulation prices
+  are the steps vLLM runs. On the H100 at 16 requests/s TPOT is predicted
+  a quarter short: the vLLM class is fitted on two runs of an 8B model at
+  batch 8 (runs.csv, VLLM-NIGHTLY), so its cost of a step on a model a
+  thirteenth the size is an extrapolation.
+- *TTFT is short at every load, on both sources.* With one request at a
+  time the L4 measured a median TTFT of 27 ms where the simulated prefill
+  takes 7.7 ms; the H100 at 16/s measured 36 ms where it takes 3.9 ms. The
+  gap, about 19 ms a request on the L4 (a GKE g2-standard-4 host) and 32 ms
+  on the H100, is the path the simulation leaves out (docs/serve.md, "What
+  is not modelled"): the HTTP server, tokenizing the prompt, scheduling and
+  detokenizing. It is not one constant: fitted on either source and scored
+  on the other, a per-request cost would still miss the other's TTFT by
+  35–47 %, and on the L4 it grows with load (27 ms at concurrency 1, 135 ms
+  at 32, where the simulation's stays near 30 ms), as a front end whose
+  work, or a scheduler whose time per step, grows with the requests it
+  holds would. Two sources do not yet separate those, so no front-end cost
+  is added; the TTFT medians carry the miss.
+- *With all 500 requests at once* (H100) the simulation admits them all
+  (its pool of what half the memory leaves holds 500 × 640 tokens) and
+  decodes them together, each step reading about 34 GB of KV cache (500
+  requests × about 600 tokens × 112 KiB), at least 10 ms at the H100's
+  3.35 TB/s: a TPOT of about 20 ms, a median TTFT of 0.4 s. The run
+  measured a TPOT of 5–6 ms and a median TTFT of 2.9 s: vLLM decoded far
+  fewer requests at once than the simulation's pool allows, and queued
+  the rest. The run does not publish its KV pool (vllm.log) or
+  max_num_seqs, so which limit held it is not known; at --max-seqs 128 the
+  simulation gives TPOT 6.7 ms and a median TTFT of 1.1 s. Its saturation
+  rate (95 requests/s against about 166 predicted) also holds the host's
+  work per step for hundreds of requests, which the simulation does not
+  price.
 
 Until vLLM has runs of its own at several batches and models in runs.csv,
-and serving runs that publish their server's KV pool, read vLLM serving
-figures as the prior they rest on: their intervals say so (the class's
-decode interval is 0.5–2×).
+and serving runs that publish their server's KV pool and a light-load TTFT
+on more hosts, read vLLM serving TTFTs as the prefill alone, without the
+server's front end: their intervals say so (the class's decode interval is
+0.5–2×).
 
 `
