@@ -118,7 +118,7 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	var notes []string
 	if req.Trace != "" {
 		var err error
-		if notes, err = readTrace(&req); err != nil {
+		if notes, err = ReadServeTrace(&req); err != nil {
 			return nil, err
 		}
 	}
@@ -182,9 +182,10 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	return out, nil
 }
 
-// readTrace reads the request's trace into its workload: the rows'
-// lengths, and their arrival times for trace arrivals.
-func readTrace(req *ServeRequest) ([]string, error) {
+// ReadServeTrace reads the request's trace into its workload: the rows'
+// lengths, and their arrival times for trace arrivals. Serve reads it
+// when the request names one; a study reads it once, when it is loaded.
+func ReadServeTrace(req *ServeRequest) ([]string, error) {
 	f, err := safeio.OpenRegular(req.Trace)
 	if err != nil {
 		return nil, &RequestError{Input: "trace", Msg: err.Error()}
