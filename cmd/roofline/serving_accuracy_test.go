@@ -509,12 +509,12 @@ on a prior:
   leaves out (docs/serve.md, "What is not modelled"): vLLM's API server
   process takes the HTTP request, tokenizes it and streams the detokenized
   answer back, apart from the engine's steps (vLLM's design
-  documentation, "V1 process architecture"). It is not one constant: fitted on either source and
-  scored on the other, a per-request cost would still miss the other's
-  TTFT by 35–47 %, and on the L4 it grows with load (27 ms at concurrency
-  1, 135 ms at 32, where the simulation's stays near 30 ms), as a front
-  end whose work, or a scheduler whose time per step, grows with the
-  requests it holds would. Two sources do not separate those, so no
+  documentation, "V1 process architecture"). It is not one constant:
+  fitted on either source and scored on the other, a per-request cost
+  would still miss the other's TTFT by 35–47 %, and on the L4 it grows
+  with load (27 ms at concurrency 1, 135 ms at 32, where the simulation's
+  stays near 30 ms), as a front end whose work, or a scheduler whose time
+  per step, grows with the requests it holds would. Two sources do not separate those, so no
   front-end cost is added; the TTFT medians carry the miss.
 - *Every request at once.* The saturation rates point the same way: 95
   requests/s of 512 + 128 tokens on the H100 (Qwen3-0.6B, about 166
@@ -531,8 +531,8 @@ on a prior:
   KV pool nor max_num_seqs; at --max-seqs 128 the simulation gives TPOT
   6.7 ms and a median TTFT of 1.1 s).
 - *A MoE's prefill is a prior.* gpt-oss-20b's 1000 prompts on the A100
-  (2048-token steps, vLLM's A100 default) are predicted 2.3–2.5× slower than
-  measured (median TTFT 4.9 s against 2.0 s, TPOT 153 ms against 65 ms):
+  (2048-token steps, the profile's A100 default) are predicted 2.3–2.5×
+  slower than measured (median TTFT 4.9 s against 2.0 s, TPOT 153 ms against 65 ms):
   the class prices a 2048-token step of it at 158 ms against an ideal of
   41 ms, an efficiency no prefill run has fitted. On the H100 (8192-token
   steps) the same class is 11 % short on TPOT and half on TTFT, the
