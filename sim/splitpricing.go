@@ -1,0 +1,195 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/roofline/roofline/runtimes"
+)
+
+// splitPricing is a split's prefill and decode of one request, its
+// stages' passes and steps priced once: what the history before the
+// prompt (the depth) does not change — every stage's matrix products,
+// the links' time — is worked out here, and only attention, which grows
+// with the context, is priced at each depth (setDepth). Split.predict
+// prices one workload through it and SplitEvaluator every context of a
+// batch, so that a plan over splits prices a configuration as a device
+// alone does (Evaluator.Contexts) by the very same sums.
+type splitPricing struct {
+	sp *Split
+	w  Workload // resolved: its passes' tokens set, its batch the one priced
+	// ideal is false when only the expected figures are wanted (a plan):
+	// the ideal bound is then neither priced nor set.
+	ideal   bool
+	prefill []*Stage
+	hops    int
+	passes  int // the prefill's passes, every group's
+	// Every prefill stage's phases, their pricing at the stage's expected
+	// and ideal rates, and the prompts in one pass (the ideal bound's,
+	// when the prefill takes more than one).
+	pre              []phases
+	preExp, preIdeal []prefillPricing
+	one              []phases
+	oneIdeal         []prefillPricing
+	// The links' time over the prefill, expected and ideal.
+	tr, co, itr, ico float64
+	// Every decode stage's phases of a step of dw.Batch sequences (a
+	// pipeline's micro-batch), priced.
+	steps, micro     int
+	dw               Workload
+	dec              []phases
+	decExp, decIdeal []decodePricing
+	// The links' time over the decode, expected and ideal.
+	dtr, dco, ditr, dico float64
+	// Scratch for the stages' sums at a depth.
+	preSums, decSums []stageSums
+}
+
+// resolve is workload w with its passes' tokens (0: the runtime's, as
+// Setup.Predict resolves them), and where they come from.
+func (sp *Split) resolve(w Workload) (Workload, string) {
+	s := sp.Main
+	if w.UBatch != 0 {
+		return w, "given"
+	}
+	whole := w.Batch * w.Prompt
+	if !s.Inputs.ContinuousBatching {
+		whole = w.Prompt
+	}
+	w.UBatch = s.Chunk(0, whole)
+	return w, s.Inputs.ChunkFrom
+}
+
+// queues reports whether the split's runtime runs w's sequences one after
+// another: each is priced alone, and the last waits for the others.
+func (sp *Split) queues(w Workload) bool {
+	return !sp.Main.Inputs.ContinuousBatching && w.Batch > 1
+}
+
+// newSplitPricing prices the stages of workload w (Split.resolve; one
+// that does not queue, Split.queues) at every depth to come; ideal adds the ideal bound.
+func (sp *Split) newSplitPricing(w Workload, ideal bool) *splitPricing {
+	s := sp.Main
+	flash := s.Inputs.FlashAttention
+	inOrder := s.Inputs.PrefillOrder == runtimes.InOrder
+	q := &splitPricing{sp: sp, w: w, ideal: ideal}
+	q.prefill, q.hops = sp.prefillStages(w)
+	n := len(q.prefill)
+	q.pre, q.preExp, q.preSums = make([]phases, n), make([]prefillPricing, n), make([]stageSums, n)
+	if ideal {
+		q.preIdeal, q.one, q.oneIdeal = make([]prefillPricing, n), make([]phases, n), make([]prefillPricing, n)
+	}
+	for i, st := range q.prefill {
+		q.pre[i] = newPhasesIn(st.Cost, w, flash, inOrder)
+		q.passes = q.pre[i].prefillPasses()
+		q.preExp[i] = q.pre[i].prefillAt(&st.r)
+		if !ideal {
+			continue
+		}
+		q.preIdeal[i] = q.pre[i].prefillAt(&st.ideal)
+		if q.passes > 1 { // the ideal in one pass, as Setup.prefillPhase prices it
+			one := w
+			one.UBatch, one.Output = max(1, w.Batch*w.Prompt), 1
+			q.one[i] = newPhases(st.Cost, one, flash)
+			q.oneIdeal[i] = q.one[i].prefillAt(&st.ideal)
+		}
+	}
+	tokens := float64(w.Batch * w.Prompt)
+	q.tr, q.co = sp.linkTime(q.passes, q.hops, tokens, false)
+	q.itr, q.ico = sp.linkTime(q.passes, q.hops, tokens, true)
+
+	q.steps = w.Output - 1
+	q.micro = 1
+	if sp.PP > 1 && sp.PipelineBatches != nil {
+		q.micro = max(1, min(sp.PipelineBatches(w.Batch), w.Batch))
+	}
+	q.decSums = make([]stageSums, len(sp.Decode))
+	if q.steps <= 0 {
+		return q
+	}
+	q.dw = w
+	q.dw.Batch = (w.Batch + q.micro - 1) / q.micro
+	q.dec, q.decExp = make([]phases, len(sp.Decode)), make([]decodePricing, len(sp.Decode))
+	if ideal {
+		q.decIdeal = make([]decodePricing, len(sp.Decode))
+	}
+	for i, st := range sp.Decode {
+		q.dec[i] = newPhases(st.Cost, q.dw, flash)
+		q.decExp[i] = q.dec[i].decodeAt(&st.r)
+		if ideal {
+			q.decIdeal[i] = q.dec[i].decodeAt(&st.ideal)
+		}
+	}
+	tokens = float64(q.steps * q.dw.Batch)
+	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, tokens, false)
+	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, tokens, true)
+	return q
+}
+
+// setDepth moves the request onto depth cached tokens: every phase's, and
+// every later group's of a prefill that takes whole prompts in turn.
+func (q *splitPricing) setDepth(depth int) {
+	q.w.Depth, q.dw.Depth = depth, depth
+	set := func(ps []phases) {
+		for i := range ps {
+			for p := &ps[i]; p != nil; p = p.rest {
+				p.w.Depth = depth
+			}
+		}
+	}
+	set(q.pre)
+	set(q.one)
+	set(q.dec)
+}
+
+// splitPhases are a split request's figures at one depth.
+type splitPhases struct {
+	prefill, decode Phase
+	// first and last are the first and last decode steps' time summed
+	// over the stages, before the links.
+	first, last float64
+}
+
+// at prices the request at the depth set: the stages' sums (kept in
+// preSums and decSums) and the phases they combine into.
+func (q *splitPricing) at() splitPhases {
+	sp := q.sp
+	var out splitPhases
+	for i, st := range q.prefill {
+		e := q.preExp[i].sum()
+		var id sums
+		if q.ideal {
+			id = q.preIdeal[i].sum()
+			if q.pre[i].prefillPasses() > 1 {
+				id = q.oneIdeal[i].sum()
+			}
+		}
+		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}
+	}
+	out.prefill = sp.combine(q.preSums, q.passes, 1, q.tr+q.co, q.itr+q.ico, true)
+	if q.steps <= 0 {
+		return out
+	}
+	for i, st := range sp.Decode {
+		dp := &q.decExp[i]
+		e := dp.sum()
+		var id sums
+		if q.ideal {
+			id = q.decIdeal[i].sum()
+		}
+		q.decSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.steps) * st.r.overhead}
+		out.first += dp.time(q.dec[i].firstStep())
+		out.last += dp.time(q.dec[i].lastStep())
+	}
+	out.decode = sp.combine(q.decSums, q.steps, q.micro, q.dtr+q.dco, q.ditr+q.dico, false)
+	return out
+}
+
+// itl is the first and last decode steps' time with the links' share of
+// a step, scaled as the stages combine (a pipeline's steps are not the
+// sum of its stages').
+func (q *splitPricing) itl(ph *splitPhases) (first, last float64) {
+	steps := float64(q.steps)
+	step := (q.dtr + q.dco) / steps
+	scale := ph.decode.Time / math.Max(sumTimes(q.decSums)+q.dtr+q.dco, 1e-300)
+	return (ph.first + step) * scale, (ph.last + step) * scale
+}
