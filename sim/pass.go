@@ -83,11 +83,19 @@ func (p *phases) setPrompt(prompt int) {
 // stepPhases is what a decode step of `batch` sequences needs: the
 // step's matrix products and how attention reads the cache.
 func stepPhases(m *model.Cost, batch int, flashAttention bool) phases {
-	p := phases{m: m, w: Workload{Output: 2, Batch: batch, UBatch: 1}, kvReads: 1, unfused: !flashAttention}
+	return decodePhases(m, Workload{Output: 2, Batch: batch, UBatch: 1}, flashAttention)
+}
+
+// decodePhases is what the decode steps of workload w need, and nothing
+// of its prefill: a split's decode stages price no prefill.
+func decodePhases(m *model.Cost, w Workload, flashAttention bool) phases {
+	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention}
 	if !flashAttention {
 		p.kvReads = float64(m.Spec.GQAGroup())
 	}
-	p.step = m.Matmuls(batch, batch)
+	if w.Output > 1 {
+		p.step = m.Matmuls(w.Batch, w.Batch)
+	}
 	return p
 }
 

@@ -309,7 +309,7 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	if sp.Link != nil {
 		sr.Link = sp.Link.Name
 	}
-	q := sp.newSplitPricing(w, true)
+	q := sp.newSplitPricing(w, true, nil)
 	ph := q.at()
 
 	// Prefill: the prompt's passes through every stage.
@@ -485,7 +485,11 @@ func (sp *Split) memoryInto(out []PoolUse, ctx, batch, ubatch int) []PoolUse {
 	}
 	out = slices.Grow(out[:0], len(sp.Pools))[:len(sp.Pools)]
 	for i, p := range sp.Pools {
-		out[i] = PoolUse{Pool: p}
+		if out[i].Pool != p { // a pool's name and device are written once
+			out[i].Pool = p
+		}
+		u := &out[i]
+		u.Weights, u.KV, u.Activations, u.Overhead = 0, 0, 0, 0
 	}
 	for _, st := range sp.Decode {
 		if st.Pool >= 0 {
@@ -505,7 +509,7 @@ func (sp *Split) memoryInto(out []PoolUse, ctx, batch, ubatch int) []PoolUse {
 	for _, list := range [][]*Stage{sp.Prefill, sp.prefillSmall, sp.Decode} {
 		for _, st := range list {
 			if c := st.Compute; c >= 0 {
-				out[c].Activations = math.Max(out[c].Activations, st.Cost.ActivationPeakBytesLogits(tokens, logits))
+				out[c].Activations = max(out[c].Activations, st.Cost.ActivationPeakBytesLogits(tokens, logits))
 				if marks != nil {
 					marks[c] = true
 				} else {

@@ -110,7 +110,7 @@ func (b *splitBatch) pricing(sp *Split, w Workload) *splitPricing {
 			return b.q
 		}
 	}
-	b.sp, b.q = sp, sp.newSplitPricing(w, false)
+	b.sp, b.q = sp, sp.newSplitPricing(w, false, b.q)
 	return b.q
 }
 
@@ -281,7 +281,8 @@ type OffloadEvaluator struct {
 // fit places workload w as NewOffload's automatic fitting does, from the
 // placements built so far; nil when the device holds w alone.
 func (e *OffloadEvaluator) fit(w Workload) (*Split, error) {
-	if e.s.Memory(w.Context(), w.Batch, w.UBatch).Fits {
+	// Setup.Memory's Fits, without the longest context it also finds.
+	if e.s.MemoryNeed(w.Context(), w.Batch, w.UBatch) <= e.s.Usable() {
 		return nil, nil
 	}
 	ctx := w.Context()

@@ -66,17 +66,28 @@ func (sp *Split) queues(w Workload) bool {
 }
 
 // newSplitPricing prices the stages of workload w (Split.resolve; one
-// that does not queue, Split.queues) at every depth to come; ideal adds the ideal bound.
-func (sp *Split) newSplitPricing(w Workload, ideal bool) *splitPricing {
+// that does not queue, Split.queues) at every depth to come; ideal adds
+// the ideal bound. A pricing given in reuse (nil: none) is made over in
+// place, its storage kept: a planner prices a placement of every context
+// it offloads.
+func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *splitPricing {
 	s := sp.Main
 	flash := s.Inputs.FlashAttention
 	inOrder := s.Inputs.PrefillOrder == runtimes.InOrder
-	q := &splitPricing{sp: sp, w: w, ideal: ideal}
+	q := reuse
+	if q == nil {
+		q = new(splitPricing)
+	}
+	*q = splitPricing{sp: sp, w: w, ideal: ideal,
+		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal,
+		dec: q.dec, decExp: q.decExp, decIdeal: q.decIdeal, preSums: q.preSums, decSums: q.decSums}
 	q.prefill, q.hops = sp.prefillStages(w)
 	n := len(q.prefill)
-	q.pre, q.preExp, q.preSums = make([]phases, n), make([]prefillPricing, n), make([]stageSums, n)
+	q.pre, q.preExp, q.preSums = sized(q.pre, n), sized(q.preExp, n), sized(q.preSums, n)
 	if ideal {
-		q.preIdeal, q.one, q.oneIdeal = make([]prefillPricing, n), make([]phases, n), make([]prefillPricing, n)
+		q.preIdeal, q.one, q.oneIdeal = sized(q.preIdeal, n), sized(q.one, n), sized(q.oneIdeal, n)
+	} else {
+		q.preIdeal, q.one, q.oneIdeal = q.preIdeal[:0], q.one[:0], q.oneIdeal[:0]
 	}
 	for i, st := range q.prefill {
 		q.pre[i] = newPhasesIn(st.Cost, w, flash, inOrder)
@@ -102,18 +113,20 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool) *splitPricing {
 	if sp.PP > 1 && sp.PipelineBatches != nil {
 		q.micro = max(1, min(sp.PipelineBatches(w.Batch), w.Batch))
 	}
-	q.decSums = make([]stageSums, len(sp.Decode))
+	nd := len(sp.Decode)
+	q.decSums = sized(q.decSums, nd)
+	q.dec, q.decExp, q.decIdeal = q.dec[:0], q.decExp[:0], q.decIdeal[:0]
 	if q.steps <= 0 {
 		return q
 	}
 	q.dw = w
 	q.dw.Batch = (w.Batch + q.micro - 1) / q.micro
-	q.dec, q.decExp = make([]phases, len(sp.Decode)), make([]decodePricing, len(sp.Decode))
+	q.dec, q.decExp = sized(q.dec, nd), sized(q.decExp, nd)
 	if ideal {
-		q.decIdeal = make([]decodePricing, len(sp.Decode))
+		q.decIdeal = sized(q.decIdeal, nd)
 	}
 	for i, st := range sp.Decode {
-		q.dec[i] = newPhases(st.Cost, q.dw, flash)
+		q.dec[i] = decodePhases(st.Cost, q.dw, flash)
 		q.decExp[i] = q.dec[i].decodeAt(&st.r)
 		if ideal {
 			q.decIdeal[i] = q.dec[i].decodeAt(&st.ideal)
@@ -123,6 +136,16 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool) *splitPricing {
 	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, tokens, false)
 	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, tokens, true)
 	return q
+}
+
+// sized is s with n zero elements, in s's storage when it holds them.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
 }
 
 // setDepth moves the request onto depth cached tokens: every phase's, and
