@@ -88,6 +88,15 @@ func (p *phases) setPrompt(prompt int) {
 	}
 }
 
+// setDepth moves the workload onto depth cached tokens: its own and every
+// later group's of a prefill that takes whole prompts in turn, whose
+// passes attend the same history.
+func (p *phases) setDepth(depth int) {
+	for q := p; q != nil; q = q.rest {
+		q.w.Depth = depth
+	}
+}
+
 // stepPhases is what a decode step of `batch` sequences needs: the
 // step's matrix products and how attention reads the cache.
 func stepPhases(m *model.Cost, batch int, flashAttention bool) phases {

@@ -154,9 +154,7 @@ func (q *splitPricing) setDepth(depth int) {
 	q.w.Depth, q.dw.Depth = depth, depth
 	set := func(ps []phases) {
 		for i := range ps {
-			for p := &ps[i]; p != nil; p = p.rest {
-				p.w.Depth = depth
-			}
+			ps[i].setDepth(depth)
 		}
 	}
 	set(q.pre)
