@@ -20,6 +20,20 @@ type Ranged struct {
 	Level      float64
 }
 
+// Span is the range of one figure over the runs: the fast end, the slow
+// end and the expected run. The expected figure usually lies between the
+// ends, but not always: in a closed loop, or wherever the step times
+// change which requests share a step, a percentile need not move with the
+// step time (faster answers bring users back sooner, into fuller
+// batches), so the range holds all three runs. ok is false without ends.
+func (r *Ranged) Span(get func(*Result) float64) (lo, hi float64, ok bool) {
+	if r.Fast == nil || r.Slow == nil {
+		return 0, 0, false
+	}
+	e, f, s := get(r.Expected), get(r.Fast), get(r.Slow)
+	return min(e, f, s), max(e, f, s), true
+}
+
 // RunInterval runs the workload at the expected step times and at the
 // interval's ends. The ends keep their summaries, not their records.
 func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, error) {

@@ -40,13 +40,27 @@ func (e *NoUnitError) Error() string {
 // ParseDuration reads a positive duration with its unit: 1s, 200ms, 35us.
 // A bare number is refused: "200" could be seconds or milliseconds.
 func ParseDuration(s string) (float64, error) {
+	return parseDuration(s, false)
+}
+
+// ParseWait reads a duration that may be zero, with its unit: a think
+// time or a pause, where 0 (or 0s) means none. Negative and NaN are refused.
+func ParseWait(s string) (float64, error) {
+	return parseDuration(s, true)
+}
+
+func parseDuration(s string, zero bool) (float64, error) {
 	s = strings.TrimSpace(s)
 	v, err := ParseQuantity(s, DimDuration)
 	var nu *NoUnitError
-	if errors.As(err, &nu) {
+	switch {
+	case errors.As(err, &nu) && zero:
+		return 0, fmt.Errorf("%q: give a unit, e.g. 0s, 10s or 200ms", s)
+	case errors.As(err, &nu):
 		return 0, fmt.Errorf("%q: give a unit, e.g. 1s or 200ms", s)
-	}
-	if err != nil || !(v > 0) {
+	case zero && (err != nil || !(v >= 0) || math.IsInf(v, 0)):
+		return 0, fmt.Errorf("%q: want a duration of 0s or more such as 10s or 200ms", s)
+	case !zero && (err != nil || !(v > 0)):
 		return 0, fmt.Errorf("%q: want a positive duration such as 1s or 200ms", s)
 	}
 	return v, nil

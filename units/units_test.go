@@ -106,6 +106,17 @@ func TestTextQuantities(t *testing.T) {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", c.in, v, err, c.want)
 		}
 	}
+	// A wait may be zero (a closed loop's users with no think time).
+	for _, c := range []struct {
+		in   string
+		want float64
+		ok   bool
+	}{{"0s", 0, true}, {"0", 0, true}, {"10s", 10, true}, {"250ms", 0.25, true}, {"-1s", 0, false}, {"NaNs", 0, false}, {"Infs", 0, false}, {"10", 0, false}, {"soon", 0, false}} {
+		v, err := ParseWait(c.in)
+		if (err == nil) != c.ok || v != c.want {
+			t.Errorf("ParseWait(%q) = %v, %v; want %v (ok %v)", c.in, v, err, c.want, c.ok)
+		}
+	}
 	// k is 1024: 4k = 4096, 1.5k = 1536.
 	for _, c := range []struct {
 		in   string
@@ -178,6 +189,9 @@ func FuzzParseText(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if v, err := ParseDuration(s); err == nil && !(v > 0 && !math.IsInf(v, 0)) {
 			t.Errorf("ParseDuration(%q) = %v", s, v)
+		}
+		if v, err := ParseWait(s); err == nil && !(v >= 0 && !math.IsInf(v, 0)) {
+			t.Errorf("ParseWait(%q) = %v", s, v)
 		}
 		if v, err := ParseTokens(s); err == nil && (v < 1 || v > MaxTokenCount) {
 			t.Errorf("ParseTokens(%q) = %v", s, v)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,53 @@ func TestReportServing(t *testing.T) {
 	}
 	if *j.Result.TTFT.P99 != *run.Result.Result.TTFT.P99 || *j.Result.TPOT.P50 != *run.Result.Result.TPOT.P50 {
 		t.Errorf("%s: p99 TTFT %g, p50 TPOT %g; the report's %g, %g", run.Commands[0], *j.Result.TTFT.P99, *j.Result.TPOT.P50, *run.Result.Result.TTFT.P99, *run.Result.Result.TPOT.P50)
+	}
+}
+
+// TestReportServingTrace: a study's [serve] replays a trace's own arrival
+// times and lengths (the trace next to the study): the section says so,
+// results.csv's runs are "serve trace", and the command the report gives
+// (serve --trace, no --rate) answers the same percentiles.
+func TestReportServingTrace(t *testing.T) {
+	dir := t.TempDir()
+	// 40 requests, one every 2 s, of 100-490 prompt and 20-59 output tokens.
+	var b strings.Builder
+	b.WriteString("timestamp_s,prompt_tokens,output_tokens\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", 2*i, 100+10*i, 20+i)
+	}
+	os.WriteFile(filepath.Join(dir, "requests.csv"), []byte(b.String()), 0o644)
+	study := filepath.Join(dir, "s.toml")
+	os.WriteFile(study, []byte("title = \"t\"\ndevices = [\"jetson-orin-nano-super-8gb\"]\nengines = [\"gpu\"]\nmodels = [\"qwen2.5-1.5b\"]\nweights = [\"q4_k_m\"]\n[serve]\narrival = \"trace\"\ntrace = \"requests.csv\"\n"), 0o644)
+	out := runReport(t, study)
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	for _, want := range []string{"### At the trace's own arrival times", "40 requests, arrivals as " + filepath.Join(dir, "requests.csv") + " recorded them", "0.5/s offered"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if csv := string(must(os.ReadFile(filepath.Join(out, "results.csv")))); !strings.Contains(csv, "\nserve trace,jetson-orin-nano-super-8gb,gpu,qwen2.5-1.5b,q4_k_m,") {
+		t.Error("results.csv has no serve trace rows")
+	}
+	var r render.ReportJSON
+	if err := json.Unmarshal(must(os.ReadFile(filepath.Join(out, "results.json"))), &r); err != nil {
+		t.Fatal(err)
+	}
+	run := r.Serving.Configs[0].Runs[0]
+	cmd := run.Commands[0]
+	if strings.Contains(cmd, "--rate") || strings.Contains(cmd, "--prompt") || !strings.Contains(cmd, "--trace "+filepath.Join(dir, "requests.csv")) {
+		t.Errorf("command %q", cmd)
+	}
+	stdout, errOut, code := runCLI(append(strings.Fields(strings.TrimPrefix(cmd, "roofline ")), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", cmd, code, errOut)
+	}
+	var j render.ServeJSON
+	if err := json.Unmarshal([]byte(stdout), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Result.Completed != 40 || *j.Result.TTFT.P99 != *run.Result.Result.TTFT.P99 {
+		t.Errorf("%s: %d completed, p99 TTFT %g; the report's %g", cmd, j.Result.Completed, *j.Result.TTFT.P99, *run.Result.Result.TTFT.P99)
 	}
 }
 

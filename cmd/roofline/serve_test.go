@@ -178,7 +178,11 @@ generated, as vLLM's recompute does.
   at the slow end of the prediction's 80 % interval (prefill passes at
   the prefill interval's ends, decode steps at the decode interval's):
   queueing amplifies a slower step, so the p99 range is wider than the
-  step's.
+  step's. A percentile need not move with the step time: the step times
+  change which requests share a step (in a closed loop, faster steps
+  bring users back sooner, into fuller batches), so an expected figure
+  can lie outside the two ends; the range then stretches to hold it, and
+  says so.
 - **Throughput and goodput.** Output tokens per second and requests per
   second over the run (first arrival to last completion); goodput counts
   the requests meeting both --ttft and --tpot.
@@ -267,10 +271,14 @@ const serveDocTail = `
 - The per-step cost is predict's, with its accuracy (docs/accuracy.md):
   batched decode at small batches follows sim's current small-row rule.
   Against published serving runs (docs/accuracy.md, "Serving under
-  load") it is checked on one source so far, vLLM serving a 0.6B model on
-  an H100, and misses it widely: the measured TTFT holds some 30 ms a
-  request of the path below, and under a burst vLLM ran fewer requests at
-  once than the simulated pool allows. No llama.cpp server or RKLLM
+  load") it is checked on three sources so far, all vLLM: a 0.6B model
+  on an H100, a 0.5B model on an L4 and gpt-oss-20b on an H100 and an
+  A100. On the L4, closed loops of 1 to 32 requests, the median ITL and
+  E2E and the throughput are predicted within 17 %; at light load the
+  measured TTFT holds some 20–30 ms a request of the path below (more under
+  load); under a burst vLLM ran fewer requests at once than the simulated
+  pool allows, and a MoE's prefill rests on the class's prior (2.3–2.5×
+  slow on the A100). No llama.cpp server or RKLLM
   serving run with its settings was found to check the edge boards. Read
   the ranges as the step's uncertainty propagated, not as a measured
   coverage.
@@ -287,3 +295,33 @@ const serveDocTail = `
   (HTTP 503) rather than queueing: the FIFO queue is the client's retries
   or a queue in front of it.
 `
+
+// TestServeRangeHoldsExpected: in a closed loop with fewer slots than
+// users, faster steps bring users back sooner into fuller batches, so the
+// fast end's p99 TPOT (82.0 ms) lies above the expected run's (77.8 ms);
+// the range printed must still hold the expected figure, and say why.
+func TestServeRangeHoldsExpected(t *testing.T) {
+	out, errOut, code := runCLI("serve", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--arrival", "closed", "--users", "6", "--max-seqs", "4", "--think", "3s", "--output-tokens", "uniform:10:300", "--requests", "200")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var tpot []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "TPOT ") {
+			tpot = strings.Fields(l)
+		}
+	}
+	// TPOT MEAN P50 P90 P95 P99 MAX lo – hi lo – hi: each figure two fields.
+	if len(tpot) != 23 {
+		t.Fatalf("TPOT row %q", tpot)
+	}
+	p99 := tpot[9] + " " + tpot[10]
+	lo, hi := tpot[18]+" "+tpot[19], tpot[21]+" "+tpot[22]
+	if lo != p99 {
+		t.Errorf("P99 RANGE %s – %s: want it to start at the expected p99 %s, which lies below the fast end's", lo, hi, p99)
+	}
+	if !strings.Contains(out, "stretched to hold the expected run") {
+		t.Error("the RANGE line does not say the range was stretched")
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
 
@@ -113,8 +115,13 @@ func serveWorkload(c *cli.Context) (serve.Workload, error) {
 	} else {
 		w.Seed = uint64(seed)
 	}
-	if w.Think, err = duration(c, "think"); err != nil {
-		return w, err
+	if s := strings.TrimSpace(c.String("think")); s != "" {
+		if w.Think, err = units.ParseWait(s); err == nil && w.Think > 0 {
+			err = limits.Latency.Check(w.Think)
+		}
+		if err != nil {
+			return w, usageErr("--think %v", err)
+		}
 	}
 	if c.Bool("max-rate") && !c.IsSet("rate") && w.Arrival != serve.Trace {
 		w.Rate = 1 // the search sets its own rates

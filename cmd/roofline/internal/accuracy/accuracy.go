@@ -650,19 +650,46 @@ func (c *Class) WithoutModel(model string) (map[int]float64, error) {
 // the number of runs its sources published. Quantiles interpolate between
 // the sorted errors, each placed at the middle of its weight.
 func SummarizeByDevice(ratios []float64, covered []bool, devices []string) Stat {
-	s := Stat{N: len(ratios)}
-	if s.N == 0 {
-		return s
-	}
 	n := map[string]int{}
 	for _, d := range devices {
 		n[d]++
 	}
 	w := make([]float64, len(ratios))
+	for i, d := range devices {
+		w[i] = 1 / float64(n[d])
+	}
+	return SummarizeWeighted(ratios, covered, w)
+}
+
+// SummarizeByGroup scores held-out ratios with every group of devices
+// weighing the same, and within a group every device: the mission's
+// boards against the rest, say, however many devices each holds.
+func SummarizeByGroup(ratios []float64, covered []bool, devices []string, group func(device string) int) Stat {
+	n, perGroup := map[string]int{}, map[int]map[string]bool{}
+	for _, d := range devices {
+		n[d]++
+		g := group(d)
+		if perGroup[g] == nil {
+			perGroup[g] = map[string]bool{}
+		}
+		perGroup[g][d] = true
+	}
+	w := make([]float64, len(ratios))
+	for i, d := range devices {
+		w[i] = 1 / float64(n[d]) / float64(len(perGroup[group(d)]))
+	}
+	return SummarizeWeighted(ratios, covered, w)
+}
+
+// SummarizeWeighted scores held-out ratios, test i weighing w[i].
+func SummarizeWeighted(ratios []float64, covered []bool, w []float64) Stat {
+	s := Stat{N: len(ratios)}
+	if s.N == 0 {
+		return s
+	}
 	ape := make([]float64, len(ratios))
 	in, total := 0.0, 0.0
 	for i, r := range ratios {
-		w[i] = 1 / float64(n[devices[i]])
 		ape[i] = math.Abs(r - 1)
 		total += w[i]
 		if covered[i] {

@@ -43,6 +43,40 @@ func TestSummarizeByDevice(t *testing.T) {
 	}
 }
 
+// TestSummarizeByGroup: one board (group 1) against three GPUs (group 0),
+// each half weighing the same. The board's two tests weigh 1/2 × 1/2 =
+// 0.25 each, every GPU's 1/2 × 1/3. Coverage: the board's tests are
+// outside, the GPUs' inside: 0.5 (by device it would be 3/4). The
+// errors 0.5, 0.5 (board) and 0, 0, 0 (GPUs) put half the weight on 0
+// and half on 0.5: the median interpolates between the last GPU's
+// position and the first board test's.
+func TestSummarizeByGroup(t *testing.T) {
+	r := []float64{1.5, 1.5, 1, 1, 1}
+	cov := []bool{false, false, true, true, true}
+	dev := []string{"pi", "pi", "a100", "h100", "l40s"}
+	group := func(d string) int {
+		if d == "pi" {
+			return 1
+		}
+		return 0
+	}
+	s := SummarizeByGroup(r, cov, dev, group)
+	if math.Abs(s.Coverage-0.5) > 1e-12 {
+		t.Errorf("coverage %g, want 0.5", s.Coverage)
+	}
+	// Weights sorted by error: 1/6, 1/6, 1/6 (0), 1/4, 1/4 (0.5); total 1,
+	// span 1 − 1/12 − 1/8 = 19/24. Positions: the last GPU at
+	// (1/2 − 1/12 − 1/12)/(19/24) = 8/19, the first board test at
+	// (3/4 − 1/8 − 1/12)/(19/24) = 13/19; the median, at 1/2 = 9.5/19,
+	// is 1.5/5 of the way: 0.5 × 0.3 = 0.15.
+	if math.Abs(s.MdAPE-0.15) > 1e-12 {
+		t.Errorf("MdAPE %g, want 0.15", s.MdAPE)
+	}
+	if d := SummarizeByDevice(r, cov, dev); math.Abs(d.Coverage-0.75) > 1e-12 {
+		t.Errorf("by device coverage %g, want 0.75", d.Coverage)
+	}
+}
+
 // A class's interval weighs each device the same: a device whose sources
 // published fifty runs sets it about as much as when they published one.
 // Four devices near the prediction and one (a) 1.9× slow, as the DGX

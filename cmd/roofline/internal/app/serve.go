@@ -107,17 +107,18 @@ type Serve struct {
 }
 
 // frontEndNote says what every serving answer leaves out: checked
-// against vLLM 0.19 serving Qwen3-0.6B on an H100 at 16 requests/s
+// against vLLM 0.19 serving Qwen3-0.6B on an H100 at 16 requests/s and
+// vLLM 0.23 serving Qwen2.5-0.5B on an L4 one request at a time
 // (docs/accuracy.md, "Serving under load"), the measured median TTFT was
-// 36 ms against 4 ms of simulated steps.
-const frontEndNote = "not simulated: the server's front end (HTTP, tokenizing, detokenizing, the scheduler's own CPU time); vLLM 0.19 serving Qwen3-0.6B on an H100 measured a median TTFT of 36 ms where its steps take 4 ms, so add tens of ms a request where steps are short (docs/serve.md, \"What is not modelled\")"
+// 36 ms against 3.9 ms of simulated steps and 27 ms against 7.7 ms.
+const frontEndNote = "not simulated: the server's front end (HTTP, tokenizing, detokenizing, the scheduler's own CPU time); vLLM 0.19 serving Qwen3-0.6B on an H100 measured a median TTFT of 36 ms where its steps take 4 ms, vLLM 0.23 serving Qwen2.5-0.5B on an L4 27 ms where they take 8 ms, so add 20-30 ms a request where steps are short, more under load (docs/serve.md, \"What is not modelled\")"
 
 // Serve simulates the workload on the selection's runtime.
 func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	var notes []string
 	if req.Trace != "" {
 		var err error
-		if notes, err = readTrace(&req); err != nil {
+		if notes, err = ReadServeTrace(&req); err != nil {
 			return nil, err
 		}
 	}
@@ -181,9 +182,10 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	return out, nil
 }
 
-// readTrace reads the request's trace into its workload: the rows'
-// lengths, and their arrival times for trace arrivals.
-func readTrace(req *ServeRequest) ([]string, error) {
+// ReadServeTrace reads the request's trace into its workload: the rows'
+// lengths, and their arrival times for trace arrivals. Serve reads it
+// when the request names one; a study reads it once, when it is loaded.
+func ReadServeTrace(req *ServeRequest) ([]string, error) {
 	f, err := safeio.OpenRegular(req.Trace)
 	if err != nil {
 		return nil, &RequestError{Input: "trace", Msg: err.Error()}

@@ -45,8 +45,8 @@ func (c commands) serve(req app.ServeRequest, a *app.Serve, first bool) []string
 	base := append([]string{"serve", "--model", c.st.Written(s.Model), "--hardware", c.st.Written(s.Hardware), "--engine", s.Engine,
 		"--runtime", s.Runtime, "--weights", s.Weights, "--kv", s.KV}, sv.Args...)
 	rate := []string{"--rate", strconv.FormatFloat(a.Workload.Rate, 'g', -1, 64)}
-	if a.Workload.Arrival == serve.Closed {
-		rate = nil
+	if a.Workload.Arrival == serve.Closed || (a.Workload.Arrival == serve.Trace && a.Workload.Rate == 0) {
+		rate = nil // the users', or the trace's own times
 	}
 	switch {
 	case first && req.AtMaxRate:
@@ -98,8 +98,11 @@ func (rep *report) servingCSV(w *ReportWriter) {
 		}
 		for _, a := range s.Runs {
 			section := "serve rate=" + strconv.FormatFloat(a.Workload.Rate, 'g', 6, 64)
-			if a.Workload.Arrival == serve.Closed {
+			switch {
+			case a.Workload.Arrival == serve.Closed:
 				section = fmt.Sprintf("serve users=%d", a.Workload.Users)
+			case a.Workload.Arrival == serve.Trace && a.Workload.Rate == 0:
+				section = "serve trace"
 			}
 			run := a.Run
 			for _, l := range servedLatencies {
@@ -172,7 +175,7 @@ func (rep *report) servingSection(doc *Doc) {
 	if first != nil {
 		w := first.Workload
 		text := workloadText(w, first.Run.Expected)
-		if w.Arrival != serve.Closed {
+		if w.Arrival != serve.Closed && w.Arrival != serve.Trace {
 			// The rates are the tables'.
 			arr := map[serve.ArrivalKind]string{serve.Poisson: "Poisson arrivals", serve.Constant: "arrivals at constant gaps",
 				serve.Gamma: fmt.Sprintf("gamma arrivals (CV %s)", Sig(w.CV, 3))}[w.Arrival]
@@ -198,6 +201,10 @@ func (rep *report) servingSection(doc *Doc) {
 		switch {
 		case first.Workload.Arrival == serve.Closed:
 			head = fmt.Sprintf("A closed loop of %d users", first.Workload.Users)
+		case first.Workload.Arrival == serve.Trace && len(sv.Rates) == 0:
+			head = "At the trace's own arrival times"
+		case first.Workload.Arrival == serve.Trace:
+			head = fmt.Sprintf("The trace's arrivals rescaled to %s requests/s", Sig(sv.Rates[i], 4))
 		case i == 0 && sv.Request.AtMaxRate:
 			head = "At the largest rate meeting the targets"
 		default:
@@ -215,8 +222,8 @@ func (rep *report) servingSection(doc *Doc) {
 			e := r.Expected
 			p99 := func(get func(*serve.Result) serve.Stats) string {
 				v := Duration(get(e).P99)
-				if r.Fast != nil {
-					v += " (" + Duration(get(r.Fast).P99) + " – " + Duration(get(r.Slow).P99) + ")"
+				if lo, hi, ok := r.Span(func(x *serve.Result) float64 { return get(x).P99 }); ok {
+					v += " (" + Duration(lo) + " – " + Duration(hi) + ")"
 				}
 				return v
 			}
@@ -224,7 +231,7 @@ func (rep *report) servingSection(doc *Doc) {
 			lat.Add(g.Device, g.Engine, g.Model, g.Weights, Duration(e.TTFT.P50), Duration(e.TTFT.P90), p99(ttft), Duration(e.TPOT.P50), Duration(e.TPOT.P90), p99(tpot),
 				Duration(e.E2E.P50), p99(e2e), Duration(queue(e).P99))
 			rate := Sig(a.Workload.Rate, 3) + "/s"
-			if a.Workload.Arrival == serve.Closed {
+			if a.Workload.Arrival == serve.Closed || (a.Workload.Arrival == serve.Trace && a.Workload.Rate == 0) {
 				rate = Sig(e.OfferedRate, 3) + "/s offered"
 			}
 			thr.Add(g.Device, g.Engine, g.Model, g.Weights, rate, Sig(e.Throughput, 4), Sig(e.RequestRate, 4), Sig(e.Goodput, 4),

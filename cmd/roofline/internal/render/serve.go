@@ -246,7 +246,7 @@ func serveDoc(a *app.Serve) *Doc {
 	doc.Section("latency", true)
 	doc.Table(latencyTable(a.Run))
 	if a.Run.Fast != nil {
-		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval", Percent(a.Run.Level))
+		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s", Percent(a.Run.Level), outsideEnds(a.Run))
 	}
 	doc.Section("throughput", true)
 	doc.Line("%d completed in %s: %s output tokens/s, %s requests/s (offered %s/s)", res.Completed, Duration(res.Duration),
@@ -341,6 +341,20 @@ func workloadText(w serve.Workload, r *serve.Result) string {
 	return s + fmt.Sprintf("; seed %d", w.Seed)
 }
 
+// outsideEnds says when an expected p50 or p99 lies outside the ends'
+// figures, which the range then stretches to hold.
+func outsideEnds(r *serve.Ranged) string {
+	for _, row := range servedLatencies {
+		for _, pct := range []func(serve.Stats) float64{func(s serve.Stats) float64 { return s.P50 }, func(s serve.Stats) float64 { return s.P99 }} {
+			e, f, sl := pct(row.get(r.Expected)), pct(row.get(r.Fast)), pct(row.get(r.Slow))
+			if e < min(f, sl) || e > max(f, sl) {
+				return ", stretched to hold the expected run where it lies outside them (the step times change which requests share a step: faster steps bring a closed loop's users back sooner, into fuller batches)"
+			}
+		}
+	}
+	return ""
+}
+
 // latencyTable is the percentiles of each latency, with the p50 and p99
 // ranges at the interval's ends.
 func latencyTable(r *serve.Ranged) *Table {
@@ -362,9 +376,9 @@ func latencyTable(r *serve.Ranged) *Table {
 	for _, row := range rows {
 		s := row.get(r.Expected)
 		cells := []string{row.name, Duration(s.Mean), Duration(s.P50), Duration(s.P90), Duration(s.P95), Duration(s.P99), Duration(s.Max)}
-		if r.Fast != nil {
-			f, sl := row.get(r.Fast), row.get(r.Slow)
-			cells = append(cells, Duration(f.P50)+" – "+Duration(sl.P50), Duration(f.P99)+" – "+Duration(sl.P99))
+		if lo50, hi50, ok := r.Span(func(x *serve.Result) float64 { return row.get(x).P50 }); ok {
+			lo99, hi99, _ := r.Span(func(x *serve.Result) float64 { return row.get(x).P99 })
+			cells = append(cells, Duration(lo50)+" – "+Duration(hi50), Duration(lo99)+" – "+Duration(hi99))
 		}
 		t.Add(cells...)
 	}

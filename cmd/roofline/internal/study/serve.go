@@ -39,6 +39,9 @@ type Serve struct {
 	// TargetsFrom says where the targets come from: "[serve]",
 	// "[targets]" or "serve's defaults".
 	TargetsFrom string
+	// TraceNotes are what reading the trace said (rows skipped, the
+	// file's rest unread): the trace is read once, when the study is.
+	TraceNotes []string
 }
 
 // The [serve] table's bounds: a report serves every device engine, model
@@ -79,6 +82,9 @@ type rawServe struct {
 	KVTokens       any      `toml:"kv_tokens"`
 	MemoryShare    *float64 `toml:"memory_share"`
 	UBatch         any      `toml:"ubatch"`
+	Trace          *string  `toml:"trace"`
+	TraceFormat    *string  `toml:"trace_format"`
+	CharsPerToken  *float64 `toml:"chars_per_token"`
 }
 
 // workloadKeys names the [serve] key behind each field serve's workload
@@ -92,7 +98,7 @@ var workloadKeys = map[string]string{
 // parseServe reads the [serve] table; bad reports a problem at a key of
 // the table ("" for the table's header). The workload of the study gives
 // the lengths and the targets the latency targets the table leaves out.
-func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string, a ...any)) *Serve {
+func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string, bad func(key, format string, a ...any)) *Serve {
 	s := &Serve{TargetsFrom: "[serve]"}
 	req := &s.Request
 	w := &req.Workload
@@ -105,8 +111,8 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 		switch {
 		case err != nil:
 			bad("arrival", "serve.arrival %v", err)
-		case a == serve.Trace:
-			bad("arrival", "serve.arrival: a study does not replay traces (poisson, constant, gamma or closed); roofline serve --trace does")
+		case a == serve.Trace && r.Trace == nil:
+			bad("arrival", "serve.arrival = \"trace\" needs trace = \"FILE\" (a trace with arrival times: Azure or BurstGPT)")
 		default:
 			w.Arrival = a
 			arg("arrival", a.String())
@@ -192,8 +198,8 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 		arg("cv", strconv.FormatFloat(*r.CV, 'g', -1, 64))
 	}
 	if r.Think != nil {
-		v, err := units.ParseDuration(*r.Think)
-		if err != nil || v < 0 {
+		v, err := units.ParseWait(*r.Think)
+		if err != nil {
 			bad("think", "serve.think: %q is not a duration such as 10s", *r.Think)
 		} else {
 			w.Think = v
@@ -250,6 +256,11 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 		}
 		*f.dst = &on
 		arg(f.flag, map[bool]string{true: "on", false: "off"}[on])
+	}
+	// A trace: its lengths (and, with trace arrivals, its times), read
+	// now so that a bad row is told at the study's load, at its line.
+	if r.Trace != nil || r.TraceFormat != nil || r.CharsPerToken != nil {
+		parseTrace(s, r, resolve, arg, bad)
 	}
 	// Targets: the table's, else the study's, else serve's.
 	req.Targets = serve.Targets{TTFT: 1, TPOT: 0.2}
@@ -318,7 +329,9 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 		bad("rate", "serve.rate: a closed loop has no arrival rate: its users and think time set its load")
 	case w.Arrival == serve.Closed && s.MaxRate:
 		bad("max_rate", "serve.max_rate: a closed loop has no arrival rate to search: choose poisson, constant or gamma arrivals")
-	case w.Arrival != serve.Closed && len(s.Rates) == 0 && !s.MaxRate && r.Rate == nil:
+	case w.Arrival == serve.Trace && s.MaxRate:
+		bad("max_rate", "serve.max_rate: trace arrivals keep the trace's own times; search the rate with poisson, constant or gamma arrivals and the trace's lengths")
+	case w.Arrival != serve.Closed && w.Arrival != serve.Trace && len(s.Rates) == 0 && !s.MaxRate && r.Rate == nil:
 		bad("", "[serve]: rate is required for %s arrivals (requests per second, or a list of them), or max_rate = true to search the largest rate meeting the targets", w.Arrival)
 	}
 	if s.MaxRate {
@@ -345,6 +358,9 @@ func parseServe(r *rawServe, wl Workload, t Targets, bad func(key, format string
 			check(*w)
 		}
 		w.Rate = s.Rates[0]
+	case w.Arrival == serve.Trace:
+		w.Rate = 0 // the trace's own times
+		check(*w)
 	default:
 		w.Rate = 1 // a closed loop ignores it; a search sets its own
 		check(*w)
@@ -361,6 +377,55 @@ func (s *Serve) work() int64 {
 		runs += 3 * int64(s.Request.SearchRuns)
 	}
 	return runs * int64(s.Request.Workload.Requests)
+}
+
+// parseTrace reads [serve]'s trace, trace_format and chars_per_token into
+// the request's workload, as serve --trace reads them.
+func parseTrace(s *Serve, r *rawServe, resolve func(string) string, arg func(flag, v string), bad func(key, format string, a ...any)) {
+	req := &s.Request
+	if r.Trace == nil {
+		key := "trace_format"
+		if r.TraceFormat == nil {
+			key = "chars_per_token"
+		}
+		bad(key, "serve.%s needs trace = \"FILE\"", key)
+		return
+	}
+	req.TraceFormat, req.CharsPerToken = serve.AutoFormat, serve.DefaultCharsPerToken
+	if r.TraceFormat != nil {
+		f, err := serve.ParseTraceFormat(*r.TraceFormat)
+		if err != nil {
+			bad("trace_format", "serve.trace_format %v", err)
+			return
+		}
+		req.TraceFormat = f
+		arg("trace-format", *r.TraceFormat)
+	}
+	if r.CharsPerToken != nil {
+		if v := *r.CharsPerToken; !(v > 0 && v <= 100) {
+			bad("chars_per_token", "serve.chars_per_token %g: want characters per token above 0 and at most 100", v)
+			return
+		}
+		req.CharsPerToken = *r.CharsPerToken
+		arg("chars-per-token", strconv.FormatFloat(*r.CharsPerToken, 'g', -1, 64))
+	}
+	req.Trace = resolve(strings.TrimSpace(*r.Trace))
+	notes, err := app.ReadServeTrace(req)
+	if err != nil {
+		bad("trace", "serve.trace: %v", err)
+		return
+	}
+	arg("trace", req.Trace)
+	// The trace's rows give the lengths: the study's own go unsaid.
+	for i := 0; i+1 < len(s.Args); {
+		if (s.Args[i] == "--prompt" && r.Prompt == nil) || (s.Args[i] == "--output-tokens" && r.OutputTokens == nil) {
+			s.Args = slices.Delete(s.Args, i, i+2)
+			continue
+		}
+		i += 2
+	}
+	s.TraceNotes = notes
+	req.Trace = "" // read: every configuration serves these rows
 }
 
 // scalarText is a TOML string or whole number as text.
@@ -463,6 +528,11 @@ func (r *Report) serveAll(env *app.Env, progress func(string)) error {
 		return &profiles.FileError{File: st.File, Line: st.serveLine(""), Msg: fmt.Sprintf(
 			"[serve]: %d configurations × %s requests each (%d a run, every rate and search run at the expected step times and the interval's ends) are more than a report simulates, %s; serve fewer devices, models or formats, or fewer requests, rates or search_runs",
 			len(r.Plan.Groups), units.FormatCount(float64(sv.work())), sv.Request.Workload.Requests, units.FormatCount(limits.ReportServeWork))}
+	}
+	for _, n := range sv.TraceNotes {
+		if n = "serve: " + n; !slices.Contains(r.Notes, n) {
+			r.Notes = append(r.Notes, n)
+		}
 	}
 	for _, g := range r.Plan.Groups {
 		progress(fmt.Sprintf("serve %s %s %s %s", g.Device, g.Engine, g.Model, g.Weights))
@@ -612,6 +682,8 @@ func atRate(sv *Serve) string {
 		return ""
 	case len(sv.Rates) > 0:
 		return fmt.Sprintf(" at %.3g requests/s", sv.Rates[0])
+	case sv.Request.Workload.Arrival == serve.Trace:
+		return ", at the trace's arrival times"
 	}
 	return ", each at its largest rate meeting the targets"
 }

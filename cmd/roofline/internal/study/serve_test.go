@@ -1,6 +1,8 @@
 package study
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -120,7 +122,11 @@ func TestParseServeErrors(t *testing.T) {
 		{"rate = 1\nsearch_runs = 10", "a.toml:9: serve.search_runs sets the max-rate search: add max_rate = true"},
 		{"arrival = \"closed\"\nrate = 1", "a.toml:9: serve.rate: a closed loop has no arrival rate"},
 		{"arrival = \"closed\"\nmax_rate = true", "a.toml:9: serve.max_rate: a closed loop has no arrival rate to search"},
-		{"arrival = \"trace\"\nrate = 1", "a.toml:8: serve.arrival: a study does not replay traces"},
+		{"arrival = \"trace\"\nrate = 1", `a.toml:8: serve.arrival = "trace" needs trace = "FILE"`},
+		{"rate = 1\ntrace_format = \"azure\"", `a.toml:9: serve.trace_format needs trace = "FILE"`},
+		{"rate = 1\ntrace = \"no-such-trace.csv\"", "a.toml:9: serve.trace: "},
+		{"rate = 1\ntrace = \"x.csv\"\ntrace_format = \"parquet\"", `a.toml:10: serve.trace_format "parquet": unknown trace format`},
+		{"rate = 1\ntrace = \"x.csv\"\nchars_per_token = nan", "a.toml:10: serve.chars_per_token"},
 		{"arrival = \"bursty\"\nrate = 1", `a.toml:8: serve.arrival "bursty": unknown arrival process`},
 		{"arrival = \"gamma\"\nrate = 1\ncv = -2", "a.toml:10: serve.cv must be a coefficient of variation above 0"},
 		{"rate = 1\nprompt = \"uniform:300:100\"", "a.toml:9: serve.prompt uniform:300:100: want whole bounds"},
@@ -148,6 +154,39 @@ func TestParseServeErrors(t *testing.T) {
 		{"figures = [\"serve-cdf\"]\n", "rate = 1\n[figure.serve-cdf]\nrate = \"2\"", "a.toml:10: [figure.serve-cdf]: the study's serving figures are drawn from its [serve] table"},
 	} {
 		_, err := Parse("a.toml", []byte(c.top+serveBase+"[serve]\n"+c.table+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n%v\nwant %q", c.table, err, c.want)
+		}
+	}
+}
+
+// TestParseServeTrace: [serve]'s trace is read when the study is, from the
+// study's directory: its rows' lengths, and with arrival = "trace" their
+// times; a bad row is told at the study's trace line with the trace's own
+// file and line; trace arrivals keep their times, so no rate search.
+func TestParseServeTrace(t *testing.T) {
+	dir := t.TempDir()
+	trace := "timestamp_s,prompt_tokens,output_tokens\n0,100,20\n0.5,300,40\n2,50,10\n"
+	os.WriteFile(filepath.Join(dir, "t.csv"), []byte(trace), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.csv"), []byte("timestamp_s,prompt_tokens,output_tokens\n0,100,20\n0.5,-3,40\n"), 0o644)
+	study := filepath.Join(dir, "a.toml")
+	st, err := Parse(study, []byte(serveBase+"[serve]\narrival = \"trace\"\ntrace = \"t.csv\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.Serve.Request.Workload
+	// Three rows: 100 + 20, 300 + 40, 50 + 10 tokens at 0, 0.5 and 2 s.
+	if w.Arrival != serve.Trace || !w.FromFile || len(w.Rows) != 3 || w.Rows[1].Prompt != 300 || w.Rows[1].Output != 40 || w.Rows[2].At != 2 {
+		t.Errorf("workload %+v", w)
+	}
+	if st.Serve.Request.Trace != "" || !strings.Contains(strings.Join(st.Serve.Args, " "), "--trace "+filepath.Join(dir, "t.csv")) {
+		t.Errorf("trace %q read once; args %v", st.Serve.Request.Trace, st.Serve.Args)
+	}
+	for _, c := range []struct{ table, want string }{
+		{"rate = 1\ntrace = \"bad.csv\"", "a.toml:9: serve.trace: " + filepath.Join(dir, "bad.csv") + ":3"},
+		{"arrival = \"trace\"\ntrace = \"t.csv\"\nmax_rate = true", "a.toml:10: serve.max_rate: trace arrivals keep the trace's own times"},
+	} {
+		_, err := Parse(study, []byte(serveBase+"[serve]\n"+c.table+"\n"))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q:\n%v\nwant %q", c.table, err, c.want)
 		}

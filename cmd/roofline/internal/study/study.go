@@ -291,7 +291,7 @@ func Parse(file string, src []byte) (*Study, error) {
 	}
 	s.Targets.Read.MinThroughput = s.Targets.MinThroughput
 	if r.Serve != nil {
-		s.Serve = parseServe(r.Serve, s.Workload, s.Targets, func(key, format string, a ...any) {
+		s.Serve = parseServe(r.Serve, s.Workload, s.Targets, s.resolve, func(key, format string, a ...any) {
 			errs = append(errs, &profiles.FileError{File: file, Line: s.serveLine(key), Msg: fmt.Sprintf(format, a...)})
 		})
 	}
