@@ -120,6 +120,7 @@ type engine struct {
 	pend, ready  deque
 	reach        []float64
 	feBusy       float64
+	egBusy       float64 // when the tokens taken so far are through
 	feWork       float64
 	lag, prevLag float64 // a step's tokens' delivery after its end, this step's and the last
 	// check, when set (tests), runs after every step.
@@ -155,7 +156,7 @@ func (sv *Server) newEngine(src *source, tg Targets) *engine {
 	if sv.FrontEnd.On() {
 		e.feOn = true
 		e.reach = make([]float64, src.n)
-		e.feBusy = math.Inf(-1)
+		e.feBusy, e.egBusy = math.Inf(-1), math.Inf(-1)
 	}
 	e.below = make([]int, len(e.windows))
 	e.slots = make([]live, 0, min(sch.MaxSeqs, src.n))
@@ -762,6 +763,8 @@ func (d *deque) pushFront(x int32) {
 }
 
 func (d *deque) front() int32 { return d.buf[d.head] }
+
+func (d *deque) back() int32 { return d.buf[(d.head+d.size-1)%len(d.buf)] }
 
 func (d *deque) popFront() int32 {
 	x := d.buf[d.head]

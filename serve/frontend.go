@@ -93,13 +93,27 @@ func (e *engine) nextReach() float64 {
 }
 
 // stream passes a step's tokens, emitted at end, through the front end:
-// the time they reach their clients.
+// the time they reach their clients. Tokens go first: they wait only for
+// the tokens before them, and the request whose work is in progress
+// finishes that much later (an event loop runs a ready output handler
+// between the small pieces a request's handling awaits in).
 func (e *engine) stream(end float64, tokens int) float64 {
 	if !e.feOn || tokens == 0 {
 		return end
 	}
 	w := e.sv.FrontEnd.Token * float64(tokens)
-	e.feBusy = math.Max(e.feBusy, end) + w
 	e.feWork += w
-	return e.feBusy
+	e.egBusy = math.Max(e.egBusy, end) + w
+	if e.feBusy > end {
+		// The request being taken in finishes w later.
+		if n := e.ready.len(); n > 0 {
+			if id := e.ready.back(); e.reach[id]-e.sv.FrontEnd.Latency > end {
+				e.reach[id] += w
+			}
+		}
+		e.feBusy += w
+	} else {
+		e.feBusy = e.egBusy
+	}
+	return e.egBusy
 }

@@ -23,7 +23,10 @@ type ServeJSON struct {
 	TTFTTarget float64           `json:"ttft_target_s"`
 	TPOTTarget float64           `json:"tpot_target_s"`
 	// Single is one request of the mean lengths alone (predict's figures).
-	Single   singleJSON        `json:"single_request"`
+	Single singleJSON `json:"single_request"`
+	// FrontEnd is the front end the requests pass (zeros: none); a lone
+	// request's TTFT and E2E are Single's plus its light_s.
+	FrontEnd frontEndJSON      `json:"front_end"`
 	Result   serveResultJSON   `json:"result"`
 	Interval *serveRangeJSON   `json:"interval"`
 	MaxRate  *maxRateJSON      `json:"max_rate,omitempty"`
@@ -62,6 +65,14 @@ type serveWorkloadJSON struct {
 	SharedPrefix int     `json:"shared_prefix_tokens"`
 	Seed         uint64  `json:"seed"`
 	File         string  `json:"file,omitempty"`
+}
+
+type frontEndJSON struct {
+	Latency float64 `json:"latency_s"`
+	Request float64 `json:"request_s"`
+	Token   float64 `json:"token_s"`
+	Light   float64 `json:"light_load_s"`
+	Busy    float64 `json:"busy_share"`
 }
 
 type singleJSON struct {
@@ -165,6 +176,9 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		TTFTTarget: a.Targets.TTFT, TPOTTarget: a.Targets.TPOT,
 		Single: singleJSON{a.Single.Inputs.Workload.Prompt, a.Single.Inputs.Workload.Output, a.Single.TTFT, num(a.Single.TPOT), a.Single.E2E},
 		Result: newServeResultJSON(a.Run.Expected), Notes: append(append([]string{}, a.Choices...), a.Notes...)}
+	if f := sv.FrontEnd; f.On() {
+		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse}
+	}
 	if a.Run.Fast != nil {
 		j.Interval = &serveRangeJSON{a.Run.Level, newServeResultJSON(a.Run.Fast), newServeResultJSON(a.Run.Slow)}
 	}
@@ -242,6 +256,12 @@ func serveDoc(a *app.Serve) *Doc {
 	single := a.Single
 	doc.Line("one request of %d + %d tokens alone: TTFT %s, TPOT %s, E2E %s (predict)", single.Inputs.Workload.Prompt, single.Inputs.Workload.Output,
 		Duration(single.TTFT), Duration(single.TPOT), Duration(single.E2E))
+	if f := sv.FrontEnd; f.On() {
+		doc.Line("front end: %s latency, %s a request and %s a streamed token of serial work: +%s on a lone request's TTFT and E2E; busy %s of the run",
+			Duration(f.Latency), Duration(f.Request), Duration(f.Token), Duration(f.Light()), Percent1(res.FrontEndUse))
+	} else {
+		doc.Line("front end: none (the engine's steps alone)")
+	}
 
 	doc.Section("latency", true)
 	doc.Table(latencyTable(a.Run))
