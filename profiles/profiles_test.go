@@ -19,8 +19,8 @@ func TestBuiltinDecodesAndValidates(t *testing.T) {
 	if n := len(cat.Models()); n != 27 {
 		t.Errorf("%d built-in models, want 27", n)
 	}
-	if n := len(cat.Devices()); n != 85 {
-		t.Errorf("%d built-in devices (with variants), want 85", n)
+	if n := len(cat.Devices()); n != 86 {
+		t.Errorf("%d built-in devices (with variants), want 86", n)
 	}
 	for _, d := range cat.Devices() {
 		if err := d.Validate(); err != nil {
@@ -208,7 +208,7 @@ func TestNotFoundSuggests(t *testing.T) {
 func TestDevicesMatching(t *testing.T) {
 	cat, _ := Builtin()
 	ds, err := cat.DevicesMatching("jetson-*")
-	if err != nil || len(ds) != 20 { // 5 modules and their 15 other power modes
+	if err != nil || len(ds) != 21 { // 6 modules and the Orins' 15 other power modes
 		t.Fatalf("jetson-* = %d devices, %v", len(ds), err)
 	}
 	if _, err := cat.DevicesMatching("nothing-*"); err == nil {

@@ -693,9 +693,10 @@ TensorRT-LLM and gpt-fast measurements (sources in
 ` + "`cmd/roofline/testdata/public/SOURCES.md`" + `) mapped onto built-in profiles,
 one test per row: datacenter and desktop GPUs, Apple silicon, and the
 boards roofline's users buy on — Jetson Orin modules under llama.cpp,
-TensorRT-LLM and MLC, the Raspberry Pi 5 and the RK3588's Cortex-A76
-cores under llama.cpp, and RKLLM on the RK3588, RK3576 and RK3562 as
-Rockchip and as independent users measured it. Each runtime's
+TensorRT-LLM and MLC, the 2019 Jetson Nano's Maxwell GPU and Cortex-A57
+cores, the Raspberry Pi 5 and the RK3588's Cortex-A76 cores under
+llama.cpp, and RKLLM on the RK3588, RK3576 and RK3562 as Rockchip and as
+independent users measured it. Each runtime's
 efficiency on each kind of engine (docs/method.md §6) is fitted to these
 runs by least squares on relative error, a device's runs of a phase
 sharing one bias (generalized least squares), with a level for each
@@ -736,16 +737,21 @@ const accuracyLeft = `
 ## What is left
 
 - **The mission's boards, unmeasured, are where the class misses most.**
-  A Jetson predicted from the desktop GPUs and the other Jetson module
-  runs 1.4–1.6× slower than predicted (Orin Nano) or 1.3× faster (AGX
-  Orin): the two modules published (the Orin Nano 8GB in several power
-  modes, the AGX Orin 64GB) cannot tell the family's fixed costs from
-  each module's, and the Jetson family's interval is wide
-  ([level."cuda/jetson"] in profiles/runtimes/llama.cpp.toml) and says so.
-  No llama.cpp run on an Orin NX or an original-clock Orin Nano was found:
-  a third module would let the family's level be checked. Measured, each
-  module's own level predicts its runs of models it was not fitted on
-  within 6–12 % (Orin Nano) and 10–19 % (AGX Orin, one model).
+  Three Jetson modules are published under llama.cpp's CUDA backend: the
+  Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W)
+  and the 2019 Jetson Nano (one model, one build pair). Each predicted
+  from the desktop GPUs and the other two modules, the Orin Nano's modes
+  decode within 4–9 % and the AGX Orin's 14 % faster than predicted, but
+  the Jetson Nano 1.5× slower: its Maxwell GPU (compute capability 5.3)
+  decodes kernel by kernel, without the CUDA graph the clock rule prices
+  on an Orin, launched by four 1.43 GHz Cortex-A57s. Unmeasured prefill
+  stays 1.2–1.6× slower than predicted on the Orin Nano's modes. The
+  Jetson family's interval ([level."cuda/jetson"] in
+  profiles/runtimes/llama.cpp.toml) covers the Orin Nano's unmeasured
+  decode runs and 3 of the AGX Orin's 5 in MAXN. No llama.cpp run on an
+  Orin NX, an AGX Orin 32GB or a Xavier with a built-in model was found. Measured, each module's own level predicts
+  its runs of models it was not fitted on within 10–15 % (Orin Nano) and
+  9–11 % (AGX Orin, one model).
 - **RKLLM as users run it.** Rockchip's benchmark (every clock pinned at
   its maximum, conversions for short contexts) and the independent runs
   (default governors, 4k–16k-context conversions, RKLLM 1.2.1) differ by
@@ -757,13 +763,24 @@ const accuracyLeft = `
   with the allocated context or the governor, so neither is modelled. The
   RK3588's own level mixes both kinds of run: its interval is wide (decode
   ±40 % each model held out) and covers them.
-- **llama.cpp on ARM CPUs** rests on two devices (the Raspberry Pi 5 and the
-  RK3588's Cortex-A76 cores); no llama-bench run of a third ARM CPU with
-  a catalog model was found (RK3576, Jetson Orin CPU, Pi 4 searched). The
-  Pi 5's runs span Q2_K to Q8_0: decode depends on the format more than
-  its bytes say (the formats' unpacking work per weight on four A76 cores,
-  which the class prices with one dequantizing factor), ±18 % each model
-  held out.
+- **llama.cpp on ARM CPUs** rests on three devices: the Raspberry Pi 5,
+  the RK3588's Cortex-A76 cores and the 2019 Jetson Nano's four
+  Cortex-A57s (one model, two tests). Held out by device, the A57 decodes
+  2.1× and prefills 1.7× slower than a class fitted on the two A76 boards
+  predicts: an ARMv8.0 core has no dot-product instruction, llama.cpp's
+  int8 products widen through SMULL (16 OP per clock against an A76's 64),
+  and the class's one compute efficiency, fitted where SDOT does the work,
+  does not carry to it; with one model the Nano cannot tell its compute
+  from its fixed costs. With the Nano in the class, the A76 boards'
+  prefill held out runs 1.4–1.5× faster than predicted (the class's
+  compute pulled down by the A57), where each alone priced the other within
+  0.86–0.98. No llama-bench run of an RK3576, a Jetson Orin CPU or a
+  Pi 4 with a built-in model was found; the aarch64 pull requests of
+  llama.cpp carry Graviton3/3E and Grace tables, but at fewer threads than
+  the chip has cores (roofline models every core). The Pi 5's runs span Q2_K to Q8_0: decode depends on the
+  format more than its bytes say (the formats' unpacking work per weight
+  on four A76 cores, which the class prices with one dequantizing
+  factor), ±17 % each model held out.
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
   (fitted on its 122 runs) carries it, and llama.cpp's batched decode on
@@ -861,6 +878,8 @@ var missionBoards = []struct {
 	{"Jetson AGX Orin 64GB (MODE_30W)", "jetson-agx-orin-64gb-30w", "llama.cpp gpu (cuda)"},
 	{"Jetson AGX Orin 64GB (MAXN)", "jetson-agx-orin-64gb", "tensorrt-llm gpu"},
 	{"Jetson Orin Nano (8GB and Super)", "jetson-orin-nano-super-8gb", "mlc gpu"},
+	{"Jetson Nano 4GB (2019, Maxwell)", "jetson-nano-4gb", "llama.cpp gpu (cuda)"},
+	{"Jetson Nano 4GB CPU (Cortex-A57)", "jetson-nano-4gb", "llama.cpp cpu"},
 	{"Raspberry Pi 5", "raspberry-pi-5-8gb", "llama.cpp cpu"},
 	{"RK3588 CPU (Cortex-A76)", "rk3588", "llama.cpp cpu"},
 	{"RK3588 NPU", "rk3588", "rkllm npu"},
