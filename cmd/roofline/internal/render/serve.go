@@ -266,7 +266,7 @@ func serveDoc(a *app.Serve) *Doc {
 	doc.Section("latency", true)
 	doc.Table(latencyTable(a.Run))
 	if a.Run.Fast != nil {
-		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s", Percent(a.Run.Level), outsideEnds(a.Run))
+		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s%s", Percent(a.Run.Level), frontEndEnds(sv), outsideEnds(a.Run))
 	}
 	doc.Section("throughput", true)
 	doc.Line("%d completed in %s: %s output tokens/s, %s requests/s (offered %s/s)", res.Completed, Duration(res.Duration),
@@ -303,7 +303,7 @@ func serveDoc(a *app.Serve) *Doc {
 			doc.Line("largest rate meeting %s: %s requests/s (a faster one misses %s)", targets, Sig(m.MaxRate, 3), strings.Join(m.Bound, ", "))
 		}
 		if r := a.SearchRange; r != nil && r.Fast != nil {
-			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval:", Percent(r.Level))
+			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval%s:", Percent(r.Level), frontEndEnds(a.Server))
 			switch {
 			case r.Fast.MaxRate == 0:
 				doc.Line("%s no rate tried meets them at either end", ends)
@@ -403,4 +403,13 @@ func latencyTable(r *serve.Ranged) *Table {
 		t.Add(cells...)
 	}
 	return t
+}
+
+// frontEndEnds says that the interval's ends ran the front end at its
+// range's ends, where they differ from its fitted figures.
+func frontEndEnds(sv *serve.Server) string {
+	if e := sv.FrontEndEnds; e[0] == sv.FrontEnd && e[1] == sv.FrontEnd {
+		return ""
+	}
+	return ", and the front end at the low and the high end of its figures' range"
 }
