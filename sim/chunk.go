@@ -51,7 +51,12 @@ func (s *Setup) phasesFor(w Workload) phases {
 func (s *Setup) onePass(w Workload) phases {
 	w.UBatch = max(1, w.Batch*w.Prompt)
 	w.Output = 1
-	return newPhases(s.Model, w, s.Inputs.FlashAttention)
+	// Each prompt takes one pass (perSeq = Prompt): the pass is the last,
+	// and the products of a full pass, which it has none of, are not
+	// priced.
+	p := basePhases(s.Model, w, s.Inputs.FlashAttention, false)
+	p.setPrompt(w.Prompt)
+	return p
 }
 
 // Chunk is the tokens per prefill pass of a request that gives u (0: the

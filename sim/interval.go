@@ -165,8 +165,11 @@ func (s *Setup) timesWith(e hardware.Efficiency, w Workload) [3]float64 {
 }
 
 // interval stores iv as r's interval i (0 TTFT, 1 TPOT, 2 E2E, 3
-// throughput) in the result's own storage.
+// throughput) in the result's storage for them, made at the first.
 func (r *Result) interval(i int, iv Interval) *Interval {
+	if r.intervals == nil {
+		r.intervals = new([4]Interval)
+	}
 	r.intervals[i] = iv
 	return &r.intervals[i]
 }

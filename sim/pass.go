@@ -50,11 +50,7 @@ func newPhases(m *model.Cost, w Workload, flashAttention bool) phases {
 // newPhasesIn is newPhases with the batch's prompts in lockstep, or
 // (inOrder) whole, one group of them after another (groupPrompts).
 func newPhasesIn(m *model.Cost, w Workload, flashAttention, inOrder bool) phases {
-	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention, inOrder: inOrder, group: w.Batch, groups: 1}
-	if !flashAttention {
-		p.kvReads = float64(m.Spec.GQAGroup())
-	}
-	p.perSeq = max(1, w.UBatch/w.Batch)
+	p := basePhases(m, w, flashAttention, inOrder)
 	if inOrder && w.Prompt > 0 {
 		p.groupPrompts(flashAttention)
 	}
@@ -65,6 +61,18 @@ func newPhasesIn(m *model.Cost, w Workload, flashAttention, inOrder bool) phases
 	if w.Output > 1 {
 		p.step = m.Matmuls(w.Batch, w.Batch)
 	}
+	return p
+}
+
+// basePhases is what every pass of w shares: how attention reads the
+// cache, and the tokens per sequence a pass takes with the batch's
+// prompts in lockstep.
+func basePhases(m *model.Cost, w Workload, flashAttention, inOrder bool) phases {
+	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention, inOrder: inOrder, group: w.Batch, groups: 1}
+	if !flashAttention {
+		p.kvReads = float64(m.Spec.GQAGroup())
+	}
+	p.perSeq = max(1, w.UBatch/w.Batch)
 	return p
 }
 
@@ -80,14 +88,31 @@ func (p *phases) setPrompt(prompt int) {
 	}
 }
 
+// setDepth moves the workload onto depth cached tokens: its own and every
+// later group's of a prefill that takes whole prompts in turn, whose
+// passes attend the same history.
+func (p *phases) setDepth(depth int) {
+	for q := p; q != nil; q = q.rest {
+		q.w.Depth = depth
+	}
+}
+
 // stepPhases is what a decode step of `batch` sequences needs: the
 // step's matrix products and how attention reads the cache.
 func stepPhases(m *model.Cost, batch int, flashAttention bool) phases {
-	p := phases{m: m, w: Workload{Output: 2, Batch: batch, UBatch: 1}, kvReads: 1, unfused: !flashAttention}
+	return decodePhases(m, Workload{Output: 2, Batch: batch, UBatch: 1}, flashAttention)
+}
+
+// decodePhases is what the decode steps of workload w need, and nothing
+// of its prefill: a split's decode stages price no prefill.
+func decodePhases(m *model.Cost, w Workload, flashAttention bool) phases {
+	p := phases{m: m, w: w, kvReads: 1, unfused: !flashAttention}
 	if !flashAttention {
 		p.kvReads = float64(m.Spec.GQAGroup())
 	}
-	p.step = m.Matmuls(batch, batch)
+	if w.Output > 1 {
+		p.step = m.Matmuls(w.Batch, w.Batch)
+	}
 	return p
 }
 

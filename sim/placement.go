@@ -111,7 +111,7 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 		if err != nil {
 			return nil, err
 		}
-		sp.Notes = append(sp.Notes, note)
+		sp.Notes = append(sp.Notes, fitNote(note))
 		return sp, nil
 	}
 	return offloadSplit(gpu, host, link, pl, gpu.Model.Slice)
@@ -119,15 +119,18 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 
 // fitOffload is llama.cpp's --fit for one GPU (common/fit.cpp,
 // common_params_fit_impl, steps 3 and 4), each placement tried built by
-// build: the split it chooses and the note that says how.
+// build: the split it chooses and the rule it followed (fitNote says it
+// in a sentence).
 func fitOffload(gpu *Setup, w Workload, build func(offloadPlace) (*Split, error)) (*Split, string, error) {
 	L := gpu.Model.Spec.Layers
+	var pools []PoolUse // each placement's memory, checked in one storage
 	fits := func(pl offloadPlace) (*Split, bool, error) {
 		sp, err := build(pl)
 		if err != nil {
 			return nil, false, err
 		}
-		u := sp.Memory(w.Context(), w.Batch, w.UBatch)[0]
+		pools = sp.memoryInto(pools, w.Context(), w.Batch, w.UBatch)
+		u := pools[0]
 		return sp, u.Total <= u.Usable-u.Margin, nil
 	}
 	// largestFit is the largest k in 0 … hi whose placement fits: memory
@@ -186,8 +189,14 @@ func fitOffload(gpu *Setup, w Workload, build func(offloadPlace) (*Split, error)
 	if err != nil {
 		return nil, "", err
 	}
-	return sp, fmt.Sprintf("placed as llama.cpp's --fit does (common/fit.cpp): %s, keeping %s free on the GPU (-fitt's default)",
-		note, units.FormatBytes(FitMargin, units.Binary)), nil
+	return sp, note, nil
+}
+
+// fitNote says how fitOffload placed a model, from the rule it followed
+// (its note): a planner, which places millions, does not ask.
+func fitNote(how string) string {
+	return fmt.Sprintf("placed as llama.cpp's --fit does (common/fit.cpp): %s, keeping %s free on the GPU (-fitt's default)",
+		how, units.FormatBytes(FitMargin, units.Binary))
 }
 
 // offloadSplit builds the stages and pools of one placement, the model's

@@ -215,7 +215,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 			c.Memory = fixed.totalWith(s.kvHeld(ctx, batch, ubatch))
 		}
 		c.Fits = c.Memory <= usable
-		p.w.Depth = c.Depth(prompt, output)
+		p.setDepth(c.Depth(prompt, output))
 		c.TTFT = prefill.sum().time
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.

@@ -183,3 +183,31 @@ func TestUBatchCappedAtTheCache(t *testing.T) {
 		t.Errorf("plan prices 110 tokens at %.4g B, predict at %.4g B", c.Memory, huge.Total)
 	}
 }
+
+// TestEvaluatorIsPredictInOrder: under a runtime that takes whole prompts
+// in turn (vLLM), a batch whose prompts leave a smaller last group (5
+// prompts of 2,000 tokens in passes of 8,192: groups of 4, then 1) is
+// planned at its history as predict prices it: every group's passes
+// attend the history, not only the first's. Before, the last group's
+// were priced at none, and Llama-3.1-8B on an H100 at 32k tokens planned
+// a TTFT of 0.934 s where predict says 1.064 s.
+func TestEvaluatorIsPredictInOrder(t *testing.T) {
+	h := splitSetup(t, "llama-3.1-8b", "bf16", "h100-sxm", "", "vllm")
+	if h.Inputs.Chunk != 8192 {
+		t.Fatalf("vLLM's chunk on an H100 is %d, the case assumes 8192", h.Inputs.Chunk)
+	}
+	tg := sim.Targets{TTFT: 2, TPOT: 0.1}
+	for _, c := range []struct{ prompt, batch int }{{2000, 5}, {3000, 3}, {700, 13}} {
+		contexts := []int{c.prompt + 200, 8192, 32768, 65536}
+		got := h.EvaluateContexts(contexts, c.batch, c.prompt, 128, 0, tg, nil)
+		for i, ctx := range contexts {
+			r, err := h.Predict(sim.PlanWorkload(ctx, c.batch, c.prompt, 128, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[i].TTFT != r.LastTTFT || got[i].TPOT != r.ITLLast {
+				t.Errorf("%d × %d-token prompts at %d: plan TTFT %v TPOT %v, predict %v %v", c.batch, c.prompt, ctx, got[i].TTFT, got[i].TPOT, r.LastTTFT, r.ITLLast)
+			}
+		}
+	}
+}

@@ -96,9 +96,11 @@ type Result struct {
 	// Intervals (80 % for a runtime's class, 90 % for a calibration); nil
 	// when flags replaced the efficiency or the figure is undefined.
 	TTFTInterval, TPOTInterval, E2EInterval, ThroughputInterval *Interval
-	// intervals holds the four intervals above, which point into it: a
-	// prediction is then one allocation (Result.interval).
-	intervals [4]Interval
+	// intervals holds the four intervals above, which point into it
+	// (Result.interval): apart from the result, so that a result that
+	// pointed into itself need not be on the heap, and holding no
+	// pointers, so that the collector does not scan it.
+	intervals *[4]Interval
 
 	LoadTime     float64 // weights / storage bandwidth, s
 	ColdTTFT     float64 // LoadTime + TTFT when Inputs.Cold, else 0
@@ -217,14 +219,26 @@ func (s *Setup) ITL(ctx, batch int) float64 {
 // Predict prices workload w; a workload without UBatch has the runtime's
 // passes (Setup.Chunk), and the result says which (Inputs.UBatchFrom).
 func (s *Setup) Predict(w Workload) (*Result, error) {
-	if err := w.Validate(); err != nil {
+	// Small enough to be inlined: a caller that does not keep the result
+	// holds it on its stack, and only its intervals are allocated.
+	r := new(Result)
+	if err := s.predict(r, w); err != nil {
 		return nil, err
+	}
+	return r, nil
+}
+
+// predict is Predict into r, which it fills whole; r never points into
+// itself, nor is it kept.
+func (s *Setup) predict(r *Result, w Workload) error {
+	if err := w.Validate(); err != nil {
+		return err
 	}
 	w, from := s.resolveUBatch(w)
 	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
-		return s.predictQueued(w, from)
+		return s.predictQueued(r, w, from)
 	}
-	r := &Result{Inputs: s.Inputs}
+	r.Inputs = s.Inputs
 	in := &r.Inputs
 	in.Workload, in.UBatchFrom = w, from
 	r.Ridge = in.Peak / in.Bandwidth
@@ -266,7 +280,7 @@ func (s *Setup) Predict(w Workload) (*Result, error) {
 	}
 	r.warnings(s)
 	s.intervals(r)
-	return r, nil
+	return nil
 }
 
 // resolveUBatch is w with its passes' tokens: as given, or (UBatch 0) the
@@ -285,12 +299,11 @@ func (s *Setup) resolveUBatch(w Workload) (Workload, string) {
 
 // predictQueued prices a batch under a runtime that does not batch: each
 // sequence alone, one after another.
-func (s *Setup) predictQueued(w Workload, from string) (*Result, error) {
+func (s *Setup) predictQueued(r *Result, w Workload, from string) error {
 	one := w
 	one.Batch = 1
-	r, err := s.Predict(one)
-	if err != nil {
-		return nil, err
+	if err := s.predict(r, one); err != nil {
+		return err
 	}
 	B := float64(w.Batch)
 	r.Inputs.Workload, r.Inputs.UBatchFrom = w, from
@@ -299,7 +312,7 @@ func (s *Setup) predictQueued(w Workload, from string) (*Result, error) {
 	r.LastE2E = B * r.E2E
 	r.warn("queued", "%s runs one sequence at a time: the %d sequences queue, and the last waits %s for its first token",
 		s.Runtime.Name, w.Batch, units.FormatDuration(r.LastTTFT))
-	return r, nil
+	return nil
 }
 
 // ExpectedComputeBoundBatch is the smallest batch whose decode step at

@@ -2,8 +2,8 @@ package sim
 
 import (
 	"fmt"
-	"github.com/roofline/roofline/runtimes"
 	"math"
+	"slices"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
@@ -287,15 +287,8 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 		return nil, nil, err
 	}
 	s := sp.Main
-	from := "given"
-	if w.UBatch == 0 { // the runtime's passes, as Setup.Predict resolves them
-		whole := w.Batch * w.Prompt
-		if !s.Inputs.ContinuousBatching {
-			whole = w.Prompt
-		}
-		w.UBatch, from = s.Chunk(0, whole), s.Inputs.ChunkFrom
-	}
-	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
+	w, from := sp.resolve(w)
+	if sp.queues(w) {
 		one := w
 		one.Batch = 1
 		r, parts, err := sp.predict(one, full)
@@ -311,74 +304,35 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	in := &r.Inputs
 	in.Workload, in.UBatchFrom = w, from
 	r.Ridge = in.Peak / in.Bandwidth
-	flash := in.FlashAttention
 	sr := &SplitResult{Kind: sp.Kind, TP: sp.TP, PP: sp.PP, EP: sp.EP, GPULayers: sp.GPULayers, Layers: sp.Layers,
 		ExpertLayers: sp.ExpertLayers, Notes: sp.Notes, Devices: sp.devices()}
 	if sp.Link != nil {
 		sr.Link = sp.Link.Name
 	}
+	q := sp.newSplitPricing(w, true, nil)
+	ph := q.at()
 
 	// Prefill: the prompt's passes through every stage.
-	prefill, prefillHops := sp.prefillStages(w)
-	pre := make([]stageSums, len(prefill))
-	passes := 0
-	inOrder := s.Inputs.PrefillOrder == runtimes.InOrder
-	for i, st := range prefill {
-		p := newPhasesIn(st.Cost, w, flash, inOrder)
-		passes = p.prefillPasses()
-		pe, pi := p.prefillAt(&st.r), p.prefillAt(&st.ideal)
-		e, id := pe.sum(), pi.sum()
-		if passes > 1 { // the ideal in one pass, as Setup.prefillPhase prices it
-			one := w
-			one.UBatch, one.Output = max(1, w.Batch*w.Prompt), 1
-			op := newPhases(st.Cost, one, flash)
-			opp := op.prefillAt(&st.ideal)
-			id = opp.sum()
-		}
-		pre[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(p.passes) * st.r.overhead}
-	}
+	prefill, pre, tr, co := q.prefill, q.preSums, q.tr, q.co
 	tokens := float64(w.Batch * w.Prompt)
-	tr, co := sp.linkTime(passes, prefillHops, tokens, false)
-	itr, ico := sp.linkTime(passes, prefillHops, tokens, true)
 	sr.TransferTTFT, sr.CollectiveTTFT = tr, co
-	r.Prefill = sp.combine(pre, passes, 1, tr+co, itr+ico, true)
+	r.Prefill = ph.prefill
 	r.TTFT, r.TTFTBound = r.Prefill.Time, r.Prefill.IdealTime
 	r.PrefillTokensPerS = tokens / r.TTFT
 
 	// Decode: every step through every stage, the batch in micro-batches
 	// through a pipeline.
-	steps := w.Output - 1
+	steps, dec := q.steps, q.decSums
 	r.TPOT, r.ITLFirst, r.ITLLast, r.TPOTBound = math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	dec := make([]stageSums, len(sp.Decode))
-	micro := 1
-	if sp.PP > 1 && sp.PipelineBatches != nil {
-		micro = max(1, min(sp.PipelineBatches(w.Batch), w.Batch))
-	}
 	if steps > 0 {
-		dw := w
-		dw.Batch = (w.Batch + micro - 1) / micro
-		var first, last float64
-		for i, st := range sp.Decode {
-			p := newPhases(st.Cost, dw, flash)
-			dp := p.decodeAt(&st.r)
-			di := p.decodeAt(&st.ideal)
-			e, id := dp.sum(), di.sum()
-			dec[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(steps) * st.r.overhead}
-			first += dp.time(p.firstStep())
-			last += dp.time(p.lastStep())
-		}
-		dtr, dco := sp.linkTime(steps, sp.DecodeHops, float64(steps*dw.Batch), false)
-		itr, ico := sp.linkTime(steps, sp.DecodeHops, float64(steps*dw.Batch), true)
-		sr.TransferTPOT, sr.CollectiveTPOT = dtr/float64(steps), dco/float64(steps)
-		r.Decode = sp.combine(dec, steps, micro, dtr+dco, itr+ico, false)
+		sr.TransferTPOT, sr.CollectiveTPOT = q.dtr/float64(steps), q.dco/float64(steps)
+		r.Decode = ph.decode
 		if sp.PP > 1 {
-			sr.BubbleTPOT = sp.bubble(dec, micro, dtr+dco)
+			sr.BubbleTPOT = sp.bubble(dec, q.micro, q.dtr+q.dco)
 		}
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
-		step := (dtr + dco) / float64(steps)
-		scale := r.Decode.Time / math.Max(sumTimes(dec)+dtr+dco, 1e-300)
-		r.ITLFirst, r.ITLLast = (first+step)*scale, (last+step)*scale
+		r.ITLFirst, r.ITLLast = q.itl(&ph)
 		r.DecodeTokensPerS = 1 / r.TPOT
 		r.ThroughputTokensPerS = float64(w.Batch) / r.TPOT
 	} else {
@@ -516,6 +470,12 @@ func (sp *Split) poolName(i int) string {
 // computes from it (the largest of its stages'), and the runtime's
 // overhead on a device it computes on.
 func (sp *Split) Memory(ctx, batch, ubatch int) []PoolUse {
+	return sp.memoryInto(nil, ctx, batch, ubatch)
+}
+
+// memoryInto is Memory in out's storage, grown when short: a planner
+// checks millions of configurations' pools.
+func (sp *Split) memoryInto(out []PoolUse, ctx, batch, ubatch int) []PoolUse {
 	s := sp.Main
 	ubatch = s.passUBatch(ctx, batch, ubatch)
 	seqs := s.resident(batch)
@@ -523,9 +483,13 @@ func (sp *Split) Memory(ctx, batch, ubatch int) []PoolUse {
 	if s.Inputs.LastLogits {
 		logits = seqs
 	}
-	out := make([]PoolUse, len(sp.Pools))
+	out = slices.Grow(out[:0], len(sp.Pools))[:len(sp.Pools)]
 	for i, p := range sp.Pools {
-		out[i].Pool = p
+		if out[i].Pool != p { // a pool's name and device are written once
+			out[i].Pool = p
+		}
+		u := &out[i]
+		u.Weights, u.KV, u.Activations, u.Overhead = 0, 0, 0, 0
 	}
 	for _, st := range sp.Decode {
 		if st.Pool >= 0 {
@@ -535,18 +499,32 @@ func (sp *Split) Memory(ctx, batch, ubatch int) []PoolUse {
 			out[st.KVPool].KV += float64(seqs) * st.Cost.KVCacheBytes(ctx, ubatch)
 		}
 	}
-	computes := make([]bool, len(out))
+	// Which pools an engine computes from: a few, marked in a word when
+	// they fit one.
+	var mark uint64
+	var marks []bool
+	if len(out) > 64 {
+		marks = make([]bool, len(out))
+	}
 	for _, list := range [][]*Stage{sp.Prefill, sp.prefillSmall, sp.Decode} {
 		for _, st := range list {
 			if c := st.Compute; c >= 0 {
-				out[c].Activations = math.Max(out[c].Activations, st.Cost.ActivationPeakBytesLogits(tokens, logits))
-				computes[c] = true
+				out[c].Activations = max(out[c].Activations, st.Cost.ActivationPeakBytesLogits(tokens, logits))
+				if marks != nil {
+					marks[c] = true
+				} else {
+					mark |= 1 << c
+				}
 			}
 		}
 	}
 	for i := range out {
 		u := &out[i]
-		if computes[i] && !u.Host {
+		computes := mark&(1<<i) != 0
+		if marks != nil {
+			computes = marks[i]
+		}
+		if computes && !u.Host {
 			u.Overhead = s.Inputs.Overhead
 		}
 		u.Total = u.Weights + u.KV + u.Activations + u.Overhead

@@ -65,10 +65,13 @@ func PlanWorkload(ctx, batch, prompt, output, ubatch int) Workload {
 }
 
 // Contexts checks the configurations of one batch size at each context,
-// appending to out.
+// appending to out. The batch's stages are priced once and moved from
+// context to context (splitPricing), as Evaluator.Contexts prices a
+// device's: only attention is priced again.
 func (e *SplitEvaluator) Contexts(contexts []int, batch int, out []Config) ([]Config, error) {
+	var b splitBatch
 	for _, ctx := range contexts {
-		c, err := e.Evaluate(ctx, batch)
+		c, err := e.evaluate(&b, ctx, batch)
 		if err != nil {
 			return out, err
 		}
@@ -82,6 +85,39 @@ func (e *SplitEvaluator) Contexts(contexts []int, batch int, out []Config) ([]Co
 // that does not batch queues the others), TPOT the last step's ITL, the
 // throughput the resident sequences over it, the memory every pool's.
 func (e *SplitEvaluator) Evaluate(ctx, batch int) (Config, error) {
+	var b splitBatch
+	return e.evaluate(&b, ctx, batch)
+}
+
+// splitBatch is the pricing a run of evaluations shares: made for the
+// first configuration of a split, request and batch, moved to the depth
+// of each next one alike, made again when the split or the request
+// changes.
+type splitBatch struct {
+	sp    *Split
+	q     *splitPricing
+	pools []PoolUse
+}
+
+// pricing is b's pricing moved to resolved workload w on sp (one that
+// does not queue), made anew when b has none for sp and w's request.
+func (b *splitBatch) pricing(sp *Split, w Workload) *splitPricing {
+	if b.q != nil && b.sp == sp {
+		had := b.q.w
+		had.Depth = w.Depth
+		if had == w {
+			b.q.setDepth(w.Depth)
+			return b.q
+		}
+	}
+	b.sp, b.q = sp, sp.newSplitPricing(w, false, b.q)
+	return b.q
+}
+
+// evaluate is Evaluate through b's pricing: the figures Split.predict
+// gives the same request (TTFT the last request's, TPOT the last step's
+// ITL, the memory every pool's), by the same sums.
+func (e *SplitEvaluator) evaluate(b *splitBatch, ctx, batch int) (Config, error) {
 	sp, t := e.sp, e.t
 	w := PlanWorkload(ctx, batch, e.prompt, e.output, e.ubatch)
 	if w.Output < 2 {
@@ -89,15 +125,32 @@ func (e *SplitEvaluator) Evaluate(ctx, batch int) (Config, error) {
 		// step after it, as Evaluator prices one beside the prefill.
 		w.Output, w.Depth = 2, max(0, ctx-e.prompt-2)
 	}
-	r, _, err := sp.predict(w, false)
-	if err != nil {
+	if err := w.Validate(); err != nil {
 		return Config{}, err
 	}
-	c := Config{Context: ctx, Batch: batch, TTFT: r.LastTTFT, TPOT: r.ITLLast, Memory: r.Memory.Total, Fits: true}
+	w, _ = sp.resolve(w)
+	queued := sp.queues(w)
+	if queued {
+		w.Batch = 1 // each sequence alone; the last waits for the others
+	}
+	q := b.pricing(sp, w)
+	ph := q.at()
+	ttft, e2e, itl := ph.prefill.Time, ph.prefill.Time, math.NaN()
+	if q.steps > 0 {
+		e2e = ttft + ph.decode.Time
+		_, itl = q.itl(&ph)
+	}
+	if queued {
+		B := float64(batch)
+		ttft = (B-1)*e2e + ttft
+	}
+	b.pools = sp.memoryInto(b.pools, w.Context(), w.Batch, w.UBatch)
+	mem := sp.memoryTotal(b.pools, w.Batch, w.UBatch, false)
+	c := Config{Context: ctx, Batch: batch, TTFT: ttft, TPOT: itl, Memory: mem.Total, Fits: true}
 	seqs := sp.Main.resident(batch)
 	c.Throughput = float64(seqs) / c.TPOT
 	worst := 0.0
-	for _, p := range r.Split.Pools {
+	for _, p := range b.pools {
 		usable := p.Usable * (1 - t.Headroom)
 		worst = math.Max(worst, p.Total/usable)
 		c.Fits = c.Fits && p.Total <= usable
@@ -149,8 +202,9 @@ func judge(c *Config, t Targets, memExcess float64, seqs int, pLo, pHi, dLo, dHi
 func (e *SplitEvaluator) Limits(batch, minContext int) (Limits, error) {
 	l := Limits{Batch: batch, MaxContextTPOT: -1, MaxPromptTTFT: -1}
 	var err error
+	var sb splitBatch // the searches over contexts share one pricing
 	eval := func(ctx, b int) Config {
-		c, e2 := e.Evaluate(ctx, b)
+		c, e2 := e.evaluate(&sb, ctx, b)
 		if e2 != nil && err == nil {
 			err = e2
 		}
@@ -174,7 +228,7 @@ func (e *SplitEvaluator) Limits(batch, minContext int) (Limits, error) {
 		one := *e
 		l.MaxPromptTTFT = largest(upper, func(n int) bool {
 			one.prompt = n
-			c, e2 := one.Evaluate(n+max(e.output, 2), batch)
+			c, e2 := one.evaluate(&sb, n+max(e.output, 2), batch)
 			if e2 != nil && err == nil {
 				err = e2
 			}
@@ -220,12 +274,15 @@ type OffloadEvaluator struct {
 	// lastCtx tokens and lastBatch sequences.
 	last               *Split
 	lastCtx, lastBatch int
+	// pools is the storage the last placement's memory is checked in.
+	pools []PoolUse
 }
 
 // fit places workload w as NewOffload's automatic fitting does, from the
 // placements built so far; nil when the device holds w alone.
 func (e *OffloadEvaluator) fit(w Workload) (*Split, error) {
-	if e.s.Memory(w.Context(), w.Batch, w.UBatch).Fits {
+	// Setup.Memory's Fits, without the longest context it also finds.
+	if e.s.MemoryNeed(w.Context(), w.Batch, w.UBatch) <= e.s.Usable() {
 		return nil, nil
 	}
 	ctx := w.Context()
@@ -235,7 +292,8 @@ func (e *OffloadEvaluator) fit(w Workload) (*Split, error) {
 		// better, so if it still fits, the fitting would choose it again
 		// (its family too: a placement holding every dense tensor fits
 		// only where every dense tensor does).
-		if u := e.last.Memory(ctx, w.Batch, w.UBatch)[0]; u.Total <= u.Usable-u.Margin {
+		e.pools = e.last.memoryInto(e.pools, ctx, w.Batch, w.UBatch)
+		if u := e.pools[0]; u.Total <= u.Usable-u.Margin {
 			e.lastCtx = ctx
 			return e.last, nil
 		}
@@ -327,6 +385,8 @@ func (s *Slices) Slice(c *model.Cost, p model.Part, full func() (*model.Cost, er
 func (e *OffloadEvaluator) Contexts(contexts []int, batch int, out []Config) ([]Config, error) {
 	n := len(out)
 	out = e.Evaluator.Contexts(contexts, batch, out)
+	// Offloaded configurations of one placement share its pricing.
+	var sb splitBatch
 	for i := n; i < len(out); i++ {
 		c := &out[i]
 		if c.Fits {
@@ -358,7 +418,7 @@ func (e *OffloadEvaluator) Contexts(contexts []int, batch int, out []Config) ([]
 			e.factored = true
 		}
 		se := SplitEvaluator{sp: sp, t: e.t, prompt: e.prompt, output: e.output, ubatch: e.ubatch, pLo: e.pLo, pHi: e.pHi, dLo: e.dLo, dHi: e.dHi}
-		oc, err := se.Evaluate(c.Context, batch)
+		oc, err := se.evaluate(&sb, c.Context, batch)
 		if err != nil {
 			return out, err
 		}

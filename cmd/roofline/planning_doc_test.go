@@ -242,19 +242,30 @@ built-in catalog — every device × engine × model × weight format at the six
 default contexts, offloaded configurations included — and streams 346 MB
 of JSON in 2.6–2.9 s with a 208 MB peak, measured on a two-core machine
 (load 1.2); before plan streamed, a smaller catalog took 2.6–4.5 s and
-1.2 GB. A configuration that is offloaded is priced by the
-split predictor one at a time (its placement found by llama.cpp's fitting,
-the placements and the model's parts kept for the group and the search),
-about 20 µs of CPU time each against 0.2 µs: the whole catalog at 16
-contexts × 8 batches offloads 525,000 of its 9.3 million configurations,
-which takes it from 1.2–1.4 s to 7.6–8.0 s on two cores
-(` + "`BenchmarkPlanCommand`" + `, load 1.4; about 10 s of CPU time go to the
-offloaded configurations). ` + "`BenchmarkPlan`" + ` (cmd/roofline/internal/plan) keeps
-every one of 6.3 million configurations (16 contexts × 8 batches) at a
-median 5.7 million configurations per second (3.9–10.0 million over ten
-runs, load 4–6; about 0.2 µs of CPU time each): a batch's matrix products
-are priced once per group and only attention and the KV cache per
-context. A test plans the
+1.2 GB. A split is priced as a device alone is: its stages'
+passes and steps once per batch, then only attention and the KV cache per
+context, by the sums predict uses (a test holds nine splits' plans to
+predict's figures to the bit). A configuration spread over devices costs
+about 1 µs: ` + "`BenchmarkSplitEvaluator`" + ` (sim) prices 0.70–1.41 million
+of them per second, against 0.14–0.30 million one request at a time
+(five runs interleaved, load 6–7). A configuration that is offloaded is
+first placed by llama.cpp's fitting (the placements and the model's parts
+kept for the group and the search, a placement reused while a longer
+context still fits it), which is most of its cost: ` + "`BenchmarkOffloadEvaluator`" + `
+(sim) prices 99,000–184,000 per second, against 37,000–67,000. The
+whole catalog at 16 contexts × 8 batches offloads 525,000 of its 9.3
+million configurations, which took it from 1.2–1.4 s to 7.6–8.0 s on two
+quiet cores (` + "`BenchmarkPlanCommand`" + `, load 1.4); at load 7–9 it takes
+16–23 s against 17–44 s for the build that priced each offloaded
+configuration alone, and with ` + "`BenchmarkPlanJSON`" + ` 14.8–15.4 s of CPU
+time against 18.5–20.0 s (three runs each, interleaved). ` + "`BenchmarkPlan`" + `
+(cmd/roofline/internal/plan) kept every one of 6.3 million
+configurations (16 contexts × 8 batches) at a median 5.7 million
+configurations per second (3.9–10.0 million over ten runs, load 4–6;
+about 0.2 µs of CPU time each); the catalog now gives 9.3 million,
+planned with 2.6 million allocations (4.1 million before a group's
+parts were evaluated by one function): a batch's matrix products are
+priced once per group and only attention and the KV cache per context. A test plans the
 Jetson, RK3588 and Raspberry Pi boards × every model and format at 1 and at
 72 configurations per group in a child process, and checks that its peak
 memory does not grow with the output (425 MB of JSON at about 40 MB).

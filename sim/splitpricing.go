@@ -1,0 +1,216 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/roofline/roofline/runtimes"
+)
+
+// splitPricing is a split's prefill and decode of one request, its
+// stages' passes and steps priced once: what the history before the
+// prompt (the depth) does not change — every stage's matrix products,
+// the links' time — is worked out here, and only attention, which grows
+// with the context, is priced at each depth (setDepth). Split.predict
+// prices one workload through it and SplitEvaluator every context of a
+// batch, so that a plan over splits prices a configuration as a device
+// alone does (Evaluator.Contexts) by the very same sums.
+type splitPricing struct {
+	sp *Split
+	w  Workload // resolved: its passes' tokens set, its batch the one priced
+	// ideal is false when only the expected figures are wanted (a plan):
+	// the ideal bound is then neither priced nor set.
+	ideal   bool
+	prefill []*Stage
+	hops    int
+	passes  int // the prefill's passes, every group's
+	// Every prefill stage's phases, their pricing at the stage's expected
+	// and ideal rates, and the prompts in one pass (the ideal bound's,
+	// when the prefill takes more than one).
+	pre              []phases
+	preExp, preIdeal []prefillPricing
+	one              []phases
+	oneIdeal         []prefillPricing
+	// The links' time over the prefill, expected and ideal.
+	tr, co, itr, ico float64
+	// Every decode stage's phases of a step of dw.Batch sequences (a
+	// pipeline's micro-batch), priced.
+	steps, micro     int
+	dw               Workload
+	dec              []phases
+	decExp, decIdeal []decodePricing
+	// The links' time over the decode, expected and ideal.
+	dtr, dco, ditr, dico float64
+	// Scratch for the stages' sums at a depth.
+	preSums, decSums []stageSums
+}
+
+// resolve is workload w with its passes' tokens (0: the runtime's, as
+// Setup.Predict resolves them), and where they come from.
+func (sp *Split) resolve(w Workload) (Workload, string) {
+	s := sp.Main
+	if w.UBatch != 0 {
+		return w, "given"
+	}
+	whole := w.Batch * w.Prompt
+	if !s.Inputs.ContinuousBatching {
+		whole = w.Prompt
+	}
+	w.UBatch = s.Chunk(0, whole)
+	return w, s.Inputs.ChunkFrom
+}
+
+// queues reports whether the split's runtime runs w's sequences one after
+// another: each is priced alone, and the last waits for the others.
+func (sp *Split) queues(w Workload) bool {
+	return !sp.Main.Inputs.ContinuousBatching && w.Batch > 1
+}
+
+// newSplitPricing prices the stages of workload w (Split.resolve; one
+// that does not queue, Split.queues) at every depth to come; ideal adds
+// the ideal bound. A pricing given in reuse (nil: none) is made over in
+// place, its storage kept: a planner prices a placement of every context
+// it offloads.
+func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *splitPricing {
+	s := sp.Main
+	flash := s.Inputs.FlashAttention
+	inOrder := s.Inputs.PrefillOrder == runtimes.InOrder
+	q := reuse
+	if q == nil {
+		q = new(splitPricing)
+	}
+	*q = splitPricing{sp: sp, w: w, ideal: ideal,
+		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal,
+		dec: q.dec, decExp: q.decExp, decIdeal: q.decIdeal, preSums: q.preSums, decSums: q.decSums}
+	q.prefill, q.hops = sp.prefillStages(w)
+	n := len(q.prefill)
+	q.pre, q.preExp, q.preSums = sized(q.pre, n), sized(q.preExp, n), sized(q.preSums, n)
+	if ideal {
+		q.preIdeal, q.one, q.oneIdeal = sized(q.preIdeal, n), sized(q.one, n), sized(q.oneIdeal, n)
+	} else {
+		q.preIdeal, q.one, q.oneIdeal = q.preIdeal[:0], q.one[:0], q.oneIdeal[:0]
+	}
+	for i, st := range q.prefill {
+		q.pre[i] = newPhasesIn(st.Cost, w, flash, inOrder)
+		q.passes = q.pre[i].prefillPasses()
+		q.preExp[i] = q.pre[i].prefillAt(&st.r)
+		if !ideal {
+			continue
+		}
+		q.preIdeal[i] = q.pre[i].prefillAt(&st.ideal)
+		if q.passes > 1 { // the ideal in one pass, as Setup.prefillPhase prices it
+			one := w
+			one.UBatch, one.Output = max(1, w.Batch*w.Prompt), 1
+			q.one[i] = newPhases(st.Cost, one, flash)
+			q.oneIdeal[i] = q.one[i].prefillAt(&st.ideal)
+		}
+	}
+	tokens := float64(w.Batch * w.Prompt)
+	q.tr, q.co = sp.linkTime(q.passes, q.hops, tokens, false)
+	q.itr, q.ico = sp.linkTime(q.passes, q.hops, tokens, true)
+
+	q.steps = w.Output - 1
+	q.micro = 1
+	if sp.PP > 1 && sp.PipelineBatches != nil {
+		q.micro = max(1, min(sp.PipelineBatches(w.Batch), w.Batch))
+	}
+	nd := len(sp.Decode)
+	q.decSums = sized(q.decSums, nd)
+	q.dec, q.decExp, q.decIdeal = q.dec[:0], q.decExp[:0], q.decIdeal[:0]
+	if q.steps <= 0 {
+		return q
+	}
+	q.dw = w
+	q.dw.Batch = (w.Batch + q.micro - 1) / q.micro
+	q.dec, q.decExp = sized(q.dec, nd), sized(q.decExp, nd)
+	if ideal {
+		q.decIdeal = sized(q.decIdeal, nd)
+	}
+	for i, st := range sp.Decode {
+		q.dec[i] = decodePhases(st.Cost, q.dw, flash)
+		q.decExp[i] = q.dec[i].decodeAt(&st.r)
+		if ideal {
+			q.decIdeal[i] = q.dec[i].decodeAt(&st.ideal)
+		}
+	}
+	tokens = float64(q.steps * q.dw.Batch)
+	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, tokens, false)
+	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, tokens, true)
+	return q
+}
+
+// sized is s with n zero elements, in s's storage when it holds them.
+func sized[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// setDepth moves the request onto depth cached tokens: every phase's, and
+// every later group's of a prefill that takes whole prompts in turn.
+func (q *splitPricing) setDepth(depth int) {
+	q.w.Depth, q.dw.Depth = depth, depth
+	set := func(ps []phases) {
+		for i := range ps {
+			ps[i].setDepth(depth)
+		}
+	}
+	set(q.pre)
+	set(q.one)
+	set(q.dec)
+}
+
+// splitPhases are a split request's figures at one depth.
+type splitPhases struct {
+	prefill, decode Phase
+	// first and last are the first and last decode steps' time summed
+	// over the stages, before the links.
+	first, last float64
+}
+
+// at prices the request at the depth set: the stages' sums (kept in
+// preSums and decSums) and the phases they combine into.
+func (q *splitPricing) at() splitPhases {
+	sp := q.sp
+	var out splitPhases
+	for i, st := range q.prefill {
+		e := q.preExp[i].sum()
+		var id sums
+		if q.ideal {
+			id = q.preIdeal[i].sum()
+			if q.pre[i].prefillPasses() > 1 {
+				id = q.oneIdeal[i].sum()
+			}
+		}
+		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}
+	}
+	out.prefill = sp.combine(q.preSums, q.passes, 1, q.tr+q.co, q.itr+q.ico, true)
+	if q.steps <= 0 {
+		return out
+	}
+	for i, st := range sp.Decode {
+		dp := &q.decExp[i]
+		e := dp.sum()
+		var id sums
+		if q.ideal {
+			id = q.decIdeal[i].sum()
+		}
+		q.decSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.steps) * st.r.overhead}
+		out.first += dp.time(q.dec[i].firstStep())
+		out.last += dp.time(q.dec[i].lastStep())
+	}
+	out.decode = sp.combine(q.decSums, q.steps, q.micro, q.dtr+q.dco, q.ditr+q.dico, false)
+	return out
+}
+
+// itl is the first and last decode steps' time with the links' share of
+// a step, scaled as the stages combine (a pipeline's steps are not the
+// sum of its stages').
+func (q *splitPricing) itl(ph *splitPhases) (first, last float64) {
+	steps := float64(q.steps)
+	step := (q.dtr + q.dco) / steps
+	scale := ph.decode.Time / math.Max(sumTimes(q.decSums)+q.dtr+q.dco, 1e-300)
+	return (ph.first + step) * scale, (ph.last + step) * scale
+}
