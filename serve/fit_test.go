@@ -58,3 +58,20 @@ func TestFitFrontEnd(t *testing.T) {
 		t.Error("NaN observation: no error")
 	}
 }
+
+// FuzzParseFrontEnd: whatever the text, ParseFrontEnd answers nil (the
+// runtime's), or a front end that validates, or an error; never a panic.
+func FuzzParseFrontEnd(f *testing.F) {
+	for _, s := range []string{"runtime", "off", "20ms,5ms,50us", "0,0,0", "1s,1s,1s", "2s,0,0", "-1ms,0,0", "NaN,0,0", "5ms,1ms", ",,", "1e308s,0,0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fe, err := ParseFrontEnd(s)
+		if err != nil || fe == nil {
+			return
+		}
+		if err := fe.Validate(); err != nil {
+			t.Fatalf("%q parsed to %+v, which does not validate: %v", s, fe, err)
+		}
+	})
+}

@@ -3,6 +3,9 @@ package serve
 import (
 	"fmt"
 	"math"
+	"strings"
+
+	"github.com/roofline/roofline/units"
 )
 
 // FrontEnd is a serving runtime's front end: the process that takes a
@@ -41,6 +44,36 @@ func (f FrontEnd) Validate() error {
 		}
 	}
 	return nil
+}
+
+// ParseFrontEnd reads a front end as --front-end and a study's
+// front_end give it: "runtime" (or empty) for the runtime's own (nil),
+// "off" for none, or LATENCY,REQUEST,TOKEN, three durations such as
+// 20ms,5ms,50us.
+func ParseFrontEnd(s string) (*FrontEnd, error) {
+	switch t := strings.ToLower(strings.TrimSpace(s)); t {
+	case "", "runtime":
+		return nil, nil
+	case "off", "none":
+		return &FrontEnd{}, nil
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("%q: want runtime, off, or LATENCY,REQUEST,TOKEN (three durations such as 20ms,5ms,50us)", s)
+	}
+	var v [3]float64
+	for i, p := range parts {
+		x, err := units.ParseWait(strings.TrimSpace(p))
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v", s, err)
+		}
+		v[i] = x
+	}
+	f := FrontEnd{Latency: v[0], Request: v[1], Token: v[2]}
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("%q: each part must be 0 … 1 s", s)
+	}
+	return &f, nil
 }
 
 // Light is what the front end adds to a lone request's TTFT and E2E.

@@ -57,7 +57,7 @@ func frontEndFlag() cli.Flag {
 
 // frontEnd reads --front-end: nil for the runtime's.
 func frontEnd(c *cli.Context) (*serve.FrontEnd, error) {
-	f, err := app.ParseFrontEnd(c.String("front-end"))
+	f, err := serve.ParseFrontEnd(c.String("front-end"))
 	if err != nil {
 		return nil, usageErr("--front-end %v", err)
 	}

@@ -2,9 +2,6 @@ package app
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/roofline/roofline/units"
 
 	"github.com/roofline/roofline/safeio"
 
@@ -145,36 +142,6 @@ func RuntimeFrontEnd(rt *runtimes.Runtime) (serve.FrontEnd, [2]serve.FrontEnd) {
 		{Latency: fe.Latency.Low, Request: fe.Request.Low, Token: fe.Token.Low},
 		{Latency: fe.Latency.High, Request: fe.Request.High, Token: fe.Token.High},
 	}
-}
-
-// ParseFrontEnd reads a front end as --front-end and a study's
-// front_end give it: "runtime" (or empty) for the runtime's own (nil),
-// "off" for none, or LATENCY,REQUEST,TOKEN, three durations such as
-// 20ms,5ms,50us.
-func ParseFrontEnd(s string) (*serve.FrontEnd, error) {
-	switch t := strings.ToLower(strings.TrimSpace(s)); t {
-	case "", "runtime":
-		return nil, nil
-	case "off", "none":
-		return &serve.FrontEnd{}, nil
-	}
-	parts := strings.Split(s, ",")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("%q: want runtime, off, or LATENCY,REQUEST,TOKEN (three durations such as 20ms,5ms,50us)", s)
-	}
-	var v [3]float64
-	for i, p := range parts {
-		x, err := units.ParseWait(strings.TrimSpace(p))
-		if err != nil {
-			return nil, fmt.Errorf("%q: %v", s, err)
-		}
-		v[i] = x
-	}
-	f := serve.FrontEnd{Latency: v[0], Request: v[1], Token: v[2]}
-	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("%q: each part must be 0 … 1 s", s)
-	}
-	return &f, nil
 }
 
 // FrontEndText says a front end's figures in words.

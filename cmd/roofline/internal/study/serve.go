@@ -208,7 +208,7 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		}
 	}
 	if r.FrontEnd != nil {
-		if f, err := app.ParseFrontEnd(*r.FrontEnd); err != nil {
+		if f, err := serve.ParseFrontEnd(*r.FrontEnd); err != nil {
 			bad("front_end", "serve.front_end %v", err)
 		} else {
 			req.FrontEnd = f
