@@ -220,7 +220,10 @@ published quality and decode speed.
 
 JSON and CSV hold every configuration (` + "`configs`" + `, one CSV row each), then in
 JSON the ranked answer (` + "`best`" + `, with ` + "`place`" + `, ` + "`quality_loss`" + `, ` + "`max_concurrent`" + ` and
-` + "`concurrent_context`" + `), the inverse limits (a ` + "`0`" + ` is none or does not fit, as
+` + "`concurrent_context`" + `; a recommended configuration spread over memory pools,
+offloaded or split over devices, with ` + "`pools`" + `, each pool's use as predict's
+` + "`split.pools`" + ` gives it, which the text prints as a table under the answer),
+the inverse limits (a ` + "`0`" + ` is none or does not fit, as
 above; ` + "`batch_context`" + ` is the context ` + "`max_batch_fit`" + ` is counted at), the
 frontier and what was skipped. Both are streamed: each group's
 configurations are written as soon as the search has priced them and then

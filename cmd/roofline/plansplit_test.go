@@ -195,3 +195,55 @@ func TestPlanSpreadErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanPoolsArePredict: plan prints each memory pool of a recommended
+// offloaded configuration as predict --gpu-layers N prints it at the same
+// context. Llama-3.1-70B Q4_K_M (39.6 GiB) on an RTX 4090 (24 GiB) at
+// 4,096 tokens: the GPU holds what fits, the host the rest.
+func TestPlanPoolsArePredict(t *testing.T) {
+	type pool struct {
+		Name  string  `json:"name"`
+		Total float64 `json:"total_bytes"`
+		Fits  bool    `json:"fits"`
+	}
+	out, errOut, code := runCLI("plan", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--weights", "q4_k_m", "--context", "4k",
+		"--prompt", "500", "--output-tokens", "200", "--format", "json")
+	if code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, errOut)
+	}
+	var pl struct {
+		Best []struct {
+			Split string `json:"split"`
+			Pools []pool `json:"pools"`
+		} `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &pl); err != nil {
+		t.Fatal(err)
+	}
+	if len(pl.Best) != 1 || len(pl.Best[0].Pools) != 2 || !strings.HasPrefix(pl.Best[0].Split, "offload ") {
+		t.Fatalf("plan's answer: %+v", pl.Best)
+	}
+	layers := strings.TrimPrefix(strings.Split(pl.Best[0].Split, "/")[0], "offload ")
+	// 500 + 200 tokens ending at 4,096: a history of 3,396.
+	out, errOut, code = runCLI("predict", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--weights", "q4_k_m", "--prompt", "500",
+		"--output-tokens", "200", "--depth", "3396", "--gpu-layers", layers, "--format", "json")
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, errOut)
+	}
+	var pr struct {
+		Split struct {
+			Pools []pool `json:"pools"`
+		} `json:"split"`
+	}
+	if err := json.Unmarshal([]byte(out), &pr); err != nil {
+		t.Fatal(err)
+	}
+	if len(pr.Split.Pools) != 2 {
+		t.Fatalf("predict's pools: %+v", pr.Split.Pools)
+	}
+	for i, p := range pl.Best[0].Pools {
+		if q := pr.Split.Pools[i]; p != q || !p.Fits {
+			t.Errorf("pool %d: plan %+v, predict %+v", i, p, q)
+		}
+	}
+}

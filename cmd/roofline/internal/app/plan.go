@@ -77,8 +77,12 @@ type Plan struct {
 	// the fewest devices like it, or the host memory an offload needs);
 	// "" for the others.
 	Smallest []string
-	search   *plan.Search
-	env      *Env
+	// Pools is, per shown configuration that is recommended and spread
+	// over memory pools (offloaded to the host, split over devices), what
+	// each pool holds as predict says it; nil for the others.
+	Pools  [][]sim.PoolUse
+	search *plan.Search
+	env    *Env
 }
 
 // AnySure reports whether any configuration meets the targets at their
@@ -156,18 +160,27 @@ func (p *Plan) finish(res *plan.Result) error {
 }
 
 // smallest says, for each recommended configuration that does not fit,
-// what would hold it: predict's answer to the same request.
+// what would hold it, and for each that is spread over memory pools what
+// each pool holds: predict's answer to the same request.
 func (p *Plan) smallest() error {
 	p.Smallest = make([]string, len(p.Shown.Choices))
+	p.Pools = make([][]sim.PoolUse, len(p.Shown.Choices))
 	req := p.Request
 	for i, ch := range p.Shown.Choices {
 		g, c := ch.Group, ch.Config
-		if g == nil || ch.Place != 1 || c.Fits {
+		if g == nil || ch.Place != 1 {
+			continue
+		}
+		layers, experts, offloaded := c.Offload()
+		if c.Fits && g.Devices <= 1 && !offloaded {
 			continue
 		}
 		spread := req.Spread
 		if g.Devices > 1 {
 			spread.Devices = g.Devices
+		}
+		if offloaded {
+			spread.GPULayers, spread.GPULayersSet, spread.NCPUMoE = layers, true, experts
 		}
 		pr, err := p.env.Predict(PredictRequest{
 			Setup:    Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: req.Options},
@@ -177,7 +190,12 @@ func (p *Plan) smallest() error {
 		if err != nil {
 			return err
 		}
-		p.Smallest[i] = pr.Smallest
+		if !c.Fits {
+			p.Smallest[i] = pr.Smallest
+		}
+		if sp := pr.Result.Split; sp != nil {
+			p.Pools[i] = sp.Pools
+		}
 	}
 	return nil
 }

@@ -85,6 +85,9 @@ type PlanChoiceJSON struct {
 	// SmallestThatFits says, for a recommended configuration that does
 	// not fit, what would hold it (predict's smallest_that_fits).
 	SmallestThatFits string `json:"smallest_that_fits,omitempty"`
+	// Pools are, for a recommended configuration spread over memory
+	// pools (offloaded, split over devices), what each holds.
+	Pools []poolJSON `json:"pools,omitempty"`
 }
 
 // PlanLimitsJSON is a group's inverse limits. A 0 means none: nothing
@@ -223,6 +226,9 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 		}
 		if p.Smallest != nil {
 			j.SmallestThatFits = p.Smallest[i]
+		}
+		if p.Pools != nil && len(p.Pools[i]) > 0 {
+			j.Pools = newPoolsJSON(p.Pools[i])
 		}
 		out.Best = append(out.Best, j)
 	}

@@ -37,6 +37,10 @@ func planDoc(p *app.Plan) *Doc {
 			doc.Line("%s on %s does not fit; smallest that would hold it: %s", ch.Model, ch.Device, sm)
 		}
 	}
+	if t := poolsTable(p); t != nil {
+		doc.Section("memory per pool of the recommended configurations spread over pools", false)
+		doc.Table(t)
+	}
 
 	var more []string
 	sh := p.Shown
@@ -67,6 +71,27 @@ func planDoc(p *app.Plan) *Doc {
 	}
 	doc.Raw("\n"+CountSentence(p)+"\n", "")
 	return doc
+}
+
+// poolsTable is what each memory pool holds for the recommended
+// configurations spread over several (offloaded to the host, split over
+// devices), as predict prints it; nil when none is.
+func poolsTable(p *app.Plan) *Table {
+	var t *Table
+	for i, pools := range p.Pools {
+		ch := p.Shown.Choices[i]
+		for _, u := range pools {
+			if t == nil {
+				t = NewTable("DEVICE", "MODEL", "WEIGHTS", "SPLIT", "MEMORY POOL", "TOTAL", "USABLE", "SHARE").Right(5, 6, 7)
+			}
+			share := Percent1(u.Total / u.Usable)
+			if !u.Fits {
+				share += " DOES NOT FIT"
+			}
+			t.Add(ch.Device, ch.Model, ch.Group.Weights, ch.Group.SplitText(ch.Config), u.Name, Bytes(u.Total), Bytes(u.Usable), share)
+		}
+	}
+	return t
 }
 
 // CountSentence is how many configurations meet the targets: the one

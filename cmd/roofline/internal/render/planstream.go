@@ -99,7 +99,11 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 		if p.Smallest != nil {
 			smallest = p.Smallest[i]
 		}
-		buf = appendChoiceJSON(buf, ch, p.Chats[i], rate, smallest, t, conf)
+		var pools []sim.PoolUse
+		if p.Pools != nil {
+			pools = p.Pools[i]
+		}
+		buf = appendChoiceJSON(buf, ch, p.Chats[i], rate, smallest, pools, t, conf)
 	}
 	if n > 0 {
 		buf = append(buf, "\n  "...)
@@ -165,7 +169,7 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 }
 
 // appendChoiceJSON writes a ranked configuration's PlanChoiceJSON.
-func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *app.PlanRate, smallest string, t sim.Targets, conf float64) []byte {
+func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *app.PlanRate, smallest string, pools []sim.PoolUse, t sim.Targets, conf float64) []byte {
 	g := ch.Group
 	b = append(b, "\n    {\n      \"place\": "...)
 	b = strconv.AppendInt(b, int64(ch.Place), 10)
@@ -207,6 +211,13 @@ func appendChoiceJSON(b []byte, ch plan.Choice, cl sim.ConcurrencyLimit, rate *a
 	if smallest != "" {
 		b = append(b, ",\n      \"smallest_that_fits\": "...)
 		b = appendJSONString(b, smallest)
+	}
+	if len(pools) > 0 {
+		var e bytes.Buffer
+		if err := writeJSONIndented(&e, newPoolsJSON(pools), "      "); err == nil {
+			b = append(b, ",\n      \"pools\": "...)
+			b = append(b, bytes.TrimSuffix(e.Bytes(), []byte("\n"))...)
+		}
 	}
 	return append(b, "\n    }"...)
 }

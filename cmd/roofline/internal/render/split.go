@@ -52,6 +52,15 @@ type stageTimeJSON struct {
 	DecodeS       float64 `json:"decode_per_step_s"`
 }
 
+// newPoolsJSON is each pool's use, as predict and plan write it.
+func newPoolsJSON(pools []sim.PoolUse) []poolJSON {
+	out := make([]poolJSON, 0, len(pools))
+	for _, p := range pools {
+		out = append(out, poolJSON{p.Name, p.Device.Name, p.Devices, p.Host, p.Weights, p.KV, p.Activations, p.Overhead, p.Total, p.Usable, p.Fits})
+	}
+	return out
+}
+
 func newSplitJSON(r *sim.Result, smallest string) *splitJSON {
 	s := r.Split
 	if s == nil {
@@ -67,9 +76,7 @@ func newSplitJSON(r *sim.Result, smallest string) *splitJSON {
 	if r.TPOT > 0 {
 		j.LinkShareOfTPOT = (s.TransferTPOT + s.CollectiveTPOT) / r.TPOT
 	}
-	for _, p := range s.Pools {
-		j.Pools = append(j.Pools, poolJSON{p.Name, p.Device.Name, p.Devices, p.Host, p.Weights, p.KV, p.Activations, p.Overhead, p.Total, p.Usable, p.Fits})
-	}
+	j.Pools = newPoolsJSON(s.Pools)
 	for _, st := range s.Stages {
 		j.Stages = append(j.Stages, stageTimeJSON{st.Name, st.Pool, st.PrefillEngine, st.DecodeEngine, st.Prefill, st.Decode})
 	}
