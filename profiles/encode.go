@@ -368,3 +368,45 @@ func EncodeSettingFactors(factors map[string]*runtimes.SettingFactors) string {
 	}
 	return b.String()
 }
+
+// FrontEndMarker starts the [front_end] table of a runtime profile that
+// the serving fit writes (go test ./cmd/roofline -run TestServingFrontEnd
+// -update); it runs to FittedMarker or the end and is regenerated.
+const FrontEndMarker = "# The server's front end, fitted by roofline's test suite"
+
+// EncodeFrontEnd writes a fitted front end as [front_end] after
+// FrontEndMarker and a line saying how to regenerate it; sources are the
+// latency's, the request's and the token's source lines.
+func EncodeFrontEnd(f runtimes.FrontEnd, regenerate string, sources [3]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n# (%s). Do not edit by hand.\n\n[front_end]\nbasis = %q\n", FrontEndMarker, regenerate, f.Basis)
+	for i, c := range []struct {
+		key string
+		v   runtimes.FrontEndFigure
+	}{{"latency", f.Latency}, {"request", f.Request}, {"token", f.Token}} {
+		fmt.Fprintf(&b, "%s = { value = %q, range = [%q, %q], source = %q }\n", c.key, duration4(c.v.Value), duration4(c.v.Low), duration4(c.v.High), sources[i])
+	}
+	return b.String()
+}
+
+// WithFrontEnd replaces a runtime profile's fitted [front_end] (from
+// FrontEndMarker to FittedMarker or the end) with block, placed before
+// FittedMarker; an empty block removes it.
+func WithFrontEnd(src []byte, block string) []byte {
+	s := string(src)
+	tail := ""
+	if i := strings.Index(s, FittedMarker); i >= 0 {
+		s, tail = s[:i], s[i:]
+	}
+	if i := strings.Index(s, FrontEndMarker); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimRight(s, "\n") + "\n\n"
+	if block != "" {
+		s += strings.TrimRight(block, "\n") + "\n\n"
+	}
+	if tail == "" {
+		s = strings.TrimRight(s, "\n") + "\n"
+	}
+	return []byte(s + tail)
+}

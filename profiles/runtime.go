@@ -121,6 +121,23 @@ type rawRuntime struct {
 		Clocks     *rawRule `toml:"clocks"`
 	} `toml:"settings"`
 	SettingFactors map[string]*rawSettingFactors `toml:"setting_factors"`
+	FrontEnd       *rawFrontEnd                  `toml:"front_end"`
+}
+
+// rawFrontEnd is [front_end]: the server's front end as the serving fit
+// wrote it (runtimes.FrontEnd), each figure a duration with its range
+// over the held-out fits and its source.
+type rawFrontEnd struct {
+	Basis   string             `toml:"basis"`
+	Latency *rawFrontEndFigure `toml:"latency"`
+	Request *rawFrontEndFigure `toml:"request"`
+	Token   *rawFrontEndFigure `toml:"token"`
+}
+
+type rawFrontEndFigure struct {
+	Value  string   `toml:"value"`
+	Range  []string `toml:"range"`
+	Source string   `toml:"source"`
 }
 
 // rawSettingFactors is [setting_factors.CLASS], as the fit wrote it
@@ -547,6 +564,9 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		rt.Scheduler = decodeScheduler(sc, fe, source)
 	}
 	decodeSettings(rt, &r, fe, source)
+	if f := r.FrontEnd; f != nil {
+		rt.FrontEnd = decodeFrontEnd(f, fe, source)
+	}
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
 			fe("name", "runtime %s: %v", rt.Name, err)
@@ -928,4 +948,45 @@ func decodeSettings(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format str
 		}
 		rt.SettingFactors[k] = sf
 	}
+}
+
+// decodeFrontEnd reads [front_end]: a basis and three figures, each a
+// duration (0 allowed) within its range, with its source.
+func decodeFrontEnd(f *rawFrontEnd, fe func(key, format string, a ...any), source func(key, s string)) runtimes.FrontEnd {
+	out := runtimes.FrontEnd{Stated: true, Basis: f.Basis}
+	if f.Basis == "" {
+		fe("front_end", "[front_end] needs a basis: what the fit rests on")
+	}
+	for _, c := range []struct {
+		key string
+		raw *rawFrontEndFigure
+		dst *runtimes.FrontEndFigure
+	}{{"latency", f.Latency, &out.Latency}, {"request", f.Request, &out.Request}, {"token", f.Token, &out.Token}} {
+		key := "front_end." + c.key
+		if c.raw == nil {
+			fe("front_end", "[front_end] needs %s = { value = \"…\", range = [\"…\", \"…\"], source = \"…\" }", c.key)
+			continue
+		}
+		source(key, c.raw.Source)
+		v, err := units.ParseWait(c.raw.Value)
+		if err != nil {
+			fe(key, "front_end %s value: %v", c.key, err)
+			continue
+		}
+		if len(c.raw.Range) != 2 {
+			fe(key, "front_end %s range must be two durations, low and high", c.key)
+			continue
+		}
+		lo, err1 := units.ParseWait(c.raw.Range[0])
+		hi, err2 := units.ParseWait(c.raw.Range[1])
+		if err1 != nil || err2 != nil {
+			fe(key, "front_end %s range: %v", c.key, errors.Join(err1, err2))
+			continue
+		}
+		*c.dst = runtimes.FrontEndFigure{Value: v, Low: lo, High: hi}
+	}
+	if err := out.Validate(); err != nil {
+		fe("front_end", "%v", err)
+	}
+	return out
 }

@@ -254,3 +254,69 @@ func TestRuntimeSettings(t *testing.T) {
 		t.Errorf("llama.cpp has settings %+v %v", ll.SettingReference, ll.SettingFactors)
 	}
 }
+
+// frontEndTable is a [front_end] the front-end tests break one way at a
+// time, placed before [layout] of the base profile.
+const frontEndTable = `[front_end]
+basis = "fitted on 2 sources"
+latency = { value = "20 ms", range = ["14 ms", "27 ms"], source = "[R1] the light-load TTFT less the engine's" }
+request = { value = "4.9 ms", range = ["4.9 ms", "10.5 ms"], source = "[R1] one over the saturation rate" }
+token = { value = "44 µs", range = ["0 s", "44 µs"], source = "[R1] the saturation rates at two output lengths" }
+
+[layout]`
+
+// A runtime's [front_end] reads into runtimes.FrontEnd (20 ms within
+// 14-27 ms and so on), every figure named at its line when wrong; a
+// runtime without one has none.
+func TestRuntimeFrontEnd(t *testing.T) {
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := decodeRuntime("my.toml", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.FrontEnd.Stated {
+		t.Errorf("a profile without [front_end] states one: %+v", rt.FrontEnd)
+	}
+	with := func(from, to string) []byte {
+		tbl := strings.Replace(frontEndTable, from, to, 1)
+		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
+	}
+	if rt, err = decodeRuntime("my.toml", with("", "")); err != nil {
+		t.Fatal(err)
+	}
+	ms := 1e-3 // as the parser scales: 4.9 ms is 4.9 × 0.001 s, one ulp off 0.0049
+	want := runtimes.FrontEnd{Stated: true, Basis: "fitted on 2 sources", Latency: runtimes.FrontEndFigure{Value: 0.020, Low: 0.014, High: 0.027},
+		Request: runtimes.FrontEndFigure{Value: 4.9 * ms, Low: 4.9 * ms, High: 10.5 * ms}, Token: runtimes.FrontEndFigure{Value: 44e-6, Low: 0, High: 44e-6}}
+	if !reflect.DeepEqual(rt.FrontEnd, want) {
+		t.Errorf("front end %+v, want %+v", rt.FrontEnd, want)
+	}
+	cases := []struct {
+		name, from, to string
+		want           []string
+	}{
+		{"no basis", `basis = "fitted on 2 sources"`, "", []string{"[front_end] needs a basis"}},
+		{"figure missing", "token = ", "# token = ", []string{"[front_end] needs token"}},
+		{"not a duration", `value = "20 ms"`, `value = "twenty"`, []string{"front_end latency value"}},
+		{"outside its range", `value = "20 ms"`, `value = "30 ms"`, []string{"front_end latency: want 0 <= low <= value <= high"}},
+		{"one end", `range = ["14 ms", "27 ms"]`, `range = ["14 ms"]`, []string{"front_end latency range must be two durations"}},
+		{"negative", `"0 s", "44 µs"`, `"-1 ms", "44 µs"`, []string{"front_end token range"}},
+		{"unsourced", `"[R1] one over the saturation rate"`, `""`, []string{"front_end.request has no source"}},
+		{"unknown key", "latency =", "latncy =", []string{"unknown key"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decodeRuntime("my.toml", with(c.from, c.to))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}

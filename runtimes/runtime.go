@@ -91,6 +91,9 @@ type Runtime struct {
 	// Scheduler is how its server batches requests ([scheduler] in its
 	// profile; Stated false when the profile has none).
 	Scheduler Scheduler
+	// FrontEnd is its server's front end ([front_end] in its profile,
+	// fitted on published serving runs; Stated false when it has none).
+	FrontEnd FrontEnd
 
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published

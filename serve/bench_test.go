@@ -67,3 +67,32 @@ func BenchmarkMillionRequestsAlone(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMillionRequestsFrontEnd is BenchmarkMillionRequests through
+// vLLM's fitted front end (its profile's [front_end], as serve runs it):
+// every request and token also passes the front end's queue. Target: 2 s
+// and 200 MB.
+func BenchmarkMillionRequestsFrontEnd(b *testing.B) {
+	s := setup(b, "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm")
+	fe := s.Runtime.FrontEnd
+	if !fe.Stated {
+		b.Fatal("vLLM's profile states no front end")
+	}
+	sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: 512, FrontEnd: FrontEnd{Latency: fe.Latency.Value, Request: fe.Request.Value, Token: fe.Token.Value}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, _ := ParseDist("uniform:200:2000")
+	o, _ := ParseDist("uniform:50:400")
+	w := Workload{Arrival: Poisson, Rate: 8, Requests: 1_000_000, Prompt: p, Output: o, Seed: 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := sv.Run(w, Targets{TTFT: 1, TPOT: 0.2})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Completed != w.Requests {
+			b.Fatalf("%d completed", res.Completed)
+		}
+	}
+}

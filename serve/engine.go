@@ -112,6 +112,17 @@ type engine struct {
 	ser       *series
 	maxKV     float64
 	steps     int
+	// The front end (FrontEnd; feOn when it adds anything): requests
+	// arrived and not yet through it (pend), through it and on their way
+	// to the engine (ready, each reaching it at reach[id]), the time its
+	// work taken so far ends, and that work's sum.
+	feOn         bool
+	pend, ready  deque
+	reach        []float64
+	feBusy       float64
+	egBusy       float64 // when the tokens taken so far are through
+	feWork       float64
+	lag, prevLag float64 // a step's tokens' delivery after its end, this step's and the last
 	// check, when set (tests), runs after every step.
 	check func(*engine)
 }
@@ -127,7 +138,7 @@ func (sv *Server) Run(w Workload, tg Targets) (*Result, error) {
 		return nil, err
 	}
 	e := sv.newEngine(src, tg)
-	if sv.alone(w) {
+	if sv.alone(w) && !e.feOn {
 		e.runAlone()
 	} else {
 		e.run()
@@ -142,6 +153,11 @@ func (sv *Server) newEngine(src *source, tg Targets) *engine {
 		windows: sv.pricer.Windows(), cross: make([]int32, sch.BlockSize), itl: newHistogram(),
 		lastTok: map[int32]float64{}, first: math.NaN()}
 	e.sums = make([]float64, len(e.windows))
+	if sv.FrontEnd.On() {
+		e.feOn = true
+		e.reach = make([]float64, src.n)
+		e.feBusy, e.egBusy = math.Inf(-1), math.Inf(-1)
+	}
 	e.below = make([]int, len(e.windows))
 	e.slots = make([]live, 0, min(sch.MaxSeqs, src.n))
 	if src.w.Arrival == Closed {
@@ -165,6 +181,9 @@ func (e *engine) run() {
 	for {
 		if e.running == 0 && e.waiting.len() == 0 {
 			next := e.src.peek()
+			if e.feOn {
+				next = e.nextReach()
+			}
 			if math.IsInf(next, 1) {
 				break
 			}
@@ -193,12 +212,25 @@ func (e *engine) ingest(upTo float64) {
 		if e.users != nil {
 			e.users = append(e.users, user)
 		}
-		e.waiting.pushBack(id)
+		if e.feOn {
+			e.pend.pushBack(id)
+		} else {
+			e.waiting.pushBack(id)
+		}
+	}
+	if e.feOn {
+		e.frontTo(upTo)
+		for e.ready.len() > 0 && e.reach[e.ready.front()] <= upTo {
+			e.waiting.pushBack(e.ready.popFront())
+		}
 	}
 }
 
 // areaTo integrates the requests in the system up to time t (Little's law).
 func (e *engine) areaTo(t float64) {
+	if e.feOn {
+		return // a request's tokens leave out of step order: depart sums its stay
+	}
 	if t > e.tPrev {
 		e.area += float64(e.inSystem) * (t - e.tPrev)
 		e.tPrev = t
@@ -422,7 +454,6 @@ func (e *engine) price(chunks []chunk) float64 {
 // moves to the next step.
 func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 	e.steps++
-	e.itl.add(dur, float64(e.nDec))
 	e.areaRun += float64(e.running) * dur
 	done := e.completed[:0]
 	for _, c := range chunks {
@@ -436,6 +467,13 @@ func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 		}
 	}
 	e.ingest(end)
+	// The step's tokens reach their clients through the front end: its
+	// decodes' and the finished prompts' first.
+	nDec := e.nDec
+	deliv := e.stream(end, nDec+len(done))
+	e.lag = deliv - end
+	e.itl.add(dur+e.lag-e.prevLag, float64(nDec))
+	e.prevLag = e.lag
 	e.areaTo(end)
 	e.t = end
 	e.k++
@@ -450,7 +488,7 @@ func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 	}
 	e.popEvents()
 	for _, s := range done {
-		e.promptDone(s, end)
+		e.promptDone(s, deliv)
 	}
 	e.completed = done
 	e.ingest(end)
@@ -475,10 +513,10 @@ func (e *engine) popEvents() {
 			e.below[ev.win]--
 		case evFinish:
 			r := &e.recs[l.id]
-			r.Generated, r.Finish = r.Output, e.t
+			r.Generated, r.Finish = r.Output, e.t+e.lag
 			e.removeDecoder(ev.slot)
 			e.release(ev.slot)
-			e.depart(l.id, e.t)
+			e.depart(l.id, r.Finish)
 		}
 	}
 }
@@ -588,6 +626,9 @@ func (e *engine) release(s int32) {
 
 // depart is request id leaving the system at t.
 func (e *engine) depart(id int32, t float64) {
+	if e.feOn {
+		e.area += t - e.recs[id].Arrival
+	}
 	e.areaTo(t)
 	e.inSystem--
 	if e.users != nil {
@@ -723,6 +764,8 @@ func (d *deque) pushFront(x int32) {
 
 func (d *deque) front() int32 { return d.buf[d.head] }
 
+func (d *deque) back() int32 { return d.buf[(d.head+d.size-1)%len(d.buf)] }
+
 func (d *deque) popFront() int32 {
 	x := d.buf[d.head]
 	d.head = (d.head + 1) % len(d.buf)
@@ -755,6 +798,7 @@ func (e *engine) result() *Result {
 	}
 	res.TTFT, res.TPOT, res.E2E, res.Queue = statsOf(ttft), statsOf(tpot), statsOf(e2e), statsOf(queue)
 	res.ITL = e.itl.stats()
+	res.FrontEnd = e.sv.FrontEnd
 	if n > 0 {
 		res.Duration = last - e.first
 		if span := e.recs[n-1].Arrival - e.first; span > 0 {
@@ -767,6 +811,7 @@ func (e *engine) result() *Result {
 		res.Goodput = float64(meeting) / res.Duration
 		res.MeanInSystem = e.area / res.Duration
 		res.MeanRunning = e.areaRun / res.Duration
+		res.FrontEndUse = e.feWork / res.Duration
 	}
 	if res.Completed > 0 {
 		res.MeetingShare = float64(meeting) / float64(res.Completed)

@@ -66,18 +66,23 @@ func TestServingInvariants(t *testing.T) {
 		prompt, output                                string
 		prefix                                        int
 		wantPreempt, wantFail                         bool
+		fe                                            FrontEnd
 	}{
-		{"vllm preempts", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm", 20000, 1, "lognormal:1500:800", "lognormal:300:200", 0, true, false},
-		{"vllm prefix cache", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm", 0, 5, "uniform:600:2000", "uniform:50:400", 512, false, false},
-		{"llama.cpp fails when full", "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu", "llama.cpp", 6000, 0.1, "uniform:200:2500", "uniform:100:600", 100, false, true},
-		{"tensorrt-llm reserves", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "tensorrt-llm", 20000, 2, "uniform:200:2000", "uniform:50:600", 0, false, false},
-		{"gemma windows", "gemma-2-9b", "bf16", "h100-sxm", "gpu", "vllm", 0, 0.2, "uniform:1000:7000", "uniform:100:2000", 0, false, false},
-		{"rkllm queue", "qwen2.5-1.5b", "w8a8", "rk3588", "npu", "rkllm", 0, 0.03, "uniform:50:400", "uniform:20:150", 0, false, false},
+		{"vllm preempts", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm", 20000, 1, "lognormal:1500:800", "lognormal:300:200", 0, true, false, FrontEnd{}},
+		{"vllm prefix cache", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm", 0, 5, "uniform:600:2000", "uniform:50:400", 512, false, false, FrontEnd{}},
+		{"llama.cpp fails when full", "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu", "llama.cpp", 6000, 0.1, "uniform:200:2500", "uniform:100:600", 100, false, true, FrontEnd{}},
+		{"tensorrt-llm reserves", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "tensorrt-llm", 20000, 2, "uniform:200:2000", "uniform:50:600", 0, false, false, FrontEnd{}},
+		{"gemma windows", "gemma-2-9b", "bf16", "h100-sxm", "gpu", "vllm", 0, 0.2, "uniform:1000:7000", "uniform:100:2000", 0, false, false, FrontEnd{}},
+		{"rkllm queue", "qwen2.5-1.5b", "w8a8", "rk3588", "npu", "rkllm", 0, 0.03, "uniform:50:400", "uniform:20:150", 0, false, false, FrontEnd{}},
+		// A front end busy 5 ms a request and 0.1 ms a token at 90
+		// requests/s of 40 tokens on average: 0.45 + 0.36 of its time
+		// asked, so its queue holds requests and tokens.
+		{"vllm front end", "qwen2.5-0.5b", "bf16", "h100-sxm", "gpu", "vllm", 0, 90, "uniform:100:600", "uniform:20:60", 0, false, false, FrontEnd{Latency: 0.02, Request: 0.005, Token: 0.0001}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := setup(t, c.model, c.weights, c.device, c.engine, c.runtime)
-			sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: 512, KVTokens: c.kvTokens})
+			sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: 512, KVTokens: c.kvTokens, FrontEnd: c.fe})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -290,6 +290,10 @@ type Result struct {
 	// MeanInSystem is the time average of the requests in the system
 	// (waiting or running) over Duration; MeanRunning of those running.
 	MeanInSystem, MeanRunning float64
+	// FrontEnd is the front end the requests passed (zero: none), and
+	// FrontEndUse the share of Duration it was busy.
+	FrontEnd    FrontEnd
+	FrontEndUse float64
 	// MaxKVUse is the largest share of the KV pool held at once.
 	MaxKVUse float64
 	Steps    int

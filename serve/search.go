@@ -43,14 +43,15 @@ func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, e
 	}
 	out := &Ranged{Expected: res, Level: level}
 	plo, phi, dlo, dhi := sv.Setup.StepSpread(level)
-	if plo == 1 && phi == 1 && dlo == 1 && dhi == 1 {
+	if sv.spreadless(plo, phi, dlo, dhi) {
 		return out, nil
 	}
 	for _, end := range []struct {
 		dst    **Result
 		pf, df float64
-	}{{&out.Fast, plo, dlo}, {&out.Slow, phi, dhi}} {
-		r, err := sv.scaled(end.pf, end.df).Run(w, tg)
+		i      int
+	}{{&out.Fast, plo, dlo, 0}, {&out.Slow, phi, dhi, 1}} {
+		r, err := sv.scaled(end.pf, end.df, end.i).Run(w, tg)
 		if err != nil {
 			return nil, err
 		}
@@ -221,13 +222,13 @@ func (sv *Server) MaxRateInterval(w Workload, tg Targets, runs int, level float6
 	}
 	out := &RateRange{Expected: s, Level: level}
 	plo, phi, dlo, dhi := sv.Setup.StepSpread(level)
-	if plo == 1 && phi == 1 && dlo == 1 && dhi == 1 {
+	if sv.spreadless(plo, phi, dlo, dhi) {
 		return out, nil
 	}
-	if out.Fast, err = sv.scaled(plo, dlo).MaxRate(w, tg, runs); err != nil {
+	if out.Fast, err = sv.scaled(plo, dlo, 0).MaxRate(w, tg, runs); err != nil {
 		return nil, err
 	}
-	if out.Slow, err = sv.scaled(phi, dhi).MaxRate(w, tg, runs); err != nil {
+	if out.Slow, err = sv.scaled(phi, dhi, 1).MaxRate(w, tg, runs); err != nil {
 		return nil, err
 	}
 	return out, nil

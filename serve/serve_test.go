@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -69,12 +70,30 @@ var examples = []struct {
 // TestVanishingRateIsPredict: requests so far apart that none meets
 // another are each served alone, so every request's TTFT, TPOT and E2E
 // are Predict's for its lengths, with the prefill in the server's chunks
-// (its step budget, or the prediction's micro-batch for RKLLM).
+// (its step budget, or the prediction's micro-batch for RKLLM). With a
+// front end the engine's part is still Predict's: TTFT and E2E gain the
+// front end's light-load time (20 ms + 4 ms + 0.05 ms = 24.05 ms), TPOT
+// nothing, and the request waits its 24 ms before the engine.
 func TestVanishingRateIsPredict(t *testing.T) {
+	fe := FrontEnd{Latency: 0.020, Request: 0.004, Token: 0.00005}
 	for _, c := range examples {
-		t.Run(c.name, func(t *testing.T) {
-			s := setup(t, c.model, c.weights, c.device, c.engine, c.runtime)
-			sv := server(t, s, 512)
+		for _, f := range []FrontEnd{{}, fe} {
+			t.Run(fmt.Sprintf("%s front end %v", c.name, f.On()), func(t *testing.T) {
+				vanishing(t, c.model, c.weights, c.device, c.engine, c.runtime, f)
+			})
+		}
+	}
+}
+
+func vanishing(t *testing.T, model, weights, device, engine, runtime string, f FrontEnd) {
+	{
+		{
+			s := setup(t, model, weights, device, engine, runtime)
+			sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: 512, FrontEnd: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			light := f.Latency + f.Request + f.Token
 			prompt, _ := ParseDist("uniform:100:3000")
 			output, _ := ParseDist("uniform:1:200")
 			res, err := sv.Run(Workload{Arrival: Poisson, Rate: 1e-4, Requests: 40, Prompt: prompt, Output: output, Seed: 7}, Targets{})
@@ -95,11 +114,11 @@ func TestVanishingRateIsPredict(t *testing.T) {
 				// Times are differences of clock readings near r.Finish: equal
 				// to 1e-9 and a few of the clock's last digits.
 				same := func(got, want float64) bool { return math.Abs(got-want) <= 1e-9*want+1e-15*r.Finish }
-				if r.Queue() != 0 || !same(r.TTFT(), p.TTFT) || !same(r.E2E(), p.E2E) || r.Output > 1 && !near(r.TPOT(), p.TPOT, 1e-9) {
-					t.Errorf("request %d (%d+%d tokens): TTFT %v TPOT %v E2E %v; predict %v %v %v", i, r.Prompt, r.Output, r.TTFT(), r.TPOT(), r.E2E(), p.TTFT, p.TPOT, p.E2E)
+				if !same(r.Queue(), f.Latency+f.Request) || !same(r.TTFT(), p.TTFT+light) || !same(r.E2E(), p.E2E+light) || r.Output > 1 && !near(r.TPOT(), p.TPOT, 1e-9) {
+					t.Errorf("request %d (%d+%d tokens): TTFT %v TPOT %v E2E %v; predict %v %v %v, front end %v", i, r.Prompt, r.Output, r.TTFT(), r.TPOT(), r.E2E(), p.TTFT, p.TPOT, p.E2E, light)
 				}
 			}
-		})
+		}
 	}
 }
 

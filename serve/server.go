@@ -24,6 +24,11 @@ type Server struct {
 	Context int
 	// ContextBound says what bounds Context: "model", "slot" or "memory".
 	ContextBound string
+	// FrontEnd is the runtime's front end the requests pass (the zero
+	// FrontEnd: none), FrontEndEnds the ones the interval's fast and slow
+	// ends run with (its figures' spread).
+	FrontEnd     FrontEnd
+	FrontEndEnds [2]FrontEnd
 	pricer       *sim.StepPricer
 }
 
@@ -41,6 +46,11 @@ type Options struct {
 	// runtime takes for weights, activations, its own memory and the KV
 	// cache (vLLM --gpu-memory-utilization); 0 keeps the runtime's.
 	MemoryShare float64
+	// FrontEnd is the front end requests pass before the engine and
+	// tokens after it; FrontEndEnds the interval's fast and slow ends of
+	// it (zero: FrontEnd at both).
+	FrontEnd     FrontEnd
+	FrontEndEnds [2]FrontEnd
 }
 
 // New resolves a server of scheduler sch on setup s.
@@ -65,7 +75,16 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.KVTokens < 0 || o.KVTokens > sim.MaxTokens {
 		return nil, &WorkloadError{"KVTokens", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.KVTokens)}
 	}
-	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: s.StepPricer()}
+	for _, f := range append([]FrontEnd{o.FrontEnd}, o.FrontEndEnds[:]...) {
+		if err := f.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if o.FrontEndEnds == ([2]FrontEnd{}) {
+		o.FrontEndEnds = [2]FrontEnd{o.FrontEnd, o.FrontEnd}
+	}
+	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: s.StepPricer(),
+		FrontEnd: o.FrontEnd, FrontEndEnds: o.FrontEndEnds}
 	if sv.StepTokens == 0 {
 		sv.StepTokens = o.UBatch
 	}
@@ -118,9 +137,15 @@ func (e *NotFitError) Error() string {
 func (sv *Server) KVTokens() int { return sv.Blocks * sv.Scheduler.BlockSize }
 
 // scaled is a copy of sv whose passes take the given factors of their
-// time (an interval's ends).
-func (sv *Server) scaled(prefill, decode float64) *Server {
+// time and whose front end is the end's (0 fast, 1 slow).
+func (sv *Server) scaled(prefill, decode float64, end int) *Server {
 	o := *sv
 	o.pricer = sv.pricer.Scaled(prefill, decode)
+	o.FrontEnd = sv.FrontEndEnds[end]
 	return &o
+}
+
+// spreadless says the interval's ends are the expected run.
+func (sv *Server) spreadless(plo, phi, dlo, dhi float64) bool {
+	return plo == 1 && phi == 1 && dlo == 1 && dhi == 1 && sv.FrontEndEnds[0] == sv.FrontEnd && sv.FrontEndEnds[1] == sv.FrontEnd
 }

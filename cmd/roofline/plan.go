@@ -100,6 +100,7 @@ func answerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "top", Value: 1, Usage: "configurations shown per device and model (`N`)"},
 		&cli.BoolFlag{Name: "feasible-only", Usage: "leave out what does not meet the targets (in JSON and CSV too)"},
 		&cli.BoolFlag{Name: "detail", Usage: "add the inverse limits, the quality–speed frontier, CPU engines and what was skipped"},
+		frontEndFlag(),
 		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched (roofline serve's search); exit 0 only if one sustains R"},
 	}
 }
@@ -131,6 +132,9 @@ func planAction(c *cli.Context) error {
 	}
 	req.Show = plan.Options{Top: c.Int("top"), AllEngines: c.Bool("detail"), FeasibleOnly: c.Bool("feasible-only")}
 	req.Detail, req.Rate = c.Bool("detail"), c.Float64("rate")
+	if req.FrontEnd, err = frontEnd(c); err != nil {
+		return err
+	}
 	p, err := env.PlanSearch(req)
 	if err != nil {
 		return flagged(err)

@@ -75,6 +75,9 @@ func serveAction(c *cli.Context) error {
 	if req.Scheduler, err = schedulerChanges(c); err != nil {
 		return err
 	}
+	if req.FrontEnd, err = frontEnd(c); err != nil {
+		return err
+	}
 	t, err := targets(c)
 	if err != nil {
 		return err

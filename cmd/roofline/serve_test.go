@@ -135,8 +135,9 @@ each decode at its own context). The decoding requests enter as running
 sums the engine keeps as they join, advance and leave, so a step costs the
 same with 4 or 1,000 requests and a million requests simulate in about a
 second. At a vanishing rate each request's TTFT, TPOT and E2E are
-` + "`predict`" + `'s for its lengths, and B equal requests arriving together are
-` + "`predict --batch B`" + ` (tests). A server that runs one request at a
+` + "`predict`" + `'s for its lengths plus, for TTFT and E2E, what the server's
+front end adds to a lone request (below; none with --front-end off), and
+B equal requests arriving together are ` + "`predict --batch B`" + ` (tests). A server that runs one request at a
 time (RKLLM, gpt-fast, any server at --max-seqs 1) needs no step loop at
 all: a request's service is its own prefill and decode, each in closed
 form (predict's sums), and the queue a single-server FIFO, so a million
@@ -166,6 +167,50 @@ requests are admitted while a place, the budget and the cache allow
 (llama.cpp) is priced as its passes: the decodes first, then the prompt
 tokens in order. A preempted request is prefilled again with what it
 generated, as vLLM's recompute does.
+
+## The front end
+
+A server's engine is not all of it: vLLM's API server process takes each
+request over HTTP, tokenizes it and hands it to the engine core process,
+and turns the engine's tokens back into a stream (vLLM's design docs, "V1
+process architecture"; one API server process by default). ` + "`serve`" + ` puts
+it in front of the engine as one serial server with three figures:
+
+- *latency*: time on the request's way to the engine that holds no
+  serial server (hops between processes);
+- *request*: serial work a request costs it as it arrives (parsing,
+  tokenizing, input processing), taken in arrival order;
+- *token*: serial work each streamed token costs it (detokenizing,
+  sending). A step's tokens go first: vLLM's output handler runs on the
+  same event loop and yields between slices of a step's outputs, so a
+  request being taken in finishes that much later.
+
+A lone request's TTFT and E2E gain latency + request + token and its TPOT
+nothing; under load the front end queues requests and tokens, and its
+work caps the rate at 1 / (request + token × output tokens). ` + "`predict`" + `
+does not gain it: its efficiencies are fitted on runs of the engine alone
+(offline and latency benchmarks, runs.csv), and a prediction of one
+request is the engine's; serve reports the front end as its own line
+("front end: …", JSON ` + "`front_end`" + `: its figures, what it adds to a lone
+request, ` + "`light_load_s`" + `, and the share of the run it was busy). A
+request's time in the front end counts in its queue delay (arrival to
+first scheduled by the engine).
+
+The figures are a runtime profile's ` + "`[front_end]`" + `, fitted (not typed in)
+on the published serving runs of docs/accuracy.md ("Serving under load")
+by ` + "`go test ./cmd/roofline -run TestServingFrontEnd -update`" + `: each source's
+median TTFT at its lightest load less the simulated engine's gives
+latency + request + token, and its saturation rate with every request
+sent at once gives request + token × output. Three vLLM sources stand
+behind vLLM's (latency 20.7 ms, request 4.89 ms, token 44 µs); the
+interval's ends take each figure's spread over the fits that hold one
+source out (latency 14–27 ms, request 4.9–10.5 ms, token 0–44 µs).
+SGLang, an alias of the vLLM profile, shares it unmeasured. llama.cpp's
+server, RKLLM, TensorRT-LLM and the rest have no published serving runs
+with their settings: they get no front end (the note says so) rather than
+vLLM's. ` + "`--front-end off`" + ` runs the engine alone, ` + "`--front-end 20ms,5ms,50us`" + `
+sets one (serve, and plan's --rate search; a study's ` + "`[serve]`" + ` takes
+` + "`front_end`" + `).
 
 ## What it answers
 
@@ -274,16 +319,20 @@ const serveDocTail = `
   load") it is checked on three sources so far, all vLLM: a 0.6B model
   on an H100, a 0.5B model on an L4 and gpt-oss-20b on an H100 and an
   A100. On the L4, closed loops of 1 to 32 requests, the median ITL and
-  E2E and the throughput are predicted within 17 %; at light load the
-  measured TTFT holds some 20–30 ms a request of the path below (more under
-  load); under a burst vLLM ran fewer requests at once than the simulated
-  pool allows, and a MoE's prefill rests on the class's prior (2.3–2.5×
-  slow on the A100). No llama.cpp server or RKLLM
+  E2E and the throughput are predicted within 17 %; the front end, fitted
+  on three sources, is one serial server, and the light-load TTFT it
+  leaves differs by host (19 ms on the L4's host, 32 ms on the H100's);
+  under a burst vLLM ran fewer requests at once than the engine alone
+  would, which the front end's pace explains on one source and not on
+  another, and a MoE's prefill rests on the class's prior (2.3–2.5× slow
+  on the A100). No llama.cpp server or RKLLM
   serving run with its settings was found to check the edge boards. Read
   the ranges as the step's uncertainty propagated, not as a measured
   coverage.
-- HTTP, tokenization, detokenization and the scheduler's own CPU time;
-  vLLM's asynchronous scheduling and CUDA graph padding; speculative
+- The front end's work per prompt token (tokenizing; the sources' prompts
+  of 128–512 tokens do not separate it from a request's), a chat
+  template's system prompt, the engine core's own CPU time a step;
+  several API server processes (--api-server-count); vLLM's asynchronous scheduling and CUDA graph padding; speculative
   decoding; prefill/decode disaggregation; several GPUs.
 - The KV pool is what memory leaves at the model's full per-token cache:
   sliding-window layers are counted at full length (vLLM frees their

@@ -46,7 +46,22 @@ func schedulerFlags() []cli.Flag {
 		tokensFlag("kv-tokens", nil, 0, "KV cache pool in tokens (llama.cpp -c); default: what memory leaves"),
 		&cli.Float64Flag{Name: "memory-share", Usage: "share of the device's usable memory the runtime takes for weights, activations and KV cache (vLLM --gpu-memory-utilization); default: the runtime's"},
 		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "prefill chunk of a runtime that serves one request at a time (`N`)"),
+		frontEndFlag(),
 	}
+}
+
+// frontEndFlag sets the server's front end (serve, plan --rate).
+func frontEndFlag() cli.Flag {
+	return &cli.StringFlag{Name: "front-end", Value: "runtime", Usage: "the server's front end (HTTP, tokenizing, streaming) in front of the engine: runtime (its profile's, fitted on published serving runs; none where it has none), off (the engine's steps alone), or `LATENCY,REQUEST,TOKEN` (a latency, serial work a request and a streamed token, such as 20ms,5ms,50us)"}
+}
+
+// frontEnd reads --front-end: nil for the runtime's.
+func frontEnd(c *cli.Context) (*serve.FrontEnd, error) {
+	f, err := serve.ParseFrontEnd(c.String("front-end"))
+	if err != nil {
+		return nil, usageErr("--front-end %v", err)
+	}
+	return f, nil
 }
 
 // onOff reads an on/off flag; nil when not given.

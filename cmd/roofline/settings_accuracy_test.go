@@ -146,7 +146,7 @@ func settingsSection(classes []*accuracy.Class) string {
 		"or initialised with: RKLLM allocates the KV cache from it) and its `clocks` (`pinned` or `default`); where a source does not say, the column says what is assumed " +
 		"(docs/formats.md). The runtime profile's `[settings]` are what its class was measured at (4096 tokens, pinned), and `[setting_factors]` are fitted beside the RK3588's " +
 		"level on its runs set up otherwise (docs/method.md §6, \"Runtime settings\"): a log factor on decode and on prefill time per doubling of the context above 4096, " +
-		"and one for default clocks, each shrunk toward none. `predict --max-context 16k --clocks default` prices a run so.\n\n")
+		"and one for default clocks, each shrunk toward no effect (1×). `predict --max-context 16k --clocks default` prices a run so.\n\n")
 	fmt.Fprintf(&b, "| factor on time | decode | prefill |\n|---|---:|---:|\n| per doubling of max context above 4096 | %.2f× | %.2f× |\n| clocks default (not pinned) | %.2f× | %.2f× |\n| 16k conversion, clocks default | %.2f× | %.2f× |\n\n",
 		math.Exp(f[0][0]), math.Exp(f[1][0]), math.Exp(f[0][1]), math.Exp(f[1][1]), math.Exp(2*f[0][0]+f[0][1]), math.Exp(2*f[1][0]+f[1][1]))
 	fmt.Fprintf(&b, "Fitted on %d tests of %d models (RKLLM 1.2.1, VenomekPL/RockchipLlama and kuneberg/rk_llm_chat, SOURCES.md). "+

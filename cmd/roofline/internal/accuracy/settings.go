@@ -172,7 +172,7 @@ type Settings struct {
 
 // Factors is the fit as a runtime profile files it.
 func (s *Settings) Factors(data string) *runtimes.SettingFactors {
-	basis := fmt.Sprintf("factors fitted beside %s's level on its %d published tests set up otherwise (%d models, %s), each shrunk toward none", s.Device, len(s.Cases), s.Groups, data)
+	basis := fmt.Sprintf("factors fitted beside %s's level on its %d published tests set up otherwise (%d models, %s), each shrunk toward no effect (1×)", s.Device, len(s.Cases), s.Groups, data)
 	if s.Decode.Low == 0 && s.Prefill.Low == 0 {
 		basis += "; too few models for an interval of its own"
 	}

@@ -23,6 +23,9 @@ type PlanRequest struct {
 	Devices, Engines, Runtimes, Models, Weights, KV []string
 	Contexts, Batches                               []int
 	Prompt, Output, UBatch                          int
+	// FrontEnd, when set, replaces each runtime's front end in the rate
+	// search (the zero FrontEnd: none; ServeRequest.FrontEnd).
+	FrontEnd *serve.FrontEnd
 	// MinContext and MinBatch drop smaller values from the lists.
 	MinContext, MinBatch int
 	Options              sim.Options

@@ -54,18 +54,22 @@ func (p *Plan) maxRates(res *plan.Result) error {
 		if ch.Group == nil || (ch.Place != 1 && !req.Detail) || ch.Group.Devices > 1 || ch.Config.Offloaded() {
 			return nil
 		}
-		p.Rates[i], err = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets)
+		p.Rates[i], err = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets, req.FrontEnd)
 		return err
 	})
 }
 
 // planMaxRate runs serve's search on a configuration's server.
-func planMaxRate(res *plan.Result, g *plan.Group, ubatch int, t sim.Targets) (PlanRate, error) {
+func planMaxRate(res *plan.Result, g *plan.Group, ubatch int, t sim.Targets, fe *serve.FrontEnd) (PlanRate, error) {
 	s, err := res.Setup(g)
 	if err != nil {
 		return PlanRate{}, err
 	}
-	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: ubatch})
+	f, _ := RuntimeFrontEnd(s.Runtime)
+	if fe != nil {
+		f = *fe
+	}
+	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: ubatch, FrontEnd: f})
 	var nf *serve.NotFitError
 	if errors.As(err, &nf) {
 		return PlanRate{Searched: true, NoCache: true}, nil

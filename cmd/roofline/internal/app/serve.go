@@ -35,6 +35,12 @@ type ServeRequest struct {
 	SearchInterval, AtMaxRate bool
 	// Level is the step-time interval's coverage (0.8).
 	Level float64
+	// FrontEnd, when set, replaces the runtime's front end (its profile's
+	// [front_end], none for a runtime without one); the zero FrontEnd
+	// switches it off. FrontEndEnds are the interval's ends of it (zero:
+	// FrontEnd at both).
+	FrontEnd     *serve.FrontEnd
+	FrontEndEnds [2]serve.FrontEnd
 	// Trace is a trace file of lengths (and arrival times), read in
 	// TraceFormat with ShareGPT's text counted at CharsPerToken.
 	Trace         string
@@ -106,12 +112,49 @@ type Serve struct {
 	Notes  []string
 }
 
-// frontEndNote says what every serving answer leaves out: checked
-// against vLLM 0.19 serving Qwen3-0.6B on an H100 at 16 requests/s and
-// vLLM 0.23 serving Qwen2.5-0.5B on an L4 one request at a time
-// (docs/accuracy.md, "Serving under load"), the measured median TTFT was
-// 36 ms against 3.9 ms of simulated steps and 27 ms against 7.7 ms.
-const frontEndNote = "not simulated: the server's front end (HTTP, tokenizing, detokenizing, the scheduler's own CPU time); vLLM 0.19 serving Qwen3-0.6B on an H100 measured a median TTFT of 36 ms where its steps take 4 ms, vLLM 0.23 serving Qwen2.5-0.5B on an L4 27 ms where they take 8 ms, so add 20-30 ms a request where steps are short, more under load (docs/serve.md, \"What is not modelled\")"
+// frontEndOf is the front end a serve request runs with, its interval's
+// ends, and the note that says so: the user's, the runtime's fitted one,
+// or none.
+func frontEndOf(req ServeRequest, rt *runtimes.Runtime) (serve.FrontEnd, [2]serve.FrontEnd, string) {
+	if f := req.FrontEnd; f != nil {
+		if !f.On() {
+			return *f, [2]serve.FrontEnd{}, "front end off (--front-end off): the engine's steps alone, as predict prices them; a real server adds its HTTP, tokenizing and streaming time (docs/serve.md, \"The front end\")"
+		}
+		return *f, req.FrontEndEnds, fmt.Sprintf("front end as given: %s", FrontEndText(*f))
+	}
+	if !rt.FrontEnd.Stated {
+		return serve.FrontEnd{}, [2]serve.FrontEnd{}, fmt.Sprintf("not simulated: %s's front end (HTTP, tokenizing, streaming); no published serving runs of %s stand behind one, so TTFT and E2E are the engine's steps alone (vLLM's, fitted, adds about 20-30 ms a request at light load; --front-end sets one, docs/serve.md, \"The front end\")", rt.Name, rt.Name)
+	}
+	f, ends := RuntimeFrontEnd(rt)
+	return f, ends, fmt.Sprintf("front end: %s, its serial work capping %s at %.3g requests/s of this workload's output (%s; the interval's ends take its spread over held-out fits; --front-end off for the engine alone)", FrontEndText(f), rt.Name, f.Ceiling(req.Workload.MeanOutput()), rt.FrontEnd.Basis)
+}
+
+// RuntimeFrontEnd is a runtime's fitted front end ([front_end] in its
+// profile) and its interval's fast and slow ends; none for a runtime
+// without one.
+func RuntimeFrontEnd(rt *runtimes.Runtime) (serve.FrontEnd, [2]serve.FrontEnd) {
+	fe := rt.FrontEnd
+	if !fe.Stated {
+		return serve.FrontEnd{}, [2]serve.FrontEnd{}
+	}
+	f := serve.FrontEnd{Latency: fe.Latency.Value, Request: fe.Request.Value, Token: fe.Token.Value}
+	return f, [2]serve.FrontEnd{
+		{Latency: fe.Latency.Low, Request: fe.Request.Low, Token: fe.Token.Low},
+		{Latency: fe.Latency.High, Request: fe.Request.High, Token: fe.Token.High},
+	}
+}
+
+// FrontEndText says a front end's figures in words.
+func FrontEndText(f serve.FrontEnd) string {
+	return fmt.Sprintf("%s latency + %s of serial work a request + %s a streamed token", msText(f.Latency), msText(f.Request), msText(f.Token))
+}
+
+func msText(s float64) string {
+	if s != 0 && s < 1e-3 {
+		return fmt.Sprintf("%.3g µs", s*1e6)
+	}
+	return fmt.Sprintf("%.3g ms", s*1e3)
+}
 
 // Serve simulates the workload on the selection's runtime.
 func (env *Env) Serve(req ServeRequest) (*Serve, error) {
@@ -134,11 +177,12 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	out := &Serve{Inputs: s.Inputs, RuntimeWhy: res.Choice.Why, Choices: res.Notes, Scheduler: sch, Changed: req.Scheduler.Names(),
 		Workload: req.Workload, Targets: req.Targets}
 	out.Notes = append(out.Notes, notes...)
-	out.Notes = append(out.Notes, frontEndNote)
+	fe, feEnds, feNote := frontEndOf(req, s.Runtime)
+	out.Notes = append(out.Notes, feNote)
 	if !s.Runtime.Scheduler.Stated {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
-	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare})
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, FrontEnd: fe, FrontEndEnds: feEnds})
 	if err != nil {
 		return nil, err
 	}

@@ -68,7 +68,8 @@ func (env *Env) serveFigure(req *FigureRequest) (*serve.Server, serve.Workload, 
 		return nil, w, tg, err
 	}
 	s := res.Setup
-	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: 512})
+	f, ends := RuntimeFrontEnd(s.Runtime)
+	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: 512, FrontEnd: f, FrontEndEnds: ends})
 	return sv, w, tg, err
 }
 

@@ -23,7 +23,10 @@ type ServeJSON struct {
 	TTFTTarget float64           `json:"ttft_target_s"`
 	TPOTTarget float64           `json:"tpot_target_s"`
 	// Single is one request of the mean lengths alone (predict's figures).
-	Single   singleJSON        `json:"single_request"`
+	Single singleJSON `json:"single_request"`
+	// FrontEnd is the front end the requests pass (zeros: none); a lone
+	// request's TTFT and E2E are Single's plus its light_s.
+	FrontEnd frontEndJSON      `json:"front_end"`
 	Result   serveResultJSON   `json:"result"`
 	Interval *serveRangeJSON   `json:"interval"`
 	MaxRate  *maxRateJSON      `json:"max_rate,omitempty"`
@@ -62,6 +65,14 @@ type serveWorkloadJSON struct {
 	SharedPrefix int     `json:"shared_prefix_tokens"`
 	Seed         uint64  `json:"seed"`
 	File         string  `json:"file,omitempty"`
+}
+
+type frontEndJSON struct {
+	Latency float64 `json:"latency_s"`
+	Request float64 `json:"request_s"`
+	Token   float64 `json:"token_s"`
+	Light   float64 `json:"light_load_s"`
+	Busy    float64 `json:"busy_share"`
 }
 
 type singleJSON struct {
@@ -165,6 +176,9 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		TTFTTarget: a.Targets.TTFT, TPOTTarget: a.Targets.TPOT,
 		Single: singleJSON{a.Single.Inputs.Workload.Prompt, a.Single.Inputs.Workload.Output, a.Single.TTFT, num(a.Single.TPOT), a.Single.E2E},
 		Result: newServeResultJSON(a.Run.Expected), Notes: append(append([]string{}, a.Choices...), a.Notes...)}
+	if f := sv.FrontEnd; f.On() {
+		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse}
+	}
 	if a.Run.Fast != nil {
 		j.Interval = &serveRangeJSON{a.Run.Level, newServeResultJSON(a.Run.Fast), newServeResultJSON(a.Run.Slow)}
 	}
@@ -242,11 +256,17 @@ func serveDoc(a *app.Serve) *Doc {
 	single := a.Single
 	doc.Line("one request of %d + %d tokens alone: TTFT %s, TPOT %s, E2E %s (predict)", single.Inputs.Workload.Prompt, single.Inputs.Workload.Output,
 		Duration(single.TTFT), Duration(single.TPOT), Duration(single.E2E))
+	if f := sv.FrontEnd; f.On() {
+		doc.Line("front end: %s latency, %s a request and %s a streamed token of serial work: +%s on a lone request's TTFT and E2E; busy %s of the run",
+			Duration(f.Latency), Duration(f.Request), Duration(f.Token), Duration(f.Light()), Percent1(res.FrontEndUse))
+	} else {
+		doc.Line("front end: none (the engine's steps alone)")
+	}
 
 	doc.Section("latency", true)
 	doc.Table(latencyTable(a.Run))
 	if a.Run.Fast != nil {
-		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s", Percent(a.Run.Level), outsideEnds(a.Run))
+		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s%s", Percent(a.Run.Level), frontEndEnds(sv), outsideEnds(a.Run))
 	}
 	doc.Section("throughput", true)
 	doc.Line("%d completed in %s: %s output tokens/s, %s requests/s (offered %s/s)", res.Completed, Duration(res.Duration),
@@ -283,7 +303,7 @@ func serveDoc(a *app.Serve) *Doc {
 			doc.Line("largest rate meeting %s: %s requests/s (a faster one misses %s)", targets, Sig(m.MaxRate, 3), strings.Join(m.Bound, ", "))
 		}
 		if r := a.SearchRange; r != nil && r.Fast != nil {
-			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval:", Percent(r.Level))
+			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval%s:", Percent(r.Level), frontEndEnds(a.Server))
 			switch {
 			case r.Fast.MaxRate == 0:
 				doc.Line("%s no rate tried meets them at either end", ends)
@@ -383,4 +403,13 @@ func latencyTable(r *serve.Ranged) *Table {
 		t.Add(cells...)
 	}
 	return t
+}
+
+// frontEndEnds says that the interval's ends ran the front end at its
+// range's ends, where they differ from its fitted figures.
+func frontEndEnds(sv *serve.Server) string {
+	if e := sv.FrontEndEnds; e[0] == sv.FrontEnd && e[1] == sv.FrontEnd {
+		return ""
+	}
+	return ", and the front end at the low and the high end of its figures' range"
 }

@@ -81,6 +81,7 @@ type rawServe struct {
 	SlotContext    *string  `toml:"slot_context"`
 	KVTokens       any      `toml:"kv_tokens"`
 	MemoryShare    *float64 `toml:"memory_share"`
+	FrontEnd       *string  `toml:"front_end"`
 	UBatch         any      `toml:"ubatch"`
 	Trace          *string  `toml:"trace"`
 	TraceFormat    *string  `toml:"trace_format"`
@@ -204,6 +205,14 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		} else {
 			w.Think = v
 			arg("think", *r.Think)
+		}
+	}
+	if r.FrontEnd != nil {
+		if f, err := serve.ParseFrontEnd(*r.FrontEnd); err != nil {
+			bad("front_end", "serve.front_end %v", err)
+		} else {
+			req.FrontEnd = f
+			arg("front-end", *r.FrontEnd)
 		}
 	}
 	if r.MemoryShare != nil {
