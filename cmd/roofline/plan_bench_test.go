@@ -117,7 +117,13 @@ func TestPlanMemoryFlat(t *testing.T) {
 	if largeOut < 20*smallOut {
 		t.Fatalf("the large plan wrote %.0f MB, the small one %.0f MB: not the case tested", largeOut, smallOut)
 	}
-	if large > 1.3*small+20 || large > 200 {
-		t.Errorf("peak resident memory grows with the output: %.0f MB writing %.0f MB, %.0f MB writing %.0f MB (limit 200 MB)", small, smallOut, large, largeOut)
+	if large > 1.3*small+20 {
+		t.Errorf("peak resident memory grows with the output: %.0f MB writing %.0f MB, %.0f MB writing %.0f MB", small, smallOut, large, largeOut)
+	}
+	// The race detector's shadow memory is several times the program's
+	// own (203 MB for both plans under -race): the bound is roofline's,
+	// checked without it.
+	if large > 200 && !raceDetector {
+		t.Errorf("peak resident memory %.0f MB writing %.0f MB: limit 200 MB", large, largeOut)
 	}
 }
