@@ -2,7 +2,9 @@ package profiles
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,11 +169,7 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	stat("prefill_shift", c.PrefillShift)
 	if len(c.FormatBandwidth) > 0 {
 		b.WriteString("[engine.calibration.format_bandwidth]\n")
-		keys := make([]string, 0, len(c.FormatBandwidth))
-		for k := range c.FormatBandwidth {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(c.FormatBandwidth))
 		for _, k := range keys {
 			num(k, c.FormatBandwidth[k])
 		}
@@ -284,11 +282,7 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 // EncodeLevels writes a runtime's fitted levels as [level."KEY"] tables,
 // after its classes (EncodeClasses).
 func EncodeLevels(levels map[string]*runtimes.Level) string {
-	keys := make([]string, 0, len(levels))
-	for k := range levels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(levels))
 	r4 := func(v float64) string { return number(round4(v)) }
 	var b strings.Builder
 	for _, k := range keys {
@@ -343,11 +337,7 @@ func WithClasses(src []byte, classes string) []byte {
 
 // EncodeSettingFactors writes the fitted [setting_factors.CLASS] tables.
 func EncodeSettingFactors(factors map[string]*runtimes.SettingFactors) string {
-	keys := make([]string, 0, len(factors))
-	for k := range factors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(factors))
 	r4 := func(v float64) string { return number(round4(v)) }
 	var b strings.Builder
 	for _, k := range keys {

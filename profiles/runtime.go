@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -895,11 +896,7 @@ func decodeSettings(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format str
 			source("settings.clocks", c.Source)
 		}
 	}
-	keys := make([]string, 0, len(r.SettingFactors))
-	for k := range r.SettingFactors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(r.SettingFactors))
 	for _, k := range keys {
 		f := r.SettingFactors[k]
 		key := "setting_factors." + k
