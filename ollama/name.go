@@ -78,6 +78,14 @@ func ParseName(s string) (Name, error) {
 	case strings.Contains(n.Host, ".."):
 		return bad("host %q is not a host name", n.Host)
 	}
+	// Ollama compares names without regard to case; the defaults are kept
+	// in their own spelling so that a name prints the way it parses back.
+	if strings.EqualFold(n.Host, DefaultHost) {
+		n.Host = DefaultHost
+	}
+	if strings.EqualFold(n.Namespace, DefaultNamespace) {
+		n.Namespace = DefaultNamespace
+	}
 	return n, nil
 }
 
