@@ -81,7 +81,10 @@ type rawRuntime struct {
 		Backend  string   `toml:"backend"`
 		Families []string `toml:"families"`
 		Weights  []string `toml:"weights"`
-		Source   string   `toml:"source"`
+		// GraphBatch is runtimes.Support.GraphBatch; its source is the
+		// entry's.
+		GraphBatch int    `toml:"graph_batch"`
+		Source     string `toml:"source"`
 	} `toml:"engine"`
 	Prefill struct {
 		Chunk      *rawChunk      `toml:"chunk"`
@@ -334,8 +337,11 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("engine", "[[engine]] %s weights: %s is not among the runtime's weights (%s)", key, w, strings.Join(r.Weights, ", "))
 			}
 		}
+		if e.GraphBatch < 0 {
+			fe("engine", "[[engine]] %s graph_batch must be 1 or more sequences (leave it out for no limit), got %d", key, e.GraphBatch)
+		}
 		sourceAt(key, lines.Nth("[[engine]]", ei), e.Source)
-		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights})
+		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights, GraphBatch: e.GraphBatch})
 	}
 	decodePrefill(rt, &r, fe, source)
 	if b := r.ContinuousBatching; b != nil {

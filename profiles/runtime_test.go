@@ -58,6 +58,8 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"layout.fused has no source"}},
 		{"layers per unit not a bool", `default_kv = "f16"`, "default_kv = \"f16\"\nlayer_overhead_per_unit = { value = 3, source = \"[R1] a thread per core\" }",
 			[]string{"my.toml:9:", "layer_overhead_per_unit value must be true or false"}},
+		{"graph batch below one", `kind = "gpu"`, "kind = \"gpu\"\ngraph_batch = -1",
+			[]string{"[[engine]] engine.gpu graph_batch must be 1 or more sequences (leave it out for no limit), got -1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -177,6 +177,14 @@ type Support struct {
 	// Weights, when set, are the only weight formats it runs on these
 	// engines (MLX's CUDA backend has no products for MXFP4 prompts).
 	Weights []string
+	// GraphBatch, when set, is the most sequences a decode step may hold
+	// and still be replayed as one graph of kernels (llama.cpp's CUDA
+	// graphs: a step of one sequence): its fixed costs are the engine's
+	// cycles (hardware.Efficiency.AtClock). A larger step launches its
+	// kernels one by one from the host, as a prefill pass does, and costs
+	// a pass's fixed costs. 0: the runtime states no such limit, and
+	// every decode step costs a step's.
+	GraphBatch int
 }
 
 // Kernel is the precision a runtime's matrix products run at for some
@@ -347,6 +355,16 @@ func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
 		return s.Backend
 	}
 	return ""
+}
+
+// GraphBatch is the most sequences a decode step on engine e of device d
+// may hold and still be replayed as one graph (Support.GraphBatch); 0
+// when the runtime states no limit.
+func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) int {
+	if s := r.support(d, e); s != nil {
+		return s.GraphBatch
+	}
+	return 0
 }
 
 // ClassFor is the runtime's efficiency on engine e of device d: its

@@ -156,7 +156,7 @@ func (s *Setup) timesWith(e hardware.Efficiency, w Workload) [3]float64 {
 	ttft := pp.sum().time
 	e2e, tpot := ttft, math.NaN()
 	if steps := w.Output - 1; steps > 0 {
-		dp := p.decodeAt(&o.rates.decode)
+		dp := p.decodeAt(o.decodeRates(w.Batch))
 		dec := dp.sum().time
 		e2e += dec
 		tpot = dec / float64(steps)

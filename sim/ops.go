@@ -261,7 +261,7 @@ func (oa *OpAccount) DecodePhase(first, steps, batch int) (*OpView, error) {
 // decode prices the steps of w (validated by the caller).
 func (oa *OpAccount) decode(w Workload) *OpView {
 	s := oa.s
-	a := oa.newAttribution(w, &s.rates.decode, false)
+	a := oa.newAttribution(w, s.decodeRates(w.Batch), false)
 	p := &a.model.ph
 	first, last := p.firstStep(), p.lastStep()
 	var sbuf [16]int
@@ -291,7 +291,7 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 	if !s.Inputs.ContinuousBatching {
 		w.Batch = 1
 	}
-	a := oa.newAttribution(w, &s.rates.decode, false)
+	a := oa.newAttribution(w, s.decodeRates(w.Batch), false)
 	at := func(pr *pricers) unitTerms { return pr.step(ctx) }
 	a.run(1, 1, at, at, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
 	for i := range oa.ops.Ops {
@@ -437,20 +437,24 @@ type attribution struct {
 	// Per operator and class (dense, experts, attention), the memory and
 	// compute time it would take were it alone in its class; per class,
 	// the class's time: the operators' are scaled to it at the end.
-	raw        [][3][2]float64
-	classTime  [3]float64
-	rawIdeal   []float64
-	idealTime  float64
-	prefill    bool
+	raw       [][3][2]float64
+	classTime [3]float64
+	rawIdeal  []float64
+	idealTime float64
+	prefill   bool
+	// launched is true for a decode step whose kernels are launched one
+	// by one (Setup.decodeRates): its fixed costs are a pass's.
+	launched   bool
 	fixedStart int     // rows from here are fixed costs
 	maxRows    float64 // the rows of the largest pass or step
 }
 
 func (oa *OpAccount) newAttribution(w Workload, r *rates, inOrder bool) *attribution {
 	s, ops := oa.s, oa.ops
-	decode := r == &s.rates.decode
+	launched := r == &s.rates.launched
+	decode := r == &s.rates.decode || launched
 	flash := s.Inputs.FlashAttention
-	a := &attribution{s: s, r: r, ops: ops, prefill: !decode}
+	a := &attribution{s: s, r: r, ops: ops, prefill: !decode, launched: launched}
 	a.model, a.each = &oa.pr[0], oa.pr[1:]
 	at := oa.at
 	next := func(attention bool) *attnPricers {
@@ -561,7 +565,7 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 // stepOverhead is the fixed cost of a pass, or of a decode step at the
 // engine's clock (Inputs.Clocked), as the prediction prices them.
 func (a *attribution) stepOverhead() float64 {
-	if a.prefill {
+	if a.prefill || a.launched {
 		return a.s.Inputs.Efficiency.PassOverhead
 	}
 	return a.s.Inputs.Clocked().StepOverhead

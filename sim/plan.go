@@ -204,7 +204,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 	// The prefill of the prompt and a decode step of the batch: Output 2
 	// prices the step's matrix products beside the prefill's.
 	p := s.phasesFor(Workload{Prompt: prompt, Output: 2, Batch: seqs, UBatch: ubatch})
-	prefill, decode := p.prefillAt(&s.rates.prefill), p.decodeAt(&s.rates.decode)
+	prefill, decode := p.prefillAt(&s.rates.prefill), p.decodeAt(s.decodeRates(seqs))
 	fixed := s.fixed(batch, ubatch)
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
@@ -252,7 +252,7 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 	if t.TPOT > 0 {
 		// A decode step of the batch, priced once for the search (as ITL).
 		p := stepPhases(s.Model, seqs, s.Inputs.FlashAttention)
-		decode := p.decodeAt(&s.rates.decode)
+		decode := p.decodeAt(s.decodeRates(seqs))
 		l.MaxContextTPOT = largest(upper, func(c int) bool { return decode.time(max(c-1, 1)) <= t.TPOT })
 	}
 	if t.TTFT > 0 {

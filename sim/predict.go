@@ -189,8 +189,8 @@ func (s *Setup) decodePhase(p *phases) Phase {
 // decodePhaseAt is decodePhase with the expected pricing it used, for
 // pricing single steps.
 func (s *Setup) decodePhaseAt(p *phases) (Phase, decodePricing) {
-	exp, ideal := p.decodeAt(&s.rates.decode), p.decodeAt(&s.rates.ideal)
-	return phaseOf(p.lastStep()-p.firstStep()+1, exp.sum(), ideal.sum(), s.Inputs.DecodeOverhead, ideal.r.bw, ideal.r.peak), exp
+	exp, ideal := p.decodeAt(s.decodeRates(p.w.Batch)), p.decodeAt(&s.rates.ideal)
+	return phaseOf(p.lastStep()-p.firstStep()+1, exp.sum(), ideal.sum(), s.decodeOverhead(p.w.Batch), ideal.r.bw, ideal.r.peak), exp
 }
 
 // TTFT is the expected prefill time of `prompt` tokens per sequence on top
@@ -212,7 +212,7 @@ func (s *Setup) ttft(p *phases) float64 {
 // queries attend ctx keys.
 func (s *Setup) ITL(ctx, batch int) float64 {
 	p := stepPhases(s.Model, batch, s.Inputs.FlashAttention)
-	dp := p.decodeAt(&s.rates.decode)
+	dp := p.decodeAt(s.decodeRates(batch))
 	return dp.time(ctx)
 }
 
@@ -326,7 +326,7 @@ func (s *Setup) predictQueued(r *Result, w Workload, from string) error {
 func (s *Setup) ExpectedComputeBoundBatch(ctx int) int {
 	bound := func(b int) bool {
 		p := stepPhases(s.Model, b, s.Inputs.FlashAttention)
-		dp := p.decodeAt(&s.rates.decode)
+		dp := p.decodeAt(s.decodeRates(b))
 		sm := dp.stepCost.sumsWith(dp.attn(ctx))
 		return sm.computeBound == 1
 	}

@@ -133,7 +133,7 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 	}
 	if !prefill {
 		u := sp.stepCost(tokens)
-		return sp.decode * u.timeWith(sp.s.rates.decode.attend(u, a.Bytes, a.FLOPs))
+		return sp.decode * u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs))
 	}
 	mm := prefillMatmuls(sp.p.m, tokens, logits)
 	r := &sp.s.rates.prefill
@@ -147,7 +147,7 @@ func (sp *StepPricer) stepCost(b int) *unitCost {
 	if b >= len(sp.step) {
 		if b > 1<<20 {
 			mm := sp.p.m.Matmuls(b, b)
-			u := matmulCost(&mm, &sp.s.rates.decode)
+			u := matmulCost(&mm, sp.s.decodeRates(b))
 			return &u
 		}
 		sp.step = append(sp.step, make([]unitCost, b+1-len(sp.step))...)
@@ -155,7 +155,7 @@ func (sp *StepPricer) stepCost(b int) *unitCost {
 	u := &sp.step[b]
 	if u.fixed == 0 {
 		mm := sp.p.m.Matmuls(b, b)
-		*u = matmulCost(&mm, &sp.s.rates.decode)
+		*u = matmulCost(&mm, sp.s.decodeRates(b))
 	}
 	return u
 }

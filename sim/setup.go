@@ -38,12 +38,38 @@ type Setup struct {
 // steps (they differ in the fixed overhead), and ideal.
 type setupRates struct {
 	prefill, decode, ideal rates
+	// launched are a decode step's rates when it holds more sequences
+	// than the runtime replays as one graph (Inputs.GraphBatch): decode's
+	// with a pass's fixed costs.
+	launched rates
 }
 
 // resolveRates sets s.rates from s.Inputs.
 func (s *Setup) resolveRates() {
 	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead).slower(s.Inputs.PrefillFactor),
 		decode: s.expected(s.Inputs.DecodeOverhead).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
+	s.rates.launched = s.rates.decode
+	if s.Inputs.GraphBatch > 0 {
+		s.rates.launched = s.expected(s.Inputs.LaunchedDecodeOverhead).slower(s.Inputs.DecodeFactor)
+	}
+}
+
+// decodeRates are the rates of a decode step of `batch` rows: a graph's
+// up to Inputs.GraphBatch, else one launched kernel by kernel.
+func (s *Setup) decodeRates(batch int) *rates {
+	if g := s.Inputs.GraphBatch; g > 0 && batch > g {
+		return &s.rates.launched
+	}
+	return &s.rates.decode
+}
+
+// decodeOverhead is the fixed cost of a decode step of `batch` rows, as
+// Inputs states it: a graph's, or a step's launched kernel by kernel.
+func (s *Setup) decodeOverhead(batch int) float64 {
+	if g := s.Inputs.GraphBatch; g > 0 && batch > g {
+		return s.Inputs.LaunchedDecodeOverhead
+	}
+	return s.Inputs.DecodeOverhead
 }
 
 // slower is r with every term's time f times as long (f ≤ 0: 1): the
@@ -135,7 +161,14 @@ type Inputs struct {
 	LayerUnits      int
 	PrefillOverhead float64 // s per prefill pass
 	DecodeOverhead  float64 // s per decode step
-	FlashAttention  bool    // fused attention: the KV cache is read once per pass
+	// GraphBatch is the most sequences a decode step may hold and still
+	// run as one graph of kernels (runtimes.Support.GraphBatch; 0: no
+	// limit), LaunchedDecodeOverhead the fixed cost of a larger step,
+	// whose kernels are launched one by one from the host as a prefill
+	// pass's are: a pass's, s.
+	GraphBatch             int
+	LaunchedDecodeOverhead float64
+	FlashAttention         bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
 	// queue one after another.
 	ContinuousBatching bool
@@ -198,6 +231,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
 	}
 	in.ClockRatio = e.ClockRatio()
+	in.GraphBatch = rt.GraphBatch(d, e)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
@@ -261,11 +295,17 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 
 // setOverheads sets the fixed costs per pass and step from the
 // efficiency, a decode step's at the engine's clock (Clocked): each
-// layer's shared by LayerUnits.
+// layer's shared by LayerUnits. A decode step of more sequences than a
+// graph holds (GraphBatch) costs a pass's: its kernels are launched from
+// the host, and the clock rule does not apply to them.
 func (in *Inputs) setOverheads() {
 	layers := float64(in.Layers) / float64(max(in.LayerUnits, 1))
 	in.PrefillOverhead = in.Efficiency.PrefillOverhead(layers)
 	in.DecodeOverhead = in.Clocked().DecodeOverhead(layers)
+	in.LaunchedDecodeOverhead = 0
+	if in.GraphBatch > 0 {
+		in.LaunchedDecodeOverhead = in.PrefillOverhead
+	}
 }
 
 // Clocked is the efficiency at the engine's clock (ClockRatio,

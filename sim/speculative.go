@@ -18,8 +18,9 @@ func (s *Setup) Verify(ctx, tokens, batch int) float64 {
 	p.step = s.Model.Matmuls(batch*tokens, batch*tokens)
 	B := float64(batch)
 	last := ctx + tokens - 1
-	u := matmulCost(&p.step, &s.rates.decode)
-	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), &s.rates.decode)
+	r := s.decodeRates(batch * tokens)
+	u := matmulCost(&p.step, r)
+	u = attention(u, B*p.kvRead(last), B*s.Model.AttentionDecodeFLOPsSum(ctx, last), r)
 	return u.time()
 }
 

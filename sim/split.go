@@ -53,6 +53,19 @@ type Stage struct {
 	setup  *Setup
 	r      rates // expected
 	ideal  rates
+	// launched are a decode stage's expected rates for a step of more
+	// sequences than its runtime replays as one graph
+	// (Setup.decodeRates): a pass's fixed costs.
+	launched rates
+}
+
+// decodeRates are the stage's expected rates for a decode step of
+// `batch` sequences (Setup.decodeRates).
+func (st *Stage) decodeRates(batch int) *rates {
+	if g := st.setup.Inputs.GraphBatch; g > 0 && batch > g {
+		return &st.launched
+	}
+	return &st.r
 }
 
 // SplitKind is how a split spreads a model.
@@ -195,9 +208,15 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 		if first {
 			st.r.overhead += in.Clocked().StepOverhead
 		}
+		st.launched = s.rates.launched
+		st.launched.overhead = layers * in.Efficiency.LayerOverhead
+		if first {
+			st.launched.overhead += in.Efficiency.PassOverhead
+		}
 	}
 	if in.Layers > 0 {
 		st.r.host *= float64(st.Layers) / float64(in.Layers)
+		st.launched.host *= float64(st.Layers) / float64(in.Layers)
 	}
 	st.ideal = s.rates.ideal
 	return st

@@ -127,7 +127,7 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 	}
 	for i, st := range sp.Decode {
 		q.dec[i] = decodePhases(st.Cost, q.dw, flash)
-		q.decExp[i] = q.dec[i].decodeAt(&st.r)
+		q.decExp[i] = q.dec[i].decodeAt(st.decodeRates(q.dw.Batch))
 		if ideal {
 			q.decIdeal[i] = q.dec[i].decodeAt(&st.ideal)
 		}
@@ -197,7 +197,7 @@ func (q *splitPricing) at() splitPhases {
 		if q.ideal {
 			id = q.decIdeal[i].sum()
 		}
-		q.decSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.steps) * st.r.overhead}
+		q.decSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.steps) * dp.r.overhead}
 		out.first += dp.time(q.dec[i].firstStep())
 		out.last += dp.time(q.dec[i].lastStep())
 	}

@@ -44,12 +44,20 @@ const (
 	maxDeviceDecodeMdAPE  = 0.10
 	maxDeviceDecodeP90    = 0.43
 	maxDevicePrefillMdAPE = 0.105
-	maxDevicePrefillP90   = 0.47
-	minDeviceCoverage     = 0.73
+	// 46.8 % until a decode step of several sequences was priced as the
+	// pass it is (llama.cpp launches it kernel by kernel, without a CUDA
+	// graph): the CUDA class's pass cost, which now prices the DGX
+	// Spark's batched decode too, moved from 2.33 to 2.60 ms, and the
+	// prefill P90 with it to 48.2 %.
+	maxDevicePrefillP90 = 0.49
+	minDeviceCoverage   = 0.73
 
 	// Devices measured on three models or more, each model predicted by
 	// the device's level fitted without it, each device weighing the same.
-	maxDeviceLevelDecodeMdAPE  = 0.13
+	maxDeviceLevelDecodeMdAPE = 0.13
+
+	// llama.cpp's CUDA class, each device held out (issue 24's aim).
+	maxCUDADecodeMdAPE         = 0.08
 	maxDeviceLevelPrefillMdAPE = 0.14
 )
 
@@ -201,6 +209,18 @@ func TestPublicAccuracy(t *testing.T) {
 	// aims, prefill and small-model decode included.
 	if ld, lp, _ := deviceLevelStats(classes, 3); ld.MdAPE > maxDeviceLevelDecodeMdAPE || lp.MdAPE > maxDeviceLevelPrefillMdAPE {
 		t.Errorf("measured devices, each model held out: decode MdAPE %.1f%%, prefill %.1f%%: guards %.0f%%, %.0f%%", 100*ld.MdAPE, 100*lp.MdAPE, 100*maxDeviceLevelDecodeMdAPE, 100*maxDeviceLevelPrefillMdAPE)
+	}
+	// Issue 24: the Jetsons' CUDA class, each device held out, decodes
+	// within 8 % (9.0 % before a step of several sequences was priced as
+	// launched kernel by kernel).
+	for _, c := range classes {
+		if c.Key.String() != "llama.cpp gpu (cuda)" {
+			continue
+		}
+		r, cov := c.Phase(measured.Decode)
+		if s := accuracy.Summarize(r, cov); s.MdAPE > maxCUDADecodeMdAPE {
+			t.Errorf("%s, each device held out: decode MdAPE %.1f%%, want ≤ %.0f%%", c.Key, 100*s.MdAPE, 100*maxCUDADecodeMdAPE)
+		}
 	}
 	all := accuracy.Summarize(append(dr, pr...), append(dc, pc...))
 	if all.Coverage < minCoverage || all.Coverage > maxCoverage {
@@ -545,6 +565,7 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	fmt.Fprintf(&b, "**Measured devices.** A device with published runs is predicted with its own level (docs/method.md §6): on the %d devices measured on three models or more, "+
 		"each model predicted by the device's level fitted without it, decode MdAPE %s (P90 %s, in its interval %s), prefill MdAPE %s (P90 %s, in its interval %s), each device weighing the same.\n\n",
 		ln, pctOf(ld.MdAPE), pctOf(ld.P90), pctOf(ld.Coverage), pctOf(lp.MdAPE), pctOf(lp.P90), pctOf(lp.Coverage))
+	b.WriteString(deviceLevelTable(classes, 3))
 	b.WriteString(missionSection(classes))
 	b.WriteString(releasedSection(classes))
 	b.WriteString(settingsSection(classes))
@@ -1101,4 +1122,54 @@ func deviceLevelStats(classes []*accuracy.Class, minModels int) (accuracy.Stat, 
 		}
 	}
 	return accuracy.SummarizeByDevice(r[0], cov[0], dev[0]), accuracy.SummarizeByDevice(r[1], cov[1], dev[1]), n
+}
+
+// deviceLevelTable is the figure above device by device: each device
+// measured on at least minModels models, each model predicted by the
+// device's level fitted without it (MdAPE of the rate, the median of
+// measured/predicted time, and the share inside the interval).
+func deviceLevelTable(classes []*accuracy.Class, minModels int) string {
+	type row struct {
+		class, device string
+		models        int
+		d, p          accuracy.Stat
+	}
+	var rows []row
+	for _, c := range classes {
+		for name, lv := range c.DeviceLevels {
+			if lv.Groups < minModels {
+				continue
+			}
+			var r [2][]float64
+			var cov [2][]bool
+			for j, i := range lv.Cases {
+				k := 0
+				if c.Cases[i].Run.Test == measured.Prefill {
+					k = 1
+				}
+				sp := c.SpreadFor(lv, i)
+				r[k], cov[k] = append(r[k], lv.Held[j]), append(cov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High)
+			}
+			rows = append(rows, row{c.Key.String(), name, lv.Groups, accuracy.Summarize(r[0], cov[0]), accuracy.Summarize(r[1], cov[1])})
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if rows[i].class != rows[j].class {
+			return rows[i].class < rows[j].class
+		}
+		return rows[i].device < rows[j].device
+	})
+	cells := func(s accuracy.Stat) string {
+		if s.N == 0 {
+			return "0 | — | — | —"
+		}
+		return fmt.Sprintf("%d | %s | %.2f | %s", s.N, pctOf(s.MdAPE), s.Bias, pctOf(s.Coverage))
+	}
+	var b strings.Builder
+	b.WriteString("| class | device | models | decode tests | decode MdAPE | measured/predicted | in interval | prefill tests | prefill MdAPE | measured/predicted | in interval |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |\n", r.class, r.device, r.models, cells(r.d), cells(r.p))
+	}
+	b.WriteString("\n")
+	return b.String()
 }

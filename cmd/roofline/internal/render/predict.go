@@ -548,6 +548,15 @@ func overheadText(in sim.Inputs) string {
 	}
 	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s%s)",
 		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared, clock)
+	if g := in.GraphBatch; g > 0 {
+		// sim.Setup.decodeRates: a step the runtime does not replay as
+		// one graph launches its kernels as a pass does.
+		seqs := "sequences"
+		if g == 1 {
+			seqs = "sequence"
+		}
+		out += fmt.Sprintf("; a decode step of more than %d %s is launched kernel by kernel, not as one graph: %s, a pass's", g, seqs, Duration(in.LaunchedDecodeOverhead))
+	}
 	if e.HostWork > 0 && in.HostPeak > 0 {
 		out += fmt.Sprintf("; on the CPU %s per token (%d layers × %s FLOP at %s %s)",
 			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)

@@ -1,0 +1,77 @@
+package sim_test
+
+import (
+	"testing"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// A decode step of more sequences than the runtime replays as one graph
+// (llama.cpp's CUDA graphs hold a step of one sequence) launches its
+// kernels from the host, as a prefill pass does, and costs a pass's
+// fixed costs; a step that fits the graph costs a step's, at the GPU's
+// clock. Everything else about the step is unchanged, so the step's time
+// moves by exactly the difference of the fixed costs.
+func TestLaunchedDecodeStep(t *testing.T) {
+	m, d := setup(t, "qwen2.5-0.5b", "q4_k_m", "f16", "jetson-orin-nano-super-8gb@25w")
+	e, _ := d.Engine("gpu")
+	eff := hardware.Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, HalfRows: 60, Attention: 0.3, Dequant: 1,
+		StepOverhead: 1e-3, PassOverhead: 2e-3, LayerOverhead: 100e-6}
+	with := func(graph int) *sim.Setup {
+		rt := testRuntime()
+		rt.Engines[0].GraphBatch = graph
+		rt.Classes["gpu"] = &runtimes.Class{Efficiency: eff, Fitted: true, Basis: "test", Decode: runtimes.Spread{Low: 0.9, High: 1.1}, Prefill: runtimes.Spread{Low: 0.8, High: 1.25}}
+		s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	graphed, free := with(1), with(0)
+	// Qwen2.5-0.5B has 24 layers; 25W runs the GPU at 918 MHz (r = 0.918).
+	// A graph's step: (1 ms + 24 × 100 µs) / 0.918 = 3.7037 ms. A step
+	// launched kernel by kernel: a pass's, 2 ms + 24 × 100 µs = 4.4 ms.
+	in := graphed.Inputs
+	if in.GraphBatch != 1 || !near(in.DecodeOverhead, 3.4e-3/0.918, 1e-9) || !near(in.LaunchedDecodeOverhead, 4.4e-3, 1e-9) {
+		t.Errorf("graph batch %d, decode fixed cost %g s, launched %g s; want 1, 3.7037 ms, 4.4 ms", in.GraphBatch, in.DecodeOverhead, in.LaunchedDecodeOverhead)
+	}
+	if free.Inputs.GraphBatch != 0 || free.Inputs.LaunchedDecodeOverhead != 0 {
+		t.Errorf("a runtime without graph_batch: %d, %g", free.Inputs.GraphBatch, free.Inputs.LaunchedDecodeOverhead)
+	}
+	const ctx = 1000
+	for _, c := range []struct {
+		batch int
+		diff  float64 // graphed − free, s
+	}{
+		{1, 0},                     // one sequence: the graph
+		{2, 4.4e-3 - 3.4e-3/0.918}, // 4.4 − 3.7037 = 0.6963 ms more
+		{32, 4.4e-3 - 3.4e-3/0.918},
+	} {
+		got := graphed.ITL(ctx, c.batch) - free.ITL(ctx, c.batch)
+		if !near(got, c.diff, 1e-9) {
+			t.Errorf("batch %d: ITL moves by %.6g s, want %.6g s", c.batch, got, c.diff)
+		}
+		// Predict prices the same steps, and its fixed costs say which.
+		w := sim.Workload{Prompt: 100, Output: 11, Batch: c.batch, UBatch: 512}
+		pg, err := graphed.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := free.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := (pg.Decode.Time - pf.Decode.Time) / 10; !near(got, c.diff, 1e-9) {
+			t.Errorf("batch %d: Predict's decode moves by %.6g s a step, want %.6g s", c.batch, got, c.diff)
+		}
+		want := 10 * in.DecodeOverhead
+		if c.batch > 1 {
+			want = 10 * in.LaunchedDecodeOverhead
+		}
+		if !near(pg.Decode.OverheadTime, want, 1e-9) {
+			t.Errorf("batch %d: fixed costs %g s over 10 steps, want %g s", c.batch, pg.Decode.OverheadTime, want)
+		}
+	}
+}
