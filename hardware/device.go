@@ -105,6 +105,11 @@ type Engine struct {
 	// Clock is the engine's maximum clock in the device's power mode, Hz;
 	// 0 when the profile does not give it (ClockRatio).
 	Clock float64
+	// ComputeCapability is an NVIDIA GPU's CUDA compute capability (5.3
+	// for the 2019 Jetson Nano's Maxwell, 8.7 for Orin): what a runtime's
+	// kernels and graphs may use on it. 0 when the profile does not give
+	// it.
+	ComputeCapability float64
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
 	// runtime's class for runs on this engine.
@@ -298,6 +303,9 @@ func (d *Device) Validate() error {
 		}
 		in("engine."+e.Name+".units", limits.Units, float64(e.Units))
 		in("engine."+e.Name+".clock", limits.Clock, e.Clock)
+		if cc := e.ComputeCapability; cc != 0 && !(cc >= 1 && cc < 100) {
+			errs = append(errs, &KeyError{"engine." + e.Name + ".compute_capability", fmt.Errorf("must be a CUDA compute capability such as 5.3 or 8.7, got %g", cc)})
+		}
 		powerOK := e.Power == 0 || in("engine."+e.Name+".power", limits.PowerDraw, e.Power)
 		if e.IdlePower != 0 && in("engine."+e.Name+".idle_power", limits.PowerDraw, e.IdlePower) && powerOK && e.Power > 0 && e.IdlePower > e.Power {
 			errs = append(errs, &KeyError{"engine." + e.Name + ".idle_power", fmt.Errorf("must be at most power (%g W), got %g W", e.Power, e.IdlePower)})

@@ -102,6 +102,7 @@ type rawEngine struct {
 	IdlePower   *sourced           `toml:"idle_power"`
 	Units       *sourcedNumber     `toml:"units"`
 	Clock       *sourced           `toml:"clock"`
+	CC          *sourcedNumber     `toml:"compute_capability"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -623,6 +624,17 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	}
 	if v, ok := d.quantity(dev, key+".clock", re.Clock, units.DimFrequency); ok {
 		e.Clock = v
+	}
+	if cc := re.CC; cc != nil {
+		if !(cc.Value >= 1 && cc.Value < 100) {
+			d.errorf(key+".compute_capability", "engine %s compute_capability must be a CUDA compute capability such as 5.3 or 8.7, got %g", e.Name, cc.Value)
+		} else {
+			e.ComputeCapability = cc.Value
+		}
+		if strings.TrimSpace(cc.Source) == "" {
+			d.errorf(key+".compute_capability", "%s.compute_capability = %g has no source: every number in a profile cites where it comes from", key, cc.Value)
+		}
+		dev.Sources[key+".compute_capability"] = cc.Source
 	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {

@@ -79,6 +79,9 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		if e.Units > 0 {
 			fmt.Fprintf(&b, "units = { value = %d, source = %s }\n", e.Units, quote(d.Sources[key+".units"]))
 		}
+		if e.ComputeCapability > 0 {
+			fmt.Fprintf(&b, "compute_capability = { value = %g, source = %s }\n", e.ComputeCapability, quote(d.Sources[key+".compute_capability"]))
+		}
 		b.WriteString("[engine.peak]\n")
 		for _, p := range units.Precisions {
 			if v := e.Peaks[p]; v > 0 {

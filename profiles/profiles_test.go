@@ -111,6 +111,7 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 		{"badpeak.bad.toml", []string{"badpeak.bad.toml:15:", `unknown key "engine.peak.fp16.sorce"`}},
 		{"nosource.bad.toml", []string{"nosource.bad.toml:7:", "has no source"}},
 		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be 1 MFLOP/s to 10 EFLOP/s, got -10 TFLOP/s"}},
+		{"badcc.bad.toml", []string{"badcc.bad.toml:14:", "engine gpu compute_capability must be a CUDA compute capability such as 5.3 or 8.7, got 0.5"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -83,8 +83,10 @@ type rawRuntime struct {
 		Weights  []string `toml:"weights"`
 		// GraphBatch is runtimes.Support.GraphBatch; its source is the
 		// entry's.
-		GraphBatch int    `toml:"graph_batch"`
-		Source     string `toml:"source"`
+		GraphBatch int `toml:"graph_batch"`
+		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
+		GraphMinCC float64 `toml:"graph_min_compute_capability"`
+		Source     string  `toml:"source"`
 	} `toml:"engine"`
 	Prefill struct {
 		Chunk      *rawChunk      `toml:"chunk"`
@@ -340,8 +342,11 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if e.GraphBatch < 0 {
 			fe("engine", "[[engine]] %s graph_batch must be 1 or more sequences (leave it out for no limit), got %d", key, e.GraphBatch)
 		}
+		if e.GraphMinCC != 0 && !(e.GraphMinCC >= 1 && e.GraphMinCC < 100) {
+			fe("engine", "[[engine]] %s graph_min_compute_capability must be a CUDA compute capability such as 7.0, got %g", key, e.GraphMinCC)
+		}
 		sourceAt(key, lines.Nth("[[engine]]", ei), e.Source)
-		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights, GraphBatch: e.GraphBatch})
+		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights, GraphBatch: e.GraphBatch, GraphMinCC: e.GraphMinCC})
 	}
 	decodePrefill(rt, &r, fe, source)
 	if b := r.ContinuousBatching; b != nil {

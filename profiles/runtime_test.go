@@ -60,6 +60,8 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"my.toml:9:", "layer_overhead_per_unit value must be true or false"}},
 		{"graph batch below one", `kind = "gpu"`, "kind = \"gpu\"\ngraph_batch = -1",
 			[]string{"[[engine]] engine.gpu graph_batch must be 1 or more sequences (leave it out for no limit), got -1"}},
+		{"graph compute capability out of range", `kind = "gpu"`, "kind = \"gpu\"\ngraph_min_compute_capability = 700.0",
+			[]string{"[[engine]] engine.gpu graph_min_compute_capability must be a CUDA compute capability such as 7.0, got 700"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

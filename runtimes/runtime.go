@@ -185,6 +185,12 @@ type Support struct {
 	// a pass's fixed costs. 0: the runtime states no such limit, and
 	// every decode step costs a step's.
 	GraphBatch int
+	// GraphMinCC, when set, is the lowest compute capability its graphs
+	// run on (llama.cpp turns CUDA graphs off on older GPUs): on an
+	// engine below it every decode step launches its kernels one by one.
+	// An engine whose profile states no compute capability is taken to
+	// meet it.
+	GraphMinCC float64
 }
 
 // Kernel is the precision a runtime's matrix products run at for some
@@ -359,12 +365,16 @@ func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
 
 // GraphBatch is the most sequences a decode step on engine e of device d
 // may hold and still be replayed as one graph (Support.GraphBatch); 0
-// when the runtime states no limit.
-func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) int {
-	if s := r.support(d, e); s != nil {
-		return s.GraphBatch
+// when the runtime states no limit. graphless is true when the engine's
+// compute capability is below what the runtime's graphs need
+// (Support.GraphMinCC): no step runs as a graph.
+func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int, graphless bool) {
+	s := r.support(d, e)
+	if s == nil {
+		return 0, false
 	}
-	return 0
+	cc := e.ComputeCapability
+	return s.GraphBatch, s.GraphMinCC > 0 && cc > 0 && cc < s.GraphMinCC
 }
 
 // ClassFor is the runtime's efficiency on engine e of device d: its

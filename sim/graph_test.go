@@ -75,3 +75,43 @@ func TestLaunchedDecodeStep(t *testing.T) {
 		}
 	}
 }
+
+// On a GPU below the compute capability a runtime's graphs need, no
+// decode step runs as a graph: one sequence's step costs a pass's fixed
+// costs too, and the clock rule does not touch it.
+func TestGraphlessEngine(t *testing.T) {
+	m, d := setup(t, "qwen2.5-0.5b", "q4_k_m", "f16", "jetson-nano-4gb")
+	e, _ := d.Engine("gpu")
+	if e.ComputeCapability != 5.3 || e.Clock != 921e6 {
+		t.Fatalf("jetson-nano-4gb gpu: compute capability %g, clock %g Hz; want 5.3, 921 MHz", e.ComputeCapability, e.Clock)
+	}
+	eff := hardware.Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, HalfRows: 60, Attention: 0.3, Dequant: 1,
+		StepOverhead: 1e-3, PassOverhead: 2e-3, LayerOverhead: 100e-6}
+	with := func(minCC float64) sim.Inputs {
+		rt := testRuntime()
+		rt.Engines[0].GraphBatch, rt.Engines[0].GraphMinCC = 1, minCC
+		rt.Classes["gpu"] = &runtimes.Class{Efficiency: eff, Fitted: true, Basis: "test", Decode: runtimes.Spread{Low: 0.9, High: 1.1}, Prefill: runtimes.Spread{Low: 0.8, High: 1.25}}
+		s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.Inputs
+	}
+	// 24 layers. Graphs from 7.0 up: the Nano's 5.3 has none, so a step
+	// of one sequence costs 2 ms + 24 × 100 µs = 4.4 ms. Graphs from 5.0
+	// up: (1 ms + 24 × 100 µs) / 0.921 = 3.6916 ms.
+	for _, c := range []struct {
+		minCC     float64
+		graphless bool
+		decode    float64
+	}{
+		{7.0, true, 4.4e-3},
+		{5.0, false, 3.4e-3 / 0.921},
+		{0, false, 3.4e-3 / 0.921},
+	} {
+		in := with(c.minCC)
+		if in.Graphless != c.graphless || !near(in.DecodeOverhead, c.decode, 1e-9) || !near(in.LaunchedDecodeOverhead, 4.4e-3, 1e-9) {
+			t.Errorf("graphs from %g: graphless %v, decode fixed cost %g s, launched %g s; want %v, %g s, 4.4 ms", c.minCC, in.Graphless, in.DecodeOverhead, in.LaunchedDecodeOverhead, c.graphless, c.decode)
+		}
+	}
+}

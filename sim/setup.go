@@ -49,7 +49,7 @@ func (s *Setup) resolveRates() {
 	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead).slower(s.Inputs.PrefillFactor),
 		decode: s.expected(s.Inputs.DecodeOverhead).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
 	s.rates.launched = s.rates.decode
-	if s.Inputs.GraphBatch > 0 {
+	if s.Inputs.GraphBatch > 0 || s.Inputs.Graphless {
 		s.rates.launched = s.expected(s.Inputs.LaunchedDecodeOverhead).slower(s.Inputs.DecodeFactor)
 	}
 }
@@ -57,7 +57,7 @@ func (s *Setup) resolveRates() {
 // decodeRates are the rates of a decode step of `batch` rows: a graph's
 // up to Inputs.GraphBatch, else one launched kernel by kernel.
 func (s *Setup) decodeRates(batch int) *rates {
-	if g := s.Inputs.GraphBatch; g > 0 && batch > g {
+	if g := s.Inputs.GraphBatch; s.Inputs.Graphless || (g > 0 && batch > g) {
 		return &s.rates.launched
 	}
 	return &s.rates.decode
@@ -66,7 +66,7 @@ func (s *Setup) decodeRates(batch int) *rates {
 // decodeOverhead is the fixed cost of a decode step of `batch` rows, as
 // Inputs states it: a graph's, or a step's launched kernel by kernel.
 func (s *Setup) decodeOverhead(batch int) float64 {
-	if g := s.Inputs.GraphBatch; g > 0 && batch > g {
+	if g := s.Inputs.GraphBatch; s.Inputs.Graphless || (g > 0 && batch > g) {
 		return s.Inputs.LaunchedDecodeOverhead
 	}
 	return s.Inputs.DecodeOverhead
@@ -168,7 +168,12 @@ type Inputs struct {
 	// pass's are: a pass's, s.
 	GraphBatch             int
 	LaunchedDecodeOverhead float64
-	FlashAttention         bool // fused attention: the KV cache is read once per pass
+	// Graphless is true when the runtime replays no decode step as a
+	// graph on this engine (its compute capability is below what the
+	// runtime's graphs need: runtimes.Support.GraphMinCC): every step
+	// costs LaunchedDecodeOverhead, and so does DecodeOverhead.
+	Graphless      bool
+	FlashAttention bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
 	// queue one after another.
 	ContinuousBatching bool
@@ -231,7 +236,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
 	}
 	in.ClockRatio = e.ClockRatio()
-	in.GraphBatch = rt.GraphBatch(d, e)
+	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
@@ -303,8 +308,11 @@ func (in *Inputs) setOverheads() {
 	in.PrefillOverhead = in.Efficiency.PrefillOverhead(layers)
 	in.DecodeOverhead = in.Clocked().DecodeOverhead(layers)
 	in.LaunchedDecodeOverhead = 0
-	if in.GraphBatch > 0 {
+	if in.GraphBatch > 0 || in.Graphless {
 		in.LaunchedDecodeOverhead = in.PrefillOverhead
+	}
+	if in.Graphless {
+		in.DecodeOverhead = in.LaunchedDecodeOverhead
 	}
 }
 

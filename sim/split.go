@@ -62,7 +62,7 @@ type Stage struct {
 // decodeRates are the stage's expected rates for a decode step of
 // `batch` sequences (Setup.decodeRates).
 func (st *Stage) decodeRates(batch int) *rates {
-	if g := st.setup.Inputs.GraphBatch; g > 0 && batch > g {
+	if g := st.setup.Inputs.GraphBatch; st.setup.Inputs.Graphless || (g > 0 && batch > g) {
 		return &st.launched
 	}
 	return &st.r

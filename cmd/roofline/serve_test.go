@@ -347,14 +347,15 @@ const serveDocTail = `
 
 // TestServeRangeHoldsExpected: in a closed loop with fewer slots than
 // users, faster steps bring users back sooner into fuller batches, so the
-// fast end's p99 TPOT lies above the expected run's (57.3 ms); the range
-// printed must still hold the expected figure, and say why. (Llama-3.2-3B
-// with 3 s of thinking showed it until a step of several sequences was
-// priced as launched kernel by kernel: its fuller batches now cost a
-// pass's fixed costs at either end.)
+// fast end's p99 TPOT lies above the expected run's (33.1 ms); the range
+// printed must still hold the expected figure, and say why. (On the Orin
+// Nano Super, where the case was first found, llama.cpp's steps of
+// several sequences now cost a pass's fixed costs, launched kernel by
+// kernel, and no closed loop tried there shows it any more; Metal's
+// steps have no such rule.)
 func TestServeRangeHoldsExpected(t *testing.T) {
-	out, errOut, code := runCLI("serve", "--model", "llama-3.2-1b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
-		"--arrival", "closed", "--users", "6", "--max-seqs", "4", "--think", "5s", "--output-tokens", "uniform:10:300", "--requests", "200")
+	out, errOut, code := runCLI("serve", "--model", "llama-3.2-3b", "--hardware", "apple-m2-max", "--weights", "q4_k_m",
+		"--arrival", "closed", "--users", "8", "--max-seqs", "4", "--think", "5s", "--output-tokens", "uniform:10:300", "--requests", "200")
 	if code != 0 {
 		t.Fatal(errOut)
 	}

@@ -541,14 +541,16 @@ func overheadText(in sim.Inputs) string {
 		shared = fmt.Sprintf(" / %d %s units", in.LayerUnits, in.EngineKind)
 	}
 	clock := ""
-	if r := in.ClockRatio; r > 0 && r != 1 {
+	if r := in.ClockRatio; r > 0 && r != 1 && !in.Graphless {
 		// hardware.Efficiency.AtClock: a decode step's fixed costs run at
 		// the GPU's clock, a prefill pass's as fitted.
 		clock = fmt.Sprintf("; a decode step's ÷ %.3g, the GPU's %s over %s", r, Clock(r*hardware.ReferenceClock), Clock(hardware.ReferenceClock))
 	}
 	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s%s)",
 		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared, clock)
-	if g := in.GraphBatch; g > 0 {
+	if in.Graphless {
+		out += "; no decode step runs as one graph on this GPU (its compute capability is below what the runtime's graphs need): each launches its kernels from the host and costs a pass's"
+	} else if g := in.GraphBatch; g > 0 {
 		// sim.Setup.decodeRates: a step the runtime does not replay as
 		// one graph launches its kernels as a pass does.
 		seqs := "sequences"
