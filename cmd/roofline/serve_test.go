@@ -316,10 +316,14 @@ const serveDocTail = `
 - The per-step cost is predict's, with its accuracy (docs/accuracy.md):
   batched decode at small batches follows sim's current small-row rule.
   Against published serving runs (docs/accuracy.md, "Serving under
-  load") it is checked on three sources so far, all vLLM: a 0.6B model
-  on an H100, a 0.5B model on an L4 and gpt-oss-20b on an H100 and an
-  A100. On the L4, closed loops of 1 to 32 requests, the median ITL and
-  E2E and the throughput are predicted within 17 %; the front end, fitted
+  load") it is checked on four sources so far, all vLLM: a 0.6B model
+  on an H100, a 0.5B model on an L4, gpt-oss-20b on an H100 and an A100,
+  and a 7B model on an A100. On the L4, closed loops of 1 to 32 requests,
+  the median ITL and E2E and the throughput are predicted within 17 %; on
+  the A100, bursts of up to 50 requests of 1024 + 1024 tokens, the median
+  TPOT and ITL within 14 %, and from 75 requests at once the TPOT 10–58 %
+  slow (the vLLM class's step at large batches is an extrapolation from
+  batch 8); the front end, fitted
   on three sources, is one serial server, and the light-load TTFT it
   leaves differs by host (19 ms on the L4's host, 32 ms on the H100's);
   under a burst vLLM ran fewer requests at once than the engine alone
