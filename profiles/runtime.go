@@ -123,6 +123,20 @@ type rawRuntime struct {
 	} `toml:"settings"`
 	SettingFactors map[string]*rawSettingFactors `toml:"setting_factors"`
 	FrontEnd       *rawFrontEnd                  `toml:"front_end"`
+	Graphs         *rawGraphs                    `toml:"graphs"`
+}
+
+// rawGraphs is [graphs]: the largest step a CUDA graph is captured for
+// (capped at seqs × max_num_seqs), and the time per layer a piecewise
+// graph and no graph add, each with its source.
+type rawGraphs struct {
+	Capture *struct {
+		Value  int    `toml:"value"`
+		Seqs   int    `toml:"seqs"`
+		Source string `toml:"source"`
+	} `toml:"capture"`
+	PiecewiseLayer *rawRule `toml:"piecewise_layer"`
+	EagerLayer     *rawRule `toml:"eager_layer"`
 }
 
 // rawFrontEnd is [front_end]: the server's front end as the serving fit
@@ -568,6 +582,9 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	if f := r.FrontEnd; f != nil {
 		rt.FrontEnd = decodeFrontEnd(f, fe, source)
 	}
+	if g := r.Graphs; g != nil {
+		rt.Graphs = decodeGraphs(g, fe, source)
+	}
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
 			fe("name", "runtime %s: %v", rt.Name, err)
@@ -945,6 +962,37 @@ func decodeSettings(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format str
 		}
 		rt.SettingFactors[k] = sf
 	}
+}
+
+// decodeGraphs reads [graphs]: a capture of whole tokens and two
+// durations a layer, each with its source.
+func decodeGraphs(g *rawGraphs, fe func(key, format string, a ...any), source func(key, s string)) runtimes.Graphs {
+	var out runtimes.Graphs
+	if g.Capture == nil || g.PiecewiseLayer == nil || g.EagerLayer == nil {
+		fe("graphs", "[graphs] needs capture = { value = TOKENS, seqs = N, source = \"…\" }, piecewise_layer and eager_layer = { value = \"15 µs\", source = \"…\" }")
+		return out
+	}
+	source("graphs.capture", g.Capture.Source)
+	out.Capture, out.PerSeq = g.Capture.Value, g.Capture.Seqs
+	for _, c := range []struct {
+		key string
+		raw *rawRule
+		dst *float64
+	}{{"piecewise_layer", g.PiecewiseLayer, &out.Piecewise}, {"eager_layer", g.EagerLayer, &out.Eager}} {
+		key := "graphs." + c.key
+		source(key, c.raw.Source)
+		v, ok := c.raw.Value.(string)
+		x, err := units.ParseWait(v)
+		if !ok || err != nil {
+			fe(key, "graphs %s value must be a duration a layer such as \"15 µs\"", c.key)
+			continue
+		}
+		*c.dst = x
+	}
+	if err := out.Validate(); err != nil {
+		fe("graphs", "%v", err)
+	}
+	return out
 }
 
 // decodeFrontEnd reads [front_end]: a basis and three figures, each a

@@ -94,6 +94,9 @@ type Runtime struct {
 	// FrontEnd is its server's front end ([front_end] in its profile,
 	// fitted on published serving runs; Stated false when it has none).
 	FrontEnd FrontEnd
+	// Graphs is how its steps launch their kernels ([graphs] in its
+	// profile: CUDA graphs up to a step size; zero when it has none).
+	Graphs Graphs
 
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published
@@ -506,6 +509,9 @@ func (r *Runtime) Validate() error {
 		errs = append(errs, fmt.Sprintf("memory_overhead must not be negative, got %g", r.MemoryOverhead))
 	}
 	if err := r.Layout.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := r.Graphs.Validate(); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if r.Scheduler.Stated {

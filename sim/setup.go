@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -42,8 +43,8 @@ type setupRates struct {
 
 // resolveRates sets s.rates from s.Inputs.
 func (s *Setup) resolveRates() {
-	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead).slower(s.Inputs.PrefillFactor),
-		decode: s.expected(s.Inputs.DecodeOverhead).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
+	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead, true).slower(s.Inputs.PrefillFactor),
+		decode: s.expected(s.Inputs.DecodeOverhead, false).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
 }
 
 // slower is r with every term's time f times as long (f ≤ 0: 1): the
@@ -62,6 +63,8 @@ func (r rates) slower(f float64) rates {
 	r.attention /= f
 	r.overhead *= f
 	r.host *= f
+	r.graphIn *= f
+	r.graphOut *= f
 	return r
 }
 
@@ -135,7 +138,13 @@ type Inputs struct {
 	LayerUnits      int
 	PrefillOverhead float64 // s per prefill pass
 	DecodeOverhead  float64 // s per decode step
-	FlashAttention  bool    // fused attention: the KV cache is read once per pass
+	// Graphs are the runtime's CUDA graphs (runtimes.Graphs; zero: none
+	// stated), GraphCapture the largest step one is replayed for under
+	// its default scheduler on this device: a pass of more rows, or one
+	// holding prompt tokens, launches more from the host (rates.graph).
+	Graphs         runtimes.Graphs
+	GraphCapture   int
+	FlashAttention bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
 	// queue one after another.
 	ContinuousBatching bool
@@ -199,6 +208,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
+	if g := rt.Graphs; g.On() {
+		in.Graphs, in.GraphCapture = g, g.CaptureFor(rt.SchedulerFor(d).MaxSeqs)
+	}
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
 	}
@@ -315,6 +327,21 @@ type rates struct {
 	// not bw: a split model's layer whose products run on a GPU over the
 	// link while its cache stays in host memory (0: bw).
 	kv float64
+	// graphIn and graphOut are the time a pass of up to graphCap rows
+	// and of more adds to a whole CUDA graph's replay (Inputs.Graphs):
+	// a piecewise graph's launches for a prefill pass within the
+	// capture, none for a decode step; every kernel's beyond it.
+	graphCap          float64
+	graphIn, graphOut float64
+}
+
+// graph is the time a pass of `rows` rows adds for its launches beyond
+// a whole CUDA graph's replay.
+func (r *rates) graph(rows float64) float64 {
+	if rows > r.graphCap {
+		return r.graphOut
+	}
+	return r.graphIn
 }
 
 // kvRate is the rate attention reads the KV cache at.
@@ -325,7 +352,7 @@ func (r *rates) kvRate() float64 {
 	return r.bw
 }
 
-func (s *Setup) expected(overhead float64) rates {
+func (s *Setup) expected(overhead float64, prefill bool) rates {
 	in := s.Inputs
 	dq := 1.0
 	if in.Dequantizing && in.Efficiency.Dequant > 0 {
@@ -336,8 +363,14 @@ func (s *Setup) expected(overhead float64) rates {
 		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
 	}
 	e := in.Clocked()
-	return rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
-		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host}
+	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
+		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host, graphCap: math.Inf(1)}
+	if g := in.Graphs; g.On() {
+		L := float64(in.Layers)
+		r.graphCap, r.graphOut = float64(in.GraphCapture), L*g.PerLayer(math.Inf(1), in.GraphCapture, prefill)
+		r.graphIn = L * g.PerLayer(0, in.GraphCapture, prefill)
+	}
+	return r
 }
 
 func (s *Setup) idealRates() rates {

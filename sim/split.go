@@ -197,7 +197,10 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 		}
 	}
 	if in.Layers > 0 {
-		st.r.host *= float64(st.Layers) / float64(in.Layers)
+		f := float64(st.Layers) / float64(in.Layers)
+		st.r.host *= f
+		st.r.graphIn *= f
+		st.r.graphOut *= f
 	}
 	st.ideal = s.rates.ideal
 	return st
