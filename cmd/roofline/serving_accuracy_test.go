@@ -655,7 +655,11 @@ is where the simulation still misses:
   graphs). At 16 requests/s on the H100 each 512-token prompt shares its
   step with the running decodes, past 512 tokens: priced so, the ITL p99
   is 12.6 ms against 12.7 ms measured (3.1 ms without), the median TTFT
-  9 % short (35 %), the median TPOT 9 % (24 %). The light-load TTFT the
+  9 % short (35 %), the median TPOT 9 % (24 %). Another cause would give
+  that tail too: a front end that holds the streamed tokens while it takes
+  in a request (10.5 ms each at KVCACHED's saturation rate); the burst's
+  median ITL of 4.5 ms says tokens do not wait behind every request's
+  intake, so the graphs, sourced apart, are the reading kept. The light-load TTFT the
   front end is fitted on is then 22 ms a request on the H100's host and
   19 ms on the L4's, where it was 32 and 19 ms. Over every source the
   graphs bring the medians from 24.1 % to 12.3 % off, the p99s from
@@ -668,7 +672,9 @@ is where the simulation still misses:
   within 2–15 % at every concurrency, the median E2E within 0–14 % and
   the closed loops' throughput within 0–11 %. At 32 users the median
   TTFT is 4 % short (48 % before the graphs): several users' prompts in
-  one step pass 512 tokens. The vLLM class is fitted on two decode runs of
+  one step pass 512 tokens, as many as the simulated loop, whose users
+  start in lockstep (a real client staggers them), puts together, so read
+  that figure as an upper bound on what the graphs explain. The vLLM class is fitted on two decode runs of
   an 8B model at batch 8 (runs.csv, VLLM-NIGHTLY) and on no prefill run,
   so its cost of a step on a model a thirteenth the size is an
   extrapolation.
