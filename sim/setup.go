@@ -457,3 +457,18 @@ func (s *Setup) WithEfficiency(e hardware.Efficiency) *Setup {
 	o.resolveRates()
 	return &o
 }
+
+// WithMaxSeqs is s under a scheduler of maxSeqs sequences: the largest
+// step its CUDA graphs are captured for follows it (vLLM: min(2 ×
+// max_num_seqs, 512)). s itself when the runtime states no graphs or the
+// capture does not change.
+func (s *Setup) WithMaxSeqs(maxSeqs int) *Setup {
+	g := s.Inputs.Graphs
+	if !g.On() || g.CaptureFor(maxSeqs) == s.Inputs.GraphCapture {
+		return s
+	}
+	o := *s
+	o.Inputs.GraphCapture = g.CaptureFor(maxSeqs)
+	o.resolveRates()
+	return &o
+}

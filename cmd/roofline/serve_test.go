@@ -175,7 +175,8 @@ efficiency class is fitted; one that holds prompt tokens replays
 piecewise graphs, attention launched between the pieces (15 µs a layer
 more); a step of more tokens than the largest graph has none, every
 kernel launched from the host (339 µs a layer more: 9.5 ms a step of a
-28-layer model). A 512-token prompt arriving beside running decodes
+28-layer model). The largest graph follows --max-seqs (at --max-seqs 8,
+16 tokens), and serve says so. A 512-token prompt arriving beside running decodes
 therefore makes a slow step, and the inter-token latency's tail shows
 it.
 
@@ -343,10 +344,8 @@ const serveDocTail = `
   of 128–512 tokens do not separate it from a request's), a chat
   template's system prompt, the engine core's own CPU time a step;
   several API server processes (--api-server-count); vLLM's asynchronous
-  scheduling; a step padded up to the next captured graph size; the
-  graphs' capture under --max-seqs (the capture follows the runtime's
-  default max_num_seqs); speculative decoding; prefill/decode
-  disaggregation; several GPUs.
+  scheduling; a step padded up to the next captured graph size;
+  speculative decoding; prefill/decode disaggregation; several GPUs.
 - The KV pool is what memory leaves at the model's full per-token cache:
   sliding-window layers are counted at full length (vLLM frees their
   out-of-window blocks), which understates a windowed model's pool.
