@@ -328,18 +328,21 @@ const serveDocTail = `
 - The per-step cost is predict's, with its accuracy (docs/accuracy.md):
   batched decode at small batches follows sim's current small-row rule.
   Against published serving runs (docs/accuracy.md, "Serving under
-  load") it is checked on three sources so far, all vLLM: a 0.6B model
-  on an H100, a 0.5B model on an L4 and gpt-oss-20b on an H100 and an
-  A100. Held out by source, the medians are predicted within 12 % (median
-  error), the p99s within 40 % and the saturation rates within 29 %; at
-  16 requests/s on the H100 the ITL p99 within 1 %, priced by vLLM's
-  CUDA graphs (above). The front end, fitted on three sources, is one
-  serial server that takes requests one at a time; under a burst vLLM's
-  engine got prompts in groups (KVCACHED) or was flooded (GPUSTACK),
-  which it does not reproduce, and a MoE's prefill rests on the class's
-  prior. No llama.cpp server or RKLLM serving run with its settings was
-  found to check the edge boards. Read the ranges as the step's
-  uncertainty propagated, not as a measured coverage.
+  load") it is checked on four sources so far, all vLLM: a 0.6B model
+  on an H100, a 0.5B model on an L4, gpt-oss-20b on an H100 and an A100,
+  and a 7B model on an A100. Held out by source, the medians are
+  predicted within 10 % (median error), the p99s within 33 % and the
+  saturation rates within 29 %; at 16 requests/s on the H100 the ITL p99
+  within 1 %, priced by vLLM's CUDA graphs (above). On the A100, bursts
+  of 75 requests of 1024 + 1024 tokens and more, the TPOT runs slow (the
+  vLLM class's step at large batches is an extrapolation from batch 8).
+  The front end, fitted on three sources, is one serial server that
+  takes requests one at a time; under a burst vLLM's engine got prompts
+  in groups (KVCACHED) or was flooded (GPUSTACK), which it does not
+  reproduce, and a MoE's prefill rests on the class's prior. No llama.cpp
+  server or RKLLM serving run with its settings was found to check the
+  edge boards. Read the ranges as the step's uncertainty propagated, not
+  as a measured coverage.
 - The front end's work per prompt token (tokenizing; the sources' prompts
   of 128–512 tokens do not separate it from a request's), a chat
   template's system prompt, the engine core's own CPU time a step;

@@ -101,6 +101,8 @@ func (r *servingRun) sourceID() string { return strings.Fields(r.source)[0] }
 func (r *servingRun) load() string {
 	lengths := r.prompt + " + " + r.output + " tokens"
 	switch {
+	case math.IsInf(r.rate, 1) && r.requests == 1:
+		return "1 request alone, " + lengths
 	case math.IsInf(r.rate, 1):
 		return fmt.Sprintf("%d requests at once, %s", r.requests, lengths)
 	case r.arrival == serve.Closed && r.requestsUnstated:
@@ -634,15 +636,19 @@ func servingSources(runs []*servingRun) []string {
 }
 
 // servingReading is what the serving misses say, read off the table.
-const servingReading = `**What the misses say.** Three sources are simulated, all vLLM: 0.19.0
+const servingReading = `**What the misses say.** Four sources are simulated, all vLLM: 0.19.0
 serving Qwen3-0.6B on an H100 at half its memory (KVCACHED-H100: Poisson
 at 16/s and 500 requests at once), 0.23.0 serving Qwen2.5-0.5B on an L4
-at 0.6 of its memory (WMX-L4: closed loops of 1 to 32 requests), and
-0.11.0 serving gpt-oss-20b on an H100 and an A100 (GPUSTACK-GPTOSS20B:
-1000 short requests at once). Held out by source, the steps vLLM runs at a
-steady load are now priced close, the server's front end explains much of
-the rest on two sources and not on the third, and every request at once
-is where the simulation still misses:
+at 0.6 of its memory (WMX-L4: closed loops of 1 to 32 requests), 0.11.0
+serving gpt-oss-20b on an H100 and an A100 (GPUSTACK-GPTOSS20B: 1000
+short requests at once), and 0.10.1.1 serving Qwen2-7B on an A100 at a
+quarter and at half of its memory (DLEE-A100: 1 to 500 requests of 1024 +
+1024 tokens at once; its TPOT and ITL are scored, not its TTFT nor its
+rates, SOURCES.md says why). Held out by source, the steps vLLM runs at a
+steady load are now priced close, the decode of dense models up to a few
+dozen requests, the server's front end explains much of the rest on two
+sources and not on the third, and every request at once is where the
+simulation still misses:
 
 - *CUDA graphs.* vLLM V1 replays a CUDA graph captured for each step size
   up to min(2 × max_num_seqs, 512) tokens: a whole graph for a decode-only
@@ -661,9 +667,11 @@ is where the simulation still misses:
   median ITL of 4.5 ms says tokens do not wait behind every request's
   intake, so the graphs, sourced apart, are the reading kept. The light-load TTFT the
   front end is fitted on is then 22 ms a request on the H100's host and
-  19 ms on the L4's, where it was 32 and 19 ms. Over every source the
-  graphs bring the medians from 24.1 % to 12.3 % off, the p99s from
-  55.3 % to 40.0 %, the saturation rates from 49.5 % to 28.5 %. The eager
+  19 ms on the L4's, where it was 32 and 19 ms. Over the four sources
+  the graphs bring the medians from 13.8 % to 10.3 % off, the p99s from
+  39.8 % to 33.0 %, the saturation rates from 55.5 % to 28.5 %; on the
+  A100's 1024-token prompts (DLEE-A100, below) the medians from 10.8 % to
+  7.3 %. The eager
   figure is an upper one for vLLM's default: enforce_eager also turns
   torch.compile off, where a step past the largest graph still runs
   compiled kernels; it was measured on one host, and a host CPU's speed
@@ -678,6 +686,19 @@ is where the simulation still misses:
   an 8B model at batch 8 (runs.csv, VLLM-NIGHTLY) and on no prefill run,
   so its cost of a step on a model a thirteenth the size is an
   extrapolation.
+- *Long answers in bursts.* On the A100 (DLEE-A100) the median TPOT and
+  ITL are predicted within 14 % for bursts of up to 50 requests at
+  either share. From 75 requests at once the simulated TPOT runs slow:
+  16–29 % at a quarter of memory, where the KV cache (94k tokens, about
+  45 requests of 2048) holds the batch and the median ITL still lands
+  within 1 %, and 11–60 % at half, where up to 256 requests run at once
+  and the measured TPOT grows more slowly with the batch (25 ms at 100,
+  53 ms at 500) than the class's step, fitted on runs at batch 8,
+  prices. Its published request rates are not scored: read as the front
+  end's pace, as the fit reads a burst's rate, they would give it 0.56 ms
+  a streamed token; the engine alone (` + "`serve --front-end off`" + `) gives
+  1.8–1.9 requests/s at a quarter of memory (measured 2.1–2.2) and 2.5–2.7
+  at half (measured 2.9–4.4) for 75 to 500 requests.
 - *The front end.* vLLM's API server process takes each request over
   HTTP, tokenizes it and streams the answer back, apart from the engine's
   steps (vLLM's design docs, "V1 process architecture"). Simulated as one
