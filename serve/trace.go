@@ -243,6 +243,7 @@ func (t *TraceFile) readCSV(br *bufio.Reader, file string, most int) error {
 	}
 	t.Timed = tc >= 0
 	var t0 time.Time
+	t0Line := 0 // the line of the first timestamp; 0: none yet
 	for len(t.Rows) < most {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -282,10 +283,17 @@ func (t *TraceFile) readCSV(br *bufio.Reader, file string, most int) error {
 				if err != nil {
 					return &RowError{File: file, Line: line, Msg: fmt.Sprintf("TIMESTAMP %q is not a time such as 2023-11-16 18:15:46.6805900", ts)}
 				}
-				if t0.IsZero() {
-					t0 = at
+				if t0Line == 0 {
+					t0, t0Line = at, line
 				}
-				row.At = at.Sub(t0).Seconds()
+				// Seconds from whole seconds and nanoseconds apart: Sub
+				// saturates at ±292 years, which a hostile file can span.
+				row.At = float64(at.Unix()-t0.Unix()) + float64(at.Nanosecond()-t0.Nanosecond())/1e9
+				if row.At < 0 {
+					// The first row may be skipped (no output), so add's
+					// check against the last kept row cannot see it.
+					return &RowError{File: file, Line: line, Msg: fmt.Sprintf("timestamps must not go back: %s is before line %d's, the trace's first (sort the trace by time)", ts, t0Line)}
+				}
 			} else if row.At, err = strconv.ParseFloat(ts, 64); err != nil || math.IsNaN(row.At) || math.IsInf(row.At, 0) || row.At < 0 {
 				return &RowError{File: file, Line: line, Msg: fmt.Sprintf("%s %q is not a time in seconds", head[tc], ts)}
 			}

@@ -86,6 +86,9 @@ func TestReadTrace(t *testing.T) {
 func TestReadTraceErrors(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"unsorted", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:50.0,1,1\n2023-11-16 18:15:49.0,1,1\n", "f.csv:3: timestamps must not go back"},
+		// The first row is skipped (no output): the second still may not
+		// go back before it, even by 2027 years (which time.Sub saturates).
+		{"before a skipped first row", "TIMESTAMP,ContextTokens,GeneratedTokens\n2027-01-01 0:00:00,1,0\n0000-01-01 0:00:00,1,1\n", "f.csv:3: timestamps must not go back: 0000-01-01 0:00:00 is before line 2's"},
 		{"bad time", "TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,1,1\n", `f.csv:2: TIMESTAMP "yesterday" is not a time`},
 		{"negative tokens", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,-3,1,1,x\n", `f.csv:2: Request tokens "-3" is not a token count`},
 		{"fractional tokens", lengthsCSV + "1.5,2\n", `f.csv:4: prompt_tokens "1.5" is not a token count`},

@@ -108,23 +108,32 @@ func argName(c *cli.Context, what string) (string, error) {
 	return c.Args().First(), noExtraArgs(c, 1)
 }
 
-func showModelAction(c *cli.Context) error {
+// showArgs reads what every show command takes: the output format, the
+// one NAME|FILE argument (- reads the profile from stdin) and the
+// environment that resolves it.
+func showArgs(c *cli.Context, what string) (render.Format, string, *app.Env, error) {
 	f, err := outputFormat(c, showFormats)
 	if err != nil {
-		return err
+		return f, "", nil, err
 	}
-	name, err := argName(c, "model")
+	name, err := argName(c, what)
 	if err != nil {
-		return err
+		return f, "", nil, err
 	}
 	env, err := environment(c)
 	if err != nil {
-		return err
+		return f, "", nil, err
 	}
 	if name == "-" {
-		if name, err = stdinProfile(env, "show model"); err != nil {
-			return err
-		}
+		name, err = stdinProfile(env, "show "+what)
+	}
+	return f, name, env, err
+}
+
+func showModelAction(c *cli.Context) error {
+	f, name, env, err := showArgs(c, "model")
+	if err != nil {
+		return err
 	}
 	mc, err := env.ShowModel(name, c.String("weights"), c.String("kv"))
 	if err != nil {
@@ -155,22 +164,9 @@ func showModelAction(c *cli.Context) error {
 }
 
 func showHardwareAction(c *cli.Context) error {
-	f, err := outputFormat(c, showFormats)
+	f, name, env, err := showArgs(c, "hardware")
 	if err != nil {
 		return err
-	}
-	name, err := argName(c, "hardware")
-	if err != nil {
-		return err
-	}
-	env, err := environment(c)
-	if err != nil {
-		return err
-	}
-	if name == "-" {
-		if name, err = stdinProfile(env, "show hardware"); err != nil {
-			return err
-		}
 	}
 	d, err := env.ShowDevice(name)
 	if err != nil {
@@ -180,22 +176,9 @@ func showHardwareAction(c *cli.Context) error {
 }
 
 func showRuntimeAction(c *cli.Context) error {
-	f, err := outputFormat(c, showFormats)
+	f, name, env, err := showArgs(c, "runtime")
 	if err != nil {
 		return err
-	}
-	name, err := argName(c, "runtime")
-	if err != nil {
-		return err
-	}
-	env, err := environment(c)
-	if err != nil {
-		return err
-	}
-	if name == "-" {
-		if name, err = stdinProfile(env, "show runtime"); err != nil {
-			return err
-		}
 	}
 	rt, err := env.ShowRuntime(name)
 	if err != nil {

@@ -126,7 +126,10 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		dst       *serve.Dist
 	}{{"prompt", "prompt", r.Prompt, &w.Prompt}, {"output_tokens", "output-tokens", r.OutputTokens, &w.Output}} {
 		if f.v == nil {
-			arg(f.flag, f.dst.String())
+			// A trace's rows give the lengths: the study's own go unsaid.
+			if r.Trace == nil {
+				arg(f.flag, f.dst.String())
+			}
 			continue
 		}
 		text, ok := scalarText(f.v)
@@ -425,14 +428,6 @@ func parseTrace(s *Serve, r *rawServe, resolve func(string) string, arg func(fla
 		return
 	}
 	arg("trace", req.Trace)
-	// The trace's rows give the lengths: the study's own go unsaid.
-	for i := 0; i+1 < len(s.Args); {
-		if (s.Args[i] == "--prompt" && r.Prompt == nil) || (s.Args[i] == "--output-tokens" && r.OutputTokens == nil) {
-			s.Args = slices.Delete(s.Args, i, i+2)
-			continue
-		}
-		i += 2
-	}
 	s.TraceNotes = notes
 	req.Trace = "" // read: every configuration serves these rows
 }
