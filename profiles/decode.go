@@ -48,6 +48,12 @@ type sourcedNumber struct {
 	Source string  `toml:"source"`
 }
 
+// sourcedBool is a yes or no with the reference it comes from.
+type sourcedBool struct {
+	Value  *bool  `toml:"value"`
+	Source string `toml:"source"`
+}
+
 type rawModel struct {
 	Name           string         `toml:"name"`
 	Aliases        []string       `toml:"aliases"`
@@ -102,6 +108,7 @@ type rawEngine struct {
 	IdlePower   *sourced           `toml:"idle_power"`
 	Units       *sourcedNumber     `toml:"units"`
 	Clock       *sourced           `toml:"clock"`
+	Int8Dot     *sourcedBool       `toml:"int8_dot"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -623,6 +630,17 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	}
 	if v, ok := d.quantity(dev, key+".clock", re.Clock, units.DimFrequency); ok {
 		e.Clock = v
+	}
+	if b := re.Int8Dot; b != nil {
+		switch {
+		case b.Value == nil:
+			d.errorf(key+".int8_dot", "%s.int8_dot needs a value: true when the engine has int8 dot-product instructions (SDOT, VNNI), false when it has none", key)
+		case strings.TrimSpace(b.Source) == "":
+			d.errorf(key+".int8_dot", "%s.int8_dot = %t has no source: every figure in a profile cites where it comes from", key, *b.Value)
+		default:
+			e.NoInt8Dot = !*b.Value
+			dev.Sources[key+".int8_dot"] = b.Source
+		}
 	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {

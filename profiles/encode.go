@@ -79,6 +79,9 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		if e.Units > 0 {
 			fmt.Fprintf(&b, "units = { value = %d, source = %s }\n", e.Units, quote(d.Sources[key+".units"]))
 		}
+		if src, ok := d.Sources[key+".int8_dot"]; ok {
+			fmt.Fprintf(&b, "int8_dot = { value = %t, source = %s }\n", !e.NoInt8Dot, quote(src))
+		}
 		b.WriteString("[engine.peak]\n")
 		for _, p := range units.Precisions {
 			if v := e.Peaks[p]; v > 0 {

@@ -103,6 +103,10 @@ type rawRuntime struct {
 		Kind    string   `toml:"kind"`
 		Compute []string `toml:"compute"`
 		Source  string   `toml:"source"`
+		NoDot   *struct {
+			Factor float64 `toml:"factor"`
+			Source string  `toml:"source"`
+		} `toml:"without_int8_dot"`
 	} `toml:"kernel"`
 	Era []struct {
 		Name      string   `toml:"name"`
@@ -513,6 +517,19 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		if len(kr.Compute) == 0 {
 			fe("kernel", "every [[kernel]] needs compute precisions")
+		}
+		if nd := k.NoDot; nd != nil {
+			switch {
+			case !(nd.Factor > 0 && nd.Factor <= 1):
+				fe("without_int8_dot", "kernel without_int8_dot: factor must be a share of the int8 peak, above 0 and at most 1, got %g", nd.Factor)
+			case !slices.Contains(kr.Compute, units.INT8):
+				fe("without_int8_dot", "kernel without_int8_dot: the kernel runs no int8 products (compute %v)", k.Compute)
+			case strings.TrimSpace(nd.Source) == "":
+				fe("without_int8_dot", "kernel without_int8_dot = %g has no source: every rule cites where it comes from", nd.Factor)
+			default:
+				kr.NoDotFactor, kr.NoDotSource = nd.Factor, nd.Source
+				sourceAt(fmt.Sprintf("kernel.%d.without_int8_dot", i), lines.Nth("[[kernel]]", i), nd.Source)
+			}
 		}
 		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)

@@ -57,6 +57,16 @@ func TestRuntimeProfileStrict(t *testing.T) {
 		{"fused unsourced", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
 			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nfused = { value = [\"qkv\"], source = \"\" }",
 			[]string{"layout.fused has no source"}},
+		// without_int8_dot: a share of the int8 peak, on a kernel that runs int8, with a source.
+		{"no-dot factor above 1", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nwithout_int8_dot = { factor = 1.5, source = \"[R1] six instructions for one\" }",
+			[]string{"my.toml:22:", "factor must be a share of the int8 peak, above 0 and at most 1, got 1.5"}},
+		{"no-dot factor on a kernel without int8", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nwithout_int8_dot = { factor = 0.5, source = \"[R1] six instructions for one\" }",
+			[]string{"my.toml:22:", "the kernel runs no int8 products"}},
+		{"no-dot factor unsourced", `compute = ["fp16"]`,
+			"compute = [\"int8\", \"fp16\"]\nwithout_int8_dot = { factor = 0.5, source = \"\" }",
+			[]string{"my.toml:21:", "without_int8_dot = 0.5 has no source"}},
 		{"layers per unit not a bool", `default_kv = "f16"`, "default_kv = \"f16\"\nlayer_overhead_per_unit = { value = 3, source = \"[R1] a thread per core\" }",
 			[]string{"my.toml:9:", "layer_overhead_per_unit value must be true or false"}},
 	}

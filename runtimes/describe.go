@@ -182,6 +182,9 @@ func (r *Runtime) Rules() []Rule {
 			ps[j] = string(p)
 		}
 		add(fmt.Sprintf("kernel.%d", i), TopicKernels, fmt.Sprintf("%s on %s: %s", strings.Join(k.Formats, ", "), k.Kind, strings.Join(ps, " > ")))
+		if k.NoDotFactor > 0 {
+			add(fmt.Sprintf("kernel.%d.without_int8_dot", i), TopicKernels, fmt.Sprintf("%s on a %s without int8 dot products: int8 products at %.3g of its int8 peak", strings.Join(k.Formats, ", "), k.Kind, k.NoDotFactor))
+		}
 	}
 	return out
 }

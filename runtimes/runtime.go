@@ -189,6 +189,13 @@ type Kernel struct {
 	Formats []string // names, or "gguf-quant", "gguf-float" for GGUF classes
 	Kind    hardware.Kind
 	Compute []units.Precision
+	// NoDotFactor is the share of an engine's int8 peak these kernels'
+	// products reach on an engine without int8 dot-product instructions
+	// (hardware.Engine.NoInt8Dot), where they form each dot product from
+	// more instructions than the peak counts; 0 when the rule says
+	// nothing (1). NoDotSource says where it comes from.
+	NoDotFactor float64
+	NoDotSource string
 }
 
 // Class is the efficiency of a runtime on one kind of engine, and how far
@@ -293,6 +300,25 @@ func (r *Runtime) WeightsFor(s *model.Spec) string {
 // has a peak for none of them.
 func (r *Runtime) Precision(w model.WeightFormat, e *hardware.Engine) (units.Precision, float64, bool) {
 	return e.Pick(r.KernelPrecisions(w, e.Kind))
+}
+
+// KernelFactor is the share of engine e's peak at precision p that the
+// runtime's products of format w reach for want of an instruction the
+// peak counts (NoDotFactor: int8 products on a core without int8 dot
+// products), and the reason; 1 and "" when nothing is missing.
+func (r *Runtime) KernelFactor(w model.WeightFormat, e *hardware.Engine, p units.Precision) (float64, string) {
+	if p != units.INT8 || !e.NoInt8Dot {
+		return 1, ""
+	}
+	for _, kr := range r.Kernels {
+		if kr.Kind == e.Kind && kernelCovers(kr.Formats, w) {
+			if kr.NoDotFactor > 0 {
+				return kr.NoDotFactor, kr.NoDotSource
+			}
+			return 1, ""
+		}
+	}
+	return 1, ""
 }
 
 // KernelPrecisions is the preference list of precisions for format w on

@@ -90,6 +90,12 @@ type Inputs struct {
 	// Dequantizing is true when the kernels unpack quantized weights to
 	// float arithmetic (Efficiency.Dequant applies).
 	Dequantizing bool
+	// KernelFactor is the share of Peak the runtime's products reach for
+	// want of an instruction the peak counts (runtimes.Runtime.KernelFactor:
+	// llama.cpp's int8 products on a core without int8 dot products), 1
+	// otherwise; KernelNote says why. The ideal bound keeps the peak.
+	KernelFactor float64
+	KernelNote   string
 	// IdealPrecision is the fastest precision the engine has for the
 	// format under any kernel: the ideal bound uses its peak.
 	IdealPrecision units.Precision
@@ -207,6 +213,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
 	}
 	in.ClockRatio = e.ClockRatio()
+	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, e, prec)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
 		in.Graphs, in.GraphCapture = g, g.CaptureFor(rt.SchedulerFor(d).MaxSeqs)
@@ -312,7 +319,7 @@ type rates struct {
 	bw       float64 // B/s
 	peak     float64 // FLOP/s before the matrix efficiency
 	eff      hardware.Efficiency
-	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing)
+	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing, × Inputs.KernelFactor)
 	ideal    bool
 	overhead float64 // s per unit
 	// attention is the rate attention's FLOPs run at, peak · eff.Attention.
@@ -357,6 +364,9 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 	dq := 1.0
 	if in.Dequantizing && in.Efficiency.Dequant > 0 {
 		dq = in.Efficiency.Dequant
+	}
+	if in.KernelFactor > 0 {
+		dq *= in.KernelFactor
 	}
 	host := 0.0
 	if in.HostPeak > 0 {

@@ -318,7 +318,7 @@ func TestPlanExitNeedsSure(t *testing.T) {
 	if _, errOut, code := runCLI(append(args, "--confidence", "0.5")...); code != 0 {
 		t.Errorf("at --confidence 0.5: exit %d: %s", code, errOut)
 	}
-	args[12] = "500"
+	args[10] = "500" // --prompt's value (args[12] is --output-tokens')
 	if out, _, code := runCLI(args...); code != 0 || strings.Contains(out, ", 0 of them 80% sure") {
 		t.Errorf("prompt 500: exit %d\n%s", code, out)
 	}

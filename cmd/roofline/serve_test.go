@@ -331,9 +331,9 @@ const serveDocTail = `
   load") it is checked on four sources so far, all vLLM: a 0.6B model
   on an H100, a 0.5B model on an L4, gpt-oss-20b on an H100 and an A100,
   and a 7B model on an A100. Held out by source, the medians are
-  predicted within 10 % (median error), the p99s within 33 % and the
-  saturation rates within 29 %; at 16 requests/s on the H100 the ITL p99
-  within 1 %, priced by vLLM's CUDA graphs (above). On the A100, bursts
+  predicted within 13 % (median error), the p99s within 31 % and the
+  saturation rates within 37 %; at 16 requests/s on the H100 the ITL p99
+  within 6 %, priced by vLLM's CUDA graphs (above). On the A100, bursts
   of 75 requests of 1024 + 1024 tokens and more, the TPOT runs slow (the
   vLLM class's step at large batches is an extrapolation from batch 8).
   The front end, fitted on three sources, is one serial server that
