@@ -96,7 +96,7 @@ type Runtime struct {
 	FrontEnd FrontEnd
 	// Graphs is how its steps launch their kernels ([graphs] in its
 	// profile: CUDA graphs up to a step size; zero when it has none).
-	Graphs Graphs
+	Graphs Graphs `json:",omitzero"`
 
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published
