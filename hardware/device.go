@@ -110,6 +110,12 @@ type Engine struct {
 	// kernels and graphs may use on it. 0 when the profile does not give
 	// it.
 	ComputeCapability float64
+	// NoInt8Dot is true when the engine has no int8 dot-product
+	// instruction, so its int8 peak is a widening multiply's: an ARMv8.0
+	// core (Cortex-A53, A57, A72) has no SDOT and forms a dot product from
+	// SMULL and pairwise adds. A runtime whose kernels issue more
+	// instructions per product there says so (runtimes.Kernel.NoDotFactor).
+	NoInt8Dot bool
 	// Calibration is set when the engine's efficiency under one runtime
 	// was fitted to measured runs (roofline calibrate); it replaces that
 	// runtime's class for runs on this engine.

@@ -48,6 +48,12 @@ type sourcedNumber struct {
 	Source string  `toml:"source"`
 }
 
+// sourcedBool is a yes or no with the reference it comes from.
+type sourcedBool struct {
+	Value  *bool  `toml:"value"`
+	Source string `toml:"source"`
+}
+
 type rawModel struct {
 	Name           string         `toml:"name"`
 	Aliases        []string       `toml:"aliases"`
@@ -103,6 +109,7 @@ type rawEngine struct {
 	Units       *sourcedNumber     `toml:"units"`
 	Clock       *sourced           `toml:"clock"`
 	CC          *sourcedNumber     `toml:"compute_capability"`
+	Int8Dot     *sourcedBool       `toml:"int8_dot"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
 }
@@ -635,6 +642,17 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 			d.errorf(key+".compute_capability", "%s.compute_capability = %g has no source: every number in a profile cites where it comes from", key, cc.Value)
 		}
 		dev.Sources[key+".compute_capability"] = cc.Source
+	}
+	if b := re.Int8Dot; b != nil {
+		switch {
+		case b.Value == nil:
+			d.errorf(key+".int8_dot", "%s.int8_dot needs a value: true when the engine has int8 dot-product instructions (SDOT, VNNI), false when it has none", key)
+		case strings.TrimSpace(b.Source) == "":
+			d.errorf(key+".int8_dot", "%s.int8_dot = %t has no source: every figure in a profile cites where it comes from", key, *b.Value)
+		default:
+			e.NoInt8Dot = !*b.Value
+			dev.Sources[key+".int8_dot"] = b.Source
+		}
 	}
 	precs := make([]string, 0, len(re.Peak))
 	for p := range re.Peak {

@@ -209,3 +209,50 @@ func TestProfileDirOnce(t *testing.T) {
 		t.Errorf("one: %v", err)
 	}
 }
+
+// An engine's int8_dot is a sourced yes or no: false marks an int8 peak
+// that is a widening multiply's (ARMv8.0 has no SDOT), which runtimes
+// price (runtimes.Runtime.KernelFactor); it is written back as read.
+func TestInt8DotKey(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `idle_power = { value = "4.5 W", source = "fixture idle" }`
+	for _, c := range []struct {
+		line      string
+		noDot     bool
+		wantError string
+	}{
+		{``, false, ""}, // not stated: a dot-product peak, as before
+		{`int8_dot = { value = false, source = "fixture: ARMv8.0, no SDOT" }`, true, ""},
+		{`int8_dot = { value = true, source = "fixture: asimddp" }`, false, ""},
+		{`int8_dot = { value = false, source = " " }`, false, "engine.gpu.int8_dot = false has no source"},
+		{`int8_dot = { source = "fixture" }`, false, "engine.gpu.int8_dot needs a value"},
+		{`int8_dot = { value = 0, source = "fixture" }`, false, "board.toml:"},
+	} {
+		text := strings.Replace(string(src), at, at+"\n"+c.line, 1)
+		devs, err := decodeDevices("board.toml", []byte(text))
+		if c.wantError != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantError) {
+				t.Errorf("%s: %v, want %q", c.line, err, c.wantError)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		for _, d := range devs { // the variant inherits the engine's
+			if got := d.Engines[0].NoInt8Dot; got != c.noDot {
+				t.Errorf("%s: %s NoInt8Dot = %t, want %t", c.line, d.Name, got, c.noDot)
+			}
+		}
+		back, err := decodeDevices("board.toml", EncodeDevice(devs[0]))
+		if err != nil {
+			t.Fatalf("%s: the encoded profile does not decode: %v", c.line, err)
+		}
+		if got := back[0].Engines[0].NoInt8Dot; got != c.noDot {
+			t.Errorf("%s: encoded and decoded NoInt8Dot = %t, want %t", c.line, got, c.noDot)
+		}
+	}
+}

@@ -108,6 +108,10 @@ type rawRuntime struct {
 		Kind    string   `toml:"kind"`
 		Compute []string `toml:"compute"`
 		Source  string   `toml:"source"`
+		NoDot   *struct {
+			Factor float64 `toml:"factor"`
+			Source string  `toml:"source"`
+		} `toml:"without_int8_dot"`
 	} `toml:"kernel"`
 	Era []struct {
 		Name      string   `toml:"name"`
@@ -128,6 +132,20 @@ type rawRuntime struct {
 	} `toml:"settings"`
 	SettingFactors map[string]*rawSettingFactors `toml:"setting_factors"`
 	FrontEnd       *rawFrontEnd                  `toml:"front_end"`
+	Graphs         *rawGraphs                    `toml:"graphs"`
+}
+
+// rawGraphs is [graphs]: the largest step a CUDA graph is captured for
+// (capped at seqs × max_num_seqs), and the time per layer a piecewise
+// graph and no graph add, each with its source.
+type rawGraphs struct {
+	Capture *struct {
+		Value  int    `toml:"value"`
+		Seqs   int    `toml:"seqs"`
+		Source string `toml:"source"`
+	} `toml:"capture"`
+	PiecewiseLayer *rawRule `toml:"piecewise_layer"`
+	EagerLayer     *rawRule `toml:"eager_layer"`
 }
 
 // rawFrontEnd is [front_end]: the server's front end as the serving fit
@@ -511,6 +529,19 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if len(kr.Compute) == 0 {
 			fe("kernel", "every [[kernel]] needs compute precisions")
 		}
+		if nd := k.NoDot; nd != nil {
+			switch {
+			case !(nd.Factor > 0 && nd.Factor <= 1):
+				fe("without_int8_dot", "kernel without_int8_dot: factor must be a share of the int8 peak, above 0 and at most 1, got %g", nd.Factor)
+			case !slices.Contains(kr.Compute, units.INT8):
+				fe("without_int8_dot", "kernel without_int8_dot: the kernel runs no int8 products (compute %v)", k.Compute)
+			case strings.TrimSpace(nd.Source) == "":
+				fe("without_int8_dot", "kernel without_int8_dot = %g has no source: every rule cites where it comes from", nd.Factor)
+			default:
+				kr.NoDotFactor, kr.NoDotSource = nd.Factor, nd.Source
+				sourceAt(fmt.Sprintf("kernel.%d.without_int8_dot", i), lines.Nth("[[kernel]]", i), nd.Source)
+			}
+		}
 		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)
 	}
@@ -578,6 +609,9 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	decodeSettings(rt, &r, fe, source)
 	if f := r.FrontEnd; f != nil {
 		rt.FrontEnd = decodeFrontEnd(f, fe, source)
+	}
+	if g := r.Graphs; g != nil {
+		rt.Graphs = decodeGraphs(g, fe, source)
 	}
 	if len(errs) == 0 {
 		if err := rt.Validate(); err != nil {
@@ -956,6 +990,37 @@ func decodeSettings(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format str
 		}
 		rt.SettingFactors[k] = sf
 	}
+}
+
+// decodeGraphs reads [graphs]: a capture of whole tokens and two
+// durations a layer, each with its source.
+func decodeGraphs(g *rawGraphs, fe func(key, format string, a ...any), source func(key, s string)) runtimes.Graphs {
+	var out runtimes.Graphs
+	if g.Capture == nil || g.PiecewiseLayer == nil || g.EagerLayer == nil {
+		fe("graphs", "[graphs] needs capture = { value = TOKENS, seqs = N, source = \"…\" }, piecewise_layer and eager_layer = { value = \"15 µs\", source = \"…\" }")
+		return out
+	}
+	source("graphs.capture", g.Capture.Source)
+	out.Capture, out.PerSeq = g.Capture.Value, g.Capture.Seqs
+	for _, c := range []struct {
+		key string
+		raw *rawRule
+		dst *float64
+	}{{"piecewise_layer", g.PiecewiseLayer, &out.Piecewise}, {"eager_layer", g.EagerLayer, &out.Eager}} {
+		key := "graphs." + c.key
+		source(key, c.raw.Source)
+		v, ok := c.raw.Value.(string)
+		x, err := units.ParseWait(v)
+		if !ok || err != nil {
+			fe(key, "graphs %s value must be a duration a layer such as \"15 µs\"", c.key)
+			continue
+		}
+		*c.dst = x
+	}
+	if err := out.Validate(); err != nil {
+		fe("graphs", "%v", err)
+	}
+	return out
 }
 
 // decodeFrontEnd reads [front_end]: a basis and three figures, each a

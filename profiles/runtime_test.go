@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -56,6 +57,16 @@ func TestRuntimeProfileStrict(t *testing.T) {
 		{"fused unsourced", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
 			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nfused = { value = [\"qkv\"], source = \"\" }",
 			[]string{"layout.fused has no source"}},
+		// without_int8_dot: a share of the int8 peak, on a kernel that runs int8, with a source.
+		{"no-dot factor above 1", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nwithout_int8_dot = { factor = 1.5, source = \"[R1] six instructions for one\" }",
+			[]string{"my.toml:22:", "factor must be a share of the int8 peak, above 0 and at most 1, got 1.5"}},
+		{"no-dot factor on a kernel without int8", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nwithout_int8_dot = { factor = 0.5, source = \"[R1] six instructions for one\" }",
+			[]string{"my.toml:22:", "the kernel runs no int8 products"}},
+		{"no-dot factor unsourced", `compute = ["fp16"]`,
+			"compute = [\"int8\", \"fp16\"]\nwithout_int8_dot = { factor = 0.5, source = \"\" }",
+			[]string{"my.toml:21:", "without_int8_dot = 0.5 has no source"}},
 		{"layers per unit not a bool", `default_kv = "f16"`, "default_kv = \"f16\"\nlayer_overhead_per_unit = { value = 3, source = \"[R1] a thread per core\" }",
 			[]string{"my.toml:9:", "layer_overhead_per_unit value must be true or false"}},
 		{"graph batch below one", `kind = "gpu"`, "kind = \"gpu\"\ngraph_batch = -1",
@@ -324,3 +335,60 @@ func TestRuntimeFrontEnd(t *testing.T) {
 		})
 	}
 }
+
+// graphsTable is a [graphs] the graphs test breaks one way at a time,
+// placed before [layout] of the base profile.
+const graphsTable = `[graphs]
+capture = { value = 512, seqs = 2, source = "[R1] min(2 x max_num_seqs, 512)" }
+piecewise_layer = { value = "15 µs", source = "[R1] piecewise against full" }
+eager_layer = { value = "339 µs", source = "[R1] eager against graphs" }
+
+[layout]`
+
+// A runtime's [graphs] reads into runtimes.Graphs (512 tokens, 2 a
+// sequence, 15 and 339 µs a layer), every figure named when wrong; a
+// runtime without one states none.
+func TestRuntimeGraphs(t *testing.T) {
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := decodeRuntime("my.toml", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rt.Graphs.On() {
+		t.Errorf("a profile without [graphs] states them: %+v", rt.Graphs)
+	}
+	with := func(from, to string) []byte {
+		tbl := strings.Replace(graphsTable, from, to, 1)
+		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
+	}
+	if rt, err = decodeRuntime("my.toml", with("", "")); err != nil {
+		t.Fatal(err)
+	}
+	if g := rt.Graphs; g.Capture != 512 || g.PerSeq != 2 || !nearly(g.Piecewise, 15e-6) || !nearly(g.Eager, 339e-6) {
+		t.Errorf("graphs %+v, want 512 tokens, 2 a sequence, 15 and 339 µs a layer", g)
+	}
+	cases := []struct {
+		name, from, to string
+		want           string
+	}{
+		{"figure missing", "eager_layer = ", "# eager_layer = ", "[graphs] needs capture"},
+		{"not a duration", `value = "339 µs"`, `value = "339"`, "graphs eager_layer value"},
+		{"no capture", "value = 512", "value = 0", "graphs capture"},
+		{"piecewise above eager", `value = "15 µs"`, `value = "1 ms"`, "exceeds eager_layer"},
+		{"unsourced", `"[R1] eager against graphs"`, `""`, "graphs.eager_layer has no source"},
+		{"unknown key", "seqs =", "sequences =", "unknown key"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := decodeRuntime("my.toml", with(c.from, c.to))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }

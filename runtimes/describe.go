@@ -41,6 +41,7 @@ const (
 	TopicParallel   = "split"
 	TopicKernels    = "kernel precision"
 	TopicScheduler  = "scheduler"
+	TopicGraphs     = "CUDA graphs"
 )
 
 // Rules lists the runtime's rules in words, each with its source. A
@@ -161,6 +162,15 @@ func (r *Runtime) Rules() []Rule {
 			add("scheduler.slot_context", TopicScheduler, ctx)
 		}
 	}
+	if g := r.Graphs; g.On() {
+		capture := fmt.Sprintf("replayed for steps of up to %d tokens", g.Capture)
+		if g.PerSeq > 0 {
+			capture = fmt.Sprintf("replayed for steps of up to min(%d × max_num_seqs, %d) tokens", g.PerSeq, g.Capture)
+		}
+		add("graphs.capture", TopicGraphs, capture)
+		add("graphs.piecewise_layer", TopicGraphs, fmt.Sprintf("a step holding prompt tokens, piecewise: %s a layer more than a whole graph", units.FormatDuration(g.Piecewise)))
+		add("graphs.eager_layer", TopicGraphs, fmt.Sprintf("a step beyond the largest graph, none: %s a layer more", units.FormatDuration(g.Eager)))
+	}
 	if len(r.Parallel) > 0 {
 		add("parallel", TopicParallel, "splits a model by "+strings.Join(r.Parallel, ", "))
 	} else {
@@ -172,6 +182,9 @@ func (r *Runtime) Rules() []Rule {
 			ps[j] = string(p)
 		}
 		add(fmt.Sprintf("kernel.%d", i), TopicKernels, fmt.Sprintf("%s on %s: %s", strings.Join(k.Formats, ", "), k.Kind, strings.Join(ps, " > ")))
+		if k.NoDotFactor > 0 {
+			add(fmt.Sprintf("kernel.%d.without_int8_dot", i), TopicKernels, fmt.Sprintf("%s on a %s without int8 dot products: int8 products at %.3g of its int8 peak", strings.Join(k.Formats, ", "), k.Kind, k.NoDotFactor))
+		}
 	}
 	return out
 }

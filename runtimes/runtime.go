@@ -94,6 +94,9 @@ type Runtime struct {
 	// FrontEnd is its server's front end ([front_end] in its profile,
 	// fitted on published serving runs; Stated false when it has none).
 	FrontEnd FrontEnd
+	// Graphs is how its steps launch their kernels ([graphs] in its
+	// profile: CUDA graphs up to a step size; zero when it has none).
+	Graphs Graphs `json:",omitzero"`
 
 	// Classes are its efficiencies per engine kind ("gpu", "cpu", "npu")
 	// or per backend (a Support's Backend): fitted to published
@@ -200,6 +203,13 @@ type Kernel struct {
 	Formats []string // names, or "gguf-quant", "gguf-float" for GGUF classes
 	Kind    hardware.Kind
 	Compute []units.Precision
+	// NoDotFactor is the share of an engine's int8 peak these kernels'
+	// products reach on an engine without int8 dot-product instructions
+	// (hardware.Engine.NoInt8Dot), where they form each dot product from
+	// more instructions than the peak counts; 0 when the rule says
+	// nothing (1). NoDotSource says where it comes from.
+	NoDotFactor float64
+	NoDotSource string
 }
 
 // Class is the efficiency of a runtime on one kind of engine, and how far
@@ -304,6 +314,25 @@ func (r *Runtime) WeightsFor(s *model.Spec) string {
 // has a peak for none of them.
 func (r *Runtime) Precision(w model.WeightFormat, e *hardware.Engine) (units.Precision, float64, bool) {
 	return e.Pick(r.KernelPrecisions(w, e.Kind))
+}
+
+// KernelFactor is the share of engine e's peak at precision p that the
+// runtime's products of format w reach for want of an instruction the
+// peak counts (NoDotFactor: int8 products on a core without int8 dot
+// products), and the reason; 1 and "" when nothing is missing.
+func (r *Runtime) KernelFactor(w model.WeightFormat, e *hardware.Engine, p units.Precision) (float64, string) {
+	if p != units.INT8 || !e.NoInt8Dot {
+		return 1, ""
+	}
+	for _, kr := range r.Kernels {
+		if kr.Kind == e.Kind && kernelCovers(kr.Formats, w) {
+			if kr.NoDotFactor > 0 {
+				return kr.NoDotFactor, kr.NoDotSource
+			}
+			return 1, ""
+		}
+	}
+	return 1, ""
 }
 
 // KernelPrecisions is the preference list of precisions for format w on
@@ -534,6 +563,9 @@ func (r *Runtime) Validate() error {
 		errs = append(errs, fmt.Sprintf("memory_overhead must not be negative, got %g", r.MemoryOverhead))
 	}
 	if err := r.Layout.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := r.Graphs.Validate(); err != nil {
 		errs = append(errs, err.Error())
 	}
 	if r.Scheduler.Stated {

@@ -5,9 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/units"
 )
 
 func catalog(t *testing.T) *profiles.Catalog {
@@ -297,6 +299,45 @@ func TestNameImplies(t *testing.T) {
 		notes := strings.Join(ch.Notes, "\n")
 		if ch.Runtime.Name != c.runtime || ch.Weights.Name != c.wantW || !strings.Contains(notes, c.note) {
 			t.Errorf("%v with %q: %s %s (%s), notes %q; want %s %s, %q", c.spec.Named, c.weights, ch.Runtime.Name, ch.Weights.Name, ch.Why, notes, c.runtime, c.wantW, c.note)
+		}
+	}
+}
+
+// KernelFactor applies a kernel rule's without_int8_dot share to int8
+// products on an engine without int8 dot products, and nowhere else.
+func TestKernelFactor(t *testing.T) {
+	q4km, err := model.LookupWeightFormat("q4_k_m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f16, err := model.LookupWeightFormat("f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &runtimes.Runtime{Kernels: []runtimes.Kernel{
+		{Formats: []string{"gguf-quant"}, Kind: hardware.CPU, Compute: []units.Precision{units.INT8, units.FP32}, NoDotFactor: 0.6667, NoDotSource: "[D] six instructions for two"},
+		{Formats: []string{"gguf-quant"}, Kind: hardware.GPU, Compute: []units.Precision{units.FP16}},
+	}}
+	noDot := &hardware.Engine{Kind: hardware.CPU, NoInt8Dot: true}
+	sdot := &hardware.Engine{Kind: hardware.CPU}
+	gpu := &hardware.Engine{Kind: hardware.GPU, NoInt8Dot: true}
+	cases := []struct {
+		name string
+		w    model.WeightFormat
+		e    *hardware.Engine
+		p    units.Precision
+		want float64
+	}{
+		{"int8 on a core without SDOT", q4km, noDot, units.INT8, 0.6667},
+		{"int8 on a core with SDOT", q4km, sdot, units.INT8, 1},
+		{"fp32 fallback on a core without SDOT", q4km, noDot, units.FP32, 1},
+		{"a float format, no rule", f16, noDot, units.INT8, 1},
+		{"a GPU rule without the share", q4km, gpu, units.INT8, 1},
+	}
+	for _, c := range cases {
+		got, why := rt.KernelFactor(c.w, c.e, c.p)
+		if got != c.want || (got != 1) != (why != "") {
+			t.Errorf("%s: %g (%q), want %g", c.name, got, why, c.want)
 		}
 	}
 }

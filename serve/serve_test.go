@@ -186,3 +186,44 @@ func TestMemoryShareSizesThePool(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxSeqsMovesGraphs: vLLM captures CUDA graphs for steps of up to
+// min(2 × max_num_seqs, 512) tokens, so at --max-seqs 8 a lone 256-token
+// prompt of Llama-3.1-8B (32 layers) runs without a graph where at the
+// default it replays piecewise ones: its TTFT is Predict's under 8
+// sequences, 32 × (339 − 15) µs = 10.368 ms above Predict's default.
+func TestMaxSeqsMovesGraphs(t *testing.T) {
+	s := setup(t, "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm")
+	sch := s.Runtime.SchedulerFor(s.Device)
+	sch.MaxSeqs = 8
+	sv, err := New(s, sch, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sv.Setup.Inputs.GraphCapture; got != 16 {
+		t.Fatalf("capture %d tokens at 8 sequences, want 16", got)
+	}
+	prompt, _ := ParseDist("256")
+	output, _ := ParseDist("4")
+	res, err := sv.Run(Workload{Arrival: Poisson, Rate: 1e-4, Requests: 3, Prompt: prompt, Output: output, Seed: 1}, Targets{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sim.Workload{Prompt: 256, Output: 4, Batch: 1, UBatch: sv.PassTokens}
+	at8, err := s.WithMaxSeqs(8).Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, err := s.Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res.Records {
+		if !near(r.TTFT(), at8.TTFT, 1e-9) {
+			t.Errorf("request %d: TTFT %v, predict at 8 sequences %v", i, r.TTFT(), at8.TTFT)
+		}
+	}
+	if d := at8.TTFT - def.TTFT; !near(d, 32*(339e-6-15e-6), 1e-9) {
+		t.Errorf("8 sequences add %v s to a 256-token prompt, want 10.368 ms", d)
+	}
+}

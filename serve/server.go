@@ -80,6 +80,9 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 			return nil, err
 		}
 	}
+	// The runtime's CUDA graphs are captured up to a size that follows
+	// its max_num_seqs (sim.Setup.WithMaxSeqs): --max-seqs moves it.
+	s = s.WithMaxSeqs(sch.MaxSeqs)
 	if o.FrontEndEnds == ([2]FrontEnd{}) {
 		o.FrontEndEnds = [2]FrontEnd{o.FrontEnd, o.FrontEnd}
 	}

@@ -142,7 +142,7 @@ func (s *Setup) Chat(c Conversation, st Strategy) (*ChatResult, error) {
 	}
 	turnLen := c.User + c.Reply
 	kept, dropped := 0, 0 // turns of history in the cache, turns truncated
-	bw := s.expected(0).bw
+	bw := s.expected(0, false).bw
 	for t := 1; t <= c.Turns; t++ {
 		shift := 0.0
 		before := dropped

@@ -518,7 +518,7 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 	fixed := a.rows[a.fixedStart:]
 	stepPart := min(a.stepOverhead(), r.overhead)
 	fixed[0].Time += N * stepPart
-	fixed[1].Time += N * (r.overhead - stepPart)
+	fixed[1].Time += N * (r.overhead - stepPart + r.graph(whole.Rows))
 	fixed[2].Time += N * whole.Rows * r.host
 
 	for i := range a.each {

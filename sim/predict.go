@@ -420,6 +420,10 @@ func (r *Result) warnings(s *Setup) {
 		r.warn("derived-peak", "the %s engine's %s peak (%s) is derived, not a datasheet figure: %s",
 			e.Name, in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), hardware.DerivedReason(in.PeakSource))
 	}
+	if f := in.KernelFactor; f > 0 && f < 1 {
+		r.warn("kernel-rate", "the %s engine has no %s dot-product instruction: %s's products reach %.3g of its %s peak (%s): %s",
+			e.Name, in.Precision, in.Runtime, f, in.Precision, units.FormatRate(f*in.Peak, in.Precision.RateUnit()), in.KernelNote)
+	}
 	if m.Layout.IgnoreWindows {
 		r.warn("window-ignored", "%s does not implement %s's %d-token sliding window: every layer attends the whole context", in.Runtime, m.Spec.Name, m.Spec.SlidingWindow)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -46,11 +47,11 @@ type setupRates struct {
 
 // resolveRates sets s.rates from s.Inputs.
 func (s *Setup) resolveRates() {
-	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead).slower(s.Inputs.PrefillFactor),
-		decode: s.expected(s.Inputs.DecodeOverhead).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
+	s.rates = setupRates{prefill: s.expected(s.Inputs.PrefillOverhead, true).slower(s.Inputs.PrefillFactor),
+		decode: s.expected(s.Inputs.DecodeOverhead, false).slower(s.Inputs.DecodeFactor), ideal: s.idealRates()}
 	s.rates.launched = s.rates.decode
 	if s.Inputs.GraphBatch > 0 || s.Inputs.Graphless {
-		s.rates.launched = s.expected(s.Inputs.LaunchedDecodeOverhead).slower(s.Inputs.DecodeFactor)
+		s.rates.launched = s.expected(s.Inputs.LaunchedDecodeOverhead, false).slower(s.Inputs.DecodeFactor)
 	}
 }
 
@@ -88,6 +89,8 @@ func (r rates) slower(f float64) rates {
 	r.attention /= f
 	r.overhead *= f
 	r.host *= f
+	r.graphIn *= f
+	r.graphOut *= f
 	return r
 }
 
@@ -113,6 +116,12 @@ type Inputs struct {
 	// Dequantizing is true when the kernels unpack quantized weights to
 	// float arithmetic (Efficiency.Dequant applies).
 	Dequantizing bool
+	// KernelFactor is the share of Peak the runtime's products reach for
+	// want of an instruction the peak counts (runtimes.Runtime.KernelFactor:
+	// llama.cpp's int8 products on a core without int8 dot products), 1
+	// otherwise; KernelNote says why. The ideal bound keeps the peak.
+	KernelFactor float64
+	KernelNote   string
 	// IdealPrecision is the fastest precision the engine has for the
 	// format under any kernel: the ideal bound uses its peak.
 	IdealPrecision units.Precision
@@ -172,7 +181,13 @@ type Inputs struct {
 	// graph on this engine (its compute capability is below what the
 	// runtime's graphs need: runtimes.Support.GraphMinCC): every step
 	// costs LaunchedDecodeOverhead, and so does DecodeOverhead.
-	Graphless      bool
+	Graphless bool
+	// Graphs are the runtime's CUDA graphs (runtimes.Graphs; zero: none
+	// stated), GraphCapture the largest step one is replayed for under
+	// its default scheduler on this device: a pass of more rows, or one
+	// holding prompt tokens, launches more from the host (rates.graph).
+	Graphs         runtimes.Graphs
+	GraphCapture   int
 	FlashAttention bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
 	// queue one after another.
@@ -237,7 +252,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
+	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, e, prec)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
+	if g := rt.Graphs; g.On() {
+		in.Graphs, in.GraphCapture = g, g.CaptureFor(rt.SchedulerFor(d).MaxSeqs)
+	}
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
 	}
@@ -348,7 +367,7 @@ type rates struct {
 	bw       float64 // B/s
 	peak     float64 // FLOP/s before the matrix efficiency
 	eff      hardware.Efficiency
-	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing)
+	dequant  float64 // factor on the matrix efficiency (Efficiency.Dequant when dequantizing, × Inputs.KernelFactor)
 	ideal    bool
 	overhead float64 // s per unit
 	// attention is the rate attention's FLOPs run at, peak · eff.Attention.
@@ -363,6 +382,21 @@ type rates struct {
 	// not bw: a split model's layer whose products run on a GPU over the
 	// link while its cache stays in host memory (0: bw).
 	kv float64
+	// graphIn and graphOut are the time a pass of up to graphCap rows
+	// and of more adds to a whole CUDA graph's replay (Inputs.Graphs):
+	// a piecewise graph's launches for a prefill pass within the
+	// capture, none for a decode step; every kernel's beyond it.
+	graphCap          float64
+	graphIn, graphOut float64
+}
+
+// graph is the time a pass of `rows` rows adds for its launches beyond
+// a whole CUDA graph's replay.
+func (r *rates) graph(rows float64) float64 {
+	if rows > r.graphCap {
+		return r.graphOut
+	}
+	return r.graphIn
 }
 
 // kvRate is the rate attention reads the KV cache at.
@@ -373,19 +407,28 @@ func (r *rates) kvRate() float64 {
 	return r.bw
 }
 
-func (s *Setup) expected(overhead float64) rates {
+func (s *Setup) expected(overhead float64, prefill bool) rates {
 	in := s.Inputs
 	dq := 1.0
 	if in.Dequantizing && in.Efficiency.Dequant > 0 {
 		dq = in.Efficiency.Dequant
+	}
+	if in.KernelFactor > 0 {
+		dq *= in.KernelFactor
 	}
 	host := 0.0
 	if in.HostPeak > 0 {
 		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
 	}
 	e := in.Clocked()
-	return rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
-		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host}
+	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
+		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host, graphCap: math.Inf(1)}
+	if g := in.Graphs; g.On() {
+		L := float64(in.Layers)
+		r.graphCap, r.graphOut = float64(in.GraphCapture), L*g.PerLayer(math.Inf(1), in.GraphCapture, prefill)
+		r.graphIn = L * g.PerLayer(0, in.GraphCapture, prefill)
+	}
+	return r
 }
 
 func (s *Setup) idealRates() rates {
@@ -469,6 +512,21 @@ func (s *Setup) WithEfficiency(e hardware.Efficiency) *Setup {
 	o := *s
 	o.Inputs.Efficiency = e
 	o.Inputs.setOverheads()
+	o.resolveRates()
+	return &o
+}
+
+// WithMaxSeqs is s under a scheduler of maxSeqs sequences: the largest
+// step its CUDA graphs are captured for follows it (vLLM: min(2 ×
+// max_num_seqs, 512)). s itself when the runtime states no graphs or the
+// capture does not change.
+func (s *Setup) WithMaxSeqs(maxSeqs int) *Setup {
+	g := s.Inputs.Graphs
+	if !g.On() || g.CaptureFor(maxSeqs) == s.Inputs.GraphCapture {
+		return s
+	}
+	o := *s
+	o.Inputs.GraphCapture = g.CaptureFor(maxSeqs)
 	o.resolveRates()
 	return &o
 }

@@ -215,8 +215,13 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 		}
 	}
 	if in.Layers > 0 {
-		st.r.host *= float64(st.Layers) / float64(in.Layers)
-		st.launched.host *= float64(st.Layers) / float64(in.Layers)
+		f := float64(st.Layers) / float64(in.Layers)
+		st.r.host *= f
+		st.r.graphIn *= f
+		st.r.graphOut *= f
+		st.launched.host *= f
+		st.launched.graphIn *= f
+		st.launched.graphOut *= f
 	}
 	st.ideal = s.rates.ideal
 	return st

@@ -51,6 +51,13 @@ const (
 	// the device's level fitted without it, each device weighing the same.
 	maxDeviceLevelDecodeMdAPE  = 0.13
 	maxDeviceLevelPrefillMdAPE = 0.14
+
+	// llama.cpp on ARM CPUs, each device held out: issue 24's decode aim
+	// (8 %, met), and a guard at the prefill reached once llama.cpp's int8
+	// products on a core without SDOT are priced at 2/3 of its peak
+	// (39.5 % before; the aim is 15 %).
+	maxCPUClassDecodeMdAPE  = 0.08
+	maxCPUClassPrefillMdAPE = 0.23
 )
 
 var (
@@ -201,6 +208,15 @@ func TestPublicAccuracy(t *testing.T) {
 	// aims, prefill and small-model decode included.
 	if ld, lp, _ := deviceLevelStats(classes, 3); ld.MdAPE > maxDeviceLevelDecodeMdAPE || lp.MdAPE > maxDeviceLevelPrefillMdAPE {
 		t.Errorf("measured devices, each model held out: decode MdAPE %.1f%%, prefill %.1f%%: guards %.0f%%, %.0f%%", 100*ld.MdAPE, 100*lp.MdAPE, 100*maxDeviceLevelDecodeMdAPE, 100*maxDeviceLevelPrefillMdAPE)
+	}
+	for _, c := range classes {
+		if c.Key.String() != "llama.cpp cpu" {
+			continue
+		}
+		d, p := accuracy.Summarize(c.Phase(measured.Decode)), accuracy.Summarize(c.Phase(measured.Prefill))
+		if d.MdAPE > maxCPUClassDecodeMdAPE || p.MdAPE > maxCPUClassPrefillMdAPE {
+			t.Errorf("llama.cpp cpu, each device held out: decode MdAPE %.1f%%, prefill %.1f%%: guards %.0f%%, %.0f%%", 100*d.MdAPE, 100*p.MdAPE, 100*maxCPUClassDecodeMdAPE, 100*maxCPUClassPrefillMdAPE)
+		}
 	}
 	all := accuracy.Summarize(append(dr, pr...), append(dc, pc...))
 	if all.Coverage < minCoverage || all.Coverage > maxCoverage {
@@ -535,10 +551,11 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 		nb, no, pctOf(md.MdAPE), pctOf(md.P90), pctOf(md.Coverage), pctOf(mp.MdAPE), pctOf(mp.P90), pctOf(mp.Coverage), pctOf(ma.Coverage))
 	fmt.Fprintf(&b, "Checked by the test: per test, decode MdAPE ≤ %.3g %% and P90 ≤ %.3g %%, prefill MdAPE ≤ %.3g %% and P90 ≤ %.3g %%, "+
 		"interval coverage %.3g–%.3g %%; each device weighing the same, decode MdAPE ≤ %.3g %% and P90 ≤ %.3g %%, prefill MdAPE ≤ %.3g %% and P90 ≤ %.3g %%, "+
-		"coverage %.3g–%.3g %%; and no scored run faster than the ideal bound. The aims of issue 15 are decode "+
+		"coverage %.3g–%.3g %%; llama.cpp on ARM CPUs, each device held out, decode MdAPE ≤ %.3g %% and prefill ≤ %.3g %%; and no scored run faster than the ideal bound. The aims of issue 15 are decode "+
 		"MdAPE ≤ 7 %% and P90 ≤ 20 %%, prefill ≤ 15 %% and ≤ 40 %%, intervals covering 75–90 %%. Per test, %s. Each device weighing the same, %s. %s See \"What is left\" below.\n\n",
 		100*maxDecodeMdAPE, 100*maxDecodeP90, 100*maxPrefillMdAPE, 100*maxPrefillP90, 100*minCoverage, 100*maxCoverage,
 		100*maxDeviceDecodeMdAPE, 100*maxDeviceDecodeP90, 100*maxDevicePrefillMdAPE, 100*maxDevicePrefillP90, 100*minDeviceCoverage, 100*maxCoverage,
+		100*maxCPUClassDecodeMdAPE, 100*maxCPUClassPrefillMdAPE,
 		aims(dec, pre, all), aims(dd, pd, ad), rkllmAim(classes))
 
 	ld, lp, ln := deviceLevelStats(classes, 3)
@@ -779,21 +796,29 @@ const accuracyLeft = `
   process's memory, so the memory account keeps the tokens held.
 - **llama.cpp on ARM CPUs** rests on three devices: the Raspberry Pi 5,
   the RK3588's Cortex-A76 cores and the 2019 Jetson Nano's four
-  Cortex-A57s (one model, two tests). Held out by device, the A57 decodes
-  2.1× and prefills 1.7× slower than a class fitted on the two A76 boards
-  predicts: an ARMv8.0 core has no dot-product instruction, llama.cpp's
-  int8 products widen through SMULL (16 OP per clock against an A76's 64),
-  and the class's one compute efficiency, fitted where SDOT does the work,
-  does not carry to it; with one model the Nano cannot tell its compute
-  from its fixed costs. With the Nano in the class, the A76 boards'
-  prefill held out runs 1.4–1.5× faster than predicted (the class's
-  compute pulled down by the A57), where each alone priced the other within
-  0.86–0.98. No llama-bench run of an RK3576, a Jetson Orin CPU or a
-  Pi 4 with a built-in model was found; the aarch64 pull requests of
-  llama.cpp carry Graviton3/3E and Grace tables, but at fewer threads than
-  the chip has cores (roofline models every core). The Pi 5's runs span Q2_K to Q8_0: decode depends on the
-  format more than its bytes say (the formats' unpacking work per weight
-  on four A76 cores, which the class prices with one dequantizing
+  Cortex-A57s (one model, two tests). The A57 has no int8 dot-product
+  instruction, and llama.cpp's fallback issues six instructions where its
+  SMULL peak counts two per cycle: its products run at 2/3 of that peak
+  (docs/method.md §6, "Cores without int8 dot products"). Held out by
+  device the class prefills 21.9 % off (39.5 % before) and decodes 7.8 %;
+  the A57 held out decodes 1.42× and prefills 1.15× slower than the two
+  A76 boards predict (2.1× and 1.7× before), and with the A57 in the class
+  the A76 boards' prefill held out is 1.04 (Pi 5) and 0.94 (RK3588) of
+  the prediction (0.72 and 0.66 before). Two things remain. The Nano's
+  one run reaches 27 % of its Q4_K kernel's instruction bound at the
+  datasheet clock, where the Pi 5's Q4_K_M runs reach 59–72 % of theirs:
+  its nvpmodel mode is not stated, and NVIDIA's 5 W mode (two cores at
+  918 MHz) would put it near 85 %, so its decode held out stays 1.42×
+  slow, inside the class's interval. And the RK3588's formats spread
+  40 % about the class: its Q4_0 prefill is 2.2× its Q8_0 on the same
+  model (llama.cpp repacks Q4_0 into GEMM kernels on a core with dotprod),
+  which one matrix efficiency for every format cannot hold. No llama-bench
+  run of an RK3576, a Jetson Orin CPU or a Pi 4 with a built-in model was
+  found; the aarch64 pull requests of llama.cpp carry Graviton3/3E and
+  Grace tables, but at fewer threads than the chip has cores (roofline
+  models every core). The Pi 5's runs span Q2_K to Q8_0: decode depends on
+  the format more than its bytes say (the formats' unpacking work per
+  weight on four A76 cores, which the class prices with one dequantizing
   factor), ±17 % each model held out.
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level

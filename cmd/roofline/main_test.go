@@ -53,6 +53,8 @@ func TestGolden(t *testing.T) {
 		{"show-model-deepseek-v3.stdout", []string{"show", "model", "deepseek-v3", "--weights", "fp8", "--kv", "bf16"}},
 		{"show-hardware-jetson-orin-nano-super-8gb.stdout", []string{"show", "hardware", "jetson-orin-nano-super-8gb"}},
 		{"show-hardware-rk3588.json", []string{"show", "hardware", "rk3588", "--format", "json"}},
+		// A core without int8 dot products says so, with its source.
+		{"show-hardware-jetson-nano-4gb.stdout", []string{"show", "hardware", "jetson-nano-4gb"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -168,6 +168,18 @@ requests are admitted while a place, the budget and the cache allow
 tokens in order. A preempted request is prefilled again with what it
 generated, as vLLM's recompute does.
 
+Under vLLM a step's kernels are launched as its CUDA graphs allow
+(vllm.toml's [graphs], sourced; docs/method.md §12): a decode-only step
+of up to min(2 × max_num_seqs, 512) tokens replays a whole graph, as the
+efficiency class is fitted; one that holds prompt tokens replays
+piecewise graphs, attention launched between the pieces (15 µs a layer
+more); a step of more tokens than the largest graph has none, every
+kernel launched from the host (339 µs a layer more: 9.5 ms a step of a
+28-layer model). The largest graph follows --max-seqs (at --max-seqs 8,
+16 tokens), and serve says so. A 512-token prompt arriving beside running decodes
+therefore makes a slow step, and the inter-token latency's tail shows
+it.
+
 ## The front end
 
 A server's engine is not all of it: vLLM's API server process takes each
@@ -318,26 +330,25 @@ const serveDocTail = `
   Against published serving runs (docs/accuracy.md, "Serving under
   load") it is checked on four sources so far, all vLLM: a 0.6B model
   on an H100, a 0.5B model on an L4, gpt-oss-20b on an H100 and an A100,
-  and a 7B model on an A100. On the L4, closed loops of 1 to 32 requests,
-  the median ITL and E2E and the throughput are predicted within 17 %; on
-  the A100, bursts of up to 50 requests of 1024 + 1024 tokens, the median
-  TPOT and ITL within 14 %, and from 75 requests at once the TPOT 10–58 %
-  slow (the vLLM class's step at large batches is an extrapolation from
-  batch 8); the front end, fitted
-  on three sources, is one serial server, and the light-load TTFT it
-  leaves differs by host (19 ms on the L4's host, 32 ms on the H100's);
-  under a burst vLLM ran fewer requests at once than the engine alone
-  would, which the front end's pace explains on one source and not on
-  another, and a MoE's prefill rests on the class's prior (2.3–2.5× slow
-  on the A100). No llama.cpp server or RKLLM
-  serving run with its settings was found to check the edge boards. Read
-  the ranges as the step's uncertainty propagated, not as a measured
-  coverage.
+  and a 7B model on an A100. Held out by source, the medians are
+  predicted within 13 % (median error), the p99s within 31 % and the
+  saturation rates within 37 %; at 16 requests/s on the H100 the ITL p99
+  within 6 %, priced by vLLM's CUDA graphs (above). On the A100, bursts
+  of 75 requests of 1024 + 1024 tokens and more, the TPOT runs slow (the
+  vLLM class's step at large batches is an extrapolation from batch 8).
+  The front end, fitted on three sources, is one serial server that
+  takes requests one at a time; under a burst vLLM's engine got prompts
+  in groups (KVCACHED) or was flooded (GPUSTACK), which it does not
+  reproduce, and a MoE's prefill rests on the class's prior. No llama.cpp
+  server or RKLLM serving run with its settings was found to check the
+  edge boards. Read the ranges as the step's uncertainty propagated, not
+  as a measured coverage.
 - The front end's work per prompt token (tokenizing; the sources' prompts
   of 128–512 tokens do not separate it from a request's), a chat
   template's system prompt, the engine core's own CPU time a step;
-  several API server processes (--api-server-count); vLLM's asynchronous scheduling and CUDA graph padding; speculative
-  decoding; prefill/decode disaggregation; several GPUs.
+  several API server processes (--api-server-count); vLLM's asynchronous
+  scheduling; a step padded up to the next captured graph size;
+  speculative decoding; prefill/decode disaggregation; several GPUs.
 - The KV pool is what memory leaves at the model's full per-token cache:
   sliding-window layers are counted at full length (vLLM frees their
   out-of-window blocks), which understates a windowed model's pool.

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/roofline/roofline/units"
 
 	"github.com/roofline/roofline/safeio"
 
@@ -123,7 +124,7 @@ func frontEndOf(req ServeRequest, rt *runtimes.Runtime) (serve.FrontEnd, [2]serv
 		return *f, req.FrontEndEnds, fmt.Sprintf("front end as given: %s", FrontEndText(*f))
 	}
 	if !rt.FrontEnd.Stated {
-		return serve.FrontEnd{}, [2]serve.FrontEnd{}, fmt.Sprintf("not simulated: %s's front end (HTTP, tokenizing, streaming); no published serving runs of %s stand behind one, so TTFT and E2E are the engine's steps alone (vLLM's, fitted, adds about 20-30 ms a request at light load; --front-end sets one, docs/serve.md, \"The front end\")", rt.Name, rt.Name)
+		return serve.FrontEnd{}, [2]serve.FrontEnd{}, fmt.Sprintf("not simulated: %s's front end (HTTP, tokenizing, streaming); no published serving runs of %s stand behind one, so TTFT and E2E are the engine's steps alone (vLLM's, fitted, adds about 20 ms a request at light load; --front-end sets one, docs/serve.md, \"The front end\")", rt.Name, rt.Name)
 	}
 	f, ends := RuntimeFrontEnd(rt)
 	return f, ends, fmt.Sprintf("front end: %s, its serial work capping %s at %.3g requests/s of this workload's output (%s; the interval's ends take its spread over held-out fits; --front-end off for the engine alone)", FrontEndText(f), rt.Name, f.Ceiling(req.Workload.MeanOutput()), rt.FrontEnd.Basis)
@@ -218,7 +219,10 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if out.Run.Fast == nil {
 		out.Notes = append(out.Notes, "flags replaced the efficiency: no interval stands behind the step times")
 	}
-	p, err := s.Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
+	if g := sv.Setup.Inputs; g.GraphCapture != s.Inputs.GraphCapture {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s's CUDA graphs are captured for steps of up to %d tokens under %d sequences (%d under its default): a larger step runs without one, %s a layer more", s.Runtime.Name, g.GraphCapture, sch.MaxSeqs, s.Inputs.GraphCapture, units.FormatDuration(g.Graphs.Eager)))
+	}
+	p, err := s.WithMaxSeqs(sch.MaxSeqs).Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
 	if err != nil {
 		return nil, err
 	}

@@ -299,6 +299,9 @@ type engineJSON struct {
 	Ridge        map[string]float64 `json:"ridge_flop_per_byte"`
 	Runtimes     []string           `json:"runtimes"`
 	CalibratedOn string             `json:"calibrated_runtime,omitempty"`
+	// Int8Dot is whether the engine has int8 dot-product instructions,
+	// where its profile says (absent: not stated, priced as having them).
+	Int8Dot *bool `json:"int8_dot,omitempty"`
 }
 
 type deviceJSON struct {
@@ -346,6 +349,10 @@ func newDeviceJSON(dv app.Device) deviceJSON {
 			Runtimes: dv.Runtimes[i]}
 		if e.Calibration != nil {
 			ej.CalibratedOn = e.Calibration.Runtime
+		}
+		if _, ok := d.Sources["engine."+e.Name+".int8_dot"]; ok {
+			has := !e.NoInt8Dot
+			ej.Int8Dot = &has
 		}
 		for p, v := range e.Peaks {
 			ej.Peaks[string(p)] = v
@@ -411,6 +418,16 @@ func deviceDoc(dv app.Device) *Doc {
 		}
 	}
 	doc.Table(t)
+	for i := range d.Engines {
+		e := &d.Engines[i]
+		if s, ok := d.Sources["engine."+e.Name+".int8_dot"]; ok {
+			has := "none: a runtime's kernels that need them are priced at their profile's without_int8_dot factor"
+			if !e.NoInt8Dot {
+				has = "yes"
+			}
+			doc.Both(fmt.Sprintf("int8 dot products (%s): %s — %s\n", e.Name, has, s))
+		}
+	}
 	doc.Both("\nengines:\n")
 	tt := NewTable("ENGINE", "KIND", "CLOCK", "POWER", "RUNTIMES", "EFFICIENCY").Right(2, 3)
 	for i := range d.Engines {

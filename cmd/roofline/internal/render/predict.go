@@ -563,6 +563,11 @@ func overheadText(in sim.Inputs) string {
 		out += fmt.Sprintf("; on the CPU %s per token (%d layers × %s FLOP at %s %s)",
 			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
 	}
+	if g := in.Graphs; g.On() {
+		L := float64(in.Layers)
+		out += fmt.Sprintf("; CUDA graphs up to %d tokens a step: a pass holding prompt tokens adds %s (piecewise, %d layers × %s), a step beyond them %s (no graph, %d layers × %s)",
+			in.GraphCapture, Duration(L*g.Piecewise), in.Layers, Duration(g.Piecewise), Duration(L*g.Eager), in.Layers, Duration(g.Eager))
+	}
 	return out
 }
 

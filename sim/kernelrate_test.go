@@ -1,0 +1,109 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/sim"
+)
+
+// llama.cpp's int8 products on a core without SDOT run at 2/3 of the
+// core's int8 peak, on the expected side only: the Cortex-A57's peak
+// counts one SMULL per cycle (16 OP/clk, 2 cycles per 16 multiply-adds),
+// while ggml_vdotq_s32's fallback issues SMULL, SMULL2, 2 SADDLP and 2 ADD
+// on the two ASIMD pipes: 6 / 2 = 3 cycles, 2/3 of the peak (10.7 OP/clk,
+// 4 × 1.43 GHz × 10.67 = 61.0 GOP/s). Cores with SDOT, and a GPU, keep
+// their peak.
+func TestNoDotKernelRate(t *testing.T) {
+	const smullCycles, uops, pipes = 2.0, 6.0, 2.0
+	want := smullCycles / (uops / pipes) // 0.6667
+	cases := []struct {
+		device, engine string
+		factor         float64
+	}{
+		{"jetson-nano-4gb", "cpu", want},
+		{"jetson-nano-4gb", "gpu", 1},    // fp16 products: no int8 dot needed
+		{"raspberry-pi-5-8gb", "cpu", 1}, // Cortex-A76: SDOT
+		{"rk3588", "cpu", 1},             // Cortex-A76: SDOT
+	}
+	for _, c := range cases {
+		s := builtinEngineSetup(t, "tinyllama-1.1b", c.device, c.engine, "llama.cpp", "q4_k_m", nil)
+		if got := s.Inputs.KernelFactor; math.Abs(got-c.factor) > 1e-4 {
+			t.Errorf("%s %s: kernel factor %.4f, want %.4f", c.device, c.engine, got, c.factor)
+		}
+	}
+
+	// The factor slows the products, not the bound: with the fixed costs
+	// at zero, a compute-bound decode step and prefill of the Nano's CPU
+	// take 1.5× (1 / 0.6667) as long as at the whole peak, less what
+	// attention and the memory-bound parts add, and the ideal stays.
+	with := builtinEngineSetup(t, "tinyllama-1.1b", "jetson-nano-4gb", "cpu", "llama.cpp", "q4_k_m", nil)
+	without := builtinEngineSetup(t, "tinyllama-1.1b", "jetson-nano-4gb", "cpu", "llama.cpp", "q4_k_m", func(k *hardware.Engine) { k.NoInt8Dot = false })
+	if f := without.Inputs.KernelFactor; f != 1 {
+		t.Fatalf("an engine with int8 dot products: factor %g", f)
+	}
+	eff := with.Inputs.Efficiency
+	eff.StepOverhead, eff.PassOverhead, eff.LayerOverhead = 0, 0, 0
+	w := sim.Workload{Prompt: 512, Output: 32, Batch: 1}
+	a, err := with.WithEfficiency(eff).Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := without.WithEfficiency(eff).Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct {
+		name     string
+		got      float64
+		low, top float64
+	}{
+		{"TTFT", a.TTFT / b.TTFT, 1.4, 1.5 + 1e-9},
+		{"TPOT", a.TPOT / b.TPOT, 1.4, 1.5 + 1e-9},
+		{"ideal TTFT", a.TTFTBound / b.TTFTBound, 1, 1},
+		{"ideal TPOT", a.TPOTBound / b.TPOTBound, 1, 1},
+	} {
+		if r.got < r.low-1e-12 || r.got > r.top+1e-12 {
+			t.Errorf("%s with/without the factor = %.4f, want %.2f–%.2f", r.name, r.got, r.low, r.top)
+		}
+	}
+}
+
+// builtinEngineSetup resolves a built-in model on one engine of a built-in device,
+// the engine changed by edit (nil: as built in).
+func builtinEngineSetup(t *testing.T, modelName, device, engine, runtime, weights string, edit func(*hardware.Engine)) *sim.Setup {
+	t.Helper()
+	cat := builtin(t)
+	spec, err := cat.Model(modelName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cat.Device(device)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := d.Engine(engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		cp := *e
+		edit(&cp)
+		e = &cp
+	}
+	rt, err := cat.Runtime(runtime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.BuildNamed(spec, weights, "f16", rt.LayoutFor(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
