@@ -85,7 +85,7 @@ type servingRun struct {
 	prompt, output                                        string
 	measured                                              map[string]float64
 	exclude, note                                         string
-	predicted, fast, slow                                 map[string]float64
+	predicted, lo, hi                                     map[string]float64
 	simNotes                                              []string
 	// frontEnd is the front end the run was simulated with: fitted on the
 	// other sources (servingFrontEnds); engineTTFT the median TTFT of the
@@ -235,11 +235,12 @@ func (r *servingRun) simulate(env *app.Env, fe *serve.FrontEnd, ends [2]serve.Fr
 	if err != nil {
 		return err
 	}
-	r.predicted, r.fast, r.slow = map[string]float64{}, map[string]float64{}, map[string]float64{}
+	r.predicted, r.lo, r.hi = map[string]float64{}, map[string]float64{}, map[string]float64{}
 	for _, m := range servingMetrics {
 		r.predicted[m.col] = m.pick(a.Run.Expected)
-		if a.Run.Fast != nil {
-			r.fast[m.col], r.slow[m.col] = m.pick(a.Run.Fast), m.pick(a.Run.Slow)
+		// The range serve prints: the expected run and both ends.
+		if lo, hi, ok := a.Run.Span(m.pick); ok {
+			r.lo[m.col], r.hi[m.col] = lo, hi
 		}
 	}
 	r.simNotes = a.Notes
@@ -455,9 +456,9 @@ func servingStats(runs []*servingRun) servingErrors {
 			default:
 				e.p99 = append(e.p99, ape)
 			}
-			if lo, ok := r.fast[m.col]; ok {
+			if lo, ok := r.lo[m.col]; ok {
 				e.ranged++
-				if hi := r.slow[m.col]; meas >= math.Min(lo, hi) && meas <= math.Max(lo, hi) {
+				if meas >= lo && meas <= r.hi[m.col] {
 					e.covered++
 				}
 			}
@@ -523,7 +524,7 @@ func TestServingRuns(t *testing.T) {
 func msCell(meas, pred float64, lo, hi float64, ranged bool) string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', 3, 64) }
 	mark := ""
-	if ranged && (meas < math.Min(lo, hi) || meas > math.Max(lo, hi)) {
+	if ranged && (meas < lo || meas > hi) {
 		mark = " †"
 	}
 	return fmt.Sprintf("%s / %s (%+.0f %%)%s", f(meas), f(pred), 100*(pred/meas-1), mark)
@@ -561,10 +562,10 @@ func servingSection(runs []*servingRun) string {
 				b.WriteString(" — |")
 				continue
 			}
-			lo, ranged := r.fast[m.col]
+			lo, ranged := r.lo[m.col]
 			// An open-loop run's throughput is its arrival rate: no range.
 			ranged = ranged && (m.kind != rateFig || !r.openRate())
-			b.WriteString(" " + msCell(meas, r.predicted[m.col], lo, r.slow[m.col], ranged) + " |")
+			b.WriteString(" " + msCell(meas, r.predicted[m.col], lo, r.hi[m.col], ranged) + " |")
 		}
 		b.WriteString("\n")
 	}
