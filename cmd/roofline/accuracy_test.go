@@ -768,17 +768,19 @@ const accuracyLeft = `
   Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W)
   and the 2019 Jetson Nano (one model, one build pair). Each predicted
   from the desktop GPUs and the other two modules, the Orin Nano's modes
-  decode within 4–9 % and the AGX Orin's 14 % faster than predicted, but
-  the Jetson Nano 1.5× slower: its Maxwell GPU (compute capability 5.3)
-  decodes kernel by kernel, without the CUDA graph the clock rule prices
-  on an Orin, launched by four 1.43 GHz Cortex-A57s. Unmeasured prefill
-  stays 1.2–1.6× slower than predicted on the Orin Nano's modes. The
-  Jetson family's interval ([level."cuda/jetson"] in
-  profiles/runtimes/llama.cpp.toml) covers the Orin Nano's unmeasured
-  decode runs and 3 of the AGX Orin's 5 in MAXN. No llama.cpp run on an
-  Orin NX, an AGX Orin 32GB or a Xavier with a built-in model was found. Measured, each module's own level predicts
-  its runs of models it was not fitted on within 10–15 % (Orin Nano) and
-  9–11 % (AGX Orin, one model).
+  decode within 9–14 % (0.87–1.06 of the predicted time), the AGX Orin
+  9–12 % faster than predicted, and the Jetson Nano 1.19× slower, outside
+  its interval: its Maxwell GPU (compute capability 5.3) runs no CUDA
+  graph (priced: every kernel launched by four 1.43 GHz Cortex-A57s), and
+  one model on one build pair cannot say what else differs. Unmeasured
+  prefill runs 1.06–1.26× slower than predicted on the Orin Nano's modes.
+  The Jetson family's interval ([level."cuda/jetson"] in
+  profiles/runtimes/llama.cpp.toml) covers all but one of the Orin Nano's
+  unmeasured decode runs and 3 of the AGX Orin's 5 in MAXN. No llama.cpp
+  run on an Orin NX, an AGX Orin 32GB or a Xavier with a built-in model
+  was found. Measured, each module's own level predicts its runs of
+  models it was not fitted on within 10–14 % (Orin Nano) and 4–9 % (AGX
+  Orin, one model).
 - **RKLLM as users run it.** The conversion's context and the clocks are
   priced as settings of the run (above), fitted beside the RK3588's level:
   what a user predicts for the board with its own settings. Three limits
