@@ -112,6 +112,10 @@ type rawRuntime struct {
 			Factor float64 `toml:"factor"`
 			Source string  `toml:"source"`
 		} `toml:"without_int8_dot"`
+		Dot *struct {
+			Factor float64 `toml:"factor"`
+			Source string  `toml:"source"`
+		} `toml:"with_int8_dot"`
 	} `toml:"kernel"`
 	Era []struct {
 		Name      string   `toml:"name"`
@@ -540,6 +544,19 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			default:
 				kr.NoDotFactor, kr.NoDotSource = nd.Factor, nd.Source
 				sourceAt(fmt.Sprintf("kernel.%d.without_int8_dot", i), lines.Nth("[[kernel]]", i), nd.Source)
+			}
+		}
+		if d := k.Dot; d != nil {
+			switch {
+			case !(d.Factor > 0 && d.Factor <= 4):
+				fe("with_int8_dot", "kernel with_int8_dot: factor must be a factor on the matrix efficiency above 0 and at most 4, got %g", d.Factor)
+			case !slices.Contains(kr.Compute, units.INT8):
+				fe("with_int8_dot", "kernel with_int8_dot: the kernel runs no int8 products (compute %v)", k.Compute)
+			case strings.TrimSpace(d.Source) == "":
+				fe("with_int8_dot", "kernel with_int8_dot = %g has no source: every rule cites where it comes from", d.Factor)
+			default:
+				kr.DotFactor, kr.DotSource = d.Factor, d.Source
+				sourceAt(fmt.Sprintf("kernel.%d.with_int8_dot", i), lines.Nth("[[kernel]]", i), d.Source)
 			}
 		}
 		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)

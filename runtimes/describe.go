@@ -185,6 +185,9 @@ func (r *Runtime) Rules() []Rule {
 		if k.NoDotFactor > 0 {
 			add(fmt.Sprintf("kernel.%d.without_int8_dot", i), TopicKernels, fmt.Sprintf("%s on a %s without int8 dot products: int8 products at %.3g of its int8 peak", strings.Join(k.Formats, ", "), k.Kind, k.NoDotFactor))
 		}
+		if k.DotFactor > 0 {
+			add(fmt.Sprintf("kernel.%d.with_int8_dot", i), TopicKernels, fmt.Sprintf("%s on a %s with int8 dot products: %.3g × the class's matrix efficiency", strings.Join(k.Formats, ", "), k.Kind, k.DotFactor))
+		}
 	}
 	return out
 }

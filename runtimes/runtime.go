@@ -210,6 +210,13 @@ type Kernel struct {
 	// nothing (1). NoDotSource says where it comes from.
 	NoDotFactor float64
 	NoDotSource string
+	// DotFactor is the factor on the class's matrix efficiency these
+	// kernels' int8 products reach on an engine with int8 dot products,
+	// where the runtime runs them through kernels faster (or slower) than
+	// the ones its class was fitted on (llama.cpp's repacked Q4_0 GEMM);
+	// 0 when the rule says nothing (1). DotSource says where it comes from.
+	DotFactor float64
+	DotSource string
 }
 
 // Class is the efficiency of a runtime on one kind of engine, and how far
@@ -316,21 +323,27 @@ func (r *Runtime) Precision(w model.WeightFormat, e *hardware.Engine) (units.Pre
 	return e.Pick(r.KernelPrecisions(w, e.Kind))
 }
 
-// KernelFactor is the share of engine e's peak at precision p that the
-// runtime's products of format w reach for want of an instruction the
-// peak counts (NoDotFactor: int8 products on a core without int8 dot
-// products), and the reason; 1 and "" when nothing is missing.
+// KernelFactor is the factor on engine e's matrix efficiency at precision
+// p that the runtime's int8 products of format w get from the kernels
+// they run there: below 1 for want of an instruction the peak counts
+// (NoDotFactor: a core without int8 dot products), above 1 for a kernel
+// faster than the class's (DotFactor: a core with them), and the reason;
+// 1 and "" when the rule says nothing.
 func (r *Runtime) KernelFactor(w model.WeightFormat, e *hardware.Engine, p units.Precision) (float64, string) {
-	if p != units.INT8 || !e.NoInt8Dot {
+	if p != units.INT8 {
 		return 1, ""
 	}
 	for _, kr := range r.Kernels {
-		if kr.Kind == e.Kind && kernelCovers(kr.Formats, w) {
-			if kr.NoDotFactor > 0 {
-				return kr.NoDotFactor, kr.NoDotSource
-			}
-			return 1, ""
+		if kr.Kind != e.Kind || !kernelCovers(kr.Formats, w) {
+			continue
 		}
+		switch {
+		case e.NoInt8Dot && kr.NoDotFactor > 0:
+			return kr.NoDotFactor, kr.NoDotSource
+		case !e.NoInt8Dot && kr.DotFactor > 0:
+			return kr.DotFactor, kr.DotSource
+		}
+		return 1, ""
 	}
 	return 1, ""
 }

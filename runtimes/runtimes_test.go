@@ -304,7 +304,9 @@ func TestNameImplies(t *testing.T) {
 }
 
 // KernelFactor applies a kernel rule's without_int8_dot share to int8
-// products on an engine without int8 dot products, and nowhere else.
+// products on an engine without int8 dot products, its with_int8_dot
+// factor on an engine with them, and nothing elsewhere; the first rule
+// that covers a format decides (q4_0 before gguf-quant).
 func TestKernelFactor(t *testing.T) {
 	q4km, err := model.LookupWeightFormat("q4_k_m")
 	if err != nil {
@@ -314,7 +316,12 @@ func TestKernelFactor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	q40, err := model.LookupWeightFormat("q4_0")
+	if err != nil {
+		t.Fatal(err)
+	}
 	rt := &runtimes.Runtime{Kernels: []runtimes.Kernel{
+		{Formats: []string{"q4_0"}, Kind: hardware.CPU, Compute: []units.Precision{units.INT8, units.FP32}, NoDotFactor: 0.6667, NoDotSource: "[D] six instructions for two", DotFactor: 1.86, DotSource: "[D] a GEMM kernel"},
 		{Formats: []string{"gguf-quant"}, Kind: hardware.CPU, Compute: []units.Precision{units.INT8, units.FP32}, NoDotFactor: 0.6667, NoDotSource: "[D] six instructions for two"},
 		{Formats: []string{"gguf-quant"}, Kind: hardware.GPU, Compute: []units.Precision{units.FP16}},
 	}}
@@ -333,6 +340,10 @@ func TestKernelFactor(t *testing.T) {
 		{"fp32 fallback on a core without SDOT", q4km, noDot, units.FP32, 1},
 		{"a float format, no rule", f16, noDot, units.INT8, 1},
 		{"a GPU rule without the share", q4km, gpu, units.INT8, 1},
+		{"q4_0 repacked on a core with SDOT", q40, sdot, units.INT8, 1.86},
+		{"q4_0 on a core without SDOT", q40, noDot, units.INT8, 0.6667},
+		{"q4_0 at fp32, no int8 kernel", q40, sdot, units.FP32, 1},
+		{"q4_0 on a GPU", q40, gpu, units.INT8, 1},
 	}
 	for _, c := range cases {
 		got, why := rt.KernelFactor(c.w, c.e, c.p)

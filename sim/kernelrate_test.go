@@ -107,3 +107,63 @@ func builtinEngineSetup(t *testing.T, modelName, device, engine, runtime, weight
 	}
 	return s
 }
+
+// llama.cpp repacks Q4_0 and IQ4_NL on a core with int8 dot products into
+// GEMM kernels that reach more of the peak than the vec_dot kernel of
+// Q4_K its class was fitted on (profiles/runtimes/llama.cpp.toml, [L24]):
+// per 32 weights of one row, ggml_gemm_q4_0_4x4_q8_0 issues 207 / 64 =
+// 3.23 ASIMD instructions, 1.62 cycles on the A76's two pipes, 64 OP /
+// 1.62 = 39.6 OP/clk, against q4_K's 6 instructions, 3 cycles, 21.3 OP/clk:
+// 39.6 / 21.3 = 1.855; ggml_gemm_iq4_nl_4x4_q8_0 issues 66 / 16 = 4.13,
+// 2.06 cycles, 31.0 OP/clk: 1.455. The A57 has no SDOT and gets no repacked
+// kernel: the 2/3 share of every quantized type. Q8_0 and Q4_K_M keep the
+// class.
+func TestRepackedKernelRate(t *testing.T) {
+	const peakPerCore = 64.0 // A76 int8 OP/clk: 2 pipes × SDOT's 32 OP
+	q4kVecDot := peakPerCore / (6.0 / 2)
+	q40 := 2 * 32.0 / (207.0 / 64 / 2)  // 39.6 OP/clk
+	iq4nl := 2 * 32.0 / (66.0 / 16 / 2) // 31.0 OP/clk
+	cases := []struct {
+		device, weights string
+		factor          float64
+	}{
+		{"rk3588", "q4_0", q40 / q4kVecDot},                 // 1.855
+		{"raspberry-pi-5-8gb", "q4_0", q40 / q4kVecDot},     // 1.855
+		{"raspberry-pi-5-8gb", "iq4_nl", iq4nl / q4kVecDot}, // 1.455
+		{"rk3588", "q8_0", 1},
+		{"rk3588", "q4_k_m", 1},
+		{"jetson-nano-4gb", "q4_0", 2.0 / 3}, // no SDOT, no repack
+	}
+	for _, c := range cases {
+		s := builtinEngineSetup(t, "tinyllama-1.1b", c.device, "cpu", "llama.cpp", c.weights, nil)
+		if got := s.Inputs.KernelFactor; math.Abs(got-c.factor) > 5e-4 {
+			t.Errorf("%s %s: kernel factor %.4f, want %.4f", c.device, c.weights, got, c.factor)
+		}
+	}
+
+	// The factor speeds the compute-bound prefill of the A76 boards, up to
+	// 1.855× with the fixed costs at zero (less where attention and the
+	// memory-bound parts hold it), and leaves the ideal bound alone.
+	base := builtinEngineSetup(t, "tinyllama-1.1b", "rk3588", "cpu", "llama.cpp", "q4_0", nil)
+	eff := base.Inputs.Efficiency
+	eff.StepOverhead, eff.PassOverhead, eff.LayerOverhead = 0, 0, 0
+	fast := base.WithEfficiency(eff)
+	plain := *base
+	plain.Inputs.KernelFactor = 1
+	slow := plain.WithEfficiency(eff)
+	w := sim.Workload{Prompt: 512, Output: 8, Batch: 1}
+	a, err := slow.Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fast.Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := a.TTFT / b.TTFT; r < 1.5 || r > 1.855+1e-9 {
+		t.Errorf("TTFT without/with the repacked factor = %.3f, want 1.5–1.855", r)
+	}
+	if a.TTFTBound != b.TTFTBound {
+		t.Errorf("ideal TTFT moved: %g against %g", a.TTFTBound, b.TTFTBound)
+	}
+}

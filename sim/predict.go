@@ -423,6 +423,9 @@ func (r *Result) warnings(s *Setup) {
 	if f := in.KernelFactor; f > 0 && f < 1 {
 		r.warn("kernel-rate", "the %s engine has no %s dot-product instruction: %s's products reach %.3g of its %s peak (%s): %s",
 			e.Name, in.Precision, in.Runtime, f, in.Precision, units.FormatRate(f*in.Peak, in.Precision.RateUnit()), in.KernelNote)
+	} else if f > 1 {
+		r.warn("kernel-rate", "%s multiplies %s on the %s engine with another kernel than its class was fitted on: %s products at %.3g × the class's matrix efficiency: %s",
+			in.Runtime, m.Weights.Name, e.Name, in.Precision, f, in.KernelNote)
 	}
 	if m.Layout.IgnoreWindows {
 		r.warn("window-ignored", "%s does not implement %s's %d-token sliding window: every layer attends the whole context", in.Runtime, m.Spec.Name, m.Spec.SlidingWindow)
