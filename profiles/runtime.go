@@ -56,6 +56,12 @@ type rawShare struct {
 	Source string `toml:"source"`
 }
 
+// rawKernelFactor is a [[kernel]]'s factor and its source.
+type rawKernelFactor struct {
+	Factor float64 `toml:"factor"`
+	Source string  `toml:"source"`
+}
+
 type rawRuntime struct {
 	Name              string   `toml:"name"`
 	Aliases           []string `toml:"aliases"`
@@ -104,18 +110,12 @@ type rawRuntime struct {
 		Fused         *rawRule `toml:"fused"`
 	} `toml:"layout"`
 	Kernel []struct {
-		Formats []string `toml:"formats"`
-		Kind    string   `toml:"kind"`
-		Compute []string `toml:"compute"`
-		Source  string   `toml:"source"`
-		NoDot   *struct {
-			Factor float64 `toml:"factor"`
-			Source string  `toml:"source"`
-		} `toml:"without_int8_dot"`
-		Dot *struct {
-			Factor float64 `toml:"factor"`
-			Source string  `toml:"source"`
-		} `toml:"with_int8_dot"`
+		Formats []string         `toml:"formats"`
+		Kind    string           `toml:"kind"`
+		Compute []string         `toml:"compute"`
+		Source  string           `toml:"source"`
+		NoDot   *rawKernelFactor `toml:"without_int8_dot"`
+		Dot     *rawKernelFactor `toml:"with_int8_dot"`
 	} `toml:"kernel"`
 	Era []struct {
 		Name      string   `toml:"name"`
@@ -533,32 +533,26 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if len(kr.Compute) == 0 {
 			fe("kernel", "every [[kernel]] needs compute precisions")
 		}
-		if nd := k.NoDot; nd != nil {
+		// A kernel's factor on cores without int8 dot products (a share of
+		// the peak) or with them (on the matrix efficiency): checked alike.
+		factor := func(key, bound string, f *rawKernelFactor, hi float64) (float64, string) {
 			switch {
-			case !(nd.Factor > 0 && nd.Factor <= 1):
-				fe("without_int8_dot", "kernel without_int8_dot: factor must be a share of the int8 peak, above 0 and at most 1, got %g", nd.Factor)
+			case f == nil:
+				return 0, ""
+			case !(f.Factor > 0 && f.Factor <= hi):
+				fe(key, "kernel %s: factor must be %s, above 0 and at most %g, got %g", key, bound, hi, f.Factor)
 			case !slices.Contains(kr.Compute, units.INT8):
-				fe("without_int8_dot", "kernel without_int8_dot: the kernel runs no int8 products (compute %v)", k.Compute)
-			case strings.TrimSpace(nd.Source) == "":
-				fe("without_int8_dot", "kernel without_int8_dot = %g has no source: every rule cites where it comes from", nd.Factor)
+				fe(key, "kernel %s: the kernel runs no int8 products (compute %v)", key, k.Compute)
+			case strings.TrimSpace(f.Source) == "":
+				fe(key, "kernel %s = %g has no source: every rule cites where it comes from", key, f.Factor)
 			default:
-				kr.NoDotFactor, kr.NoDotSource = nd.Factor, nd.Source
-				sourceAt(fmt.Sprintf("kernel.%d.without_int8_dot", i), lines.Nth("[[kernel]]", i), nd.Source)
+				sourceAt(fmt.Sprintf("kernel.%d.%s", i, key), lines.Nth("[[kernel]]", i), f.Source)
+				return f.Factor, f.Source
 			}
+			return 0, ""
 		}
-		if d := k.Dot; d != nil {
-			switch {
-			case !(d.Factor > 0 && d.Factor <= 4):
-				fe("with_int8_dot", "kernel with_int8_dot: factor must be a factor on the matrix efficiency above 0 and at most 4, got %g", d.Factor)
-			case !slices.Contains(kr.Compute, units.INT8):
-				fe("with_int8_dot", "kernel with_int8_dot: the kernel runs no int8 products (compute %v)", k.Compute)
-			case strings.TrimSpace(d.Source) == "":
-				fe("with_int8_dot", "kernel with_int8_dot = %g has no source: every rule cites where it comes from", d.Factor)
-			default:
-				kr.DotFactor, kr.DotSource = d.Factor, d.Source
-				sourceAt(fmt.Sprintf("kernel.%d.with_int8_dot", i), lines.Nth("[[kernel]]", i), d.Source)
-			}
-		}
+		kr.NoDotFactor, kr.NoDotSource = factor("without_int8_dot", "a share of the int8 peak", k.NoDot, 1)
+		kr.DotFactor, kr.DotSource = factor("with_int8_dot", "a factor on the matrix efficiency", k.Dot, 4)
 		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)
 	}

@@ -70,7 +70,7 @@ func TestRuntimeProfileStrict(t *testing.T) {
 		// with_int8_dot: a factor on the matrix efficiency (at most 4), on a kernel that runs int8, with a source.
 		{"dot factor above 4", `compute = ["fp16"]`,
 			"compute = [\"int8\", \"fp16\"]\nwith_int8_dot = { factor = 5.0, source = \"[R1] a GEMM kernel\" }",
-			[]string{"my.toml:21:", "factor must be a factor on the matrix efficiency above 0 and at most 4, got 5"}},
+			[]string{"my.toml:21:", "factor must be a factor on the matrix efficiency, above 0 and at most 4, got 5"}},
 		{"dot factor zero", `compute = ["fp16"]`,
 			"compute = [\"int8\", \"fp16\"]\nwith_int8_dot = { factor = 0.0, source = \"[R1] a GEMM kernel\" }",
 			[]string{"my.toml:21:", "got 0"}},
