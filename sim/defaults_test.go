@@ -16,6 +16,13 @@ import (
 // layout); weights and kv "" take the runtime's defaults.
 func builtinSetup(t testing.TB, cat *profiles.Catalog, modelName, device, runtime, weights, kv string) *sim.Setup {
 	t.Helper()
+	return chosenSetup(t, cat, modelName, device, runtimes.Request{Runtime: runtime, Weights: weights, KV: kv})
+}
+
+// chosenSetup resolves a built-in model on a built-in device as the
+// request chooses (runtimes.Choose), predict's way.
+func chosenSetup(t testing.TB, cat *profiles.Catalog, modelName, device string, req runtimes.Request) *sim.Setup {
+	t.Helper()
 	spec, err := cat.Model(modelName)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +31,7 @@ func builtinSetup(t testing.TB, cat *profiles.Catalog, modelName, device, runtim
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := cat.Runtimes().Choose(spec, d, runtimes.Request{Runtime: runtime, Weights: weights, KV: kv})
+	c, err := cat.Runtimes().Choose(spec, d, req)
 	if err != nil {
 		t.Fatal(err)
 	}

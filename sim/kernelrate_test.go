@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
-	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -75,33 +75,13 @@ func TestNoDotKernelRate(t *testing.T) {
 // the engine changed by edit (nil: as built in).
 func builtinEngineSetup(t *testing.T, modelName, device, engine, runtime, weights string, edit func(*hardware.Engine)) *sim.Setup {
 	t.Helper()
-	cat := builtin(t)
-	spec, err := cat.Model(modelName)
-	if err != nil {
-		t.Fatal(err)
+	s := chosenSetup(t, builtin(t), modelName, device, runtimes.Request{Runtime: runtime, Weights: weights, Engine: engine, KV: "f16"})
+	if edit == nil {
+		return s
 	}
-	d, err := cat.Device(device)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := d.Engine(engine)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		cp := *e
-		edit(&cp)
-		e = &cp
-	}
-	rt, err := cat.Runtime(runtime)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.BuildNamed(spec, weights, "f16", rt.LayoutFor(spec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+	e := *s.Engine
+	edit(&e)
+	s, err := sim.NewSetup(s.Model, s.Device, &e, s.Runtime, sim.DefaultOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
