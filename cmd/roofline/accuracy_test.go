@@ -48,9 +48,13 @@ const (
 	minDeviceCoverage     = 0.73
 
 	// Devices measured on three models or more, each model predicted by
-	// the device's level fitted without it, each device weighing the same.
-	maxDeviceLevelDecodeMdAPE  = 0.13
-	maxDeviceLevelPrefillMdAPE = 0.14
+	// the device's level fitted without it, each device weighing the same:
+	// guards at the figures reached once a model's runs from one source
+	// share a bias in the level and a class's scatter widens its devices'
+	// levels (9.9 % and 12.3 %; 11.3 % and 12.6 % before). Issue 24's aims
+	// are 5 % and 10 %.
+	maxDeviceLevelDecodeMdAPE  = 0.105
+	maxDeviceLevelPrefillMdAPE = 0.13
 
 	// llama.cpp on ARM CPUs, each device held out: issue 24's decode aim
 	// (8 %, met), and a guard at the prefill reached once llama.cpp's int8
@@ -847,6 +851,47 @@ const accuracyLeft = `
 - **MoE prefill**: gpt-oss-20b prefills about 1.3× slower than the Spark's
   other models predict; with one MoE device per backend the data cannot
   tell why.
+- **Measured devices, each model held out** (decode 9.9 %, prefill 12.3 %;
+  issue 24 aims at 5 % and 10 %). A device's level is one shift of its
+  class, the same for every model and format; what is left is structure
+  within a device that a shift cannot carry, and each needs data or a
+  sourced rule, not a looser level. Figures are measured/predicted time,
+  the device held out of its class (unchanged by its level):
+  - Apple M1 Max decode 30.7 %: XD-GPUBENCH's Q4_K_M runs (build 2797)
+    are 1.50–1.74×, its F16 runs 1.12–1.22×, LCPP-4167's Q4_0, Q8_0 and
+    F16 0.99–1.03×. The same source's Q4_K_M against F16 is 1.07–1.17×
+    against 0.99–1.06× on the M2 Ultra and 0.97–1.08× against 0.93–0.94×
+    on the M3 Max: a K-quant decode cost that grows as the GPU's FLOP/s
+    per byte falls, which Metal runs of K-quants and legacy quants from
+    one current build on three Apple GPUs would let a kernel rule fit.
+  - Raspberry Pi 5 prefill 25.0 %: Qwen2.5-0.5B's 896-wide rows do not
+    fill Q4_K's 256-weight blocks, so llama.cpp stores most of its
+    matrices in the fallback type (Q5_0 for Q4_K, Q5_1 for Q5_K, Q4_0 for
+    Q2_K and Q3_K: tensor_type_fallback), which roofline counts in bytes
+    but not in its kernels' rate: its Q4_K_M and Q5_K_M prefill at
+    1.94–2.62×, its Q2_K and Q3_K_M (Q4_0 inside, the repacked GEMM) at
+    1.18× and 0.88×, where Llama-3.2-1B and Qwen2.5-1.5B Q4_K_M prefill
+    at 0.84–1.03×. Kernel factors per tensor type, counted for Q5_0 and
+    Q5_1 as for Q4_0, would price it. Decode 14.8 %: EDGE-FORMAT-TAX's
+    eight formats of Qwen2.5-0.5B run at 0.83–0.92×, EDGE-MEMWALL's
+    0.99–1.18× (its Q4_K_M 0.99 against the other's 0.83): the two
+    setups differ, and neither states its build or threads.
+  - DGX Spark decode 10.7 %: batch-1 runs 0.93–1.07×, Gemma-3-4B at
+    batch 2–32 1.19–1.71×, Qwen2.5-7B at 16–32 1.09–1.30× (llama.cpp's
+    batched CUDA decode, above). Prefill 15.1 %: Qwen3-30B-A3B's pp2048
+    goes from 2.21× on an empty cache to 0.93× at 32k tokens, where the
+    dense models keep their ratio: MoE prefill at depth.
+  - MLC on the Orin Nano 19.8 %: Gemma-2-2B and 9B decode at 1.35–1.61×,
+    the four other models at 0.77–0.86× (one source): something
+    Gemma-2's models do in MLC that roofline does not price, unsourced.
+  - RKLLM prefill (RK3576 25.4 %, RK3588 17.2 %; here each model held
+    out of its board's level): the RK3588's independent short-prompt
+    TTFTs (one server, default clocks) run Gemma-3-1B at 0.59–0.71×,
+    Qwen3-0.6B at 0.83–1.10× and Qwen3-4B at 1.65–1.92× under one clocks
+    factor; on the RK3576 (Rockchip's runs) w8a8 prefills at 1.05–2.24×
+    and w4a16 at 0.97–1.56×, Gemma-2-2B and Phi-3-mini slowest. The
+    RK3588 has no w4a16 run to tell the format's share, and no source
+    states how RKLLM's prefill scales with the model on default clocks.
 - **Apple M1 Max** K-quant runs at build 2797 look held by the GPU's
   arithmetic, not its bandwidth; no Metal run of a build after June 2024 is
   in the data.

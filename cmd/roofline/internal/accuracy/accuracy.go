@@ -143,6 +143,9 @@ type Class struct {
 	// familyLevels is true when the class has family levels: measured on
 	// MinDevices modules or more.
 	familyLevels bool
+	// deviceSpreads is the prior's spread of a device's level in this
+	// class (fitLevels).
+	deviceSpreads [fit.NShift]float64
 	// family is each case's family index in the fit (fit.Point.Family; 0:
 	// the reference family), families the names of indices 1, 2, …,
 	// reference the reference family's name.

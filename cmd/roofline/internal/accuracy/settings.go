@@ -78,19 +78,19 @@ func withFactors(pts []fit.Point, xs [][2]float64, f factors) []fit.Point {
 // fitSettings fits a device level and the settings' factors to points
 // (their covariates xs) from efficiency e; without any off-reference
 // point it is fitLevel with no factors.
-func fitSettings(pts []fit.Point, xs [][2]float64, e hardware.Efficiency) (fit.Shift, factors, error) {
+func fitSettings(pts []fit.Point, xs [][2]float64, e hardware.Efficiency, spreads [fit.NShift]float64) (fit.Shift, factors, error) {
 	var f factors
 	any := false
 	for _, x := range xs {
 		any = any || x[0] != 0 || x[1] != 0
 	}
-	sh, err := fitLevel(pts, e, DeviceLevelSpread)
+	sh, err := fitLevel(pts, e, spreads)
 	if err != nil || !any {
 		return sh, f, err
 	}
 	for round := 0; round < settingRounds; round++ {
 		f = regressSettings(pts, xs, sh.ApplyLevel(e))
-		if sh, err = fitLevel(withFactors(pts, xs, f), e, DeviceLevelSpread); err != nil {
+		if sh, err = fitLevel(withFactors(pts, xs, f), e, spreads); err != nil {
 			return sh, f, err
 		}
 	}

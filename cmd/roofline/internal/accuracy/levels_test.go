@@ -1,0 +1,75 @@
+package accuracy
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/fit"
+	"github.com/roofline/roofline/hardware"
+)
+
+// A device's level widens with its class's scatter above DeviceScatterRef
+// (0.2) and never narrows: Metal's devices, 0.08 from their class, keep
+// DeviceLevelSpread; RKLLM's, 0.63, get 0.63 / 0.2 = 3.15 times it
+// (0.75 → 2.3625, 0.35 → 1.1025); 2.0 would be 10 times, held at 4.
+func TestLevelSpreads(t *testing.T) {
+	for _, tc := range []struct {
+		scatter float64
+		want    [fit.NShift]float64
+	}{
+		{0, [fit.NShift]float64{0.75, 0.35, 0.35}},
+		{0.08, [fit.NShift]float64{0.75, 0.35, 0.35}},
+		{0.2, [fit.NShift]float64{0.75, 0.35, 0.35}},
+		{0.63, [fit.NShift]float64{2.3625, 1.1025, 1.1025}},
+		{2.0, [fit.NShift]float64{3, 1.4, 1.4}},
+	} {
+		got := levelSpreads(tc.scatter)
+		for j := range got {
+			if math.Abs(got[j]-tc.want[j]) > 1e-12 {
+				t.Errorf("scatter %g: spreads %v, want %v", tc.scatter, got, tc.want)
+				break
+			}
+		}
+	}
+}
+
+// A device measured on model A in twenty configurations, each 1.3 times
+// slower than its class predicts, and on models B and C once each at the
+// class's time: with every run a draw of its own, the level follows A
+// (twenty of 22 runs); with A's runs sharing one bias of ModelSpread (one
+// run's scatter), A weighs about as much as two models (its mean's
+// variance (1/20 + 1)·σ² against B's and C's 2σ²), and the level — what a
+// fourth model gets — lies near (2·1.3 + 1 + 1) / 4 = 1.15, a little
+// toward the class (1.11 when written): well below the unpooled level
+// (1.26).
+func TestDeviceLevelPoolsAModel(t *testing.T) {
+	e := hardware.Efficiency{Bandwidth: 0.6, ComputeMax: 0.5, HalfRows: 16, Attention: 0.5, Dequant: 1}
+	point := func(ratio float64, shared string) fit.Point {
+		return fit.Point{Measured: 0.010 / e.Bandwidth * ratio, Phase: fit.Decode, Shared: shared,
+			Predict: func(e hardware.Efficiency) float64 { return 0.010 / e.Bandwidth }}
+	}
+	factor := func(pooled bool) float64 {
+		var pts []fit.Point
+		for i := 0; i < 20; i++ {
+			s := "A"
+			if !pooled {
+				s = fmt.Sprintf("A%d", i)
+			}
+			pts = append(pts, point(1.3, s))
+		}
+		pts = append(pts, point(1, "B"), point(1, "C"))
+		sh, err := fitLevel(pts, e, DeviceLevelSpread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Bandwidth / sh.ApplyLevel(e).Bandwidth // the level's factor on a memory-bound time
+	}
+	alone, pooled := factor(false), factor(true)
+	if !(alone > 1.2) {
+		t.Errorf("every run its own draw: the level's factor %.3f, want it near A's 1.3", alone)
+	}
+	if !(pooled > 1.05 && pooled < 1.15) {
+		t.Errorf("A's runs pooled: the level's factor %.3f, want 1.05–1.15 (A weighing as two models of four), well below %.3f", pooled, alone)
+	}
+}
