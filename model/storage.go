@@ -161,3 +161,11 @@ func GGMLTypeOf(s Storage) (uint32, bool) {
 	}
 	return 0, false
 }
+
+// GGMLQuantized reports whether s is one of ggml's block-quantized types
+// (q4_0, q4_k, iq4_nl, …): weights llama.cpp multiplies with quantized
+// activations, not a float type.
+func (s Storage) GGMLQuantized() bool {
+	_, ok := GGMLTypeOf(s)
+	return ok && s.BlockSize > 1
+}
