@@ -41,11 +41,12 @@ var DeviceLevelSpread = [fit.NShift]float64{0.75, 0.35, 0.35}
 // configurations of one model from one source weigh about as much as two
 // models in the level, and in full in how they differ from each other, so
 // that the level is what the device's models share, which is what a model
-// it was not measured on gets. Chosen among 0 (every run a draw of its
-// own, as before), 0.5, 0.75, 1 and 2 with DeviceScatterRef at 0.2 (then
-// also scaling the spreads down) by the measured devices' error with each
-// model held out (docs/accuracy.md, "Measured devices": decode 11.2,
-// 10.5, 9.8, 9.9 and 11.8 %, prefill
+// it was not measured on gets. Chosen (before llama.cpp's CPU products
+// were priced per tensor type, which moved the Pi 5's prefill) among 0
+// (every run a draw of its own, as before), 0.5, 0.75, 1 and 2 with
+// DeviceScatterRef at 0.2 (then also scaling the spreads down) by the
+// measured devices' error with each model held out (docs/accuracy.md,
+// "Measured devices": decode 11.2, 10.5, 9.8, 9.9 and 11.8 %, prefill
 // 12.9, 11.9, 11.0, 11.4 and 14.4 %): 1, the scatter of one run as for a
 // class's devices (DeviceSpread), against 0.75 for the released rows of
 // issue 24 (decode 7.2 % against 8.0 %).
@@ -60,7 +61,8 @@ var ModelSpread = 1.0
 // devices closely does not hold their levels tighter than the prior: its
 // scatter rests on three to a dozen devices, and a device unlike them (the
 // M1 Max's K-quant decode in the Metal class, 0.08) would be held to
-// them. Chosen among 0.07, 0.1, 0.15, 0.2 and 0.3 with ModelSpread at 1
+// them. Chosen (as ModelSpread, before the CPU products were priced per
+// tensor type) among 0.07, 0.1, 0.15, 0.2 and 0.3 with ModelSpread at 1
 // by the measured devices' error with each model held out (then also
 // scaling down to 0.25 times: decode 11.2, 10.3, 10.0, 9.9 and 9.4 %,
 // prefill 12.1, 12.2, 11.9, 11.4 and 11.5 %): 0.2, against 0.3 for the
