@@ -192,6 +192,11 @@ func (e *engine) run() {
 			}
 			e.t = math.Max(e.t, next)
 			e.ingest(e.t)
+			if e.waiting.len() == 0 {
+				// A batch the front end took in on the way is not through
+				// yet: look again for when it is.
+				continue
+			}
 		}
 		e.step()
 	}
@@ -765,6 +770,9 @@ func (d *deque) pushFront(x int32) {
 func (d *deque) front() int32 { return d.buf[d.head] }
 
 func (d *deque) back() int32 { return d.buf[(d.head+d.size-1)%len(d.buf)] }
+
+// at is the i-th element from the front.
+func (d *deque) at(i int) int32 { return d.buf[(d.head+i)%len(d.buf)] }
 
 func (d *deque) popFront() int32 {
 	x := d.buf[d.head]

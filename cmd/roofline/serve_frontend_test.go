@@ -19,6 +19,7 @@ func TestServeFrontEndFlag(t *testing.T) {
 		} `json:"single_request"`
 		FrontEnd struct {
 			Light float64 `json:"light_load_s"`
+			Batch int     `json:"batch"`
 		} `json:"front_end"`
 		Result struct {
 			TTFT struct {
@@ -54,11 +55,16 @@ func TestServeFrontEndFlag(t *testing.T) {
 	if !same(given.FrontEnd.Light, 0.01105) || !same(given.Result.TTFT.P50, given.Single.TTFT+0.01105) {
 		t.Errorf("--front-end 10ms,1ms,50us: TTFT p50 %v, alone %v, front end %v", given.Result.TTFT.P50, given.Single.TTFT, given.FrontEnd.Light)
 	}
+	// A lone request is taken in alone however large the batch.
+	batched := run("vllm", "--front-end", "10ms,1ms,50us,32")
+	if batched.FrontEnd.Batch != 32 || !same(batched.Result.TTFT.P50, given.Result.TTFT.P50) {
+		t.Errorf("--front-end 10ms,1ms,50us,32: batch %d, TTFT p50 %v (one at a time %v)", batched.FrontEnd.Batch, batched.Result.TTFT.P50, given.Result.TTFT.P50)
+	}
 	lc := run("llama.cpp", "--weights", "q4_k_m")
 	if lc.FrontEnd.Light != 0 || !same(lc.Result.TTFT.P50, lc.Single.TTFT) || !strings.Contains(strings.Join(lc.Notes, "\n"), "not simulated: llama.cpp's front end") {
 		t.Errorf("llama.cpp: TTFT p50 %v, alone %v, notes %q", lc.Result.TTFT.P50, lc.Single.TTFT, lc.Notes)
 	}
-	for _, bad := range []string{"1ms,2ms", "-1ms,0,0", "2s,0,0", "NaN,0,0", "fast"} {
+	for _, bad := range []string{"1ms,2ms", "-1ms,0,0", "2s,0,0", "NaN,0,0", "fast", "1ms,1ms,1ms,0", "1ms,1ms,1ms,2.5", "1ms,1ms,1ms,1,1"} {
 		_, errOut, code := runCLI("serve", "--model", "qwen2.5-0.5b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "1", "--front-end", bad)
 		if code != 2 || !strings.Contains(errOut, "--front-end") {
 			t.Errorf("--front-end %s: exit %d, %q", bad, code, errOut)

@@ -52,7 +52,7 @@ func schedulerFlags() []cli.Flag {
 
 // frontEndFlag sets the server's front end (serve, plan --rate).
 func frontEndFlag() cli.Flag {
-	return &cli.StringFlag{Name: "front-end", Value: "runtime", Usage: "the server's front end (HTTP, tokenizing, streaming) in front of the engine: runtime (its profile's, fitted on published serving runs; none where it has none), off (the engine's steps alone), or `LATENCY,REQUEST,TOKEN` (a latency, serial work a request and a streamed token, such as 20ms,5ms,50us)"}
+	return &cli.StringFlag{Name: "front-end", Value: "runtime", Usage: "the server's front end (HTTP, tokenizing, streaming) in front of the engine: runtime (its profile's, fitted on published serving runs; none where it has none), off (the engine's steps alone), or `LATENCY,REQUEST,TOKEN[,BATCH]` (a latency, serial work a request and a streamed token, such as 20ms,5ms,50us; BATCH: take up to that many waiting requests in together and hand them to the engine at once, as vLLM's tokenizer batches up to 32)"}
 }
 
 // frontEnd reads --front-end: nil for the runtime's.

@@ -147,7 +147,11 @@ func RuntimeFrontEnd(rt *runtimes.Runtime) (serve.FrontEnd, [2]serve.FrontEnd) {
 
 // FrontEndText says a front end's figures in words.
 func FrontEndText(f serve.FrontEnd) string {
-	return fmt.Sprintf("%s latency + %s of serial work a request + %s a streamed token", msText(f.Latency), msText(f.Request), msText(f.Token))
+	s := fmt.Sprintf("%s latency + %s of serial work a request + %s a streamed token", msText(f.Latency), msText(f.Request), msText(f.Token))
+	if f.Batch > 1 {
+		s += fmt.Sprintf(", taking up to %d waiting requests in together", f.Batch)
+	}
+	return s
 }
 
 func msText(s float64) string {

@@ -138,7 +138,7 @@ func TestParseServeErrors(t *testing.T) {
 		{"rate = 1\nmax_seqs = 0", "a.toml:9: serve.max_seqs must be 1"},
 		{"rate = 1\nkv_tokens = \"lots\"", "a.toml:9: serve.kv_tokens: lots is not a token count"},
 		{"rate = 1\nmemory_share = 1.5", "a.toml:9: serve.memory_share 1.5: want a share in (0, 1]"},
-		{"rate = 1\nfront_end = \"5ms,1ms\"", `a.toml:9: serve.front_end "5ms,1ms": want runtime, off, or LATENCY,REQUEST,TOKEN`},
+		{"rate = 1\nfront_end = \"5ms,1ms\"", `a.toml:9: serve.front_end "5ms,1ms": want runtime, off, or LATENCY,REQUEST,TOKEN[,BATCH]`},
 		{"rate = 1\nfront_end = \"5ms,2s,0s\"", `a.toml:9: serve.front_end "5ms,2s,0s": each part must be 0 … 1 s`},
 		{"rate = 1\nthink = \"soon\"", "a.toml:9: serve.think: \"soon\" is not a duration"},
 		{"rate = 1\nttft = \"0s\"", "a.toml:9: serve.ttft: "},
