@@ -344,3 +344,35 @@ func TestFrontEndBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncScheduling: request A (64 + 2 tokens) arrives at an idle vLLM
+// server and is scheduled at once; B arrives 1 µs later, while A's
+// prefill step runs. Scheduled after each step ends, B joins the next
+// step (it starts when A's first token comes, A.First). Under async
+// scheduling the next step was scheduled when A's prefill step began, so
+// B joins the one after: it starts when A's second step ends, which is
+// A's finish (its second and last token).
+func TestAsyncScheduling(t *testing.T) {
+	s := setup(t, "qwen2.5-0.5b", "bf16", "h100-sxm", "gpu", "vllm")
+	for _, async := range []bool{false, true} {
+		sch := s.Runtime.SchedulerFor(s.Device)
+		sch.Async = async
+		sv, err := New(s, sch, Options{UBatch: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Workload{Arrival: Trace, Rows: []Row{{At: 0, Prompt: 64, Output: 2}, {At: 1e-6, Prompt: 64, Output: 2}}, Prompt: Dist{Kind: Fixed, A: 64}, Output: Dist{Kind: Fixed, A: 2}, Seed: 1}
+		res, err := sv.Run(w, Targets{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := res.Records[0], res.Records[1]
+		want := a.First
+		if async {
+			want = a.Finish
+		}
+		if a.Start != 0 || math.Abs(b.Start-want) > 1e-12 || !(a.Finish > a.First) {
+			t.Errorf("async %v: A started %v, first token %v, finished %v; B started %v, want %v", async, a.Start, a.First, a.Finish, b.Start, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,34 @@ func TestServeFrontEndFlag(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "--front-end") {
 			t.Errorf("--front-end %s: exit %d, %q", bad, code, errOut)
 		}
+	}
+}
+
+// TestServeAsyncSchedulingFlag: vLLM's scheduler line says it schedules
+// asynchronously (its profile's default), --async-scheduling off says
+// it does not, and a value other than on or off is a usage error.
+func TestServeAsyncSchedulingFlag(t *testing.T) {
+	args := []string{"serve", "--model", "qwen2.5-0.5b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "5", "--requests", "50"}
+	for _, c := range []struct {
+		extra []string
+		want  bool
+	}{{nil, true}, {[]string{"--async-scheduling", "off"}, false}, {[]string{"--async-scheduling", "on"}, true}} {
+		stdout, errOut, code := runCLI(append(slices.Clone(args), c.extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.extra, code, errOut)
+		}
+		line := ""
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(l, "scheduler:") {
+				line = l
+			}
+		}
+		if strings.Contains(line, "async scheduling") != c.want {
+			t.Errorf("%v: %q", c.extra, line)
+		}
+	}
+	_, errOut, code := runCLI(append(slices.Clone(args), "--async-scheduling", "maybe")...)
+	if code != 2 || !strings.Contains(errOut, "--async-scheduling") {
+		t.Errorf("--async-scheduling maybe: exit %d, %q", code, errOut)
 	}
 }

@@ -60,6 +60,7 @@ type SchedulerChanges struct {
 	Policy                                    runtimes.Policy
 	MaxSeqs, MaxTokens, PassTokens, BlockSize int
 	Chunked, PrefixCaching, DividedContext    *bool
+	Async                                     *bool
 	OnFull                                    runtimes.OnFull
 }
 
@@ -82,7 +83,7 @@ func (c SchedulerChanges) Apply(s runtimes.Scheduler) runtimes.Scheduler {
 	for _, f := range []struct {
 		v   *bool
 		dst *bool
-	}{{c.Chunked, &s.Chunked}, {c.PrefixCaching, &s.PrefixCaching}, {c.DividedContext, &s.DividedContext}} {
+	}{{c.Chunked, &s.Chunked}, {c.PrefixCaching, &s.PrefixCaching}, {c.DividedContext, &s.DividedContext}, {c.Async, &s.Async}} {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
@@ -317,6 +318,7 @@ func (c SchedulerChanges) Names() []string {
 	add(c.OnFull != "", "on_kv_full")
 	add(c.PrefixCaching != nil, "prefix_caching")
 	add(c.DividedContext != nil, "slot_context")
+	add(c.Async != nil, "async_scheduling")
 	return out
 }
 
@@ -336,6 +338,9 @@ func SchedulerText(s runtimes.Scheduler) string {
 		t += ", chunked prefill"
 	} else {
 		t += ", whole prompts"
+	}
+	if s.Async {
+		t += ", async scheduling"
 	}
 	if s.BlockSize > 1 {
 		t += fmt.Sprintf(", %d-token KV blocks", s.BlockSize)
