@@ -784,8 +784,6 @@ func (d *deque) pushFront(x int32) {
 
 func (d *deque) front() int32 { return d.buf[d.head] }
 
-func (d *deque) back() int32 { return d.buf[(d.head+d.size-1)%len(d.buf)] }
-
 // at is the i-th element from the front.
 func (d *deque) at(i int) int32 { return d.buf[(d.head+i)%len(d.buf)] }
 
