@@ -698,9 +698,10 @@ simulation still misses:
   Which graphs a version captures is not modelled either (vLLM 0.10's
   default was piecewise graphs for every step).
 - *Decode and whole requests.* On the L4 the median ITL is predicted
-  within 1–13 % at every concurrency, the median E2E within 2–11 % and
-  the closed loops' throughput within 2–12 %. At 32 users the median
-  TTFT is 15 % short (42 % before the graphs): several users' prompts in
+  within 1–13 % at every concurrency, the median E2E within 1–11 % and
+  the closed loops' throughput within 2–10 %. At 32 users the median
+  TTFT is 9 % short (15 % before async scheduling, 42 % before the
+  graphs): several users' prompts in
   one step pass 512 tokens, as many as the simulated loop, whose users
   start in lockstep (a real client staggers them), puts together, so read
   that figure as an upper bound on what the graphs explain. On the H100
