@@ -211,6 +211,7 @@ type rawScheduler struct {
 	OnFull        *rawRule `toml:"on_kv_full"`
 	PrefixCaching *rawRule `toml:"prefix_caching"`
 	SlotContext   *rawRule `toml:"slot_context"`
+	Async         *rawRule `toml:"async_scheduling"`
 	Large         *struct {
 		Memory    string   `toml:"memory"`
 		Except    []string `toml:"except"`
@@ -716,8 +717,8 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 		}
 		return int(n)
 	}
-	flag := func(key string, r *rawRule) bool {
-		v := rule(key, r, true)
+	flag := func(key string, r *rawRule, required bool) bool {
+		v := rule(key, r, required)
 		if v == nil {
 			return false
 		}
@@ -742,10 +743,11 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 	out.MaxSeqs = count("max_seqs", sc.MaxSeqs, true)
 	out.MaxTokens = count("max_tokens", sc.MaxTokens, true)
 	out.PassTokens = count("pass_tokens", sc.PassTokens, false)
-	out.Chunked = flag("chunked_prefill", sc.Chunked)
+	out.Chunked = flag("chunked_prefill", sc.Chunked, true)
 	out.BlockSize = count("block_size", sc.BlockSize, true)
 	out.OnFull = runtimes.OnFull(word("on_kv_full", sc.OnFull, true))
-	out.PrefixCaching = flag("prefix_caching", sc.PrefixCaching)
+	out.PrefixCaching = flag("prefix_caching", sc.PrefixCaching, true)
+	out.Async = flag("async_scheduling", sc.Async, false)
 	switch c := word("slot_context", sc.SlotContext, false); c {
 	case "", "shared":
 	case "divided":

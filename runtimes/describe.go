@@ -154,6 +154,13 @@ func (r *Runtime) Rules() []Rule {
 			prefix = "prefix caching: a cached shared prefix is not prefilled again"
 		}
 		add("scheduler.prefix_caching", TopicScheduler, prefix)
+		if _, ok := r.Sources["scheduler.async_scheduling"]; ok {
+			async := "a step is scheduled after the one before it ends"
+			if sc.Async {
+				async = "async scheduling: a step is scheduled while the one before it runs, so a request arriving meanwhile joins the step after"
+			}
+			add("scheduler.async_scheduling", TopicScheduler, async)
+		}
 		if _, ok := r.Sources["scheduler.slot_context"]; ok {
 			ctx := "every slot may use the whole context"
 			if sc.DividedContext {

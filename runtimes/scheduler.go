@@ -70,6 +70,11 @@ type Scheduler struct {
 	// the context (llama.cpp without a unified KV cache); false when every
 	// request may use the whole cache.
 	DividedContext bool
+	// Async is true when the server schedules a step while the one before
+	// it runs (vLLM's async scheduling): a request that reaches it while a
+	// step runs joins the step after next, whose scheduling starts when
+	// the running one ends; an idle server takes it at once.
+	Async bool
 	// Large replaces MaxSeqs and MaxTokens on devices with at least
 	// Large.Memory bytes of memory (vLLM's larger defaults on H100-class
 	// GPUs); nil when the runtime has none.

@@ -191,19 +191,33 @@ func (e *engine) run() {
 				e.ser.record(Sample{T: e.t - e.first, Preemptions: e.preempted, KVUse: float64(e.used) / float64(max(e.total, 1))})
 			}
 			e.t = math.Max(e.t, next)
-			e.ingest(e.t)
+			e.ingest(e.t, e.t)
+			if e.waiting.len() == 0 {
+				// A batch the front end took in on the way is not through
+				// yet: look again for when it is.
+				continue
+			}
 		}
 		e.step()
 	}
 }
 
 // ingest takes the arrivals up to time upTo into the queue, accounting
-// the requests in the system at each.
-func (e *engine) ingest(upTo float64) {
+// the requests in the system at each; those that reach the engine (through
+// the front end, which works up to upTo) after by wait outside the queue.
+func (e *engine) ingest(upTo, by float64) {
+	if !e.feOn {
+		upTo = by
+	}
 	for e.src.peek() <= upTo {
 		at, p, o, user := e.src.pop()
 		if math.IsNaN(e.first) {
 			e.first, e.tPrev = at, at
+		}
+		if at < e.tPrev && !e.feOn {
+			// Taken in after the clock passed its arrival (async
+			// scheduling): its time in the system so far.
+			e.area += e.tPrev - at
 		}
 		e.areaTo(at)
 		e.inSystem++
@@ -220,7 +234,7 @@ func (e *engine) ingest(upTo float64) {
 	}
 	if e.feOn {
 		e.frontTo(upTo)
-		for e.ready.len() > 0 && e.reach[e.ready.front()] <= upTo {
+		for e.ready.len() > 0 && e.reach[e.ready.front()] <= by {
 			e.waiting.pushBack(e.ready.popFront())
 		}
 	}
@@ -466,7 +480,13 @@ func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 			done = append(done, c.slot)
 		}
 	}
-	e.ingest(end)
+	// The next step was scheduled when this one started, under async
+	// scheduling: what reached the server since waits for the one after.
+	by := end
+	if e.sch.Async {
+		by = end - dur
+	}
+	e.ingest(end, by)
 	// The step's tokens reach their clients through the front end: its
 	// decodes' and the finished prompts' first.
 	nDec := e.nDec
@@ -491,7 +511,7 @@ func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 		e.promptDone(s, deliv)
 	}
 	e.completed = done
-	e.ingest(end)
+	e.ingest(end, by)
 	used := float64(e.used) / float64(max(e.total, 1))
 	e.maxKV = math.Max(e.maxKV, used)
 	e.ser.record(Sample{T: end - e.first, Waiting: e.waiting.len(), Running: e.running, KVUse: used, Preemptions: e.preempted})
@@ -764,7 +784,8 @@ func (d *deque) pushFront(x int32) {
 
 func (d *deque) front() int32 { return d.buf[d.head] }
 
-func (d *deque) back() int32 { return d.buf[(d.head+d.size-1)%len(d.buf)] }
+// at is the i-th element from the front.
+func (d *deque) at(i int) int32 { return d.buf[(d.head+i)%len(d.buf)] }
 
 func (d *deque) popFront() int32 {
 	x := d.buf[d.head]

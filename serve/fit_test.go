@@ -62,7 +62,7 @@ func TestFitFrontEnd(t *testing.T) {
 // FuzzParseFrontEnd: whatever the text, ParseFrontEnd answers nil (the
 // runtime's), or a front end that validates, or an error; never a panic.
 func FuzzParseFrontEnd(f *testing.F) {
-	for _, s := range []string{"runtime", "off", "20ms,5ms,50us", "0,0,0", "1s,1s,1s", "2s,0,0", "-1ms,0,0", "NaN,0,0", "5ms,1ms", ",,", "1e308s,0,0"} {
+	for _, s := range []string{"runtime", "off", "20ms,5ms,50us", "0,0,0", "1s,1s,1s", "2s,0,0", "-1ms,0,0", "NaN,0,0", "5ms,1ms", ",,", "1e308s,0,0", "20ms,5ms,50us,32", "0,0,0,0", "1ms,1ms,1ms,4097", "1ms,1ms,1ms,x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

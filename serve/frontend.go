@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/units"
@@ -24,16 +25,28 @@ import (
 // engine's steps alone, as predict prices them.
 type FrontEnd struct {
 	Latency, Request, Token float64 // s
+	// Batch, when above 1, is the most requests the front end takes in
+	// together: those waiting when it turns to intake, up to Batch, pass
+	// its serial work in turn and reach the engine together when the
+	// last is through, as vLLM's API server tokenizes the prompts waiting
+	// for it in one call, up to 32 (AsyncMicrobatchTokenizer), and its
+	// event loop runs each ready request's next stage in turn. 0 or 1:
+	// one at a time, each reaching the engine as its own work ends.
+	Batch int
 }
 
 // On says whether the front end adds anything.
-func (f FrontEnd) On() bool { return f != FrontEnd{} }
+func (f FrontEnd) On() bool { return f.Latency != 0 || f.Request != 0 || f.Token != 0 }
 
 // maxFrontEnd bounds each of a front end's figures: a second a request or
 // a token is far beyond any server.
 const maxFrontEnd = 1.0
 
-// Validate checks each figure is a time of 0 … 1 s.
+// maxFrontEndBatch bounds a front end's batch: vLLM's tokenizer takes 32.
+const maxFrontEndBatch = 4096
+
+// Validate checks each figure is a time of 0 … 1 s and the batch 0 …
+// 4096 requests.
 func (f FrontEnd) Validate() error {
 	for _, c := range []struct {
 		name string
@@ -43,13 +56,17 @@ func (f FrontEnd) Validate() error {
 			return &WorkloadError{c.name, fmt.Sprintf("must be a time of 0 … %g s, got %g", maxFrontEnd, c.v)}
 		}
 	}
+	if f.Batch < 0 || f.Batch > maxFrontEndBatch {
+		return &WorkloadError{"FrontEnd.Batch", fmt.Sprintf("must be 0 … %d requests, got %d", maxFrontEndBatch, f.Batch)}
+	}
 	return nil
 }
 
 // ParseFrontEnd reads a front end as --front-end and a study's
 // front_end give it: "runtime" (or empty) for the runtime's own (nil),
 // "off" for none, or LATENCY,REQUEST,TOKEN, three durations such as
-// 20ms,5ms,50us.
+// 20ms,5ms,50us, and optionally ,BATCH: the most requests taken in
+// together (1 … 4096; 1, one at a time, without it).
 func ParseFrontEnd(s string) (*FrontEnd, error) {
 	switch t := strings.ToLower(strings.TrimSpace(s)); t {
 	case "", "runtime":
@@ -58,8 +75,16 @@ func ParseFrontEnd(s string) (*FrontEnd, error) {
 		return &FrontEnd{}, nil
 	}
 	parts := strings.Split(s, ",")
-	if len(parts) != 3 {
-		return nil, fmt.Errorf("%q: want runtime, off, or LATENCY,REQUEST,TOKEN (three durations such as 20ms,5ms,50us)", s)
+	if len(parts) != 3 && len(parts) != 4 {
+		return nil, fmt.Errorf("%q: want runtime, off, or LATENCY,REQUEST,TOKEN[,BATCH] (three durations such as 20ms,5ms,50us, then the most requests taken in together)", s)
+	}
+	batch := 0
+	if len(parts) == 4 {
+		b, err := strconv.Atoi(strings.TrimSpace(parts[3]))
+		if err != nil || b < 1 || b > maxFrontEndBatch {
+			return nil, fmt.Errorf("%q: BATCH must be a whole number of requests, 1 … %d", s, maxFrontEndBatch)
+		}
+		batch, parts = b, parts[:3]
 	}
 	var v [3]float64
 	for i, p := range parts {
@@ -69,7 +94,7 @@ func ParseFrontEnd(s string) (*FrontEnd, error) {
 		}
 		v[i] = x
 	}
-	f := FrontEnd{Latency: v[0], Request: v[1], Token: v[2]}
+	f := FrontEnd{Latency: v[0], Request: v[1], Token: v[2], Batch: batch}
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("%q: each part must be 0 … 1 s", s)
 	}
@@ -89,9 +114,18 @@ func (f FrontEnd) Ceiling(output float64) float64 {
 	return 1 / w
 }
 
+// batchWait is how long vLLM's tokenizer waits, after the first prompt
+// of a batch, for more to join it (AsyncMicrobatchTokenizer's
+// batch_wait_timeout_s, 2 ms).
+const batchWait = 0.002
+
 // frontTo takes the arrived requests whose front-end work starts by time
 // T through the front end's serial part, in arrival order: each then
-// reaches the engine Latency after its work ends.
+// reaches the engine Latency after its work ends. A front end that takes
+// requests in batches takes those that arrived by batchWait after the
+// first's turn, up to Batch, and waits until then for them (unless the
+// batch is full or no arrival is due); they reach the engine together,
+// when the last one's work ends.
 func (e *engine) frontTo(T float64) {
 	f := &e.sv.FrontEnd
 	for e.pend.len() > 0 {
@@ -100,29 +134,68 @@ func (e *engine) frontTo(T float64) {
 		if start > T {
 			return
 		}
-		e.pend.popFront()
-		e.feBusy = start + f.Request
-		e.feWork += f.Request
-		e.reach[id] = e.feBusy + f.Latency
-		e.ready.pushBack(id)
+		n := 1
+		if f.Batch > 1 {
+			until := start + batchWait
+			if until > T && e.pend.len() < f.Batch && e.src.peek() <= until {
+				return // more may join the batch
+			}
+			n = e.batchBy(until)
+		}
+		end := start
+		for i := range n {
+			end = math.Max(end, e.recs[e.pend.at(i)].Arrival) + f.Request
+		}
+		e.feWork += float64(n) * f.Request
+		e.feBusy = end
+		for range n {
+			id := e.pend.popFront()
+			e.reach[id] = end + f.Latency
+			e.ready.pushBack(id)
+		}
 	}
 }
 
+// batchBy is how many requests the front end takes in together when they
+// arrived by until: up to Batch, one at least.
+func (e *engine) batchBy(until float64) int {
+	n := 1
+	for n < e.sv.FrontEnd.Batch && n < e.pend.len() && e.recs[e.pend.at(n)].Arrival <= until {
+		n++
+	}
+	return n
+}
+
 // nextReach is when the next request reaches the engine through the
-// front end with nothing else for it to do (+Inf when none will).
+// front end with nothing else for it to do (+Inf when none will). For a
+// front end taking requests in batches it may be earlier: the next
+// arrival, or the end of a batch's wait, when frontTo decides the batch.
 func (e *engine) nextReach() float64 {
 	f := &e.sv.FrontEnd
 	if e.ready.len() > 0 {
 		return e.reach[e.ready.front()]
 	}
-	at := e.src.peek()
-	if e.pend.len() > 0 {
-		at = e.recs[e.pend.front()].Arrival
+	if e.pend.len() == 0 {
+		at := e.src.peek()
+		if f.Batch > 1 || math.IsInf(at, 1) {
+			return at
+		}
+		return math.Max(e.feBusy, at) + f.Request + f.Latency
 	}
-	if math.IsInf(at, 1) {
-		return at
+	start := math.Max(e.feBusy, e.recs[e.pend.front()].Arrival)
+	n := 1
+	if f.Batch > 1 {
+		until := start + batchWait
+		if e.pend.len() < f.Batch && e.src.peek() <= until {
+			return until
+		}
+		n = e.batchBy(until)
 	}
-	return math.Max(e.feBusy, at) + f.Request + f.Latency
+	end := start
+	for i := range n {
+		end = math.Max(end, e.recs[e.pend.at(i)].Arrival) + f.Request
+	}
+	return end + f.Latency
 }
 
 // stream passes a step's tokens, emitted at end, through the front end:
@@ -138,11 +211,13 @@ func (e *engine) stream(end float64, tokens int) float64 {
 	e.feWork += w
 	e.egBusy = math.Max(e.egBusy, end) + w
 	if e.feBusy > end {
-		// The request being taken in finishes w later.
-		if n := e.ready.len(); n > 0 {
-			if id := e.ready.back(); e.reach[id]-e.sv.FrontEnd.Latency > end {
-				e.reach[id] += w
+		// The requests being taken in finish w later.
+		for i := e.ready.len() - 1; i >= 0; i-- {
+			id := e.ready.at(i)
+			if e.reach[id]-e.sv.FrontEnd.Latency <= end {
+				break
 			}
+			e.reach[id] += w
 		}
 		e.feBusy += w
 	} else {

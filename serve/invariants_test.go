@@ -78,6 +78,8 @@ func TestServingInvariants(t *testing.T) {
 		// requests/s of 40 tokens on average: 0.45 + 0.36 of its time
 		// asked, so its queue holds requests and tokens.
 		{"vllm front end", "qwen2.5-0.5b", "bf16", "h100-sxm", "gpu", "vllm", 0, 90, "uniform:100:600", "uniform:20:60", 0, false, false, FrontEnd{Latency: 0.02, Request: 0.005, Token: 0.0001}},
+		// The same front end taking up to 32 requests in together.
+		{"vllm front end in batches", "qwen2.5-0.5b", "bf16", "h100-sxm", "gpu", "vllm", 0, 90, "uniform:100:600", "uniform:20:60", 0, false, false, FrontEnd{Latency: 0.02, Request: 0.005, Token: 0.0001, Batch: 32}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

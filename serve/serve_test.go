@@ -74,12 +74,16 @@ var examples = []struct {
 // (its step budget, or the prediction's micro-batch for RKLLM). With a
 // front end the engine's part is still Predict's: TTFT and E2E gain the
 // front end's light-load time (20 ms + 4 ms + 0.05 ms = 24.05 ms), TPOT
-// nothing, and the request waits its 24 ms before the engine.
+// nothing, and the request waits its 24 ms before the engine. A front
+// end that takes requests in batches of 32 takes a lone request alone:
+// the same.
 func TestVanishingRateIsPredict(t *testing.T) {
 	fe := FrontEnd{Latency: 0.020, Request: 0.004, Token: 0.00005}
+	batched := fe
+	batched.Batch = 32
 	for _, c := range examples {
-		for _, f := range []FrontEnd{{}, fe} {
-			t.Run(fmt.Sprintf("%s front end %v", c.name, f.On()), func(t *testing.T) {
+		for _, f := range []FrontEnd{{}, fe, batched} {
+			t.Run(fmt.Sprintf("%s front end %v batch %d", c.name, f.On(), f.Batch), func(t *testing.T) {
 				vanishing(t, c.model, c.weights, c.device, c.engine, c.runtime, f)
 			})
 		}
@@ -306,5 +310,69 @@ func TestMaxSeqsMovesGraphs(t *testing.T) {
 	}
 	if d := at8.TTFT - def.TTFT; !near(d, 32*(339e-6-15e-6), 1e-9) {
 		t.Errorf("8 sequences add %v s to a 256-token prompt, want 10.368 ms", d)
+	}
+}
+
+// TestFrontEndBatch: 70 requests sent at once to a front end of 1 ms a
+// request (no latency, no token work) that takes up to 32 in together
+// reach the engine in three groups, at 32 ms (the first 32: 32 × 1 ms),
+// 64 ms (the next 32) and 70 ms (the last 6); one at a time, request i
+// reaches it at (i + 1) ms. The group's requests start together.
+func TestFrontEndBatch(t *testing.T) {
+	s := setup(t, "qwen2.5-0.5b", "bf16", "h100-sxm", "gpu", "vllm")
+	for _, c := range []struct {
+		batch int
+		start func(i int) float64
+	}{
+		{32, func(i int) float64 { return []float64{0.032, 0.064, 0.070}[i/32] }},
+		{1, func(i int) float64 { return float64(i+1) * 0.001 }},
+	} {
+		sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{UBatch: 512, FrontEnd: FrontEnd{Request: 0.001, Batch: c.batch}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sv.Run(Workload{Arrival: Constant, Rate: MaxRate, Requests: 70, Prompt: Dist{Kind: Fixed, A: 16}, Output: Dist{Kind: Fixed, A: 4}, Seed: 1}, Targets{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range res.Records {
+			// The engine admits a request at its first step at or after
+			// it reaches it: within one step of 16-token prompts (< 10 ms).
+			if want := c.start(i); r.Start < want-1e-9 || r.Start > want+0.010 {
+				t.Errorf("batch %d: request %d started at %.4f s, reached the engine at %.4f s", c.batch, i, r.Start, want)
+			}
+		}
+	}
+}
+
+// TestAsyncScheduling: request A (64 + 2 tokens) arrives at an idle vLLM
+// server and is scheduled at once; B arrives 1 µs later, while A's
+// prefill step runs. Scheduled after each step ends, B joins the next
+// step (it starts when A's first token comes, A.First). Under async
+// scheduling the next step was scheduled when A's prefill step began, so
+// B joins the one after: it starts when A's second step ends, which is
+// A's finish (its second and last token).
+func TestAsyncScheduling(t *testing.T) {
+	s := setup(t, "qwen2.5-0.5b", "bf16", "h100-sxm", "gpu", "vllm")
+	for _, async := range []bool{false, true} {
+		sch := s.Runtime.SchedulerFor(s.Device)
+		sch.Async = async
+		sv, err := New(s, sch, Options{UBatch: 512})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := Workload{Arrival: Trace, Rows: []Row{{At: 0, Prompt: 64, Output: 2}, {At: 1e-6, Prompt: 64, Output: 2}}, Prompt: Dist{Kind: Fixed, A: 64}, Output: Dist{Kind: Fixed, A: 2}, Seed: 1}
+		res, err := sv.Run(w, Targets{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := res.Records[0], res.Records[1]
+		want := a.First
+		if async {
+			want = a.Finish
+		}
+		if a.Start != 0 || math.Abs(b.Start-want) > 1e-12 || !(a.Finish > a.First) {
+			t.Errorf("async %v: A started %v, first token %v, finished %v; B started %v, want %v", async, a.Start, a.First, a.Finish, b.Start, want)
+		}
 	}
 }

@@ -232,6 +232,15 @@ kernel launched from the host (339 µs a layer more: 9.5 ms a step of a
 therefore makes a slow step, and the inter-token latency's tail shows
 it.
 
+vLLM schedules each step while the one before it runs (async scheduling,
+on by default since early 2026; vllm.toml's ` + "`async_scheduling`" + `, [V26]: the
+engine core keeps two steps in flight, ` + "`EngineCore.step_with_batch_queue`" + `,
+and takes in the requests that arrived between scheduling them). A request
+that reaches a busy engine therefore joins not the next step, already
+scheduled, but the one after: under load its TTFT gains about a step,
+while a request reaching an idle engine starts at once.
+` + "`--async-scheduling off`" + ` (a study's ` + "`async_scheduling`" + `) simulates the releases before it.
+
 On several devices (` + "`--tp N`" + `, ` + "`--devices N`" + `, or a system such as
 ` + "`hgx-h100`" + `) the server is a tensor-parallel group, as vLLM's
 --tensor-parallel-size and distributed-llama run one: every device holds
@@ -280,15 +289,46 @@ by ` + "`go test ./cmd/roofline -run TestServingFrontEnd -update`" + `: each sou
 median TTFT at its lightest load less the simulated engine's gives
 latency + request + token, and its saturation rate with every request
 sent at once gives request + token × output. Three vLLM sources stand
-behind vLLM's (latency 20.7 ms, request 4.89 ms, token 44 µs); the
+behind vLLM's (latency 14.1 ms, request 4.89 ms, token 44 µs); the
 interval's ends take each figure's spread over the fits that hold one
-source out (latency 14–27 ms, request 4.9–10.5 ms, token 0–44 µs).
+source out (latency 8.5–14.4 ms, request 4.9–10.5 ms, token 0–44 µs).
 SGLang, an alias of the vLLM profile, shares it unmeasured. llama.cpp's
 server, RKLLM, TensorRT-LLM and the rest have no published serving runs
 with their settings: they get no front end (the note says so) rather than
 vLLM's. ` + "`--front-end off`" + ` runs the engine alone, ` + "`--front-end 20ms,5ms,50us`" + `
 sets one (serve, and plan's --rate search; a study's ` + "`[serve]`" + ` takes
 ` + "`front_end`" + `).
+
+*Requests taken in together.* How a flood reaches vLLM's engine, from
+its source: the engine core's busy loop drains every request its input
+queue holds before each step (vllm/v1/engine/core.py
+` + "`_process_input_queue`" + `), so the requests that reach it during a step join
+the next one together; the API server tokenizes prompts through one
+` + "`AsyncMicrobatchTokenizer`" + ` (vllm/utils/async_utils.py, the renderer's
+` + "`get_async_tokenizer`" + `), which takes every prompt waiting for it, and those
+arriving within 2 ms of the first (` + "`batch_wait_timeout_s`" + `), up to 32
+(` + "`max_batch_size`" + `), in one call on one thread; and asyncio runs each ready
+request's next stage in turn, so requests tokenized together go on
+together. ` + "`--front-end LATENCY,REQUEST,TOKEN,BATCH`" + ` simulates it: the
+requests waiting when the front end turns to intake, and those arriving
+within 2 ms, up to BATCH, pass its serial work in turn and reach the
+engine together when the last is through (a lone request is taken in
+alone, as before). Whether that is how vLLM's serial time falls is not
+published: it holds if the work before the tokenizer is short, and not if
+each request's work before it is long (each then reaches the tokenizer
+alone). On KVCACHED-H100's 500 requests at once, at the profile's pace,
+batches of 32 give TPOT 4.1 ms against 5.1–5.9 ms measured (20.2 ms one
+at a time), ITL p50 3.7 ms (4.4–4.8) and p99 34 ms (24–26), 91
+requests/s (93–97); replayed with the same pace in groups of 4 or 8 the
+engine alone gives TPOT 5.9 and 4.5 ms, ITL p99 19 and 23 ms. The
+profile's front end still takes requests one at a time: held out by
+source (docs/accuracy.md), the front end fitted without KVCACHED-H100
+has no token work (one output length is left) and takes a request in
+5 ms, a pace at which batches of 32 flood the engine (TPOT 12 ms, 137
+requests/s against 93–97); over the four sources the p99s would go from
+27.5 % to 33.2 % off (Poisson arrivals 2 ms apart share a step too) and
+the saturation rates from 35.6 % to 47.5 %, while the L4's TTFT p95s
+would come from 12.8 % to 8.6 %.
 
 ## What it answers
 
@@ -397,23 +437,27 @@ const serveDocTail = `
   load") it is checked on four sources so far, all vLLM: a 0.6B model
   on an H100, a 0.5B model on an L4, gpt-oss-20b on an H100 and an A100,
   and a 7B model on an A100. Held out by source, the medians are
-  predicted within 13 % (median error), the p99s within 31 % and the
-  saturation rates within 37 %; at 16 requests/s on the H100 the ITL p99
-  within 6 %, priced by vLLM's CUDA graphs (above). On the A100, bursts
+  predicted within 13 % (median error), the p99s within 28 % and the
+  saturation rates within 36 %; at 16 requests/s on the H100 the ITL p99
+  within 6 %, priced by vLLM's CUDA graphs, and the median TTFT within
+  3 %, with async scheduling (above). On the A100, bursts
   of 75 requests of 1024 + 1024 tokens and more, the TPOT runs slow (the
   vLLM class's step at large batches is an extrapolation from batch 8).
   The front end, fitted on three sources, is one serial server that
   takes requests one at a time; under a burst vLLM's engine got prompts
   in groups (KVCACHED) or was flooded (GPUSTACK), which it does not
-  reproduce, and a MoE's prefill rests on the class's prior. No llama.cpp
+  reproduce unless asked to take them in together (--front-end's BATCH,
+  above), and a MoE's prefill rests on the class's prior. No llama.cpp
   server or RKLLM serving run with its settings was found to check the
   edge boards. Read the ranges as the step's uncertainty propagated, not
   as a measured coverage.
 - The front end's work per prompt token (tokenizing; the sources' prompts
   of 128–512 tokens do not separate it from a request's), a chat
   template's system prompt, the engine core's own CPU time a step;
-  several API server processes (--api-server-count); vLLM's asynchronous
-  scheduling; a step padded up to the next captured graph size;
+  several API server processes (--api-server-count); under async
+  scheduling, a place freed in a step taken up only in the step after
+  next (the next was scheduled while the request still held it); a step
+  padded up to the next captured graph size;
   speculative decoding; prefill/decode disaggregation; pipeline
   parallelism and offloaded layers (a tensor-parallel group is served:
   above). vLLM's custom all-reduce for small messages is priced as a

@@ -42,6 +42,7 @@ func schedulerFlags() []cli.Flag {
 		&cli.IntFlag{Name: "block-size", Usage: "tokens per KV-cache block; default: the runtime's"},
 		&cli.StringFlag{Name: "on-kv-full", Usage: "when the KV cache is full: recompute (preempt), reserve (admit only what fits whole) or fail; default: the runtime's"},
 		&cli.StringFlag{Name: "prefix-caching", Usage: "reuse the cached shared prefix: on or off; default: the runtime's"},
+		&cli.StringFlag{Name: "async-scheduling", Usage: "schedule a step while the one before it runs, so a request arriving meanwhile joins the step after (vLLM --async-scheduling): on or off; default: the runtime's"},
 		&cli.StringFlag{Name: "slot-context", Usage: "llama.cpp: shared (every slot may use the whole context) or divided (-c / --parallel each)"},
 		tokensFlag("kv-tokens", nil, 0, "KV cache pool in tokens (llama.cpp -c); default: what memory leaves"),
 		&cli.Float64Flag{Name: "memory-share", Usage: "share of the device's usable memory the runtime takes for weights, activations and KV cache (vLLM --gpu-memory-utilization); default: the runtime's"},
@@ -52,7 +53,7 @@ func schedulerFlags() []cli.Flag {
 
 // frontEndFlag sets the server's front end (serve, plan --rate).
 func frontEndFlag() cli.Flag {
-	return &cli.StringFlag{Name: "front-end", Value: "runtime", Usage: "the server's front end (HTTP, tokenizing, streaming) in front of the engine: runtime (its profile's, fitted on published serving runs; none where it has none), off (the engine's steps alone), or `LATENCY,REQUEST,TOKEN` (a latency, serial work a request and a streamed token, such as 20ms,5ms,50us)"}
+	return &cli.StringFlag{Name: "front-end", Value: "runtime", Usage: "the server's front end (HTTP, tokenizing, streaming) in front of the engine: runtime (its profile's, fitted on published serving runs; none where it has none), off (the engine's steps alone), or `LATENCY,REQUEST,TOKEN[,BATCH]` (a latency, serial work a request and a streamed token, such as 20ms,5ms,50us; BATCH: take up to that many waiting requests in together and hand them to the engine at once, as vLLM's tokenizer batches up to 32)"}
 }
 
 // frontEnd reads --front-end: nil for the runtime's.
@@ -104,6 +105,9 @@ func schedulerChanges(c *cli.Context) (app.SchedulerChanges, error) {
 		return ch, err
 	}
 	if ch.PrefixCaching, err = onOff(c, "prefix-caching"); err != nil {
+		return ch, err
+	}
+	if ch.Async, err = onOff(c, "async-scheduling"); err != nil {
 		return ch, err
 	}
 	switch sc := strings.ToLower(c.String("slot-context")); sc {

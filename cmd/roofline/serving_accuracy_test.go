@@ -25,13 +25,13 @@ const publicServing = "testdata/public/serving.csv"
 // the figures reached, not the aims of issue 25 (medians within 20 %,
 // p99 within 30 %, the saturation rate within 25 %).
 const (
-	maxServingMedianAPE = 0.20
-	maxServingP99APE    = 0.40
-	maxSaturationAPE    = 0.45
+	maxServingMedianAPE = 0.15
+	maxServingP99APE    = 0.30
+	maxSaturationAPE    = 0.40
 	// Beside the aims: the p95s a source publishes instead of p99s, and
 	// closed loops' throughput.
-	maxServingP95APE       = 0.20
-	maxClosedThroughputAPE = 0.10
+	maxServingP95APE       = 0.15
+	maxClosedThroughputAPE = 0.05
 )
 
 // A serving figure's kind, which aim it is scored against.
@@ -201,6 +201,22 @@ func runtimeName(env *app.Env, s string) (string, error) {
 	return rt.Name, nil
 }
 
+// asyncScheduling is whether the run's runtime and version (the CSV's
+// runtime column, "vLLM 0.19.0") schedule a step while the last runs by
+// default: vLLM since 0.14 (vllm.toml's async_scheduling, [V26]: PR
+// #27614 turned it on at the turn of 2026, after 0.13).
+func asyncScheduling(runtime string) bool {
+	f := strings.Fields(runtime)
+	if len(f) < 2 || !strings.EqualFold(f[0], "vllm") {
+		return false
+	}
+	var major, minor int
+	if _, err := fmt.Sscanf(f[1], "%d.%d", &major, &minor); err != nil {
+		return false
+	}
+	return major > 0 || minor >= 14
+}
+
 // simulate runs a serving run through roofline serve's application
 // layer: the same requests (lengths, arrival process and count) on the
 // runtime's scheduler, with the run's memory share, at the expected step
@@ -224,7 +240,9 @@ func (r *servingRun) simulate(env *app.Env, fe *serve.FrontEnd, ends [2]serve.Fr
 		// (a million a second, 0.5 ms for 500).
 		w.Arrival, w.Rate = serve.Constant, serve.MaxRate
 	}
+	async := asyncScheduling(r.runtime)
 	a, err := env.Serve(app.ServeRequest{
+		Scheduler:    app.SchedulerChanges{Async: &async},
 		Setup:        app.Selection{Model: r.model, Hardware: r.hardware, Runtime: rt, Engine: r.engine, Weights: r.weights, KV: r.kv},
 		Workload:     w,
 		MemoryShare:  r.memoryShare,
@@ -680,9 +698,10 @@ simulation still misses:
   Which graphs a version captures is not modelled either (vLLM 0.10's
   default was piecewise graphs for every step).
 - *Decode and whole requests.* On the L4 the median ITL is predicted
-  within 1–13 % at every concurrency, the median E2E within 2–11 % and
-  the closed loops' throughput within 2–12 %. At 32 users the median
-  TTFT is 15 % short (42 % before the graphs): several users' prompts in
+  within 1–13 % at every concurrency, the median E2E within 1–11 % and
+  the closed loops' throughput within 2–10 %. At 32 users the median
+  TTFT is 9 % short (15 % before async scheduling, 42 % before the
+  graphs): several users' prompts in
   one step pass 512 tokens, as many as the simulated loop, whose users
   start in lockstep (a real client staggers them), puts together, so read
   that figure as an upper bound on what the graphs explain. On the H100
@@ -713,10 +732,25 @@ simulation still misses:
   serial server (docs/serve.md, "The front end") and fitted on the other
   sources, it brought the medians from 45.3 % to 20.8 % off, the p99s
   from 69.7 % to 52.4 %, the saturation rates from 93.0 % to 55.5 %
-  (measured before the graphs). The TTFT p95s at 2 to 16 users on the L4
-  stay 24–60 % short and the H100's TTFT p99 at 16/s 23–32 %: a front
-  end whose work grows with the requests it holds, or the engine core's
-  own time a step, would add to them; neither is sourced.
+  (measured before the graphs).
+- *Async scheduling.* vLLM schedules each step while the one before it
+  runs, by default since early 2026 (vllm.toml's async_scheduling, [V26]:
+  the engine core keeps two steps in flight and takes in the requests
+  that arrived between scheduling them), so a request reaching a busy
+  engine joins the step after the next. The runs are simulated as their
+  versions ran: 0.19.0 (KVCACHED) and 0.23.0 (WMX-L4) with it, 0.11.0
+  (GPUSTACK) and 0.10.1.1 (DLEE) without. At 16 requests/s on the H100
+  the median TTFT is now 2–3 % long (5 % short without) and the TTFT p99
+  16–26 % short (23–32 %); the L4's TTFT p50s at 2 to 16 users are 10–32 %
+  short (10–36 %) and its p95s 13–58 % (24–60 %), and the light-load gap
+  the front end is fitted on is 18.5 ms a request on the H100's host
+  (21.0 ms). Over the four sources it brings the p99s from 30.6 % to
+  27.5 % off, within issue 25's 30 %, the medians from 13.0 % to 12.8 %,
+  the saturation rates from 36.7 % to 35.6 %, the p95s from 14.7 % to
+  12.8 % and the closed loops' throughput from 3.8 % to 3.2 %. What still
+  holds the L4's TTFT tails short at 4 users (58 %) is not sourced: a
+  front end whose work grows with the requests it holds, or the engine
+  core's own time a step.
 - *Every request at once.* On KVCACHED's burst the fit without it (token
   work unidentified: 0) gives a front end of 197 requests/s, which hands
   the engine one 512-token prompt at a time: nearly every step holds one
@@ -737,8 +771,23 @@ simulation still misses:
   2048-token step of it on the A100 at 167 ms against an ideal of 41 ms,
   an efficiency no prefill run has fitted), and the chat template's
   system prompt, unstated, adds tokens the simulation does not send. How
-  vLLM's API server hands a flood of requests to the engine, one by one
-  or in groups, is what both bursts turn on; it is not modelled.
+  vLLM's API server hands a flood of requests to the engine is what both
+  bursts turn on. Its source says the engine core drains its whole input
+  queue before each step and the API server tokenizes waiting prompts
+  together, up to 32 (AsyncMicrobatchTokenizer); serve takes requests in
+  so when asked (--front-end's BATCH, docs/serve.md, "The front end").
+  At the pace fitted on all sources, batches of 32 bring KVCACHED's
+  burst to TPOT 4.1 ms (5.1–5.9 measured) and 91 requests/s (93–97),
+  and engine replays of groups of 4 to 8 at the measured pace give TPOT
+  5.9–4.5 ms: the burst's TPOT is explained by requests reaching the
+  engine in groups. Held out, though, the front end fitted without
+  KVCACHED takes a request in 5 ms with no token work (only one output
+  length is left to fit on), and batches of 32 at that pace flood the
+  engine: TPOT 12.4 ms, 137 requests/s, the p99s over the four sources
+  33.2 % off and the saturation rates 47.5 %. The profile therefore
+  still takes requests one at a time; a held-out source with a second
+  output length (a front-end-bound burst of long answers) is what would
+  let the batched intake be scored.
 
 Until vLLM has prefill runs of its own in runs.csv (its 8 decode runs
 span 4 devices, 3 models and batches of 1 to 10), and serving runs that

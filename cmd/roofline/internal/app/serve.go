@@ -60,6 +60,7 @@ type SchedulerChanges struct {
 	Policy                                    runtimes.Policy
 	MaxSeqs, MaxTokens, PassTokens, BlockSize int
 	Chunked, PrefixCaching, DividedContext    *bool
+	Async                                     *bool
 	OnFull                                    runtimes.OnFull
 }
 
@@ -82,7 +83,7 @@ func (c SchedulerChanges) Apply(s runtimes.Scheduler) runtimes.Scheduler {
 	for _, f := range []struct {
 		v   *bool
 		dst *bool
-	}{{c.Chunked, &s.Chunked}, {c.PrefixCaching, &s.PrefixCaching}, {c.DividedContext, &s.DividedContext}} {
+	}{{c.Chunked, &s.Chunked}, {c.PrefixCaching, &s.PrefixCaching}, {c.DividedContext, &s.DividedContext}, {c.Async, &s.Async}} {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
@@ -152,7 +153,11 @@ func RuntimeFrontEnd(rt *runtimes.Runtime) (serve.FrontEnd, [2]serve.FrontEnd) {
 
 // FrontEndText says a front end's figures in words.
 func FrontEndText(f serve.FrontEnd) string {
-	return fmt.Sprintf("%s latency + %s of serial work a request + %s a streamed token", msText(f.Latency), msText(f.Request), msText(f.Token))
+	s := fmt.Sprintf("%s latency + %s of serial work a request + %s a streamed token", msText(f.Latency), msText(f.Request), msText(f.Token))
+	if f.Batch > 1 {
+		s += fmt.Sprintf(", taking up to %d waiting requests in together", f.Batch)
+	}
+	return s
 }
 
 func msText(s float64) string {
@@ -313,6 +318,7 @@ func (c SchedulerChanges) Names() []string {
 	add(c.OnFull != "", "on_kv_full")
 	add(c.PrefixCaching != nil, "prefix_caching")
 	add(c.DividedContext != nil, "slot_context")
+	add(c.Async != nil, "async_scheduling")
 	return out
 }
 
@@ -332,6 +338,9 @@ func SchedulerText(s runtimes.Scheduler) string {
 		t += ", chunked prefill"
 	} else {
 		t += ", whole prompts"
+	}
+	if s.Async {
+		t += ", async scheduling"
 	}
 	if s.BlockSize > 1 {
 		t += fmt.Sprintf(", %d-token KV blocks", s.BlockSize)

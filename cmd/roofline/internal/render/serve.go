@@ -84,6 +84,8 @@ type frontEndJSON struct {
 	Token   float64 `json:"token_s"`
 	Light   float64 `json:"light_load_s"`
 	Busy    float64 `json:"busy_share"`
+	// Batch is the most requests taken in together (0: one at a time).
+	Batch int `json:"batch,omitzero"`
 }
 
 type singleJSON struct {
@@ -191,7 +193,7 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		j.Devices = &serveDevicesJSON{sp.Devices, sp.TP, sp.EP, sp.Link, sp.TransferTPOT + sp.CollectiveTPOT}
 	}
 	if f := sv.FrontEnd; f.On() {
-		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse}
+		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse, f.Batch}
 	}
 	if a.Run.Fast != nil {
 		j.Interval = &serveRangeJSON{a.Run.Level, newServeResultJSON(a.Run.Fast), newServeResultJSON(a.Run.Slow)}
@@ -283,8 +285,12 @@ func serveDoc(a *app.Serve) *Doc {
 	doc.Line("one request of %d + %d tokens alone: TTFT %s, TPOT %s, E2E %s (predict)", single.Inputs.Workload.Prompt, single.Inputs.Workload.Output,
 		Duration(single.TTFT), Duration(single.TPOT), Duration(single.E2E))
 	if f := sv.FrontEnd; f.On() {
-		doc.Line("front end: %s latency, %s a request and %s a streamed token of serial work: +%s on a lone request's TTFT and E2E; busy %s of the run",
-			Duration(f.Latency), Duration(f.Request), Duration(f.Token), Duration(f.Light()), Percent1(res.FrontEndUse))
+		batch := ""
+		if f.Batch > 1 {
+			batch = fmt.Sprintf(", taking up to %d waiting requests in together", f.Batch)
+		}
+		doc.Line("front end: %s latency, %s a request and %s a streamed token of serial work%s: +%s on a lone request's TTFT and E2E; busy %s of the run",
+			Duration(f.Latency), Duration(f.Request), Duration(f.Token), batch, Duration(f.Light()), Percent1(res.FrontEndUse))
 	} else {
 		doc.Line("front end: none (the engine's steps alone)")
 	}

@@ -56,36 +56,37 @@ const (
 )
 
 type rawServe struct {
-	Arrival        *string  `toml:"arrival"`
-	Rate           any      `toml:"rate"`
-	MaxRate        *bool    `toml:"max_rate"`
-	SearchRuns     *int     `toml:"search_runs"`
-	Requests       *int     `toml:"requests"`
-	Prompt         any      `toml:"prompt"`
-	OutputTokens   any      `toml:"output_tokens"`
-	SharedPrefix   any      `toml:"shared_prefix"`
-	Seed           *int     `toml:"seed"`
-	CV             *float64 `toml:"cv"`
-	Users          *int     `toml:"users"`
-	Think          *string  `toml:"think"`
-	TTFT           *string  `toml:"ttft"`
-	TPOT           *string  `toml:"tpot"`
-	Policy         *string  `toml:"policy"`
-	MaxSeqs        *int     `toml:"max_seqs"`
-	MaxTokens      any      `toml:"max_tokens"`
-	PassTokens     any      `toml:"pass_tokens"`
-	ChunkedPrefill any      `toml:"chunked_prefill"`
-	BlockSize      *int     `toml:"block_size"`
-	OnKVFull       *string  `toml:"on_kv_full"`
-	PrefixCaching  any      `toml:"prefix_caching"`
-	SlotContext    *string  `toml:"slot_context"`
-	KVTokens       any      `toml:"kv_tokens"`
-	MemoryShare    *float64 `toml:"memory_share"`
-	FrontEnd       *string  `toml:"front_end"`
-	UBatch         any      `toml:"ubatch"`
-	Trace          *string  `toml:"trace"`
-	TraceFormat    *string  `toml:"trace_format"`
-	CharsPerToken  *float64 `toml:"chars_per_token"`
+	Arrival         *string  `toml:"arrival"`
+	Rate            any      `toml:"rate"`
+	MaxRate         *bool    `toml:"max_rate"`
+	SearchRuns      *int     `toml:"search_runs"`
+	Requests        *int     `toml:"requests"`
+	Prompt          any      `toml:"prompt"`
+	OutputTokens    any      `toml:"output_tokens"`
+	SharedPrefix    any      `toml:"shared_prefix"`
+	Seed            *int     `toml:"seed"`
+	CV              *float64 `toml:"cv"`
+	Users           *int     `toml:"users"`
+	Think           *string  `toml:"think"`
+	TTFT            *string  `toml:"ttft"`
+	TPOT            *string  `toml:"tpot"`
+	Policy          *string  `toml:"policy"`
+	MaxSeqs         *int     `toml:"max_seqs"`
+	MaxTokens       any      `toml:"max_tokens"`
+	PassTokens      any      `toml:"pass_tokens"`
+	ChunkedPrefill  any      `toml:"chunked_prefill"`
+	BlockSize       *int     `toml:"block_size"`
+	OnKVFull        *string  `toml:"on_kv_full"`
+	PrefixCaching   any      `toml:"prefix_caching"`
+	SlotContext     *string  `toml:"slot_context"`
+	AsyncScheduling any      `toml:"async_scheduling"`
+	KVTokens        any      `toml:"kv_tokens"`
+	MemoryShare     *float64 `toml:"memory_share"`
+	FrontEnd        *string  `toml:"front_end"`
+	UBatch          any      `toml:"ubatch"`
+	Trace           *string  `toml:"trace"`
+	TraceFormat     *string  `toml:"trace_format"`
+	CharsPerToken   *float64 `toml:"chars_per_token"`
 }
 
 // workloadKeys names the [serve] key behind each field serve's workload
@@ -257,7 +258,8 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		key, flag string
 		v         any
 		dst       **bool
-	}{{"chunked_prefill", "chunked-prefill", r.ChunkedPrefill, &req.Scheduler.Chunked}, {"prefix_caching", "prefix-caching", r.PrefixCaching, &req.Scheduler.PrefixCaching}} {
+	}{{"chunked_prefill", "chunked-prefill", r.ChunkedPrefill, &req.Scheduler.Chunked}, {"prefix_caching", "prefix-caching", r.PrefixCaching, &req.Scheduler.PrefixCaching},
+		{"async_scheduling", "async-scheduling", r.AsyncScheduling, &req.Scheduler.Async}} {
 		if f.v == nil {
 			continue
 		}

@@ -63,6 +63,7 @@ max_seqs = 4
 max_tokens = "2k"
 chunked_prefill = "off"
 prefix_caching = true
+async_scheduling = "off"
 on_kv_full = "reserve"
 slot_context = "divided"
 kv_tokens = 8192
@@ -74,14 +75,14 @@ seed = 7`, "", func(t *testing.T, s *Serve) {
 			if w.Arrival != serve.Closed || w.Users != 4 || w.Think != 10 || w.Prompt.Kind != serve.Uniform || w.Output.A != 64 || w.SharedPrefix != 1024 || w.Seed != 7 {
 				t.Errorf("workload %+v", w)
 			}
-			if ch.MaxSeqs != 4 || ch.MaxTokens != 2048 || *ch.Chunked || !*ch.PrefixCaching || ch.OnFull != runtimes.Reserve || !*ch.DividedContext ||
+			if ch.MaxSeqs != 4 || ch.MaxTokens != 2048 || *ch.Chunked || !*ch.PrefixCaching || ch.Async == nil || *ch.Async || ch.OnFull != runtimes.Reserve || !*ch.DividedContext ||
 				ch.Policy != runtimes.Continuous || ch.BlockSize != 32 || s.Request.KVTokens != 8192 || s.Request.MemoryShare != 0.5 {
 				t.Errorf("scheduler %+v, kv %d, share %g", ch, s.Request.KVTokens, s.Request.MemoryShare)
 			}
 			// The reproducing flags say the table as serve takes it.
 			args := strings.Join(s.Args, " ")
 			for _, want := range []string{"--arrival closed", "--users 4", "--think 10s", "--prompt uniform:1100:1300", "--output-tokens 64", "--shared-prefix 1k",
-				"--chunked-prefill off", "--prefix-caching on", "--on-kv-full reserve", "--slot-context divided", "--memory-share 0.5", "--seed 7", "--ttft 1s", "--tpot 200ms"} {
+				"--chunked-prefill off", "--prefix-caching on", "--async-scheduling off", "--on-kv-full reserve", "--slot-context divided", "--memory-share 0.5", "--seed 7", "--ttft 1s", "--tpot 200ms"} {
 				if !strings.Contains(args, want) {
 					t.Errorf("args %q lack %q", args, want)
 				}
@@ -138,7 +139,7 @@ func TestParseServeErrors(t *testing.T) {
 		{"rate = 1\nmax_seqs = 0", "a.toml:9: serve.max_seqs must be 1"},
 		{"rate = 1\nkv_tokens = \"lots\"", "a.toml:9: serve.kv_tokens: lots is not a token count"},
 		{"rate = 1\nmemory_share = 1.5", "a.toml:9: serve.memory_share 1.5: want a share in (0, 1]"},
-		{"rate = 1\nfront_end = \"5ms,1ms\"", `a.toml:9: serve.front_end "5ms,1ms": want runtime, off, or LATENCY,REQUEST,TOKEN`},
+		{"rate = 1\nfront_end = \"5ms,1ms\"", `a.toml:9: serve.front_end "5ms,1ms": want runtime, off, or LATENCY,REQUEST,TOKEN[,BATCH]`},
 		{"rate = 1\nfront_end = \"5ms,2s,0s\"", `a.toml:9: serve.front_end "5ms,2s,0s": each part must be 0 … 1 s`},
 		{"rate = 1\nthink = \"soon\"", "a.toml:9: serve.think: \"soon\" is not a duration"},
 		{"rate = 1\nttft = \"0s\"", "a.toml:9: serve.ttft: "},
