@@ -115,3 +115,25 @@ func TestGraphlessEngine(t *testing.T) {
 		}
 	}
 }
+
+// llama.cpp's CUDA builds before pull request #19645 (to b7815) launch a
+// step of two or more sequences kernel by kernel; later and current
+// builds replay it as a graph. The DGX Spark's llama-batched-bench runs
+// (b6918) are priced the first way, a prediction for the current build
+// the second: one sequence's step is the same in both.
+func TestLaunchedDecodeStepByBuild(t *testing.T) {
+	cat := builtin(t)
+	old := builtinSetup(t, cat, "gemma-3-4b", "dgx-spark", "llama.cpp@b6918", "q4_0", "")
+	cur := builtinSetup(t, cat, "gemma-3-4b", "dgx-spark", "llama.cpp", "q4_0", "")
+	if old.Inputs.GraphBatch != 1 || cur.Inputs.GraphBatch != 0 {
+		t.Fatalf("graph batch at b6918 %d, current %d; want 1, 0", old.Inputs.GraphBatch, cur.Inputs.GraphBatch)
+	}
+	if d := old.ITL(1000, 1) - cur.ITL(1000, 1); d != 0 {
+		t.Errorf("one sequence's step differs by %g s between builds, want 0", d)
+	}
+	in := old.Inputs
+	want := in.LaunchedDecodeOverhead - in.DecodeOverhead
+	if d := old.ITL(1000, 2) - cur.ITL(1000, 2); !near(d, want, 1e-9) || !(want > 0) {
+		t.Errorf("two sequences' step at b6918 is %g s longer, want the launched fixed cost's excess %g s", d, want)
+	}
+}

@@ -770,18 +770,18 @@ const accuracyLeft = `
   Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W)
   and the 2019 Jetson Nano (one model, one build pair). Each predicted
   from the desktop GPUs and the other two modules, the Orin Nano's modes
-  decode within 9–14 % (0.87–1.06 of the predicted time), the AGX Orin
-  9–12 % faster than predicted, and the Jetson Nano 1.19× slower, outside
-  its interval: its Maxwell GPU (compute capability 5.3) runs no CUDA
+  decode within 9–14 % (0.88–1.09 of the predicted time), the AGX Orin
+  9–10 % faster than predicted, and the Jetson Nano 1.16× slower, one of
+  its two runs outside its interval: its Maxwell GPU (compute capability 5.3) runs no CUDA
   graph (priced: every kernel launched by four 1.43 GHz Cortex-A57s), and
   one model on one build pair cannot say what else differs. Unmeasured
-  prefill runs 1.06–1.26× slower than predicted on the Orin Nano's modes.
+  prefill runs 1.04–1.26× slower than predicted on the Orin Nano's modes.
   The Jetson family's interval ([level."cuda/jetson"] in
   profiles/runtimes/llama.cpp.toml) covers all but one of the Orin Nano's
   unmeasured decode runs and 3 of the AGX Orin's 5 in MAXN. No llama.cpp
   run on an Orin NX, an AGX Orin 32GB or a Xavier with a built-in model
   was found. Measured, each module's own level predicts its runs of
-  models it was not fitted on within 10–14 % (Orin Nano) and 4–9 % (AGX
+  models it was not fitted on within 10–15 % (Orin Nano) and 5–7 % (AGX
   Orin, one model).
 - **RKLLM as users run it.** The conversion's context and the clocks are
   priced as settings of the run (above), fitted beside the RK3588's level:
@@ -834,10 +834,25 @@ const accuracyLeft = `
   factor), ±17 % each model held out.
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
-  (fitted on its 122 runs) carries it, and llama.cpp's batched decode on
-  it slows with the batch more than a roofline describes (the MMQ kernels'
-  load and arithmetic overlap poorly: 34 ms per step at batch 1, 54 ms at
-  32 for Qwen2.5-7B Q8_0).
+  (fitted on its 122 runs) carries it.
+- **llama.cpp's batched decode on the DGX Spark** (llama-batched-bench,
+  b6918). A step of two sequences or more launched its kernels from the
+  host in builds before pull request #19645 and is priced so (docs/method.md
+  §6): held out by device, Gemma-3-4B Q4_0 runs 1.01–1.11× the predicted
+  time at batch 2 (1.19–1.28× before) and Qwen2.5-7B Q8_0 0.93–0.95×.
+  What is left grows with the batch: at 32 sequences Gemma-3-4B runs
+  1.37–1.64× and Qwen2.5-7B 1.06–1.23×. Past the second sequence each one
+  adds 0.2–0.7 ms a step beyond its KV cache (at a 544-token context), on
+  average 13–15 µs per layer on both models (34 layers, 28 layers), where
+  the products' arithmetic, which the roofline's max hides under the
+  weight reads, would cost about 0.25 and 0.5 ms: the cost follows the
+  layers more than the parameters, so the MMVQ and MMQ kernels'
+  arithmetic (8 columns and fewer, then tiles) does not explain it alone;
+  the dearest sequences are the 5th to the 16th, around MMVQ's limit of
+  8 columns. With one device's batched
+  runs, a term fitted to it would be that device's; llama-batched-bench
+  sweeps on other GPUs, and at builds after #19645, are what would tell
+  the launch, the kernels and the attention per sequence apart.
 - **Current llama.cpp CUDA prefill across GPUs** follows each GPU's integer
   throughput per SM and clock more than its FP16 peak; modelling that needs
   each GPU's clock in its profile. The micro-batch sweeps (llama.cpp pull
