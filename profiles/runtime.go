@@ -97,6 +97,8 @@ type rawRuntime struct {
 			Until     string `toml:"until"`
 			Source    string `toml:"source"`
 		} `toml:"graph_batch_builds"`
+		// SerialDecode is runtimes.Support.SerialDecode, with its source.
+		SerialDecode *rawRule `toml:"serial_decode"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
 		GraphMinCC float64 `toml:"graph_min_compute_capability"`
 		Source     string  `toml:"source"`
@@ -387,6 +389,14 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			}
 			sourceAt(key+".graph_batch_builds", lines.Nth("[[engine]]", ei), b.Source)
 			sup.GraphBuilds = runtimes.Builds{LastBuild: b.LastBuild, Until: b.Until, Source: b.Source}
+		}
+		if r := e.SerialDecode; r != nil {
+			v, ok := r.Value.(bool)
+			if !ok {
+				fe("engine", "[[engine]] %s serial_decode value must be true or false", key)
+			}
+			sup.SerialDecode = v
+			sourceAt(key+".serial_decode", lines.Nth("[[engine]]", ei), r.Source)
 		}
 		rt.Engines = append(rt.Engines, sup)
 	}

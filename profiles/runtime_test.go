@@ -92,6 +92,10 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"graph_batch_builds: until must be a date YYYY-MM-DD, got \"2026-02\""}},
 		{"graph builds unsourced", `kind = "gpu"`, "kind = \"gpu\"\ngraph_batch = 1\ngraph_batch_builds = { last_build = 7815, until = \"2026-02-15\", source = \"\" }",
 			[]string{"engine.gpu.graph_batch_builds", "no source"}},
+		{"serial decode not a bool", `kind = "gpu"`, "kind = \"gpu\"\nserial_decode = { value = 1, source = \"[R1] load, then multiply\" }",
+			[]string{"[[engine]] engine.gpu serial_decode value must be true or false"}},
+		{"serial decode unsourced", `kind = "gpu"`, "kind = \"gpu\"\nserial_decode = { value = true, source = \"\" }",
+			[]string{"engine.gpu.serial_decode", "no source"}},
 		{"graph compute capability out of range", `kind = "gpu"`, "kind = \"gpu\"\ngraph_min_compute_capability = 700.0",
 			[]string{"[[engine]] engine.gpu graph_min_compute_capability must be a CUDA compute capability such as 7.0, got 700"}},
 	}

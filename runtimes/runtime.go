@@ -193,6 +193,11 @@ type Support struct {
 	// (none named) replay steps of any batch as graphs (llama.cpp since
 	// its pull request #19645). Zero: GraphBatch holds for every build.
 	GraphBuilds Builds `json:",omitzero"`
+	// SerialDecode is true when a decode step's products load their
+	// weights and then multiply them, one after the other, rather than
+	// overlapping the two (llama.cpp's CUDA kernels): a step's products
+	// cost their memory time plus their compute time, not the larger.
+	SerialDecode bool `json:",omitzero"`
 	// GraphMinCC, when set, is the lowest compute capability its graphs
 	// run on (llama.cpp turns CUDA graphs off on older GPUs): on an
 	// engine below it every decode step launches its kernels one by one.
@@ -427,6 +432,13 @@ func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int,
 		batch = 0
 	}
 	return batch, s.GraphMinCC > 0 && cc > 0 && cc < s.GraphMinCC
+}
+
+// SerialDecode reports whether a decode step's products on engine e of
+// device d load and multiply one after the other (Support.SerialDecode).
+func (r *Runtime) SerialDecode(d *hardware.Device, e *hardware.Engine) bool {
+	s := r.support(d, e)
+	return s != nil && s.SerialDecode
 }
 
 // ClassFor is the runtime's efficiency on engine e of device d: its
