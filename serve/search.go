@@ -112,7 +112,7 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 		return nil, &WorkloadError{"Runs", fmt.Sprintf("must be 4 … 200, got %d", runs)}
 	}
 	// One request at a time sustains 1 / E2E of a mean request.
-	p, err := sv.Setup.Predict(sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(1, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens})
+	p, err := sv.Predict(sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(1, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens})
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,10 @@ type Server struct {
 	// ends run with (its figures' spread).
 	FrontEnd     FrontEnd
 	FrontEndEnds [2]FrontEnd
-	pricer       *sim.StepPricer
+	// Split is the tensor-parallel group the server runs on (nil: one
+	// device); Setup is then one device of it (sim.Split.Serving).
+	Split  *sim.Split
+	pricer *sim.StepPricer
 }
 
 // Options adjust a server beyond its runtime's scheduler.
@@ -51,12 +54,25 @@ type Options struct {
 	// it (zero: FrontEnd at both).
 	FrontEnd     FrontEnd
 	FrontEndEnds [2]FrontEnd
+	// Split, when set, serves on a tensor-parallel group of devices like
+	// the setup's (sim.Split.Serving): every pass is one device's shard of
+	// it plus the links' time, the KV pool one device's. Build it on the
+	// setup the scheduler's max_num_seqs gives (sim.Setup.WithMaxSeqs).
+	Split *sim.Split
 }
 
 // New resolves a server of scheduler sch on setup s.
 func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if err := sch.Validate(); err != nil {
 		return nil, err
+	}
+	var link sim.PassLink
+	if o.Split != nil {
+		shard, l, err := o.Split.Serving()
+		if err != nil {
+			return nil, err
+		}
+		s, link = shard, l
 	}
 	if o.UBatch < 0 || o.UBatch > sim.MaxTokens {
 		return nil, &WorkloadError{"UBatch", fmt.Sprintf("must be 1 … %d tokens, or 0 for the runtime's default, got %d", sim.MaxTokens, o.UBatch)}
@@ -86,8 +102,8 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.FrontEndEnds == ([2]FrontEnd{}) {
 		o.FrontEndEnds = [2]FrontEnd{o.FrontEnd, o.FrontEnd}
 	}
-	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: s.StepPricer(),
-		FrontEnd: o.FrontEnd, FrontEndEnds: o.FrontEndEnds}
+	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: s.StepPricer().WithLink(link),
+		FrontEnd: o.FrontEnd, FrontEndEnds: o.FrontEndEnds, Split: o.Split}
 	if sv.StepTokens == 0 {
 		sv.StepTokens = o.UBatch
 	}
@@ -106,8 +122,12 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.KVTokens > 0 {
 		tokens = float64(o.KVTokens)
 	}
+	device := s.Device.Name
+	if o.Split != nil {
+		device = fmt.Sprintf("each of %d %s (tensor parallel)", o.Split.TP, device)
+	}
 	if !(tokens >= 1) {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: s.Device.Name, Budget: s.KVBudget(sv.PassTokens)}
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: s.KVBudget(sv.PassTokens)}
 	}
 	sv.Blocks = int(math.Min(tokens/float64(bs), 1<<40))
 	sv.Context, sv.ContextBound = maxCtx, "model"
@@ -120,7 +140,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
 	if sv.Context < 2 {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: s.Device.Name, Budget: s.KVBudget(sv.PassTokens)}
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: s.KVBudget(sv.PassTokens)}
 	}
 	return sv, nil
 }
@@ -133,7 +153,19 @@ type NotFitError struct {
 }
 
 func (e *NotFitError) Error() string {
+	if e.Budget < 0 {
+		return fmt.Sprintf("%s does not fit on %s: the weights, activations and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, -e.Budget/(1<<20))
+	}
 	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, activations and runtime overhead leave %.0f MiB", e.Model, e.Device, e.Budget/(1<<20))
+}
+
+// Predict is predict's answer for workload w on the server's device, or
+// its tensor-parallel group: what a lone request of w's lengths takes.
+func (sv *Server) Predict(w sim.Workload) (*sim.Result, error) {
+	if sv.Split != nil {
+		return sv.Split.Predict(w)
+	}
+	return sv.Setup.Predict(w)
 }
 
 // KVTokens is the pool's capacity in tokens.

@@ -33,6 +33,8 @@ type StepPricer struct {
 	// prefill and decode scale the time of passes that hold prompt
 	// tokens and of decode-only passes: 1, or an interval's ends.
 	prefill, decode float64
+	// link is what a split's links add to each pass (WithLink).
+	link PassLink
 }
 
 // StepPricer is the setup's pricer of serving passes.
@@ -133,12 +135,12 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 	}
 	if !prefill {
 		u := sp.stepCost(tokens)
-		return sp.decode * u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs))
+		return sp.decode*u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, false)
 	}
 	mm := prefillMatmuls(sp.p.m, tokens, logits)
 	r := &sp.s.rates.prefill
 	u := matmulCost(&mm, r)
-	return sp.prefill * u.timeWith(r.attend(&u, a.Bytes, a.FLOPs))
+	return sp.prefill*u.timeWith(r.attend(&u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, true)
 }
 
 // stepCost is a decode-only pass's matrix products at batch b, priced
@@ -193,7 +195,13 @@ func (sp *StepPricer) PrefillAlone(prompt, ubatch int) float64 {
 	if prompt <= 0 {
 		return 0
 	}
-	return sp.prefill * sp.s.TTFT(prompt, 0, 1, ubatch)
+	t := sp.prefill * sp.s.TTFT(prompt, 0, 1, ubatch)
+	if l := sp.link; l != (PassLink{}) {
+		u := max(sp.s.Chunk(ubatch, prompt), 1)
+		passes := (prompt + u - 1) / u
+		t += float64(passes)*l.PrefillPass + float64(prompt)*l.PrefillToken
+	}
+	return t
 }
 
 // DecodeAlone is the time of `steps` decode steps of one sequence whose
@@ -204,5 +212,5 @@ func (sp *StepPricer) DecodeAlone(first, steps int) float64 {
 	if steps <= 0 {
 		return 0
 	}
-	return sp.decode * sp.s.Decode(first, steps, 1).Time
+	return sp.decode*sp.s.Decode(first, steps, 1).Time + float64(steps)*sp.link.time(1, false)
 }

@@ -110,8 +110,12 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitInfeasible
 	}
 	var nf *profiles.NotFoundError
-	if errors.As(err, &nf) {
-		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: hint: %s\n", nf.Hint())))
+	errors.As(err, &nf) // badRuntime asks which kind was not found
+	// An error that knows what to try instead (an unknown name's nearest
+	// names, the devices that would hold a model) says it on its own line.
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: hint: %s\n", h.Hint())))
 	}
 	if errors.As(err, new(*profiles.PathNotAllowedError)) {
 		fmt.Fprintf(stderr, "roofline: hint: %s\n", allowPathsHint)

@@ -132,6 +132,9 @@ func planAction(c *cli.Context) error {
 	}
 	req.Show = plan.Options{Top: c.Int("top"), AllEngines: c.Bool("detail"), FeasibleOnly: c.Bool("feasible-only")}
 	req.Detail, req.Rate = c.Bool("detail"), c.Float64("rate")
+	if req.Rate > 0 && req.Targets.TTFT <= 0 && req.Targets.TPOT <= 0 {
+		return usageErr("--rate %g holds a rate to latency targets: give --ttft, --tpot or both (serve's defaults are --ttft 1s --tpot 200ms)", req.Rate)
+	}
 	if req.FrontEnd, err = frontEnd(c); err != nil {
 		return err
 	}

@@ -147,7 +147,10 @@ What the table leaves out, it counts on its last line:
   requests a rate and 14 rates — and plan exits 0 only if one sustains R
   (3 naming the rate otherwise). One request alone meeting a TTFT target
   with little room to spare sustains almost no rate: the next request that
-  arrives while it is answered waits.
+  arrives while it is answered waits. A configuration spread
+  over a tensor-parallel group (--devices) is served as serve --tp serves
+  it; one offloaded to its host, or on pipeline stages or RPC boards, is
+  not searched (—). --rate needs --ttft or --tpot to hold the rate to.
 
 Numbers that would mislead are words: a limit of zero is **none** (nothing
 meets the target) or **does not fit** (the weights alone exceed memory), a

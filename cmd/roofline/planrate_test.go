@@ -73,4 +73,41 @@ func TestPlanRate(t *testing.T) {
 			t.Errorf("--rate %s: exit %d, %s", bad, code, errOut)
 		}
 	}
+	// A rate without a latency target has nothing to be held to.
+	if _, errOut, code := runCLI("plan", "--hardware", "rk3588", "--model", "qwen2.5-1.5b", "--rate", "1"); code != 2 || !strings.Contains(errOut, "give --ttft, --tpot or both") {
+		t.Errorf("--rate without targets: exit %d, %s", code, errOut)
+	}
+}
+
+// TestPlanRateTensorParallel: a configuration spread over a tensor-
+// parallel group has its rate searched as serve --tp searches it.
+func TestPlanRateTensorParallel(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--runtime", "vllm", "--weights", "bf16", "--devices", "2",
+		"--ttft", "1s", "--tpot", "100ms", "--prompt", "512", "--output-tokens", "128", "--rate", "1", "--format", "json")
+	var j struct {
+		Best []struct {
+			Devices int      `json:"devices"`
+			MaxRate *float64 `json:"max_rate"`
+		} `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 || len(j.Best) != 1 || j.Best[0].Devices != 2 || j.Best[0].MaxRate == nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	env, err := app.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := env.Serve(app.ServeRequest{
+		Setup:      app.Selection{Model: "llama-3.1-70b", Hardware: "h100-sxm", Runtime: "vllm", Weights: "bf16", Options: sim.DefaultOptions},
+		Spread:     app.Spread{Devices: 2},
+		Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: app.PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1},
+		Targets:    serve.Targets{TTFT: 1, TPOT: 0.1},
+		SearchRuns: app.PlanRateRuns,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := *j.Best[0].MaxRate, a.Search.MaxRate; !(want > 0) || math.Abs(got-want) > 1e-12*want {
+		t.Errorf("plan's max rate on 2 devices %v, serve --devices 2's %v", got, want)
+	}
 }

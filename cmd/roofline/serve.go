@@ -20,7 +20,10 @@ with each request's TTFT, TPOT, inter-token latency, E2E and queue delay,
 their percentiles (with their range at the ends of the prediction's
 interval), throughput and goodput, and the queue and KV cache over time.
 With --max-rate it searches the largest arrival rate whose p99 TTFT and
-p99 TPOT meet --ttft and --tpot.
+p99 TPOT meet --ttft and --tpot. --tp N (or a system such as hgx-h100)
+serves on a tensor-parallel group: every step runs on N devices at once,
+each with its share of the weights and the KV cache, plus the all-reduces
+over --link.
 
 Lengths are a token count, uniform:LO:HI, normal:MEAN:SD or
 lognormal:MEAN:SD; --trace reads them (and, with --arrival trace, the
@@ -32,11 +35,13 @@ CSV output is one row per request.
 Examples:
   roofline serve --model qwen2.5-1.5b --hardware rk3588 --engine npu --rate 0.05 --prompt uniform:50:300 --output-tokens uniform:20:150
   roofline serve --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --arrival closed --users 4 --think 10s
-  roofline serve --model llama-3.1-8b --hardware h100-sxm --runtime vllm --rate 10 --prompt lognormal:1000:600 --max-rate`
+  roofline serve --model llama-3.1-8b --hardware h100-sxm --runtime vllm --rate 10 --prompt lognormal:1000:600 --max-rate
+  roofline serve --model llama-3.1-70b --hardware hgx-h100 --runtime vllm --tp 8 --rate 5 --prompt 2000 --output-tokens 300`
 
 func serveCommand() *cli.Command {
 	flags := append(setupFlags(), serveWorkloadFlags()...)
 	flags = append(flags, schedulerFlags()...)
+	flags = append(flags, serveSpreadFlags()...)
 	flags = append(flags,
 		&cli.StringFlag{Name: "ttft", Value: "1s", Usage: "TTFT target of goodput and the max-rate search (`DURATION`)"},
 		&cli.StringFlag{Name: "tpot", Value: "200ms", Usage: "TPOT target of goodput and the max-rate search (`DURATION`)"},
@@ -84,6 +89,9 @@ func serveAction(c *cli.Context) error {
 	}
 	req.Targets = serve.Targets{TTFT: t.TTFT, TPOT: t.TPOT}
 	if req.Setup, err = selection(c); err != nil {
+		return err
+	}
+	if req.Spread, err = spread(c); err != nil {
 		return err
 	}
 	env, err := environment(c)

@@ -22,6 +22,10 @@ var serveExamples = []struct {
 		"Llama-3.2-3B at q4_k_m under llama.cpp's server: 4 slots (--parallel auto) sharing one unified context, steps of -b 2048 tokens run as -ub 512 passes. Log-normal chat lengths, a 200-token system prompt every request shares (the slots' prompt cache reuses it), and the largest rate meeting p99 TTFT 2 s and TPOT 200 ms.",
 		[]string{"serve", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m", "--rate", "0.3", "--requests", "500",
 			"--prompt", "lognormal:600:300", "--output-tokens", "lognormal:150:80", "--shared-prefix", "200", "--ttft", "2s", "--max-rate"}},
+	{"A chat service on an HGX H100 (vLLM, tensor parallel 8)",
+		"Llama-3.1-70B in bf16 does not fit one H100 (serve says so, and that two would hold it). On an HGX H100 board vLLM splits every layer over its 8 GPUs (--tensor-parallel-size 8): each holds an eighth of the weights and of every token's cache, runs each step's eighth of the work at once with the others, and joins them by two all-reduces a layer over NVLink 4. Chat lengths at 4 requests a second, then the search.",
+		[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "hgx-h100", "--runtime", "vllm", "--rate", "4", "--requests", "1000",
+			"--prompt", "lognormal:1000:600", "--output-tokens", "lognormal:250:200", "--max-rate"}},
 	{"A team's vLLM server on an H100",
 		"Llama-3.1-8B in bf16 under vLLM's v1 scheduler on an H100 SXM: its large-GPU defaults (1024 sequences, 8192 tokens a step), chunked prefill, 16-token blocks, preemption by recompute. ShareGPT-like lengths at 8 requests a second, then the search.",
 		[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "8", "--requests", "2000",
@@ -111,6 +115,54 @@ func TestServeJSON(t *testing.T) {
 	}
 }
 
+// TestServeTensorParallel: serve on a tensor-parallel group is the
+// group's prediction for a lone request (predict --tp on the same
+// devices), its JSON says the group, and a model one device does not hold
+// is refused with the fewest devices that would.
+func TestServeTensorParallel(t *testing.T) {
+	base := []string{"--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "vllm", "--prompt", "1000", "--output-tokens", "100"}
+	out, errOut, code := runCLI(append(append([]string{"serve"}, base...), "--tp", "4", "--rate", "1", "--requests", "50", "--format", "json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j render.ServeJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if d := j.Devices; d == nil || d.Count != 4 || d.TensorParallel != 4 || d.Link != "nvlink4" || !(d.LinkTPOT > 0) {
+		t.Fatalf("devices %+v", d)
+	}
+	pout, errOut, code := runCLI(append(append([]string{"predict"}, base...), "--tp", "4", "--ubatch", "8192", "--format", "json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var p struct {
+		TTFT float64 `json:"ttft_s"`
+		E2E  float64 `json:"e2e_s"`
+	}
+	if err := json.Unmarshal([]byte(pout), &p); err != nil {
+		t.Fatal(err)
+	}
+	if !near(j.Single.TTFT, p.TTFT, 1e-12) || !near(j.Single.E2E, p.E2E, 1e-12) {
+		t.Errorf("single request %+v, predict --tp 4 %+v", j.Single, p)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--rate", "1"}, 1, "roofline: hint: 2 devices like it would hold it: --devices 2 --tp 2"},
+		{[]string{"--rate", "1", "--tp", "3"}, 2, "--tp must divide the model's 64 attention heads"},
+		{[]string{"--rate", "1", "--tp", "0"}, 2, "--tp must be at least 1"},
+		{[]string{"--rate", "1", "--pp", "2"}, 2, "unknown flag --pp"},
+	} {
+		_, errOut, code := runCLI(append(append([]string{"serve"}, base...), c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+}
+
 const serveDocHead = `# Serving under load
 
 A model behind an endpoint does not see one request, nor a batch that
@@ -179,6 +231,20 @@ kernel launched from the host (339 µs a layer more: 9.5 ms a step of a
 16 tokens), and serve says so. A 512-token prompt arriving beside running decodes
 therefore makes a slow step, and the inter-token latency's tail shows
 it.
+
+On several devices (` + "`--tp N`" + `, ` + "`--devices N`" + `, or a system such as
+` + "`hgx-h100`" + `) the server is a tensor-parallel group, as vLLM's
+--tensor-parallel-size and distributed-llama run one: every device holds
+its share of the weights and of each token's KV cache and runs each step's
+share of the work at once with the others, so a step costs one device's
+shard (` + "`sim.Split.Serving`" + `) plus the links' all-reduces, a fixed
+latency and bytes per token (docs/method.md, "Several devices"), the very
+time ` + "`predict --tp N`" + ` adds (tested: a lone request is its prediction, B
+together its ` + "`--batch B`" + `). The KV pool is one device's, in tokens. A
+model one device does not hold is refused with the fewest devices that
+would. Pipeline stages, offloaded layers and RPC boards run a pass stage
+after stage and need a scheduler that keeps a micro-batch per stage in
+flight: serve does not take them (predict does).
 
 ## The front end
 
@@ -348,7 +414,12 @@ const serveDocTail = `
   template's system prompt, the engine core's own CPU time a step;
   several API server processes (--api-server-count); vLLM's asynchronous
   scheduling; a step padded up to the next captured graph size;
-  speculative decoding; prefill/decode disaggregation; several GPUs.
+  speculative decoding; prefill/decode disaggregation; pipeline
+  parallelism and offloaded layers (a tensor-parallel group is served:
+  above). vLLM's custom all-reduce for small messages is priced as a
+  ring's 2(N − 1) link latencies, which overstates it at 8 GPUs
+  (docs/accuracy.md, "Beyond one device": gpt-fast at 8 A100s decodes
+  0.72× the predicted time).
 - The KV pool is what memory leaves at the model's full per-token cache:
   sliding-window layers are counted at full length (vLLM frees their
   out-of-window blocks), which understates a windowed model's pool.

@@ -54,6 +54,18 @@ func spread(c *cli.Context) (app.Spread, error) {
 	return sp, linkFlags(c, &sp)
 }
 
+// serveSpreadFlags are serve's: a tensor-parallel group and its link.
+func serveSpreadFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range spreadFlags() {
+		switch f.Names()[0] {
+		case "devices", "tp", "ep", "link", "link-latency":
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // planSpreadFlags are plan's: the device counts, the link between the
 // devices and the host of an offload.
 func planSpreadFlags() []cli.Flag {

@@ -116,6 +116,18 @@ func (e *RequestError) Error() string {
 	return e.Input + " " + e.Msg
 }
 
+// HintedError is an error with advice on what to ask instead.
+type HintedError struct {
+	Err    error
+	Advice string
+}
+
+func (e *HintedError) Error() string { return e.Err.Error() }
+func (e *HintedError) Unwrap() error { return e.Err }
+
+// Hint is the advice, printed on a line of its own.
+func (e *HintedError) Hint() string { return e.Advice }
+
 // Figures lists the figure kinds in documentation order.
 var Figures = []*FigureKind{
 	{Name: "roofline", Usage: "attainable FLOP/s against arithmetic intensity, with prefill and decode operating points",

@@ -49,9 +49,10 @@ func (p *Plan) maxRates(res *plan.Result) error {
 	}
 	return onTwoWorkers(len(p.Rates), func(i int) (err error) {
 		ch := p.Shown.Choices[i]
-		// serve steps one device: a spread or offloaded configuration's
-		// rate is not searched.
-		if ch.Group == nil || (ch.Place != 1 && !req.Detail) || ch.Group.Devices > 1 || ch.Config.Offloaded() {
+		// serve steps one device or a tensor-parallel group: an offloaded
+		// configuration's rate, or one whose devices run stages in turn,
+		// is not searched.
+		if ch.Group == nil || (ch.Place != 1 && !req.Detail) || ch.Config.Offloaded() {
 			return nil
 		}
 		p.Rates[i], err = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets, req.FrontEnd)
@@ -69,7 +70,13 @@ func planMaxRate(res *plan.Result, g *plan.Group, ubatch int, t sim.Targets, fe 
 	if fe != nil {
 		f = *fe
 	}
-	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: ubatch, FrontEnd: f})
+	split := res.Split(g)
+	if split != nil {
+		if _, _, err := split.Serving(); err != nil {
+			return PlanRate{}, nil // stages in turn: serve does not step them
+		}
+	}
+	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: ubatch, FrontEnd: f, Split: split})
 	var nf *serve.NotFitError
 	if errors.As(err, &nf) {
 		return PlanRate{Searched: true, NoCache: true}, nil

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"github.com/roofline/roofline/units"
 
@@ -47,6 +48,10 @@ type ServeRequest struct {
 	Trace         string
 	TraceFormat   serve.TraceFormat
 	CharsPerToken float64
+	// Spread serves on a tensor-parallel group of devices like the one
+	// selected (Devices, TP, EP and the link; a system's name gives its
+	// own); the zero Spread, one device.
+	Spread Spread
 }
 
 // SchedulerChanges are the knobs of a runtime's scheduler a user set;
@@ -169,7 +174,9 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if err := req.Workload.Validate(); err != nil {
 		return nil, err
 	}
-	res, err := env.Resolve(req.Setup)
+	sel, spread := req.Setup, req.Spread
+	sysNote, _ := spread.system(&sel)
+	res, err := env.Resolve(sel)
 	if err != nil {
 		return nil, err
 	}
@@ -177,14 +184,35 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	sch := req.Scheduler.Apply(s.Runtime.SchedulerFor(s.Device))
 	out := &Serve{Inputs: s.Inputs, RuntimeWhy: res.Choice.Why, Choices: res.Notes, Scheduler: sch, Changed: req.Scheduler.Names(),
 		Workload: req.Workload, Targets: req.Targets}
+	if sysNote != "" {
+		out.Choices = append(out.Choices, sysNote)
+	}
 	out.Notes = append(out.Notes, notes...)
+	var split *sim.Split
+	if spread.PP > 1 || spread.offload() {
+		return nil, &RequestError{Input: "Devices", Msg: "serve spreads a model over a tensor-parallel group (--devices, --tp, --ep), where every device runs each step at once; pipeline stages and offloaded layers are priced by predict"}
+	}
+	if spread.parallel() {
+		// The split is built on the setup whose CUDA graphs follow the
+		// scheduler's max_num_seqs, as serve.New would make it.
+		if split, out.Choices, err = env.parallel(s.WithMaxSeqs(sch.MaxSeqs), spread, out.Choices); err != nil {
+			return nil, err
+		}
+		out.Choices = append(out.Choices, split.Notes...)
+	}
 	fe, feEnds, feNote := frontEndOf(req, s.Runtime)
 	out.Notes = append(out.Notes, feNote)
 	if !s.Runtime.Scheduler.Stated {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
-	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, FrontEnd: fe, FrontEndEnds: feEnds})
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
 	if err != nil {
+		var nf *serve.NotFitError
+		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
+			if n, flags := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
+				return nil, &HintedError{Err: err, Advice: fmt.Sprintf("%d devices like it would hold it: %s", n, flags)}
+			}
+		}
 		return nil, err
 	}
 	out.Server = sv
@@ -222,7 +250,7 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if g := sv.Setup.Inputs; g.GraphCapture != s.Inputs.GraphCapture {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's CUDA graphs are captured for steps of up to %d tokens under %d sequences (%d under its default): a larger step runs without one, %s a layer more", s.Runtime.Name, g.GraphCapture, sch.MaxSeqs, s.Inputs.GraphCapture, units.FormatDuration(g.Graphs.Eager)))
 	}
-	p, err := s.WithMaxSeqs(sch.MaxSeqs).Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
+	p, err := sv.Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
 	if err != nil {
 		return nil, err
 	}

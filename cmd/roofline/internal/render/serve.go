@@ -22,6 +22,9 @@ type ServeJSON struct {
 	Workload   serveWorkloadJSON `json:"workload"`
 	TTFTTarget float64           `json:"ttft_target_s"`
 	TPOTTarget float64           `json:"tpot_target_s"`
+	// Devices is the tensor-parallel group served on (absent: one
+	// device); the scheduler's kv_pool_tokens are each device's.
+	Devices *serveDevicesJSON `json:"devices,omitempty"`
 	// Single is one request of the mean lengths alone (predict's figures).
 	Single singleJSON `json:"single_request"`
 	// FrontEnd is the front end the requests pass (zeros: none); a lone
@@ -65,6 +68,14 @@ type serveWorkloadJSON struct {
 	SharedPrefix int     `json:"shared_prefix_tokens"`
 	Seed         uint64  `json:"seed"`
 	File         string  `json:"file,omitempty"`
+}
+
+type serveDevicesJSON struct {
+	Count          int     `json:"count"`
+	TensorParallel int     `json:"tensor_parallel"`
+	ExpertParallel bool    `json:"expert_parallel"`
+	Link           string  `json:"link"`
+	LinkTPOT       float64 `json:"link_tpot_s"`
 }
 
 type frontEndJSON struct {
@@ -176,6 +187,9 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		TTFTTarget: a.Targets.TTFT, TPOTTarget: a.Targets.TPOT,
 		Single: singleJSON{a.Single.Inputs.Workload.Prompt, a.Single.Inputs.Workload.Output, a.Single.TTFT, num(a.Single.TPOT), a.Single.E2E},
 		Result: newServeResultJSON(a.Run.Expected), Notes: append(append([]string{}, a.Choices...), a.Notes...)}
+	if sp := a.Single.Split; sp != nil {
+		j.Devices = &serveDevicesJSON{sp.Devices, sp.TP, sp.EP, sp.Link, sp.TransferTPOT + sp.CollectiveTPOT}
+	}
 	if f := sv.FrontEnd; f.On() {
 		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse}
 	}
@@ -243,15 +257,27 @@ func serveRecords(r *serve.Result) *Table {
 func serveDoc(a *app.Serve) *Doc {
 	in, sv, w, res := a.Inputs, a.Server, a.Workload, a.Run.Expected
 	doc := &Doc{}
-	title := fmt.Sprintf("%s on %s (%s engine, %s, weights %s, KV %s)", in.Model, in.Device, in.Engine, in.Runtime, in.Weights, in.KV)
+	device, kvEach := in.Device, ""
+	sp := a.Single.Split
+	if sp != nil {
+		device, kvEach = fmt.Sprintf("%d × %s", sp.Devices, in.Device), ", each device holding its share of every token's"
+	}
+	title := fmt.Sprintf("%s on %s (%s engine, %s, weights %s, KV %s)", in.Model, device, in.Engine, in.Runtime, in.Weights, in.KV)
 	doc.Raw(title+"\n", "## "+title+"\n\n")
 	doc.Line("runtime: %s: %s", in.Runtime, a.RuntimeWhy)
+	if sp != nil {
+		l := fmt.Sprintf("devices: tensor parallel %d over %s%s, every step on all at once", sp.TP, sp.Link, map[bool]string{true: ", experts spread over them", false: ""}[sp.EP])
+		if link := sp.TransferTPOT + sp.CollectiveTPOT; a.Single.TPOT > 0 && link > 0 {
+			l += fmt.Sprintf("; the links take %.1f%% of a lone request's token time (%s of %s)", 100*link/a.Single.TPOT, Duration(link), Duration(a.Single.TPOT))
+		}
+		doc.Line("%s", l)
+	}
 	sched := app.SchedulerText(a.Scheduler)
 	if len(a.Changed) > 0 {
 		sched += " (changed: " + strings.Join(a.Changed, ", ") + ")"
 	}
 	doc.Line("scheduler: %s", sched)
-	doc.Line("KV cache: %d tokens in %d blocks; a request holds at most %d tokens (%s)", sv.KVTokens(), sv.Blocks, sv.Context, serveBoundText(sv.ContextBound))
+	doc.Line("KV cache: %d tokens in %d blocks%s; a request holds at most %d tokens (%s)", sv.KVTokens(), sv.Blocks, kvEach, sv.Context, serveBoundText(sv.ContextBound))
 	doc.Line("workload: %s", workloadText(w, res))
 	single := a.Single
 	doc.Line("one request of %d + %d tokens alone: TTFT %s, TPOT %s, E2E %s (predict)", single.Inputs.Workload.Prompt, single.Inputs.Workload.Output,

@@ -1,0 +1,76 @@
+package sim
+
+import "fmt"
+
+// PassLink is the time the links add to every forward pass of a split a
+// serving simulation steps: a fixed part (latencies) and a part per token
+// the pass holds (the bytes of its activations), for passes that hold
+// prompt tokens and for decode-only ones. Split.linkTime is linear in the
+// passes and the tokens, so a step adds exactly what Split.Predict adds
+// over its passes.
+type PassLink struct {
+	PrefillPass, PrefillToken float64 // s, s a token
+	DecodePass, DecodeToken   float64 // s, s a token
+}
+
+// time is the links' time of one pass of `tokens` tokens.
+func (l PassLink) time(tokens int, prefill bool) float64 {
+	if prefill {
+		return l.PrefillPass + float64(tokens)*l.PrefillToken
+	}
+	return l.DecodePass + float64(tokens)*l.DecodeToken
+}
+
+// Serving is what a serving simulation steps for the split: the setup of
+// one device of its tensor-parallel group — its shard of the model, so
+// that its memory leaves the KV cache one device holds and its passes are
+// one device's, at the stage's rates — and the time the links add to each
+// pass (the all-reduces, distributed-llama's exchanges and transfers).
+// Every device of the group runs the same pass at once, so a pass takes
+// one device's time plus the links', as Split.Predict prices it.
+//
+// Only a split whose every pass runs one stage is served so: a tensor-
+// parallel group (vLLM --tensor-parallel-size, distributed-llama). A split
+// whose passes run stages one after another (pipeline stages, layers on a
+// host, RPC boards) needs a scheduler that keeps a micro-batch per stage
+// in flight; it is an error here.
+func (sp *Split) Serving() (*Setup, PassLink, error) {
+	if sp.PP > 1 || len(sp.Prefill) != 1 || len(sp.Decode) != 1 || sp.prefillSmall != nil || sp.Decode[0].Pool < 0 {
+		what := "its passes run stages one after another"
+		switch {
+		case sp.Kind == Offload:
+			what = "layers on the host run after the GPU's"
+		case sp.PP > 1:
+			what = fmt.Sprintf("%d pipeline stages run after one another", sp.PP)
+		case sp.Kind == Network:
+			what = "the boards run their layers one after another"
+		}
+		return nil, PassLink{}, &FieldError{"Split", fmt.Sprintf("a serving simulation steps one device or a tensor-parallel group, every device running each pass at once; here %s", what)}
+	}
+	pre, dec := sp.Prefill[0], sp.Decode[0]
+	s := *sp.Main
+	s.Model = dec.Cost
+	s.Inputs.Usable = sp.Pools[dec.Pool].Usable
+	s.rates.prefill, s.rates.decode, s.rates.launched, s.rates.ideal = pre.r, dec.r, dec.launched, dec.ideal
+	var l PassLink
+	l.PrefillPass, l.PrefillToken = sp.linkLinear(sp.PrefillHops)
+	l.DecodePass, l.DecodeToken = sp.linkLinear(sp.DecodeHops)
+	return &s, l, nil
+}
+
+// linkLinear is the links' time of one pass of `hops` transfers: its
+// fixed part and its part per token.
+func (sp *Split) linkLinear(hops int) (pass, token float64) {
+	t0, c0 := sp.linkTime(1, hops, 0, false)
+	t1, c1 := sp.linkTime(1, hops, 1, false)
+	return t0 + c0, (t1 + c1) - (t0 + c0)
+}
+
+// WithLink is a copy of sp whose every pass adds the links' time l (a
+// split's, Split.Serving). The link's time is not scaled by an
+// interval's ends: the interval spreads the engine's efficiency.
+func (sp *StepPricer) WithLink(l PassLink) *StepPricer {
+	o := *sp
+	o.link = l
+	return &o
+}

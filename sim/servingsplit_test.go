@@ -1,0 +1,54 @@
+package sim_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/sim"
+)
+
+// TestServingStepsOneStage: a tensor-parallel group serves as one device
+// holding its shard — a quarter of Llama-3.1-70B's bf16 weights on each of
+// 4 H100s, a quarter of each token's cache (327,680 B / 4 = 81,920 B) —
+// with every pass adding its all-reduces: 2 × 80 layers of (2 × 3 ring
+// steps × 3 µs) = 2.88 ms a decode token on NVLink 4 at its latency alone.
+// A split whose passes run stages in turn (pipeline stages, layers on the
+// host, RPC boards) is refused, saying why.
+func TestServingStepsOneStage(t *testing.T) {
+	s := splitSetup(t, "llama-3.1-70b", "bf16", "h100-sxm", "", "vllm")
+	tp, err := sim.NewParallel(s, link(t, "nvlink4"), sim.ParallelOptions{TP: 4, PP: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard, l, err := tp.Serving()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := shard.Model.WeightBytes, s.Model.WeightBytes/4; !near(got, want, 1e-12) {
+		t.Errorf("a device's weights %v B, want a quarter of %v", got, s.Model.WeightBytes)
+	}
+	if got := shard.Model.KVBytesPerToken(); got != 81920 {
+		t.Errorf("a device's KV per token %v B, want 81,920", got)
+	}
+	if l.DecodePass < 2.88e-3 || l.DecodePass > 2.88e-3*(1+1e-9) || !(l.DecodeToken > 0) {
+		t.Errorf("a decode pass's links %v s + %v s a token, want 2.88 ms + the bytes' share", l.DecodePass, l.DecodeToken)
+	}
+	pp, err := sim.NewParallel(s, link(t, "nvlink4"), sim.ParallelOptions{TP: 2, PP: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fe *sim.FieldError
+	if _, _, err := pp.Serving(); !errors.As(err, &fe) || !strings.Contains(err.Error(), "2 pipeline stages") {
+		t.Errorf("a pipeline served: %v", err)
+	}
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	off, err := sim.NewOffload(gpu, host, link(t, "pcie4-x16"), sim.OffloadOptions{GPULayers: sim.AutoLayers}, sim.DefaultWorkload)
+	if err != nil || off == nil {
+		t.Fatalf("no offload: %v", err)
+	}
+	if _, _, err := off.Serving(); err == nil || !strings.Contains(err.Error(), "host") {
+		t.Errorf("an offload served: %v", err)
+	}
+}
