@@ -60,6 +60,10 @@ type Cost struct {
 	ffnWidth    float64 // widest FFN intermediate per token
 	noLogits    bool    // a part of the model without the head holds no logits (Cost.Slice)
 
+	// productTypes is denseFLOPs and routedFLOPs by the storage type of
+	// the weights (ProductTypes).
+	productTypes []TypeFLOPs
+
 	windows     []int    // distinct sliding windows, ascending
 	kv          windowed // KV bytes per token by window, as attention reads them
 	attnPrefill windowed // attention FLOPs per (query, key) pair in prefill
@@ -194,7 +198,36 @@ func (c *Cost) addWhole(t *TensorCost) {
 	}
 	c.ParamsActive += n * share
 	c.work(&t.Tensor)
+	if t.Matmul && t.Role != RoleOutput {
+		c.addProduct(t.Type, 2*n*share)
+	}
 }
+
+// TypeFLOPs is the matrix-product work per token whose weights are
+// stored in one type.
+type TypeFLOPs struct {
+	Type  Storage
+	FLOPs float64
+}
+
+// addProduct adds flops per token of products over weights of type st.
+func (c *Cost) addProduct(st Storage, flops float64) {
+	for i := range c.productTypes {
+		if c.productTypes[i].Type.Name == st.Name {
+			c.productTypes[i].FLOPs += flops
+			return
+		}
+	}
+	c.productTypes = append(c.productTypes, TypeFLOPs{Type: st, FLOPs: flops})
+}
+
+// ProductTypes is the work per token of the matrix products (the head
+// aside; routed experts at the share a token reaches) by the storage type
+// of their weights, in the order the types first appear: a file of one
+// format mixes types (llama.cpp's recipes, and its fallbacks for rows its
+// blocks do not divide), and a runtime whose kernels differ by type
+// prices each share at its own (runtimes.Runtime.KernelFactor).
+func (c *Cost) ProductTypes() []TypeFLOPs { return c.productTypes }
 
 // work adds tensor t's FLOPs and activation traffic per token: a matrix
 // product costs 2 FLOP per weight it reads and moves its input and output

@@ -289,6 +289,39 @@ func TestFallbackTypes(t *testing.T) {
 	}
 }
 
+// ProductTypes splits the products' work by the type a tensor is stored
+// in, fallbacks included. Qwen2.5-0.5B Q4_K_M per token (2 FLOP a
+// weight; 24 layers, hidden 896, 2 KV heads of 64, FFN 4864):
+//   - q5_0: q, o (896·896 each), k (896·128), gate and up (896·4864 each)
+//     in every layer, and attn_v (896·128) in the 12 layers that keep
+//     q4_k: 24·(2·802816 + 114688 + 2·4358144) + 12·114688 = 251854848
+//     weights, 503709696 FLOP;
+//   - q8_0: attn_v in the other 12 layers (q6_k's fallback), 12·114688 =
+//     1376256 weights, 2752512 FLOP (the tied table is the head, aside);
+//   - q6_k and q4_k: ffn_down (4864·896 = 4358144), 12 layers each,
+//     104595456 FLOP each.
+func TestProductTypes(t *testing.T) {
+	m := build(t, "qwen2.5-0.5b", "q4_k_m", "f16")
+	want := map[string]float64{"q5_0": 503709696, "q8_0": 2752512, "q6_k": 104595456, "q4_k": 104595456}
+	got := map[string]float64{}
+	sum := 0.0
+	for _, tf := range m.ProductTypes() {
+		got[tf.Type.Name] += tf.FLOPs
+		sum += tf.FLOPs
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %g FLOP a token, want %g", k, got[k], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("types %v, want those of %v", got, want)
+	}
+	if sum != m.LinearFLOPsPerToken() {
+		t.Errorf("the shares add to %g, the products are %g", sum, m.LinearFLOPsPerToken())
+	}
+}
+
 // Block KV formats lay blocks along the head: a head_dim that is not a
 // multiple of the block is refused, as llama.cpp refuses it.
 func TestKVBlockNeedsHeadDim(t *testing.T) {

@@ -161,3 +161,19 @@ func GGMLTypeOf(s Storage) (uint32, bool) {
 	}
 	return 0, false
 }
+
+// GGMLQuantized reports whether s is one of ggml's block-quantized types
+// (q4_0, q4_k, iq4_nl, …): weights llama.cpp multiplies with quantized
+// activations, not a float type.
+func (s Storage) GGMLQuantized() bool { return ggmlQuantized[s.Name] }
+
+// ggmlQuantized holds the names of ggml's block-quantized types.
+var ggmlQuantized = func() map[string]bool {
+	m := map[string]bool{}
+	for _, st := range ggmlTypes {
+		if st.BlockSize > 1 {
+			m[st.Name] = true
+		}
+	}
+	return m
+}()

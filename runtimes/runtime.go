@@ -336,15 +336,73 @@ func (r *Runtime) Precision(w model.WeightFormat, e *hardware.Engine) (units.Pre
 // KernelFactor is the factor on engine e's matrix efficiency at precision
 // p that the runtime's int8 products of format w get from the kernels
 // they run there: below 1 for want of an instruction the peak counts
-// (NoDotFactor: a core without int8 dot products), above 1 for a kernel
-// faster than the class's (DotFactor: a core with them), and the reason;
-// 1 and "" when the rule says nothing.
-func (r *Runtime) KernelFactor(w model.WeightFormat, e *hardware.Engine, p units.Precision) (float64, string) {
+// (NoDotFactor: a core without int8 dot products) or for a kernel slower
+// than the class's, above 1 for a faster one (DotFactor: a core with
+// them), and the reason; 1 and "" when the rules say nothing. types is
+// the products' work by the storage type of their weights
+// (model.Cost.ProductTypes): each type's share is priced at the rule for
+// that type, as llama.cpp picks a kernel per tensor (a Q4_K_M file whose
+// rows its blocks do not divide holds Q5_0 tensors, which run Q5_0's
+// kernel), and the factor is their work-weighted harmonic mean. Without
+// types the rule for w applies to the whole.
+func (r *Runtime) KernelFactor(w model.WeightFormat, types []model.TypeFLOPs, e *hardware.Engine, p units.Precision) (float64, string) {
 	if p != units.INT8 {
 		return 1, ""
 	}
+	if len(types) == 0 {
+		return r.kernelRule(e, func(names []string) bool { return kernelCovers(names, w) })
+	}
+	type share struct {
+		name     string
+		flops, f float64
+	}
+	var total, time float64
+	var shares []share
+	var notes []string
+	for _, t := range types {
+		if t.FLOPs <= 0 {
+			continue
+		}
+		f, note := 1.0, ""
+		if t.Type.GGMLQuantized() {
+			f, note = r.kernelRule(e, func(names []string) bool { return kernelCoversType(names, t.Type) })
+		}
+		total += t.FLOPs
+		time += t.FLOPs / f
+		shares = append(shares, share{t.Type.Name, t.FLOPs, f})
+		if note != "" && !slices.Contains(notes, note) {
+			notes = append(notes, note)
+		}
+	}
+	if total <= 0 || len(notes) == 0 {
+		return 1, ""
+	}
+	f := total / time
+	same := true
+	for _, sh := range shares {
+		same = same && sh.f == shares[0].f
+	}
+	if same {
+		return f, notes[0]
+	}
+	parts := make([]string, len(shares))
+	for i, sh := range shares {
+		pct := fmt.Sprintf("%.0f %%", 100*sh.flops/total)
+		if sh.flops/total < 0.005 {
+			pct = "<1 %"
+		}
+		parts[i] = fmt.Sprintf("%s %s × %.3g", sh.name, pct, sh.f)
+	}
+	return f, "by weight type, " + strings.Join(parts, ", ") + fmt.Sprintf(" = %.3g: ", f) + strings.Join(notes, "; ")
+}
+
+// kernelRule is the factor of the first kernel rule for engine e's kind
+// whose formats cover (covers) and its source: the rule's NoDotFactor on
+// an engine without int8 dot products, its DotFactor on one with them; 1
+// and "" when that rule states none, or no rule covers.
+func (r *Runtime) kernelRule(e *hardware.Engine, covers func([]string) bool) (float64, string) {
 	for _, kr := range r.Kernels {
-		if kr.Kind != e.Kind || !kernelCovers(kr.Formats, w) {
+		if kr.Kind != e.Kind || !covers(kr.Formats) {
 			continue
 		}
 		switch {
@@ -367,6 +425,18 @@ func (r *Runtime) KernelPrecisions(w model.WeightFormat, k hardware.Kind) []unit
 		}
 	}
 	return w.Compute
+}
+
+// kernelCoversType reports whether a kernel rule's formats cover tensors
+// stored in ggml type st: by its name (a GGUF format of one type shares
+// its type's name), or as a quantized GGUF type.
+func kernelCoversType(names []string, st model.Storage) bool {
+	for _, n := range names {
+		if n == st.Name || (n == "gguf-quant" && st.GGMLQuantized()) {
+			return true
+		}
+	}
+	return false
 }
 
 func kernelCovers(names []string, w model.WeightFormat) bool {

@@ -2,6 +2,7 @@ package runtimes_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -346,8 +347,30 @@ func TestKernelFactor(t *testing.T) {
 		{"q4_0 on a GPU", q40, gpu, units.INT8, 1},
 	}
 	for _, c := range cases {
-		got, why := rt.KernelFactor(c.w, c.e, c.p)
+		got, why := rt.KernelFactor(c.w, nil, c.e, c.p)
 		if got != c.want || (got != 1) != (why != "") {
+			t.Errorf("%s: %g (%q), want %g", c.name, got, why, c.want)
+		}
+	}
+	// By weight type: a file whose products are 3 parts q4_0 (1.86) and 1
+	// part q5_0 (1 on a core with SDOT) is priced at the harmonic mean,
+	// 4 / (3/1.86 + 1/1) = 1.5330; a file of one type at its type's rule,
+	// whatever its format is called; float tensors at 1.
+	mix := []model.TypeFLOPs{{Type: model.Q4_0, FLOPs: 3}, {Type: model.Q5_0, FLOPs: 1}}
+	typed := []struct {
+		name  string
+		types []model.TypeFLOPs
+		e     *hardware.Engine
+		want  float64
+	}{
+		{"q4_0 and q5_0 on a core with SDOT", mix, sdot, 4 / (3/1.86 + 1.0)},
+		{"q4_0 and q5_0 on a core without SDOT", mix, noDot, 0.6667},
+		{"q4_k_m's label over q4_0 tensors", []model.TypeFLOPs{{Type: model.Q4_0, FLOPs: 1}}, sdot, 1.86},
+		{"f16 tensors in a quantized file", []model.TypeFLOPs{{Type: model.Q4_0, FLOPs: 1}, {Type: model.F16, FLOPs: 1}}, sdot, 2 / (1/1.86 + 1.0)},
+	}
+	for _, c := range typed {
+		got, why := rt.KernelFactor(q4km, c.types, c.e, units.INT8)
+		if math.Abs(got-c.want) > 1e-12 || why == "" {
 			t.Errorf("%s: %g (%q), want %g", c.name, got, why, c.want)
 		}
 	}

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
@@ -97,27 +98,39 @@ func builtinEngineSetup(t *testing.T, modelName, device, engine, runtime, weight
 // 39.6 / 21.3 = 1.855; ggml_gemm_iq4_nl_4x4_q8_0 issues 66 / 16 = 4.13,
 // 2.06 cycles, 31.0 OP/clk: 1.455. The A57 has no SDOT and gets no repacked
 // kernel: the 2/3 share of every quantized type. Q8_0 and Q4_K_M keep the
-// class.
+// class. Each product is priced by its tensor's type, the whole at the
+// work-weighted harmonic mean: TinyLlama's IQ4_NL file keeps attn_v (22 ×
+// 2048·256) and two ffn_down (2 × 2048·5632) in q5_k, 34603008 of its
+// 968884224 product weights (22 layers of 2·2048² + 2·2048·256 +
+// 3·2048·5632); Qwen2.5-0.5B's Q4_K_M runs 503709696 of its 715653120
+// FLOP a token in Q5_0 (model.TestProductTypes), whose vec_dot kernel
+// takes 7 cycles per 32 weights on the A76's two load/store pipes: 64 / 7
+// = 9.14 OP/clk, 0.429 × q4_K's.
 func TestRepackedKernelRate(t *testing.T) {
 	const peakPerCore = 64.0 // A76 int8 OP/clk: 2 pipes × SDOT's 32 OP
 	q4kVecDot := peakPerCore / (6.0 / 2)
 	q40 := 2 * 32.0 / (207.0 / 64 / 2)  // 39.6 OP/clk
 	iq4nl := 2 * 32.0 / (66.0 / 16 / 2) // 31.0 OP/clk
+	const tinyDense, tinyQ5K = 968884224.0, 22*2048*256.0 + 2*2048*5632.0
+	const qwenDense, qwenQ50 = 715653120.0, 503709696.0
+	q50 := 2 * 32.0 / 7 // 9.14 OP/clk
 	cases := []struct {
-		device, weights string
-		factor          float64
+		model, device, weights string
+		factor                 float64
 	}{
-		{"rk3588", "q4_0", q40 / q4kVecDot},                 // 1.855
-		{"raspberry-pi-5-8gb", "q4_0", q40 / q4kVecDot},     // 1.855
-		{"raspberry-pi-5-8gb", "iq4_nl", iq4nl / q4kVecDot}, // 1.455
-		{"rk3588", "q8_0", 1},
-		{"rk3588", "q4_k_m", 1},
-		{"jetson-nano-4gb", "q4_0", 2.0 / 3}, // no SDOT, no repack
+		{"tinyllama-1.1b", "rk3588", "q4_0", q40 / q4kVecDot},                                                             // 1.855
+		{"tinyllama-1.1b", "raspberry-pi-5-8gb", "q4_0", q40 / q4kVecDot},                                                 // 1.855
+		{"tinyllama-1.1b", "raspberry-pi-5-8gb", "iq4_nl", tinyDense / ((tinyDense-tinyQ5K)/(iq4nl/q4kVecDot) + tinyQ5K)}, // 1.431
+		{"tinyllama-1.1b", "rk3588", "q8_0", 1},
+		{"tinyllama-1.1b", "rk3588", "q4_k_m", 1},
+		{"tinyllama-1.1b", "jetson-nano-4gb", "q4_0", 2.0 / 3},                                                        // no SDOT, no repack
+		{"qwen2.5-0.5b", "raspberry-pi-5-8gb", "q4_k_m", qwenDense / (qwenQ50/(q50/q4kVecDot) + qwenDense - qwenQ50)}, // 0.516
+		{"qwen2.5-0.5b", "jetson-nano-4gb", "q4_k_m", 2.0 / 3},                                                        // every type's 2/3
 	}
 	for _, c := range cases {
-		s := builtinEngineSetup(t, "tinyllama-1.1b", c.device, "cpu", "llama.cpp", c.weights, nil)
+		s := builtinEngineSetup(t, c.model, c.device, "cpu", "llama.cpp", c.weights, nil)
 		if got := s.Inputs.KernelFactor; math.Abs(got-c.factor) > 5e-4 {
-			t.Errorf("%s %s: kernel factor %.4f, want %.4f", c.device, c.weights, got, c.factor)
+			t.Errorf("%s %s %s: kernel factor %.4f, want %.4f", c.model, c.device, c.weights, got, c.factor)
 		}
 	}
 
@@ -145,5 +158,36 @@ func TestRepackedKernelRate(t *testing.T) {
 	}
 	if a.TTFTBound != b.TTFTBound {
 		t.Errorf("ideal TTFT moved: %g against %g", a.TTFTBound, b.TTFTBound)
+	}
+}
+
+// A factor below 1 on a core with int8 dot products is a slower kernel,
+// not a missing instruction: predict says which, and names the types.
+func TestKernelRateNote(t *testing.T) {
+	cases := []struct {
+		device, want, not string
+	}{
+		{"raspberry-pi-5-8gb", "with other kernels than its class was fitted on", "no int8 dot-product"},
+		{"jetson-nano-4gb", "has no int8 dot-product instruction", "other kernels"},
+	}
+	for _, c := range cases {
+		s := builtinEngineSetup(t, "qwen2.5-0.5b", c.device, "cpu", "llama.cpp", "q4_k_m", nil)
+		r, err := s.Predict(sim.Workload{Prompt: 512, Output: 8, Batch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msg string
+		for _, w := range r.Warnings {
+			if w.Code == "kernel-rate" {
+				msg = w.Message
+			}
+		}
+		if !strings.Contains(msg, c.want) || strings.Contains(msg, c.not) {
+			t.Errorf("%s: kernel-rate note %q, want %q and not %q", c.device, msg, c.want, c.not)
+		}
+	}
+	s := builtinEngineSetup(t, "qwen2.5-0.5b", "raspberry-pi-5-8gb", "cpu", "llama.cpp", "q4_k_m", nil)
+	if n := s.Inputs.KernelNote; !strings.Contains(n, "q5_0 70 % × 0.429") || !strings.Contains(n, "q8_0 <1 % × 1") {
+		t.Errorf("note %q: want each type's share and factor", n)
 	}
 }

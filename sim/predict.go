@@ -420,11 +420,11 @@ func (r *Result) warnings(s *Setup) {
 		r.warn("derived-peak", "the %s engine's %s peak (%s) is derived, not a datasheet figure: %s",
 			e.Name, in.Precision, units.FormatRate(in.Peak, in.Precision.RateUnit()), hardware.DerivedReason(in.PeakSource))
 	}
-	if f := in.KernelFactor; f > 0 && f < 1 {
+	if f := in.KernelFactor; f > 0 && f < 1 && e.NoInt8Dot {
 		r.warn("kernel-rate", "the %s engine has no %s dot-product instruction: %s's products reach %.3g of its %s peak (%s): %s",
 			e.Name, in.Precision, in.Runtime, f, in.Precision, units.FormatRate(f*in.Peak, in.Precision.RateUnit()), in.KernelNote)
-	} else if f > 1 {
-		r.warn("kernel-rate", "%s multiplies %s on the %s engine with another kernel than its class was fitted on: %s products at %.3g × the class's matrix efficiency: %s",
+	} else if f > 0 && f != 1 {
+		r.warn("kernel-rate", "%s multiplies %s on the %s engine with other kernels than its class was fitted on: %s products at %.3g × the class's matrix efficiency: %s",
 			in.Runtime, m.Weights.Name, e.Name, in.Precision, f, in.KernelNote)
 	}
 	if m.Layout.IgnoreWindows {

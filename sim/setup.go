@@ -257,7 +257,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	in.ClockRatio = e.ClockRatio()
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
 	in.SerialDecode = rt.SerialDecode(d, e)
-	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, e, prec)
+	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
 		in.Graphs, in.GraphCapture = g, g.CaptureFor(rt.SchedulerFor(d).MaxSeqs)
