@@ -90,6 +90,15 @@ type rawRuntime struct {
 		// GraphBatch is runtimes.Support.GraphBatch; its source is the
 		// entry's.
 		GraphBatch int `toml:"graph_batch"`
+		// GraphBuilds is runtimes.Support.GraphBuilds: the builds
+		// graph_batch holds for, with their own source.
+		GraphBuilds *struct {
+			LastBuild int    `toml:"last_build"`
+			Until     string `toml:"until"`
+			Source    string `toml:"source"`
+		} `toml:"graph_batch_builds"`
+		// SerialDecode is runtimes.Support.SerialDecode, with its source.
+		SerialDecode *rawRule `toml:"serial_decode"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
 		GraphMinCC float64 `toml:"graph_min_compute_capability"`
 		Source     string  `toml:"source"`
@@ -369,7 +378,28 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			fe("engine", "[[engine]] %s graph_min_compute_capability must be a CUDA compute capability such as 7.0, got %g", key, e.GraphMinCC)
 		}
 		sourceAt(key, lines.Nth("[[engine]]", ei), e.Source)
-		rt.Engines = append(rt.Engines, runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights, GraphBatch: e.GraphBatch, GraphMinCC: e.GraphMinCC})
+		sup := runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights, GraphBatch: e.GraphBatch, GraphMinCC: e.GraphMinCC}
+		if b := e.GraphBuilds; b != nil {
+			switch {
+			case e.GraphBatch == 0:
+				fe("engine", "[[engine]] %s graph_batch_builds limits graph_batch to some builds, but graph_batch is not set", key)
+			case b.LastBuild < 1:
+				fe("engine", "[[engine]] %s graph_batch_builds: last_build must be a build number (llama.cpp's bNNNN), got %d", key, b.LastBuild)
+			case !validDate(b.Until):
+				fe("engine", "[[engine]] %s graph_batch_builds: until must be a date YYYY-MM-DD, got %q", key, b.Until)
+			}
+			sourceAt(key+".graph_batch_builds", lines.Nth("[[engine]]", ei), b.Source)
+			sup.GraphBuilds = runtimes.Builds{LastBuild: b.LastBuild, Until: b.Until, Source: b.Source}
+		}
+		if r := e.SerialDecode; r != nil {
+			v, ok := r.Value.(bool)
+			if !ok {
+				fe("engine", "[[engine]] %s serial_decode value must be true or false", key)
+			}
+			sup.SerialDecode = v
+			sourceAt(key+".serial_decode", lines.Nth("[[engine]]", ei), r.Source)
+		}
+		rt.Engines = append(rt.Engines, sup)
 	}
 	decodePrefill(rt, &r, fe, source)
 	if b := r.ContinuousBatching; b != nil {

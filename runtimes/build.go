@@ -132,3 +132,44 @@ func (r *Runtime) eraClass(key string) *Class {
 	}
 	return r.Classes[EraClassKey(key, e.Name)]
 }
+
+// Builds are a runtime's builds up to a change: its last build number
+// (llama.cpp's bNNNN) and the date (YYYY-MM-DD) it ended, for a build
+// named by its date. A build known to predate the change may stand for
+// the last, as an era's does.
+type Builds struct {
+	LastBuild int
+	Until     string
+	Source    string
+}
+
+// IsZero reports whether b states no builds.
+func (b Builds) IsZero() bool { return b.LastBuild == 0 && b.Until == "" }
+
+// builtBy reports whether r's build (Build) is among b: a build number up
+// to b.LastBuild, a date before b.Until, or an older era's name (every
+// era of the profile ended before the builds a rule names). The current
+// build ("") is not.
+func (r *Runtime) builtBy(b Builds) bool {
+	v := strings.TrimSpace(r.Build)
+	if v == "" {
+		return false
+	}
+	for _, e := range r.Eras {
+		if strings.EqualFold(v, e.Name) {
+			return e.Until <= b.Until
+		}
+	}
+	if m := buildNumber.FindStringSubmatch(strings.ToLower(v)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n <= b.LastBuild
+	}
+	if m := buildDate.FindStringSubmatch(v); m != nil {
+		d := m[1] + "-" + m[2] + "-01"
+		if m[3] != "" {
+			d = v
+		}
+		return d < b.Until
+	}
+	return false
+}

@@ -188,6 +188,16 @@ type Support struct {
 	// a pass's fixed costs. 0: the runtime states no such limit, and
 	// every decode step costs a step's.
 	GraphBatch int
+	// GraphBuilds, when set, are the builds GraphBatch holds for: a build
+	// named up to them is limited to it, a later one and the current build
+	// (none named) replay steps of any batch as graphs (llama.cpp since
+	// its pull request #19645). Zero: GraphBatch holds for every build.
+	GraphBuilds Builds `json:",omitzero"`
+	// SerialDecode is true when a decode step's products load their
+	// weights and then multiply them, one after the other, rather than
+	// overlapping the two (llama.cpp's CUDA kernels): a step's products
+	// cost their memory time plus their compute time, not the larger.
+	SerialDecode bool `json:",omitzero"`
 	// GraphMinCC, when set, is the lowest compute capability its graphs
 	// run on (llama.cpp turns CUDA graphs off on older GPUs): on an
 	// engine below it every decode step launches its kernels one by one.
@@ -477,7 +487,8 @@ func (r *Runtime) Backend(d *hardware.Device, e *hardware.Engine) string {
 
 // GraphBatch is the most sequences a decode step on engine e of device d
 // may hold and still be replayed as one graph (Support.GraphBatch); 0
-// when the runtime states no limit. graphless is true when the engine's
+// when the runtime states no limit, or limits only builds up to
+// Support.GraphBuilds and r's build (Build) is later or current. graphless is true when the engine's
 // compute capability is below what the runtime's graphs need
 // (Support.GraphMinCC): no step runs as a graph.
 func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int, graphless bool) {
@@ -486,7 +497,18 @@ func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int,
 		return 0, false
 	}
 	cc := e.ComputeCapability
-	return s.GraphBatch, s.GraphMinCC > 0 && cc > 0 && cc < s.GraphMinCC
+	batch = s.GraphBatch
+	if batch > 0 && !s.GraphBuilds.IsZero() && !r.builtBy(s.GraphBuilds) {
+		batch = 0
+	}
+	return batch, s.GraphMinCC > 0 && cc > 0 && cc < s.GraphMinCC
+}
+
+// SerialDecode reports whether a decode step's products on engine e of
+// device d load and multiply one after the other (Support.SerialDecode).
+func (r *Runtime) SerialDecode(d *hardware.Device, e *hardware.Engine) bool {
+	s := r.support(d, e)
+	return s != nil && s.SerialDecode
 }
 
 // ClassFor is the runtime's efficiency on engine e of device d: its

@@ -46,7 +46,7 @@ func ExampleSetup_Predict() {
 
 	// Output:
 	// TTFT 870 ms (compute prefill, limit 174 ms)
-	// TPOT 30.0 ms (memory decode, limit 21.0 ms)
-	// E2E 6.85 s
+	// TPOT 31.0 ms (memory decode, limit 21.0 ms)
+	// E2E 7.04 s
 	// weights 1.87 GiB, KV cache 131 MiB
 }

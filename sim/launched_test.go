@@ -115,3 +115,69 @@ func TestGraphlessEngine(t *testing.T) {
 		}
 	}
 }
+
+// llama.cpp's CUDA builds before pull request #19645 (to b7815) launch a
+// step of two or more sequences kernel by kernel; later and current
+// builds replay it as a graph. The DGX Spark's llama-batched-bench runs
+// (b6918) are priced the first way, a prediction for the current build
+// the second: one sequence's step is the same in both.
+func TestLaunchedDecodeStepByBuild(t *testing.T) {
+	cat := builtin(t)
+	old := builtinSetup(t, cat, "gemma-3-4b", "dgx-spark", "llama.cpp@b6918", "q4_0", "")
+	cur := builtinSetup(t, cat, "gemma-3-4b", "dgx-spark", "llama.cpp", "q4_0", "")
+	if old.Inputs.GraphBatch != 1 || cur.Inputs.GraphBatch != 0 {
+		t.Fatalf("graph batch at b6918 %d, current %d; want 1, 0", old.Inputs.GraphBatch, cur.Inputs.GraphBatch)
+	}
+	if d := old.ITL(1000, 1) - cur.ITL(1000, 1); d != 0 {
+		t.Errorf("one sequence's step differs by %g s between builds, want 0", d)
+	}
+	in := old.Inputs
+	want := in.LaunchedDecodeOverhead - in.DecodeOverhead
+	if d := old.ITL(1000, 2) - cur.ITL(1000, 2); !near(d, want, 1e-9) || !(want > 0) {
+		t.Errorf("two sequences' step at b6918 is %g s longer, want the launched fixed cost's excess %g s", d, want)
+	}
+}
+
+// A runtime whose decode kernels load their weights and then multiply
+// them (llama.cpp's CUDA MMQ tiles: load, synchronize, multiply) prices a
+// decode step's products at memory time plus compute time, not the
+// larger: with the products memory-bound and a one-token context (no
+// attention to speak of), the step grows by its compute time and nothing
+// else; the prefill is unchanged.
+func TestSerialDecodeProducts(t *testing.T) {
+	m, d := setup(t, "qwen2.5-0.5b", "q4_k_m", "f16", "rtx-4090")
+	e, _ := d.Engine("gpu")
+	with := func(serial bool) *sim.Setup {
+		rt := testRuntime()
+		rt.Engines[0].SerialDecode = serial
+		s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	serial, overlapped := with(true), with(false)
+	if !serial.Inputs.SerialDecode || overlapped.Inputs.SerialDecode {
+		t.Fatalf("SerialDecode %v, %v; want true, false", serial.Inputs.SerialDecode, overlapped.Inputs.SerialDecode)
+	}
+	for _, batch := range []int{1, 16} {
+		w := sim.Workload{Prompt: 1, Output: 2, Batch: batch, UBatch: 512}
+		rs, err := serial.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ro, err := overlapped.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rs.TTFT != ro.TTFT {
+			t.Errorf("batch %d: TTFT %g s serial, %g s overlapped; want the same", batch, rs.TTFT, ro.TTFT)
+		}
+		if ro.Decode.ComputeTime >= ro.Decode.MemoryTime {
+			t.Fatalf("batch %d: the step is not memory-bound (%g s compute, %g s memory)", batch, ro.Decode.ComputeTime, ro.Decode.MemoryTime)
+		}
+		if got := rs.Decode.Time - ro.Decode.Time; !near(got, ro.Decode.ComputeTime, 1e-3) || !(got > 0) {
+			t.Errorf("batch %d: the step grows by %g s, want its compute time %g s", batch, got, ro.Decode.ComputeTime)
+		}
+	}
+}

@@ -507,8 +507,8 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 	}
 	dm, dc, em, ec := r.classTermsAt(whole, dense, expert)
 	denseMem, expertMem := dm >= dc, em >= ec
-	a.classTime[0] += N * max(dm, dc)
-	a.classTime[1] += N * max(em, ec)
+	a.classTime[0] += N * r.products(dm, dc)
+	a.classTime[1] += N * r.products(em, ec)
 	m0, m1 := first(a.model), last(a.model)
 	a.classTime[2] += times * sumMaxLinear(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
 	a.idealTime += times * sumMaxLinear(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)

@@ -144,7 +144,7 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 	}
 	var u unitCost
 	dm, dc, em, ec := r.classTerms(mm)
-	u.fixed = max(dm, dc) + max(em, ec) + r.overhead + mm.Rows*r.host + r.graph(mm.Rows)
+	u.fixed = r.products(dm, dc) + r.products(em, ec) + r.overhead + mm.Rows*r.host + r.graph(mm.Rows)
 	u.fm, u.fc = dm+em, dc+ec
 	return u
 }

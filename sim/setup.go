@@ -186,8 +186,12 @@ type Inputs struct {
 	// stated), GraphCapture the largest step one is replayed for under
 	// its default scheduler on this device: a pass of more rows, or one
 	// holding prompt tokens, launches more from the host (rates.graph).
-	Graphs         runtimes.Graphs
-	GraphCapture   int
+	Graphs       runtimes.Graphs
+	GraphCapture int
+	// SerialDecode is true when the runtime's decode kernels load their
+	// weights and then multiply them (runtimes.Support.SerialDecode): a
+	// step's products cost memory time plus compute time.
+	SerialDecode   bool
 	FlashAttention bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
 	// queue one after another.
@@ -252,6 +256,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
+	in.SerialDecode = rt.SerialDecode(d, e)
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
@@ -388,6 +393,19 @@ type rates struct {
 	// capture, none for a decode step; every kernel's beyond it.
 	graphCap          float64
 	graphIn, graphOut float64
+	// serial is true when the products' memory and compute terms add
+	// rather than overlap (Inputs.SerialDecode, decode steps only).
+	serial bool
+}
+
+// products is the time of a class of products whose memory term is m
+// and compute term c: the larger, or their sum when the kernels load
+// and multiply one after the other.
+func (r *rates) products(m, c float64) float64 {
+	if r.serial {
+		return m + c
+	}
+	return max(m, c)
 }
 
 // graph is the time a pass of `rows` rows adds for its launches beyond
@@ -422,7 +440,8 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 	}
 	e := in.Clocked()
 	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
-		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host, graphCap: math.Inf(1)}
+		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host, graphCap: math.Inf(1),
+		serial: !prefill && in.SerialDecode}
 	if g := in.Graphs; g.On() {
 		L := float64(in.Layers)
 		r.graphCap, r.graphOut = float64(in.GraphCapture), L*g.PerLayer(math.Inf(1), in.GraphCapture, prefill)

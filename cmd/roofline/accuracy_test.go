@@ -773,18 +773,18 @@ const accuracyLeft = `
   Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W)
   and the 2019 Jetson Nano (one model, one build pair). Each predicted
   from the desktop GPUs and the other two modules, the Orin Nano's modes
-  decode within 9–14 % (0.87–1.06 of the predicted time), the AGX Orin
-  9–12 % faster than predicted, and the Jetson Nano 1.19× slower, outside
+  decode within 8–11 % (0.93–1.11 of the predicted time), the AGX Orin
+  9–10 % faster than predicted, and the Jetson Nano 1.09× slower, inside
   its interval: its Maxwell GPU (compute capability 5.3) runs no CUDA
   graph (priced: every kernel launched by four 1.43 GHz Cortex-A57s), and
   one model on one build pair cannot say what else differs. Unmeasured
-  prefill runs 1.06–1.26× slower than predicted on the Orin Nano's modes.
+  prefill runs 1.10–1.28× slower than predicted on the Orin Nano's modes.
   The Jetson family's interval ([level."cuda/jetson"] in
-  profiles/runtimes/llama.cpp.toml) covers all but one of the Orin Nano's
+  profiles/runtimes/llama.cpp.toml) covers all but two of the Orin Nano's
   unmeasured decode runs and 3 of the AGX Orin's 5 in MAXN. No llama.cpp
   run on an Orin NX, an AGX Orin 32GB or a Xavier with a built-in model
   was found. Measured, each module's own level predicts its runs of
-  models it was not fitted on within 10–14 % (Orin Nano) and 4–9 % (AGX
+  models it was not fitted on within 9–13 % (Orin Nano) and 5–7 % (AGX
   Orin, one model).
 - **RKLLM as users run it.** The conversion's context and the clocks are
   priced as settings of the run (above), fitted beside the RK3588's level:
@@ -850,10 +850,32 @@ const accuracyLeft = `
   factor), ±17 % each model held out.
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
-  (fitted on its 122 runs) carries it, and llama.cpp's batched decode on
-  it slows with the batch more than a roofline describes (the MMQ kernels'
-  load and arithmetic overlap poorly: 34 ms per step at batch 1, 54 ms at
-  32 for Qwen2.5-7B Q8_0).
+  (fitted on its 122 runs) carries it.
+- **llama.cpp's batched decode on the DGX Spark** (llama-batched-bench,
+  b6918). A step of two sequences or more launched its kernels from the
+  host in builds before pull request #19645, and llama.cpp's decode
+  kernels load their weights and then multiply them (MMQ's tiles: load,
+  synchronize, multiply), so a step's products cost their memory time plus
+  their compute time; both are priced (docs/method.md §6). Held out by
+  device, Qwen2.5-7B Q8_0 runs 0.92–1.01× the predicted time at every
+  batch from 2 to 32 (1.0–1.3× before), Gemma-3-4B Q4_0 0.99–1.09× at
+  batch 2 (1.19–1.28× before). What is left grows with Gemma-3-4B's
+  batch: 1.11–1.31× at 8 sequences, 1.22–1.50× at 32. Its products'
+  arithmetic, now priced, is half of Qwen2.5-7B's (3.9 against 7.6 B
+  parameters), yet each added sequence costs it as much (0.2–0.7 ms a
+  step beyond its KV cache, 13–15 µs per layer on both models): Q4_0's
+  unpacking, its 34 layers' per-sequence work or its sliding-window
+  attention, which one model on one device cannot tell apart. With one
+  device's batched runs, a term fitted to it would be that device's;
+  llama-batched-bench sweeps on other GPUs, and at builds after #19645,
+  are what would tell the launch, the kernels and the attention per
+  sequence apart.
+- **Prefill under the same kernels.** MMQ runs prefill's products too:
+  priced as a sum there as well, the CUDA class prefills 19.4 % off
+  rather than 23.9 %, but the fitted pass cost falls and with it the
+  price of the Spark's launched batched steps, whose decode then moves
+  from 7.0 % to 12.0 %: it waits for a launch cost of its own, fitted
+  beside t_layer, and only the Spark's batched runs would fit that.
 - **Current llama.cpp CUDA prefill across GPUs** follows each GPU's integer
   throughput per SM and clock more than its FP16 peak; modelling that needs
   each GPU's clock in its profile. The micro-batch sweeps (llama.cpp pull

@@ -579,13 +579,13 @@ func TestPlotSeriesMatchPredictor(t *testing.T) {
 
 	t.Run("plan", func(t *testing.T) {
 		rows := plotData(t, "plot", "plan", "--hardware", "jetson-orin-nano-super-8gb", "--engine", "gpu", "--model", "llama-3.2-3b",
-			"--weights", "q4_k_m", "--ttft", "0.9s", "--tpot", "200ms")
+			"--weights", "q4_k_m", "--ttft", "1s", "--tpot", "200ms")
 		// Each cell as plan's text says it: its verdict at the default
 		// 80 %, else the first constraint it fails.
 		verdicts := map[string]int{}
 		for _, r := range rows {
 			ctx := int(atof(t, r[3]))
-			c := jetson.Evaluate(ctx, 1, 512, 128, 512, sim.Targets{TTFT: 0.9, TPOT: 0.2})
+			c := jetson.Evaluate(ctx, 1, 512, 128, 512, sim.Targets{TTFT: 1, TPOT: 0.2})
 			verdicts[c.Verdict.String()]++
 			var want string
 			switch {
