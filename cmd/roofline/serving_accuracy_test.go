@@ -747,7 +747,11 @@ simulation still misses:
   (21.0 ms). Over the four sources it brings the p99s from 30.6 % to
   27.5 % off, within issue 25's 30 %, the medians from 13.0 % to 12.8 %,
   the saturation rates from 36.7 % to 35.6 %, the p95s from 14.7 % to
-  12.8 % and the closed loops' throughput from 3.8 % to 3.2 %. What still
+  12.8 % and the closed loops' throughput from 3.8 % to 3.2 % (on the
+  class fit of the day; the device levels fitted since, which pool each
+  device's runs of one model, bring the H100's and A100's levels to rest
+  on fewer draws and the medians to the 13.5 % and the p99s to the 28.3 %
+  above). What still
   holds the L4's TTFT tails short at 4 users (58 %) is not sourced: a
   front end whose work grows with the requests it holds, or the engine
   core's own time a step.
