@@ -101,18 +101,28 @@ func TestServeJSON(t *testing.T) {
 		}
 	}
 	// One request alone is predict's.
-	pout, _, _ := runCLI("predict", "--model", "llama-3.2-1b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
-		"--prompt", "512", "--output-tokens", "64", "--ubatch", "512", "--format", "json")
+	ttft, e2e := predictTimes(t, "--model", "llama-3.2-1b", "--hardware", "jetson-orin-nano-super-8gb", "--weights", "q4_k_m",
+		"--prompt", "512", "--output-tokens", "64", "--ubatch", "512")
+	if !near(j.Single.TTFT, ttft, 1e-12) || !near(j.Single.E2E, e2e, 1e-12) {
+		t.Errorf("single request %+v, predict TTFT %v E2E %v", j.Single, ttft, e2e)
+	}
+}
+
+// predictTimes is predict's TTFT and E2E for its flags.
+func predictTimes(t *testing.T, flags ...string) (ttft, e2e float64) {
+	t.Helper()
+	out, errOut, code := runCLI(append(append([]string{"predict"}, flags...), "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("predict %v: exit %d: %s", flags, code, errOut)
+	}
 	var p struct {
 		TTFT float64 `json:"ttft_s"`
 		E2E  float64 `json:"e2e_s"`
 	}
-	if err := json.Unmarshal([]byte(pout), &p); err != nil {
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)
 	}
-	if !near(j.Single.TTFT, p.TTFT, 1e-12) || !near(j.Single.E2E, p.E2E, 1e-12) {
-		t.Errorf("single request %+v, predict %+v", j.Single, p)
-	}
+	return p.TTFT, p.E2E
 }
 
 // TestServeTensorParallel: serve on a tensor-parallel group is the
@@ -132,19 +142,9 @@ func TestServeTensorParallel(t *testing.T) {
 	if d := j.Devices; d == nil || d.Count != 4 || d.TensorParallel != 4 || d.Link != "nvlink4" || !(d.LinkTPOT > 0) {
 		t.Fatalf("devices %+v", d)
 	}
-	pout, errOut, code := runCLI(append(append([]string{"predict"}, base...), "--tp", "4", "--ubatch", "8192", "--format", "json")...)
-	if code != 0 {
-		t.Fatal(errOut)
-	}
-	var p struct {
-		TTFT float64 `json:"ttft_s"`
-		E2E  float64 `json:"e2e_s"`
-	}
-	if err := json.Unmarshal([]byte(pout), &p); err != nil {
-		t.Fatal(err)
-	}
-	if !near(j.Single.TTFT, p.TTFT, 1e-12) || !near(j.Single.E2E, p.E2E, 1e-12) {
-		t.Errorf("single request %+v, predict --tp 4 %+v", j.Single, p)
+	ttft, e2e := predictTimes(t, append(base, "--tp", "4", "--ubatch", "8192")...)
+	if !near(j.Single.TTFT, ttft, 1e-12) || !near(j.Single.E2E, e2e, 1e-12) {
+		t.Errorf("single request %+v, predict --tp 4 TTFT %v E2E %v", j.Single, ttft, e2e)
 	}
 	for _, c := range []struct {
 		args []string
