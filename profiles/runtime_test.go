@@ -122,6 +122,25 @@ func TestRuntimeProfileStrict(t *testing.T) {
 	}
 }
 
+// withTable decodes the base runtime profile, and gives it with table
+// placed before its [layout], table's first `from` replaced by `to`: a
+// table's tests break it one way at a time.
+func withTable(t *testing.T, table string) (*runtimes.Runtime, func(from, to string) []byte) {
+	t.Helper()
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := decodeRuntime("my.toml", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt, func(from, to string) []byte {
+		tbl := strings.Replace(table, from, to, 1)
+		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
+	}
+}
+
 // schedulerTable is a [scheduler] the scheduler tests break one way at a
 // time, placed before [layout] of the base profile.
 const schedulerTable = `[scheduler]
@@ -138,22 +157,11 @@ prefix_caching = { value = true, source = "[R1] shared prefixes are cached" }
 // A runtime's [scheduler] reads into runtimes.Scheduler, every knob named
 // at its line when wrong; a runtime without one is marked as stating none.
 func TestRuntimeScheduler(t *testing.T) {
-	base, err := readTestdata("runtime-base.toml.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := decodeRuntime("my.toml", base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, with := withTable(t, schedulerTable)
 	if rt.Scheduler.Stated {
 		t.Errorf("a profile without [scheduler] states one: %+v", rt.Scheduler)
 	}
-	with := func(from, to string) []byte {
-		tbl := strings.Replace(schedulerTable, from, to, 1)
-		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
-	}
-	rt, err = decodeRuntime("my.toml", with("", ""))
+	rt, err := decodeRuntime("my.toml", with("", ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,22 +317,12 @@ token = { value = "44 µs", range = ["0 s", "44 µs"], source = "[R1] the satura
 // 14-27 ms and so on), every figure named at its line when wrong; a
 // runtime without one has none.
 func TestRuntimeFrontEnd(t *testing.T) {
-	base, err := readTestdata("runtime-base.toml.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := decodeRuntime("my.toml", base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, with := withTable(t, frontEndTable)
 	if rt.FrontEnd.Stated {
 		t.Errorf("a profile without [front_end] states one: %+v", rt.FrontEnd)
 	}
-	with := func(from, to string) []byte {
-		tbl := strings.Replace(frontEndTable, from, to, 1)
-		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
-	}
-	if rt, err = decodeRuntime("my.toml", with("", "")); err != nil {
+	rt, err := decodeRuntime("my.toml", with("", ""))
+	if err != nil {
 		t.Fatal(err)
 	}
 	ms := 1e-3 // as the parser scales: 4.9 ms is 4.9 × 0.001 s, one ulp off 0.0049
@@ -374,22 +372,12 @@ eager_layer = { value = "339 µs", source = "[R1] eager against graphs" }
 // sequence, 15 and 339 µs a layer), every figure named when wrong; a
 // runtime without one states none.
 func TestRuntimeGraphs(t *testing.T) {
-	base, err := readTestdata("runtime-base.toml.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := decodeRuntime("my.toml", base)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, with := withTable(t, graphsTable)
 	if rt.Graphs.On() {
 		t.Errorf("a profile without [graphs] states them: %+v", rt.Graphs)
 	}
-	with := func(from, to string) []byte {
-		tbl := strings.Replace(graphsTable, from, to, 1)
-		return []byte(strings.Replace(string(base), "[layout]", tbl, 1))
-	}
-	if rt, err = decodeRuntime("my.toml", with("", "")); err != nil {
+	rt, err := decodeRuntime("my.toml", with("", ""))
+	if err != nil {
 		t.Fatal(err)
 	}
 	if g := rt.Graphs; g.Capture != 512 || g.PerSeq != 2 || !nearly(g.Piecewise, 15e-6) || !nearly(g.Eager, 339e-6) {
