@@ -27,7 +27,7 @@ const publicServing = "testdata/public/serving.csv"
 const (
 	maxServingMedianAPE = 0.15
 	maxServingP99APE    = 0.30
-	maxSaturationAPE    = 0.40
+	maxSaturationAPE    = 0.35
 	// Beside the aims: the p95s a source publishes instead of p99s, and
 	// closed loops' throughput.
 	maxServingP95APE       = 0.15
@@ -683,9 +683,11 @@ func servingSources(runs []*servingRun) []string {
 }
 
 // servingReading is what the serving misses say, read off the table.
-const servingReading = `**What the misses say.** Four sources are simulated, all vLLM: 0.19.0
+const servingReading = `**What the misses say.** Five sources are simulated, all vLLM: 0.19.0
 serving Qwen3-0.6B on an H100 at half its memory (KVCACHED-H100: Poisson
-at 16/s and 500 requests at once), 0.23.0 serving Qwen2.5-0.5B on an L4
+at 16/s and 500 requests at once), the same workload on a DGX Spark
+(KVCACHED-GB10, version not stated: 500 requests at once and Poisson at
+16/s; p99s and rates, its means are not scored), 0.23.0 serving Qwen2.5-0.5B on an L4
 at 0.6 of its memory (WMX-L4: closed loops of 1 to 32 requests), 0.11.0
 serving gpt-oss-20b on an H100 and an A100 (GPUSTACK-GPTOSS20B: 1000
 short requests at once), and 0.10.1.1 serving Qwen2-7B on an A100 at a
@@ -783,6 +785,25 @@ simulation still misses:
   holds the L4's TTFT tails short at 4 users (58 %) is not sourced: a
   front end whose work grows with the requests it holds, or the engine
   core's own time a step.
+- *A DGX Spark's batch defaults.* vLLM sizes its batch from the device
+  memory NVML reports, in a try/except that reads 0 bytes when the query
+  fails, and NVML reports none of the GB10's unified memory (vllm.toml
+  [V27], PR #57378): a DGX Spark serves at 256 requests and 2048 tokens a
+  step, not the 1024 and 8192 of other devices of 70 GiB or more. Priced
+  so, KVCACHED-GB10's burst is served at 15.3 requests/s against 14.2
+  measured (+8 %), its TTFT p99 24.3 s against 26.4 s and its TPOT p99
+  125 ms against 142–143 ms (its unscored means: TTFT 11.3 s against
+  11.6 s, TPOT 108 ms against 118–119 ms); at 1024 and 8192 the engine
+  took in all 500 prompts within 12 s and decoded them together: 16.1
+  requests/s, TTFT p99 12.2 s (−54 %), TPOT p99 219 ms (+53 %). At 16/s,
+  above what it serves, the TPOT p99 is 35 % short. The burst is the
+  engine's, not the front end's: the engine alone serves it within 25 %
+  of the measured rate, so the front end's fit leaves it out (a burst
+  informs the front end only where the engine alone misses its rate by
+  more than issue 25's tolerance; the four other sources' bursts all do:
+  KVCACHED-H100 1.76×, GPUSTACK 1.5× and 0.52×). With it the saturation
+  rates are 31.9 % off (35.6 % over four sources) and the p99s 27.6 %
+  (28.3 %).
 - *Every request at once.* On KVCACHED's burst the fit without it (token
   work unidentified: 0) gives a front end of 197 requests/s, which hands
   the engine one 512-token prompt at a time: nearly every step holds one
@@ -816,17 +837,18 @@ simulation still misses:
   KVCACHED takes a request in 5 ms with no token work (only one output
   length is left to fit on), and batches of 32 at that pace flood the
   engine: TPOT 12.4 ms, 137 requests/s, the p99s over the four sources
-  33.2 % off and the saturation rates 47.5 %. The profile therefore
+  33.2 % off and the saturation rates 47.5 % (over the four sources
+  before KVCACHED-GB10). The profile therefore
   still takes requests one at a time; a held-out source with a second
   output length (a front-end-bound burst of long answers) is what would
   let the batched intake be scored.
 
 Until vLLM has prefill runs of its own in runs.csv (its 8 decode runs
 span 4 devices, 3 models and batches of 1 to 10), and serving runs that
-publish a light-load TTFT and a saturation rate on more hosts and at
-more output lengths (the
-token's work is identified only by KVCACHED's 128 tokens against
-GPUSTACK's 4), read the front end's figures as three sources' (its
+publish a light-load TTFT and a front-end-bound saturation rate on more
+hosts and at more output lengths (the token's work is identified only by
+KVCACHED-H100's 128 tokens against GPUSTACK's 4; KVCACHED-GB10's burst is
+the engine's), read the front end's figures as three sources' (its
 profile says so; the range's ends take its spread over held-out fits) and
 a MoE's prefill as the class's prior.
 
