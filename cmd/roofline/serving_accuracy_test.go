@@ -875,7 +875,7 @@ a MoE's prefill as the class's prior.
 // the profile's, fitted on every source.
 func frontEndTable(fes *servingFrontEnds, ids []string) string {
 	var b strings.Builder
-	b.WriteString("The front ends (`serve.FitFrontEnd`: least squares over each source's median TTFT at its lightest load less the simulated engine's, latency + request + token, and its saturation rates, 1 / rate = request + token × output; a figure the sources cannot separate is 0):\n\n")
+	b.WriteString("The front ends (`serve.FitFrontEnd`: least squares over each source's median TTFT at its lightest load (its lowest rate, or one user) less the simulated engine's, latency + request + token, and its saturation rates, 1 / rate = request + token × output, save those the engine alone serves within 25 % of, which are the engine's; a figure the sources cannot separate is 0):\n\n")
 	b.WriteString("| fitted on | scores | latency | request | token | unidentified |\n|---|---|---:|---:|---:|---|\n")
 	row := func(f serve.FrontEndFit, scores string) {
 		un := strings.Join(f.Unidentified, ", ")
