@@ -405,3 +405,40 @@ func TestRuntimeGraphs(t *testing.T) {
 }
 
 func nearly(a, b float64) bool { return math.Abs(a-b) <= 1e-12 }
+
+// TestVLLMBatchDefaultsByDevice reads the built-in vLLM profile's batch
+// defaults on built-in devices, as vLLM's get_batch_defaults picks them
+// under `vllm serve` ([V14], [V11], [V27]): 1024 sequences and 8192
+// tokens a step where the device reports 70 GiB or more and is no A100,
+// else 256 and 2048. The DGX Spark has 128 GiB, but NVML reports none of
+// its unified memory, so vLLM reads 0 bytes and takes the small ones.
+func TestVLLMBatchDefaultsByDevice(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := cat.Runtimes().Lookup("vllm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		device            string
+		seqs, toks, chunk int
+	}{
+		{"h100-sxm", 1024, 8192, 8192},            // 80 GB: the large defaults
+		{"a100-80gb-sxm", 256, 2048, 2048},        // 80 GB, but an A100 (PR #17885)
+		{"dgx-spark", 256, 2048, 2048},            // 128 GiB unified: NVML reports 0 (PR #57378)
+		{"l4", 256, 2048, 2048},                   // 24 GB
+		{"jetson-agx-orin-64gb", 256, 2048, 2048}, // 64 GB: under 70 GiB
+	} {
+		d, err := cat.Device(c.device)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := rt.SchedulerFor(d)
+		chunk, _ := rt.ChunkFor(d)
+		if s.MaxSeqs != c.seqs || s.MaxTokens != c.toks || chunk != c.chunk {
+			t.Errorf("%s: %d sequences, %d tokens a step, chunk %d; want %d, %d, %d", c.device, s.MaxSeqs, s.MaxTokens, chunk, c.seqs, c.toks, c.chunk)
+		}
+	}
+}

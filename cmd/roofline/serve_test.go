@@ -201,7 +201,7 @@ flag:
 
 | runtime | policy | requests | tokens a step | prompts | KV cache | when full |
 |---|---|---|---|---|---|---|
-| vLLM (and SGLang) | continuous batching, FCFS | max_num_seqs 256 (1024 on GPUs ≥ 70 GiB but A100s) | max_num_batched_tokens 2048 (8192) | chunked | 16-token blocks, prefix caching | preempt the newest, recompute it later |
+| vLLM (and SGLang) | continuous batching, FCFS | max_num_seqs 256 (1024 on GPUs ≥ 70 GiB but A100s and the DGX Spark) | max_num_batched_tokens 2048 (8192) | chunked | 16-token blocks, prefix caching | preempt the newest, recompute it later |
 | llama.cpp server | continuous batching of slots | --parallel 4 (auto) | -b 2048 in -ub 512 passes | chunked | cells sharing one -c context (--kv-unified), prompt cache | the request fails |
 | TensorRT-LLM | in-flight batching | max_batch_size 2048 | max_num_tokens 8192 | whole (chunked context off) | 32-token blocks | reserve a request's whole cache on admission (GUARANTEED_NO_EVICT) |
 | RKLLM, gpt-fast | one request at a time | 1 | the prediction's prefill chunk | — | one sequence | — |

@@ -27,7 +27,7 @@ const publicServing = "testdata/public/serving.csv"
 const (
 	maxServingMedianAPE = 0.15
 	maxServingP99APE    = 0.30
-	maxSaturationAPE    = 0.40
+	maxSaturationAPE    = 0.35
 	// Beside the aims: the p95s a source publishes instead of p99s, and
 	// closed loops' throughput.
 	maxServingP95APE       = 0.15
@@ -89,10 +89,36 @@ type servingRun struct {
 	simNotes                                              []string
 	// frontEnd is the front end the run was simulated with: fitted on the
 	// other sources (servingFrontEnds); engineTTFT the median TTFT of the
-	// engine alone, at a source's lightest load (light).
+	// engine alone, at a source's lightest load (light); engineRate the
+	// requests/s of the engine alone on a burst (every request at once).
 	frontEnd   serve.FrontEnd
 	light      bool
 	engineTTFT float64
+	engineRate float64
+}
+
+// engineBoundWithin is how close to a burst's measured rate the engine
+// alone may come and still be read as what set it: issue 25's tolerance
+// on a saturation rate. A burst the engine alone serves within it (or
+// slower than measured) says only that the front end was no slower, so
+// it is not a front-end observation: KVCACHED-GB10's 14.2 requests/s,
+// which the engine alone gives at 16.1 (a DGX Spark reading a KV cache of
+// 500 requests each step), would otherwise read as 70 ms of front-end
+// work a request.
+const engineBoundWithin = 0.25
+
+// engineBound is whether the engine alone serves the burst at its
+// measured rate, within engineBoundWithin: the engine then explains the
+// rate, which says only that the front end was no slower.
+func (r *servingRun) engineBound(measured float64) bool {
+	return math.Abs(r.engineRate/measured-1) <= engineBoundWithin
+}
+
+// burst is whether the run sends every request at once and publishes the
+// rate they were served at (its saturation rate).
+func (r *servingRun) burst() bool {
+	_, ok := r.measured["req_per_s"]
+	return ok && r.exclude == "" && math.IsInf(r.rate, 1)
 }
 
 func (r *servingRun) sourceID() string { return strings.Fields(r.source)[0] }
@@ -287,8 +313,9 @@ type servingFrontEnds struct {
 }
 
 // markLight marks each source's runs at its lightest load that publish a
-// median TTFT: the smallest rate of an open loop at a finite rate, or the
-// fewest users of a closed loop.
+// median TTFT: the smallest rate of an open loop at a finite rate, or a
+// closed loop of one user (with more, each request queues behind the
+// others' in the front end, which the fit would read as its latency).
 func markLight(runs []*servingRun) {
 	load := func(r *servingRun) float64 {
 		if r.arrival == serve.Closed {
@@ -298,7 +325,7 @@ func markLight(runs []*servingRun) {
 	}
 	least := map[string]float64{}
 	for _, r := range runs {
-		if _, ok := r.measured["ttft_p50_ms"]; !ok || r.exclude != "" || math.IsInf(r.rate, 1) {
+		if _, ok := r.measured["ttft_p50_ms"]; !ok || r.exclude != "" || math.IsInf(r.rate, 1) || (r.arrival == serve.Closed && r.users > 1) {
 			continue
 		}
 		if l, ok := least[r.sourceID()]; !ok || load(r) < l {
@@ -315,7 +342,9 @@ func markLight(runs []*servingRun) {
 // frontEndObservations are what the front end's fit reads off the runs:
 // at each source's lightest load, the measured median TTFT less the
 // engine's alone; with every request sent at once, the measured time a
-// request (1 / requests/s) for its output tokens.
+// request (1 / requests/s) for its output tokens, where the engine alone
+// would have served the burst faster than measured by more than
+// engineBoundWithin (the front end, not the engine, then set the rate).
 func frontEndObservations(runs []*servingRun) []serve.FrontEndObservation {
 	var obs []serve.FrontEndObservation
 	for _, r := range runs {
@@ -325,7 +354,7 @@ func frontEndObservations(runs []*servingRun) []serve.FrontEndObservation {
 		if r.light {
 			obs = append(obs, serve.FrontEndObservation{Source: r.sourceID(), Light: true, Seconds: (r.measured["ttft_p50_ms"] - r.engineTTFT) / 1e3})
 		}
-		if rate, ok := r.measured["req_per_s"]; ok && math.IsInf(r.rate, 1) {
+		if rate := r.measured["req_per_s"]; r.burst() && !r.engineBound(rate) {
 			o, err := serve.ParseDist(r.output)
 			if err != nil {
 				continue
@@ -404,12 +433,12 @@ func publicServingRuns(t *testing.T) []*servingRun {
 		markLight(runs)
 		off := &serve.FrontEnd{}
 		for _, r := range runs {
-			if r.light {
+			if r.light || r.burst() {
 				if err := r.simulate(env, off, [2]serve.FrontEnd{}); err != nil {
 					servingErr = fmt.Errorf("%s:%d (%s): %w", publicServing, r.line, r.source, err)
 					return
 				}
-				r.engineTTFT = r.predicted["ttft_p50_ms"]
+				r.engineTTFT, r.engineRate = r.predicted["ttft_p50_ms"], r.predicted["req_per_s"]
 			}
 		}
 		fes, err := fitFrontEnds(runs)
@@ -655,10 +684,14 @@ func servingSources(runs []*servingRun) []string {
 }
 
 // servingReading is what the serving misses say, read off the table.
-const servingReading = `**What the misses say.** Four sources are simulated, all vLLM: 0.19.0
+const servingReading = `**What the misses say.** Six sources are simulated, all vLLM: 0.19.0
 serving Qwen3-0.6B on an H100 at half its memory (KVCACHED-H100: Poisson
-at 16/s and 500 requests at once), 0.23.0 serving Qwen2.5-0.5B on an L4
-at 0.6 of its memory (WMX-L4: closed loops of 1 to 32 requests), 0.11.0
+at 16/s and 500 requests at once), the same workload on a DGX Spark
+(KVCACHED-GB10, version not stated: 500 requests at once and Poisson at
+16/s; p99s and rates, its means are not scored), 0.23.0 serving Qwen2.5-0.5B on an L4
+at 0.6 of its memory (WMX-L4: closed loops of 1 to 32 requests), 0.17.0
+serving Qwen2.5-0.5B on an A100 at half its memory (EVALSCOPE-A100: a
+closed loop of 50 requests of 100 + 100 tokens), 0.11.0
 serving gpt-oss-20b on an H100 and an A100 (GPUSTACK-GPTOSS20B: 1000
 short requests at once), and 0.10.1.1 serving Qwen2-7B on an A100 at a
 quarter and at half of its memory (DLEE-A100: 1 to 500 requests of 1024 +
@@ -755,6 +788,39 @@ simulation still misses:
   holds the L4's TTFT tails short at 4 users (58 %) is not sourced: a
   front end whose work grows with the requests it holds, or the engine
   core's own time a step.
+- *A DGX Spark's batch defaults.* vLLM sizes its batch from the device
+  memory NVML reports, in a try/except that reads 0 bytes when the query
+  fails, and NVML reports none of the GB10's unified memory (vllm.toml
+  [V27], PR #57378): a DGX Spark serves at 256 requests and 2048 tokens a
+  step, not the 1024 and 8192 of other devices of 70 GiB or more. Priced
+  so, KVCACHED-GB10's burst is served at 15.3 requests/s against 14.2
+  measured (+8 %), its TTFT p99 24.3 s against 26.4 s and its TPOT p99
+  125 ms against 142–143 ms (its unscored means: TTFT 11.3 s against
+  11.6 s, TPOT 108 ms against 118–119 ms); at 1024 and 8192 the engine
+  took in all 500 prompts within 12 s and decoded them together: 16.1
+  requests/s, TTFT p99 12.2 s (−54 %), TPOT p99 219 ms (+53 %). At 16/s,
+  above what it serves, the TPOT p99 is 35 % short. The burst is the
+  engine's, not the front end's: the engine alone serves it within 25 %
+  of the measured rate, so the front end's fit leaves it out (a burst
+  informs the front end only where the engine alone misses its rate by
+  more than issue 25's tolerance; the four other sources' bursts all do:
+  KVCACHED-H100 1.76×, GPUSTACK 1.5× and 0.52×). With it the saturation
+  rates are 31.9 % off (35.6 % over four sources) and the p99s 27.6 %
+  (28.3 %).
+- *A front end near its pace.* EVALSCOPE-A100's 50 users of 100-token
+  answers keep the front end fitted on the other sources (4.89 ms a
+  request, 44.1 µs a streamed token) 97 % busy: it serves 105 requests/s
+  against 108 measured (the engine alone would serve 129), with the
+  median TPOT and ITL 7–14 % short, but it queues each request's intake
+  behind the others', so the median TTFT is 111 ms against 75 ms (+48 %)
+  and its p99 276 ms against 144 ms, where the engine alone gives 41 ms:
+  the measured server takes in a request while it streams the others'
+  tokens sooner than one serial queue does. Taking waiting requests in
+  by 32 (--front-end's BATCH) makes it worse (209 ms, 91 requests/s).
+  What lengthens one gap in a hundred to 12.3 ms (the ITL p99; 4.3 ms
+  predicted) is not identified. A closed loop of more than one user is
+  not a light load the front end's latency is fitted on: its requests
+  queue behind each other's.
 - *Every request at once.* On KVCACHED's burst the fit without it (token
   work unidentified: 0) gives a front end of 197 requests/s, which hands
   the engine one 512-token prompt at a time: nearly every step holds one
@@ -788,17 +854,18 @@ simulation still misses:
   KVCACHED takes a request in 5 ms with no token work (only one output
   length is left to fit on), and batches of 32 at that pace flood the
   engine: TPOT 12.4 ms, 137 requests/s, the p99s over the four sources
-  33.2 % off and the saturation rates 47.5 %. The profile therefore
+  33.2 % off and the saturation rates 47.5 % (over the four sources
+  before KVCACHED-GB10). The profile therefore
   still takes requests one at a time; a held-out source with a second
   output length (a front-end-bound burst of long answers) is what would
   let the batched intake be scored.
 
 Until vLLM has prefill runs of its own in runs.csv (its 8 decode runs
 span 4 devices, 3 models and batches of 1 to 10), and serving runs that
-publish a light-load TTFT and a saturation rate on more hosts and at
-more output lengths (the
-token's work is identified only by KVCACHED's 128 tokens against
-GPUSTACK's 4), read the front end's figures as three sources' (its
+publish a light-load TTFT and a front-end-bound saturation rate on more
+hosts and at more output lengths (the token's work is identified only by
+KVCACHED-H100's 128 tokens against GPUSTACK's 4; KVCACHED-GB10's burst is
+the engine's), read the front end's figures as three sources' (its
 profile says so; the range's ends take its spread over held-out fits) and
 a MoE's prefill as the class's prior.
 
@@ -808,7 +875,7 @@ a MoE's prefill as the class's prior.
 // the profile's, fitted on every source.
 func frontEndTable(fes *servingFrontEnds, ids []string) string {
 	var b strings.Builder
-	b.WriteString("The front ends (`serve.FitFrontEnd`: least squares over each source's median TTFT at its lightest load less the simulated engine's, latency + request + token, and its saturation rates, 1 / rate = request + token × output; a figure the sources cannot separate is 0):\n\n")
+	b.WriteString("The front ends (`serve.FitFrontEnd`: least squares over each source's median TTFT at its lightest load (its lowest rate, or one user) less the simulated engine's, latency + request + token, and its saturation rates, 1 / rate = request + token × output, save those the engine alone serves within 25 % of, which are the engine's; a figure the sources cannot separate is 0):\n\n")
 	b.WriteString("| fitted on | scores | latency | request | token | unidentified |\n|---|---|---:|---:|---:|---|\n")
 	row := func(f serve.FrontEndFit, scores string) {
 		un := strings.Join(f.Unidentified, ", ")
@@ -823,4 +890,58 @@ func frontEndTable(fes *servingFrontEnds, ids []string) string {
 	row(fes.all, "the vLLM profile (`[front_end]`)")
 	b.WriteString("\n")
 	return b.String()
+}
+
+// TestEngineBoundBursts checks which bursts the front end's fit reads: a
+// burst the engine alone serves within engineBoundWithin of its measured
+// rate is the engine's, any other the front end's (docs/accuracy.md).
+func TestEngineBoundBursts(t *testing.T) {
+	for _, c := range []struct {
+		name             string
+		engine, measured float64 // requests/s: the engine alone (serve --front-end off), published
+		frontEnd         bool
+	}{
+		// KVCACHED-GB10: the engine alone 16.1/s against 14.21: 16.1 / 14.21
+		// = 1.133, within 1.25: the engine set it.
+		{"KVCACHED-GB10", 16.1, 14.21, false},
+		// KVCACHED-H100: 166.9 / 94.9 = 1.76: the engine would have served
+		// it far faster, so the front end set it.
+		{"KVCACHED-H100", 166.9, 94.9, true},
+		// GPUSTACK on the A100: 96 / 184 = 0.52: the engine alone, on a
+		// prefill prior, does not explain it either; read as the front end's.
+		{"GPUSTACK a100", 96, 184, true},
+		// The edges: 1.25 and 0.75 are within; 1.26 is not.
+		{"1.25", 125, 100, false},
+		{"0.75", 75, 100, false},
+		{"1.26", 126, 100, true},
+	} {
+		r := &servingRun{source: c.name, rate: math.Inf(1), measured: map[string]float64{"req_per_s": c.measured}, output: "128", engineRate: c.engine}
+		got := len(frontEndObservations([]*servingRun{r})) == 1
+		if got != c.frontEnd || r.engineBound(c.measured) == c.frontEnd {
+			t.Errorf("%s: engine alone %g/s against %g/s measured: read as the front end's %v, want %v", c.name, c.engine, c.measured, got, c.frontEnd)
+		}
+	}
+}
+
+// TestMarkLight checks which runs the front end's latency is fitted on: a
+// source's lowest finite rate, or a closed loop of one user, and never a
+// closed loop of more (whose requests queue behind each other's in the
+// front end) nor a burst.
+func TestMarkLight(t *testing.T) {
+	ttft := map[string]float64{"ttft_p50_ms": 30}
+	runs := []*servingRun{
+		{source: "A 16/s", arrival: serve.Poisson, rate: 16, measured: ttft},
+		{source: "A 32/s", arrival: serve.Poisson, rate: 32, measured: ttft},
+		{source: "A burst", arrival: serve.Poisson, rate: math.Inf(1), measured: ttft},
+		{source: "B 1 user", arrival: serve.Closed, users: 1, measured: ttft},
+		{source: "B 8 users", arrival: serve.Closed, users: 8, measured: ttft},
+		{source: "C 50 users", arrival: serve.Closed, users: 50, measured: ttft},
+	}
+	markLight(runs)
+	want := []bool{true, false, false, true, false, false}
+	for i, r := range runs {
+		if r.light != want[i] {
+			t.Errorf("%s: light %v, want %v", r.source, r.light, want[i])
+		}
+	}
 }
