@@ -698,6 +698,12 @@ type FileFit struct {
 	Roles    []Role  // their roles, in inventory order
 	// Changes says how much each role absorbed, in inventory order.
 	Changes []RoleChange
+	// Untied is true when the file of a model that ties its head to its
+	// embedding table holds the head apart (output.weight beside
+	// token_embd) and was priced so: the head read per token, the table one
+	// row per token. UntiedBytes is that reading's recipe.
+	Untied      bool
+	UntiedBytes float64
 }
 
 // RoleChange is what the tensors of one role absorbed when a cost was
@@ -725,13 +731,31 @@ const FileTolerance = 0.005
 // exact where the format is certain. When they would have to change by
 // more than MaxFitFactor, the recipe is kept and Absorbed is false: the
 // format is probably not the file's. A file within FileTolerance of the
-// recipe is the recipe (Within): c is kept. This is the one rule of
-// matching a file, for every command.
+// recipe is the recipe (Within): c is kept.
+//
+// A model that ties its head to its embedding table may be stored untied:
+// a converter that writes output.weight beside token_embd gives a file
+// one embedding table larger, whose head llama.cpp reads from
+// output.weight while it gathers rows of token_embd. Such a file is read
+// untied (Untied) when its size is nearer the untied recipe (the same
+// format with the head a tensor of its own, at the type the format gives
+// an output head) than the tied one, and the uncertain tensors of that
+// reading absorb what is left: the extra table is not streamed per token.
+// This is the one rule of matching a file, for every command.
 func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 	fit := FileFit{FileBytes: total, RecipeBytes: c.WeightBytes, Factor: 1}
 	if total <= 0 || c.WeightBytes == 0 || math.Abs(total/c.WeightBytes-1) <= FileTolerance {
 		fit.Within = true
 		return c, fit
+	}
+	recipe := c
+	if u := c.untied(); u != nil && math.Abs(math.Log(total/u.WeightBytes)) < math.Abs(math.Log(total/c.WeightBytes)) {
+		fit.Untied, fit.UntiedBytes = true, u.WeightBytes
+		if math.Abs(total/u.WeightBytes-1) <= FileTolerance {
+			fit.Absorbed = true
+			return u, fit
+		}
+		c = u
 	}
 	var unsure float64
 	for _, t := range c.Tensors {
@@ -744,8 +768,8 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 		k = (unsure + total - c.WeightBytes) / unsure
 	}
 	if !(k >= 1/MaxFitFactor && k <= MaxFitFactor) {
-		fit.Factor = k
-		return c, fit
+		fit.Factor, fit.Untied, fit.UntiedBytes = k, false, 0
+		return recipe, fit
 	}
 	o := *c
 	o.memo = &opsMemo{} // its operators are its own
@@ -774,6 +798,26 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 	o.WeightBytes = total
 	fit.Absorbed, fit.Factor = true, k
 	return &o, fit
+}
+
+// untied is c read as a file that stores its output head apart from the
+// embedding table (FitTo): nil when c does not tie them, or holds no
+// tensor list.
+func (c *Cost) untied() *Cost {
+	if !c.tied || c.Tensors == nil || c.Layout.UntieEmbedding {
+		return nil
+	}
+	// The model as a file that stores output.weight: llama.cpp's quantizer
+	// then types token_embd as any embedding table and output.weight as
+	// the head (it gives token_embd the head's type only in a file without
+	// output.weight).
+	s := *c.Spec
+	s.TiedEmbeddings = false
+	u, err := build(&s, s.Tensors(), c.Weights, c.KV, c.Layout, true)
+	if err != nil {
+		return nil
+	}
+	return u
 }
 
 // account adds tensor t's bytes to the traffic groups.

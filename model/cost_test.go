@@ -358,6 +358,66 @@ func TestMaxContext(t *testing.T) {
 	}
 }
 
+// A model that ties its head to its embedding table, stored with
+// output.weight beside token_embd (edge-format-tax's Qwen2.5-0.5B files,
+// quantized from an FP16 GGUF of 291 tensors): the file is one embedding
+// table larger than the tied recipe, and FitTo reads it untied, so the
+// bytes a decode step streams stay the head's, not the whole file's.
+// Qwen2.5-0.5B's table is 151,936 × 896; 896 is no multiple of 256, so
+// the head's Q6_K falls back to Q8_0 in both readings (llama-quantize's
+// log of that file: output.weight q8_0 137.94 MiB) and the untied
+// token_embd takes the format's base type (Q4_0: 73.03 MiB in the log).
+func TestFitToUntiedFile(t *testing.T) {
+	const rows, cols = 151936, 896
+	q8Table := float64(rows * cols * 34 / 32) // 144,643,072 B = 137.94 MiB
+	for _, tc := range []struct {
+		weights string
+		extra   float64 // the untied token_embd, B
+	}{
+		{"q4_0", rows * cols * 18 / 32},   // Q4_0: 76,575,744 B = 73.03 MiB
+		{"q8_0", q8Table},                 // Q8_0 both
+		{"q4_k_m", rows * cols * 22 / 32}, // Q4_K falls back to Q5_0: 93,592,576 B
+	} {
+		c := build(t, "qwen2.5-0.5b", tc.weights, "f16")
+		head := c.StreamedBytesPerToken()
+		for _, file := range []struct {
+			bytes  float64
+			untied bool
+		}{
+			{c.WeightBytes + tc.extra, true},          // exactly the untied recipe
+			{1.02 * (c.WeightBytes + tc.extra), true}, // and 2 % of metadata beside
+			{1.02 * c.WeightBytes, false},             // a tied file, 2 % over its recipe
+		} {
+			got, fit := c.FitTo(file.bytes)
+			if fit.Untied != file.untied || !fit.Absorbed {
+				t.Errorf("%s, file %.0f B: untied %v, absorbed %v; want untied %v", tc.weights, file.bytes, fit.Untied, fit.Absorbed, file.untied)
+				continue
+			}
+			if got.WeightBytes != file.bytes {
+				t.Errorf("%s: priced at %.0f B, file %.0f B", tc.weights, got.WeightBytes, file.bytes)
+			}
+			if !file.untied {
+				continue
+			}
+			if fit.UntiedBytes != c.WeightBytes+tc.extra {
+				t.Errorf("%s: untied recipe %.0f B, want %.0f + %.0f", tc.weights, fit.UntiedBytes, c.WeightBytes, tc.extra)
+			}
+			// Streamed per step: the tied recipe's (its head is the Q8_0
+			// table either way) plus one row of the untied table, up to
+			// the 2 % the uncertain tensors absorb.
+			want := head + tc.extra/rows
+			if r := got.StreamedBytesPerToken() / want; r < 1 || r > 1.02 {
+				t.Errorf("%s, file %.0f B: streams %.0f B a step, want %.0f B (×1–1.02)", tc.weights, file.bytes, got.StreamedBytesPerToken(), want)
+			}
+		}
+	}
+	// A model whose head is its own matrix is never read otherwise.
+	c := build(t, "llama-3.1-8b", "q4_k_m", "f16")
+	if _, fit := c.FitTo(1.2 * c.WeightBytes); fit.Untied {
+		t.Errorf("llama-3.1-8b: untied reading of an untied model")
+	}
+}
+
 // FitTo is the one rule of matching a file: within FileTolerance the recipe
 // is kept; past it the uncertain tensors absorb the difference; past
 // MaxFitFactor the recipe is kept and Absorbed is false.

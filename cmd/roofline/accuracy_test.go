@@ -51,9 +51,11 @@ const (
 	// the device's level fitted without it, each device weighing the same:
 	// guards at the figures reached once a model's runs from one source
 	// share a bias in the level and a class's scatter widens its devices'
-	// levels (9.9 % and 11.6 %; 11.3 % and 12.3 % before). Issue 24's aims
-	// are 5 % and 10 %.
-	maxDeviceLevelDecodeMdAPE  = 0.105
+	// levels (9.9 % and 11.6 %; 11.3 % and 12.3 % before), and decode
+	// 8.0 % once a tied model's file that stores its head apart is priced
+	// untied (the Pi 5's EDGE-FORMAT-TAX files). Issue 24's aims are 5 %
+	// and 10 %.
+	maxDeviceLevelDecodeMdAPE  = 0.085
 	maxDeviceLevelPrefillMdAPE = 0.125
 
 	// llama.cpp on ARM CPUs, each device held out: issue 24's aims,
@@ -567,6 +569,9 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	fmt.Fprintf(&b, "**Measured devices.** A device with published runs is predicted with its own level (docs/method.md §6): on the %d devices measured on three models or more, "+
 		"each model predicted by the device's level fitted without it, decode MdAPE %s (P90 %s, in its interval %s), prefill MdAPE %s (P90 %s, in its interval %s), each device weighing the same.\n\n",
 		ln, pctOf(ld.MdAPE), pctOf(ld.P90), pctOf(ld.Coverage), pctOf(lp.MdAPE), pctOf(lp.P90), pctOf(lp.Coverage))
+	in := deviceLevelWithin(classes, 3, [2]float64{0.05, 0.10})
+	fmt.Fprintf(&b, "Issue 24 aims at decode MdAPE ≤ 5 %% and prefill ≤ 10 %% here: %s of the decode tests are within 5 %% and %s of the prefill tests within 10 %%, each device weighing the same; an aim is met when half are.\n\n",
+		pctOf(in[0]), pctOf(in[1]))
 	b.WriteString(deviceLevelTable(classes, 3))
 	b.WriteString(missionSection(classes))
 	b.WriteString(releasedSection(classes))
@@ -819,8 +824,9 @@ const accuracyLeft = `
   type's rule (docs/method.md §6, "A kernel per tensor type"). Held out
   by device the class prefills 12.2 % off (17.6 % with one rule per file
   format, 21.9 % with one matrix efficiency for every format, 39.5 %
-  before the A57's share) and decodes 7.8 %, in its interval 96.3 % and
-  100 % of the time; the Pi 5 held out prefills 10.7 % off, 1.02 of the
+  before the A57's share) and decodes 2.6 % (7.8 % before the files of
+  Qwen2.5-0.5B that store their head apart were priced so, below), in its
+  interval 100 % and 95.2 % of the time; the Pi 5 held out prefills 10.7 % off, 1.02 of the
   prediction (16.8 % and 1.04 before; its Qwen2.5-0.5B formats spread
   0.70–2.19 then, 0.70–1.69 now), the RK3588 28.5 % and 1.10 (28.3 %
   and 1.09), and the A57 decodes 1.38× and prefills 1.13× slower than
@@ -840,14 +846,20 @@ const accuracyLeft = `
   datasheet clock, where the Pi 5's Q4_K_M runs reach 59–72 % of theirs:
   its nvpmodel mode is not stated, and NVIDIA's 5 W mode (two cores at
   918 MHz) would put it near 85 %, so its decode held out stays 1.38×
-  slow, inside the class's interval. No llama-bench
+  slow: outside the class's interval since the Pi 5's decode no longer
+  widens it (inside before). No llama-bench
   run of an RK3576, a Jetson Orin CPU or a Pi 4 with a built-in model was
   found; the aarch64 pull requests of llama.cpp carry Graviton3/3E and
   Grace tables, but at fewer threads than the chip has cores (roofline
-  models every core). The Pi 5's runs span Q2_K to Q8_0: decode depends on
-  the format more than its bytes say (the formats' unpacking work per
-  weight on four A76 cores, which the class prices with one dequantizing
-  factor), ±17 % each model held out.
+  models every core). The Pi 5's decode spans Q2_K to Q8_0 within 1.9 %
+  held out (11.1 % before): EDGE-FORMAT-TAX's Qwen2.5-0.5B files, 24–30 %
+  larger than the recipes, store output.weight beside token_embd (its
+  llama-quantize log: 291 tensors, output.weight at Q8_0 137.94 MiB,
+  token_embd at Q4_0 73.03 MiB), and were priced as if every extra byte
+  were read per token (0.80–0.88 of the prediction); a file one embedding
+  table larger than a tied model's recipe is now read untied
+  (docs/formats.md), and its formats decode at 1.01–1.17 of the class,
+  beside EDGE-MEMWALL's tied files at 0.99–1.18.
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
   (fitted on its 122 runs) carries it.
@@ -885,7 +897,7 @@ const accuracyLeft = `
 - **MoE prefill**: gpt-oss-20b prefills about 1.3× slower than the Spark's
   other models predict; with one MoE device per backend the data cannot
   tell why.
-- **Measured devices, each model held out** (decode 9.9 %, prefill 11.6 %;
+- **Measured devices, each model held out** (decode 8.0 %, prefill 11.7 %;
   issue 24 aims at 5 % and 10 %). A device's level is one shift of its
   class, the same for every model and format; what is left is structure
   within a device that a shift cannot carry, and each needs data or a
@@ -898,12 +910,11 @@ const accuracyLeft = `
     on the M3 Max: a K-quant decode cost that grows as the GPU's FLOP/s
     per byte falls, which Metal runs of K-quants and legacy quants from
     one current build on three Apple GPUs would let a kernel rule fit.
-  - Raspberry Pi 5 (decode 14.8 %, prefill 16.1 %, where the class
-    without the board gives 11.1 % and 10.7 %). Decode: EDGE-FORMAT-TAX's
-    eight formats of Qwen2.5-0.5B run at 0.83–0.92× the class,
-    EDGE-MEMWALL's 0.99–1.18× (the same Q4_K_M file at 0.83 and 0.99):
-    two setups, neither stating its build or threads, and the level sits
-    between them. Prefill, each model held out: Qwen2.5-0.5B's Q2_K at
+  - Raspberry Pi 5 (decode 6.0 %, prefill 16.1 %, where the class
+    without the board gives 1.9 % and 10.7 %). Decode (14.8 % before the
+    untied files above): each model held out, Llama-3.2-1B runs 1.12×
+    and Qwen2.5-0.5B 0.92–1.08× the level fitted on the others, one
+    model per size. Prefill, each model held out: Qwen2.5-0.5B's Q2_K at
     1.86× and its Q8_0 at 0.78× of the level fitted on the two other
     models (its Q4_K_M 1.17×): kernels of the types beyond Q4_0, IQ4_NL
     and the Q5 fallbacks are not counted (above), and one model per
@@ -1192,31 +1203,60 @@ func missionSection(classes []*accuracy.Class) string {
 	return b.String()
 }
 
-// deviceLevelStats scores every device level measured on at least
-// minModels models: each model predicted by the device's level fitted
-// without it (decode, prefill).
-func deviceLevelStats(classes []*accuracy.Class, minModels int) (accuracy.Stat, accuracy.Stat, int) {
-	var r [2][]float64
-	var cov [2][]bool
-	var dev [2][]string
-	n := 0
+// levelRatios are the held-out ratios of every device level measured on
+// at least minModels models, by phase (decode, prefill): each model
+// predicted by the device's level fitted without it, whether its
+// interval held it, and its device; n counts the devices.
+type levelRatios struct {
+	r   [2][]float64
+	cov [2][]bool
+	dev [2][]string
+	n   int
+}
+
+func deviceLevelRatios(classes []*accuracy.Class, minModels int) levelRatios {
+	var l levelRatios
 	for _, c := range classes {
 		for name, lv := range c.DeviceLevels {
 			if lv.Groups < minModels {
 				continue
 			}
-			n++
+			l.n++
 			for j, i := range lv.Cases {
 				k := 0
 				if c.Cases[i].Run.Test == measured.Prefill {
 					k = 1
 				}
 				sp := c.SpreadFor(lv, i)
-				r[k], cov[k], dev[k] = append(r[k], lv.Held[j]), append(cov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High), append(dev[k], name)
+				l.r[k], l.cov[k], l.dev[k] = append(l.r[k], lv.Held[j]), append(l.cov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High), append(l.dev[k], name)
 			}
 		}
 	}
-	return accuracy.SummarizeByDevice(r[0], cov[0], dev[0]), accuracy.SummarizeByDevice(r[1], cov[1], dev[1]), n
+	return l
+}
+
+// deviceLevelStats scores every device level measured on at least
+// minModels models: each model predicted by the device's level fitted
+// without it (decode, prefill).
+func deviceLevelStats(classes []*accuracy.Class, minModels int) (accuracy.Stat, accuracy.Stat, int) {
+	l := deviceLevelRatios(classes, minModels)
+	return accuracy.SummarizeByDevice(l.r[0], l.cov[0], l.dev[0]), accuracy.SummarizeByDevice(l.r[1], l.cov[1], l.dev[1]), l.n
+}
+
+// deviceLevelWithin is the share of those tests, each device weighing the
+// same, whose error is within aims[phase]: an MdAPE meets its aim when
+// the share reaches one half.
+func deviceLevelWithin(classes []*accuracy.Class, minModels int, aims [2]float64) [2]float64 {
+	l := deviceLevelRatios(classes, minModels)
+	var out [2]float64
+	for k := range out {
+		within := make([]bool, len(l.r[k]))
+		for i, r := range l.r[k] {
+			within[i] = math.Abs(r-1) <= aims[k]
+		}
+		out[k] = accuracy.SummarizeByDevice(l.r[k], within, l.dev[k]).Coverage
+	}
+	return out
 }
 
 // deviceLevelTable is the figure above device by device: each device

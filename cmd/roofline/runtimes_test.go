@@ -409,6 +409,48 @@ func TestShowModelFileSize(t *testing.T) {
 	}
 }
 
+// show model --file-size reads a tied model's file that stores its head
+// apart as untied (model.Cost.FitTo): edge-format-tax's Qwen2.5-0.5B
+// Q4_0 file, 428,730,208 B, is the tied recipe plus a Q4_0 token_embd of
+// 151,936 × 896 × 18/32 = 76,575,744 B (llama-quantize's 73.03 MiB), and
+// 1.4 % of metadata and small tensors; its decode step streams the Q8_0
+// head (137.94 MiB) as the tied recipe does, not the second table.
+func TestShowModelUntiedFile(t *testing.T) {
+	tied, _, _ := runCLI("show", "model", "qwen2.5-0.5b", "--weights", "q4_0", "--format", "json")
+	out, errOut, code := runCLI("show", "model", "qwen2.5-0.5b", "--weights", "q4_0", "--file-size", "428730208B", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	type shown struct {
+		Weights  float64 `json:"weight_bytes"`
+		Streamed float64 `json:"streamed_bytes_per_token"`
+		Fit      struct {
+			Untied      bool    `json:"untied"`
+			UntiedBytes float64 `json:"untied_recipe_bytes"`
+			Recipe      float64 `json:"recipe_bytes"`
+		} `json:"file_fit"`
+	}
+	var r, f shown
+	if err := json.Unmarshal([]byte(tied), &r); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &f); err != nil {
+		t.Fatal(err)
+	}
+	if !f.Fit.Untied || f.Fit.UntiedBytes != f.Fit.Recipe+76575744 || f.Weights != 428730208 {
+		t.Errorf("untied %v, untied recipe %.0f B (tied %.0f B), weights %.0f B", f.Fit.Untied, f.Fit.UntiedBytes, f.Fit.Recipe, f.Weights)
+	}
+	// One row of the Q4_0 table (896 × 18/32 = 504 B) beside the tied
+	// recipe's step, and the ≤ 2 % the uncertain tensors absorb.
+	if q := f.Streamed / (r.Streamed + 504); q < 1 || q > 1.02 {
+		t.Errorf("streams %.0f B a step against the tied recipe's %.0f B", f.Streamed, r.Streamed)
+	}
+	text, _, _ := runCLI("show", "model", "qwen2.5-0.5b", "--weights", "q4_0", "--file-size", "428730208B")
+	if !strings.Contains(text, "the file stores the output head apart from the embedding table") || !strings.Contains(text, "embeddings:     untied") {
+		t.Errorf("text lacks the untied reading:\n%s", text)
+	}
+}
+
 // Measured runs carry their runtime: llama-bench and llama-batched-bench
 // are llama.cpp, a vLLM benchmark is vllm, without being told.
 func TestCompareKnowsRuntime(t *testing.T) {

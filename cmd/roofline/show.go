@@ -81,7 +81,7 @@ func showCommand() *cli.Command {
 					&cli.StringFlag{Name: "weights", Usage: "weight format `FMT` (roofline list formats); default: the model's own (its checkpoint, or a GGUF file's tensor types)"},
 					&cli.StringFlag{Name: "kv", Value: "f16", Usage: "KV-cache format `FMT`"},
 					&cli.BoolFlag{Name: "ops", Usage: "add the model's operators per layer kind: weights, bytes streamed and FLOPs per decode token, KV cache and attention FLOPs per token of context"},
-					&cli.StringFlag{Name: "file-size", Usage: "match the weight format to a file of this `SIZE` (e.g. 11.6GB as published): only the tensors whose type the format cannot be sure of absorb the difference, and the output says which and how much; within 0.5 % the recipe stands, as predict and compare take it"},
+					&cli.StringFlag{Name: "file-size", Usage: "match the weight format to a file of this `SIZE` (e.g. 11.6GB as published): only the tensors whose type the format cannot be sure of absorb the difference, and the output says which and how much; within 0.5 % the recipe stands, as predict and compare take it; a tied model's file one embedding table larger is read as storing its head apart (untied)"},
 					formatFlag(showFormats),
 				},
 				Action: showModelAction,

@@ -195,10 +195,14 @@ type fileFitJSON struct {
 	Absorbed    bool             `json:"absorbed"`
 	Factor      float64          `json:"factor"`
 	Changes     []roleChangeJSON `json:"changes"`
+	// Untied: the file stores the head apart from the embedding table
+	// (model.FileFit.Untied), UntiedBytes that reading's recipe.
+	Untied      bool    `json:"untied"`
+	UntiedBytes float64 `json:"untied_recipe_bytes,omitempty"`
 }
 
 func newFileFitJSON(f *model.FileFit) *fileFitJSON {
-	j := &fileFitJSON{FileBytes: f.FileBytes, RecipeBytes: f.RecipeBytes, Within: f.Within, Absorbed: f.Absorbed, Factor: f.Factor, Changes: []roleChangeJSON{}}
+	j := &fileFitJSON{FileBytes: f.FileBytes, RecipeBytes: f.RecipeBytes, Within: f.Within, Absorbed: f.Absorbed, Factor: f.Factor, Changes: []roleChangeJSON{}, Untied: f.Untied, UntiedBytes: f.UntiedBytes}
 	for _, c := range f.Changes {
 		j.Changes = append(j.Changes, roleChangeJSON{string(c.Role), c.Tensors, c.From, c.To})
 	}

@@ -133,6 +133,15 @@ func FitNote(f model.FileFit, weights string) string {
 		return fmt.Sprintf("the file (%s) differs from the %s recipe by %+.2f %%, more than the tensors whose type the recipe cannot be sure of can explain (×%.2f): priced at the recipe; the file is probably another format",
 			file, weights, diff, f.Factor)
 	}
+	lead, recipe := "", fmt.Sprintf("%+.2f %% from the %s recipe", diff, weights)
+	if f.Untied {
+		lead = "the file stores the output head apart from the embedding table, one table more than the recipe of a model that ties them: " +
+			"priced untied, the head read per token and the table one row per token; "
+		recipe = fmt.Sprintf("%+.2f %% from the %s recipe, %+.2f %% from it untied", diff, weights, 100*(f.FileBytes/f.UntiedBytes-1))
+		if f.Tensors == 0 {
+			return fmt.Sprintf("matched to the file's %s (%s): %sthe rest are priced as the recipe gives them", file, recipe, lead)
+		}
+	}
 	var parts []string
 	for _, c := range f.Changes {
 		parts = append(parts, fmt.Sprintf("%s %s", c.Role, signedBytes(c.To-c.From)))
@@ -141,8 +150,8 @@ func FitNote(f model.FileFit, weights string) string {
 	if f.Tensors == 1 {
 		which = "the one tensor whose type the recipe cannot be sure of"
 	}
-	return fmt.Sprintf("matched to the file's %s (%+.2f %% from the %s recipe): %s, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
-		file, diff, weights, which, f.Factor, strings.Join(parts, ", "))
+	return fmt.Sprintf("matched to the file's %s (%s): %s%s, scaled ×%.3f, absorbed it (%s); the rest are priced as the recipe gives them",
+		file, recipe, lead, which, f.Factor, strings.Join(parts, ", "))
 }
 
 func signedBytes(b float64) string {
