@@ -928,14 +928,15 @@ const accuracyLeft = `
     the four other models at 0.77–0.86× (one source, MLC's only device:
     its class fitted without each model): something Gemma-2's models do
     in MLC that roofline does not price, unsourced.
-  - RKLLM prefill (RK3576 25.4 %, RK3588 17.2 %; here each model held
+  - RKLLM prefill (RK3576 11.6 %, RK3588 14.4 %; here each model held
     out of its board's level): the RK3588's independent short-prompt
-    TTFTs (one server, default clocks) run Gemma-3-1B at 0.59–0.71×,
-    Qwen3-0.6B at 0.83–1.10× and Qwen3-4B at 1.65–1.92× under one clocks
-    factor; on the RK3576 (Rockchip's runs) w8a8 prefills at 1.05–2.24×
-    and w4a16 at 0.97–1.56×, Gemma-2-2B and Phi-3-mini slowest. The
-    RK3588 has no w4a16 run to tell the format's share, and no source
-    states how RKLLM's prefill scales with the model on default clocks.
+    TTFTs (one server, default clocks) run Gemma-3-1B at 0.57–0.66×,
+    Qwen3-0.6B at 0.98–1.14× and Qwen3-4B at 1.50–1.72× under one clocks
+    factor, and no source states how RKLLM's prefill scales with the
+    model on default clocks. On the RK3576 (Rockchip's runs) w8a8
+    prefills at 1.10–1.26× and w4a16 at 0.87–1.09×: the two formats
+    prefill at one MAC rate there (the profile's fp16 peak, with its
+    sources), and what still sets w8a8 apart is not sourced.
 - **Apple M1 Max** K-quant runs at build 2797 look held by the GPU's
   arithmetic, not its bandwidth; no Metal run of a build after June 2024 is
   in the data.
