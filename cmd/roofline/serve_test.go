@@ -434,11 +434,12 @@ const serveDocTail = `
 - The per-step cost is predict's, with its accuracy (docs/accuracy.md):
   batched decode at small batches follows sim's current small-row rule.
   Against published serving runs (docs/accuracy.md, "Serving under
-  load") it is checked on four sources so far, all vLLM: a 0.6B model
-  on an H100, a 0.5B model on an L4, gpt-oss-20b on an H100 and an A100,
-  and a 7B model on an A100. Held out by source, the medians are
-  predicted within 13 % (median error), the p99s within 28 % and the
-  saturation rates within 36 %; at 16 requests/s on the H100 the ITL p99
+  load") it is checked on six sources so far, all vLLM: a 0.6B model
+  on an H100 and on a DGX Spark, 0.5B models on an L4 and an A100,
+  gpt-oss-20b and gpt-oss-120b on an H100 and an A100, and a 7B model on
+  an A100. Held out by source, the medians are predicted within 15 %
+  (median error), the p99s within 29 % and the saturation rates within
+  24 %; at 16 requests/s on the H100 the ITL p99
   within 6 %, priced by vLLM's CUDA graphs, and the median TTFT within
   3 %, with async scheduling (above). On the A100, bursts
   of 75 requests of 1024 + 1024 tokens and more, the TPOT runs slow (the

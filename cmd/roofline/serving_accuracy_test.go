@@ -30,7 +30,9 @@ const (
 	// which WMX-L4's p95s and the medians measure (15.4 % and 16.5 %).
 	maxServingMedianAPE = 0.16
 	maxServingP99APE    = 0.30
-	maxSaturationAPE    = 0.35
+	// 0.25 (was 0.35): issue 25's aim, reached at 23.5 % over nine runs
+	// once GPUSTACK's gpt-oss-120b bursts were scored.
+	maxSaturationAPE = 0.25
 	// Beside the aims: the p95s a source publishes instead of p99s, and
 	// closed loops' throughput.
 	maxServingP95APE       = 0.17
