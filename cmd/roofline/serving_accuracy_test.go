@@ -352,8 +352,8 @@ func markLight(runs []*servingRun) {
 // at each source's lightest load, the measured median TTFT less the
 // engine's alone; with every request sent at once, the measured time a
 // request (1 / requests/s) for its output tokens, where the engine alone
-// would have served the burst faster than measured by more than
-// engineBoundWithin (the front end, not the engine, then set the rate).
+// misses the measured rate by more than engineBoundWithin either way
+// (engineBoundWithin says why).
 func frontEndObservations(runs []*servingRun) []serve.FrontEndObservation {
 	var obs []serve.FrontEndObservation
 	for _, r := range runs {
