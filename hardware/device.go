@@ -110,6 +110,11 @@ type Engine struct {
 	// kernels and graphs may use on it. 0 when the profile does not give
 	// it.
 	ComputeCapability float64
+	// L2Cache is the engine's last-level on-chip cache shared by its
+	// units (a GPU's L2), bytes: what a kernel that reads the same
+	// weights again within one product finds there instead of in memory
+	// (sim: llama.cpp's MMQ tiles). 0 when the profile does not give it.
+	L2Cache float64
 	// NoInt8Dot is true when the engine has no int8 dot-product
 	// instruction, so its int8 peak is a widening multiply's: an ARMv8.0
 	// core (Cortex-A53, A57, A72) has no SDOT and forms a dot product from
@@ -309,6 +314,7 @@ func (d *Device) Validate() error {
 		}
 		in("engine."+e.Name+".units", limits.Units, float64(e.Units))
 		in("engine."+e.Name+".clock", limits.Clock, e.Clock)
+		in("engine."+e.Name+".l2_cache", limits.Cache, e.L2Cache)
 		if cc := e.ComputeCapability; cc != 0 && !(cc >= 1 && cc < 100) {
 			errs = append(errs, &KeyError{"engine." + e.Name + ".compute_capability", fmt.Errorf("must be a CUDA compute capability such as 5.3 or 8.7, got %g", cc)})
 		}

@@ -67,11 +67,14 @@ var (
 	// Clock is an engine's clock in a power mode: none, or 1 MHz to
 	// 100 GHz.
 	Clock = Range{Name: "engine clocks", Min: 1e6, Max: 1e11, Zero: true, Unit: "Hz"}
+	// Cache bounds an engine's on-chip cache (a GPU's L2: 256 KiB on the
+	// Jetson Nano's Maxwell, 126 MB on a B200); 0: not stated.
+	Cache = Range{Name: "on-chip cache sizes", Min: 1 << 10, Max: 1 << 40, Zero: true, Unit: "B"}
 )
 
 // Ranges lists every range, in the order docs/profiles.md gives them.
 func Ranges() []Range {
-	return []Range{Share, Bandwidth, Compute, Memory, Overhead, PowerDraw, Battery, Latency, FixedCost, Rate, HalfRows, HostWork, Units, Clock}
+	return []Range{Share, Bandwidth, Compute, Memory, Overhead, PowerDraw, Battery, Latency, FixedCost, Rate, HalfRows, HostWork, Units, Clock, Cache}
 }
 
 // Check returns an error when v is not a number within r (0 too when

@@ -109,6 +109,7 @@ type rawEngine struct {
 	Units       *sourcedNumber     `toml:"units"`
 	Clock       *sourced           `toml:"clock"`
 	CC          *sourcedNumber     `toml:"compute_capability"`
+	L2Cache     *sourced           `toml:"l2_cache"`
 	Int8Dot     *sourcedBool       `toml:"int8_dot"`
 	Peak        map[string]sourced `toml:"peak"`
 	Calibration *rawCalibration    `toml:"calibration"`
@@ -642,6 +643,9 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 			d.errorf(key+".compute_capability", "%s.compute_capability = %g has no source: every number in a profile cites where it comes from", key, cc.Value)
 		}
 		dev.Sources[key+".compute_capability"] = cc.Source
+	}
+	if v, ok := d.quantity(dev, key+".l2_cache", re.L2Cache, units.DimBytes); ok {
+		e.L2Cache = v
 	}
 	if b := re.Int8Dot; b != nil {
 		switch {

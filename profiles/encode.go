@@ -82,6 +82,7 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		if e.ComputeCapability > 0 {
 			fmt.Fprintf(&b, "compute_capability = { value = %g, source = %s }\n", e.ComputeCapability, quote(d.Sources[key+".compute_capability"]))
 		}
+		field("l2_cache", key+".l2_cache", e.L2Cache, units.DimBytes, "")
 		if src, ok := d.Sources[key+".int8_dot"]; ok {
 			fmt.Fprintf(&b, "int8_dot = { value = %t, source = %s }\n", !e.NoInt8Dot, quote(src))
 		}

@@ -112,6 +112,9 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 		{"nosource.bad.toml", []string{"nosource.bad.toml:7:", "has no source"}},
 		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be 1 MFLOP/s to 10 EFLOP/s, got -10 TFLOP/s"}},
 		{"badcc.bad.toml", []string{"badcc.bad.toml:14:", "engine gpu compute_capability must be a CUDA compute capability such as 5.3 or 8.7, got 0.5"}},
+		// l2_cache is optional, but when given it is a size in range with a source.
+		{"badl2.bad.toml", []string{"badl2.bad.toml:14:", "engine.gpu.l2_cache must be 0 (none) or 1 KiB to 1 TiB, got -4 MiB"}},
+		{"nosourcel2.bad.toml", []string{"nosourcel2.bad.toml:14:", `engine.gpu.l2_cache = "4 MiB" has no source`}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
