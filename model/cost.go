@@ -70,6 +70,10 @@ type Cost struct {
 	attnDecode  windowed // the same in decode (MLA uses the absorbed form)
 	scores      windowed // attention scores per (query, key) pair: heads, over all layers
 
+	// tiles is the matrix products by shape, for the bytes a tiled
+	// kernel reads again (Matmuls.TileRereadBytes); nil before any.
+	tiles *tileShapes
+
 	memo *opsMemo // the operator lists asked for (Operators); nil for an operator's account
 }
 
@@ -375,6 +379,8 @@ type Matmuls struct {
 	ExpertRows  float64 // tokens each reached expert receives on average
 	ExpertBytes float64
 	ExpertFLOPs float64
+	// tiles is the pass's products by shape (TileRereadBytes).
+	tiles *tileShapes
 }
 
 // Bytes is the pass's weight and activation traffic.
@@ -394,6 +400,7 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 	m := Matmuls{
 		Rows:       n,
 		DenseBytes: c.denseStreamed(tokens, logits > 0),
+		tiles:      c.tiles,
 		DenseFLOPs: n*c.denseFLOPs + float64(logits)*c.headFLOPs,
 	}
 	if moe := c.Spec.MoE; moe != nil && (c.expertBytes > 0 || c.routedFLOPs > 0) { // an operator's account may have no experts
@@ -775,6 +782,7 @@ func (c *Cost) FitTo(total float64) (*Cost, FileFit) {
 	o.memo = &opsMemo{} // its operators are its own
 	o.Tensors = make([]TensorCost, len(c.Tensors))
 	o.sharedBytes, o.headBytes, o.embdRowBytes, o.embdBytes, o.expertBytes = 0, 0, 0, 0, 0
+	o.tiles = nil
 	seen := map[Role]int{}
 	for i, t := range c.Tensors {
 		if t.Uncertain {
@@ -836,6 +844,12 @@ func (c *Cost) account(t *TensorCost) {
 		c.expertBytes += t.Bytes / float64(c.Spec.MoE.Experts)
 	default:
 		c.sharedBytes += t.Bytes
+	}
+	if t.Role != RoleTokenEmbd && t.Role != RoleOutput {
+		if c.tiles == nil {
+			c.tiles = &tileShapes{}
+		}
+		c.tiles.add(t)
 	}
 }
 

@@ -196,6 +196,7 @@ func (c *Cost) Shard(n int) *Cost {
 	o.embdRowBytes *= f
 	o.embdBytes *= f
 	o.expertBytes *= f
+	o.tiles = c.tiles.scaled(f)
 	o.denseFLOPs *= f
 	o.routedFLOPs *= f
 	o.headFLOPs *= f

@@ -101,7 +101,15 @@ type rawRuntime struct {
 		SerialDecode *rawRule `toml:"serial_decode"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
 		GraphMinCC float64 `toml:"graph_min_compute_capability"`
-		Source     string  `toml:"source"`
+		// PrefillTile is runtimes.Support.PrefillTile and TileMinCC,
+		// with its source.
+		PrefillTile *struct {
+			Value  int     `toml:"value"`
+			Rows   int     `toml:"rows"`
+			MinCC  float64 `toml:"min_compute_capability"`
+			Source string  `toml:"source"`
+		} `toml:"prefill_tile"`
+		Source string `toml:"source"`
 	} `toml:"engine"`
 	Prefill struct {
 		Chunk      *rawChunk      `toml:"chunk"`
@@ -398,6 +406,19 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			}
 			sup.SerialDecode = v
 			sourceAt(key+".serial_decode", lines.Nth("[[engine]]", ei), r.Source)
+		}
+		if t := e.PrefillTile; t != nil {
+			if t.Value < 1 || t.Value > limits.Tokens {
+				fe("engine", "[[engine]] %s prefill_tile value must be the tokens one tile of a product takes, 1 to %d, got %d", key, limits.Tokens, t.Value)
+			}
+			if t.MinCC != 0 && !(t.MinCC >= 1 && t.MinCC < 100) {
+				fe("engine", "[[engine]] %s prefill_tile min_compute_capability must be a CUDA compute capability such as 7.5, got %g", key, t.MinCC)
+			}
+			if t.Rows < 0 || t.Rows > limits.Tokens {
+				fe("engine", "[[engine]] %s prefill_tile rows must be the rows of weights one unit's tile takes, 1 to %d (or left out), got %d", key, limits.Tokens, t.Rows)
+			}
+			sup.PrefillTile, sup.TileMinCC, sup.TileRows = t.Value, t.MinCC, t.Rows
+			sourceAt(key+".prefill_tile", lines.Nth("[[engine]]", ei), t.Source)
 		}
 		rt.Engines = append(rt.Engines, sup)
 	}

@@ -96,6 +96,17 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"[[engine]] engine.gpu serial_decode value must be true or false"}},
 		{"serial decode unsourced", `kind = "gpu"`, "kind = \"gpu\"\nserial_decode = { value = true, source = \"\" }",
 			[]string{"engine.gpu.serial_decode", "no source"}},
+		// prefill_tile: 1 token or more, a compute capability in range, a source.
+		{"prefill tile of no tokens", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 0, source = \"[R1] tiles of 128 columns\" }",
+			[]string{"[[engine]] engine.gpu prefill_tile value must be the tokens one tile of a product takes, 1 to 1073741824, got 0"}},
+		{"prefill tile capability out of range", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 128, min_compute_capability = 750.0, source = \"[R1] tiles of 128 columns\" }",
+			[]string{"prefill_tile min_compute_capability must be a CUDA compute capability such as 7.5, got 750"}},
+		{"prefill tile unsourced", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 128, source = \"\" }",
+			[]string{"engine.gpu.prefill_tile", "no source"}},
+		{"prefill tile unknown key", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 128, columns = 128, source = \"[R1] tiles of 128 columns\" }",
+			[]string{"columns"}},
+		{"prefill tile negative rows", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 128, rows = -128, source = \"[R1] tiles of 128 rows\" }",
+			[]string{"[[engine]] engine.gpu prefill_tile rows must be the rows of weights one unit's tile takes, 1 to 1073741824 (or left out), got -128"}},
 		{"graph compute capability out of range", `kind = "gpu"`, "kind = \"gpu\"\ngraph_min_compute_capability = 700.0",
 			[]string{"[[engine]] engine.gpu graph_min_compute_capability must be a CUDA compute capability such as 7.0, got 700"}},
 	}

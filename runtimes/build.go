@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/roofline/roofline/hardware"
 )
 
 // Era is a span of a runtime's builds whose kernels ran measurably
@@ -131,6 +133,21 @@ func (r *Runtime) eraClass(key string) *Class {
 		return nil
 	}
 	return r.Classes[EraClassKey(key, e.Name)]
+}
+
+// currentFor reports whether r's build runs backend (or, without one,
+// engine kind) as the current builds do: no build named, or one of an
+// older era that does not concern it.
+func (r *Runtime) currentFor(backend string, kind hardware.Kind) bool {
+	k, err := r.EraOf(r.Build)
+	if err != nil || k == 0 {
+		return true
+	}
+	key := backend
+	if key == "" {
+		key = string(kind)
+	}
+	return !r.Eras[len(r.Eras)-k].Applies(key)
 }
 
 // Builds are a runtime's builds up to a change: its last build number

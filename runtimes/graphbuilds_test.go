@@ -36,3 +36,47 @@ func TestGraphBatchBuilds(t *testing.T) {
 		t.Errorf("a graph_batch without builds holds for the current build: got %d, want 1", got)
 	}
 }
+
+// TestPrefillTile: a prefill tile (llama.cpp's MMQ, 128 columns) holds
+// for the current builds and for named builds after the older era of its
+// backend, not for builds of that era (which dequantized to cuBLAS), nor
+// on an engine whose stated compute capability is below the tile's, nor
+// for an era of another backend.
+func TestPrefillTile(t *testing.T) {
+	rt := &Runtime{Name: "r",
+		Eras:    []Era{{Name: "old", LastBuild: 3166, Until: "2024-06-24", Backends: []string{"cuda"}}},
+		Engines: []Support{{Kind: hardware.GPU, Backend: "cuda", PrefillTile: 128, TileMinCC: 7.5, TileRows: 128}}}
+	d := &hardware.Device{Name: "d"}
+	for _, c := range []struct {
+		build string
+		cc    float64
+		want  int
+	}{
+		{"", 0, 128},        // current build, no capability stated
+		{"b6918", 8.9, 128}, // after the era, Ada
+		{"b3166", 8.6, 0},   // the era's last build: cuBLAS
+		{"old", 0, 0},
+		{"2024-07", 7.5, 128}, // Turing, the lowest with mmq_x = 128
+		{"", 7.0, 0},          // Volta: below the tile's 7.5
+		{"", 5.3, 0},          // the Jetson Nano's Maxwell
+	} {
+		r := *rt
+		r.Build = c.build
+		e := &hardware.Engine{Name: "gpu", Kind: hardware.GPU, ComputeCapability: c.cc}
+		got, rows := r.PrefillTile(d, e)
+		if wantRows := min(c.want, 128); got != c.want || rows != wantRows {
+			t.Errorf("build %q, compute capability %g: tile %d of %d rows, want %d of %d", c.build, c.cc, got, rows, c.want, wantRows)
+		}
+	}
+	other := *rt
+	other.Eras = []Era{{Name: "old", LastBuild: 3166, Until: "2024-06-24", Backends: []string{"metal"}}}
+	other.Build = "old"
+	if got, _ := other.PrefillTile(d, &hardware.Engine{Name: "gpu", Kind: hardware.GPU}); got != 128 {
+		t.Errorf("an era of another backend: tile %d, want 128", got)
+	}
+	none := *rt
+	none.Engines = []Support{{Kind: hardware.GPU, Backend: "cuda"}}
+	if got, _ := none.PrefillTile(d, &hardware.Engine{Name: "gpu", Kind: hardware.GPU}); got != 0 {
+		t.Errorf("no prefill_tile: tile %d, want 0", got)
+	}
+}

@@ -204,6 +204,21 @@ type Support struct {
 	// An engine whose profile states no compute capability is taken to
 	// meet it.
 	GraphMinCC float64
+	// PrefillTile, when set, is the most tokens one tile of the runtime's
+	// quantized matrix products takes (llama.cpp's MMQ: mmq_x ≤ 128): a
+	// pass of more tokens multiplies each tile of weights with one tile
+	// of tokens after another, and each block reads its weights again for
+	// every tile of tokens, so a pass of n tokens reads the layers'
+	// weights ⌈n / PrefillTile⌉ times. It holds for the current builds
+	// (an older era of the backend's builds ran other kernels) on engines
+	// of compute capability TileMinCC or more (or none stated).
+	PrefillTile int     `json:",omitzero"`
+	TileMinCC   float64 `json:",omitzero"`
+	// TileRows is the rows of weights one unit's tile takes (llama.cpp's
+	// mmq_y, 128): the units together hold TileRows × units rows of a
+	// matrix at once, and what of them the engine's cache holds is
+	// re-read from there rather than from memory (hardware.Engine.L2Cache).
+	TileRows int `json:",omitzero"`
 }
 
 // Kernel is the precision a runtime's matrix products run at for some
@@ -509,6 +524,22 @@ func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int,
 func (r *Runtime) SerialDecode(d *hardware.Device, e *hardware.Engine) bool {
 	s := r.support(d, e)
 	return s != nil && s.SerialDecode
+}
+
+// PrefillTile is the most tokens a tile of the runtime's quantized
+// products on engine e of device d takes (Support.PrefillTile); 0 when
+// it states none, r's build is of an older era of the engine's backend,
+// or the engine's compute capability is below Support.TileMinCC.
+// rows is the rows of weights a unit's tile takes (Support.TileRows).
+func (r *Runtime) PrefillTile(d *hardware.Device, e *hardware.Engine) (tokens, rows int) {
+	s := r.support(d, e)
+	if s == nil || s.PrefillTile == 0 || !r.currentFor(s.Backend, e.Kind) {
+		return 0, 0
+	}
+	if cc := e.ComputeCapability; cc > 0 && cc < s.TileMinCC {
+		return 0, 0
+	}
+	return s.PrefillTile, s.TileRows
 }
 
 // ClassFor is the runtime's efficiency on engine e of device d: its

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/roofline/roofline/model"
+import (
+	"math"
+
+	"github.com/roofline/roofline/model"
+)
 
 // phases holds what the prefill and decode of one workload need, computed
 // once: the matrix-product classes of a full prefill pass, of the last
@@ -160,14 +164,30 @@ func (r *rates) classTerms(mm *model.Matmuls) (dm, dc, em, ec float64) {
 }
 
 // classTermsAt is classTerms with the products' rates given: the dense
-// products' and the experts' (unused without expert FLOPs).
+// products' and the experts' (unused without expert FLOPs). Under a tile
+// (rates.tile) the layers' weights are read once per tile of the pass's
+// tokens, each reached expert's once per tile of the tokens it receives;
+// the re-reads the engine's cache holds cost no memory time.
 func (r *rates) classTermsAt(mm *model.Matmuls, dense, expert float64) (dm, dc, em, ec float64) {
 	dm, dc = mm.DenseBytes/r.bw, mm.DenseFLOPs/dense
 	em = mm.ExpertBytes / r.bw
+	rd, re := r.rereads(mm)
+	dm, em = dm+rd, em+re
 	if mm.ExpertFLOPs > 0 {
 		ec = mm.ExpertFLOPs / expert
 	}
 	return dm, dc, em, ec
+}
+
+// rereads is the memory time of the re-reads a tiled kernel takes from
+// memory beyond what the engine's cache holds, for the dense products
+// (rd) and the routed experts (re): none without a tile (rates.tile).
+func (r *rates) rereads(mm *model.Matmuls) (rd, re float64) {
+	if r.tile <= 0 {
+		return 0, 0
+	}
+	d, x := mm.TileRereadBytes(r.tileRows, r.l2)
+	return (math.Ceil(mm.Rows/r.tile) - 1) * d / r.bw, (math.Ceil(mm.ExpertRows/r.tile) - 1) * x / r.bw
 }
 
 // matmul is the rate, FLOP/s, a product of `rows` rows reaches: its share

@@ -191,7 +191,20 @@ type Inputs struct {
 	// SerialDecode is true when the runtime's decode kernels load their
 	// weights and then multiply them (runtimes.Support.SerialDecode): a
 	// step's products cost memory time plus compute time.
-	SerialDecode   bool
+	SerialDecode bool
+	// PrefillTile is the most tokens one tile of the runtime's quantized
+	// products takes (runtimes.Runtime.PrefillTile; 0: none stated, or
+	// not these weights): a prefill pass of n tokens reads the layers'
+	// weights ⌈n / PrefillTile⌉ times.
+	PrefillTile int
+	// TileRows is the rows of weights all the engine's units hold at once
+	// under a prefill tile (runtimes.Support.TileRows × units; 0: the
+	// whole matrix), and L2Cache the engine's cache
+	// (hardware.Engine.L2Cache; 0: not stated): a tile's re-read of the
+	// rows comes from the cache for what of them it holds, from memory
+	// for the rest (model.Matmuls.TileRereadBytes).
+	TileRows       float64
+	L2Cache        float64
 	FlashAttention bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
 	// queue one after another.
@@ -257,6 +270,14 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	in.ClockRatio = e.ClockRatio()
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
 	in.SerialDecode = rt.SerialDecode(d, e)
+	if in.Dequantizing {
+		var rows int
+		in.PrefillTile, rows = rt.PrefillTile(d, e)
+		if rows > 0 && e.Units > 0 {
+			in.TileRows = float64(rows * e.Units)
+		}
+		in.L2Cache = e.L2Cache
+	}
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
@@ -396,6 +417,12 @@ type rates struct {
 	// serial is true when the products' memory and compute terms add
 	// rather than overlap (Inputs.SerialDecode, decode steps only).
 	serial bool
+	// tile is the most tokens a tile of the products takes
+	// (Inputs.PrefillTile, prefill passes only; 0: no limit): a pass of
+	// more reads the layers' weights once per tile of tokens.
+	tile float64
+	// tileRows and l2 are Inputs.TileRows (0: unbounded) and L2Cache.
+	tileRows, l2 float64
 }
 
 // products is the time of a class of products whose memory term is m
@@ -442,6 +469,12 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
 		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host, graphCap: math.Inf(1),
 		serial: !prefill && in.SerialDecode}
+	if prefill {
+		r.tile, r.tileRows, r.l2 = float64(in.PrefillTile), in.TileRows, in.L2Cache
+		if r.tileRows == 0 {
+			r.tileRows = math.Inf(1)
+		}
+	}
 	if g := in.Graphs; g.On() {
 		L := float64(in.Layers)
 		r.graphCap, r.graphOut = float64(in.GraphCapture), L*g.PerLayer(math.Inf(1), in.GraphCapture, prefill)
