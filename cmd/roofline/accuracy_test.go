@@ -888,6 +888,14 @@ const accuracyLeft = `
   price of the Spark's launched batched steps, whose decode then moves
   from 7.0 % to 12.0 %: it waits for a launch cost of its own, fitted
   beside t_layer, and only the Spark's batched runs would fit that.
+- **Where MMQ's re-reads come from.** MMQ reads each SM's rows of weights
+  again for every tile of 128 tokens; the re-reads come from the GPU's L2
+  as far as it holds the rows all SMs hold at once, which every NVIDIA
+  profile now states (docs/method.md §6). With GB10's 24 MB only
+  Qwen2.5-7B's down_proj spills (1.32 GB a tile of its 6.93 GB), and
+  every published pass stays compute-bound: no held-out figure moves, and
+  the Spark's 1.72× and the RTX 4090's 0.69× have another cause than
+  where the re-reads come from.
 - **Current llama.cpp CUDA prefill across GPUs** follows each GPU's integer
   throughput per SM and clock more than its FP16 peak; modelling that needs
   each GPU's clock in its profile. The micro-batch sweeps (llama.cpp pull
