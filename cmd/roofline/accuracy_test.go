@@ -225,6 +225,7 @@ func TestPublicAccuracy(t *testing.T) {
 			t.Errorf("llama.cpp cpu, each device held out: decode MdAPE %.1f%%, prefill %.1f%%: guards %.0f%%, %.0f%%", 100*d.MdAPE, 100*p.MdAPE, 100*maxCPUClassDecodeMdAPE, 100*maxCPUClassPrefillMdAPE)
 		}
 	}
+	checkJetsonClass(t, classes)
 	all := accuracy.Summarize(append(dr, pr...), append(dc, pc...))
 	if all.Coverage < minCoverage || all.Coverage > maxCoverage {
 		t.Errorf("80 %% intervals cover %.1f%% of held-out runs, want %.0f–%.0f %%", 100*all.Coverage, 100*minCoverage, 100*maxCoverage)
@@ -574,6 +575,7 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 		pctOf(in[0]), pctOf(in[1]))
 	b.WriteString(deviceLevelTable(classes, 3))
 	b.WriteString(missionSection(classes))
+	b.WriteString(jetsonSection(classes))
 	b.WriteString(releasedSection(classes))
 	b.WriteString(settingsSection(classes))
 	b.WriteString(fmt.Sprintf(powerModesSection, powerModeRuns(classes, runs)))
