@@ -91,11 +91,12 @@ func jetsonAims(s [2]accuracy.Stat) string {
 
 // Guards at the Jetson CUDA class's figures reached, each module
 // weighing the same (issue 24's aims are decode 8 %, prefill 15 %,
-// coverage 75–90 %): decode 9.6 %, prefill 10.5 %, the held-out family
-// interval covering 100 % and 81.5 %.
+// coverage 75–90 %): decode 8.4 % and prefill 9.8 % once a decode step's
+// cost per step runs at the host CPU's clock (9.6 % and 10.5 % at the
+// GPU's), the held-out family interval covering 100 % and 85.9 %.
 const (
-	maxJetsonDecodeMdAPE  = 0.097
-	maxJetsonPrefillMdAPE = 0.106
+	maxJetsonDecodeMdAPE  = 0.085
+	maxJetsonPrefillMdAPE = 0.099
 	minJetsonCoverage     = 0.75
 )
 
