@@ -66,27 +66,12 @@ func jetsonFigures(classes []*accuracy.Class) (jetsonStats, bool) {
 // (held out by device: decode MdAPE ≤ 8 %, prefill ≤ 15 %, 80 % intervals
 // covering 75–90 %) figures s meet.
 func jetsonAims(s [2]accuracy.Stat) string {
-	var met, missed []string
-	check := func(ok bool, what string, v float64) {
-		w := fmt.Sprintf("%s (%.1f %%)", what, 100*v)
-		if ok {
-			met = append(met, w)
-		} else {
-			missed = append(missed, w)
-		}
-	}
-	check(s[0].MdAPE <= 0.08, "decode MdAPE", s[0].MdAPE)
-	check(s[1].MdAPE <= 0.15, "prefill MdAPE", s[1].MdAPE)
-	check(s[0].Coverage >= 0.75 && s[0].Coverage <= 0.90, "decode coverage", s[0].Coverage)
-	check(s[1].Coverage >= 0.75 && s[1].Coverage <= 0.90, "prefill coverage", s[1].Coverage)
-	if len(met) == 0 {
-		met = append(met, "none")
-	}
-	out := "met: " + strings.Join(met, ", ")
-	if len(missed) > 0 {
-		out += "; not met: " + strings.Join(missed, ", ")
-	}
-	return out
+	return verdict([]aimCheck{
+		{s[0].MdAPE <= 0.08, "decode MdAPE", s[0].MdAPE},
+		{s[1].MdAPE <= 0.15, "prefill MdAPE", s[1].MdAPE},
+		{s[0].Coverage >= 0.75 && s[0].Coverage <= 0.90, "decode coverage", s[0].Coverage},
+		{s[1].Coverage >= 0.75 && s[1].Coverage <= 0.90, "prefill coverage", s[1].Coverage},
+	})
 }
 
 // Guards at the Jetson CUDA class's figures reached, each module
