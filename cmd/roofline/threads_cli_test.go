@@ -165,3 +165,25 @@ func TestPublicRunsStateThreads(t *testing.T) {
 		}
 	}
 }
+
+// plan prices CPU engines at --threads and skips, saying why, an engine
+// whose profile cannot take them; the other engines plan as before.
+func TestPlanThreads(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb,jetson-orin-nano-8gb", "--threads", "2", "--detail")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "skipped: jetson-orin-nano-8gb/cpu: --threads 2: the profile of jetson-orin-nano-8gb states no core count") {
+		t.Errorf("no skip of the Orin's CPU:\n%s", out)
+	}
+	ttft := func(threads string) string {
+		out, errOut, code := runCLI("plan", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb", "--threads", threads, "--format", "json")
+		if code != 0 {
+			t.Fatalf("--threads %s: exit %d: %s", threads, code, errOut)
+		}
+		return out
+	}
+	if ttft("1") == ttft("4") {
+		t.Error("the plan at one thread is the plan at four")
+	}
+}
