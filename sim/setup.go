@@ -373,14 +373,18 @@ func (in *Inputs) threadsNote() string {
 	case in.Threads == 0:
 		return ""
 	case in.EngineKind != hardware.CPU:
-		return fmt.Sprintf("threads set the cores of a CPU engine; the %s engine of %s is not one and runs as its profile says", in.Engine, in.Device)
+		return fmt.Sprintf("the thread count is ignored: threads set the cores of a CPU engine, and the %s engine of %s is not one", in.Engine, in.Device)
 	case in.Threads == in.Cores:
 		return fmt.Sprintf("%d threads: every core the %s engine's profile counts", in.Threads, in.Engine)
 	}
 	out := fmt.Sprintf("%d of the %d cores the %s engine's profile counts: peaks %d/%d of its", in.Threads, in.Cores, in.Engine, in.Threads, in.Cores)
 	if e := in.Clocked(); e.UnitBandwidth > 0 {
-		out += fmt.Sprintf("; bandwidth %s: %.2f of the datasheet's, capped by %d cores × %s",
-			units.FormatBandwidth(e.AchievedBandwidth(in.Bandwidth, in.Units)), e.Bandwidth, in.Units, units.FormatBandwidth(e.UnitBandwidth))
+		cores := "cores"
+		if in.Units == 1 {
+			cores = "core"
+		}
+		out += fmt.Sprintf("; bandwidth %s: %.2f of the datasheet's, capped by %d %s × %s",
+			units.FormatBandwidth(e.AchievedBandwidth(in.Bandwidth, in.Units)), e.Bandwidth, in.Units, cores, units.FormatBandwidth(e.UnitBandwidth))
 	} else {
 		out += "; no cap on the bandwidth a core pulls is fitted for this class, so the datasheet's share applies"
 	}

@@ -36,6 +36,11 @@ func runSettings(c *cli.Context, o *sim.Options) error {
 	if o.Settings, err = runtimeSettings(c); err != nil {
 		return err
 	}
+	return threadsOption(c, o)
+}
+
+// threadsOption reads --threads into o.
+func threadsOption(c *cli.Context, o *sim.Options) error {
 	if c.IsSet("threads") {
 		if o.Threads = c.Int("threads"); o.Threads < 1 || float64(o.Threads) > limits.Units.Max {
 			return usageErr("--threads must be a number of cores from 1, got %d (leave it out for every core the engine counts)", o.Threads)

@@ -84,7 +84,7 @@ func TestThreadsFlagErrors(t *testing.T) {
 	}
 	// An engine that is not a CPU takes no threads, and says so.
 	out, errOut, code := runCLI("predict", "--model", "qwen2.5-0.5b", "--hardware", "jetson-nano-4gb", "--engine", "gpu", "--threads", "2")
-	if code != 0 || !strings.Contains(out+errOut, "threads set the cores of a CPU engine; the gpu engine of jetson-nano-4gb is not one") {
+	if code != 0 || !strings.Contains(out+errOut, "the thread count is ignored: threads set the cores of a CPU engine, and the gpu engine of jetson-nano-4gb is not one") {
 		t.Errorf("a GPU with --threads: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -185,5 +185,36 @@ func TestPlanThreads(t *testing.T) {
 	}
 	if ttft("1") == ttft("4") {
 		t.Error("the plan at one thread is the plan at four")
+	}
+}
+
+// chat, serve and the plots of a series take --threads too and say so: a
+// Pi 5 on one of its four cores.
+func TestThreadsOtherCommands(t *testing.T) {
+	const line = "threads: 1 of the 4 cores the cpu engine's profile counts: peaks 1/4 of its; bandwidth "
+	for _, args := range [][]string{
+		{"chat", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb", "--threads", "1"},
+		{"serve", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb", "--threads", "1", "--rate", "0.05", "--requests", "10"},
+	} {
+		out, errOut, code := runCLI(args...)
+		if code != 0 || !strings.Contains(out, line) {
+			t.Errorf("%s: exit %d, no threads line:\n%s\n%s", args[0], code, out, errOut)
+		}
+	}
+	dir := t.TempDir()
+	svg := func(name string, extra ...string) []byte {
+		f := filepath.Join(dir, name)
+		args := append([]string{"plot", "tpot-context", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb", "-o", f}, extra...)
+		if _, errOut, code := runCLI(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if string(svg("one.svg", "--threads", "1")) == string(svg("all.svg")) {
+		t.Error("plot tpot-context at one thread draws what it draws at every core")
 	}
 }
