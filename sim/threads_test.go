@@ -98,13 +98,19 @@ func TestThreadsRefused(t *testing.T) {
 		{"raspberry-pi-5-8gb", "cpu", 5, "prices 4 cores"},
 		{"rk3588", "cpu", 8, "the four Cortex-A76"},
 		{"raspberry-pi-5-8gb", "cpu", -1, "whole number of cores from 1"},
-		{"jetson-orin-nano-8gb", "cpu", 2, "states no core count"},
+		{"jetson-orin-nano-8gb@7w", "cpu", 5, "prices 4 cores"}, // CORE_4 and CORE_5 offline
 	} {
 		_, err := threadsSetup(t, c.device, c.engine, c.threads)
 		var fe *sim.FieldError
 		if !errors.As(err, &fe) || fe.Field != "Threads" || !strings.Contains(err.Error(), c.has) {
 			t.Errorf("%s %s, %d threads: %v, want a Threads error containing %q", c.device, c.engine, c.threads, err, c.has)
 		}
+	}
+	bare := builtinEngineSetup(t, "qwen2.5-0.5b", "raspberry-pi-5-8gb", "cpu", "llama.cpp", "q4_k_m", func(e *hardware.Engine) { e.Units = 0 })
+	o := sim.DefaultOptions
+	o.Threads = 2
+	if _, err := sim.NewSetup(bare.Model, bare.Device, bare.Engine, bare.Runtime, o); err == nil || !strings.Contains(err.Error(), "states no core count") {
+		t.Errorf("a CPU without a core count at 2 threads: %v", err)
 	}
 	s, err := threadsSetup(t, "jetson-nano-4gb", "gpu", 2)
 	if err != nil {

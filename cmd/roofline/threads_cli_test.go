@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/profiles"
 )
 
 // --threads on the command line: Qwen2.5-0.5B Q4_K_M on a Raspberry Pi 5,
@@ -75,7 +77,7 @@ func TestThreadsFlagErrors(t *testing.T) {
 		{[]string{"--threads", "many"}, "--threads"},
 		{[]string{"--threads", "5"}, "--threads 5: the cpu engine of raspberry-pi-5-8gb prices 4 cores"},
 		{[]string{"--hardware", "rk3588", "--engine", "cpu", "--threads", "8"}, "the four Cortex-A76"},
-		{[]string{"--hardware", "jetson-orin-nano-8gb", "--engine", "cpu", "--threads", "4"}, "states no core count"},
+		{[]string{"--hardware", "jetson-orin-nano-8gb@7w", "--engine", "cpu", "--threads", "6"}, "prices 4 cores ([V][J13] 7W: CORE_4 and CORE_5 offline"},
 	} {
 		out, errOut, code := runCLI(append(append([]string{}, base...), c.extra...)...)
 		if code != 2 || !strings.Contains(errOut, c.has) || out != "" {
@@ -167,14 +169,16 @@ func TestPublicRunsStateThreads(t *testing.T) {
 }
 
 // plan prices CPU engines at --threads and skips, saying why, an engine
-// whose profile cannot take them; the other engines plan as before.
+// whose profile cannot take them (five threads on four cores); the other
+// engines plan as before.
 func TestPlanThreads(t *testing.T) {
-	out, errOut, code := runCLI("plan", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb,jetson-orin-nano-8gb", "--threads", "2", "--detail")
+	out, errOut, code := runCLI("plan", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb,jetson-orin-nano-8gb@7w", "--threads", "5", "--detail")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "skipped: jetson-orin-nano-8gb/cpu: --threads 2: the profile of jetson-orin-nano-8gb states no core count") {
-		t.Errorf("no skip of the Orin's CPU:\n%s", out)
+	if !strings.Contains(out, "skipped: ") || !strings.Contains(out, "raspberry-pi-5-8gb/cpu: --threads 5: the cpu engine of raspberry-pi-5-8gb prices 4 cores") ||
+		!strings.Contains(out, "jetson-orin-nano-8gb-7w/cpu: --threads 5: the cpu engine of jetson-orin-nano-8gb-7w prices 4 cores") {
+		t.Errorf("no skip of the CPUs with four cores:\n%s", out)
 	}
 	ttft := func(threads string) string {
 		out, errOut, code := runCLI("plan", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb", "--threads", threads, "--format", "json")
@@ -216,5 +220,41 @@ func TestThreadsOtherCommands(t *testing.T) {
 	}
 	if string(svg("one.svg", "--threads", "1")) == string(svg("all.svg")) {
 		t.Error("plot tpot-context at one thread draws what it draws at every core")
+	}
+}
+
+// Every built-in CPU engine, and every power mode's, counts the cores its
+// peaks are derived from: the "[D] N × …" or "[D] N cores × …" of its
+// fp32 peak is its units (a Jetson Orin Nano's 7W mode: CORE_4 and CORE_5
+// offline, 4 of 6), so --threads is priced on every device with a CPU.
+func TestCPUEnginesCountTheirCores(t *testing.T) {
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived := regexp.MustCompile(`\[D\] (\d+) (?:×|cores)`)
+	n := 0
+	for _, d := range cat.Devices() {
+		for _, e := range d.Engines {
+			if e.Kind != hardware.CPU {
+				continue
+			}
+			n++
+			if e.Units <= 0 {
+				t.Errorf("%s: the %s engine states no core count", d.Name, e.Name)
+				continue
+			}
+			m := derived.FindStringSubmatch(d.Sources["engine."+e.Name+".peak.fp32"])
+			if m == nil {
+				t.Errorf("%s: the %s engine's fp32 peak does not say its cores", d.Name, e.Name)
+				continue
+			}
+			if c, _ := strconv.Atoi(m[1]); c != e.Units {
+				t.Errorf("%s: the %s engine counts %d cores, its fp32 peak %d", d.Name, e.Name, e.Units, c)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d CPU engines in the catalog", n)
 	}
 }
