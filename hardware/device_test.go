@@ -152,3 +152,43 @@ func TestEfficiencyAtClock(t *testing.T) {
 		}
 	}
 }
+
+// On a device whose host CPU's clock is stated (a Jetson), a decode
+// step's cost per step follows the CPU's clock and everything else the
+// GPU's; without it, AtClocks is AtClock.
+func TestEfficiencyAtClocks(t *testing.T) {
+	e := Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, Attention: 0.3, StepOverhead: 1e-3, PassOverhead: 2e-3, LayerOverhead: 1e-4,
+		UnitBandwidth: 9e9, UnitCompute: 1e12}
+	cases := []struct {
+		name       string
+		gpu, host  float64
+		step, unit float64 // StepOverhead; the per-unit caps' factor
+		layer      float64
+	}{
+		// Orin Nano Super 15W: GPU 612 MHz, CPU 1497.6 MHz. 1 ms / 1.4976
+		// = 667.7 µs; 100 µs / 0.612 = 163.4 µs; caps × 0.612.
+		{"15W", 0.612, 1.4976, 1e-3 / 1.4976, 0.612, 1e-4 / 0.612},
+		// 25W: GPU 918 MHz, CPU 1344 MHz: 1 ms / 1.344 = 744 µs.
+		{"25W", 0.918, 1.344, 1e-3 / 1.344, 0.918, 1e-4 / 0.918},
+		// No host clock: the step at the GPU's, as AtClock.
+		{"no host", 0.612, 0, 1e-3 / 0.612, 0.612, 1e-4 / 0.612},
+		// A CPU at 1 GHz beside a GPU at 1 GHz: unchanged.
+		{"reference", 1, 1, 1e-3, 1, 1e-4},
+		// A host clock and no GPU clock (r = 1): only the step moves.
+		{"host only", 1, 2, 5e-4, 1, 1e-4},
+	}
+	for _, c := range cases {
+		g := e.AtClocks(c.gpu, c.host)
+		want := Efficiency{Bandwidth: 0.7, ComputeMax: 0.6, Attention: 0.3, StepOverhead: c.step, PassOverhead: 2e-3, LayerOverhead: c.layer,
+			UnitBandwidth: 9e9 * c.unit, UnitCompute: 1e12 * c.unit}
+		gp, wp := g.Parameters(), want.Parameters()
+		for i := range gp {
+			if d := gp[i] - wp[i]; d > 1e-12*wp[i] || d < -1e-12*wp[i] {
+				t.Errorf("%s: %s = %g, want %g", c.name, ParameterNames[i], gp[i], wp[i])
+			}
+		}
+	}
+	if got := e.AtClocks(0.612, 0); got != e.AtClock(0.612) {
+		t.Errorf("AtClocks without a host clock = %+v, want AtClock's %+v", got, e.AtClock(0.612))
+	}
+}

@@ -90,23 +90,39 @@ type Efficiency struct {
 // arithmetic per cycle, so the per-unit caps (UnitBandwidth,
 // UnitCompute) scale with the clock; a decode step replayed as one
 // graph of kernels (llama.cpp's CUDA graphs, on every Orin) spends its
-// fixed costs, per step and per layer, in the engine's front end and
-// the gaps between its kernels, cycles of the engine, so they scale with
-// the clock's inverse. A prefill pass launches its kernels one by one
-// from the host CPU (no graph for more than one row), so its fixed costs
+// fixed costs per layer in the engine's front end and the gaps between
+// its kernels, cycles of the engine, so they scale with the clock's
+// inverse, and so does its cost per step unless the host's clock is
+// known (AtClocks). A prefill pass launches its kernels one by one from
+// the host CPU (no graph for more than one row), so its fixed costs
 // (PrefillOverhead) do not move: AtClock leaves PassOverhead, and the
 // prefill's layer cost is priced from the unscaled efficiency. The
 // shares of the datasheet (Bandwidth, ComputeMax, Attention) do not
 // move either: the peaks they are shares of follow the mode's clock
 // already. r ≤ 0 or 1: e unchanged.
 func (e Efficiency) AtClock(r float64) Efficiency {
-	if !(r > 0) || r == 1 {
-		return e
+	return e.AtClocks(r, 0)
+}
+
+// AtClocks is AtClock on a device whose host CPU runs at host times
+// ReferenceClock (0: not stated): a decode step's cost per step is the
+// host's work — building the step's graph, checking every node against
+// the graph replayed last and launching it, waiting for the logits
+// (llama.cpp's CUDA graphs: docs/method.md "Power modes and clocks") —
+// so StepOverhead scales with the host clock's inverse; with no host
+// clock, with the engine's as AtClock says.
+func (e Efficiency) AtClocks(r, host float64) Efficiency {
+	if !(host > 0) {
+		host = r
 	}
-	e.UnitBandwidth *= r
-	e.UnitCompute *= r
-	e.StepOverhead /= r
-	e.LayerOverhead /= r
+	if r > 0 && r != 1 {
+		e.UnitBandwidth *= r
+		e.UnitCompute *= r
+		e.LayerOverhead /= r
+	}
+	if host > 0 && host != 1 {
+		e.StepOverhead /= host
+	}
 	return e
 }
 

@@ -34,10 +34,11 @@ func TestPlanBoundaries(t *testing.T) {
 		overhead = 126e-6 + 32*32e-6
 		bw       = 0.7 * 68e9
 		peak     = 0.4 * 10.2e12
-		// A decode step's fixed costs run at the GPU's 625 MHz: r = 0.625
-		// of 1 GHz, so 1.15 ms / 0.625 = 1.84 ms (hardware.Efficiency.
-		// AtClock); a prefill pass's as fitted.
-		stepOverhead = overhead / 0.625
+		// A decode step's fixed costs per layer run at the GPU's 625 MHz
+		// (r = 0.625 of 1 GHz: 32 × 32 µs / 0.625 = 1.638 ms), its cost per
+		// step at the host CPU's 1.5 GHz (126 µs / 1.5 = 84 µs;
+		// hardware.Efficiency.AtClocks); a prefill pass's as fitted.
+		stepOverhead = 126e-6/1.5 + 32*32e-6/0.625
 	)
 	tpot := func(c float64) float64 { return (4617398528+131072*(c-1))/bw + stepOverhead }
 	ttft := (512*13958643712.0+2*128256*4096+4*32*32*128*(512*513/2))/peak + overhead

@@ -136,6 +136,12 @@ type Inputs struct {
 	// it (hardware.Efficiency.AtClock), a calibration's too: it was
 	// fitted at the same clock, which its profile keeps.
 	ClockRatio float64
+	// HostClockRatio is the clock of the device's CPU over
+	// hardware.ReferenceClock where the engine is a GPU whose profile
+	// states its clock and the device has a CPU engine with one (a
+	// Jetson: the CPU that launches the GPU's work), else 0: a decode
+	// step's cost per step is priced at it (hardware.Efficiency.AtClocks).
+	HostClockRatio float64
 	// HostPrecision and HostPeak are what the runtime's host operations
 	// run at on the device's CPU engine (runtimes.Runtime.HostPrecisions),
 	// FLOP/s; zero when the runtime has none, or the device no CPU engine
@@ -256,6 +262,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
 	}
 	in.ClockRatio = e.ClockRatio()
+	in.HostClockRatio = hostClockRatio(d, e)
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
 	in.SerialDecode = rt.SerialDecode(d, e)
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
@@ -341,11 +348,11 @@ func (in *Inputs) setOverheads() {
 	}
 }
 
-// Clocked is the efficiency at the engine's clock (ClockRatio,
-// hardware.Efficiency.AtClock): the per-unit caps every pass runs at,
-// and a decode step's fixed costs.
+// Clocked is the efficiency at the engine's clock (ClockRatio) and the
+// host's (HostClockRatio; hardware.Efficiency.AtClocks): the per-unit
+// caps every pass runs at, and a decode step's fixed costs.
 func (in *Inputs) Clocked() hardware.Efficiency {
-	return in.Efficiency.AtClock(in.ClockRatio)
+	return in.Efficiency.AtClocks(in.ClockRatio, in.HostClockRatio)
 }
 
 // hostPeak is the peak the runtime's host operations run at on d's CPU
@@ -549,4 +556,19 @@ func (s *Setup) WithMaxSeqs(maxSeqs int) *Setup {
 	o.Inputs.GraphCapture = g.CaptureFor(maxSeqs)
 	o.resolveRates()
 	return &o
+}
+
+// hostClockRatio is the clock of d's CPU engine over
+// hardware.ReferenceClock when e is a GPU with a stated clock and d has
+// a CPU engine with one (Inputs.HostClockRatio), else 0.
+func hostClockRatio(d *hardware.Device, e *hardware.Engine) float64 {
+	if e.Kind != hardware.GPU || e.Clock <= 0 {
+		return 0
+	}
+	for i := range d.Engines {
+		if c := &d.Engines[i]; c.Kind == hardware.CPU && c.Clock > 0 {
+			return c.Clock / hardware.ReferenceClock
+		}
+	}
+	return 0
 }

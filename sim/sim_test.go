@@ -251,10 +251,15 @@ func loopPredictOrder(m *model.Cost, d *hardware.Device, w sim.Workload, e hardw
 		}
 	}
 	e2e = ttft
-	// A decode step's fixed costs run at the engine's clock (its GPU's on
-	// a Jetson: hardware.Efficiency.AtClock).
+	// A decode step's fixed costs run at the engine's clock, its cost per
+	// step at the host CPU's where the device gives both (a Jetson's GPU
+	// and Cortex-A78AE: hardware.Efficiency.AtClocks).
 	eng, _ := d.Engine("")
-	step := e.AtClock(eng.ClockRatio()).DecodeOverhead(float64(m.Spec.Layers))
+	host := 0.0
+	if cpu, err := d.Engine("cpu"); err == nil && eng.Kind == hardware.GPU && eng.Clock > 0 && cpu.Clock > 0 {
+		host = cpu.Clock / hardware.ReferenceClock
+	}
+	step := e.AtClocks(eng.ClockRatio(), host).DecodeOverhead(float64(m.Spec.Layers))
 	for i := 1; i < w.Output; i++ {
 		c := w.Depth + w.Prompt + i
 		e2e += unit(m.Matmuls(w.Batch, w.Batch), B*m.KVBytes(c), B*m.AttentionDecodeFLOPs(c), step)

@@ -450,3 +450,46 @@ func (c *Class) DeviceScatter() float64 {
 	}
 	return math.Sqrt(ss / float64(len(phases)))
 }
+
+// FamilyHeldOut is how a module of family fam nobody has measured is
+// predicted, over the family's scored runs in the class (a user asking
+// about such a module gets the class moved by the family's level, with the
+// family's interval): the cases (by index) and, per case, whether the
+// interval that module would carry holds its held-out ratio (Held: the
+// class and the family's level fitted without the case's module). That
+// interval is the family's, computed from the other modules' held-out
+// ratios as the shipped one is from all of them, where those are enough
+// for one (MinSpreadPoints on two modules); else the class's without the
+// module (Covered). Nil when the class has no level for fam.
+func (c *Class) FamilyHeldOut(fam string) (idx []int, covered []bool) {
+	if c.Families[fam] == nil {
+		return nil, nil
+	}
+	pts := c.points()
+	var lp []fit.Point
+	var held []float64
+	for i, cs := range c.Cases {
+		if c.Scored[i] && cs.Setup.Device.Family == fam {
+			p := pts[i]
+			p.Group = module(cs.Setup.Device)
+			idx, lp, held = append(idx, i), append(lp, p), append(held, c.Held[i])
+		}
+	}
+	for j, i := range idx {
+		p := lp[j]
+		n, groups := 0, map[string]bool{}
+		for _, q := range lp {
+			if q.Phase == p.Phase && q.Group != p.Group {
+				n++
+				groups[q.Group] = true
+			}
+		}
+		in := c.Covered[i]
+		if n >= MinSpreadPoints && len(groups) >= 2 {
+			s := spread(held, lp, p.Phase, p.Group)
+			in = c.Held[i] >= s.Low && c.Held[i] <= s.High
+		}
+		covered = append(covered, in)
+	}
+	return idx, covered
+}

@@ -99,3 +99,50 @@ func TestModelSourceSpansModes(t *testing.T) {
 		t.Errorf("two modules share the group %q", a)
 	}
 }
+
+// A module nobody measured carries its family's interval, here computed
+// from the other modules' held-out ratios: modules A (five decode runs
+// at 1.0) and B (five at 1.1) give C's the 10th–90th percentiles 1.0 and
+// 1.1, widened for two modules (Student's t at 1 degree of freedom, 3.078
+// / 1.2816 × √1.5 = 2.94 times about the centre in log: 0.91–1.21),
+// which misses C's 2.0; B and C give A's 1.1–2.0 widened to 0.62–3.56,
+// which holds A's 1.0. With one other module measured there is no
+// family interval, and the class's (Covered) stands.
+func TestFamilyHeldOut(t *testing.T) {
+	build := func(ratios map[string]float64, covered bool) *Class {
+		c := &Class{Families: map[string]*Level{"jetson": {Family: "jetson"}}}
+		for _, mod := range []string{"a", "b", "c"} {
+			r, ok := ratios[mod]
+			if !ok {
+				continue
+			}
+			d := &hardware.Device{Name: mod, Family: "jetson"}
+			for i := 0; i < 5; i++ {
+				c.Cases = append(c.Cases, Case{Run: measured.Run{Test: measured.Decode}, Setup: &sim.Setup{Device: d}, Device: mod, Measured: 1})
+				c.Held, c.Covered, c.Scored = append(c.Held, r), append(c.Covered, covered), append(c.Scored, true)
+			}
+		}
+		c.eras, c.family = make([]int, len(c.Cases)), make([]int, len(c.Cases))
+		return c
+	}
+	c := build(map[string]float64{"a": 1.0, "b": 1.1, "c": 2.0}, true)
+	idx, cov := c.FamilyHeldOut("jetson")
+	if len(idx) != 15 {
+		t.Fatalf("%d cases, want 15", len(idx))
+	}
+	for j, i := range idx {
+		want := c.Cases[i].Device != "c"
+		if cov[j] != want {
+			t.Errorf("%s (held-out ratio %.2f): covered %v, want %v", c.Cases[i].Device, c.Held[i], cov[j], want)
+		}
+	}
+	// Two modules: each has one other, no family interval: the class's
+	// coverage (false here) comes back.
+	c = build(map[string]float64{"a": 1.0, "b": 1.1}, false)
+	if _, cov := c.FamilyHeldOut("jetson"); len(cov) != 10 || cov[0] || cov[9] {
+		t.Errorf("two modules: covered %v, want the class's (false) for all 10", cov)
+	}
+	if idx, _ := c.FamilyHeldOut("nvidia"); idx != nil {
+		t.Errorf("a family without a level: %v, want none", idx)
+	}
+}

@@ -542,9 +542,15 @@ func overheadText(in sim.Inputs) string {
 	}
 	clock := ""
 	if r := in.ClockRatio; r > 0 && r != 1 && !in.Graphless {
-		// hardware.Efficiency.AtClock: a decode step's fixed costs run at
-		// the GPU's clock, a prefill pass's as fitted.
-		clock = fmt.Sprintf("; a decode step's ÷ %.3g, the GPU's %s over %s", r, Clock(r*hardware.ReferenceClock), Clock(hardware.ReferenceClock))
+		// hardware.Efficiency.AtClocks: a decode step's fixed costs run
+		// at the GPU's clock, its cost per step at the host CPU's where
+		// the profile gives it, a prefill pass's as fitted.
+		ref := Clock(hardware.ReferenceClock)
+		if h := in.HostClockRatio; h > 0 {
+			clock = fmt.Sprintf("; a decode step's per step ÷ %.3g, the CPU's %s over %s, per layer ÷ %.3g, the GPU's %s", h, Clock(h*hardware.ReferenceClock), ref, r, Clock(r*hardware.ReferenceClock))
+		} else {
+			clock = fmt.Sprintf("; a decode step's ÷ %.3g, the GPU's %s over %s", r, Clock(r*hardware.ReferenceClock), ref)
+		}
 	}
 	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s%s)",
 		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared, clock)
