@@ -128,8 +128,17 @@ type Inputs struct {
 	IdealPrecision units.Precision
 	IdealPeak      float64
 	// Units is the engine's compute units (0: not stated): the
-	// efficiency's caps per unit apply to that many.
+	// efficiency's caps per unit apply to that many. On a CPU run at
+	// fewer threads than its cores (Threads), the cores used.
 	Units int
+	// Threads are the cores a CPU engine was set to run on (Options.
+	// Threads), 0 when not set: every core its profile counts. The peaks
+	// (Peak, IdealPeak) are those cores' share, of the Cores the engine's
+	// profile counts. ThreadsNote says so in words, or why a thread count
+	// set for an engine that is not a CPU changed nothing ("" when none
+	// was set).
+	Threads, Cores int
+	ThreadsNote    string
 	// ClockRatio is the engine's clock over hardware.ReferenceClock
 	// (hardware.Engine.ClockRatio; 1 when the profile gives none): the
 	// class's per-unit caps and a decode step's fixed costs are priced at
@@ -242,6 +251,18 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	cores := e.Units
+	if o.Threads > 0 && e.Kind == hardware.CPU {
+		te, err := d.WithThreads(e, o.Threads)
+		if err != nil {
+			msg := err.Error()
+			if t, ok := err.(*hardware.ThreadsError); ok {
+				msg = fmt.Sprintf("%d: %s", t.Threads, t.Msg)
+			}
+			return nil, &FieldError{"Threads", msg}
+		}
+		e = te
+	}
 	prec, peak, ok := rt.Precision(m.Weights, e)
 	if !ok {
 		return nil, fmt.Errorf("the %s engine of %s has no peak for %s (weights %s under %s); it has %s: choose another format or engine",
@@ -263,6 +284,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.HostClockRatio = hostClockRatio(d, e)
+	if o.Threads > 0 {
+		in.Threads, in.Cores = o.Threads, cores
+	}
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
 	in.SerialDecode = rt.SerialDecode(d, e)
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
@@ -306,6 +330,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.EfficiencyFrom = "flags, the rest from " + in.EfficiencyFrom
 	}
 	in.setOverheads()
+	in.ThreadsNote = in.threadsNote()
 	in.Settings, in.DecodeFactor, in.PrefillFactor = o.Settings, 1, 1
 	if rt.HasSettings() {
 		key := string(e.Kind)
@@ -346,6 +371,32 @@ func (in *Inputs) setOverheads() {
 	if in.Graphless {
 		in.DecodeOverhead = in.LaunchedDecodeOverhead
 	}
+}
+
+// threadsNote says what a thread count set for the run did: which cores
+// run and what they are priced at, or that an engine other than a CPU
+// does not take one.
+func (in *Inputs) threadsNote() string {
+	switch {
+	case in.Threads == 0:
+		return ""
+	case in.EngineKind != hardware.CPU:
+		return fmt.Sprintf("the thread count is ignored: threads set the cores of a CPU engine, and the %s engine of %s is not one", in.Engine, in.Device)
+	case in.Threads == in.Cores:
+		return fmt.Sprintf("%d threads: every core the %s engine's profile counts", in.Threads, in.Engine)
+	}
+	out := fmt.Sprintf("%d of the %d cores the %s engine's profile counts: peaks %d/%d of its", in.Threads, in.Cores, in.Engine, in.Threads, in.Cores)
+	if e := in.Clocked(); e.UnitBandwidth > 0 {
+		cores := "cores"
+		if in.Units == 1 {
+			cores = "core"
+		}
+		out += fmt.Sprintf("; bandwidth %s: %.2f of the datasheet's, capped by %d %s × %s",
+			units.FormatBandwidth(e.AchievedBandwidth(in.Bandwidth, in.Units)), e.Bandwidth, in.Units, cores, units.FormatBandwidth(e.UnitBandwidth))
+	} else {
+		out += "; no cap on the bandwidth a core pulls is fitted for this class, so the datasheet's share applies"
+	}
+	return out
 }
 
 // Clocked is the efficiency at the engine's clock (ClockRatio) and the
@@ -447,8 +498,8 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
 	}
 	e := in.Clocked()
-	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, s.Engine.Units), peak: in.Peak, eff: e, overhead: overhead,
-		dequant: dq, attention: in.Peak * e.Attention, units: s.Engine.Units, host: host, graphCap: math.Inf(1),
+	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, in.Units), peak: in.Peak, eff: e, overhead: overhead,
+		dequant: dq, attention: in.Peak * e.Attention, units: in.Units, host: host, graphCap: math.Inf(1),
 		serial: !prefill && in.SerialDecode}
 	if g := in.Graphs; g.On() {
 		L := float64(in.Layers)
@@ -494,6 +545,11 @@ type Options struct {
 	// Settings are the runtime's settings of the run (RKLLM's
 	// --max-context and --clocks); zero: what its class was measured at.
 	Settings runtimes.Settings
+	// Threads are the cores a CPU engine runs the model on, one thread
+	// each (llama.cpp's -t; hardware.Device.WithThreads): its peaks are
+	// theirs and its bandwidth what they pull. 0: every core its profile
+	// counts. An engine that is not a CPU runs as it is, and says so.
+	Threads int
 }
 
 // DefaultOptions uses the runtime's efficiency and memory overhead.
@@ -525,6 +581,11 @@ func (o Options) Validate() error {
 	}
 	if o.Settings.MaxContext > limits.Tokens {
 		return &FieldError{"Settings", fmt.Sprintf("max context %d: at most %d tokens", o.Settings.MaxContext, limits.Tokens)}
+	}
+	if o.Threads != 0 {
+		if err := limits.Units.Check(float64(o.Threads)); err != nil {
+			return &FieldError{"Threads", fmt.Sprintf("%d: a thread count is a whole number of cores from 1", o.Threads)}
+		}
 	}
 	if o.RuntimeOverhead != -1 { // -1: the runtime's
 		if err := limits.Overhead.Check(o.RuntimeOverhead); err != nil {

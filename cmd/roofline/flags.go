@@ -100,7 +100,7 @@ func compareOptions(c *cli.Context) (compare.Options, error) {
 	if err != nil {
 		return compare.Options{}, err
 	}
-	if opts.Settings, err = runtimeSettings(c); err != nil {
+	if err := runSettings(c, &opts); err != nil {
 		return compare.Options{}, err
 	}
 	return compare.Options{Hardware: c.String("hardware"), Engine: c.String("engine"), Runtime: c.String("runtime"), Model: c.String("model"),

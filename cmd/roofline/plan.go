@@ -174,7 +174,7 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 		Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
 	req.Options.NoFlashAttention = c.Bool("no-flash-attn")
 	var err error
-	if req.Options.Settings, err = runtimeSettings(c); err != nil {
+	if err = runSettings(c, &req.Options); err != nil {
 		return req, err
 	}
 	if req.UBatch, err = ubatch(c); err != nil {

@@ -35,6 +35,7 @@ func seriesFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "compute-efficiency", Usage: "share of peak compute achieved, from 0.0001 to 1; default: the engine's"},
 		&cli.StringFlag{Name: "overhead", Usage: "runtime memory `SIZE` beyond weights, KV and activations; default: the runtime's"},
 		&cli.BoolFlag{Name: "no-flash-attn", Usage: "price unfused attention (KV read once per query head)"},
+		threadsFlag("every core each CPU engine's profile counts"),
 		&cli.StringFlag{Name: "ttft", Usage: "TTFT target drawn as a reference line (`DURATION`, e.g. 1s)"},
 		&cli.StringFlag{Name: "tpot", Usage: "TPOT target drawn as a reference line (`DURATION`, e.g. 200ms)"},
 		&cli.StringSliceFlag{Name: "measured", Usage: "measured runs to draw over the predictions, on their device's series (`FILE`, any format compare reads, or FILE@DEVICE for a file that names no device, such as llama-bench's, when several are plotted; repeatable)"},
@@ -138,6 +139,9 @@ func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
 		return r, err
 	}
 	if r.Options, err = simOptions(c); err != nil {
+		return r, err
+	}
+	if err = threadsOption(c, &r.Options); err != nil { // a series' --max-context is its axis, not RKLLM's
 		return r, err
 	}
 	r.Targets, err = targets(c)

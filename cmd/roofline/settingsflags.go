@@ -5,6 +5,7 @@ import (
 
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
 	"github.com/urfave/cli/v2"
 )
 
@@ -17,7 +18,35 @@ func settingsFlags() []cli.Flag {
 			Usage: "rkllm: the context the model was converted for (llm.build max_context) or initialised with (max_context_len), which its KV cache is allocated for (`N`; k = 1024)"},
 		&cli.StringFlag{Name: "clocks", DefaultText: "not stated (rkllm: priced pinned, the intervals allowing for default governors)",
 			Usage: "rkllm: the board's clocks, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors)"},
+		threadsFlag("every core the CPU engine's profile counts"),
 	}
+}
+
+// threadsFlag is --threads: the cores a CPU engine runs the model on;
+// def says what leaving it out means.
+func threadsFlag(def string) cli.Flag {
+	return &cli.IntFlag{Name: "threads",
+		Usage: "cpu engines: the cores the model runs on, one thread each (llama.cpp's -t, `N`): their share of the peaks, and the bandwidth they pull (a profile counts the cores its peaks count: a big.LITTLE chip's big cores); other engines ignore it; default: " + def}
+}
+
+// runSettings reads the settingsFlags into o: the runtime's settings and
+// the threads.
+func runSettings(c *cli.Context, o *sim.Options) error {
+	var err error
+	if o.Settings, err = runtimeSettings(c); err != nil {
+		return err
+	}
+	return threadsOption(c, o)
+}
+
+// threadsOption reads --threads into o.
+func threadsOption(c *cli.Context, o *sim.Options) error {
+	if c.IsSet("threads") {
+		if o.Threads = c.Int("threads"); o.Threads < 1 || float64(o.Threads) > limits.Units.Max {
+			return usageErr("--threads must be a number of cores from 1, got %d (leave it out for every core the engine counts)", o.Threads)
+		}
+	}
+	return nil
 }
 
 // runtimeSettings reads the settingsFlags.

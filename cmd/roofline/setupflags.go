@@ -81,7 +81,7 @@ func selection(c *cli.Context) (app.Selection, error) {
 	if err != nil {
 		return app.Selection{}, err
 	}
-	if opts.Settings, err = runtimeSettings(c); err != nil {
+	if err := runSettings(c, &opts); err != nil {
 		return app.Selection{}, err
 	}
 	sel := app.Selection{Model: c.String("model"), Hardware: c.String("hardware"), Runtime: c.String("runtime"),

@@ -236,8 +236,16 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	prior.SharedSpread = DeviceSpread
 	units, host := false, false
 	for _, cs := range cases {
-		units = units || cs.Setup.Engine.Units > 0
-		host = host || cs.Setup.Inputs.HostPeak > 0
+		in := cs.Setup.Inputs
+		if k.Kind == hardware.CPU {
+			// A CPU's cores each pull a share of the bandwidth; the cap
+			// per core is told apart from the datasheet's share only by
+			// runs on fewer cores than the chip has (Options.Threads).
+			units = units || (in.Threads > 0 && in.Threads < in.Cores)
+		} else {
+			units = units || cs.Setup.Engine.Units > 0
+		}
+		host = host || in.HostPeak > 0
 	}
 	if !units || k.Kind == hardware.NPU {
 		// Nothing measured on engines with a unit count: no cap. Nor on

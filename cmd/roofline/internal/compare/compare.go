@@ -250,10 +250,19 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	if o.Settings.Clocks == "" {
 		o.Settings.Clocks = e.opt.Sim.Settings.Clocks
 	}
-	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa, fmt.Sprint(o.Settings.MaxContext), o.Settings.Clocks}, "|")
+	// The run's threads, else the options' (--threads): the cores a CPU
+	// engine ran on; other engines ignore them.
+	if r.Threads > 0 {
+		o.Threads = r.Threads
+	}
+	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa, fmt.Sprint(o.Settings.MaxContext), o.Settings.Clocks, fmt.Sprint(o.Threads)}, "|")
 	res, ok := e.setups[key]
 	if !ok {
 		res, err = resolve.Spec(e.cat, spec, dev, resolve.Selection{Runtime: rt, Engine: engine, Weights: weights, KV: kv, Options: o, FileBytes: r.ModelBytes})
+		var fe *sim.FieldError
+		if errors.As(err, &fe) && fe.Field == "Threads" {
+			return nil, fmt.Errorf("threads = %s", fe.Msg) // the run's column, or --threads
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -93,6 +93,7 @@ func FuzzRunsCSV(f *testing.F) {
 		f.Add(b[:min(len(b), 4000)])
 	}
 	f.Add([]byte("test,tokens_per_s,model,hardware,gen,max_context,clocks\ndecode,17.2,qwen3-0.6b,rk3588,73,16384,default\ndecode,9,qwen3-4b,rk3588,9,,pinned\n"))
+	f.Add([]byte("test,tokens_per_s,model,hardware,gen,threads\ndecode,16.9,qwen2.5-0.5b,raspberry-pi-5-8gb,128,1\ndecode,9,qwen2.5-0.5b,rk3588,9,-3\n"))
 	f.Fuzz(func(t *testing.T, b []byte) { fuzzReader(t, readRunsCSV, b) })
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/units"
 )
 
@@ -72,6 +73,7 @@ func benchRun(c *collector, line int, f benchFields) {
 	get("n_batch", &nBatch)
 	get("n_ubatch", &nUBatch)
 	get("n_gpu_layers", &ngl)
+	get("n_threads", &r.Threads)
 	if err != nil {
 		c.bad(line, "%v", err)
 		return
@@ -96,6 +98,10 @@ func benchRun(c *collector, line int, f benchFields) {
 	r.TokensPerS = ts
 	if r.StdDevTS, _, err = f.float("stddev_ts"); err != nil {
 		c.bad(line, "%v", err)
+		return
+	}
+	if r.Threads < 0 || float64(r.Threads) > limits.Units.Max {
+		c.bad(line, "n_threads = %d is not a number of CPU threads", r.Threads)
 		return
 	}
 	r.UBatch = nUBatch
@@ -280,7 +286,7 @@ func readBenchMarkdown(c *collector, text string) error {
 		}
 		f := benchFields{"model_type": col["model"], "backends": col["backend"], "build_commit": build,
 			"type_k": col["type_k"], "n_ubatch": col["n_ubatch"], "n_batch": col["n_batch"], "n_gpu_layers": col["ngl"],
-			"flash_attn": col["fa"]}
+			"flash_attn": col["fa"], "n_threads": col["threads"]}
 		if f["type_k"] == "" {
 			f["type_k"] = "f16"
 		}

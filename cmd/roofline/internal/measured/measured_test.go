@@ -36,8 +36,9 @@ func TestLlamaBenchEncodingsAgree(t *testing.T) {
 		for _, r := range res.Runs {
 			// What differs by encoding: where it was, how exact the size
 			// is (the table prints 3.56 GiB), the build number, and the
-			// settings the table omits at their defaults (fa).
-			r.File, r.Line, r.ModelBytes, r.ModelParams, r.StdDevTS, r.Build, r.Model, r.FlashAttn = "", 0, 0, 0, 0, "", "", ""
+			// settings the table omits at their defaults (fa, and threads,
+			// which it prints for CPU backends).
+			r.File, r.Line, r.ModelBytes, r.ModelParams, r.StdDevTS, r.Build, r.Model, r.FlashAttn, r.Threads = "", 0, 0, 0, 0, "", "", "", 0
 			got = append(got, r)
 		}
 		if want == nil {
@@ -298,6 +299,41 @@ func TestRunsCSVSettingsColumns(t *testing.T) {
 	for i, col := range []string{`max_context = "16k"`, `max_context = "0"`, `clocks = "fast"`} {
 		if b := res.Bad[i].Error(); !strings.Contains(b, col) {
 			t.Errorf("bad row %q should name %s", b, col)
+		}
+	}
+}
+
+// The CPU threads a run used: a runs CSV's threads column (empty: not
+// stated), llama-bench's n_threads in each of its encodings that prints it
+// (the M2 Ultra's files: 16). Anything but a whole number from 1 is a bad
+// row naming its column.
+func TestThreadsRead(t *testing.T) {
+	csv := "test,tokens_per_s,model,hardware,gen,threads\n" +
+		"decode,16.9,qwen2.5-0.5b,raspberry-pi-5-8gb,128,1\n" +
+		"decode,26.8,qwen2.5-0.5b,raspberry-pi-5-8gb,128,\n" +
+		"decode,10,qwen2.5-0.5b,raspberry-pi-5-8gb,128,0\n" +
+		"decode,10,qwen2.5-0.5b,raspberry-pi-5-8gb,128,-4\n" +
+		"decode,10,qwen2.5-0.5b,raspberry-pi-5-8gb,128,four\n"
+	res, err := Read("pi.csv", []byte(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 || len(res.Bad) != 3 {
+		t.Fatalf("runs %d, bad %v; want 2 runs and 3 bad rows", len(res.Runs), res.Bad)
+	}
+	if res.Runs[0].Threads != 1 || res.Runs[1].Threads != 0 {
+		t.Errorf("threads %d and %d, want 1 and 0 (not stated)", res.Runs[0].Threads, res.Runs[1].Threads)
+	}
+	for _, b := range res.Bad {
+		if !strings.Contains(b.Error(), "threads = ") {
+			t.Errorf("bad row %q should name threads", b)
+		}
+	}
+	for _, f := range []string{"m2ultra-llama2-7b-q4_0.json", "m2ultra-llama2-7b-q4_0.jsonl", "m2ultra-llama2-7b-q4_0.csv"} {
+		for _, r := range read(t, f).Runs {
+			if r.Threads != 16 {
+				t.Errorf("%s: threads %d, want n_threads 16", f, r.Threads)
+			}
 		}
 	}
 }

@@ -408,7 +408,7 @@ func readRequestsJSON(c *collector, text string) error {
 func readRunsCSV(c *collector, text string) error {
 	return c.namedRows(text, []string{"test", "tokens_per_s"},
 		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note",
-			"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link", "max_context", "clocks"},
+			"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link", "max_context", "clocks", "threads"},
 		func(line int, get func(string) string) {
 			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
 				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
@@ -425,6 +425,14 @@ func readRunsCSV(c *collector, text string) error {
 					return
 				}
 				r.MaxContext = v
+			}
+			if s := get("threads"); s != "" {
+				v, err := strconv.Atoi(s)
+				if err != nil || v < 1 || float64(v) > limits.Units.Max {
+					c.bad(line, "threads = %q: want the CPU threads the run used (llama.cpp's -t), a whole number from 1", s)
+					return
+				}
+				r.Threads = v
 			}
 			switch r.Clocks = get("clocks"); r.Clocks {
 			case "", "pinned", "default":

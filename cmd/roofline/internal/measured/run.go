@@ -78,6 +78,10 @@ type Run struct {
 	// not stated, the runtime's reference.
 	MaxContext int
 	Clocks     string
+	// Threads are the CPU threads the run used (llama-bench's n_threads,
+	// a runs CSV's threads column; llama.cpp's -t), 0 when not stated:
+	// a CPU engine's cores it is priced on (sim.Options.Threads).
+	Threads int
 
 	// Spread is how the run spread its model over devices or memories
 	// (roofline's runs CSV only); the zero value is one device.

@@ -204,6 +204,13 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 							if err != nil {
 								return nil, nil, err
 							}
+							if n := sp.Options.Threads; n > 0 && ch.Engine.Kind == hardware.CPU {
+								var te *hardware.ThreadsError
+								if _, err := d.WithThreads(ch.Engine, n); errors.As(err, &te) {
+									skipped = append(skipped, fmt.Sprintf("%s/%s: --threads %d: %s", d.Name, en, n, te.Msg))
+									continue
+								}
+							}
 							if _, _, ok := ch.Runtime.Precision(c.Weights, ch.Engine); !ok {
 								skipped = append(skipped, fmt.Sprintf("%s/%s cannot run %s", d.Name, en, ch.Weights.Name))
 								continue

@@ -243,6 +243,9 @@ func chatDoc(c *app.Chat) *Doc {
 		in.Efficiency.Bandwidth, in.Efficiency.ComputeMax)
 	doc.Raw(title+"\n", "## "+title+"\n\n")
 	doc.Line("runtime: %s: %s", in.Runtime, c.RuntimeWhy)
+	if in.ThreadsNote != "" {
+		doc.Line("threads: %s", in.ThreadsNote)
+	}
 	last := c.Strategies[len(c.Strategies)-1]
 	doc.Line("conversation: %d turns; system prompt %d, user %d, reply %d tokens; context limit %d tokens (%s)",
 		conv.Turns, conv.System, conv.User, conv.Reply, last.Limit, sim.LimitCauseText(last.LimitCause))

@@ -112,6 +112,12 @@ type InputsJSON struct {
 	// Settings are the runtime's settings the prediction is priced at
 	// (RKLLM's conversion context and clocks); nil for a runtime without.
 	Settings *settingsJSON `json:"settings,omitempty"`
+	// Threads are the cores a CPU engine was set to run on, of the Cores
+	// its profile counts (omitted when not set); ThreadsNote says what
+	// they did.
+	Threads     int    `json:"threads,omitempty"`
+	Cores       int    `json:"cores,omitempty"`
+	ThreadsNote string `json:"threads_note,omitempty"`
 }
 
 // settingsJSON is a prediction's runtime settings and the fitted factors
@@ -217,7 +223,7 @@ func NewInputsJSON(in sim.Inputs, why string) InputsJSON {
 		newEfficiencyJSON(in.Efficiency),
 		in.EfficiencyFrom, in.ClassIntervals, in.PrefillOverhead, in.DecodeOverhead,
 		in.StorageBandwidth, in.Workload.Prompt, in.Workload.Output, in.Workload.Batch, in.Workload.Depth, in.Workload.UBatch,
-		in.UBatchFrom, string(in.PrefillOrder), in.Cold, newSettingsJSON(in)}
+		in.UBatchFrom, string(in.PrefillOrder), in.Cold, newSettingsJSON(in), in.Threads, in.Cores, in.ThreadsNote}
 }
 
 func newSettingsJSON(in sim.Inputs) *settingsJSON {
@@ -630,6 +636,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	if in.SettingsNote != "" {
 		pairs = append(pairs, [2]string{"settings", in.SettingsNote})
 	}
+	if in.ThreadsNote != "" && in.EngineKind == hardware.CPU {
+		pairs = append(pairs, [2]string{"threads", in.ThreadsNote})
+	}
 	text.Pairs(pairs)
 	text.Both("\n")
 	text.Table(resultTable(p, ""))
@@ -683,6 +692,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	md.Raw("", "Compute: "+computeText(in, r.Ridge)+"; bandwidth "+Bandwidth(in.Bandwidth)+" datasheet.\n\n")
 	if in.SettingsNote != "" {
 		md.Raw("", "Settings: "+in.SettingsNote+".\n\n")
+	}
+	if in.ThreadsNote != "" && in.EngineKind == hardware.CPU {
+		md.Raw("", "Threads: "+in.ThreadsNote+".\n\n")
 	}
 	md.Table(resultTable(p, "metric"))
 	md.Both("\n")

@@ -267,6 +267,9 @@ func serveDoc(a *app.Serve) *Doc {
 	title := fmt.Sprintf("%s on %s (%s engine, %s, weights %s, KV %s)", in.Model, device, in.Engine, in.Runtime, in.Weights, in.KV)
 	doc.Raw(title+"\n", "## "+title+"\n\n")
 	doc.Line("runtime: %s: %s", in.Runtime, a.RuntimeWhy)
+	if in.ThreadsNote != "" {
+		doc.Line("threads: %s", in.ThreadsNote)
+	}
 	if sp != nil {
 		l := fmt.Sprintf("devices: tensor parallel %d over %s%s, every step on all at once", sp.TP, sp.Link, map[bool]string{true: ", experts spread over them", false: ""}[sp.EP])
 		if link := sp.TransferTPOT + sp.CollectiveTPOT; a.Single.TPOT > 0 && link > 0 {

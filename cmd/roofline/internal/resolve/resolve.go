@@ -112,7 +112,9 @@ func Spec(cat *profiles.Catalog, spec *model.Spec, dev *hardware.Device, sel Sel
 		}
 	}
 	s, err := sim.NewSetup(cost, dev, ch.Engine, ch.Runtime, sel.Options)
-	if err != nil {
+	if fe := (*sim.FieldError)(nil); errors.As(err, &fe) {
+		return nil, err // an option's error (--threads), not the engine's
+	} else if err != nil {
 		return nil, &InputError{"engine", err}
 	}
 	r.Setup = s
