@@ -190,6 +190,12 @@ func TestPlanThreads(t *testing.T) {
 	if ttft("1") == ttft("4") {
 		t.Error("the plan at one thread is the plan at four")
 	}
+	// A plan whose every engine refuses the count is the option's error,
+	// as in predict, not a table blaming the model's formats.
+	out, errOut, code = runCLI("plan", "--model", "qwen2.5-0.5b", "--hardware", "raspberry-pi-5-8gb", "--engine", "cpu", "--threads", "8")
+	if code != 2 || out != "" || !strings.Contains(errOut, "--threads 8: the cpu engine of raspberry-pi-5-8gb prices 4 cores") {
+		t.Errorf("plan at 8 threads on a Pi 5 alone: exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
 }
 
 // chat, serve and the plots of a series take --threads too and say so: a

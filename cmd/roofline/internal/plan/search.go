@@ -90,14 +90,15 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 	half := (len(sp.Devices) + 1) / 2
 	var jobs [2][]job
 	var skipped [2][]string
+	var refused [2]*hardware.ThreadsError
 	var errs [2]error
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		jobs[1], skipped[1], errs[1] = s.resolve(sp.Devices[half:], pairs)
+		jobs[1], skipped[1], refused[1], errs[1] = s.resolve(sp.Devices[half:], pairs)
 	}()
-	jobs[0], skipped[0], errs[0] = s.resolve(sp.Devices[:half], pairs)
+	jobs[0], skipped[0], refused[0], errs[0] = s.resolve(sp.Devices[:half], pairs)
 	wg.Wait()
 	for i := range errs {
 		if errs[i] != nil {
@@ -105,6 +106,15 @@ func Prepare(sp Space, t sim.Targets) (*Search, error) {
 		}
 	}
 	s.jobs = append(jobs[0], jobs[1]...)
+	// A thread count no engine can take is the option's error, as in
+	// predict: a plan of nothing would blame the model or the formats.
+	if len(s.jobs) == 0 {
+		for _, te := range refused {
+			if te != nil {
+				return nil, &sim.FieldError{Field: "Threads", Msg: fmt.Sprintf("%d: %s", te.Threads, te.Msg)}
+			}
+		}
+	}
 	s.skipped = append(skipped[0], skipped[1]...)
 	sort.Strings(s.skipped)
 	s.skipped = dedupe(s.skipped)
@@ -147,7 +157,7 @@ type groupKey struct {
 // runtime that runs it, and prices the model: the groups to evaluate, and
 // the combinations skipped with the reason. pairs indexes device and model
 // pairs; it is only read.
-func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([]job, []string, error) {
+func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([]job, []string, *hardware.ThreadsError, error) {
 	sp := s.space
 	// Each model is priced once per format and layout, without its list
 	// of tensors (resolve.NewSumCosts).
@@ -173,6 +183,7 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 	runtimeNames, weightNames, kvs := one(sp.Runtimes), one(sp.Weights), one(sp.KV)
 	var jobs []job
 	var skipped []string
+	var refused *hardware.ThreadsError
 	seen := map[groupKey]bool{}
 	for _, d := range devices {
 		engines := sp.Engines
@@ -202,12 +213,15 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 							seen[key] = true
 							c, err := costs.Cost(m, ch.Weights, ch.KV, ch.Runtime)
 							if err != nil {
-								return nil, nil, err
+								return nil, nil, nil, err
 							}
 							if n := sp.Options.Threads; n > 0 && ch.Engine.Kind == hardware.CPU {
 								var te *hardware.ThreadsError
 								if _, err := d.WithThreads(ch.Engine, n); errors.As(err, &te) {
 									skipped = append(skipped, fmt.Sprintf("%s/%s: --threads %d: %s", d.Name, en, n, te.Msg))
+									if refused == nil {
+										refused = te
+									}
 									continue
 								}
 							}
@@ -217,7 +231,7 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 							}
 							q, err := quality(ch.Weights.Name)
 							if err != nil {
-								return nil, nil, err
+								return nil, nil, nil, err
 							}
 							one := job{dev: d, engine: ch.Engine, runtime: ch.Runtime, cost: c, kv: ch.KV, quality: q, pair: pairs[[2]string{d.Name, m.Name}], devices: 1}
 							for _, n := range counts(sp) {
@@ -227,7 +241,7 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 								}
 								j, why, err := s.spread(one, n)
 								if err != nil {
-									return nil, nil, err
+									return nil, nil, nil, err
 								}
 								if why != "" {
 									skipped = append(skipped, fmt.Sprintf("%s/%s × %d %s: %s", d.Name, en, n, m.Name, why))
@@ -241,7 +255,7 @@ func (s *Search) resolve(devices []*hardware.Device, pairs map[[2]string]int) ([
 			}
 		}
 	}
-	return jobs, skipped, nil
+	return jobs, skipped, refused, nil
 }
 
 // counts are the space's device counts: 1 when it gives none.

@@ -146,7 +146,7 @@ func choicesTable(p *app.Plan, places bool, bq *borrowed) *Table {
 			for len(row) < len(heads)-1 {
 				row = append(row, "")
 			}
-			row = append(row, "no engine of this device runs the model in the formats asked for")
+			row = append(row, "no engine of this device runs the model as asked (--detail says why)")
 			tb.Add(row...)
 			continue
 		}
