@@ -133,6 +133,7 @@ type rawRuntime struct {
 		Source  string           `toml:"source"`
 		NoDot   *rawKernelFactor `toml:"without_int8_dot"`
 		Dot     *rawKernelFactor `toml:"with_int8_dot"`
+		Native  *rawRule         `toml:"native"`
 	} `toml:"kernel"`
 	Era []struct {
 		Name      string   `toml:"name"`
@@ -605,6 +606,18 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		kr.NoDotFactor, kr.NoDotSource = factor("without_int8_dot", "a share of the int8 peak", k.NoDot, 1)
 		kr.DotFactor, kr.DotSource = factor("with_int8_dot", "a factor on the matrix efficiency", k.Dot, 4)
+		if n := k.Native; n != nil {
+			v, ok := n.Value.(bool)
+			switch {
+			case !ok:
+				fe("native", "kernel native value must be true or false")
+			case strings.TrimSpace(n.Source) == "":
+				fe("native", "kernel native = %v has no source: every rule cites where it comes from", v)
+			default:
+				kr.Native, kr.NativeSource = v, n.Source
+				sourceAt(fmt.Sprintf("kernel.%d.native", i), lines.Nth("[[kernel]]", i), n.Source)
+			}
+		}
 		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)
 		rt.Kernels = append(rt.Kernels, kr)
 	}

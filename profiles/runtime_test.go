@@ -80,6 +80,13 @@ func TestRuntimeProfileStrict(t *testing.T) {
 		{"dot factor unsourced", `compute = ["fp16"]`,
 			"compute = [\"int8\", \"fp16\"]\nwith_int8_dot = { factor = 1.5, source = \"\" }",
 			[]string{"my.toml:21:", "with_int8_dot = 1.5 has no source"}},
+		// native: a true or false with a source of its own.
+		{"native not a bool", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nnative = { value = \"yes\", source = \"[R1] an int4 matrix type\" }",
+			[]string{"my.toml:", "kernel native value must be true or false"}},
+		{"native unsourced", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nnative = { value = true, source = \"\" }",
+			[]string{"my.toml:", "kernel native = true has no source"}},
 		{"layers per unit not a bool", `default_kv = "f16"`, "default_kv = \"f16\"\nlayer_overhead_per_unit = { value = 3, source = \"[R1] a thread per core\" }",
 			[]string{"my.toml:9:", "layer_overhead_per_unit value must be true or false"}},
 		{"graph batch below one", `kind = "gpu"`, "kind = \"gpu\"\ngraph_batch = -1",

@@ -195,6 +195,9 @@ func (r *Runtime) Rules() []Rule {
 		if k.DotFactor > 0 {
 			add(fmt.Sprintf("kernel.%d.with_int8_dot", i), TopicKernels, fmt.Sprintf("%s on a %s with int8 dot products: %.3g × the class's matrix efficiency", strings.Join(k.Formats, ", "), k.Kind, k.DotFactor))
 		}
+		if k.Native {
+			add(fmt.Sprintf("kernel.%d.native", i), TopicKernels, fmt.Sprintf("%s on %s: multiplied as stored, no dequantizing cost", strings.Join(k.Formats, ", "), k.Kind))
+		}
 	}
 	return out
 }

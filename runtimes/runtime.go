@@ -242,6 +242,13 @@ type Kernel struct {
 	// 0 when the rule says nothing (1). DotSource says where it comes from.
 	DotFactor float64
 	DotSource string
+	// Native is true when the engine multiplies weights of these formats
+	// as stored, by a matrix type of its own (the RKNPU's int4 × fp16):
+	// nothing unpacks them in a kernel, so the class's dequantizing
+	// factor (hardware.Efficiency.Dequant) does not apply. NativeSource
+	// says where it comes from.
+	Native       bool
+	NativeSource string
 }
 
 // Class is the efficiency of a runtime on one kind of engine, and how far
@@ -429,6 +436,20 @@ func (r *Runtime) kernelRule(e *hardware.Engine, covers func([]string) bool) (fl
 		return 1, ""
 	}
 	return 1, ""
+}
+
+// Unpacks reports whether the runtime's products of quantized format w
+// on an engine of kind k unpack the weights to float arithmetic in a
+// kernel, which the class's dequantizing factor prices: true unless the
+// first kernel rule covering w there says the engine multiplies them
+// natively (Kernel.Native).
+func (r *Runtime) Unpacks(w model.WeightFormat, k hardware.Kind) bool {
+	for _, kr := range r.Kernels {
+		if kr.Kind == k && kernelCovers(kr.Formats, w) {
+			return !kr.Native
+		}
+	}
+	return true
 }
 
 // KernelPrecisions is the preference list of precisions for format w on

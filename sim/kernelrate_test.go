@@ -191,3 +191,41 @@ func TestKernelRateNote(t *testing.T) {
 		t.Errorf("note %q: want each type's share and factor", n)
 	}
 }
+
+// RKLLM's w4a16 products run on the RKNPU's own int4 × fp16 matrix type
+// (rknn_matmul_api.h, RKNN_FLOAT16_MM_INT4_TO_FLOAT16): no kernel unpacks
+// the weights, so the class's dequantizing factor does not slow them, as
+// it does MLC's q4f16_1 (dequantize, then an fp16 product) and llama.cpp's
+// K-quants on a GPU. With the factor set to 0.5 and every fixed cost at
+// zero, a 512-token prefill of Qwen2-0.5B w4a16 on the RK3576 (fp16 at
+// its int8 rate, 6 TFLOP/s) takes the time it takes at a factor of 1.
+func TestNativeKernelSkipsDequant(t *testing.T) {
+	for _, c := range []struct {
+		model, device, runtime, weights string
+		want                            bool
+	}{
+		{"qwen2-0.5b", "rk3576-lpddr4x", "rkllm", "w4a16", false},
+		{"qwen2-0.5b", "rk3576-lpddr4x", "rkllm", "w8a8", false}, // int8 products: nothing to dequantize
+		{"llama-3.2-3b", "jetson-orin-nano-8gb", "mlc", "q4f16_1", true},
+		{"llama-3.2-3b", "jetson-orin-nano-8gb", "llama.cpp", "q4_k_m", true},
+	} {
+		s := chosenSetup(t, builtin(t), c.model, c.device, runtimes.Request{Runtime: c.runtime, Weights: c.weights, KV: "f16"})
+		if s.Inputs.Dequantizing != c.want {
+			t.Errorf("%s %s on %s: dequantizing %v, want %v", c.runtime, c.weights, c.device, s.Inputs.Dequantizing, c.want)
+		}
+	}
+	s := chosenSetup(t, builtin(t), "qwen2-0.5b", "rk3576-lpddr4x", runtimes.Request{Runtime: "rkllm", Weights: "w4a16", KV: "f16"})
+	w := sim.Workload{Prompt: 512, Output: 1, Batch: 1}
+	at := func(dq float64) float64 {
+		e := s.Inputs.Efficiency
+		e.StepOverhead, e.PassOverhead, e.LayerOverhead, e.HostWork, e.Dequant = 0, 0, 0, 0, dq
+		p, err := s.WithEfficiency(e).Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.TTFT
+	}
+	if a, b := at(0.5), at(1); a != b {
+		t.Errorf("w4a16 prefill at a dequantizing factor of 0.5: %.6g s, at 1: %.6g s, want the same", a, b)
+	}
+}

@@ -114,7 +114,8 @@ type Inputs struct {
 	// profile derives it (its source is tagged [D]): the output says so.
 	PeakDerived bool
 	// Dequantizing is true when the kernels unpack quantized weights to
-	// float arithmetic (Efficiency.Dequant applies).
+	// float arithmetic (Efficiency.Dequant applies); false for a format
+	// the engine multiplies natively (runtimes.Kernel.Native).
 	Dequantizing bool
 	// KernelFactor is the share of Peak the runtime's products reach for
 	// want of an instruction the peak counts (runtimes.Runtime.KernelFactor:
@@ -287,7 +288,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in := Inputs{
 		Model: m.Spec.Name, Device: d.Name, Engine: e.Name, EngineKind: e.Kind, Runtime: rt.Name,
-		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, Dequantizing: m.Weights.Quantized() && prec.Float(), IdealPrecision: iprec, IdealPeak: ipeak,
+		Weights: m.Weights.Name, KV: m.KV.Name, Precision: prec, Peak: peak, Dequantizing: m.Weights.Quantized() && prec.Float() && rt.Unpacks(m.Weights, e.Kind), IdealPrecision: iprec, IdealPeak: ipeak,
 		PeakSource: peakSource, PeakDerived: hardware.IsDerived(peakSource),
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -478,34 +479,67 @@ const serveDocTail = `
 
 // TestServeRangeHoldsExpected: in a closed loop with fewer slots than
 // users, faster steps bring users back sooner into fuller batches, so the
-// fast end's p99 TPOT lies above the expected run's (33.1 ms); the range
-// printed must still hold the expected figure, and say why. (On the Orin
-// Nano Super, where the case was first found, llama.cpp's steps of
-// several sequences now cost a pass's fixed costs, launched kernel by
+// fast end's p99 TPOT can lie above the expected run's; the range printed
+// must still hold the expected figure, and say why. Which loop shows it
+// moves with the Metal devices' fitted levels, so the test tries a few
+// (Llama-3.2-3B Q4_K_M, 8 or 10 users, 4 slots, 5 s of thinking) and
+// wants every range to hold its expected p99 and at least one to start at
+// it (on the Apple M3 Max at 8 users: 36.9 ms, the fast end's above). (On
+// the Orin Nano Super, where the case was first found, llama.cpp's steps
+// of several sequences now cost a pass's fixed costs, launched kernel by
 // kernel, and no closed loop tried there shows it any more; Metal's
 // steps have no such rule.)
 func TestServeRangeHoldsExpected(t *testing.T) {
-	out, errOut, code := runCLI("serve", "--model", "llama-3.2-3b", "--hardware", "apple-m2-max", "--weights", "q4_k_m",
-		"--arrival", "closed", "--users", "8", "--max-seqs", "4", "--think", "5s", "--output-tokens", "uniform:10:300", "--requests", "200")
-	if code != 0 {
-		t.Fatal(errOut)
-	}
-	var tpot []string
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "TPOT ") {
-			tpot = strings.Fields(l)
+	stretchedLow := 0
+	for _, c := range []struct{ hardware, users string }{
+		{"apple-m2-max", "8"}, {"apple-m3-max", "8"}, {"apple-m3-max", "10"},
+	} {
+		out, errOut, code := runCLI("serve", "--model", "llama-3.2-3b", "--hardware", c.hardware, "--weights", "q4_k_m",
+			"--arrival", "closed", "--users", c.users, "--max-seqs", "4", "--think", "5s", "--output-tokens", "uniform:10:300", "--requests", "200")
+		if code != 0 {
+			t.Fatal(errOut)
+		}
+		var tpot []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "TPOT ") {
+				tpot = strings.Fields(l)
+			}
+		}
+		// TPOT MEAN P50 P90 P95 P99 MAX lo – hi lo – hi: each figure two fields.
+		if len(tpot) != 23 {
+			t.Fatalf("%s, %s users: TPOT row %q", c.hardware, c.users, tpot)
+		}
+		p99, lo, hi := secondsOf(t, tpot[9], tpot[10]), secondsOf(t, tpot[18], tpot[19]), secondsOf(t, tpot[21], tpot[22])
+		if p99 < lo || p99 > hi {
+			t.Errorf("%s, %s users: P99 RANGE %s %s – %s %s does not hold the expected p99 %s %s", c.hardware, c.users, tpot[18], tpot[19], tpot[21], tpot[22], tpot[9], tpot[10])
+		}
+		if p99 == lo {
+			stretchedLow++
+			if !strings.Contains(out, "stretched to hold the expected run") {
+				t.Errorf("%s, %s users: the RANGE line does not say the range was stretched", c.hardware, c.users)
+			}
 		}
 	}
-	// TPOT MEAN P50 P90 P95 P99 MAX lo – hi lo – hi: each figure two fields.
-	if len(tpot) != 23 {
-		t.Fatalf("TPOT row %q", tpot)
+	if stretchedLow == 0 {
+		t.Error("no closed loop tried has its expected p99 below the fast end's: find another that does")
 	}
-	p99 := tpot[9] + " " + tpot[10]
-	lo, hi := tpot[18]+" "+tpot[19], tpot[21]+" "+tpot[22]
-	if lo != p99 {
-		t.Errorf("P99 RANGE %s – %s: want it to start at the expected p99 %s, which lies below the fast end's", lo, hi, p99)
+}
+
+// secondsOf reads a printed duration, a number and its unit (µs, ms, s).
+func secondsOf(t *testing.T, num, unit string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		t.Fatalf("duration %q %q: %v", num, unit, err)
 	}
-	if !strings.Contains(out, "stretched to hold the expected run") {
-		t.Error("the RANGE line does not say the range was stretched")
+	switch unit {
+	case "µs":
+		return v * 1e-6
+	case "ms":
+		return v * 1e-3
+	case "s":
+		return v
 	}
+	t.Fatalf("duration %q %q: unknown unit", num, unit)
+	return 0
 }

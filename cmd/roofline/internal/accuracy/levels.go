@@ -127,9 +127,13 @@ func fitLevel(points []fit.Point, e hardware.Efficiency, spreads [fit.NShift]flo
 }
 
 // modelSource names the runs that share a bias in a device's level: one
-// model from one source (the citation's first word) on one profile.
+// model from one source (the citation's first word) on one module. The
+// bias is the model's file and the source's build and setup, which a
+// module's power modes and configurations share: SMOLBENCH-ORIN-NANO's
+// Qwen2.5-0.5B in four modes of the Orin Nano is one model in its level,
+// not four (the modes' sourced clocks and bandwidths tell them apart).
 func modelSource(cs Case) string {
-	return cs.Device + "|" + cs.Setup.Model.Spec.Name + "|" + strings.SplitN(cs.Run.Cited(), " ", 2)[0]
+	return module(cs.Setup.Device) + "|" + cs.Setup.Model.Spec.Name + "|" + strings.SplitN(cs.Run.Cited(), " ", 2)[0]
 }
 
 // levelCases groups the indices of a class's current-build cases by key.

@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/fit"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -73,6 +74,29 @@ func TestDeviceLevelPoolsAModel(t *testing.T) {
 	}
 	if !(pooled > 1.05 && pooled < 1.15) {
 		t.Errorf("A's runs pooled: the level's factor %.3f, want 1.05–1.15 (A weighing as two models of four), well below %.3f", pooled, alone)
+	}
+}
+
+// One model from one source shares its bias across a module's power
+// modes and configurations (its file and the source's build), and not
+// across sources or modules.
+func TestModelSourceSpansModes(t *testing.T) {
+	nano := &hardware.Device{Name: "jetson-orin-nano-8gb"}
+	super25 := &hardware.Device{Name: "jetson-orin-nano-super-8gb-25w", VariantOf: "jetson-orin-nano-8gb"}
+	agx := &hardware.Device{Name: "jetson-agx-orin-64gb"}
+	qwen := &model.Cost{Spec: &model.Spec{Name: "qwen2.5-0.5b"}}
+	cs := func(d *hardware.Device, origin string) Case {
+		return Case{Run: measured.Run{Origin: origin}, Setup: &sim.Setup{Device: d, Model: qwen}, Device: d.Name}
+	}
+	a := modelSource(cs(nano, "SMOLBENCH-ORIN-NANO row 3"))
+	if b := modelSource(cs(super25, "SMOLBENCH-ORIN-NANO row 9")); a != b {
+		t.Errorf("one source's model in two modes of a module: %q and %q, want one group", a, b)
+	}
+	if b := modelSource(cs(super25, "JLB-NANO row 1")); a == b {
+		t.Errorf("two sources share the group %q", a)
+	}
+	if b := modelSource(cs(agx, "SMOLBENCH-ORIN-NANO row 12")); a == b {
+		t.Errorf("two modules share the group %q", a)
 	}
 }
 
