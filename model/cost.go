@@ -381,6 +381,9 @@ type Matmuls struct {
 	ExpertFLOPs float64
 	// tiles is the pass's products by shape (TileRereadBytes).
 	tiles *tileShapes
+	// experts and active are the MoE layers' routed experts N and the
+	// experts k each token is routed to (ExpertTilePadding).
+	experts, active float64
 }
 
 // Bytes is the pass's weight and activation traffic.
@@ -410,8 +413,34 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 		// Each of the tokens' k routings lands on one of the reached
 		// experts of each MoE layer.
 		m.ExpertRows = max(1, n*float64(moe.Active)/reached)
+		m.experts, m.active = float64(moe.Experts), float64(moe.Active)
 	}
 	return m
+}
+
+// ExpertTilePadding is the ratio of the columns a kernel that multiplies
+// each expert's tokens in whole tiles of `width` columns computes to the
+// tokens routed (Rows·k): Σ over the N experts of ⌈X/width⌉·width, over
+// Rows·k, with each expert's tokens X ~ Binomial(Rows, k/N) for tokens
+// routed independently and uniformly. E⌈X/w⌉ = Σ_{j≥0} P(X > j·w): the
+// j = 0 term is exact, 1 − (1 − k/N)^Rows, the others the normal
+// approximation with continuity correction. It is 1 without routed
+// experts or a width, and at least 1 (a tile never computes fewer
+// columns than it is given).
+func (m Matmuls) ExpertTilePadding(width float64) float64 {
+	if m.experts == 0 || m.Rows <= 0 || width <= 0 {
+		return 1
+	}
+	n, N, k := m.Rows, m.experts, m.active
+	p := k / N
+	mu, sd := n*p, math.Sqrt(n*p*(1-p))
+	tiles := 1 - math.Pow(1-p, n)
+	if sd > 0 {
+		for j := 1.0; j*width <= mu+8*sd; j++ {
+			tiles += 0.5 * math.Erfc((j*width+0.5-mu)/(sd*math.Sqrt2))
+		}
+	}
+	return max(1, N*width*tiles/(n*k))
 }
 
 // KVBytesPerToken is the KV cache one token adds across all layers, while

@@ -65,3 +65,44 @@ func TestTileRereadBytesExperts(t *testing.T) {
 		t.Errorf("a cache that holds every expert: experts re-read %g B, want 0", x)
 	}
 }
+
+// A kernel that multiplies each routed expert's tokens in whole tiles of
+// `width` columns computes ⌈X/width⌉·width columns for an expert of X
+// tokens: ExpertTilePadding is their sum over the N experts against the
+// Rows·k tokens routed, X ~ Binomial(Rows, k/N).
+//
+//	qwen3-30b-a3b (N 128, k 8), 64 tokens, width 64: p = 1/16, μ = 4,
+//	  σ = √3.75 = 1.94; no expert reaches 64 (64 > μ + 8σ = 19.5), so one
+//	  tile per reached expert: 1 − (15/16)^64 = 0.983925;
+//	  128 × 64 × 0.983925 / (64 × 8) = 15.7428
+//	gpt-oss-120b (N 128, k 4), 2,048 tokens, width 128: μ = 64,
+//	  σ = √62 = 7.87, μ + 8σ = 127 < 128: every expert one tile,
+//	  128 × 128 / 8,192 = 2
+//	gpt-oss-20b (N 32, k 4), 2,048 tokens, width 128: μ = 256,
+//	  σ = √224 = 14.97; P(X > 0) = 1, P(X > 128) = ½erfc(−127.5/21.17)
+//	  = 1.000000, P(X > 256) = ½erfc(0.5/21.17) = 0.486675, 384 > μ + 8σ:
+//	  2.486675 tiles, 32 × 128 × 2.486675 / 8,192 = 1.243337
+//	qwen3-30b-a3b, 8,192 tokens, width 8: μ = 512 ≫ 8, padding
+//	  under 1 + 8/512 (never below 1)
+//	a dense model, or no width: 1
+func TestExpertTilePadding(t *testing.T) {
+	for _, c := range []struct {
+		model, weights string
+		tokens         int
+		width          float64
+		want, tol      float64
+	}{
+		{"qwen3-30b-a3b", "q8_0", 64, 64, 15.742794, 1e-6},
+		{"gpt-oss-120b", "mxfp4_moe", 2048, 128, 2, 1e-9},
+		{"gpt-oss-20b", "mxfp4_moe", 2048, 128, 1.243337, 1e-6},
+		{"qwen3-30b-a3b", "q8_0", 8192, 8, 1, 8.0 / 512},
+		{"qwen3-30b-a3b", "q8_0", 512, 0, 1, 0},
+		{"llama-3.1-8b", "q4_k_m", 512, 128, 1, 0},
+	} {
+		mm := build(t, c.model, c.weights, "f16").Matmuls(c.tokens, 1)
+		got := mm.ExpertTilePadding(c.width)
+		if got < 1 || math.Abs(got-c.want) > c.tol*c.want {
+			t.Errorf("%s, %d tokens, width %g: padding %.7g, want %.7g (±%g, at least 1)", c.model, c.tokens, c.width, got, c.want, c.tol)
+		}
+	}
+}

@@ -501,10 +501,8 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 	whole := mm(a.model)
 	a.maxRows = max(a.maxRows, whole.Rows)
 	// Every operator's products run at its class's rates: the pass's.
-	dense, expert := r.matmul(whole.Rows), 0.0
-	if whole.ExpertFLOPs > 0 {
-		expert = r.matmul(whole.ExpertRows)
-	}
+	dense := r.matmul(whole.Rows)
+	expert := r.expertRate(whole, dense)
 	dm, dc, em, ec := r.classTermsAt(whole, dense, expert)
 	denseMem, expertMem := dm >= dc, em >= ec
 	a.classTime[0] += N * r.products(dm, dc)

@@ -156,11 +156,47 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 // classTerms are the memory and compute terms of the dense products (dm,
 // dc) and of the routed experts (em, ec) at the expected rates r.
 func (r *rates) classTerms(mm *model.Matmuls) (dm, dc, em, ec float64) {
-	expert := 0.0
-	if mm.ExpertFLOPs > 0 {
-		expert = r.matmul(mm.ExpertRows)
+	dense := r.matmul(mm.Rows)
+	return r.classTermsAt(mm, dense, r.expertRate(mm, dense))
+}
+
+// expertRate is the rate, FLOP/s of routed FLOPs, the routed experts of
+// a pass reach when the dense products of its tokens reach `dense` (0
+// without expert FLOPs). Without a tile it is the rate of a product of
+// the tokens each reached expert receives. Under a tile (rates.tile:
+// llama.cpp's MMQ) the kernel multiplies every expert in whole tiles of
+// one width chosen from the pass's tokens (mmqWidth), its stream-k grid
+// busy over all of them as a dense product of the pass's tokens is, so
+// the experts run at the dense rate over the padded columns
+// (model.Matmuls.ExpertTilePadding).
+func (r *rates) expertRate(mm *model.Matmuls, dense float64) float64 {
+	switch {
+	case mm.ExpertFLOPs <= 0:
+		return 0
+	case r.tile > 0:
+		return dense / mm.ExpertTilePadding(mmqWidth(mm.Rows, r.tile))
 	}
-	return r.classTermsAt(mm, r.matmul(mm.Rows), expert)
+	return r.matmul(mm.ExpertRows)
+}
+
+// mmqWidth is the tile width, in tokens, llama.cpp's MMQ takes for a
+// product of n tokens with tiles of at most maxWidth: of the widths 8,
+// 16, … maxWidth that its tensor-core kernels build (a multiple of 16
+// from 48 on, of 8 below), the smallest that needs the fewest tiles,
+// ⌈n / maxWidth⌉ (ggml-org/llama.cpp @00cd2085
+// ggml/src/ggml-cuda/mmq.cuh, mul_mat_q_case and
+// mmq_get_granularity_host). For routed experts n is every token of the
+// pass (mmq.cu, ggml_cuda_mul_mat_q: ncols_max = ne12), not the tokens
+// an expert receives.
+func mmqWidth(n, maxWidth float64) float64 {
+	n = max(1, math.Ceil(n))
+	w := math.Ceil(n / math.Ceil(n/maxWidth))
+	if w <= 40 {
+		w = 8 * math.Ceil(w/8)
+	} else {
+		w = 16 * math.Ceil(w/16)
+	}
+	return min(w, maxWidth)
 }
 
 // classTermsAt is classTerms with the products' rates given: the dense

@@ -104,3 +104,70 @@ func TestPrefillTileRereadsWeights(t *testing.T) {
 		}
 	}
 }
+
+// Under a prefill tile (llama.cpp's MMQ) the routed experts' products run
+// as one kernel over every expert, with one tile width chosen from the
+// pass's tokens (mul_mat_q_case's ncols_max is the pass's tokens, not an
+// expert's), and each expert's few tokens padded to whole tiles: the
+// experts' compute term grows by model.Matmuls.ExpertTilePadding. With
+// the matrix efficiency flat (HalfRows 0: every product at ComputeMax)
+// the rate R = peak × dequant × ComputeMax is the same with and without
+// the tile, so the prefill's compute time grows by (padding − 1) ×
+// ExpertFLOPs / R, and nothing else moves:
+//
+//	gpt-oss-120b, 2,048 tokens: width 128, 64 tokens an expert: padding 2
+//	gpt-oss-20b, 2,048 tokens: width 128, 256 an expert: padding 1.243337
+//	gpt-oss-120b, 512 tokens: width 128, 16 an expert: padding 8
+//	  (μ = 16, σ = 3.94: no expert reaches 128; 128 × 128 / 2,048)
+//
+// On the DGX Spark (fp16 124 TFLOP/s) at dequant 0.75 and ComputeMax 0.6,
+// R = 55.8 TFLOP/s. A dense model's prefill does not move.
+func TestPrefillTilePadsExperts(t *testing.T) {
+	eff := hardware.Efficiency{Bandwidth: 0.5, ComputeMax: 0.6, Attention: 0.3, Dequant: 0.75,
+		StepOverhead: 50e-6, PassOverhead: 2e-3, LayerOverhead: 10e-6}
+	for _, c := range []struct {
+		model, weights string
+		tokens         int
+		padding        float64
+	}{
+		{"gpt-oss-120b", "mxfp4_moe", 2048, 2},
+		{"gpt-oss-20b", "mxfp4_moe", 2048, 1.243337},
+		{"gpt-oss-120b", "mxfp4_moe", 512, 8},
+		{"qwen2.5-7b", "q8_0", 2048, 1},
+	} {
+		m, d := setup(t, c.model, c.weights, "f16", "dgx-spark")
+		base, _ := d.Engine("gpu")
+		with := func(tile int) *sim.Setup {
+			rt := testRuntime()
+			rt.Engines[0].PrefillTile, rt.Engines[0].TileRows = tile, 128
+			rt.Kernels = []runtimes.Kernel{{Formats: []string{"gguf-quant"}, Kind: hardware.GPU, Compute: []units.Precision{units.FP16}}}
+			rt.Classes["gpu"] = &runtimes.Class{Efficiency: eff, Fitted: true, Basis: "test", Decode: runtimes.Spread{Low: 0.9, High: 1.1}, Prefill: runtimes.Spread{Low: 0.8, High: 1.25}}
+			e := *base
+			e.L2Cache = 1 << 40 // every re-read from L2: only the padding moves
+			s, err := sim.NewSetup(m, d, &e, rt, sim.DefaultOptions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		tiled, whole := with(128), with(0)
+		w := sim.Workload{Prompt: c.tokens, Output: 2, Batch: 1, UBatch: c.tokens}
+		pt, err := tiled.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, err := whole.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		R := tiled.Inputs.Peak * 0.75 * 0.6
+		want := (c.padding - 1) * m.Matmuls(c.tokens, 1).ExpertFLOPs / R
+		if got := pt.Prefill.ComputeTime - pw.Prefill.ComputeTime; math.Abs(got-want) > 1e-5*max(want, 1e-3) {
+			t.Errorf("%s, %d tokens: prefill compute time grows by %.6g s, want %.6g s (padding %g)", c.model, c.tokens, got, want, c.padding)
+		}
+		if pt.Prefill.MemoryTime != pw.Prefill.MemoryTime || pt.Decode.Time != pw.Decode.Time {
+			t.Errorf("%s: memory %g s against %g s, decode %g s against %g s; want the same", c.model,
+				pt.Prefill.MemoryTime, pw.Prefill.MemoryTime, pt.Decode.Time, pw.Decode.Time)
+		}
+	}
+}

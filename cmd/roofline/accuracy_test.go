@@ -336,7 +336,7 @@ func moeSection(classes []*accuracy.Class) string {
 	var b strings.Builder
 	b.WriteString("### Mixture-of-experts models\n\n")
 	b.WriteString("Routed experts are priced as their own class of products (docs/method.md §6): the experts a pass reaches read once per pass, " +
-		"each multiplying the tokens routed to it. Held out by device: each device predicted by a fit that never saw it (the figures above). " +
+		"each multiplying the tokens routed to it; under llama.cpp's CUDA prefill tiles, in whole tiles of one width chosen from the pass's tokens, so an expert's few tokens are padded (docs/method.md, MMQ). Held out by device: each device predicted by a fit that never saw it (the figures above). " +
 		"Held out by model: each model predicted by a fit that never saw that model on any device.\n\n")
 	b.WriteString("| model | device | class | phase | tests | by device: MdAPE | measured/predicted | by model: MdAPE | measured/predicted |\n|---|---|---|---|---:|---:|---:|---:|---:|\n")
 	rows := 0
@@ -939,12 +939,15 @@ const accuracyLeft = `
   requests, 16–2048 rows on the RTX 3090, 4090 and 5090) show the matrix
   efficiency's rise with the rows is steeper on those GeForce cards than
   the class's one curve for all GPUs.
-- **MoE prefill**: gpt-oss-20b prefills about 1.3× slower than the Spark's
-  other models predict; with one MoE device per backend the data cannot
-  tell why.
-- **Measured devices, each model held out** (decode 7.7 %, prefill 9.4 %;
-  issue 24 aims at 5 % and 10 %: the prefill aim is met, 52.7 % of the
-  tests within 10 %; 37.5 % of the decode tests are within 5 %). A
+- **MoE prefill**: with MMQ's padding of each expert's tokens to whole
+  tiles priced (docs/method.md), the Spark's MoE prefill held out by
+  device is still 1.78× (gpt-oss-120b), 1.98× (gpt-oss-20b) and 1.29×
+  (Qwen3-30B-A3B) slower than predicted; uneven routing, MXFP4's tile
+  loads and the routed activations' sort and gather are not priced, and
+  with one MoE device per backend the data cannot tell them apart.
+- **Measured devices, each model held out** (decode 7.6 %, prefill 9.1 %;
+  issue 24 aims at 5 % and 10 %: the prefill aim is met, 52.9 % of the
+  tests within 10 %; 36.8 % of the decode tests are within 5 %). A
   device's level is one shift of its class, the same for every model and
   format; what is left is structure within a device that a shift cannot
   carry, and each needs data or a sourced rule, not a looser level.
