@@ -382,8 +382,9 @@ type Matmuls struct {
 	// tiles is the pass's products by shape (TileRereadBytes).
 	tiles *tileShapes
 	// experts and active are the MoE layers' routed experts N and the
-	// experts k each token is routed to (ExpertTilePadding).
-	experts, active float64
+	// experts k each token is routed to, reached the experts of a layer
+	// the pass's tokens reach (DistinctExperts): ExpertTilePadding.
+	experts, active, reached float64
 }
 
 // Bytes is the pass's weight and activation traffic.
@@ -413,7 +414,7 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 		// Each of the tokens' k routings lands on one of the reached
 		// experts of each MoE layer.
 		m.ExpertRows = max(1, n*float64(moe.Active)/reached)
-		m.experts, m.active = float64(moe.Experts), float64(moe.Active)
+		m.experts, m.active, m.reached = float64(moe.Experts), float64(moe.Active), reached
 	}
 	return m
 }
@@ -423,7 +424,7 @@ func (c *Cost) Matmuls(tokens, logits int) Matmuls {
 // tokens routed (Rows·k): Σ over the N experts of ⌈X/width⌉·width, over
 // Rows·k, with each expert's tokens X ~ Binomial(Rows, k/N) for tokens
 // routed independently and uniformly. E⌈X/w⌉ = Σ_{j≥0} P(X > j·w): the
-// j = 0 term is exact, 1 − (1 − k/N)^Rows, the others the normal
+// j = 0 term is exact, 1 − (1 − k/N)^Rows (DistinctExperts / N), the others the normal
 // approximation with continuity correction. It is 1 without routed
 // experts or a width, and at least 1 (a tile never computes fewer
 // columns than it is given).
@@ -434,7 +435,7 @@ func (m Matmuls) ExpertTilePadding(width float64) float64 {
 	n, N, k := m.Rows, m.experts, m.active
 	p := k / N
 	mu, sd := n*p, math.Sqrt(n*p*(1-p))
-	tiles := 1 - math.Pow(1-p, n)
+	tiles := m.reached / N // P(X > 0): the share of experts reached
 	if sd > 0 {
 		for j := 1.0; j*width <= mu+8*sd; j++ {
 			tiles += 0.5 * math.Erfc((j*width+0.5-mu)/(sd*math.Sqrt2))

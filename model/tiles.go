@@ -95,17 +95,3 @@ func (m Matmuls) TileRereadBytes(rowsHeld, cache float64) (dense, expert float64
 	}
 	return dense, expert
 }
-
-// LayerMatrixBytes is the weight bytes of the layers' matrix products
-// (without the head, the embedding and the routed experts): what a tile
-// of tokens reads again when nothing of it stays in cache.
-func (m Matmuls) LayerMatrixBytes() float64 {
-	if m.tiles == nil {
-		return 0
-	}
-	var b float64
-	for _, sh := range m.tiles.dense {
-		b += sh.bytes
-	}
-	return b
-}
