@@ -124,30 +124,35 @@ func EraClassKey(key, era string) string { return key + "@" + era }
 // nil when the build is current, its era does not concern key, or the
 // profile has no class for that era (nothing was measured on it).
 func (r *Runtime) eraClass(key string) *Class {
+	e := r.olderEra(key)
+	if e == nil {
+		return nil
+	}
+	return r.Classes[EraClassKey(key, e.Name)]
+}
+
+// olderEra is the older era of builds r's build belongs to when that era
+// concerns backend or kind key; nil for a current build (or none named).
+func (r *Runtime) olderEra(key string) *Era {
 	k, err := r.EraOf(r.Build)
 	if err != nil || k == 0 {
 		return nil
 	}
-	e := r.Eras[len(r.Eras)-k]
-	if !e.Applies(key) {
-		return nil
+	if e := &r.Eras[len(r.Eras)-k]; e.Applies(key) {
+		return e
 	}
-	return r.Classes[EraClassKey(key, e.Name)]
+	return nil
 }
 
 // currentFor reports whether r's build runs backend (or, without one,
 // engine kind) as the current builds do: no build named, or one of an
 // older era that does not concern it.
 func (r *Runtime) currentFor(backend string, kind hardware.Kind) bool {
-	k, err := r.EraOf(r.Build)
-	if err != nil || k == 0 {
-		return true
-	}
 	key := backend
 	if key == "" {
 		key = string(kind)
 	}
-	return !r.Eras[len(r.Eras)-k].Applies(key)
+	return r.olderEra(key) == nil
 }
 
 // Builds are a runtime's builds up to a change: its last build number
