@@ -66,6 +66,7 @@ type Cost struct {
 
 	windows     []int    // distinct sliding windows, ascending
 	kv          windowed // KV bytes per token by window, as attention reads them
+	kvLayers    []WindowLayers
 	attnPrefill windowed // attention FLOPs per (query, key) pair in prefill
 	attnDecode  windowed // the same in decode (MLA uses the absorbed form)
 	scores      windowed // attention scores per (query, key) pair: heads, over all layers
@@ -169,6 +170,7 @@ func build(s *Spec, inventory []Tensor, w WeightFormat, kv KVFormat, l Layout, l
 			win = 0
 		}
 		c.kv.add(win, perLayerKV)
+		c.addKVLayer(win)
 		c.attnPrefill.add(win, prefillPair)
 		c.attnDecode.add(win, decodePair)
 		c.scores.add(win, float64(s.Heads))
@@ -473,6 +475,29 @@ func (c *Cost) KVCacheBytes(ctx, ubatch int) float64 {
 	}
 	return v
 }
+
+// WindowLayers is how many layers attend within one window (0: every
+// token, full attention).
+type WindowLayers struct {
+	Window, Layers int
+}
+
+func (c *Cost) addKVLayer(win int) {
+	for i := range c.kvLayers {
+		if c.kvLayers[i].Window == win {
+			c.kvLayers[i].Layers++
+			return
+		}
+	}
+	c.kvLayers = append(c.kvLayers, WindowLayers{win, 1})
+}
+
+// KVLayers counts the layers of each window the KV account holds, in the
+// order the layers first use them: one entry {0, Layers} for a model
+// without sliding windows (or a runtime that ignores them). A serving
+// pool that frees a sliding layer's out-of-window blocks prices each
+// entry's layers by KVPerLayerToken. The slice is shared: do not modify it.
+func (c *Cost) KVLayers() []WindowLayers { return c.kvLayers }
 
 // KVPerLayerToken is the KV one token adds to one layer (all layers are
 // alike in the supported architectures).

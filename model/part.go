@@ -155,6 +155,7 @@ func (c *Cost) slice(p Part, list bool) (*Cost, error) {
 				win = 0
 			}
 			o.kv.add(win, perLayerKV)
+			o.addKVLayer(win)
 			o.attnPrefill.add(win, prefillPair)
 			o.attnDecode.add(win, decodePair)
 			o.scores.add(win, float64(s.Heads))

@@ -230,6 +230,7 @@ type rawScheduler struct {
 	PrefixCaching *rawRule `toml:"prefix_caching"`
 	SlotContext   *rawRule `toml:"slot_context"`
 	Async         *rawRule `toml:"async_scheduling"`
+	FreesWindow   *rawRule `toml:"frees_window"`
 	Large         *struct {
 		Memory    string   `toml:"memory"`
 		Except    []string `toml:"except"`
@@ -812,6 +813,7 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 	out.OnFull = runtimes.OnFull(word("on_kv_full", sc.OnFull, true))
 	out.PrefixCaching = flag("prefix_caching", sc.PrefixCaching, true)
 	out.Async = flag("async_scheduling", sc.Async, false)
+	out.FreesWindow = flag("frees_window", sc.FreesWindow, false)
 	switch c := word("slot_context", sc.SlotContext, false); c {
 	case "", "shared":
 	case "divided":

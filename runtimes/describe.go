@@ -161,6 +161,13 @@ func (r *Runtime) Rules() []Rule {
 			}
 			add("scheduler.async_scheduling", TopicScheduler, async)
 		}
+		if _, ok := r.Sources["scheduler.frees_window"]; ok {
+			win := "a sliding-window layer holds a block for every token"
+			if sc.FreesWindow {
+				win = "a sliding-window layer keeps only the blocks its window reaches: the blocks that fall out of it are freed for other requests"
+			}
+			add("scheduler.frees_window", TopicScheduler, win)
+		}
 		if _, ok := r.Sources["scheduler.slot_context"]; ok {
 			ctx := "every slot may use the whole context"
 			if sc.DividedContext {

@@ -75,6 +75,12 @@ type Scheduler struct {
 	// step runs joins the step after next, whose scheduling starts when
 	// the running one ends; an idle server takes it at once.
 	Async bool
+	// FreesWindow is true when a sliding-window layer's cache keeps only
+	// the blocks its window reaches and frees the blocks that fall out of
+	// it, in a pool shared with the full-attention layers' blocks (vLLM's
+	// hybrid KV cache manager); false when every layer holds a block for
+	// every token of a request.
+	FreesWindow bool
 	// Large replaces MaxSeqs and MaxTokens on devices with at least
 	// Large.Memory bytes of memory (vLLM's larger defaults on H100-class
 	// GPUs); nil when the runtime has none.

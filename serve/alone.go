@@ -95,7 +95,7 @@ func (e *engine) runAlone() {
 			e.areaRun += pre + dec
 			e.steps += (p+sv.StepTokens-1)/sv.StepTokens + o - 1
 			e.itlAlone(c, p, o)
-			kv := float64(e.blocksFor(int64(p)+int64(o)-1, 0)) / float64(max(e.total, 1))
+			kv := float64(e.pool.decoding(int64(p)+int64(o)-1, 0)) / float64(max(e.total, 1))
 			e.maxKV = math.Max(e.maxKV, kv)
 			free = r.Finish
 		}
@@ -164,7 +164,7 @@ func (e *engine) sampleAlone(t float64, p *alonePtrs) {
 			} else if at < r.First {
 				held *= (at - r.Start) / (r.First - r.Start)
 			}
-			s.KVUse = float64(e.blocksFor(int64(math.Ceil(held)), 0)) / float64(max(e.total, 1))
+			s.KVUse = float64(e.pool.decoding(int64(math.Ceil(held)), 0)) / float64(max(e.total, 1))
 		}
 		e.ser.record(s)
 	}

@@ -37,6 +37,7 @@ type live struct {
 	gen        uint32
 	prev, next int32
 	decoding   bool
+	past       uint8 // the windows whose blocks its steps free (pool.past)
 	user       int32
 }
 
@@ -47,13 +48,14 @@ type event struct {
 	key  int64
 	slot int32
 	gen  uint32
-	kind uint8 // evFinish, evCross
+	kind uint8 // evFinish, evCross, evPast
 	win  uint8
 }
 
 const (
 	evFinish uint8 = iota
 	evCross
+	evPast
 )
 
 type chunk struct {
@@ -90,6 +92,12 @@ type engine struct {
 	below   []int     // decoding requests with ctx < w
 	cross   []int32   // decoding requests by base mod block size
 	events  []event
+	// pool prices a request's blocks, pages each block of every group
+	// takes; pastBy counts by base mod block size the decoding requests
+	// whose steps free blocks of each sliding window (pool.past).
+	pool   *pool
+	pages  int64
+	pastBy [][]int32
 
 	used, total  int64 // blocks
 	prefixOn     bool
@@ -153,6 +161,11 @@ func (sv *Server) newEngine(src *source, tg Targets) *engine {
 		windows: sv.pricer.Windows(), cross: make([]int32, sch.BlockSize), itl: newHistogram(),
 		lastTok: map[int32]float64{}, first: math.NaN()}
 	e.sums = make([]float64, len(e.windows))
+	e.pool = &sv.pool
+	e.pages = e.pool.groups()
+	for range e.pool.wins {
+		e.pastBy = append(e.pastBy, make([]int32, sch.BlockSize))
+	}
 	if sv.FrontEnd.On() {
 		e.feOn = true
 		e.reach = make([]float64, src.n)
@@ -259,10 +272,15 @@ func (e *engine) residue(x int64) int {
 	return int(r)
 }
 
-// blocksFor is the blocks a request holding tokens tokens owns beyond
-// the shared prefix's.
-func (e *engine) blocksFor(tokens int64, shared int32) int64 {
-	return max((tokens+e.bs-1)/e.bs-int64(shared), 0)
+// stepPages is the pages the decoding requests take at step k: a block
+// for every group of those whose context enters a new block, less a
+// block of each sliding group of those whose window leaves one.
+func (e *engine) stepPages(k int64) int64 {
+	need := e.pages * int64(e.cross[e.residue(1-k)])
+	for j, w := range e.pool.wins {
+		need -= e.pool.slid[j] * int64(e.pastBy[j][e.residue(w-k)])
+	}
+	return need
 }
 
 // step schedules and runs one step at time e.t.
@@ -271,11 +289,9 @@ func (e *engine) step() {
 	preempted := false
 	e.decodeHeld = false
 	if e.nDec > 0 && sch.OnFull != runtimes.Reserve {
-		need := int64(e.cross[e.residue(1-k)])
+		need := e.stepPages(k)
 		for need > e.total-e.used && e.tail >= 0 {
-			if e.evict(e.tail) {
-				need--
-			}
+			need -= e.evict(e.tail)
 			preempted = true
 		}
 		e.used += need
@@ -288,7 +304,7 @@ func (e *engine) step() {
 		l := &e.slots[s]
 		n := min(int(l.kvp-l.done), budget)
 		if sch.OnFull != runtimes.Reserve {
-			need := e.blocksFor(int64(l.done)+int64(n), l.shared) - int64(l.blocks)
+			need := e.pool.held(int64(l.done)+int64(n), int64(l.done), l.shared) - int64(l.blocks)
 			for need > e.total-e.used && e.tail != s {
 				if e.slots[e.tail].decoding {
 					budget++ // a preempted decode gives its token back
@@ -342,13 +358,13 @@ func (e *engine) admit(chunks []chunk, budget int) []chunk {
 		}
 		var need int64
 		if sch.OnFull == runtimes.Reserve {
-			need = e.blocksFor(int64(r.Prompt)+int64(r.Output), shared)
+			need = e.pool.held(int64(r.Prompt)+int64(r.Output), 0, shared)
 		} else {
-			need = e.blocksFor(int64(cached+n), shared)
+			need = e.pool.held(int64(cached+n), int64(cached), shared)
 		}
 		extra := int64(0)
 		if e.prefixOn && !e.sharedHeld {
-			extra = e.sharedBlocks
+			extra = e.sharedBlocks * e.pages
 		}
 		if need+extra > e.total-e.used {
 			break
@@ -531,6 +547,9 @@ func (e *engine) popEvents() {
 		switch ev.kind {
 		case evCross:
 			e.below[ev.win]--
+		case evPast:
+			l.past |= 1 << ev.win
+			e.pastBy[ev.win][e.residue(l.base)]++
 		case evFinish:
 			r := &e.recs[l.id]
 			r.Generated, r.Finish = r.Output, e.t+e.lag
@@ -586,8 +605,17 @@ func (e *engine) addDecoder(s int32) {
 	if e.sch.OnFull != runtimes.Reserve {
 		// Its blocks now follow its context.
 		e.used -= int64(l.blocks)
-		e.used += e.blocksFor(ctx-1, l.shared)
+		e.used += e.pool.decoding(ctx-1, l.shared)
 		l.blocks = 0
+		l.past = 0
+		for j := range e.pool.wins {
+			if from := e.pool.past(j, l.shared); ctx >= from {
+				l.past |= 1 << j
+				e.pastBy[j][e.residue(l.base)]++
+			} else {
+				e.pushEvent(event{key: from - l.base, slot: s, gen: l.gen, kind: evPast, win: uint8(j)})
+			}
+		}
 	}
 	e.cross[e.residue(l.base)]++
 	e.nDec++
@@ -618,11 +646,24 @@ func (e *engine) removeDecoder(s int32) {
 		e.used -= int64(l.blocks)
 		return
 	}
-	held := ctx - 1
-	if e.decodeHeld && e.residue(ctx) == 1%int(e.bs) {
-		held = ctx
+	for j := range e.pool.wins {
+		if l.past&(1<<j) != 0 {
+			e.pastBy[j][res]--
+		}
 	}
-	e.used -= e.blocksFor(held, l.shared)
+	l.past = 0
+	held := ctx - 1
+	if e.decodeHeld {
+		held = ctx // this step's blocks are allocated, its skipped ones freed
+	}
+	e.used -= e.pool.decoding(held, l.shared)
+}
+
+// stepDelta is the pages decoding slot s's step takes (negative: frees).
+func (e *engine) stepDelta(s int32) int64 {
+	l := &e.slots[s]
+	ctx := l.base + e.k
+	return e.pool.decoding(ctx, l.shared) - e.pool.decoding(ctx-1, l.shared)
 }
 
 // release frees slot s's place on the server.
@@ -657,9 +698,9 @@ func (e *engine) depart(id int32, t float64) {
 }
 
 // evict makes room in the KV cache by slot s, the newest running request:
-// preempted to be recomputed, or failed. It reports whether s was a
-// decode that needed a block this step.
-func (e *engine) evict(s int32) (crossing bool) {
+// preempted to be recomputed, or failed. It answers the pages s's decode
+// took this step (stepDelta; 0 for a prefill).
+func (e *engine) evict(s int32) (delta int64) {
 	if e.sch.OnFull == runtimes.Fail {
 		return e.fail(s)
 	}
@@ -667,7 +708,7 @@ func (e *engine) evict(s int32) (crossing bool) {
 	r := &e.recs[l.id]
 	if l.decoding {
 		ctx := l.base + e.k
-		crossing = e.residue(ctx) == 1%int(e.bs)
+		delta = e.stepDelta(s)
 		r.Generated = int32(ctx) - r.Prompt
 		e.lastTok[l.id] = e.t
 		e.removeDecoder(s)
@@ -680,16 +721,16 @@ func (e *engine) evict(s int32) (crossing bool) {
 	id := l.id
 	e.release(s)
 	e.waiting.pushFront(id)
-	return crossing
+	return delta
 }
 
 // fail ends slot s's request with an error (the cache has no room).
-func (e *engine) fail(s int32) (crossing bool) {
+func (e *engine) fail(s int32) (delta int64) {
 	l := &e.slots[s]
 	r := &e.recs[l.id]
 	if l.decoding {
 		ctx := l.base + e.k
-		crossing = e.residue(ctx) == 1%int(e.bs)
+		delta = e.stepDelta(s)
 		r.Generated = int32(ctx) - r.Prompt
 		e.removeDecoder(s)
 	} else {
@@ -700,7 +741,7 @@ func (e *engine) fail(s int32) (crossing bool) {
 	id := l.id
 	e.release(s)
 	e.depart(id, e.t)
-	return crossing
+	return delta
 }
 
 func remove(xs []int32, x int32) []int32 {

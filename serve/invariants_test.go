@@ -17,13 +17,13 @@ func heldBlocks(e *engine) int64 {
 	for s := e.head; s >= 0; s = e.slots[s].next {
 		l := &e.slots[s]
 		if l.decoding && e.sch.OnFull != runtimes.Reserve {
-			n += e.blocksFor(l.base+e.k-1, l.shared)
+			n += e.pool.decoding(l.base+e.k-1, l.shared)
 		} else {
 			n += int64(l.blocks)
 		}
 	}
 	if e.sharedHeld {
-		n += e.sharedBlocks
+		n += e.sharedBlocks * e.pages
 	}
 	return n
 }
@@ -73,6 +73,11 @@ func TestServingInvariants(t *testing.T) {
 		{"llama.cpp fails when full", "llama-3.2-3b", "q4_k_m", "jetson-orin-nano-super-8gb", "gpu", "llama.cpp", 6000, 0.1, "uniform:200:2500", "uniform:100:600", 100, false, true, FrontEnd{}},
 		{"tensorrt-llm reserves", "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "tensorrt-llm", 20000, 2, "uniform:200:2000", "uniform:50:600", 0, false, false, FrontEnd{}},
 		{"gemma windows", "gemma-2-9b", "bf16", "h100-sxm", "gpu", "vllm", 0, 0.2, "uniform:1000:7000", "uniform:100:2000", 0, false, false, FrontEnd{}},
+		// gpt-oss-20b's 12 sliding layers free the blocks their 128-token
+		// window leaves, in a pool small enough to preempt: the decodes'
+		// pages per step are blocks entered less blocks left.
+		{"vllm frees windows", "gpt-oss-20b", "mxfp4", "h100-sxm", "gpu", "vllm", 30000, 4, "uniform:100:3000", "uniform:20:1500", 0, true, false, FrontEnd{}},
+		{"vllm frees windows past a prefix", "gpt-oss-20b", "mxfp4", "h100-sxm", "gpu", "vllm", 30000, 4, "uniform:300:3000", "uniform:20:1500", 256, true, false, FrontEnd{}},
 		{"rkllm queue", "qwen2.5-1.5b", "w8a8", "rk3588", "npu", "rkllm", 0, 0.03, "uniform:50:400", "uniform:20:150", 0, false, false, FrontEnd{}},
 		// A front end busy 5 ms a request and 0.1 ms a token at 90
 		// requests/s of 40 tokens on average: 0.45 + 0.36 of its time

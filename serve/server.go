@@ -33,6 +33,7 @@ type Server struct {
 	// device); Setup is then one device of it (sim.Split.Serving).
 	Split  *sim.Split
 	pricer *sim.StepPricer
+	pool   pool
 }
 
 // Options adjust a server beyond its runtime's scheduler.
@@ -113,6 +114,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	bs := sch.BlockSize
 	perToken := s.Model.KVBytesPerToken()
 	tokens := math.Floor(s.KVBudget(sv.PassTokens) / perToken)
+	sv.pool = newPool(s.Model, bs, sch.FreesWindow)
 	maxCtx := s.Model.Spec.MaxContext
 	if sch.DividedContext || sch.MaxSeqs == 1 || bs == 1 {
 		// A runtime with a context of cells (llama.cpp -c 0: the model's
@@ -129,14 +131,27 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if !(tokens >= 1) {
 		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: s.KVBudget(sv.PassTokens)}
 	}
-	sv.Blocks = int(math.Min(tokens/float64(bs), 1<<40))
+	pages := math.Floor(tokens / float64(bs))
+	if p := &sv.pool; p.frees() {
+		// Pages of `width` layers: the budget's, or the asked tokens'
+		// blocks for every group.
+		pages = p.pagesOf(s.KVBudget(sv.PassTokens), perToken)
+		if o.KVTokens > 0 {
+			pages = math.Floor(tokens/float64(bs)) * float64(p.groups())
+		}
+	}
+	sv.Blocks = int(math.Min(pages, 1<<40))
 	sv.Context, sv.ContextBound = maxCtx, "model"
 	if sch.DividedContext {
 		if slot := sv.Blocks * bs / sch.MaxSeqs; slot < sv.Context {
 			sv.Context, sv.ContextBound = slot, "slot"
 		}
 	}
-	if pool := sv.Blocks * bs; pool < sv.Context {
+	pool := sv.Blocks * bs
+	if p := &sv.pool; p.frees() {
+		pool = int(p.maxTokens(int64(sv.Blocks), int64(sv.StepTokens), int64(sv.Context)))
+	}
+	if pool < sv.Context {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
 	if sv.Context < 2 {
@@ -168,8 +183,11 @@ func (sv *Server) Predict(w sim.Workload) (*sim.Result, error) {
 	return sv.Setup.Predict(w)
 }
 
-// KVTokens is the pool's capacity in tokens.
-func (sv *Server) KVTokens() int { return sv.Blocks * sv.Scheduler.BlockSize }
+// KVTokens is the pool's capacity in tokens of every layer: its pages
+// over the groups a token's block takes (vLLM's "GPU KV cache size").
+func (sv *Server) KVTokens() int {
+	return sv.Blocks / int(sv.pool.groups()) * sv.Scheduler.BlockSize
+}
 
 // scaled is a copy of sv whose passes take the given factors of their
 // time and whose front end is the end's (0 fast, 1 slow).

@@ -1,0 +1,139 @@
+package serve
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestPoolPages checks the pages of vLLM's hybrid KV cache manager by
+// hand: layers grouped by kind into groups as large as the kind with
+// fewest layers, a sliding group holding only the blocks its window
+// reaches (⌊max(0, computed − W + 1)/16⌋ skipped), against the one block
+// of every layer a runtime that frees nothing holds per 16 tokens.
+func TestPoolPages(t *testing.T) {
+	type call struct {
+		name             string
+		tokens, computed int64
+		shared           int32
+		want             int64
+		step             int64 // perRequest when set
+		wantPerReq       int64
+	}
+	cases := []struct {
+		name, model string
+		frees       bool
+		width       int
+		full        int64
+		slid        []int64
+		calls       []call
+	}{
+		// gpt-oss-20b: 24 layers alternating 128-token windows and full
+		// attention: 12 + 12, pages of 12 layers, one group of each.
+		{"gpt-oss-20b", "gpt-oss-20b", true, 12, 1, []int64{1}, []call{
+			// A 2000-token request decoding its 2000th token (1999
+			// computed): full ⌈2000/16⌉ = 125 blocks; sliding skips
+			// ⌊(1999 − 128 + 1)/16⌋ = ⌊1872/16⌋ = 117, holds 125 − 117 = 8
+			// (tokens 1872 … 1999: the window's 128 in 8 blocks).
+			// 133 pages = 1596 layer-blocks, where min(125, 128/16 + 1) = 9
+			// is the most a sliding group can hold at one token a step.
+			{"decode at 2000", 2000, 1999, 0, 125 + 8, 0, 0},
+			// Its 2001st: ⌈2001/16⌉ = 126, skip ⌊1873/16⌋ = 117: 126 + 9.
+			{"decode at 2001", 2001, 2000, 0, 126 + 9, 0, 0},
+			// Inside the window every group holds every block: 7 + 7.
+			{"decode at 100", 100, 99, 0, 7 + 7, 0, 0},
+			// A 2000-token prompt in one chunk, nothing computed yet: the
+			// chunk's blocks in both groups, 125 + 125.
+			{"prefill chunk", 2000, 0, 0, 250, 0, 0},
+			// With a 32-block shared prefix (512 tokens) held by the pool:
+			// full 125 − 32 = 93, sliding 125 − max(117, 32) = 8.
+			{"past a prefix", 2000, 1999, 32, 93 + 8, 0, 0},
+			// Its most at steps of 2048 tokens: sliding ⌈(127 + 2048)/16⌉
+			// + 1 = 136 + 1 = 137 blocks, under 32000 tokens' 2000.
+			{"most for 32000", 32000, 0, 0, 2000 + 2000, 2048, 2000 + 137},
+		}},
+		// The same model under a runtime that frees nothing: one group of
+		// 24 layers, ⌈2000/16⌉ = 125 pages.
+		{"gpt-oss-20b kept", "gpt-oss-20b", false, 24, 1, nil, []call{
+			{"decode at 2000", 2000, 1999, 0, 125, 2048, 125},
+		}},
+		// Gemma-3-4B: 34 layers, five 1024-token sliding to one full: 29 +
+		// 5, pages of 5 layers, ⌈29/5⌉ = 6 sliding groups (one padded).
+		// At 8001 tokens (8000 computed): full ⌈8001/16⌉ = 501; sliding
+		// skip ⌊(8000 − 1024 + 1)/16⌋ = ⌊6977/16⌋ = 436, holds 501 − 436
+		// = 65 in each of 6 groups: 501 + 390 = 891 pages of 5 layers.
+		{"gemma-3-4b", "gemma-3-4b", true, 5, 1, []int64{6}, []call{
+			{"decode at 8001", 8001, 8000, 0, 501 + 6*65, 0, 0},
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := setup(t, c.model, "bf16", "h100-sxm", "gpu", "vllm")
+			p := newPool(s.Model, 16, c.frees)
+			if p.width != c.width || p.full != c.full || !slices.Equal(p.slid, c.slid) {
+				t.Fatalf("groups: width %d, full %d, sliding %v; want %d, %d, %v", p.width, p.full, p.slid, c.width, c.full, c.slid)
+			}
+			for _, k := range c.calls {
+				if got := p.held(k.tokens, k.computed, k.shared); got != k.want {
+					t.Errorf("%s: held %d pages, want %d", k.name, got, k.want)
+				}
+				if k.step > 0 {
+					if got := p.perRequest(k.tokens, k.step); got != k.wantPerReq {
+						t.Errorf("%s: at most %d pages, want %d", k.name, got, k.wantPerReq)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFreedWindowsServeMore serves gpt-oss-20b under vLLM's scheduler
+// with its sliding layers' out-of-window blocks freed and, the same
+// server otherwise, priced as if every layer kept every token: with the
+// cache the bound (4000-token prompts on an L4 at 60 % of its memory),
+// freeing runs more requests at once and sustains a higher rate. A model
+// without sliding windows runs the very same either way.
+func TestFreedWindowsServeMore(t *testing.T) {
+	p, _ := ParseDist("uniform:3000:5000")
+	o, _ := ParseDist("uniform:100:300")
+	w := Workload{Arrival: Poisson, Rate: 2, Requests: 400, Prompt: p, Output: o, Seed: 3}
+	tg := Targets{TTFT: 20, TPOT: 0.2}
+	serve := func(model, weights string, frees bool) (*Server, *Result, *RateSearch) {
+		s := setup(t, model, weights, "l4", "gpu", "vllm")
+		sch := s.Runtime.SchedulerFor(s.Device)
+		if !sch.FreesWindow {
+			t.Fatal("vLLM's profile does not free out-of-window blocks")
+		}
+		sch.FreesWindow = frees
+		sv, err := New(s, sch, Options{MemoryShare: 0.6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sv.Run(w, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := sv.MaxRate(w, tg, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sv, res, m
+	}
+	svFree, free, mFree := serve("gpt-oss-20b", "mxfp4", true)
+	svKept, kept, mKept := serve("gpt-oss-20b", "mxfp4", false)
+	t.Logf("freed: pool %d tokens, %.1f running, %d preemptions, max rate %.3f/s; kept: %d tokens, %.1f running, %d preemptions, max rate %.3f/s",
+		svFree.KVTokens(), free.MeanRunning, free.Preemptions, mFree.MaxRate, svKept.KVTokens(), kept.MeanRunning, kept.Preemptions, mKept.MaxRate)
+	if svFree.KVTokens() != svKept.KVTokens() {
+		t.Errorf("the pool's tokens of every layer differ: %d freed, %d kept", svFree.KVTokens(), svKept.KVTokens())
+	}
+	if !(free.MeanRunning > 1.2*kept.MeanRunning) {
+		t.Errorf("freeing runs %.1f requests at once, keeping %.1f: want over 1.2×", free.MeanRunning, kept.MeanRunning)
+	}
+	if !(mFree.MaxRate > 1.2*mKept.MaxRate) {
+		t.Errorf("freeing sustains %.3f/s, keeping %.3f/s: want over 1.2×", mFree.MaxRate, mKept.MaxRate)
+	}
+	_, a, ma := serve("llama-3.2-3b", "bf16", true)
+	_, b, mb := serve("llama-3.2-3b", "bf16", false)
+	if a.TTFT != b.TTFT || a.TPOT != b.TPOT || a.Preemptions != b.Preemptions || a.MaxKVUse != b.MaxKVUse || ma.MaxRate != mb.MaxRate {
+		t.Errorf("a model without sliding windows moved: TTFT %+v / %+v, max rate %g / %g", a.TTFT, b.TTFT, ma.MaxRate, mb.MaxRate)
+	}
+}
