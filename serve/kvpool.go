@@ -31,9 +31,9 @@ type pool struct {
 	bs     int64
 	layers int     // layers the KV account holds
 	width  int     // layers of a page
-	full  int64   // groups of full-attention layers
-	wins  []int64 // sliding windows, tokens
-	slid  []int64 // groups of each window
+	full   int64   // groups of full-attention layers
+	wins   []int64 // sliding windows, tokens
+	slid   []int64 // groups of each window
 }
 
 // maxPoolWindows bounds the sliding windows a pool frees apart (a live
