@@ -703,7 +703,9 @@ serving Qwen2.5-0.5B on an A100 at half its memory (EVALSCOPE-A100: a
 closed loop of 50 requests of 100 + 100 tokens), 0.11.0
 serving gpt-oss-20b on an H100 and an A100 and 0.10.2 and 0.11.0 serving
 gpt-oss-120b on one H100 and one A100 (GPUSTACK: 1000 short requests at
-once; its longer gpt-oss-120b bursts are not scored, SOURCES.md says
+once, and on the A100 500 of 2000 and 100 of 32000 tokens, their sliding
+layers' out-of-window blocks freed as vLLM's hybrid KV cache manager
+frees them; the H100's longer bursts are not scored, SOURCES.md says
 why), and 0.10.1.1 serving Qwen2-7B on an A100 at a
 quarter and at half of its memory (DLEE-A100: 1 to 500 requests of 1024 +
 1024 tokens at once; its TPOT and ITL are scored, not its TTFT nor its
