@@ -202,3 +202,14 @@ func (sv *Server) scaled(prefill, decode float64, end int) *Server {
 func (sv *Server) spreadless(plo, phi, dlo, dhi float64) bool {
 	return plo == 1 && phi == 1 && dlo == 1 && dhi == 1 && sv.FrontEndEnds[0] == sv.FrontEnd && sv.FrontEndEnds[1] == sv.FrontEnd
 }
+
+// PageLayers is the layers one of the pool's Blocks holds a block of
+// tokens for: every layer, or, where sliding layers free their
+// out-of-window blocks (FreesWindows), a group of them (vLLM's hybrid KV
+// cache manager).
+func (sv *Server) PageLayers() int { return sv.pool.width }
+
+// FreesWindows says whether the pool frees the blocks a sliding layer's
+// window has left, so a request holds a window's blocks for its sliding
+// layers however long it grows.
+func (sv *Server) FreesWindows() bool { return sv.pool.frees() }

@@ -282,7 +282,11 @@ func serveDoc(a *app.Serve) *Doc {
 		sched += " (changed: " + strings.Join(a.Changed, ", ") + ")"
 	}
 	doc.Line("scheduler: %s", sched)
-	doc.Line("KV cache: %d tokens in %d blocks%s; a request holds at most %d tokens (%s)", sv.KVTokens(), sv.Blocks, kvEach, sv.Context, serveBoundText(sv.ContextBound))
+	blocks := fmt.Sprintf("%d blocks", sv.Blocks)
+	if sv.FreesWindows() {
+		blocks = fmt.Sprintf("%d blocks of %d layers, a sliding layer's freed once its window leaves them", sv.Blocks, sv.PageLayers())
+	}
+	doc.Line("KV cache: %d tokens in %s%s; a request holds at most %d tokens (%s)", sv.KVTokens(), blocks, kvEach, sv.Context, serveBoundText(sv.ContextBound))
 	doc.Line("workload: %s", workloadText(w, res))
 	single := a.Single
 	doc.Line("one request of %d + %d tokens alone: TTFT %s, TPOT %s, E2E %s (predict)", single.Inputs.Workload.Prompt, single.Inputs.Workload.Output,
