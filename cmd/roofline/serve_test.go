@@ -221,6 +221,25 @@ requests are admitted while a place, the budget and the cache allow
 tokens in order. A preempted request is prefilled again with what it
 generated, as vLLM's recompute does.
 
+**Sliding windows.** vLLM's hybrid KV cache manager (on by default in
+the V1 engine; --disable-hybrid-kv-cache-manager, a KV connector, or a
+platform other than CUDA and ROCm turns it off) keeps for a sliding-window
+layer only the blocks its window reaches and frees the rest before each
+step; full-attention layers keep every token. The layers are grouped by
+kind into groups of as many layers as the kind with fewest has, and every
+group takes blocks from one pool (vllm.toml's frees_window, [V28];
+docs/method.md §12). gpt-oss (128-token windows on half its layers) and
+Gemma 2 and 3 (4096- and 1024-token windows) therefore hold far less per
+request than a cache of every layer at full length: gpt-oss-20b at 2000
+tokens holds 125 + 8 blocks of 12 layers, not 125 of 24, and on an L4 at
+60 % of its memory with 3000–5000-token prompts it runs 10.6 requests at
+once instead of 5.8 and sustains 0.362 requests/s instead of 0.136
+(TestFreedWindowsServeMore). The output's KV line says "blocks of 12
+layers, a sliding layer's freed once its window leaves them"; its token
+count is the pool's blocks over the groups a token's block takes, as
+vLLM logs "GPU KV cache size". A model without sliding windows, and every
+other runtime, is priced as before.
+
 Under vLLM a step's kernels are launched as its CUDA graphs allow
 (vllm.toml's [graphs], sourced; docs/method.md §12): a decode-only step
 of up to min(2 × max_num_seqs, 512) tokens replays a whole graph, as the
@@ -466,9 +485,12 @@ const serveDocTail = `
   ring's 2(N − 1) link latencies, which overstates it at 8 GPUs
   (docs/accuracy.md, "Beyond one device": gpt-fast at 8 A100s decodes
   0.72× the predicted time).
-- The KV pool is what memory leaves at the model's full per-token cache:
-  sliding-window layers are counted at full length (vLLM frees their
-  out-of-window blocks), which understates a windowed model's pool.
+- The KV pool of a runtime that frees nothing counts every layer at full
+  length. Under vLLM a sliding layer's out-of-window blocks are freed
+  (above, "Sliding windows"), but the freed blocks of a shared prefix are
+  counted as held, and the grouping is vLLM 0.10's (groups as large as the
+  fewest layers of a kind, [V28]); a model whose kinds have unequal,
+  close layer counts may be grouped otherwise in other releases.
 - A preempted request recomputes its whole prompt and output; vLLM may
   find some of its freed blocks still in the prefix cache.
 - llama.cpp's server fails a request when its cache is full; which one
