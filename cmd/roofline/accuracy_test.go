@@ -813,8 +813,8 @@ const accuracyLeft = `
   all but four of the Orin Nano's 16 unmeasured decode runs and 3 of the
   AGX Orin's 5 in MAXN; the family's, computed without the module, covers
   every one: too wide with two modules left to compute it from. No
-  llama.cpp run on an Orin NX, an AGX Orin 32GB or a Xavier with a
-  built-in model was found (SOURCES.md lists what was read). Measured,
+  llama.cpp run on an Orin NX, an AGX Orin 32GB, a Xavier or a Thor with
+  a built-in model was found (SOURCES.md lists what was read). Measured,
   each module's own level predicts its runs of models it was not fitted
   on within 6–12 % (Orin Nano) and 4–7 % (AGX Orin, one model).
 - **RKLLM as users run it.** The conversion's context and the clocks are
