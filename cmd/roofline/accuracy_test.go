@@ -795,10 +795,11 @@ const accuracyLeft = `
   the 2019 Jetson Nano (one model, one build pair) and the Jetson AGX
   Thor (MAXN, one model: THOR-GTIER). As one class ("The Jetson CUDA
   class" above), each module held out and weighing the same, they decode
-  7.7 % off (issue 24's aim: 8 %) and prefill 11.2 %. Each predicted
-  from the desktop GPUs and the other three modules, the Orin Nano's
-  modes decode within 6–15 % (0.95–1.15 of the predicted time), the AGX
-  Orin 5–7 % faster than predicted, the Jetson Nano 1.07× slower (its
+  8.2 % off (issue 24's aim: 8 %; 6.9 % on the three modules before the
+  Thor) and prefill 11.2 %. Each predicted from the desktop GPUs and the
+  other three modules, the Orin Nano's modes decode within 7–15 %
+  (0.94–1.15 of the predicted time), the AGX Orin 5–6 % faster than
+  predicted, the Jetson Nano 1.07× slower (its
   Maxwell GPU, compute capability 5.3, runs no CUDA graph: every kernel
   is priced launched by four 1.43 GHz Cortex-A57s), and the Thor 1.31×
   faster (prefill 1.20×): the family's level is fitted on modules whose
