@@ -799,14 +799,15 @@ const accuracyLeft = `
   Thor) and prefill 11.2 %. Each predicted from the desktop GPUs and the
   other three modules, the Orin Nano's modes decode within 7–15 %
   (0.94–1.15 of the predicted time), the AGX Orin 5–6 % faster than
-  predicted, the Jetson Nano 1.07× slower (its
-  Maxwell GPU, compute capability 5.3, runs no CUDA graph: every kernel
-  is priced launched by four 1.43 GHz Cortex-A57s), and the Thor 1.31×
-  faster (prefill 1.20×): the family's level is fitted on modules whose
-  hosts are Cortex-A78AE and A57 cores, and the Thor's are fourteen
-  Neoverse-V3AE at 2.6 GHz; priced by the clock alone (docs/method.md
-  §6), a faster core's work per step is not, and one model cannot tell
-  the host from the kernels.
+  predicted, the Jetson Nano 1.07× slower (its Maxwell GPU, compute
+  capability 5.3, runs no CUDA graph: every kernel is priced launched
+  by four 1.43 GHz Cortex-A57s), and the Thor 1.31× faster (prefill
+  1.20×). The Thor streams Qwen2.5-7B Q8_0's weights at 233 GB/s, 0.85
+  of its datasheet (its GPU STREAM-triad: 0.92), where the family's
+  level, fitted on Orin-era and Maxwell modules with Cortex-A78AE and
+  A57 hosts, expects less; its own level, fitted on its one model, puts
+  the difference in bandwidth (+0.29 on its logit), and one model cannot tell
+  the memory system from the host (fourteen Neoverse-V3AE at 2.6 GHz).
   What is left is by model, not by mode: on the same Orin Nano modes
   Qwen2.5-0.5B decodes 1.10–1.21× faster than predicted, Qwen3-0.6B
   1.03–1.06×, and Llama-3.2-1B and the 2–4 B models 0.86–0.95× as fast;
