@@ -17,7 +17,9 @@ type Server struct {
 	// StepTokens is the most tokens one step processes, PassTokens the
 	// most one forward pass does (a step is split into passes above it).
 	StepTokens, PassTokens int
-	// Blocks is the KV-cache pool in blocks of Scheduler.BlockSize tokens.
+	// Blocks is the KV-cache pool in blocks of Scheduler.BlockSize tokens
+	// for PageLayers layers: every layer, or a group of them where sliding
+	// layers free their out-of-window blocks (FreesWindows).
 	Blocks int
 	// Context is the most tokens (prompt and output) one request may hold:
 	// the model's maximum context, a slot's share of the cache, the pool.
