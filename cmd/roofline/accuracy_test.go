@@ -887,7 +887,18 @@ const accuracyLeft = `
   #19132 and #21916 on 4 to 64 of a Graviton3E's cores), which
   --threads can now price, but none read states the build its
   baseline ran, and no Graviton, Grace or Ampere profile exists yet
-  (testdata/public/SOURCES.md, "Considered and rejected"). The Pi 5's
+  (testdata/public/SOURCES.md, "Considered and rejected"). A fourth
+  device was found and is not scored: an Apple M4 Pro's P cores (the
+  profile's CPU engine: 10 cores at 4.512 GHz, four 128-bit pipes) in
+  llama.cpp pull request #11390, Llama-3.2-1B Q4_0 tg64 at 1 to 10
+  threads on the master build 6eecde3c (4621), measure 1.01–1.26 × the
+  class's rate (median error 4.9 %), but the class's one cap on the
+  bandwidth a core pulls cannot hold an M4 P core (36.5 GB/s on one
+  thread) beside a Pi 5 A76 (6.7 GB/s): scored, decode held out by
+  device goes 4.3 → 17.1 % and the intervals no longer cover even at
+  four times their width; without the cap, the Pi 5's sweeps 11.5 %
+  (LCPP-11390-M4PRO). Into the 75–90 % band the class needs that device
+  and a bandwidth per core sourced alike on every CPU profile. The Pi 5's
   decode, Q2_K to Q8_0 at 1 to 4 threads, is 4.0 % off held out (1.9 %
   on its 4-thread runs alone, 11.1 % before): EDGE-FORMAT-TAX's Qwen2.5-0.5B files, 24–30 %
   larger than the recipes, store output.weight beside token_embd (its

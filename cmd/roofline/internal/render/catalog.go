@@ -429,7 +429,7 @@ func deviceDoc(dv app.Device) *Doc {
 		}
 	}
 	doc.Both("\nengines:\n")
-	tt := NewTable("ENGINE", "KIND", "CLOCK", "POWER", "RUNTIMES", "EFFICIENCY").Right(2, 3)
+	tt := NewTable("ENGINE", "KIND", "UNITS", "CLOCK", "L2", "POWER", "RUNTIMES", "EFFICIENCY").Right(2, 3, 4, 5)
 	for i := range d.Engines {
 		e := &d.Engines[i]
 		power := "unknown"
@@ -444,9 +444,22 @@ func deviceDoc(dv app.Device) *Doc {
 		if rts == "" {
 			rts = "none"
 		}
-		tt.Add(e.Name, string(e.Kind), Clock(e.Clock), power, rts, eff)
+		unitCount, l2 := "-", "-"
+		if e.Units > 0 {
+			unitCount = fmt.Sprint(e.Units)
+		}
+		if e.L2Cache > 0 {
+			l2 = Bytes(e.L2Cache)
+		}
+		tt.Add(e.Name, string(e.Kind), unitCount, Clock(e.Clock), l2, power, rts, eff)
 	}
 	doc.Table(tt)
+	for i := range d.Engines {
+		e := &d.Engines[i]
+		if e.L2Cache > 0 {
+			doc.Both(fmt.Sprintf("L2 cache (%s): %s%s\n", e.Name, Bytes(e.L2Cache), src("engine."+e.Name+".l2_cache")))
+		}
+	}
 	if len(dv.Modes) > 0 {
 		doc.Both(fmt.Sprintf("\npower modes of %s (give one as NAME@MODE):\n", d.Module()))
 		mt := NewTable("MODE", "TABLE", "DEVICE", "NAME@MODE", "BANDWIDTH", "ENGINES (peak fp16 or int8)", "POWER").Right(4, 6)
