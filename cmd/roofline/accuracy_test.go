@@ -956,7 +956,9 @@ const accuracyLeft = `
   the power figures sort the cards by market). A class-wide factor
   min(1, (W/SM)/4)^1 on the prefill's compute rates would bring the
   class's prefill to 17.2 % (P90 73.9 → 43.7 %), but its knee was read
-  off these figures and the mission boards' decode loses (9.3 → 9.9 %):
+  off these figures: chosen for each device without it, 22.1 % (P90
+  50.7 %), the rest being the DGX Spark's MoE gap priced as power at its
+  SoC's 140 W; and the mission boards' decode loses (9.3 → 9.9 %):
   tried and not kept (docs/method.md §6, "Power limits in CUDA prefill",
   with the table by device). Sustained clocks logged during a prefill
   (nvidia-smi) on the pro cards would let their profiles state a
