@@ -32,6 +32,7 @@ var builtinIndex = []indexFile{
 	{"hardware/h100-sxm.toml", "device", []string{"h100-sxm", "h100"}},
 	{"hardware/h200.toml", "device", []string{"h200", "h200-sxm"}},
 	{"hardware/jetson-agx-orin-64gb.toml", "device", []string{"jetson-agx-orin-64gb", "agx-orin-64gb", "jetson-agx-orin", "jetson-agx-orin-64gb-15w", "jetson-agx-orin-64gb-30w", "jetson-agx-orin-64gb-50w"}},
+	{"hardware/jetson-agx-thor.toml", "device", []string{"jetson-agx-thor", "agx-thor", "jetson-thor", "jetson-t5000", "thor-t5000"}},
 	{"hardware/jetson-nano-4gb.toml", "device", []string{"jetson-nano-4gb", "jetson-nano", "jetson-nano-devkit", "tegra-x1"}},
 	{"hardware/jetson-orin-nano-4gb.toml", "device", []string{"jetson-orin-nano-4gb", "orin-nano-4gb", "jetson-orin-nano-4gb-7w-ai", "jetson-orin-nano-4gb-7w-cpu", "jetson-orin-nano-super-4gb-10w", "jetson-orin-nano-super-4gb-25w"}},
 	{"hardware/jetson-orin-nano-8gb.toml", "device", []string{"jetson-orin-nano-8gb", "orin-nano-8gb", "jetson-orin-nano-8gb-7w", "jetson-orin-nano-super-8gb", "orin-nano-super", "jetson-orin-nano-super", "jetson-orin-nano-super-8gb-15w", "jetson-orin-nano-super-8gb-25w"}},

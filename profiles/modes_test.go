@@ -87,6 +87,11 @@ func TestPowerModeNames(t *testing.T) {
 		// MHz = 287.5 GFLOP/s.
 		{"jetson-agx-orin-64gb@50w", "jetson-agx-orin-64gb-50w", 16, 26.7e12, 287.5e9, 204.8e9, 50},
 		{"jetson-agx-orin-64gb@maxn", "jetson-agx-orin-64gb", 16, 42.6e12, 422.4e9, 204.8e9, 60},
+		// Jetson AGX Thor (T5000), its one described mode: 20 SM × 8192 ×
+		// 1575 MHz = 258.048 TFLOP/s, 14 × 32 × 2.6 GHz = 1164.8 GFLOP/s,
+		// 273 GB/s, 130 W.
+		{"jetson-agx-thor@maxn", "jetson-agx-thor", 20, 258.048e12, 1164.8e9, 273e9, 130},
+		{"jetson-thor@MAXN", "jetson-agx-thor", 20, 258.048e12, 1164.8e9, 273e9, 130},
 	}
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
 	for _, c := range cases {

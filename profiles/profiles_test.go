@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/units"
 )
 
 func TestBuiltinDecodesAndValidates(t *testing.T) {
@@ -19,8 +20,8 @@ func TestBuiltinDecodesAndValidates(t *testing.T) {
 	if n := len(cat.Models()); n != 27 {
 		t.Errorf("%d built-in models, want 27", n)
 	}
-	if n := len(cat.Devices()); n != 86 {
-		t.Errorf("%d built-in devices (with variants), want 86", n)
+	if n := len(cat.Devices()); n != 87 {
+		t.Errorf("%d built-in devices (with variants), want 87", n)
 	}
 	for _, d := range cat.Devices() {
 		if err := d.Validate(); err != nil {
@@ -60,7 +61,7 @@ func TestRequiredNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hw := []string{"jetson-orin-nano-4gb", "jetson-orin-nano-8gb", "jetson-orin-nano-super-8gb", "jetson-orin-nx-16gb", "jetson-agx-orin-64gb",
+	hw := []string{"jetson-orin-nano-4gb", "jetson-orin-nano-8gb", "jetson-orin-nano-super-8gb", "jetson-orin-nx-16gb", "jetson-agx-orin-64gb", "jetson-agx-thor",
 		"rk3588", "rk3576", "rk3562", "raspberry-pi-5-8gb", "dgx-spark", "apple-m1", "apple-m1-pro", "apple-m1-max", "apple-m1-ultra",
 		"apple-m2", "apple-m2-pro", "apple-m2-max", "apple-m2-ultra", "apple-m2-ultra-60c", "apple-m3", "apple-m3-pro", "apple-m3-max",
 		"apple-m3-ultra", "apple-m4", "apple-m4-pro", "apple-m4-max", "rtx-3060", "rtx-3070", "rtx-3080", "rtx-3090", "rtx-4060-ti",
@@ -212,10 +213,63 @@ func TestNotFoundSuggests(t *testing.T) {
 func TestDevicesMatching(t *testing.T) {
 	cat, _ := Builtin()
 	ds, err := cat.DevicesMatching("jetson-*")
-	if err != nil || len(ds) != 21 { // 6 modules and the Orins' 15 other power modes
+	if err != nil || len(ds) != 22 { // 7 modules and the Orins' 15 other power modes
 		t.Fatalf("jetson-* = %d devices, %v", len(ds), err)
 	}
 	if _, err := cat.DevicesMatching("nothing-*"); err == nil {
 		t.Fatal("empty glob accepted")
+	}
+}
+
+// The Jetson AGX Thor's figures, computed by hand from the module's
+// sources (profiles/hardware/jetson-agx-thor.toml): a Blackwell SM does
+// 4 tensor cores × 2048 = 8192 dense FP16 FLOP per clock, twice that at
+// FP8 and again at FP4; the GPU has 20 SMs at 1575 MHz; the CPU is 14
+// Neoverse-V3AE cores at 2.6 GHz with four 128-bit pipes each.
+func TestJetsonAGXThorFigures(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cat.Device("jetson-thor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu, _ := d.Engine("gpu")
+	cpu, _ := d.Engine("cpu")
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	cases := []struct {
+		what      string
+		got, want float64
+	}{
+		{"gpu fp32", gpu.Peaks[units.FP32], 20 * 128 * 2 * 1575e6},   // 8.064 TFLOP/s
+		{"gpu fp16", gpu.Peaks[units.FP16], 20 * 8192 * 1575e6},      // 258.048 TFLOP/s
+		{"gpu bf16", gpu.Peaks[units.BF16], 20 * 8192 * 1575e6},      // at the FP16 rate
+		{"gpu fp8", gpu.Peaks[units.FP8], 20 * 16384 * 1575e6},       // 516.096 TFLOP/s
+		{"gpu fp4", gpu.Peaks[units.FP4], 20 * 32768 * 1575e6},       // 1032.192 TFLOP/s; × 2 sparse = 2064, NVIDIA's 2070
+		{"cpu fp32", cpu.Peaks[units.FP32], 14 * 2.6e9 * 4 * 4 * 2},  // 1164.8 GFLOP/s
+		{"cpu fp16", cpu.Peaks[units.FP16], 14 * 2.6e9 * 4 * 8 * 2},  // 2329.6 GFLOP/s
+		{"cpu int8", cpu.Peaks[units.INT8], 14 * 2.6e9 * 4 * 16 * 2}, // 4659.2 GOP/s (SDOT)
+		{"gpu clock", gpu.Clock, 1575e6},
+		{"cpu clock", cpu.Clock, 2.6e9},
+		{"gpu units", float64(gpu.Units), 20},
+		{"cpu units", float64(cpu.Units), 14},
+		{"l2", gpu.L2Cache, 32 << 20},
+		{"compute capability", gpu.ComputeCapability, 11.0},
+		{"memory", d.Memory, 128 << 30},
+		{"reserved memory", d.Reserved, 5324 << 20}, // 131,072 MiB less the 125,748 CUDA sees
+		{"bandwidth", d.Bandwidth, 273e9},
+		{"storage", d.StorageBandwidth, 16e9 * 128 / 130 * 4 / 8}, // PCIe 4.0 x4: 7.88 GB/s
+	}
+	for _, c := range cases {
+		if !near(c.got, c.want) && !(c.what == "storage" && math.Abs(c.got-c.want) < 0.01e9) {
+			t.Errorf("%s = %g, want %g", c.what, c.got, c.want)
+		}
+	}
+	if d.Family != "jetson" || d.PowerMode != "MAXN" || !d.Unified {
+		t.Errorf("family %q, mode %q, unified %v: want jetson, MAXN, true", d.Family, d.PowerMode, d.Unified)
+	}
+	if _, ok := gpu.Peaks[units.INT8]; ok {
+		t.Error("the GPU states an int8 peak: NVIDIA gives none for Thor, and none is derived")
 	}
 }

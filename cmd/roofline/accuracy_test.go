@@ -790,16 +790,24 @@ const accuracyLeft = `
 ## What is left
 
 - **The mission's boards, unmeasured, are where the class misses most.**
-  Three Jetson modules are published under llama.cpp's CUDA backend: the
-  Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W)
-  and the 2019 Jetson Nano (one model, one build pair). As one class
-  ("The Jetson CUDA class" above), each module held out and weighing the
-  same, they decode 8.4 % off (issue 24's aim: 8 %) and prefill 9.8 %.
-  Each predicted from the desktop GPUs and the other two modules, the
-  Orin Nano's modes decode within 9–11 % (0.94–1.11 of the predicted
-  time), the AGX Orin 8–9 % faster than predicted, and the Jetson Nano
-  1.03× slower: its Maxwell GPU (compute capability 5.3) runs no CUDA
-  graph (priced: every kernel launched by four 1.43 GHz Cortex-A57s).
+  Four Jetson modules are published under llama.cpp's CUDA backend: the
+  Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W),
+  the 2019 Jetson Nano (one model, one build pair) and the Jetson AGX
+  Thor (MAXN, one model: THOR-GTIER). As one class ("The Jetson CUDA
+  class" above), each module held out and weighing the same, they decode
+  8.2 % off (issue 24's aim: 8 %; 6.9 % on the three modules before the
+  Thor) and prefill 11.2 %. Each predicted from the desktop GPUs and the
+  other three modules, the Orin Nano's modes decode within 7–15 %
+  (0.94–1.15 of the predicted time), the AGX Orin 5–6 % faster than
+  predicted, the Jetson Nano 1.07× slower (its Maxwell GPU, compute
+  capability 5.3, runs no CUDA graph: every kernel is priced launched
+  by four 1.43 GHz Cortex-A57s), and the Thor 1.31× faster (prefill
+  1.20×). The Thor streams Qwen2.5-7B Q8_0's weights at 233 GB/s, 0.85
+  of its datasheet (its GPU STREAM-triad: 0.92), where the family's
+  level, fitted on Orin-era and Maxwell modules with Cortex-A78AE and
+  A57 hosts, expects less; its own level, fitted on its one model, puts
+  the difference in bandwidth (+0.29 on its logit), and one model cannot tell
+  the memory system from the host (fourteen Neoverse-V3AE at 2.6 GHz).
   What is left is by model, not by mode: on the same Orin Nano modes
   Qwen2.5-0.5B decodes 1.10–1.21× faster than predicted, Qwen3-0.6B
   1.03–1.06×, and Llama-3.2-1B and the 2–4 B models 0.86–0.95× as fast;
@@ -808,11 +816,13 @@ const accuracyLeft = `
   (Q5_0 and Q8_0 against Q4_K and Q6_K), and on a GPU of 8 or 16 SMs
   at 0.4–1.3 GHz a decode kernel's instructions per byte may bound it;
   llama.cpp's CUDA kernels per type are not priced (the CPU's are), so
-  this stays in the interval. Unmeasured prefill runs 1.10–1.28× slower
-  than predicted on the Orin Nano's modes. The class's interval covers
-  all but four of the Orin Nano's 16 unmeasured decode runs and 3 of the
-  AGX Orin's 5 in MAXN; the family's, computed without the module, covers
-  every one: too wide with two modules left to compute it from. No
+  this stays in the interval. Unmeasured prefill runs 1.08–1.27× slower
+  than predicted on the Orin Nano's modes. The family's interval,
+  computed without the module from the three others (Student's t at
+  three degrees of freedom; at two, with three modules, it covered every
+  decode run), covers every decode run of the Orin-era and Maxwell
+  modules and misses the Thor's, and misses most of the Orin Nano's
+  prefill runs: 75.0 % and 72.2 %, each module weighing the same. No
   llama.cpp run on an Orin NX, an AGX Orin 32GB or a Xavier with a
   built-in model was found (SOURCES.md lists what was read). Measured,
   each module's own level predicts its runs of models it was not fitted
@@ -1130,6 +1140,7 @@ var missionBoards = []struct {
 	{"Jetson AGX Orin 64GB (MAXN)", "jetson-agx-orin-64gb", "llama.cpp gpu (cuda)"},
 	{"Jetson AGX Orin 64GB (MODE_30W)", "jetson-agx-orin-64gb-30w", "llama.cpp gpu (cuda)"},
 	{"Jetson AGX Orin 64GB (MAXN)", "jetson-agx-orin-64gb", "tensorrt-llm gpu"},
+	{"Jetson AGX Thor T5000 (MAXN)", "jetson-agx-thor", "llama.cpp gpu (cuda)"},
 	{"Jetson Orin Nano (8GB and Super)", "jetson-orin-nano-super-8gb", "mlc gpu"},
 	{"Jetson Nano 4GB (2019, Maxwell)", "jetson-nano-4gb", "llama.cpp gpu (cuda)"},
 	{"Jetson Nano 4GB CPU (Cortex-A57)", "jetson-nano-4gb", "llama.cpp cpu"},
@@ -1238,7 +1249,7 @@ When the clock rule was chosen (on the runs of 2026-11-27's first stop, before t
 func powerModeRuns(classes []*accuracy.Class, runs []measured.Run) string {
 	cat, _ := profiles.Builtin()
 	devices := []string{"jetson-orin-nano-8gb-7w", "jetson-orin-nano-super-8gb-15w", "jetson-orin-nano-super-8gb-25w", "jetson-orin-nano-super-8gb",
-		"jetson-agx-orin-64gb-30w", "jetson-agx-orin-64gb"}
+		"jetson-agx-orin-64gb-30w", "jetson-agx-orin-64gb", "jetson-agx-thor"}
 	var scored []measured.Run
 	for _, r := range runs {
 		if r.Exclude == "" && r.Test == measured.Decode {
