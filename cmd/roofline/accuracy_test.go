@@ -954,7 +954,7 @@ const accuracyLeft = `
   every published pass stays compute-bound: no held-out figure moves, and
   the Spark's 1.72× and the RTX 4090's 0.68× have another cause than
   where the re-reads come from.
-- **Current llama.cpp CUDA prefill across GPUs** (23.8 %, held out by
+- **Current llama.cpp CUDA prefill across GPUs** (23.3 %, held out by
   device). On one die it follows the board's power per SM, not the peak:
   at one source and build (XD-GPUBENCH) the AD102/AD103 cards prefill at
   1.35 (RTX 6000 Ada, 2.11 W/SM), 1.24 (L40S, 2.46), 0.89 (RTX 4090,
@@ -965,7 +965,8 @@ const accuracyLeft = `
   correlates with W/SM across all devices as strongly as prefill does:
   the power figures sort the cards by market). A class-wide factor
   min(1, (W/SM)/4)^1 on the prefill's compute rates would bring the
-  class's prefill to 17.2 % (P90 73.9 → 43.7 %), but its knee was read
+  class's prefill from 23.8 to 17.2 % (P90 73.9 → 43.7 %; on the runs
+  before the Jetson AGX Thor joined, whose profile states its clock), but its knee was read
   off these figures: chosen for each device without it, 22.1 % (P90
   50.7 %), the rest being the DGX Spark's MoE gap priced as power at its
   SoC's 140 W; and the mission boards' decode loses (9.3 → 9.9 %):
