@@ -954,12 +954,32 @@ const accuracyLeft = `
   every published pass stays compute-bound: no held-out figure moves, and
   the Spark's 1.72× and the RTX 4090's 0.68× have another cause than
   where the re-reads come from.
-- **Current llama.cpp CUDA prefill across GPUs** follows each GPU's integer
-  throughput per SM and clock more than its FP16 peak; modelling that needs
-  each GPU's clock in its profile. The micro-batch sweeps (llama.cpp pull
-  requests, 16–2048 rows on the RTX 3090, 4090 and 5090) show the matrix
-  efficiency's rise with the rows is steeper on those GeForce cards than
-  the class's one curve for all GPUs.
+- **Current llama.cpp CUDA prefill across GPUs** (23.3 %, held out by
+  device). On one die it follows the board's power per SM, not the peak:
+  at one source and build (XD-GPUBENCH) the AD102/AD103 cards prefill at
+  1.35 (RTX 6000 Ada, 2.11 W/SM), 1.24 (L40S, 2.46), 0.89 (RTX 4090,
+  3.52) and 0.83 (RTX 4080, 4.21) of the predicted time while their
+  decode does not follow (0.84–0.98): under a 300 W limit the tensor
+  clock falls. Across dies it does not hold (the GA102 pro cards at 3.57
+  W/SM run 0.99 and 1.14, the H100 PCIe 1.33 at 3.07 W/SM, and decode
+  correlates with W/SM across all devices as strongly as prefill does:
+  the power figures sort the cards by market). A class-wide factor
+  min(1, (W/SM)/4)^1 on the prefill's compute rates would bring the
+  class's prefill from 23.8 to 17.2 % (P90 73.9 → 43.7 %; on the runs
+  before the Jetson AGX Thor joined, whose profile states its clock), but its knee was read
+  off these figures: chosen for each device without it, 22.1 % (P90
+  50.7 %), the rest being the DGX Spark's MoE gap priced as power at its
+  SoC's 140 W; and the mission boards' decode loses (9.3 → 9.9 %):
+  tried and not kept (docs/method.md §6, "Power limits in CUDA prefill",
+  with the table by device). Sustained clocks logged during a prefill
+  (nvidia-smi) on the pro cards would let their profiles state a
+  sustained tensor clock as the Jetsons' modes do. Pricing MMQ at the
+  int8 peak instead of fp16 would change nothing between devices: every
+  CUDA profile with both gives int8 = 2 × fp16. The micro-batch sweeps
+  (llama.cpp pull requests, 16–2048 rows on the RTX 3090, 4090 and 5090;
+  the RTX 4090's 0.71 over all its runs is LCPP-UB's sweep) show the
+  matrix efficiency's rise with the rows is steeper on those GeForce
+  cards than the class's one curve for all GPUs.
 - **MoE prefill**: with MMQ's padding of each expert's tokens to whole
   tiles priced (docs/method.md), the Spark's MoE prefill held out by
   device is still 1.78× (gpt-oss-120b), 1.98× (gpt-oss-20b) and 1.29×
