@@ -633,7 +633,7 @@ func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
 		out.Basis = l.Basis
 	}
 	if dev == nil && c.Fitted {
-		out.Basis += "; " + d.Module() + " itself has no published runs"
+		out.Basis += "; no published run of " + d.Module() + " is in its fit"
 	}
 	return &out
 }
