@@ -3,6 +3,8 @@ package serve
 import (
 	"slices"
 	"testing"
+
+	"github.com/roofline/roofline/runtimes"
 )
 
 // TestPoolPages checks the pages of vLLM's hybrid KV cache manager by
@@ -135,5 +137,61 @@ func TestFreedWindowsServeMore(t *testing.T) {
 	_, b, mb := serve("llama-3.2-3b", "bf16", false)
 	if a.TTFT != b.TTFT || a.TPOT != b.TPOT || a.Preemptions != b.Preemptions || a.MaxKVUse != b.MaxKVUse || ma.MaxRate != mb.MaxRate {
 		t.Errorf("a model without sliding windows moved: TTFT %+v / %+v, max rate %g / %g", a.TTFT, b.TTFT, ma.MaxRate, mb.MaxRate)
+	}
+}
+
+// TestFreedWindowsContext checks the most tokens one request may hold
+// when sliding layers free their blocks, by hand for gpt-oss-20b on an L4
+// under vLLM (16-token blocks, 2048-token steps) with --kv-tokens 4096:
+// ⌊4096/16⌋ = 256 blocks in each of 2 groups, 512 pages of 12 layers.
+//   - freeing as it runs: a request of t tokens holds at most ⌈t/16⌉ full
+//     pages and min(⌈t/16⌉, ⌈(127 + 2048)/16⌉ + 1 = 137) sliding ones;
+//     512 − 137 = 375 full blocks, 375·16 = 6000 tokens;
+//   - reserving a request's whole length up front holds every group's
+//     blocks: 4096 tokens, so a 3000 + 100-token request is served;
+//   - a context divided among 4 slots: 4096/4 = 1024 tokens (the pages
+//     over the 2 groups, not 512·16/4 = 2048).
+func TestFreedWindowsContext(t *testing.T) {
+	cases := []struct {
+		name      string
+		onFull    runtimes.OnFull
+		divided   int // slots, 0: not divided
+		want      int
+		wantBound string
+	}{
+		{"recompute", runtimes.Recompute, 0, 6000, "memory"},
+		{"reserve", runtimes.Reserve, 0, 4096, "memory"},
+		{"divided among 4", runtimes.Recompute, 4, 1024, "slot"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := setup(t, "gpt-oss-20b", "mxfp4", "l4", "gpu", "vllm")
+			sch := s.Runtime.SchedulerFor(s.Device)
+			sch.OnFull = c.onFull
+			if c.divided > 0 {
+				sch.DividedContext, sch.MaxSeqs = true, c.divided
+			}
+			sv, err := New(s, sch, Options{KVTokens: 4096})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sv.Blocks != 512 || sv.KVTokens() != 4096 {
+				t.Fatalf("pool %d pages, %d tokens; want 512, 4096", sv.Blocks, sv.KVTokens())
+			}
+			if sv.Context != c.want || sv.ContextBound != c.wantBound {
+				t.Errorf("a request holds at most %d tokens (%s); want %d (%s)", sv.Context, sv.ContextBound, c.want, c.wantBound)
+			}
+			if c.divided > 0 {
+				return
+			}
+			w := Workload{Arrival: Poisson, Rate: 0.1, Requests: 3, Prompt: Dist{Kind: Fixed, A: 3000}, Output: Dist{Kind: Fixed, A: 100}, Seed: 1}
+			res, err := sv.Run(w, Targets{TTFT: 20, TPOT: 0.2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Completed != 3 || res.Failed != 0 {
+				t.Errorf("3000 + 100-token requests: %d completed, %d failed; want 3, 0", res.Completed, res.Failed)
+			}
+		})
 	}
 }
