@@ -137,7 +137,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if p := &sv.pool; p.frees() {
 		// Pages of `width` layers: the budget's, or the asked tokens'
 		// blocks for every group.
-		pages = p.pagesOf(s.KVBudget(sv.PassTokens), perToken)
+		pages = p.pagesOf(s.KVBudget(sv.PassTokens), s.Model.KVPerLayerToken())
 		if o.KVTokens > 0 {
 			pages = math.Floor(tokens/float64(bs)) * float64(p.groups())
 		}
