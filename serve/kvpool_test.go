@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -127,11 +128,11 @@ func TestFreedWindowsServeMore(t *testing.T) {
 	if svFree.KVTokens() != svKept.KVTokens() {
 		t.Errorf("the pool's tokens of every layer differ: %d freed, %d kept", svFree.KVTokens(), svKept.KVTokens())
 	}
-	if !(free.MeanRunning > 1.2*kept.MeanRunning) {
-		t.Errorf("freeing runs %.1f requests at once, keeping %.1f: want over 1.2×", free.MeanRunning, kept.MeanRunning)
-	}
-	if !(mFree.MaxRate > 1.2*mKept.MaxRate) {
-		t.Errorf("freeing sustains %.3f/s, keeping %.3f/s: want over 1.2×", mFree.MaxRate, mKept.MaxRate)
+	// The figures docs/serve.md's "Sliding windows" states (its template
+	// in cmd/roofline/serve_test.go), as it rounds them.
+	got := fmt.Sprintf("%.1f vs %.1f running, %.3f vs %.3f/s", free.MeanRunning, kept.MeanRunning, mFree.MaxRate, mKept.MaxRate)
+	if want := "10.6 vs 5.8 running, 0.362 vs 0.136/s"; got != want {
+		t.Errorf("freed vs kept: %s; docs/serve.md states %s (update its template in cmd/roofline/serve_test.go)", got, want)
 	}
 	_, a, ma := serve("llama-3.2-3b", "bf16", true)
 	_, b, mb := serve("llama-3.2-3b", "bf16", false)
