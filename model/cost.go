@@ -499,13 +499,20 @@ func (c *Cost) addKVLayer(win int) {
 // entry's layers by KVPerLayerToken. The slice is shared: do not modify it.
 func (c *Cost) KVLayers() []WindowLayers { return c.kvLayers }
 
-// KVPerLayerToken is the KV one token adds to one layer (all layers are
-// alike in the supported architectures).
+// KVPerLayerToken is the KV one token adds to one of the layers that
+// hold KV (KVLayers; all are alike in the supported architectures): the
+// KV per token over those layers, not over every layer of the model, of
+// which some may hold none (linear attention, a shared cache) or belong
+// to another device's slice.
 func (c *Cost) KVPerLayerToken() float64 {
-	if c.Spec.Layers == 0 {
+	n := 0
+	for _, l := range c.kvLayers {
+		n += l.Layers
+	}
+	if n == 0 {
 		return 0
 	}
-	return c.kv.slope() / float64(c.Spec.Layers)
+	return c.kv.slope() / float64(n)
 }
 
 // LinearFLOPsPerToken is 2 × the active matrix weights a token passes

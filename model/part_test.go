@@ -106,3 +106,38 @@ func TestShard(t *testing.T) {
 		t.Errorf("an MLA latent cache is replicated on every rank: %g, want %g", d.Shard(8).KVBytes(1000), d.KVBytes(1000))
 	}
 }
+
+// TestKVPerLayerToken: the KV a token adds to one of the layers that
+// hold it, for a whole model and for a slice of its layers (a device's
+// part), which holds the same per layer: Llama-3.1-8B at f16, 2 (K,V) ·
+// 8 kv heads · 128 · 2 B = 4096 B, whole (131072 B over 32 layers) and
+// for layers 8…15 (32768 B over 8, not over the model's 32: 1024);
+// Gemma-2-2B 2 · 4 · 256 · 2 B = 4096 B (106496 B over 26); a part with
+// no dense tensors holds none.
+func TestKVPerLayerToken(t *testing.T) {
+	llama := build(t, "llama-3.1-8b", "f16", "f16")
+	cases := []struct {
+		name      string
+		model     *model.Cost
+		part      *model.Part
+		perToken  float64
+		perLayerT float64
+	}{
+		{"llama whole", llama, nil, 131072, 4096},
+		{"llama layers 8-15", llama, &model.Part{First: 8, End: 16, Dense: true}, 32768, 4096},
+		{"llama experts only", llama, &model.Part{First: 8, End: 16}, 0, 0},
+		{"gemma-2-2b whole", build(t, "gemma-2-2b", "f16", "f16"), nil, 106496, 4096},
+	}
+	for _, c := range cases {
+		m := c.model
+		if c.part != nil {
+			var err error
+			if m, err = m.Slice(*c.part); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got, gotL := m.KVBytesPerToken(), m.KVPerLayerToken(); got != c.perToken || gotL != c.perLayerT {
+			t.Errorf("%s: %v B a token, %v B a layer; want %v, %v", c.name, got, gotL, c.perToken, c.perLayerT)
+		}
+	}
+}

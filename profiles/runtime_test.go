@@ -187,6 +187,10 @@ func TestRuntimeScheduler(t *testing.T) {
 	if !reflect.DeepEqual(rt.Scheduler, want) {
 		t.Errorf("scheduler %+v, want %+v", rt.Scheduler, want)
 	}
+	rt, err = decodeRuntime("my.toml", with("cached\" }\n", "cached\" }\nfrees_window = { value = true, source = \"[R1] out-of-window blocks freed\" }\n"))
+	if err != nil || !rt.Scheduler.FreesWindow {
+		t.Errorf("frees_window = true: %v, error %v", rt.Scheduler.FreesWindow, err)
+	}
 	cases := []struct {
 		name, from, to string
 		want           []string
@@ -197,6 +201,11 @@ func TestRuntimeScheduler(t *testing.T) {
 		{"knob unsourced", `"[R1] blocks of sixteen tokens"`, `""`, []string{"my.toml:28:", "scheduler.block_size has no source"}},
 		{"unknown key", "block_size", "blocksize", []string{"unknown key"}},
 		{"not a count", "value = 8,", "value = \"eight\",", []string{"my.toml:25:", "max_seqs value must be a whole number"}},
+		// frees_window (optional) on the line after prefix_caching, 31.
+		{"frees_window not a boolean", "cached\" }\n", "cached\" }\nfrees_window = { value = \"yes\", source = \"[R1] out-of-window blocks freed\" }\n", []string{"my.toml:31:", "scheduler frees_window value must be true or false"}},
+		{"frees_window a count", "cached\" }\n", "cached\" }\nfrees_window = { value = 1, source = \"[R1] out-of-window blocks freed\" }\n", []string{"my.toml:31:", "scheduler frees_window value must be true or false"}},
+		{"frees_window unsourced", "cached\" }\n", "cached\" }\nfrees_window = { value = true, source = \"\" }\n", []string{"my.toml:31:", "scheduler.frees_window has no source"}},
+		{"frees_window without source", "cached\" }\n", "cached\" }\nfrees_window = { value = true }\n", []string{"my.toml:31:", "scheduler.frees_window has no source"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package serve
 import (
 	"math"
 
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -95,8 +96,7 @@ func (e *engine) runAlone() {
 			e.areaRun += pre + dec
 			e.steps += (p+sv.StepTokens-1)/sv.StepTokens + o - 1
 			e.itlAlone(c, p, o)
-			kv := float64(e.pool.decoding(int64(p)+int64(o)-1, 0)) / float64(max(e.total, 1))
-			e.maxKV = math.Max(e.maxKV, kv)
+			e.maxKV = math.Max(e.maxKV, float64(e.aloneHeld(int64(p), int64(o)))/float64(max(e.total, 1)))
 			free = r.Finish
 		}
 		e.recs = append(e.recs, r)
@@ -109,6 +109,19 @@ func (e *engine) runAlone() {
 	if len(e.recs) > 0 {
 		e.sampleAlone(last-e.first, &ptrs)
 	}
+}
+
+// aloneHeld is the most pages a lone request of p prompt and o output
+// tokens holds: its whole length reserved, or the larger of its prompt's
+// last chunk (every group's blocks, those before the chunk's window
+// skipped) and its last decode step.
+func (e *engine) aloneHeld(p, o int64) int64 {
+	if e.sch.OnFull == runtimes.Reserve {
+		return e.pool.held(p+o, 0, 0)
+	}
+	step := int64(e.sv.StepTokens)
+	last := (p - 1) / step * step // computed before the last chunk
+	return max(e.pool.held(p, last, 0), e.pool.decoding(p+o-1, 0))
 }
 
 // itlAlone counts a request's output − 1 decode steps in the inter-token

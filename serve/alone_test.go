@@ -123,3 +123,46 @@ func TestAloneOnlyWhenNothingCouples(t *testing.T) {
 		}
 	}
 }
+
+// TestKVPeakHoldsTheLastChunk checks the KV cache's peak by hand, alone
+// and in the step loop, for gpt-oss-20b on an L4 under vLLM at
+// --max-seqs 1 (pages of 12 layers, one full and one 128-token sliding
+// group, steps of 2048 tokens): a 4000-token prompt's last chunk (2048
+// computed) holds ⌈4000/16⌉ = 250 full blocks and 250 − ⌊(2048 − 128 +
+// 1)/16⌋ = 250 − 120 = 130 sliding ones, 380 pages; its decode steps at
+// most ⌈4009/16⌉ = 251 and 251 − ⌊(4008 − 127)/16⌋ = 251 − 242 = 9,
+// 260. Reserving its whole length holds 2·⌈4010/16⌉ = 2·251 = 502.
+func TestKVPeakHoldsTheLastChunk(t *testing.T) {
+	s := setup(t, "gpt-oss-20b", "mxfp4", "l4", "gpu", "vllm")
+	w := Workload{Arrival: Poisson, Rate: 0.05, Requests: 5, Prompt: Dist{Kind: Fixed, A: 4000}, Output: Dist{Kind: Fixed, A: 10}, Seed: 1}
+	tg := Targets{TTFT: 20, TPOT: 0.2}
+	for _, c := range []struct {
+		name   string
+		onFull runtimes.OnFull
+		pages  int
+	}{
+		{"recompute", runtimes.Recompute, 380},
+		{"reserve", runtimes.Reserve, 502},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sch := s.Runtime.SchedulerFor(s.Device)
+			sch.MaxSeqs, sch.OnFull = 1, c.onFull
+			sv, err := New(s, sch, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sv.alone(w) {
+				t.Fatal("not served alone")
+			}
+			want := float64(c.pages) / float64(sv.Blocks)
+			got, err := sv.Run(w, tg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loop := loopRun(t, sv, w, tg)
+			if got.MaxKVUse != want || loop.MaxKVUse != want {
+				t.Errorf("KV peak %v alone, %v in the step loop; want %d/%d = %v", got.MaxKVUse, loop.MaxKVUse, c.pages, sv.Blocks, want)
+			}
+		})
+	}
+}

@@ -327,6 +327,9 @@ func (e *engine) step() {
 		chunks = e.admit(chunks, budget)
 	}
 	e.chunks = chunks
+	// The step's blocks are all held now: a prompt's last chunk holds
+	// every group's, which promptDone shrinks to its decoding context.
+	e.maxKV = math.Max(e.maxKV, float64(e.used)/float64(max(e.total, 1)))
 	if e.nDec == 0 && len(chunks) == 0 {
 		if !preempted {
 			e.unblock()

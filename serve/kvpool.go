@@ -28,12 +28,11 @@ import (
 // pages, where shared is the blocks of a shared prefix it references
 // (held once, for every group, by the pool).
 type pool struct {
-	bs     int64
-	layers int     // layers the KV account holds
-	width  int     // layers of a page
-	full   int64   // groups of full-attention layers
-	wins   []int64 // sliding windows, tokens
-	slid   []int64 // groups of each window
+	bs    int64
+	width int     // layers of a page
+	full  int64   // groups of full-attention layers
+	wins  []int64 // sliding windows, tokens
+	slid  []int64 // groups of each window
 }
 
 // maxPoolWindows bounds the sliding windows a pool frees apart (a live
@@ -48,7 +47,7 @@ func newPool(m *model.Cost, bs int, frees bool) pool {
 	for _, l := range layers {
 		total += l.Layers
 	}
-	p := pool{bs: int64(bs), layers: total, width: total, full: 1}
+	p := pool{bs: int64(bs), width: total, full: 1}
 	sliding := 0
 	for _, l := range layers {
 		if l.Window > 0 {
@@ -150,9 +149,9 @@ func (p *pool) maxTokens(pages, step, cap int64) int64 {
 	return lo
 }
 
-// pagesOf is the pages a budget of `bytes` holds at perToken bytes a
-// token across every layer (vLLM: available_memory // page_size //
-// group_size).
-func (p *pool) pagesOf(bytes, perToken float64) float64 {
-	return math.Floor(bytes / (perToken / float64(p.layers) * float64(p.width) * float64(p.bs)))
+// pagesOf is the pages a budget of `bytes` holds at perLayerToken bytes
+// a token in one layer (model.Cost.KVPerLayerToken; vLLM:
+// available_memory // page_size // group_size).
+func (p *pool) pagesOf(bytes, perLayerToken float64) float64 {
+	return math.Floor(bytes / (perLayerToken * float64(p.width) * float64(p.bs)))
 }

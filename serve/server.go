@@ -137,20 +137,25 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if p := &sv.pool; p.frees() {
 		// Pages of `width` layers: the budget's, or the asked tokens'
 		// blocks for every group.
-		pages = p.pagesOf(s.KVBudget(sv.PassTokens), perToken)
+		pages = p.pagesOf(s.KVBudget(sv.PassTokens), s.Model.KVPerLayerToken())
 		if o.KVTokens > 0 {
 			pages = math.Floor(tokens/float64(bs)) * float64(p.groups())
 		}
 	}
 	sv.Blocks = int(math.Min(pages, 1<<40))
 	sv.Context, sv.ContextBound = maxCtx, "model"
+	// The pool's tokens of every layer: a page is a block of one group,
+	// and a token's block takes a page in every group.
+	capacity := sv.Blocks / int(sv.pool.groups()) * bs
 	if sch.DividedContext {
-		if slot := sv.Blocks * bs / sch.MaxSeqs; slot < sv.Context {
+		if slot := capacity / sch.MaxSeqs; slot < sv.Context {
 			sv.Context, sv.ContextBound = slot, "slot"
 		}
 	}
-	pool := sv.Blocks * bs
-	if p := &sv.pool; p.frees() {
+	pool := capacity
+	if p := &sv.pool; p.frees() && sch.OnFull != runtimes.Reserve {
+		// Out-of-window blocks are freed as a request runs; a runtime
+		// that reserves a request's whole length up front holds them all.
 		pool = int(p.maxTokens(int64(sv.Blocks), int64(sv.StepTokens), int64(sv.Context)))
 	}
 	if pool < sv.Context {

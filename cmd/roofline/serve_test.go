@@ -228,14 +228,16 @@ layer only the blocks its window reaches and frees the rest before each
 step; full-attention layers keep every token. The layers are grouped by
 kind into groups of as many layers as the kind with fewest has, and every
 group takes blocks from one pool (vllm.toml's frees_window, [V28];
-docs/method.md §12). gpt-oss (128-token windows on half its layers) and
-Gemma 2 and 3 (4096- and 1024-token windows) therefore hold far less per
-request than a cache of every layer at full length: gpt-oss-20b at 2000
-tokens holds 125 + 8 blocks of 12 layers, not 125 of 24, and on an L4 at
-60 % of its memory with 3000–5000-token prompts it runs 10.6 requests at
-once instead of 5.8 and sustains 0.362 requests/s instead of 0.136
-(TestFreedWindowsServeMore). The output's KV line says "blocks of 12
-layers, a sliding layer's freed once its window leaves them"; its token
+docs/method.md §12). gpt-oss (128-token windows on half its layers),
+Gemma 2 (4096-token windows) and Gemma 3 (gemma-3-4b's 1024, gemma-3-1b's
+512) therefore hold far less per request than a cache of every layer at
+full length: gpt-oss-20b at 2000 tokens holds 125 + 8 blocks of 12
+layers, not 125 of 24, and on an L4 at 60 % of its memory with
+3000–5000-token prompts it runs 10.6 requests at once instead of 5.8 and
+sustains 0.362 requests/s instead of 0.136 (TestFreedWindowsServeMore;
+` + "`roofline serve --model gpt-oss-20b --hardware l4 --memory-share 0.6\n--rate 0.35 --prompt uniform:3000:5000 --output-tokens uniform:100:300\n--ttft 20s --max-rate`" + ` finds 0.359/s for 1000 requests).
+The output's KV line says "blocks of 12 layers, a sliding layer's freed
+once its window leaves them"; its token
 count is the pool's blocks over the groups a token's block takes, as
 vLLM logs "GPU KV cache size". A model without sliding windows, and every
 other runtime, is priced as before.
