@@ -11,19 +11,7 @@ import (
 func BenchmarkMillionRequests(b *testing.B) {
 	s := setup(b, "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm")
 	sv := server(b, s, 512)
-	p, _ := ParseDist("uniform:200:2000")
-	o, _ := ParseDist("uniform:50:400")
-	w := Workload{Arrival: Poisson, Rate: 8, Requests: 1_000_000, Prompt: p, Output: o, Seed: 1}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := sv.Run(w, Targets{TTFT: 1, TPOT: 0.2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Completed != w.Requests {
-			b.Fatalf("%d completed", res.Completed)
-		}
-	}
+	runMillion(b, sv)
 }
 
 // BenchmarkMillionRequestsWindows is BenchmarkMillionRequests for
@@ -36,19 +24,7 @@ func BenchmarkMillionRequestsWindows(b *testing.B) {
 	if !sv.FreesWindows() {
 		b.Fatal("vLLM does not free gpt-oss-20b's out-of-window blocks")
 	}
-	p, _ := ParseDist("uniform:200:2000")
-	o, _ := ParseDist("uniform:50:400")
-	w := Workload{Arrival: Poisson, Rate: 8, Requests: 1_000_000, Prompt: p, Output: o, Seed: 1}
-	b.ReportAllocs()
-	for b.Loop() {
-		res, err := sv.Run(w, Targets{TTFT: 1, TPOT: 0.2})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if res.Completed != w.Requests {
-			b.Fatalf("%d completed", res.Completed)
-		}
-	}
+	runMillion(b, sv)
 }
 
 // BenchmarkMaxRateSearch searches the largest rate meeting p99 TTFT 1 s
@@ -107,6 +83,14 @@ func BenchmarkMillionRequestsFrontEnd(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	runMillion(b, sv)
+}
+
+// runMillion serves one million requests of the ShareGPT scale (200–2000
+// prompt and 50–400 output tokens) arriving at 8 a second, each loop, and
+// fails unless every one completes.
+func runMillion(b *testing.B, sv *Server) {
+	b.Helper()
 	p, _ := ParseDist("uniform:200:2000")
 	o, _ := ParseDist("uniform:50:400")
 	w := Workload{Arrival: Poisson, Rate: 8, Requests: 1_000_000, Prompt: p, Output: o, Seed: 1}
