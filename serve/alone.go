@@ -96,7 +96,7 @@ func (e *engine) runAlone() {
 			e.areaRun += pre + dec
 			e.steps += (p+sv.StepTokens-1)/sv.StepTokens + o - 1
 			e.itlAlone(c, p, o)
-			e.maxKV = math.Max(e.maxKV, float64(e.aloneHeld(int64(p), int64(o)))/float64(max(e.total, 1)))
+			e.maxUsed = max(e.maxUsed, e.aloneHeld(int64(p), int64(o)))
 			free = r.Finish
 		}
 		e.recs = append(e.recs, r)

@@ -118,7 +118,7 @@ type engine struct {
 	preempted int
 	lastTok   map[int32]float64
 	ser       *series
-	maxKV     float64
+	maxUsed   int64 // the most KV blocks held at once
 	steps     int
 	// The front end (FrontEnd; feOn when it adds anything): requests
 	// arrived and not yet through it (pend), through it and on their way
@@ -329,7 +329,7 @@ func (e *engine) step() {
 	e.chunks = chunks
 	// The step's blocks are all held now: a prompt's last chunk holds
 	// every group's, which promptDone shrinks to its decoding context.
-	e.maxKV = math.Max(e.maxKV, float64(e.used)/float64(max(e.total, 1)))
+	e.maxUsed = max(e.maxUsed, e.used)
 	if e.nDec == 0 && len(chunks) == 0 {
 		if !preempted {
 			e.unblock()
@@ -531,8 +531,8 @@ func (e *engine) finishStep(chunks []chunk, end, dur float64) {
 	}
 	e.completed = done
 	e.ingest(end, by)
+	e.maxUsed = max(e.maxUsed, e.used)
 	used := float64(e.used) / float64(max(e.total, 1))
-	e.maxKV = math.Max(e.maxKV, used)
 	e.ser.record(Sample{T: end - e.first, Waiting: e.waiting.len(), Running: e.running, KVUse: used, Preemptions: e.preempted})
 	if e.check != nil {
 		e.check(e)
@@ -840,7 +840,7 @@ func (d *deque) popFront() int32 {
 
 // result summarises the run.
 func (e *engine) result() *Result {
-	res := &Result{Requests: len(e.recs), Clamped: e.src.clamped, Preemptions: e.preempted, Steps: e.steps, MaxKVUse: e.maxKV, Records: e.recs, Series: e.ser.points}
+	res := &Result{Requests: len(e.recs), Clamped: e.src.clamped, Preemptions: e.preempted, Steps: e.steps, MaxKVUse: float64(e.maxUsed) / float64(max(e.total, 1)), Records: e.recs, Series: e.ser.points}
 	n := len(e.recs)
 	ttft, tpot, e2e, queue := make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n)
 	last, tokens, meeting := math.Inf(-1), 0.0, 0
