@@ -420,6 +420,30 @@ func (in *Inputs) threadsNote() string {
 	return out
 }
 
+// unitBandwidthNote says when decode rests on a per-unit bandwidth cap
+// its class cannot pin down: the cap binds (the units pull less than the
+// datasheet's share by more than a tenth) and the fit's standard error of
+// the cap is at least the cap itself, as when the class's devices stream
+// too little per core for it to bind on them. The interval, the class's
+// spread on those devices, does not carry that uncertainty; the note says
+// so. Calibrated and flag-set efficiencies are the user's own: no note.
+func (s *Setup) unitBandwidthNote() string {
+	in := &s.Inputs
+	c := s.class
+	const k = 7 // unit_bandwidth in hardware.ParameterNames
+	if in.Calibrated || in.FromFlags || c == nil || len(c.SE) <= k || hardware.ParameterNames[k] != "unit_bandwidth" {
+		return ""
+	}
+	e := in.Clocked()
+	share := e.Bandwidth * in.Bandwidth
+	got := e.AchievedBandwidth(in.Bandwidth, in.Units)
+	if e.UnitBandwidth <= 0 || got >= 0.9*share || c.SE[k] < c.UnitBandwidth {
+		return ""
+	}
+	return fmt.Sprintf("decode streams at %s, set by a per-core cap (%d × %s) its class fits poorly (standard error %s): the class's devices stream too little per core for the cap to bind on them, so it is not pinned down and the interval does not carry its uncertainty; without the cap the share of the datasheet would give %s",
+		units.FormatBandwidth(got), in.Units, units.FormatBandwidth(e.UnitBandwidth), units.FormatBandwidth(c.SE[k]*e.UnitBandwidth/max(c.UnitBandwidth, 1)), units.FormatBandwidth(share))
+}
+
 // Clocked is the efficiency at the engine's clock (ClockRatio) and the
 // host's (HostClockRatio; hardware.Efficiency.AtClocks): the per-unit
 // caps every pass runs at, and a decode step's fixed costs.

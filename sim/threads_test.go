@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -130,5 +131,51 @@ func TestThreadsRefused(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no threads-not-cpu warning: %+v", r.Warnings)
+	}
+}
+
+// A prediction says when its decode rests on the class's per-core
+// bandwidth cap and the fit cannot pin that cap down (its standard error
+// at least the cap: llama.cpp's cpu class is fitted on boards whose cores
+// each pull a few GB/s, far below it). Four of the M4 Pro's P cores are
+// capped at 4 × the cap, under the datasheet share (0.63 × 273 GB/s ≈
+// 172 GB/s) by more than a tenth: the note. All ten (10 × the cap, above
+// the share) and one core of a Pi 5 (the share, 0.63 × 17.1 ≈ 10.8 GB/s,
+// below one core's cap) are not capped: no note.
+func TestUnitBandwidthNote(t *testing.T) {
+	for _, c := range []struct {
+		device  string
+		threads int
+		want    bool
+	}{
+		{"apple-m4-pro", 4, true},
+		{"apple-m4-pro", 0, false},
+		{"raspberry-pi-5-8gb", 1, false},
+		{"raspberry-pi-5-8gb", 0, false},
+	} {
+		s, err := threadsSetup(t, c.device, "cpu", c.threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cls := s.Class()
+		if se := cls.SE[7]; c.want && se < cls.UnitBandwidth {
+			t.Fatalf("%s: the class's cap %g has a standard error %g, below it: this test's premise is gone", c.device, cls.UnitBandwidth, se)
+		}
+		r, err := s.Predict(sim.Workload{Prompt: 128, Output: 16, Batch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		for _, w := range r.Warnings {
+			if w.Code == "unit-bandwidth-unidentified" {
+				got = w.Message
+			}
+		}
+		if (got != "") != c.want {
+			t.Errorf("%s at %d threads: note %q, want one: %v", c.device, c.threads, got, c.want)
+		}
+		if c.want && !strings.Contains(got, fmt.Sprintf("%d × ", c.threads)) {
+			t.Errorf("%s at %d threads: the note does not count the cores: %q", c.device, c.threads, got)
+		}
 	}
 }
