@@ -420,18 +420,20 @@ func (in *Inputs) threadsNote() string {
 	return out
 }
 
-// unitBandwidthNote says when decode rests on a per-unit bandwidth cap
+// unitBandwidthNote says when decode rests on a bandwidth cap per unit
 // its class cannot pin down: the cap binds (the units pull less than the
-// datasheet's share by more than a tenth) and the fit's standard error of
-// the cap is at least the cap itself, as when the class's devices stream
-// too little per core for it to bind on them. The interval, the class's
-// spread on those devices, does not carry that uncertainty; the note says
-// so. Calibrated and flag-set efficiencies are the user's own: no note.
+// datasheet's share by more than a tenth: a CPU on a few of its cores, a
+// GPU in a low-clock power mode, since the cap scales with the clock) and
+// the fit's standard error of the cap is at least the cap itself, as when
+// the class's devices stream too little per unit for it to bind on them.
+// The interval, the class's spread on those devices, does not carry that
+// uncertainty; the note says so. Calibrated and flag-set efficiencies are
+// the user's own: no note.
 func (s *Setup) unitBandwidthNote() string {
 	in := &s.Inputs
 	c := s.class
-	const k = 7 // unit_bandwidth in hardware.ParameterNames
-	if in.Calibrated || in.FromFlags || c == nil || len(c.SE) <= k || hardware.ParameterNames[k] != "unit_bandwidth" {
+	k := slices.Index(hardware.ParameterNames, "unit_bandwidth")
+	if in.Calibrated || in.FromFlags || c == nil || k < 0 || len(c.SE) <= k {
 		return ""
 	}
 	e := in.Clocked()
@@ -440,7 +442,7 @@ func (s *Setup) unitBandwidthNote() string {
 	if e.UnitBandwidth <= 0 || got >= 0.9*share || c.SE[k] < c.UnitBandwidth {
 		return ""
 	}
-	return fmt.Sprintf("decode streams at %s, set by a per-core cap (%d × %s) its class fits poorly (standard error %s): the class's devices stream too little per core for the cap to bind on them, so it is not pinned down and the interval does not carry its uncertainty; without the cap the share of the datasheet would give %s",
+	return fmt.Sprintf("decode streams at %s, set by a cap per compute unit (%d × %s) that its class's runs do not pin down (standard error %s): the interval does not carry that uncertainty; without the cap the share of the datasheet would give %s",
 		units.FormatBandwidth(got), in.Units, units.FormatBandwidth(e.UnitBandwidth), units.FormatBandwidth(c.SE[k]*e.UnitBandwidth/max(c.UnitBandwidth, 1)), units.FormatBandwidth(share))
 }
 

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -134,32 +136,43 @@ func TestThreadsRefused(t *testing.T) {
 	}
 }
 
-// A prediction says when its decode rests on the class's per-core
-// bandwidth cap and the fit cannot pin that cap down (its standard error
-// at least the cap: llama.cpp's cpu class is fitted on boards whose cores
+// A prediction says when its decode rests on its class's bandwidth cap
+// per unit and the fit cannot pin that cap down (its standard error at
+// least the cap: llama.cpp's cpu class is fitted on boards whose cores
 // each pull a few GB/s, far below it). Four of the M4 Pro's P cores are
 // capped at 4 × the cap, under the datasheet share (0.63 × 273 GB/s ≈
 // 172 GB/s) by more than a tenth: the note. All ten (10 × the cap, above
 // the share) and one core of a Pi 5 (the share, 0.63 × 17.1 ≈ 10.8 GB/s,
-// below one core's cap) are not capped: no note.
+// below one core's cap) are not capped: no note. A GPU's cap per SM
+// scales with its clock: TensorRT-LLM's class (its cap as loosely fitted)
+// binds on the AGX Orin at 15 W, whose GPU runs at a fraction of MAXN's
+// clock, and not at MAXN; llama.cpp's CUDA class pins its cap down.
 func TestUnitBandwidthNote(t *testing.T) {
+	cat := builtin(t)
 	for _, c := range []struct {
-		device  string
-		threads int
-		want    bool
+		device, engine, runtime string
+		threads                 int
+		want                    bool
 	}{
-		{"apple-m4-pro", 4, true},
-		{"apple-m4-pro", 0, false},
-		{"raspberry-pi-5-8gb", 1, false},
-		{"raspberry-pi-5-8gb", 0, false},
+		{"apple-m4-pro", "cpu", "llama.cpp", 4, true},
+		{"apple-m4-pro", "cpu", "llama.cpp", 0, false},
+		{"raspberry-pi-5-8gb", "cpu", "llama.cpp", 1, false},
+		{"raspberry-pi-5-8gb", "cpu", "llama.cpp", 0, false},
+		{"jetson-agx-orin-64gb-15w", "gpu", "tensorrt-llm", 0, true},
+		{"jetson-agx-orin-64gb", "gpu", "tensorrt-llm", 0, false},
+		{"jetson-agx-orin-64gb-15w", "gpu", "llama.cpp", 0, false},
 	} {
-		s, err := threadsSetup(t, c.device, "cpu", c.threads)
+		name := fmt.Sprintf("%s %s %s at %d threads", c.device, c.engine, c.runtime, c.threads)
+		base := chosenSetup(t, cat, "qwen2.5-0.5b", c.device, runtimes.Request{Runtime: c.runtime, Engine: c.engine})
+		o := sim.DefaultOptions
+		o.Threads = c.threads
+		s, err := sim.NewSetup(base.Model, base.Device, base.Engine, base.Runtime, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cls := s.Class()
-		if se := cls.SE[7]; c.want && se < cls.UnitBandwidth {
-			t.Fatalf("%s: the class's cap %g has a standard error %g, below it: this test's premise is gone", c.device, cls.UnitBandwidth, se)
+		if se := cls.SE[slices.Index(hardware.ParameterNames, "unit_bandwidth")]; c.want && se < cls.UnitBandwidth {
+			t.Fatalf("%s: the class's cap %g has a standard error %g, below it: this test's premise is gone", name, cls.UnitBandwidth, se)
 		}
 		r, err := s.Predict(sim.Workload{Prompt: 128, Output: 16, Batch: 1})
 		if err != nil {
@@ -172,10 +185,10 @@ func TestUnitBandwidthNote(t *testing.T) {
 			}
 		}
 		if (got != "") != c.want {
-			t.Errorf("%s at %d threads: note %q, want one: %v", c.device, c.threads, got, c.want)
+			t.Errorf("%s: note %q, want one: %v", name, got, c.want)
 		}
-		if c.want && !strings.Contains(got, fmt.Sprintf("%d × ", c.threads)) {
-			t.Errorf("%s at %d threads: the note does not count the cores: %q", c.device, c.threads, got)
+		if c.want && c.threads > 0 && !strings.Contains(got, fmt.Sprintf("(%d × ", c.threads)) {
+			t.Errorf("%s: the note does not count the cores: %q", name, got)
 		}
 	}
 }
