@@ -40,7 +40,6 @@ var builtinIndex = []indexFile{
 	{"hardware/l4.toml", "device", []string{"l4"}},
 	{"hardware/l40s.toml", "device", []string{"l40s"}},
 	{"hardware/mi300x.toml", "device", []string{"mi300x"}},
-	{"hardware/raspberry-pi-4-8gb.toml", "device", []string{"raspberry-pi-4-8gb", "raspberry-pi-4", "rpi4", "pi4"}},
 	{"hardware/raspberry-pi-5-8gb.toml", "device", []string{"raspberry-pi-5-8gb", "raspberry-pi-5", "rpi5", "pi5"}},
 	{"hardware/rk3562.toml", "device", []string{"rk3562", "rk3562-4gb"}},
 	{"hardware/rk3576.toml", "device", []string{"rk3576", "rk3576-8gb", "rk3576-lpddr4x"}},
