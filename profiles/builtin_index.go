@@ -77,6 +77,8 @@ var builtinIndex = []indexFile{
 	{"models/qwen2-0.5b.toml", "model", []string{"qwen2-0.5b", "Qwen/Qwen2-0.5B", "Qwen/Qwen2-0.5B-Instruct"}},
 	{"models/qwen2.5-0.5b.toml", "model", []string{"qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", "Qwen/Qwen2.5-0.5B-Instruct"}},
 	{"models/qwen2.5-1.5b.toml", "model", []string{"qwen2.5-1.5b", "Qwen/Qwen2.5-1.5B", "Qwen/Qwen2.5-1.5B-Instruct"}},
+	{"models/qwen2.5-14b.toml", "model", []string{"qwen2.5-14b", "Qwen/Qwen2.5-14B", "Qwen/Qwen2.5-14B-Instruct"}},
+	{"models/qwen2.5-32b.toml", "model", []string{"qwen2.5-32b", "Qwen/Qwen2.5-32B", "Qwen/Qwen2.5-32B-Instruct"}},
 	{"models/qwen2.5-3b.toml", "model", []string{"qwen2.5-3b", "Qwen/Qwen2.5-3B", "Qwen/Qwen2.5-3B-Instruct"}},
 	{"models/qwen2.5-7b.toml", "model", []string{"qwen2.5-7b", "Qwen/Qwen2.5-7B", "Qwen/Qwen2.5-7B-Instruct"}},
 	{"models/qwen3-0.6b.toml", "model", []string{"qwen3-0.6b", "Qwen/Qwen3-0.6B"}},

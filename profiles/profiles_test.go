@@ -17,8 +17,8 @@ func TestBuiltinDecodesAndValidates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(cat.Models()); n != 27 {
-		t.Errorf("%d built-in models, want 27", n)
+	if n := len(cat.Models()); n != 29 {
+		t.Errorf("%d built-in models, want 29", n)
 	}
 	if n := len(cat.Devices()); n != 87 {
 		t.Errorf("%d built-in devices (with variants), want 87", n)
