@@ -901,8 +901,18 @@ const accuracyLeft = `
   918 MHz) would put it near 85 %, so its decode held out stays 1.38×
   slow: outside the class's interval since the Pi 5's decode no longer
   widens it (inside before). No llama-bench
-  run of an RK3576, a Jetson Orin CPU or a Pi 4 with a built-in model was
-  found. The aarch64 pull requests of llama.cpp carry Graviton3/3E
+  run of an RK3576 or a Jetson Orin CPU with a built-in model was found.
+  A Raspberry Pi 4 was (SENSURA-PI4: 4 models, Q4_0 to Q8_0, 40 tests)
+  and is not scored, nor given a profile: its four Cortex-A72s decode
+  at 3.5–4.6 GB/s whatever the format (file size × tokens/s, 30 % of the
+  12.8 GB/s datasheet, where the Pi 5 reads 66 %), while the class
+  prices the A72's decode compute-bound at one rate for every format;
+  priced on a datasheet profile it decodes at 0.49–0.82 of the
+  prediction, under the decode interval on all 20 tests (prefill
+  0.85–1.29, all inside), and fitted as a fourth device it takes decode
+  held out by device from 4.3 to 54.9 % and its coverage from 97.8 to
+  63.6 %. It waits for a CPU bandwidth measured alike on every device of
+  the class. The aarch64 pull requests of llama.cpp carry Graviton3/3E
   tables at stated threads (#15277: Llama-3.1-8B Q4_K_M at 8 threads;
   #19132 and #21916 on 4 to 64 of a Graviton3E's cores), which
   --threads can now price, but none read states the build its
