@@ -793,33 +793,29 @@ const accuracyLeft = `
   Four Jetson modules are published under llama.cpp's CUDA backend: the
   Orin Nano 8GB (four power modes), the AGX Orin 64GB (MAXN, MODE_30W),
   the 2019 Jetson Nano (one model, one build pair) and the Jetson AGX
-  Thor (MAXN, three models: THOR-GTIER's Qwen2.5-7B, -14B and -32B
-  Q8_0). As one class ("The Jetson CUDA class" above), each module held
-  out and weighing the same, they decode 9.0 % off (issue 24's aim: 8 %;
-  8.2 % with the Thor's one model, 6.9 % on the three modules before the
-  Thor) and prefill 10.4 %. Each predicted from the desktop GPUs and the
-  other three modules, the Orin Nano's modes decode within 4–12 %
-  (0.92–1.12 of the predicted time), the AGX Orin 6–8 % faster than
-  predicted, the Jetson Nano 1.08× slower (its Maxwell GPU, compute
-  capability 5.3, runs no CUDA graph: every kernel is priced launched
-  by four 1.43 GHz Cortex-A57s), and the Thor 1.31× faster on each of
-  its three models (31.0, 16.0 and 7.06 tokens/s against 23.7, 12.1
-  and 5.4). The Thor streams each model's Q8_0 weights at 246–251 GB/s,
-  0.90–0.92 of its datasheet and its GPU STREAM-triad (250 GB/s), where
-  the family's level, fitted on Orin-era and Maxwell modules with
-  Cortex-A78AE and A57 hosts, expects about 0.70 (0.92 / 1.31). The ratio does not
-  move from 8 to 35 GB of weights (a 7B step takes 32 ms, a 32B 142
-  ms), so the miss is the bandwidth term, not a per-step or per-layer
-  host cost: a fixed cost would weigh 4.4× more on the 7B's step than
-  on the 32B's. Pricing the family against measured bandwidth would
-  need a STREAM-like figure measured the same way on every module of
-  the class; only the Thor has one (docs/method.md, "Families and
-  devices"), so no such rule is kept. Its prefill at pp128, held out,
-  is 16.8 % off (the median of its three models, measured/predicted
-  time 1.09; the 32B's 399 tokens/s is 25 TFLOP/s of Q8_0 products on
-  20 SMs); measured,
-  its own level, fitted on the other two models, predicts each model's
-  decode 0.83 of its time and its prefill 36 % off.
+  Thor (MAXN, three models of one family: THOR-GTIER's Qwen2.5-7B, 14B
+  and 32B Q8_0). As one class ("The Jetson CUDA class" above), each
+  module held out and weighing the same, they decode 9.0 % off (issue
+  24's aim: 8 %; 8.2 % with the Thor's one model, 6.9 % on the three
+  modules before the Thor) and prefill 10.4 %. Each predicted from the
+  desktop GPUs and the other three modules, the Orin Nano's modes decode
+  within 4–12 % (0.92–1.12 of the predicted time), the AGX Orin 6–8 %
+  faster than predicted, the Jetson Nano 1.08× slower (its Maxwell GPU,
+  compute capability 5.3, runs no CUDA graph: every kernel is priced
+  launched by four 1.43 GHz Cortex-A57s), and the Thor 1.31× faster on
+  every model (measured/predicted 0.76 for 7B, 14B and 32B alike;
+  prefill 1.09). The ratio does not move while a step grows 4.4×
+  (Qwen2.5-7B's 28 layers at 31 tokens/s to 32B's 64 at 7.1): a cost per
+  step or per layer, which is where a host's speed enters (fourteen
+  Neoverse-V3AE at 2.6 GHz against the Orins' Cortex-A78AE), would
+  shrink against it; a cost per byte does not. The Thor decodes at 0.85,
+  0.87 and 0.88 of the rate its 273 GB/s datasheet allows (its GPU
+  STREAM-triad: 0.92), where the family's level, fitted on Orin-era and
+  Maxwell modules, expects 0.65–0.68: its memory system, not its host
+  (docs/method.md, "The Jetson AGX Thor's bandwidth"). No GPU STREAM
+  figure is published for the Orin or Maxwell modules, so the
+  measured-bandwidth ratio rule cannot be tested with each module held
+  out, and the family's bandwidth stays fitted on datasheet figures.
   What is left is by model, not by mode: on the same Orin Nano modes
   Qwen2.5-0.5B decodes 1.10–1.21× faster than predicted, Qwen3-0.6B
   1.03–1.06×, and Llama-3.2-1B and the 2–4 B models 0.86–0.95× as fast;
@@ -833,12 +829,14 @@ const accuracyLeft = `
   computed without the module from the three others (Student's t at
   three degrees of freedom; at two, with three modules, it covered every
   decode run), covers every decode run of the Orin-era and Maxwell
-  modules and misses the Thor's three: 75.0 % of the decode runs and
-  86.1 % of the prefill runs, each module weighing the same. No
+  modules and none of the Thor's, and 86.1 % of the prefill runs (72.2 %
+  with the Thor's one model), each module weighing the same. No
   llama.cpp run on an Orin NX, an AGX Orin 32GB or a Xavier with a
   built-in model was found (SOURCES.md lists what was read). Measured,
   each module's own level predicts its runs of models it was not fitted
-  on within 6–12 % (Orin Nano) and 4–7 % (AGX Orin, one model).
+  on within 6–14 % (Orin Nano's modes) and 4–5 % (AGX Orin, one model);
+  the Thor's, fitted on two of its three models, 16.7 % off (0.83): a
+  level on two runs is shrunk most of the way to the family's.
 - **RKLLM as users run it.** The conversion's context and the clocks are
   priced as settings of the run (above), fitted beside the RK3588's level:
   what a user predicts for the board with its own settings. Three limits

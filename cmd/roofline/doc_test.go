@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/profiles"
 )
 
 // docs/cli.md is generated from the app's own help, so the reference cannot
@@ -324,4 +327,28 @@ func shellWords(t *testing.T, s string) []string {
 		words = append(words, w.String())
 	}
 	return words
+}
+
+// The README's first paragraph counts the built-in models and devices
+// ("a model (29 built in", "a device (87 built in", every power mode a
+// device of its own, as `roofline list hardware` lists them): the counts
+// follow the catalog, so a profile added without the README fails here.
+func TestReadmeCounts(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(b)), " ")
+	for _, c := range []struct {
+		what string
+		n    int
+	}{{"a model", len(cat.Models())}, {"a device", len(cat.Devices())}} {
+		if want := fmt.Sprintf("%s (%d built in", c.what, c.n); !strings.Contains(text, want) {
+			t.Errorf("README does not say %q: the catalog holds %d", want, c.n)
+		}
+	}
 }
