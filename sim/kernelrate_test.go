@@ -176,12 +176,7 @@ func TestKernelRateNote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var msg string
-		for _, w := range r.Warnings {
-			if w.Code == "kernel-rate" {
-				msg = w.Message
-			}
-		}
+		msg := warningMessage(r, "kernel-rate")
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, c.not) {
 			t.Errorf("%s: kernel-rate note %q, want %q and not %q", c.device, msg, c.want, c.not)
 		}

@@ -439,8 +439,8 @@ func (r *Result) warnings(s *Setup) {
 	if in.Threads > 0 && in.EngineKind != hardware.CPU {
 		r.warn("threads-not-cpu", "%s", in.ThreadsNote)
 	}
-	if note := s.unitBandwidthNote(); note != "" {
-		r.warn("unit-bandwidth-unidentified", "%s", note)
+	if in.UnitBandwidthNote != "" {
+		r.warn("unit-bandwidth-unidentified", "%s", in.UnitBandwidthNote)
 	}
 	if !in.Fitted && !in.FromFlags {
 		r.warn("prior", "no published measurements of %s on %s engines: the efficiency is a wide prior, and so is the interval", in.Runtime, in.EngineKind)

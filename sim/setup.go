@@ -139,6 +139,9 @@ type Inputs struct {
 	// was set).
 	Threads, Cores int
 	ThreadsNote    string
+	// UnitBandwidthNote says when decode rests on a bandwidth cap per unit
+	// the class cannot pin down (Setup.unitBandwidthNote); "" otherwise.
+	UnitBandwidthNote string
 	// ClockRatio is the engine's clock over hardware.ReferenceClock
 	// (hardware.Engine.ClockRatio; 1 when the profile gives none): the
 	// class's per-unit caps and a decode step's fixed costs are priced at
@@ -369,6 +372,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.SettingsNote = fmt.Sprintf("%s has no settings of a conversion's context or clocks: they do not apply to it", rt.Name)
 	}
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
+	s.Inputs.UnitBandwidthNote = s.unitBandwidthNote()
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
 		s.kernelPrecision = want[0]
 	}

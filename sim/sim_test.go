@@ -464,6 +464,17 @@ func hasWarning(r *sim.Result, code string) bool {
 	return false
 }
 
+// warningMessage is the message of r's last warning of the code, or "".
+func warningMessage(r *sim.Result, code string) string {
+	msg := ""
+	for _, w := range r.Warnings {
+		if w.Code == code {
+			msg = w.Message
+		}
+	}
+	return msg
+}
+
 func BenchmarkPredict(b *testing.B) {
 	for _, out := range []int{128, 4096, 100000} {
 		m, d := setup(b, "llama-3.1-8b", "q4_k_m", "f16", "h200")

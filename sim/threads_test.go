@@ -127,11 +127,7 @@ func TestThreadsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, w := range r.Warnings {
-		found = found || w.Code == "threads-not-cpu"
-	}
-	if !found {
+	if !hasWarning(r, "threads-not-cpu") {
 		t.Errorf("no threads-not-cpu warning: %+v", r.Warnings)
 	}
 }
@@ -178,12 +174,7 @@ func TestUnitBandwidthNote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got string
-		for _, w := range r.Warnings {
-			if w.Code == "unit-bandwidth-unidentified" {
-				got = w.Message
-			}
-		}
+		got := warningMessage(r, "unit-bandwidth-unidentified")
 		if (got != "") != c.want {
 			t.Errorf("%s: note %q, want one: %v", name, got, c.want)
 		}
