@@ -1076,7 +1076,26 @@ const accuracyLeft = `
     source says so. Fitting the class's attention efficiency to these
     runs as well (their attention holds up to a tenth of a step's FLOPs)
     made the board's level worse: decode 11.1 → 15.2 %, prefill 14.4 →
-    33.8 %.
+    33.8 %. Gemma-3-1B decodes at 1.14–1.24× up to about 500 tokens of
+    context, greedy (KUNEBERG-RKLLM, top_k 1) or sampled (VENOMEK-RKLLM,
+    top_k 20), where the same sources' Qwen models run at 0.81–1.15×:
+    its steps take 7–12 ms more than the level gives. Its
+    262,144-token vocabulary does not account for that, as far as
+    sources go. The head is int8: the w8a8 files are 1.52 GiB
+    (Gemma-3-1B), 3.49 (Qwen2.5-3B) and 4.51 (Qwen3-4B), 0.8–1.7 %
+    above int8 matrices with an fp16 embedding table, where an fp16
+    head would be 7–17 % above them (rkllm.toml [K14]). Rockchip's
+    Gemma-2-2B, its 256,000-token head tied too, decodes at 0.96× on
+    the RK3588 and 0.82–0.92× on the RK3576. The sampler is CPU code
+    (rkllm.h's sampling parameters are llama.cpp's, over fp32 logits;
+    rkllm.toml [K10]), and llama.cpp's default chain takes 1.26 ms a
+    token over Llama-3.2's 128,256 logits on an RK3566's Cortex-A55
+    (llama.cpp issue #34): at that rate Gemma-3's 262,144 cost 2.6 ms a
+    token at most, Qwen's 151,936 1.5 ms. Priced so on every RKLLM
+    decode step, the RK3588's decode goes 11.1 → 10.1 % (Gemma-3-1B
+    1.10–1.19×), but its prefill 14.4 → 14.6 %, the RK3576's decode
+    6.3 → 6.5 %, the RK3562 held out prefills 25.6 → 47.1 % off and the
+    per-test prefill 16.4 → 16.7 %: not kept.
   - RKLLM prefill on the RK3588 14.4 %: the independent short-prompt
     TTFTs (one server, default clocks) run Gemma-3-1B at 0.57–0.66×,
     Qwen3-0.6B at 0.98–1.14× and Qwen3-4B at 1.50–1.72× of the level
