@@ -1126,15 +1126,28 @@ const accuracyLeft = `
     what differ). Prefill 10.6 %: Qwen3-30B-A3B's pp2048 goes from 2.23×
     on an empty cache to 0.95× at 32k tokens, where the dense models keep
     their ratio: MoE prefill at depth.
-  - MLC on the Orin Nano 19.5 %: Gemma-2-2B and 9B decode at 1.35–1.60×,
-    the four other models at 0.77–0.86× (one source, MLC's only device:
-    its class fitted without each model). Gemma-2 reaches 46–55 % of the
-    Orin Nano's 68 GB/s where Llama-3.1-8B and Qwen2.5-7B reach 87–90 %.
-    MLC's gemma2_model.py (@01ced331) differs from its Llama by four
-    RMSNorms a layer, a tanh-capped head over 256k logits and a context
-    capped at the 4096-token window; its tied, quantized head runs the
-    same dequantize-and-multiply as Llama-3.2-3B's (73 %). Nothing
-    sourced prices the difference.
+  - MLC on the Orin Nano 15.1 % (19.5 % while every run was priced as
+    q4f16_1). The benchmark script the page names (JETSON-AILAB in
+    SOURCES.md) runs Llama, Qwen2.5 and Phi from q4f16_ft builds, int4
+    with one fp16 scale per output row (4.0 bits a weight in the layers
+    where q4f16_1's groups of 32 take 4.5) multiplied by CUTLASS's
+    FasterTransformer kernels, and Gemma 2 alone from q4f16_1 builds,
+    whose dequantize-and-multiply TVM compiles. Priced in their formats,
+    Gemma-2-2B and 9B decode at 1.30–1.55×, the four other models at
+    0.80–0.88× (one source, MLC's only device: its class fitted without
+    each model). Gemma-2 reads 46–55 % of the datasheet bandwidth (68
+    and 102 GB/s), the q4f16_ft models 66–78 %. MLC's gemma2_model.py
+    (@01ced331) differs from its Llama by four RMSNorms a layer, a
+    tanh-capped head over 256k logits and a context capped at the
+    4096-token window; its tied head is q4f16_1 in both formats
+    (ft_quantization.py falls back to group quantization for the
+    embedding and the final projection), as Llama-3.2-3B's is. What is
+    left looks like the two kernels' efficiency, which the class cannot
+    fit apart: q4f16_1 runs only Gemma here, so its factor would be
+    Gemma's own ratio, and no published run puts the two formats side
+    by side on one model. Gemma-2-9B, the largest file (5.2 GB on an
+    8 GB board), gains 1.28× from the Super's 1.5× bandwidth where the
+    other models gain 1.37–1.63×.
   - RKLLM decode on the RK3588 11.1 % (each model held out of the board's
     level): the independent runs slow with the context far beyond what
     the KV cache's bytes add. Qwen3-0.6B goes from 56.9 ms a token at
