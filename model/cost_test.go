@@ -166,10 +166,61 @@ func TestBlockBitsPerWeight(t *testing.T) {
 		{model.MXFP4, 4.25},       // 17 B per 32
 		{model.Int4G32, 4.5},      // 4 + 16/32
 		{model.Int4G128, 4.15625}, // 4 + (16 + 4)/128
+		{model.Int4PerChannel, 4}, // 4, and 16 bits a row
 	}
 	for _, c := range cases {
 		if got := c.st.BitsPerWeight(); got != c.want {
 			t.Errorf("%s: %v bpw, want %v", c.st.Name, got, c.want)
+		}
+	}
+}
+
+// MLC's two 4-bit formats, byte for byte from the shapes their quantizers
+// write (mlc-ai/mlc-llm @01ced331 python/mlc_llm/quantization/:
+// group_quantization.py stores q_weight (rows, cols/8) uint32 and q_scale
+// (rows, cols/32) float16 for every nn.Linear and nn.Embedding under
+// q4f16_1; ft_quantization.py stores q_weight (cols, rows/2) int8 and
+// q_scale (1, rows) float16 for every nn.Linear under q4f16_ft, the
+// embedding and the final projection falling back to q4f16_1). Norms stay
+// float16. Row bytes: q4f16_1 cols/32 × 18, q4f16_ft cols/2 + 2.
+func TestMLCFormatBytes(t *testing.T) {
+	cases := []struct {
+		model, weights string
+		want           float64
+	}{
+		// Llama-3.2-3B (H 3072, 28 layers, 24/8 heads of 128, FFN 8192,
+		// vocab 128256, tied): embedding 128256 × 3072/32 × 18 =
+		// 221,626,368; per layer q and o 3072 × 1538 = 4,724,736 each, k and
+		// v 1024 × 1538 = 1,574,912 each, gate and up 8192 × 1538 =
+		// 12,599,296 each, down 3072 × (8192/2 + 2) = 12,589,056, two norms
+		// 2 × 3072 × 2 = 12,288: 50,399,232 × 28 = 1,411,178,496; final
+		// norm 6,144. Total 1,632,811,008.
+		{"llama-3.2-3b", "q4f16_ft", 1632811008},
+		// Gemma-2-2B (H 2304, 26 layers, 8/4 heads of 256, FFN 9216, vocab
+		// 256000, tied), as mlc-ai/gemma-2-2b-it-q4f16_1-MLC: embedding
+		// 256000 × 2304/32 × 18 = 331,776,000; per layer q 2048 × 1296 =
+		// 2,654,208, k and v 1024 × 1296 = 1,327,104 each, o 2304 × 2048/32
+		// × 18 = 2,654,208, gate and up 9216 × 1296 = 11,943,936 each, down
+		// 2304 × 9216/32 × 18 = 11,943,936, four norms 4 × 2304 × 2 =
+		// 18,432: 43,812,864 × 26 = 1,139,134,464; final norm 4,608. Total
+		// 1,470,915,072.
+		{"gemma-2-2b", "q4f16_1", 1470915072},
+		// The same under q4f16_ft: embedding as above 331,776,000; per
+		// layer q 2048 × 1154 = 2,363,392, k and v 1024 × 1154 = 1,181,696
+		// each, o 2304 × 1026 = 2,363,904, gate and up 9216 × 1154 =
+		// 10,635,264 each, down 2304 × 4610 = 10,621,440, norms 18,432:
+		// 39,001,088 × 26 = 1,014,028,288; final norm 4,608. Total
+		// 1,345,808,896.
+		{"gemma-2-2b", "q4f16_ft", 1345808896},
+	}
+	for _, c := range cases {
+		m := build(t, c.model, c.weights, "f16")
+		if m.WeightBytes != c.want {
+			t.Errorf("%s %s: %.0f B, want %.0f", c.model, c.weights, m.WeightBytes, c.want)
+		}
+		// Tied: the head streams the whole table every step.
+		if got := m.StreamedBytesPerToken(); got != c.want {
+			t.Errorf("%s %s: streams %.0f B a step, want %.0f", c.model, c.weights, got, c.want)
 		}
 	}
 }

@@ -119,6 +119,12 @@ var WeightFormats = []WeightFormat{
 		"MLX affine 8-bit: groups of 64 with a 16-bit scale and bias (8.5 bpw); embedding and lm_head quantized too; fp16/bf16 math"),
 	checkpoint("q4f16_1", []string{"mlc-q4f16_1"}, Int4G32, F16, fp16Math,
 		"MLC q4f16_1: 4-bit weights, group 32, fp16 scale; embedding and lm_head quantized too; fp16 math"),
+	{
+		Name: "q4f16_ft", Aliases: []string{"mlc-q4f16_ft"}, Family: "checkpoint", Compute: fp16Math, quantized: true,
+		Description: "MLC q4f16_ft (FasterTransformer, CUDA): 4-bit weights with an fp16 scale per output row; embedding, lm_head and rows not a multiple of 8 fall back to q4f16_1; fp16 math",
+		assign:      ftAssign,
+		unsure:      headOrEmbedding,
+	},
 	checkpoint("w8a8", []string{"int8", "int8-w8a8", "smoothquant", "rkllm-w8a8"}, Int8PerChannel, F16, []units.Precision{units.INT8},
 		"8-bit weights with per-channel fp16 scales and 8-bit activations (SmoothQuant, RKLLM w8a8); int8 math"),
 	checkpoint("w8a16", []string{"int8-weight-only", "int8wo"}, Int8PerChannel, F16, fp16Math,
@@ -274,6 +280,24 @@ func checkpoint(name string, aliases []string, st, keep Storage, compute []units
 			}
 			return st
 		}, unsure: headOrEmbedding}
+}
+
+// ftAssign follows MLC's FTQuantize.quantize_model (mlc-ai/mlc-llm
+// python/mlc_llm/quantization/ft_quantization.py @01ced331): every
+// nn.Linear is stored per channel for the CUTLASS FasterTransformer kernel,
+// except the final projection and a layer whose out_features is not a
+// multiple of 8 (CUTLASS's requirement for int4), which fall back to
+// GroupQuantize with group 32 (q4f16_1); the embedding falls back too.
+// Modules it does not visit (the MoE router, the stacked experts, norms)
+// stay in the model's float16.
+func ftAssign(s *Spec, t Tensor) Storage {
+	switch {
+	case !t.Is2D() || !strings.HasSuffix(t.Name, ".weight") || t.Role == RoleRouter || t.Routed:
+		return F16
+	case t.Role == RoleTokenEmbd || t.Role == RoleOutput || t.Rows%8 != 0:
+		return Int4G32
+	}
+	return Int4PerChannel
 }
 
 // quantizable follows llama.cpp's tensor_allows_quantization: matrices whose

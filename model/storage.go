@@ -67,6 +67,11 @@ var (
 	Int4G32 = Storage{"int4-g32", 32, 32*4 + 16, 0}
 	// Int8PerChannel is int8 weights with one fp16 scale per output row.
 	Int8PerChannel = Storage{"int8-per-channel", 1, 8, 16}
+	// Int4PerChannel is MLC's q4f16_ft (FasterTransformer): int4 weights
+	// with one fp16 scale per output row (mlc-ai/mlc-llm
+	// python/mlc_llm/quantization/ft_quantization.py: group_size None, a
+	// scale of shape (1, out_features)).
+	Int4PerChannel = Storage{"int4-per-channel", 1, 4, 16}
 	// FP8 is e4m3/e5m2 with a per-tensor scale (negligible).
 	FP8 = Storage{"fp8", 1, 8, 0}
 	// MLXQ4 is MLX's affine 4-bit: groups of 64 with a 16-bit scale and a
@@ -80,7 +85,7 @@ var (
 var StorageTypes = []Storage{
 	F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q2K, Q3K, Q4K, Q5K, Q6K,
 	IQ1S, IQ1M, IQ2XXS, IQ2XS, IQ2S, IQ3XXS, IQ3S, IQ4NL, IQ4XS, TQ1_0, TQ2_0, MXFP4,
-	Int4G128, Int4G32, Int8PerChannel, FP8, MLXQ4, MLXQ8,
+	Int4G128, Int4G32, Int4PerChannel, Int8PerChannel, FP8, MLXQ4, MLXQ8,
 }
 
 // fallback is llama.cpp's tensor_type_fallback: the type used when a row

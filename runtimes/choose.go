@@ -297,7 +297,7 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 			switch {
 			case !rt.Runs(d, e):
 			case named != nil && rt.RunsWeights(*named) && !rt.runsWeightsOn(d, e, *named):
-				there = append(there, fmt.Sprintf("%s does not run %s on the %s engine (it runs %s there)", rt.Name, named.Name, e.Name, strings.Join(rt.support(d, e).Weights, ", ")))
+				there = append(there, fmt.Sprintf("%s does not run %s on the %s engine (it runs %s there)", rt.Name, named.Name, e.Name, strings.Join(rt.weightsOn(d, e), ", ")))
 			case named != nil && rt.RunsWeights(*named):
 				var ps []string
 				for _, p := range rt.KernelPrecisions(*named, e.Kind) {
@@ -305,7 +305,7 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 				}
 				there = append(there, fmt.Sprintf("%s runs %s, but the %s engine has no %s peak", rt.Name, named.Name, e.Name, strings.Join(ps, " or ")))
 			default:
-				there = append(there, fmt.Sprintf("%s on %s runs %s", rt.Name, e.Name, strings.Join(rt.Weights, ", ")))
+				there = append(there, fmt.Sprintf("%s on %s runs %s", rt.Name, e.Name, strings.Join(rt.weightsOn(d, e), ", ")))
 			}
 		}
 	}

@@ -308,6 +308,15 @@ func (r *Runtime) runsWeightsOn(d *hardware.Device, e *hardware.Engine, w model.
 	return s == nil || len(s.Weights) == 0 || runsName(s.Weights, w)
 }
 
+// weightsOn lists the weight formats the runtime runs on engine e of
+// device d: its engine's own list where it has one, else all of them.
+func (r *Runtime) weightsOn(d *hardware.Device, e *hardware.Engine) []string {
+	if s := r.support(d, e); s != nil && len(s.Weights) > 0 {
+		return s.Weights
+	}
+	return r.Weights
+}
+
 // RunsWeights reports whether the runtime runs weight format w.
 func (r *Runtime) RunsWeights(w model.WeightFormat) bool { return runsName(r.Weights, w) }
 

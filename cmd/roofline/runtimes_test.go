@@ -176,7 +176,12 @@ func TestRuntimeBadInput(t *testing.T) {
 		{append([]string{"predict", "--runtime", "vlm"}, hw...),
 			[]string{`--runtime: unknown runtime "vlm"; did you mean vllm`, "hint: 'roofline list runtimes'"}},
 		{append([]string{"predict", "--runtime", "mlc", "--weights", "q4_k_m"}, hw...),
-			[]string{"--runtime: runtime mlc does not run weight format q4_k_m (it runs q4f16_1, f16)"}},
+			[]string{"--runtime: runtime mlc does not run weight format q4_k_m (it runs q4f16_1, q4f16_ft, f16)"}},
+		// q4f16_ft is CUDA's alone: MLC's engine on a Mali GPU lists its own formats.
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rk3588", "--engine", "gpu", "--weights", "q4f16_ft"},
+			[]string{"--weights: no runtime runs q4f16_ft on the rk3588 gpu engine", "mlc does not run q4f16_ft on the gpu engine (it runs q4f16_1, f16 there)"}},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rk3588", "--engine", "gpu", "--weights", "w8a8"},
+			[]string{"--weights: no runtime runs w8a8 on the rk3588 gpu engine", "mlc on gpu runs q4f16_1, f16)"}},
 		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "rk3588", "--engine", "npu", "--weights", "w4a16"},
 			[]string{"--weights: no runtime runs w4a16 on the rk3588 npu engine", "rkllm runs w4a16, but the npu engine has no fp16 peak"}},
 		{append([]string{"predict", "--runtime", unknownKey}, hw...),
