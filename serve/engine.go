@@ -64,6 +64,22 @@ type chunk struct {
 	n     int
 }
 
+// keptPages are a preempted request's pages left in vLLM's free queue
+// with their prefix-cache hashes (kv_cache_manager.py free: a request's
+// blocks join the queue's tail, its last block first; block_pool.py
+// get_new_blocks takes pages from the queue's head, evicting their
+// hashes): ahead pages were free before them, at is allocs then, held
+// the pages it left and cached the full blocks of its computed tokens.
+// whole is true on a pool of several groups (sliding layers freeing their
+// blocks), whose groups' pages join the queue group by group: a hit there
+// needs the full groups' prefix and the sliding groups' last window, and
+// which of them goes first is not modelled, so one page taken from them
+// is taken to lose the hit.
+type keptPages struct {
+	at, ahead, held, cached int64
+	whole                   bool
+}
+
 // engine is one run of a server over a workload.
 type engine struct {
 	sv  *Server
@@ -99,13 +115,19 @@ type engine struct {
 	pages  int64
 	pastBy [][]int32
 
-	used, total  int64 // blocks
-	prefixOn     bool
-	prefixReady  bool
-	sharedBlocks int64
-	sharedTokens int
-	sharedHeld   bool
-	decodeHeld   bool // this step's decode blocks are allocated
+	used, total int64 // blocks
+	// allocs counts the pages taken from the free pool so far, and kept
+	// the pages each preempted request left cached there (keepsPreempted:
+	// vLLM's prefix cache).
+	allocs         int64
+	kept           map[int32]keptPages
+	keepsPreempted bool
+	prefixOn       bool
+	prefixReady    bool
+	sharedBlocks   int64
+	sharedTokens   int
+	sharedHeld     bool
+	decodeHeld     bool // this step's decode blocks are allocated
 
 	k         int64
 	t         float64
@@ -176,6 +198,7 @@ func (sv *Server) newEngine(src *source, tg Targets) *engine {
 	if src.w.Arrival == Closed {
 		e.users = make([]int32, 0, src.n)
 	}
+	e.keepsPreempted = sch.PrefixCaching && sch.OnFull == runtimes.Recompute
 	if S := src.w.SharedPrefix; sch.PrefixCaching && S >= sch.BlockSize {
 		e.prefixOn = true
 		e.sharedBlocks = int64(S / sch.BlockSize)
@@ -295,6 +318,7 @@ func (e *engine) step() {
 			preempted = true
 		}
 		e.used += need
+		e.allocs += max(need, 0)
 		e.decodeHeld = true
 	}
 	budget := e.sv.StepTokens - e.nDec
@@ -318,6 +342,7 @@ func (e *engine) step() {
 				break
 			}
 			e.used += need
+			e.allocs += max(need, 0)
 			l.blocks += int32(need)
 		}
 		chunks = append(chunks, chunk{s, int(l.done), n})
@@ -355,6 +380,15 @@ func (e *engine) admit(chunks []chunk, budget int) []chunk {
 				cached = min(e.sharedTokens, kvp-1)
 			}
 		}
+		var hit int64 // pages of its own it finds cached
+		if e.keepsPreempted && len(e.kept) > 0 {
+			if k, ok := e.kept[id]; ok && (!e.prefixOn || e.prefixReady) {
+				if b := k.survivors(e.allocs); b > 0 {
+					cached = min(cached+int(b)*int(e.bs), kvp-1)
+					hit = e.pool.held(int64(cached), int64(cached), shared)
+				}
+			}
+		}
 		n := min(kvp-cached, budget)
 		if !sch.Chunked && n < kvp-cached {
 			break
@@ -373,7 +407,11 @@ func (e *engine) admit(chunks []chunk, budget int) []chunk {
 			break
 		}
 		e.waiting.popFront()
+		if e.kept != nil {
+			delete(e.kept, id)
+		}
 		e.used += need + extra
+		e.allocs += need + extra - hit // its cached pages leave the queue's middle
 		e.sharedHeld = e.sharedHeld || e.prefixOn
 		s := e.newSlot()
 		l := &e.slots[s]
@@ -709,15 +747,25 @@ func (e *engine) evict(s int32) (delta int64) {
 	}
 	l := &e.slots[s]
 	r := &e.recs[l.id]
+	k := keptPages{at: e.allocs, ahead: e.total - e.used, whole: e.pool.frees()}
 	if l.decoding {
 		ctx := l.base + e.k
 		delta = e.stepDelta(s)
 		r.Generated = int32(ctx) - r.Prompt
 		e.lastTok[l.id] = e.t
+		used := e.used
 		e.removeDecoder(s)
+		k.held, k.cached = used-e.used, (ctx-1)/e.bs-int64(l.shared)
 	} else {
 		e.used -= int64(l.blocks)
 		e.prefilling = remove(e.prefilling, s)
+		k.held, k.cached = int64(l.blocks), int64(l.done)/e.bs-int64(l.shared)
+	}
+	if e.keepsPreempted && k.cached > 0 {
+		if e.kept == nil {
+			e.kept = map[int32]keptPages{}
+		}
+		e.kept[l.id] = k
 	}
 	r.Preemptions++
 	e.preempted++
@@ -725,6 +773,19 @@ func (e *engine) evict(s int32) (delta int64) {
 	e.release(s)
 	e.waiting.pushFront(id)
 	return delta
+}
+
+// survivors is how many of the kept pages still hold their hashes once
+// allocs pages have been taken from the free pool: the queue's head is
+// taken first, so past its `ahead` pages every page taken evicts one of
+// these, the request's last first; the full blocks of its prefix left
+// are what vLLM's get_computed_blocks finds.
+func (k keptPages) survivors(allocs int64) int64 {
+	evicted := min(max(allocs-k.at-k.ahead, 0), k.held)
+	if k.whole && evicted > 0 {
+		return 0
+	}
+	return max(min(k.cached, k.held-evicted), 0)
 }
 
 // fail ends slot s's request with an error (the cache has no room).

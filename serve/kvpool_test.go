@@ -131,7 +131,7 @@ func TestFreedWindowsServeMore(t *testing.T) {
 	// The figures docs/serve.md's "Sliding windows" states (its template
 	// in cmd/roofline/serve_test.go), as it rounds them.
 	got := fmt.Sprintf("%.1f vs %.1f running, %.3f vs %.3f/s", free.MeanRunning, kept.MeanRunning, mFree.MaxRate, mKept.MaxRate)
-	if want := "10.6 vs 5.8 running, 0.362 vs 0.136/s"; got != want {
+	if want := "10.3 vs 5.4 running, 0.562 vs 0.434/s"; got != want {
 		t.Errorf("freed vs kept: %s; docs/serve.md states %s (update its template in cmd/roofline/serve_test.go)", got, want)
 	}
 	_, a, ma := serve("llama-3.2-3b", "bf16", true)

@@ -1035,13 +1035,14 @@ const accuracyLeft = `
   batch: 1.11–1.31× at 8 sequences, 1.22–1.50× at 32. Its products'
   arithmetic, now priced, is half of Qwen2.5-7B's (3.9 against 7.6 B
   parameters), yet each added sequence costs it as much (0.2–0.7 ms a
-  step beyond its KV cache, 13–15 µs per layer on both models): Q4_0's
-  unpacking, its 34 layers' per-sequence work or its sliding-window
-  attention, which one model on one device cannot tell apart. With one
-  device's batched runs, a term fitted to it would be that device's;
-  llama-batched-bench sweeps on other GPUs, and at builds after #19645,
-  are what would tell the launch, the kernels and the attention per
-  sequence apart.
+  step beyond its KV cache, 13–15 µs per layer on both models). Most of
+  the growth with depth is its attention's reads: at a batch b6918's CUDA
+  kernels read a sliding layer's 3072-cell ring up to the newest token's
+  cell, and every layer's cache padded to 256 cells, where roofline
+  prices the window alone (docs/method.md §6, "What llama.cpp's CUDA
+  attention reads at a batch"). Priced so, Gemma-3-4B runs 1.08–1.12× at
+  32 sequences, but the padding moves the other CUDA devices the wrong
+  way, so it is measured and not built.
 - **Prefill under the same kernels.** MMQ runs prefill's products too:
   priced as a sum there as well, the CUDA class prefills 19.4 % off
   rather than 23.9 %, but the fitted pass cost falls and with it the
@@ -1126,8 +1127,8 @@ const accuracyLeft = `
   - DGX Spark decode 6.8 %: batch-1 runs 0.92–1.06×, Gemma-3-4B at
     batch 2–32 0.99–1.49× (1.24–1.49× at 8–32 sequences on 8k tokens),
     where Qwen2.5-7B keeps 0.97–1.00× at 16–32 (llama.cpp's batched CUDA
-    decode, above; Gemma-3's head dimension of 256 and its window are
-    what differ). Prefill 10.6 %: Qwen3-30B-A3B's pp2048 goes from 2.23×
+    decode, above: Gemma-3's sliding layers are read up to the newest
+    token's cell of their ring, not their window). Prefill 10.6 %: Qwen3-30B-A3B's pp2048 goes from 2.23×
     on an empty cache to 0.95× at 32k tokens, where the dense models keep
     their ratio: MoE prefill at depth.
   - MLC on the Orin Nano 15.1 % (19.5 % while every run was priced as

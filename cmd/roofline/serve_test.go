@@ -219,7 +219,16 @@ requests are admitted while a place, the budget and the cache allow
 (vLLM: not in a step that preempted). A step larger than a pass
 (llama.cpp) is priced as its passes: the decodes first, then the prompt
 tokens in order. A preempted request is prefilled again with what it
-generated, as vLLM's recompute does.
+generated, as vLLM's recompute does; under vLLM's prefix cache (on by
+default) its blocks stay cached in the free pool until other requests
+take them: they join the free queue's tail, its last block first, and
+pages are taken from the queue's head, so the request finds again the
+full blocks of its prefix that the pages taken since its preemption
+have not reached, prefills from there, and is taken back in only when
+its next chunk fits beside them (vllm.toml's on_kv_full and
+prefix_caching, [V15][V30]). On a pool of several groups (sliding
+windows, below) the hit is whole while none of its pages has been taken
+and lost after: which group's pages go first is not modelled.
 
 **Sliding windows.** vLLM's hybrid KV cache manager (on by default in
 the V1 engine; --disable-hybrid-kv-cache-manager, a KV connector, or a
@@ -233,9 +242,9 @@ Gemma 2 (4096-token windows) and Gemma 3 (gemma-3-4b's 1024, gemma-3-1b's
 512) therefore hold far less per request than a cache of every layer at
 full length: gpt-oss-20b at 2000 tokens holds 125 + 8 blocks of 12
 layers, not 125 of 24, and on an L4 at 60 % of its memory with
-3000–5000-token prompts it runs 10.6 requests at once instead of 5.8 and
-sustains 0.362 requests/s instead of 0.136 (TestFreedWindowsServeMore;
-` + "`roofline serve --model gpt-oss-20b --hardware l4 --memory-share 0.6\n--rate 0.35 --prompt uniform:3000:5000 --output-tokens uniform:100:300\n--ttft 20s --max-rate`" + ` finds 0.359/s for 1000 requests).
+3000–5000-token prompts it runs 10.3 requests at once instead of 5.4 and
+sustains 0.562 requests/s instead of 0.434 (TestFreedWindowsServeMore;
+` + "`roofline serve --model gpt-oss-20b --hardware l4 --memory-share 0.6\n--rate 0.35 --prompt uniform:3000:5000 --output-tokens uniform:100:300\n--ttft 20s --max-rate`" + ` finds 0.556/s for 1000 requests).
 The output's KV line says "blocks of 12 layers, a sliding layer's freed
 once its window leaves them"; its token
 count is the pool's blocks over the groups a token's block takes, as
@@ -493,8 +502,11 @@ const serveDocTail = `
   counted as held, and the grouping is vLLM 0.10's (groups as large as the
   fewest layers of a kind, [V28]); a model whose kinds have unequal,
   close layer counts may be grouped otherwise in other releases.
-- A preempted request recomputes its whole prompt and output; vLLM may
-  find some of its freed blocks still in the prefix cache.
+- A preempted request finds the blocks of its prefix vLLM's prefix cache
+  still holds (above) but no other request's: random prompts share none,
+  and a shared prefix is held once for all. On a pool of several groups
+  its hit is taken as lost once any page has been taken past those free
+  before it, where vLLM may still find part of it.
 - llama.cpp's server fails a request when its cache is full; which one
   fails is modelled as the newest. RKLLM's server demo answers "busy"
   (HTTP 503) rather than queueing: the FIFO queue is the client's retries

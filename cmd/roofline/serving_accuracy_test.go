@@ -872,6 +872,42 @@ simulation still misses:
   still takes requests one at a time; a held-out source with a second
   output length (a front-end-bound burst of long answers) is what would
   let the batched intake be scored.
+- *A preempted request's cached blocks.* Under vLLM's prefix cache a
+  preempted request's blocks stay cached in the free queue, its last
+  block first to go, until new blocks are taken from the queue's head
+  (vllm.toml [V30]); taken back in, it finds the full blocks of its
+  prefix left, prefills from there, and waits until its next chunk fits
+  beside them (allocate_slots counts them: num_evictable_computed_blocks).
+  Simulated so (docs/serve.md, "How it works"; before, it prefilled again
+  from token 0 and was taken back in as soon as its first chunk fit), it
+  moves only the DLEE-A100 bursts that fill the cache: at a quarter of
+  memory the TPOT p50 of 500 requests 34.7 → 34.0 ms (26.2 measured), the
+  TPOT p99s of 200 and 500 61.5 → 60.5 and 61.1 → 59.8 ms (48.8 and 49.0),
+  two ITL p99s 1 ms longer; DLEE-A100's p99s 27.2 % → 27.1 %, every
+  summary figure above otherwise unchanged.
+- *gpt-oss-120b on an A100: measured, not kept.* Its TPOT is predicted
+  1.5–2× long (286, 294 and 405 ms against 190, 138 and 228 ms). Below
+  compute capability 9 vLLM runs MXFP4 experts through its Marlin MoE
+  kernel (mxfp4.py get_mxfp4_backend), which pads each expert's
+  intermediate size to a multiple of 128 and the hidden size to 256
+  (Mxfp4MoEMethod.create_weights; its E8M0 scales stay one byte a 32
+  weights): gpt-oss-120b's 2880 × 2880 experts become 2944 × 3072,
+  5,504,827,392 B (5.13 GiB) more, 65.90 GiB loaded against the 65.97 GiB
+  vLLM logs on that path (issue #23278). That halves the KV pool at a
+  0.9 share (10.7 → 5.6 GiB). Priced whole (the kernel stores, reads and
+  multiplies the padded matrices, so a decode step streams 9 % more
+  expert bytes), the 2K and 32K bursts' TPOT p50 move 294 → 256 ms and
+  405 → 379 ms, the 128-token burst's 286 → 306 ms, and that burst's
+  engine alone serves 50.6 requests/s against 71 measured (−29 %, it was
+  −24 %): past the 25 % line, the front end's fit reads it as the front
+  end's pace and the fit breaks (KVCACHED-H100's TTFT p50 36 ms →
+  13.3 s): medians 15.7 % → 26.8 %, p99s 28.5 % → 42.2 %, saturation
+  rates 22.8 % → 28.7 %. Priced as memory alone (not what the kernel
+  does) the figures stay 15.7 %, 28.5 % and 22.8 %, with the 2K and 32K
+  TPOT p50 at 240 and 359 ms. Not kept (the 128-token burst fills 6 % of
+  the cache and preempts nothing, so the cached blocks above do not move
+  it). What else runs the A100's TPOT long is not found; vLLM's logs give
+  no A100 profile_run peak for this model.
 
 Until vLLM has prefill runs of its own in runs.csv (its 8 decode runs
 span 4 devices, 3 models and batches of 1 to 10), and serving runs that
