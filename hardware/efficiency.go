@@ -24,6 +24,11 @@ import (
 //	host work        tokens · layers · HostWork / P_host  (runtimes that run
 //	                 operations on the host CPU beside the engine)
 //
+// and a decode step's products over K-quant weights are held, beside their
+// roofline, by the arithmetic that unpacks them (KQuantGEMV): the step's
+// product time t becomes (t⁴ + (F_K / (P·KQuantGEMV))⁴)^¼, F_K the FLOPs
+// of one row of those products (KQuantDecode).
+//
 // where B is the datasheet bandwidth, P the peak at the kernels' precision
 // and M the rows a product sees: the tokens of the pass (for routed experts,
 // the tokens each reached expert receives). The bandwidth a pass reaches is
@@ -82,6 +87,13 @@ type Efficiency struct {
 	// products), FLOP at the host's peak: a pass of n tokens spends
 	// n·layers·HostWork / P_host on it. 0: none.
 	HostWork float64
+	// KQuantGEMV is the share of the peak at which a decode step's
+	// products over K-quant weights (Q2_K to Q6_K) run when the kernels
+	// unpack every weight to a float and multiply it in turn (llama.cpp's
+	// Metal mul_mv kernels): their arithmetic time, F_K / (P·KQuantGEMV),
+	// bounds the step beside its memory time through a smooth corner
+	// (KQuantDecode). In (0, 1]; 0: no such bound.
+	KQuantGEMV float64
 }
 
 // AtClock is the efficiency on an engine clocked at r times
@@ -168,6 +180,20 @@ func (e Efficiency) AchievedCompute(r float64, n int) float64 {
 	return smoothMin(r, float64(n)*e.UnitCompute)
 }
 
+// KQuantDecode is the time of a decode step's products whose roofline
+// time is t, s, when flops of them are over K-quant weights on an engine
+// of peak P FLOP/s: t and the unpacking arithmetic's F_K / (P·KQuantGEMV)
+// through the smooth corner the caps use, (t⁴ + a⁴)^¼, so that a fit
+// sees the bound before it binds. t unchanged without the bound or such
+// products.
+func (e Efficiency) KQuantDecode(t, flops, peak float64) float64 {
+	if e.KQuantGEMV <= 0 || !(flops > 0) || !(peak > 0) {
+		return t
+	}
+	a := flops / (peak * e.KQuantGEMV)
+	return 1 / smoothMin(1/t, 1/a)
+}
+
 // smoothMin is (x⁻⁴ + y⁻⁴)^(−¼): the smaller of x and y, through a
 // smooth corner a fit can follow.
 func smoothMin(x, y float64) float64 {
@@ -214,17 +240,20 @@ func (e Efficiency) Validate() error {
 		in("unit_compute", limits.Compute, e.UnitCompute)
 	}
 	in("host_work", limits.HostWork, e.HostWork)
+	if e.KQuantGEMV != 0 { // 0: no bound
+		in("kquant_gemv", limits.Share, e.KQuantGEMV)
+	}
 	return errors.Join(errs...)
 }
 
 // Parameters lists the efficiency as a vector, in the order of
 // ParameterNames, for fitting and for covariances.
 func (e Efficiency) Parameters() []float64 {
-	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork}
+	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV}
 }
 
 // ParameterNames names the entries of Parameters as profiles spell them.
-var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work"}
+var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work", "kquant_gemv"}
 
 // EfficiencyOf is the inverse of Parameters.
 func EfficiencyOf(p []float64) Efficiency {
@@ -237,6 +266,9 @@ func EfficiencyOf(p []float64) Efficiency {
 	}
 	if len(p) > 10 {
 		e.UnitCompute, e.HostWork = p[9], p[10]
+	}
+	if len(p) > 11 {
+		e.KQuantGEMV = p[11]
 	}
 	return e
 }

@@ -957,3 +957,21 @@ func (w windowed) inverse(v float64) int {
 	}
 	return -1
 }
+
+// KQuantShare is the share of the products' work in types whose
+// weights are K-quants (Q2_K to Q6_K, 256-weight super-blocks with
+// sub-block scales): the work llama.cpp's Metal decode kernels unpack
+// weight by weight (hardware.Efficiency.KQuantGEMV). 0 without work.
+func KQuantShare(types []TypeFLOPs) float64 {
+	var total, k float64
+	for _, t := range types {
+		total += t.FLOPs
+		if t.Type.KQuant() {
+			k += t.FLOPs
+		}
+	}
+	if !(total > 0) {
+		return 0
+	}
+	return k / total
+}

@@ -172,6 +172,15 @@ func GGMLTypeOf(s Storage) (uint32, bool) {
 // activations, not a float type.
 func (s Storage) GGMLQuantized() bool { return ggmlQuantized[s.Name] }
 
+// KQuant reports whether s is one of ggml's K-quants (q2_k to q6_k).
+func (s Storage) KQuant() bool {
+	switch s.Name {
+	case Q2K.Name, Q3K.Name, Q4K.Name, Q5K.Name, Q6K.Name:
+		return true
+	}
+	return false
+}
+
 // ggmlQuantized holds the names of ggml's block-quantized types.
 var ggmlQuantized = func() map[string]bool {
 	m := map[string]bool{}

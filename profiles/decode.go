@@ -141,6 +141,7 @@ type rawCalibration struct {
 	Dequant         float64            `toml:"dequant"`
 	UnitCompute     string             `toml:"unit_compute"`
 	HostWork        float64            `toml:"host_work"`
+	KQuantGEMV      float64            `toml:"kquant_gemv"`
 	FormatBandwidth map[string]float64 `toml:"format_bandwidth"`
 	Covariance      []float64          `toml:"covariance"`
 	DecodeSigma     float64            `toml:"decode_sigma"`
@@ -702,7 +703,7 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		Efficiency: hardware.Efficiency{Bandwidth: c.Bandwidth, ComputeMax: c.ComputeMax, HalfRows: c.HalfRows, Attention: c.Attention, Dequant: orOne(c.Dequant),
 			StepOverhead: dur("step_overhead", c.StepOverhead), PassOverhead: dur("pass_overhead", c.PassOverhead), LayerOverhead: dur("layer_overhead", c.LayerOverhead),
 			UnitBandwidth: d.optional("unit_bandwidth", engine, c.UnitBandwidth, units.DimBandwidth),
-			UnitCompute:   d.optional("unit_compute", engine, c.UnitCompute, units.DimRate), HostWork: c.HostWork},
+			UnitCompute:   d.optional("unit_compute", engine, c.UnitCompute, units.DimRate), HostWork: c.HostWork, KQuantGEMV: c.KQuantGEMV},
 		FormatBandwidth: c.FormatBandwidth, Cov: padCovariance(c.Covariance),
 		DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma, DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF,
 		Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Build: c.Build, Date: c.Date, Files: c.Files, Formats: c.Formats,
@@ -770,12 +771,18 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 }
 
 // padCovariance reads a calibration's covariance written before the
-// efficiency had its last parameters (9 of them, before unit_compute and
-// host_work): those rows and columns are zero, parameters held.
+// efficiency had its last parameters (9 of them before unit_compute and
+// host_work, 11 before kquant_gemv): those rows and columns are zero,
+// parameters held.
 func padCovariance(cov []float64) []float64 {
-	const old = 9
 	n := len(hardware.ParameterNames)
-	if len(cov) != old*old || n == old {
+	old := 0
+	for _, k := range []int{9, 11} {
+		if len(cov) == k*k && k < n {
+			old = k
+		}
+	}
+	if old == 0 {
 		return cov
 	}
 	out := make([]float64, n*n)

@@ -149,6 +149,9 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	if c.HostWork > 0 {
 		num("host_work", c.HostWork)
 	}
+	if c.KQuantGEMV > 0 {
+		num("kquant_gemv", c.KQuantGEMV)
+	}
 	if len(c.Cov) > 0 {
 		parts := make([]string, len(c.Cov))
 		for i, v := range c.Cov {
@@ -267,6 +270,9 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		}
 		if e.HostWork > 0 {
 			fmt.Fprintf(&b, "host_work = %s\n", r4(e.HostWork))
+		}
+		if e.KQuantGEMV > 0 {
+			fmt.Fprintf(&b, "kquant_gemv = %s\n", r4(e.KQuantGEMV))
 		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))

@@ -99,6 +99,8 @@ type rawRuntime struct {
 		} `toml:"graph_batch_builds"`
 		// SerialDecode is runtimes.Support.SerialDecode, with its source.
 		SerialDecode *rawRule `toml:"serial_decode"`
+		// KQuantUnpack is runtimes.Support.KQuantUnpack, with its source.
+		KQuantUnpack *rawRule `toml:"kquant_unpack"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
 		GraphMinCC float64 `toml:"graph_min_compute_capability"`
 		// PrefillTile is runtimes.Support.PrefillTile and TileMinCC,
@@ -254,6 +256,7 @@ type rawClass struct {
 	Dequant         float64            `toml:"dequant"`
 	UnitCompute     string             `toml:"unit_compute"`
 	HostWork        float64            `toml:"host_work"`
+	KQuantGEMV      float64            `toml:"kquant_gemv"`
 	SE              map[string]float64 `toml:"se"`
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
@@ -408,6 +411,14 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			}
 			sup.SerialDecode = v
 			sourceAt(key+".serial_decode", lines.Nth("[[engine]]", ei), r.Source)
+		}
+		if r := e.KQuantUnpack; r != nil {
+			v, ok := r.Value.(bool)
+			if !ok {
+				fe("engine", "[[engine]] %s kquant_unpack value must be true or false", key)
+			}
+			sup.KQuantUnpack = v
+			sourceAt(key+".kquant_unpack", lines.Nth("[[engine]]", ei), r.Source)
 		}
 		if t := e.PrefillTile; t != nil {
 			if t.Value < 1 || t.Value > limits.Tokens {
@@ -916,7 +927,7 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 			return nil, fmt.Errorf("unit_compute: %v", err)
 		}
 	}
-	e.HostWork = r.HostWork
+	e.HostWork, e.KQuantGEMV = r.HostWork, r.KQuantGEMV
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}

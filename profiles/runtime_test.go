@@ -103,6 +103,10 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"[[engine]] engine.gpu serial_decode value must be true or false"}},
 		{"serial decode unsourced", `kind = "gpu"`, "kind = \"gpu\"\nserial_decode = { value = true, source = \"\" }",
 			[]string{"engine.gpu.serial_decode", "no source"}},
+		{"kquant unpack not a bool", `kind = "gpu"`, "kind = \"gpu\"\nkquant_unpack = { value = \"yes\", source = \"[R1] unpack each weight\" }",
+			[]string{"[[engine]] engine.gpu kquant_unpack value must be true or false"}},
+		{"kquant unpack unsourced", `kind = "gpu"`, "kind = \"gpu\"\nkquant_unpack = { value = true, source = \"\" }",
+			[]string{"engine.gpu.kquant_unpack", "no source"}},
 		// prefill_tile: 1 token or more, a compute capability in range, a source.
 		{"prefill tile of no tokens", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 0, source = \"[R1] tiles of 128 columns\" }",
 			[]string{"[[engine]] engine.gpu prefill_tile value must be the tokens one tile of a product takes, 1 to 1073741824, got 0"}},
@@ -241,29 +245,35 @@ func TestRuntimeHostRules(t *testing.T) {
 	}
 }
 
-// A calibration's 9 × 9 covariance, written before unit_compute and
-// host_work, reads as 11 × 11 with those rows and columns held (zero).
+// A calibration's covariance written before the efficiency's last
+// parameters (9 × 9 before unit_compute and host_work, 11 × 11 before
+// kquant_gemv) reads as 12 × 12 with the new rows and columns held
+// (zero); a current one passes unchanged.
 func TestPadCovariance(t *testing.T) {
-	old := make([]float64, 81)
-	for i := range old {
-		old[i] = float64(i + 1)
-	}
-	got := padCovariance(old)
-	if len(got) != 121 {
-		t.Fatalf("%d entries, want 121", len(got))
-	}
-	// Entry (i, j) of the old matrix is 9i + j + 1; it sits at 11i + j.
-	for _, c := range []struct{ i, j int }{{0, 0}, {0, 8}, {8, 0}, {8, 8}, {4, 5}} {
-		if got[11*c.i+c.j] != float64(9*c.i+c.j+1) {
-			t.Errorf("(%d, %d) = %g, want %d", c.i, c.j, got[11*c.i+c.j], 9*c.i+c.j+1)
+	const n = 12
+	for _, old := range []int{9, 11} {
+		cov := make([]float64, old*old)
+		for i := range cov {
+			cov[i] = float64(i + 1)
+		}
+		got := padCovariance(cov)
+		if len(got) != n*n {
+			t.Fatalf("%d × %d: %d entries, want %d", old, old, len(got), n*n)
+		}
+		// Entry (i, j) of the old matrix is old·i + j + 1; it sits at n·i + j.
+		for _, c := range []struct{ i, j int }{{0, 0}, {0, old - 1}, {old - 1, 0}, {old - 1, old - 1}, {4, 5}} {
+			if got[n*c.i+c.j] != float64(old*c.i+c.j+1) {
+				t.Errorf("%d × %d: (%d, %d) = %g, want %d", old, old, c.i, c.j, got[n*c.i+c.j], old*c.i+c.j+1)
+			}
+		}
+		// The first row past the old columns, and the last row.
+		for _, k := range []int{old, n - 1, n*(n-1) + 3, n*n - 1} {
+			if got[k] != 0 {
+				t.Errorf("%d × %d: entry %d = %g, want 0 (held)", old, old, k, got[k])
+			}
 		}
 	}
-	for _, k := range []int{9, 10, 11*9 + 3, 11*10 + 10} {
-		if got[k] != 0 {
-			t.Errorf("entry %d = %g, want 0 (held)", k, got[k])
-		}
-	}
-	if cur := make([]float64, 121); len(padCovariance(cur)) != 121 {
+	if cur := make([]float64, n*n); len(padCovariance(cur)) != n*n {
 		t.Error("a current covariance must pass unchanged")
 	}
 }

@@ -198,6 +198,11 @@ type Support struct {
 	// overlapping the two (llama.cpp's CUDA kernels): a step's products
 	// cost their memory time plus their compute time, not the larger.
 	SerialDecode bool `json:",omitzero"`
+	// KQuantUnpack is true when a decode step's products over K-quant
+	// weights unpack every weight to a float and multiply it in turn
+	// (llama.cpp's Metal mul_mv kernels), so their arithmetic can hold
+	// the step beside its memory time (hardware.Efficiency.KQuantGEMV).
+	KQuantUnpack bool `json:",omitzero"`
 	// GraphMinCC, when set, is the lowest compute capability its graphs
 	// run on (llama.cpp turns CUDA graphs off on older GPUs): on an
 	// engine below it every decode step launches its kernels one by one.
@@ -554,6 +559,14 @@ func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int,
 func (r *Runtime) SerialDecode(d *hardware.Device, e *hardware.Engine) bool {
 	s := r.support(d, e)
 	return s != nil && s.SerialDecode
+}
+
+// KQuantUnpack reports whether a decode step's products over K-quant
+// weights on engine e of device d unpack each weight to a float
+// (Support.KQuantUnpack).
+func (r *Runtime) KQuantUnpack(d *hardware.Device, e *hardware.Engine) bool {
+	s := r.support(d, e)
+	return s != nil && s.KQuantUnpack
 }
 
 // PrefillTile is the most tokens a tile of the runtime's quantized

@@ -505,8 +505,13 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 	expert := r.expertRate(whole, dense)
 	dm, dc, em, ec := r.classTermsAt(whole, dense, expert)
 	denseMem, expertMem := dm >= dc, em >= ec
-	a.classTime[0] += N * r.products(dm, dc)
-	a.classTime[1] += N * r.products(em, ec)
+	p0, p1 := r.products(dm, dc), r.products(em, ec)
+	if k, _ := r.kquantBound(whole, p0+p1); k > p0+p1 {
+		// The K-quant unpacking bound stretches both classes alike.
+		p0, p1 = p0*k/(p0+p1), p1*k/(p0+p1)
+	}
+	a.classTime[0] += N * p0
+	a.classTime[1] += N * p1
 	m0, m1 := first(a.model), last(a.model)
 	a.classTime[2] += times * sumMaxLinear(n, m0.exp.am, m1.exp.am, m0.exp.ac, m1.exp.ac)
 	a.idealTime += times * sumMaxLinear(n, m0.ideal.am, m1.ideal.am, m0.ideal.ac, m1.ideal.ac)

@@ -85,6 +85,7 @@ func (r rates) slower(f float64) rates {
 	r.bw /= f
 	r.kv /= f
 	r.dequant /= f
+	r.kquantPeak /= f
 	r.eff.UnitCompute /= f
 	r.attention /= f
 	r.overhead *= f
@@ -211,6 +212,12 @@ type Inputs struct {
 	// weights and then multiply them (runtimes.Support.SerialDecode): a
 	// step's products cost memory time plus compute time.
 	SerialDecode bool
+	// KQuantShare is the share of the products' FLOPs over K-quant
+	// weights (Q2_K to Q6_K) where the runtime's decode kernels unpack
+	// each of them to a float (runtimes.Support.KQuantUnpack): the
+	// class's KQuantGEMV bounds a decode step by their arithmetic. 0
+	// elsewhere.
+	KQuantShare float64
 	// PrefillTile is the most tokens one tile of the runtime's quantized
 	// products takes (runtimes.Runtime.PrefillTile; 0: none stated, or
 	// not these weights): a prefill pass of n tokens reads the layers'
@@ -314,6 +321,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.L2Cache = e.L2Cache
 	}
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
+	if in.Dequantizing && rt.KQuantUnpack(d, e) {
+		in.KQuantShare = model.KQuantShare(m.ProductTypes())
+	}
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
 		in.Graphs, in.GraphCapture = g, g.CaptureFor(rt.SchedulerFor(d).MaxSeqs)
@@ -506,6 +516,10 @@ type rates struct {
 	// serial is true when the products' memory and compute terms add
 	// rather than overlap (Inputs.SerialDecode, decode steps only).
 	serial bool
+	// kquant is the share of a decode step's product FLOPs over K-quant
+	// weights its kernels unpack weight by weight (Inputs.KQuantShare;
+	// 0 in prefill), and kquantPeak the peak their arithmetic runs at.
+	kquant, kquantPeak float64
 	// tile is the most tokens a tile of the products takes
 	// (Inputs.PrefillTile, prefill passes only; 0: no limit): a pass of
 	// more reads the layers' weights once per tile of tokens.
@@ -558,6 +572,9 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, in.Units), peak: in.Peak, eff: e, overhead: overhead,
 		dequant: dq, attention: in.Peak * e.Attention, units: in.Units, host: host, graphCap: math.Inf(1),
 		serial: !prefill && in.SerialDecode}
+	if !prefill {
+		r.kquant, r.kquantPeak = in.KQuantShare, in.Peak
+	}
 	if prefill {
 		r.tile, r.tileRows, r.l2 = float64(in.PrefillTile), in.TileRows, in.L2Cache
 		if r.tileRows == 0 {

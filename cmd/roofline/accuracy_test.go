@@ -1095,21 +1095,25 @@ const accuracyLeft = `
   carry, and each needs data or a sourced rule, not a looser level.
   Figures are measured/predicted time, the device held out of its class
   (unchanged by its level), unless said otherwise:
-  - Apple M1 Max decode 30.7 % and M3 Max 11.0 %, where the Metal class
-    predicts its devices, each held out, within 5.2 % (decode) and 5.6 %
-    (prefill): on both, every model comes from one source at one build
-    (LCPP-4167's Llama-2-7B at 8e672ef, XD-GPUBENCH's Llama-3 at
-    b2795–2797), so holding a model out holds its source out, and the
-    level fitted on the other source carries that source's bias. On the
-    M3 Max the level moves LCPP-4167's runs from 0.89–0.93× (the class)
-    to 0.84–0.87×. On the M1 Max, XD-GPUBENCH's Q4_K_M runs are
-    1.50–1.74×, its F16 runs 1.12–1.22×, LCPP-4167's Q4_0, Q8_0 and F16
-    0.99–1.03×: XD-GPUBENCH's M1 Max (a 14-inch MacBook Pro, its README)
-    is slower in F16 too. Measured bandwidth, Q4_K_M against F16 of one
-    source: 0.58 on the M1 Max (176 against 301 GB/s), 0.66 on the M2
-    Ultra, 0.68 on the M3 Max; a K-quant compute bound would need the
-    M1 Max's 26 FLOP/B against the others' 34–36 to decide it, which one
-    source's three devices cannot fit.
+  - Apple M1 Max decode 13.2 % (30.7 % before the K-quant decode bound,
+    docs/method.md "K-quants on Metal"), where the Metal class predicts
+    its devices, each held out, within 4.9 % (decode) and 5.5 %
+    (prefill); the M3 Max, 11.0 % before it, is at 2.0 %. On both, every
+    model comes from one source at one build (LCPP-4167's Llama-2-7B at
+    8e672ef, XD-GPUBENCH's Llama-3 at b2795–2797), so holding a model out
+    holds its source out, and the level fitted on the other source
+    carries that source's bias. Held out by device (the class), the M1
+    Max's XD-GPUBENCH Q4_K_M runs are 1.26–1.29× (Llama-3.1-8B) and
+    1.37–1.39× (70B), its F16 runs 1.13–1.22×, LCPP-4167's Q4_0, Q8_0 and
+    F16 1.00–1.03× (before the bound: Q4_K_M 1.50–1.74×, F16 1.12–1.22×):
+    XD-GPUBENCH's M1 Max (a 14-inch MacBook Pro, its README) is slower in
+    F16 too, and its Q4_K_M runs still 1.12× its F16 ones. The fitted
+    bound does the opposite on the M3 Max and the M2 Ultra, whose
+    Q4_K_M runs are now 0.92–0.93× and 0.93–1.03× (70B: 0.80–0.85×,
+    0.89–0.96×) against F16's 0.95× and 1.03–1.07×: one share of the peak
+    for the class does not carry the M1 Max's K-quant shortfall, which is
+    larger than its 26.5 FLOP/B against the others' 34–36 would make it,
+    and one machine's runs cannot tell its kernels from its cooling.
   - Raspberry Pi 5 (decode 6.3 %, prefill 13.5 % with its 1–3-thread
     sweeps scored; the ratios below are from before they were). Decode
     (14.8 % before the untied files above): each model held out,

@@ -234,9 +234,10 @@ const MinDevices = 3
 func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	prior := fit.WeakPrior(runtimes.Prior(k.Kind).Efficiency)
 	prior.SharedSpread = DeviceSpread
-	units, host := false, false
+	units, host, kquant := false, false, false
 	for _, cs := range cases {
 		in := cs.Setup.Inputs
+		kquant = kquant || in.KQuantShare > 0
 		if k.Kind == hardware.CPU {
 			// A CPU's cores each pull a share of the bandwidth; the cap
 			// per core is told apart from the datasheet's share only by
@@ -260,6 +261,12 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 		// efficiency already scales, where the RKNPU's rated TOPS are
 		// not what its cores reach (docs/method.md §6).
 		prior.Center.UnitCompute, prior.Spread[fit.PUnitCompute] = 0, 0
+	}
+	if kquant {
+		// The class's decode kernels unpack K-quant weights one by one
+		// (runtimes.Support.KQuantUnpack) and its runs hold K-quant
+		// files: their arithmetic's share of the peak is fitted.
+		prior.Center.KQuantGEMV, prior.Spread[fit.PKQuantGEMV] = fit.PriorKQuantGEMV, 1.5
 	}
 	if !host {
 		// The runtime runs nothing on the host CPU, or no run's device

@@ -82,15 +82,18 @@ func ClassPrior(c *runtimes.Class, d *hardware.Device, e *hardware.Engine) fit.P
 	center.UnitBandwidth = 0
 	// A cap on the products per compute unit and the host work, where
 	// the class has them, move as costs do; where it has none they stay
-	// none.
-	var unit, host float64
+	// none; so does the K-quant decode bound (kquant_gemv), a share.
+	var unit, host, kq float64
 	if center.UnitCompute > 0 {
 		unit = 1
 	}
 	if center.HostWork > 0 {
 		host = 1
 	}
-	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0, unit, host}}
+	if center.KQuantGEMV > 0 {
+		kq = 0.7
+	}
+	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0, unit, host, kq}}
 }
 
 // MaxFolds bounds the refits of the held-out error: up to MaxFolds runs

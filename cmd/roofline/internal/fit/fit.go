@@ -24,7 +24,7 @@ import (
 )
 
 // NParams is the number of efficiency parameters (hardware.ParameterNames).
-const NParams = 11
+const NParams = 12
 
 // Parameter indices in hardware.Efficiency.Parameters order.
 const (
@@ -39,6 +39,7 @@ const (
 	PDequant
 	PUnitCompute
 	PHostWork
+	PKQuantGEMV
 )
 
 // Phase names which time a point measured.
@@ -187,7 +188,8 @@ const DefaultNoise = 0.10
 // points move every parameter: a factor of e² ≈ 7 either way for costs
 // and half-rows, and logit 1.5 for shares. A centre without caps per
 // compute unit starts them at PriorUnitBandwidth and PriorUnitCompute,
-// and one without host work at PriorHostWork.
+// and one without host work at PriorHostWork; one without a K-quant
+// decode bound holds it at none.
 func WeakPrior(c hardware.Efficiency) Prior {
 	if c.UnitBandwidth == 0 {
 		c.UnitBandwidth = PriorUnitBandwidth
@@ -198,8 +200,21 @@ func WeakPrior(c hardware.Efficiency) Prior {
 	if c.HostWork == 0 {
 		c.HostWork = PriorHostWork
 	}
-	return Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2}}
+	p := Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2, 1.5}}
+	if c.KQuantGEMV == 0 {
+		// No K-quant decode bound: held at none (the caller frees it,
+		// centred on PriorKQuantGEMV, where its kernels unpack them).
+		p.Spread[PKQuantGEMV] = 0
+	}
+	return p
 }
+
+// PriorKQuantGEMV is where a fit starts the share of the peak a decode
+// step's K-quant products run at where the kernels unpack each weight to
+// a float (hardware.Efficiency.KQuantGEMV): 0.23, one fused multiply-add
+// (the 2 FLOP a weight is counted as) in the 4.4 operations llama.cpp's
+// Metal q4_K matrix-vector kernel issues per weight (docs/method.md §6).
+const PriorKQuantGEMV = 0.23
 
 // PriorUnitCompute is where a fit starts the cap on the products' rate per
 // compute unit: 1 TFLOP/s, the rated int8 peak of one core of the
@@ -280,7 +295,7 @@ func (r *Result) apply(s Shift, e hardware.Efficiency) hardware.Efficiency {
 
 // maps between natural and fitting coordinates
 func isShare(i int) bool {
-	return i == PBandwidth || i == PComputeMax || i == PAttention || i == PDequant
+	return i == PBandwidth || i == PComputeMax || i == PAttention || i == PDequant || i == PKQuantGEMV
 }
 
 func toX(p []float64) []float64 {
@@ -597,7 +612,7 @@ func informs(i int, ph Phase) bool {
 	switch i {
 	case PBandwidth, PLayerOverhead, PUnitBandwidth, PHostWork:
 		return true
-	case PStepOverhead:
+	case PStepOverhead, PKQuantGEMV:
 		return ph == Decode
 	}
 	return ph == Prefill

@@ -198,3 +198,48 @@ func TestParamsCountThePrior(t *testing.T) {
 		t.Errorf("DOF(2, 2) = %d", got)
 	}
 }
+
+// The K-quant decode bound (kquant_gemv) is held at none unless the
+// prior centres it, informs decode alone, and is recovered from decode
+// steps whose K-quant arithmetic binds on some engines and not others:
+// 4.6 GB over 200–800 GB/s beside 15 GFLOP at 10–40 TFLOP/s × 0.08
+// (18.8 ms at 10 TFLOP/s, against 23 ms of memory at 200 GB/s; 4.7 ms
+// at 40 TFLOP/s, against 5.75 ms at 800 GB/s).
+func TestKQuantGEMVFit(t *testing.T) {
+	base := hardware.Efficiency{Bandwidth: 0.7, StepOverhead: 126e-6, LayerOverhead: 32e-6, ComputeMax: 0.4, HalfRows: 64, Attention: 0.25, PassOverhead: 126e-6, Dequant: 0.9}
+	if s := WeakPrior(base).Spread[PKQuantGEMV]; s != 0 {
+		t.Errorf("a prior without the bound frees it (spread %g)", s)
+	}
+	if !informs(PKQuantGEMV, Decode) || informs(PKQuantGEMV, Prefill) {
+		t.Error("kquant_gemv must inform decode and not prefill")
+	}
+	truth := base
+	truth.Bandwidth, truth.KQuantGEMV = 0.8, 0.08
+	var pts []Point
+	for i, dev := range []struct{ bw, peak float64 }{{250e9, 10e12}, {500e9, 20e12}, {1000e9, 40e12}, {250e9, 20e12}, {500e9, 10e12}} {
+		for _, kq := range []float64{0, 1} { // a float file and a K-quant one
+			p := func(e hardware.Efficiency) float64 {
+				return e.KQuantDecode(4.6e9/(dev.bw*e.Bandwidth), kq*15e9, dev.peak)
+			}
+			pts = append(pts, Point{Measured: p(truth), Predict: p, Phase: Decode, Group: string(rune('a' + i))})
+		}
+	}
+	prior := WeakPrior(base)
+	for i := range prior.Spread {
+		if i != PBandwidth {
+			prior.Spread[i] = 0
+		}
+	}
+	prior.Center.KQuantGEMV, prior.Spread[PKQuantGEMV] = PriorKQuantGEMV, 1.5
+	prior.Noise = 1e-3
+	r, err := Fit(pts, prior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Efficiency.KQuantGEMV; math.Abs(got/0.08-1) > 0.01 {
+		t.Errorf("kquant_gemv %.4g, want 0.08 (started at %g)", got, PriorKQuantGEMV)
+	}
+	if got := r.Efficiency.Bandwidth; math.Abs(got/0.8-1) > 0.01 {
+		t.Errorf("bandwidth %.4g, want 0.8", got)
+	}
+}

@@ -62,16 +62,18 @@ type efficiencyJSON struct {
 	// UnitBandwidth is B/s per compute unit and UnitCompute FLOP/s per
 	// compute unit (0: no cap); Dequant the share of the matrix efficiency
 	// a dequantizing kernel keeps; HostWork FLOP per token and layer on
-	// the host CPU.
+	// the host CPU; KQuantGEMV the share of the peak a decode step's
+	// K-quant products unpack and multiply at (0: no such bound).
 	UnitBandwidth float64 `json:"unit_bandwidth_bytes_per_s"`
 	Dequant       float64 `json:"dequant"`
 	UnitCompute   float64 `json:"unit_compute_flop_per_s"`
 	HostWork      float64 `json:"host_work_flop"`
+	KQuantGEMV    float64 `json:"kquant_gemv"`
 }
 
 func newEfficiencyJSON(e hardware.Efficiency) efficiencyJSON {
 	return efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead,
-		e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork}
+		e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV}
 }
 
 // InputsJSON echoes what a prediction resolved.
@@ -536,6 +538,11 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 		e.Matmul(rows, in.Peak), Intensity(rows), e.ComputeMax, e.Attention)
 	if e.UnitCompute > 0 && in.Units > 0 {
 		out += fmt.Sprintf("; products capped at %d units × %s", in.Units, Ops(e.UnitCompute, in.Precision))
+	}
+	if e.KQuantGEMV > 0 && in.KQuantShare > 0 {
+		// sim's kquantBound: the unpacking arithmetic beside a decode
+		// step's memory time (docs/method.md "K-quants on Metal").
+		out += fmt.Sprintf("; decode unpacks %.0f %% of the products' work in K-quants at %.3g of the peak (%s), beside its memory time", 100*in.KQuantShare, e.KQuantGEMV, Ops(e.KQuantGEMV*in.Peak, in.Precision))
 	}
 	return out
 }

@@ -1,0 +1,82 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// llama.cpp's Metal decode kernels unpack K-quant weights one by one
+// (the runtime's kquant_unpack rule): a Q4_K_M file's products are all
+// K-quants (Q4_K and Q6_K), a Q4_0 or F16 file's none, and CUDA's
+// kernels take no such bound.
+func TestKQuantShare(t *testing.T) {
+	for _, c := range []struct {
+		device, weights string
+		want            float64
+	}{
+		{"apple-m1-max", "q4_k_m", 1},
+		{"apple-m1-max", "q4_0", 0},
+		{"apple-m1-max", "q8_0", 0},
+		{"apple-m1-max", "f16", 0}, // nothing to dequantize
+		{"rtx-4090", "q4_k_m", 0},  // CUDA: no kquant_unpack rule
+	} {
+		s := chosenSetup(t, builtin(t), "llama-3.1-8b", c.device, runtimes.Request{Runtime: "llama.cpp", Weights: c.weights, KV: "f16"})
+		if got := s.Inputs.KQuantShare; math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s on %s: K-quant share %g, want %g", c.weights, c.device, got, c.want)
+		}
+	}
+}
+
+// The bound prices a decode step's products as (t⁴ + a⁴)^¼, t their
+// roofline time and a = F_K / (P·KQuantGEMV). Llama-3.1-8B Q4_K_M on an
+// M1 Max (fp16 10.617 TFLOP/s), every fixed cost at zero and the
+// bandwidth share at 0.5 (200 GB/s, no cap per core): its products are
+// 32 layers × (4096 × (4096 + 1024 + 1024 + 4096) + 3 × 4096 × 14336)
+// = 6.98 G weights and a 4096 × 128256 head (0.525 G), 15.01 GFLOP a
+// token, all over K-quants; at KQuantGEMV = 0.1 their arithmetic takes
+// a = 15.01e9 / (10.617e12 × 0.1) = 14.14 ms, beside a memory time of
+// about 4.62 GB / 200 GB/s = 23.1 ms: (23.1⁴ + 14.14⁴)^¼ = 23.9 ms, 3.4 %
+// longer. The first decode step attends one token, so the step is its
+// products to well within 0.1 %. A Q4_0 file's step and the prefill do
+// not move.
+func TestKQuantDecodeBound(t *testing.T) {
+	w := sim.Workload{Prompt: 1, Output: 2, Batch: 1}
+	step := func(weights string, k float64) (tpot, ttft float64) {
+		s := chosenSetup(t, builtin(t), "llama-3.1-8b", "apple-m1-max", runtimes.Request{Runtime: "llama.cpp", Weights: weights, KV: "f16"})
+		e := s.Inputs.Efficiency
+		e.StepOverhead, e.PassOverhead, e.LayerOverhead, e.HostWork = 0, 0, 0, 0
+		e.Bandwidth, e.UnitBandwidth, e.KQuantGEMV = 0.5, 0, k
+		p, err := s.WithEfficiency(e).Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.TPOT, p.TTFT
+	}
+	t0, p0 := step("q4_k_m", 0)
+	t1, p1 := step("q4_k_m", 0.1)
+	if t0 < 22.5e-3 || t0 > 23.7e-3 {
+		t.Fatalf("Q4_K_M step without the bound %.4g s, want about 23.1 ms", t0)
+	}
+	a := 15.01e9 / (10.617e12 * 0.1)
+	if want := math.Pow(math.Pow(t0, 4)+math.Pow(a, 4), 0.25); math.Abs(t1/want-1) > 1e-3 {
+		t.Errorf("Q4_K_M step at KQuantGEMV 0.1: %.5g s, want (t⁴ + a⁴)^¼ = %.5g s (t %.5g, a %.5g)", t1, want, t0, a)
+	}
+	if p1 != p0 {
+		t.Errorf("prefill moved with the decode bound: %.6g s against %.6g s", p1, p0)
+	}
+	// A step of 4 sequences unpacks each weight once, as a step of one
+	// does (the FLOPs of one row): it is never priced faster than one.
+	w.Batch = 4
+	if t4, _ := step("q4_k_m", 0.1); t4 < t1 {
+		t.Errorf("a step of 4 sequences %.5g s, faster than one of 1, %.5g s", t4, t1)
+	}
+	w.Batch = 1
+	if q0, _ := step("q4_0", 0); q0 <= 0 {
+		t.Fatal("no Q4_0 step")
+	} else if q1, _ := step("q4_0", 0.1); q1 != q0 {
+		t.Errorf("Q4_0 step moved with the K-quant bound: %.6g s against %.6g s", q1, q0)
+	}
+}
