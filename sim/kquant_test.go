@@ -68,10 +68,14 @@ func TestKQuantDecodeBound(t *testing.T) {
 		t.Errorf("prefill moved with the decode bound: %.6g s against %.6g s", p1, p0)
 	}
 	// A step of 4 sequences unpacks each weight once, as a step of one
-	// does (the FLOPs of one row): it is never priced faster than one.
+	// does (the FLOPs of one row, not four): at KQuantGEMV = 0.01 the
+	// arithmetic, 10 a = 141 ms, outlasts the memory time, and the step
+	// of 4 takes (t₄⁴ + (10 a)⁴)^¼, not the 565 ms four rows would.
 	w.Batch = 4
-	if t4, _ := step("q4_k_m", 0.1); t4 < t1 {
-		t.Errorf("a step of 4 sequences %.5g s, faster than one of 1, %.5g s", t4, t1)
+	b0, _ := step("q4_k_m", 0)
+	b1, _ := step("q4_k_m", 0.01)
+	if want := math.Pow(math.Pow(b0, 4)+math.Pow(10*a, 4), 0.25); math.Abs(b1/want-1) > 1e-3 {
+		t.Errorf("a step of 4 sequences at KQuantGEMV 0.01: %.5g s, want (t⁴ + (10 a)⁴)^¼ = %.5g s (t %.5g)", b1, want, b0)
 	}
 	w.Batch = 1
 	if q0, _ := step("q4_0", 0); q0 <= 0 {
