@@ -404,22 +404,20 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			sourceAt(key+".graph_batch_builds", lines.Nth("[[engine]]", ei), b.Source)
 			sup.GraphBuilds = runtimes.Builds{LastBuild: b.LastBuild, Until: b.Until, Source: b.Source}
 		}
-		if r := e.SerialDecode; r != nil {
+		// flag reads a sourced true-or-false rule of the engine.
+		flag := func(name string, r *rawRule) bool {
+			if r == nil {
+				return false
+			}
 			v, ok := r.Value.(bool)
 			if !ok {
-				fe("engine", "[[engine]] %s serial_decode value must be true or false", key)
+				fe("engine", "[[engine]] %s %s value must be true or false", key, name)
 			}
-			sup.SerialDecode = v
-			sourceAt(key+".serial_decode", lines.Nth("[[engine]]", ei), r.Source)
+			sourceAt(key+"."+name, lines.Nth("[[engine]]", ei), r.Source)
+			return v
 		}
-		if r := e.KQuantUnpack; r != nil {
-			v, ok := r.Value.(bool)
-			if !ok {
-				fe("engine", "[[engine]] %s kquant_unpack value must be true or false", key)
-			}
-			sup.KQuantUnpack = v
-			sourceAt(key+".kquant_unpack", lines.Nth("[[engine]]", ei), r.Source)
-		}
+		sup.SerialDecode = flag("serial_decode", e.SerialDecode)
+		sup.KQuantUnpack = flag("kquant_unpack", e.KQuantUnpack)
 		if t := e.PrefillTile; t != nil {
 			if t.Value < 1 || t.Value > limits.Tokens {
 				fe("engine", "[[engine]] %s prefill_tile value must be the tokens one tile of a product takes, 1 to %d, got %d", key, limits.Tokens, t.Value)
