@@ -258,7 +258,10 @@ func TestPublicAccuracy(t *testing.T) {
 			t.Errorf("%s (%s): %.4g t/s beats the ideal bound %.4g", r.Run.Cited(), r.Hardware, r.Measured, r.Bound)
 		}
 	}
-	doc := accuracyDoc(classes, runs, dec, pre, all, spreadSection(t), servingSection(publicServingRuns(t)))
+	doc, err := accuracyDoc(classes, runs, dec, pre, all, spreadSection(t), servingSection(publicServingRuns(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	const path = "../../docs/accuracy.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -556,7 +559,7 @@ func buildsSection(classes []*accuracy.Class) string {
 	return b.String()
 }
 
-func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all accuracy.Stat, spread, serving string) string {
+func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all accuracy.Stat, spread, serving string) (string, error) {
 	var b strings.Builder
 	b.WriteString(accuracyHeader)
 	fmt.Fprintf(&b, "| phase | tests | held-out MdAPE | P90 | measured/predicted | in 80 %% interval |\n|---|---:|---:|---:|---:|---:|\n")
@@ -706,19 +709,29 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	measuredLeft := fmt.Sprintf("decode %s, prefill %s on %d devices; issue 24 aims at 5 %% and 10 %%: %s of the decode tests are within 5 %% (%s) and %s of the prefill tests within 10 %% (%s)",
 		pctOf(ld.MdAPE), pctOf(lp.MdAPE), ln, pctOf(in[0]), met(in[0]), pctOf(in[1]), met(in[1]))
 	left := strings.Replace(strings.TrimPrefix(accuracyLeft, "\n"), "MEASURED-DEVICES", measuredLeft, 1)
-	b.WriteString(leftFigures(classes).Replace(left))
-	return b.String()
+	figures, err := leftFigures(classes)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(figures.Replace(left))
+	return b.String(), nil
 }
 
 // leftFigures fills the placeholders of "What is left" with the figures
 // computed above (the Jetson CUDA class's and the llama.cpp cpu class's
 // against issue 24's aims, the CPU boards held out), so that the prose
 // follows the runs rather than the day it was written. No key may begin
-// another: strings.Replacer tries them in the order given.
-func leftFigures(classes []*accuracy.Class) *strings.Replacer {
+// another: strings.Replacer tries them in the order given. A class or
+// board whose figures cannot be computed is an error, not a "0.0 %" in
+// the prose.
+func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 	var kv []string
 	add := func(key, v string) { kv = append(kv, key, v) }
-	js, _ := jetsonFigures(classes)
+	js, ok := jetsonFigures(classes)
+	if !ok {
+		return nil, fmt.Errorf("\"What is left\": no held-out figures for the %s class", jetsonClass)
+	}
+	cpu := false
 	add("JETSON-DECODE", pctSpaced(js.byModule[0].MdAPE))
 	add("JETSON-PREFILL", pctSpaced(js.byModule[1].MdAPE))
 	add("JETSON-COVERAGE-PREFILL", pctSpaced(js.byModule[1].Coverage))
@@ -726,6 +739,7 @@ func leftFigures(classes []*accuracy.Class) *strings.Replacer {
 		if c.Key.String() != "llama.cpp cpu" {
 			continue
 		}
+		cpu = true
 		d, p := accuracy.Summarize(c.Phase(measured.Decode)), accuracy.Summarize(c.Phase(measured.Prefill))
 		add("CPU-DECODE", pctSpaced(d.MdAPE))
 		add("CPU-PREFILL", pctSpaced(p.MdAPE))
@@ -753,14 +767,20 @@ func leftFigures(classes []*accuracy.Class) *strings.Replacer {
 		ps := accuracy.Summarize(pi, make([]bool, len(pi)))
 		add("PI5-FULL-PREFILL", fmt.Sprintf("%s and %.2f", pctSpaced(ps.MdAPE), ps.Bias))
 	}
+	if !cpu {
+		return nil, fmt.Errorf("\"What is left\": no llama.cpp cpu class")
+	}
 	for _, b := range []struct{ key, device string }{{"PI5", "raspberry-pi-5-8gb"}, {"RK3588", "rk3588"}, {"A57", "jetson-nano-4gb"}} {
-		bs, _ := boardFigures(classes, b.device, "llama.cpp cpu")
+		bs, ok := boardFigures(classes, b.device, "llama.cpp cpu")
+		if !ok {
+			return nil, fmt.Errorf("\"What is left\": no held-out figures for %s in the llama.cpp cpu class", b.device)
+		}
 		d, p := bs.device[0], bs.device[1]
 		add(b.key+"-PREFILL-OFF", fmt.Sprintf("%s off, %.2f", pctSpaced(p.MdAPE), p.Bias))
 		add(b.key+"-DECODE-RATIO", fmt.Sprintf("%.2f", d.Bias))
 		add(b.key+"-PREFILL-RATIO", fmt.Sprintf("%.2f", p.Bias))
 	}
-	return strings.NewReplacer(kv...)
+	return strings.NewReplacer(kv...), nil
 }
 
 // allCores says whether cs ran on every core of its engine: no --threads,
