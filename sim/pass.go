@@ -161,11 +161,13 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 // time is p, with the arithmetic a that unpacks their K-quant weights
 // beside it (hardware.Efficiency.KQuantDecode): p and 0 when the engine's
 // kernels do not unpack K-quants weight by weight, in prefill, or without
-// K-quant products. The unpacking is counted once for each weight the
-// step reads, the FLOPs of one row, whatever its rows: a step of one
-// sequence is what the published runs measure, and a larger one is never
-// priced faster than it (llama.cpp's Metal kernels for a few columns
-// unpack per column, its tiled ones share the unpacking).
+// K-quant products. The unpacking is counted as the FLOPs of one row,
+// whatever the step's rows: once for each weight the step reads, except
+// that a batch's routed experts beyond those one token reaches are not
+// counted. A step of one sequence is what the published runs measure,
+// and a larger one is never priced faster than it (llama.cpp's Metal
+// kernels for a few columns unpack per column, its tiled ones share the
+// unpacking).
 func (r *rates) kquantBound(mm *model.Matmuls, p float64) (t, a float64) {
 	if r.kquant <= 0 || !(r.kquantPeak > 0) || r.eff.KQuantGEMV <= 0 {
 		return p, 0
