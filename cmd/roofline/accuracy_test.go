@@ -923,8 +923,8 @@ const accuracyLeft = `
   0.87 and 0.88 of the rate its 273 GB/s datasheet allows (its GPU
   STREAM-triad: 0.92), where the family's level, fitted on Orin-era and
   Maxwell modules, expects 0.65–0.68: its memory system, not its host
-  (docs/method.md, "The Jetson AGX Thor's bandwidth"). One author's
-  GPU read benchmark (infinigence/ApxInf) gives the Thor 0.95 of its
+  (docs/method.md, "The Jetson AGX Thor's bandwidth"). One project's
+  GPU read benchmarks (infinigence/ApxInf) give the Thor 0.95 of its
   datasheet and the AGX Orin 0.75, but the Orin's copies run faster than
   its reads (183 against 153 GB/s): its share is its Ampere SMs' reads in
   flight, 7.4 B per SM cycle, the cap the fit already finds for the
@@ -933,8 +933,9 @@ const accuracyLeft = `
   cycle) the Thor is predicted at 0.98 and the class at 5.7 %, but the
   class's bandwidth share, no longer lifted by the Thor's runs, falls
   (0.777 → 0.745) and per-test decode goes from 7.1 % to 8.4 %; and the
-  share correction counts the Orin's cap twice. Not kept. No read figure is published for the Orin Nano or the Jetson Nano,
-  and the family's bandwidth stays fitted on datasheet figures.
+  share correction counts the Orin's cap twice. Not kept. No read figure
+  is published for the Orin Nano or the Jetson Nano, and the family's
+  bandwidth stays fitted on datasheet figures.
   What is left is by model, not by mode: on the same Orin Nano modes
   Qwen2.5-0.5B decodes 1.10–1.21× faster than predicted, Qwen3-0.6B
   1.03–1.06×, and Llama-3.2-1B and the 2–4 B models 0.86–0.95× as fast;
