@@ -928,14 +928,14 @@ const accuracyLeft = `
   datasheet and the AGX Orin 0.75, but the Orin's copies run faster than
   its reads (183 against 153 GB/s): its share is its Ampere SMs' reads in
   flight, 7.4 B per SM cycle, the cap the fit already finds for the
-  family (8.0), not its memory. Priced from those figures (the Thor's
-  share × 0.951 / 0.754 and its cap per SM at the DRIVE Thor's 12.0 B a
-  cycle) the Thor is predicted at 0.98 and the class at 5.7 %, but the
-  class's bandwidth share, no longer lifted by the Thor's runs, falls
-  (0.777 → 0.745) and per-test decode goes from 7.1 % to 8.4 %; and the
-  share correction counts the Orin's cap twice. Not kept. No read figure
-  is published for the Orin Nano or the Jetson Nano, and the family's
-  bandwidth stays fitted on datasheet figures.
+  family (8.0), not its memory. Priced from those figures on the runs
+  of a075250 (the Thor's share × 0.951 / 0.754 and its cap per SM at the
+  DRIVE Thor's 12.0 B a cycle) the Thor is predicted at 0.98 and the
+  class at 5.7 %, but the class's bandwidth share, no longer lifted by
+  the Thor's runs, falls (0.777 → 0.745) and per-test decode goes from
+  7.1 % to 8.4 %; and the share correction counts the Orin's cap twice.
+  Not kept. No read figure is published for the Orin Nano or the Jetson
+  Nano, and the family's bandwidth stays fitted on datasheet figures.
   What is left is by model, not by mode: on the same Orin Nano modes
   Qwen2.5-0.5B decodes 1.10–1.21× faster than predicted, Qwen3-0.6B
   1.03–1.06×, and Llama-3.2-1B and the 2–4 B models 0.86–0.95× as fast;
