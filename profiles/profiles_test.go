@@ -283,3 +283,30 @@ func TestJetsonAGXThorFigures(t *testing.T) {
 		t.Error("the GPU states an int8 peak: NVIDIA gives none for Thor, and none is derived")
 	}
 }
+
+// A profile path that is not there is an unknown device with the list's
+// hint, not Go's "stat X: no such file or directory"; a path with @MODE
+// says a file takes no power mode.
+func TestDeviceFileNotThere(t *testing.T) {
+	cat, _ := Builtin()
+	good := filepath.Join("testdata", "board.good.toml")
+	cases := []struct {
+		name, kind, detail string
+	}{
+		{filepath.Join("testdata", "nosuch.toml"), "hardware", "no such file"},
+		{"./jetson-orin-nano-8gb", "hardware", "no such file"},
+		{good + "@25w", "power mode", "a profile file takes no @MODE"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := cat.Device(c.name)
+			var nf *NotFoundError
+			if !errors.As(err, &nf) {
+				t.Fatalf("error %v (%T), want a NotFoundError", err, err)
+			}
+			if nf.Kind != c.kind || !strings.Contains(nf.Detail, c.detail) || nf.Hint() == "" {
+				t.Errorf("kind %q detail %q hint %q, want %q and %q", nf.Kind, nf.Detail, nf.Hint(), c.kind, c.detail)
+			}
+		})
+	}
+}
