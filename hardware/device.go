@@ -353,7 +353,7 @@ func (d *Device) Validate() error {
 	}
 	for _, k := range d.NumberKeys() {
 		if strings.TrimSpace(d.Sources[k]) == "" {
-			errs = append(errs, fmt.Errorf("%s has no source", k))
+			errs = append(errs, &KeyError{k, errors.New("has no source")})
 		}
 	}
 	return errors.Join(errs...)

@@ -774,6 +774,15 @@ func (c *Catalog) modelNamed(name string) (*model.Spec, error) {
 // for what a user typed; names read from data files go through
 // DeviceFromData.
 func (c *Catalog) Device(name string) (*hardware.Device, error) {
+	if i := strings.LastIndex(name, "@"); i > 0 && !fileExists(name) && fileExists(name[:i]) {
+		return nil, &NotFoundError{Kind: "power mode", Name: name,
+			Detail: fmt.Sprintf("a profile file takes no @MODE: give %s alone (its variants are devices of their own names), or a built-in NAME@MODE", name[:i])}
+	}
+	if LooksLikePath(name) && !fileExists(name) {
+		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotFoundError{Kind: "hardware", Name: name, Detail: "no such file"}
+		}
+	}
 	if !LooksLikePath(name) {
 		d, err := c.deviceNamed(name)
 		var nf *NotFoundError

@@ -459,6 +459,9 @@ func decodeDevices(file string, src []byte) ([]*hardware.Device, error) {
 				line := lines.Key("name")
 				var ke *hardware.KeyError
 				if errors.As(e, &ke) {
+					if d.reported[ke.Key] {
+						continue
+					}
 					if l := lines.Key(deviceKeyPath(ke.Key)...); l > 0 {
 						line = l
 					}
@@ -494,9 +497,17 @@ type deviceDecoder struct {
 	file  string
 	lines *Lines
 	errs  []error
+	// reported holds the keys already in errs: validation's errors about
+	// them (the 0 a value that did not parse left behind, its missing
+	// source) would report one fault twice.
+	reported map[string]bool
 }
 
 func (d *deviceDecoder) errorf(key, format string, a ...any) {
+	if d.reported == nil {
+		d.reported = map[string]bool{}
+	}
+	d.reported[key] = true
 	d.errs = append(d.errs, &FileError{File: d.file, Line: d.lines.Key(strings.Split(key, ".")...), Msg: fmt.Sprintf(format, a...)})
 }
 

@@ -107,15 +107,20 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 	cases := []struct {
 		file string
 		want []string // substrings of the error
+		not  []string // substrings it must not hold: a failed key reported twice
 	}{
-		{"misspelled.bad.toml", []string{"misspelled.bad.toml:12:", `unknown key "tie_word_embedings"`}},
-		{"badpeak.bad.toml", []string{"badpeak.bad.toml:15:", `unknown key "engine.peak.fp16.sorce"`}},
-		{"nosource.bad.toml", []string{"nosource.bad.toml:7:", "has no source"}},
-		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be 1 MFLOP/s to 10 EFLOP/s, got -10 TFLOP/s"}},
-		{"badcc.bad.toml", []string{"badcc.bad.toml:14:", "engine gpu compute_capability must be a CUDA compute capability such as 5.3 or 8.7, got 0.5"}},
+		{"misspelled.bad.toml", []string{"misspelled.bad.toml:12:", `unknown key "tie_word_embedings"`}, nil},
+		{"badpeak.bad.toml", []string{"badpeak.bad.toml:15:", `unknown key "engine.peak.fp16.sorce"`}, nil},
+		// The decoder's "has no source" is the only one: validation's own
+		// (at the name's line, 1) would say it again.
+		{"nosource.bad.toml", []string{"nosource.bad.toml:7:", "has no source"}, []string{"bad.toml:1:", "device bad-board: bandwidth has no source"}},
+		// A bandwidth that does not parse is reported once, at its line:
+		// not again as the 0 B/s it left behind, nor as a figure without a source.
+		{"badunit.bad.toml", []string{"badunit.bad.toml:7:", `unknown unit "GHz"`, "peak.fp16 must be 1 MFLOP/s to 10 EFLOP/s, got -10 TFLOP/s"}, []string{"got 0 B/s", "bandwidth has no source"}},
+		{"badcc.bad.toml", []string{"badcc.bad.toml:14:", "engine gpu compute_capability must be a CUDA compute capability such as 5.3 or 8.7, got 0.5"}, nil},
 		// l2_cache is optional, but when given it is a size in range with a source.
-		{"badl2.bad.toml", []string{"badl2.bad.toml:14:", "engine.gpu.l2_cache must be 0 (none) or 1 KiB to 1 TiB, got -4 MiB"}},
-		{"nosourcel2.bad.toml", []string{"nosourcel2.bad.toml:14:", `engine.gpu.l2_cache = "4 MiB" has no source`}},
+		{"badl2.bad.toml", []string{"badl2.bad.toml:14:", "engine.gpu.l2_cache must be 0 (none) or 1 KiB to 1 TiB, got -4 MiB"}, nil},
+		{"nosourcel2.bad.toml", []string{"nosourcel2.bad.toml:14:", `engine.gpu.l2_cache = "4 MiB" has no source`}, []string{"l2_cache has no source"}},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -127,6 +132,11 @@ func TestBadProfilesNameFileAndLine(t *testing.T) {
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(err.Error(), w) {
+					t.Errorf("error %q holds %q: one fault reported twice", err, w)
 				}
 			}
 		})
@@ -271,5 +281,32 @@ func TestJetsonAGXThorFigures(t *testing.T) {
 	}
 	if _, ok := gpu.Peaks[units.INT8]; ok {
 		t.Error("the GPU states an int8 peak: NVIDIA gives none for Thor, and none is derived")
+	}
+}
+
+// A profile path that is not there is an unknown device with the list's
+// hint, not Go's "stat X: no such file or directory"; a path with @MODE
+// says a file takes no power mode.
+func TestDeviceFileNotThere(t *testing.T) {
+	cat, _ := Builtin()
+	good := filepath.Join("testdata", "board.good.toml")
+	cases := []struct {
+		name, kind, detail string
+	}{
+		{filepath.Join("testdata", "nosuch.toml"), "hardware", "no such file"},
+		{"./jetson-orin-nano-8gb", "hardware", "no such file"},
+		{good + "@25w", "power mode", "a profile file takes no @MODE"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := cat.Device(c.name)
+			var nf *NotFoundError
+			if !errors.As(err, &nf) {
+				t.Fatalf("error %v (%T), want a NotFoundError", err, err)
+			}
+			if nf.Kind != c.kind || !strings.Contains(nf.Detail, c.detail) || nf.Hint() == "" {
+				t.Errorf("kind %q detail %q hint %q, want %q and %q", nf.Kind, nf.Detail, nf.Hint(), c.kind, c.detail)
+			}
+		})
 	}
 }

@@ -335,6 +335,10 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	}
 	q := sp.newSplitPricing(w, true, nil)
 	ph := q.at()
+	if len(q.pre) > 0 {
+		// Every stage lays the batch out alike: the rows its products see.
+		r.PrefillRows = q.pre[0].passRows()
+	}
 
 	// Prefill: the prompt's passes through every stage.
 	prefill, pre, tr, co := q.prefill, q.preSums, q.tr, q.co

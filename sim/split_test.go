@@ -98,6 +98,9 @@ func TestOneDeviceSplitIsThePlainPrediction(t *testing.T) {
 				{"TTFT", split.TTFT, plain.TTFT}, {"TPOT", split.TPOT, plain.TPOT}, {"E2E", split.E2E, plain.E2E},
 				{"ideal TTFT", split.TTFTBound, plain.TTFTBound}, {"ideal TPOT", split.TPOTBound, plain.TPOTBound},
 				{"ITL last", split.ITLLast, plain.ITLLast},
+				// The rows the products' efficiency is read at, which
+				// predict's efficiency line reports ("at 0 rows" before).
+				{"prefill rows", float64(split.PrefillRows), float64(plain.PrefillRows)},
 			} {
 				tol := 1e-9
 				if s.Model.Layout.HostEmbedding && !s.Device.Unified && !s.Model.Spec.TiedEmbeddings {

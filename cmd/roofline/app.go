@@ -72,6 +72,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	setStdinFlags(app.Commands)
 	strictNumbers(app.Commands)
 	globalHelp(app.Commands, app.Flags)
+	oneDefault(app.Commands)
 	return app
 }
 

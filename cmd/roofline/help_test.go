@@ -40,3 +40,29 @@ func TestCommandHelpShowsGlobalFlags(t *testing.T) {
 	}
 	walk(nil, app.Commands)
 }
+
+// A flag's help states its default once. A usage that says what leaving the
+// flag out means ("default: the engine's") must not be followed by the zero
+// the code uses for "not given": "default: the engine's (default: 0)" told
+// users --bw-efficiency defaults to 0. And a flag whose zero means "not
+// given" says what that is, not "(default: 0)".
+func TestFlagHelpStatesOneDefault(t *testing.T) {
+	notGiven := map[string]bool{"compare --bw-efficiency": true, "compare --compute-efficiency": true}
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			p := strings.TrimSpace(path + " " + c.Name)
+			for _, f := range c.Flags {
+				s := f.String()
+				if n := strings.Count(s, "default:"); n > 1 {
+					t.Errorf("%s --%s states %d defaults: %s", p, f.Names()[0], n, s)
+				}
+				if notGiven[p+" --"+f.Names()[0]] && strings.HasSuffix(s, "(default: 0)") {
+					t.Errorf("%s --%s: 0 means not given, but the help says it is the default: %s", p, f.Names()[0], s)
+				}
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk("", newApp(io.Discard, io.Discard).Commands)
+}

@@ -156,14 +156,14 @@ func TestPlanExitAndErrors(t *testing.T) {
 		has  []string
 	}{
 		{[]string{"plan", "--hardware", "rk3588,nosuch-board", "--model", "lama-3.2-3b,llama-3.2-3b", "--weights", "q4_k_x"}, 1,
-			[]string{`unknown hardware "nosuch-board"`, `unknown model "lama-3.2-3b"; did you mean llama-3.2-3b`, `unknown weight format "q4_k_x"`}},
+			[]string{`--hardware: unknown hardware "nosuch-board"`, `--model: unknown model "lama-3.2-3b"; did you mean llama-3.2-3b`, `unknown weight format "q4_k_x"`, "hint: 'roofline list hardware'"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--tpot", "200"}, 2, []string{"--tpot \"200\": give a unit"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--ttft", "-1s"}, 2, []string{"want a positive duration"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--headroom", "150%"}, 2, []string{"--headroom"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--context", "1k,zero"}, 2, []string{"--context"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--context", "1k", "--min-context", "8k"}, 1, []string{"no context length left"}},
 		{[]string{"plan", "--model", "llama-3.2-3b"}, 2, []string{"--hardware is required"}},
-		{[]string{"plan", "--hardware", "nothing-*", "--model", "llama-3.2-3b"}, 1, []string{`unknown hardware "nothing-*"`}},
+		{[]string{"plan", "--hardware", "nothing-*", "--model", "llama-3.2-3b"}, 1, []string{`--hardware: unknown hardware "nothing-*"`}},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(c.args...)

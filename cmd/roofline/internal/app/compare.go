@@ -189,6 +189,11 @@ func (env *Env) compareRuns(runs []measured.Run, o compare.Options, out *Compari
 		return out, &MismatchError{mismatches}
 	}
 	out.Warnings = append(out.Warnings, mismatches...)
+	for _, r := range rows {
+		if r.Elsewhere != "" && !slices.Contains(out.Warnings, r.Elsewhere) {
+			out.Warnings = append(out.Warnings, r.Elsewhere)
+		}
+	}
 	if len(rows) == 0 {
 		return out, fmt.Errorf("no run could be compared (%d skipped; see the warnings above)", len(errs))
 	}

@@ -231,9 +231,9 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	}
 	var err error
 	sp.Devices, err = plan.ResolveDevices(cat, req.Devices)
-	errs = append(errs, err, engineOnSomeDevice(sp.Devices, req.Engines))
+	errs = append(errs, inputError("hardware", err), engineOnSomeDevice(sp.Devices, req.Engines))
 	sp.Models, err = plan.ResolveModels(cat, req.Models)
-	errs = append(errs, err)
+	errs = append(errs, inputError("model", err))
 	if len(req.Weights) == 1 && req.Weights[0] == "all" {
 		sp.Weights = plan.AllWeights()
 	} else {
@@ -349,4 +349,13 @@ func countsWithinLayers(counts []int, models []*model.Spec) error {
 		}
 	}
 	return nil
+}
+
+// inputError names the flag (or study key) of an error resolving input's
+// list, as resolve does for one name; nil stays nil.
+func inputError(input string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &resolve.InputError{Input: input, Err: err}
 }

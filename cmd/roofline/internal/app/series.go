@@ -2,6 +2,7 @@ package app
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 	devs, derr := plan.ResolveDevices(cat, r.Devices)
 	models, merr := plan.ResolveModels(cat, r.Models)
 	if derr != nil || merr != nil {
-		return nil, joinErrors(derr, merr)
+		return nil, errors.Join(inputError("hardware", derr), inputError("model", merr))
 	}
 	weights := r.Weights
 	switch {
@@ -165,16 +166,6 @@ func (env *Env) seriesSetups(dev *hardware.Device, spec *model.Spec, engines []s
 		return nil, lastErr
 	}
 	return out, nil
-}
-
-func joinErrors(errs ...error) error {
-	var msgs []string
-	for _, e := range errs {
-		if e != nil {
-			msgs = append(msgs, e.Error())
-		}
-	}
-	return fmt.Errorf("%s", strings.Join(msgs, "\n"))
 }
 
 // efficiencies says what the expected curves assume, naming the device

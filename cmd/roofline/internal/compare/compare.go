@@ -10,8 +10,10 @@ import (
 	"github.com/roofline/roofline/runtimes"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
@@ -103,6 +105,10 @@ type Row struct {
 	// count other than the run records (beyond ParamsTolerance), both
 	// counts; "" otherwise. It is a warning, an error with --strict.
 	Mismatch string
+	// Elsewhere says, when the run's backend is one only another kind of
+	// device has (CUDA on a Mac, Metal on an NVIDIA GPU), that it was
+	// measured on other hardware than it is compared with; "" otherwise.
+	Elsewhere string
 	// Ops is the test's prediction operator by operator, scaled to the
 	// measurement (Options.Ops): an attribution, not a measurement.
 	Ops *OpAttribution
@@ -371,6 +377,7 @@ func (e *Evaluator) row(r measured.Run) (Row, error) {
 	if len(res.Warnings) > 0 {
 		row.Mismatch = res.Warnings[len(res.Warnings)-1]
 	}
+	row.Elsewhere = backendElsewhere(r, s.Device)
 	row.Model, row.Weights, row.KV, row.Hardware, row.Family = spec.Name, m.Weights.Name, m.KV.Name, dev.Name, dev.Family
 	row.Engine, row.Precision, row.Peak, row.Bandwidth = s.Inputs.Engine, s.Inputs.Precision, s.Inputs.Peak, dev.Bandwidth
 	row.IdealPrecision, row.IdealPeak = s.Inputs.IdealPrecision, s.Inputs.IdealPeak
@@ -524,4 +531,33 @@ func median(v []float64) float64 {
 		return w[n/2]
 	}
 	return (w[n/2-1] + w[n/2]) / 2
+}
+
+// backendFamilies are the device families that have each backend llama.cpp
+// names (llama-bench's backends, a runs CSV's runtime column): CUDA runs on
+// NVIDIA's GPUs and Jetsons, Metal on Apple's chips, ROCm/HIP on AMD's.
+var backendFamilies = map[string][]string{
+	"cuda":  {"nvidia", "jetson"},
+	"metal": {"apple"},
+	"rocm":  {"amd"},
+	"hip":   {"amd"},
+}
+
+// backendElsewhere is a warning when run r's backend is one no device of
+// dev's family has; "" when it fits, names no such backend, or dev is a
+// generic CPU device (family cpu), which a GPU build's host can be.
+func backendElsewhere(r measured.Run, dev *hardware.Device) string {
+	if dev.Family == "cpu" {
+		return ""
+	}
+	words := strings.FieldsFunc(strings.ToLower(r.Backend), func(c rune) bool {
+		return !unicode.IsLetter(c) && !unicode.IsDigit(c)
+	})
+	for _, w := range words {
+		if fams, ok := backendFamilies[w]; ok && !slices.Contains(fams, dev.Family) {
+			return fmt.Sprintf("%s: the runs were measured with the %s backend, which only %s devices have, but are compared with %s (family %s): check --hardware",
+				r.File, strings.ToUpper(w), strings.Join(fams, " and "), dev.Name, dev.Family)
+		}
+	}
+	return ""
 }

@@ -130,3 +130,36 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 }
+
+// A run whose backend only one kind of device has (CUDA: NVIDIA's GPUs
+// and Jetsons; Metal: Apple's) compared on a device of another kind is
+// said to be: MBU against the wrong device's peaks is what a mistyped
+// --hardware gives. A CPU-only or Vulkan backend says nothing of the
+// device, and a generic CPU device ("cpu" family) may host any GPU build.
+func TestBackendElsewhere(t *testing.T) {
+	cat, _ := profiles.Builtin()
+	cases := []struct {
+		file, hardware string
+		warn           bool
+	}{
+		{"rtx4080-qwen2.5-7b.json", "rtx-4080", false},             // CUDA on an NVIDIA GPU
+		{"rtx4080-qwen2.5-7b.json", "jetson-orin-nano-8gb", false}, // CUDA on a Jetson
+		{"rtx4080-qwen2.5-7b.json", "apple-m2-ultra", true},        // CUDA on a Mac
+		{"rtx4080-qwen2.5-7b.json", "rx-7900-xtx", true},           // CUDA on an AMD GPU
+		{"m2ultra-llama2-7b-q4_0.json", "apple-m2-ultra", false},   // Metal on a Mac
+		{"m2ultra-llama2-7b-q4_0.json", "rtx-4080", true},          // Metal on an NVIDIA GPU
+		{"m2ultra-llama2-7b-q4_0.json", "desktop-ddr5", false},     // a generic CPU device
+	}
+	for _, c := range cases {
+		t.Run(c.file+"@"+c.hardware, func(t *testing.T) {
+			ev := New(cat, Options{Hardware: c.hardware, Sim: sim.DefaultOptions})
+			rows, errs := ev.Evaluate(runsOf(t, "../measured/testdata/"+c.file))
+			if len(errs) > 0 || len(rows) == 0 {
+				t.Fatalf("rows %d, errs %v", len(rows), errs)
+			}
+			if got := rows[0].Elsewhere != ""; got != c.warn {
+				t.Errorf("Elsewhere %q, want a warning: %t", rows[0].Elsewhere, c.warn)
+			}
+		})
+	}
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// oneDefault makes a flag's help state its default once. A usage ending in
+// "; default: X" says what leaving the flag out means; urfave/cli would
+// append the zero the code takes for "not given" as well ("default: the
+// engine's (default: 0)"), so X becomes the flag's default text, or, for a
+// switch, the usage alone says it.
+func oneDefault(cmds []*cli.Command) {
+	const mark = "; default: "
+	for _, c := range cmds {
+		for _, f := range c.Flags {
+			switch f := f.(type) {
+			case *cli.BoolFlag:
+				if strings.Contains(f.Usage, mark) {
+					f.DisableDefaultText = true
+				}
+			case *cli.IntFlag:
+				f.Usage, f.DefaultText = splitDefault(f.Usage, f.DefaultText)
+			case *cli.Float64Flag:
+				f.Usage, f.DefaultText = splitDefault(f.Usage, f.DefaultText)
+			case *cli.GenericFlag:
+				f.Usage, f.DefaultText = splitDefault(f.Usage, f.DefaultText)
+			}
+		}
+		oneDefault(c.Subcommands)
+	}
+}
+
+// splitDefault moves a usage's closing "; default: X" into the default
+// text, unless a default text is given already.
+func splitDefault(usage, text string) (string, string) {
+	const mark = "; default: "
+	i := strings.LastIndex(usage, mark)
+	if text != "" || i < 0 {
+		return usage, text
+	}
+	return usage[:i], usage[i+len(mark):]
+}
