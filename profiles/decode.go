@@ -538,6 +538,11 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 		for k, v := range base.Sources {
 			cp.Sources[k] = v
 		}
+		// A measured bandwidth is of the base's clocks (an SM-bound read
+		// moves with the GPU clock, a DRAM-bound one with the EMC's): a
+		// variant states its own or has none.
+		cp.MeasuredBandwidth = 0
+		delete(cp.Sources, "measured_bandwidth")
 		cp.Engines = make([]hardware.Engine, len(base.Engines))
 		for i, e := range base.Engines {
 			e.Peaks = cloneMap(e.Peaks)

@@ -172,6 +172,10 @@ func TestUserProfileAndVariant(t *testing.T) {
 	if ve.Peaks["fp16"] != 15e12 || ve.Peaks["int8"] != 20e12 || ve.Power != 20 || ve.IdlePower != 4.5 || v.Usable != 14<<30 {
 		t.Errorf("variant engine = %+v", ve)
 	}
+	// The base's 80 GB/s was measured at its clocks: the variant has none.
+	if v.MeasuredBandwidth != 0 || v.Sources["measured_bandwidth"] != "" {
+		t.Errorf("variant measured bandwidth %g (%q), want none", v.MeasuredBandwidth, v.Sources["measured_bandwidth"])
+	}
 	// The built-in catalog is untouched.
 	if _, err := cat.Device("mine"); err == nil {
 		t.Error("user profile leaked into the built-in catalog")
