@@ -249,18 +249,10 @@ func (r *rates) rereads(mm *model.Matmuls) (rd, re float64) {
 	return (math.Ceil(mm.Rows/r.tile) - 1) * d / r.bw, (math.Ceil(mm.ExpertRows/r.tile) - 1) * x / r.bw
 }
 
-// DecodeFlatExp EXPERIMENT.
-var DecodeFlatExp bool
-
 // matmul is the rate, FLOP/s, a product of `rows` rows reaches: its share
 // of the peak (Efficiency.Matmul), capped by what the engine's units reach
 // (UnitCompute).
 func (r *rates) matmul(rows float64) float64 {
-	if DecodeFlatExp && r.kquantPeak > 0 {
-		e := r.eff
-		e.HalfRows = 0
-		return e.AchievedCompute(r.peak*r.dequant*e.Matmul(rows, r.peak), r.units)
-	}
 	return r.eff.AchievedCompute(r.peak*r.dequant*r.eff.Matmul(rows, r.peak), r.units)
 }
 

@@ -571,7 +571,7 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 	e := in.Clocked()
 	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, in.Units), peak: in.Peak, eff: e, overhead: overhead,
 		dequant: dq, attention: in.Peak * e.Attention, units: in.Units, host: host, graphCap: math.Inf(1),
-		serial: in.SerialDecode && (!prefill || (SerialPrefillExp && in.PrefillTile > 0))}
+		serial: !prefill && in.SerialDecode}
 	if !prefill {
 		r.kquant, r.kquantPeak = in.KQuantShare, in.Peak
 	}
@@ -588,9 +588,6 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 	}
 	return r
 }
-
-// SerialPrefillExp EXPERIMENT toggle.
-var SerialPrefillExp bool
 
 func (s *Setup) idealRates() rates {
 	return rates{bw: s.Inputs.Bandwidth, peak: s.Inputs.IdealPeak, ideal: true}

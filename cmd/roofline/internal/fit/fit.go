@@ -261,8 +261,6 @@ type Result struct {
 	// phase.
 	Params map[Phase]float64
 	Iter   int
-	Cost   float64
-	X      []float64
 	// FamilyShifts are the families' levels (Prior.Families of them).
 	FamilyShifts []Shift
 	// applyShift is the prior's ApplyShift.
@@ -376,22 +374,13 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		}
 	}
 	x := append([]float64(nil), center...)
-	if StartExp != nil {
-		copy(x, toX(StartExp.Parameters()))
-		for i, sp := range prior.Spread {
-			if sp == 0 {
-				x[i] = center[i]
-			}
-		}
-		for i := NParams; i < np && i-NParams < len(StartShiftsExp); i++ {
-			x[i] = StartShiftsExp[i-NParams]
-		}
-	}
 	n, k := len(points), len(free)
+	shared := sharedGroups(points, prior.SharedSpread)
 	noise := prior.Noise
 	if noise <= 0 {
 		noise = DefaultNoise
 	}
+	rows := n + k
 
 	// natural maps fitting coordinates back; held parameters are exactly
 	// their centre, even where the map cannot reach it (a cap of 0).
@@ -417,70 +406,40 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		o := NParams + nEra + NShift*(f-1)
 		return Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
 	}
-	type problem struct {
-		resid    func(x []float64) ([]float64, bool)
-		jacobian func(x, r0 []float64) *mat.Dense
-		shared   sharedSet
-	}
-	// newProblem is the least-squares problem of points pts over the free
-	// parameters fr: their residuals, then the prior's pulls on fr.
-	newProblem := func(pts []Point, fr []int) problem {
-		shared := sharedGroups(pts, prior.SharedSpread)
-		n, rows := len(pts), len(pts)+len(fr)
-		// residuals: log(pred/meas) per point, then the prior's pulls.
-		resid := func(x []float64) ([]float64, bool) {
-			base := hardware.EfficiencyOf(natural(x))
-			effs := []hardware.Efficiency{base}
-			for _, sh := range shifts(x) {
-				effs = append(effs, prior.apply(sh, base))
-			}
-			var famEffs map[[2]int]hardware.Efficiency
-			if prior.Families > 0 {
-				famEffs = map[[2]int]hardware.Efficiency{}
-			}
-			r := make([]float64, rows)
-			for i, pt := range pts {
-				e := effs[pt.Era]
-				if pt.Family > 0 {
-					k := [2]int{pt.Era, pt.Family}
-					fe, ok := famEffs[k]
-					if !ok {
-						fe = famShift(x, pt.Family).ApplyLevel(e)
-						famEffs[k] = fe
-					}
-					e = fe
-				}
-				v := pt.Predict(e)
-				if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
-					return nil, false
-				}
-				r[i] = math.Log(v/pt.Measured) / noise
-			}
-			shared.whiten(r)
-			for j, i := range fr {
-				r[n+j] = (x[i] - center[i]) / spread(i)
-			}
-			return r, true
+	// residuals: log(pred/meas) per point, then the prior's pulls.
+	resid := func(x []float64) ([]float64, bool) {
+		base := hardware.EfficiencyOf(natural(x))
+		effs := []hardware.Efficiency{base}
+		for _, sh := range shifts(x) {
+			effs = append(effs, prior.apply(sh, base))
 		}
-		jacobian := func(x, r0 []float64) *mat.Dense {
-			J := mat.NewDense(rows, len(fr), nil)
-			for j, i := range fr {
-				h := 1e-5
-				xh := append([]float64(nil), x...)
-				xh[i] += h
-				r1, ok := resid(xh)
+		var famEffs map[[2]int]hardware.Efficiency
+		if prior.Families > 0 {
+			famEffs = map[[2]int]hardware.Efficiency{}
+		}
+		r := make([]float64, rows)
+		for i, pt := range points {
+			e := effs[pt.Era]
+			if pt.Family > 0 {
+				k := [2]int{pt.Era, pt.Family}
+				fe, ok := famEffs[k]
 				if !ok {
-					xh[i] -= 2 * h
-					r1, _ = resid(xh)
-					h = -h
+					fe = famShift(x, pt.Family).ApplyLevel(e)
+					famEffs[k] = fe
 				}
-				for row := 0; row < rows; row++ {
-					J.Set(row, j, (r1[row]-r0[row])/h)
-				}
+				e = fe
 			}
-			return J
+			v := pt.Predict(e)
+			if !(v > 0) || math.IsInf(v, 0) || math.IsNaN(v) {
+				return nil, false
+			}
+			r[i] = math.Log(v/pt.Measured) / noise
 		}
-		return problem{resid, jacobian, shared}
+		shared.whiten(r)
+		for j, i := range free {
+			r[n+j] = (x[i] - center[i]) / spread(i)
+		}
+		return r, true
 	}
 	cost := func(r []float64) float64 {
 		s := 0.0
@@ -489,22 +448,36 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		}
 		return s
 	}
-	// solve minimizes problem pr over the free parameters fr from x by
-	// Levenberg–Marquardt.
-	solve := func(pr problem, fr []int, x []float64) ([]float64, []float64, float64, int, error) {
-		r, ok := pr.resid(x)
-		if !ok {
-			return nil, nil, 0, 0, errors.New("the prior's centre prices a point at a non-positive time")
+	jacobian := func(x, r0 []float64) *mat.Dense {
+		J := mat.NewDense(rows, k, nil)
+		for j, i := range free {
+			h := 1e-5
+			xh := append([]float64(nil), x...)
+			xh[i] += h
+			r1, ok := resid(xh)
+			if !ok {
+				xh[i] -= 2 * h
+				r1, _ = resid(xh)
+				h = -h
+			}
+			for row := 0; row < rows; row++ {
+				J.Set(row, j, (r1[row]-r0[row])/h)
+			}
 		}
-		c := cost(r)
-		k, rows := len(fr), len(r)
-		lambda := 1e-3
-		iter := 0
-		if k == 0 {
-			return x, r, c, 0, nil
-		}
+		return J
+	}
+
+	r, ok := resid(x)
+	if !ok {
+		return nil, errors.New("the prior's centre prices a point at a non-positive time")
+	}
+	c := cost(r)
+	lambda := 1e-3
+	iter := 0
+	if k > 0 {
+	outer:
 		for iter = 0; iter < 200; iter++ {
-			J := pr.jacobian(x, r)
+			J := jacobian(x, r)
 			var JtJ mat.Dense
 			JtJ.Mul(J.T(), J)
 			var g mat.VecDense
@@ -521,10 +494,10 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 					continue
 				}
 				xn := append([]float64(nil), x...)
-				for j, i := range fr {
+				for j, i := range free {
 					xn[i] -= step.AtVec(j)
 				}
-				rn, ok := pr.resid(xn)
+				rn, ok := resid(xn)
 				if ok {
 					if cn := cost(rn); cn < c {
 						converged = c-cn < 1e-10*(1+c)
@@ -537,56 +510,13 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 				lambda *= 4
 			}
 			if !improved || converged {
-				break
+				break outer
 			}
 		}
-		return x, r, c, iter, nil
 	}
-
-	whole := newProblem(points, free)
-	shared := whole.shared
-	var r []float64
-	var c float64
-	var iter int
-	var err error
-	if StagedExp {
-		var dec, pre []Point
-		for _, pt := range points {
-			if pt.Phase == Decode {
-				dec = append(dec, pt)
-			} else {
-				pre = append(pre, pt)
-			}
-		}
-		var f1, f2 []int
-		for _, i := range free {
-			if informs(i, Decode) {
-				f1 = append(f1, i)
-			} else {
-				f2 = append(f2, i)
-			}
-		}
-		if len(dec) > 0 && len(pre) > 0 {
-			if x, _, _, _, err = solve(newProblem(dec, f1), f1, x); err != nil {
-				return nil, err
-			}
-			var it int
-			if x, _, _, it, err = solve(newProblem(pre, f2), f2, x); err != nil {
-				return nil, err
-			}
-			r, _ = whole.resid(x)
-			c, iter = cost(r), it
-		} else if x, r, c, iter, err = solve(whole, free, x); err != nil {
-			return nil, err
-		}
-	} else if x, r, c, iter, err = solve(whole, free, x); err != nil {
-		return nil, err
-	}
-	jacobian := whole.jacobian
 	res := &Result{Efficiency: hardware.EfficiencyOf(natural(x)), Shifts: shifts(x), ShiftSE: make([]Shift, prior.Eras), Iter: iter, applyShift: prior.ApplyShift,
 		FamilyShifts: make([]Shift, prior.Families),
 		Sigma:        map[Phase]float64{}, DOF: map[Phase]int{}, N: map[Phase]int{}, Params: map[Phase]float64{}}
-	res.Cost, res.X = c, append([]float64(nil), x...)
 	for f := range res.FamilyShifts {
 		res.FamilyShifts[f] = famShift(x, f+1)
 	}
@@ -667,15 +597,6 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 	}
 	return res, nil
 }
-
-// StagedExp EXPERIMENT staged fit.
-var StagedExp bool
-
-// StartExp EXPERIMENT start.
-var StartExp *hardware.Efficiency
-
-// StartShiftsExp EXPERIMENT start of shifts.
-var StartShiftsExp []float64
 
 // DOF is the degrees of freedom of n points that spend params effective
 // parameters, rounded down: never more than the points know.
