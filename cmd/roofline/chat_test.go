@@ -428,3 +428,24 @@ func TestChatListsEveryMiss(t *testing.T) {
 		t.Errorf("row 1: TTFT %g s, TPOT %g s, fails %q, failing %v; want both misses listed, ttft first", r.TTFT, r.TPOT, r.Fails, r.Failing)
 	}
 }
+
+// TestBareNumberRefusedWithoutDeprecationNote: a bare number that is
+// refused gets the refusal alone, not also "write -1W", which the refusal
+// contradicts; one that is taken still gets the note.
+func TestBareNumberRefusedWithoutDeprecationNote(t *testing.T) {
+	base := []string{"predict", "--model", "llama-3.2-1b", "--hardware", "raspberry-pi-5-8gb"}
+	for _, c := range []struct {
+		args      []string
+		code      int
+		want, not string
+	}{
+		{append(base, "--idle-power", "-1"), 2, "--idle-power", "write -1W"},
+		{append(base, "--battery-wh", "-1"), 2, "--battery-wh", "deprecated"},
+		{append(base, "--idle-power", "1", "--power", "5W"), 0, "write 1W", ""},
+	} {
+		_, errOut, code := runCLI(c.args...)
+		if code != c.code || !strings.Contains(errOut, c.want) || (c.not != "" && strings.Contains(errOut, c.not)) {
+			t.Errorf("%v: exit %d, %q; want %d with %q and without %q", c.args[len(base):], code, errOut, c.code, c.want, c.not)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -213,7 +214,9 @@ func quantity(c *cli.Context, name string, d units.Dimension) (v float64, ok boo
 	}
 	v, err = units.ParseQuantity(s, d)
 	if errors.As(err, new(*units.NoUnitError)) && d != units.DimDuration {
-		if v, err = units.Parse(s, d); err == nil {
+		// Only a bare number that will be taken gets the note: "write
+		// -1W" beside the refusal of -1 W would contradict it.
+		if v, err = units.Parse(s, d); err == nil && v > 0 && !math.IsInf(v, 0) {
 			render.Warn(c.App.ErrWriter, fmt.Sprintf("--%s %s: a number without its unit is deprecated and is refused from the next release; write %s",
 				name, s, strings.ReplaceAll(units.FormatExact(v, d), " ", "")))
 		}
