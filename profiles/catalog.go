@@ -700,6 +700,13 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 		}
 		return s, err
 	}
+	// A local path that is not there is an unknown model, with the
+	// catalog's hint, not the file system's bare error (a URL is fetched).
+	if !strings.Contains(name, "://") {
+		if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+			return nil, &NotFoundError{Kind: "model", Name: name, Detail: "no such file"}
+		}
+	}
 	if gguf.IsLocation(name) {
 		m, err := gguf.Load(name)
 		if err != nil {

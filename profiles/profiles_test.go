@@ -314,3 +314,27 @@ func TestDeviceFileNotThere(t *testing.T) {
 		})
 	}
 }
+
+// TestModelFileNotThere: a model path that is not there is an unknown
+// model with the catalog's hint, whatever file it names (a profile, a
+// GGUF, a config.json, a checkpoint directory), not the bare stat error.
+func TestModelFileNotThere(t *testing.T) {
+	cat, _ := Builtin()
+	for _, name := range []string{
+		filepath.Join("testdata", "nosuch.toml"),
+		"./nosuch.gguf",
+		filepath.Join("testdata", "nosuch", "config.json"),
+		"./nosuch-checkpoint",
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := cat.Model(name)
+			var nf *NotFoundError
+			if !errors.As(err, &nf) {
+				t.Fatalf("error %v (%T), want a NotFoundError", err, err)
+			}
+			if nf.Kind != "model" || nf.Detail != "no such file" || nf.Hint() == "" {
+				t.Errorf("kind %q detail %q hint %q", nf.Kind, nf.Detail, nf.Hint())
+			}
+		})
+	}
+}
