@@ -53,6 +53,10 @@ type Stage struct {
 	setup  *Setup
 	r      rates // expected
 	ideal  rates
+	// on is the engine it computes on, and over the link its weights
+	// cross to it (nil: none; Stage.overLink).
+	on   string
+	over *hardware.Link
 	// launched are a decode stage's expected rates for a step of more
 	// sequences than its runtime replays as one graph
 	// (Setup.decodeRates): a pass's fixed costs.
@@ -174,6 +178,26 @@ type SplitResult struct {
 	// ExpertLayers are the layers whose routed experts stay in host memory.
 	ExpertLayers int
 	Notes        []string
+	// IdealPrefill and IdealDecode are the largest part of each phase's
+	// ideal time (Result.TTFTBound, Decode.IdealTime): where a split
+	// model's ideal is spent, which the engine's peaks alone do not say
+	// (an offloaded layer's weights crossing the link).
+	IdealPrefill, IdealDecode IdealPart
+}
+
+// IdealPart is a part of a split phase's ideal time: what crosses a link
+// at its datasheet rate, or what an engine's stages move through its
+// memory or compute at its peaks.
+type IdealPart struct {
+	// Where names the link ("pcie4-x16") or the engine ("desktop-ddr5
+	// cpu"); Link is true for a link.
+	Where string
+	Link  bool
+	// Bound is memory (bytes moved; always on a link) or compute (FLOPs).
+	Bound Bound
+	// Amount is the bytes or FLOPs over the whole phase, Rate the B/s or
+	// FLOP/s they go at, Time the part's ideal time over the phase, s.
+	Amount, Rate, Time float64
 }
 
 // StageTime is one stage's share of a prediction.
@@ -192,7 +216,7 @@ type StageTime struct {
 // weights in pool, priced with the fixed cost of its layers (and the
 // step's own when first).
 func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, compute int, first, prefill bool) *Stage {
-	st := &Stage{Name: name, Engine: s.Device.Name + " " + s.Engine.Name, Part: p, Cost: c, Pool: pool, KVPool: kvPool, Compute: compute,
+	st := &Stage{Name: name, Engine: s.Device.Name + " " + s.Engine.Name, on: s.Device.Name + " " + s.Engine.Name, Part: p, Cost: c, Pool: pool, KVPool: kvPool, Compute: compute,
 		Layers: p.Layers(), setup: s}
 	in := &s.Inputs
 	layers := float64(st.Layers) / float64(max(in.LayerUnits, 1))
@@ -241,7 +265,8 @@ func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 	st.ideal = gpu.rates.ideal
 	st.ideal.bw = link.Bandwidth
 	st.ideal.kv = st.setup.rates.ideal.bw
-	st.Engine = gpu.Device.Name + " " + gpu.Engine.Name + " (weights over " + link.Name + ")"
+	st.on, st.over = gpu.Device.Name+" "+gpu.Engine.Name, link
+	st.Engine = st.on + " (weights over " + link.Name + ")"
 	st.Compute = compute
 	st.setup = gpu
 }
@@ -406,9 +431,52 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	if in.Cold {
 		r.ColdTTFT = cold.TTFT
 	}
+	sr.IdealPrefill = sp.idealPart(prefill, pre, q.itr+q.ico)
+	if steps > 0 {
+		sr.IdealDecode = sp.idealPart(sp.Decode, dec, q.ditr+q.dico)
+	}
 	sp.warnings(r)
 	sp.intervals(r, prefill, pre, dec, tr+co, steps)
 	return r, parts, nil
+}
+
+// idealPart is the largest part of a phase's ideal time, its stages
+// st (their sums ss) and link the links' ideal time: each stage's time
+// goes to the term that dominates it, its engine's compute or the memory
+// its weights come from (its own, or the link they cross), and the links'
+// transfers to the link.
+func (sp *Split) idealPart(st []*Stage, ss []stageSums, link float64) IdealPart {
+	var parts []IdealPart
+	add := func(p IdealPart) {
+		for i := range parts {
+			if q := &parts[i]; q.Where == p.Where && q.Bound == p.Bound && q.Rate == p.Rate {
+				q.Amount, q.Time = q.Amount+p.Amount, q.Time+p.Time
+				return
+			}
+		}
+		parts = append(parts, p)
+	}
+	if l := sp.Link; l != nil && link > 0 {
+		add(IdealPart{Where: l.Name, Link: true, Bound: MemoryBound, Amount: link * l.Bandwidth, Rate: l.Bandwidth, Time: link})
+	}
+	for i, s := range st {
+		id := &ss[i]
+		switch {
+		case id.ideal.compute > id.ideal.memory:
+			add(IdealPart{Where: s.on, Bound: ComputeBound, Amount: id.flops, Rate: s.ideal.peak, Time: id.ideal.time})
+		case s.over != nil:
+			add(IdealPart{Where: s.over.Name, Link: true, Bound: MemoryBound, Amount: id.bytes, Rate: s.ideal.bw, Time: id.ideal.time})
+		default:
+			add(IdealPart{Where: s.on, Bound: MemoryBound, Amount: id.bytes, Rate: s.ideal.bw, Time: id.ideal.time})
+		}
+	}
+	var best IdealPart
+	for _, p := range parts {
+		if p.Time > best.Time {
+			best = p
+		}
+	}
+	return best
 }
 
 // combine adds the stages of a phase of n units: in sequence, or through

@@ -300,3 +300,52 @@ func TestNetworkTensor(t *testing.T) {
 		t.Error("llama.cpp split every layer over machines")
 	}
 }
+
+// TestOffloadIdealNamesTheLink: Llama-3.1-70B Q4_K_M on an RTX 4090 at
+// -ngl 47 (TestOffload70BOn4090) keeps layers 0–32 in host memory. A
+// 512-token prefill pass runs their products on the GPU, their weights
+// crossing PCIe 4.0 x16 at its 31.5 GB/s datasheet rate in the ideal:
+// 33 layers × 0.478 GiB = 15.8 GiB = 16.9 GB of weights alone, at least
+// 16.9 / 31.5 = 537 ms of the ~0.8 s ideal TTFT, while the GPU's own 47
+// layers (22.4 GiB at 1.008 TB/s, 24 ms; 41.4 TFLOP at 661 TOP/s, 63 ms)
+// take far less. So the ideal's largest part is the link, not the GPU's
+// peaks. Decode runs layers 0–32 on the host's CPU, reading their 16.9 GB
+// a step from two channels of DDR5-5600 at 89.6 GB/s: 189 ms of the
+// ~224 ms ideal step.
+func TestOffloadIdealNamesTheLink(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	pcie := link(t, "pcie4-x16")
+	w := sim.DefaultWorkload
+	sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: 47}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sp.Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const weights = 33 * 0.478 * (1 << 30) // layers 0–32's weights, B
+	pre := r.Split.IdealPrefill
+	switch {
+	case pre.Where != "pcie4-x16" || !pre.Link || pre.Bound != sim.MemoryBound:
+		t.Errorf("ideal TTFT's largest part is %+v, want the pcie4-x16 link", pre)
+	case pre.Rate != pcie.Bandwidth:
+		t.Errorf("link at %.4g B/s in the ideal, want its datasheet %.4g", pre.Rate, pcie.Bandwidth)
+	case pre.Amount < weights || pre.Time < weights/pcie.Bandwidth:
+		t.Errorf("%.3g B over the link in %.3g s, want at least layers 0–32's %.3g B, %.3g s", pre.Amount, pre.Time, weights, weights/pcie.Bandwidth)
+	case math.Abs(pre.Amount/pre.Rate/pre.Time-1) > 1e-6:
+		t.Errorf("%.4g B at %.4g B/s is %.4g s, not the part's %.4g s", pre.Amount, pre.Rate, pre.Amount/pre.Rate, pre.Time)
+	case pre.Time > r.TTFTBound || pre.Time < r.TTFTBound/2:
+		t.Errorf("the link takes %.3g s of the %.3g s ideal TTFT, want most of it", pre.Time, r.TTFTBound)
+	}
+	dec := r.Split.IdealDecode
+	switch {
+	case dec.Where != "desktop-ddr5 cpu" || dec.Link || dec.Bound != sim.MemoryBound || dec.Rate != 89.6e9:
+		t.Errorf("ideal TPOT's largest part is %+v, want desktop-ddr5 cpu's memory at 89.6 GB/s", dec)
+	case dec.Amount/float64(r.Decode.Steps) < weights:
+		t.Errorf("%.3g B a step from host memory, want at least layers 0–32's %.3g B", dec.Amount/float64(r.Decode.Steps), weights)
+	case dec.Time > r.Decode.IdealTime || dec.Time < r.Decode.IdealTime/2:
+		t.Errorf("host memory takes %.3g s of the %.3g s ideal decode, want most of it", dec.Time, r.Decode.IdealTime)
+	}
+}

@@ -144,3 +144,41 @@ func TestIdealNamesItsPeak(t *testing.T) {
 		t.Errorf("compare does not name its peaks (exit %d):\n%s%s", code, out, errOut)
 	}
 }
+
+// TestOffloadIdealNote: an offloaded model's ideal TTFT is mostly its
+// host layers' weights crossing PCIe (sim's TestOffloadIdealNamesTheLink),
+// not the GPU's peaks; the note under BOUND says so, naming the link, its
+// datasheet rate and the bytes, in text and in JSON. The TPOT note names
+// the host's memory that decode reads those layers from. A model on one
+// GPU keeps the peaks.
+func TestOffloadIdealNote(t *testing.T) {
+	out, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	line := func(prefix string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		}
+		t.Fatalf("no %q line in\n%s", prefix, out)
+		return ""
+	}
+	if l := line("TTFT "); !strings.Contains(l, "ideal bound by ") || !strings.Contains(l, " over pcie4-x16 at 31.5 GB/s: ") || strings.Contains(l, "ideal at int8") {
+		t.Errorf("the TTFT note does not name the link the ideal is spent on:\n%s", l)
+	}
+	if l := line("TPOT "); !strings.Contains(l, "a step from desktop-ddr5 cpu's memory at 89.6 GB/s: ") {
+		t.Errorf("the TPOT note does not name the host memory decode reads:\n%s", l)
+	}
+	js, _, _ := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--format", "json")
+	if !strings.Contains(js, `"ideal_ttft_largest_part": {
+      "where": "pcie4-x16",
+      "link": true,`) {
+		t.Errorf("the JSON has no ideal_ttft_largest_part on pcie4-x16")
+	}
+	one, _, _ := runCLI("predict", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--weights", "q4_k_m")
+	if !strings.Contains(one, "; ideal at int8 661 TOP/s and 1.01 TB/s") || strings.Contains(one, "ideal bound by") {
+		t.Errorf("a model on one GPU lost its ideal peaks:\n%s", one)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 type memoryJSON struct {
@@ -426,12 +427,19 @@ func resultTable(p *app.Prediction, head string) *Table {
 	r := p.Result
 	t := NewTable(head, "EXPECTED", "IDEAL", "BOUND").Right(1, 2)
 	in := r.Inputs
-	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B; ideal at %s", r.Prefill.Bound, r.Prefill.Steps,
-		Count(r.Prefill.FLOPs), Count(r.Prefill.Bytes), Intensity(r.Prefill.Intensity), IdealPeakText(in))
+	ideal := "ideal at " + IdealPeakText(in)
+	if s := r.Split; s != nil && elsewhere(in, s.IdealPrefill) {
+		ideal = idealPartText(s.IdealPrefill, 1, r.TTFTBound)
+	}
+	pre := fmt.Sprintf("%s: %d pass(es), %sFLOP, %sB, %s FLOP/B; %s", r.Prefill.Bound, r.Prefill.Steps,
+		Count(r.Prefill.FLOPs), Count(r.Prefill.Bytes), Intensity(r.Prefill.Intensity), ideal)
 	t.Add("TTFT", withInterval(r.TTFT, r.TTFTInterval), Duration(r.TTFTBound), pre)
 	if r.Decode.Steps > 0 {
 		dec := fmt.Sprintf("%s: %d steps, %s FLOP/B, KV %.0f%% → %.0f%% of bytes", r.Decode.Bound, r.Decode.Steps,
 			Intensity(r.Decode.Intensity), 100*r.KVShareFirst, 100*r.KVShareLast)
+		if s := r.Split; s != nil && elsewhere(in, s.IdealDecode) {
+			dec += "; " + idealPartText(s.IdealDecode, r.Decode.Steps, r.TPOTBound)
+		}
 		t.Add("TPOT (mean ITL)", withInterval(r.TPOT, r.TPOTInterval), Duration(r.TPOTBound), dec)
 		t.Add("ITL first → last", Duration(r.ITLFirst)+" → "+Duration(r.ITLLast), "", "grows with the KV cache")
 	} else {
@@ -472,6 +480,32 @@ func memoryTable(r *sim.Result) *Table {
 	row("total", m.Total)
 	t.Add("usable", Bytes(m.Usable), "")
 	return t
+}
+
+// elsewhere reports whether the largest part of a split phase's ideal is
+// spent away from the main engine's peaks (IdealPeakText): on a link, or
+// on another device's engine.
+func elsewhere(in sim.Inputs, p sim.IdealPart) bool {
+	return p.Time > 0 && (p.Link || p.Where != in.Device+" "+in.Engine)
+}
+
+// idealPartText says where the largest part of a split phase's ideal
+// goes, per unit of the phase's n (1: the whole phase; its steps: per
+// step), beside the ideal it is part of.
+func idealPartText(p sim.IdealPart, n int, ideal float64) string {
+	k := float64(max(n, 1))
+	per := ""
+	if n > 1 {
+		per = " a step"
+	}
+	what := fmt.Sprintf("%sB%s over %s at %s", Count(p.Amount/k), per, p.Where, Bandwidth(p.Rate))
+	switch {
+	case p.Bound == sim.ComputeBound:
+		what = fmt.Sprintf("%sFLOP%s on %s at %s", Count(p.Amount/k), per, p.Where, units.FormatRate(p.Rate, "FLOP/s"))
+	case !p.Link:
+		what = fmt.Sprintf("%sB%s from %s's memory at %s", Count(p.Amount/k), per, p.Where, Bandwidth(p.Rate))
+	}
+	return fmt.Sprintf("ideal bound by %s: %s of %s", what, Duration(p.Time/k), Duration(ideal))
 }
 
 // IdealPeakText is the peaks an ideal time is computed at: the fastest

@@ -24,9 +24,29 @@ type splitJSON struct {
 	CollectiveTPOTS  float64         `json:"collective_tpot_s"`
 	LinkShareOfTPOT  float64         `json:"link_share_of_tpot"`
 	PipelineBubble   float64         `json:"pipeline_bubble_share"`
+	IdealTTFT        *idealPartJSON  `json:"ideal_ttft_largest_part,omitempty"`
+	IdealDecode      *idealPartJSON  `json:"ideal_decode_largest_part,omitempty"`
 	Pools            []poolJSON      `json:"pools"`
 	Stages           []stageTimeJSON `json:"stages"`
 	SmallestThatFits string          `json:"smallest_that_fits,omitempty"`
+}
+
+// idealPartJSON is the largest part of a split phase's ideal time
+// (sim.IdealPart), over the whole phase.
+type idealPartJSON struct {
+	Where  string  `json:"where"`
+	Link   bool    `json:"link"`
+	Bound  string  `json:"bound"`
+	Amount float64 `json:"amount"` // bytes (memory) or FLOPs (compute)
+	Rate   float64 `json:"rate"`   // B/s or FLOP/s
+	TimeS  float64 `json:"time_s"`
+}
+
+func newIdealPartJSON(p sim.IdealPart) *idealPartJSON {
+	if p.Time <= 0 {
+		return nil
+	}
+	return &idealPartJSON{p.Where, p.Link, string(p.Bound), p.Amount, p.Rate, p.Time}
 }
 
 type poolJSON struct {
@@ -68,7 +88,7 @@ func newSplitJSON(r *sim.Result, smallest string) *splitJSON {
 	}
 	j := &splitJSON{Kind: string(s.Kind), Devices: s.Devices, TP: s.TP, PP: s.PP, EP: s.EP, ExpertLayers: s.ExpertLayers, Link: s.Link,
 		TransferTTFTS: s.TransferTTFT, TransferTPOTS: s.TransferTPOT, CollectiveTTFTS: s.CollectiveTTFT, CollectiveTPOTS: s.CollectiveTPOT,
-		PipelineBubble: s.BubbleTPOT, SmallestThatFits: smallest, Pools: []poolJSON{}, Stages: []stageTimeJSON{}}
+		PipelineBubble: s.BubbleTPOT, IdealTTFT: newIdealPartJSON(s.IdealPrefill), IdealDecode: newIdealPartJSON(s.IdealDecode), SmallestThatFits: smallest, Pools: []poolJSON{}, Stages: []stageTimeJSON{}}
 	if s.Kind == sim.Offload {
 		n, l := s.GPULayers, s.Layers
 		j.GPULayers, j.Layers = &n, &l
