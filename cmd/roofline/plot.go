@@ -31,7 +31,7 @@ KINDS
 Examples:
   roofline plot tpot-context --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb,rk3588 --weights q4_k_m -o tpot.png
   roofline plot roofline --model llama-3.1-8b --hardware rtx-4090 --measured bench.json -o roofline.svg
-  roofline plot plan --model llama-3.2-3b --hardware jetson-*,rk3588 --weights all --ttft 1s --tpot 200ms -o plan.pdf`
+  roofline plot plan --model llama-3.2-3b --hardware 'jetson-orin-nano-super-*,rk3588' --weights q4_k_m,q8_0,w8a8 --ttft 1s --tpot 200ms -o plan.pdf`
 
 // plotCommand has one subcommand per kind of the registry (app.Figures),
 // with the flags of the kind's inputs and params.

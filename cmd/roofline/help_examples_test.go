@@ -1,0 +1,79 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+// needsUsersFile are the help examples that name a file or directory of
+// the user's (or a Hugging Face repository roofline reads from the Hub):
+// in a scratch directory without them, each must fail cleanly, naming
+// what is missing.
+var needsUsersFile = []string{"bench.json", "bench-*.json", "vllm-result.json", "runs.csv", "orin.toml", "./my-", "./Llama-3.2-1B",
+	"./Qwen3-4B", "~/models/", "https://", "bartowski/"}
+
+// TestHelpExamples runs every example of every command's help (the
+// "Examples:" of docs/cli.md), as written, in a scratch directory where
+// docs/ is the repository's, offline. One that needs only roofline and
+// its built-in profiles must answer (exit 0, or 3 where the answer finds
+// nothing and is printed in full); one that names a user's file must
+// fail cleanly: exit 1 or 2, nothing on stdout, the file named.
+func TestHelpExamples(t *testing.T) {
+	docs, err := filepath.Abs("../../docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(docs, filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("HF_HUB_OFFLINE", "1")
+	t.Setenv("HF_HOME", filepath.Join(dir, "hf"))
+	var examples []string
+	var walk func(cs []*cli.Command)
+	walk = func(cs []*cli.Command) {
+		for _, c := range cs {
+			_, ex, ok := strings.Cut(c.UsageText, "\nExamples:\n")
+			for l := range strings.SplitSeq(ex, "\n") {
+				if l = strings.TrimSpace(l); ok && strings.HasPrefix(l, "roofline ") {
+					examples = append(examples, strings.TrimPrefix(l, "roofline "))
+				}
+			}
+			walk(c.Subcommands)
+		}
+	}
+	walk(newApp(io.Discard, io.Discard).Commands)
+	if len(examples) < 40 {
+		t.Fatalf("found %d examples in the commands' help, want every one (at least 40)", len(examples))
+	}
+	for _, args := range examples {
+		t.Run(args, func(t *testing.T) {
+			out, errOut, code := runCLI(shellWords(t, args)...)
+			missing := ""
+			for _, f := range needsUsersFile {
+				if strings.Contains(args, f) {
+					missing = f
+				}
+			}
+			switch {
+			case strings.Contains(errOut, "internal error"):
+				t.Errorf("roofline %s: %s", args, errOut)
+			case missing != "":
+				if (code != 1 && code != 2) || out != "" {
+					t.Errorf("roofline %s without the user's %s: exit %d, stdout %d bytes, stderr:\n%s", args, missing, code, len(out), errOut)
+				}
+			case code == 3 && out != "":
+			case code != 0:
+				t.Errorf("roofline %s: exit %d, stderr:\n%s", args, code, errOut)
+			case out == "" && !strings.Contains(errOut, "wrote "):
+				t.Errorf("roofline %s wrote nothing; stderr:\n%s", args, errOut)
+			}
+		})
+	}
+}
