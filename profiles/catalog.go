@@ -347,7 +347,7 @@ func (c *Catalog) loadFS(fsys fs.FS, modelDir, hwDir, rtDir string) error {
 // already, under any name, is not read again (--profiles given the same
 // directory 20 times read it 20 times).
 func (c *Catalog) AddDir(dir string) error {
-	info, err := os.Stat(dir)
+	info, err := safeio.Stat(dir)
 	if err != nil {
 		return err
 	}

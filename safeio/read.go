@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 )
 
 // LimitError is an input larger than its limit.
@@ -37,6 +38,34 @@ func size(n int64) string {
 	return fmt.Sprintf("%d B", n)
 }
 
+// MissingError is an input file or directory that is not there: named,
+// with advice on where a relative path is looked for (not the file
+// system's bare "stat NAME: no such file or directory").
+type MissingError struct {
+	Name string
+	Err  error // the file system's error (fs.ErrNotExist under it)
+}
+
+func (e *MissingError) Error() string { return e.Name + ": no such file or directory" }
+func (e *MissingError) Unwrap() error { return e.Err }
+
+// Hint says where a relative path is read from.
+func (e *MissingError) Hint() string {
+	if wd, err := os.Getwd(); err == nil && !filepath.IsAbs(e.Name) {
+		return "check the path: a relative one is read from the current directory, " + wd
+	}
+	return "check the path"
+}
+
+// Stat is os.Stat with a path that is not there a *MissingError.
+func Stat(name string) (fs.FileInfo, error) {
+	st, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &MissingError{Name: name, Err: err}
+	}
+	return st, err
+}
+
 // ErrNotRegular is returned for a device, FIFO or socket where a regular
 // file is expected.
 var ErrNotRegular = errors.New("not a regular file (a device, FIFO or socket): roofline reads only regular files here")
@@ -45,7 +74,7 @@ var ErrNotRegular = errors.New("not a regular file (a device, FIFO or socket): r
 // open file so that a path swapped after the check cannot slip through.
 func OpenRegular(name string) (*os.File, error) {
 	// Check the path first: opening a FIFO blocks until a writer comes.
-	st, err := os.Stat(name)
+	st, err := Stat(name)
 	if err != nil {
 		return nil, err
 	}

@@ -270,3 +270,26 @@ func TestJoinErrors(t *testing.T) {
 		t.Errorf("errors.As: %v", le)
 	}
 }
+
+// TestMissingFile: a file that is not there is a *MissingError naming it,
+// still fs.ErrNotExist underneath (callers test for it), with a hint that
+// says where a relative path is read from.
+func TestMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, name := range []string{"bench.json", filepath.Join(dir, "nope", "x.toml")} {
+		_, err := ReadFile(name, 1<<20, "a measured-run file")
+		var m *MissingError
+		if !errors.As(err, &m) || !errors.Is(err, os.ErrNotExist) || err.Error() != name+": no such file or directory" {
+			t.Errorf("%s: %v (%T)", name, err, err)
+			continue
+		}
+		want := "check the path"
+		if !filepath.IsAbs(name) {
+			want += ": a relative one is read from the current directory, " + dir
+		}
+		if m.Hint() != want {
+			t.Errorf("%s: hint %q, want %q", name, m.Hint(), want)
+		}
+	}
+}

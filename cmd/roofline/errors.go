@@ -21,7 +21,10 @@ const (
 )
 
 // usageError is a mistake in how roofline was called: exit code 2.
-type usageError struct{ msg string }
+type usageError struct {
+	msg  string
+	hint string // advice before the usage's ("": none)
+}
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -32,7 +35,7 @@ func usageErr(format string, a ...any) error {
 			a[i] = flagged(err)
 		}
 	}
-	return &usageError{fmt.Sprintf(format, a...)}
+	return &usageError{msg: fmt.Sprintf(format, a...)}
 }
 
 // answered is an error after which the answer stands: it is printed, and
@@ -122,6 +125,9 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
+		if ue.hint != "" {
+			io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: hint: %s\n", ue.hint)))
+		}
 		fmt.Fprintln(stderr, "roofline: hint: 'roofline help' or 'roofline COMMAND --help' shows the usage")
 		return exitUsage
 	}

@@ -59,23 +59,23 @@ func flagged(err error, as ...string) error {
 	var fe *sim.FieldError
 	if errors.As(err, &fe) {
 		if f, ok := fieldFlags[fe.Field]; ok {
-			return &usageError{fmt.Sprintf("%s %s", f, fe.Msg)}
+			return &usageError{msg: fmt.Sprintf("%s %s", f, fe.Msg)}
 		}
 		return err
 	}
 	var we *serve.WorkloadError
 	if errors.As(err, &we) {
 		if f, ok := serveFlags[we.Field]; ok {
-			return &usageError{fmt.Sprintf("%s %s", f, we.Msg)}
+			return &usageError{msg: fmt.Sprintf("%s %s", f, we.Msg)}
 		}
-		return &usageError{we.Error()}
+		return &usageError{msg: we.Error()}
 	}
 	var se *runtimes.SchedulerError
 	if errors.As(err, &se) {
-		return &usageError{fmt.Sprintf("--%s %s", strings.ReplaceAll(se.Knob, "_", "-"), se.Msg)}
+		return &usageError{msg: fmt.Sprintf("--%s %s", strings.ReplaceAll(se.Knob, "_", "-"), se.Msg)}
 	}
 	if errors.Is(err, serve.ErrNoTargets) {
-		return &usageError{"--max-rate needs --ttft or --tpot: " + err.Error()}
+		return &usageError{msg: "--max-rate needs --ttft or --tpot: " + err.Error()}
 	}
 	var ie *resolve.InputError
 	if errors.As(err, &ie) {
@@ -90,16 +90,16 @@ func flagged(err error, as ...string) error {
 	var re *app.RequestError
 	if errors.As(err, &re) {
 		if f, ok := fieldFlags[re.Input]; ok {
-			return &usageError{f + " " + re.Msg}
+			return &usageError{msg: f + " " + re.Msg, hint: re.Hint}
 		}
 		if re.Input != "" {
-			return &usageError{"--" + re.Input + " " + re.Msg}
+			return &usageError{msg: "--" + re.Input + " " + re.Msg, hint: re.Hint}
 		}
-		return &usageError{re.Msg}
+		return &usageError{msg: re.Msg, hint: re.Hint}
 	}
 	var tl *plan.TooLargeError
 	if errors.As(err, &tl) {
-		return &usageError{"--context, --batch: " + tl.Error()}
+		return &usageError{msg: "--context, --batch: " + tl.Error()}
 	}
 	var pe *app.ProfilesError
 	if errors.As(err, &pe) {

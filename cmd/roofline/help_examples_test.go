@@ -77,3 +77,36 @@ func TestHelpExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestInputFileNotThere: an input file or directory that is not there
+// (a measured-run file, a study, a trace, a profile directory) is named
+// with "no such file or directory" and a hint to check the path, which
+// says where a relative one is read from: not the file system's bare
+// "stat bench.json: no such file or directory", which named neither the
+// argument nor what to do.
+func TestInputFileNotThere(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"compare", "bench.json", "--hardware", "apple-m2-ultra"}, "roofline: bench.json: no such file or directory\n", 1},
+		{[]string{"calibrate", "runs.csv", "--hardware", "rtx-4090"}, "roofline: runs.csv: no such file or directory\n", 1},
+		{[]string{"plot", "compare", "bench.json", "-o", "c.svg"}, "roofline: bench.json: no such file or directory\n", 1},
+		{[]string{"plot", "roofline", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--measured", "bench.json", "-o", "r.svg"}, "roofline: bench.json: no such file or directory\n", 1},
+		{[]string{"report", "study.toml", "-o", "out"}, "roofline: study.toml: no such file or directory\n", 1},
+		{[]string{"serve", "--model", "llama-3.2-3b", "--hardware", "rtx-4090", "--trace", "t.csv", "--arrival", "trace"}, "roofline: --trace t.csv: no such file or directory\n", 2},
+		{[]string{"--profiles", "./my-profiles", "list", "hardware"}, "roofline: --profiles ./my-profiles: no such file or directory\n", 1},
+	} {
+		out, errOut, code := runCLI(c.args...)
+		hint := "roofline: hint: check the path: a relative one is read from the current directory, " + dir + "\n"
+		if code != c.code || out != "" || !strings.HasPrefix(errOut, c.want+hint) {
+			t.Errorf("roofline %s: exit %d, stdout %d bytes, stderr:\n%s\nwant exit %d and\n%s%s", strings.Join(c.args, " "), code, len(out), errOut, c.code, c.want, hint)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "c.svg")); err == nil {
+			t.Errorf("roofline %s wrote a figure", strings.Join(c.args, " "))
+		}
+	}
+}

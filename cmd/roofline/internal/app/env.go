@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +24,12 @@ type ProfilesError struct {
 	Err error
 }
 
-func (e *ProfilesError) Error() string { return e.Dir + ": " + e.Err.Error() }
+func (e *ProfilesError) Error() string {
+	if m := new(safeio.MissingError); errors.As(e.Err, &m) && m.Name == e.Dir {
+		return m.Error() // it names the directory
+	}
+	return e.Dir + ": " + e.Err.Error()
+}
 func (e *ProfilesError) Unwrap() error { return e.Err }
 
 // NewEnv is the built-in catalog plus the profiles in dirs (user profiles

@@ -107,6 +107,8 @@ type Figure struct {
 type RequestError struct {
 	Input string
 	Msg   string
+	// Hint is advice on what to do instead ("": none).
+	Hint string
 }
 
 func (e *RequestError) Error() string {

@@ -269,7 +269,11 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 func ReadServeTrace(req *ServeRequest) ([]string, error) {
 	f, err := safeio.OpenRegular(req.Trace)
 	if err != nil {
-		return nil, &RequestError{Input: "trace", Msg: err.Error()}
+		re := &RequestError{Input: "trace", Msg: err.Error()}
+		if h := (interface{ Hint() string })(nil); errors.As(err, &h) {
+			re.Hint = h.Hint()
+		}
+		return nil, re
 	}
 	defer f.Close()
 	w := &req.Workload
