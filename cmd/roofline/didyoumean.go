@@ -22,15 +22,18 @@ func unknownCommand(app *cli.App, args []string) error {
 	rest := args[1:]
 	flags, cmds, ownAction := app.Flags, app.Commands, app.Action != nil
 	var path []string
+	help := false
 	for len(rest) > 0 {
 		tok := rest[0]
 		switch {
 		case tok == "--" || len(cmds) == 0 || ownAction:
 			return nil
 		case strings.HasPrefix(tok, "-") && len(tok) > 1:
+			help = help || tok == "--help" || tok == "-h"
 			rest = rest[min(flagArity(flags, tok), len(rest)):]
 			continue
 		case tok == "help" || tok == "h":
+			help = true
 			rest = rest[1:]
 			continue
 		}
@@ -41,6 +44,17 @@ func unknownCommand(app *cli.App, args []string) error {
 		path = append(path, tok)
 		flags, cmds, ownAction = next.Flags, next.Subcommands, next.Action != nil
 		rest = rest[1:]
+	}
+	// A command of subcommands alone (show) asks which, as list and plot
+	// alone do, rather than printing its help and exiting 0.
+	if len(path) > 0 && len(cmds) > 0 && !ownAction && !help {
+		var names []string
+		for _, c := range cmds {
+			if !c.Hidden && c.Name != "help" {
+				names = append(names, c.Name)
+			}
+		}
+		return usageErr("%s what? give one of: %s", strings.Join(path, " "), strings.Join(names, ", "))
 	}
 	return nil
 }

@@ -19,6 +19,9 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"show", "modle", "llama-3.1-8b"}, exitUsage, `unknown command "show modle"; did you mean show model?`},
 		{[]string{"show", "help", "hardwar"}, exitUsage, `unknown command "show hardwar"; did you mean show hardware?`},
 		{[]string{"xyzzyqq"}, exitUsage, `unknown command "xyzzyqq"; commands: list, show, predict,`},
+		// show alone is a usage error, as list and plot alone are (it
+		// printed its help and exited 0).
+		{[]string{"show"}, exitUsage, `show what? give one of: model, hardware, runtime`},
 		{[]string{"list", "moedls"}, exitUsage, `cannot list "moedls"; did you mean models?`},
 		{[]string{"predict", "--modle", "llama-3.1-8b", "--hw", "rk3588"}, exitUsage, `unknown flag --modle; did you mean --model?`},
 		{[]string{"show", "model", "llama-3.1-8b", "--wieghts", "q4_0"}, exitUsage, `unknown flag --wieghts; did you mean --weights?`},
