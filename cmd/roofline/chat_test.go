@@ -449,3 +449,32 @@ func TestBareNumberRefusedWithoutDeprecationNote(t *testing.T) {
 		}
 	}
 }
+
+// TestChatNotFitSaysPredictOffloads: Llama-3.1-70B Q4_K_M (39.6 GiB) does
+// not fit an RTX 4090's 24 GiB, and chat prices one device, so it says
+// DOES NOT FIT; but predict runs it with 47 of 81 layers on the GPU and
+// the rest in the host's memory, as llama.cpp's --fit does
+// (TestOffload70BOn4090). chat's answer said only "choose a smaller format
+// or model, or another device", as if the model could not run there; it
+// now says predict offloads it. A board whose memory is unified (the
+// Orin Nano) or a device with no host profile has no such line.
+func TestChatNotFitSaysPredictOffloads(t *testing.T) {
+	const line = "chat prices rtx-4090 alone; roofline predict places the model between its memory and its host's, as llama.cpp's --fit does"
+	out, _, code := runCLI("chat", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m")
+	if code != 3 || !strings.Contains(out, line) {
+		t.Errorf("chat on rtx-4090: exit %d, want 3 and %q in\n%s", code, line, out)
+	}
+	js, _, _ := runCLI("chat", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--format", "json")
+	if !strings.Contains(js, line) {
+		t.Errorf("chat JSON on rtx-4090 lacks %q", line)
+	}
+	for _, hw := range []string{"jetson-orin-nano-8gb", "rk3588-4gb"} {
+		out, _, _ := runCLI("chat", "--model", "llama-3.1-70b", "--hardware", hw)
+		if strings.Contains(out, "roofline predict places") {
+			t.Errorf("chat on %s (unified memory) says predict offloads:\n%s", hw, out)
+		}
+	}
+	if pred, _, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m"); code != 0 || !strings.Contains(pred, "47 of 81 layers on the GPU") {
+		t.Errorf("predict does not offload: exit %d\n%s", code, pred)
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -43,6 +44,10 @@ type Chat struct {
 	// NotFit is set, and nothing else is priced, when the conversation
 	// does not fit in memory.
 	NotFit *sim.NotFitError
+	// PredictOffloads is set with NotFit when predict would run the model
+	// on the device anyway, its other layers in the host's memory
+	// (llama.cpp's --fit): chat prices the device alone.
+	PredictOffloads bool
 }
 
 // ChatCold is the first reply after start-up: from the device's storage
@@ -91,6 +96,8 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 		r, err := s.Chat(conv, st)
 		if nf := (*sim.NotFitError)(nil); errors.As(err, &nf) {
 			out.NotFit = nf // the answer: it does not fit
+			host, _ := s.Device.DefaultHost()
+			out.PredictOffloads = !s.Device.Unified && host != "" && s.Runtime.Splits(runtimes.SplitOffload)
 			return out, nil
 		}
 		if err != nil {

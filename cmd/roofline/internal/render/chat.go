@@ -65,6 +65,11 @@ func chatNotFit(c *app.Chat) (j ChatJSON, doc *Doc) {
 	doc.Line("%s", NotFitText(in.Model, in.Device, nf.Need, nf.Usable, ctx))
 	doc.Line("%s", nf.Error())
 	doc.Line("%s (%s engine, %s, weights %s, KV %s): choose a smaller format or model, or another device", in.Model, in.Engine, in.Runtime, in.Weights, in.KV)
+	if c.PredictOffloads {
+		l := fmt.Sprintf("chat prices %s alone; roofline predict places the model between its memory and its host's, as llama.cpp's --fit does", in.Device)
+		doc.Line("%s", l)
+		j.Notes = append(j.Notes, l)
+	}
 	return j, doc
 }
 
