@@ -160,6 +160,11 @@ func TestErrors(t *testing.T) {
 		{[]string{"list", "--bogus"}, 2, []string{"unknown flag --bogus"}},
 		{[]string{"show", "hardware", "testdata/misspelled-device.toml"}, 1, []string{"misspelled-device.toml:", `unknown key "bandwith"`}},
 		{[]string{"--profiles", "testdata/nosuchdir", "list", "models"}, 1, []string{"--profiles testdata/nosuchdir"}},
+		// A name given twice in a list is refused, not drawn or ranked
+		// twice (plot drew two identical series, plan two identical rows).
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090, rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice"}},
+		{[]string{"plot", "tpot-context", "--model", "llama-3.2-1b,llama-3.2-1b", "--hardware", "rtx-4090", "-o", "never-written.svg"}, 2, []string{"--model names llama-3.2-1b twice"}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--weights", "q4_0,q8_0,q4_0"}, 2, []string{"--weights names q4_0 twice"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

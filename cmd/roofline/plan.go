@@ -169,9 +169,16 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 			return app.PlanRequest{}, usageErr("--%s is required", f)
 		}
 	}
-	req := app.PlanRequest{Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")), Runtimes: app.List(c.String("runtime")),
-		Models: app.List(c.String("model")), Weights: app.List(c.String("weights")), KV: app.List(c.String("kv")),
-		Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
+	req := app.PlanRequest{Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
+	for _, l := range []struct {
+		flag string
+		to   *[]string
+	}{{"hardware", &req.Devices}, {"engine", &req.Engines}, {"runtime", &req.Runtimes}, {"model", &req.Models}, {"weights", &req.Weights}, {"kv", &req.KV}} {
+		var err error
+		if *l.to, err = listFlag(c, l.flag); err != nil {
+			return req, err
+		}
+	}
 	req.Options.NoFlashAttention = c.Bool("no-flash-attn")
 	var err error
 	if err = runSettings(c, &req.Options); err != nil {

@@ -129,8 +129,16 @@ func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
 			return app.SeriesRequest{}, usageErr("--%s is required", f)
 		}
 	}
-	r := app.SeriesRequest{Models: app.List(c.String("model")), Devices: app.List(c.String("hardware")), Engines: app.List(c.String("engine")),
-		Weights: app.List(c.String("weights")), Runtime: c.String("runtime"), KV: c.String("kv"), Facet: c.String("facet")}
+	r := app.SeriesRequest{Runtime: c.String("runtime"), KV: c.String("kv"), Facet: c.String("facet")}
+	for _, l := range []struct {
+		flag string
+		to   *[]string
+	}{{"model", &r.Models}, {"hardware", &r.Devices}, {"engine", &r.Engines}, {"weights", &r.Weights}} {
+		var err error
+		if *l.to, err = listFlag(c, l.flag); err != nil {
+			return r, err
+		}
+	}
 	for _, m := range c.StringSlice("measured") {
 		r.Measured = append(r.Measured, app.ParseMeasured(m))
 	}
