@@ -477,4 +477,15 @@ func TestChatNotFitSaysPredictOffloads(t *testing.T) {
 	if pred, _, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m"); code != 0 || !strings.Contains(pred, "47 of 81 layers on the GPU") {
 		t.Errorf("predict does not offload: exit %d\n%s", code, pred)
 	}
+	// At f16 the 70B's 131 GiB of weights fit neither the 4090's 24 GiB
+	// nor, offloaded, its host's 62.9 GiB usable beside them (predict:
+	// host memory needs 110 GiB of 62.9 GiB, exit 3): chat must not send
+	// the user to predict for an answer that does not fit either.
+	out, _, code = runCLI("chat", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "f16")
+	if code != 3 || strings.Contains(out, "roofline predict places") {
+		t.Errorf("chat on rtx-4090 at f16: exit %d, want 3 and no pointer to predict's offload, which does not fit either:\n%s", code, out)
+	}
+	if _, _, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "f16"); code != 3 {
+		t.Errorf("predict of the 70B at f16 on rtx-4090 offloaded: exit %d, want 3 (does not fit)", code)
+	}
 }

@@ -3,7 +3,7 @@ package app
 import (
 	"errors"
 
-	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -48,6 +48,24 @@ type Chat struct {
 	// on the device anyway, its other layers in the host's memory
 	// (llama.cpp's --fit): chat prices the device alone.
 	PredictOffloads bool
+}
+
+// offloadFits reports whether predict, asked the same, runs the model
+// offloaded: a device whose memory is not the host's, a runtime that
+// offloads, and llama.cpp --fit's placement holding in both pools at
+// predict's default workload. A model the host cannot hold either gets
+// no pointer to predict, whose answer would be DOES NOT FIT too.
+func (env *Env) offloadFits(res *resolve.Resolved, sel Selection) bool {
+	if res.Setup.Device.Unified {
+		return false
+	}
+	w := sim.DefaultWorkload
+	split, _, err := env.split(res, sel, Spread{}, w, nil)
+	if err != nil || split == nil {
+		return false
+	}
+	r, err := split.Predict(w)
+	return err == nil && r.Memory.Fits
 }
 
 // ChatCold is the first reply after start-up: from the device's storage
@@ -96,8 +114,7 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 		r, err := s.Chat(conv, st)
 		if nf := (*sim.NotFitError)(nil); errors.As(err, &nf) {
 			out.NotFit = nf // the answer: it does not fit
-			host, _ := s.Device.DefaultHost()
-			out.PredictOffloads = !s.Device.Unified && host != "" && s.Runtime.Splits(runtimes.SplitOffload)
+			out.PredictOffloads = env.offloadFits(res, req.Setup)
 			return out, nil
 		}
 		if err != nil {
