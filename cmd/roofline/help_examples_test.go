@@ -105,8 +105,10 @@ func TestInputFileNotThere(t *testing.T) {
 		if code != c.code || out != "" || !strings.HasPrefix(errOut, c.want+hint) {
 			t.Errorf("roofline %s: exit %d, stdout %d bytes, stderr:\n%s\nwant exit %d and\n%s%s", strings.Join(c.args, " "), code, len(out), errOut, c.code, c.want, hint)
 		}
-		if _, err := os.Stat(filepath.Join(dir, "c.svg")); err == nil {
-			t.Errorf("roofline %s wrote a figure", strings.Join(c.args, " "))
+		// Nothing half-written: no figure (c.svg, r.svg), no report
+		// directory (out), nothing else.
+		if es, err := os.ReadDir(dir); err != nil || len(es) > 0 {
+			t.Errorf("roofline %s left %d entries in its directory (%v)", strings.Join(c.args, " "), len(es), err)
 		}
 	}
 }
