@@ -124,6 +124,10 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 // in a sentence).
 func fitOffload(gpu *Setup, w Workload, build func(offloadPlace) (*Split, error)) (*Split, string, error) {
 	L := gpu.Model.Spec.Layers
+	// Fit the pass Predict prices and shows (Split.resolve): with no
+	// ubatch given, the pools would hold a one-token compute buffer and
+	// the placement could leave less than FitMargin free at the real one.
+	w, _ = gpu.resolveUBatch(w)
 	var pools []PoolUse // each placement's memory, checked in one storage
 	fits := func(pl offloadPlace) (*Split, bool, error) {
 		sp, err := build(pl)

@@ -253,6 +253,50 @@ func TestOffload70BOn4090(t *testing.T) {
 	}
 }
 
+// TestFitKeepsTheMargin: --fit's placement leaves FitMargin free in the
+// pools Predict shows, with the compute buffer of the pass Predict prices
+// (llama.cpp's n_ubatch, 512, when the workload gives none), and one more
+// layer would not. With the output layer on the GPU its 512 rows of f32
+// logits, 512 × 128256 × 4 B = 250.5 MiB, are in the GPU's compute buffer;
+// fitted with a one-token pass (the workload's ubatch 0 taken as given)
+// the buffer was 0.6 MiB, and at an 8192-token context -ngl 44 passed
+// --fit's check at 22.92 GiB while Predict showed 23.24 GiB of the 23.0
+// allowed. Llama-3.1-70B Q4_K_M on an RTX 4090: -ngl 46 at 640 tokens
+// (TestOffload70BOn4090), -ngl 43 at 8192, whose KV cache is 32 MiB a
+// layer (8192 × 2 × 1024 × 2 B).
+func TestFitKeepsTheMargin(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	pcie := link(t, "pcie4-x16")
+	for _, c := range []struct {
+		depth, ngl int
+	}{{0, 46}, {7552, 43}} {
+		w := sim.DefaultWorkload
+		w.Depth = c.depth
+		sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: sim.AutoLayers}, w)
+		if err != nil || sp == nil {
+			t.Fatalf("depth %d: no offload: %v", c.depth, err)
+		}
+		if sp.GPULayers != c.ngl {
+			t.Errorf("depth %d: --fit placed -ngl %d, want %d", c.depth, sp.GPULayers, c.ngl)
+		}
+		for _, n := range []int{sp.GPULayers, sp.GPULayers + 1} {
+			one, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: n}, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := one.Predict(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Split.Pools[0]
+			if within := p.Total <= p.Usable-sim.FitMargin; within != (n == sp.GPULayers) {
+				t.Errorf("depth %d, -ngl %d: the GPU holds %.3f GiB of %.3f less the margin (within: %v)", c.depth, n, p.Total/(1<<30), (p.Usable-sim.FitMargin)/(1<<30), within)
+			}
+		}
+	}
+}
+
 // TestTensorParallel: Llama-3.1-70B in bf16 (131 GiB) over two H100s:
 // each holds half the weights and KV, streams half per step and adds two
 // all-reduces per layer over NVLink; one H100 does not hold it.
