@@ -766,6 +766,37 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 		}
 		ps := accuracy.Summarize(pi, make([]bool, len(pi)))
 		add("PI5-FULL-PREFILL", fmt.Sprintf("%s and %.2f", pctSpaced(ps.MdAPE), ps.Bias))
+		// Why the decode coverage is what it is: each board's held-out
+		// interval, the Pi 5's own ratios, and the coverage each device
+		// weighing the same.
+		iv := func(dev string) string {
+			s := c.HeldOutSpread(measured.Decode, dev)
+			return fmt.Sprintf("×%.2f–%.2f", s.Low, s.High)
+		}
+		add("PI5-INTERVAL", iv("raspberry-pi-5-8gb"))
+		add("RK3588-INTERVAL", iv("rk3588"))
+		add("A57-INTERVAL", iv("jetson-nano-4gb"))
+		lo, hi := math.Inf(1), math.Inf(-1)
+		in, n := map[string]float64{}, map[string]float64{}
+		for i, cs := range c.Cases {
+			if !c.Scored[i] || cs.Run.Test != measured.Decode {
+				continue
+			}
+			n[cs.Device]++
+			if c.Covered[i] {
+				in[cs.Device]++
+			}
+			if cs.Device == "raspberry-pi-5-8gb" {
+				lo, hi = math.Min(lo, c.Held[i]), math.Max(hi, c.Held[i])
+			}
+		}
+		byDev := 0.0
+		for d := range n {
+			byDev += in[d] / n[d] / float64(len(n))
+		}
+		add("PI5-RANGE", fmt.Sprintf("%.2f–%.2f", lo, hi))
+		add("CPU-BYDEVICE-DECODE", pctSpaced(byDev))
+		add("CPU-CALIBRATED-ON", pctSpaced(c.RawCoverage))
 	}
 	if !cpu {
 		return nil, fmt.Errorf("\"What is left\": no llama.cpp cpu class")
@@ -1058,6 +1089,30 @@ const accuracyLeft = `
   table larger than a tied model's recipe is now read untied
   (docs/formats.md), and its formats decode at 1.01–1.17 of the class,
   beside EDGE-MEMWALL's tied files at 0.99–1.18.
+  The class's coverage (CPU-COVERAGE, prefill and decode, against issue
+  24's 75–90 %) is the Pi 5's: 41 of its 46 decode tests are that
+  board's. Each device weighing the same, decode is covered
+  CPU-BYDEVICE-DECODE (the Pi 5 and the RK3588 whole, the A57's one test
+  not); the class's intervals are calibrated on that weighting, both
+  phases together (CPU-CALIBRATED-ON), so they are not widened. The Pi 5 held out
+  decodes inside PI5-INTERVAL, built from the RK3588's four tests and the
+  A57's one, the two devices weighing the same: their 10th–90th
+  percentiles widened ×2.94 for resting on two devices (Student's t at
+  one degree of freedom over the normal quantile, times √1.5). Its own
+  ratios span PI5-RANGE, so all 41 fall inside; the RK3588 held out gets
+  RK3588-INTERVAL the same way. The width is the A57's: two boards a
+  factor of 1.4 apart say that an unmeasured one may sit anywhere
+  between, an honest width, not a bug. It is not the small-sample factor
+  either: with that factor removed (measured, not kept), the class's
+  held-out intervals cover 57.9 % of its devices, and the class's
+  calibration widens them ×2.90 back to the same 97.8 / 100 %, while
+  the Jetson CUDA class's coverage falls to 64.1 / 47.8 % (under its
+  75 % guard), the measured devices' to 82.3 / 75.7 % and the released
+  rows' prefill to 88.2 %. On three devices the band cannot be met
+  honestly: a board counts whole or not at all unless its interval cuts
+  into its own scatter, and the A57's decode, held out, misses its
+  A57-INTERVAL. Into the band the class needs more boards (the M4 Pro
+  and the Pi 4 above).
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
   (fitted on its 122 runs) carries it.

@@ -552,6 +552,17 @@ func (c *Class) Phase(ph measured.Test) ([]float64, []bool) {
 	return r, cov
 }
 
+// HeldOutSpread is the 80 % interval of phase ph that the class gives a
+// run of the current builds on device module g held out: the interval its
+// Covered was judged against (spread without g, widened by Widen).
+func (c *Class) HeldOutSpread(ph measured.Test, g string) runtimes.Spread {
+	p := fit.Prefill
+	if ph == measured.Decode {
+		p = fit.Decode
+	}
+	return widen(c.spread(p, g, 0), c.Widen)
+}
+
 // Basis says in words what a class was fitted on.
 func (c *Class) Basis(data string) string {
 	nd, np := c.Fit.N[fit.Decode], c.Fit.N[fit.Prefill]
