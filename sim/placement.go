@@ -31,8 +31,9 @@ const (
 // OffloadOptions place a model between a GPU and its host as llama.cpp
 // does.
 type OffloadOptions struct {
-	// GPULayers is -ngl: the last GPULayers layers on the GPU, counting
-	// the output layer as llama.cpp does (Layers+1: all of them); -1 is
+	// GPULayers is -ngl: the output layer and the last GPULayers-1
+	// layers on the GPU, counting the output layer as llama.cpp does
+	// (Layers+1: all of them; 1: the output layer alone); -1 is
 	// llama.cpp's automatic fitting (--fit, the default).
 	GPULayers int
 	// CPUMoE keeps every layer's routed experts in host memory
@@ -56,8 +57,8 @@ type offloadPlace struct {
 
 // NewOffload places model gpu.Model between the GPU of setup gpu and the
 // host of setup host (the host's CPU engine: another device, or the same
-// device when its memory is unified) as llama.cpp does: -ngl's last
-// layers and the output layer on the GPU, the rest and the embedding
+// device when its memory is unified) as llama.cpp does: the output layer
+// and -ngl's last layers but one on the GPU, the rest and the embedding
 // table in host memory and run on the host's CPU; routed experts kept in
 // host memory by --cpu-moe/--n-cpu-moe run there too. A prefill pass of
 // OpOffloadRows tokens or more runs the host-resident products on the GPU,
@@ -123,6 +124,10 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 // in a sentence).
 func fitOffload(gpu *Setup, w Workload, build func(offloadPlace) (*Split, error)) (*Split, string, error) {
 	L := gpu.Model.Spec.Layers
+	// Fit the pass Predict prices and shows (Split.resolve): with no
+	// ubatch given, the pools would hold a one-token compute buffer and
+	// the placement could leave less than FitMargin free at the real one.
+	w, _ = gpu.resolveUBatch(w)
 	var pools []PoolUse // each placement's memory, checked in one storage
 	fits := func(pl offloadPlace) (*Split, bool, error) {
 		sp, err := build(pl)
@@ -205,8 +210,13 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace, slice 
 	m := gpu.Model
 	L := m.Spec.Layers
 	ngl := pl.ngl
-	g := max(L-min(ngl, L), 0) // the first GPU layer: llama.cpp's i_gpu_start
-	headOnGPU := ngl > L
+	// llama.cpp's load_tensors counts the output layer as layer L and
+	// puts layers i_gpu_start = max(L+1-ngl, 0) … L on the GPU: -ngl 1 is
+	// the output layer alone, -ngl N the output layer and the last N-1
+	// layers (ggml-org/llama.cpp#18148, December 2025; before it
+	// i_gpu_start was L-ngl and the output layer went last, at L+1).
+	g := L - max(ngl-1, 0) // the first GPU layer: llama.cpp's i_gpu_start
+	headOnGPU := ngl >= 1
 	unified := host.Device == gpu.Device
 	sp := &Split{Kind: Offload, Main: gpu, Link: link, TP: 1, PP: 1, GPULayers: ngl, Layers: L + 1, HopBytes: ActivationHopBytes * float64(m.Spec.Hidden)}
 	if unified {
@@ -234,10 +244,10 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace, slice 
 	var parts []part
 	parts = append(parts, part{name: "embedding table", p: model.Part{Embedding: true}})
 	if g > 0 {
-		parts = append(parts, part{name: fmt.Sprintf("layers %d–%d", 0, g-1), p: model.Part{First: 0, End: g, Dense: true, Experts: true}, kv: true})
+		parts = append(parts, part{name: layerRange(0, g-1), p: model.Part{First: 0, End: g, Dense: true, Experts: true}, kv: true})
 	}
 	if g < L || headOnGPU {
-		name := fmt.Sprintf("layers %d–%d", g, L-1)
+		name := layerRange(g, L-1)
 		if g >= L {
 			name = ""
 		}
@@ -245,12 +255,12 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace, slice 
 			name = joinWords(name, "output layer")
 		}
 		if eb > ea {
-			name += fmt.Sprintf(" (routed experts of %d–%d in host memory)", ea, eb-1)
+			name += " (routed experts of " + span(ea, eb-1) + " in host memory)"
 		}
 		parts = append(parts, part{name: name, p: model.Part{First: g, End: L, Dense: true, Experts: true, Head: headOnGPU, SkipFirst: ea, SkipEnd: eb}, gpu: true, kv: true})
 	}
 	if eb > ea {
-		parts = append(parts, part{name: fmt.Sprintf("routed experts of layers %d–%d", ea, eb-1), p: model.Part{First: ea, End: eb, Experts: true}})
+		parts = append(parts, part{name: "routed experts of " + layerRange(ea, eb-1), p: model.Part{First: ea, End: eb, Experts: true}})
 	}
 	if !headOnGPU {
 		parts = append(parts, part{name: "output layer", p: model.Part{Head: true}})
@@ -300,6 +310,21 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace, slice 
 // tokens or more); when not, the prefill stages are the decode ones.
 func (sp *Split) opOffload(w Workload) bool {
 	return w.PassTokens() >= OpOffloadRows
+}
+
+// layerRange names layers a to b: "layer 79", "layers 0–34".
+func layerRange(a, b int) string {
+	if a == b {
+		return "layer " + span(a, b)
+	}
+	return "layers " + span(a, b)
+}
+
+func span(a, b int) string {
+	if a == b {
+		return fmt.Sprint(a)
+	}
+	return fmt.Sprintf("%d–%d", a, b)
 }
 
 func joinWords(a, b string) string {

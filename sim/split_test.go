@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
@@ -118,17 +119,90 @@ func TestOneDeviceSplitIsThePlainPrediction(t *testing.T) {
 	}
 }
 
+// TestOffloadPlacement: -ngl N puts the output layer and the last N-1
+// layers on the GPU, as llama.cpp's load_tensors has since
+// ggml-org/llama.cpp#18148 (December 2025): i_gpu_start =
+// max(n_layer + 1 - ngl, 0), layers i_gpu_start … n_layer on the GPU, the
+// output layer counted as layer n_layer (before it, i_gpu_start was
+// n_layer - ngl and the output layer went to the GPU only at n_layer + 1).
+// For Llama-3.1-70B (80 layers) that is:
+//
+//	-ngl 0   i_gpu_start 80: nothing on the GPU
+//	-ngl 1   i_gpu_start 80: the output layer alone
+//	-ngl 2   i_gpu_start 79: layer 79 and the output layer
+//	-ngl 46  i_gpu_start 35: layers 35–79 and the output layer
+//	-ngl 81  i_gpu_start 0:  everything but the embedding table
+//
+// The GPU's weights in Q4_K_M (hidden 8192, 8 KV heads of 128, FFN 28672,
+// vocab 128256; Q4_K 144 B per 256 values, Q5_K 176, Q6_K 210): a layer
+// holds q and o (2 × 8192² = 134,217,728 values, Q4_K: 75,497,472 B), k
+// (8,388,608, Q4_K: 4,718,592 B), v (8,388,608: Q5_K on a 70B,
+// 5,767,168 B, or Q6_K, 6,881,280 B), gate and up (2 × 234,881,024, Q4_K:
+// 264,241,152 B), down (234,881,024: Q4_K 132,120,576 B or Q6_K
+// 192,675,840 B) and two f32 norms (65,536 B): 482,410,496 B, or
+// 544,079,872 B for the layers llama.cpp's use_more_bits gives Q6_K (i <
+// 10, i ≥ 70, (i-10) % 3 == 2). The output layer is 8192 × 128256 in Q6_K
+// and its f32 norm: 861,880,320 + 32,768 = 861,913,088 B. Layers 35–79
+// hold 22 of the larger (36, 39, …, 69 and 70–79) and 23 of the smaller.
+func TestOffloadPlacement(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	pcie := link(t, "pcie4-x16")
+	const (
+		small  = 482410496.0
+		large  = 544079872.0
+		output = 861913088.0
+	)
+	for _, c := range []struct {
+		ngl     int
+		onGPU   string  // the stage on the GPU, "" for none
+		onHost  string  // the layers left on the CPU, "" for none
+		weights float64 // in GPU memory, B
+	}{
+		{0, "", "layers 0–79", 0},
+		{1, "output layer", "layers 0–79", output},
+		{2, "layer 79 and output layer", "layers 0–78", output + large},
+		{46, "layers 35–79 and output layer", "layers 0–34", output + 22*large + 23*small},
+		{80, "layers 1–79 and output layer", "layer 0", output + 39*large + 40*small},
+		{81, "layers 0–79 and output layer", "", output + 40*large + 40*small},
+	} {
+		sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: c.ngl}, sim.DefaultWorkload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var onGPU, onHost []string
+		for _, st := range sp.Decode {
+			switch {
+			case st.Engine == "rtx-4090 gpu":
+				onGPU = append(onGPU, st.Name)
+			case strings.HasPrefix(st.Name, "layer"):
+				onHost = append(onHost, st.Name)
+			}
+		}
+		if got := strings.Join(onGPU, "; "); got != c.onGPU {
+			t.Errorf("-ngl %d: %q on the GPU, want %q", c.ngl, got, c.onGPU)
+		}
+		if got := strings.Join(onHost, "; "); got != c.onHost {
+			t.Errorf("-ngl %d: %q on the host's CPU, want %q", c.ngl, got, c.onHost)
+		}
+		pools := sp.Memory(sim.DefaultWorkload.Context(), 1, sim.DefaultWorkload.UBatch)
+		if got := pools[0].Weights; math.Abs(got-c.weights) > 1e-9*c.weights+1 {
+			t.Errorf("-ngl %d: %.0f B of weights on the GPU, want %.0f", c.ngl, got, c.weights)
+		}
+	}
+}
+
 // TestOffload70BOn4090: Llama-3.1-70B in Q4_K_M (39.6 GiB) does not fit
-// an RTX 4090's 24 GiB. llama.cpp's --fit keeps 1024 MiB free: 80
-// layers of 0.49 GiB each, the 0.8 GiB output layer first, so about 40 of
-// 81 fit; the rest stream from two channels of DDR5 on the CPU, so decode
-// runs at a few tokens per second, each token reading ~18 GB from host
-// memory at 0.6 × 89.6 GB/s ≈ 0.34 s. The 80 layers take 38.24 GiB,
-// 0.478 GiB each, the output layer 0.80 GiB: at -ngl 47 the GPU holds
-// 46 layers and the output layer (22.44 GiB), their KV cache, 70 MiB of
-// compute buffer and 256 MiB of runtime, 22.87 GiB of the 23.0 GiB
-// --fit allows; a 48th layer makes 23.32. Every -ngl from 0 to 81 is a valid
-// placement and the time falls as layers move to the GPU.
+// an RTX 4090's 24 GiB. llama.cpp's --fit keeps 1024 MiB free and fills
+// the GPU back to front, the output layer first (-ngl N: the output layer
+// and the last N-1 layers; TestOffloadPlacement has the bytes): at -ngl 46
+// the GPU holds the output layer and layers 35–79, 22.28 GiB of weights,
+// their KV cache, 322.5 MiB of compute buffer and 256 MiB of runtime,
+// 22.96 GiB of the 23.0 GiB --fit allows; -ngl 47 adds layer 34 and makes
+// 23.41. The other 35 layers stream from two channels of DDR5 on the CPU,
+// so decode runs at a few tokens per second, each token reading ~18 GB
+// from host memory at 0.6 × 89.6 GB/s ≈ 0.33 s. Every -ngl from 0 to 81 is
+// a valid placement and the time falls as layers move to the GPU.
 func TestOffload70BOn4090(t *testing.T) {
 	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
 	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
@@ -138,8 +212,8 @@ func TestOffload70BOn4090(t *testing.T) {
 	if err != nil || sp == nil {
 		t.Fatalf("no offload: %v", err)
 	}
-	if sp.GPULayers != 47 {
-		t.Errorf("--fit put %d of 81 layers on the GPU, want 47", sp.GPULayers)
+	if sp.GPULayers != 46 {
+		t.Errorf("--fit put %d of 81 layers on the GPU, want 46", sp.GPULayers)
 	}
 	r, err := sp.Predict(w)
 	if err != nil {
@@ -175,6 +249,50 @@ func TestOffload70BOn4090(t *testing.T) {
 		var fe *sim.FieldError
 		if !errors.As(err, &fe) || fe.Field != "GPULayers" {
 			t.Errorf("-ngl %d: %v, want a GPULayers error", bad, err)
+		}
+	}
+}
+
+// TestFitKeepsTheMargin: --fit's placement leaves FitMargin free in the
+// pools Predict shows, with the compute buffer of the pass Predict prices
+// (llama.cpp's n_ubatch, 512, when the workload gives none), and one more
+// layer would not. With the output layer on the GPU its 512 rows of f32
+// logits, 512 × 128256 × 4 B = 250.5 MiB, are in the GPU's compute buffer;
+// fitted with a one-token pass (the workload's ubatch 0 taken as given)
+// the buffer was 0.6 MiB, and at an 8192-token context -ngl 44 passed
+// --fit's check at 22.92 GiB while Predict showed 23.24 GiB of the 23.0
+// allowed. Llama-3.1-70B Q4_K_M on an RTX 4090: -ngl 46 at 640 tokens
+// (TestOffload70BOn4090), -ngl 43 at 8192, whose KV cache is 32 MiB a
+// layer (8192 × 2 × 1024 × 2 B).
+func TestFitKeepsTheMargin(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	pcie := link(t, "pcie4-x16")
+	for _, c := range []struct {
+		depth, ngl int
+	}{{0, 46}, {7552, 43}} {
+		w := sim.DefaultWorkload
+		w.Depth = c.depth
+		sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: sim.AutoLayers}, w)
+		if err != nil || sp == nil {
+			t.Fatalf("depth %d: no offload: %v", c.depth, err)
+		}
+		if sp.GPULayers != c.ngl {
+			t.Errorf("depth %d: --fit placed -ngl %d, want %d", c.depth, sp.GPULayers, c.ngl)
+		}
+		for _, n := range []int{sp.GPULayers, sp.GPULayers + 1} {
+			one, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: n}, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := one.Predict(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := r.Split.Pools[0]
+			if within := p.Total <= p.Usable-sim.FitMargin; within != (n == sp.GPULayers) {
+				t.Errorf("depth %d, -ngl %d: the GPU holds %.3f GiB of %.3f less the margin (within: %v)", c.depth, n, p.Total/(1<<30), (p.Usable-sim.FitMargin)/(1<<30), within)
+			}
 		}
 	}
 }
@@ -302,22 +420,23 @@ func TestNetworkTensor(t *testing.T) {
 }
 
 // TestOffloadIdealNamesTheLink: Llama-3.1-70B Q4_K_M on an RTX 4090 at
-// -ngl 47 (TestOffload70BOn4090) keeps layers 0–32 in host memory. A
+// -ngl 46 (TestOffload70BOn4090's --fit) keeps layers 0–34 in host memory:
+// 18 of them with Q6_K ffn_down and attn_v (544,079,872 B), 17 without
+// (482,410,496 B; TestOffloadPlacement), 17,994,416,128 B = 18.0 GB. A
 // 512-token prefill pass runs their products on the GPU, their weights
-// crossing PCIe 4.0 x16 at its 31.5 GB/s datasheet rate in the ideal:
-// 33 layers × 0.478 GiB = 15.8 GiB = 16.9 GB of weights alone, at least
-// 16.9 / 31.5 = 537 ms of the ~0.8 s ideal TTFT, while the GPU's own 47
-// layers (22.4 GiB at 1.008 TB/s, 24 ms; 41.4 TFLOP at 661 TOP/s, 63 ms)
-// take far less. So the ideal's largest part is the link, not the GPU's
-// peaks. Decode runs layers 0–32 on the host's CPU, reading their 16.9 GB
-// a step from two channels of DDR5-5600 at 89.6 GB/s: 189 ms of the
-// ~224 ms ideal step.
+// crossing PCIe 4.0 x16 at its 31.5 GB/s datasheet rate in the ideal: at
+// least 18.0 / 31.5 = 571 ms of the ~0.85 s ideal TTFT, while the GPU's
+// own layers (22.3 GiB at 1.008 TB/s, 24 ms; ~41 TFLOP at 661 TOP/s,
+// ~63 ms) take far less. So the ideal's largest part is the link, not the
+// GPU's peaks. Decode runs layers 0–34 on the host's CPU, reading their
+// 18.0 GB a step from two channels of DDR5-5600 at 89.6 GB/s: 201 ms of
+// the ~226 ms ideal step.
 func TestOffloadIdealNamesTheLink(t *testing.T) {
 	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
 	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
 	pcie := link(t, "pcie4-x16")
 	w := sim.DefaultWorkload
-	sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: 47}, w)
+	sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: 46}, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +444,7 @@ func TestOffloadIdealNamesTheLink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const weights = 33 * 0.478 * (1 << 30) // layers 0–32's weights, B
+	const weights float64 = 18*544079872 + 17*482410496 // layers 0–34's weights, B
 	pre := r.Split.IdealPrefill
 	switch {
 	case pre.Where != "pcie4-x16" || !pre.Link || pre.Bound != sim.MemoryBound:
@@ -333,7 +452,7 @@ func TestOffloadIdealNamesTheLink(t *testing.T) {
 	case pre.Rate != pcie.Bandwidth:
 		t.Errorf("link at %.4g B/s in the ideal, want its datasheet %.4g", pre.Rate, pcie.Bandwidth)
 	case pre.Amount < weights || pre.Time < weights/pcie.Bandwidth:
-		t.Errorf("%.3g B over the link in %.3g s, want at least layers 0–32's %.3g B, %.3g s", pre.Amount, pre.Time, weights, weights/pcie.Bandwidth)
+		t.Errorf("%.3g B over the link in %.3g s, want at least layers 0–34's %.3g B, %.3g s", pre.Amount, pre.Time, weights, weights/pcie.Bandwidth)
 	case math.Abs(pre.Amount/pre.Rate/pre.Time-1) > 1e-6:
 		t.Errorf("%.4g B at %.4g B/s is %.4g s, not the part's %.4g s", pre.Amount, pre.Rate, pre.Amount/pre.Rate, pre.Time)
 	case pre.Time > r.TTFTBound || pre.Time < r.TTFTBound/2:
@@ -344,7 +463,7 @@ func TestOffloadIdealNamesTheLink(t *testing.T) {
 	case dec.Where != "desktop-ddr5 cpu" || dec.Link || dec.Bound != sim.MemoryBound || dec.Rate != 89.6e9:
 		t.Errorf("ideal TPOT's largest part is %+v, want desktop-ddr5 cpu's memory at 89.6 GB/s", dec)
 	case dec.Amount/float64(r.Decode.Steps) < weights:
-		t.Errorf("%.3g B a step from host memory, want at least layers 0–32's %.3g B", dec.Amount/float64(r.Decode.Steps), weights)
+		t.Errorf("%.3g B a step from host memory, want at least layers 0–34's %.3g B", dec.Amount/float64(r.Decode.Steps), weights)
 	case dec.Time > r.Decode.IdealTime || dec.Time < r.Decode.IdealTime/2:
 		t.Errorf("host memory takes %.3g s of the %.3g s ideal decode, want most of it", dec.Time, r.Decode.IdealTime)
 	}

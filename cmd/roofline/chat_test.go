@@ -452,7 +452,7 @@ func TestBareNumberRefusedWithoutDeprecationNote(t *testing.T) {
 
 // TestChatNotFitSaysPredictOffloads: Llama-3.1-70B Q4_K_M (39.6 GiB) does
 // not fit an RTX 4090's 24 GiB, and chat prices one device, so it says
-// DOES NOT FIT; but predict runs it with 47 of 81 layers on the GPU and
+// DOES NOT FIT; but predict runs it with 46 of 81 layers on the GPU and
 // the rest in the host's memory, as llama.cpp's --fit does
 // (TestOffload70BOn4090). chat's answer said only "choose a smaller format
 // or model, or another device", as if the model could not run there; it
@@ -474,7 +474,7 @@ func TestChatNotFitSaysPredictOffloads(t *testing.T) {
 			t.Errorf("chat on %s (unified memory) says predict offloads:\n%s", hw, out)
 		}
 	}
-	if pred, _, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m"); code != 0 || !strings.Contains(pred, "47 of 81 layers on the GPU") {
+	if pred, _, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m"); code != 0 || !strings.Contains(pred, "46 of 81 layers on the GPU") {
 		t.Errorf("predict does not offload: exit %d\n%s", code, pred)
 	}
 	// At f16 the 70B's 131 GiB of weights fit neither the 4090's 24 GiB

@@ -193,7 +193,7 @@ parallel size does not divide, fewer layers than devices, distributed-llama's
 powers of two) is skipped and ` + "`--detail`" + ` says why; a device that names no
 peer link needs ` + "`--link`" + `. The counts multiply the search that the 2^24 bound
 counts, and each configuration carries DEVICES and SPLIT (` + "`tp 4, nvlink4`" + `,
-` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 44/81`" + `: layers on the GPU as llama.cpp counts
+` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 43/81`" + `: layers on the GPU as llama.cpp counts
 them) in the table, the JSON (` + "`devices`" + `, ` + "`split`" + `) and the CSV.
 
 Among the groups of a device and model that meet the targets, the answer

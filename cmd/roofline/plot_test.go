@@ -118,10 +118,11 @@ and the queue grows for as long as requests arrive, then drains.`,
 	{"gpu-layers", "Layers on the GPU", `Llama-3.1-70B in Q4_K_M (39.6 GiB) on a 24 GiB RTX 4090, the layers llama.cpp
 does not put on the GPU (-ngl) running from two channels of DDR5 on the
 host's CPU (desktop-ddr5, assumed and said so). Every layer moved to the
-GPU takes its weights off the slow memory, so decode climbs from 1.4 to 19
-tokens/s, but memory runs out past 49 of 81 layers (×): llama.cpp's --fit
-stops at 47 (△), keeping 1 GiB free, for 2.9 tokens/s. Prefill runs the
-host layers' products on the GPU with their weights over PCIe 4.0.`,
+GPU takes its weights off the slow memory, so decode climbs from 1.3 to 19
+tokens/s, but memory runs out past 48 of 81 layers (×; llama.cpp counts the
+output layer as one and moves it first): llama.cpp's --fit stops at 46 (△),
+keeping 1 GiB free, for 2.8 tokens/s. Prefill runs the host layers'
+products on the GPU with their weights over PCIe 4.0.`,
 		[]string{"plot", "gpu-layers", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m",
 			"-o", "docs/plots/gpu-layers.png"}},
 	{"ops", "Operators", `Where the time of a prefill and of a decode step goes, operator by operator,
