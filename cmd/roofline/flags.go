@@ -160,6 +160,23 @@ func listFlag(c *cli.Context, name string) ([]string, error) {
 	return l, nil
 }
 
+// listInto is a list flag and where its items go.
+type listInto struct {
+	flag string
+	to   *[]string
+}
+
+// listFlags reads each list flag into its place, by listFlag.
+func listFlags(c *cli.Context, lists ...listInto) error {
+	for _, l := range lists {
+		var err error
+		if *l.to, err = listFlag(c, l.flag); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // tokenList reads a list of token counts (k = 1024), sorted.
 func tokenList(c *cli.Context, name string) ([]int, error) {
 	l, err := units.ParseTokenList(c.String(name))

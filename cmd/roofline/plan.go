@@ -170,14 +170,9 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 		}
 	}
 	req := app.PlanRequest{Prompt: c.Int("prompt"), Output: c.Int("output-tokens"), MinBatch: c.Int("min-batch"), Options: sim.DefaultOptions}
-	for _, l := range []struct {
-		flag string
-		to   *[]string
-	}{{"hardware", &req.Devices}, {"engine", &req.Engines}, {"runtime", &req.Runtimes}, {"model", &req.Models}, {"weights", &req.Weights}, {"kv", &req.KV}} {
-		var err error
-		if *l.to, err = listFlag(c, l.flag); err != nil {
-			return req, err
-		}
+	if err := listFlags(c, listInto{"hardware", &req.Devices}, listInto{"engine", &req.Engines}, listInto{"runtime", &req.Runtimes},
+		listInto{"model", &req.Models}, listInto{"weights", &req.Weights}, listInto{"kv", &req.KV}); err != nil {
+		return req, err
 	}
 	req.Options.NoFlashAttention = c.Bool("no-flash-attn")
 	var err error

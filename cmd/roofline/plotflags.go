@@ -130,14 +130,8 @@ func seriesRequest(c *cli.Context) (app.SeriesRequest, error) {
 		}
 	}
 	r := app.SeriesRequest{Runtime: c.String("runtime"), KV: c.String("kv"), Facet: c.String("facet")}
-	for _, l := range []struct {
-		flag string
-		to   *[]string
-	}{{"model", &r.Models}, {"hardware", &r.Devices}, {"engine", &r.Engines}, {"weights", &r.Weights}} {
-		var err error
-		if *l.to, err = listFlag(c, l.flag); err != nil {
-			return r, err
-		}
+	if err := listFlags(c, listInto{"model", &r.Models}, listInto{"hardware", &r.Devices}, listInto{"engine", &r.Engines}, listInto{"weights", &r.Weights}); err != nil {
+		return r, err
 	}
 	for _, m := range c.StringSlice("measured") {
 		r.Measured = append(r.Measured, app.ParseMeasured(m))
