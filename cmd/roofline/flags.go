@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -145,36 +144,6 @@ func targets(c *cli.Context) (sim.Targets, error) {
 	}
 	t.TPOT, err = duration(c, "tpot")
 	return t, err
-}
-
-// listFlag reads a comma-separated list flag. An item named twice is
-// refused: it would draw or rank the same series twice, and is most
-// often a slip for another name.
-func listFlag(c *cli.Context, name string) ([]string, error) {
-	l := app.List(c.String(name))
-	for i, it := range l {
-		if slices.Contains(l[:i], it) {
-			return nil, usageErr("--%s names %s twice: name each once", name, it)
-		}
-	}
-	return l, nil
-}
-
-// listInto is a list flag and where its items go.
-type listInto struct {
-	flag string
-	to   *[]string
-}
-
-// listFlags reads each list flag into its place, by listFlag.
-func listFlags(c *cli.Context, lists ...listInto) error {
-	for _, l := range lists {
-		var err error
-		if *l.to, err = listFlag(c, l.flag); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // tokenList reads a list of token counts (k = 1024), sorted.

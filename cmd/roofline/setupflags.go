@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -162,4 +163,34 @@ func parseDuty(s string) (float64, error) {
 		}
 	}
 	return units.ParseShare(s)
+}
+
+// listFlag reads a comma-separated list flag. An item named twice is
+// refused: it would draw or rank the same series twice, and is most
+// often a slip for another name.
+func listFlag(c *cli.Context, name string) ([]string, error) {
+	l := app.List(c.String(name))
+	for i, it := range l {
+		if slices.Contains(l[:i], it) {
+			return nil, usageErr("--%s names %s twice: name each once", name, it)
+		}
+	}
+	return l, nil
+}
+
+// listInto is a list flag and where its items go.
+type listInto struct {
+	flag string
+	to   *[]string
+}
+
+// listFlags reads each list flag into its place, by listFlag.
+func listFlags(c *cli.Context, lists ...listInto) error {
+	for _, l := range lists {
+		var err error
+		if *l.to, err = listFlag(c, l.flag); err != nil {
+			return err
+		}
+	}
+	return nil
 }
