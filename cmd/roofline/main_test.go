@@ -165,6 +165,15 @@ func TestErrors(t *testing.T) {
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090, rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice"}},
 		{[]string{"plot", "tpot-context", "--model", "llama-3.2-1b,llama-3.2-1b", "--hardware", "rtx-4090", "-o", "never-written.svg"}, 2, []string{"--model names llama-3.2-1b twice"}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--weights", "q4_0,q8_0,q4_0"}, 2, []string{"--weights names q4_0 twice"}},
+		// Names resolve ignoring case (and formats by their aliases and
+		// spellings, q4-k-m for q4_k_m), so a duplicate is one after the
+		// same normalisation.
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--weights", "q4_k_m,Q4_K_M"}, 2, []string{"--weights names q4_k_m twice (Q4_K_M is q4_k_m)"}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--weights", "q4_k_m, q4-k-m"}, 2, []string{"--weights names q4_k_m twice (q4-k-m is q4_k_m)"}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--kv", "f16,FP16"}, 2, []string{"--kv names f16 twice (FP16 is f16)"}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090,RTX-4090"}, 2, []string{"--hardware names rtx-4090 twice (RTX-4090 is rtx-4090)"}},
+		{[]string{"plot", "tpot-context", "--model", "Llama-3.2-1B,llama-3.2-1b", "--hardware", "rtx-4090", "-o", "never-written.svg"}, 2, []string{"--model names Llama-3.2-1B twice (llama-3.2-1b is Llama-3.2-1B)"}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--engine", "gpu,GPU"}, 2, []string{"--engine names gpu twice (GPU is gpu)"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
@@ -167,15 +168,37 @@ func parseDuty(s string) (float64, error) {
 
 // listFlag reads a comma-separated list flag. An item named twice is
 // refused: it would draw or rank the same series twice, and is most
-// often a slip for another name.
+// often a slip for another name. Twice means after the normalisation the
+// names resolve by: case for every list, and a format's spellings and
+// aliases (q4-k-m is q4_k_m, fp16 is the KV cache's f16).
 func listFlag(c *cli.Context, name string) ([]string, error) {
 	l := app.List(c.String(name))
+	keys := make([]string, len(l))
 	for i, it := range l {
-		if slices.Contains(l[:i], it) {
-			return nil, usageErr("--%s names %s twice: name each once", name, it)
+		keys[i] = listKey(name, it)
+		if j := slices.Index(keys[:i], keys[i]); j >= 0 {
+			if l[j] == it {
+				return nil, usageErr("--%s names %s twice: name each once", name, it)
+			}
+			return nil, usageErr("--%s names %s twice (%s is %s): name each once", name, l[j], it, l[j])
 		}
 	}
 	return l, nil
+}
+
+// listKey is the name a list flag's item resolves by.
+func listKey(flag, item string) string {
+	switch flag {
+	case "weights":
+		if f, err := model.LookupWeightFormat(item); err == nil {
+			return f.Name
+		}
+	case "kv":
+		if f, err := model.LookupKVFormat(item); err == nil {
+			return f.Name
+		}
+	}
+	return strings.ToLower(item)
 }
 
 // listInto is a list flag and where its items go.
