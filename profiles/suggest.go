@@ -50,7 +50,10 @@ func SuggestNamed(name string, known []Named) []string {
 		d    int
 	}
 	var cs []cand
-	limit := max(len(n)/3+1, 2)
+	// A suggestion must keep something of what was typed: one that
+	// changes as many letters as name has ("f32" for "q3") is no nearer
+	// than any other, and the caller lists the known names instead.
+	limit := min(max(len(n)/3+1, 2), len([]rune(n))-1)
 	for _, k := range known {
 		best := cand{d: limit + 1}
 		for i, spelling := range append([]string{k.Name}, k.Aliases...) {
@@ -81,7 +84,7 @@ func SuggestNamed(name string, known []Named) []string {
 
 // distance is the edit distance between two lower-case spellings, at most
 // 1 when one contains the other (of three letters or more: "d" is in
-// too many words to suggest).
+// too many words to suggest), or when a two-letter name begins it.
 func distance(n, k string) int {
 	if squeeze(n) == squeeze(k) {
 		return 0 // q4km is q4_k_m, rk-3588 rk3588
@@ -89,6 +92,9 @@ func distance(n, k string) int {
 	d := levenshtein(n, k)
 	if min(len(n), len(k)) >= 3 && (strings.Contains(k, n) || strings.Contains(n, k)) {
 		d = min(d, 1)
+	}
+	if len(n) == 2 && strings.HasPrefix(k, n) {
+		d = min(d, 1) // q8 begins q8_0
 	}
 	return d
 }

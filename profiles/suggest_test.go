@@ -45,3 +45,16 @@ func TestSuggestIgnoresSeparators(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestShortNames: a two-letter name is suggested only what keeps
+// one of its letters in place or what it begins. q3 → f32 is two edits
+// (q→f, insert 2), as many as were typed: no suggestion (the caller lists
+// the known names); q8 begins q8_0; q4 begins q4_0 and q4_1.
+func TestSuggestShortNames(t *testing.T) {
+	kv := []string{"f16", "bf16", "f32", "fp8", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"}
+	for name, want := range map[string][]string{"q3": nil, "q8": {"q8_0"}, "q4": {"q4_0", "q4_1"}, "f1": {"f16"}, "x": nil} {
+		if got := Suggest(name, kv); !reflect.DeepEqual(got, want) {
+			t.Errorf("Suggest(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

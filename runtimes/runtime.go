@@ -677,6 +677,11 @@ func (r *Runtime) Check(d *hardware.Device, e *hardware.Engine, w model.WeightFo
 		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("weight format %s on %s (%s)", w.Name, d.Name, on),
 			Hint: "there it runs " + strings.Join(s.Weights, ", ")}
 	}
+	if kv != "" {
+		if _, err := model.LookupKVFormat(kv); err != nil {
+			return err // no runtime runs a format that does not exist
+		}
+	}
 	if kv != "" && !r.RunsKV(kv) {
 		return &UnsupportedError{Runtime: r.Name, What: "KV format " + kv, Hint: "it runs " + strings.Join(r.KV, ", ")}
 	}

@@ -152,7 +152,12 @@ func TestErrors(t *testing.T) {
 		{[]string{"show", "hardware", "jetson-orin-nano-supr-8gb"}, 1, []string{"did you mean jetson-orin-nano-super-8gb"}},
 		{[]string{"show", "model", "lama-3.1-8b"}, 1, []string{"did you mean llama-3.1-8b"}},
 		{[]string{"show", "model", "llama-3.1-8b", "--weights", "q4_k_x"}, 1, []string{`--weights: unknown weight format "q4_k_x"`, "q4_k_m"}},
-		{[]string{"show", "model", "llama-3.1-8b", "--kv", "q3"}, 1, []string{`unknown KV format "q3"`}},
+		// q3 is two letters: f32 (edit distance 2) changes as many as
+		// were typed and is no suggestion; the KV formats are listed.
+		{[]string{"show", "model", "llama-3.1-8b", "--kv", "q3"}, 1, []string{`unknown KV format "q3" (known: f16, bf16, f32, fp8, q8_0`}},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--kv", "q3"}, 1, []string{`--kv: unknown KV format "q3" (known: f16,`}},
+		{[]string{"plan", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--kv", "q3"}, 1, []string{`--kv: unknown KV format "q3" (known: f16,`}},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--kv", "q8"}, 1, []string{`--kv: unknown KV format "q8"; did you mean q8_0?`}},
 		{[]string{"show", "model"}, 2, []string{"give a model name"}},
 		{[]string{"show", "model", "a", "b"}, 2, []string{`unexpected argument "b"`}},
 		{[]string{"list", "gpus"}, 2, []string{`cannot list "gpus"`}},
