@@ -77,6 +77,7 @@ func (c *Catalog) deviceInMode(d *hardware.Device, base, mode string) (*hardware
 	}
 	c.unlock()
 	SortModes(modes)
+	all := modes
 	nf := &NotFoundError{Kind: "power mode", Name: base + "@" + mode}
 	if key == "" {
 		nf.Detail = "nothing follows the @: give a power mode, as NAME@25W"
@@ -98,7 +99,7 @@ func (c *Catalog) deviceInMode(d *hardware.Device, base, mode string) (*hardware
 		}
 	}
 	for _, x := range modes {
-		if s := base + "@" + ModeToken(x); !slices.Contains(nf.Suggestions, s) {
+		if s := ModeSelector(all, d, x); !slices.Contains(nf.Suggestions, s) {
 			nf.Suggestions = append(nf.Suggestions, s)
 		}
 	}
@@ -140,4 +141,51 @@ func ModeList(devices []*hardware.Device) string {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ModeSelector is how a reader shown device from selects mode m among
+// modes (one module's): NAME@MODE, NAME a board of m's mode table, a
+// device whose name does not carry its own power mode
+// (jetson-orin-nano-super-8gb, not jetson-orin-nano-super-8gb-15w): from
+// itself if it is one, then the table's other boards, then the module's
+// base, then any board, the first from which MODE picks m; else m's own
+// name alone (a table without a board: jetson-orin-nano-super-4gb-10w).
+func ModeSelector(modes []*hardware.Device, from, m *hardware.Device) string {
+	token := ModeToken(m)
+	var boards []*hardware.Device
+	add := func(keep func(*hardware.Device) bool) {
+		for _, d := range modes {
+			if keep(d) && Board(d) && !slices.Contains(boards, d) {
+				boards = append(boards, d)
+			}
+		}
+	}
+	add(func(d *hardware.Device) bool { return d == from && d.ModeTable == m.ModeTable })
+	add(func(d *hardware.Device) bool { return d.ModeTable == m.ModeTable })
+	add(func(d *hardware.Device) bool { return d.VariantOf == "" })
+	add(func(*hardware.Device) bool { return true })
+	for _, b := range boards {
+		if hit, _ := hardware.PickMode(modes, b, hardware.ModeKey(token)); hit == m {
+			return b.Name + "@" + token
+		}
+	}
+	return m.Name
+}
+
+// Board reports whether d's name does not end in its own power mode:
+// jetson-orin-nano-super-8gb-15w (15W) and jetson-orin-nano-4gb-7w-ai
+// (7W_AI) are a board's modes, jetson-orin-nano-super-8gb (MAXN_SUPER) is
+// a board.
+func Board(d *hardware.Device) bool {
+	key := hardware.ModeKey(d.PowerMode)
+	if key == "" {
+		return true
+	}
+	words := strings.Split(d.Name, "-")
+	for i := len(words) - 1; i > 0; i-- {
+		if hardware.ModeKey(strings.Join(words[i:], "-")) == key {
+			return false
+		}
+	}
+	return true
 }

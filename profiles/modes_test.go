@@ -3,6 +3,7 @@ package profiles
 import (
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,13 +130,15 @@ func TestPowerModeNameErrors(t *testing.T) {
 	}{
 		{"jetson-orin-nano-super-8gb@30w", false, []string{`unknown power mode "jetson-orin-nano-super-8gb@30w"`,
 			"the modes of jetson-orin-nano-8gb are 7W, 15W (JetPack 5); 15W, 25W, MAXN_SUPER (Super)",
-			"did you mean jetson-orin-nano-super-8gb@7w, jetson-orin-nano-super-8gb@15w, jetson-orin-nano-super-8gb@25w, jetson-orin-nano-super-8gb@maxn_super?"}},
+			// Each mode once, by its table's board (ModeSelector): both
+			// 15W modes, where NAME@15w from the Super board named one.
+			"did you mean jetson-orin-nano-8gb@7w, jetson-orin-nano-8gb@15w, jetson-orin-nano-super-8gb@15w, jetson-orin-nano-super-8gb@25w, jetson-orin-nano-super-8gb@maxn_super?"}},
 		{"jetson-orin-nano-4gb@7w", true, []string{`ambiguous power mode "jetson-orin-nano-4gb@7w"`, `"7w" names 2 modes`,
 			"jetson-orin-nano-4gb@7w_ai, jetson-orin-nano-4gb@7w_cpu"}},
-		{"jetson-orin-nx-16gb@1", true, []string{"ambiguous", "jetson-orin-nx-16gb@10w, jetson-orin-nx-16gb@15w?"}},
+		{"jetson-orin-nx-16gb@1", true, []string{"ambiguous", "jetson-orin-nx-super-16gb@10w, jetson-orin-nx-super-16gb@15w?"}},
 		{"rtx-4090@maxn", false, []string{"rtx-4090 has no power modes in its profile; give it without @"}},
 		{"jetson-orin-nano-8gb@", false, []string{"nothing follows the @"}},
-		{"jetson-orin-nano-8gb@@25w", false, []string{"unknown power mode", "jetson-orin-nano-8gb@25w"}},
+		{"jetson-orin-nano-8gb@@25w", false, []string{"unknown power mode", "jetson-orin-nano-super-8gb@25w"}},
 	}
 	for _, c := range cases {
 		_, err := cat.Device(c.name)
@@ -213,5 +216,45 @@ power_mode = "15 W"
 	// In another mode table it is another mode.
 	if _, err := decodeDevices("board.toml", []byte(src+"mode_table = \"Super\"\n")); err != nil {
 		t.Errorf("another table: %v", err)
+	}
+}
+
+// TestModeSelector: each power mode is selected by its own table's board,
+// never by a mode variant's name (show hardware on the 15W Super variant
+// printed jetson-orin-nano-super-8gb-15w@7w), and each spelling selects
+// its row; a table without a board is its device's name alone.
+func TestModeSelector(t *testing.T) {
+	cat, _ := Builtin()
+	for _, c := range []struct {
+		shown string
+		want  []string // in SortModes' order
+	}{
+		{"jetson-orin-nano-super-8gb-15w", []string{"jetson-orin-nano-8gb@7w", "jetson-orin-nano-8gb@15w", "jetson-orin-nano-super-8gb@15w", "jetson-orin-nano-super-8gb@25w", "jetson-orin-nano-super-8gb@maxn_super"}},
+		{"jetson-orin-nano-8gb", []string{"jetson-orin-nano-8gb@7w", "jetson-orin-nano-8gb@15w", "jetson-orin-nano-super-8gb@15w", "jetson-orin-nano-super-8gb@25w", "jetson-orin-nano-super-8gb@maxn_super"}},
+		{"jetson-orin-nano-4gb-7w-ai", []string{"jetson-orin-nano-4gb@7w_ai", "jetson-orin-nano-4gb@7w_cpu", "jetson-orin-nano-4gb@10w", "jetson-orin-nano-super-4gb-10w", "jetson-orin-nano-4gb@25w"}},
+		{"jetson-agx-orin-64gb-30w", []string{"jetson-agx-orin-64gb@15w", "jetson-agx-orin-64gb@30w", "jetson-agx-orin-64gb@50w", "jetson-agx-orin-64gb@maxn"}},
+	} {
+		d, err := cat.Device(c.shown)
+		if err != nil {
+			t.Fatal(err)
+		}
+		modes := cat.PowerModes(d)
+		var got []string
+		for _, m := range modes {
+			sel := ModeSelector(modes, d, m)
+			got = append(got, sel)
+			if back, err := cat.Device(sel); err != nil || back != m {
+				t.Errorf("%s: %s selects %v (%v), want %s", c.shown, sel, back, err, m.Name)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.shown, got, c.want)
+		}
+	}
+	for name, want := range map[string]bool{"jetson-orin-nano-super-8gb-15w": false, "jetson-orin-nano-4gb-7w-ai": false,
+		"jetson-orin-nano-super-8gb": true, "jetson-orin-nano-8gb": true, "jetson-agx-orin-64gb-30w": false} {
+		if d, _ := cat.Device(name); Board(d) != want {
+			t.Errorf("Board(%s) = %v", name, !want)
+		}
 	}
 }

@@ -55,6 +55,10 @@ func TestGolden(t *testing.T) {
 		{"show-hardware-rk3588.json", []string{"show", "hardware", "rk3588", "--format", "json"}},
 		// A core without int8 dot products says so, with its source.
 		{"show-hardware-jetson-nano-4gb.stdout", []string{"show", "hardware", "jetson-nano-4gb"}},
+		// A mode variant, given as NAME@MODE: its modes are selected by
+		// their tables' boards, not by the variant's name
+		// (jetson-orin-nano-super-8gb-15w@7w before).
+		{"show-hardware-jetson-orin-nano-super-8gb-at-15w.stdout", []string{"show", "hardware", "jetson-orin-nano-super-8gb@15w"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,8 +24,8 @@ type Device struct {
 // and the name that selects it.
 type PowerMode struct {
 	*hardware.Device
-	// Select is NAME@MODE that selects it, NAME the shown device's name
-	// where that selects it, else its module's, else its own.
+	// Select is NAME@MODE that selects it, NAME a board's name
+	// (profiles.ModeSelector).
 	Select string
 }
 
@@ -60,24 +60,8 @@ func (env *Env) ShowDevice(name string) (Device, error) {
 	}
 	out := env.device(d)
 	modes := env.Catalog.PowerModes(d)
-	var base *hardware.Device
 	for _, m := range modes {
-		if m.Name == d.Module() {
-			base = m
-		}
-	}
-	for _, m := range modes {
-		token := profiles.ModeToken(m)
-		sel := m.Name + "@" + token
-		for _, from := range []*hardware.Device{d, base} {
-			if from == nil {
-				continue
-			}
-			if hit, _ := hardware.PickMode(modes, from, hardware.ModeKey(token)); hit == m {
-				sel = from.Name + "@" + token
-				break
-			}
-		}
+		sel := profiles.ModeSelector(modes, d, m)
 		out.Modes = append(out.Modes, PowerMode{Device: m, Select: sel})
 	}
 	return out, nil

@@ -389,7 +389,18 @@ func deviceDoc(dv app.Device) *Doc {
 		pairs = append(pairs, [2]string{"variant of", d.VariantOf})
 	}
 	if d.PowerMode != "" {
-		pairs = append(pairs, [2]string{"power mode", d.PowerMode})
+		// A mode says its table and the NAME@MODE that selects it: a
+		// variant's own name is not how its board's modes are given.
+		mode := d.PowerMode
+		if d.ModeTable != "" {
+			mode += ", " + d.ModeTable + " table"
+		}
+		for _, m := range dv.Modes {
+			if m.Device == d && m.Select != d.Name && !strings.HasPrefix(m.Select, d.Name+"@") {
+				mode += " (" + m.Select + ")"
+			}
+		}
+		pairs = append(pairs, [2]string{"power mode", mode})
 	}
 	mem := "dedicated"
 	if d.Unified {
