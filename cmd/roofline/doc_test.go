@@ -44,8 +44,8 @@ Exit codes:
 | code | meaning |
 |---|---|
 | 0 | success |
-| 1 | an error: unknown name (a malformed Ollama tag too), bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration; a model the Hugging Face Hub does not give (gated or private without ` + "`HF_TOKEN`" + `, no network) or a local Ollama store roofline refuses (a manifest pointing outside its blobs) |
-| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that cannot be read, a runtime or format that cannot run on the engine; ` + "`--weights`" + ` that contradicts the quantization an Ollama tag spells |
+| 1 | an error: unknown name (a malformed Ollama tag too), an input file that is not there (whichever command or flag names it: ` + "`compare FILE`, `--trace`, `--runtime`, `show runtime FILE`" + `), bad profile or data file, an input past a limit (docs/profiles.md), impossible configuration; a model the Hugging Face Hub does not give (gated or private without ` + "`HF_TOKEN`" + `, no network) or a local Ollama store roofline refuses (a manifest pointing outside its blobs) |
+| 2 | a usage error: bad flag, bad value, missing argument, an output that exists without ` + "`--force`" + `; an unknown runtime, a runtime profile that is no runtime or breaks its schema, a runtime or format that cannot run on the engine; ` + "`--weights`" + ` that contradicts the quantization an Ollama tag spells |
 | 3 | an answer that finds nothing, printed in full: ` + "`plan`" + ` found no configuration that meets the targets; ` + "`predict`" + ` or ` + "`chat`" + `: the model does not fit in usable memory (the answer says DOES NOT FIT on its first line; JSON has ` + "`fits: false`" + `) |
 | 70 | an internal error (a bug): roofline prints "internal error, please report it" and the stack, or, out of memory under a cgroup's ` + "`memory.max`" + ` or ` + "`ulimit -v`" + `, the memory used and the limit (the runtime's soft memory limit is set below either, docs/profiles.md); please report it with the command |
 

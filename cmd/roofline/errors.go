@@ -123,6 +123,12 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, new(*profiles.PathNotAllowedError)) {
 		fmt.Fprintf(stderr, "roofline: hint: %s\n", allowPathsHint)
 	}
+	// An input file that is not there is the file system's answer, not a
+	// mistake in the call: exit 1 whichever command or flag named it
+	// (compare FILE, --trace FILE, --runtime FILE, show runtime FILE).
+	if errors.As(err, new(*safeio.MissingError)) {
+		return exitError
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		if ue.hint != "" {

@@ -97,7 +97,14 @@ func TestInputFileNotThere(t *testing.T) {
 		{[]string{"plot", "compare", "bench.json", "-o", "c.svg"}, "roofline: bench.json: no such file or directory\n", 1},
 		{[]string{"plot", "roofline", "--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--measured", "bench.json", "-o", "r.svg"}, "roofline: bench.json: no such file or directory\n", 1},
 		{[]string{"report", "study.toml", "-o", "out"}, "roofline: study.toml: no such file or directory\n", 1},
-		{[]string{"serve", "--model", "llama-3.2-3b", "--hardware", "rtx-4090", "--trace", "t.csv", "--arrival", "trace"}, "roofline: --trace t.csv: no such file or directory\n", 2},
+		// One rule, exit 1, whichever command or flag names the file
+		// (serve --trace and show runtime exited 2, as usage errors).
+		{[]string{"serve", "--model", "llama-3.2-3b", "--hardware", "rtx-4090", "--trace", "t.csv", "--arrival", "trace"}, "roofline: --trace: t.csv: no such file or directory\n", 1},
+		{[]string{"show", "runtime", "my-runtime.toml"}, "roofline: my-runtime.toml: no such file or directory\n", 1},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--runtime", "my-runtime.toml"}, "roofline: --runtime: my-runtime.toml: no such file or directory\n", 1},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--runtime", "my-runtime.toml"}, "roofline: --runtime: my-runtime.toml: no such file or directory\n", 1},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--runtime", "my-runtime.toml"}, "roofline: --runtime: my-runtime.toml: no such file or directory\n", 1},
+		{[]string{"compare", "bench.json", "--hardware", "rtx-4090", "--runtime", "my-runtime.toml"}, "roofline: --runtime: my-runtime.toml: no such file or directory\n", 1},
 		{[]string{"--profiles", "./my-profiles", "list", "hardware"}, "roofline: --profiles ./my-profiles: no such file or directory\n", 1},
 	} {
 		out, errOut, code := runCLI(c.args...)

@@ -3,13 +3,13 @@ package app
 import (
 	"errors"
 	"fmt"
-	"github.com/roofline/roofline/units"
 
-	"github.com/roofline/roofline/safeio"
-
+	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // ServeRequest is a serving simulation on one setup: the workload, the
@@ -268,6 +268,9 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 // when the request names one; a study reads it once, when it is loaded.
 func ReadServeTrace(req *ServeRequest) ([]string, error) {
 	f, err := safeio.OpenRegular(req.Trace)
+	if errors.As(err, new(*safeio.MissingError)) {
+		return nil, &resolve.InputError{Input: "trace", Err: err} // exit 1, as every input file not there
+	}
 	if err != nil {
 		re := &RequestError{Input: "trace", Msg: err.Error()}
 		if h := (interface{ Hint() string })(nil); errors.As(err, &h) {

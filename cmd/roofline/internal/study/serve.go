@@ -11,6 +11,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	inputs "github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
@@ -426,6 +427,9 @@ func parseTrace(s *Serve, r *rawServe, resolve func(string) string, arg func(fla
 	req.Trace = resolve(strings.TrimSpace(*r.Trace))
 	notes, err := app.ReadServeTrace(req)
 	if err != nil {
+		if ie, ok := err.(*inputs.InputError); ok {
+			err = ie.Err // the file is named by serve.trace, not a flag
+		}
 		bad("trace", "serve.trace: %v", err)
 		return
 	}
