@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 )
 
 // hfDefaults holds what each supported architecture assumes when its
@@ -131,13 +132,13 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var c hfConfig
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("config.json: %w", err)
+		return nil, fmt.Errorf("config.json: %w", safeio.JSON(data, 0, err))
 	}
 	if len(c.TextConfig) > 0 && c.Hidden == 0 {
 		// Multimodal configs (Gemma 3) nest the language model.
 		var t hfConfig
 		if err := json.Unmarshal(c.TextConfig, &t); err != nil {
-			return nil, fmt.Errorf("config.json text_config: %w", err)
+			return nil, fmt.Errorf("config.json text_config: %w", safeio.JSON(c.TextConfig, 0, err))
 		}
 		if t.ModelType == "" {
 			t.ModelType = c.ModelType

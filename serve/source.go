@@ -67,7 +67,10 @@ type RowError struct {
 	Line  int
 	Entry int
 	Msg   string
+	Err   error // what it wraps (a *safeio.JSONError and its hint), if anything
 }
+
+func (e *RowError) Unwrap() error { return e.Err }
 
 func (e *RowError) Error() string {
 	if e.Line == 0 && e.Entry > 0 {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/roofline/roofline/safeio"
 )
 
 // TraceFormat is the layout of a trace file.
@@ -359,7 +361,12 @@ func (t *TraceFile) readJSONL(br *bufio.Reader, file string, most int) error {
 			Timestamp *float64 `json:"timestamp_s"`
 		}
 		if err := json.Unmarshal(b, &obj); err != nil {
-			return &RowError{File: file, Line: line, Msg: "not a JSON object: " + err.Error()}
+			err = safeio.JSON(b, 0, err)
+			msg := "not a JSON object: " + err.Error()
+			if je := (*safeio.JSONError)(nil); errors.As(err, &je) {
+				msg = "not a JSON object, " + je.At()
+			}
+			return &RowError{File: file, Line: line, Msg: msg, Err: err}
 		}
 		if obj.Prompt == nil || obj.Output == nil {
 			return &RowError{File: file, Line: line, Msg: "an object needs prompt_tokens and output_tokens"}
@@ -428,7 +435,8 @@ func (t *TraceFile) readShareGPT(br *bufio.Reader, file string, most int, cpt fl
 		if errors.Is(err, errEntryTooLong) {
 			return &RowError{File: file, Entry: entry, Msg: err.Error()}
 		}
-		return &RowError{File: file, Entry: entry, Msg: "not a ShareGPT JSON array: " + err.Error()}
+		err = safeio.JSON(nil, dec.InputOffset(), err)
+		return &RowError{File: file, Entry: entry, Msg: "not a ShareGPT JSON array: " + err.Error(), Err: err}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return &RowError{File: file, Entry: 1, Msg: "not a ShareGPT JSON array (want [ {\"conversations\": [...]}, ... ])"}

@@ -119,3 +119,44 @@ func TestInputFileNotThere(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONCutShort: JSON that ends inside a value (a file cut short:
+// `{"x":`) names the file, its line and column and says what to look
+// for; it had been encoding/json's bare "unexpected EOF" or "unexpected
+// end of JSON input", on line 1 whatever the line.
+func TestJSONCutShort(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	files := map[string]string{
+		"cut.json":  `{"x":`,
+		"cut2.json": "[{\"prompt_tokens\": 5,\n \"output_tokens\": 3},\n {\"prompt_tokens\":",
+		"cut.jsonl": "{\"prompt_tokens\": 5, \"output_tokens\": 3}\n{\"prompt_tokens\":\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const hint = "roofline: hint: a { or [ is not closed, or a value is missing after a ':' or ','"
+	serve := []string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--trace"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// `{"x":` is five bytes: it ends at column 6.
+		{[]string{"compare", "cut.json", "--hardware", "rtx-4090"}, "roofline: cut.json:1: requests JSON, column 6: the JSON ends inside a value\n"},
+		{[]string{"calibrate", "cut.json", "--hardware", "rtx-4090"}, "roofline: cut.json:1: requests JSON, column 6: the JSON ends inside a value\n"},
+		// Line 3 is ` {"prompt_tokens":`, 18 bytes: column 19.
+		{[]string{"compare", "cut2.json", "--hardware", "rtx-4090"}, "roofline: cut2.json:3: requests JSON, column 19: the JSON ends inside a value\n"},
+		{append(serve, "cut.json"), "roofline: cut.json:1: not a JSON object, column 6: the JSON ends inside a value\n"},
+		// Line 2 is `{"prompt_tokens":`, 17 bytes: column 18.
+		{append(serve, "cut.jsonl"), "roofline: cut.jsonl:2: not a JSON object, column 18: the JSON ends inside a value\n"},
+		{append(serve, "cut2.json"), "roofline: cut2.json: entry 2: not a ShareGPT JSON array: the JSON ends inside a value\n"},
+		{[]string{"show", "model", "cut.json"}, "roofline: cut.json: config.json: line 1, column 6: the JSON ends inside a value\n"},
+	} {
+		out, errOut, code := runCLI(c.args...)
+		if code != 1 || out != "" || !strings.HasPrefix(errOut, c.want+hint) {
+			t.Errorf("roofline %s: exit %d, stdout %d bytes, stderr:\n%s\nwant exit 1 and\n%s%s", strings.Join(c.args, " "), code, len(out), errOut, c.want, hint)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package measured
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -180,7 +182,12 @@ func readBenchJSON(c *collector, text string) error {
 		line := lines.at(dec.InputOffset())
 		var raw map[string]any
 		if err := dec.Decode(&raw); err != nil {
-			c.bad(line, "malformed JSON: %v", err)
+			err = safeio.JSON([]byte(text), dec.InputOffset(), err)
+			if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
+				c.bad(je.Line, "malformed JSON, %s", je.At())
+			} else {
+				c.bad(line, "malformed JSON: %v", err)
+			}
 			return nil
 		}
 		benchRun(c, line, flatten(raw))
@@ -198,7 +205,11 @@ func readBenchJSONL(c *collector, text string) error {
 		d.UseNumber()
 		var raw map[string]any
 		if err := d.Decode(&raw); err != nil {
-			c.bad(i+1, "malformed JSON line: %v", err)
+			err = safeio.JSON([]byte(l), d.InputOffset(), err)
+			if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
+				err = errors.New(je.At())
+			}
+			c.bad(i+1, "malformed JSON line, %v", err)
 			continue
 		}
 		benchRun(c, i+1, flatten(raw))

@@ -3,6 +3,7 @@ package measured
 import (
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/roofline/roofline/limits"
+	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
 )
 
@@ -115,7 +117,7 @@ func readVLLM(c *collector, text string) error {
 	dec.UseNumber()
 	var raw map[string]any
 	if err := dec.Decode(&raw); err != nil {
-		return &SyntaxError{File: c.file, Line: 1, Msg: "vLLM JSON: " + err.Error()}
+		return jsonSyntax(c.file, "vLLM JSON", text, dec.InputOffset(), err)
 	}
 	num := func(k string) (float64, bool) {
 		if v, ok := raw[k].(json.Number); ok {
@@ -367,7 +369,7 @@ func readRequestsJSON(c *collector, text string) error {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return &SyntaxError{File: c.file, Line: 1, Msg: "requests JSON: " + err.Error()}
+		return jsonSyntax(c.file, "requests JSON", text, dec.InputOffset(), err)
 	}
 	var items []any
 	switch x := v.(type) {
@@ -503,4 +505,15 @@ func readSpread(sp *Spread, get func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// jsonSyntax is a file's JSON that does not decode, at its line and
+// column, with safeio's hint.
+func jsonSyntax(file, what, text string, offset int64, err error) error {
+	err = safeio.JSON([]byte(text), offset, err)
+	var je *safeio.JSONError
+	if !errors.As(err, &je) || je.Line == 0 {
+		return &SyntaxError{File: file, Line: 1, Msg: what + ": " + err.Error(), Err: err}
+	}
+	return &SyntaxError{File: file, Line: je.Line, Msg: what + ", " + je.At(), Err: err}
 }

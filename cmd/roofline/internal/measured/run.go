@@ -209,7 +209,10 @@ type SyntaxError struct {
 	File string
 	Line int
 	Msg  string
+	Err  error // what it wraps (a *safeio.JSONError and its hint), if anything
 }
+
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func (e *SyntaxError) Error() string {
 	if e.Line > 0 {

@@ -1,0 +1,89 @@
+package safeio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// JSONError is JSON input that does not decode, told where and why: not
+// encoding/json's bare "unexpected EOF", which names neither.
+type JSONError struct {
+	// Line and Column (1-based, bytes) are where decoding stopped; 0
+	// when only Offset is known (a stream read piece by piece).
+	Line, Column int
+	Offset       int64
+	Msg          string
+	hint         string
+	Err          error // encoding/json's error
+}
+
+func (e *JSONError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
+	}
+	if e.Offset < 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("byte %d: %s", e.Offset, e.Msg)
+}
+
+// At is the place without the line ("column 6: …"), for a caller whose
+// own error names the file and line.
+func (e *JSONError) At() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("column %d: %s", e.Column, e.Msg)
+	}
+	return e.Error()
+}
+
+// Hint says what usually causes the error ("": nothing to add).
+func (e *JSONError) Hint() string  { return e.hint }
+func (e *JSONError) Unwrap() error { return e.Err }
+
+// JSON words err, from decoding src, for a reader: where it stopped and
+// what to look for. offset is where a json.Decoder stopped (its
+// InputOffset) when the error carries none; src may be nil for a stream,
+// when only the offset is told. Errors that are not JSON's pass as they
+// are.
+func JSON(src []byte, offset int64, err error) error {
+	e := &JSONError{Offset: offset, Err: err}
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &se) && se.Error() == "unexpected end of JSON input":
+		e.Offset = int64(len(src)) // a stream's end is the stream's: no byte to tell
+		if src == nil {
+			e.Offset = -1
+		}
+		e.Msg = "the JSON ends inside a value"
+		e.hint = "a { or [ is not closed, or a value is missing after a ':' or ','; a file cut short (a run stopped while it was written) ends like this"
+	case errors.Is(err, io.EOF):
+		e.Msg = "no JSON value: the input is empty"
+	case se != nil:
+		e.Offset = se.Offset
+		e.Msg = se.Error()
+		e.hint = "JSON wants double-quoted keys and strings, commas between items and none after the last, and no comments"
+	case errors.As(err, &te):
+		e.Offset = te.Offset
+		field := ""
+		if te.Field != "" {
+			field = te.Field + ": "
+		}
+		e.Msg = fmt.Sprintf("%sa JSON %s where %s belongs", field, te.Value, te.Type)
+	default:
+		return err
+	}
+	if src != nil {
+		at := min(max(e.Offset, 0), int64(len(src)))
+		before := src[:at]
+		e.Line = bytes.Count(before, []byte("\n")) + 1
+		e.Column = int(at) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+		if at > 0 && e.Msg != "the JSON ends inside a value" && e.Column > 1 {
+			e.Column-- // json's offset is the byte after the one at fault
+		}
+	}
+	return e
+}
