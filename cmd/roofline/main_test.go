@@ -169,6 +169,10 @@ func TestErrors(t *testing.T) {
 		{[]string{"list", "--bogus"}, 2, []string{"unknown flag --bogus"}},
 		{[]string{"show", "hardware", "testdata/misspelled-device.toml"}, 1, []string{"misspelled-device.toml:", `unknown key "bandwith"`}},
 		{[]string{"--profiles", "testdata/nosuchdir", "list", "models"}, 1, []string{"--profiles testdata/nosuchdir"}},
+		// A device count past what the runtime can split names --devices,
+		// which the user gave, not the --pp or --tp derived from it.
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "100000"}, 2, []string{"--devices 100000: llama.cpp runs them as --tp 1 × --pp 100000; --pp 100000 pipeline stages for a model of 16 layers"}},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// A name given twice in a list is refused, not drawn or ranked
 		// twice (plot drew two identical series, plan two identical rows).
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090, rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice"}},

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/resolve"
 	"github.com/roofline/roofline/hardware"
@@ -227,6 +229,11 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d devices cannot run --tp %d × --pp %d = %d", n, tp, pp, tp*pp)}
 	}
 	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
+	var fe *sim.FieldError
+	if errors.As(err, &fe) && (fe.Field == "PP" && sp.PP == 0 || fe.Field == "TP" && sp.TP == 0) {
+		// The count came from --devices, not --pp or --tp: say so.
+		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: %s runs them as --tp %d × --pp %d; --%s %s", n, rt.Name, tp, pp, strings.ToLower(fe.Field), fe.Msg)}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
