@@ -149,6 +149,10 @@ func targets(c *cli.Context) (sim.Targets, error) {
 // tokenList reads a list of token counts (k = 1024), sorted.
 func tokenList(c *cli.Context, name string) ([]int, error) {
 	l, err := units.ParseTokenList(c.String(name))
+	if err != nil && name == "batch" { // sequences, not tokens
+		return nil, usageErr("--batch: %s", strings.NewReplacer("a whole token count such as 512, 4k (4096) or 1M", "a whole number of sequences such as 1, 8 or 64",
+			"a positive token count", "a number of sequences from 1").Replace(err.Error()))
+	}
 	if err != nil {
 		return nil, usageErr("--%s: %v", name, err)
 	}

@@ -173,6 +173,11 @@ func TestErrors(t *testing.T) {
 		// which the user gave, not the --pp or --tp derived from it.
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "100000"}, 2, []string{"--devices 100000: llama.cpp runs them as --tp 1 × --pp 100000; --pp 100000 pipeline stages for a model of 16 layers"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
+		// plan's --batch counts sequences, not tokens; --rate 0 is refused
+		// as -1 is, not taken silently as no rate target.
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "0"}, 2, []string{`--batch: "0" is not a number of sequences from 1`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,x"}, 2, []string{`--batch: "x" is not a whole number of sequences such as 1, 8 or 64`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "0"}, 2, []string{"--rate 0: want requests per second above 0"}},
 		// A name given twice in a list is refused, not drawn or ranked
 		// twice (plot drew two identical series, plan two identical rows).
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090, rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice"}},

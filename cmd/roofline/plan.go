@@ -132,6 +132,9 @@ func planAction(c *cli.Context) error {
 	}
 	req.Show = plan.Options{Top: c.Int("top"), AllEngines: c.Bool("detail"), FeasibleOnly: c.Bool("feasible-only")}
 	req.Detail, req.Rate = c.Bool("detail"), c.Float64("rate")
+	if c.IsSet("rate") && req.Rate == 0 { // below 0 and past the limit: the search says
+		return usageErr("--rate %g: want requests per second above 0 (leave it out for no rate target)", req.Rate)
+	}
 	if req.Rate > 0 && req.Targets.TTFT <= 0 && req.Targets.TPOT <= 0 {
 		return usageErr("--rate %g holds a rate to latency targets: give --ttft, --tpot or both (serve's defaults are --ttft 1s --tpot 200ms)", req.Rate)
 	}
