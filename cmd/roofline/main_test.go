@@ -178,6 +178,13 @@ func TestErrors(t *testing.T) {
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "0"}, 2, []string{`--batch: "0" is not a number of sequences from 1`}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,x"}, 2, []string{`--batch: "x" is not a whole number of sequences such as 1, 8 or 64`}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "0"}, 2, []string{"--rate 0: want requests per second above 0"}},
+		// serve refuses a flag where it does nothing, rather than ignore
+		// it: another arrival process's knob, 0 for a default's sentinel.
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--users", "5"}, 2, []string{"--users applies to --arrival closed; these arrivals are poisson"}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--cv", "3"}, 2, []string{"--cv applies to --arrival gamma"}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--kv-tokens", "0"}, 2, []string{"--kv-tokens 0: want a value above 0"}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--memory-share", "0"}, 2, []string{"--memory-share 0: want a value above 0"}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--search-runs", "5"}, 2, []string{"--search-runs applies to --max-rate's search"}},
 		// A name given twice in a list is refused, not drawn or ranked
 		// twice (plot drew two identical series, plan two identical rows).
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090, rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice"}},

@@ -128,6 +128,9 @@ func serveWorkload(c *cli.Context) (serve.Workload, error) {
 	if w.Arrival, err = serve.ParseArrival(c.String("arrival")); err != nil {
 		return w, usageErr("--arrival %v", err)
 	}
+	if err := serveFlagsApply(c, w.Arrival); err != nil {
+		return w, err
+	}
 	w.Rate, w.CV, w.Users, w.Requests, w.SharedPrefix = c.Float64("rate"), c.Float64("cv"), c.Int("users"), c.Int("requests"), c.Int("shared-prefix")
 	if seed := c.Int("seed"); seed < 0 {
 		return w, usageErr("--seed %d: want a whole number from 0", seed)
@@ -177,6 +180,33 @@ func traceFlags(c *cli.Context, req *app.ServeRequest) error {
 	}
 	if !(req.CharsPerToken > 0 && req.CharsPerToken <= 100) {
 		return usageErr("--chars-per-token %g: want a number in (0, 100]", req.CharsPerToken)
+	}
+	return nil
+}
+
+// serveFlagsApply refuses a flag given where it does nothing, rather than
+// ignore it: an arrival process's knob under another process, a search's
+// under no search, and 0 for a setting whose default 0 stands for "the
+// runtime's own" (a KV pool of no tokens, no memory, no runs).
+func serveFlagsApply(c *cli.Context, a serve.ArrivalKind) error {
+	for _, k := range []struct {
+		flag string
+		for_ serve.ArrivalKind
+	}{{"cv", serve.Gamma}, {"users", serve.Closed}, {"think", serve.Closed}} {
+		if c.IsSet(k.flag) && a != k.for_ {
+			return usageErr("--%s applies to --arrival %s; these arrivals are %s", k.flag, k.for_, a)
+		}
+	}
+	if c.IsSet("search-runs") && !c.Bool("max-rate") {
+		return usageErr("--search-runs applies to --max-rate's search")
+	}
+	for _, f := range []struct {
+		flag string
+		v    float64
+	}{{"kv-tokens", float64(c.Int("kv-tokens"))}, {"memory-share", c.Float64("memory-share")}, {"search-runs", float64(c.Int("search-runs"))}} {
+		if c.IsSet(f.flag) && f.v <= 0 {
+			return usageErr("--%s %g: want a value above 0 (leave it out for the default)", f.flag, f.v)
+		}
 	}
 	return nil
 }
