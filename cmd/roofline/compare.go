@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/render"
 
@@ -68,4 +71,19 @@ func compareAction(c *cli.Context) error {
 		return err
 	}
 	return write(c, f, render.Compare(cmp))
+}
+
+// checkRunFlags checks the names compare's and calibrate's flags give
+// before any file is read: a wrong --hardware, --weights or --kv is the
+// flag's error, once, not a warning on every row it would have priced.
+func checkRunFlags(c *cli.Context, env *app.Env) error {
+	if err := checkRuntime(c, env); err != nil {
+		return err
+	}
+	if h := c.String("hardware"); h != "" {
+		if _, err := env.Catalog.Device(h); err != nil {
+			return fmt.Errorf("--hardware: %w", err)
+		}
+	}
+	return flagged(errors.Join(app.CheckWeights(c.String("weights")), app.CheckKV(c.String("kv"))))
 }

@@ -203,7 +203,7 @@ func runsCommand(c *cli.Context, fs render.Formats, name string) (render.Format,
 	if err != nil {
 		return f, o, nil, err
 	}
-	return f, o, env, checkRuntime(c, env)
+	return f, o, env, checkRunFlags(c, env)
 }
 
 // quantity reads a quantity flag (a size, rate or power) with

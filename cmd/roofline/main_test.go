@@ -185,6 +185,12 @@ func TestErrors(t *testing.T) {
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--kv-tokens", "0"}, 2, []string{"--kv-tokens 0: want a value above 0"}},
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--memory-share", "0"}, 2, []string{"--memory-share 0: want a value above 0"}},
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--search-runs", "5"}, 2, []string{"--search-runs applies to --max-rate's search"}},
+		// compare's and calibrate's flags are checked before any file is
+		// read: a wrong name is the flag's error, not a warning per row
+		// ("runs.csv:2: unknown hardware").
+		{[]string{"compare", "runs.csv", "--hardware", "rtx4090x"}, 1, []string{`--hardware: unknown hardware "rtx4090x"; did you mean rtx-4090`}},
+		{[]string{"compare", "runs.csv", "--hardware", "rtx-4090", "--kv", "q3"}, 1, []string{`--kv: unknown KV format "q3" (known: f16`}},
+		{[]string{"calibrate", "runs.csv", "--hardware", "rtx-4090", "--weights", "q4kx"}, 1, []string{`--weights: unknown weight format "q4kx"`}},
 		// A name given twice in a list is refused, not drawn or ranked
 		// twice (plot drew two identical series, plan two identical rows).
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090, rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice"}},
