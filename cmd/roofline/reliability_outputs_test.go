@@ -118,7 +118,9 @@ func TestReliabilityOutputs(t *testing.T) {
 		{relCase: relCase{finding: "M", name: "a profile's power of 1e300 W", args: []string{"predict", "--hw", "{dir}/power.toml", "-m", "llama-3.2-1b"},
 			code: 1, stderr: []string{"power.toml:28: device rtx-4090: engine.gpu.power must be 1 mW to 1 MW, got 1e+300 W"}, never: []string{"--power"}}},
 		{relCase: relCase{finding: "M", name: "--kv bogus blames --kv", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--kv", "bogus"},
-			code: 2, stderr: []string{"--kv: runtime llama.cpp does not run KV format bogus"}, never: []string{"--engine"}}},
+			// An unknown name (exit 1, as show model and plan say it), not a
+			// runtime that does not run it.
+			code: 1, stderr: []string{`--kv: unknown KV format "bogus" (known: f16,`}, never: []string{"--engine", "does not run"}}},
 		{relCase: relCase{finding: "M", name: "a study's figure setting is no flag", args: []string{"report", "{dir}/fig-setting.toml", "-o", "{dir}/fig-report"},
 			code: 1, stderr: []string{"fig-setting.toml:6: [figure.roofline] max-batch -5: want 1 … 65536"}, never: []string{"--max-batch", "roofline help"}}},
 		{relCase: relCase{finding: "M", name: "compare - -", args: []string{"compare", "-", "-", "--hw", "rtx-4090"}, stdin: func() io.Reader { return strings.NewReader("") },
