@@ -48,13 +48,29 @@ func (c commands) serve(req app.ServeRequest, a *app.Serve, first bool) []string
 	if a.Workload.Arrival == serve.Closed || (a.Workload.Arrival == serve.Trace && a.Workload.Rate == 0) {
 		rate = nil // the users', or the trace's own times
 	}
+	// A run at a rate searches nothing: serve refuses --search-runs
+	// without --max-rate.
+	atRate := append(withoutFlag(base, "--search-runs"), rate...)
 	switch {
 	case first && req.AtMaxRate:
-		return []string{c.line(append(slices.Clone(base), "--max-rate")), c.line(append(base, rate...))}
+		return []string{c.line(append(slices.Clone(base), "--max-rate")), c.line(atRate)}
 	case first && req.SearchRuns > 0:
 		return []string{c.line(append(append(slices.Clone(base), rate...), "--max-rate"))}
 	}
-	return []string{c.line(append(base, rate...))}
+	return []string{c.line(atRate)}
+}
+
+// withoutFlag is args without flag and its value.
+func withoutFlag(args []string, flag string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == flag && i+1 < len(args) {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
 }
 
 // servingJSON is the serving section of results.json; nil without one.
