@@ -54,6 +54,9 @@ func parseDuration(s string, zero bool) (float64, error) {
 	v, err := ParseQuantity(s, DimDuration)
 	var nu *NoUnitError
 	switch {
+	case errors.As(err, &nu) && notFinite(s):
+		// "NaN" and "Inf" parse as bare numbers: a unit would not help.
+		return 0, fmt.Errorf("%q: not a duration; want one such as 1s or 200ms", s)
 	case errors.As(err, &nu) && zero:
 		return 0, fmt.Errorf("%q: give a unit, e.g. 0s, 10s or 200ms", s)
 	case errors.As(err, &nu):
@@ -144,4 +147,10 @@ func ParseShare(s string) (float64, error) {
 		return 0, fmt.Errorf("%q: want a percentage below 100%%, e.g. 10%%", t)
 	}
 	return v, nil
+}
+
+// notFinite says whether s reads as NaN or an infinity.
+func notFinite(s string) bool {
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && (math.IsNaN(v) || math.IsInf(v, 0))
 }

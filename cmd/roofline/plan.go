@@ -194,7 +194,7 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 		}
 	}
 	if p := c.Float64("confidence"); !(p > 0 && p < 1) {
-		return req, usageErr("--confidence %g: want a probability between 0 and 1, e.g. 0.8", p)
+		return req, usageErr("--confidence %g: want a probability above 0 and below 1, e.g. 0.8", p)
 	} else {
 		req.Targets.Confidence = p
 	}
@@ -208,6 +208,9 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 		return req, err
 	}
 	req.MinContext = c.Int("min-context")
+	if req.MinBatch < 1 {
+		return req, usageErr("--min-batch %d: want a batch of 1 sequence or more (1, the default, drops none)", req.MinBatch)
+	}
 	req.Spread, req.Counts, err = planSpread(c)
 	return req, err
 }

@@ -163,6 +163,11 @@ func TestPlanExitAndErrors(t *testing.T) {
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--context", "1k,zero"}, 2, []string{"--context"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--context", "1k", "--min-context", "8k"}, 1, []string{"no context length left"}},
 		{[]string{"plan", "--model", "llama-3.2-3b"}, 2, []string{"--hardware is required"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "0"}, 2, []string{"--min-batch 0: want a batch of 1 sequence or more"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "-1"}, 2, []string{"--min-batch -1"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--ttft", "NaN"}, 2, []string{`--ttft "NaN": not a duration`}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--tpot", "inf"}, 2, []string{`--tpot "inf": not a duration`}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--confidence", "0"}, 2, []string{"above 0 and below 1"}},
 		{[]string{"plan", "--hardware", "nothing-*", "--model", "llama-3.2-3b"}, 1, []string{`--hardware: unknown hardware "nothing-*"`}},
 	}
 	for _, c := range cases {
