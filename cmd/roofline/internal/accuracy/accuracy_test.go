@@ -35,6 +35,25 @@ func TestSummarizeByDevice(t *testing.T) {
 	if s.MdAPE > 1e-12 || math.Abs(s.Coverage-0.75) > 1e-12 {
 		t.Errorf("by device: MdAPE %g (want 0), coverage %g (want 0.75)", s.MdAPE, s.Coverage)
 	}
+	// Four modules weighing the same, three covered (6, 2 and 17 runs)
+	// and one not (3 runs): exactly 3/4. Summed in this order the weights
+	// 1/6, 1/3, 1/2 and 1/17 give 3 / 4.000000000000001 = 0.7499999999999998,
+	// which a guard at 75 % refused (the Jetson class's decode, 2026-11-28).
+	var mods []string
+	var mr []float64
+	var mc []bool
+	for _, m := range []struct {
+		name string
+		n    int
+		in   bool
+	}{{"agx", 6, true}, {"thor", 3, false}, {"nano", 2, true}, {"orin-nano", 17, true}} {
+		for i := 0; i < m.n; i++ {
+			mods, mr, mc = append(mods, m.name), append(mr, 1), append(mc, m.in)
+		}
+	}
+	if s := SummarizeByDevice(mr, mc, mods); s.Coverage != 0.75 {
+		t.Errorf("three modules of four covered: coverage %.17g, want exactly 0.75", s.Coverage)
+	}
 	// Equal weights reproduce fit.Quantile.
 	for _, q := range []float64{0, 0.1, 0.5, 0.9, 1} {
 		if a, b := weightedQuantile(r, []float64{1, 1, 1, 1, 1}, q), fit.Quantile(r, q); math.Abs(a-b) > 1e-12 {
