@@ -1280,12 +1280,17 @@ const accuracyLeft = `
     4096-token window; its tied head is q4f16_1 in both formats
     (ft_quantization.py falls back to group quantization for the
     embedding and the final projection), as Llama-3.2-3B's is. What is
-    left looks like the two kernels' efficiency, which the class cannot
-    fit apart: q4f16_1 runs only Gemma here, so its factor would be
-    Gemma's own ratio, and no published run puts the two formats side
-    by side on one model. Gemma-2-9B, the largest file (5.2 GB on an
-    8 GB board), gains 1.28× from the Super's 1.5× bandwidth where the
-    other models gain 1.37–1.63×.
+    left looks like the two kernels' conversions (docs/method.md, MLC's
+    two 4-bit kernels): q4f16_1 casts every weight with a conversion
+    instruction (16 a clock per SM on compute capability 8.x), q4f16_ft's
+    CUTLASS converter uses none; one conversion a weight would take
+    32.7 ms a step for Gemma-2-2B on the Nano, which decodes in 46.5 ms
+    and gains 1.63× from the Super, its GPU clock's ratio, not its
+    bandwidth's 1.5, where every q4f16_ft run is faster than that floor.
+    The class cannot fit the two apart (q4f16_1 runs only Gemma here)
+    and no published run puts both formats on one model. Gemma-2-9B,
+    the largest file (5.2 GB on an 8 GB board), gains 1.28× from the
+    Super's 1.5× bandwidth where the other models gain 1.37–1.63×.
   - RKLLM decode on the RK3588 11.1 % (each model held out of the board's
     level): the independent runs slow with the context far beyond what
     the KV cache's bytes add. Qwen3-0.6B goes from 56.9 ms a token at
