@@ -43,19 +43,24 @@ type StepPricer struct {
 	stages []stagePricer
 }
 
-// MaxStages is the most stages a split's pricer of serving passes
-// holds: an offload's embedding table, host layers, GPU layers, routed
-// experts in host memory and output layer. Attention keeps a stage's
-// terms in a fixed array, so that a step allocates nothing.
-const MaxStages = 6
+// MaxAttentionStages is the most stages with attention (layers and their
+// KV cache) a split's pricer of serving passes holds: an offload's host
+// layers and GPU layers; its embedding table, output layer and routed
+// experts in host memory attend nothing. Attention keeps a second
+// stage's terms in two more fields, not an array: a struct of four floats
+// passes in registers, so a step on one device costs as before, and a
+// step allocates nothing.
+const MaxAttentionStages = 2
 
 // stagePricer prices one stage of a split's serving passes: its share of
 // the model at its engine's rates, for decode steps (dec), prefill passes
 // of OpOffloadRows tokens or more (pre: a host stage's products then run
 // on the GPU) and smaller ones (small).
 type stagePricer struct {
-	p                  phases
-	dec, pre, small    *Stage
+	p               phases
+	dec, pre, small *Stage
+	// slot is the stage's place in Attention (-1: it attends nothing).
+	slot               int
 	bytesPer, flopsPer []float64
 	step               []unitCost
 }
@@ -99,13 +104,14 @@ func (sp *Split) StepPricer() (*StepPricer, error) {
 		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation runs a split's stages one pass after another; %s overlap their micro-batches, which it does not simulate", map[bool]string{true: fmt.Sprintf("%d pipeline stages", sp.PP), false: "boards on a network"}[sp.PP > 1])}
 	}
 	n := len(sp.Decode)
-	if n == 0 || n > MaxStages || len(sp.Prefill) != n || (sp.prefillSmall != nil && len(sp.prefillSmall) != n) {
-		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation prices splits of 1 to %d stages alike in prefill and decode, got %d decode and %d prefill stages", MaxStages, n, len(sp.Prefill))}
+	if n == 0 || len(sp.Prefill) != n || (sp.prefillSmall != nil && len(sp.prefillSmall) != n) {
+		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation prices splits whose prefill and decode run the same stages, got %d decode and %d prefill stages", n, len(sp.Prefill))}
 	}
 	s := sp.Main
 	pr := &StepPricer{s: s, prefill: 1, decode: 1, stages: make([]stagePricer, n)}
 	pr.p = stepPhases(s.Model, 1, s.Inputs.FlashAttention)
 	pr.windows = append(slices.Clone(s.Model.Windows()), 0)
+	slots := 0
 	for i, st := range sp.Decode {
 		small := sp.Prefill[i]
 		if sp.prefillSmall != nil {
@@ -118,6 +124,13 @@ func (sp *Split) StepPricer() (*StepPricer, error) {
 		g.dec, g.pre, g.small = st, sp.Prefill[i], small
 		g.p = stepPhases(st.Cost, 1, s.Inputs.FlashAttention)
 		g.bytesPer, g.flopsPer = perWindow(pr.windows, g.p.decodeAttnBytes), perWindow(pr.windows, st.Cost.AttentionDecodeFLOPs)
+		g.slot = -1
+		if c := chunkOf(&g.p, 1000, 1000); c.Bytes > 0 || c.FLOPs > 0 || st.Cost.KVBytesPerToken() > 0 {
+			if slots == MaxAttentionStages {
+				return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation prices splits of at most %d stages with attention (%s is another)", MaxAttentionStages, st.Name)}
+			}
+			g.slot, slots = slots, slots+1
+		}
 	}
 	pr.link.PrefillPass, pr.link.PrefillToken = sp.linkLinear(sp.PrefillHops)
 	pr.link.DecodePass, pr.link.DecodeToken = sp.linkLinear(sp.DecodeHops)
@@ -161,38 +174,41 @@ func (sp *StepPricer) Windows() []int { return sp.windows }
 
 // Attention is the attention work of a pass: bytes read (KV caches and,
 // unfused, scores) and FLOPs.
-// A split's stages each keep their own (Bytes and FLOPs the first
-// stage's): a stage reads the cache of its own layers.
+// A split's stages with attention each keep their own (Bytes and FLOPs
+// the first one's): a stage reads the cache of its own layers.
 type Attention struct {
-	Bytes, FLOPs float64
-	more         [MaxStages - 1][2]float64
+	Bytes, FLOPs   float64
+	bytes2, flops2 float64
 }
 
 // Add adds b to a.
 func (a *Attention) Add(b Attention) {
 	a.Bytes += b.Bytes
 	a.FLOPs += b.FLOPs
-	for i := range a.more {
-		a.more[i][0] += b.more[i][0]
-		a.more[i][1] += b.more[i][1]
-	}
+	a.bytes2 += b.bytes2
+	a.flops2 += b.flops2
 }
 
-// stage is stage i's bytes and FLOPs.
-func (a *Attention) stage(i int) (bytes, flops float64) {
-	if i == 0 {
+// slot is the bytes and FLOPs of a split's stage with attention slot
+// (-1: none).
+func (a *Attention) slot(i int) (bytes, flops float64) {
+	switch i {
+	case 0:
 		return a.Bytes, a.FLOPs
+	case 1:
+		return a.bytes2, a.flops2
 	}
-	return a.more[i-1][0], a.more[i-1][1]
+	return 0, 0
 }
 
-// setStage sets stage i's bytes and FLOPs.
-func (a *Attention) setStage(i int, bytes, flops float64) {
-	if i == 0 {
+// setSlot sets slot i's bytes and FLOPs (-1: none).
+func (a *Attention) setSlot(i int, bytes, flops float64) {
+	switch i {
+	case 0:
 		a.Bytes, a.FLOPs = bytes, flops
-		return
+	case 1:
+		a.bytes2, a.flops2 = bytes, flops
 	}
-	a.more[i-1] = [2]float64{bytes, flops}
 }
 
 // Chunk is the attention of n prompt tokens of one sequence on top of
@@ -203,7 +219,7 @@ func (sp *StepPricer) Chunk(depth, n int) Attention {
 		var a Attention
 		for i := range sp.stages {
 			c := chunkOf(&sp.stages[i].p, depth, n)
-			a.setStage(i, c.Bytes, c.FLOPs)
+			a.setSlot(sp.stages[i].slot, c.Bytes, c.FLOPs)
 		}
 		return a
 	}
@@ -222,22 +238,28 @@ func chunkOf(p *phases, depth, n int) Attention {
 // order of Windows, are sums: sums[j] = Σ min(ctx, Windows()[j]), each
 // ctx the keys a sequence's token attends (the context after it).
 func (sp *StepPricer) Decodes(sums []float64) Attention {
-	var a Attention
 	if sp.stages != nil {
-		for i := range sp.stages {
-			g := &sp.stages[i]
-			var b, f float64
-			for j, v := range sums {
-				b += g.bytesPer[j] * v
-				f += g.flopsPer[j] * v
-			}
-			a.setStage(i, b, f)
-		}
-		return a
+		return sp.stagedDecodes(sums)
 	}
+	var a Attention
 	for j, v := range sums {
 		a.Bytes += sp.bytesPer[j] * v
 		a.FLOPs += sp.flopsPer[j] * v
+	}
+	return a
+}
+
+// stagedDecodes is Decodes for a split's stages: each its own layers'.
+func (sp *StepPricer) stagedDecodes(sums []float64) Attention {
+	var a Attention
+	for i := range sp.stages {
+		g := &sp.stages[i]
+		var b, f float64
+		for j, v := range sums {
+			b += g.bytesPer[j] * v
+			f += g.flopsPer[j] * v
+		}
+		a.setSlot(g.slot, b, f)
 	}
 	return a
 }
@@ -248,7 +270,7 @@ func (sp *StepPricer) Decode(ctx int) Attention {
 		var a Attention
 		for i := range sp.stages {
 			p := &sp.stages[i].p
-			a.setStage(i, p.decodeAttnBytes(ctx), p.m.AttentionDecodeFLOPs(ctx))
+			a.setSlot(sp.stages[i].slot, p.decodeAttnBytes(ctx), p.m.AttentionDecodeFLOPs(ctx))
 		}
 		return a
 	}
@@ -284,7 +306,7 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 		for i := range sp.stages {
 			g := &sp.stages[i]
 			u := g.stepCost(tokens)
-			b, f := a.stage(i)
+			b, f := a.slot(g.slot)
 			t += u.timeWith(g.dec.decodeRates(tokens).attend(u, b, f))
 		}
 		return sp.decode*t + sp.link.time(tokens, false)
@@ -300,7 +322,7 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 		}
 		mm := prefillMatmuls(g.p.m, tokens, logits)
 		u := matmulCost(&mm, &st.r)
-		b, f := a.stage(i)
+		b, f := a.slot(g.slot)
 		t += u.timeWith(st.r.attend(&u, b, f))
 	}
 	l := sp.linkSmall
