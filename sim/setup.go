@@ -453,8 +453,25 @@ func (s *Setup) unitBandwidthNote() string {
 	e := in.Clocked()
 	share := e.Bandwidth * in.Bandwidth
 	got := e.AchievedBandwidth(in.Bandwidth, in.Units)
-	if e.UnitBandwidth <= 0 || got >= 0.9*share || c.SE[k] < c.UnitBandwidth {
+	if e.UnitBandwidth <= 0 || got >= 0.9*share {
 		return ""
+	}
+	if c.SE[k] < c.UnitBandwidth {
+		// Pinned down, but on a CPU only where the class's boards ran:
+		// their cores each stream a few GB/s and the cap binds on few of
+		// them or none. A cap that would still cut the share with every
+		// core of the engine running prices cores no run of the class
+		// resembles (an Apple P core streams 36.5 GB/s on one thread,
+		// LCPP-11390-M4PRO in docs/accuracy.md).
+		all := in.Units
+		if in.Threads > 0 && in.Cores > 0 {
+			all = in.Cores
+		}
+		if in.EngineKind != hardware.CPU || e.AchievedBandwidth(in.Bandwidth, all) >= 0.9*share {
+			return ""
+		}
+		return fmt.Sprintf("decode streams at %s, set by a cap per core (%d × %s) that would bind with all %d of the engine's cores running: the class's boards are fitted where it binds on few cores or none, so this is an extrapolation the interval does not carry; without the cap the share of the datasheet would give %s",
+			units.FormatBandwidth(got), in.Units, units.FormatBandwidth(e.UnitBandwidth), all, units.FormatBandwidth(share))
 	}
 	return fmt.Sprintf("decode streams at %s, set by a cap per compute unit (%d × %s) that its class's runs do not pin down (standard error %s): the interval does not carry that uncertainty; without the cap the share of the datasheet would give %s",
 		units.FormatBandwidth(got), in.Units, units.FormatBandwidth(e.UnitBandwidth), units.FormatBandwidth(c.SE[k]*e.UnitBandwidth/max(c.UnitBandwidth, 1)), units.FormatBandwidth(share))

@@ -141,7 +141,7 @@ type Class struct {
 	// IntervalLevel (calibrateWidth).
 	RawCoverage, Widen float64
 	// familyLevels is true when the class has family levels: measured on
-	// MinDevices modules or more.
+	// MinDevices modules or more, on engines other than CPUs.
 	familyLevels bool
 	// deviceSpreads is the prior's spread of a device's level in this
 	// class (fitLevels).
@@ -294,7 +294,14 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	}
 	c := &Class{Key: k, HeldOut: heldOut, Cases: cases, Covered: make([]bool, len(cases)), eras: make([]int, len(cases))}
 	c.Devices = len(devices)
-	c.familyLevels = heldOut == "device"
+	// A family names a product line (jetson, raspberry-pi, rockchip). On a
+	// GPU or NPU it shares the host that launches the kernels and the
+	// clocks they run at; a CPU engine is its own host, and a family's CPU
+	// boards share no core (the 2019 Jetson Nano's Cortex-A57s, the Orin's
+	// A78AEs). With family levels the reference family's boards set the
+	// CPU class's centre alone and a held-out board of another family is
+	// priced at it (docs/method.md "Families and devices").
+	c.familyLevels = heldOut == "device" && k.Kind != hardware.CPU
 	// Older builds are told apart only where both they and the current
 	// builds were measured on MinDevices devices: a shift between eras
 	// needs devices on both sides to be told from one device's bias.
