@@ -226,6 +226,8 @@ func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, 
 	c.KV = r.KV
 	if c.KV == "" {
 		c.KV = rt.DefaultKV
+	} else if f, err := model.LookupKVFormat(c.KV); err == nil {
+		c.KV = f.Name // FP16, F16 and Q8_0 are f16 and q8_0, as --weights Q4_K_M is q4_k_m
 	}
 	if err := rt.Check(d, eng, c.Weights, c.KV); err != nil {
 		return nil, err

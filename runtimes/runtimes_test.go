@@ -375,3 +375,20 @@ func TestKernelFactor(t *testing.T) {
 		}
 	}
 }
+
+// TestChooseKVSpellings: --kv takes a format's spellings as --weights
+// does (the list flags count FP16 and f16 as one name): the choice
+// carries the format's own name. FP16, F16 and Q8_0 had been refused as
+// formats llama.cpp "does not run" (exit 2), and plan found no
+// configuration (exit 3).
+func TestChooseKVSpellings(t *testing.T) {
+	cat := catalog(t)
+	s, _ := cat.Model("llama-3.2-1b")
+	d, _ := cat.Device("rtx-4090")
+	for _, c := range []struct{ kv, want string }{{"FP16", "f16"}, {"F16", "f16"}, {"Q8_0", "q8_0"}, {"q8_0", "q8_0"}} {
+		ch, err := cat.Runtimes().Choose(s, d, runtimes.Request{Runtime: "llama.cpp", KV: c.kv})
+		if err != nil || ch.KV != c.want {
+			t.Errorf("--kv %s: %v, KV %v; want %s", c.kv, err, ch, c.want)
+		}
+	}
+}

@@ -44,10 +44,17 @@ func (e *JSONError) Hint() string  { return e.hint }
 func (e *JSONError) Unwrap() error { return e.Err }
 
 // JSON words err, from decoding src, for a reader: where it stopped and
-// what to look for. offset is where a json.Decoder stopped (its
-// InputOffset) when the error carries none; src may be nil for a stream,
-// when only the offset is told. Errors that are not JSON's pass as they
-// are.
+// what to look for. offset is where the value that failed begins in src:
+// 0 for json.Unmarshal, a json.Decoder's InputOffset before its Decode
+// (past the ',' before an array's later items). src may be nil for a
+// stream, when only an offset is told. Errors that are not JSON's pass as
+// they are.
+//
+// A json.Decoder's SyntaxError counts only the bytes its values took, not
+// the '[', ',' and spaces its Token and More read between them, so its
+// Offset runs short after the first item of an array (line 84 told as
+// 83): with src the place is found again by scanning src from its start;
+// a stream's is not told. An UnmarshalTypeError's Offset is the value's.
 func JSON(src []byte, offset int64, err error) error {
 	e := &JSONError{Offset: offset, Err: err}
 	var se *json.SyntaxError
@@ -63,11 +70,17 @@ func JSON(src []byte, offset int64, err error) error {
 	case errors.Is(err, io.EOF):
 		e.Msg = "no JSON value: the input is empty"
 	case se != nil:
-		e.Offset = se.Offset
+		e.Offset = -1
+		if src != nil {
+			e.Offset = se.Offset
+			if err := json.Unmarshal(src, new(json.RawMessage)); errors.As(err, &se) {
+				e.Offset = se.Offset
+			}
+		}
 		e.Msg = se.Error()
 		e.hint = "JSON wants double-quoted keys and strings, commas between items and none after the last, and no comments"
 	case errors.As(err, &te):
-		e.Offset = te.Offset
+		e.Offset = offset + te.Offset
 		field := ""
 		if te.Field != "" {
 			field = te.Field + ": "
@@ -76,7 +89,7 @@ func JSON(src []byte, offset int64, err error) error {
 	default:
 		return err
 	}
-	if src != nil {
+	if src != nil && e.Offset >= 0 {
 		at := min(max(e.Offset, 0), int64(len(src)))
 		before := src[:at]
 		e.Line = bytes.Count(before, []byte("\n")) + 1

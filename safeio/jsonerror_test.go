@@ -34,7 +34,48 @@ func TestJSON(t *testing.T) {
 			}
 		}
 	}
+	// An array read item by item, as llama-bench's JSON is: the Decoder's
+	// SyntaxError counts only the items' bytes, not the '[', ',' and
+	// spaces between them ("[\n " and ",\n ": 5 bytes here), so it told
+	// line 4's first byte, the stray ',', as line 3's fourth.
+	src := "[\n {\"a\": 1},\n {\"b\": 2,\n,\"c\": 3}\n]\n"
+	want := "invalid character ',' looking for beginning of object key string"
+	start, err := decodeItems(src, new(map[string]any))
+	if got := JSON([]byte(src), start, err); got == nil || got.Error() != "line 4, column 1: "+want {
+		t.Errorf("array item 2: %v, want line 4, column 1", got)
+	}
+	// A stream (no src) cannot be told where: the message alone, not the
+	// Decoder's short count as a byte.
+	if got := JSON(nil, start, err); got == nil || got.Error() != want {
+		t.Errorf("array item 2 of a stream: %v, want the message alone", got)
+	}
+	// A type error's offset is the value's: item 2 of
+	// `[{"n": 1}, {"n": "x"}]` begins past its ',', at 0-based byte 10;
+	// its string's closing quote is byte 19, and json's offset the byte
+	// after, 20, as json.Unmarshal of the whole array tells it.
+	src = `[{"n": 1}, {"n": "x"}]`
+	start, err = decodeItems(src, new(struct{ N int }))
+	if got := JSON(nil, start, err); got == nil || got.Error() != "byte 20: N: a JSON string where int belongs" {
+		t.Errorf("type error in item 2 of a stream: %v (from %d), want byte 20", got, start)
+	}
 	if err := errors.New("other"); JSON(nil, 0, err) != err {
 		t.Error("a non-JSON error is changed")
 	}
+}
+
+// decodeItems reads a JSON array item by item into v, as the readers do,
+// to the first error: where its item begins, and that error.
+func decodeItems(src string, v any) (int64, error) {
+	dec := json.NewDecoder(strings.NewReader(src))
+	dec.Token()
+	for i := 0; dec.More(); i++ {
+		start := dec.InputOffset()
+		if i > 0 {
+			start++ // past the ',' Decode reads
+		}
+		if err := dec.Decode(v); err != nil {
+			return start, err
+		}
+	}
+	return 0, nil
 }

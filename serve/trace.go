@@ -431,11 +431,12 @@ func (t *TraceFile) readShareGPT(br *bufio.Reader, file string, most int, cpt fl
 	lim := &entryLimit{r: br, left: MaxTraceEntry}
 	dec := json.NewDecoder(lim)
 	entry := 0
+	var start int64 // where the entry being read begins
 	fail := func(err error) error {
 		if errors.Is(err, errEntryTooLong) {
 			return &RowError{File: file, Entry: entry, Msg: err.Error()}
 		}
-		err = safeio.JSON(nil, dec.InputOffset(), err)
+		err = safeio.JSON(nil, start, err)
 		return &RowError{File: file, Entry: entry, Msg: "not a ShareGPT JSON array: " + err.Error(), Err: err}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
@@ -449,6 +450,12 @@ func (t *TraceFile) readShareGPT(br *bufio.Reader, file string, most int, cpt fl
 		}
 		lim.left = MaxTraceEntry
 		entry++
+		// More stopped at the entry's '{', or at the ',' before it,
+		// which Decode reads past.
+		start = dec.InputOffset()
+		if entry > 1 {
+			start++
+		}
 		var e struct {
 			Conversations []struct {
 				Value string `json:"value"`

@@ -117,7 +117,7 @@ func exitCode(err error, stderr io.Writer) int {
 	// An error that knows what to try instead (an unknown name's nearest
 	// names, the devices that would hold a model) says it on its own line.
 	var h interface{ Hint() string }
-	if errors.As(err, &h) {
+	if errors.As(err, &h) && h.Hint() != "" {
 		io.WriteString(stderr, safeio.Clip(fmt.Sprintf("roofline: hint: %s\n", h.Hint())))
 	}
 	if errors.As(err, new(*profiles.PathNotAllowedError)) {

@@ -160,3 +160,35 @@ func TestJSONCutShort(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONArrayItemPlace: a syntax error in a later item of a JSON
+// array, read item by item (llama-bench's -o json, a ShareGPT trace),
+// is told at its own line and column; encoding/json's Decoder counts
+// only the items' bytes, and its short offset put it lines early. A
+// type error's place has no hint line of its own (it printed an empty
+// "roofline: hint: ").
+func TestJSONArrayItemPlace(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	files := map[string]string{
+		// Line 4 begins with the stray ',' (column 1).
+		"bench.json": "[\n {\"build_commit\": \"x\", \"avg_ts\": 1},\n {\"build_commit\": \"x\",\n,\"avg_ts\": 2}\n]\n",
+		// Line 2 is ` {"conversations": [{"from": "human", "value": 5}]}`:
+		// the 5 is its 48th byte, 0-based byte 49 of the file (after
+		// "[\n", 2 bytes), and json points past it, at byte 50.
+		"sg.json": "[\n {\"conversations\": [{\"from\": \"human\", \"value\": 5}]}\n]\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut, _ := runCLI("compare", "bench.json", "--hardware", "rtx-4090")
+	if want := "bench.json:4: malformed JSON, column 1: invalid character ','"; !strings.Contains(errOut, want) {
+		t.Errorf("compare bench.json: stderr\n%s\nwant %q", errOut, want)
+	}
+	_, errOut, code := runCLI("serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--trace", "sg.json")
+	if want := "roofline: sg.json: entry 1: not a ShareGPT JSON array: byte 50: conversations.value: a JSON number where string belongs\n"; code != 1 || errOut != want {
+		t.Errorf("serve --trace sg.json: exit %d, stderr\n%s\nwant exit 1 and\n%s", code, errOut, want)
+	}
+}

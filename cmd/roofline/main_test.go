@@ -185,6 +185,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--kv-tokens", "0"}, 2, []string{"--kv-tokens 0: want a value above 0"}},
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--memory-share", "0"}, 2, []string{"--memory-share 0: want a value above 0"}},
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--search-runs", "5"}, 2, []string{"--search-runs applies to --max-rate's search"}},
+		// A closed loop's load is its users: --rate there only spaced the
+		// timeline's samples (and was printed in --format json).
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--arrival", "closed", "--rate", "5"}, 2, []string{"--rate: a closed loop has no arrival rate"}},
 		// compare's and calibrate's flags are checked before any file is
 		// read: a wrong name is the flag's error, not a warning per row
 		// ("runs.csv:2: unknown hardware").

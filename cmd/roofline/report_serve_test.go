@@ -153,6 +153,12 @@ func TestReportServingErrors(t *testing.T) {
 		{"rate = nan\n", "s.toml:5: serve.rate = NaN: a number must be finite"},
 		{"max_rate = true\nrequests = 100000\nsearch_runs = 20\n", "s.toml:4: [serve]: 5 configurations × 6.30 M requests each"},
 		{"rate = 1\nmax_seqs = 16\nmax_tokens = 8\n", "s.toml:7: serve.max_tokens a step of 8 tokens cannot decode 16 requests"},
+		// What serve refuses, so that the report's commands run: another
+		// arrival process's knob, a KV pool of 0 tokens.
+		{"rate = 1\ncv = 3\n", `s.toml:6: serve.cv applies to arrival = "gamma"; these arrivals are poisson`},
+		{"rate = 1\nusers = 4\n", `s.toml:6: serve.users applies to arrival = "closed"; these arrivals are poisson`},
+		{"arrival = \"gamma\"\nrate = 1\nthink = \"1s\"\n", `s.toml:7: serve.think applies to arrival = "closed"; these arrivals are gamma`},
+		{"rate = 1\nkv_tokens = 0\n", "s.toml:6: serve.kv_tokens 0: want a KV pool above 0 tokens"},
 	} {
 		study := filepath.Join(dir, "s.toml")
 		os.WriteFile(study, []byte(head+c.table), 0o644)

@@ -197,6 +197,9 @@ func serveFlagsApply(c *cli.Context, a serve.ArrivalKind) error {
 			return usageErr("--%s applies to --arrival %s; these arrivals are %s", k.flag, k.for_, a)
 		}
 	}
+	if c.IsSet("rate") && a == serve.Closed {
+		return usageErr("--rate: a closed loop has no arrival rate: its --users and --think set its load (or choose --arrival poisson, constant or gamma)")
+	}
 	if c.IsSet("search-runs") && !c.Bool("max-rate") {
 		return usageErr("--search-runs applies to --max-rate's search")
 	}

@@ -392,7 +392,17 @@ func coverage(held []float64, iv []runtimes.Spread, pts []fit.Point, k float64) 
 	if total == 0 {
 		return 1
 	}
-	return in / total
+	return share(in, total)
+}
+
+// share is in / total kept to 1e-12. Weights of 1/n summed in floating
+// point land a few ulps off their exact share (three devices of four in,
+// 6, 3, 2 and 17 runs: 2.9999999999999964 / 3.9999999999999964 =
+// 0.7499999999999998; four of five, 1, 1, 1, 3 and 7 runs:
+// 0.7999999999999995), which a guard or the interval level at that share
+// would refuse.
+func share(in, total float64) float64 {
+	return math.Round(in/total*1e12) / 1e12
 }
 
 // calibrateWidth is the widening of a class's intervals that makes them
@@ -741,10 +751,7 @@ func SummarizeWeighted(ratios []float64, covered []bool, w []float64) Stat {
 		}
 	}
 	s.MdAPE, s.P90, s.Bias = weightedQuantile(ape, w, 0.5), weightedQuantile(ape, w, 0.9), weightedQuantile(ratios, w, 0.5)
-	// Weights of 1/n summed in floating point land a few ulps off their
-	// exact share (three modules of four in: 0.7499999999999999), which a
-	// guard at that share would refuse; the share is kept to 1e-12.
-	s.Coverage = math.Round(in/total*1e12) / 1e12
+	s.Coverage = share(in, total)
 	return s
 }
 

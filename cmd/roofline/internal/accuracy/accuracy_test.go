@@ -8,6 +8,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/fit"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/runtimes"
 )
 
 // With one run per device the device-weighted summary is the plain one;
@@ -36,8 +37,9 @@ func TestSummarizeByDevice(t *testing.T) {
 		t.Errorf("by device: MdAPE %g (want 0), coverage %g (want 0.75)", s.MdAPE, s.Coverage)
 	}
 	// Four modules weighing the same, three covered (6, 2 and 17 runs)
-	// and one not (3 runs): exactly 3/4. Summed in this order the weights
-	// 1/6, 1/3, 1/2 and 1/17 give 3 / 4.000000000000001 = 0.7499999999999998,
+	// and one not (3 runs): exactly 3/4. Summed run by run in this order
+	// (six of 1/6, three of 1/3, two of 1/2, seventeen of 1/17) the weights
+	// give 2.9999999999999964 / 3.9999999999999964 = 0.7499999999999998,
 	// which a guard at 75 % refused (the Jetson class's decode, 2026-11-28).
 	var mods []string
 	var mr []float64
@@ -162,5 +164,35 @@ func TestExcludedCitesEachSourceOnce(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestCoverageExactShare: the interval's coverage, each device weighing
+// the same, is the exact share of devices in, so the widening is not
+// asked for where the intervals already cover IntervalLevel. Five
+// devices of 1, 1, 1, 3 and 7 runs, the 3-run device's runs outside
+// their intervals (ratio 2 against [0.8, 1.25]) and every other run
+// inside (ratio 1): 4/5 = 0.80 exactly; summed run by run the 1/n
+// weights read 0.7999999999999995, which calibrateWidth widened.
+func TestCoverageExactShare(t *testing.T) {
+	var pts []fit.Point
+	var held []float64
+	var iv []runtimes.Spread
+	for _, d := range []struct {
+		name string
+		n    int
+		in   bool
+	}{{"a", 1, true}, {"b", 1, true}, {"c", 1, true}, {"d", 3, false}, {"e", 7, true}} {
+		for i := 0; i < d.n; i++ {
+			pts = append(pts, fit.Point{Group: d.name})
+			held = append(held, map[bool]float64{true: 1, false: 2}[d.in])
+			iv = append(iv, runtimes.Spread{Low: 0.8, High: 1.25})
+		}
+	}
+	if c := coverage(held, iv, pts, 1); c != runtimes.IntervalLevel {
+		t.Errorf("four devices of five covered: coverage %.17g, want exactly %g", c, runtimes.IntervalLevel)
+	}
+	if k := calibrateWidth(held, iv, pts); k != 1 {
+		t.Errorf("intervals covering %g already: widened %g, want 1", runtimes.IntervalLevel, k)
 	}
 }

@@ -113,11 +113,14 @@ func readBatchedBench(c *collector, text string) error {
 // decode run is the mean output length at the mean TPOT (which excludes
 // the first token), at the benchmark's max concurrency.
 func readVLLM(c *collector, text string) error {
-	dec := json.NewDecoder(strings.NewReader(c.readNonFinite(text)))
+	// Offsets count in the text decoded: NaN read as null is a byte
+	// longer, Infinity four shorter; the lines stay.
+	text = c.readNonFinite(text)
+	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var raw map[string]any
 	if err := dec.Decode(&raw); err != nil {
-		return jsonSyntax(c.file, "vLLM JSON", text, dec.InputOffset(), err)
+		return jsonSyntax(c.file, "vLLM JSON", text, 0, err)
 	}
 	num := func(k string) (float64, bool) {
 		if v, ok := raw[k].(json.Number); ok {
@@ -365,11 +368,12 @@ func columns(header, required, optional []string) (map[string]int, error) {
 }
 
 func readRequestsJSON(c *collector, text string) error {
-	dec := json.NewDecoder(strings.NewReader(c.readNonFinite(text)))
+	text = c.readNonFinite(text) // as readVLLM
+	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return jsonSyntax(c.file, "requests JSON", text, dec.InputOffset(), err)
+		return jsonSyntax(c.file, "requests JSON", text, 0, err)
 	}
 	var items []any
 	switch x := v.(type) {

@@ -196,6 +196,11 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 			bad(f.key, "serve.%s: %v is not a token count such as 2048 or 2k", f.key, f.v)
 			continue
 		}
+		if f.key == "kv_tokens" && n == 0 {
+			// As serve --kv-tokens 0, which the report's commands give.
+			bad(f.key, "serve.kv_tokens 0: want a KV pool above 0 tokens (leave it out for what memory leaves)")
+			continue
+		}
 		*f.dst = n
 		arg(f.flag, text)
 	}
@@ -210,6 +215,17 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		} else {
 			w.Think = v
 			arg("think", *r.Think)
+		}
+	}
+	// A knob of another arrival process does nothing: refused, as serve
+	// refuses the flag, so that the report's commands run as written.
+	for _, k := range []struct {
+		key  string
+		set  bool
+		for_ serve.ArrivalKind
+	}{{"cv", r.CV != nil, serve.Gamma}, {"users", r.Users != nil, serve.Closed}, {"think", r.Think != nil, serve.Closed}} {
+		if k.set && w.Arrival != k.for_ {
+			bad(k.key, "serve.%s applies to arrival = %q; these arrivals are %s", k.key, k.for_, w.Arrival)
 		}
 	}
 	if r.FrontEnd != nil {
