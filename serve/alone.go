@@ -16,7 +16,9 @@ import (
 func (sv *Server) alone(w Workload) bool {
 	sch := &sv.Scheduler
 	shared := sch.PrefixCaching && w.SharedPrefix >= sch.BlockSize
-	return sch.MaxSeqs == 1 && sv.StepTokens%sv.PassTokens == 0 && !shared
+	// A split's stages are stepped: their closed forms are sums over
+	// passes.
+	return sch.MaxSeqs == 1 && sv.StepTokens%sv.PassTokens == 0 && !shared && !sv.pricer.Staged()
 }
 
 // aloneCosts caches a one-at-a-time server's closed forms: the prefill of

@@ -9,6 +9,10 @@
 // Every step is priced by sim.StepPricer, the very code a prediction
 // sums: at a vanishing arrival rate a request's TTFT, TPOT and E2E are
 // Predict's, and a closed batch of B equal requests is Predict at batch B.
+// A tensor-parallel group's steps are one device's shard plus the links'
+// (sim.Split.Serving); a model offloaded to the host runs each step
+// through its stages in turn (sim.Split.StepPricer), as Split.Predict
+// prices a pass.
 // A step costs O(1) whatever it holds: the decoding requests enter as
 // sums the engine keeps as they join, advance and leave (an event heap
 // marks when each finishes or crosses a sliding window), so a million

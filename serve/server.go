@@ -32,7 +32,8 @@ type Server struct {
 	FrontEnd     FrontEnd
 	FrontEndEnds [2]FrontEnd
 	// Split is the tensor-parallel group the server runs on (nil: one
-	// device); Setup is then one device of it (sim.Split.Serving).
+	// device); Setup is then one device of it (sim.Split.Serving). For an
+	// offload, Setup is its GPU's, with the whole model.
 	Split  *sim.Split
 	pricer *sim.StepPricer
 	pool   pool
@@ -61,6 +62,10 @@ type Options struct {
 	// the setup's (sim.Split.Serving): every pass is one device's shard of
 	// it plus the links' time, the KV pool one device's. Build it on the
 	// setup the scheduler's max_num_seqs gives (sim.Setup.WithMaxSeqs).
+	// An offload (sim.Offload) serves on its GPU and host: every pass
+	// runs the stages in turn (sim.Split.StepPricer), the KV pool what
+	// the memory that fills first leaves (sim.Split.KVTokens), and the
+	// setup is ignored for the split's.
 	Split *sim.Split
 }
 
@@ -70,8 +75,20 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		return nil, err
 	}
 	var link sim.PassLink
-	if o.Split != nil {
-		shard, l, err := o.Split.Serving()
+	var staged *sim.StepPricer
+	if sp := o.Split; sp != nil && sp.Kind == sim.Offload {
+		// Passes run the host's layers and the GPU's in turn: the pricer
+		// of its stages, the setup the GPU's with the whole model.
+		var err error
+		if staged, err = sp.StepPricer(); err != nil {
+			return nil, err
+		}
+		if o.MemoryShare != 0 {
+			return nil, &WorkloadError{"MemoryShare", "a share of one device's memory does not apply to a model offloaded to its host: each memory holds the part placed in it"}
+		}
+		s = sp.Main
+	} else if sp != nil {
+		shard, l, err := sp.Serving()
 		if err != nil {
 			return nil, err
 		}
@@ -105,7 +122,11 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.FrontEndEnds == ([2]FrontEnd{}) {
 		o.FrontEndEnds = [2]FrontEnd{o.FrontEnd, o.FrontEnd}
 	}
-	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: s.StepPricer().WithLink(link),
+	pricer := staged
+	if pricer == nil {
+		pricer = s.StepPricer().WithLink(link)
+	}
+	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: pricer,
 		FrontEnd: o.FrontEnd, FrontEndEnds: o.FrontEndEnds, Split: o.Split}
 	if sv.StepTokens == 0 {
 		sv.StepTokens = o.UBatch
@@ -115,7 +136,13 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	}
 	bs := sch.BlockSize
 	perToken := s.Model.KVBytesPerToken()
-	tokens := math.Floor(s.KVBudget(sv.PassTokens) / perToken)
+	budget := s.KVBudget(sv.PassTokens)
+	tokens := math.Floor(budget / perToken)
+	if staged != nil {
+		// Each memory holds the cache of its own layers: the first to
+		// fill bounds the pool.
+		tokens, budget = o.Split.KVTokens(sv.PassTokens)
+	}
 	sv.pool = newPool(s.Model, bs, sch.FreesWindow)
 	maxCtx := s.Model.Spec.MaxContext
 	if sch.DividedContext || sch.MaxSeqs == 1 || bs == 1 {
@@ -127,14 +154,17 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		tokens = float64(o.KVTokens)
 	}
 	device := s.Device.Name
-	if o.Split != nil {
+	switch {
+	case staged != nil:
+		device = fmt.Sprintf("%s with layers offloaded to its host", device)
+	case o.Split != nil:
 		device = fmt.Sprintf("each of %d %s (tensor parallel)", o.Split.TP, device)
 	}
 	if !(tokens >= 1) {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: s.KVBudget(sv.PassTokens)}
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
 	}
 	pages := math.Floor(tokens / float64(bs))
-	if p := &sv.pool; p.frees() {
+	if p := &sv.pool; p.frees() && staged == nil {
 		// Pages of `width` layers: the budget's, or the asked tokens'
 		// blocks for every group.
 		pages = p.pagesOf(s.KVBudget(sv.PassTokens), s.Model.KVPerLayerToken())
@@ -162,7 +192,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
 	if sv.Context < 2 {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: s.KVBudget(sv.PassTokens)}
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
 	}
 	return sv, nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -33,8 +34,35 @@ type StepPricer struct {
 	// prefill and decode scale the time of passes that hold prompt
 	// tokens and of decode-only passes: 1, or an interval's ends.
 	prefill, decode float64
-	// link is what a split's links add to each pass (WithLink).
-	link PassLink
+	// link is what a split's links add to each pass (WithLink), and
+	// linkSmall to a prefill pass too small for op offload.
+	link, linkSmall PassLink
+	// stages price a split whose passes run its stages one after
+	// another (Split.StepPricer); nil for one device or a tensor-parallel
+	// group, priced by s alone.
+	stages []stagePricer
+}
+
+// MaxAttentionStages is the most stages with attention (layers and their
+// KV cache) a split's pricer of serving passes holds: an offload's host
+// layers and GPU layers; its embedding table, output layer and routed
+// experts in host memory attend nothing. Attention keeps a second
+// stage's terms in two more fields, not an array: a struct of four floats
+// passes in registers, so a step on one device costs as before, and a
+// step allocates nothing.
+const MaxAttentionStages = 2
+
+// stagePricer prices one stage of a split's serving passes: its share of
+// the model at its engine's rates, for decode steps (dec), prefill passes
+// of OpOffloadRows tokens or more (pre: a host stage's products then run
+// on the GPU) and smaller ones (small).
+type stagePricer struct {
+	p               phases
+	dec, pre, small *Stage
+	// slot is the stage's place in Attention (-1: it attends nothing).
+	slot               int
+	bytesPer, flopsPer []float64
+	step               []unitCost
 }
 
 // StepPricer is the setup's pricer of serving passes.
@@ -52,7 +80,65 @@ func (sp *StepPricer) Scaled(prefill, decode float64) *StepPricer {
 	o := *sp
 	o.prefill, o.decode = prefill, decode
 	o.step = nil
+	if sp.stages != nil {
+		o.stages = slices.Clone(sp.stages)
+		for i := range o.stages {
+			o.stages[i].step = nil
+		}
+	}
 	return &o
+}
+
+// StepPricer is the pricer of serving passes of a split whose passes run
+// its stages one after another, each at its engine's rates: an offload
+// (llama.cpp -ngl, --n-cpu-moe), where a pass goes through the host's
+// layers and the GPU's in turn. A pass costs the sum of its stages plus
+// the links' hops (Split.linkTime, linear in the passes and tokens), as
+// Split.Predict adds them; a prefill pass of OpOffloadRows rows or more
+// runs host-resident products on the GPU, their weights over the link,
+// as Split.Predict's do. A tensor-parallel group is served by
+// Split.Serving's shard; a pipeline of PP stages, whose micro-batches
+// overlap, is an error.
+func (sp *Split) StepPricer() (*StepPricer, error) {
+	if sp.PP > 1 || sp.Kind == Network {
+		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation runs a split's stages one pass after another; %s overlap their micro-batches, which it does not simulate", map[bool]string{true: fmt.Sprintf("%d pipeline stages", sp.PP), false: "boards on a network"}[sp.PP > 1])}
+	}
+	n := len(sp.Decode)
+	if n == 0 || len(sp.Prefill) != n || (sp.prefillSmall != nil && len(sp.prefillSmall) != n) {
+		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation prices splits whose prefill and decode run the same stages, got %d decode and %d prefill stages", n, len(sp.Prefill))}
+	}
+	s := sp.Main
+	pr := &StepPricer{s: s, prefill: 1, decode: 1, stages: make([]stagePricer, n)}
+	pr.p = stepPhases(s.Model, 1, s.Inputs.FlashAttention)
+	pr.windows = append(slices.Clone(s.Model.Windows()), 0)
+	slots := 0
+	for i, st := range sp.Decode {
+		small := sp.Prefill[i]
+		if sp.prefillSmall != nil {
+			small = sp.prefillSmall[i]
+		}
+		if sp.Prefill[i].Cost != st.Cost || small.Cost != st.Cost {
+			return nil, &FieldError{"Split", fmt.Sprintf("stage %d (%s) holds another part of the model in prefill than in decode", i, st.Name)}
+		}
+		g := &pr.stages[i]
+		g.dec, g.pre, g.small = st, sp.Prefill[i], small
+		g.p = stepPhases(st.Cost, 1, s.Inputs.FlashAttention)
+		g.bytesPer, g.flopsPer = perWindow(pr.windows, g.p.decodeAttnBytes), perWindow(pr.windows, st.Cost.AttentionDecodeFLOPs)
+		g.slot = -1
+		if c := chunkOf(&g.p, 1000, 1000); c.Bytes > 0 || c.FLOPs > 0 || st.Cost.KVBytesPerToken() > 0 {
+			if slots == MaxAttentionStages {
+				return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation prices splits of at most %d stages with attention (%s is another)", MaxAttentionStages, st.Name)}
+			}
+			g.slot, slots = slots, slots+1
+		}
+	}
+	pr.link.PrefillPass, pr.link.PrefillToken = sp.linkLinear(sp.PrefillHops)
+	pr.link.DecodePass, pr.link.DecodeToken = sp.linkLinear(sp.DecodeHops)
+	pr.linkSmall = pr.link
+	if sp.prefillSmall != nil {
+		pr.linkSmall.PrefillPass, pr.linkSmall.PrefillToken = sp.linkLinear(sp.smallHops)
+	}
+	return pr, nil
 }
 
 // perWindow splits f(ctx) = Σ_j a_j · min(ctx, w_j) (w = 0: no cap) into
@@ -88,18 +174,59 @@ func (sp *StepPricer) Windows() []int { return sp.windows }
 
 // Attention is the attention work of a pass: bytes read (KV caches and,
 // unfused, scores) and FLOPs.
+// A split's stages with attention each keep their own (Bytes and FLOPs
+// the first one's): a stage reads the cache of its own layers.
 type Attention struct {
-	Bytes, FLOPs float64
+	Bytes, FLOPs   float64
+	bytes2, flops2 float64
 }
 
 // Add adds b to a.
-func (a *Attention) Add(b Attention) { a.Bytes += b.Bytes; a.FLOPs += b.FLOPs }
+func (a *Attention) Add(b Attention) {
+	a.Bytes += b.Bytes
+	a.FLOPs += b.FLOPs
+	a.bytes2 += b.bytes2
+	a.flops2 += b.flops2
+}
+
+// slot is the bytes and FLOPs of a split's stage with attention slot
+// (-1: none).
+func (a *Attention) slot(i int) (bytes, flops float64) {
+	switch i {
+	case 0:
+		return a.Bytes, a.FLOPs
+	case 1:
+		return a.bytes2, a.flops2
+	}
+	return 0, 0
+}
+
+// setSlot sets slot i's bytes and FLOPs (-1: none).
+func (a *Attention) setSlot(i int, bytes, flops float64) {
+	switch i {
+	case 0:
+		a.Bytes, a.FLOPs = bytes, flops
+	case 1:
+		a.bytes2, a.flops2 = bytes, flops
+	}
+}
 
 // Chunk is the attention of n prompt tokens of one sequence on top of
 // depth cached ones (Predict's prefill pass at batch 1): the sequence reads
 // its KV cache once and appends, causally.
 func (sp *StepPricer) Chunk(depth, n int) Attention {
-	p := &sp.p
+	if sp.stages != nil {
+		var a Attention
+		for i := range sp.stages {
+			c := chunkOf(&sp.stages[i].p, depth, n)
+			a.setSlot(sp.stages[i].slot, c.Bytes, c.FLOPs)
+		}
+		return a
+	}
+	return chunkOf(&sp.p, depth, n)
+}
+
+func chunkOf(p *phases, depth, n int) Attention {
 	a := Attention{Bytes: p.kvRead(depth + n), FLOPs: p.m.AttentionPrefillFLOPs(depth, n)}
 	if p.unfused {
 		a.Bytes += p.m.ScoreBytesPrefill(depth, n)
@@ -111,6 +238,9 @@ func (sp *StepPricer) Chunk(depth, n int) Attention {
 // order of Windows, are sums: sums[j] = Σ min(ctx, Windows()[j]), each
 // ctx the keys a sequence's token attends (the context after it).
 func (sp *StepPricer) Decodes(sums []float64) Attention {
+	if sp.stages != nil {
+		return sp.stagedDecodes(sums)
+	}
 	var a Attention
 	for j, v := range sums {
 		a.Bytes += sp.bytesPer[j] * v
@@ -119,8 +249,31 @@ func (sp *StepPricer) Decodes(sums []float64) Attention {
 	return a
 }
 
+// stagedDecodes is Decodes for a split's stages: each its own layers'.
+func (sp *StepPricer) stagedDecodes(sums []float64) Attention {
+	var a Attention
+	for i := range sp.stages {
+		g := &sp.stages[i]
+		var b, f float64
+		for j, v := range sums {
+			b += g.bytesPer[j] * v
+			f += g.flopsPer[j] * v
+		}
+		a.setSlot(g.slot, b, f)
+	}
+	return a
+}
+
 // Decode is the attention of one decode token attending ctx keys.
 func (sp *StepPricer) Decode(ctx int) Attention {
+	if sp.stages != nil {
+		var a Attention
+		for i := range sp.stages {
+			p := &sp.stages[i].p
+			a.setSlot(sp.stages[i].slot, p.decodeAttnBytes(ctx), p.m.AttentionDecodeFLOPs(ctx))
+		}
+		return a
+	}
 	return Attention{Bytes: sp.p.decodeAttnBytes(ctx), FLOPs: sp.p.m.AttentionDecodeFLOPs(ctx)}
 }
 
@@ -133,6 +286,9 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 	if tokens <= 0 {
 		return 0
 	}
+	if sp.stages != nil {
+		return sp.stagedPass(tokens, logits, prefill, &a)
+	}
 	if !prefill {
 		u := sp.stepCost(tokens)
 		return sp.decode*u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, false)
@@ -141,6 +297,58 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 	r := &sp.s.rates.prefill
 	u := matmulCost(&mm, r)
 	return sp.prefill*u.timeWith(r.attend(&u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, true)
+}
+
+// stagedPass is Pass through a split's stages, one after another.
+func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention) float64 {
+	t := 0.0
+	if !prefill {
+		for i := range sp.stages {
+			g := &sp.stages[i]
+			u := g.stepCost(tokens)
+			b, f := a.slot(g.slot)
+			t += u.timeWith(g.dec.decodeRates(tokens).attend(u, b, f))
+		}
+		return sp.decode*t + sp.link.time(tokens, false)
+	}
+	// llama.cpp runs a host-resident product on the GPU from
+	// OpOffloadRows rows (ggml-cuda's offload_op): the pass's own rows.
+	large := tokens >= OpOffloadRows
+	for i := range sp.stages {
+		g := &sp.stages[i]
+		st := g.small
+		if large {
+			st = g.pre
+		}
+		mm := prefillMatmuls(g.p.m, tokens, logits)
+		u := matmulCost(&mm, &st.r)
+		b, f := a.slot(g.slot)
+		t += u.timeWith(st.r.attend(&u, b, f))
+	}
+	l := sp.linkSmall
+	if large {
+		l = sp.link
+	}
+	return sp.prefill*t + l.time(tokens, true)
+}
+
+// stepCost is a stage's decode-only pass's matrix products at batch b,
+// priced once per batch.
+func (g *stagePricer) stepCost(b int) *unitCost {
+	if b >= len(g.step) {
+		if b > 1<<20 {
+			mm := g.p.m.Matmuls(b, b)
+			u := matmulCost(&mm, g.dec.decodeRates(b))
+			return &u
+		}
+		g.step = append(g.step, make([]unitCost, b+1-len(g.step))...)
+	}
+	u := &g.step[b]
+	if u.fixed == 0 {
+		mm := g.p.m.Matmuls(b, b)
+		*u = matmulCost(&mm, g.dec.decodeRates(b))
+	}
+	return u
 }
 
 // stepCost is a decode-only pass's matrix products at batch b, priced
@@ -195,6 +403,21 @@ func (sp *StepPricer) PrefillAlone(prompt, ubatch int) float64 {
 	if prompt <= 0 {
 		return 0
 	}
+	if sp.stages != nil {
+		// Pass by pass: a split's server does not run requests alone
+		// in closed form (serve steps it).
+		u := max(sp.s.Chunk(ubatch, prompt), 1)
+		t := 0.0
+		for done := 0; done < prompt; done += u {
+			n := min(u, prompt-done)
+			logits := 0
+			if done+n == prompt {
+				logits = 1
+			}
+			t += sp.Pass(n, logits, true, sp.Chunk(done, n))
+		}
+		return t
+	}
 	t := sp.prefill * sp.s.TTFT(prompt, 0, 1, ubatch)
 	if l := sp.link; l != (PassLink{}) {
 		u := max(sp.s.Chunk(ubatch, prompt), 1)
@@ -211,6 +434,13 @@ func (sp *StepPricer) PrefillAlone(prompt, ubatch int) float64 {
 func (sp *StepPricer) DecodeAlone(first, steps int) float64 {
 	if steps <= 0 {
 		return 0
+	}
+	if sp.stages != nil {
+		t := 0.0
+		for i := range steps {
+			t += sp.Pass(1, 1, false, sp.Decode(first+i))
+		}
+		return t
 	}
 	return sp.decode*sp.s.Decode(first, steps, 1).Time + float64(steps)*sp.link.time(1, false)
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // PassLink is the time the links add to every forward pass of a split a
 // serving simulation steps: a fixed part (latencies) and a part per token
@@ -30,10 +33,9 @@ func (l PassLink) time(tokens int, prefill bool) float64 {
 // one device's time plus the links', as Split.Predict prices it.
 //
 // Only a split whose every pass runs one stage is served so: a tensor-
-// parallel group (vLLM --tensor-parallel-size, distributed-llama). A split
-// whose passes run stages one after another (pipeline stages, layers on a
-// host, RPC boards) needs a scheduler that keeps a micro-batch per stage
-// in flight; it is an error here.
+// parallel group (vLLM --tensor-parallel-size, distributed-llama). Layers
+// on a host are served stage by stage (Split.StepPricer); pipeline stages
+// and RPC boards are an error here.
 func (sp *Split) Serving() (*Setup, PassLink, error) {
 	if sp.PP > 1 || len(sp.Prefill) != 1 || len(sp.Decode) != 1 || sp.prefillSmall != nil || sp.Decode[0].Pool < 0 {
 		what := "its passes run stages one after another"
@@ -73,4 +75,36 @@ func (sp *StepPricer) WithLink(l PassLink) *StepPricer {
 	o := *sp
 	o.link = l
 	return &o
+}
+
+// Staged says whether sp prices a split's stages one after another
+// (Split.StepPricer).
+func (sp *StepPricer) Staged() bool { return sp.stages != nil }
+
+// KVTokens is the KV cache in tokens of every layer that a split's
+// memories leave beside passes of up to passTokens tokens: each pool
+// holds the cache of the layers whose cache it keeps, so the pool that
+// runs out first bounds it (the smallest over the pools of what it has
+// left over its bytes a token). budget is the memory that pool leaves,
+// B: negative, short by, when the weights, activations and overhead do
+// not fit it.
+func (sp *Split) KVTokens(passTokens int) (tokens, budget float64) {
+	pools := sp.Memory(1, 1, max(passTokens, 1))
+	per := make([]float64, len(pools))
+	for _, st := range sp.Decode {
+		if st.KVPool >= 0 {
+			per[st.KVPool] += st.Cost.KVBytesPerToken()
+		}
+	}
+	tokens, budget = math.Inf(1), math.Inf(1)
+	for i, p := range pools {
+		left := p.Usable - (p.Weights + p.Activations + p.Overhead)
+		if left < 0 {
+			return 0, left
+		}
+		if per[i] > 0 && left/per[i] < tokens {
+			tokens, budget = math.Floor(left/per[i]), left
+		}
+	}
+	return tokens, budget
 }

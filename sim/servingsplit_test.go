@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -50,5 +51,53 @@ func TestServingStepsOneStage(t *testing.T) {
 	}
 	if _, _, err := off.Serving(); err == nil || !strings.Contains(err.Error(), "host") {
 		t.Errorf("an offload served: %v", err)
+	}
+}
+
+// TestOffloadStepPricer: an offload is served stage by stage. At -ngl 30
+// the GPU holds the output layer and layers 51–79 (29 layers), the host
+// layers 0–50 (51); a token's f16 cache is 8 KV heads × 128 × 2 × 2 B =
+// 4,096 B a layer: 29 × 4,096 = 118,784 B in the GPU's memory, 51 × 4,096
+// = 208,896 B in the host's. The pool is what the memory that fills
+// first leaves over its own bytes a token. A pipeline's stages overlap
+// micro-batches: refused, saying so.
+func TestOffloadStepPricer(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	off, err := sim.NewOffload(gpu, host, link(t, "pcie4-x16"), sim.OffloadOptions{GPULayers: 30}, sim.DefaultWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := off.StepPricer()
+	if err != nil || !pr.Staged() {
+		t.Fatalf("no staged pricer: %v", err)
+	}
+	per := map[int]float64{}
+	for _, st := range off.Decode {
+		if st.KVPool >= 0 {
+			per[st.KVPool] += st.Cost.KVBytesPerToken()
+		}
+	}
+	if per[0] != 118784 || per[1] != 208896 {
+		t.Fatalf("KV a token: GPU %v B, host %v B; want 118,784 and 208,896", per[0], per[1])
+	}
+	want := math.Inf(1)
+	for i, p := range off.Memory(1, 1, 512) {
+		want = math.Min(want, math.Floor((p.Usable-p.Weights-p.Activations-p.Overhead)/per[i]))
+	}
+	if got, _ := off.KVTokens(512); got != want || !(got > 1000) {
+		t.Errorf("KV pool %v tokens, want %v", got, want)
+	}
+	// A decode step through the stages costs more than the GPU's alone.
+	if a, b := pr.Pass(1, 1, false, pr.Decode(1000)), gpu.StepPricer().Pass(1, 1, false, gpu.StepPricer().Decode(1000)); !(a > b) {
+		t.Errorf("an offloaded decode step %v s, the whole model on the GPU %v s", a, b)
+	}
+	s := splitSetup(t, "llama-3.1-70b", "bf16", "h100-sxm", "", "vllm")
+	pp, err := sim.NewParallel(s, link(t, "nvlink4"), sim.ParallelOptions{TP: 2, PP: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pp.StepPricer(); err == nil || !strings.Contains(err.Error(), "2 pipeline stages") {
+		t.Errorf("a pipeline stepped: %v", err)
 	}
 }

@@ -23,7 +23,10 @@ With --max-rate it searches the largest arrival rate whose p99 TTFT and
 p99 TPOT meet --ttft and --tpot. --tp N (or a system such as hgx-h100)
 serves on a tensor-parallel group: every step runs on N devices at once,
 each with its share of the weights and the KV cache, plus the all-reduces
-over --link.
+over --link. A model one GPU does not hold under llama.cpp is offloaded to
+the host as predict offloads it (--gpu-layers, --n-cpu-moe, --host, else
+llama.cpp's --fit): every step runs the host's layers and the GPU's in
+turn.
 
 Lengths are a token count, uniform:LO:HI, normal:MEAN:SD or
 lognormal:MEAN:SD; --trace reads them (and, with --arrival trace, the
@@ -36,7 +39,8 @@ Examples:
   roofline serve --model qwen2.5-1.5b --hardware rk3588 --engine npu --rate 0.05 --prompt uniform:50:300 --output-tokens uniform:20:150
   roofline serve --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --arrival closed --users 4 --think 10s
   roofline serve --model llama-3.1-8b --hardware h100-sxm --runtime vllm --rate 10 --prompt lognormal:1000:600 --max-rate
-  roofline serve --model llama-3.1-70b --hardware hgx-h100 --runtime vllm --tp 8 --rate 5 --prompt 2000 --output-tokens 300`
+  roofline serve --model llama-3.1-70b --hardware hgx-h100 --runtime vllm --tp 8 --rate 5 --prompt 2000 --output-tokens 300
+  roofline serve --model llama-3.1-70b --hardware rtx-4090 --weights q4_k_m --rate 0.01 --max-rate --ttft 20s --tpot 1s`
 
 func serveCommand() *cli.Command {
 	flags := append(setupFlags(), serveWorkloadFlags()...)

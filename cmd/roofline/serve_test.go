@@ -27,6 +27,10 @@ var serveExamples = []struct {
 		"Llama-3.1-70B in bf16 does not fit one H100 (serve says so, and that two would hold it). On an HGX H100 board vLLM splits every layer over its 8 GPUs (--tensor-parallel-size 8): each holds an eighth of the weights and of every token's cache, runs each step's eighth of the work at once with the others, and joins them by two all-reduces a layer over NVLink 4. Chat lengths at 4 requests a second, then the search.",
 		[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "hgx-h100", "--runtime", "vllm", "--rate", "4", "--requests", "1000",
 			"--prompt", "lognormal:1000:600", "--output-tokens", "lognormal:250:200", "--max-rate"}},
+	{"A 70B model on one RTX 4090 and system RAM (llama.cpp offload)",
+		"Llama-3.1-70B at q4_k_m (about 42 GB) does not fit a 24 GB RTX 4090: llama.cpp's --fit keeps the output layer and the last layers on the GPU and the rest in the desktop's DDR5, run by its CPU. Every pass goes through the host's layers and then the GPU's; a prompt's passes of 512 tokens run the host layers' products on the GPU, their weights crossing PCIe. A single user's pace, a question every two minutes, then the search for the largest rate meeting p99 TTFT 20 s and TPOT 1 s.",
+		[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--rate", "0.008", "--requests", "300",
+			"--prompt", "lognormal:800:400", "--output-tokens", "lognormal:200:120", "--ttft", "20s", "--tpot", "1s", "--max-rate"}},
 	{"A team's vLLM server on an H100",
 		"Llama-3.1-8B in bf16 under vLLM's v1 scheduler on an H100 SXM: its large-GPU defaults (1024 sequences, 8192 tokens a step), chunked prefill, 16-token blocks, preemption by recompute. ShareGPT-like lengths at 8 requests a second, then the search.",
 		[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--rate", "8", "--requests", "2000",
@@ -164,6 +168,52 @@ func TestServeTensorParallel(t *testing.T) {
 	}
 }
 
+// TestServeOffload: Llama-3.1-70B at q4_k_m on one RTX 4090 with the
+// rest in a DDR5 desktop's RAM. A lone request (one user, one request:
+// the mean is the request) takes what predict --gpu-layers 30 gives for
+// it: TTFT and E2E equal; the JSON says the offload (30 of 81 layers as
+// llama.cpp counts them). Flags that cannot combine are refused at their
+// flag.
+func TestServeOffload(t *testing.T) {
+	base := []string{"--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--prompt", "1000", "--output-tokens", "50", "--gpu-layers", "30"}
+	out, errOut, code := runCLI(append(append([]string{"serve"}, base...), "--arrival", "closed", "--users", "1", "--requests", "1", "--format", "json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j render.ServeJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if d := j.Devices; d == nil || !d.Offload || d.GPULayers != 30 || d.Layers != 81 || d.Link != "pcie4-x16" {
+		t.Fatalf("devices %+v", d)
+	}
+	ttft, e2e := predictTimes(t, append(base, "--ubatch", "512")...)
+	if r := j.Result; r.Completed != 1 || !near(*r.TTFT.Mean, ttft, 1e-9) || !near(*r.E2E.Mean, e2e, 1e-9) {
+		t.Errorf("served alone: TTFT %v E2E %v; predict --gpu-layers 30 %v %v", *r.TTFT.Mean, *r.E2E.Mean, ttft, e2e)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--rate", "1", "--tp", "2"}, 2, "--gpu-layers, --cpu-moe and --n-cpu-moe place a model between one GPU and its host; they do not combine"},
+		{[]string{"--rate", "1", "--runtime", "vllm", "--weights", "w4a16"}, 2, "vllm does not offload layers to the host"},
+		{[]string{"--rate", "1", "--cpu-moe"}, 2, "llama-3.1-70b has no routed experts"},
+		{[]string{"--rate", "1", "--gpu-layers", "82"}, 2, "--gpu-layers must be from 0 to 81"},
+	} {
+		_, errOut, code := runCLI(append(append([]string{"serve"}, base...), c.args...)...)
+		if code != c.code || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, errOut, c.code, c.want)
+		}
+	}
+	// Two GPUs under llama.cpp are a pipeline (its layer split): refused,
+	// naming --devices and what serve steps.
+	_, errOut, code = runCLI("serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--rate", "1", "--devices", "2")
+	if code != 2 || !strings.Contains(errOut, "--devices llama.cpp runs 2 devices as 2 pipeline stages") {
+		t.Errorf("two GPUs under llama.cpp: exit %d, %q", code, errOut)
+	}
+}
+
 const serveDocHead = `# Serving under load
 
 A model behind an endpoint does not see one request, nor a batch that
@@ -282,9 +332,22 @@ latency and bytes per token (docs/method.md, "Several devices"), the very
 time ` + "`predict --tp N`" + ` adds (tested: a lone request is its prediction, B
 together its ` + "`--batch B`" + `). The KV pool is one device's, in tokens. A
 model one device does not hold is refused with the fewest devices that
-would. Pipeline stages, offloaded layers and RPC boards run a pass stage
-after stage and need a scheduler that keeps a micro-batch per stage in
-flight: serve does not take them (predict does).
+would.
+
+A model one GPU does not hold under llama.cpp is offloaded as predict
+offloads it (the same placement: ` + "`--gpu-layers`" + `/` + "`-ngl`" + `, ` + "`--cpu-moe`" + `,
+` + "`--n-cpu-moe`" + `, ` + "`--host`" + `, else llama.cpp's --fit, placed for --max-seqs
+sequences of the mean lengths): every pass runs the host's layers on its
+CPU and the GPU's in turn, each stage at its engine's rates, plus the
+activations' hops over the link (` + "`sim.Split.StepPricer`" + `); a prefill pass of
+32 rows or more runs the host layers' products on the GPU, their weights
+crossing the link, as llama.cpp's op offload does (decided per pass, on
+the pass's own rows). Each memory holds the KV cache of its own layers,
+so the pool is what the memory that fills first leaves (tested: a lone
+request is ` + "`predict`" + `'s split prediction). Its step-time interval is the
+GPU's class's. Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
+several GPUs) and RPC boards keep micro-batches of one step in flight on
+different stages: serve does not take them (predict does).
 
 ## The front end
 
@@ -491,8 +554,9 @@ const serveDocTail = `
   next (the next was scheduled while the request still held it); a step
   padded up to the next captured graph size;
   speculative decoding; prefill/decode disaggregation; pipeline
-  parallelism and offloaded layers (a tensor-parallel group is served:
-  above). vLLM's custom all-reduce for small messages is priced as a
+  parallelism (a tensor-parallel group and layers offloaded to the host
+  are served: above). An offload's step-time interval is its GPU's
+  class's, where predict widens the host's part by the CPU class's. vLLM's custom all-reduce for small messages is priced as a
   ring's 2(N − 1) link latencies, which overstates it at 8 GPUs
   (docs/accuracy.md, "Beyond one device": gpt-fast at 8 A100s decodes
   0.72× the predicted time).

@@ -54,12 +54,13 @@ func spread(c *cli.Context) (app.Spread, error) {
 	return sp, linkFlags(c, &sp)
 }
 
-// serveSpreadFlags are serve's: a tensor-parallel group and its link.
+// serveSpreadFlags are serve's: a tensor-parallel group, or layers
+// offloaded to the host, and the link.
 func serveSpreadFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, f := range spreadFlags() {
 		switch f.Names()[0] {
-		case "devices", "tp", "ep", "link", "link-latency":
+		case "gpu-layers", "cpu-moe", "n-cpu-moe", "host", "devices", "tp", "ep", "link", "link-latency":
 			out = append(out, f)
 		}
 	}

@@ -194,8 +194,11 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	}
 	out.Notes = append(out.Notes, notes...)
 	var split *sim.Split
-	if spread.PP > 1 || spread.offload() {
-		return nil, &RequestError{Input: "Devices", Msg: "serve spreads a model over a tensor-parallel group (--devices, --tp, --ep), where every device runs each step at once; pipeline stages and offloaded layers are priced by predict"}
+	if spread.PP > 1 {
+		return nil, &RequestError{Input: "PP", Msg: "serve steps a tensor-parallel group (--devices, --tp, --ep) or layers offloaded to the host (--gpu-layers, --n-cpu-moe); pipeline stages, whose micro-batches overlap, are priced by predict", Hint: "drop --pp, or run predict --pp"}
+	}
+	if spread.parallel() && spread.offload() {
+		return nil, &RequestError{Msg: "--gpu-layers, --cpu-moe and --n-cpu-moe place a model between one GPU and its host; they do not combine with --devices, --tp or --ep"}
 	}
 	if spread.parallel() {
 		// The split is built on the setup whose CUDA graphs follow the
@@ -203,7 +206,31 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 		if split, out.Choices, err = env.parallel(s.WithMaxSeqs(sch.MaxSeqs), spread, out.Choices); err != nil {
 			return nil, err
 		}
+		if split.PP > 1 || split.Kind == sim.Network {
+			n, how := split.TP*split.PP, fmt.Sprintf("as %d pipeline stages, whose micro-batches overlap from stage to stage", split.PP)
+			if split.Kind == sim.Network {
+				n, how = len(split.Pools), "as boards running their layers in turn over the network (RPC)"
+			}
+			return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s runs %d devices %s; serve steps a tensor-parallel group (vLLM --tp) or layers offloaded to the host (--gpu-layers), not this split yet", s.Runtime.Name, n, how),
+				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group"}
+		}
 		out.Choices = append(out.Choices, split.Notes...)
+	} else {
+		// Offload as predict does (the one placement, env.split): asked
+		// for, or llama.cpp's --fit when the model does not fit the
+		// device, placed for the scheduler's sequences at the mean
+		// lengths.
+		w := sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: max(sch.MaxSeqs, 1), UBatch: serveUBatch(req, sch)}
+		if split, out.Choices, err = env.split(res, sel, spread, w, out.Choices); err != nil {
+			return nil, err
+		}
+		if split != nil {
+			if split.Kind != sim.Offload {
+				return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("serve does not step a %s split", split.Kind)}
+			}
+			out.Choices = append(out.Choices, split.Notes...)
+			out.Choices = append(out.Choices, split.Describe()...)
+		}
 	}
 	fe, feEnds, feNote := frontEndOf(req, s.Runtime)
 	out.Notes = append(out.Notes, feNote)
@@ -261,6 +288,18 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	}
 	out.Single = p
 	return out, nil
+}
+
+// serveUBatch is the pass an offload is placed for: the scheduler's
+// pass budget, else its step's, else the chunk asked (0: the runtime's).
+func serveUBatch(req ServeRequest, sch runtimes.Scheduler) int {
+	switch {
+	case sch.PassTokens > 0:
+		return sch.PassTokens
+	case sch.MaxTokens > 0:
+		return sch.MaxTokens
+	}
+	return req.UBatch
 }
 
 // ReadServeTrace reads the request's trace into its workload: the rows'

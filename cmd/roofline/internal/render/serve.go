@@ -7,6 +7,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/serve"
+	"github.com/roofline/roofline/sim"
 )
 
 // ServeJSON is serve's answer in the JSON vocabulary.
@@ -76,6 +77,11 @@ type serveDevicesJSON struct {
 	ExpertParallel bool    `json:"expert_parallel"`
 	Link           string  `json:"link"`
 	LinkTPOT       float64 `json:"link_tpot_s"`
+	// Offload: the layers on the GPU as llama.cpp counts them, of
+	// Layers, the rest in the host's memory on its CPU.
+	Offload   bool `json:"offload,omitempty"`
+	GPULayers int  `json:"gpu_layers,omitempty"`
+	Layers    int  `json:"layers,omitempty"`
 }
 
 type frontEndJSON struct {
@@ -190,7 +196,10 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		Single: singleJSON{a.Single.Inputs.Workload.Prompt, a.Single.Inputs.Workload.Output, a.Single.TTFT, num(a.Single.TPOT), a.Single.E2E},
 		Result: newServeResultJSON(a.Run.Expected), Notes: append(append([]string{}, a.Choices...), a.Notes...)}
 	if sp := a.Single.Split; sp != nil {
-		j.Devices = &serveDevicesJSON{sp.Devices, sp.TP, sp.EP, sp.Link, sp.TransferTPOT + sp.CollectiveTPOT}
+		j.Devices = &serveDevicesJSON{Count: sp.Devices, TensorParallel: sp.TP, ExpertParallel: sp.EP, Link: sp.Link, LinkTPOT: sp.TransferTPOT + sp.CollectiveTPOT}
+		if sp.Kind == sim.Offload {
+			j.Devices.Offload, j.Devices.GPULayers, j.Devices.Layers = true, sp.GPULayers, sp.Layers
+		}
 	}
 	if f := sv.FrontEnd; f.On() {
 		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse, f.Batch}
@@ -261,7 +270,11 @@ func serveDoc(a *app.Serve) *Doc {
 	doc := &Doc{}
 	device, kvEach := in.Device, ""
 	sp := a.Single.Split
-	if sp != nil {
+	offload := sp != nil && sp.Kind == sim.Offload
+	switch {
+	case offload:
+		device, kvEach = in.Device+" and its host", ", each memory holding its own layers' cache, the first to fill bounding it"
+	case sp != nil:
 		device, kvEach = fmt.Sprintf("%d × %s", sp.Devices, in.Device), ", each device holding its share of every token's"
 	}
 	title := fmt.Sprintf("%s on %s (%s engine, %s, weights %s, KV %s)", in.Model, device, in.Engine, in.Runtime, in.Weights, in.KV)
@@ -272,6 +285,15 @@ func serveDoc(a *app.Serve) *Doc {
 	}
 	if sp != nil {
 		l := fmt.Sprintf("devices: tensor parallel %d over %s%s, every step on all at once", sp.TP, sp.Link, map[bool]string{true: ", experts spread over them", false: ""}[sp.EP])
+		if offload {
+			l = fmt.Sprintf("offload: %d of %d layers on the GPU as llama.cpp counts them (the output layer one), the rest in host memory on its CPU; every pass runs the host's layers and the GPU's in turn", sp.GPULayers, sp.Layers)
+			if sp.ExpertLayers > 0 {
+				l += fmt.Sprintf(", the routed experts of %d layers on the CPU", sp.ExpertLayers)
+			}
+			if sp.Link != "" {
+				l += " over " + sp.Link
+			}
+		}
 		if link := sp.TransferTPOT + sp.CollectiveTPOT; a.Single.TPOT > 0 && link > 0 {
 			l += fmt.Sprintf("; the links take %.1f%% of a lone request's token time (%s of %s)", 100*link/a.Single.TPOT, Duration(link), Duration(a.Single.TPOT))
 		}

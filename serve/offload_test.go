@@ -1,0 +1,64 @@
+package serve
+
+import (
+	"testing"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/sim"
+)
+
+// offloaded is Llama-3.1-70B Q4_K_M (about 42.5 GB) under llama.cpp on an
+// RTX 4090 (24 GB) with the rest of its layers in a DDR5 desktop's RAM
+// over PCIe 4.0 x16, placed at -ngl gpuLayers (sim.AutoLayers: --fit).
+func offloaded(t *testing.T, gpuLayers int) (*sim.Setup, *sim.Split) {
+	t.Helper()
+	gpu := setup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "gpu", "llama.cpp")
+	host := setup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	link, err := hardware.LookupLink("pcie4-x16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sim.NewOffload(gpu, host, &link, sim.OffloadOptions{GPULayers: gpuLayers}, sim.Workload{Prompt: 1000, Output: 100, Batch: 4, UBatch: 512})
+	if err != nil || sp == nil {
+		t.Fatalf("no offload: %v", err)
+	}
+	return gpu, sp
+}
+
+// TestOffloadAloneIsSplitPredict: a request served with nothing else
+// running passes through the host's layers and the GPU's in turn, each
+// pass as Split.Predict prices it: TTFT, TPOT and E2E are the split's at
+// batch 1. Prompts are whole passes of 512 tokens or end in a pass of 32
+// or more (1000 = 512 + 488; 2080 = 4 × 512 + 32), where llama.cpp runs
+// the host layers' products on the GPU, their weights over PCIe, as
+// Split.Predict prices every pass of a prompt whose passes hold 32 tokens
+// or more; a 20-token prompt (one pass of 20 rows) keeps them on the CPU.
+// Decode steps run the host's layers on the CPU: the links add 0 hops
+// for a dense model. The GPU holds 30 of the 81 layers llama.cpp counts
+// (-ngl 30: the output layer and layers 51-79).
+func TestOffloadAloneIsSplitPredict(t *testing.T) {
+	for _, ngl := range []int{30, sim.AutoLayers} {
+		gpu, sp := offloaded(t, ngl)
+		sv, err := New(gpu, gpu.Runtime.SchedulerFor(gpu.Device), Options{Split: sp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sv.PassTokens != 512 {
+			t.Fatalf("passes of %d tokens, want llama.cpp's 512", sv.PassTokens)
+		}
+		for _, c := range []struct{ prompt, output int }{{1000, 100}, {2080, 40}, {512, 2}, {20, 30}} {
+			res, err := sv.Run(Workload{Arrival: Closed, Users: 1, Requests: 1, Prompt: Dist{A: float64(c.prompt)}, Output: Dist{A: float64(c.output)}}, Targets{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := sp.Predict(sim.Workload{Prompt: c.prompt, Output: c.output, Batch: 1, UBatch: 512})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Records[0]
+			if !near(r.TTFT(), p.TTFT, 1e-9) || !near(r.TPOT(), p.TPOT, 1e-9) || !near(r.E2E(), p.E2E, 1e-9) {
+				t.Errorf("-ngl %d, %d+%d tokens: TTFT %v TPOT %v E2E %v; Split.Predict %v %v %v", ngl, c.prompt, c.output, r.TTFT(), r.TPOT(), r.E2E(), p.TTFT, p.TPOT, p.E2E)
+			}
+		}
+	}
+}
