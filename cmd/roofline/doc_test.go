@@ -84,7 +84,9 @@ Input conventions, the same in every command:
 - Token counts (` + "`--prompt`" + `, ` + "`--output-tokens`" + `, ` + "`--depth`" + `, ` + "`--ubatch`" + `, ` + "`--context`" + `, the
   chat and plot token flags, a study's contexts) take ` + "`k`" + ` = 1024 and ` + "`M`" + ` = 1024², as
   context lengths are written: ` + "`8k`" + ` is 8192, ` + "`128k`" + ` 131072, ` + "`1M`" + ` 1048576, ` + "`1.5k`" + `
-  1536; a count must come out whole.
+  1536; a count must come out whole. Counts of anything else (` + "`--batch`" + ` in every
+  command, ` + "`--users`" + `, ` + "`--requests`" + `, ` + "`--max-chats`" + `, ` + "`--max-batch`" + `) are whole decimals:
+  ` + "`--batch 4k`" + ` is refused with the number to write (4096).
 - Quantities carry their unit, as in profiles (one parser): durations ` + "`1s`" + `,
   ` + "`200ms`" + `; power ` + "`15W`" + `; sizes ` + "`512MiB`" + `, ` + "`11.7GB`" + `; rates ` + "`90MB/s`" + `. A bare number
   other than 0 is refused (is ` + "`--tpot 200`" + ` seconds or milliseconds?). Shares
@@ -95,6 +97,10 @@ Input conventions, the same in every command:
 - A bare name is a name: ` + "`-m llama-3.2-1b`" + ` is the built-in model even where a
   directory ` + "`llama-3.2-1b/`" + ` lies in the working directory; a path is written as
   one (` + "`./ckpt`" + `, ` + "`/models/ckpt`" + `, ` + "`m.gguf`" + `, ` + "`x.toml`" + `), in flags and studies alike.
+- A list flag names each item once: two spellings of one device, model or
+  format (` + "`rtx-4090,RTX-4090`" + `, an alias such as ` + "`rtx-4090,geforce-rtx-4090`" + `, a profile
+  file of a built-in's name, ` + "`q4_k_m,q4-k-m`" + `) are a usage error naming both; a glob or
+  ` + "`all`" + ` may take in a device or model another item names.
 - An output file is ` + "`-o/--out FILE`" + ` in every command, replaced only with ` + "`--force`" + `.
 
 Renamed in this release; the old spellings still work, with a warning on

@@ -85,6 +85,9 @@ func flagged(err error, as ...string) error {
 				flag = as[i+1]
 			}
 		}
+		if onlyTwice(ie.Err) {
+			return &usageError{msg: fmt.Sprintf("--%s %v", flag, ie.Err)}
+		}
 		return fmt.Errorf("--%s: %w", flag, withFlags(ie.Err))
 	}
 	var re *app.RequestError
@@ -129,4 +132,20 @@ func withFlags(err error) error {
 		return &flagWorded{ue.Message(func(input string) string { return "--" + input }), ue}
 	}
 	return err
+}
+
+// onlyTwice reports a list's errors that are all names given twice (a
+// *plan.TwiceError): a usage error like listFlag's, where an unknown
+// name among them is not.
+func onlyTwice(err error) bool {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	for _, e := range errs {
+		if _, ok := e.(*plan.TwiceError); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -52,10 +52,21 @@ type decimalInt struct{ v int }
 func (d *decimalInt) Set(s string) error {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 0)
 	if err != nil {
-		return fmt.Errorf("%q is not a decimal integer", s)
+		return fmt.Errorf("%q is not a decimal integer%s", s, suffixNote(s))
 	}
 	d.v = int(v)
 	return nil
+}
+
+// suffixNote says why a count written as a token count ("4k") is
+// refused where the flag counts sequences, users or requests: k and M
+// are for token counts alone, and a batch of 4096 is written whole.
+func suffixNote(s string) string {
+	t := strings.TrimSpace(s)
+	if n, err := units.ParseTokenCount(t); err == nil && strings.ContainsAny(t, "kKmM") {
+		return fmt.Sprintf(" (k and M are for token counts alone: write %d)", n)
+	}
+	return ""
 }
 
 func (d *decimalInt) String() string { return strconv.Itoa(d.v) }

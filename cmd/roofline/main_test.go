@@ -177,6 +177,12 @@ func TestErrors(t *testing.T) {
 		// as -1 is, not taken silently as no rate target.
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "0"}, 2, []string{`--batch: "0" is not a number of sequences from 1`}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,x"}, 2, []string{`--batch: "x" is not a whole number of sequences such as 1, 8 or 64`}},
+		// A batch counts sequences, whole and in decimal, in every command:
+		// k and M are token counts' (4k is 4 × 1024 = 4096).
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,4k"}, 2, []string{`--batch: "4k" is not a whole number of sequences such as 1, 8 or 64 (k and M are for token counts alone: write 4096)`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1e3"}, 2, []string{`--batch: "1e3" is not a whole number of sequences`}},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "4k"}, 2, []string{`--batch: "4k" is not a decimal integer (k and M are for token counts alone: write 4096)`}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--requests", "1M"}, 2, []string{`--requests: "1M" is not a decimal integer (k and M are for token counts alone: write 1048576)`}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "0"}, 2, []string{"--rate 0: want requests per second above 0"}},
 		// serve refuses a flag where it does nothing, rather than ignore
 		// it: another arrival process's knob, 0 for a default's sentinel.
@@ -208,6 +214,10 @@ func TestErrors(t *testing.T) {
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090,RTX-4090"}, 2, []string{"--hardware names rtx-4090 twice (RTX-4090 is rtx-4090)"}},
 		{[]string{"plot", "tpot-context", "--model", "Llama-3.2-1B,llama-3.2-1b", "--hardware", "rtx-4090", "-o", "never-written.svg"}, 2, []string{"--model names Llama-3.2-1B twice (llama-3.2-1b is Llama-3.2-1B)"}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--engine", "gpu,GPU"}, 2, []string{"--engine names gpu twice (GPU is gpu)"}},
+		// ... and two names of one profile, its name and an alias, are one
+		// too (geforce-rtx-4090 and llama3.2-1b are aliases in profiles/).
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090,geforce-rtx-4090"}, 2, []string{"--hardware names rtx-4090 twice (geforce-rtx-4090 is rtx-4090): name each once"}},
+		{[]string{"plot", "tpot-context", "--model", "llama3.2-1b,llama-3.2-1b", "--hardware", "rtx-4090", "-o", "never-written.svg"}, 2, []string{"--model names llama-3.2-1b twice (llama3.2-1b is llama-3.2-1b): name each once"}},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

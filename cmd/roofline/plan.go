@@ -204,7 +204,7 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 	if req.Contexts, err = tokenList(c, "context"); err != nil {
 		return req, err
 	}
-	if req.Batches, err = tokenList(c, "batch"); err != nil {
+	if req.Batches, err = batchList(c); err != nil {
 		return req, err
 	}
 	req.MinContext = c.Int("min-context")

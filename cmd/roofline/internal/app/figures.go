@@ -287,7 +287,11 @@ func (req *FigureRequest) intParam(name string, lo, hi int) (int, error) {
 		v, err = units.ParseTokenCount(s)
 	}
 	if err != nil {
-		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%q: want a whole number", s)}
+		note := "" // "4k" for --max-batch: written as a token count
+		if n, terr := units.ParseTokenCount(s); terr == nil {
+			note = fmt.Sprintf(" (k and M are for token counts alone: write %d)", n)
+		}
+		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%q: want a whole number%s", s, note)}
 	}
 	if v < lo || v > hi {
 		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%d: want %d … %d", v, lo, hi)}

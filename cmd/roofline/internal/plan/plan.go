@@ -165,20 +165,25 @@ func ParseList(s string) []string {
 }
 
 // ResolveDevices expands names, "all" and globs; every unknown name is
-// reported at once.
+// reported at once. A glob or all may take in a device another item
+// names; two names of one device (an alias, or a profile file of a
+// built-in's name) are a *TwiceError: its rows would be drawn once, and
+// the second spelling is most often a slip for another device.
 func ResolveDevices(cat *profiles.Catalog, items []string) ([]*hardware.Device, error) {
 	var out []*hardware.Device
 	var errs []error
-	seen := map[string]bool{}
+	named := names{}
 	for _, it := range items {
 		ds, err := cat.DevicesMatching(it)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		single := len(ds) == 1 && !isPattern(it)
 		for _, d := range ds {
-			if !seen[d.Name] {
-				seen[d.Name] = true
+			if isNew, err := named.add(it, d.Name, single); err != nil {
+				errs = append(errs, err)
+			} else if isNew {
 				out = append(out, d)
 			}
 		}
@@ -186,11 +191,12 @@ func ResolveDevices(cat *profiles.Catalog, items []string) ([]*hardware.Device, 
 	return out, errors.Join(errs...)
 }
 
-// ResolveModels expands names and "all".
+// ResolveModels expands names and "all"; two names of one model are a
+// *TwiceError, as in ResolveDevices.
 func ResolveModels(cat *profiles.Catalog, items []string) ([]*model.Spec, error) {
 	var out []*model.Spec
 	var errs []error
-	seen := map[string]bool{}
+	named := names{}
 	for _, it := range items {
 		var ms []*model.Spec
 		if it == "all" {
@@ -202,13 +208,63 @@ func ResolveModels(cat *profiles.Catalog, items []string) ([]*model.Spec, error)
 			ms = []*model.Spec{m}
 		}
 		for _, m := range ms {
-			if !seen[m.Name] {
-				seen[m.Name] = true
+			if isNew, err := named.add(it, m.Name, it != "all"); err != nil {
+				errs = append(errs, err)
+			} else if isNew {
 				out = append(out, m)
 			}
 		}
 	}
 	return out, errors.Join(errs...)
+}
+
+// isPattern reports a device item that may stand for several: all or a glob.
+func isPattern(item string) bool { return item == "all" || strings.ContainsAny(item, "*?[") }
+
+// TwiceError is a list that names one device or model twice, by two
+// spellings: an alias and its name, or a profile file and a name.
+type TwiceError struct {
+	Name          string // the profile's name
+	First, Second string // the items, in the order given
+}
+
+func (e *TwiceError) Error() string {
+	switch e.Name {
+	case e.First:
+		return fmt.Sprintf("names %s twice (%s is %s): name each once", e.Name, e.Second, e.Name)
+	case e.Second:
+		return fmt.Sprintf("names %s twice (%s is %s): name each once", e.Name, e.First, e.Name)
+	}
+	return fmt.Sprintf("names %s twice (%s and %s are both %s): name each once", e.Name, e.First, e.Second, e.Name)
+}
+
+// names follows each profile a list resolved to: the item that named
+// it alone (not a glob or all; "": none), and whether it is listed.
+type names map[string]*nameBy
+
+type nameBy struct {
+	item   string
+	listed bool
+}
+
+// add records that item resolved to profile name (single: the item
+// names that profile alone), refusing a second single item, and reports
+// whether the profile is new to the list.
+func (n names) add(item, name string, single bool) (bool, error) {
+	by := n[name]
+	if by == nil {
+		by = &nameBy{}
+		n[name] = by
+	}
+	if single {
+		if by.item != "" && by.item != item {
+			return false, &TwiceError{Name: name, First: by.item, Second: item}
+		}
+		by.item = item
+	}
+	isNew := !by.listed
+	by.listed = true
+	return isNew, nil
 }
 
 // AllWeights is every built-in weight format name.
