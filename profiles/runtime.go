@@ -852,9 +852,9 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 	return out
 }
 
-// RuntimeFileError is a runtime profile that cannot be used as written:
-// the user's input is wrong, as with a bad flag value. Err joins one
-// *FileError per problem, each naming its line.
+// RuntimeFileError is a runtime profile that cannot be used as written,
+// told by file. Err joins one *FileError per problem, each naming its
+// line.
 type RuntimeFileError struct {
 	File string
 	Err  error

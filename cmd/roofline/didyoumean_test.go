@@ -29,7 +29,7 @@ func TestDidYouMean(t *testing.T) {
 		// Names: an alias is suggested with the profile it names.
 		{[]string{"show", "hardware", "rock5b"}, exitError, `unknown hardware "rock5b"; did you mean rock-5b (rk3588)?`},
 		{[]string{"show", "model", "lama-3.1-8b"}, exitError, `unknown model "lama-3.1-8b"; did you mean llama-3.1-8b,`},
-		{[]string{"show", "runtime", "llamacp"}, exitUsage, `unknown runtime "llamacp"; did you mean llamacpp (llama.cpp)?`},
+		{[]string{"show", "runtime", "llamacp"}, exitError, `unknown runtime "llamacp"; did you mean llamacpp (llama.cpp)?`},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(c.args...)

@@ -112,8 +112,6 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.As(err, new(answered)) {
 		return exitInfeasible
 	}
-	var nf *profiles.NotFoundError
-	errors.As(err, &nf) // badRuntime asks which kind was not found
 	// An error that knows what to try instead (an unknown name's nearest
 	// names, the devices that would hold a model) says it on its own line.
 	var h interface{ Hint() string }
@@ -137,18 +135,19 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "roofline: hint: 'roofline help' or 'roofline COMMAND --help' shows the usage")
 		return exitUsage
 	}
-	if badRuntime(err, nf) {
+	if badRuntime(err) {
 		return exitUsage
 	}
 	return exitError
 }
 
-// badRuntime reports an error in the runtime or engine a user gave: an
-// unknown runtime, a runtime profile that cannot be read, a runtime that
-// does not run the format on the engine, an engine the device does not
-// have. Like a bad flag value, it exits 2.
-func badRuntime(err error, nf *profiles.NotFoundError) bool {
-	return (nf != nil && nf.Kind == "runtime") || errors.As(err, new(*profiles.RuntimeFileError)) ||
-		errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError)) ||
+// badRuntime reports a runtime or engine that cannot run what the other
+// flags ask: a runtime that does not run the format on the engine, an
+// engine the device does not have, --weights against an Ollama tag's
+// quantization. Like a bad flag value, it exits 2. An unknown runtime, or
+// a runtime profile that breaks its schema, is an unknown name or a bad
+// profile as a model's or a device's is: exit 1.
+func badRuntime(err error) bool {
+	return errors.As(err, new(*runtimes.UnsupportedError)) || errors.As(err, new(*runtimes.NoRuntimeError)) ||
 		errors.As(err, new(*hardware.NoEngineError)) || errors.As(err, new(*runtimes.WeightsConflictError))
 }

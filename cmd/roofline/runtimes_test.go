@@ -151,8 +151,11 @@ func TestListAndShowRuntimes(t *testing.T) {
 	}
 }
 
-// Bad runtime input is a usage error (exit 2) that names the flag or
-// the file and line, with the nearest names as a hint.
+// Bad runtime input names the flag or the file and line, with the
+// nearest names as a hint: an unknown runtime or a broken profile exits 1,
+// as an unknown model or device and a broken profile of theirs do; a
+// runtime that cannot run the format on the engine exits 2, a usage
+// error of the flags together.
 func TestRuntimeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -171,32 +174,33 @@ func TestRuntimeBadInput(t *testing.T) {
 	hw := []string{"--model", "llama-3.1-8b", "--hardware", "h100-sxm"}
 	cases := []struct {
 		args []string
+		code int
 		want []string
 	}{
-		{append([]string{"predict", "--runtime", "vlm"}, hw...),
+		{append([]string{"predict", "--runtime", "vlm"}, hw...), exitError,
 			[]string{`--runtime: unknown runtime "vlm"; did you mean vllm`, "hint: 'roofline list runtimes'"}},
-		{append([]string{"predict", "--runtime", "mlc", "--weights", "q4_k_m"}, hw...),
+		{append([]string{"predict", "--runtime", "mlc", "--weights", "q4_k_m"}, hw...), exitUsage,
 			[]string{"--runtime: runtime mlc does not run weight format q4_k_m (it runs q4f16_1, q4f16_ft, f16)"}},
 		// q4f16_ft is CUDA's alone: MLC's engine on a Mali GPU lists its own formats.
-		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rk3588", "--engine", "gpu", "--weights", "q4f16_ft"},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rk3588", "--engine", "gpu", "--weights", "q4f16_ft"}, exitUsage,
 			[]string{"--weights: no runtime runs q4f16_ft on the rk3588 gpu engine", "mlc does not run q4f16_ft on the gpu engine (it runs q4f16_1, f16 there)"}},
-		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rk3588", "--engine", "gpu", "--weights", "w8a8"},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rk3588", "--engine", "gpu", "--weights", "w8a8"}, exitUsage,
 			[]string{"--weights: no runtime runs w8a8 on the rk3588 gpu engine", "mlc on gpu runs q4f16_1, f16)"}},
-		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "rk3588", "--engine", "npu", "--weights", "w4a16"},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "rk3588", "--engine", "npu", "--weights", "w4a16"}, exitUsage,
 			[]string{"--weights: no runtime runs w4a16 on the rk3588 npu engine", "rkllm runs w4a16, but the npu engine has no fp16 peak"}},
-		{append([]string{"predict", "--runtime", unknownKey}, hw...),
+		{append([]string{"predict", "--runtime", unknownKey}, hw...), exitError,
 			[]string{"--runtime: ", "unknown-key.toml:9:", `unknown key "batching"`}},
-		{append([]string{"chat", "--runtime", noSource}, hw...),
+		{append([]string{"chat", "--runtime", noSource}, hw...), exitError,
 			[]string{"no-source.toml:11:", `memory_overhead source "[R1] draft" says nothing beyond its reference tags`}},
-		{[]string{"show", "runtime", "tensorrt"[:6]}, []string{`unknown runtime "tensor"; did you mean tensorrt-llm`}},
-		{[]string{"plan", "--runtime", "llama.cpp,vlm", "--model", "llama-3.2-1b", "--hardware", "rtx-4090"},
+		{[]string{"show", "runtime", "tensorrt"[:6]}, exitError, []string{`unknown runtime "tensor"; did you mean tensorrt-llm`}},
+		{[]string{"plan", "--runtime", "llama.cpp,vlm", "--model", "llama-3.2-1b", "--hardware", "rtx-4090"}, exitError,
 			[]string{`--runtime: unknown runtime "vlm"`}},
-		{[]string{"compare", "testdata/m2ultra-xd-runs.csv", "--runtime", "vlm"}, []string{`--runtime: unknown runtime "vlm"`}},
+		{[]string{"compare", "testdata/m2ultra-xd-runs.csv", "--runtime", "vlm"}, exitError, []string{`--runtime: unknown runtime "vlm"`}},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(c.args...)
-		if code != 2 {
-			t.Errorf("%v: exit %d, want 2:\n%s", c.args, code, errOut)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d:\n%s", c.args, code, c.code, errOut)
 		}
 		for _, w := range c.want {
 			if !strings.Contains(errOut, w) {
