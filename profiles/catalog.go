@@ -723,11 +723,64 @@ func (c *Catalog) Model(name string) (*model.Spec, error) {
 	}
 	// The profile's name is a name: it is looked up, never opened again
 	// as a path (a name ending in .toml would recurse).
-	cc := c.Clone()
-	if _, err := cc.AddFile(name); err != nil {
+	cc, err := c.withFile(name, "model")
+	if err != nil {
 		return nil, err
 	}
 	return cc.modelNamed(cc.lastAdded)
+}
+
+// withFile is a clone of c with the profile file added, which must be a
+// profile of kind (CheckKind).
+func (c *Catalog) withFile(file, kind string) (*Catalog, error) {
+	src, err := safeio.ReadFile(file, limits.ProfileBytes, "a profile")
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckKind(file, src, kind); err != nil {
+		return nil, err
+	}
+	cc := c.Clone()
+	_, err = cc.AddFileBytes(file, src)
+	return cc, err
+}
+
+// CheckKind refuses a profile that is not of kind ("model", "hardware"
+// or "runtime"), with a *FileError: a device's profile given as a model,
+// a model's or an empty file as a device, is told what it is and where it
+// goes, not looked up by a name of the other kind ("unknown hardware
+// llama-3.2-1b") nor checked against the other's schema.
+func CheckKind(file string, src []byte, kind string) error {
+	is := "model"
+	switch {
+	case isRuntime(src):
+		is = "runtime"
+	case isDevice(src):
+		is = "hardware"
+	}
+	schema := map[string]string{"model": "a model's names its architecture and sizes (name, architecture, hidden_size, …)",
+		"hardware": "a device's lists its compute engines in [[engine]] tables",
+		"runtime":  "a runtime's lists the weight formats it runs (weights = [\"q4_0\", …])"}[kind]
+	switch {
+	case emptyTOML(src):
+		return &FileError{File: file, Line: 1, Msg: fmt.Sprintf("an empty profile: %s (docs/profiles.md)", schema)}
+	case is != kind && is == "model":
+		return &FileError{File: file, Line: 1, Msg: fmt.Sprintf("not a %s profile: %s (docs/profiles.md), and it has none", kind, schema)}
+	case is != kind:
+		return &FileError{File: file, Line: 1, Msg: fmt.Sprintf("not a %s profile but a %s profile: give it to --%s", kind, is, is)}
+	}
+	return nil
+}
+
+// emptyTOML reports a profile with no key: nothing but blank lines and
+// comments.
+func emptyTOML(src []byte) bool {
+	for _, l := range strings.Split(string(src), "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			return false
+		}
+	}
+	return true
 }
 
 // pathHere is what a bare name that is not known is told when a file or
@@ -798,8 +851,8 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 		}
 		return d, err
 	}
-	cc := c.Clone()
-	if _, err := cc.AddFile(name); err != nil {
+	cc, err := c.withFile(name, "hardware")
+	if err != nil {
 		return nil, err
 	}
 	return cc.deviceNamed(cc.lastAdded)

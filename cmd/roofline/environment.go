@@ -9,6 +9,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
 	"github.com/urfave/cli/v2"
 )
 
@@ -144,6 +145,15 @@ func stdinProfile(env *app.Env, input string) (string, error) {
 			return "", fmt.Errorf("%s: stdin: %w", input, err)
 		}
 		return spec.Name, nil
+	}
+	kind := "model"
+	for _, k := range []string{"hardware", "runtime"} {
+		if strings.HasSuffix(input, k) {
+			kind = k
+		}
+	}
+	if err := profiles.CheckKind("stdin", src, kind); err != nil {
+		return "", fmt.Errorf("%s: %w", input, err)
 	}
 	name, err := env.Catalog.AddFileBytes("stdin", src)
 	if err != nil {

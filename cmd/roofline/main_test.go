@@ -177,6 +177,10 @@ func TestErrors(t *testing.T) {
 		// as -1 is, not taken silently as no rate target.
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "0"}, 2, []string{`--batch: "0" is not a number of sequences from 1`}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,x"}, 2, []string{`--batch: "x" is not a whole number of sequences such as 1, 8 or 64`}},
+		// A profile of the wrong kind is told what it is, not looked up
+		// by a name of the other kind ("unknown hardware llama-3.2-1b").
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "../../profiles/models/llama-3.2-1b.toml"}, 1, []string{"--hardware: ../../profiles/models/llama-3.2-1b.toml:1: not a hardware profile: a device's lists its compute engines in [[engine]] tables"}},
+		{[]string{"predict", "--model", "../../profiles/hardware/rk3588.toml", "--hardware", "rtx-4090"}, 1, []string{"--model: ../../profiles/hardware/rk3588.toml:1: not a model profile but a hardware profile: give it to --hardware"}},
 		// A batch counts sequences, whole and in decimal, in every command:
 		// k and M are token counts' (4k is 4 × 1024 = 4096).
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,4k"}, 2, []string{`--batch: "4k" is not a whole number of sequences such as 1, 8 or 64 (k and M are for token counts alone: write 4096)`}},
