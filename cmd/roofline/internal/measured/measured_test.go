@@ -180,6 +180,10 @@ func TestUnusableFiles(t *testing.T) {
 		{"dup.csv", "prompt_tokens,output_tokens,ttft_s,ttft_s,e2e_s\n1,2,3,4,5\n", `duplicate column "ttft_s"`},
 		{"cols.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s,colour\n1,2,3,4,5\n", `unknown column "colour"`},
 		{"neg.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s\n100,10,-1,2\n", "no usable run"},
+		// A runs CSV short of a required column is told which, not
+		// "unknown format".
+		{"nort.csv", "hardware,model,test,prompt,gen\nrtx-4090,llama-3.2-1b,decode,0,128\n", `missing column "tokens_per_s"`},
+		{"notest.csv", "# runs\nhardware,model,tokens_per_s\nrtx-4090,llama-3.2-1b,100\n", `missing column "test"`},
 	}
 	for _, c := range cases {
 		_, err := Read(c.name, []byte(c.data))
