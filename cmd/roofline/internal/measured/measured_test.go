@@ -172,22 +172,22 @@ func TestBadRows(t *testing.T) {
 }
 
 func TestUnusableFiles(t *testing.T) {
-	cases := []struct{ name, data, want string }{
-		{"empty.json", "  \n", "empty file"},
-		{"x.txt", "hello world\n", "unknown format"},
-		{"trunc.json", `[{"n_prompt": 512, "avg_ts": 10`, "no usable run"},
-		{"zeros.csv", "n_prompt,n_gen,avg_ts\n512,0,0\n", "no usable run"},
-		{"dup.csv", "prompt_tokens,output_tokens,ttft_s,ttft_s,e2e_s\n1,2,3,4,5\n", `duplicate column "ttft_s"`},
-		{"cols.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s,colour\n1,2,3,4,5\n", `unknown column "colour"`},
-		{"neg.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s\n100,10,-1,2\n", "no usable run"},
+	cases := []struct{ name, data, want, at string }{
+		{"empty.json", "  \n", "empty file", ""},
+		{"x.txt", "hello world\n", "unknown format", ""},
+		{"trunc.json", `[{"n_prompt": 512, "avg_ts": 10`, "no usable run", ""},
+		{"zeros.csv", "n_prompt,n_gen,avg_ts\n512,0,0\n", "no usable run", ""},
+		{"dup.csv", "prompt_tokens,output_tokens,ttft_s,ttft_s,e2e_s\n1,2,3,4,5\n", `duplicate column "ttft_s"`, ""},
+		{"cols.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s,colour\n1,2,3,4,5\n", `unknown column "colour"`, ""},
+		{"neg.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s\n100,10,-1,2\n", "no usable run", ""},
 		// A runs CSV short of a required column is told which, not
-		// "unknown format".
-		{"nort.csv", "hardware,model,test,prompt,gen\nrtx-4090,llama-3.2-1b,decode,0,128\n", `missing column "tokens_per_s"`},
-		{"notest.csv", "# runs\nhardware,model,tokens_per_s\nrtx-4090,llama-3.2-1b,100\n", `missing column "test"`},
+		// "unknown format", at the header's line (2: after a comment).
+		{"nort.csv", "hardware,model,test,prompt,gen\nrtx-4090,llama-3.2-1b,decode,0,128\n", `missing column "tokens_per_s"`, ""},
+		{"notest.csv", "# runs\nhardware,model,tokens_per_s\nrtx-4090,llama-3.2-1b,100\n", `missing column "test"`, ":2:"},
 	}
 	for _, c := range cases {
 		_, err := Read(c.name, []byte(c.data))
-		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.name) {
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), c.name) || c.at != "" && !strings.HasPrefix(err.Error(), c.name+c.at) {
 			t.Errorf("%s: err %v, want %q", c.name, err, c.want)
 		}
 	}

@@ -271,12 +271,13 @@ func (c *collector) namedRows(text string, required, optional []string, row func
 	cr.Comment = '#'
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()
+	at := max(csvLine(cr, header, err), 1) // after comment lines
 	if err != nil {
-		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
+		return &SyntaxError{File: c.file, Line: at, Msg: err.Error()}
 	}
 	idx, err := columns(header, required, optional)
 	if err != nil {
-		return &SyntaxError{File: c.file, Line: 1, Msg: err.Error()}
+		return &SyntaxError{File: c.file, Line: at, Msg: err.Error()}
 	}
 	for {
 		rec, err := cr.Read()
