@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -155,30 +153,6 @@ func tokenList(c *cli.Context, name string) ([]int, error) {
 		return nil, usageErr("--%s: %v", name, err)
 	}
 	return l, nil
-}
-
-// batchList reads plan's --batch: sequences, whole and in decimal as
-// every count flag takes them (predict's --batch, --users), not token
-// counts: "4k" is refused with what to write.
-func batchList(c *cli.Context) ([]int, error) {
-	var out []int
-	for _, it := range app.List(c.String("batch")) {
-		n, err := strconv.Atoi(it)
-		switch {
-		case err != nil:
-			return nil, usageErr("--batch: %q is not a whole number of sequences such as 1, 8 or 64%s", it, suffixNote(it))
-		case n < 1:
-			return nil, usageErr("--batch: %q is not a number of sequences from 1", it)
-		case n > sim.MaxTokens:
-			return nil, usageErr("--batch: %q exceeds the limit of %d sequences", it, sim.MaxTokens)
-		}
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		return nil, usageErr("--batch: empty list")
-	}
-	slices.Sort(out)
-	return out, nil
 }
 
 // workloadFlags are the request a prediction or a figure prices. Token

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/sim"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
@@ -143,4 +146,28 @@ func ubatch(c *cli.Context) (int, error) {
 // tokensFlag is a flag holding a token count (k = 1024, M = 1024²).
 func tokensFlag(name string, aliases []string, value int, usage string) cli.Flag {
 	return &cli.GenericFlag{Name: name, Aliases: aliases, Value: &tokenCount{value}, Usage: usage}
+}
+
+// batchList reads plan's --batch: sequences, whole and in decimal as
+// every count flag takes them (predict's --batch, --users), not token
+// counts: "4k" is refused with what to write.
+func batchList(c *cli.Context) ([]int, error) {
+	var out []int
+	for _, it := range app.List(c.String("batch")) {
+		n, err := strconv.Atoi(it)
+		switch {
+		case err != nil:
+			return nil, usageErr("--batch: %q is not a whole number of sequences such as 1, 8 or 64%s", it, suffixNote(it))
+		case n < 1:
+			return nil, usageErr("--batch: %q is not a number of sequences from 1", it)
+		case n > sim.MaxTokens:
+			return nil, usageErr("--batch: %q exceeds the limit of %d sequences", it, sim.MaxTokens)
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, usageErr("--batch: empty list")
+	}
+	slices.Sort(out)
+	return out, nil
 }
