@@ -970,7 +970,7 @@ const accuracyLeft = `
   modules before the Thor, both before TINYAGENT-JETSON's Qwen2.5-3B
   was added) and prefill JETSON-PREFILL. Each predicted from the
   desktop GPUs and the other three modules, the Orin Nano's modes decode
-  within 7–12 % (0.92–1.12 of the predicted time), the AGX Orin 7–9 %
+  within 6–12 % (0.93–1.12 of the predicted time), the AGX Orin 7–9 %
   faster than predicted, the Jetson Nano 1.08× slower (its Maxwell GPU,
   compute capability 5.3, runs no CUDA graph: every kernel is priced
   launched by four 1.43 GHz Cortex-A57s), and the Thor 1.31× faster on
