@@ -334,38 +334,32 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 
 // stepCost is a stage's decode-only pass's matrix products at batch b,
 // priced once per batch.
-func (g *stagePricer) stepCost(b int) *unitCost {
-	if b >= len(g.step) {
-		if b > 1<<20 {
-			mm := g.p.m.Matmuls(b, b)
-			u := matmulCost(&mm, g.dec.decodeRates(b))
-			return &u
-		}
-		g.step = append(g.step, make([]unitCost, b+1-len(g.step))...)
-	}
-	u := &g.step[b]
-	if u.fixed == 0 {
-		mm := g.p.m.Matmuls(b, b)
-		*u = matmulCost(&mm, g.dec.decodeRates(b))
-	}
-	return u
-}
+func (g *stagePricer) stepCost(b int) *unitCost { return cachedStepCost(&g.step, &g.p, g.dec, b) }
 
 // stepCost is a decode-only pass's matrix products at batch b, priced
 // once per batch.
-func (sp *StepPricer) stepCost(b int) *unitCost {
-	if b >= len(sp.step) {
+func (sp *StepPricer) stepCost(b int) *unitCost { return cachedStepCost(&sp.step, &sp.p, sp.s, b) }
+
+// decodeRater is what a decode pass's rates come from: a setup, or one
+// stage of a split.
+type decodeRater interface{ decodeRates(batch int) *rates }
+
+// cachedStepCost is the matrix products of a decode-only pass of phases p
+// at batch b, priced at r's rates once per batch in cache (a batch past
+// 2^20 is priced each time, not cached).
+func cachedStepCost(cache *[]unitCost, p *phases, r decodeRater, b int) *unitCost {
+	if b >= len(*cache) {
 		if b > 1<<20 {
-			mm := sp.p.m.Matmuls(b, b)
-			u := matmulCost(&mm, sp.s.decodeRates(b))
+			mm := p.m.Matmuls(b, b)
+			u := matmulCost(&mm, r.decodeRates(b))
 			return &u
 		}
-		sp.step = append(sp.step, make([]unitCost, b+1-len(sp.step))...)
+		*cache = append(*cache, make([]unitCost, b+1-len(*cache))...)
 	}
-	u := &sp.step[b]
+	u := &(*cache)[b]
 	if u.fixed == 0 {
-		mm := sp.p.m.Matmuls(b, b)
-		*u = matmulCost(&mm, sp.s.decodeRates(b))
+		mm := p.m.Matmuls(b, b)
+		*u = matmulCost(&mm, r.decodeRates(b))
 	}
 	return u
 }
