@@ -89,7 +89,10 @@ func (sp *StepPricer) Staged() bool { return sp.stages != nil }
 // B: negative, short by, when the weights, activations and overhead do
 // not fit it.
 func (sp *Split) KVTokens(passTokens int) (tokens, budget float64) {
-	pools := sp.Memory(1, 1, max(passTokens, 1))
+	// At a context of a whole pass: Memory caps a pass at its context's
+	// tokens, and a 1-token context would price a 1-token pass's buffers.
+	n := max(passTokens, 1)
+	pools := sp.Memory(n, 1, n)
 	per := make([]float64, len(pools))
 	for _, st := range sp.Decode {
 		if st.KVPool >= 0 {

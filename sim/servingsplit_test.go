@@ -81,12 +81,19 @@ func TestOffloadStepPricer(t *testing.T) {
 	if per[0] != 118784 || per[1] != 208896 {
 		t.Fatalf("KV a token: GPU %v B, host %v B; want 118,784 and 208,896", per[0], per[1])
 	}
+	// Memory caps a pass at its context's tokens (passUBatch): the
+	// pool beside passes of 512 tokens is taken at a context of 512.
 	want := math.Inf(1)
-	for i, p := range off.Memory(1, 1, 512) {
+	for i, p := range off.Memory(512, 1, 512) {
 		want = math.Min(want, math.Floor((p.Usable-p.Weights-p.Activations-p.Overhead)/per[i]))
 	}
 	if got, _ := off.KVTokens(512); got != want || !(got > 1000) {
 		t.Errorf("KV pool %v tokens, want %v", got, want)
+	}
+	// A pass of 512 tokens needs a larger compute buffer than one of a
+	// single token: less is left for the cache.
+	if big, one := pool(off.KVTokens(512)), pool(off.KVTokens(1)); !(big < one) {
+		t.Errorf("KV pool beside passes of 512 tokens %v, of 1 token %v: want fewer", big, one)
 	}
 	// A decode step through the stages costs more than the GPU's alone.
 	if a, b := pr.Pass(1, 1, false, pr.Decode(1000)), gpu.StepPricer().Pass(1, 1, false, gpu.StepPricer().Decode(1000)); !(a > b) {
@@ -101,3 +108,6 @@ func TestOffloadStepPricer(t *testing.T) {
 		t.Errorf("a pipeline stepped: %v", err)
 	}
 }
+
+// pool is KVTokens' tokens, its budget dropped.
+func pool(tokens, _ float64) float64 { return tokens }
