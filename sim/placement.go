@@ -55,6 +55,15 @@ type offloadPlace struct {
 	autoExperts, autoNGL bool
 }
 
+// expertsField is the option that asked for experts in host memory:
+// CPUMoE, else NCPUMoE.
+func (o OffloadOptions) expertsField() string {
+	if o.CPUMoE {
+		return "CPUMoE"
+	}
+	return "NCPUMoE"
+}
+
 // NewOffload places model gpu.Model between the GPU of setup gpu and the
 // host of setup host (the host's CPU engine: another device, or the same
 // device when its memory is unified) as llama.cpp does: the output layer
@@ -79,9 +88,9 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 	case o.NCPUMoE < 0 || o.NCPUMoE > L:
 		return nil, &FieldError{"NCPUMoE", fmt.Sprintf("must be from 0 to the model's %d layers, got %d", L, o.NCPUMoE)}
 	case (o.CPUMoE || o.NCPUMoE > 0) && m.Spec.MoE == nil:
-		return nil, &FieldError{"CPUMoE", fmt.Sprintf("%s has no routed experts to keep in host memory", m.Spec.Name)}
+		return nil, &FieldError{o.expertsField(), fmt.Sprintf("%s has no routed experts to keep in host memory", m.Spec.Name)}
 	case (o.CPUMoE || o.NCPUMoE > 0) && !gpu.Runtime.Splits(runtimes.SplitOffloadExperts):
-		return nil, &FieldError{"CPUMoE", gpu.Runtime.Name + " does not keep routed experts in host memory"}
+		return nil, &FieldError{o.expertsField(), gpu.Runtime.Name + " does not keep routed experts in host memory"}
 	case !gpu.Runtime.Splits(runtimes.SplitOffload):
 		return nil, &FieldError{"GPULayers", gpu.Runtime.Name + " does not offload layers to the host (its profile's parallel rule)"}
 	case link != nil:
