@@ -172,6 +172,10 @@ func TestErrors(t *testing.T) {
 		// A device count past what the runtime can split names --devices,
 		// which the user gave, not the --pp or --tp derived from it.
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "100000"}, 2, []string{"--devices 100000: llama.cpp runs them as --tp 1 × --pp 100000; --pp 100000 pipeline stages for a model of 16 layers"}},
+		// A CPU engine has no GPU to place layers on: predict printed "10
+		// of 17 layers on the GPU" for the Pi 5's CPU offloading to itself.
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "raspberry-pi-5-8gb", "--gpu-layers", "10"}, 2, []string{"--gpu-layers places layers on a GPU, the rest on its host's CPU; raspberry-pi-5-8gb's cpu engine is a CPU", "hint: drop the flag, or choose a GPU engine with --engine"}},
+		{[]string{"predict", "--model", "qwen3-30b-a3b", "--hardware", "raspberry-pi-5-8gb", "--cpu-moe"}, 2, []string{"--cpu-moe places layers on a GPU"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

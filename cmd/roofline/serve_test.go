@@ -200,6 +200,13 @@ func TestServeOffload(t *testing.T) {
 		{[]string{"--rate", "1", "--runtime", "vllm", "--weights", "w4a16"}, 2, "vllm does not offload layers to the host"},
 		{[]string{"--rate", "1", "--cpu-moe"}, 2, "llama-3.1-70b has no routed experts"},
 		{[]string{"--rate", "1", "--gpu-layers", "82"}, 2, "--gpu-layers must be from 0 to 81"},
+		// The flag the user gave is named, not --cpu-moe for --n-cpu-moe.
+		{[]string{"--rate", "1", "--n-cpu-moe", "5"}, 2, "--n-cpu-moe llama-3.1-70b has no routed experts"},
+		// A CPU engine is its own host: no GPU to hold layers (it was
+		// taken as an "offload" from the Pi's CPU to the Pi's CPU, "10 of
+		// 33 layers on the GPU").
+		{[]string{"--rate", "1", "--hardware", "raspberry-pi-5-8gb"}, 2, "--gpu-layers places layers on a GPU, the rest on its host's CPU; raspberry-pi-5-8gb's cpu engine is a CPU"},
+		{[]string{"--rate", "1", "--hardware", "rk3588", "--engine", "cpu", "--gpu-layers", "0", "--n-cpu-moe", "3"}, 2, "--gpu-layers places layers on a GPU"},
 	} {
 		_, errOut, code := runCLI(append(append([]string{"serve"}, base...), c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.want) {

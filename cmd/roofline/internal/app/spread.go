@@ -42,6 +42,18 @@ type Spread struct {
 func (sp Spread) parallel() bool { return sp.Devices > 1 || sp.TP > 1 || sp.PP > 1 || sp.EP }
 func (sp Spread) offload() bool  { return sp.GPULayersSet || sp.CPUMoE || sp.NCPUMoE > 0 }
 
+// offloadInput is the offload flag the spread was given, first of
+// --gpu-layers, --cpu-moe, --n-cpu-moe.
+func (sp Spread) offloadInput() string {
+	switch {
+	case sp.GPULayersSet:
+		return "GPULayers"
+	case sp.CPUMoE:
+		return "CPUMoE"
+	}
+	return "NCPUMoE"
+}
+
 // system resolves a system's name in sel: its device becomes the
 // hardware, its devices and link the spread's defaults.
 func (sp *Spread) system(sel *Selection) (string, bool) {
@@ -105,6 +117,12 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 		return env.parallel(s, sp, notes)
 	}
 	d := s.Device
+	if sp.offload() && s.Inputs.EngineKind == hardware.CPU {
+		// A CPU engine is the host: there is no GPU to place layers on
+		// (llama.cpp's -ngl does nothing in a CPU build).
+		return nil, nil, &RequestError{Input: sp.offloadInput(), Msg: fmt.Sprintf("places layers on a GPU, the rest on its host's CPU; %s's %s engine is a CPU, which runs every layer from host memory already", d.Name, s.Inputs.Engine),
+			Hint: "drop the flag, or choose a GPU engine with --engine (roofline show hardware " + d.Name + " lists its engines)"}
+	}
 	// Offloading helps only where the host's memory is another pool: a
 	// device whose memory is unified offloads only when asked.
 	if !sp.offload() && (d.Unified || s.Memory(w.Context(), w.Batch, w.UBatch).Fits || !s.Runtime.Splits(runtimes.SplitOffload)) {
