@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plots"
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -24,6 +25,9 @@ func figGPULayers(env *Env, req *FigureRequest) (*plots.Figure, []string, error)
 	res, err := env.Resolve(sel)
 	if err != nil {
 		return nil, nil, err
+	}
+	if in := res.Setup.Inputs; in.EngineKind == hardware.CPU {
+		return nil, nil, &RequestError{Input: "hardware", Msg: fmt.Sprintf("%s's %s engine is a CPU: every layer runs from host memory, with no GPU to place layers on", in.Device, in.Engine), Hint: "choose a GPU engine with --engine"}
 	}
 	L := res.Setup.Model.Spec.Layers
 	spread := Spread{Host: req.param("host"), GPULayersSet: true}
