@@ -143,8 +143,10 @@ func TestThreadsRefused(t *testing.T) {
 // where it binds on few cores or none: four of an M4 Pro's P cores are
 // capped at 4 × 9.87 = 39.5 GB/s, and all ten at 98.7 GB/s, both far
 // under the datasheet share (0.60 × 273 ≈ 164 GB/s) — an extrapolation:
-// the note, counting the cores. One core of a Pi 5 (the share, 0.61 ×
-// 17.1 ≈ 10.4 GB/s, below its cap) and all four are not capped: no note.
+// the note, counting the cores. One core of a Pi 5 is capped too (its
+// own level's cap, 10.6 GB/s, through the smooth corner: 8.87 GB/s under
+// the share 0.61 × 17.1 ≈ 10.5 GB/s), but all four would reach the share
+// (10.48 GB/s): the class's boards run so, no note; all four: no note.
 func TestUnitBandwidthNote(t *testing.T) {
 	cat := builtin(t)
 	for _, c := range []struct {
