@@ -49,9 +49,9 @@ func (p *Plan) maxRates(res *plan.Result) error {
 	}
 	return onTwoWorkers(len(p.Rates), func(i int) (err error) {
 		ch := p.Shown.Choices[i]
-		// serve steps one device or a tensor-parallel group: an offloaded
-		// configuration's rate, or one whose devices run stages in turn,
-		// is not searched.
+		// serve steps one device, a tensor-parallel group or an offload;
+		// plan searches the first two: an offloaded configuration's rate,
+		// or one whose devices run stages in turn, is not searched.
 		if ch.Group == nil || (ch.Place != 1 && !req.Detail) || ch.Config.Offloaded() {
 			return nil
 		}
