@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
@@ -59,6 +61,40 @@ func TestOffloadAloneIsSplitPredict(t *testing.T) {
 			if !near(r.TTFT(), p.TTFT, 1e-9) || !near(r.TPOT(), p.TPOT, 1e-9) || !near(r.E2E(), p.E2E, 1e-9) {
 				t.Errorf("-ngl %d, %d+%d tokens: TTFT %v TPOT %v E2E %v; Split.Predict %v %v %v", ngl, c.prompt, c.output, r.TTFT(), r.TPOT(), r.E2E(), p.TTFT, p.TPOT, p.E2E)
 			}
+		}
+	}
+}
+
+// TestAskedPoolFitsMemory: a KV pool asked for (llama.cpp -c, --kv-tokens)
+// is allocated beside the weights. It does not make weights fit that do
+// not (Llama-3.1-8B in bf16, 16 GB, on an 8 GB Jetson Orin Nano; -ngl 81
+// of a 70B Q4_K_M on a 24 GB RTX 4090: both were served), nor holds more
+// than the memory they leave: 8B Q4_K_M on the 4090 leaves about 19.6 GB,
+// 131,072 B a token (32 layers × 8 KV heads × 128 × 2 × 2 B): about
+// 150,000 tokens, so 10 M is refused; -ngl 30 is bounded by the GPU's
+// 29 layers (118,784 B a token) in what it leaves. 1,000 tokens are taken.
+func TestAskedPoolFitsMemory(t *testing.T) {
+	small := setup(t, "llama-3.1-8b", "bf16", "jetson-orin-nano-8gb", "gpu", "llama.cpp")
+	var nf *NotFitError
+	if _, err := New(small, small.Runtime.SchedulerFor(small.Device), Options{KVTokens: 1000}); !errors.As(err, &nf) || nf.Budget >= 0 {
+		t.Errorf("16 GB of weights on 8 GB with a pool asked for: %v", err)
+	}
+	gpu := setup(t, "llama-3.1-8b", "q4_k_m", "rtx-4090", "gpu", "llama.cpp")
+	var we *WorkloadError
+	if _, err := New(gpu, gpu.Runtime.SchedulerFor(gpu.Device), Options{KVTokens: 10_000_000}); !errors.As(err, &we) || we.Field != "KVTokens" || !strings.Contains(err.Error(), "room for 15") {
+		t.Errorf("10 M tokens on a 4090: %v", err)
+	}
+	if sv, err := New(gpu, gpu.Runtime.SchedulerFor(gpu.Device), Options{KVTokens: 1000}); err != nil || sv.KVTokens() != 1000 {
+		t.Errorf("1,000 tokens on a 4090: %v", err)
+	}
+	for _, c := range []struct {
+		ngl, kv int
+		want    string
+	}{{81, 1000, "in rtx-4090 memory: the weights, activations and runtime overhead need"}, {30, 10_000_000, "rtx-4090 memory leaves"}, {30, 1000, ""}} {
+		g, sp := offloaded(t, c.ngl)
+		_, err := New(g, g.Runtime.SchedulerFor(g.Device), Options{Split: sp, KVTokens: c.kv})
+		if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("-ngl %d, %d tokens asked: %v; want %q", c.ngl, c.kv, err, c.want)
 		}
 	}
 }

@@ -138,11 +138,13 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	perToken := s.Model.KVBytesPerToken()
 	budget := s.KVBudget(sv.PassTokens)
 	tokens := math.Floor(budget / perToken)
+	var short string // the memory that bounds an offload's pool
 	if staged != nil {
 		// Each memory holds the cache of its own layers: the first to
 		// fill bounds the pool.
-		tokens, budget = o.Split.KVTokens(sv.PassTokens)
+		tokens, budget, short = o.Split.KVTokens(sv.PassTokens)
 	}
+	memTokens := tokens // what memory holds, before any bound or ask
 	sv.pool = newPool(s.Model, bs, sch.FreesWindow)
 	maxCtx := s.Model.Spec.MaxContext
 	if sch.DividedContext || sch.MaxSeqs == 1 || bs == 1 {
@@ -150,15 +152,28 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		// own, fitted to memory) holds no more than the model's context.
 		tokens = min(tokens, float64(maxCtx))
 	}
-	if o.KVTokens > 0 {
-		tokens = float64(o.KVTokens)
-	}
 	device := s.Device.Name
 	switch {
 	case staged != nil:
-		device = fmt.Sprintf("%s with layers offloaded to its host", device)
+		device = fmt.Sprintf("%s with layers offloaded to its host, in %s", device, short)
 	case o.Split != nil:
 		device = fmt.Sprintf("each of %d %s (tensor parallel)", o.Split.TP, device)
+	}
+	if o.KVTokens > 0 {
+		// A pool asked for is allocated beside the weights: it does not
+		// make them fit, nor hold more than the memory they leave
+		// (llama.cpp -c past it fails to allocate the cache).
+		if budget < 0 {
+			return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+		}
+		if float64(o.KVTokens) > memTokens {
+			where := "the memory of " + device
+			if staged != nil {
+				where = short
+			}
+			return nil, &WorkloadError{"KVTokens", fmt.Sprintf("%d tokens do not fit: %s leaves %.0f MiB beside the weights, activations and overhead, room for %.0f tokens of KV cache", o.KVTokens, where, budget/(1<<20), memTokens)}
+		}
+		tokens = float64(o.KVTokens)
 	}
 	if !(tokens >= 1) {
 		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}

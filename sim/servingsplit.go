@@ -87,8 +87,8 @@ func (sp *StepPricer) Staged() bool { return sp.stages != nil }
 // runs out first bounds it (the smallest over the pools of what it has
 // left over its bytes a token). budget is the memory that pool leaves,
 // B: negative, short by, when the weights, activations and overhead do
-// not fit it.
-func (sp *Split) KVTokens(passTokens int) (tokens, budget float64) {
+// not fit it; pool is its name (Split.Pools), which a message names.
+func (sp *Split) KVTokens(passTokens int) (tokens, budget float64, pool string) {
 	// At a context of a whole pass: Memory caps a pass at its context's
 	// tokens, and a 1-token context would price a 1-token pass's buffers.
 	n := max(passTokens, 1)
@@ -103,11 +103,11 @@ func (sp *Split) KVTokens(passTokens int) (tokens, budget float64) {
 	for i, p := range pools {
 		left := p.Usable - (p.Weights + p.Activations + p.Overhead)
 		if left < 0 {
-			return 0, left
+			return 0, left, sp.poolName(i)
 		}
 		if per[i] > 0 && left/per[i] < tokens {
-			tokens, budget = math.Floor(left/per[i]), left
+			tokens, budget, pool = math.Floor(left/per[i]), left, sp.poolName(i)
 		}
 	}
-	return tokens, budget
+	return tokens, budget, pool
 }

@@ -87,7 +87,7 @@ func TestOffloadStepPricer(t *testing.T) {
 	for i, p := range off.Memory(512, 1, 512) {
 		want = math.Min(want, math.Floor((p.Usable-p.Weights-p.Activations-p.Overhead)/per[i]))
 	}
-	if got, _ := off.KVTokens(512); got != want || !(got > 1000) {
+	if got, _, _ := off.KVTokens(512); got != want || !(got > 1000) {
 		t.Errorf("KV pool %v tokens, want %v", got, want)
 	}
 	// A pass of 512 tokens needs a larger compute buffer than one of a
@@ -109,5 +109,5 @@ func TestOffloadStepPricer(t *testing.T) {
 	}
 }
 
-// pool is KVTokens' tokens, its budget dropped.
-func pool(tokens, _ float64) float64 { return tokens }
+// pool is KVTokens' tokens, its budget and pool dropped.
+func pool(tokens, _ float64, _ string) float64 { return tokens }

@@ -44,7 +44,7 @@ func schedulerFlags() []cli.Flag {
 		&cli.StringFlag{Name: "prefix-caching", Usage: "reuse the cached shared prefix: on or off; default: the runtime's"},
 		&cli.StringFlag{Name: "async-scheduling", Usage: "schedule a step while the one before it runs, so a request arriving meanwhile joins the step after (vLLM --async-scheduling): on or off; default: the runtime's"},
 		&cli.StringFlag{Name: "slot-context", Usage: "llama.cpp: shared (every slot may use the whole context) or divided (-c / --parallel each)"},
-		tokensFlag("kv-tokens", nil, 0, "KV cache pool in tokens (llama.cpp -c); default: what memory leaves"),
+		tokensFlag("kv-tokens", nil, 0, "KV cache pool in tokens (llama.cpp -c), at most what memory leaves beside the weights; default: all of it"),
 		&cli.Float64Flag{Name: "memory-share", Usage: "share of the device's usable memory the runtime takes for weights, activations and KV cache (vLLM --gpu-memory-utilization); default: the runtime's"},
 		tokensFlag("ubatch", nil, sim.DefaultWorkload.UBatch, "prefill chunk of a runtime that serves one request at a time (`N`)"),
 		frontEndFlag(),
