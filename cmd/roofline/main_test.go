@@ -176,6 +176,9 @@ func TestErrors(t *testing.T) {
 		// of 17 layers on the GPU" for the Pi 5's CPU offloading to itself.
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "raspberry-pi-5-8gb", "--gpu-layers", "10"}, 2, []string{"--gpu-layers places layers on a GPU, the rest on its host's CPU; raspberry-pi-5-8gb's cpu engine is a CPU", "hint: drop the flag, or choose a GPU engine with --engine"}},
 		{[]string{"predict", "--model", "qwen3-30b-a3b", "--hardware", "raspberry-pi-5-8gb", "--cpu-moe"}, 2, []string{"--cpu-moe places layers on a GPU"}},
+		// A unified-memory device offloads to its own CPU: a desktop's
+		// named as its host was taken, with no link between them.
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "apple-m4-pro", "--gpu-layers", "10", "--host", "desktop-ddr5"}, 2, []string{"--host desktop-ddr5: apple-m4-pro's memory is unified", "hint: leave --host out (or give --host apple-m4-pro)"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

@@ -181,6 +181,13 @@ func (env *Env) offloadHost(s *sim.Setup, sel Selection, sp Spread) (*sim.Setup,
 	if err != nil {
 		return nil, nil, "", "", &RequestError{Input: "Host", Msg: err.Error()}
 	}
+	if d.Unified && hres.Setup.Device.Module() != d.Module() {
+		// The layers a unified-memory device offloads stay in its memory
+		// and run on its own CPU: another machine's CPU would read them
+		// over a link no profile of the device gives.
+		return nil, nil, "", "", &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: %s's memory is unified, so the layers it offloads stay in it and run on its own CPU, not on another device's", hostName, d.Name),
+			Hint: "leave --host out (or give --host " + d.Name + ")"}
+	}
 	if d.Unified && hostName == d.Name {
 		why = "the device's own CPU, from the same unified memory"
 	}
