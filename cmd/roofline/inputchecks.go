@@ -55,21 +55,10 @@ type decimalInt struct{ v int }
 func (d *decimalInt) Set(s string) error {
 	v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 0)
 	if err != nil {
-		return fmt.Errorf("%q is not a decimal integer%s", s, suffixNote(s))
+		return fmt.Errorf("%q is not a decimal integer%s", s, app.CountNote(s))
 	}
 	d.v = int(v)
 	return nil
-}
-
-// suffixNote says why a count written as a token count ("4k") is
-// refused where the flag counts sequences, users or requests: k and M
-// are for token counts alone, and a batch of 4096 is written whole.
-func suffixNote(s string) string {
-	t := strings.TrimSpace(s)
-	if n, err := units.ParseTokenCount(t); err == nil && strings.ContainsAny(t, "kKmM") {
-		return fmt.Sprintf(" (k and M are for token counts alone: write %d)", n)
-	}
-	return ""
 }
 
 func (d *decimalInt) String() string { return strconv.Itoa(d.v) }
@@ -157,7 +146,7 @@ func batchList(c *cli.Context) ([]int, error) {
 		n, err := strconv.Atoi(it)
 		switch {
 		case err != nil:
-			return nil, usageErr("--batch: %q is not a whole number of sequences such as 1, 8 or 64%s", it, suffixNote(it))
+			return nil, usageErr("--batch: %q is not a whole number of sequences such as 1, 8 or 64%s", it, app.CountNote(it))
 		case n < 1:
 			return nil, usageErr("--batch: %q is not a number of sequences from 1", it)
 		case n > sim.MaxTokens:

@@ -278,6 +278,17 @@ func (req *FigureRequest) param(name string) string {
 	return ""
 }
 
+// CountNote says why a count written as a token count ("4k" for a
+// batch, users or requests) is refused where the flag counts something
+// else: k and M are for token counts alone, and 4096 is written whole.
+func CountNote(s string) string {
+	t := strings.TrimSpace(s)
+	if n, err := units.ParseTokenCount(t); err == nil && strings.ContainsAny(t, "kKmM") {
+		return fmt.Sprintf(" (k and M are for token counts alone: write %d)", n)
+	}
+	return ""
+}
+
 // intParam reads a whole-number param within [lo, hi]; a token count
 // takes k and M.
 func (req *FigureRequest) intParam(name string, lo, hi int) (int, error) {
@@ -287,11 +298,7 @@ func (req *FigureRequest) intParam(name string, lo, hi int) (int, error) {
 		v, err = units.ParseTokenCount(s)
 	}
 	if err != nil {
-		note := "" // "4k" for --max-batch: written as a token count
-		if n, terr := units.ParseTokenCount(s); terr == nil {
-			note = fmt.Sprintf(" (k and M are for token counts alone: write %d)", n)
-		}
-		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%q: want a whole number%s", s, note)}
+		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%q: want a whole number%s", s, CountNote(s))}
 	}
 	if v < lo || v > hi {
 		return 0, &RequestError{Input: name, Msg: fmt.Sprintf("%d: want %d … %d", v, lo, hi)}
