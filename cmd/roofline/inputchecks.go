@@ -158,5 +158,12 @@ func batchList(c *cli.Context) ([]int, error) {
 		return nil, usageErr("--batch: empty list")
 	}
 	slices.Sort(out)
+	for i := 1; i < len(out); i++ {
+		if out[i] == out[i-1] {
+			// As a list of names: twice would search each configuration
+			// twice ("12 of 12 configurations" for 6).
+			return nil, usageErr("--batch names %d twice: name each once", out[i])
+		}
+	}
 	return out, nil
 }
