@@ -113,9 +113,12 @@ func ParseTokenCount(s string) (int, error) {
 	return int(n), nil
 }
 
-// ParseTokenList reads a comma-separated list of token counts, sorted.
+// ParseTokenList reads a comma-separated list of token counts, sorted,
+// each once: a count given twice (4k and 4096 are one) would be searched
+// or drawn twice.
 func ParseTokenList(s string) ([]int, error) {
 	var out []int
+	seen := map[int]string{}
 	for _, it := range strings.Split(s, ",") {
 		if it = strings.TrimSpace(it); it == "" {
 			continue
@@ -124,6 +127,14 @@ func ParseTokenList(s string) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
+		if first, ok := seen[v]; ok {
+			same := ""
+			if first != it {
+				same = fmt.Sprintf(" (%s and %s are both %d)", first, it, v)
+			}
+			return nil, fmt.Errorf("%d is given twice%s: give each once", v, same)
+		}
+		seen[v] = it
 		out = append(out, v)
 	}
 	if len(out) == 0 {

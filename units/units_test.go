@@ -144,6 +144,13 @@ func TestTextQuantities(t *testing.T) {
 	if l, err := ParseTokenList("8k, 1k,2k"); err != nil || len(l) != 3 || l[0] != 1024 || l[2] != 8192 {
 		t.Errorf("ParseTokenList: %v %v", l, err)
 	}
+	// A count given twice, however spelled, is refused: plan searched
+	// --context 4k,4096 as two contexts.
+	for in, want := range map[string]string{"4096,4096": "4096 is given twice: give each once", "4k, 1k,4096": "4096 is given twice (4k and 4096 are both 4096): give each once"} {
+		if l, err := ParseTokenList(in); err == nil || err.Error() != want {
+			t.Errorf("ParseTokenList(%q) = %v, %v; want %q", in, l, err, want)
+		}
+	}
 	for _, c := range []struct {
 		in   string
 		want float64

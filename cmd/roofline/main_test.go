@@ -191,6 +191,8 @@ func TestErrors(t *testing.T) {
 		// A batch counts sequences, whole and in decimal, in every command:
 		// k and M are token counts' (4k is 4 × 1024 = 4096).
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1,4k"}, 2, []string{`--batch: "4k" is not a whole number of sequences such as 1, 8 or 64 (k and M are for token counts alone: write 4096)`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "4,1,4"}, 2, []string{"--batch names 4 twice: name each once"}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--context", "4k,4096"}, 2, []string{"--context: 4096 is given twice (4k and 4096 are both 4096): give each once"}},
 		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "1e3"}, 2, []string{`--batch: "1e3" is not a whole number of sequences`}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--batch", "4k"}, 2, []string{`--batch: "4k" is not a decimal integer (k and M are for token counts alone: write 4096)`}},
 		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--requests", "1M"}, 2, []string{`--requests: "1M" is not a decimal integer (k and M are for token counts alone: write 1048576)`}},
