@@ -168,6 +168,20 @@ func TestServeTensorParallel(t *testing.T) {
 	}
 }
 
+// TestHostUnusedIsSaid: --host and --link describe an offload's host; on
+// a model the device holds whole nothing is offloaded, and predict and
+// serve say so rather than drop the flags in silence (Llama-3.2-1B fits
+// a 24 GB RTX 4090 many times over).
+func TestHostUnusedIsSaid(t *testing.T) {
+	base := []string{"--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--host", "desktop-ddr5", "--link", "pcie4-x8"}
+	for _, args := range [][]string{append([]string{"predict"}, base...), append([]string{"serve", "--rate", "1", "--requests", "5"}, base...)} {
+		out, errOut, code := runCLI(args...)
+		if code != 0 || !strings.Contains(out, "--host desktop-ddr5 and --link pcie4-x8 not used: nothing is offloaded to the host (the model fits rtx-4090's memory") {
+			t.Errorf("%v: exit %d, %s%s", args, code, errOut, out)
+		}
+	}
+}
+
 // TestServeOffload: Llama-3.1-70B at q4_k_m on one RTX 4090 with the
 // rest in a DDR5 desktop's RAM. A lone request (one user, one request:
 // the mean is the request) takes what predict --gpu-layers 30 gives for

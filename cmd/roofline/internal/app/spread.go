@@ -42,6 +42,21 @@ type Spread struct {
 func (sp Spread) parallel() bool { return sp.Devices > 1 || sp.TP > 1 || sp.PP > 1 || sp.EP }
 func (sp Spread) offload() bool  { return sp.GPULayersSet || sp.CPUMoE || sp.NCPUMoE > 0 }
 
+// hostFlags names the flags given that describe an offload's host and
+// link ("": none), for a note when nothing is offloaded.
+func (sp Spread) hostFlags() string {
+	var out []string
+	if sp.Host != "" {
+		out = append(out, "--host "+sp.Host)
+	}
+	if sp.Link != "" {
+		out = append(out, "--link "+sp.Link)
+	} else if sp.LinkRate > 0 {
+		out = append(out, "--link")
+	}
+	return strings.Join(out, " and ")
+}
+
 // offloadInput is the offload flag the spread was given, first of
 // --gpu-layers, --cpu-moe, --n-cpu-moe.
 func (sp Spread) offloadInput() string {
@@ -126,6 +141,10 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	// Offloading helps only where the host's memory is another pool: a
 	// device whose memory is unified offloads only when asked.
 	if !sp.offload() && (d.Unified || s.Memory(w.Context(), w.Batch, w.UBatch).Fits || !s.Runtime.Splits(runtimes.SplitOffload)) {
+		if given := sp.hostFlags(); given != "" {
+			// Said, not dropped in silence: the user asked for a host.
+			notes = append(notes, fmt.Sprintf("%s not used: nothing is offloaded to the host (%s; --gpu-layers or --n-cpu-moe offload)", given, map[bool]string{true: "the model fits " + d.Name + "'s memory", false: s.Runtime.Name + " on " + d.Name + " does not offload unasked"}[!d.Unified && s.Runtime.Splits(runtimes.SplitOffload)]))
+		}
 		return nil, notes, nil
 	}
 	if !s.Runtime.Splits(runtimes.SplitOffload) {
