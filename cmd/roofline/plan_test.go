@@ -175,6 +175,12 @@ func TestPlanExitAndErrors(t *testing.T) {
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--tpot", "inf"}, 2, []string{`--tpot "inf": not a duration`}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--confidence", "0"}, 2, []string{"above 0 and below 1"}},
 		{[]string{"plan", "--hardware", "nothing-*", "--model", "llama-3.2-3b"}, 1, []string{`--hardware: unknown hardware "nothing-*"`}},
+		// A list with nothing in it names its flag and what it takes, not "empty search space".
+		{[]string{"plan", "--hardware", ",", "--model", "llama-3.2-3b"}, 2,
+			[]string{`--hardware "," names nothing`, "hint: 'roofline list hardware' shows the names"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", ", ,"}, 2, []string{`--model ", ," names nothing`, "hint: 'roofline list models'"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--weights", ","}, 2, []string{`--weights "," names nothing`}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--runtime", ","}, 2, []string{`--runtime "," names nothing`}},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(c.args...)
