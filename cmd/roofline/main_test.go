@@ -154,6 +154,12 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"show", "hardware", "nosuch"}, 1, []string{`roofline: unknown hardware "nosuch"`, "hint: 'roofline list hardware'"}},
 		{[]string{"show", "hardware", "jetson-orin-nano-supr-8gb"}, 1, []string{"did you mean jetson-orin-nano-super-8gb"}},
+		// A power mode with no board before the @ names the syntax and the
+		// boards that have that mode (not `unknown hardware ""`); an
+		// unknown name, as a mode the board lacks is: exit 1.
+		{[]string{"show", "hardware", "@15w"}, 1, []string{`unknown power mode "@15w": nothing comes before the @: a power mode follows its board, as BOARD@MODE`,
+			"did you mean jetson-agx-orin-64gb@15w, jetson-orin-nano-8gb@15w, jetson-orin-nano-super-8gb@15w, jetson-orin-nx-super-16gb@15w?", "hint: 'roofline show hardware NAME' lists the power modes"}},
+		{[]string{"plan", "--hardware", "@", "--model", "llama-3.2-1b"}, 1, []string{`--hardware: unknown power mode "@"`, "the boards with power modes are jetson-agx-orin-64gb, jetson-orin-nano-4gb"}},
 		{[]string{"show", "model", "lama-3.1-8b"}, 1, []string{"did you mean llama-3.1-8b"}},
 		{[]string{"show", "model", "llama-3.1-8b", "--weights", "q4_k_x"}, 1, []string{`--weights: unknown weight format "q4_k_x"`, "q4_k_m"}},
 		// q3 is two letters: f32 (edit distance 2) changes as many as
