@@ -223,3 +223,25 @@ func TestTraceTypeWords(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigTextConfigPlace: a config.json whose text_config (a
+// multimodal model's language model) has a field of the wrong type is
+// told at the file's line, under text_config; it counted lines from the
+// sub-object (line 5 for the file's 14).
+func TestConfigTextConfigPlace(t *testing.T) {
+	gemma, err := os.ReadFile(filepath.Join("..", "..", "model", "testdata", "hf", "gemma-3-4b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.json")
+	// Line 14: `    "num_hidden_layers": "34",`, the string at columns 26-29.
+	if err := os.WriteFile(file, []byte(strings.Replace(string(gemma), `"num_hidden_layers": 34`, `"num_hidden_layers": "34"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("show", "model", file)
+	want := "config.json: line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs\n"
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "roofline: ") || !strings.HasSuffix(errOut, want) {
+		t.Errorf("show model %s: exit %d, stderr\n%s\nwant exit 1 ending\n%s", file, code, errOut, want)
+	}
+}
