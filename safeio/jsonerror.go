@@ -87,7 +87,16 @@ func JSON(src []byte, offset int64, err error) error {
 		if te.Field != "" {
 			field = te.Field + ": "
 		}
-		e.Msg = fmt.Sprintf("%s%s where %s belongs", field, jsonValue(te.Value), jsonWants(te.Type))
+		want := jsonWants(te.Type)
+		e.Msg = fmt.Sprintf("%s%s where %s belongs", field, jsonValue(te.Value), want)
+		switch {
+		case te.Value == "string" && (strings.Contains(want, "number") || want == "true or false"):
+			e.hint = "numbers, true and false are written without quotes: 34, not \"34\""
+		case te.Value == "number" && want == "a string":
+			e.hint = "a string is written in double quotes: \"text\""
+		case strings.HasPrefix(te.Value, "number "):
+			e.hint = "the number does not fit what the field counts: a whole number, 0 or more where counts and sizes belong"
+		}
 	default:
 		return err
 	}

@@ -18,7 +18,7 @@ func TestJSON(t *testing.T) {
 		// Line 2 is ` "b": }`: the } is its 7th byte.
 		{"{\"a\": 1,\n \"b\": }", "line 2, column 7: invalid character '}' looking for beginning of value", "double-quoted"},
 		// The string "x" spans columns 7-9 of line 1; json stops at its end.
-		{`{"n": "x"}`, "line 1, column 9: N: a string where a whole number belongs", ""},
+		{`{"n": "x"}`, "line 1, column 9: N: a string where a whole number belongs", "without quotes"},
 		{``, "no JSON value: the input is empty", ""},
 	} {
 		var v struct{ N int }
@@ -104,6 +104,20 @@ func TestJSONTypeWords(t *testing.T) {
 		got := JSON([]byte(c.src), 0, err)
 		if got == nil || !strings.HasSuffix(got.Error(), c.want) || strings.Contains(got.Error(), "interface") || strings.Contains(got.Error(), "struct") {
 			t.Errorf("%s: %v, want %q", c.src, got, c.want)
+		}
+	}
+	// The common slips get a hint: a quoted number, an unquoted string,
+	// a number that does not fit; others none.
+	for _, c := range []struct{ src, hint string }{
+		{`{"i": "34"}`, `numbers, true and false are written without quotes: 34, not "34"`},
+		{`{"b": "true"}`, "without quotes"},
+		{`{"s": 5}`, `a string is written in double quotes: "text"`},
+		{`{"u": -1}`, "the number does not fit"},
+		{`{"a": "x"}`, ""},
+	} {
+		var je *JSONError
+		if err := JSON([]byte(c.src), 0, json.Unmarshal([]byte(c.src), &v)); !errors.As(err, &je) || je.Hint() != c.hint && !(c.hint != "" && strings.Contains(je.Hint(), c.hint)) {
+			t.Errorf("%s: %v, hint %q; want hint %q", c.src, err, je.Hint(), c.hint)
 		}
 	}
 }

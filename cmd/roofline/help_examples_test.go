@@ -165,8 +165,8 @@ func TestJSONCutShort(t *testing.T) {
 // array, read item by item (llama-bench's -o json, a ShareGPT trace),
 // is told at its own line and column; encoding/json's Decoder counts
 // only the items' bytes, and its short offset put it lines early. A
-// type error's place has no hint line of its own (it printed an empty
-// "roofline: hint: ").
+// type error's hint is a line of its own, never an empty "roofline:
+// hint: " (as it was printed once).
 func TestJSONArrayItemPlace(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -188,7 +188,7 @@ func TestJSONArrayItemPlace(t *testing.T) {
 		t.Errorf("compare bench.json: stderr\n%s\nwant %q", errOut, want)
 	}
 	_, errOut, code := runCLI("serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--trace", "sg.json")
-	if want := "roofline: sg.json: entry 1: not a ShareGPT JSON array: byte 50: conversations.value: a number where a string belongs\n"; code != 1 || errOut != want {
+	if want := "roofline: sg.json: entry 1: not a ShareGPT JSON array: byte 50: conversations.value: a number where a string belongs\nroofline: hint: a string is written in double quotes: \"text\"\n"; code != 1 || errOut != want {
 		t.Errorf("serve --trace sg.json: exit %d, stderr\n%s\nwant exit 1 and\n%s", code, errOut, want)
 	}
 }
@@ -240,7 +240,8 @@ func TestConfigTextConfigPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCLI("show", "model", file)
-	want := "config.json: line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs\n"
+	want := "config.json: line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs\n" +
+		"roofline: hint: numbers, true and false are written without quotes: 34, not \"34\"\n"
 	if code != 1 || out != "" || !strings.HasPrefix(errOut, "roofline: ") || !strings.HasSuffix(errOut, want) {
 		t.Errorf("show model %s: exit %d, stderr\n%s\nwant exit 1 ending\n%s", file, code, errOut, want)
 	}
