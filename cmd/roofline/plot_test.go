@@ -659,6 +659,10 @@ func TestPlotErrors(t *testing.T) {
 		// A CPU engine has no GPU layers to sweep (it drew the Pi's CPU
 		// offloading to itself).
 		{[]string{"plot", "gpu-layers", "-o", "x.png", "-m", "llama-3.2-1b", "--hw", "raspberry-pi-5-8gb"}, 2, "--hardware raspberry-pi-5-8gb's cpu engine is a CPU: every layer runs from host memory"},
+		// An empty list is refused naming its flag (it panicked in the measured rows: no series).
+		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", "llama-3.2-3b", "--hw", ","}, 2, `--hardware "," names nothing`},
+		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", " , ", "--hw", "rk3588"}, 2, `--model " , " names nothing`},
+		{append([]string{"plot", "tpot-context", "-o", "x.png", "--engine", ","}, base...), 2, `--engine "," names nothing`},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()
