@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"math"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
@@ -61,4 +62,31 @@ func TestOffloadAloneIsSplitPredict(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOffloadStepSpread: an offloaded step's interval weighs each
+// stage's class by its share of the step, as predict's does: the decode
+// factors lie between the GPU's and the host CPU's, and away from the
+// GPU's alone (at -ngl 30, 51 of 81 layers decode on the host, most of a
+// step's time). A server that took its GPU's class would narrow the
+// interval of a step mostly spent on the CPU.
+func TestOffloadStepSpread(t *testing.T) {
+	gpu, sp := offloaded(t, 30)
+	sv, err := New(gpu, gpu.Runtime.SchedulerFor(gpu.Device), Options{Split: sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := setup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	w := Workload{Arrival: Closed, Users: 1, Requests: 1, Prompt: Dist{A: 1000}, Output: Dist{A: 100}}
+	_, _, dlo, dhi := sv.stepSpread(w, 0.8)
+	_, _, glo, ghi := gpu.StepSpread(0.8)
+	_, _, hlo, hhi := host.StepSpread(0.8)
+	between := func(x, a, b float64) bool { return x > min(a, b) && x < max(a, b) }
+	if !between(dlo, glo, hlo) || !between(dhi, ghi, hhi) {
+		t.Errorf("decode factors %.3f–%.3f, want between the GPU's %.3f–%.3f and the host's %.3f–%.3f", dlo, dhi, glo, ghi, hlo, hhi)
+	}
+	if math.Abs(dhi/ghi-1) < 0.01 && math.Abs(dlo/glo-1) < 0.01 {
+		t.Errorf("decode factors %.3f–%.3f are the GPU's alone (%.3f–%.3f)", dlo, dhi, glo, ghi)
+	}
+	t.Logf("decode: offload %.3f–%.3f, GPU %.3f–%.3f, host %.3f–%.3f", dlo, dhi, glo, ghi, hlo, hhi)
 }

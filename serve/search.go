@@ -42,7 +42,7 @@ func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, e
 		return nil, err
 	}
 	out := &Ranged{Expected: res, Level: level}
-	plo, phi, dlo, dhi := sv.Setup.StepSpread(level)
+	plo, phi, dlo, dhi := sv.stepSpread(w, level)
 	if sv.spreadless(plo, phi, dlo, dhi) {
 		return out, nil
 	}
@@ -59,6 +59,23 @@ func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, e
 		*end.dst = r
 	}
 	return out, nil
+}
+
+// stepSpread is the step-time interval's factors at level
+// (sim.Setup.StepSpread). A model offloaded to the host takes each
+// stage's class weighted by its share of the time of the workload's mean
+// request run alone (sim.Split.Bounds), as predict's interval weighs
+// them: the GPU's class alone would hold the host's layers, most of an
+// offloaded step, to the GPU's narrower spread.
+func (sv *Server) stepSpread(w Workload, level float64) (plo, phi, dlo, dhi float64) {
+	if sp := sv.Split; sp != nil && sp.Kind == sim.Offload {
+		req := sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(2, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens}
+		plo, phi, dlo, dhi, err := sp.Bounds(req, 0.5+level/2)
+		if err == nil && !math.IsNaN(plo+phi+dlo+dhi) {
+			return plo, phi, dlo, dhi
+		}
+	}
+	return sv.Setup.StepSpread(level)
 }
 
 // RatePoint is one arrival rate the max-rate search ran.
@@ -221,7 +238,7 @@ func (sv *Server) MaxRateInterval(w Workload, tg Targets, runs int, level float6
 		return nil, err
 	}
 	out := &RateRange{Expected: s, Level: level}
-	plo, phi, dlo, dhi := sv.Setup.StepSpread(level)
+	plo, phi, dlo, dhi := sv.stepSpread(w, level)
 	if sv.spreadless(plo, phi, dlo, dhi) {
 		return out, nil
 	}

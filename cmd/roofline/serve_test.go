@@ -345,7 +345,9 @@ crossing the link, as llama.cpp's op offload does (decided per pass, on
 the pass's own rows). Each memory holds the KV cache of its own layers,
 so the pool is what the memory that fills first leaves (tested: a lone
 request is ` + "`predict`" + `'s split prediction). Its step-time interval is the
-GPU's class's. Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
+interval of its stages' classes, each weighted by its share of the mean
+request's time run alone (` + "`sim.Split.Bounds`" + `, as predict weighs them).
+Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
 several GPUs) and RPC boards keep micro-batches of one step in flight on
 different stages: serve does not take them (predict does).
 
@@ -555,8 +557,10 @@ const serveDocTail = `
   padded up to the next captured graph size;
   speculative decoding; prefill/decode disaggregation; pipeline
   parallelism (a tensor-parallel group and layers offloaded to the host
-  are served: above). An offload's step-time interval is its GPU's
-  class's, where predict widens the host's part by the CPU class's. vLLM's custom all-reduce for small messages is priced as a
+  are served: above). An offload's step-time interval weighs each
+  stage's class by its share of the mean request's time alone, one
+  weighting for every step of the run, where a step's own mix of host
+  and GPU time varies with its batch and prompt tokens. vLLM's custom all-reduce for small messages is priced as a
   ring's 2(N − 1) link latencies, which overstates it at 8 GPUs
   (docs/accuracy.md, "Beyond one device": gpt-fast at 8 A100s decodes
   0.72× the predicted time).
