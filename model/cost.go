@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -958,15 +959,17 @@ func (w windowed) inverse(v float64) int {
 	return -1
 }
 
-// KQuantShare is the share of the products' work in types whose
-// weights are K-quants (Q2_K to Q6_K, 256-weight super-blocks with
-// sub-block scales): the work llama.cpp's Metal decode kernels unpack
-// weight by weight (hardware.Efficiency.KQuantGEMV). 0 without work.
-func KQuantShare(types []TypeFLOPs) float64 {
+// UnpackShare is the share of the products' work in types a runtime's
+// decode kernels unpack weight by weight (hardware.Efficiency.KQuantGEMV):
+// the K-quants (Q2_K to Q6_K, 256-weight super-blocks with sub-block
+// scales) when kquants, as llama.cpp's Metal kernels do, and the types
+// named in others (Storage names: MLC's int4-g32 on CUDA). 0 without
+// work.
+func UnpackShare(types []TypeFLOPs, kquants bool, others []string) float64 {
 	var total, k float64
 	for _, t := range types {
 		total += t.FLOPs
-		if t.Type.KQuant() {
+		if (kquants && t.Type.KQuant()) || slices.Contains(others, t.Type.Name) {
 			k += t.FLOPs
 		}
 	}

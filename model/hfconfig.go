@@ -135,11 +135,17 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 		return nil, fmt.Errorf("config.json: %w", safeio.JSON(data, 0, err))
 	}
 	if len(c.TextConfig) > 0 && c.Hidden == 0 {
-		// Multimodal configs (Gemma 3) nest the language model.
-		var t hfConfig
-		if err := json.Unmarshal(c.TextConfig, &t); err != nil {
-			return nil, fmt.Errorf("config.json text_config: %w", safeio.JSON(c.TextConfig, 0, err))
+		// Multimodal configs (Gemma 3) nest the language model. It is
+		// read from the whole file, not from the sub-object alone, so an
+		// error inside it is told at the file's line and column and
+		// under its path (text_config.hidden_size).
+		var nested struct {
+			T hfConfig `json:"text_config"`
 		}
+		if err := json.Unmarshal(data, &nested); err != nil {
+			return nil, fmt.Errorf("config.json: %w", safeio.JSON(data, 0, err))
+		}
+		t := nested.T
 		if t.ModelType == "" {
 			t.ModelType = c.ModelType
 		}

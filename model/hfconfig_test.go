@@ -125,6 +125,35 @@ func TestHFConfigErrors(t *testing.T) {
 	}
 }
 
+// TestHFConfigTextConfigPlace: an error inside a multimodal config's
+// text_config is told at the file's line and column, under its path; it
+// was counted from the sub-object ("text_config: line 5, column 26").
+func TestHFConfigTextConfigPlace(t *testing.T) {
+	gemma, err := os.ReadFile(filepath.Join("testdata", "hf", "gemma-3-4b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(from, to string) []byte { return []byte(strings.Replace(string(gemma), from, to, 1)) }
+	for _, c := range []struct {
+		data []byte
+		want string
+	}{
+		// Line 14 is `    "num_hidden_layers": "34",`: 4 spaces and
+		// `"num_hidden_layers": ` (21 bytes) put the string at columns
+		// 26-29; the place told is its last byte, 29.
+		{edit(`"num_hidden_layers": 34`, `"num_hidden_layers": "34"`),
+			"config.json: line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs"},
+		// Line 10 is `  "text_config": 5,`: the 5 is column 18.
+		{edit(`"text_config": {`, `"text_config": 5, "x": {`),
+			"config.json: line 10, column 18: text_config: a number where an object belongs"},
+	} {
+		_, err := model.ParseHFConfig(c.data, "x")
+		if err == nil || err.Error() != c.want {
+			t.Errorf("error %v, want %q", err, c.want)
+		}
+	}
+}
+
 func FuzzParseHFConfig(f *testing.F) {
 	for _, name := range []string{"llama-3.1-8b.json", "gemma-3-4b.json", "deepseek-v3.json", "gpt-oss-20b.json", "smollm3-3b.json"} {
 		data, err := os.ReadFile(filepath.Join("testdata", "hf", name))

@@ -862,6 +862,9 @@ func (c *Catalog) Device(name string) (*hardware.Device, error) {
 // NAME@MODE is NAME's module in power mode MODE (deviceInMode).
 func (c *Catalog) deviceNamed(name string) (*hardware.Device, error) {
 	if base, mode, ok := strings.Cut(name, "@"); ok {
+		if strings.TrimSpace(base) == "" {
+			return nil, c.modeWithoutBoard(name, mode)
+		}
 		d, err := c.deviceNamed(base)
 		if err != nil {
 			return nil, err

@@ -106,6 +106,48 @@ func (c *Catalog) deviceInMode(d *hardware.Device, base, mode string) (*hardware
 	return nil, nf
 }
 
+// modeWithoutBoard is the *NotFoundError of kind "power mode" for
+// "@MODE", a mode with no board before it: it suggests BOARD@MODE for
+// every module that has mode MODE exactly, else says which boards have
+// power modes at all.
+func (c *Catalog) modeWithoutBoard(name, mode string) error {
+	nf := &NotFoundError{Kind: "power mode", Name: name}
+	key := hardware.ModeKey(mode)
+	byModule := map[string][]*hardware.Device{}
+	var modules []string
+	for _, x := range c.Devices() {
+		if x.PowerMode == "" {
+			continue
+		}
+		if _, ok := byModule[x.Module()]; !ok {
+			modules = append(modules, x.Module())
+		}
+		byModule[x.Module()] = append(byModule[x.Module()], x)
+	}
+	sort.Strings(modules)
+	var boards []string
+	for _, m := range modules {
+		modes := byModule[m]
+		if len(modes) < 2 {
+			continue // one mode: the board is named without @
+		}
+		SortModes(modes)
+		boards = append(boards, m)
+		for _, x := range modes {
+			if key != "" && x.MatchMode(key) == hardware.ExactMatch {
+				if s := ModeSelector(modes, x, x); !slices.Contains(nf.Suggestions, s) {
+					nf.Suggestions = append(nf.Suggestions, s)
+				}
+			}
+		}
+	}
+	nf.Detail = "nothing comes before the @: a power mode follows its board, as BOARD@MODE"
+	if len(nf.Suggestions) == 0 {
+		nf.Detail += fmt.Sprintf(" (the boards with power modes are %s)", strings.Join(boards, ", "))
+	}
+	return nf
+}
+
 // ModeToken is how a device's power mode is written after NAME@: the
 // vendor's name in lower case, without NVIDIA's MODE_ prefix ("25w",
 // "maxn_super", "30w").

@@ -139,6 +139,13 @@ func TestPowerModeNameErrors(t *testing.T) {
 		{"rtx-4090@maxn", false, []string{"rtx-4090 has no power modes in its profile; give it without @"}},
 		{"jetson-orin-nano-8gb@", false, []string{"nothing follows the @"}},
 		{"jetson-orin-nano-8gb@@25w", false, []string{"unknown power mode", "jetson-orin-nano-super-8gb@25w"}},
+		// No board before the @: BOARD@MODE for each module with that mode
+		// exactly (the Orin Nano 8GB's two tables both have a 15W), else
+		// the boards that have modes.
+		{"@15W", false, []string{"nothing comes before the @: a power mode follows its board, as BOARD@MODE",
+			"did you mean jetson-agx-orin-64gb@15w, jetson-orin-nano-8gb@15w, jetson-orin-nano-super-8gb@15w, jetson-orin-nx-super-16gb@15w?"}},
+		{" @maxn_super", false, []string{"did you mean jetson-orin-nano-super-8gb@maxn_super, jetson-orin-nx-super-16gb@maxn_super?"}},
+		{"@99w", false, []string{"nothing comes before the @", "(the boards with power modes are jetson-agx-orin-64gb, jetson-orin-nano-4gb, jetson-orin-nano-8gb, jetson-orin-nx-16gb)"}},
 	}
 	for _, c := range cases {
 		_, err := cat.Device(c.name)

@@ -101,6 +101,8 @@ type rawRuntime struct {
 		SerialDecode *rawRule `toml:"serial_decode"`
 		// KQuantUnpack is runtimes.Support.KQuantUnpack, with its source.
 		KQuantUnpack *rawRule `toml:"kquant_unpack"`
+		// UnpackTypes is runtimes.Support.UnpackTypes, with its source.
+		UnpackTypes *rawRule `toml:"unpack_types"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
 		GraphMinCC float64 `toml:"graph_min_compute_capability"`
 		// PrefillTile is runtimes.Support.PrefillTile and TileMinCC,
@@ -418,6 +420,21 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		sup.SerialDecode = flag("serial_decode", e.SerialDecode)
 		sup.KQuantUnpack = flag("kquant_unpack", e.KQuantUnpack)
+		if u := e.UnpackTypes; u != nil {
+			vs, _ := u.Value.([]any)
+			for _, v := range vs {
+				name, _ := v.(string)
+				if !slices.ContainsFunc(model.StorageTypes, func(s model.Storage) bool { return s.Name == name }) {
+					fe("engine", "[[engine]] %s unpack_types: unknown weight type %q (want a tensor type such as \"int4-g32\", MLC's q4f16_1 groups)", key, name)
+					continue
+				}
+				sup.UnpackTypes = append(sup.UnpackTypes, name)
+			}
+			if len(sup.UnpackTypes) == 0 {
+				fe("engine", "[[engine]] %s unpack_types value must list the weight types whose decode products unpack every weight, such as [\"int4-g32\"]", key)
+			}
+			sourceAt(key+".unpack_types", lines.Nth("[[engine]]", ei), u.Source)
+		}
 		if t := e.PrefillTile; t != nil {
 			if t.Value < 1 || t.Value > limits.Tokens {
 				fe("engine", "[[engine]] %s prefill_tile value must be the tokens one tile of a product takes, 1 to %d, got %d", key, limits.Tokens, t.Value)

@@ -203,6 +203,12 @@ type Support struct {
 	// (llama.cpp's Metal mul_mv kernels), so their arithmetic can hold
 	// the step beside its memory time (hardware.Efficiency.KQuantGEMV).
 	KQuantUnpack bool `json:",omitzero"`
+	// UnpackTypes are further weight types (model.Storage names) whose
+	// decode products unpack every weight to a float and multiply it in
+	// turn (MLC's q4f16_1 groups on CUDA: a shift, a mask and an
+	// integer-to-float conversion a weight), priced as KQuantUnpack
+	// prices the K-quants.
+	UnpackTypes []string `json:",omitzero"`
 	// GraphMinCC, when set, is the lowest compute capability its graphs
 	// run on (llama.cpp turns CUDA graphs off on older GPUs): on an
 	// engine below it every decode step launches its kernels one by one.
@@ -561,12 +567,15 @@ func (r *Runtime) SerialDecode(d *hardware.Device, e *hardware.Engine) bool {
 	return s != nil && s.SerialDecode
 }
 
-// KQuantUnpack reports whether a decode step's products over K-quant
-// weights on engine e of device d unpack each weight to a float
-// (Support.KQuantUnpack).
-func (r *Runtime) KQuantUnpack(d *hardware.Device, e *hardware.Engine) bool {
+// Unpacked reports which weight types a decode step's products on
+// engine e of device d unpack each weight of to a float: the K-quants
+// when kquants (Support.KQuantUnpack), and types (Support.UnpackTypes).
+func (r *Runtime) Unpacked(d *hardware.Device, e *hardware.Engine) (kquants bool, types []string) {
 	s := r.support(d, e)
-	return s != nil && s.KQuantUnpack
+	if s == nil {
+		return false, nil
+	}
+	return s.KQuantUnpack, s.UnpackTypes
 }
 
 // PrefillTile is the most tokens a tile of the runtime's quantized

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // JSONError is JSON input that does not decode, told where and why: not
@@ -85,7 +87,16 @@ func JSON(src []byte, offset int64, err error) error {
 		if te.Field != "" {
 			field = te.Field + ": "
 		}
-		e.Msg = fmt.Sprintf("%sa JSON %s where %s belongs", field, te.Value, te.Type)
+		want := jsonWants(te.Type)
+		e.Msg = fmt.Sprintf("%s%s where %s belongs", field, jsonValue(te.Value), want)
+		switch {
+		case te.Value == "string" && (strings.Contains(want, "number") || want == "true or false"):
+			e.hint = "numbers, true and false are written without quotes: 34, not \"34\""
+		case te.Value == "number" && want == "a string":
+			e.hint = "a string is written in double quotes: \"text\""
+		case strings.HasPrefix(te.Value, "number "):
+			e.hint = "the number does not fit what the field counts: a whole number, 0 or more where counts and sizes belong"
+		}
 	default:
 		return err
 	}
@@ -99,4 +110,57 @@ func JSON(src []byte, offset int64, err error) error {
 		}
 	}
 	return e
+}
+
+// jsonValue words what a JSON value was, as encoding/json's
+// UnmarshalTypeError names it ("number", "string", "array", "object",
+// "bool", or "number -1" when a number does not fit): "a number", "the
+// number -1".
+func jsonValue(v string) string {
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		return "the number " + n
+	}
+	switch v {
+	case "bool":
+		return "true or false"
+	case "array", "object":
+		return "an " + v
+	case "":
+		return "a value"
+	}
+	return "a " + v
+}
+
+// jsonWants words the Go type a JSON value was to fill as the JSON that
+// fills it: "a string", "an array", "an object", "a whole number", not
+// Go's spelling ("[]interface {}", "[]struct { Value string … }").
+func jsonWants(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a whole number from 0"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return "a string (base64)" // encoding/json's []byte
+		}
+		return "an array"
+	case reflect.Array:
+		return fmt.Sprintf("an array of %d", t.Len())
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another value"
 }

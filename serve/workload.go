@@ -236,10 +236,12 @@ func (w Workload) Validate() error {
 	bad := func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 	rows := len(w.Rows) > 0
 	switch {
+	case (w.Requests < 0 || w.Requests > MaxRequests) && rows:
+		return &WorkloadError{"Requests", fmt.Sprintf("must be 0 (every row of the trace) or 1 … %d, got %d", MaxRequests, w.Requests)}
 	case w.Requests < 0 || w.Requests > MaxRequests:
 		return &WorkloadError{"Requests", fmt.Sprintf("must be 1 … %d, got %d", MaxRequests, w.Requests)}
 	case w.Requests == 0 && !rows:
-		return &WorkloadError{"Requests", "must be at least 1"}
+		return &WorkloadError{"Requests", "must be at least 1 without a trace (0 is every row of one)"}
 	case w.Arrival == Trace && !rows:
 		return &WorkloadError{"Arrival", "trace arrivals need a trace file with timestamps"}
 	case w.Arrival != Closed && w.Arrival != Trace && (bad(w.Rate) || w.Rate <= 0 || w.Rate > MaxRate):

@@ -11,21 +11,35 @@ import (
 // llama.cpp's Metal decode kernels unpack K-quant weights one by one
 // (the runtime's kquant_unpack rule): a Q4_K_M file's products are all
 // K-quants (Q4_K and Q6_K), a Q4_0 or F16 file's none, and CUDA's
-// kernels take no such bound.
+// kernels take no such bound. MLC's CUDA kernels unpack its int4 groups
+// (unpack_types): every product of a q4f16_1 model, none of a q4f16_ft
+// one, whose layers are stored per channel (its head falls back to
+// q4f16_1, but the share is the layers' mix, which the bound applies to
+// the head's work too, as it does a GGUF file's). MLC on Metal has no
+// such rule. The arithmetic runs at the
+// vector units' FP32 peak: on the Orin Nano Super, 8 SMs × 128 lanes ×
+// 2 × 1020 MHz = 2.089 TFLOP/s, not its tensor cores' FP16 16.7; an
+// Apple GPU's FP32 and FP16 peaks are one (M1 Max: 10.617 TFLOP/s).
 func TestKQuantShare(t *testing.T) {
 	for _, c := range []struct {
-		device, weights string
-		want            float64
+		runtime, device, weights string
+		want, peak               float64
 	}{
-		{"apple-m1-max", "q4_k_m", 1},
-		{"apple-m1-max", "q4_0", 0},
-		{"apple-m1-max", "q8_0", 0},
-		{"apple-m1-max", "f16", 0}, // nothing to dequantize
-		{"rtx-4090", "q4_k_m", 0},  // CUDA: no kquant_unpack rule
+		{"llama.cpp", "apple-m1-max", "q4_k_m", 1, 10.617e12},
+		{"llama.cpp", "apple-m1-max", "q4_0", 0, 0},
+		{"llama.cpp", "apple-m1-max", "q8_0", 0, 0},
+		{"llama.cpp", "apple-m1-max", "f16", 0, 0}, // nothing to dequantize
+		{"llama.cpp", "rtx-4090", "q4_k_m", 0, 0},  // CUDA: no kquant_unpack rule
+		{"mlc", "jetson-orin-nano-super-8gb", "q4f16_1", 1, 2.089e12},
+		{"mlc", "jetson-orin-nano-super-8gb", "q4f16_ft", 0, 0},
+		{"mlc", "apple-m1-max", "q4f16_1", 0, 0}, // Metal: no unpack_types rule
 	} {
-		s := chosenSetup(t, builtin(t), "llama-3.1-8b", c.device, runtimes.Request{Runtime: "llama.cpp", Weights: c.weights, KV: "f16"})
-		if got := s.Inputs.KQuantShare; math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("%s on %s: K-quant share %g, want %g", c.weights, c.device, got, c.want)
+		s := chosenSetup(t, builtin(t), "llama-3.1-8b", c.device, runtimes.Request{Runtime: c.runtime, Weights: c.weights, KV: "f16"})
+		if got := s.Inputs.KQuantShare; math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("%s %s on %s: unpacked share %.7g, want %.7g", c.runtime, c.weights, c.device, got, c.want)
+		}
+		if got := s.Inputs.KQuantPeak; c.peak > 0 && math.Abs(got/c.peak-1) > 1e-3 {
+			t.Errorf("%s %s on %s: unpacking at %.4g FLOP/s, want %.4g", c.runtime, c.weights, c.device, got, c.peak)
 		}
 	}
 }

@@ -212,12 +212,17 @@ type Inputs struct {
 	// weights and then multiply them (runtimes.Support.SerialDecode): a
 	// step's products cost memory time plus compute time.
 	SerialDecode bool
-	// KQuantShare is the share of the products' FLOPs over K-quant
-	// weights (Q2_K to Q6_K) where the runtime's decode kernels unpack
-	// each of them to a float (runtimes.Support.KQuantUnpack): the
-	// class's KQuantGEMV bounds a decode step by their arithmetic. 0
-	// elsewhere.
+	// KQuantShare is the share of the products' FLOPs over weights the
+	// runtime's decode kernels unpack each of to a float (K-quants under
+	// runtimes.Support.KQuantUnpack, the types of Support.UnpackTypes):
+	// the class's KQuantGEMV bounds a decode step by their arithmetic at
+	// KQuantPeak. 0 elsewhere.
 	KQuantShare float64
+	// KQuantPeak is the peak that arithmetic runs at: the engine's FP32
+	// peak, its vector units', where it states one below Peak (a matrix-
+	// vector product runs on a GPU's CUDA cores, not its tensor cores;
+	// an Apple GPU's FP16 and FP32 rates are one), else Peak.
+	KQuantPeak float64
 	// PrefillTile is the most tokens one tile of the runtime's quantized
 	// products takes (runtimes.Runtime.PrefillTile; 0: none stated, or
 	// not these weights): a prefill pass of n tokens reads the layers'
@@ -321,8 +326,12 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.L2Cache = e.L2Cache
 	}
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
-	if in.Dequantizing && rt.KQuantUnpack(d, e) {
-		in.KQuantShare = model.KQuantShare(m.ProductTypes())
+	if kq, types := rt.Unpacked(d, e); in.Dequantizing && (kq || len(types) > 0) {
+		in.KQuantShare = model.UnpackShare(m.ProductTypes(), kq, types)
+		in.KQuantPeak = peak
+		if v := e.Peaks[units.FP32]; v > 0 && v < peak {
+			in.KQuantPeak = v
+		}
 	}
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
@@ -590,7 +599,7 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 		dequant: dq, attention: in.Peak * e.Attention, units: in.Units, host: host, graphCap: math.Inf(1),
 		serial: !prefill && in.SerialDecode}
 	if !prefill {
-		r.kquant, r.kquantPeak = in.KQuantShare, in.Peak
+		r.kquant, r.kquantPeak = in.KQuantShare, in.KQuantPeak
 	}
 	if prefill {
 		r.tile, r.tileRows, r.l2 = float64(in.PrefillTile), in.TileRows, in.L2Cache

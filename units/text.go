@@ -53,7 +53,11 @@ func parseDuration(s string, zero bool) (float64, error) {
 	s = strings.TrimSpace(s)
 	v, err := ParseQuantity(s, DimDuration)
 	var nu *NoUnitError
+	var ov *OverflowError
 	switch {
+	case errors.As(err, &ov) && !strings.HasPrefix(s, "-"):
+		// 1e400s is no mistake of sign or syntax: say it is out of range.
+		return 0, ov
 	case errors.As(err, &nu) && notFinite(s):
 		// "NaN" and "Inf" parse as bare numbers: a unit would not help.
 		return 0, fmt.Errorf("%q: not a duration; want one such as 1s or 200ms", s)

@@ -85,8 +85,14 @@ func Parse(s string, d Dimension) (float64, error) {
 		return 0, fmt.Errorf("%q is not a %s: no number", s, d)
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil {
+	if err != nil && !math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a %s: bad number %q", s, d, num)
+	}
+	if err != nil {
+		return 0, &OverflowError{Value: t, Dim: d}
+	}
+	if v == 0 && strings.ContainsAny(mantissa(num), "123456789") {
+		return 0, &OverflowError{Value: t, Dim: d, Small: true}
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a finite %s", s, d)
@@ -100,12 +106,39 @@ func Parse(s string, d Dimension) (float64, error) {
 	}
 	if scale < 1 {
 		// Divide by the exact inverse so that "50us" is exactly 5e-5.
-		return v / math.Round(1/scale), nil
+		if r := v / math.Round(1/scale); r != 0 || v == 0 {
+			return r, nil
+		}
+		return 0, &OverflowError{Value: t, Dim: d, Small: true}
 	}
 	if r := v * scale; !math.IsInf(r, 0) {
 		return r, nil
 	}
-	return 0, fmt.Errorf("%q is too large a %s", s, d)
+	return 0, &OverflowError{Value: t, Dim: d}
+}
+
+// OverflowError is a well-formed quantity past what a float64 holds:
+// 1e400s, or 1e-400s, which would read as 0.
+type OverflowError struct {
+	Value string
+	Dim   Dimension
+	// Small: too close to 0 to be told from it, else too large.
+	Small bool
+}
+
+func (e *OverflowError) Error() string {
+	if e.Small {
+		return fmt.Sprintf("%q is out of range: too close to 0 for a %s", e.Value, e.Dim)
+	}
+	return fmt.Sprintf("%q is out of range: too large for a %s", e.Value, e.Dim)
+}
+
+// mantissa is a number's digits before its exponent.
+func mantissa(num string) string {
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		return num[:i]
+	}
+	return num
 }
 
 func unitScale(unit string, d Dimension) (float64, bool) {

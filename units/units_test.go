@@ -3,6 +3,7 @@ package units
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -84,7 +85,7 @@ func TestFormat(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"102 GB/s", "8 GiB", "16.7 TFLOP/s", "200ms", "25 W", "-1", "1e-3 kB"} {
+	for _, s := range []string{"102 GB/s", "8 GiB", "16.7 TFLOP/s", "200ms", "25 W", "-1", "1e-3 kB", "1e400s", "1e-400 ns", "-1e400 W"} {
 		f.Add(s, 0)
 	}
 	f.Fuzz(func(t *testing.T, s string, d int) {
@@ -94,6 +95,50 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse(%q) = %v without an error", s, v)
 		}
 	})
+}
+
+// A well-formed number past what a float64 holds is out of range, said
+// as such (not "bad number", not "want a positive duration"): 1e400 is
+// past 1.8e308, 1e308 h is 3.6e311 s, 1e-400 s and 1e-320 ns (1e-329 s)
+// are below 4.9e-324, the smallest float64 above 0.
+func TestOverflow(t *testing.T) {
+	cases := []struct {
+		in    string
+		dim   Dimension
+		small bool
+		want  string
+	}{
+		{"1e400s", DimDuration, false, `"1e400s" is out of range: too large for a duration`},
+		{"1e308h", DimDuration, false, "too large"},
+		{"1e400 GB/s", DimBandwidth, false, `"1e400 GB/s" is out of range: too large for a bandwidth`},
+		{"1e300 TB/s", DimBandwidth, false, "too large"},
+		{"1e-400s", DimDuration, true, `"1e-400s" is out of range: too close to 0 for a duration`},
+		{"1e-320ns", DimDuration, true, "too close to 0"},
+	}
+	for _, c := range cases {
+		_, err := Parse(c.in, c.dim)
+		var ov *OverflowError
+		if !errors.As(err, &ov) || ov.Small != c.small || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Parse(%q): %v; want an OverflowError (small %v) saying %q", c.in, err, c.small, c.want)
+		}
+	}
+	// Durations keep it; a negative one is told to be positive, and 0s and 0e400s are 0.
+	for _, in := range []string{"1e400s", "1e-400s", " 1e308h "} {
+		if _, err := ParseDuration(in); !errors.As(err, new(*OverflowError)) {
+			t.Errorf("ParseDuration(%q): %v, want out of range", in, err)
+		}
+		if _, err := ParseWait(in); !errors.As(err, new(*OverflowError)) {
+			t.Errorf("ParseWait(%q): %v, want out of range", in, err)
+		}
+	}
+	if _, err := ParseDuration("-1e400s"); err == nil || !strings.Contains(err.Error(), "want a positive duration") {
+		t.Errorf("ParseDuration(-1e400s): %v", err)
+	}
+	for _, in := range []string{"0s", "0e400s", "0.000e-400s"} {
+		if v, err := ParseWait(in); err != nil || v != 0 {
+			t.Errorf("ParseWait(%q) = %v, %v; want 0", in, v, err)
+		}
+	}
 }
 
 func TestTextQuantities(t *testing.T) {
@@ -183,7 +228,7 @@ func TestParseQuantity(t *testing.T) {
 }
 
 func FuzzParseText(f *testing.F) {
-	for _, s := range []string{"1s", "200ms", "4k", "1.5k", "1M", "15W", "10%", "0", "1e9k", "NaN%", "-0"} {
+	for _, s := range []string{"1s", "200ms", "4k", "1.5k", "1M", "15W", "10%", "0", "1e9k", "NaN%", "-0", "1e400s", "1e-400s", "0e400s"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -1268,33 +1268,23 @@ const accuracyLeft = `
     token's cell of their ring, not their window). Prefill 10.6 %: Qwen3-30B-A3B's pp2048 goes from 2.23×
     on an empty cache to 0.95× at 32k tokens, where the dense models keep
     their ratio: MoE prefill at depth.
-  - MLC on the Orin Nano 15.1 % (19.5 % while every run was priced as
-    q4f16_1). The benchmark script the page names (JETSON-AILAB in
-    SOURCES.md) runs Llama, Qwen2.5 and Phi from q4f16_ft builds, int4
-    with one fp16 scale per output row (4.0 bits a weight in the layers
-    where q4f16_1's groups of 32 take 4.5) multiplied by CUTLASS's
-    FasterTransformer kernels, and Gemma 2 alone from q4f16_1 builds,
-    whose dequantize-and-multiply TVM compiles. Priced in their formats,
-    Gemma-2-2B and 9B decode at 1.30–1.55×, the four other models at
-    0.80–0.88× (one source, MLC's only device: its class fitted without
-    each model). Gemma-2 reads 46–55 % of the datasheet bandwidth (68
-    and 102 GB/s), the q4f16_ft models 66–78 %. MLC's gemma2_model.py
-    (@01ced331) differs from its Llama by four RMSNorms a layer, a
-    tanh-capped head over 256k logits and a context capped at the
-    4096-token window; its tied head is q4f16_1 in both formats
-    (ft_quantization.py falls back to group quantization for the
-    embedding and the final projection), as Llama-3.2-3B's is. What is
-    left looks like the two kernels' conversions (docs/method.md, MLC's
-    two 4-bit kernels): q4f16_1 casts every weight with a conversion
-    instruction (16 a clock per SM on compute capability 8.x), q4f16_ft's
-    CUTLASS converter uses none; one conversion a weight would take
-    32.7 ms a step for Gemma-2-2B on the Nano, which decodes in 46.5 ms
-    and gains 1.63× from the Super, its GPU clock's ratio, not its
-    bandwidth's 1.5, where every q4f16_ft run is faster than that floor.
-    The class cannot fit the two apart (q4f16_1 runs only Gemma here)
-    and no published run puts both formats on one model. Gemma-2-9B,
-    the largest file (5.2 GB on an 8 GB board), gains 1.28× from the
-    Super's 1.5× bandwidth where the other models gain 1.37–1.63×.
+  - MLC on the Orin Nano: 2.1 % since q4f16_1's per-weight conversions
+    are priced (15.1 % before, 19.5 % while every run was priced as
+    q4f16_1). JETSON-AILAB's script runs Llama, Qwen2.5 and Phi from
+    q4f16_ft builds (int4 with one fp16 scale per output row, multiplied
+    by CUTLASS's FasterTransformer GEMV, which turns eight nibbles into
+    fp16 with bit operations) and Gemma 2 alone from q4f16_1 builds,
+    whose TVM-compiled kernel shifts, masks and converts every weight
+    (docs/method.md, MLC's two 4-bit kernels). Priced on bytes alone the
+    Gemma-2 runs decoded at 1.30–1.55× and the others at 0.80–0.88×; with
+    the unpacking bound (the class's fitted share of the FP32 peak,
+    0.102: about 13 weights a clock per SM, where the CUDA guide gives
+    16 conversions [U]) every model lies at 0.89–1.12×, 9 of 12 tests
+    within 5 %. Gemma-2-9B is the pair's worst (0.89× on the Nano,
+    1.12× on the Super: 5.2 GB on an 8 GB board gains 1.28× from the
+    Super's 1.5× bandwidth where the other models gain 1.37–1.63×), and
+    q4f16_1 runs only Gemma here, so the split rests on two models of one
+    family: no published run puts both formats on one model.
   - RKLLM decode on the RK3588 11.1 % (each model held out of the board's
     level): the independent runs slow with the context far beyond what
     the KV cache's bytes add. Qwen3-0.6B goes from 56.9 ms a token at

@@ -126,6 +126,11 @@ func duration(c *cli.Context, name string) (float64, error) {
 		return 0, nil
 	}
 	v, err := units.ParseDuration(s)
+	if errors.As(err, new(*units.OverflowError)) {
+		// Past a float64 (1e400s): say so with the flag's bounds, as
+		// 1e30s is told them.
+		return 0, usageErr("--%s %q is out of range: must be %s", name, s, limits.Latency.Text())
+	}
 	if err == nil {
 		err = limits.Latency.Check(v)
 	}

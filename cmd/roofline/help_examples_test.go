@@ -165,8 +165,8 @@ func TestJSONCutShort(t *testing.T) {
 // array, read item by item (llama-bench's -o json, a ShareGPT trace),
 // is told at its own line and column; encoding/json's Decoder counts
 // only the items' bytes, and its short offset put it lines early. A
-// type error's place has no hint line of its own (it printed an empty
-// "roofline: hint: ").
+// type error's hint is a line of its own, never an empty "roofline:
+// hint: " (as it was printed once).
 func TestJSONArrayItemPlace(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -188,7 +188,61 @@ func TestJSONArrayItemPlace(t *testing.T) {
 		t.Errorf("compare bench.json: stderr\n%s\nwant %q", errOut, want)
 	}
 	_, errOut, code := runCLI("serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--trace", "sg.json")
-	if want := "roofline: sg.json: entry 1: not a ShareGPT JSON array: byte 50: conversations.value: a JSON number where string belongs\n"; code != 1 || errOut != want {
+	if want := "roofline: sg.json: entry 1: not a ShareGPT JSON array: byte 50: conversations.value: a number where a string belongs\nroofline: hint: a string is written in double quotes: \"text\"\n"; code != 1 || errOut != want {
 		t.Errorf("serve --trace sg.json: exit %d, stderr\n%s\nwant exit 1 and\n%s", code, errOut, want)
+	}
+}
+
+// TestTraceTypeWords: a trace whose field has the wrong JSON type is told
+// in JSON's words, what is there and what belongs, not Go's spelling of
+// the field's type ("[]struct { From string …; Value string … }",
+// "float64").
+func TestTraceTypeWords(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	files := map[string]string{
+		"conv.json":  "[\n {\"conversations\": 5}\n]\n",
+		"value.json": "[\n {\"conversations\": [{\"from\": \"human\", \"value\": [\"a\"]}, {\"from\": \"gpt\", \"value\": \"b\"}]}\n]\n",
+		"len.jsonl":  "{\"prompt_tokens\": [1], \"output_tokens\": 3}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ file, want string }{
+		// conv.json's 5 is 0-based byte 21 (after "[\n" and ` {"conversations": `,
+		// 2 + 19 bytes); json points past it, at 22. len.jsonl's [ is column 19.
+		{"conv.json", "roofline: conv.json: entry 1: not a ShareGPT JSON array: byte 22: conversations: a number where an array belongs\n"},
+		{"value.json", "roofline: value.json: entry 1: not a ShareGPT JSON array: byte 50: conversations.value: an array where a string belongs\n"},
+		{"len.jsonl", "roofline: len.jsonl:1: not a JSON object, column 19: prompt_tokens: an array where a number belongs\n"},
+	} {
+		out, errOut, code := runCLI("serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--trace", c.file)
+		if code != 1 || out != "" || errOut != c.want {
+			t.Errorf("serve --trace %s: exit %d, stderr\n%s\nwant exit 1 and\n%s", c.file, code, errOut, c.want)
+		}
+	}
+}
+
+// TestConfigTextConfigPlace: a config.json whose text_config (a
+// multimodal model's language model) has a field of the wrong type is
+// told at the file's line, under text_config; it counted lines from the
+// sub-object (line 5 for the file's 14).
+func TestConfigTextConfigPlace(t *testing.T) {
+	gemma, err := os.ReadFile(filepath.Join("..", "..", "model", "testdata", "hf", "gemma-3-4b.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.json")
+	// Line 14: `    "num_hidden_layers": "34",`, the string at columns 26-29.
+	if err := os.WriteFile(file, []byte(strings.Replace(string(gemma), `"num_hidden_layers": 34`, `"num_hidden_layers": "34"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("show", "model", file)
+	want := "config.json: line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs\n" +
+		"roofline: hint: numbers, true and false are written without quotes: 34, not \"34\"\n"
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, "roofline: ") || !strings.HasSuffix(errOut, want) {
+		t.Errorf("show model %s: exit %d, stderr\n%s\nwant exit 1 ending\n%s", file, code, errOut, want)
 	}
 }

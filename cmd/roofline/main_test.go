@@ -154,7 +154,23 @@ func TestErrors(t *testing.T) {
 	}{
 		{[]string{"show", "hardware", "nosuch"}, 1, []string{`roofline: unknown hardware "nosuch"`, "hint: 'roofline list hardware'"}},
 		{[]string{"show", "hardware", "jetson-orin-nano-supr-8gb"}, 1, []string{"did you mean jetson-orin-nano-super-8gb"}},
+		// A power mode with no board before the @ names the syntax and the
+		// boards that have that mode (not `unknown hardware ""`); an
+		// unknown name, as a mode the board lacks is: exit 1.
+		{[]string{"show", "hardware", "@15w"}, 1, []string{`unknown power mode "@15w": nothing comes before the @: a power mode follows its board, as BOARD@MODE`,
+			"did you mean jetson-agx-orin-64gb@15w, jetson-orin-nano-8gb@15w, jetson-orin-nano-super-8gb@15w, jetson-orin-nx-super-16gb@15w?", "hint: 'roofline show hardware NAME' lists the power modes"}},
+		{[]string{"plan", "--hardware", "@", "--model", "llama-3.2-1b"}, 1, []string{`--hardware: unknown power mode "@"`, "the boards with power modes are jetson-agx-orin-64gb, jetson-orin-nano-4gb"}},
 		{[]string{"show", "model", "lama-3.1-8b"}, 1, []string{"did you mean llama-3.1-8b"}},
+		// A duration past a float64 (1e400 > 1.8e308; 1e308 h = 3.6e311 s;
+		// 1e-400 < 4.9e-324) is out of range, told with the flag's bounds
+		// where it has them, not "want a positive duration".
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--ttft", "1e400s"}, 2, []string{`--ttft "1e400s" is out of range: must be 1 µs to 86400 s`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--tpot", "1e308h"}, 2, []string{`--tpot "1e308h" is out of range: must be 1 µs to 86400 s`}},
+		{[]string{"plot", "tpot-context", "-o", "x.png", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--tpot", "1e-400s"}, 2, []string{`--tpot "1e-400s" is out of range: must be 1 µs to 86400 s`}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--arrival", "closed", "--users", "2", "--think", "1e400s"}, 2, []string{`--think "1e400s" is out of range: too large for a duration`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--link", "10GB/s", "--link-latency", "1e400s"}, 2, []string{`--link-latency "1e400s" is out of range: too large for a duration`}},
+		{[]string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--front-end", "1e400s,1ms,1us"}, 2, []string{`"1e400s" is out of range: too large for a duration`}},
+		{[]string{"plan", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--ttft", "-1e400s"}, 2, []string{`--ttft "-1e400s": want a positive duration`}},
 		{[]string{"show", "model", "llama-3.1-8b", "--weights", "q4_k_x"}, 1, []string{`--weights: unknown weight format "q4_k_x"`, "q4_k_m"}},
 		// q3 is two letters: f32 (edit distance 2) changes as many as
 		// were typed and is no suggestion; the KV formats are listed.

@@ -211,6 +211,12 @@ func planRequest(c *cli.Context) (app.PlanRequest, error) {
 	if req.MinBatch < 1 {
 		return req, usageErr("--min-batch %d: want a batch of 1 sequence or more (1, the default, drops none)", req.MinBatch)
 	}
+	// A floor past the largest batch --batch may take drops every batch
+	// whatever --batch says: a bad value, told with the bound, not "no
+	// batch size left" (an answer to the two flags together).
+	if req.MinBatch > sim.MaxTokens {
+		return req, usageErr("--min-batch %d exceeds the limit of %d sequences, the largest --batch takes (1, the default, drops none)", req.MinBatch, sim.MaxTokens)
+	}
 	req.Spread, req.Counts, err = planSpread(c)
 	return req, err
 }

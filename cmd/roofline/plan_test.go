@@ -165,10 +165,22 @@ func TestPlanExitAndErrors(t *testing.T) {
 		{[]string{"plan", "--model", "llama-3.2-3b"}, 2, []string{"--hardware is required"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "0"}, 2, []string{"--min-batch 0: want a batch of 1 sequence or more"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "-1"}, 2, []string{"--min-batch -1"}},
+		// sim.MaxTokens = 2^30 = 1073741824 sequences bounds --batch and so --min-batch.
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "99999999999"}, 2,
+			[]string{"--min-batch 99999999999 exceeds the limit of 1073741824 sequences", "hint: 'roofline help'"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "1073741825"}, 2, []string{"--min-batch 1073741825 exceeds"}},
+		// At the bound it is a value --batch may reach: the two flags together leave nothing (exit 1, as --min-context).
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--min-batch", "1073741824"}, 1, []string{"no batch size left"}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--ttft", "NaN"}, 2, []string{`--ttft "NaN": not a duration`}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--tpot", "inf"}, 2, []string{`--tpot "inf": not a duration`}},
 		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--confidence", "0"}, 2, []string{"above 0 and below 1"}},
 		{[]string{"plan", "--hardware", "nothing-*", "--model", "llama-3.2-3b"}, 1, []string{`--hardware: unknown hardware "nothing-*"`}},
+		// A list with nothing in it names its flag and what it takes, not "empty search space".
+		{[]string{"plan", "--hardware", ",", "--model", "llama-3.2-3b"}, 2,
+			[]string{`--hardware "," names nothing`, "hint: 'roofline list hardware' shows the names"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", ", ,"}, 2, []string{`--model ", ," names nothing`, "hint: 'roofline list models'"}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--weights", ","}, 2, []string{`--weights "," names nothing`}},
+		{[]string{"plan", "--hardware", "rk3588", "--model", "llama-3.2-3b", "--runtime", ","}, 2, []string{`--runtime "," names nothing`}},
 	}
 	for _, c := range cases {
 		out, errOut, code := runCLI(c.args...)

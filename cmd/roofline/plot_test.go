@@ -656,6 +656,10 @@ func TestPlotErrors(t *testing.T) {
 		{[]string{"plot", "speculative", "-o", "x.png", "-m", "llama-3.2-3b", "--hw", "rk3588", "--draft", "llama-3.2-1b", "--draft-tokens", "99"}, 2, "--draft-tokens must be 0 … 64"},
 		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", "llama-3.2-1b,llama-3.2-3b,qwen2.5-0.5b,qwen2.5-1.5b,qwen2.5-3b,qwen2.5-7b,llama-3.1-8b,gemma-2-2b", "--hw", "apple-m*,rtx-3*", "--weights", "q4_k_m"}, 2, "cannot be drawn legibly"},
 		{[]string{"plot", "plan", "-o", "x.png", "--hardware", "all", "--model", "llama-3.2-3b", "--weights", "q4_k_m"}, 2, "plot at most 40"},
+		// An empty list is refused naming its flag (it panicked in the measured rows: no series).
+		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", "llama-3.2-3b", "--hw", ","}, 2, `--hardware "," names nothing`},
+		{[]string{"plot", "tpot-context", "-o", "x.png", "-m", " , ", "--hw", "rk3588"}, 2, `--model " , " names nothing`},
+		{append([]string{"plot", "tpot-context", "-o", "x.png", "--engine", ","}, base...), 2, `--engine "," names nothing`},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()

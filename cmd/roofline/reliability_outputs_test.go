@@ -150,7 +150,7 @@ func reportFiles(dir string, md []string) map[string][]string {
 }
 
 // runRelCases runs each case in a child process in dir and checks its
-// outcome, time and memory.
+// outcome and that it stays within ordinaryBounds.
 func runRelCases(t *testing.T, dir, srvURL, reasonURL string, cases []outCase) {
 	t.Helper()
 	noPanic := []string{"goroutine ", "panic:"}
@@ -163,13 +163,9 @@ func runRelCases(t *testing.T, dir, srvURL, reasonURL string, cases []outCase) {
 			for i, a := range c.args {
 				args[i] = sub(a)
 			}
-			stdout, stderr, code, elapsed, peak := runChild(t, dir, args, c.stdin)
-			if elapsed > maxCaseTime && !raceDetector {
-				t.Errorf("took %v (limit %v)", elapsed, maxCaseTime)
-			}
-			if peak > maxCaseBytes && !raceDetector {
-				t.Errorf("peak memory %d MB (limit %d MB)", peak>>20, maxCaseBytes>>20)
-			}
+			r := runChild(t, dir, args, c.stdin)
+			stdout, stderr, code := r.stdout, r.stderr, r.code
+			ordinaryBounds.within(t, r)
 			if code != c.code {
 				t.Errorf("exit code %d, want %d\nstderr: %s", code, c.code, stderr)
 			}
@@ -200,7 +196,7 @@ func runRelCases(t *testing.T, dir, srvURL, reasonURL string, cases []outCase) {
 					}
 				}
 			}
-			t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
+			t.Logf("%v, %d MB, %d MB allocated, %d MB read", r.elapsed.Round(time.Millisecond), r.peak>>20, r.allocated>>20, r.read>>20)
 		})
 	}
 }

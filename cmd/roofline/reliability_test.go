@@ -3,9 +3,11 @@ package main
 // The reliability suite of issue 19: every finding of the adversarial pass
 // over roofline's inputs, reproduced with inputs built here, run as the
 // real command in a child process (this test binary, re-executed) so that
-// each case's peak memory and time are its own. Every case must end in
-// under 10 s and 200 MB with the documented exit code and a clear message,
-// or with a correct answer.
+// each case's peak memory and work are its own. Every case must end with
+// the documented exit code and a clear message, or with a correct answer,
+// within its bounds (caseBounds: 200 MB, and work that takes well under
+// 10 s). The time itself is BenchmarkReliabilityBounds': a wall-clock
+// limit in a test failed under a machine's load, not for roofline.
 
 import (
 	"bufio"
@@ -42,9 +44,10 @@ const (
 	childPeakEnv = "ROOFLINE_RELIABILITY_PEAK"
 	// childASEnv, when set, is the address space (bytes) the child may
 	// map: ulimit -v.
-	childASEnv   = "ROOFLINE_RELIABILITY_AS"
-	maxCaseTime  = 10 * time.Second
-	maxCaseBytes = 200 << 20
+	childASEnv = "ROOFLINE_RELIABILITY_AS"
+	// hangAfter stops a child that never ends: a hang, not a speed
+	// target (the slowest case takes about 4 s on an idle machine).
+	hangAfter = 5 * time.Minute
 	// watchdogBytes stops a child long before it could stall the machine
 	// (one such run grew to 24 GB before the fix).
 	watchdogBytes = 1 << 30
@@ -82,7 +85,7 @@ func TestReliabilityChild(t *testing.T) {
 	}
 	writePeak := func() {
 		if p := os.Getenv(childPeakEnv); p != "" {
-			os.WriteFile(p, []byte(strconv.FormatInt(peakRSS(), 10)), 0o644)
+			os.WriteFile(p, []byte(fmt.Sprintf("%d %d %d", peakRSS(), allocatedBytes(), bytesRead())), 0o644)
 		}
 	}
 	// As main does: the runtime fitted to the limits (this may run the
@@ -121,6 +124,71 @@ func peakRSS() int64 {
 	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 	metrics.Read(s)
 	return int64(s[0].Value.Uint64())
+}
+
+// allocatedBytes is the heap this process has allocated since it
+// started, freed or not.
+func allocatedBytes() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// bytesRead is what this process has read from files, pipes and sockets
+// (/proc/self/io's rchar; 0 where /proc is missing).
+func bytesRead() int64 {
+	b, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "rchar:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// caseBounds are what one case may take. Peak memory is the case's own
+// (the child's). Its time is bounded by its work, which unlike a wall
+// clock does not grow with the machine's load: the heap it allocates
+// (allocating and collecting run at about 1 GB/s) and what it reads.
+// Every finding that cost time did one or the other without bound: the
+// square of a file's keys decoded, an endless body or standard input
+// read to its end, a split set's headers read whole.
+type caseBounds struct {
+	peak, allocated, read int64
+}
+
+var (
+	// ordinaryBounds: 200 MB, the issue's bound; 1 GiB allocated and
+	// read (the largest ordinary cases: 166 MB allocated for 8,000
+	// llama-bench results, 512 MiB read for two parts of 384 MiB
+	// headers, refused at the 512 MiB limit for a local model).
+	ordinaryBounds = caseBounds{peak: 200 << 20, allocated: 1 << 30, read: 1 << 30}
+	// documentedBounds: the largest documented inputs (a runs file of
+	// limits.Runs rows, a chat of limits.ChatTurns turns) in 500 MB and
+	// 4 GiB allocated (the 131,072-run compare as JSON allocates 1.2 GB).
+	documentedBounds = caseBounds{peak: 500 << 20, allocated: 4 << 30, read: 1 << 30}
+)
+
+// within reports, as errors, what of r passes b: none under the race
+// detector, whose memory and work are not roofline's.
+func (b caseBounds) within(t testing.TB, r childRun) {
+	t.Helper()
+	if raceDetector {
+		return
+	}
+	if r.peak > b.peak {
+		t.Errorf("peak memory %d MB (limit %d MB)", r.peak>>20, b.peak>>20)
+	}
+	if r.allocated > b.allocated {
+		t.Errorf("allocated %d MB (limit %d MB)", r.allocated>>20, b.allocated>>20)
+	}
+	if r.read > b.read {
+		t.Errorf("read %d MB (limit %d MB)", r.read>>20, b.read>>20)
+	}
 }
 
 // noPanic are what a crash prints: never in any case's output.
@@ -252,29 +320,19 @@ func TestReliability(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.finding+"/"+c.name, func(t *testing.T) {
-			c.check(t, dir, strings.NewReplacer("{dir}", dir, "{srv}", srv.URL), maxCaseBytes)
+			c.check(t, dir, strings.NewReplacer("{dir}", dir, "{srv}", srv.URL), ordinaryBounds)
 		})
 	}
 }
 
 // check runs the case in a child process in dir, its arguments and
-// expectations with sub's replacements, and checks its outcome, its time
-// and that its peak memory stays under maxBytes.
-func (c relCase) check(t *testing.T, dir string, sub *strings.Replacer, maxBytes int64, env ...string) {
+// expectations with sub's replacements, and checks its outcome and that
+// it stays within bounds.
+func (c relCase) check(t *testing.T, dir string, sub *strings.Replacer, bounds caseBounds, env ...string) {
 	t.Helper()
-	args := make([]string, len(c.args))
-	for i, a := range c.args {
-		args[i] = sub.Replace(a)
-	}
-	stdout, stderr, code, elapsed, peak := runChild(t, dir, args, c.stdin, env...)
-	// Under the race detector the child is several times slower
-	// and larger: the outcome is checked, the bounds are not.
-	if elapsed > maxCaseTime && !raceDetector {
-		t.Errorf("took %v (limit %v)", elapsed, maxCaseTime)
-	}
-	if peak > maxBytes && !raceDetector {
-		t.Errorf("peak memory %d MB (limit %d MB)", peak>>20, maxBytes>>20)
-	}
+	r := runChild(t, dir, c.argsWith(sub), c.stdin, env...)
+	stdout, stderr, code := r.stdout, r.stderr, r.code
+	bounds.within(t, r)
 	if code != c.code {
 		t.Errorf("exit code %d, want %d\nstderr: %.4000s", code, c.code, stderr)
 	}
@@ -296,12 +354,31 @@ func (c relCase) check(t *testing.T, dir string, sub *strings.Replacer, maxBytes
 	if c.maxStderr > 0 && len(stderr) > c.maxStderr {
 		t.Errorf("stderr holds %d bytes, more than %d", len(stderr), c.maxStderr)
 	}
-	t.Logf("%v, %d MB", elapsed.Round(time.Millisecond), peak>>20)
+	t.Logf("%v, %d MB, %d MB allocated, %d MB read", r.elapsed.Round(time.Millisecond), r.peak>>20, r.allocated>>20, r.read>>20)
+}
+
+// argsWith is the case's arguments with sub's replacements.
+func (c relCase) argsWith(sub *strings.Replacer) []string {
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = sub.Replace(a)
+	}
+	return args
+}
+
+// childRun is what a case's child process did: its output, exit code and
+// time, its peak resident memory, the heap it allocated and the bytes it
+// read.
+type childRun struct {
+	stdout, stderr        string
+	code                  int
+	elapsed               time.Duration
+	peak, allocated, read int64
 }
 
 // runChild runs roofline with args in a child process in dir, with env
 // added to its environment.
-func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader, env ...string) (stdout, stderr string, code int, elapsed time.Duration, peak int64) {
+func runChild(t testing.TB, dir string, args []string, stdin func() io.Reader, env ...string) (r childRun) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	if len(raw) > 64<<10 {
@@ -330,21 +407,23 @@ func runChild(t *testing.T, dir string, args []string, stdin func() io.Reader, e
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
-	case <-time.After(3 * maxCaseTime):
+	case <-time.After(hangAfter):
 		cmd.Process.Kill()
 		<-done
-		t.Fatalf("killed after %v", 3*maxCaseTime)
+		t.Fatalf("killed after %v: a hang", hangAfter)
 	}
-	elapsed = time.Since(start)
-	code = cmd.ProcessState.ExitCode()
+	r.elapsed = time.Since(start)
+	r.code = cmd.ProcessState.ExitCode()
 	if b, err := os.ReadFile(peakFile); err == nil {
-		peak, _ = strconv.ParseInt(string(b), 10, 64)
+		if _, err := fmt.Sscan(string(b), &r.peak, &r.allocated, &r.read); err != nil {
+			t.Errorf("the child's report %q: %v", b, err)
+		}
 	} else {
-		t.Errorf("the child reported no peak memory (exit %d): %s", code, errb.String())
+		t.Errorf("the child reported no peak memory (exit %d): %s", r.code, errb.String())
 	}
 	// The test binary's own lines around roofline's output.
-	so := strings.TrimSuffix(out.String(), "PASS\n")
-	return so, errb.String(), code, elapsed, peak
+	r.stdout, r.stderr = strings.TrimSuffix(out.String(), "PASS\n"), errb.String()
+	return r
 }
 
 // ends keeps the first and the last MiB written to it: a case's output may

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -646,4 +647,42 @@ func secondsOf(t *testing.T, num, unit string) float64 {
 	}
 	t.Fatalf("duration %q %q: unknown unit", num, unit)
 	return 0
+}
+
+// TestServeRequestsZero: --requests 0 is "all of the trace's rows", as
+// its help says: with a trace of 3 rows it sends 3; without a trace it is
+// told that 0 needs one (it said "must be at least 1", against the help);
+// a negative count with a trace names 0 among what it takes
+// (serve.MaxRequests is 10,000,000).
+func TestServeRequestsZero(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "lengths.csv")
+	if err := os.WriteFile(trace, []byte("prompt_tokens,output_tokens\n100,10\n200,20\n300,30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1"}
+	out, errOut, code := runCLI(append(base, "--trace", trace, "--requests", "0", "--format", "json")...)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	var j render.ServeJSON
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Result.Completed != 3 {
+		t.Errorf("--requests 0 with a 3-row trace: %d completed, want 3", j.Result.Completed)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--requests", "0"}, "roofline: --requests 0 sends every row of a --trace FILE, and no trace is given: give --trace FILE, or send 1 or more requests (default 1000)\n"},
+		{[]string{"--requests", "-1"}, "roofline: --requests must be 1 … 10000000, got -1\n"},
+		{[]string{"--requests", "-1", "--trace", trace}, "roofline: --requests must be 0 (every row of the trace) or 1 … 10000000, got -1\n"},
+	} {
+		out, errOut, code := runCLI(append(base, c.args...)...)
+		if code != 2 || out != "" || !strings.HasPrefix(errOut, c.want) || !strings.Contains(errOut, "hint: 'roofline help'") {
+			t.Errorf("%v: exit %d, stderr\n%s\nwant exit 2 and\n%s", c.args, code, errOut, c.want)
+		}
+	}
 }

@@ -20,7 +20,7 @@ func serveWorkloadFlags() []cli.Flag {
 		&cli.Float64Flag{Name: "cv", Value: 2, Usage: "coefficient of variation of gamma arrival gaps (1 is Poisson)"},
 		&cli.IntFlag{Name: "users", Value: 8, Usage: "users of a closed loop"},
 		&cli.StringFlag{Name: "think", Usage: "mean think time of a closed loop's users between an answer and their next request (`DURATION`, exponential; default 0)"},
-		&cli.IntFlag{Name: "requests", Value: 1000, Usage: "requests sent (with --trace: at most this many rows; 0 for all)"},
+		&cli.IntFlag{Name: "requests", Value: 1000, Usage: "requests sent, 1 or more (with --trace: at most this many of its rows; 0 for all of them)"},
 		&cli.StringFlag{Name: "prompt", Value: "512", Usage: "prompt tokens: `DIST`, a count, uniform:LO:HI, normal:MEAN:SD or lognormal:MEAN:SD"},
 		&cli.StringFlag{Name: "output-tokens", Value: "128", Usage: "output tokens, the first by the prefill (`DIST`, as --prompt)"},
 		tokensFlag("shared-prefix", nil, 0, "tokens of a system prompt every prompt begins with, which prefix caching reuses (`N`)"),
@@ -132,6 +132,11 @@ func serveWorkload(c *cli.Context) (serve.Workload, error) {
 		return w, err
 	}
 	w.Rate, w.CV, w.Users, w.Requests, w.SharedPrefix = c.Float64("rate"), c.Float64("cv"), c.Int("users"), c.Int("requests"), c.Int("shared-prefix")
+	// 0 is "every row" of a trace, as the help says; without one there
+	// are no rows to count, so it is told what it needs, not "at least 1".
+	if w.Requests == 0 && c.String("trace") == "" {
+		return w, usageErr("--requests 0 sends every row of a --trace FILE, and no trace is given: give --trace FILE, or send 1 or more requests (default 1000)")
+	}
 	if seed := c.Int("seed"); seed < 0 {
 		return w, usageErr("--seed %d: want a whole number from 0", seed)
 	} else {

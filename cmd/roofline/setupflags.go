@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,8 +172,15 @@ func parseDuty(s string) (float64, error) {
 // often a slip for another name. Twice means after the normalisation the
 // names resolve by: case for every list, and a format's spellings and
 // aliases (q4-k-m is q4_k_m, fp16 is the KV cache's f16).
+//
+// A list given with nothing in it ("," or " ") is refused naming the
+// flag: left to the search it would read as "empty search space" (plan)
+// or draw nothing (plot), and an optional flag would be silently dropped.
 func listFlag(c *cli.Context, name string) ([]string, error) {
 	l := app.List(c.String(name))
+	if len(l) == 0 && c.String(name) != "" {
+		return nil, &usageError{msg: fmt.Sprintf("--%s %q names nothing: give at least one item, comma-separated", name, c.String(name)), hint: emptyListHints[name]}
+	}
 	keys := make([]string, len(l))
 	for i, it := range l {
 		keys[i] = listKey(name, it)
@@ -184,6 +192,16 @@ func listFlag(c *cli.Context, name string) ([]string, error) {
 		}
 	}
 	return l, nil
+}
+
+// emptyListHints say what a list flag takes, for one given empty.
+var emptyListHints = map[string]string{
+	"hardware": "'roofline list hardware' shows the names (NAME@MODE for a power mode); a glob (jetson-*) or all takes several",
+	"model":    "'roofline list models' shows the names; all takes every one",
+	"weights":  "'roofline list formats' shows the weight formats; all takes every one; leave --weights out for each engine's default",
+	"kv":       "'roofline list formats' shows the KV-cache formats; leave --kv out for each engine's default",
+	"engine":   "engines are gpu, cpu or npu; leave --engine out for every engine of each device",
+	"runtime":  "'roofline list runtimes' shows the runtimes; leave --runtime out for the one the rule chooses",
 }
 
 // listKey is the name a list flag's item resolves by.

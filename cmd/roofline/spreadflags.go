@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"math"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -111,6 +112,9 @@ func linkFlags(c *cli.Context, sp *app.Spread) error {
 			return usageErr("--link-latency describes a --link given as a rate; a named link has its own latency")
 		}
 		lat, _, err := quantity(c, "link-latency", units.DimDuration)
+		if errors.As(err, new(*units.OverflowError)) {
+			return usageErr("--link-latency %v", err)
+		}
 		if err != nil || !(lat >= 0) || math.IsInf(lat, 0) {
 			return usageErr("--link-latency %q: want a duration of 0 or more, such as 50us", c.String("link-latency"))
 		}

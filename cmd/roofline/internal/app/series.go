@@ -51,6 +51,9 @@ func (env *Env) series(r SeriesRequest) (*seriesSet, error) {
 	if derr != nil || merr != nil {
 		return nil, errors.Join(inputError("hardware", derr), inputError("model", merr))
 	}
+	if len(devs) == 0 || len(models) == 0 {
+		return nil, &RequestError{Msg: "nothing to draw: give at least one device and one model"}
+	}
 	weights := r.Weights
 	switch {
 	case len(weights) == 0:

@@ -576,7 +576,11 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 	if e.KQuantGEMV > 0 && in.KQuantShare > 0 {
 		// sim's kquantBound: the unpacking arithmetic beside a decode
 		// step's memory time (docs/method.md "K-quants on Metal").
-		out += fmt.Sprintf("; decode unpacks %.0f %% of the products' work in K-quants at %.3g of the peak (%s), beside its memory time", 100*in.KQuantShare, e.KQuantGEMV, Ops(e.KQuantGEMV*in.Peak, in.Precision))
+		prec := in.Precision
+		if in.KQuantPeak != in.Peak {
+			prec = units.FP32
+		}
+		out += fmt.Sprintf("; decode unpacks %.0f %% of the products' work weight by weight at %.3g of the %s peak (%s), beside its memory time", 100*in.KQuantShare, e.KQuantGEMV, prec, Ops(e.KQuantGEMV*in.KQuantPeak, prec))
 	}
 	return out
 }
