@@ -143,7 +143,7 @@ func TestModelFromHFCache(t *testing.T) {
 	for id, want := range map[string]string{
 		"org/two-ggufs": "HF_HUB_OFFLINE is set, so http://127.0.0.1:1 was not asked (unset it, or 'hf download org/two-ggufs config.json' while online); not in the Hugging Face cache: it holds some of org/two-ggufs, and org/two-ggufs holds 2 GGUF files and none is Q4_K_M: name one as org/two-ggufs:QUANT (none found in the names) or org/two-ggufs:FILE.gguf (a.gguf, b.gguf)",
 		"org/empty":     "not in the Hugging Face cache: it holds org/empty (" + filepath.Join(hub, "models--org--empty") + ") without its config.json or a GGUF file",
-		"org/broken":    filepath.Join(hub, "models--org--broken", "snapshots", hashF, "config.json") + ": config.json:",
+		"org/broken":    filepath.Join(hub, "models--org--broken", "snapshots", hashF, "config.json") + ": line 1, column 43:",
 	} {
 		if _, err := cat.Model(id); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", id, err, want)

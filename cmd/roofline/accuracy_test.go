@@ -1104,8 +1104,12 @@ const accuracyLeft = `
   prediction, under the decode interval on all 20 tests (prefill
   0.85–1.29, all inside), and fitted as a fourth device (on the
   three-board class with family levels) it took decode held out by device
-  from 4.3 to 54.9 % and its coverage from 97.8 to 63.6 %. It waits for a CPU bandwidth measured alike on every device of
-  the class. The aarch64 pull requests of llama.cpp carry Graviton3/3E
+  from 4.3 to 54.9 % and its coverage from 97.8 to 63.6 %; as a fifth
+  device of today's class it takes decode from 5.9 to 39.8 %, and priced
+  on sbc-bench's one-core memcpy, the one CPU bandwidth measured alike on
+  all five boards, to 16.1 % (testdata/public/SOURCES.md, "Considered and
+  rejected"). It waits for a multi-threaded CPU bandwidth measured alike
+  on every device of the class. The aarch64 pull requests of llama.cpp carry Graviton3/3E
   tables at stated threads (#15277: Llama-3.1-8B Q4_K_M at 8 threads;
   #19132 and #21916 on 4 to 64 of a Graviton3E's cores), which
   --threads can now price, but none read states the build its

@@ -227,7 +227,8 @@ func TestTraceTypeWords(t *testing.T) {
 // TestConfigTextConfigPlace: a config.json whose text_config (a
 // multimodal model's language model) has a field of the wrong type is
 // told at the file's line, under text_config; it counted lines from the
-// sub-object (line 5 for the file's 14).
+// sub-object (line 5 for the file's 14). A file named config.json is
+// named once, by its path.
 func TestConfigTextConfigPlace(t *testing.T) {
 	gemma, err := os.ReadFile(filepath.Join("..", "..", "model", "testdata", "hf", "gemma-3-4b.json"))
 	if err != nil {
@@ -240,9 +241,10 @@ func TestConfigTextConfigPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, errOut, code := runCLI("show", "model", file)
-	want := "config.json: line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs\n" +
+	// The path names the file once (it said FILE: config.json: line 14).
+	want := "roofline: " + file + ": line 14, column 29: text_config.num_hidden_layers: a string where a whole number belongs\n" +
 		"roofline: hint: numbers, true and false are written without quotes: 34, not \"34\"\n"
-	if code != 1 || out != "" || !strings.HasPrefix(errOut, "roofline: ") || !strings.HasSuffix(errOut, want) {
+	if code != 1 || out != "" || errOut != want {
 		t.Errorf("show model %s: exit %d, stderr\n%s\nwant exit 1 ending\n%s", file, code, errOut, want)
 	}
 }
