@@ -138,6 +138,16 @@ func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
 	return mm
 }
 
+// prefillPass is one prefill pass of `tokens` rows of model m, `logits`
+// of them with logits, at rates r with attention of b bytes and f FLOPs:
+// its products and attention as Predict prices a pass, before a pricer's
+// scale.
+func prefillPass(m *model.Cost, tokens, logits int, r *rates, b, f float64) float64 {
+	mm := prefillMatmuls(m, tokens, logits)
+	u := matmulCost(&mm, r)
+	return u.timeWith(r.attend(&u, b, f))
+}
+
 // matmulCost prices the matrix-product classes of a pass: the dense
 // products and the routed experts, each bounded by its own roofline, and
 // the host work of its tokens (a runtime's operations on the CPU beside

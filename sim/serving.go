@@ -293,10 +293,7 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 		u := sp.stepCost(tokens)
 		return sp.decode*u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, false)
 	}
-	mm := prefillMatmuls(sp.p.m, tokens, logits)
-	r := &sp.s.rates.prefill
-	u := matmulCost(&mm, r)
-	return sp.prefill*u.timeWith(r.attend(&u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, true)
+	return sp.prefill*prefillPass(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
 }
 
 // stagedPass is Pass through a split's stages, one after another.
@@ -320,10 +317,8 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 		if large {
 			st = g.pre
 		}
-		mm := prefillMatmuls(g.p.m, tokens, logits)
-		u := matmulCost(&mm, &st.r)
 		b, f := a.slot(g.slot)
-		t += u.timeWith(st.r.attend(&u, b, f))
+		t += prefillPass(g.p.m, tokens, logits, &st.r, b, f)
 	}
 	l := sp.linkSmall
 	if large {
