@@ -183,6 +183,21 @@ func TestHostUnusedIsSaid(t *testing.T) {
 	}
 }
 
+// TestNCPUMoEUnderCPUMoEIsSaid: --cpu-moe keeps every layer's routed
+// experts in host memory, so --n-cpu-moe's first N layers are among them:
+// the count given beside it is said unused, not dropped in silence
+// (gpt-oss-120b on an RTX 4090 over a DDR5 host).
+func TestNCPUMoEUnderCPUMoEIsSaid(t *testing.T) {
+	out, errOut, code := runCLI("predict", "--model", "gpt-oss-120b", "--hardware", "rtx-4090", "--cpu-moe", "--n-cpu-moe", "4")
+	if code != 0 || !strings.Contains(out, "--n-cpu-moe 4 not used: --cpu-moe keeps the routed experts of every layer in host memory") {
+		t.Errorf("exit %d, %s%s", code, errOut, out)
+	}
+	out, _, _ = runCLI("predict", "--model", "gpt-oss-120b", "--hardware", "rtx-4090", "--n-cpu-moe", "4")
+	if strings.Contains(out, "not used") {
+		t.Errorf("--n-cpu-moe alone is said unused:\n%s", out)
+	}
+}
+
 // TestServeOffload: Llama-3.1-70B at q4_k_m on one RTX 4090 with the
 // rest in a DDR5 desktop's RAM. A lone request (one user, one request:
 // the mean is the request) takes what predict --gpu-layers 30 gives for

@@ -169,6 +169,11 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 		return nil, notes, nil
 	}
 	notes = append(notes, fmt.Sprintf("host: %s (%s)", hostName, why))
+	if sp.CPUMoE && sp.NCPUMoE > 0 {
+		// llama.cpp's --cpu-moe keeps every layer's experts on the host,
+		// which --n-cpu-moe's first N are among.
+		notes = append(notes, fmt.Sprintf("--n-cpu-moe %d not used: --cpu-moe keeps the routed experts of every layer in host memory", sp.NCPUMoE))
+	}
 	if link != nil {
 		notes = append(notes, linkNote(link, "to the host"))
 	}
