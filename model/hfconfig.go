@@ -126,13 +126,30 @@ type hfQuant struct {
 	Bits   int    `json:"bits"`
 }
 
-// ParseHFConfig reads a Hugging Face config.json into a Spec named name.
+// ConfigError is an error in a config.json, told as the file's
+// ("config.json: …"); a reader that names the file's path puts Err after
+// it.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return "config.json: " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ParseHFConfig reads a Hugging Face config.json into a Spec named name;
+// its errors are *ConfigError.
 func ParseHFConfig(data []byte, name string) (*Spec, error) {
+	s, err := parseHFConfig(data, name)
+	if err != nil {
+		return nil, &ConfigError{Err: err}
+	}
+	return s, nil
+}
+
+func parseHFConfig(data []byte, name string) (*Spec, error) {
 	// Editors on Windows may save the file with a byte-order mark.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var c hfConfig
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("config.json: %w", safeio.JSON(data, 0, err))
+		return nil, safeio.JSON(data, 0, err)
 	}
 	if len(c.TextConfig) > 0 && c.Hidden == 0 {
 		// Multimodal configs (Gemma 3) nest the language model. It is
@@ -143,7 +160,7 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 			T hfConfig `json:"text_config"`
 		}
 		if err := json.Unmarshal(data, &nested); err != nil {
-			return nil, fmt.Errorf("config.json: %w", safeio.JSON(data, 0, err))
+			return nil, safeio.JSON(data, 0, err)
 		}
 		t := nested.T
 		if t.ModelType == "" {
@@ -161,7 +178,7 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 	var note string
 	if fam, ok := hfFamilies[arch]; ok {
 		if (c.MLPBias != nil && *c.MLPBias) || (c.UseBias != nil && *c.UseBias) {
-			return nil, fmt.Errorf("config.json: %s with biases on its projections (mlp_bias or use_bias) is not Llama-shaped; roofline reads it only without them", arch)
+			return nil, fmt.Errorf("%s with biases on its projections (mlp_bias or use_bias) is not Llama-shaped; roofline reads it only without them", arch)
 		}
 		if c.Tied == nil {
 			c.Tied = &fam.tied
@@ -174,7 +191,7 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 	}
 	def, ok := hfDefaults[arch]
 	if !ok {
-		return nil, fmt.Errorf("config.json: unsupported architecture %q (model_type); supported: %s", arch, strings.Join(HFArchitectures(), ", "))
+		return nil, fmt.Errorf("unsupported architecture %q (model_type); supported: %s", arch, strings.Join(HFArchitectures(), ", "))
 	}
 	if arch == "gemma3_text" {
 		arch = "gemma3"
@@ -202,7 +219,7 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 	case c.Heads > 0 && c.Hidden%c.Heads == 0:
 		s.HeadDim = c.Hidden / c.Heads
 	case arch != "deepseek_v3":
-		return nil, fmt.Errorf("config.json: num_attention_heads %d does not divide hidden_size %d and head_dim is missing", c.Heads, c.Hidden)
+		return nil, fmt.Errorf("num_attention_heads %d does not divide hidden_size %d and head_dim is missing", c.Heads, c.Hidden)
 	}
 	if arch == "phi3" {
 		s.FusedQKV, s.FusedGateUp = true, true // as llama.cpp stores Phi-3
@@ -212,10 +229,10 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 	// Sliding windows. The pattern's length sizes an allocation: check it
 	// first.
 	if err := limits.CheckCount("sliding_window_pattern", c.SlidingPattern, limits.LayerPattern); err != nil {
-		return nil, fmt.Errorf("config.json: %w", err)
+		return nil, err
 	}
 	if len(c.LayerTypes) > limits.LayerPattern {
-		return nil, fmt.Errorf("config.json: layer_types has %d entries (limit %d)", len(c.LayerTypes), limits.LayerPattern)
+		return nil, fmt.Errorf("layer_types has %d entries (limit %d)", len(c.LayerTypes), limits.LayerPattern)
 	}
 	window := 0
 	if c.SlidingWindow != nil {
@@ -291,7 +308,7 @@ func ParseHFConfig(data []byte, name string) (*Spec, error) {
 		s.FileNotes = append(s.FileNotes, note)
 	}
 	if err := s.Validate(); err != nil {
-		return nil, fmt.Errorf("config.json: %w", err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -363,7 +380,7 @@ func negativeCounts(c hfConfig) error {
 		}
 		if f.Kind() == reflect.Int && f.Int() < 0 {
 			key, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
-			return fmt.Errorf("config.json: %s must not be negative, got %d", key, f.Int())
+			return fmt.Errorf("%s must not be negative, got %d", key, f.Int())
 		}
 	}
 	return nil

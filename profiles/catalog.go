@@ -800,12 +800,11 @@ func readHFConfig(cfg, name string) (*model.Spec, error) {
 	}
 	s, err := model.ParseHFConfig(data, name)
 	if err != nil {
-		// The parser names what it read ("config.json: ..."); a path
-		// that already ends in that name says it once.
-		if filepath.Base(cfg) == "config.json" {
-			if msg, ok := strings.CutPrefix(err.Error(), "config.json: "); ok {
-				return nil, &hfConfigError{path: cfg, msg: msg, err: err}
-			}
+		// The parser names what it read ("config.json: …"); a path that
+		// already ends in that name says it once.
+		var ce *model.ConfigError
+		if filepath.Base(cfg) == "config.json" && errors.As(err, &ce) {
+			return nil, fmt.Errorf("%s: %w", cfg, ce.Err)
 		}
 		return nil, fmt.Errorf("%s: %w", cfg, err)
 	}
@@ -1040,12 +1039,3 @@ func fileExists(name string) bool {
 	st, err := os.Stat(name)
 	return err == nil && !st.IsDir()
 }
-
-// hfConfigError is a config.json's error told once at its path.
-type hfConfigError struct {
-	path, msg string
-	err       error
-}
-
-func (e *hfConfigError) Error() string { return e.path + ": " + e.msg }
-func (e *hfConfigError) Unwrap() error { return e.err }
