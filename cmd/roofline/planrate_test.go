@@ -116,7 +116,7 @@ func TestPlanRateTensorParallel(t *testing.T) {
 // TestPlanRateOffload: a configuration offloaded to the host has its rate
 // searched on the server serve steps for the same placement (serve
 // --gpu-layers N --n-cpu-moe E, the plan's layers and experts): plan's
-// MAX RATE is serve's to the last bit, not skipped (—) and not priced a
+// MAX RATE is serve's (to 1e-12), not skipped (—) and not priced a
 // second way. The rows are the worked example of docs/planning.md.
 //
 // Hand check of the bound: a server of MaxSeqs slots cannot finish
