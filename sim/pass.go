@@ -138,11 +138,12 @@ func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
 	return mm
 }
 
-// prefillPass is one prefill pass of `tokens` rows of model m, `logits`
-// of them with logits, at rates r with attention of b bytes and f FLOPs:
-// its products and attention as Predict prices a pass, before a pricer's
-// scale.
-func prefillPass(m *model.Cost, tokens, logits int, r *rates, b, f float64) float64 {
+// prefillPassTime is the time of one prefill pass of `tokens` rows of
+// model m, `logits` of them with logits, at rates r with attention of b
+// bytes and f FLOPs: its products and attention as Predict prices a
+// pass, before a pricer's scale (the serving pricers' one-device and
+// staged passes; prefillPricing.prefillPass is a pass's attention terms).
+func prefillPassTime(m *model.Cost, tokens, logits int, r *rates, b, f float64) float64 {
 	mm := prefillMatmuls(m, tokens, logits)
 	u := matmulCost(&mm, r)
 	return u.timeWith(r.attend(&u, b, f))

@@ -293,7 +293,7 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 		u := sp.stepCost(tokens)
 		return sp.decode*u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, false)
 	}
-	return sp.prefill*prefillPass(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
+	return sp.prefill*prefillPassTime(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
 }
 
 // stagedPass is Pass through a split's stages, one after another.
@@ -318,7 +318,7 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 			st = g.pre
 		}
 		b, f := a.slot(g.slot)
-		t += prefillPass(g.p.m, tokens, logits, &st.r, b, f)
+		t += prefillPassTime(g.p.m, tokens, logits, &st.r, b, f)
 	}
 	l := sp.linkSmall
 	if large {
