@@ -148,7 +148,11 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	if sp.offload() && s.Inputs.EngineKind == hardware.CPU {
 		// A CPU engine is the host: there is no GPU to place layers on
 		// (llama.cpp's -ngl does nothing in a CPU build).
-		return nil, nil, &RequestError{Input: sp.offloadInput(), Msg: fmt.Sprintf("places layers on a GPU, the rest on its host's CPU; %s's %s engine is a CPU, which runs every layer from host memory already", d.Name, s.Inputs.Engine),
+		what := "places layers on a GPU, the rest on its host's CPU"
+		if !sp.GPULayersSet {
+			what = "keeps routed experts in host memory beside a GPU that runs the rest"
+		}
+		return nil, nil, &RequestError{Input: sp.offloadInput(), Msg: fmt.Sprintf("%s; %s's %s engine is a CPU, which runs every layer from host memory already", what, d.Name, s.Inputs.Engine),
 			Hint: "drop the flag, or choose a GPU engine with --engine (roofline show hardware " + d.Name + " lists its engines)"}
 	}
 	// Offloading helps only where the host's memory is another pool: a
