@@ -76,13 +76,7 @@ func (r *Runtime) Rules() []Rule {
 		add("checkpoint_weights", TopicFormats, strings.Join(pairs, "; "))
 	}
 	for _, e := range r.Engines {
-		v, key := string(e.Kind), "engine."+string(e.Kind)
-		if e.Backend != "" {
-			v, key = v+" through "+e.Backend, "engine."+e.Backend
-		}
-		if len(e.Families) > 0 {
-			v += " (" + strings.Join(e.Families, ", ") + ")"
-		}
+		v, key := e.described()
 		add(key, TopicEngines, v)
 	}
 	add("layout.sliding_window", TopicWindow, r.windowText())
@@ -190,6 +184,17 @@ func (r *Runtime) Rules() []Rule {
 	} else {
 		add("parallel", TopicParallel, "runs a model on one device only")
 	}
+	// The decode kernels that unpack every weight, per engine.
+	for _, e := range r.Engines {
+		on, key := e.described()
+		const bound = "unpack every weight to a float and multiply it in turn: their arithmetic, at the class's kquant_gemv share of the engine's FP32 peak (its products' peak where it states none), bounds a step beside its memory time"
+		if e.KQuantUnpack {
+			add(key+".kquant_unpack", TopicKernels, "decode on "+on+": products over K-quant weights "+bound)
+		}
+		if len(e.UnpackTypes) > 0 {
+			add(key+".unpack_types", TopicKernels, "decode on "+on+": products over "+strings.Join(e.UnpackTypes, ", ")+" weights "+bound)
+		}
+	}
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))
 		for j, p := range k.Compute {
@@ -207,6 +212,19 @@ func (r *Runtime) Rules() []Rule {
 		}
 	}
 	return out
+}
+
+// described is the engines e names in words ("gpu through metal
+// (apple)") and the key its rules' sources are under ("engine.metal").
+func (e *Support) described() (words, key string) {
+	words, key = string(e.Kind), "engine."+string(e.Kind)
+	if e.Backend != "" {
+		words, key = words+" through "+e.Backend, "engine."+e.Backend
+	}
+	if len(e.Families) > 0 {
+		words += " (" + strings.Join(e.Families, ", ") + ")"
+	}
+	return words, key
 }
 
 // prefillRules are the runtime's prefill defaults in words.

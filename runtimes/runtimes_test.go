@@ -392,3 +392,32 @@ func TestChooseKVSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpackRules: the decode kernels that unpack every weight, which
+// the fitted kquant_gemv bounds, are among the rules `roofline show
+// runtime` prints and docs/formats.md tabulates, each with its source:
+// llama.cpp's Metal K-quants [L32], MLC's int4 groups on CUDA [M12].
+func TestUnpackRules(t *testing.T) {
+	cat := catalog(t)
+	for _, c := range []struct{ runtime, key, value, tag string }{
+		{"llama.cpp", "engine.metal.kquant_unpack", "decode on gpu through metal (apple): products over K-quant weights unpack every weight to a float", "[L32]"},
+		{"mlc", "engine.gpu.unpack_types", "decode on gpu (nvidia, jetson): products over int4-g32 weights unpack every weight to a float", "[M12]"},
+	} {
+		rt, err := cat.Runtime(c.runtime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range rt.Rules() {
+			if r.Key == c.key {
+				found = true
+				if r.Topic != runtimes.TopicKernels || !strings.HasPrefix(r.Value, c.value) || !strings.HasPrefix(r.Source, c.tag) {
+					t.Errorf("%s %s: %s: %q [%s]; want %q, sourced %s", c.runtime, c.key, r.Topic, r.Value, r.Source, c.value, c.tag)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no rule %s", c.runtime, c.key)
+		}
+	}
+}
