@@ -363,6 +363,10 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		fe("default_kv", "default_kv %s is not among the runtime's kv formats", r.DefaultKV)
 	}
 	backendKinds := map[string]hardware.Kind{}
+	named := make([]runtimes.Support, len(r.Engine)) // what EngineKey tells them by
+	for ei, e := range r.Engine {
+		named[ei] = runtimes.Support{Kind: hardware.Kind(e.Kind), Backend: e.Backend, Families: e.Families}
+	}
 	for ei, e := range r.Engine {
 		k := hardware.Kind(e.Kind)
 		if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
@@ -373,9 +377,8 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("families", "unknown device family %q (known: %s)", f, strings.Join(hardware.Families, ", "))
 			}
 		}
-		key := "engine." + e.Kind
+		key := runtimes.EngineKey(named, ei)
 		if e.Backend != "" {
-			key = "engine." + e.Backend
 			if backendKinds[e.Backend] != "" && backendKinds[e.Backend] != k || hardware.Kind(e.Backend) == hardware.GPU || hardware.Kind(e.Backend) == hardware.CPU || hardware.Kind(e.Backend) == hardware.NPU {
 				fe("engine", "backend %q names a kind of engine or a backend of another kind", e.Backend)
 			}

@@ -421,3 +421,27 @@ func TestUnpackRules(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineSources: each engine's rule carries its own source, also
+// where two engines of a runtime are of one kind with no backend to tell
+// them apart (MLC's CUDA GPUs and its others: the CUDA row was printed
+// with the others' source).
+func TestEngineSources(t *testing.T) {
+	rt, err := catalog(t).Runtime("mlc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"gpu (nvidia, jetson)": "[M6] CUDA on NVIDIA GPUs", "gpu (amd, apple, intel, rockchip)": "[M6] ROCm and Vulkan on AMD"}
+	for _, r := range rt.Rules() {
+		if r.Topic != runtimes.TopicEngines {
+			continue
+		}
+		if w, ok := want[r.Value]; !ok || !strings.HasPrefix(r.Source, w) {
+			t.Errorf("engine %q (%s): source %q, want it to begin %q", r.Value, r.Key, r.Source, w)
+		}
+		delete(want, r.Value)
+	}
+	if len(want) > 0 {
+		t.Errorf("engines not listed: %v", want)
+	}
+}
