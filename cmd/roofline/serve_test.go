@@ -198,6 +198,48 @@ func TestNCPUMoEUnderCPUMoEIsSaid(t *testing.T) {
 	}
 }
 
+// TestHostAndLinkUnusedAreSaid: --link under a unified device's offload
+// crosses no link, and --host beside --devices offloads nothing; both were
+// dropped in silence. A system's own link (hgx-h100's NVLink) is not a
+// flag given, and was said unused as if it were.
+func TestHostAndLinkUnusedAreSaid(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" : no note says a flag is unused
+	}{
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "apple-m4-pro", "--gpu-layers", "10", "--link", "pcie4-x16"}, "--link pcie4-x16 not used: nothing crosses a link to it"},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--devices", "2", "--host", "desktop-ddr5"}, "--host desktop-ddr5 not used: --devices, --tp and --pp spread the model over devices like rtx-4090"},
+		{[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--tp", "2", "--host", "desktop-ddr5", "--rate", "1", "--requests", "5"}, "--host desktop-ddr5 not used"},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "hgx-h100", "--devices", "1"}, ""},
+	} {
+		out, errOut, code := runCLI(c.args...)
+		if code != 0 || c.want != "" && !strings.Contains(out, c.want) || c.want == "" && strings.Contains(out, "not used") {
+			t.Errorf("%v: exit %d, want %q:\n%s%s", c.args, code, c.want, errOut, out)
+		}
+	}
+}
+
+// TestPlanHostLinkIsTheBus: plan's --link joins its devices to one
+// another; an RTX 4090 it cannot be the bus of (NVLink, a network)
+// offloads over its own PCIe 4.0 x16, as without --link. It offloaded
+// over NVLink at 370 GB/s, and over Gigabit Ethernet at 118 MB/s. A
+// PCIe link no faster than the card's own is its bus.
+func TestPlanHostLinkIsTheBus(t *testing.T) {
+	base := []string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--context", "4096", "--tpot", "1s", "--format", "json"}
+	want, errOut, code := runCLI(base...)
+	if code != 0 || !strings.Contains(want, "offload") {
+		t.Fatalf("exit %d, no offload: %s%s", code, errOut, want)
+	}
+	for _, link := range []string{"nvlink4", "1gbe", "pcie4-x16"} {
+		if got, errOut, code := runCLI(append(base, "--link", link)...); code != 0 || got != want {
+			t.Errorf("--link %s: exit %d, the plan differs from the card's own bus:\n%s%s", link, code, errOut, got)
+		}
+	}
+	if got, _, _ := runCLI(append(base, "--link", "pcie4-x4")...); got == want {
+		t.Errorf("--link pcie4-x4: the plan is the x16 bus's")
+	}
+}
+
 // TestServeOffload: Llama-3.1-70B at q4_k_m on one RTX 4090 with the
 // rest in a DDR5 desktop's RAM. A lone request (one user, one request:
 // the mean is the request) takes what predict --gpu-layers 30 gives for
