@@ -563,12 +563,15 @@ lengths, TTFT, TPOT, E2E, queue delay, preemptions, failed).
     more output tokens, 2048 in all). roofline has no tokenizer: text is
     counted at --chars-per-token (4, about right for English under Llama's
     and GPT's tokenizers);
-  - a CSV with ` + "`prompt_tokens,output_tokens[,timestamp_s]`" + ` or JSONL objects
-    with those keys.
+  - a CSV with ` + "`prompt_tokens,output_tokens[,timestamp_s]`" + `, or objects
+    with those keys as JSONL or in a JSON array (told from ShareGPT by
+    its first entry's keys).
 
-  Timestamps that go back, counts that are not whole tokens, short rows and
-  lines over 1 MiB are errors at their file and line; a request longer
-  than the model's context is an error at its line. At most --requests
+  A byte-order mark and blank lines before the first row are passed over.
+  Timestamps that go back, counts that are not whole tokens (a quoted
+  count too: "12" is not 12), short rows and lines over 1 MiB are errors
+  at their file and line (or entry); a request longer than the model's
+  context is an error at its line. At most --requests
   rows are read (10,000,000 at most): the rest of a large file is left
   unread, so memory holds the requests, not the file.
 
@@ -725,6 +728,32 @@ func secondsOf(t *testing.T, num, unit string) float64 {
 	}
 	t.Fatalf("duration %q %q: unknown unit", num, unit)
 	return 0
+}
+
+// TestServeLengthsArray: a JSON array of lengths objects is read as
+// lengths (it was read as ShareGPT and ended "no requests: all 2 rows
+// skipped (fewer than two turns)"); a quoted count is told at its file,
+// entry and field with the hint about quotes, exit 1 as a bad file is.
+func TestServeLengthsArray(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "lengths.json"), filepath.Join(dir, "quoted.json")
+	if err := os.WriteFile(good, []byte(`[{"prompt_tokens": 100, "output_tokens": 10}, {"prompt_tokens": 300, "output_tokens": 30}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`[{"prompt_tokens": "100", "output_tokens": 10}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--requests", "0"}
+	out, errOut, code := runCLI(append(base, "--trace", good, "--format", "json")...)
+	var j render.ServeJSON
+	if code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.Result.Completed != 2 {
+		t.Errorf("lengths array: exit %d, %s%s", code, errOut, out)
+	}
+	out, errOut, code = runCLI(append(base, "--trace", bad)...)
+	want := "roofline: " + bad + ": entry 1: not a lengths JSON array: byte 24: prompt_tokens: a string where a number belongs\nroofline: hint: numbers, true and false are written without quotes"
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, want) {
+		t.Errorf("quoted count: exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", code, out, errOut, want)
+	}
 }
 
 // TestServeRequestsZero: --requests 0 is "all of the trace's rows", as
