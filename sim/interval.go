@@ -199,3 +199,17 @@ func widen(iv *Interval, mid float64) {
 	iv.Lo = math.Max(mid-2*(mid-iv.Lo), 0)
 	iv.Hi = mid + 2*(iv.Hi-mid)
 }
+
+// StepSpread is the step-time interval serving runs are repeated at: the
+// factors on prefill and decode passes at the fast and slow ends of the
+// setup's interval at confidence level (0.8 for an 80 % interval), both
+// 1 when nothing stands behind one (flags replaced the efficiency).
+func (s *Setup) StepSpread(level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
+	c := 0.5 + level/2
+	prefillLo, prefillHi = s.Spread(true).Bounds(c)
+	decodeLo, decodeHi = s.Spread(false).Bounds(c)
+	if math.IsNaN(prefillLo + prefillHi + decodeLo + decodeHi) {
+		return 1, 1, 1, 1
+	}
+	return
+}
