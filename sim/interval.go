@@ -120,7 +120,7 @@ func (s *Setup) calibratedIntervals(r *Result) {
 		if dof <= 0 || math.IsNaN(base[k]) {
 			return nil
 		}
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(0.5 + CalibratedLevel/2)
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(levelConfidence(CalibratedLevel))
 		half := t * math.Sqrt(variance(k)+noise[k])
 		return r.interval(k, Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: CalibratedLevel})
 	}
@@ -131,7 +131,7 @@ func (s *Setup) calibratedIntervals(r *Result) {
 		if math.IsNaN(figure) {
 			return nil
 		}
-		lo, hi := s.classSpread(prefill).Bounds(0.5 + CalibratedLevel/2)
+		lo, hi := s.classSpread(prefill).Bounds(levelConfidence(CalibratedLevel))
 		return r.interval(k, Interval{Lo: lo * figure, Hi: hi * figure, Level: CalibratedLevel})
 	}
 	pc, dc := CalibratesPhase(c, true), CalibratesPhase(c, false)
@@ -205,7 +205,7 @@ func widen(iv *Interval, mid float64) {
 // setup's interval at confidence level (0.8 for an 80 % interval), both
 // 1 when nothing stands behind one (flags replaced the efficiency).
 func (s *Setup) StepSpread(level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
-	c := 0.5 + level/2
+	c := levelConfidence(level)
 	prefillLo, prefillHi = s.Spread(true).Bounds(c)
 	decodeLo, decodeHi = s.Spread(false).Bounds(c)
 	if math.IsNaN(prefillLo + prefillHi + decodeLo + decodeHi) {
@@ -213,3 +213,19 @@ func (s *Setup) StepSpread(level float64) (prefillLo, prefillHi, decodeLo, decod
 	}
 	return
 }
+
+// StepSpread is Setup.StepSpread for an offload's steps: each stage's
+// class weighted by its share of the time of request w run alone
+// (Split.Bounds), as predict's interval weighs them; the main setup's
+// when w cannot be priced so.
+func (sp *Split) StepSpread(w Workload, level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
+	prefillLo, prefillHi, decodeLo, decodeHi, err := sp.Bounds(w, levelConfidence(level))
+	if err != nil || math.IsNaN(prefillLo+prefillHi+decodeLo+decodeHi) {
+		return sp.Main.StepSpread(level)
+	}
+	return
+}
+
+// levelConfidence is the one-sided confidence of the ends of a two-sided
+// interval at level: 0.9 for an 80 % interval.
+func levelConfidence(level float64) float64 { return 0.5 + level/2 }

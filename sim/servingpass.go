@@ -81,7 +81,7 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 		u := sp.stepCost(tokens)
 		return sp.decode*u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, false)
 	}
-	return sp.prefill*prefillPass(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
+	return sp.prefill*prefillPassTime(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
 }
 
 // stepCost is a decode-only pass's matrix products at batch b, priced

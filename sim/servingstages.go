@@ -116,7 +116,7 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 			st = g.pre
 		}
 		b, f := a.slot(g.slot)
-		t += prefillPass(g.p.m, tokens, logits, &st.r, b, f)
+		t += prefillPassTime(g.p.m, tokens, logits, &st.r, b, f)
 	}
 	l := sp.linkSmall
 	if large {
