@@ -21,6 +21,11 @@ type Link struct {
 	Bandwidth   float64 // B/s per direction, datasheet
 	Measured    float64 // B/s per direction, measured; 0 when none is published
 	Latency     float64 // s per transfer
+	// Gen and Lanes are a PCIe link's generation and width (0 for other
+	// kinds): a link trains to the highest generation and the widest
+	// width both of its ends support (PCI Express Base Specification,
+	// link training), so a card runs no faster than its own bus.
+	Gen, Lanes int
 	// Sources says where each figure comes from: "bandwidth", "measured",
 	// "latency".
 	Sources map[string]string
@@ -107,7 +112,7 @@ func pcie(gen, lanes int, measured float64, measuredSrc string) Link {
 	bw := gt * 128 / 130 * float64(lanes) / 8
 	name := fmt.Sprintf("pcie%d-x%d", gen, lanes)
 	return Link{Name: name, Kind: PCIe, Description: fmt.Sprintf("PCI Express %d.0 x%d", gen, lanes),
-		Bandwidth: bw, Measured: measured, Latency: 43e-6,
+		Bandwidth: bw, Measured: measured, Latency: 43e-6, Gen: gen, Lanes: lanes,
 		Sources: map[string]string{
 			"bandwidth": fmt.Sprintf("[D] %.0f GT/s × 128/130 × %d lanes / 8 = %.2f GB/s per direction (PCI Express Base Specification)", gt/1e9, lanes, bw/1e9),
 			"measured":  measuredSrc,

@@ -48,6 +48,7 @@ type Cost struct {
 
 	sharedBytes  float64 // read once per pass: everything but the embedding, the head and routed experts
 	headBytes    float64 // the output head (the tied embedding table when tied)
+	headType     Storage // the storage type of the head's weights
 	embdRowBytes float64 // one row of the input embedding
 	embdBytes    float64 // the whole input embedding table when it is not the head
 	expertBytes  float64 // one routed expert, summed over all MoE layers
@@ -235,6 +236,18 @@ func (c *Cost) addProduct(st Storage, flops float64) {
 // blocks do not divide), and a runtime whose kernels differ by type
 // prices each share at its own (runtimes.Runtime.KernelFactor).
 func (c *Cost) ProductTypes() []TypeFLOPs { return c.productTypes }
+
+// HeadProduct is the head's matrix-product work per token whose logits
+// are computed, with the storage type of its weights (zero without a
+// head): ProductTypes leaves it aside, as a pass computes the logits of
+// some of its tokens only. Its type may differ from the layers' (a GGUF
+// file's Q6_K head, MLC q4f16_ft's head in q4f16_1's groups).
+func (c *Cost) HeadProduct() TypeFLOPs {
+	if c.headFLOPs == 0 {
+		return TypeFLOPs{}
+	}
+	return TypeFLOPs{Type: c.headType, FLOPs: c.headFLOPs}
+}
 
 // work adds tensor t's FLOPs and activation traffic per token: a matrix
 // product costs 2 FLOP per weight it reads and moves its input and output
@@ -897,12 +910,12 @@ func (c *Cost) account(t *TensorCost) {
 	case t.Role == RoleTokenEmbd:
 		c.embdRowBytes = t.Bytes / float64(t.Rows)
 		if c.tied {
-			c.headBytes = t.Bytes
+			c.headBytes, c.headType = t.Bytes, t.Type
 		} else {
 			c.embdBytes = t.Bytes
 		}
 	case t.Role == RoleOutput:
-		c.headBytes = t.Bytes
+		c.headBytes, c.headType = t.Bytes, t.Type
 	case t.Routed:
 		c.expertBytes += t.Bytes / float64(c.Spec.MoE.Experts)
 	default:

@@ -373,6 +373,42 @@ func TestProductTypes(t *testing.T) {
 	}
 }
 
+// HeadProduct is the head's work per token with logits at its own type,
+// which ProductTypes leaves aside: llama.cpp's Q4_0 recipe stores
+// Llama-3.1-8B's head Q6_K, MLC's q4f16_ft falls back to q4f16_1's groups
+// for it (ft_quantization.py @01ced331, is_final_fc), q4f16_1 keeps its
+// own. 2 × 4096 × 128256 = 1,050,673,152 FLOP a token. Qwen2.5-0.5B ties
+// its head to the embedding table (q4_k_m: q8_0, llama.cpp's recipe for
+// a tied table; 2 × 896 × 151936 = 272,269,312). A part without the head
+// has none.
+func TestHeadProduct(t *testing.T) {
+	for _, c := range []struct {
+		model, weights, typ string
+		flops               float64
+	}{
+		{"llama-3.1-8b", "q4_0", "q6_k", 1050673152},
+		{"llama-3.1-8b", "q4f16_ft", "int4-g32", 1050673152},
+		{"llama-3.1-8b", "q4f16_1", "int4-g32", 1050673152},
+		{"qwen2.5-0.5b", "q4_k_m", "q8_0", 272269312},
+	} {
+		h := build(t, c.model, c.weights, "f16").HeadProduct()
+		if h.Type.Name != c.typ || h.FLOPs != c.flops {
+			t.Errorf("%s %s: head %s at %g FLOP a token, want %s at %g", c.model, c.weights, h.Type.Name, h.FLOPs, c.typ, c.flops)
+		}
+	}
+	m := build(t, "llama-3.1-8b", "q4_0", "f16")
+	part, err := m.Slice(model.Part{First: 0, End: 16, Dense: true, Experts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := part.HeadProduct(); h.FLOPs != 0 {
+		t.Errorf("a part without the head: %+v", h)
+	}
+	if h := m.HeadProduct(); h.FLOPs == 0 {
+		t.Fatal("no head")
+	}
+}
+
 // Block KV formats lay blocks along the head: a head_dim that is not a
 // multiple of the block is refused, as llama.cpp refuses it.
 func TestKVBlockNeedsHeadDim(t *testing.T) {

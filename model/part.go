@@ -102,18 +102,18 @@ func (c *Cost) slice(p Part, list bool) (*Cost, error) {
 			}
 			switch {
 			case tied:
-				o.headBytes = t.Bytes
+				o.headBytes, o.headType = t.Bytes, t.Type
 				headPerRow = float64(t.Cols)
 			case asHead:
 				// The head's copy of the table in a part without the
 				// embedding; a part holding both counts the table once.
-				o.headBytes = t.Bytes
+				o.headBytes, o.headType = t.Bytes, t.Type
 				headPerRow = float64(t.Cols)
 			default:
 				o.embdBytes = t.Bytes
 			}
 		case t.Role == RoleOutput:
-			o.headBytes = t.Bytes
+			o.headBytes, o.headType = t.Bytes, t.Type
 			headPerRow = float64(t.Cols)
 		default:
 			o.account(&t)

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -68,9 +69,20 @@ type RowError struct {
 	Entry int
 	Msg   string
 	Err   error // what it wraps (a *safeio.JSONError and its hint), if anything
+	hint  string
 }
 
 func (e *RowError) Unwrap() error { return e.Err }
+
+// Hint is advice on the error: the row's own, else that of the error it
+// wraps ("": none).
+func (e *RowError) Hint() string {
+	var h interface{ Hint() string }
+	if e.hint == "" && errors.As(e.Err, &h) {
+		return h.Hint()
+	}
+	return e.hint
+}
 
 func (e *RowError) Error() string {
 	if e.Line == 0 && e.Entry > 0 {

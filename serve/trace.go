@@ -44,8 +44,9 @@ const (
 	// from the text at CharsPerToken characters per token (no tokenizer).
 	ShareGPT TraceFormat = "sharegpt"
 	// Lengths is a CSV with a header naming prompt_tokens and
-	// output_tokens (and optionally timestamp_s), or JSONL objects with
-	// those keys.
+	// output_tokens (and optionally timestamp_s), or objects with those
+	// keys as JSONL or in a JSON array (whose first entry's keys tell it
+	// from ShareGPT).
 	Lengths TraceFormat = "lengths"
 )
 
@@ -86,6 +87,7 @@ type TraceFile struct {
 	SkipReason string
 	// Truncated is true when rows remained after the most asked for.
 	Truncated bool
+	sniffed   bool // the format was told from the file (auto)
 }
 
 // ReadTrace reads up to most rows (0: MaxRequests) of a trace from r,
@@ -98,24 +100,34 @@ func ReadTrace(r io.Reader, file string, format TraceFormat, most int, charsPerT
 		return nil, fmt.Errorf("%s: characters per token must be in (0, 100], got %g", file, charsPerToken)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	if format == AutoFormat {
+	if head, _ := br.Peek(3); string(head) == "\ufeff" {
+		br.Discard(3) // a byte-order mark (Windows editors write one) is not the file's
+	}
+	sniffed := format == AutoFormat
+	if sniffed {
 		head, _ := br.Peek(4096)
 		format = sniff(head)
 		if format == "" {
-			return nil, &RowError{File: file, Line: 1, Msg: "not a trace roofline reads: want an Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens), a BurstGPT CSV, a ShareGPT JSON array, or a CSV/JSONL of prompt_tokens and output_tokens"}
+			return nil, &RowError{File: file, Line: 1, Msg: "not a trace roofline reads: want an Azure LLM inference CSV (TIMESTAMP,ContextTokens,GeneratedTokens), a BurstGPT CSV, a ShareGPT JSON array, or a CSV, JSONL or JSON array of prompt_tokens and output_tokens"}
 		}
 	}
-	t := &TraceFile{Format: format}
+	t := &TraceFile{Format: format, sniffed: sniffed}
 	var err error
 	switch format {
 	case ShareGPT:
-		err = t.readShareGPT(br, file, most, charsPerToken)
+		err = t.readJSONArray(br, file, most, charsPerToken)
 	case Lengths:
-		if head, _ := br.Peek(1); len(head) == 1 && head[0] == '{' {
+		// The first byte past blank lines tells JSONL and a JSON array
+		// from a CSV (the readers skip the blank lines, and count them).
+		head, _ := br.Peek(4096)
+		switch s := bytes.TrimLeft(head, " \t\r\n"); {
+		case len(s) > 0 && s[0] == '{':
 			err = t.readJSONL(br, file, most)
-			break
+		case len(s) > 0 && s[0] == '[':
+			err = t.readJSONArray(br, file, most, charsPerToken)
+		default:
+			err = t.readCSV(br, file, most)
 		}
-		fallthrough
 	default:
 		err = t.readCSV(br, file, most)
 	}
@@ -132,9 +144,10 @@ func ReadTrace(r io.Reader, file string, format TraceFormat, most int, charsPerT
 	return t, nil
 }
 
-// sniff tells a trace's format from its first bytes.
+// sniff tells a trace's format from its first bytes (a byte-order mark
+// already dropped).
 func sniff(head []byte) TraceFormat {
-	s := strings.TrimLeft(string(bytes.TrimPrefix(head, []byte("\ufeff"))), " \t\r\n")
+	s := strings.TrimLeft(string(head), " \t\r\n")
 	first, _, _ := strings.Cut(s, "\n")
 	low := strings.ToLower(first)
 	switch {
@@ -158,11 +171,24 @@ func (t *TraceFile) skip(reason string) {
 	t.Skipped++
 }
 
+// rowError is an error at row r's line, or its entry of a JSON array.
+func rowError(file string, r Row, msg string) *RowError {
+	return &RowError{File: file, Line: r.Line, Entry: r.Entry, Msg: msg}
+}
+
+// place names row r's line or entry ("line 4", "entry 4").
+func (r Row) place() string {
+	if r.Line == 0 && r.Entry > 0 {
+		return fmt.Sprintf("entry %d", r.Entry)
+	}
+	return fmt.Sprintf("line %d", r.Line)
+}
+
 // add appends a row, checking its time follows the last one's.
 func (t *TraceFile) add(file string, r Row) error {
 	if t.Timed && len(t.Rows) > 0 {
 		if last := t.Rows[len(t.Rows)-1]; r.At < last.At {
-			return &RowError{File: file, Line: r.Line, Msg: fmt.Sprintf("timestamps must not go back: %g s is before line %d's %g s (times from the first request; sort the trace by time)", r.At, last.Line, last.At)}
+			return rowError(file, r, fmt.Sprintf("timestamps must not go back: %g s is before %s's %g s (times from the first request; sort the trace by time)", r.At, last.place(), last.At))
 		}
 	}
 	t.Rows = append(t.Rows, r)
@@ -269,10 +295,10 @@ func (t *TraceFile) readCSV(br *bufio.Reader, file string, most int) error {
 		if o, err = get(oc); err != nil {
 			return err
 		}
-		if row.Prompt, err = tokenField(file, line, head[pc], p); err != nil {
+		if row.Prompt, err = tokenField(file, row, head[pc], p); err != nil {
 			return err
 		}
-		if row.Output, err = tokenField(file, line, head[oc], o); err != nil {
+		if row.Output, err = tokenField(file, row, head[oc], o); err != nil {
 			return err
 		}
 		if tc >= 0 {
@@ -318,11 +344,11 @@ func (t *TraceFile) readCSV(br *bufio.Reader, file string, most int) error {
 	return nil
 }
 
-// tokenField reads a token count.
-func tokenField(file string, line int, name, s string) (int, error) {
+// tokenField reads a token count of row r.
+func tokenField(file string, r Row, name, s string) (int, error) {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || v != math.Trunc(v) || v < 0 || v > MaxLength {
-		return 0, &RowError{File: file, Line: line, Msg: fmt.Sprintf("%s %q is not a token count 0 … %d", strings.TrimSpace(name), s, MaxLength)}
+		return 0, rowError(file, r, fmt.Sprintf("%s %q is not a token count 0 … %d", strings.TrimSpace(name), s, MaxLength))
 	}
 	return int(v), nil
 }
@@ -355,11 +381,7 @@ func (t *TraceFile) readJSONL(br *bufio.Reader, file string, most int) error {
 			t.Truncated = true
 			return nil
 		}
-		var obj struct {
-			Prompt    *float64 `json:"prompt_tokens"`
-			Output    *float64 `json:"output_tokens"`
-			Timestamp *float64 `json:"timestamp_s"`
-		}
+		var obj lengthsObject
 		if err := json.Unmarshal(b, &obj); err != nil {
 			err = safeio.JSON(b, 0, err)
 			msg := "not a JSON object: " + err.Error()
@@ -368,31 +390,7 @@ func (t *TraceFile) readJSONL(br *bufio.Reader, file string, most int) error {
 			}
 			return &RowError{File: file, Line: line, Msg: msg, Err: err}
 		}
-		if obj.Prompt == nil || obj.Output == nil {
-			return &RowError{File: file, Line: line, Msg: "an object needs prompt_tokens and output_tokens"}
-		}
-		if line == 1 || len(t.Rows) == 0 && t.Skipped == 0 {
-			t.Timed = obj.Timestamp != nil
-		}
-		row := Row{Line: line}
-		var err error
-		if row.Prompt, err = tokenField(file, line, "prompt_tokens", strconv.FormatFloat(*obj.Prompt, 'f', -1, 64)); err != nil {
-			return err
-		}
-		if row.Output, err = tokenField(file, line, "output_tokens", strconv.FormatFloat(*obj.Output, 'f', -1, 64)); err != nil {
-			return err
-		}
-		if t.Timed {
-			if obj.Timestamp == nil || *obj.Timestamp < 0 {
-				return &RowError{File: file, Line: line, Msg: "every object of a timed trace needs a timestamp_s of 0 or more"}
-			}
-			row.At = *obj.Timestamp
-		}
-		if row.Prompt < 1 || row.Output < 1 {
-			t.skip("no prompt or no output tokens")
-			continue
-		}
-		if err := t.add(file, row); err != nil {
+		if err := t.addLengths(file, Row{Line: line}, obj); err != nil {
 			return err
 		}
 	}
@@ -403,6 +401,49 @@ func (t *TraceFile) readJSONL(br *bufio.Reader, file string, most int) error {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	return nil
+}
+
+// lengthsObject is a row of a lengths JSONL or JSON array.
+type lengthsObject struct {
+	Prompt    *float64 `json:"prompt_tokens"`
+	Output    *float64 `json:"output_tokens"`
+	Timestamp *float64 `json:"timestamp_s"`
+	// Conversations is set in a ShareGPT entry, to say so.
+	Conversations json.RawMessage `json:"conversations"`
+}
+
+// addLengths adds the row at r (its line or entry) that obj gives; the
+// first object says whether the trace is timed.
+func (t *TraceFile) addLengths(file string, r Row, obj lengthsObject) error {
+	if obj.Prompt == nil || obj.Output == nil {
+		e := rowError(file, r, "an object needs prompt_tokens and output_tokens")
+		if obj.Conversations != nil {
+			e.Msg = "a ShareGPT conversation, not an object of prompt_tokens and output_tokens"
+			e.hint = "ShareGPT is read as one JSON array ([{\"conversations\": ...}, ...]), as vllm bench serve reads it"
+		}
+		return e
+	}
+	if len(t.Rows) == 0 && t.Skipped == 0 {
+		t.Timed = obj.Timestamp != nil
+	}
+	var err error
+	if r.Prompt, err = tokenField(file, r, "prompt_tokens", strconv.FormatFloat(*obj.Prompt, 'f', -1, 64)); err != nil {
+		return err
+	}
+	if r.Output, err = tokenField(file, r, "output_tokens", strconv.FormatFloat(*obj.Output, 'f', -1, 64)); err != nil {
+		return err
+	}
+	if t.Timed {
+		if obj.Timestamp == nil || *obj.Timestamp < 0 {
+			return rowError(file, r, "every object of a timed trace needs a timestamp_s of 0 or more")
+		}
+		r.At = *obj.Timestamp
+	}
+	if r.Prompt < 1 || r.Output < 1 {
+		t.skip("no prompt or no output tokens")
+		return nil
+	}
+	return t.add(file, r)
 }
 
 // entryLimit refuses more than MaxTraceEntry bytes read for one JSON
@@ -426,18 +467,22 @@ func (l *entryLimit) Read(p []byte) (int, error) {
 
 var errEntryTooLong = fmt.Errorf("an entry longer than %d bytes", MaxTraceEntry)
 
-// readShareGPT streams the JSON array entry by entry.
-func (t *TraceFile) readShareGPT(br *bufio.Reader, file string, most int, cpt float64) error {
+// readJSONArray streams a JSON array entry by entry: ShareGPT
+// conversations, or lengths objects (prompt_tokens, output_tokens), told
+// apart by the first entry's keys. A format given (not auto) that the
+// first entry is not is an error at it.
+func (t *TraceFile) readJSONArray(br *bufio.Reader, file string, most int, cpt float64) error {
 	lim := &entryLimit{r: br, left: MaxTraceEntry}
 	dec := json.NewDecoder(lim)
 	entry := 0
 	var start int64 // where the entry being read begins
+	what := "a ShareGPT JSON array"
 	fail := func(err error) error {
 		if errors.Is(err, errEntryTooLong) {
 			return &RowError{File: file, Entry: entry, Msg: err.Error()}
 		}
 		err = safeio.JSON(nil, start, err)
-		return &RowError{File: file, Entry: entry, Msg: "not a ShareGPT JSON array: " + err.Error(), Err: err}
+		return &RowError{File: file, Entry: entry, Msg: "not " + what + ": " + err.Error(), Err: err}
 	}
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return &RowError{File: file, Entry: 1, Msg: "not a ShareGPT JSON array (want [ {\"conversations\": [...]}, ... ])"}
@@ -456,12 +501,37 @@ func (t *TraceFile) readShareGPT(br *bufio.Reader, file string, most int, cpt fl
 		if entry > 1 {
 			start++
 		}
+		decode := dec.Decode
+		if entry == 1 {
+			// The first entry's keys tell the array's rows apart.
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return fail(err)
+			}
+			if err := t.arrayOf(file, raw); err != nil {
+				return err
+			}
+			if t.Format == Lengths {
+				what = "a lengths JSON array"
+			}
+			decode = func(v any) error { return json.Unmarshal(raw, v) }
+		}
+		if t.Format == Lengths {
+			var obj lengthsObject
+			if err := decode(&obj); err != nil {
+				return fail(err)
+			}
+			if err := t.addLengths(file, Row{Entry: entry}, obj); err != nil {
+				return err
+			}
+			continue
+		}
 		var e struct {
 			Conversations []struct {
 				Value string `json:"value"`
 			} `json:"conversations"`
 		}
-		if err := dec.Decode(&e); err != nil {
+		if err := decode(&e); err != nil {
 			return fail(err)
 		}
 		if len(e.Conversations) < 2 {
@@ -475,6 +545,28 @@ func (t *TraceFile) readShareGPT(br *bufio.Reader, file string, most int, cpt fl
 			continue
 		}
 		t.Rows = append(t.Rows, Row{Prompt: p, Output: o, Entry: entry})
+	}
+	return nil
+}
+
+// arrayOf sets the format of a JSON array from its first entry: lengths
+// objects have prompt_tokens or output_tokens and no conversations. A
+// format given that the entry is not is an error at it (auto comes here
+// as ShareGPT, the array sniffed).
+func (t *TraceFile) arrayOf(file string, first json.RawMessage) error {
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(first, &keys) // not an object: decoding it says so
+	_, conv := keys["conversations"]
+	_, p := keys["prompt_tokens"]
+	_, o := keys["output_tokens"]
+	lengths := !conv && (p || o)
+	switch {
+	case lengths && t.Format == ShareGPT && !t.sniffed:
+		return &RowError{File: file, Entry: 1, Msg: "a lengths object (prompt_tokens, output_tokens), not a ShareGPT conversation", hint: "--trace-format lengths (or auto) reads a JSON array of lengths objects"}
+	case !lengths && t.Format == Lengths:
+		return &RowError{File: file, Entry: 1, Msg: "an object of a lengths array needs prompt_tokens and output_tokens", hint: "a ShareGPT array (conversations) is --trace-format sharegpt (or auto)"}
+	case lengths:
+		t.Format = Lengths
 	}
 	return nil
 }

@@ -31,6 +31,9 @@ const (
 `
 )
 
+const lengthsArray = `[{"prompt_tokens": 100, "output_tokens": 20},
+ {"prompt_tokens": 300, "output_tokens": 7}]`
+
 var shareGPTSample = `[
  {"id": "a", "conversations": [{"from": "human", "value": "` + strings.Repeat("x", 400) + `"}, {"from": "gpt", "value": "` + strings.Repeat("y", 803) + `"}]},
  {"id": "b", "conversations": [{"from": "human", "value": "too short"}]},
@@ -57,6 +60,14 @@ func TestReadTrace(t *testing.T) {
 		{"sharegpt", shareGPTSample, ShareGPT, []Row{{0, 100, 201, 0, 1}, {0, 20, 10, 0, 4}}, false, 2},
 		{"lengths csv", lengthsCSV, Lengths, []Row{{0, 100, 20, 2, 0}, {0, 200, 40, 3, 0}}, false, 0},
 		{"lengths jsonl", lengthsJSON, Lengths, []Row{{0, 100, 20, 1, 0}, {1.5, 300, 7, 2, 0}}, true, 0},
+		// The same objects in a JSON array, by entry: the first entry's
+		// keys tell it from ShareGPT (it was read as ShareGPT, every
+		// entry skipped as "fewer than two turns").
+		{"lengths json array", lengthsArray, Lengths, []Row{{0, 100, 20, 0, 1}, {0, 300, 7, 0, 2}}, false, 0},
+		// A byte-order mark and blank lines before the first object: it
+		// was read as a CSV ("bare \" in non-quoted-field").
+		{"lengths jsonl after a byte-order mark", "\ufeff\n\n" + lengthsJSON, Lengths, []Row{{0, 100, 20, 3, 0}, {1.5, 300, 7, 4, 0}}, true, 0},
+		{"sharegpt after a byte-order mark", "\ufeff" + shareGPTSample, ShareGPT, []Row{{0, 100, 201, 0, 1}, {0, 20, 10, 0, 4}}, false, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -82,30 +93,53 @@ func TestReadTrace(t *testing.T) {
 	}
 }
 
-// Bad traces are errors at their file and line.
+// Bad traces are errors at their file and line (or entry), with a hint
+// where one helps.
 func TestReadTraceErrors(t *testing.T) {
-	cases := []struct{ name, src, want string }{
-		{"unsorted", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:50.0,1,1\n2023-11-16 18:15:49.0,1,1\n", "f.csv:3: timestamps must not go back"},
+	cases := []struct {
+		name, src, want string
+		format          TraceFormat // "": auto
+		hint            string      // "": any
+	}{
+		{"unsorted", "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:50.0,1,1\n2023-11-16 18:15:49.0,1,1\n", "f.csv:3: timestamps must not go back", "", ""},
 		// The first row is skipped (no output): the second still may not
 		// go back before it, even by 2027 years (which time.Sub saturates).
-		{"before a skipped first row", "TIMESTAMP,ContextTokens,GeneratedTokens\n2027-01-01 0:00:00,1,0\n0000-01-01 0:00:00,1,1\n", "f.csv:3: timestamps must not go back: 0000-01-01 0:00:00 is before line 2's"},
-		{"bad time", "TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,1,1\n", `f.csv:2: TIMESTAMP "yesterday" is not a time`},
-		{"negative tokens", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,-3,1,1,x\n", `f.csv:2: Request tokens "-3" is not a token count`},
-		{"fractional tokens", lengthsCSV + "1.5,2\n", `f.csv:4: prompt_tokens "1.5" is not a token count`},
-		{"short row", "prompt_tokens,output_tokens\n5\n", "f.csv:2: 1 fields, the header has 2"},
-		{"missing column", "prompt_tokens,tokens_out\n1,2\n", "f.csv:1: lengths trace without a output_tokens column"},
-		{"unknown", "hello,world\n1,2\n", "f.csv:1: not a trace roofline reads"},
-		{"bad json", "[ {\"conversations\": 3} ]", "f.csv: entry 1: not a ShareGPT JSON array"},
-		{"jsonl without lengths", `{"prompt_tokens": 3}` + "\n", "f.csv:1: an object needs prompt_tokens and output_tokens"},
-		{"all failed", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,3,0,3,x\n", "f.csv:1: no requests: all 1 rows skipped"},
-		{"endless line", "prompt_tokens,output_tokens\n" + strings.Repeat("1", MaxTraceLine+10), "f.csv:2: a line longer than"},
+		{"before a skipped first row", "TIMESTAMP,ContextTokens,GeneratedTokens\n2027-01-01 0:00:00,1,0\n0000-01-01 0:00:00,1,1\n", "f.csv:3: timestamps must not go back: 0000-01-01 0:00:00 is before line 2's", "", ""},
+		{"bad time", "TIMESTAMP,ContextTokens,GeneratedTokens\nyesterday,1,1\n", `f.csv:2: TIMESTAMP "yesterday" is not a time`, "", ""},
+		{"negative tokens", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,-3,1,1,x\n", `f.csv:2: Request tokens "-3" is not a token count`, "", ""},
+		{"fractional tokens", lengthsCSV + "1.5,2\n", `f.csv:4: prompt_tokens "1.5" is not a token count`, "", ""},
+		{"short row", "prompt_tokens,output_tokens\n5\n", "f.csv:2: 1 fields, the header has 2", "", ""},
+		{"missing column", "prompt_tokens,tokens_out\n1,2\n", "f.csv:1: lengths trace without a output_tokens column", "", ""},
+		{"unknown", "hello,world\n1,2\n", "f.csv:1: not a trace roofline reads", "", ""},
+		{"bad json", "[ {\"conversations\": 3} ]", "f.csv: entry 1: not a ShareGPT JSON array", "", ""},
+		{"jsonl without lengths", `{"prompt_tokens": 3}` + "\n", "f.csv:1: an object needs prompt_tokens and output_tokens", "", ""},
+		{"all failed", "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n1,ChatGPT,3,0,3,x\n", "f.csv:1: no requests: all 1 rows skipped", "", ""},
+		{"endless line", "prompt_tokens,output_tokens\n" + strings.Repeat("1", MaxTraceLine+10), "f.csv:2: a line longer than", "", ""},
+		// A lengths array with a quoted count was read as ShareGPT and
+		// ended "no requests: all 1 rows skipped (fewer than two turns)".
+		// Byte 23 is the value's last byte ('[' is byte 0; the value "12"
+		// spans 20-23 of `[{"prompt_tokens": "12"`).
+		{"lengths array, a quoted count", `[{"prompt_tokens": "12", "output_tokens": 5}]`, `f.csv: entry 1: not a lengths JSON array: byte 23: prompt_tokens: a string where a number belongs`, "", "without quotes"},
+		{"lengths array, an entry without output_tokens", `[{"prompt_tokens": 1, "output_tokens": 1}, {"prompt_tokens": 3}]`, "f.csv: entry 2: an object needs prompt_tokens and output_tokens", "", ""},
+		{"lengths array, a fractional count", `[{"prompt_tokens": 1, "output_tokens": 1.5}]`, `f.csv: entry 1: output_tokens "1.5" is not a token count`, "", ""},
+		{"lengths array, time going back", `[{"prompt_tokens": 1, "output_tokens": 1, "timestamp_s": 2}, {"prompt_tokens": 1, "output_tokens": 1, "timestamp_s": 1}]`, "f.csv: entry 2: timestamps must not go back: 1 s is before entry 1's 2 s", "", ""},
+		{"lengths array read as sharegpt", lengthsArray, "f.csv: entry 1: a lengths object (prompt_tokens, output_tokens), not a ShareGPT conversation", ShareGPT, "--trace-format lengths"},
+		{"sharegpt read as lengths", shareGPTSample, "f.csv: entry 1: an object of a lengths array needs prompt_tokens and output_tokens", Lengths, "--trace-format sharegpt"},
+		{"sharegpt as jsonl", `{"conversations": [{"value": "hi"}, {"value": "hello"}]}` + "\n", "f.csv:1: a ShareGPT conversation, not an object of prompt_tokens and output_tokens", "", "one JSON array"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ReadTrace(strings.NewReader(c.src), "f.csv", AutoFormat, 0, DefaultCharsPerToken)
+			format := c.format
+			if format == "" {
+				format = AutoFormat
+			}
+			_, err := ReadTrace(strings.NewReader(c.src), "f.csv", format, 0, DefaultCharsPerToken)
 			var re *RowError
 			if err == nil || !errors.As(err, &re) || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("error %v, want a *RowError containing %q", err, c.want)
+				t.Fatalf("error %v, want a *RowError containing %q", err, c.want)
+			}
+			if !strings.Contains(re.Hint(), c.hint) || c.hint != "" && re.Hint() == "" {
+				t.Errorf("hint %q, want one containing %q", re.Hint(), c.hint)
 			}
 		})
 	}
@@ -149,7 +183,7 @@ var _ io.Reader = (*endlessCSV)(nil)
 // returns rows or a *RowError, never panics, and every row it returns is a
 // request the simulation can take.
 func FuzzReadTrace(f *testing.F) {
-	for _, s := range []string{azureSample, burstSample, burstSessions, shareGPTSample, lengthsCSV, lengthsJSON, "", "[", "{", "\ufeffprompt_tokens,output_tokens\n1,1\n"} {
+	for _, s := range []string{azureSample, burstSample, burstSessions, shareGPTSample, lengthsCSV, lengthsJSON, lengthsArray, "", "[", "{", "\ufeffprompt_tokens,output_tokens\n1,1\n", "\ufeff\n" + lengthsJSON, `[{"prompt_tokens": "1"}]`} {
 		f.Add([]byte(s), uint8(0))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, format uint8) {

@@ -199,3 +199,33 @@ func widen(iv *Interval, mid float64) {
 	iv.Lo = math.Max(mid-2*(mid-iv.Lo), 0)
 	iv.Hi = mid + 2*(iv.Hi-mid)
 }
+
+// StepSpread is the step-time interval serving runs are repeated at: the
+// factors on prefill and decode passes at the fast and slow ends of the
+// setup's interval at confidence level (0.8 for an 80 % interval), both
+// 1 when nothing stands behind one (flags replaced the efficiency).
+func (s *Setup) StepSpread(level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
+	c := levelConfidence(level)
+	prefillLo, prefillHi = s.Spread(true).Bounds(c)
+	decodeLo, decodeHi = s.Spread(false).Bounds(c)
+	if math.IsNaN(prefillLo + prefillHi + decodeLo + decodeHi) {
+		return 1, 1, 1, 1
+	}
+	return
+}
+
+// StepSpread is Setup.StepSpread for an offload's steps: each stage's
+// class weighted by its share of the time of request w run alone
+// (Split.Bounds), as predict's interval weighs them; the main setup's
+// when w cannot be priced so.
+func (sp *Split) StepSpread(w Workload, level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
+	prefillLo, prefillHi, decodeLo, decodeHi, err := sp.Bounds(w, levelConfidence(level))
+	if err != nil || math.IsNaN(prefillLo+prefillHi+decodeLo+decodeHi) {
+		return sp.Main.StepSpread(level)
+	}
+	return
+}
+
+// levelConfidence is the one-sided confidence of the ends of a two-sided
+// interval at level: 0.9 for an 80 % interval.
+func levelConfidence(level float64) float64 { return 0.5 + level/2 }

@@ -163,3 +163,13 @@ func (s *Setup) resident(batch int) int {
 // sequences in passes of ubatch tokens: ⌊ubatch / batch⌋ per sequence, at
 // least one.
 func passTokens(batch, ubatch int) int { return max(batch*max(1, ubatch/batch), batch) }
+
+// KVBudget is the memory left for the KV cache by a runtime whose passes
+// hold up to passTokens tokens: usable memory less the resident weights,
+// the activations of such a pass and the runtime's overhead (the one
+// memory rule, Setup.Memory, with no cache). Negative when even those do
+// not fit.
+func (s *Setup) KVBudget(passTokens int) float64 {
+	f := s.fixed(1, max(passTokens, 1))
+	return s.Usable() - f.totalWith(0)
+}

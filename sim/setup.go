@@ -327,7 +327,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
 	if kq, types := rt.Unpacked(d, e); in.Dequantizing && (kq || len(types) > 0) {
-		in.UnpackShare = model.UnpackShare(m.ProductTypes(), kq, types)
+		// A decode step computes every token's logits: the head's work
+		// counts at its own type.
+		in.UnpackShare = model.UnpackShare(append(slices.Clone(m.ProductTypes()), m.HeadProduct()), kq, types)
 		in.UnpackPeak = peak
 		if v := e.Peaks[units.FP32]; v > 0 && v < peak {
 			in.UnpackPeak = v

@@ -151,7 +151,7 @@ func TestJSONCutShort(t *testing.T) {
 		{append(serve, "cut.json"), "roofline: cut.json:1: not a JSON object, column 6: the JSON ends inside a value\n"},
 		// Line 2 is `{"prompt_tokens":`, 17 bytes: column 18.
 		{append(serve, "cut.jsonl"), "roofline: cut.jsonl:2: not a JSON object, column 18: the JSON ends inside a value\n"},
-		{append(serve, "cut2.json"), "roofline: cut2.json: entry 2: not a ShareGPT JSON array: the JSON ends inside a value\n"},
+		{append(serve, "cut2.json"), "roofline: cut2.json: entry 2: not a lengths JSON array: the JSON ends inside a value\n"},
 		{[]string{"show", "model", "cut.json"}, "roofline: cut.json: config.json: line 1, column 6: the JSON ends inside a value\n"},
 	} {
 		out, errOut, code := runCLI(c.args...)

@@ -196,6 +196,17 @@ func TestErrors(t *testing.T) {
 		// A unified-memory device offloads to its own CPU: a desktop's
 		// named as its host was taken, with no link between them.
 		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "apple-m4-pro", "--gpu-layers", "10", "--host", "desktop-ddr5"}, 2, []string{"--host desktop-ddr5: apple-m4-pro's memory is unified", "hint: leave --host out (or give --host apple-m4-pro)"}},
+		// A discrete GPU's host is a computer with a CPU, joined by a bus
+		// no faster than the card's own: each of these was priced as given
+		// (another GPU's name came back as "--host weights: device rtx-3090
+		// has no engine", a Pi 5 over the 4090's PCIe 4.0 x16, NVLink and
+		// Ethernet as the bus, PCIe 5.0 on a PCIe 4.0 card).
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "rtx-3090"}, 2, []string{"--host rtx-3090: has no CPU engine (engines: gpu), so it cannot be the computer rtx-4090 sits in", "hint: leave --host out, or name a computer with a CPU engine such as desktop-ddr5"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "no-such-host"}, 2, []string{"--host no-such-host: unknown hardware \"no-such-host\""}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "raspberry-pi-5-8gb"}, 2, []string{"--host raspberry-pi-5-8gb: a raspberry-pi device, not a desktop or server host (family cpu); its profile gives no slot for rtx-4090", "hint: give the link of the slot rtx-4090 sits in with --link"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "nvlink4"}, 2, []string{"--link nvlink4: joins GPUs to one another, not rtx-4090 to its host's memory and CPU", "hint: leave --link out (rtx-4090's bus: pcie4-x16)"}},
+		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--rate", "0.001", "--requests", "5", "--link", "1gbe"}, 2, []string{"--link 1gbe: a network between computers, not the bus between rtx-4090 and the host it sits in"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

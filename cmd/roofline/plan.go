@@ -147,13 +147,13 @@ func planAction(c *cli.Context) error {
 	}
 	if f.ForPeople() {
 		if err := p.Run(nil); err != nil {
-			return err
+			return flagged(err) // a host's or a link's, met in the search
 		}
 	} else if err := writeThrough(c); err != nil {
 		return err // every error of the request is met: stream
 	}
 	if err := write(c, f, render.Plan(p)); err != nil || p.AnySure() {
-		return err
+		return flagged(err) // JSON and CSV meet a host's or a link's as they stream
 	}
 	ns := nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
 	if n := len(req.Counts); n > 0 {

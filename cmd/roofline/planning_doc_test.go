@@ -179,7 +179,10 @@ profile's parallel rule) a configuration the device does not hold is placed
 as ` + "`roofline predict`" + ` places it by default — llama.cpp's automatic fitting
 (` + "`--fit`" + `, common/fit.cpp): as many whole layers on the GPU as fit with 1 GiB
 kept free, the rest and their KV cache in the host's memory
-(` + "`--host`" + `, desktop-ddr5 by default, over the device's host link or ` + "`--link`" + `);
+(` + "`--host`" + `, desktop-ddr5 by default, over ` + "`--link`" + ` where it can be the
+card's bus, a PCIe link no faster than the card's own or a rate, else over
+the device's host link: a network or NVLink given for the devices is not
+a host's bus);
 for a MoE model every layer's dense tensors first, the routed experts in
 host memory — and priced by the same split predictor (docs/method.md §11),
 judged at its stages' own intervals. Its memory is the GPU's and the host's

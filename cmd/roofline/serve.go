@@ -31,8 +31,8 @@ turn.
 Lengths are a token count, uniform:LO:HI, normal:MEAN:SD or
 lognormal:MEAN:SD; --trace reads them (and, with --arrival trace, the
 arrival times) from a published trace: Azure LLM inference CSV, BurstGPT
-CSV, ShareGPT JSON as vllm bench serve reads it, or a CSV/JSONL of
-prompt and output tokens (docs/serve.md). Runs are seeded (--seed).
+CSV, ShareGPT JSON as vllm bench serve reads it, or a CSV, JSONL or
+JSON array of prompt and output tokens (docs/serve.md). Runs are seeded (--seed).
 CSV output is one row per request.
 
 Examples:

@@ -214,6 +214,48 @@ func TestNCPUMoEUnderCPUMoEIsSaid(t *testing.T) {
 	}
 }
 
+// TestHostAndLinkUnusedAreSaid: --link under a unified device's offload
+// crosses no link, and --host beside --devices offloads nothing; both were
+// dropped in silence. A system's own link (hgx-h100's NVLink) is not a
+// flag given, and was said unused as if it were.
+func TestHostAndLinkUnusedAreSaid(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // "" : no note says a flag is unused
+	}{
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "apple-m4-pro", "--gpu-layers", "10", "--link", "pcie4-x16"}, "--link pcie4-x16 not used: nothing crosses a link to it"},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--devices", "2", "--host", "desktop-ddr5"}, "--host desktop-ddr5 not used: --devices, --tp and --pp spread the model over devices like rtx-4090"},
+		{[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--tp", "2", "--host", "desktop-ddr5", "--rate", "1", "--requests", "5"}, "--host desktop-ddr5 not used"},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "hgx-h100", "--devices", "1"}, ""},
+	} {
+		out, errOut, code := runCLI(c.args...)
+		if code != 0 || c.want != "" && !strings.Contains(out, c.want) || c.want == "" && strings.Contains(out, "not used") {
+			t.Errorf("%v: exit %d, want %q:\n%s%s", c.args, code, c.want, errOut, out)
+		}
+	}
+}
+
+// TestPlanHostLinkIsTheBus: plan's --link joins its devices to one
+// another; an RTX 4090 it cannot be the bus of (NVLink, a network)
+// offloads over its own PCIe 4.0 x16, as without --link. It offloaded
+// over NVLink at 370 GB/s, and over Gigabit Ethernet at 118 MB/s. A
+// PCIe link no faster than the card's own is its bus.
+func TestPlanHostLinkIsTheBus(t *testing.T) {
+	base := []string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--context", "4096", "--tpot", "1s", "--format", "json"}
+	want, errOut, code := runCLI(base...)
+	if code != 0 || !strings.Contains(want, "offload") {
+		t.Fatalf("exit %d, no offload: %s%s", code, errOut, want)
+	}
+	for _, link := range []string{"nvlink4", "1gbe", "pcie4-x16"} {
+		if got, errOut, code := runCLI(append(base, "--link", link)...); code != 0 || got != want {
+			t.Errorf("--link %s: exit %d, the plan differs from the card's own bus:\n%s%s", link, code, errOut, got)
+		}
+	}
+	if got, _, _ := runCLI(append(base, "--link", "pcie4-x4")...); got == want {
+		t.Errorf("--link pcie4-x4: the plan is the x16 bus's")
+	}
+}
+
 // TestServeOffload: Llama-3.1-70B at q4_k_m on one RTX 4090 with the
 // rest in a DDR5 desktop's RAM. A lone request (one user, one request:
 // the mean is the request) takes what predict --gpu-layers 30 gives for
@@ -537,12 +579,15 @@ lengths, TTFT, TPOT, E2E, queue delay, preemptions, failed).
     more output tokens, 2048 in all). roofline has no tokenizer: text is
     counted at --chars-per-token (4, about right for English under Llama's
     and GPT's tokenizers);
-  - a CSV with ` + "`prompt_tokens,output_tokens[,timestamp_s]`" + ` or JSONL objects
-    with those keys.
+  - a CSV with ` + "`prompt_tokens,output_tokens[,timestamp_s]`" + `, or objects
+    with those keys as JSONL or in a JSON array (told from ShareGPT by
+    its first entry's keys).
 
-  Timestamps that go back, counts that are not whole tokens, short rows and
-  lines over 1 MiB are errors at their file and line; a request longer
-  than the model's context is an error at its line. At most --requests
+  A byte-order mark and blank lines before the first row are passed over.
+  Timestamps that go back, counts that are not whole tokens (a quoted
+  count too: "12" is not 12), short rows and lines over 1 MiB are errors
+  at their file and line (or entry); a request longer than the model's
+  context is an error at its line. At most --requests
   rows are read (10,000,000 at most): the rest of a large file is left
   unread, so memory holds the requests, not the file.
 
@@ -699,6 +744,32 @@ func secondsOf(t *testing.T, num, unit string) float64 {
 	}
 	t.Fatalf("duration %q %q: unknown unit", num, unit)
 	return 0
+}
+
+// TestServeLengthsArray: a JSON array of lengths objects is read as
+// lengths (it was read as ShareGPT and ended "no requests: all 2 rows
+// skipped (fewer than two turns)"); a quoted count is told at its file,
+// entry and field with the hint about quotes, exit 1 as a bad file is.
+func TestServeLengthsArray(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "lengths.json"), filepath.Join(dir, "quoted.json")
+	if err := os.WriteFile(good, []byte(`[{"prompt_tokens": 100, "output_tokens": 10}, {"prompt_tokens": 300, "output_tokens": 30}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte(`[{"prompt_tokens": "100", "output_tokens": 10}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"serve", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--rate", "1", "--requests", "0"}
+	out, errOut, code := runCLI(append(base, "--trace", good, "--format", "json")...)
+	var j render.ServeJSON
+	if code != 0 || json.Unmarshal([]byte(out), &j) != nil || j.Result.Completed != 2 {
+		t.Errorf("lengths array: exit %d, %s%s", code, errOut, out)
+	}
+	out, errOut, code = runCLI(append(base, "--trace", bad)...)
+	want := "roofline: " + bad + ": entry 1: not a lengths JSON array: byte 24: prompt_tokens: a string where a number belongs\nroofline: hint: numbers, true and false are written without quotes"
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, want) {
+		t.Errorf("quoted count: exit %d, stdout %q, stderr\n%s\nwant exit 1 and\n%s", code, out, errOut, want)
+	}
 }
 
 // TestServeRequestsZero: --requests 0 is "all of the trace's rows", as

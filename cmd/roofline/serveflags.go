@@ -24,7 +24,7 @@ func serveWorkloadFlags() []cli.Flag {
 		&cli.StringFlag{Name: "prompt", Value: "512", Usage: "prompt tokens: `DIST`, a count, uniform:LO:HI, normal:MEAN:SD or lognormal:MEAN:SD"},
 		&cli.StringFlag{Name: "output-tokens", Value: "128", Usage: "output tokens, the first by the prefill (`DIST`, as --prompt)"},
 		tokensFlag("shared-prefix", nil, 0, "tokens of a system prompt every prompt begins with, which prefix caching reuses (`N`)"),
-		&cli.StringFlag{Name: "trace", Usage: "read lengths (and with --arrival trace, arrival times) from `FILE`: Azure LLM inference CSV, BurstGPT CSV, ShareGPT JSON, or a CSV/JSONL of prompt_tokens and output_tokens"},
+		&cli.StringFlag{Name: "trace", Usage: "read lengths (and with --arrival trace, arrival times) from `FILE`: Azure LLM inference CSV, BurstGPT CSV, ShareGPT JSON, or a CSV, JSONL or JSON array of prompt_tokens and output_tokens"},
 		&cli.StringFlag{Name: "trace-format", Value: "auto", Usage: "`FORMAT` of --trace: auto, azure, burstgpt, sharegpt or lengths"},
 		&cli.Float64Flag{Name: "chars-per-token", Value: serve.DefaultCharsPerToken, Usage: "characters per token when counting a ShareGPT conversation's text"},
 		&cli.IntFlag{Name: "seed", Value: 1, Usage: "seed of the arrivals and lengths"},

@@ -182,6 +182,11 @@ func (p *Plan) smallest() error {
 		if offloaded {
 			spread.GPULayers, spread.GPULayersSet, spread.NCPUMoE = layers, true, experts
 		}
+		if offloaded {
+			if d, err := p.env.Catalog.Device(g.Device); err == nil {
+				spread = spread.busOf(d) // as the search placed it
+			}
+		}
 		pr, err := p.env.Predict(PredictRequest{
 			Setup:    Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: req.Options},
 			Workload: sim.PlanWorkload(c.Context, c.Batch, req.Prompt, req.Output, req.UBatch),

@@ -89,7 +89,7 @@ func (env *Env) planHost(sel Selection, base Spread) func(s *sim.Setup) (*sim.Se
 		if !ok {
 			hsel := sel
 			hsel.Model = s.Model.Spec.Name
-			h.setup, h.link, _, _, h.err = env.offloadHost(s, hsel, base)
+			h.setup, h.link, _, _, h.err = env.offloadHost(s, hsel, base.busOf(s.Device))
 			if h.setup != nil {
 				// The host prices the same model in the same formats and
 				// layout (the runtime is the GPU's): its setup is rebuilt

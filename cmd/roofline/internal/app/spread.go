@@ -36,6 +36,8 @@ type Spread struct {
 	// when LinkRate > 0, describe one instead.
 	Link                  string
 	LinkRate, LinkLatency float64
+	// systemLink is set when Link is a system's own (system), not given.
+	systemLink bool
 }
 
 // any reports whether the spread asks for more than the default.
@@ -49,7 +51,7 @@ func (sp Spread) hostFlags() string {
 	if sp.Host != "" {
 		out = append(out, "--host "+sp.Host)
 	}
-	if sp.Link != "" {
+	if sp.Link != "" && !sp.systemLink {
 		out = append(out, "--link "+sp.Link)
 	} else if sp.LinkRate > 0 {
 		out = append(out, "--link")
@@ -94,7 +96,7 @@ func (sp *Spread) system(sel *Selection) (string, bool) {
 		sp.Devices = sys.Count
 	}
 	if sp.Link == "" && sp.LinkRate == 0 {
-		sp.Link = sys.Link
+		sp.Link, sp.systemLink = sys.Link, sys.Link != ""
 	}
 	return fmt.Sprintf("%s: %s (%s)", sys.Name, sys.Description, sys.Source), true
 }
@@ -217,11 +219,22 @@ func (env *Env) offloadHost(s *sim.Setup, sel Selection, sp Spread) (*sim.Setup,
 		}
 		return nil, nil, "", why, nil
 	}
+	if sp.systemLink {
+		// A system's link joins its GPUs to one another, not to a host.
+		sp.Link = ""
+	}
+	if err := env.hostDevice(d, hostName, sp); err != nil {
+		return nil, nil, "", "", err
+	}
 	hsel := sel
 	hsel.Hardware, hsel.Engine, hsel.Runtime, hsel.Weights, hsel.KV = hostName, "cpu", s.Runtime.Name, s.Model.Weights.Name, s.Model.KV.Name
 	hres, err := env.Resolve(hsel)
 	if err != nil {
-		return nil, nil, "", "", &RequestError{Input: "Host", Msg: err.Error()}
+		var ie *resolve.InputError
+		if errors.As(err, &ie) {
+			err = ie.Err // the host's, not the request's, hardware or weights
+		}
+		return nil, nil, "", "", &RequestError{Input: "Host", Msg: hostName + ": " + err.Error()}
 	}
 	if d.Unified && hres.Setup.Device.Module() != d.Module() {
 		// The layers a unified-memory device offloads stay in its memory
@@ -241,8 +254,83 @@ func (env *Env) offloadHost(s *sim.Setup, sel Selection, sp Spread) (*sim.Setup,
 		if link == nil {
 			return nil, nil, "", "", &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s's profile gives no host_link (e.g. --link pcie4-x16)", d.Name)}
 		}
+		if err := hostLink(d, link); err != nil {
+			return nil, nil, "", "", err
+		}
+	} else if given := (Spread{Link: sp.Link, LinkRate: sp.LinkRate}).hostFlags(); given != "" {
+		// Said, not dropped in silence: no link is crossed.
+		why += fmt.Sprintf("; %s not used: nothing crosses a link to it", given)
 	}
 	return hres.Setup, link, hostName, why, nil
+}
+
+// hostDevice checks that the device named hostName can be discrete
+// device d's host: a computer with a CPU engine, whose slot the link
+// describes. A unified device is its own host (offloadHost).
+func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error {
+	if d.Unified {
+		return nil
+	}
+	hd, err := env.Catalog.Device(hostName)
+	if err != nil {
+		return &RequestError{Input: "Host", Msg: hostName + ": " + err.Error(), Hint: "roofline list hardware names the devices; desktop-ddr5 is a desktop host"}
+	}
+	var engines []string
+	for _, e := range hd.Engines {
+		if e.Kind == hardware.CPU {
+			engines = nil
+			break
+		}
+		engines = append(engines, string(e.Kind))
+	}
+	if engines != nil {
+		return &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: has no CPU engine (engines: %s), so it cannot be the computer %s sits in, whose CPU runs the layers %s does not hold", hostName, strings.Join(engines, ", "), d.Name, d.Name),
+			Hint: "leave --host out, or name a computer with a CPU engine such as desktop-ddr5"}
+	}
+	if hd.Family != "cpu" && sp.Link == "" && sp.LinkRate == 0 {
+		// A board or a laptop is not a generic host: its profile gives no
+		// slot, and d's own bus is what the link would default to.
+		return &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: a %s device, not a desktop or server host (family cpu); its profile gives no slot for %s, so the link to it cannot default to %s's own bus (%s)", hostName, hd.Family, d.Name, d.Name, d.HostLink),
+			Hint: "give the link of the slot " + d.Name + " sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s), or leave --host out"}
+	}
+	return nil
+}
+
+// busOf is the spread a plan offloads d's layers with: a plan's --link
+// joins its devices to one another (boards on a network, GPUs on
+// NVLink), and a card it cannot be the bus of offloads over its own
+// (host_link).
+func (sp Spread) busOf(d *hardware.Device) Spread {
+	if l, err := sp.link(""); err == nil && l != nil && !d.Unified && hostLink(d, l) != nil {
+		sp.Link, sp.systemLink = "", false
+	}
+	return sp
+}
+
+// hostLink checks that link can join discrete device d to its host: a
+// PCIe bus no faster than d's own, or a rate given.
+func hostLink(d *hardware.Device, link *hardware.Link) error {
+	hint := "leave --link out, or give a PCIe link or the rate the slot reaches, such as 12GB/s"
+	if d.HostLink != "" {
+		hint = fmt.Sprintf("leave --link out (%s's bus: %s), or give a slower PCIe link or the rate the slot reaches, such as 12GB/s", d.Name, d.HostLink)
+	}
+	switch link.Kind {
+	case hardware.PCIe:
+	case hardware.Custom:
+		return nil
+	case hardware.NVLink:
+		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: joins GPUs to one another, not %s to its host's memory and CPU", link.Name, d.Name), Hint: hint}
+	default:
+		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: a network between computers, not the bus between %s and the host it sits in (boards over a network: --devices)", link.Name, d.Name), Hint: hint}
+	}
+	bus, err := hardware.LookupLink(d.HostLink)
+	if err != nil || bus.Gen == 0 {
+		return nil // the profile gives no PCIe bus to compare with
+	}
+	if link.Gen > bus.Gen || link.Lanes > bus.Lanes {
+		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support, so %s would price a rate %s cannot reach", link.Name, d.Name, bus.Description, link.Name, d.Name), Hint: hint}
+	}
+	return nil
 }
 
 // parallel spreads the model over devices like s's.
@@ -255,6 +343,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		return nil, nil, &RequestError{Input: "Devices", Msg: "counts must be positive"}
 	case n == 0:
 		n = max(tp, 1) * max(pp, 1)
+	}
+	if sp.Host != "" {
+		// Said, not dropped in silence: devices like s's hold every layer.
+		notes = append(notes, fmt.Sprintf("--host %s not used: --devices, --tp and --pp spread the model over devices like %s, which hold every layer; --host names where --gpu-layers offloads them", sp.Host, s.Device.Name))
 	}
 	def := peerLink(s.Device)
 	link, err := sp.link(def)
