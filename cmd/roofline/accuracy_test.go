@@ -1312,7 +1312,7 @@ const accuracyLeft = `
     Super's 1.5× bandwidth where the other models gain 1.37–1.63×), and
     q4f16_1 runs only Gemma here, so the split rests on two models of one
     family: no published run puts both formats on one model.
-  - RKLLM decode on the RK3588 11.1 % (each model held out of the board's
+  - RKLLM decode on the RK3588 11.2 % (each model held out of the board's
     level): the independent runs slow with the context far beyond what
     the KV cache's bytes add. Qwen3-0.6B goes from 56.9 ms a token at
     about 50 tokens of context to 79.4 ms at about 750, Gemma-3-1B from
@@ -1335,7 +1335,8 @@ const accuracyLeft = `
     above int8 matrices with an fp16 embedding table, where an fp16
     head would be 7–17 % above them (rkllm.toml [K14]). Rockchip's
     Gemma-2-2B, its 256,000-token head tied too, decodes at 0.96× on
-    the RK3588 and 0.82–0.92× on the RK3576. The sampler is CPU code
+    the RK3588 and 0.93–0.97× on the RK3576 (0.82× in w4a16 while its
+    head was priced in 8 bits: docs/method.md §7, "Layout"). The sampler is CPU code
     (rkllm.h's sampling parameters are llama.cpp's, over fp32 logits;
     rkllm.toml [K10]), and llama.cpp's default chain takes 1.26 ms a
     token over Llama-3.2's 128,256 logits on an RK3566's Cortex-A55
@@ -1345,7 +1346,7 @@ const accuracyLeft = `
     1.10–1.19×), but its prefill 14.4 → 14.6 %, the RK3576's decode
     6.3 → 6.5 %, the RK3562 held out prefills 25.6 → 47.1 % off and the
     per-test prefill 16.4 → 16.7 %: not kept.
-  - RKLLM prefill on the RK3588 14.4 %: the independent short-prompt
+  - RKLLM prefill on the RK3588 14.5 %: the independent short-prompt
     TTFTs (one server, default clocks) run Gemma-3-1B at 0.57–0.66×,
     Qwen3-0.6B at 0.98–1.14× and Qwen3-4B at 1.50–1.72× of the level
     fitted without each, under one clocks factor; measured, Qwen3-0.6B
@@ -1353,7 +1354,7 @@ const accuracyLeft = `
     Gemma-3-1B, its 4K conversion against their 16K, at 1.7 times it.
     The context's factor is decode's alone (docs/method.md §6, "Runtime
     settings"): this one server's 16k and 4k conversions are different
-    models. The RK3576 (5.4 %) prefills w4a16 at w8a8's rate since
+    models. The RK3576 (5.2 %) prefills w4a16 at w8a8's rate since
     w4a16 runs the NPU's native int4 × fp16 products (docs/method.md §6,
     "Native products"; 11.6 % before).
 - **Apple M1 Max** K-quant runs at build 2797 look held by the GPU's
