@@ -24,10 +24,12 @@ import (
 //	host work        tokens · layers · HostWork / P_host  (runtimes that run
 //	                 operations on the host CPU beside the engine)
 //
-// and a decode step's products over K-quant weights are held, beside their
-// roofline, by the arithmetic that unpacks them (KQuantGEMV): the step's
-// product time t becomes (t⁴ + (F_K / (P·KQuantGEMV))⁴)^¼, F_K the FLOPs
-// of one row of those products (KQuantDecode).
+// and a decode step's products over weights its kernels unpack one by one
+// (K-quants on llama.cpp's Metal, MLC's int4 groups on CUDA) are held,
+// beside their roofline, by the arithmetic that unpacks them
+// (KQuantGEMV): the step's product time t becomes
+// (t⁴ + (F_K / (P·KQuantGEMV))⁴)^¼, F_K the FLOPs of one row of those
+// products and P the peak that arithmetic runs at (KQuantDecode).
 //
 // where B is the datasheet bandwidth, P the peak at the kernels' precision
 // and M the rows a product sees: the tokens of the pass (for routed experts,
@@ -88,11 +90,14 @@ type Efficiency struct {
 	// n·layers·HostWork / P_host on it. 0: none.
 	HostWork float64
 	// KQuantGEMV is the share of the peak at which a decode step's
-	// products over K-quant weights (Q2_K to Q6_K) run when the kernels
-	// unpack every weight to a float and multiply it in turn (llama.cpp's
-	// Metal mul_mv kernels): their arithmetic time, F_K / (P·KQuantGEMV),
-	// bounds the step beside its memory time through a smooth corner
-	// (KQuantDecode). In (0, 1]; 0: no such bound.
+	// products run when the kernels unpack every weight to a float and
+	// multiply it in turn: K-quant weights (Q2_K to Q6_K) in llama.cpp's
+	// Metal mul_mv kernels, MLC's int4 groups on CUDA
+	// (runtimes.Support.UnpackTypes). Their arithmetic time,
+	// F_K / (P·KQuantGEMV), bounds the step beside its memory time through
+	// a smooth corner (KQuantDecode). In (0, 1]; 0: no such bound. Named,
+	// as its profile key kquant_gemv is, for the K-quants it first priced:
+	// a rename would break the profiles users have written.
 	KQuantGEMV float64
 }
 
@@ -181,8 +186,8 @@ func (e Efficiency) AchievedCompute(r float64, n int) float64 {
 }
 
 // KQuantDecode is the time of a decode step's products whose roofline
-// time is t, s, when flops of them are over K-quant weights on an engine
-// of peak P FLOP/s: t and the unpacking arithmetic's F_K / (P·KQuantGEMV)
+// time is t, s, when flops of them are over weights the kernels unpack
+// one by one (KQuantGEMV), their arithmetic at peak P FLOP/s: t and the unpacking arithmetic's F_K / (P·KQuantGEMV)
 // through the smooth corner the caps use, (t⁴ + a⁴)^¼, so that a fit
 // sees the bound before it binds. t unchanged without the bound or such
 // products.

@@ -800,16 +800,21 @@ func readHFConfig(cfg, name string) (*model.Spec, error) {
 	}
 	s, err := model.ParseHFConfig(data, name)
 	if err != nil {
-		// The parser names what it read ("config.json: …"); a path that
-		// already ends in that name says it once.
-		var ce *model.ConfigError
-		if filepath.Base(cfg) == "config.json" && errors.As(err, &ce) {
-			return nil, fmt.Errorf("%s: %w", cfg, ce.Err)
-		}
-		return nil, fmt.Errorf("%s: %w", cfg, err)
+		return nil, configError(cfg, filepath.Base(cfg) == "config.json", err)
 	}
 	s.Source = cfg
 	return s, nil
+}
+
+// configError is err, an error of model.ParseHFConfig, told under
+// where. The parser names what it read ("config.json: …"): where that
+// already names the file (named), it is said once.
+func configError(where string, named bool, err error) error {
+	var ce *model.ConfigError
+	if named && errors.As(err, &ce) {
+		err = ce.Err
+	}
+	return fmt.Errorf("%s: %w", where, err)
 }
 
 // modelNamed finds a model by name or alias only, touching no file.

@@ -75,7 +75,7 @@ func modelFromHF(ref hfRef, nf *NotFoundError) (*model.Spec, error) {
 			return nil, err
 		}
 		if s, err = model.ParseHFConfig(data, repo.ID); err != nil {
-			return nil, fmt.Errorf("config.json of %s from %s: %w", repo.ID, hub.Shown(), err)
+			return nil, configError(fmt.Sprintf("config.json of %s from %s", repo.ID, hub.Shown()), true, err)
 		}
 		s.Source = fmt.Sprintf("config.json of %s from %s (commit %s)", repo.ID, hub.Shown(), short(repo.Commit))
 		if dir != "" {

@@ -20,7 +20,8 @@ const hubCommit = "c0ffee0000000000000000000000000000000001"
 
 // fakeHub is an in-process Hugging Face Hub: org/smol has a config.json,
 // org/llama-GGUF three GGUF files (two quantizations and a vision
-// projector), org/gated is gated. requests counts what it was asked.
+// projector), org/broken a config.json with a string where a number
+// belongs, org/gated is gated. requests counts what it was asked.
 func fakeHub(t *testing.T, requests *atomic.Int64, auth *atomic.Value) *httptest.Server {
 	t.Helper()
 	smol, err := os.ReadFile("../model/testdata/hf/smollm3-3b.json")
@@ -29,6 +30,7 @@ func fakeHub(t *testing.T, requests *atomic.Int64, auth *atomic.Value) *httptest
 	}
 	files := map[string][]byte{
 		"org/smol/config.json":                     smol,
+		"org/broken/config.json":                   []byte("{\n  \"model_type\": \"llama\",\n  \"hidden_size\": \"2048\"\n}\n"),
 		"org/llama-GGUF/Llama-3.2-1B-Q4_K_M.gguf":  ggufFile(t, "llama-3.2-1b", "q4_k_m"),
 		"org/llama-GGUF/Llama-3.2-1B-Q8_0.gguf":    ggufFile(t, "llama-3.2-1b", "q8_0"),
 		"org/llama-GGUF/mmproj-Llama-3.2-F16.gguf": []byte("not a model"),
@@ -52,7 +54,7 @@ func fakeHub(t *testing.T, requests *atomic.Int64, auth *atomic.Value) *httptest
 		case p == "/api/models/org/gated/revision/main":
 			w.Header().Set("X-Error-Code", "GatedRepo")
 			w.WriteHeader(http.StatusUnauthorized)
-		case p == "/api/models/org/smol/revision/main", p == "/api/models/org/llama-GGUF/revision/main":
+		case p == "/api/models/org/smol/revision/main", p == "/api/models/org/llama-GGUF/revision/main", p == "/api/models/org/broken/revision/main":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, listing(strings.TrimSuffix(strings.TrimPrefix(p, "/api/models/"), "/revision/main")))
 		case strings.Contains(p, "/resolve/"+hubCommit+"/"):
@@ -193,6 +195,12 @@ func TestModelFromHubErrors(t *testing.T) {
 	if !errors.As(err, &nf) || !strings.Contains(err.Error(), "Qwen/Qwen3-0.7B does not exist on "+srv.URL) ||
 		!strings.Contains(err.Error(), "did you mean Qwen/Qwen3-0.6B (qwen3-0.6b)") || strings.Contains(err.Error(), "hf_t0k3n") {
 		t.Errorf("missing: %v", err)
+	}
+	// A config.json that does not decode is named once, with the repo
+	// and the Hub it came from, and told at its line.
+	_, err = cat.Model("org/broken")
+	if want := "config.json of org/broken from " + srv.URL + ": line 3"; err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "config.json") != 1 {
+		t.Errorf("broken config.json: %v; want it to begin %q, naming config.json once", err, want)
 	}
 	srv.Close()
 	_, err = cat.Model("org/smol")

@@ -371,6 +371,10 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		fe("default_kv", "default_kv %s is not among the runtime's kv formats", r.DefaultKV)
 	}
 	backendKinds := map[string]hardware.Kind{}
+	named := make([]runtimes.Support, len(r.Engine)) // what EngineKey tells them by
+	for ei, e := range r.Engine {
+		named[ei] = runtimes.Support{Kind: hardware.Kind(e.Kind), Backend: e.Backend, Families: e.Families}
+	}
 	for ei, e := range r.Engine {
 		k := hardware.Kind(e.Kind)
 		if k != hardware.GPU && k != hardware.CPU && k != hardware.NPU {
@@ -381,9 +385,8 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("families", "unknown device family %q (known: %s)", f, strings.Join(hardware.Families, ", "))
 			}
 		}
-		key := "engine." + e.Kind
+		key := runtimes.EngineKey(named, ei)
 		if e.Backend != "" {
-			key = "engine." + e.Backend
 			if backendKinds[e.Backend] != "" && backendKinds[e.Backend] != k || hardware.Kind(e.Backend) == hardware.GPU || hardware.Kind(e.Backend) == hardware.CPU || hardware.Kind(e.Backend) == hardware.NPU {
 				fe("engine", "backend %q names a kind of engine or a backend of another kind", e.Backend)
 			}
@@ -431,14 +434,19 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if u := e.UnpackTypes; u != nil {
 			vs, _ := u.Value.([]any)
 			for _, v := range vs {
-				name, _ := v.(string)
-				if !slices.ContainsFunc(model.StorageTypes, func(s model.Storage) bool { return s.Name == name }) {
+				name, ok := v.(string)
+				switch {
+				case !ok:
+					fe("engine", "[[engine]] %s unpack_types: %v is not a weight type's name: write it in quotes, such as \"int4-g32\"", key, v)
+				case !slices.ContainsFunc(model.StorageTypes, func(s model.Storage) bool { return s.Name == name }):
 					fe("engine", "[[engine]] %s unpack_types: unknown weight type %q (want a tensor type such as \"int4-g32\", MLC's q4f16_1 groups)", key, name)
-					continue
+				case slices.Contains(sup.UnpackTypes, name):
+					fe("engine", "[[engine]] %s unpack_types names %q twice: name each once", key, name)
+				default:
+					sup.UnpackTypes = append(sup.UnpackTypes, name)
 				}
-				sup.UnpackTypes = append(sup.UnpackTypes, name)
 			}
-			if len(sup.UnpackTypes) == 0 {
+			if len(vs) == 0 {
 				fe("engine", "[[engine]] %s unpack_types value must list the weight types whose decode products unpack every weight, such as [\"int4-g32\"]", key)
 			}
 			sourceAt(key+".unpack_types", lines.Nth("[[engine]]", ei), u.Source)

@@ -121,6 +121,12 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"engine.gpu.serial_decode", "no source"}},
 		{"unpack types unknown", `kind = "gpu"`, "kind = \"gpu\"\nunpack_types = { value = [\"q4f16_1\"], source = \"[R1] unpack each weight\" }",
 			[]string{"[[engine]] engine.gpu unpack_types: unknown weight type \"q4f16_1\"", "int4-g32"}},
+		// A name that is no string, or one named twice, is told as such
+		// (5 was "unknown weight type \"\"").
+		{"unpack types not strings", `kind = "gpu"`, "kind = \"gpu\"\nunpack_types = { value = [5], source = \"[R1] unpack each weight\" }",
+			[]string{"[[engine]] engine.gpu unpack_types: 5 is not a weight type's name: write it in quotes, such as \"int4-g32\""}},
+		{"unpack types twice", `kind = "gpu"`, "kind = \"gpu\"\nunpack_types = { value = [\"int4-g32\", \"int4-g32\"], source = \"[R1] unpack each weight\" }",
+			[]string{"[[engine]] engine.gpu unpack_types names \"int4-g32\" twice: name each once"}},
 		{"unpack types empty", `kind = "gpu"`, "kind = \"gpu\"\nunpack_types = { value = [], source = \"[R1] unpack each weight\" }",
 			[]string{"unpack_types value must list the weight types"}},
 		{"unpack types unsourced", `kind = "gpu"`, "kind = \"gpu\"\nunpack_types = { value = [\"int4-g32\"], source = \"\" }",

@@ -76,14 +76,8 @@ func (r *Runtime) Rules() []Rule {
 		sort.Strings(pairs)
 		add("checkpoint_weights", TopicFormats, strings.Join(pairs, "; "))
 	}
-	for _, e := range r.Engines {
-		v, key := string(e.Kind), "engine."+string(e.Kind)
-		if e.Backend != "" {
-			v, key = v+" through "+e.Backend, "engine."+e.Backend
-		}
-		if len(e.Families) > 0 {
-			v += " (" + strings.Join(e.Families, ", ") + ")"
-		}
+	for i := range r.Engines {
+		v, key := r.engineWords(i)
 		add(key, TopicEngines, v)
 	}
 	add("layout.sliding_window", TopicWindow, r.windowText())
@@ -199,6 +193,17 @@ func (r *Runtime) Rules() []Rule {
 	} else {
 		add("parallel", TopicParallel, "runs a model on one device only")
 	}
+	// The decode kernels that unpack every weight, per engine.
+	for i, e := range r.Engines {
+		on, key := r.engineWords(i)
+		const bound = "unpack every weight to a float and multiply it in turn: their arithmetic, at the class's kquant_gemv share of the engine's FP32 peak (its products' peak where it states none), bounds a step beside its memory time"
+		if e.KQuantUnpack {
+			add(key+".kquant_unpack", TopicKernels, "decode on "+on+": products over K-quant weights "+bound)
+		}
+		if len(e.UnpackTypes) > 0 {
+			add(key+".unpack_types", TopicKernels, "decode on "+on+": products over "+strings.Join(e.UnpackTypes, ", ")+" weights "+bound)
+		}
+	}
 	for i, k := range r.Kernels {
 		ps := make([]string, len(k.Compute))
 		for j, p := range k.Compute {
@@ -216,6 +221,41 @@ func (r *Runtime) Rules() []Rule {
 		}
 	}
 	return out
+}
+
+// engineWords is the engines r.Engines[i] names in words ("gpu through
+// metal (apple)") and the key its rules' sources are under (EngineKey).
+func (r *Runtime) engineWords(i int) (words, key string) {
+	e := &r.Engines[i]
+	words = string(e.Kind)
+	if e.Backend != "" {
+		words += " through " + e.Backend
+	}
+	if len(e.Families) > 0 {
+		words += " (" + strings.Join(e.Families, ", ") + ")"
+	}
+	return words, EngineKey(r.Engines, i)
+}
+
+// EngineKey is the key the sources of engines[i]'s rules are under:
+// "engine." and its backend, else its kind ("engine.metal",
+// "engine.gpu"). One whose key an earlier engine holds adds its
+// families ("engine.gpu(amd,apple)"), so that each engine's sources are
+// its own (MLC's CUDA GPUs and its others are both "gpu").
+func EngineKey(engines []Support, i int) string {
+	base := func(e *Support) string {
+		if e.Backend != "" {
+			return "engine." + e.Backend
+		}
+		return "engine." + string(e.Kind)
+	}
+	key := base(&engines[i])
+	for j := range i {
+		if base(&engines[j]) == key {
+			return key + "(" + strings.Join(engines[i].Families, ",") + ")"
+		}
+	}
+	return key
 }
 
 // prefillRules are the runtime's prefill defaults in words.

@@ -443,3 +443,56 @@ func TestChooseKVSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpackRules: the decode kernels that unpack every weight, which
+// the fitted kquant_gemv bounds, are among the rules `roofline show
+// runtime` prints and docs/formats.md tabulates, each with its source:
+// llama.cpp's Metal K-quants [L32], MLC's int4 groups on CUDA [M12].
+func TestUnpackRules(t *testing.T) {
+	cat := catalog(t)
+	for _, c := range []struct{ runtime, key, value, tag string }{
+		{"llama.cpp", "engine.metal.kquant_unpack", "decode on gpu through metal (apple): products over K-quant weights unpack every weight to a float", "[L32]"},
+		{"mlc", "engine.gpu.unpack_types", "decode on gpu (nvidia, jetson): products over int4-g32 weights unpack every weight to a float", "[M12]"},
+	} {
+		rt, err := cat.Runtime(c.runtime)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, r := range rt.Rules() {
+			if r.Key == c.key {
+				found = true
+				if r.Topic != runtimes.TopicKernels || !strings.HasPrefix(r.Value, c.value) || !strings.HasPrefix(r.Source, c.tag) {
+					t.Errorf("%s %s: %s: %q [%s]; want %q, sourced %s", c.runtime, c.key, r.Topic, r.Value, r.Source, c.value, c.tag)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no rule %s", c.runtime, c.key)
+		}
+	}
+}
+
+// TestEngineSources: each engine's rule carries its own source, also
+// where two engines of a runtime are of one kind with no backend to tell
+// them apart (MLC's CUDA GPUs and its others: the CUDA row was printed
+// with the others' source).
+func TestEngineSources(t *testing.T) {
+	rt, err := catalog(t).Runtime("mlc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"gpu (nvidia, jetson)": "[M6] CUDA on NVIDIA GPUs", "gpu (amd, apple, intel, rockchip)": "[M6] ROCm and Vulkan on AMD"}
+	for _, r := range rt.Rules() {
+		if r.Topic != runtimes.TopicEngines {
+			continue
+		}
+		if w, ok := want[r.Value]; !ok || !strings.HasPrefix(r.Source, w) {
+			t.Errorf("engine %q (%s): source %q, want it to begin %q", r.Value, r.Key, r.Source, w)
+		}
+		delete(want, r.Value)
+	}
+	if len(want) > 0 {
+		t.Errorf("engines not listed: %v", want)
+	}
+}

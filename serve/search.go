@@ -70,10 +70,7 @@ func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, e
 func (sv *Server) stepSpread(w Workload, level float64) (plo, phi, dlo, dhi float64) {
 	if sp := sv.Split; sp != nil && sp.Kind == sim.Offload {
 		req := sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(2, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens}
-		plo, phi, dlo, dhi, err := sp.Bounds(req, 0.5+level/2)
-		if err == nil && !math.IsNaN(plo+phi+dlo+dhi) {
-			return plo, phi, dlo, dhi
-		}
+		return sp.StepSpread(req, level)
 	}
 	return sv.Setup.StepSpread(level)
 }

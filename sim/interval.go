@@ -120,7 +120,7 @@ func (s *Setup) calibratedIntervals(r *Result) {
 		if dof <= 0 || math.IsNaN(base[k]) {
 			return nil
 		}
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(0.5 + CalibratedLevel/2)
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dof)}.Quantile(levelConfidence(CalibratedLevel))
 		half := t * math.Sqrt(variance(k)+noise[k])
 		return r.interval(k, Interval{Lo: math.Max(base[k]-half, 0), Hi: base[k] + half, Level: CalibratedLevel})
 	}
@@ -131,7 +131,7 @@ func (s *Setup) calibratedIntervals(r *Result) {
 		if math.IsNaN(figure) {
 			return nil
 		}
-		lo, hi := s.classSpread(prefill).Bounds(0.5 + CalibratedLevel/2)
+		lo, hi := s.classSpread(prefill).Bounds(levelConfidence(CalibratedLevel))
 		return r.interval(k, Interval{Lo: lo * figure, Hi: hi * figure, Level: CalibratedLevel})
 	}
 	pc, dc := CalibratesPhase(c, true), CalibratesPhase(c, false)

@@ -35,10 +35,10 @@ func TestKQuantShare(t *testing.T) {
 		{"mlc", "apple-m1-max", "q4f16_1", 0, 0}, // Metal: no unpack_types rule
 	} {
 		s := chosenSetup(t, builtin(t), "llama-3.1-8b", c.device, runtimes.Request{Runtime: c.runtime, Weights: c.weights, KV: "f16"})
-		if got := s.Inputs.KQuantShare; math.Abs(got-c.want) > 1e-6 {
+		if got := s.Inputs.UnpackShare; math.Abs(got-c.want) > 1e-6 {
 			t.Errorf("%s %s on %s: unpacked share %.7g, want %.7g", c.runtime, c.weights, c.device, got, c.want)
 		}
-		if got := s.Inputs.KQuantPeak; c.peak > 0 && math.Abs(got/c.peak-1) > 1e-3 {
+		if got := s.Inputs.UnpackPeak; c.peak > 0 && math.Abs(got/c.peak-1) > 1e-3 {
 			t.Errorf("%s %s on %s: unpacking at %.4g FLOP/s, want %.4g", c.runtime, c.weights, c.device, got, c.peak)
 		}
 	}

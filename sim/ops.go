@@ -506,7 +506,7 @@ func (a *attribution) run(n int, times float64, first, last func(*pricers) unitT
 	dm, dc, em, ec := r.classTermsAt(whole, dense, expert)
 	denseMem, expertMem := dm >= dc, em >= ec
 	p0, p1 := r.products(dm, dc), r.products(em, ec)
-	if k, _ := r.kquantBound(whole, p0+p1); k > p0+p1 {
+	if k, _ := r.unpackBound(whole, p0+p1); k > p0+p1 {
 		// The K-quant unpacking bound stretches both classes alike.
 		p0, p1 = p0*k/(p0+p1), p1*k/(p0+p1)
 	}

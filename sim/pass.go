@@ -138,11 +138,12 @@ func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
 	return mm
 }
 
-// prefillPass is one prefill pass of `tokens` rows of model m, `logits`
-// of them with logits, at rates r with attention of b bytes and f FLOPs:
-// its products and attention as Predict prices a pass, before a pricer's
-// scale.
-func prefillPass(m *model.Cost, tokens, logits int, r *rates, b, f float64) float64 {
+// prefillPassTime is the time of one prefill pass of `tokens` rows of
+// model m, `logits` of them with logits, at rates r with attention of b
+// bytes and f FLOPs: its products and attention as Predict prices a
+// pass, before a pricer's scale (the serving pricers' one-device and
+// staged passes; prefillPricing.prefillPass is a pass's attention terms).
+func prefillPassTime(m *model.Cost, tokens, logits int, r *rates, b, f float64) float64 {
 	mm := prefillMatmuls(m, tokens, logits)
 	u := matmulCost(&mm, r)
 	return u.timeWith(r.attend(&u, b, f))
@@ -159,7 +160,7 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 	var u unitCost
 	dm, dc, em, ec := r.classTerms(mm)
 	p := r.products(dm, dc) + r.products(em, ec)
-	t, a := r.kquantBound(mm, p)
+	t, a := r.unpackBound(mm, p)
 	u.fixed = t + r.overhead + mm.Rows*r.host + r.graph(mm.Rows)
 	// The unpacking arithmetic is compute: the step is compute-bound
 	// where it outlasts the memory terms.
@@ -167,23 +168,23 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 	return u
 }
 
-// kquantBound is the time t of a decode step's products whose roofline
-// time is p, with the arithmetic a that unpacks their K-quant weights
-// beside it (hardware.Efficiency.KQuantDecode): p and 0 when the engine's
-// kernels do not unpack K-quants weight by weight, in prefill, or without
-// K-quant products. The unpacking is counted as the FLOPs of one row,
+// unpackBound is the time t of a decode step's products whose roofline
+// time is p, with the arithmetic a that unpacks their weights beside it
+// (hardware.Efficiency.KQuantDecode; the K-quants on llama.cpp's Metal,
+// MLC's int4 groups on CUDA): p and 0 when the engine's kernels unpack
+// none of the products' types weight by weight, and in prefill. The unpacking is counted as the FLOPs of one row,
 // whatever the step's rows: once for each weight the step reads, except
 // that a batch's routed experts beyond those one token reaches are not
 // counted. A step of one sequence is what the published runs measure,
 // and a larger one is never priced faster than it (llama.cpp's Metal
 // kernels for a few columns unpack per column, its tiled ones share the
 // unpacking).
-func (r *rates) kquantBound(mm *model.Matmuls, p float64) (t, a float64) {
-	if r.kquant <= 0 || !(r.kquantPeak > 0) || r.eff.KQuantGEMV <= 0 {
+func (r *rates) unpackBound(mm *model.Matmuls, p float64) (t, a float64) {
+	if r.unpack <= 0 || !(r.unpackPeak > 0) || r.eff.KQuantGEMV <= 0 {
 		return p, 0
 	}
-	f := r.kquant * mm.FLOPs() / max(mm.Rows, 1)
-	return r.eff.KQuantDecode(p, f, r.kquantPeak), f / (r.kquantPeak * r.eff.KQuantGEMV)
+	f := r.unpack * mm.FLOPs() / max(mm.Rows, 1)
+	return r.eff.KQuantDecode(p, f, r.unpackPeak), f / (r.unpackPeak * r.eff.KQuantGEMV)
 }
 
 // classTerms are the memory and compute terms of the dense products (dm,

@@ -293,7 +293,7 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 		u := sp.stepCost(tokens)
 		return sp.decode*u.timeWith(sp.s.decodeRates(tokens).attend(u, a.Bytes, a.FLOPs)) + sp.link.time(tokens, false)
 	}
-	return sp.prefill*prefillPass(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
+	return sp.prefill*prefillPassTime(sp.p.m, tokens, logits, &sp.s.rates.prefill, a.Bytes, a.FLOPs) + sp.link.time(tokens, true)
 }
 
 // stagedPass is Pass through a split's stages, one after another.
@@ -318,7 +318,7 @@ func (sp *StepPricer) stagedPass(tokens, logits int, prefill bool, a *Attention)
 			st = g.pre
 		}
 		b, f := a.slot(g.slot)
-		t += prefillPass(g.p.m, tokens, logits, &st.r, b, f)
+		t += prefillPassTime(g.p.m, tokens, logits, &st.r, b, f)
 	}
 	l := sp.linkSmall
 	if large {
@@ -364,7 +364,7 @@ func cachedStepCost(cache *[]unitCost, p *phases, r decodeRater, b int) *unitCos
 // setup's interval at confidence level (0.8 for an 80 % interval), both
 // 1 when nothing stands behind one (flags replaced the efficiency).
 func (s *Setup) StepSpread(level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
-	c := 0.5 + level/2
+	c := levelConfidence(level)
 	prefillLo, prefillHi = s.Spread(true).Bounds(c)
 	decodeLo, decodeHi = s.Spread(false).Bounds(c)
 	if math.IsNaN(prefillLo + prefillHi + decodeLo + decodeHi) {
@@ -372,6 +372,22 @@ func (s *Setup) StepSpread(level float64) (prefillLo, prefillHi, decodeLo, decod
 	}
 	return
 }
+
+// StepSpread is Setup.StepSpread for an offload's steps: each stage's
+// class weighted by its share of the time of request w run alone
+// (Split.Bounds), as predict's interval weighs them; the main setup's
+// when w cannot be priced so.
+func (sp *Split) StepSpread(w Workload, level float64) (prefillLo, prefillHi, decodeLo, decodeHi float64) {
+	prefillLo, prefillHi, decodeLo, decodeHi, err := sp.Bounds(w, levelConfidence(level))
+	if err != nil || math.IsNaN(prefillLo+prefillHi+decodeLo+decodeHi) {
+		return sp.Main.StepSpread(level)
+	}
+	return
+}
+
+// levelConfidence is the one-sided confidence of the ends of a two-sided
+// interval at level: 0.9 for an 80 % interval.
+func levelConfidence(level float64) float64 { return 0.5 + level/2 }
 
 // KVBudget is the memory left for the KV cache by a runtime whose passes
 // hold up to passTokens tokens: usable memory less the resident weights,

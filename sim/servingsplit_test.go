@@ -95,6 +95,21 @@ func TestOffloadStepPricer(t *testing.T) {
 	if big, one := pool(off.KVTokens(512)), pool(off.KVTokens(1)); !(big < one) {
 		t.Errorf("KV pool beside passes of 512 tokens %v, of 1 token %v: want fewer", big, one)
 	}
+	// Not through Memory, as the pool above is: with every layer on the
+	// GPU (-ngl 33 of Llama-3.1-8B's 32 and its output layer; the host
+	// keeps only the token embeddings) the GPU's pool is the one the
+	// device alone leaves beside passes of 512 tokens (Setup.KVBudget):
+	// 20,583,555,072 B over 131,072 B a token (32 layers × 8 KV heads ×
+	// 128 × 2 × 2 B) = 157,040 tokens.
+	g8 := splitSetup(t, "llama-3.1-8b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	h8 := splitSetup(t, "llama-3.1-8b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	whole, err := sim.NewOffload(g8, h8, link(t, "pcie4-x16"), sim.OffloadOptions{GPULayers: 33}, sim.DefaultWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, budget, name := whole.KVTokens(512); got != math.Floor(g8.KVBudget(512)/131072) || budget != g8.KVBudget(512) || name != "rtx-4090 memory" {
+		t.Errorf("every layer on the GPU: a pool of %v tokens (%v B left in %s), want the device's own, %v B: %v tokens", got, budget, name, g8.KVBudget(512), math.Floor(g8.KVBudget(512)/131072))
+	}
 	// A decode step through the stages costs more than the GPU's alone.
 	if a, b := pr.Pass(1, 1, false, pr.Decode(1000)), gpu.StepPricer().Pass(1, 1, false, gpu.StepPricer().Decode(1000)); !(a > b) {
 		t.Errorf("an offloaded decode step %v s, the whole model on the GPU %v s", a, b)

@@ -85,7 +85,7 @@ func (r rates) slower(f float64) rates {
 	r.bw /= f
 	r.kv /= f
 	r.dequant /= f
-	r.kquantPeak /= f
+	r.unpackPeak /= f
 	r.eff.UnitCompute /= f
 	r.attention /= f
 	r.overhead *= f
@@ -212,17 +212,17 @@ type Inputs struct {
 	// weights and then multiply them (runtimes.Support.SerialDecode): a
 	// step's products cost memory time plus compute time.
 	SerialDecode bool
-	// KQuantShare is the share of the products' FLOPs over weights the
+	// UnpackShare is the share of the products' FLOPs over weights the
 	// runtime's decode kernels unpack each of to a float (K-quants under
 	// runtimes.Support.KQuantUnpack, the types of Support.UnpackTypes):
 	// the class's KQuantGEMV bounds a decode step by their arithmetic at
-	// KQuantPeak. 0 elsewhere.
-	KQuantShare float64
-	// KQuantPeak is the peak that arithmetic runs at: the engine's FP32
+	// UnpackPeak. 0 elsewhere.
+	UnpackShare float64
+	// UnpackPeak is the peak that arithmetic runs at: the engine's FP32
 	// peak, its vector units', where it states one below Peak (a matrix-
 	// vector product runs on a GPU's CUDA cores, not its tensor cores;
 	// an Apple GPU's FP16 and FP32 rates are one), else Peak.
-	KQuantPeak float64
+	UnpackPeak float64
 	// PrefillTile is the most tokens one tile of the runtime's quantized
 	// products takes (runtimes.Runtime.PrefillTile; 0: none stated, or
 	// not these weights): a prefill pass of n tokens reads the layers'
@@ -327,10 +327,10 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.KernelFactor, in.KernelNote = rt.KernelFactor(m.Weights, m.ProductTypes(), e, prec)
 	if kq, types := rt.Unpacked(d, e); in.Dequantizing && (kq || len(types) > 0) {
-		in.KQuantShare = model.UnpackShare(m.ProductTypes(), kq, types)
-		in.KQuantPeak = peak
+		in.UnpackShare = model.UnpackShare(m.ProductTypes(), kq, types)
+		in.UnpackPeak = peak
 		if v := e.Peaks[units.FP32]; v > 0 && v < peak {
-			in.KQuantPeak = v
+			in.UnpackPeak = v
 		}
 	}
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
@@ -542,10 +542,10 @@ type rates struct {
 	// serial is true when the products' memory and compute terms add
 	// rather than overlap (Inputs.SerialDecode, decode steps only).
 	serial bool
-	// kquant is the share of a decode step's product FLOPs over K-quant
-	// weights its kernels unpack weight by weight (Inputs.KQuantShare;
-	// 0 in prefill), and kquantPeak the peak their arithmetic runs at.
-	kquant, kquantPeak float64
+	// unpack is the share of a decode step's product FLOPs over weights
+	// its kernels unpack weight by weight (Inputs.UnpackShare;
+	// 0 in prefill), and unpackPeak the peak their arithmetic runs at.
+	unpack, unpackPeak float64
 	// tile is the most tokens a tile of the products takes
 	// (Inputs.PrefillTile, prefill passes only; 0: no limit): a pass of
 	// more reads the layers' weights once per tile of tokens.
@@ -599,7 +599,7 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 		dequant: dq, attention: in.Peak * e.Attention, units: in.Units, host: host, graphCap: math.Inf(1),
 		serial: !prefill && in.SerialDecode}
 	if !prefill {
-		r.kquant, r.kquantPeak = in.KQuantShare, in.KQuantPeak
+		r.unpack, r.unpackPeak = in.UnpackShare, in.UnpackPeak
 	}
 	if prefill {
 		r.tile, r.tileRows, r.l2 = float64(in.PrefillTile), in.TileRows, in.L2Cache

@@ -172,13 +172,29 @@ func TestServeTensorParallel(t *testing.T) {
 // TestHostUnusedIsSaid: --host and --link describe an offload's host; on
 // a model the device holds whole nothing is offloaded, and predict and
 // serve say so rather than drop the flags in silence (Llama-3.2-1B fits
-// a 24 GB RTX 4090 many times over).
+// a 24 GB RTX 4090 many times over). The reason is the one that holds:
+// vLLM offloads nothing to a host at all, so it is not told which flags
+// would offload; an M4 Pro's memory is unified, and it offloads only
+// when asked.
 func TestHostUnusedIsSaid(t *testing.T) {
 	base := []string{"--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--host", "desktop-ddr5", "--link", "pcie4-x8"}
 	for _, args := range [][]string{append([]string{"predict"}, base...), append([]string{"serve", "--rate", "1", "--requests", "5"}, base...)} {
 		out, errOut, code := runCLI(args...)
-		if code != 0 || !strings.Contains(out, "--host desktop-ddr5 and --link pcie4-x8 not used: nothing is offloaded to the host (the model fits rtx-4090's memory") {
+		if code != 0 || !strings.Contains(out, "--host desktop-ddr5 and --link pcie4-x8 not used: nothing is offloaded to the host (the model fits rtx-4090's memory; --gpu-layers or --n-cpu-moe offload)") {
 			t.Errorf("%v: exit %d, %s%s", args, code, errOut, out)
+		}
+	}
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--runtime", "vllm", "--host", "desktop-ddr5"},
+			[]string{"--host desktop-ddr5 not used: nothing is offloaded to the host (vllm does not offload layers to a host)"}},
+		{[]string{"--model", "llama-3.1-70b", "--weights", "bf16", "--hardware", "apple-m4-pro", "--host", "apple-m4-pro"},
+			[]string{"--host apple-m4-pro not used: nothing is offloaded to the host (apple-m4-pro's memory is unified: it offloads only when asked; --gpu-layers or --n-cpu-moe offload)"}},
+	} {
+		out, errOut, _ := runCLI(append([]string{"predict"}, c.args...)...)
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: want %q in\n%s%s", c.args, w, errOut, out)
+			}
 		}
 	}
 }

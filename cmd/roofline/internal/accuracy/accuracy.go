@@ -237,7 +237,7 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	units, host, kquant := false, false, false
 	for _, cs := range cases {
 		in := cs.Setup.Inputs
-		kquant = kquant || in.KQuantShare > 0
+		kquant = kquant || in.UnpackShare > 0
 		if k.Kind == hardware.CPU {
 			// A CPU's cores each pull a share of the bandwidth; the cap
 			// per core is told apart from the datasheet's share only by
@@ -263,9 +263,10 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 		prior.Center.UnitCompute, prior.Spread[fit.PUnitCompute] = 0, 0
 	}
 	if kquant {
-		// The class's decode kernels unpack K-quant weights one by one
-		// (runtimes.Support.KQuantUnpack) and its runs hold K-quant
-		// files: their arithmetic's share of the peak is fitted.
+		// The class's decode kernels unpack weights one by one (K-quants
+		// under runtimes.Support.KQuantUnpack, the types of
+		// Support.UnpackTypes) and its runs hold such files: their
+		// arithmetic's share of the peak is fitted.
 		prior.Center.KQuantGEMV, prior.Spread[fit.PKQuantGEMV] = fit.PriorKQuantGEMV, 1.5
 	}
 	if !host {

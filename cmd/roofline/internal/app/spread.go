@@ -57,6 +57,19 @@ func (sp Spread) hostFlags() string {
 	return strings.Join(out, " and ")
 }
 
+// unoffloaded says why setup s offloads nothing unasked (fits: the model
+// fits its memory), and which flags would offload where its runtime can.
+func unoffloaded(s *sim.Setup, fits bool) string {
+	d := s.Device
+	switch {
+	case !s.Runtime.Splits(runtimes.SplitOffload):
+		return s.Runtime.Name + " does not offload layers to a host"
+	case fits:
+		return "the model fits " + d.Name + "'s memory; --gpu-layers or --n-cpu-moe offload"
+	}
+	return d.Name + "'s memory is unified: it offloads only when asked; --gpu-layers or --n-cpu-moe offload"
+}
+
 // offloadInput is the offload flag the spread was given, first of
 // --gpu-layers, --cpu-moe, --n-cpu-moe.
 func (sp Spread) offloadInput() string {
@@ -135,15 +148,20 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	if sp.offload() && s.Inputs.EngineKind == hardware.CPU {
 		// A CPU engine is the host: there is no GPU to place layers on
 		// (llama.cpp's -ngl does nothing in a CPU build).
-		return nil, nil, &RequestError{Input: sp.offloadInput(), Msg: fmt.Sprintf("places layers on a GPU, the rest on its host's CPU; %s's %s engine is a CPU, which runs every layer from host memory already", d.Name, s.Inputs.Engine),
+		what := "places layers on a GPU, the rest on its host's CPU"
+		if !sp.GPULayersSet {
+			what = "keeps routed experts in host memory beside a GPU that runs the rest"
+		}
+		return nil, nil, &RequestError{Input: sp.offloadInput(), Msg: fmt.Sprintf("%s; %s's %s engine is a CPU, which runs every layer from host memory already", what, d.Name, s.Inputs.Engine),
 			Hint: "drop the flag, or choose a GPU engine with --engine (roofline show hardware " + d.Name + " lists its engines)"}
 	}
 	// Offloading helps only where the host's memory is another pool: a
 	// device whose memory is unified offloads only when asked.
-	if !sp.offload() && (d.Unified || s.Memory(w.Context(), w.Batch, w.UBatch).Fits || !s.Runtime.Splits(runtimes.SplitOffload)) {
+	fits := s.Memory(w.Context(), w.Batch, w.UBatch).Fits
+	if !sp.offload() && (d.Unified || fits || !s.Runtime.Splits(runtimes.SplitOffload)) {
 		if given := sp.hostFlags(); given != "" {
 			// Said, not dropped in silence: the user asked for a host.
-			notes = append(notes, fmt.Sprintf("%s not used: nothing is offloaded to the host (%s; --gpu-layers or --n-cpu-moe offload)", given, map[bool]string{true: "the model fits " + d.Name + "'s memory", false: s.Runtime.Name + " on " + d.Name + " does not offload unasked"}[!d.Unified && s.Runtime.Splits(runtimes.SplitOffload)]))
+			notes = append(notes, fmt.Sprintf("%s not used: nothing is offloaded to the host (%s)", given, unoffloaded(s, fits)))
 		}
 		return nil, notes, nil
 	}

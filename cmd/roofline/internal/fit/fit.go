@@ -202,7 +202,7 @@ func WeakPrior(c hardware.Efficiency) Prior {
 	}
 	p := Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2, 1.5}}
 	if c.KQuantGEMV == 0 {
-		// No K-quant decode bound: held at none (the caller frees it,
+		// No unpacking decode bound: held at none (the caller frees it,
 		// centred on PriorKQuantGEMV, where its kernels unpack them).
 		p.Spread[PKQuantGEMV] = 0
 	}
@@ -213,7 +213,9 @@ func WeakPrior(c hardware.Efficiency) Prior {
 // step's K-quant products run at where the kernels unpack each weight to
 // a float (hardware.Efficiency.KQuantGEMV): 0.23, one fused multiply-add
 // (the 2 FLOP a weight is counted as) in the 4.4 operations llama.cpp's
-// Metal q4_K matrix-vector kernel issues per weight (docs/method.md §6).
+// Metal q4_K matrix-vector kernel issues per weight (docs/method.md §6);
+// a class that unpacks other types (MLC's int4 groups on CUDA) starts
+// there too.
 const PriorKQuantGEMV = 0.23
 
 // PriorUnitCompute is where a fit starts the cap on the products' rate per

@@ -573,14 +573,14 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 	if e.UnitCompute > 0 && in.Units > 0 {
 		out += fmt.Sprintf("; products capped at %d units × %s", in.Units, Ops(e.UnitCompute, in.Precision))
 	}
-	if e.KQuantGEMV > 0 && in.KQuantShare > 0 {
-		// sim's kquantBound: the unpacking arithmetic beside a decode
+	if e.KQuantGEMV > 0 && in.UnpackShare > 0 {
+		// sim's unpackBound: the unpacking arithmetic beside a decode
 		// step's memory time (docs/method.md "K-quants on Metal").
 		prec := in.Precision
-		if in.KQuantPeak != in.Peak {
+		if in.UnpackPeak != in.Peak {
 			prec = units.FP32
 		}
-		out += fmt.Sprintf("; decode unpacks %.0f %% of the products' work weight by weight at %.3g of the %s peak (%s), beside its memory time", 100*in.KQuantShare, e.KQuantGEMV, prec, Ops(e.KQuantGEMV*in.KQuantPeak, prec))
+		out += fmt.Sprintf("; decode unpacks %.0f %% of the products' work weight by weight at %.3g of the %s peak (%s), beside its memory time", 100*in.UnpackShare, e.KQuantGEMV, prec, Ops(e.KQuantGEMV*in.UnpackPeak, prec))
 	}
 	return out
 }

@@ -192,8 +192,16 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		}
 		text, ok := scalarText(f.v)
 		n, err := units.ParseTokenCount(text)
-		if !ok || err != nil || n < 0 || n > limits.Tokens || (f.key == "ubatch" && n < 1) {
+		switch {
+		case ok && err != nil:
+			// Its words: not a count, or past the limit (which it names).
+			bad(f.key, "serve.%s: %v", f.key, err)
+			continue
+		case !ok || n < 0 || n > limits.Tokens:
 			bad(f.key, "serve.%s: %v is not a token count such as 2048 or 2k", f.key, f.v)
+			continue
+		case f.key == "ubatch" && n < 1:
+			bad(f.key, "serve.ubatch %d: want a pass of 1 token or more (leave it out for the runtime's)", n)
 			continue
 		}
 		if f.key == "kv_tokens" && n == 0 {

@@ -137,7 +137,11 @@ func TestParseServeErrors(t *testing.T) {
 		{"rate = 1\npolicy = \"lifo\"", `a.toml:9: serve.policy "lifo": want continuous or fifo`},
 		{"rate = 1\nchunked_prefill = \"maybe\"", "a.toml:9: serve.chunked_prefill maybe: want true or false"},
 		{"rate = 1\nmax_seqs = 0", "a.toml:9: serve.max_seqs must be 1"},
-		{"rate = 1\nkv_tokens = \"lots\"", "a.toml:9: serve.kv_tokens: lots is not a token count"},
+		{"rate = 1\nkv_tokens = \"lots\"", `a.toml:9: serve.kv_tokens: "lots" is not a whole token count such as 512, 4k (4096) or 1M`},
+		// A count past the limit is told the limit (2^24), as
+		// --kv-tokens is: 50,000,000 is a token count, too large.
+		{"rate = 1\nkv_tokens = 50000000", `a.toml:9: serve.kv_tokens: "50000000" exceeds the limit of 16777216 tokens (2^24)`},
+		{"rate = 1\nubatch = 0", "a.toml:9: serve.ubatch 0: want a pass of 1 token or more"},
 		{"rate = 1\nmemory_share = 1.5", "a.toml:9: serve.memory_share 1.5: want a share in (0, 1]"},
 		{"rate = 1\nfront_end = \"5ms,1ms\"", `a.toml:9: serve.front_end "5ms,1ms": want runtime, off, or LATENCY,REQUEST,TOKEN[,BATCH]`},
 		{"rate = 1\nfront_end = \"5ms,2s,0s\"", `a.toml:9: serve.front_end "5ms,2s,0s": each part must be 0 … 1 s`},
