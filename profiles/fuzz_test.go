@@ -52,6 +52,11 @@ func FuzzDecodeDevices(f *testing.F) {
 
 func FuzzDecodeRuntime(f *testing.F) {
 	seed(f, "runtimes")
+	// A kernel rule limited to builds from one on ([[kernel]] since).
+	if b, err := readTestdata("runtime-base.toml.txt"); err == nil {
+		from := `source = "[R1] products after dequantizing to fp16"`
+		f.Add([]byte(strings.Replace(string(b), from, from+"\nsince = { first_build = 7175, date = \"2025-11-27\", source = \"[R1] a GEMM\" }", 1)))
+	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		_, _ = decodeRuntime("fuzz.toml", src)
 	})

@@ -146,6 +146,13 @@ type rawRuntime struct {
 		NoDot   *rawKernelFactor `toml:"without_int8_dot"`
 		Dot     *rawKernelFactor `toml:"with_int8_dot"`
 		Native  *rawRule         `toml:"native"`
+		// Since is runtimes.Kernel.Since: the first build (and its date)
+		// that runs these kernels, with its source.
+		Since *struct {
+			FirstBuild int    `toml:"first_build"`
+			Date       string `toml:"date"`
+			Source     string `toml:"source"`
+		} `toml:"since"`
 	} `toml:"kernel"`
 	Era []struct {
 		Name      string   `toml:"name"`
@@ -680,6 +687,19 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			default:
 				kr.Native, kr.NativeSource = v, n.Source
 				sourceAt(fmt.Sprintf("kernel.%d.native", i), lines.Nth("[[kernel]]", i), n.Source)
+			}
+		}
+		if b := k.Since; b != nil {
+			switch {
+			case b.FirstBuild < 2:
+				fe("since", "[[kernel]] %d since: first_build must be a build number (llama.cpp's bNNNN) above 1, got %d", i+1, b.FirstBuild)
+			case !validDate(b.Date):
+				fe("since", "[[kernel]] %d since: date must be a date YYYY-MM-DD, got %q", i+1, b.Date)
+			case strings.TrimSpace(b.Source) == "":
+				fe("since", "[[kernel]] %d since = b%d has no source: every rule cites where it comes from", i+1, b.FirstBuild)
+			default:
+				kr.Since = runtimes.Builds{LastBuild: b.FirstBuild - 1, Until: b.Date, Source: b.Source}
+				sourceAt(fmt.Sprintf("kernel.%d.since", i), lines.Nth("[[kernel]]", i), b.Source)
 			}
 		}
 		sourceAt(fmt.Sprintf("kernel.%d", i), lines.Nth("[[kernel]]", i), k.Source)

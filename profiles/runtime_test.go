@@ -103,6 +103,19 @@ func TestRuntimeProfileStrict(t *testing.T) {
 		{"native unsourced", `source = "[R1] products after dequantizing to fp16"`,
 			"source = \"[R1] products after dequantizing to fp16\"\nnative = { value = true, source = \"\" }",
 			[]string{"my.toml:", "kernel native = true has no source"}},
+		// since: the first build that runs the kernels (above 1), its date, a source.
+		{"since without a build", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nsince = { date = \"2025-11-27\", source = \"[R1] #17494\" }",
+			[]string{"my.toml:", "[[kernel]] 1 since: first_build must be a build number (llama.cpp's bNNNN) above 1, got 0"}},
+		{"since with a bad date", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nsince = { first_build = 7175, date = \"2025-11\", source = \"[R1] #17494\" }",
+			[]string{"my.toml:", "[[kernel]] 1 since: date must be a date YYYY-MM-DD, got \"2025-11\""}},
+		{"since unsourced", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nsince = { first_build = 7175, date = \"2025-11-27\", source = \" \" }",
+			[]string{"my.toml:", "[[kernel]] 1 since = b7175 has no source"}},
+		{"since with an unknown key", `source = "[R1] products after dequantizing to fp16"`,
+			"source = \"[R1] products after dequantizing to fp16\"\nsince = { first_build = 7175, date = \"2025-11-27\", until = \"2026-01-01\", source = \"[R1] #17494\" }",
+			[]string{"my.toml:", "until"}},
 		{"layers per unit not a bool", `default_kv = "f16"`, "default_kv = \"f16\"\nlayer_overhead_per_unit = { value = 3, source = \"[R1] a thread per core\" }",
 			[]string{"my.toml:9:", "layer_overhead_per_unit value must be true or false"}},
 		{"graph batch below one", `kind = "gpu"`, "kind = \"gpu\"\ngraph_batch = -1",
@@ -505,5 +518,24 @@ func TestVLLMBatchDefaultsByDevice(t *testing.T) {
 		if s.MaxSeqs != c.seqs || s.MaxTokens != c.toks || chunk != c.chunk {
 			t.Errorf("%s: %d sequences, %d tokens a step, chunk %d; want %d, %d, %d", c.device, s.MaxSeqs, s.MaxTokens, chunk, c.seqs, c.toks, c.chunk)
 		}
+	}
+}
+
+// TestKernelSinceDecodes: since = { first_build = 7175, date, source }
+// is the builds before it: up to b7174 (7175 − 1), dated before the date.
+func TestKernelSinceDecodes(t *testing.T) {
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := `source = "[R1] products after dequantizing to fp16"`
+	text := strings.Replace(string(base), from, from+"\nsince = { first_build = 7175, date = \"2025-11-27\", source = \"[R1] the repacked GEMM\" }", 1)
+	rt, err := decodeRuntime("my.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runtimes.Builds{LastBuild: 7174, Until: "2025-11-27", Source: "[R1] the repacked GEMM"}
+	if len(rt.Kernels) == 0 || rt.Kernels[0].Since != want {
+		t.Fatalf("since decodes to %+v, want %+v", rt.Kernels, want)
 	}
 }

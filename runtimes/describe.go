@@ -216,6 +216,9 @@ func (r *Runtime) Rules() []Rule {
 		if k.DotFactor > 0 {
 			add(fmt.Sprintf("kernel.%d.with_int8_dot", i), TopicKernels, fmt.Sprintf("%s on a %s with int8 dot products: %.3g × the class's matrix efficiency", strings.Join(k.Formats, ", "), k.Kind, k.DotFactor))
 		}
+		if !k.Since.IsZero() {
+			add(fmt.Sprintf("kernel.%d.since", i), TopicKernels, fmt.Sprintf("%s on %s: from build b%d (%s); older builds take the next rule", strings.Join(k.Formats, ", "), k.Kind, k.Since.LastBuild+1, k.Since.Until))
+		}
 		if k.Native {
 			add(fmt.Sprintf("kernel.%d.native", i), TopicKernels, fmt.Sprintf("%s on %s: multiplied as stored, no dequantizing cost", strings.Join(k.Formats, ", "), k.Kind))
 		}

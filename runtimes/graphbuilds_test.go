@@ -1,9 +1,12 @@
 package runtimes
 
 import (
+	"math"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/units"
 )
 
 // TestGraphBatchBuilds: a graph_batch limited to builds up to b7815
@@ -78,5 +81,51 @@ func TestPrefillTile(t *testing.T) {
 	none.Engines = []Support{{Kind: hardware.GPU, Backend: "cuda"}}
 	if got, _ := none.PrefillTile(d, &hardware.Engine{Name: "gpu", Kind: hardware.GPU}); got != 0 {
 		t.Errorf("no prefill_tile: tile %d, want 0", got)
+	}
+}
+
+// TestKernelSince: a [[kernel]] rule limited to builds from b7175
+// (2025-11-27, llama.cpp's repacked Q4_K GEMM, pull request #17494)
+// prices the current build, one named by none and later builds; an older
+// build, named by number, date or era, skips it and takes the next rule
+// covering the type. The factors are arbitrary: 1 under the new rule
+// (it states none), 0.686 under the old one (21.3 / 31.03 OP/clk, the
+// vec_dot kernel over the GEMM on a Cortex-A76, docs/method.md §6).
+func TestKernelSince(t *testing.T) {
+	q4km, err := model.LookupWeightFormat("q4_k_m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := []units.Precision{units.INT8, units.FP32}
+	rt := &Runtime{Name: "r",
+		Eras: []Era{{Name: "old", LastBuild: 3166, Until: "2024-06-24"}},
+		Kernels: []Kernel{
+			{Formats: []string{"q4_k"}, Kind: hardware.CPU, Compute: cpu, Since: Builds{LastBuild: 7174, Until: "2025-11-27", Source: "[L] #17494"}},
+			{Formats: []string{"q4_k"}, Kind: hardware.CPU, Compute: cpu, DotFactor: 0.686, DotSource: "[D] vec_dot"},
+			{Formats: []string{"gguf-quant"}, Kind: hardware.CPU, Compute: cpu},
+		}}
+	sdot := &hardware.Engine{Kind: hardware.CPU}
+	types := []model.TypeFLOPs{{Type: model.Q4K, FLOPs: 1}}
+	for _, c := range []struct {
+		build string
+		want  float64
+	}{
+		{"", 1}, {"b7175", 1}, {"b9000", 1}, {"2025-11-27", 1}, {"2026-08-21", 1},
+		{"b7174", 0.686}, {"7095", 0.686}, {"2025-11-23", 0.686}, {"2025-11", 0.686}, {"old", 0.686},
+	} {
+		r := *rt
+		r.Build = c.build
+		if got, _ := r.KernelFactor(q4km, types, sdot, units.INT8); got != c.want {
+			t.Errorf("build %q: factor %g, want %g", c.build, got, c.want)
+		}
+	}
+	// A Q4_K_M file's Q6_K tensors take no Q4_K rule, whatever the build:
+	// the catch-all's 1 at b7174 as at the current build; the whole file
+	// of 3 parts Q4_K and 1 part Q6_K at b7174 is 4 / (3/0.686 + 1) = 0.7454.
+	mix := []model.TypeFLOPs{{Type: model.Q4K, FLOPs: 3}, {Type: model.Q6K, FLOPs: 1}}
+	old := *rt
+	old.Build = "b7174"
+	if got, _ := old.KernelFactor(q4km, mix, sdot, units.INT8); math.Abs(got-4/(3/0.686+1)) > 1e-12 {
+		t.Errorf("Q4_K and Q6_K at b7174: %g, want %g", got, 4/(3/0.686+1))
 	}
 }

@@ -264,6 +264,13 @@ type Kernel struct {
 	// says where it comes from.
 	Native       bool
 	NativeSource string
+	// Since, when stated, are the builds before these kernels existed
+	// (up to Since.LastBuild, or dated before Since.Until): the rule does
+	// not hold for a run or prediction naming such a build, and the next
+	// rule covering the format decides (llama.cpp's repacked K-quant
+	// GEMMs from b7175). The current build, and one named by none,
+	// runs them.
+	Since Builds `json:",omitzero"`
 }
 
 // Class is the efficiency of a runtime on one kind of engine, and how far
@@ -452,7 +459,7 @@ func (r *Runtime) KernelFactor(w model.WeightFormat, types []model.TypeFLOPs, e 
 // and "" when that rule states none, or no rule covers.
 func (r *Runtime) kernelRule(e *hardware.Engine, covers func([]string) bool) (float64, string) {
 	for _, kr := range r.Kernels {
-		if kr.Kind != e.Kind || !covers(kr.Formats) {
+		if kr.Kind != e.Kind || !covers(kr.Formats) || !r.runs(kr) {
 			continue
 		}
 		switch {
@@ -466,6 +473,12 @@ func (r *Runtime) kernelRule(e *hardware.Engine, covers func([]string) bool) (fl
 	return 1, ""
 }
 
+// runs reports whether r's build runs kernel rule kr: every build when
+// the rule names none, else those after its Since builds.
+func (r *Runtime) runs(kr Kernel) bool {
+	return kr.Since.IsZero() || !r.builtBy(kr.Since)
+}
+
 // Unpacks reports whether the runtime's products of quantized format w
 // on an engine of kind k unpack the weights to float arithmetic in a
 // kernel, which the class's dequantizing factor prices: true unless the
@@ -473,7 +486,7 @@ func (r *Runtime) kernelRule(e *hardware.Engine, covers func([]string) bool) (fl
 // natively (Kernel.Native).
 func (r *Runtime) Unpacks(w model.WeightFormat, k hardware.Kind) bool {
 	for _, kr := range r.Kernels {
-		if kr.Kind == k && kernelCovers(kr.Formats, w) {
+		if kr.Kind == k && kernelCovers(kr.Formats, w) && r.runs(kr) {
 			return !kr.Native
 		}
 	}
@@ -484,7 +497,7 @@ func (r *Runtime) Unpacks(w model.WeightFormat, k hardware.Kind) bool {
 // an engine of kind k.
 func (r *Runtime) KernelPrecisions(w model.WeightFormat, k hardware.Kind) []units.Precision {
 	for _, kr := range r.Kernels {
-		if kr.Kind == k && kernelCovers(kr.Formats, w) {
+		if kr.Kind == k && kernelCovers(kr.Formats, w) && r.runs(kr) {
 			return kr.Compute
 		}
 	}
