@@ -1355,7 +1355,7 @@ const accuracyLeft = `
     1.10–1.19×), but its prefill 14.4 → 14.6 %, the RK3576's decode
     6.3 → 6.5 %, the RK3562 held out prefills 25.6 → 47.1 % off and the
     per-test prefill 16.4 → 16.7 %: not kept.
-  - RKLLM prefill on the RK3588 15.1 % (14.4 % before the board variant):
+  - RKLLM prefill on the RK3588 15.2 % (14.4 % before the board variant):
     the independent short-prompt
     TTFTs (one server, default clocks) run Gemma-3-1B at 0.57–0.66×,
     Qwen3-0.6B at 0.98–1.14× and Qwen3-4B at 1.50–1.72× of the level
