@@ -88,6 +88,16 @@ var StorageTypes = []Storage{
 	Int4G128, Int4G32, Int4PerChannel, Int8PerChannel, FP8, MLXQ4, MLXQ8,
 }
 
+// LookupStorage is the storage type of that name (StorageTypes).
+func LookupStorage(name string) (Storage, bool) {
+	for _, st := range StorageTypes {
+		if st.Name == name {
+			return st, true
+		}
+	}
+	return Storage{}, false
+}
+
 // fallback is llama.cpp's tensor_type_fallback: the type used when a row
 // length is not a multiple of the wanted type's block size.
 func fallback(want Storage, cols int) Storage {

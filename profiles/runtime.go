@@ -30,6 +30,13 @@ type rawRule struct {
 	Source        string   `toml:"source"`
 }
 
+// rawHeadFormats is [layout] head_formats: the storage type of the head
+// by weight format, where it differs from head.
+type rawHeadFormats struct {
+	Value  map[string]string `toml:"value"`
+	Source string            `toml:"source"`
+}
+
 // rawChunk is [prefill] chunk: the tokens of a pass ("prompt": the whole
 // prompt), with what the runtime calls the setting.
 type rawChunk struct {
@@ -122,13 +129,14 @@ type rawRuntime struct {
 		Logits     *rawRule       `toml:"logits"`
 	} `toml:"prefill"`
 	Layout struct {
-		SlidingWindow *rawRule `toml:"sliding_window"`
-		WindowCache   *rawRule `toml:"window_cache"`
-		MLACache      *rawRule `toml:"mla_cache"`
-		Head          *rawRule `toml:"head"`
-		Embedding     *rawRule `toml:"embedding"`
-		HostEmbedding *rawRule `toml:"host_embedding"`
-		Fused         *rawRule `toml:"fused"`
+		SlidingWindow *rawRule        `toml:"sliding_window"`
+		WindowCache   *rawRule        `toml:"window_cache"`
+		MLACache      *rawRule        `toml:"mla_cache"`
+		Head          *rawRule        `toml:"head"`
+		HeadFormats   *rawHeadFormats `toml:"head_formats"`
+		Embedding     *rawRule        `toml:"embedding"`
+		HostEmbedding *rawRule        `toml:"host_embedding"`
+		Fused         *rawRule        `toml:"fused"`
 	} `toml:"layout"`
 	Kernel []struct {
 		Formats []string         `toml:"formats"`
@@ -567,17 +575,38 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	}
 	storage := func(key string, rule *rawRule) model.Storage {
 		name, _ := rule.Value.(string)
-		for _, st := range model.StorageTypes {
-			if st.Name == name {
-				source("layout."+key, rule.Source)
-				return st
-			}
+		if st, ok := model.LookupStorage(name); ok {
+			source("layout."+key, rule.Source)
+			return st
 		}
 		fe(key, "%s value %q is not a storage type (e.g. f16, int8-per-channel, q8_0)", key, name)
 		return model.Storage{}
 	}
 	if h := l.Head; h != nil {
 		rt.Layout.Head = storage("head", h)
+	}
+	if h := l.HeadFormats; h != nil {
+		m := h.Value
+		if len(m) == 0 {
+			fe("head_formats", "head_formats value must be a table of weight formats and the storage type of their head, such as { w4a16 = \"int4-per-channel\" }")
+		}
+		for f, v := range m {
+			wf, err := model.LookupWeightFormat(f)
+			if err != nil {
+				fe("head_formats", "head_formats: %v", err)
+				continue
+			}
+			st, ok := model.LookupStorage(v)
+			if !ok {
+				fe("head_formats", "head_formats value %q for %s is not a storage type (e.g. f16, int8-per-channel, int4-per-channel)", v, f)
+				continue
+			}
+			if rt.HeadFormats == nil {
+				rt.HeadFormats = map[string]model.Storage{}
+			}
+			rt.HeadFormats[wf.Name] = st
+		}
+		source("layout.head_formats", h.Source)
 	}
 	if e := l.Embedding; e != nil {
 		rt.Layout.Embedding = storage("embedding", e)

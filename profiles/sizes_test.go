@@ -47,7 +47,7 @@ func TestPublishedFileSizes(t *testing.T) {
 			t.Fatal(err)
 		}
 		kv, _ := model.LookupKVFormat("f16")
-		c, err := model.Build(spec, w, kv, rt.LayoutFor(spec))
+		c, err := model.Build(spec, w, kv, rt.LayoutFor(spec, w.Name))
 		if err != nil {
 			t.Fatal(err)
 		}

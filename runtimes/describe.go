@@ -3,6 +3,7 @@ package runtimes
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -87,6 +88,14 @@ func (r *Runtime) Rules() []Rule {
 		head = h.Name
 	}
 	add("layout.head", TopicHead, head)
+	if len(r.HeadFormats) > 0 {
+		var pairs []string
+		for f, st := range r.HeadFormats {
+			pairs = append(pairs, st.Name+" in "+f)
+		}
+		slices.Sort(pairs)
+		add("layout.head_formats", TopicHead, strings.Join(pairs, "; "))
+	}
 	emb := "as the weight format stores it"
 	if e := r.Layout.Embedding; e.Name != "" {
 		emb = e.Name

@@ -42,6 +42,10 @@ type Runtime struct {
 	// Layout holds the rest of the layout rules (window cache, MLA cache,
 	// head and embedding storage, host embeddings).
 	Layout model.Layout
+	// HeadFormats stores the output head of a model in the named weight
+	// formats in its own type, where it differs from Layout.Head (RKLLM
+	// keeps an int8 head in w8a8 and an int4 one in w4a16): LayoutFor.
+	HeadFormats map[string]model.Storage
 
 	// Fusion says which products it runs as one kernel where the model
 	// stores them apart (vLLM's qkv_proj and gate_up_proj): the operators
@@ -351,9 +355,13 @@ func (r *Runtime) HonoursWindow(arch string) bool {
 	return slices.Contains(r.WindowArchitectures, AllArchitectures) || slices.Contains(r.WindowArchitectures, arch)
 }
 
-// LayoutFor is the layout of model s under the runtime.
-func (r *Runtime) LayoutFor(s *model.Spec) model.Layout {
+// LayoutFor is the layout of model s in weight format weights under the
+// runtime.
+func (r *Runtime) LayoutFor(s *model.Spec, weights string) model.Layout {
 	l := r.Layout
+	if h, ok := r.HeadFormats[weights]; ok {
+		l.Head = h
+	}
 	l.IgnoreWindows = s.SlidingWindow > 0 && !r.HonoursWindow(s.Architecture)
 	return l
 }

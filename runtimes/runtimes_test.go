@@ -33,7 +33,7 @@ func cost(t *testing.T, cat *profiles.Catalog, name, runtime, weights, kv string
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := model.BuildNamed(s, weights, kv, rt.LayoutFor(s))
+	c, err := model.BuildNamed(s, weights, kv, rt.LayoutFor(s, weights))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,6 +251,57 @@ func TestRKLLMLayoutBytes(t *testing.T) {
 	}
 	if plain.StreamedBytesPerToken() <= m.StreamedBytesPerToken() {
 		t.Errorf("without RKLLM's layout a step streams %.0f B, not more than %.0f B", plain.StreamedBytesPerToken(), m.StreamedBytesPerToken())
+	}
+}
+
+// RKLLM's head follows the conversion: int8 in w8a8, int4 in w4a16
+// (rkllm.toml's head_formats, from the memory Rockchip's RK3576 table
+// gives for both formats). Llama-3.2-1B's untied head, 128,256 rows of
+// 2,048 weights and a 16-bit scale a row:
+//
+//	w8a8:  128256 · (2048·8 + 16) / 8 = 128256 · 2050 = 262,924,800 B
+//	w4a16: 128256 · (2048·4 + 16) / 8 = 128256 · 1026 = 131,590,656 B
+//
+// and a runtime without the rule keeps the one head type for both.
+func TestRKLLMHeadByFormat(t *testing.T) {
+	cat := catalog(t)
+	head := func(m *model.Cost) float64 {
+		t.Helper()
+		for _, tc := range m.Tensors {
+			if tc.Role == model.RoleOutput {
+				return tc.Bytes
+			}
+		}
+		t.Fatal("no head")
+		return 0
+	}
+	for _, c := range []struct {
+		weights, typ string
+		want         float64
+	}{
+		{"w8a8", "int8-per-channel", 262924800},
+		{"w4a16", "int4-per-channel", 131590656},
+	} {
+		m := cost(t, cat, "llama-3.2-1b", "rkllm", c.weights, "f16")
+		if got := head(m); got != c.want {
+			t.Errorf("%s: head %.0f B, want %.0f", c.weights, got, c.want)
+		}
+		if got := m.Layout.Head.Name; got != c.typ {
+			t.Errorf("%s: head stored as %s, want %s", c.weights, got, c.typ)
+		}
+	}
+	rt, err := cat.Runtime("rkllm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := *rt
+	without.HeadFormats = nil
+	s, err := cat.Model("llama-3.2-1b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := without.LayoutFor(s, "w4a16").Head.Name; got != "int8-per-channel" {
+		t.Errorf("without head_formats the w4a16 head is %s, want the layout's int8-per-channel", got)
 	}
 }
 

@@ -26,7 +26,7 @@ func setup(t testing.TB, modelName, weights, device, engine, runtime string) *si
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.BuildNamed(spec, weights, rt.DefaultKV, rt.LayoutFor(spec))
+	m, err := model.BuildNamed(spec, weights, rt.DefaultKV, rt.LayoutFor(spec, weights))
 	if err != nil {
 		t.Fatal(err)
 	}

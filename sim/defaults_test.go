@@ -35,7 +35,7 @@ func chosenSetup(t testing.TB, cat *profiles.Catalog, modelName, device string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.BuildNamed(spec, c.Weights.Name, c.KV, c.Runtime.LayoutFor(spec))
+	m, err := model.BuildNamed(spec, c.Weights.Name, c.KV, c.Runtime.LayoutFor(spec, c.Weights.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestIdealBoundsEverySetting(t *testing.T) {
 				if err != nil {
 					continue // the runtime does not run this model there
 				}
-				m, err := model.BuildNamed(spec, c.Weights.Name, c.KV, c.Runtime.LayoutFor(spec))
+				m, err := model.BuildNamed(spec, c.Weights.Name, c.KV, c.Runtime.LayoutFor(spec, c.Weights.Name))
 				if err != nil {
 					continue
 				}

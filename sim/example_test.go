@@ -22,7 +22,7 @@ func ExampleSetup_Predict() {
 	dev, _ := cat.Device("jetson-orin-nano-super-8gb")
 	engine, _ := dev.Engine("gpu")
 	rt, _ := cat.Runtime("llama.cpp")
-	cost, err := model.BuildNamed(spec, "q4_k_m", "f16", rt.LayoutFor(spec))
+	cost, err := model.BuildNamed(spec, "q4_k_m", "f16", rt.LayoutFor(spec, "q4_k_m"))
 	if err != nil {
 		panic(err)
 	}

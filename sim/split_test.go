@@ -33,7 +33,7 @@ func splitSetup(t testing.TB, modelName, weights, device, engine, runtime string
 		t.Fatal(err)
 	}
 	kv, _ := model.LookupKVFormat(rt.DefaultKV)
-	m, err := model.Build(spec, w, kv, rt.LayoutFor(spec))
+	m, err := model.Build(spec, w, kv, rt.LayoutFor(spec, w.Name))
 	if err != nil {
 		t.Fatal(err)
 	}

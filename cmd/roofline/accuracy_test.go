@@ -1344,7 +1344,8 @@ const accuracyLeft = `
     above int8 matrices with an fp16 embedding table, where an fp16
     head would be 7–17 % above them (rkllm.toml [K14]). Rockchip's
     Gemma-2-2B, its 256,000-token head tied too, decodes at 0.96× on
-    the RK3588 and 0.82–0.92× on the RK3576. The sampler is CPU code
+    the RK3588 and 0.93–0.97× on the RK3576 (0.82× in w4a16 while its
+    head was priced in 8 bits: docs/method.md §7, "Layout"). The sampler is CPU code
     (rkllm.h's sampling parameters are llama.cpp's, over fp32 logits;
     rkllm.toml [K10]), and llama.cpp's default chain takes 1.26 ms a
     token over Llama-3.2's 128,256 logits on an RK3566's Cortex-A55
@@ -1354,7 +1355,7 @@ const accuracyLeft = `
     1.10–1.19×), but its prefill 14.4 → 14.6 %, the RK3576's decode
     6.3 → 6.5 %, the RK3562 held out prefills 25.6 → 47.1 % off and the
     per-test prefill 16.4 → 16.7 %: not kept.
-  - RKLLM prefill on the RK3588 15.1 % (14.4 % before the board variant):
+  - RKLLM prefill on the RK3588 15.2 % (14.4 % before the board variant):
     the independent short-prompt
     TTFTs (one server, default clocks) run Gemma-3-1B at 0.57–0.66×,
     Qwen3-0.6B at 0.98–1.14× and Qwen3-4B at 1.50–1.72× of the level

@@ -202,7 +202,7 @@ func NewSumCosts() *Costs {
 // Cost prices spec in weight format w and KV format kv under runtime rt's
 // layout.
 func (c *Costs) Cost(spec *model.Spec, w model.WeightFormat, kv string, rt *runtimes.Runtime) (*model.Cost, error) {
-	l := rt.LayoutFor(spec)
+	l := rt.LayoutFor(spec, w.Name)
 	key := costKey{spec, w.Name, kv, l}
 	if cost, ok := c.costs[key]; ok {
 		return cost, nil
