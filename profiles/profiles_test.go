@@ -386,8 +386,8 @@ func TestGPUFP32Peaks(t *testing.T) {
 	}{
 		{"a40", 37.4e12},
 		{"jetson-orin-nano-super-8gb", 8 * 128 * 2 * 1020e6}, // 2.089 TFLOP/s
-		{"apple-m1-max", 10.617e12},                           // 32 × 128 × 2 × 1.296 GHz
-		{"jetson-thor", 20 * 128 * 2 * 1575e6},                // 8.064 TFLOP/s
+		{"apple-m1-max", 10.617e12},                          // 32 × 128 × 2 × 1.296 GHz
+		{"jetson-thor", 20 * 128 * 2 * 1575e6},               // 8.064 TFLOP/s
 	} {
 		d, err := cat.Device(c.device)
 		if err != nil {
