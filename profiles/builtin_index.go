@@ -43,7 +43,7 @@ var builtinIndex = []indexFile{
 	{"hardware/raspberry-pi-5-8gb.toml", "device", []string{"raspberry-pi-5-8gb", "raspberry-pi-5", "rpi5", "pi5"}},
 	{"hardware/rk3562.toml", "device", []string{"rk3562", "rk3562-4gb"}},
 	{"hardware/rk3576.toml", "device", []string{"rk3576", "rk3576-8gb", "rk3576-lpddr4x"}},
-	{"hardware/rk3588.toml", "device", []string{"rk3588", "rock-5b", "radxa-rock-5b", "rk3588-16gb", "rk3588-4gb", "rock-5b-4gb", "rk3588-8gb", "rock-5b-8gb"}},
+	{"hardware/rk3588.toml", "device", []string{"rk3588", "rock-5b", "radxa-rock-5b", "rk3588-16gb", "rk3588-4gb", "rock-5b-4gb", "rk3588-8gb", "rock-5b-8gb", "rk3588-orangepi-5-max", "orangepi-5-max", "orange-pi-5-max"}},
 	{"hardware/rtx-3060.toml", "device", []string{"rtx-3060", "geforce-rtx-3060"}},
 	{"hardware/rtx-3070.toml", "device", []string{"rtx-3070", "geforce-rtx-3070"}},
 	{"hardware/rtx-3080.toml", "device", []string{"rtx-3080", "geforce-rtx-3080"}},

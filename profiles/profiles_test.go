@@ -21,8 +21,8 @@ func TestBuiltinDecodesAndValidates(t *testing.T) {
 	if n := len(cat.Models()); n != 29 {
 		t.Errorf("%d built-in models, want 29", n)
 	}
-	if n := len(cat.Devices()); n != 87 {
-		t.Errorf("%d built-in devices (with variants), want 87", n)
+	if n := len(cat.Devices()); n != 88 {
+		t.Errorf("%d built-in devices (with variants), want 88", n)
 	}
 	for _, d := range cat.Devices() {
 		if err := d.Validate(); err != nil {
@@ -337,6 +337,40 @@ func TestModelFileNotThere(t *testing.T) {
 				t.Errorf("kind %q detail %q hint %q", nf.Kind, nf.Detail, nf.Hint())
 			}
 		})
+	}
+}
+
+// TestRK3588BoardMemory checks the RK3588 boards' memory against Rockchip's
+// DDR blob: the SoC's four 16-bit channels (64 bit) at the blob's clock,
+// two transfers a clock.
+func TestRK3588BoardMemory(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		module string
+		bw     float64
+		memory float64
+	}{
+		{"rock-5b", "rk3588", 64 * 2 * 2112e6 / 8, 16 << 30},               // LPDDR4X at 2112 MHz: 4224 MT/s × 8 B = 33.79 GB/s (profile: 33.8)
+		{"orangepi-5-max", "rk3588", 64 * 2 * 2400e6 / 8, 16 << 30},        // LPDDR5 at 2400 MHz (blob v1.16+): 4800 MT/s × 8 B = 38.4 GB/s
+		{"rk3588-orangepi-5-max", "rk3588", 64 * 2 * 2400e6 / 8, 16 << 30}, // the variant's own name
+	} {
+		d, err := cat.Device(c.name)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if d.Module() != c.module {
+			t.Errorf("%s: module %q, want %q (a board variant shares the SoC's fitted level)", c.name, d.Module(), c.module)
+		}
+		if math.Abs(d.Bandwidth-c.bw) > 0.001*c.bw {
+			t.Errorf("%s: bandwidth %.4g B/s, want %.4g", c.name, d.Bandwidth, c.bw)
+		}
+		if d.Memory != c.memory {
+			t.Errorf("%s: memory %g B, want %g", c.name, d.Memory, c.memory)
+		}
 	}
 }
 

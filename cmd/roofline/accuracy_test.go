@@ -447,7 +447,7 @@ func rkllmAim(classes []*accuracy.Class) string {
 			continue
 		}
 		for i, cs := range c.Cases {
-			if !c.Scored[i] || cs.Device != "rk3588" {
+			if !c.Scored[i] || cs.Setup.Device.Module() != "rk3588" {
 				continue
 			}
 			if cs.Run.Test == measured.Prefill {
@@ -1319,8 +1319,10 @@ const accuracyLeft = `
     Super's 1.5× bandwidth where the other models gain 1.37–1.63×), and
     q4f16_1 runs only Gemma here, so the split rests on two models of one
     family: no published run puts both formats on one model.
-  - RKLLM decode on the RK3588 11.1 % (each model held out of the board's
-    level): the independent runs slow with the context far beyond what
+  - RKLLM decode on the RK3588 10.3 % (each model held out of the board's
+    level; 11.1 % before VENOMEK-RKLLM's Orange Pi 5 Max got its LPDDR5,
+    docs/method.md §6 "Board variants", and the figures below are of then):
+    the independent runs slow with the context far beyond what
     the KV cache's bytes add. Qwen3-0.6B goes from 56.9 ms a token at
     about 50 tokens of context to 79.4 ms at about 750, Gemma-3-1B from
     63.8 to 88.9 ms between 50 and 2,100, Qwen3-4B from 313 to 333 ms
@@ -1352,7 +1354,8 @@ const accuracyLeft = `
     1.10–1.19×), but its prefill 14.4 → 14.6 %, the RK3576's decode
     6.3 → 6.5 %, the RK3562 held out prefills 25.6 → 47.1 % off and the
     per-test prefill 16.4 → 16.7 %: not kept.
-  - RKLLM prefill on the RK3588 14.4 %: the independent short-prompt
+  - RKLLM prefill on the RK3588 15.1 % (14.4 % before the board variant):
+    the independent short-prompt
     TTFTs (one server, default clocks) run Gemma-3-1B at 0.57–0.66×,
     Qwen3-0.6B at 0.98–1.14× and Qwen3-4B at 1.50–1.72× of the level
     fitted without each, under one clocks factor; measured, Qwen3-0.6B
@@ -1360,12 +1363,14 @@ const accuracyLeft = `
     Gemma-3-1B, its 4K conversion against their 16K, at 1.7 times it.
     The context's factor is decode's alone (docs/method.md §6, "Runtime
     settings"): this one server's 16k and 4k conversions are different
-    models. The RK3576 (5.4 %) prefills w4a16 at w8a8's rate since
+    models. The RK3576 (6.2 %; 5.4 % before the board variant) prefills w4a16 at w8a8's rate since
     w4a16 runs the NPU's native int4 × fp16 products (docs/method.md §6,
     "Native products"; 11.6 % before).
 - **Apple M1 Max** K-quant runs at build 2797 look held by the GPU's
   arithmetic, not its bandwidth; no Metal run of a build after June 2024 is
-  in the data.
+  in the data. Both sources ran the 32-core M1 Max (XD-GPUBENCH's a 64 GB
+  14-inch MacBook Pro on macOS 13, without the 16-inch's High Power Mode):
+  the 24-core variant prices neither (SOURCES.md, XD-GPUBENCH).
 - **AMD under llama.cpp** is scored by the pooled GPU class (one device);
   expect about 20 %.
 - **Classes measured on one device** (MLC, gpt-fast) are fitted well there;
@@ -1451,7 +1456,8 @@ var missionBoards = []struct {
 	{"Jetson Orin Nano Super CPU (Cortex-A78AE)", "jetson-orin-nano-super-8gb", "llama.cpp cpu"},
 	{"Raspberry Pi 5", "raspberry-pi-5-8gb", "llama.cpp cpu"},
 	{"RK3588 CPU (Cortex-A76)", "rk3588", "llama.cpp cpu"},
-	{"RK3588 NPU", "rk3588", "rkllm npu"},
+	{"RK3588 NPU (board not named: the ROCK 5B profile)", "rk3588", "rkllm npu"},
+	{"RK3588 NPU, Orange Pi 5 Max (LPDDR5)", "rk3588-orangepi-5-max", "rkllm npu"},
 	{"RK3576 NPU", "rk3576-lpddr4x", "rkllm npu"},
 	{"RK3562 NPU", "rk3562", "rkllm npu"},
 }

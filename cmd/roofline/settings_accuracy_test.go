@@ -168,7 +168,7 @@ func settingsSection(classes []*accuracy.Class) string {
 	for _, g := range groups {
 		var h heldStats
 		for i, cs := range c.Cases {
-			if c.Scored[i] && cs.Device == "rk3588" && g.keep(cs) {
+			if c.Scored[i] && cs.Setup.Device.Module() == "rk3588" && g.keep(cs) {
 				h.add(c, i, before)
 			}
 		}
