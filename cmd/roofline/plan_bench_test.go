@@ -31,6 +31,27 @@ func BenchmarkPlanCommand(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanRateOffload prices plan --rate over offloaded
+// configurations: docs/planning.md's offload example (three of its four
+// recommended rows offloaded to the host, one alone), planned without a
+// rate and with one, whose difference is the four rate searches.
+func BenchmarkPlanRateOffload(b *testing.B) {
+	args := []string{"roofline", "plan", "--hardware", "rtx-4090,rtx-3060", "--model", "llama-3.1-70b,qwen3-30b-a3b", "--weights", "q4_k_m",
+		"--context", "8k,32k", "--tpot", "500ms", "--ttft", "20s"}
+	for _, bc := range []struct {
+		name  string
+		extra []string
+	}{{"plan", nil}, {"rate", []string{"--rate", "0.01"}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := run(append(args[:len(args):len(args)], bc.extra...), io.Discard, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkPlanJSON streams the full-catalog plan as JSON end to end,
 // reporting the most memory the process held (sampled).
 func BenchmarkPlanJSON(b *testing.B) {

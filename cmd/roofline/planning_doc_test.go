@@ -18,8 +18,10 @@ func TestPlanningDoc(t *testing.T) {
 	}
 	boards := append(append([]string{}, piBoards...), "--tpot", "200ms", "--top", "4")
 	offload := []string{"plan", "--hardware", "rtx-4090,rtx-3060", "--model", "llama-3.1-70b,qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "8k,32k", "--tpot", "500ms"}
+	offloadRate := append(append([]string{}, offload...), "--ttft", "20s", "--rate", "0.01")
 	doc := planningDocHead + example(voiceAssistant) + planningDocMiddle + example(voiceAssistantDetail) + planningDocTail +
-		planningDocBoards + example(boards) + planningDocOffload + example(offload) + planningDocOffloadTail
+		planningDocBoards + example(boards) + planningDocOffload + example(offload) + planningDocOffloadTail +
+		planningDocOffloadRate + example(offloadRate) + planningDocOffloadRateTail
 	const path = "../../docs/planning.md"
 	if *update {
 		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
@@ -147,10 +149,12 @@ What the table leaves out, it counts on its last line:
   requests a rate and 14 rates — and plan exits 0 only if one sustains R
   (3 naming the rate otherwise). One request alone meeting a TTFT target
   with little room to spare sustains almost no rate: the next request that
-  arrives while it is answered waits. A configuration spread
-  over a tensor-parallel group (--devices) is served as serve --tp serves
-  it; one offloaded to its host, or on pipeline stages or RPC boards, is
-  not searched (—). --rate needs --ttft or --tpot to hold the rate to.
+  arrives while it is answered waits. The server is the one serve builds
+  for the configuration: a tensor-parallel group (--devices) as serve --tp
+  serves it, a model offloaded to its host as serve --gpu-layers N
+  --n-cpu-moe E serves the plan's placement (below); one on pipeline
+  stages or RPC boards is not searched (—). --rate needs --ttft or --tpot
+  to hold the rate to.
 
 Numbers that would mislead are words: a limit of zero is **none** (nothing
 meets the target) or **does not fit** (the weights alone exceed memory), a
@@ -340,4 +344,28 @@ experts of the layers that do not fit in host memory) and priced as predict
 prices it, so ` + "`roofline predict`" + ` of the same request gives
 the same TTFT and TPOT (a test checks it). ` + "`plot gpu-layers`" + ` draws the
 speed against the layers on the GPU, with the cliff.
+`
+
+const planningDocOffloadRate = `
+### The rate an offloaded server sustains
+
+With ` + "`--rate`" + ` each recommended offloaded row is served as ` + "`roofline serve`" + `
+serves the same placement (its ` + "`--gpu-layers`" + ` and ` + "`--n-cpu-moe`" + `, the host and
+link predict takes; docs/serve.md, "A 70B model on one RTX 4090 and system
+RAM"): every pass runs the host's layers and the GPU's in turn, priced by the
+same step pricer, and the largest Poisson rate of the plan's requests whose
+p99 TTFT and p99 TPOT meet the targets is searched. The rate is the one serve
+answers for that configuration (a test checks it):
+
+`
+
+const planningDocOffloadRateTail = `
+An offloaded 70B model answers one request in most of a minute (its TTFT and
+127 tokens at its TPOT), so the rate it sustains is a request every several
+minutes, bounded by p99 TPOT as requests overlap in the batch; where the
+lone request already misses a target no rate does (none). The MoE model with
+its experts partly in host memory serves many requests a minute. A row's
+TTFT is at the end of its context and the rate's is of a request from an
+empty cache, as serve sends it: a row may FAIL TTFT at 8k and still have a
+rate. Each search costs a fraction of a second (BenchmarkPlanRateOffload).
 `

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -109,5 +110,86 @@ func TestPlanRateTensorParallel(t *testing.T) {
 	}
 	if got, want := *j.Best[0].MaxRate, a.Search.MaxRate; !(want > 0) || math.Abs(got-want) > 1e-12*want {
 		t.Errorf("plan's max rate on 2 devices %v, serve --devices 2's %v", got, want)
+	}
+}
+
+// TestPlanRateOffload: a configuration offloaded to the host has its rate
+// searched on the server serve steps for the same placement (serve
+// --gpu-layers N --n-cpu-moe E, the plan's layers and experts): plan's
+// MAX RATE is serve's (to 1e-12), not skipped (—) and not priced a
+// second way. The rows are the worked example of docs/planning.md.
+//
+// Hand check of the bound: a server of MaxSeqs slots cannot finish
+// requests faster than MaxSeqs lone requests run side by side, each
+// taking TTFT + (output−1)·TPOT alone (a batched step is never faster
+// than a lone one), so max rate < MaxSeqs / E2E(alone). For Llama-3.1-70B
+// q4_k_m 43/81 on the RTX 4090 (serve's single request: TTFT 2.56 s,
+// TPOT 399 ms, 128 tokens): E2E ≈ 2.56 + 127 × 0.399 = 53.2 s, four
+// llama.cpp slots: < 4 / 53.2 = 0.075 requests/s; the search answers
+// 0.00145 (p99 TPOT 499 ms against 500 ms: the offloaded lone step is
+// 399 ms, a second request in the batch pushes it past the target).
+func TestPlanRateOffload(t *testing.T) {
+	const prompt, output = 512, 128
+	cases := []struct {
+		hardware, model, context string
+		layers, experts          int // the plan's placement (split "offload L/N[, experts of E in host]")
+	}{
+		{"rtx-4090", "llama-3.1-70b", "8k", 43, 0},
+		{"rtx-3060", "qwen3-30b-a3b", "32k", 49, 29},
+	}
+	env, err := app.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		t.Run(c.hardware+"/"+c.model, func(t *testing.T) {
+			out, errOut, code := runCLI("plan", "--hardware", c.hardware, "--model", c.model, "--weights", "q4_k_m", "--context", c.context,
+				"--prompt", fmt.Sprint(prompt), "--output-tokens", fmt.Sprint(output), "--ttft", "20s", "--tpot", "500ms", "--rate", "0.001", "--format", "json")
+			var j struct {
+				Best []struct {
+					Split   string   `json:"split"`
+					MaxRate *float64 `json:"max_rate"`
+				} `json:"best"`
+			}
+			if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Best) != 1 || (code != 0 && code != 3) {
+				t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+			}
+			b := j.Best[0]
+			var layers, experts int
+			if n, _ := fmt.Sscanf(b.Split, "offload %d/", &layers); n != 1 || layers != c.layers {
+				t.Fatalf("split %q: want offload %d/…", b.Split, c.layers)
+			}
+			if i := strings.Index(b.Split, "experts of "); i >= 0 {
+				fmt.Sscanf(b.Split[i:], "experts of %d", &experts)
+			}
+			if experts != c.experts {
+				t.Fatalf("split %q: want the experts of %d layers in host memory", b.Split, c.experts)
+			}
+			if b.MaxRate == nil {
+				t.Fatalf("offloaded configuration %s: no max_rate (not searched)", b.Split)
+			}
+			a, err := env.Serve(app.ServeRequest{
+				Setup:      app.Selection{Model: c.model, Hardware: c.hardware, Weights: "q4_k_m", Options: sim.DefaultOptions},
+				Spread:     app.Spread{GPULayers: c.layers, GPULayersSet: true, NCPUMoE: c.experts},
+				Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: app.PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: prompt}, Output: serve.Dist{Kind: serve.Fixed, A: output}, Seed: 1},
+				Targets:    serve.Targets{TTFT: 20, TPOT: 0.5},
+				SearchRuns: app.PlanRateRuns,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Server.Split == nil {
+				t.Fatal("serve --gpu-layers: not offloaded")
+			}
+			got, want := *b.MaxRate, a.Search.MaxRate
+			if !(want > 0) || math.Abs(got-want) > 1e-12*want {
+				t.Errorf("plan's max rate %v, serve --gpu-layers %d --n-cpu-moe %d's %v", got, c.layers, c.experts, want)
+			}
+			// The bound of the comment above, from serve's lone request.
+			e2e := a.Single.TTFT + float64(output-1)*a.Single.TPOT
+			if bound := float64(a.Scheduler.MaxSeqs) / e2e; !(got < bound) {
+				t.Errorf("max rate %v ≥ %d slots / E2E alone %.3g s = %v", got, a.Scheduler.MaxSeqs, e2e, bound)
+			}
+		})
 	}
 }

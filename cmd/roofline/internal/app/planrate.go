@@ -49,42 +49,58 @@ func (p *Plan) maxRates(res *plan.Result) error {
 	}
 	return onTwoWorkers(len(p.Rates), func(i int) (err error) {
 		ch := p.Shown.Choices[i]
-		// serve steps one device, a tensor-parallel group or an offload;
-		// plan searches the first two: an offloaded configuration's rate,
-		// or one whose devices run stages in turn, is not searched.
-		if ch.Group == nil || (ch.Place != 1 && !req.Detail) || ch.Config.Offloaded() {
+		if ch.Group == nil || (ch.Place != 1 && !req.Detail) {
 			return nil
 		}
-		p.Rates[i], err = planMaxRate(res, ch.Group, p.Space.UBatch, p.Targets, req.FrontEnd)
+		p.Rates[i], err = p.env.planMaxRate(p.ServeRequest(ch.Group, ch.Config))
 		return err
 	})
 }
 
-// planMaxRate runs serve's search on a configuration's server.
-func planMaxRate(res *plan.Result, g *plan.Group, ubatch int, t sim.Targets, fe *serve.FrontEnd) (PlanRate, error) {
-	s, err := res.Setup(g)
-	if err != nil {
-		return PlanRate{}, err
+// ServeRequest is the serve request of a plan's configuration: serve
+// --max-rate on its device, engine, runtime, model and formats, spread
+// over its devices (the plan's link) or offloaded as the plan places it
+// (--gpu-layers and --n-cpu-moe of its placement, the plan's host),
+// with Poisson arrivals of the plan's requests, PlanRateRequests of them
+// at each of at most PlanRateRuns rates. Its answer is the configuration's
+// PlanRate.
+func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
+	req := p.Request
+	sp := Spread{Host: req.Spread.Host, Link: req.Spread.Link, LinkRate: req.Spread.LinkRate, LinkLatency: req.Spread.LinkLatency}
+	if g.Devices > 1 {
+		sp.Devices = g.Devices
 	}
-	f, _ := RuntimeFrontEnd(s.Runtime)
-	if fe != nil {
-		f = *fe
+	if layers, experts, ok := c.Offload(); ok {
+		sp.GPULayers, sp.GPULayersSet, sp.NCPUMoE = layers, true, experts
 	}
-	split := res.Split(g)
-	if split != nil {
-		if _, _, err := split.Serving(); err != nil {
-			return PlanRate{}, nil // stages in turn: serve does not step them
-		}
+	return ServeRequest{
+		Setup:      Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: req.Options},
+		Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: float64(g.Prompt)}, Output: serve.Dist{Kind: serve.Fixed, A: float64(g.Output)}, Seed: 1},
+		UBatch:     p.Space.UBatch,
+		Targets:    serve.Targets{TTFT: p.Targets.TTFT, TPOT: p.Targets.TPOT},
+		SearchRuns: PlanRateRuns,
+		FrontEnd:   req.FrontEnd,
+		Spread:     sp,
 	}
-	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: ubatch, FrontEnd: f, Split: split})
+}
+
+// planMaxRate runs serve's search on the server serve builds for req
+// (Env.server): one device, a tensor-parallel group, or an offload to the
+// host, each stepped as serve steps it. A split serve does not step
+// (pipeline stages, RPC boards) is not searched.
+func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
+	a, err := env.server(req)
 	var nf *serve.NotFitError
-	if errors.As(err, &nf) {
+	var re *RequestError
+	switch {
+	case errors.As(err, &nf):
 		return PlanRate{Searched: true, NoCache: true}, nil
-	} else if err != nil {
+	case errors.As(err, &re) && re.Input == "Devices":
+		return PlanRate{}, nil // stages in turn: serve does not step them
+	case err != nil:
 		return PlanRate{}, err
 	}
-	w := serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: float64(g.Prompt)}, Output: serve.Dist{Kind: serve.Fixed, A: float64(g.Output)}, Seed: 1}
-	rs, err := sv.MaxRate(w, serve.Targets{TTFT: t.TTFT, TPOT: t.TPOT}, PlanRateRuns)
+	rs, err := a.Server.MaxRate(req.Workload, req.Targets, req.SearchRuns)
 	if err != nil {
 		return PlanRate{}, err
 	}

@@ -179,6 +179,61 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if err := req.Workload.Validate(); err != nil {
 		return nil, err
 	}
+	out, err := env.server(req)
+	if err != nil {
+		return nil, err
+	}
+	out.Notes = append(notes, out.Notes...)
+	sv := out.Server
+	level := req.Level
+	if level == 0 {
+		level = runtimes.IntervalLevel
+	}
+	w := req.Workload
+	if req.SearchRuns > 0 {
+		if req.SearchInterval {
+			if out.SearchRange, err = sv.MaxRateInterval(w, req.Targets, req.SearchRuns, level); err != nil {
+				return nil, err
+			}
+			out.Search = out.SearchRange.Expected
+		} else if out.Search, err = sv.MaxRate(w, req.Targets, req.SearchRuns); err != nil {
+			return nil, err
+		}
+		if req.AtMaxRate {
+			if w.Rate = out.Search.MaxRate; w.Rate == 0 {
+				w.Rate = out.Search.Points[0].Rate
+				out.Notes = append(out.Notes, fmt.Sprintf("no rate tried meets the targets: the run is at the lowest rate tried, %.3g requests/s", w.Rate))
+			}
+			out.Workload = w
+		}
+	}
+	if out.Run, err = sv.RunInterval(w, req.Targets, level); err != nil {
+		return nil, err
+	}
+	if c := out.Run.Expected.Clamped; c > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d requests' drawn lengths were cut to the %d tokens a request may hold (%s)", c, sv.Context, boundText(sv.ContextBound)))
+	}
+	if out.Run.Fast == nil {
+		out.Notes = append(out.Notes, "flags replaced the efficiency: no interval stands behind the step times")
+	}
+	if g := sv.Setup.Inputs; g.GraphCapture != out.Inputs.GraphCapture {
+		out.Notes = append(out.Notes, fmt.Sprintf("%s's CUDA graphs are captured for steps of up to %d tokens under %d sequences (%d under its default): a larger step runs without one, %s a layer more", sv.Setup.Runtime.Name, g.GraphCapture, out.Scheduler.MaxSeqs, out.Inputs.GraphCapture, units.FormatDuration(g.Graphs.Eager)))
+	}
+	p, err := sv.Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
+	if err != nil {
+		return nil, err
+	}
+	out.Single = p
+	return out, nil
+}
+
+// server resolves a serve request into the server it runs on (Serve.Server)
+// with the choices and notes that say how: the selection's setup, its
+// runtime's scheduler with the request's changes, the tensor-parallel
+// group or the offload to the host, and the front end. Serve runs its
+// workload on it; plan --rate searches its rate (Plan.maxRates): one
+// server, built once, for both.
+func (env *Env) server(req ServeRequest) (*Serve, error) {
 	sel, spread := req.Setup, req.Spread
 	sysNote, _ := spread.system(&sel)
 	res, err := env.Resolve(sel)
@@ -192,7 +247,6 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if sysNote != "" {
 		out.Choices = append(out.Choices, sysNote)
 	}
-	out.Notes = append(out.Notes, notes...)
 	var split *sim.Split
 	if spread.PP > 1 {
 		return nil, &RequestError{Input: "PP", Msg: "serve steps a tensor-parallel group (--devices, --tp, --ep) or layers offloaded to the host (--gpu-layers, --n-cpu-moe); pipeline stages, whose micro-batches overlap, are priced by predict", Hint: "drop --pp, or run predict --pp"}
@@ -248,45 +302,6 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 		return nil, err
 	}
 	out.Server = sv
-	level := req.Level
-	if level == 0 {
-		level = runtimes.IntervalLevel
-	}
-	w := req.Workload
-	if req.SearchRuns > 0 {
-		if req.SearchInterval {
-			if out.SearchRange, err = sv.MaxRateInterval(w, req.Targets, req.SearchRuns, level); err != nil {
-				return nil, err
-			}
-			out.Search = out.SearchRange.Expected
-		} else if out.Search, err = sv.MaxRate(w, req.Targets, req.SearchRuns); err != nil {
-			return nil, err
-		}
-		if req.AtMaxRate {
-			if w.Rate = out.Search.MaxRate; w.Rate == 0 {
-				w.Rate = out.Search.Points[0].Rate
-				out.Notes = append(out.Notes, fmt.Sprintf("no rate tried meets the targets: the run is at the lowest rate tried, %.3g requests/s", w.Rate))
-			}
-			out.Workload = w
-		}
-	}
-	if out.Run, err = sv.RunInterval(w, req.Targets, level); err != nil {
-		return nil, err
-	}
-	if c := out.Run.Expected.Clamped; c > 0 {
-		out.Notes = append(out.Notes, fmt.Sprintf("%d requests' drawn lengths were cut to the %d tokens a request may hold (%s)", c, sv.Context, boundText(sv.ContextBound)))
-	}
-	if out.Run.Fast == nil {
-		out.Notes = append(out.Notes, "flags replaced the efficiency: no interval stands behind the step times")
-	}
-	if g := sv.Setup.Inputs; g.GraphCapture != s.Inputs.GraphCapture {
-		out.Notes = append(out.Notes, fmt.Sprintf("%s's CUDA graphs are captured for steps of up to %d tokens under %d sequences (%d under its default): a larger step runs without one, %s a layer more", s.Runtime.Name, g.GraphCapture, sch.MaxSeqs, s.Inputs.GraphCapture, units.FormatDuration(g.Graphs.Eager)))
-	}
-	p, err := sv.Predict(sim.Workload{Prompt: max(1, int(w.MeanPrompt()+0.5)), Output: max(1, int(w.MeanOutput()+0.5)), Batch: 1, UBatch: sv.PassTokens})
-	if err != nil {
-		return nil, err
-	}
-	out.Single = p
 	return out, nil
 }
 

@@ -706,10 +706,6 @@ func (r *Result) Setup(g *Group) (*sim.Setup, error) {
 	return sim.NewSetup(g.job.cost, g.job.dev, g.job.engine, g.job.runtime, r.options)
 }
 
-// Split is the group's spread over devices (nil for one device, and for
-// an offload, which the plan places per configuration).
-func (r *Result) Split(g *Group) *sim.Split { return g.job.split }
-
 // Concurrency is how many sequences of the configuration's context the
 // group serves within the targets, by the rule chat follows too.
 func (r *Result) Concurrency(g *Group, c sim.Config) (sim.ConcurrencyLimit, error) {
