@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/units"
 )
@@ -369,6 +370,66 @@ func TestRK3588BoardMemory(t *testing.T) {
 		}
 		if d.Memory != c.memory {
 			t.Errorf("%s: memory %g B, want %g", c.name, d.Memory, c.memory)
+		}
+	}
+}
+
+// Every GPU engine states a sourced FP32 (vector, not tensor) peak, which
+// the unpacking decode bound runs at (sim.Inputs.UnpackPeak), except the
+// A10G's: NVIDIA publishes no A10G datasheet, AWS's G5 page states its
+// memory only, and the secondary tables disagree (31.2, 31.52 TFLOP/s)
+// with no SM count or clock that gives either, so it has none and its
+// predictions say so (sim's unpack-peak-fallback). A few rows by hand:
+// the A40's datasheet 37.4 TFLOPS [V]; the Orin Nano Super's 8 SMs ×
+// 128 lanes × 2 × 1020 MHz = 2.089 TFLOP/s [D]; the M1 Max's 32 cores ×
+// 128 × 2 × 1.296 GHz = 10.617 TFLOP/s [S]; the Thor's 20 SMs × 128 × 2
+// × 1575 MHz = 8.064 TFLOP/s [D].
+func TestGPUFP32Peaks(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lacking := map[string]bool{"a10g": true}
+	var missing []string
+	for _, d := range cat.Devices() {
+		for _, e := range d.Engines {
+			if e.Kind != hardware.GPU {
+				continue
+			}
+			v := e.Peaks[units.FP32]
+			src := d.Sources["engine."+e.Name+".peak.fp32"]
+			switch {
+			case !(v > 0):
+				missing = append(missing, d.Name)
+			case !(strings.Contains(src, "[V]") || strings.Contains(src, "[S]") || strings.Contains(src, "[D]")):
+				t.Errorf("%s: fp32 peak %g cites no [V], [S] or [D] source: %q", d.Name, v, src)
+			}
+		}
+	}
+	for _, n := range missing {
+		if !lacking[n] {
+			t.Errorf("%s: the GPU engine states no fp32 peak; the unpacking bound would fall back to its tensor peak", n)
+		}
+	}
+	if len(missing) != len(lacking) {
+		t.Errorf("GPU engines without an fp32 peak: %v, want %d (a10g)", missing, len(lacking))
+	}
+	for _, c := range []struct {
+		device string
+		want   float64
+	}{
+		{"a40", 37.4e12},
+		{"jetson-orin-nano-super-8gb", 8 * 128 * 2 * 1020e6}, // 2.089 TFLOP/s
+		{"apple-m1-max", 10.617e12},                          // 32 × 128 × 2 × 1.296 GHz
+		{"jetson-thor", 20 * 128 * 2 * 1575e6},               // 8.064 TFLOP/s
+	} {
+		d, err := cat.Device(c.device)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpu, _ := d.Engine("gpu")
+		if got := gpu.Peaks[units.FP32]; math.Abs(got/c.want-1) > 1e-3 {
+			t.Errorf("%s fp32 = %g, want %g", c.device, got, c.want)
 		}
 	}
 }

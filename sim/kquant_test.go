@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/runtimes"
@@ -104,5 +105,51 @@ func TestKQuantDecodeBound(t *testing.T) {
 	q1, _ := step("q4_0", 0.001)
 	if a := 2 * 4096 * 128256 / (10.617e12 * 0.001); q0 <= 0 || math.Abs(q1/math.Pow(math.Pow(q0, 4)+math.Pow(a, 4), 0.25)-1) > 1e-3 {
 		t.Errorf("Q4_0 step at KQuantGEMV 0.001: %.5g s, want (t⁴ + a⁴)^¼ of t %.5g s and its head's a = %.5g s", q1, q0, a)
+	}
+}
+
+// Where an engine that unpacks states no FP32 peak, the unpacking bound
+// falls back to the products' peak, and the prediction says so in a
+// warning rather than silently. The A10G has no vendor figure for its
+// CUDA cores (NVIDIA publishes no A10G datasheet; AWS's G5 page states
+// memory only), so MLC's q4f16_1 decode there unpacks at its 70 TFLOP/s
+// tensor peak [S] and is flagged; the Orin Nano Super states its FP32
+// peak (8 SMs × 128 × 2 × 1020 MHz = 2.089 TFLOP/s) and an M1 Max its
+// (FP32 = FP16 = 10.617 TFLOP/s), so neither is; a file MLC does not
+// unpack (q4f16_ft) is not flagged on the A10G either.
+func TestUnpackPeakFallbackWarns(t *testing.T) {
+	for _, c := range []struct {
+		runtime, device, weights string
+		peak                     float64 // the unpacking peak, FLOP/s
+		warn                     bool
+	}{
+		{"mlc", "a10g", "q4f16_1", 70e12, true},
+		{"mlc", "a10g", "q4f16_ft", 0, false},
+		{"mlc", "jetson-orin-nano-super-8gb", "q4f16_1", 2.089e12, false},
+		{"llama.cpp", "apple-m1-max", "q4_k_m", 10.617e12, false},
+	} {
+		s := chosenSetup(t, builtin(t), "llama-3.1-8b", c.device, runtimes.Request{Runtime: c.runtime, Weights: c.weights, KV: "f16"})
+		if got := s.Inputs.UnpackPeak; c.peak > 0 && math.Abs(got/c.peak-1) > 1e-3 {
+			t.Errorf("%s %s on %s: unpacking at %.4g FLOP/s, want %.4g", c.runtime, c.weights, c.device, got, c.peak)
+		}
+		if c.warn && s.Inputs.Efficiency.KQuantGEMV <= 0 {
+			t.Fatalf("%s on %s: the class has no KQuantGEMV, the case tests nothing", c.runtime, c.device)
+		}
+		p, err := s.Predict(sim.Workload{Prompt: 128, Output: 16, Batch: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		for _, w := range p.Warnings {
+			if w.Code == "unpack-peak-fallback" {
+				got = w.Message
+			}
+		}
+		if (got != "") != c.warn {
+			t.Errorf("%s %s on %s: unpack-peak-fallback warning %q, want one: %v", c.runtime, c.weights, c.device, got, c.warn)
+		}
+		if c.warn && !strings.Contains(got, "FP32") {
+			t.Errorf("%s %s on %s: the warning %q does not name the missing FP32 peak", c.runtime, c.weights, c.device, got)
+		}
 	}
 }

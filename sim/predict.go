@@ -433,6 +433,9 @@ func (r *Result) warnings(s *Setup) {
 	if !in.FlashAttention && m.KV.Storage.BlockSize > 1 {
 		r.warn("quantized-v-needs-fa", "a quantized KV cache (%s) needs flash attention in llama.cpp; without it the V cache cannot be quantized", m.KV.Name)
 	}
+	if in.UnpackNote != "" && in.UnpackShare > 0 && in.Efficiency.KQuantGEMV > 0 {
+		r.warn("unpack-peak-fallback", "%s", in.UnpackNote)
+	}
 	if in.HostNote != "" && in.Efficiency.HostWork > 0 {
 		r.warn("host-unpriced", "%s", in.HostNote)
 	}

@@ -223,6 +223,10 @@ type Inputs struct {
 	// vector product runs on a GPU's CUDA cores, not its tensor cores;
 	// an Apple GPU's FP16 and FP32 rates are one), else Peak.
 	UnpackPeak float64
+	// UnpackNote says so where the engine states no FP32 peak and
+	// UnpackPeak falls back to Peak, a rate its unpacking kernels do not
+	// reach; "" otherwise.
+	UnpackNote string
 	// PrefillTile is the most tokens one tile of the runtime's quantized
 	// products takes (runtimes.Runtime.PrefillTile; 0: none stated, or
 	// not these weights): a prefill pass of n tokens reads the layers'
@@ -333,6 +337,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.UnpackPeak = peak
 		if v := e.Peaks[units.FP32]; v > 0 && v < peak {
 			in.UnpackPeak = v
+		} else if !(v > 0) {
+			in.UnpackNote = fmt.Sprintf("the %s engine of %s states no FP32 peak: %s's decode kernels unpack each %s weight on its vector units, priced here at its %s peak (%s), which overstates them",
+				e.Name, d.Name, rt.Name, m.Weights.Name, prec, units.FormatRate(peak, prec.RateUnit()))
 		}
 	}
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
