@@ -187,10 +187,10 @@ func (e Efficiency) AchievedCompute(r float64, n int) float64 {
 
 // KQuantDecode is the time of a decode step's products whose roofline
 // time is t, s, when flops of them are over weights the kernels unpack
-// one by one (KQuantGEMV), their arithmetic at peak P FLOP/s: t and the unpacking arithmetic's F_K / (P·KQuantGEMV)
-// through the smooth corner the caps use, (t⁴ + a⁴)^¼, so that a fit
-// sees the bound before it binds. t unchanged without the bound or such
-// products.
+// one by one (KQuantGEMV), their arithmetic at peak P FLOP/s: t and the
+// unpacking arithmetic's F_K / (P·KQuantGEMV) through the smooth corner
+// the caps use, (t⁴ + a⁴)^¼, so that a fit sees the bound before it
+// binds. t unchanged without the bound or such products.
 func (e Efficiency) KQuantDecode(t, flops, peak float64) float64 {
 	if e.KQuantGEMV <= 0 || !(flops > 0) || !(peak > 0) {
 		return t

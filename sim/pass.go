@@ -172,13 +172,13 @@ func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 // time is p, with the arithmetic a that unpacks their weights beside it
 // (hardware.Efficiency.KQuantDecode; the K-quants on llama.cpp's Metal,
 // MLC's int4 groups on CUDA): p and 0 when the engine's kernels unpack
-// none of the products' types weight by weight, and in prefill. The unpacking is counted as the FLOPs of one row,
-// whatever the step's rows: once for each weight the step reads, except
-// that a batch's routed experts beyond those one token reaches are not
-// counted. A step of one sequence is what the published runs measure,
-// and a larger one is never priced faster than it (llama.cpp's Metal
-// kernels for a few columns unpack per column, its tiled ones share the
-// unpacking).
+// none of the products' types weight by weight, and in prefill. The
+// unpacking is counted as the FLOPs of one row, whatever the step's rows:
+// once for each weight the step reads, except that a batch's routed
+// experts beyond those one token reaches are not counted. A step of one
+// sequence is what the published runs measure, and a larger one is never
+// priced faster than it (llama.cpp's Metal kernels for a few columns
+// unpack per column, its tiled ones share the unpacking).
 func (r *rates) unpackBound(mm *model.Matmuls, p float64) (t, a float64) {
 	if r.unpack <= 0 || !(r.unpackPeak > 0) || r.eff.KQuantGEMV <= 0 {
 		return p, 0
