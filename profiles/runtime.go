@@ -445,7 +445,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				switch {
 				case !ok:
 					fe("engine", "[[engine]] %s unpack_types: %v is not a weight type's name: write it in quotes, such as \"int4-g32\"", key, v)
-				case !slices.ContainsFunc(model.StorageTypes, func(s model.Storage) bool { return s.Name == name }):
+				case !knownStorage(name):
 					fe("engine", "[[engine]] %s unpack_types: unknown weight type %q (want a tensor type such as \"int4-g32\", MLC's q4f16_1 groups)", key, name)
 				case slices.Contains(sup.UnpackTypes, name):
 					fe("engine", "[[engine]] %s unpack_types names %q twice: name each once", key, name)
@@ -590,7 +590,10 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if len(m) == 0 {
 			fe("head_formats", "head_formats value must be a table of weight formats and the storage type of their head, such as { w4a16 = \"int4-per-channel\" }")
 		}
-		for f, v := range m {
+		// In the formats' sorted order, so that several mistakes are told
+		// the same way every time (a map's order is not).
+		for _, f := range slices.Sorted(maps.Keys(m)) {
+			v := m[f]
 			wf, err := model.LookupWeightFormat(f)
 			if err != nil {
 				fe("head_formats", "head_formats: %v", err)
@@ -1224,4 +1227,11 @@ func decodeFrontEnd(f *rawFrontEnd, fe func(key, format string, a ...any), sourc
 		fe("front_end", "%v", err)
 	}
 	return out
+}
+
+// knownStorage reports whether name is a tensor storage type
+// (model.LookupStorage).
+func knownStorage(name string) bool {
+	_, ok := model.LookupStorage(name)
+	return ok
 }

@@ -185,6 +185,34 @@ func TestRuntimeProfileStrict(t *testing.T) {
 	}
 }
 
+// TestHeadFormatsErrorsInOrder: several mistakes in head_formats are told
+// in one order every time, not in a map's (two bad formats: a map's order
+// would give the other order about half the time, so thirty decodes fail
+// without the sort with probability 1 − 2⁻²⁹).
+func TestHeadFormatsErrorsInOrder(t *testing.T) {
+	base, err := readTestdata("runtime-base.toml.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`
+	src := strings.Replace(string(base), from, from+"\nhead_formats = { value = { w4a18 = \"int4-per-channel\", w4a17 = \"int4-per-channel\" }, source = \"[R1] a 4-bit head\" }", 1)
+	var first string
+	for i := range 30 {
+		_, err := decodeRuntime("my.toml", []byte(src))
+		if err == nil {
+			t.Fatal("no error")
+		}
+		if i == 0 {
+			first = err.Error()
+			if a, b := strings.Index(first, `"w4a17"`), strings.Index(first, `"w4a18"`); a < 0 || b < 0 || a > b {
+				t.Fatalf("want w4a17 told before w4a18: %s", first)
+			}
+		} else if err.Error() != first {
+			t.Fatalf("decode %d told the mistakes otherwise:\n%s\nfirst:\n%s", i, err, first)
+		}
+	}
+}
+
 // withTable decodes the base runtime profile, and gives it with table
 // placed before its [layout], table's first `from` replaced by `to`: a
 // table's tests break it one way at a time.
