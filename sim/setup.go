@@ -338,8 +338,8 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		if v := e.Peaks[units.FP32]; v > 0 && v < peak {
 			in.UnpackPeak = v
 		} else if !(v > 0) {
-			in.UnpackNote = fmt.Sprintf("the %s engine of %s states no FP32 peak: %s's decode kernels unpack each %s weight on its vector units, priced here at its %s peak (%s), which overstates them",
-				e.Name, d.Name, rt.Name, m.Weights.Name, prec, units.FormatRate(peak, prec.RateUnit()))
+			in.UnpackNote = fmt.Sprintf("the %s engine of %s states no FP32 peak: %s's decode kernels unpack %.0f %% of %s's product work weight by weight on its vector units, priced here at its %s peak (%s), which overstates them",
+				e.Name, d.Name, rt.Name, 100*in.UnpackShare, m.Weights.Name, prec, units.FormatRate(peak, prec.RateUnit()))
 		}
 	}
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
