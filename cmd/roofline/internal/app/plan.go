@@ -171,22 +171,11 @@ func (p *Plan) smallest() error {
 		if g == nil || ch.Place != 1 {
 			continue
 		}
-		layers, experts, offloaded := c.Offload()
+		_, _, offloaded := c.Offload()
 		if c.Fits && g.Devices <= 1 && !offloaded {
 			continue
 		}
-		spread := req.Spread
-		if g.Devices > 1 {
-			spread.Devices = g.Devices
-		}
-		if offloaded {
-			spread.GPULayers, spread.GPULayersSet, spread.NCPUMoE = layers, true, experts
-		}
-		if offloaded {
-			if d, err := p.env.Catalog.Device(g.Device); err == nil {
-				spread = spread.busOf(d) // as the search placed it
-			}
-		}
+		spread := p.placed(req.Spread, g, c)
 		pr, err := p.env.Predict(PredictRequest{
 			Setup:    Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: req.Options},
 			Workload: sim.PlanWorkload(c.Context, c.Batch, req.Prompt, req.Output, req.UBatch),

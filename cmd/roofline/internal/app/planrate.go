@@ -66,13 +66,7 @@ func (p *Plan) maxRates(res *plan.Result) error {
 // PlanRate.
 func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
 	req := p.Request
-	sp := Spread{Host: req.Spread.Host, Link: req.Spread.Link, LinkRate: req.Spread.LinkRate, LinkLatency: req.Spread.LinkLatency}
-	if g.Devices > 1 {
-		sp.Devices = g.Devices
-	}
-	if layers, experts, ok := c.Offload(); ok {
-		sp.GPULayers, sp.GPULayersSet, sp.NCPUMoE = layers, true, experts
-	}
+	sp := p.placed(Spread{Host: req.Spread.Host, Link: req.Spread.Link, LinkRate: req.Spread.LinkRate, LinkLatency: req.Spread.LinkLatency}, g, c)
 	return ServeRequest{
 		Setup:      Selection{Model: g.Model, Hardware: g.Device, Engine: g.Engine, Runtime: g.Runtime, Weights: g.Weights, KV: g.KV, Options: req.Options},
 		Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: float64(g.Prompt)}, Output: serve.Dist{Kind: serve.Fixed, A: float64(g.Output)}, Seed: 1},
@@ -105,4 +99,21 @@ func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
 		return PlanRate{}, err
 	}
 	return PlanRate{Searched: true, MaxRate: rs.MaxRate, Bound: rs.Bound}, nil
+}
+
+// placed is spread sp with configuration c of group g as the search
+// placed it: over g's devices, or offloaded with c's layers and experts
+// over the device's own bus where the plan's link cannot be it
+// (Spread.busOf). The detail rows and the rate search both price it.
+func (p *Plan) placed(sp Spread, g *plan.Group, c sim.Config) Spread {
+	if g.Devices > 1 {
+		sp.Devices = g.Devices
+	}
+	if layers, experts, ok := c.Offload(); ok {
+		sp.GPULayers, sp.GPULayersSet, sp.NCPUMoE = layers, true, experts
+		if d, err := p.env.Catalog.Device(g.Device); err == nil {
+			sp = sp.busOf(d)
+		}
+	}
+	return sp
 }
