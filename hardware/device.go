@@ -66,6 +66,10 @@ type Device struct {
 	// host's memory, "" when the profile gives none or the memory is
 	// unified.
 	HostLink string
+	// NVLink names the NVLink (Links, kind nvlink) the device's peers
+	// can be joined by, "" when the profile gives none: a GPU without
+	// NVLink exchanges with its peers over PCIe or a network.
+	NVLink string
 
 	Engines       []Engine
 	DefaultEngine string
@@ -373,6 +377,9 @@ func (d *Device) NumberKeys() []string {
 	}
 	if d.HostLink != "" {
 		keys = append(keys, "host_link")
+	}
+	if d.NVLink != "" {
+		keys = append(keys, "nvlink")
 	}
 	for _, e := range d.Engines {
 		if e.Power > 0 {

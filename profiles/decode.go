@@ -173,6 +173,7 @@ type rawDevice struct {
 	MeasuredBandwidth *sourced    `toml:"measured_bandwidth"`
 	StorageBandwidth  *sourced    `toml:"storage_bandwidth"`
 	HostLink          *sourced    `toml:"host_link"`
+	NVLink            *sourced    `toml:"nvlink"`
 	DefaultEngine     string      `toml:"default_engine"`
 	References        []string    `toml:"references"`
 	Engine            []rawEngine `toml:"engine"`
@@ -602,6 +603,19 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 		}
 		dev.HostLink, dev.Sources["host_link"] = l.Value, l.Source
 	}
+	if l := r.NVLink; l != nil {
+		if link, err := hardware.LookupLink(l.Value); err != nil {
+			d.errorf("nvlink", "nvlink: %v", err)
+		} else if link.Kind != hardware.NVLink {
+			d.errorf("nvlink", "nvlink = %q is a %s link, not an NVLink (want one of %s)", l.Value, link.Kind, strings.Join(nvlinkNames(), ", "))
+		} else {
+			l.Value = link.Name // the built-in name, however the file spells it
+		}
+		if strings.TrimSpace(l.Source) == "" {
+			d.errorf("nvlink", "nvlink = %q has no source: every figure in a profile cites where it comes from", l.Value)
+		}
+		dev.NVLink, dev.Sources["nvlink"] = l.Value, l.Source
+	}
 	for _, re := range r.Engine {
 		d.engine(dev, re, base != nil)
 	}
@@ -804,6 +818,17 @@ func padCovariance(cov []float64) []float64 {
 	out := make([]float64, n*n)
 	for i := 0; i < old; i++ {
 		copy(out[i*n:i*n+old], cov[i*old:(i+1)*old])
+	}
+	return out
+}
+
+// nvlinkNames lists the built-in links of kind nvlink.
+func nvlinkNames() []string {
+	var out []string
+	for _, l := range hardware.Links {
+		if l.Kind == hardware.NVLink {
+			out = append(out, l.Name)
+		}
 	}
 	return out
 }

@@ -207,6 +207,17 @@ func TestErrors(t *testing.T) {
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "nvlink4"}, 2, []string{"--link nvlink4: joins GPUs to one another, not rtx-4090 to its host's memory and CPU", "hint: leave --link out (rtx-4090's bus: pcie4-x16)"}},
 		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--rate", "0.001", "--requests", "5", "--link", "1gbe"}, 2, []string{"--link 1gbe: a network between computers, not the bus between rtx-4090 and the host it sits in"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support"}},
+		// A device's peers are joined by an NVLink only where its profile
+		// gives it (nvlink): the RTX 4090 has none, the RTX 3090 a
+		// two-card NVLink 3 bridge, an HGX board's NVSwitch 8 GPUs. Each
+		// of these was priced at NVLink 4's 370 GB/s.
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink (its profile gives no nvlink)", "hint: leave --link out (rtx-4090's peers: pcie4-x16 through the host)"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3"}, 2, []string{"--link nvlink3: rtx-4090 has no NVLink"}},
+		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--rate", "1", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
+		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090,l40s", "--devices", "1,2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-3090's NVLink is nvlink3-bridge-x4", "hint: give --link nvlink3-bridge-x4 (rtx-3090's own), or leave --link out"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--devices", "4", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4 splits every layer over all of them (--devices 4 runs as --tp 4)", "hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--devices", "16", "--runtime", "vllm"}, 2, []string{"--devices 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --devices 8, or --tp 8 with --pp for more devices"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

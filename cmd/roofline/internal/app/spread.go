@@ -125,9 +125,10 @@ func (sp Spread) link(def string) (*hardware.Link, error) {
 	return &l, nil
 }
 
-// peerLink is the link between devices like d: an HGX system's NVLink
-// when d is one of its GPUs, else d's host link (PCIe through the host).
-func peerLink(d *hardware.Device) string {
+// defaultPeerLink is the link between devices like d: an HGX system's
+// NVLink when d is one of its GPUs, else d's host link (PCIe through the
+// host).
+func defaultPeerLink(d *hardware.Device) string {
 	for _, s := range hardware.Systems {
 		if s.Device == d.Name && s.Link != "" && s.Link[:6] == "nvlink" {
 			return s.Link
@@ -348,7 +349,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		// Said, not dropped in silence: devices like s's hold every layer.
 		notes = append(notes, fmt.Sprintf("--host %s not used: --devices, --tp and --pp spread the model over devices like %s, which hold every layer; --host names where --gpu-layers offloads them", sp.Host, s.Device.Name))
 	}
-	def := peerLink(s.Device)
+	def := defaultPeerLink(s.Device)
 	link, err := sp.link(def)
 	if err != nil {
 		return nil, nil, err
@@ -387,6 +388,9 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d devices cannot run --tp %d × --pp %d = %d", n, tp, pp, tp*pp)}
 	}
+	if err := peerLink(s.Device, link, sp, n, tp); err != nil {
+		return nil, nil, err
+	}
 	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
 	var fe *sim.FieldError
 	if errors.As(err, &fe) && (fe.Field == "PP" && sp.PP == 0 || fe.Field == "TP" && sp.TP == 0) {
@@ -397,6 +401,39 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		return nil, nil, err
 	}
 	return split, append(notes, linkNote(link, "between the devices")), nil
+}
+
+// peerLink refuses a link n devices like d cannot be joined by, tp of
+// them splitting every layer (hardware.Device.JoinsPeers): an NVLink d
+// does not have, or one joining fewer devices than the tensor-parallel
+// group. A link the user gave is --link's error; the system's own, for
+// more devices than it joins, is --devices'.
+func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, n, tp int) error {
+	err := d.JoinsPeers(link, tp)
+	var pe *hardware.PeerLinkError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	bus := "PCIe through the host"
+	if d.HostLink != "" {
+		bus = d.HostLink + " through the host"
+	}
+	re := &RequestError{Input: "Link", Msg: pe.Error(), Err: err}
+	switch {
+	case pe.Joins > 0 && (sp.Link == "" || sp.systemLink):
+		re.Input, re.Msg = "Devices", fmt.Sprintf("%d: the devices' link, %s", n, pe.Error())
+		re.Hint = fmt.Sprintf("--devices %d, or --tp %d with --pp for more devices, or a link that joins them with --link (such as %s, or a rate)", pe.Joins, pe.Joins, d.HostLink)
+	case pe.Joins > 0:
+		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or a link that joins %d devices, such as %s", pe.Joins, tp, d.HostLink)
+		if sp.TP == 0 {
+			re.Msg += fmt.Sprintf(" (--devices %d runs as --tp %d)", n, tp)
+		}
+	case pe.Has != "":
+		re.Hint = fmt.Sprintf("give --link %s (%s's own), or leave --link out", pe.Has, d.Name)
+	default:
+		re.Hint = fmt.Sprintf("leave --link out (%s's peers: %s), or give a PCIe link, a network such as 10gbe, or a rate such as 25GB/s", d.Name, bus)
+	}
+	return re
 }
 
 func linkNote(l *hardware.Link, where string) string {
@@ -421,10 +458,10 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 	sp.TP, sp.PP, sp.EP = 0, 0, false
 	sp.GPULayers, sp.GPULayersSet, sp.CPUMoE, sp.NCPUMoE = 0, false, false, 0
 	linkFlag := ""
-	if sp.Link == "" && sp.LinkRate == 0 && peerLink(s.Device) == "" {
+	if sp.Link == "" && sp.LinkRate == 0 && defaultPeerLink(s.Device) == "" {
 		sp.Link = BoardLink
 	}
-	if sp.Link != "" && sp.Link != peerLink(s.Device) {
+	if sp.Link != "" && sp.Link != defaultPeerLink(s.Device) {
 		linkFlag = " --link " + sp.Link
 	}
 	holds := func(n int) (bool, string) {
