@@ -216,8 +216,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--rate", "1", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
 		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090,l40s", "--devices", "1,2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-3090's NVLink is nvlink3-bridge-x4", "hint: give --link nvlink3-bridge-x4 (rtx-3090's own), or leave --link out"}},
-		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--devices", "4", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4 splits every layer over all of them (--devices 4 runs as --tp 4)", "hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"}},
-		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--devices", "16", "--runtime", "vllm"}, 2, []string{"--devices 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --devices 8, or --tp 8 with --pp for more devices"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--tp", "4", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4 splits every layer over all of them", "hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "16", "--runtime", "vllm"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --tp 8 (with --pp for more devices), or name a link that joins 16 with --link"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--devices", "16", "--pp", "1", "--runtime", "vllm"}, 2, []string{"--pp 1 leaves 16 devices in each stage: the devices' link, nvlink4: joins at most 8 devices"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.
@@ -297,5 +298,39 @@ func TestVersionAndProfilesDir(t *testing.T) {
 	out, errOut, code := runCLI("--profiles", "testdata/profiles", "show", "hardware", "test-board")
 	if code != 0 || !strings.Contains(out, "test-board") {
 		t.Errorf("--profiles: %d %q %q", code, out, errOut)
+	}
+}
+
+// TestNVLinkGroups: --devices alone forms tensor-parallel groups no larger
+// than the devices' NVLink joins, the groups in a pipeline: 16 H100 SXM
+// are two HGX boards of 8 (tp 8 × pp 2), 4 RTX 3090 two bridged pairs
+// (tp 2 × pp 2), 24 H100s three boards (tp 8 × pp 3);
+// a link that joins any count keeps them all in one group.
+func TestNVLinkGroups(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		tp, pp int
+	}{
+		{[]string{"--hardware", "h100-sxm", "--devices", "16"}, 8, 2},
+		{[]string{"--hardware", "h100-sxm", "--devices", "8"}, 8, 1},
+		{[]string{"--hardware", "h100-sxm", "--devices", "24"}, 8, 3},
+		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--link", "pcie5-x16"}, 16, 1},
+		{[]string{"--hardware", "rtx-3090", "--devices", "4", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, 2},
+	} {
+		args := append([]string{"predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--format", "json"}, c.args...)
+		out, errOut, code := runCLI(args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, errOut)
+			continue
+		}
+		var j struct {
+			Split struct{ TP, PP int }
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Split.TP != c.tp || j.Split.PP != c.pp {
+			t.Errorf("%v: tp %d × pp %d, want %d × %d", c.args, j.Split.TP, j.Split.PP, c.tp, c.pp)
+		}
 	}
 }

@@ -377,7 +377,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	}
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
-		tp, pp = n, 1
+		// Every layer over the devices the link joins, the groups in a
+		// pipeline: 16 H100s are two HGX boards of 8 on NVLink.
+		tp = tensorGroup(s.Device, link, n)
+		pp = n / tp
 	case tp == 0 && pp == 0:
 		tp, pp = 1, n
 	case tp == 0:
@@ -388,7 +391,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d devices cannot run --tp %d × --pp %d = %d", n, tp, pp, tp*pp)}
 	}
-	if err := peerLink(s.Device, link, sp, n, tp); err != nil {
+	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
 		return nil, nil, err
 	}
 	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
@@ -403,12 +406,26 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	return split, append(notes, linkNote(link, "between the devices")), nil
 }
 
-// peerLink refuses a link n devices like d cannot be joined by, tp of
-// them splitting every layer (hardware.Device.JoinsPeers): an NVLink d
-// does not have, or one joining fewer devices than the tensor-parallel
-// group. A link the user gave is --link's error; the system's own, for
-// more devices than it joins, is --devices'.
-func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, n, tp int) error {
+// tensorGroup is the tensor-parallel group n devices like d form over
+// link: all n, or where d's own NVLink joins fewer, the most of them it
+// joins that divide n.
+func tensorGroup(d *hardware.Device, link *hardware.Link, n int) int {
+	if link.Kind != hardware.NVLink || link.Devices == 0 || n <= link.Devices || d.NVLink != link.Name {
+		return n
+	}
+	g := link.Devices
+	for n%g != 0 {
+		g--
+	}
+	return g
+}
+
+// peerLink refuses a link devices like d cannot be joined by, tp of them
+// splitting every layer in each of pp stages (hardware.Device.JoinsPeers):
+// an NVLink d does not have, or one joining fewer devices than the
+// tensor-parallel group. A link the user gave is --link's error; the
+// devices' own, for a larger group than it joins, is --tp's (or --pp's).
+func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) error {
 	err := d.JoinsPeers(link, tp)
 	var pe *hardware.PeerLinkError
 	if !errors.As(err, &pe) {
@@ -421,13 +438,15 @@ func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, n, tp int) err
 	re := &RequestError{Input: "Link", Msg: pe.Error(), Err: err}
 	switch {
 	case pe.Joins > 0 && (sp.Link == "" || sp.systemLink):
-		re.Input, re.Msg = "Devices", fmt.Sprintf("%d: the devices' link, %s", n, pe.Error())
-		re.Hint = fmt.Sprintf("--devices %d, or --tp %d with --pp for more devices, or a link that joins them with --link (such as %s, or a rate)", pe.Joins, pe.Joins, d.HostLink)
+		// The link is the devices' own, not given: the group is the
+		// flag's error (--tp, else the --pp that left it).
+		re.Input, re.Msg = "TP", fmt.Sprintf("%d: the devices' link, %s", tp, pe.Error())
+		if sp.TP == 0 {
+			re.Input, re.Msg = "PP", fmt.Sprintf("%d leaves %d devices in each stage: the devices' link, %s", pp, tp, pe.Error())
+		}
+		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or name a link that joins %d with --link (such as %s, or a rate)", pe.Joins, tp, d.HostLink)
 	case pe.Joins > 0:
 		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or a link that joins %d devices, such as %s", pe.Joins, tp, d.HostLink)
-		if sp.TP == 0 {
-			re.Msg += fmt.Sprintf(" (--devices %d runs as --tp %d)", n, tp)
-		}
 	case pe.Has != "":
 		re.Hint = fmt.Sprintf("give --link %s (%s's own), or leave --link out", pe.Has, d.Name)
 	default:
