@@ -70,6 +70,10 @@ type Device struct {
 	// can be joined by, "" when the profile gives none: a GPU without
 	// NVLink exchanges with its peers over PCIe or a network.
 	NVLink string
+	// NoGPUHost is set when the profile says no discrete GPU can be
+	// joined to this computer to be its host (a Mac with Apple silicon
+	// takes no eGPU); Sources["discrete_gpu_host"] says where from.
+	NoGPUHost bool
 
 	Engines       []Engine
 	DefaultEngine string

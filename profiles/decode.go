@@ -158,26 +158,27 @@ type rawCalibration struct {
 }
 
 type rawDevice struct {
-	Name              string      `toml:"name"`
-	Aliases           []string    `toml:"aliases"`
-	Description       string      `toml:"description"`
-	Family            string      `toml:"family"`
-	Segment           string      `toml:"segment"`
-	PowerMode         string      `toml:"power_mode"`
-	ModeTable         string      `toml:"mode_table"`
-	UnifiedMemory     *bool       `toml:"unified_memory"`
-	Memory            *sourced    `toml:"memory"`
-	UsableMemory      *sourced    `toml:"usable_memory"`
-	ReservedMemory    *sourced    `toml:"reserved_memory"`
-	Bandwidth         *sourced    `toml:"bandwidth"`
-	MeasuredBandwidth *sourced    `toml:"measured_bandwidth"`
-	StorageBandwidth  *sourced    `toml:"storage_bandwidth"`
-	HostLink          *sourced    `toml:"host_link"`
-	NVLink            *sourced    `toml:"nvlink"`
-	DefaultEngine     string      `toml:"default_engine"`
-	References        []string    `toml:"references"`
-	Engine            []rawEngine `toml:"engine"`
-	Variant           []rawDevice `toml:"variant"`
+	Name              string       `toml:"name"`
+	Aliases           []string     `toml:"aliases"`
+	Description       string       `toml:"description"`
+	Family            string       `toml:"family"`
+	Segment           string       `toml:"segment"`
+	PowerMode         string       `toml:"power_mode"`
+	ModeTable         string       `toml:"mode_table"`
+	UnifiedMemory     *bool        `toml:"unified_memory"`
+	Memory            *sourced     `toml:"memory"`
+	UsableMemory      *sourced     `toml:"usable_memory"`
+	ReservedMemory    *sourced     `toml:"reserved_memory"`
+	Bandwidth         *sourced     `toml:"bandwidth"`
+	MeasuredBandwidth *sourced     `toml:"measured_bandwidth"`
+	StorageBandwidth  *sourced     `toml:"storage_bandwidth"`
+	HostLink          *sourced     `toml:"host_link"`
+	NVLink            *sourced     `toml:"nvlink"`
+	DiscreteGPUHost   *sourcedBool `toml:"discrete_gpu_host"`
+	DefaultEngine     string       `toml:"default_engine"`
+	References        []string     `toml:"references"`
+	Engine            []rawEngine  `toml:"engine"`
+	Variant           []rawDevice  `toml:"variant"`
 }
 
 // DecodeStrict decodes TOML into v and turns syntax errors and unknown keys
@@ -615,6 +616,17 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 			d.errorf("nvlink", "nvlink = %q has no source: every figure in a profile cites where it comes from", l.Value)
 		}
 		dev.NVLink, dev.Sources["nvlink"] = l.Value, l.Source
+	}
+	if b := r.DiscreteGPUHost; b != nil {
+		switch {
+		case b.Value == nil:
+			d.errorf("discrete_gpu_host", "discrete_gpu_host needs a value: false when no discrete GPU can be joined to this computer (a slot or an eGPU) for the runtimes roofline prices, true when one can")
+		case strings.TrimSpace(b.Source) == "":
+			d.errorf("discrete_gpu_host", "discrete_gpu_host = %t has no source: every figure in a profile cites where it comes from", *b.Value)
+		default:
+			dev.NoGPUHost = !*b.Value
+			dev.Sources["discrete_gpu_host"] = b.Source
+		}
 	}
 	for _, re := range r.Engine {
 		d.engine(dev, re, base != nil)

@@ -335,3 +335,51 @@ func TestSystemsNVLink(t *testing.T) {
 		t.Errorf("%d systems on NVLink, want the four HGX boards", nv)
 	}
 }
+
+// A device's discrete_gpu_host is a sourced yes or no: false marks a
+// computer no discrete GPU can be joined to (a Mac with Apple silicon,
+// HT208544), which --host refuses; a variant inherits it, and it is
+// written back as read.
+func TestDiscreteGPUHostKey(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `storage_bandwidth = { value = "1 GB/s", source = "fixture" }`
+	for _, c := range []struct {
+		line      string
+		noHost    bool
+		wantError string
+	}{
+		{``, false, ""}, // not stated: a host as before
+		{`discrete_gpu_host = { value = false, source = "fixture: no eGPU" }`, true, ""},
+		{`discrete_gpu_host = { value = true, source = "fixture: a slot" }`, false, ""},
+		{`discrete_gpu_host = { value = false, source = " " }`, false, "discrete_gpu_host = false has no source"},
+		{`discrete_gpu_host = { source = "fixture" }`, false, "discrete_gpu_host needs a value"},
+		{`discrete_gpu_host = { value = "no", source = "fixture" }`, false, "board.toml:"},
+	} {
+		text := strings.Replace(string(src), at, at+"\n"+c.line, 1)
+		devs, err := decodeDevices("board.toml", []byte(text))
+		if c.wantError != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantError) {
+				t.Errorf("%s: %v, want %q", c.line, err, c.wantError)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		for _, d := range devs {
+			if d.NoGPUHost != c.noHost {
+				t.Errorf("%s: %s NoGPUHost = %t, want %t", c.line, d.Name, d.NoGPUHost, c.noHost)
+			}
+		}
+		back, err := decodeDevices("board.toml", EncodeDevice(devs[0]))
+		if err != nil {
+			t.Fatalf("%s: the encoded profile does not decode: %v", c.line, err)
+		}
+		if back[0].NoGPUHost != c.noHost || (c.line != "") != (back[0].Sources["discrete_gpu_host"] != "") {
+			t.Errorf("%s: encoded and decoded NoGPUHost = %t (source %q), want %t", c.line, back[0].NoGPUHost, back[0].Sources["discrete_gpu_host"], c.noHost)
+		}
+	}
+}

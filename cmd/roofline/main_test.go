@@ -207,6 +207,13 @@ func TestErrors(t *testing.T) {
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "nvlink4"}, 2, []string{"--link nvlink4: joins GPUs to one another, not rtx-4090 to its host's memory and CPU", "hint: leave --link out (rtx-4090's bus: pcie4-x16)"}},
 		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--rate", "0.001", "--requests", "5", "--link", "1gbe"}, 2, []string{"--link 1gbe: a network between computers, not the bus between rtx-4090 and the host it sits in"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support"}},
+		// A Mac with Apple silicon takes no discrete GPU, as an eGPU over
+		// Thunderbolt or in a Mac Pro's slot (its profile's
+		// discrete_gpu_host, Apple's HT208544): the M4 Pro hosted an RTX
+		// 4090 over a given rate or a PCIe link.
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "apple-m4-pro", "--link", "5GB/s"}, 2, []string{"--host apple-m4-pro: its profile says no discrete GPU such as rtx-4090 can be joined to it, in a slot or as an eGPU (discrete_gpu_host = false: [V] Apple Support", "HT208544", "hint: leave --host out (a desktop host: desktop-ddr5)"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "apple-m2-ultra-60c", "--link", "pcie4-x4"}, 2, []string{"--host apple-m2-ultra-60c: its profile says no discrete GPU"}},
+		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--host", "apple-m4-pro", "--link", "tb4-net"}, 2, []string{"--host apple-m4-pro: its profile says no discrete GPU"}},
 		// A device's peers are joined by an NVLink only where its profile
 		// gives it (nvlink): the RTX 4090 has none, the RTX 3090 a
 		// two-card NVLink 3 bridge, an HGX board's NVSwitch 8 GPUs. Each

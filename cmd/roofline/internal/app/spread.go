@@ -276,6 +276,12 @@ func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error
 	if err != nil {
 		return &RequestError{Input: "Host", Msg: hostName + ": " + err.Error(), Hint: "roofline list hardware names the devices; desktop-ddr5 is a desktop host"}
 	}
+	if hd.NoGPUHost {
+		// Said before its engines: a Mac with Apple silicon takes no
+		// eGPU, whatever --link describes.
+		return &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: its profile says no discrete GPU such as %s can be joined to it, in a slot or as an eGPU (discrete_gpu_host = false: %s)", hostName, d.Name, hd.Sources["discrete_gpu_host"]),
+			Hint: "leave --host out (a desktop host: desktop-ddr5), or run the model on " + hostName + " itself with --hardware " + hostName}
+	}
 	var engines []string
 	for _, e := range hd.Engines {
 		if e.Kind == hardware.CPU {

@@ -421,6 +421,13 @@ func deviceDoc(dv app.Device) *Doc {
 	if d.NVLink != "" {
 		pairs = append(pairs, [2]string{"nvlink", d.NVLink + " (to its peers)" + src("nvlink")})
 	}
+	if s, ok := d.Sources["discrete_gpu_host"]; ok {
+		host := "yes"
+		if d.NoGPUHost {
+			host = "no (--host refuses it for a discrete GPU)"
+		}
+		pairs = append(pairs, [2]string{"gpu host", host + " — " + s})
+	}
 	pairs = append(pairs, [2]string{"default engine", d.DefaultEngine})
 	doc := &Doc{}
 	doc.Pairs(pairs)
