@@ -66,6 +66,14 @@ type Device struct {
 	// host's memory, "" when the profile gives none or the memory is
 	// unified.
 	HostLink string
+	// NVLink names the NVLink (Links, kind nvlink) the device's peers
+	// can be joined by, "" when the profile gives none: a GPU without
+	// NVLink exchanges with its peers over PCIe or a network.
+	NVLink string
+	// NoGPUHost is set when the profile says no discrete GPU can be
+	// joined to this computer to be its host (a Mac with Apple silicon
+	// takes no eGPU); Sources["discrete_gpu_host"] says where from.
+	NoGPUHost bool
 
 	Engines       []Engine
 	DefaultEngine string
@@ -373,6 +381,9 @@ func (d *Device) NumberKeys() []string {
 	}
 	if d.HostLink != "" {
 		keys = append(keys, "host_link")
+	}
+	if d.NVLink != "" {
+		keys = append(keys, "nvlink")
 	}
 	for _, e := range d.Engines {
 		if e.Power > 0 {

@@ -26,8 +26,12 @@ type Link struct {
 	// width both of its ends support (PCI Express Base Specification,
 	// link training), so a card runs no faster than its own bus.
 	Gen, Lanes int
+	// Devices is the most devices an NVLink joins (the GPUs of an HGX
+	// board on its NVSwitches, the two cards of a bridge); 0 for a link
+	// that joins any number (PCIe through the host, a network).
+	Devices int
 	// Sources says where each figure comes from: "bandwidth", "measured",
-	// "latency".
+	// "latency", "devices".
 	Sources map[string]string
 }
 
@@ -102,6 +106,7 @@ const (
 	srcNVLinkShare  = "[S] NVIDIA/nccl-tests issue #212 (sjeaugey, NCCL): \"450GB/s is the line rate. With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s\" on an H100"
 	srcNVLinkStep   = "[S] NVIDIA/nccl issue #1259: a small all-reduce over two H100s of an HGX node takes about 6 µs, two ring steps: 3 µs a step"
 	srcEthLatency   = "[S] geerlingguy/raspberry-pi-pcie-devices issue #337: hping round trips of 0.1 ms minimum and 0.5 ms average between a Compute Module 4 board and a Mac on a gigabit LAN: half the average, 0.25 ms a message"
+	srcHGXA100      = "[V] NVIDIA A100 Tensor Core GPU datasheet: HGX A100 8-GPU with NVSwitch; GPUs of two boards meet over the nodes' network, which no built-in link describes"
 	srcTBLatency    = "[S] anthony-chaudhary/fak issue #12596: clustering Macs over TCP/IP costs 250-350 µs of synchronisation per exchange (RDMA over Thunderbolt 5, macOS 26.2, under 50 µs): 300 µs a message over IP"
 )
 
@@ -127,15 +132,29 @@ var Links = []Link{
 	pcie(4, 8, 25e9/2, "[D] half of PCIe 4.0 x16's measured 25 GB/s: "+srcPCIeMeasured),
 	pcie(4, 16, 25e9, srcPCIeMeasured),
 	pcie(5, 16, 50e9, "[D] twice PCIe 4.0 x16's measured 25 GB/s, the same share of the bus: "+srcPCIeMeasured),
-	{Name: "nvlink3", Kind: NVLink, Description: "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6,
+	{Name: "nvlink3", Kind: NVLink, Description: "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6, Devices: 8,
 		Sources: map[string]string{"bandwidth": "[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (both directions): 300 GB/s per direction",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep}},
-	{Name: "nvlink4", Kind: NVLink, Description: "NVLink 4 (H100 and H200 SXM, through NVSwitch in an HGX/DGX H100)", Bandwidth: 450e9, Measured: 370e9, Latency: 3e-6,
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep, "devices": srcHGXA100}},
+	{Name: "nvlink3-bridge-x4", Kind: NVLink, Description: "NVLink 3 bridge between two GA102 cards (RTX 3090, RTX A6000, A40): four x4 links", Bandwidth: 56.25e9, Measured: 56.25e9 * 370 / 450, Latency: 3e-6, Devices: 2,
+		Sources: map[string]string{"bandwidth": "[V] NVIDIA Ampere GA102 GPU architecture whitepaper, third-generation NVLink: four x4 links of 14.0625 GB/s each way, 56.25 GB/s per direction and 112.5 GB/s total between two GPUs",
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
+			"devices": "[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs (112.5 GB/s bidirectional)"}},
+	{Name: "nvlink3-bridge-x12", Kind: NVLink, Description: "NVLink 3 bridges between two A100 PCIe cards: twelve links", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6, Devices: 2,
+		Sources: map[string]string{"bandwidth": "[V] NVIDIA A100 Tensor Core GPU datasheet, A100 PCIe: NVIDIA NVLink Bridge for 2 GPUs: 600 GB/s (both directions): 300 GB/s per direction",
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
+			"devices": "[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink Bridge for 2 GPUs"}},
+	{Name: "nvlink4", Kind: NVLink, Description: "NVLink 4 (H100 and H200 SXM, through NVSwitch in an HGX/DGX H100)", Bandwidth: 450e9, Measured: 370e9, Latency: 3e-6, Devices: 8,
 		Sources: map[string]string{"bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
-			"measured": srcNVLinkShare, "latency": srcNVLinkStep}},
-	{Name: "nvlink5", Kind: NVLink, Description: "NVLink 5 (B200, through NVSwitch in an HGX B200)", Bandwidth: 900e9, Measured: 900e9 * 370 / 450, Latency: 3e-6,
+			"measured": srcNVLinkShare, "latency": srcNVLinkStep,
+			"devices": "[V] NVIDIA DGX H100 datasheet: 8x NVIDIA H100 Tensor Core GPUs on 4x NVIDIA NVSwitches (an HGX H200 board the same: 8 GPUs); GPUs of two boards meet over the nodes' network, which no built-in link describes"}},
+	{Name: "nvlink4-bridge-x12", Kind: NVLink, Description: "NVLink 4 bridges between two H100 PCIe cards", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6, Devices: 2,
+		Sources: map[string]string{"bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: NVLink 600 GB/s (both directions): 300 GB/s per direction",
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
+			"devices": "[V] NVIDIA H100 PCIe GPU product brief (PB-11133-001): NVLink bridges connect two H100 PCIe cards at 600 GB/s bidirectional"}},
+	{Name: "nvlink5", Kind: NVLink, Description: "NVLink 5 (B200, through NVSwitch in an HGX B200)", Bandwidth: 900e9, Measured: 900e9 * 370 / 450, Latency: 3e-6, Devices: 8,
 		Sources: map[string]string{"bandwidth": "[V] NVIDIA DGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU (both directions): 900 GB/s per direction",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep}},
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
+			"devices": "[V] NVIDIA DGX B200 datasheet: 8x NVIDIA Blackwell GPUs on fifth-generation NVLink through NVSwitch"}},
 	{Name: "1gbe", Kind: Ethernet, Description: "Gigabit Ethernet (1000BASE-T), TCP", Bandwidth: 125e6, Measured: 117.5e6, Latency: 0.25e-3,
 		Sources: map[string]string{"bandwidth": "[D] 1 Gb/s / 8 = 125 MB/s per direction (IEEE 802.3ab)",
 			"measured": "[S] geerlingguy/internet-pi issue #322: a Pi's line speed to another computer is 930-940 Mb/s in iperf3 (TCP): 940 Mb/s = 117.5 MB/s", "latency": srcEthLatency}},
@@ -176,4 +195,43 @@ func LookupLink(name string) (Link, error) {
 		}
 	}
 	return Link{}, fmt.Errorf("unknown link %q (want %s, or a rate such as 25GB/s)", name, strings.Join(LinkNames(), ", "))
+}
+
+// PeerLinkError is why a link cannot join a device to its peers.
+type PeerLinkError struct {
+	Device, Link string
+	// Has is the device's own NVLink ("" for none); Joins the most
+	// devices the link joins, when TP, the devices every layer is split
+	// over, is more.
+	Has       string
+	Joins, TP int
+}
+
+func (e *PeerLinkError) Error() string {
+	switch {
+	case e.Joins > 0:
+		return fmt.Sprintf("%s: joins at most %d devices, and a tensor-parallel group of %d splits every layer over all of them", e.Link, e.Joins, e.TP)
+	case e.Has == "":
+		return fmt.Sprintf("%s: %s has no NVLink (its profile gives no nvlink); its peers exchange over PCIe through the host or over a network", e.Link, e.Device)
+	}
+	return fmt.Sprintf("%s: %s's NVLink is %s; NVLink runs at the generation and link count of the device's own, never another's", e.Link, e.Device, e.Has)
+}
+
+// JoinsPeers checks that link l can join device d to tp peers that split
+// every layer between them (the tensor-parallel group): any link but an
+// NVLink can (PCIe through the host, a network, a rate given); an NVLink
+// only when it is d's own (Device.NVLink) and the group is no larger
+// than the devices it joins (Link.Devices). Pipeline stages may sit in
+// different such groups.
+func (d *Device) JoinsPeers(l *Link, tp int) error {
+	if l.Kind != NVLink {
+		return nil
+	}
+	if d.NVLink != l.Name {
+		return &PeerLinkError{Device: d.Name, Link: l.Name, Has: d.NVLink}
+	}
+	if l.Devices > 0 && tp > l.Devices {
+		return &PeerLinkError{Device: d.Name, Link: l.Name, Has: d.NVLink, Joins: l.Devices, TP: tp}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package hardware
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,12 @@ func TestLinks(t *testing.T) {
 		{"PCIe5-X16", 32e9 * 128 / 130 * 16 / 8, 50e9, 43e-6},
 		// 900 GB/s both ways; NCCL 370 GB/s (nccl-tests #212).
 		{"nvlink4", 450e9, 370e9, 3e-6},
+		// GA102: 4 links × 14.0625 GB/s = 56.25 GB/s each way; NCCL's
+		// share of NVLink 4, 370/450: 46.25 GB/s.
+		{"nvlink3-bridge-x4", 56.25e9, 56.25e9 * 370 / 450, 3e-6},
+		// A100 PCIe and H100 PCIe bridges: 600 GB/s both ways, 300 each.
+		{"nvlink3-bridge-x12", 300e9, 300e9 * 370 / 450, 3e-6},
+		{"nvlink4-bridge-x12", 300e9, 300e9 * 370 / 450, 3e-6},
 		// 1 Gb/s; 940 Mb/s TCP; half a 0.5 ms round trip.
 		{"1gbe", 125e6, 117.5e6, 0.25e-3},
 		// 40 Gb/s, no measurement: the datasheet rate.
@@ -70,6 +77,51 @@ func TestSystems(t *testing.T) {
 	for _, s := range Systems {
 		if _, err := LookupLink(s.Link); err != nil || s.Count < 2 || s.Source == "" {
 			t.Errorf("system %s: link %q (%v), %d devices, source %q", s.Name, s.Link, err, s.Count, s.Source)
+		}
+	}
+}
+
+// TestJoinsPeers: an NVLink joins a device to its peers only when it is
+// the device's own, and a tensor-parallel group only up to the devices
+// it joins; any other link joins any count.
+func TestJoinsPeers(t *testing.T) {
+	gforce := &Device{Name: "rtx-4090", HostLink: "pcie4-x16"}
+	bridged := &Device{Name: "rtx-3090", HostLink: "pcie4-x16", NVLink: "nvlink3-bridge-x4"}
+	hgx := &Device{Name: "h100-sxm", HostLink: "pcie5-x16", NVLink: "nvlink4"}
+	for _, c := range []struct {
+		d    *Device
+		link string
+		tp   int
+		want string // "" when it joins
+	}{
+		{gforce, "pcie4-x16", 64, ""},
+		{gforce, "10gbe", 4, ""},
+		{gforce, "nvlink4", 1, "nvlink4: rtx-4090 has no NVLink"},
+		{bridged, "nvlink3-bridge-x4", 2, ""},
+		// A pipeline of two bridged pairs: each group of 1 is within it.
+		{bridged, "nvlink3-bridge-x4", 1, ""},
+		{bridged, "nvlink3-bridge-x4", 4, "nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4"},
+		{bridged, "nvlink3", 2, "nvlink3: rtx-3090's NVLink is nvlink3-bridge-x4"},
+		{hgx, "nvlink4", 8, ""},
+		{hgx, "nvlink4", 16, "joins at most 8 devices"},
+		{hgx, "nvlink5", 2, "h100-sxm's NVLink is nvlink4"},
+	} {
+		l, err := LookupLink(c.link)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.d.JoinsPeers(&l, c.tp)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s over %s, tp %d: %v", c.d.Name, c.link, c.tp, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s over %s, tp %d: %v, want %q", c.d.Name, c.link, c.tp, err, c.want)
+		}
+	}
+	// Every NVLink says how many devices it joins, and where that comes from.
+	for _, l := range Links {
+		if l.Kind == NVLink && (l.Devices < 2 || l.Sources["devices"] == "") {
+			t.Errorf("%s: joins %d devices, source %q", l.Name, l.Devices, l.Sources["devices"])
 		}
 	}
 }

@@ -158,25 +158,27 @@ type rawCalibration struct {
 }
 
 type rawDevice struct {
-	Name              string      `toml:"name"`
-	Aliases           []string    `toml:"aliases"`
-	Description       string      `toml:"description"`
-	Family            string      `toml:"family"`
-	Segment           string      `toml:"segment"`
-	PowerMode         string      `toml:"power_mode"`
-	ModeTable         string      `toml:"mode_table"`
-	UnifiedMemory     *bool       `toml:"unified_memory"`
-	Memory            *sourced    `toml:"memory"`
-	UsableMemory      *sourced    `toml:"usable_memory"`
-	ReservedMemory    *sourced    `toml:"reserved_memory"`
-	Bandwidth         *sourced    `toml:"bandwidth"`
-	MeasuredBandwidth *sourced    `toml:"measured_bandwidth"`
-	StorageBandwidth  *sourced    `toml:"storage_bandwidth"`
-	HostLink          *sourced    `toml:"host_link"`
-	DefaultEngine     string      `toml:"default_engine"`
-	References        []string    `toml:"references"`
-	Engine            []rawEngine `toml:"engine"`
-	Variant           []rawDevice `toml:"variant"`
+	Name              string       `toml:"name"`
+	Aliases           []string     `toml:"aliases"`
+	Description       string       `toml:"description"`
+	Family            string       `toml:"family"`
+	Segment           string       `toml:"segment"`
+	PowerMode         string       `toml:"power_mode"`
+	ModeTable         string       `toml:"mode_table"`
+	UnifiedMemory     *bool        `toml:"unified_memory"`
+	Memory            *sourced     `toml:"memory"`
+	UsableMemory      *sourced     `toml:"usable_memory"`
+	ReservedMemory    *sourced     `toml:"reserved_memory"`
+	Bandwidth         *sourced     `toml:"bandwidth"`
+	MeasuredBandwidth *sourced     `toml:"measured_bandwidth"`
+	StorageBandwidth  *sourced     `toml:"storage_bandwidth"`
+	HostLink          *sourced     `toml:"host_link"`
+	NVLink            *sourced     `toml:"nvlink"`
+	DiscreteGPUHost   *sourcedBool `toml:"discrete_gpu_host"`
+	DefaultEngine     string       `toml:"default_engine"`
+	References        []string     `toml:"references"`
+	Engine            []rawEngine  `toml:"engine"`
+	Variant           []rawDevice  `toml:"variant"`
 }
 
 // DecodeStrict decodes TOML into v and turns syntax errors and unknown keys
@@ -602,6 +604,30 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 		}
 		dev.HostLink, dev.Sources["host_link"] = l.Value, l.Source
 	}
+	if l := r.NVLink; l != nil {
+		if link, err := hardware.LookupLink(l.Value); err != nil {
+			d.errorf("nvlink", "nvlink: %v", err)
+		} else if link.Kind != hardware.NVLink {
+			d.errorf("nvlink", "nvlink = %q is a %s link, not an NVLink (want one of %s)", l.Value, link.Kind, strings.Join(nvlinkNames(), ", "))
+		} else {
+			l.Value = link.Name // the built-in name, however the file spells it
+		}
+		if strings.TrimSpace(l.Source) == "" {
+			d.errorf("nvlink", "nvlink = %q has no source: every figure in a profile cites where it comes from", l.Value)
+		}
+		dev.NVLink, dev.Sources["nvlink"] = l.Value, l.Source
+	}
+	if b := r.DiscreteGPUHost; b != nil {
+		switch {
+		case b.Value == nil:
+			d.errorf("discrete_gpu_host", "discrete_gpu_host needs a value: false when no discrete GPU can be joined to this computer (a slot or an eGPU) for the runtimes roofline prices, true when one can")
+		case strings.TrimSpace(b.Source) == "":
+			d.errorf("discrete_gpu_host", "discrete_gpu_host = %t has no source: every figure in a profile cites where it comes from", *b.Value)
+		default:
+			dev.NoGPUHost = !*b.Value
+			dev.Sources["discrete_gpu_host"] = b.Source
+		}
+	}
 	for _, re := range r.Engine {
 		d.engine(dev, re, base != nil)
 	}
@@ -804,6 +830,17 @@ func padCovariance(cov []float64) []float64 {
 	out := make([]float64, n*n)
 	for i := 0; i < old; i++ {
 		copy(out[i*n:i*n+old], cov[i*old:(i+1)*old])
+	}
+	return out
+}
+
+// nvlinkNames lists the built-in links of kind nvlink.
+func nvlinkNames() []string {
+	var out []string
+	for _, l := range hardware.Links {
+		if l.Kind == hardware.NVLink {
+			out = append(out, l.Name)
+		}
 	}
 	return out
 }

@@ -60,6 +60,12 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 	if d.HostLink != "" {
 		kv("host_link", fmt.Sprintf("{ value = %s, source = %s }", quote(d.HostLink), quote(d.Sources["host_link"])))
 	}
+	if d.NVLink != "" {
+		kv("nvlink", fmt.Sprintf("{ value = %s, source = %s }", quote(d.NVLink), quote(d.Sources["nvlink"])))
+	}
+	if src, ok := d.Sources["discrete_gpu_host"]; ok {
+		kv("discrete_gpu_host", fmt.Sprintf("{ value = %t, source = %s }", !d.NoGPUHost, quote(src)))
+	}
 	str("default_engine", d.DefaultEngine)
 	if len(d.References) > 0 {
 		b.WriteString("references = [\n")

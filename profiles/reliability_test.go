@@ -2,6 +2,7 @@ package profiles
 
 import (
 	"errors"
+	"github.com/roofline/roofline/hardware"
 	"os"
 	"path/filepath"
 	"strings"
@@ -255,6 +256,130 @@ func TestInt8DotKey(t *testing.T) {
 		}
 		if got := back[0].Engines[0].NoInt8Dot; got != c.noDot {
 			t.Errorf("%s: encoded and decoded NoInt8Dot = %t, want %t", c.line, got, c.noDot)
+		}
+	}
+}
+
+// A device's nvlink names the built-in NVLink its peers can be joined
+// by (a sourced fact; none when absent), spelled as the link is built
+// in; a link of another kind or without a source is refused; a variant
+// inherits it, and it is written back as read.
+func TestNVLinkKey(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `storage_bandwidth = { value = "1 GB/s", source = "fixture" }`
+	for _, c := range []struct {
+		line, want, wantError string
+	}{
+		{``, "", ""},
+		{`nvlink = { value = "NVLink4", source = "fixture: HGX" }`, "nvlink4", ""},
+		{`nvlink = { value = "nvlink3-bridge-x4", source = "fixture: a bridge" }`, "nvlink3-bridge-x4", ""},
+		{`nvlink = { value = "pcie4-x16", source = "fixture" }`, "", `nvlink = "pcie4-x16" is a pcie link, not an NVLink (want one of nvlink3, `},
+		{`nvlink = { value = "nvlink9", source = "fixture" }`, "", `nvlink: unknown link "nvlink9"`},
+		{`nvlink = { value = "nvlink4", source = "" }`, "", `nvlink = "nvlink4" has no source`},
+	} {
+		text := strings.Replace(string(src), at, at+"\n"+c.line, 1)
+		devs, err := decodeDevices("board.toml", []byte(text))
+		if c.wantError != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantError) {
+				t.Errorf("%s: %v, want %q", c.line, err, c.wantError)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		for _, d := range devs { // the variant inherits the base's
+			if d.NVLink != c.want {
+				t.Errorf("%s: %s NVLink %q, want %q", c.line, d.Name, d.NVLink, c.want)
+			}
+		}
+		back, err := decodeDevices("board.toml", EncodeDevice(devs[0]))
+		if err != nil {
+			t.Fatalf("%s: the encoded profile does not decode: %v", c.line, err)
+		}
+		if back[0].NVLink != c.want {
+			t.Errorf("%s: encoded and decoded NVLink %q, want %q", c.line, back[0].NVLink, c.want)
+		}
+	}
+}
+
+// A built-in system joined by NVLink is of devices whose profile gives
+// that NVLink, no more of them than it joins: the system's link is one
+// its devices can use.
+func TestSystemsNVLink(t *testing.T) {
+	cat, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nv := 0
+	for _, s := range hardware.Systems {
+		l, err := hardware.LookupLink(s.Link)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		d, err := cat.Device(s.Device)
+		if err != nil {
+			t.Fatalf("%s: %v", s.Name, err)
+		}
+		if err := d.JoinsPeers(&l, s.Count); err != nil {
+			t.Errorf("%s: %v", s.Name, err)
+		}
+		if l.Kind == hardware.NVLink {
+			nv++
+		}
+	}
+	if nv < 4 {
+		t.Errorf("%d systems on NVLink, want the four HGX boards", nv)
+	}
+}
+
+// A device's discrete_gpu_host is a sourced yes or no: false marks a
+// computer no discrete GPU can be joined to (a Mac with Apple silicon,
+// HT208544), which --host refuses; a variant inherits it, and it is
+// written back as read.
+func TestDiscreteGPUHostKey(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `storage_bandwidth = { value = "1 GB/s", source = "fixture" }`
+	for _, c := range []struct {
+		line      string
+		noHost    bool
+		wantError string
+	}{
+		{``, false, ""}, // not stated: a host as before
+		{`discrete_gpu_host = { value = false, source = "fixture: no eGPU" }`, true, ""},
+		{`discrete_gpu_host = { value = true, source = "fixture: a slot" }`, false, ""},
+		{`discrete_gpu_host = { value = false, source = " " }`, false, "discrete_gpu_host = false has no source"},
+		{`discrete_gpu_host = { source = "fixture" }`, false, "discrete_gpu_host needs a value"},
+		{`discrete_gpu_host = { value = "no", source = "fixture" }`, false, "board.toml:"},
+	} {
+		text := strings.Replace(string(src), at, at+"\n"+c.line, 1)
+		devs, err := decodeDevices("board.toml", []byte(text))
+		if c.wantError != "" {
+			if err == nil || !strings.Contains(err.Error(), c.wantError) {
+				t.Errorf("%s: %v, want %q", c.line, err, c.wantError)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.line, err)
+		}
+		for _, d := range devs {
+			if d.NoGPUHost != c.noHost {
+				t.Errorf("%s: %s NoGPUHost = %t, want %t", c.line, d.Name, d.NoGPUHost, c.noHost)
+			}
+		}
+		back, err := decodeDevices("board.toml", EncodeDevice(devs[0]))
+		if err != nil {
+			t.Fatalf("%s: the encoded profile does not decode: %v", c.line, err)
+		}
+		if back[0].NoGPUHost != c.noHost || (c.line != "") != (back[0].Sources["discrete_gpu_host"] != "") {
+			t.Errorf("%s: encoded and decoded NoGPUHost = %t (source %q), want %t", c.line, back[0].NoGPUHost, back[0].Sources["discrete_gpu_host"], c.noHost)
 		}
 	}
 }

@@ -177,7 +177,12 @@ var (
 // of a bucket: x = m·2^e, ln m = 2·atanh((m − 1)/(m + 1)) by its series
 // to z⁷ with |z| ≤ 1/3. math.Log per step was a fifth of a run's time.
 func fastLog(x float64) float64 {
-	m, e := math.Frexp(x) // m in [0.5, 1)
+	// math.Frexp's m in [0.5, 1) and e, read from the bits of a normal x
+	// (its branches for zero, infinities, NaN and subnormals are not
+	// needed above histFloor).
+	b := math.Float64bits(x)
+	e := int(b>>52&0x7ff) - 1022
+	m := math.Float64frombits(b&^(0x7ff<<52) | 1022<<52)
 	z := (m - 1) / (m + 1)
 	z2 := z * z
 	return float64(e)*math.Ln2 + 2*z*(1+z2*(1.0/3+z2*(1.0/5+z2*(1.0/7))))

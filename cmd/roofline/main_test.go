@@ -207,6 +207,25 @@ func TestErrors(t *testing.T) {
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "nvlink4"}, 2, []string{"--link nvlink4: joins GPUs to one another, not rtx-4090 to its host's memory and CPU", "hint: leave --link out (rtx-4090's bus: pcie4-x16)"}},
 		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--rate", "0.001", "--requests", "5", "--link", "1gbe"}, 2, []string{"--link 1gbe: a network between computers, not the bus between rtx-4090 and the host it sits in"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support"}},
+		// A Mac with Apple silicon takes no discrete GPU, as an eGPU over
+		// Thunderbolt or in a Mac Pro's slot (its profile's
+		// discrete_gpu_host, Apple's HT208544): the M4 Pro hosted an RTX
+		// 4090 over a given rate or a PCIe link.
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "apple-m4-pro", "--link", "5GB/s"}, 2, []string{"--host apple-m4-pro: its profile says no discrete GPU such as rtx-4090 can be joined to it, in a slot or as an eGPU (discrete_gpu_host = false: [V] Apple Support", "HT208544", "hint: leave --host out (a desktop host: desktop-ddr5)"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "apple-m2-ultra-60c", "--link", "pcie4-x4"}, 2, []string{"--host apple-m2-ultra-60c: its profile says no discrete GPU"}},
+		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--host", "apple-m4-pro", "--link", "tb4-net"}, 2, []string{"--host apple-m4-pro: its profile says no discrete GPU"}},
+		// A device's peers are joined by an NVLink only where its profile
+		// gives it (nvlink): the RTX 4090 has none, the RTX 3090 a
+		// two-card NVLink 3 bridge, an HGX board's NVSwitch 8 GPUs. Each
+		// of these was priced at NVLink 4's 370 GB/s.
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink (its profile gives no nvlink)", "hint: leave --link out (rtx-4090's peers: pcie4-x16 through the host)"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3"}, 2, []string{"--link nvlink3: rtx-4090 has no NVLink"}},
+		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--rate", "1", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
+		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090,l40s", "--devices", "1,2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-3090's NVLink is nvlink3-bridge-x4", "hint: give --link nvlink3-bridge-x4 (rtx-3090's own), or leave --link out"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--tp", "4", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4 splits every layer over all of them", "hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "16", "--runtime", "vllm"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --tp 8 (with --pp for more devices), or name a link that joins 16 with --link"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--devices", "16", "--pp", "1", "--runtime", "vllm"}, 2, []string{"--pp 1 leaves 16 devices in each stage: the devices' link, nvlink4: joins at most 8 devices"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.
@@ -286,5 +305,39 @@ func TestVersionAndProfilesDir(t *testing.T) {
 	out, errOut, code := runCLI("--profiles", "testdata/profiles", "show", "hardware", "test-board")
 	if code != 0 || !strings.Contains(out, "test-board") {
 		t.Errorf("--profiles: %d %q %q", code, out, errOut)
+	}
+}
+
+// TestNVLinkGroups: --devices alone forms tensor-parallel groups no larger
+// than the devices' NVLink joins, the groups in a pipeline: 16 H100 SXM
+// are two HGX boards of 8 (tp 8 × pp 2), 4 RTX 3090 two bridged pairs
+// (tp 2 × pp 2), 24 H100s three boards (tp 8 × pp 3);
+// a link that joins any count keeps them all in one group.
+func TestNVLinkGroups(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		tp, pp int
+	}{
+		{[]string{"--hardware", "h100-sxm", "--devices", "16"}, 8, 2},
+		{[]string{"--hardware", "h100-sxm", "--devices", "8"}, 8, 1},
+		{[]string{"--hardware", "h100-sxm", "--devices", "24"}, 8, 3},
+		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--link", "pcie5-x16"}, 16, 1},
+		{[]string{"--hardware", "rtx-3090", "--devices", "4", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, 2},
+	} {
+		args := append([]string{"predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--format", "json"}, c.args...)
+		out, errOut, code := runCLI(args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, errOut)
+			continue
+		}
+		var j struct {
+			Split struct{ TP, PP int }
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Split.TP != c.tp || j.Split.PP != c.pp {
+			t.Errorf("%v: tp %d × pp %d, want %d × %d", c.args, j.Split.TP, j.Split.PP, c.tp, c.pp)
+		}
 	}
 }

@@ -20,7 +20,14 @@ func TestMain(m *testing.M) {
 	// server and HF_HUB_OFFLINE=0. A script's roofline (this binary, run
 	// again) keeps the environment its script gives it, and a reliability
 	// child the one its case gives it (the parent's guards are in it).
-	if os.Getenv("ROOFLINE_SCRIPT") == "" && os.Getenv(childArgsEnv) == "" {
+	if os.Getenv(childArgsEnv) != "" {
+		// A reliability child runs its one test and exits in it: the
+		// scripts' commands (a temporary directory and a link to this
+		// binary, which testscript.Main removes only when the tests
+		// return) are not set up for it, or each child leaves them.
+		os.Exit(m.Run())
+	}
+	if os.Getenv("ROOFLINE_SCRIPT") == "" {
 		os.Setenv("HF_HUB_OFFLINE", "1")
 		os.Setenv("HF_ENDPOINT", "http://127.0.0.1:1")
 		os.Setenv("OLLAMA_MODELS", filepath.Join(os.TempDir(), "roofline-test-no-ollama-store"))

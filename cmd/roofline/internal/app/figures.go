@@ -109,7 +109,11 @@ type RequestError struct {
 	Msg   string
 	// Hint is advice on what to do instead ("": none).
 	Hint string
+	// Err is the library's error the message words, if any.
+	Err error
 }
+
+func (e *RequestError) Unwrap() error { return e.Err }
 
 func (e *RequestError) Error() string {
 	if e.Input == "" {

@@ -226,6 +226,7 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	var err error
 	sp.Devices, err = plan.ResolveDevices(cat, req.Devices)
 	errs = append(errs, inputError("hardware", err), engineOnSomeDevice(sp.Devices, req.Engines))
+	errs = append(errs, linkOnSomeDevice(sp.Devices, req.Spread, req.Counts))
 	sp.Models, err = plan.ResolveModels(cat, req.Models)
 	errs = append(errs, inputError("model", err))
 	if len(req.Weights) == 1 && req.Weights[0] == "all" {
@@ -242,6 +243,26 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 	sp.KV = req.KV
 	errs = append(errs, countsWithinLayers(req.Counts, sp.Models))
 	return sp, errors.Join(errs...)
+}
+
+// linkOnSomeDevice refuses an NVLink given with --link that no device
+// searched has, when the plan spreads over several devices: a bad value
+// of --link (exit 2), not a plan that spreads nothing. A device without
+// it plans no count above one (planSpread).
+func linkOnSomeDevice(devices []*hardware.Device, sp Spread, counts []int) error {
+	if sp.Link == "" || len(devices) == 0 || slices.Max(append([]int{1}, counts...)) < 2 {
+		return nil
+	}
+	l, err := sp.link("")
+	if err != nil || l == nil || l.Kind != hardware.NVLink {
+		return err
+	}
+	for _, d := range devices {
+		if d.NVLink == l.Name {
+			return nil
+		}
+	}
+	return peerLink(devices[0], l, sp, 2, 1)
 }
 
 // engineOnSomeDevice refuses an engine no device searched has: a bad

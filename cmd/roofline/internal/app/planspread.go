@@ -22,7 +22,13 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 		split, _, err := env.parallel(s, sp, nil)
 		var fe *sim.FieldError
 		var re *RequestError
+		var pe *hardware.PeerLinkError
 		switch {
+		case errors.As(err, &pe):
+			// An NVLink this device lacks, or a group larger than it
+			// joins: this count of this device, not the plan (Space
+			// refuses a link no device searched has).
+			return nil, "", &plan.Unsplittable{Reason: pe.Error()}
 		case errors.As(err, &fe):
 			return nil, "", &plan.Unsplittable{Reason: fe.Msg}
 		case errors.As(err, &re) && re.Input == "Devices":

@@ -125,9 +125,10 @@ func (sp Spread) link(def string) (*hardware.Link, error) {
 	return &l, nil
 }
 
-// peerLink is the link between devices like d: an HGX system's NVLink
-// when d is one of its GPUs, else d's host link (PCIe through the host).
-func peerLink(d *hardware.Device) string {
+// defaultPeerLink is the link between devices like d: an HGX system's
+// NVLink when d is one of its GPUs, else d's host link (PCIe through the
+// host).
+func defaultPeerLink(d *hardware.Device) string {
 	for _, s := range hardware.Systems {
 		if s.Device == d.Name && s.Link != "" && s.Link[:6] == "nvlink" {
 			return s.Link
@@ -275,6 +276,12 @@ func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error
 	if err != nil {
 		return &RequestError{Input: "Host", Msg: hostName + ": " + err.Error(), Hint: "roofline list hardware names the devices; desktop-ddr5 is a desktop host"}
 	}
+	if hd.NoGPUHost {
+		// Said before its engines: a Mac with Apple silicon takes no
+		// eGPU, whatever --link describes.
+		return &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: its profile says no discrete GPU such as %s can be joined to it, in a slot or as an eGPU (discrete_gpu_host = false: %s)", hostName, d.Name, hd.Sources["discrete_gpu_host"]),
+			Hint: "leave --host out (a desktop host: desktop-ddr5), or run the model on " + hostName + " itself with --hardware " + hostName}
+	}
 	var engines []string
 	for _, e := range hd.Engines {
 		if e.Kind == hardware.CPU {
@@ -348,7 +355,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		// Said, not dropped in silence: devices like s's hold every layer.
 		notes = append(notes, fmt.Sprintf("--host %s not used: --devices, --tp and --pp spread the model over devices like %s, which hold every layer; --host names where --gpu-layers offloads them", sp.Host, s.Device.Name))
 	}
-	def := peerLink(s.Device)
+	def := defaultPeerLink(s.Device)
 	link, err := sp.link(def)
 	if err != nil {
 		return nil, nil, err
@@ -376,7 +383,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	}
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
-		tp, pp = n, 1
+		// Every layer over the devices the link joins, the groups in a
+		// pipeline: 16 H100s are two HGX boards of 8 on NVLink.
+		tp = tensorGroup(s.Device, link, n)
+		pp = n / tp
 	case tp == 0 && pp == 0:
 		tp, pp = 1, n
 	case tp == 0:
@@ -386,6 +396,9 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	}
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d devices cannot run --tp %d × --pp %d = %d", n, tp, pp, tp*pp)}
+	}
+	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
+		return nil, nil, err
 	}
 	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
 	var fe *sim.FieldError
@@ -397,6 +410,55 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		return nil, nil, err
 	}
 	return split, append(notes, linkNote(link, "between the devices")), nil
+}
+
+// tensorGroup is the tensor-parallel group n devices like d form over
+// link: all n, or where d's own NVLink joins fewer, the most of them it
+// joins that divide n.
+func tensorGroup(d *hardware.Device, link *hardware.Link, n int) int {
+	if link.Kind != hardware.NVLink || link.Devices == 0 || n <= link.Devices || d.NVLink != link.Name {
+		return n
+	}
+	g := link.Devices
+	for n%g != 0 {
+		g--
+	}
+	return g
+}
+
+// peerLink refuses a link devices like d cannot be joined by, tp of them
+// splitting every layer in each of pp stages (hardware.Device.JoinsPeers):
+// an NVLink d does not have, or one joining fewer devices than the
+// tensor-parallel group. A link the user gave is --link's error; the
+// devices' own, for a larger group than it joins, is --tp's (or --pp's).
+func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) error {
+	err := d.JoinsPeers(link, tp)
+	var pe *hardware.PeerLinkError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	bus := "PCIe through the host"
+	if d.HostLink != "" {
+		bus = d.HostLink + " through the host"
+	}
+	re := &RequestError{Input: "Link", Msg: pe.Error(), Err: err}
+	switch {
+	case pe.Joins > 0 && (sp.Link == "" || sp.systemLink):
+		// The link is the devices' own, not given: the group is the
+		// flag's error (--tp, else the --pp that left it).
+		re.Input, re.Msg = "TP", fmt.Sprintf("%d: the devices' link, %s", tp, pe.Error())
+		if sp.TP == 0 {
+			re.Input, re.Msg = "PP", fmt.Sprintf("%d leaves %d devices in each stage: the devices' link, %s", pp, tp, pe.Error())
+		}
+		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or name a link that joins %d with --link (such as %s, or a rate)", pe.Joins, tp, d.HostLink)
+	case pe.Joins > 0:
+		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or a link that joins %d devices, such as %s", pe.Joins, tp, d.HostLink)
+	case pe.Has != "":
+		re.Hint = fmt.Sprintf("give --link %s (%s's own), or leave --link out", pe.Has, d.Name)
+	default:
+		re.Hint = fmt.Sprintf("leave --link out (%s's peers: %s), or give a PCIe link, a network such as 10gbe, or a rate such as 25GB/s", d.Name, bus)
+	}
+	return re
 }
 
 func linkNote(l *hardware.Link, where string) string {
@@ -421,10 +483,10 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 	sp.TP, sp.PP, sp.EP = 0, 0, false
 	sp.GPULayers, sp.GPULayersSet, sp.CPUMoE, sp.NCPUMoE = 0, false, false, 0
 	linkFlag := ""
-	if sp.Link == "" && sp.LinkRate == 0 && peerLink(s.Device) == "" {
+	if sp.Link == "" && sp.LinkRate == 0 && defaultPeerLink(s.Device) == "" {
 		sp.Link = BoardLink
 	}
-	if sp.Link != "" && sp.Link != peerLink(s.Device) {
+	if sp.Link != "" && sp.Link != defaultPeerLink(s.Device) {
 		linkFlag = " --link " + sp.Link
 	}
 	holds := func(n int) (bool, string) {

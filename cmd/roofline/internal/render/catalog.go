@@ -319,6 +319,7 @@ type deviceJSON struct {
 	BandwidthBytesPerS      float64           `json:"bandwidth_bytes_per_s"`
 	MeasuredBandwidth       float64           `json:"measured_bandwidth_bytes_per_s,omitempty"`
 	StorageBandwidthBytesPS float64           `json:"storage_bandwidth_bytes_per_s"`
+	NVLink                  string            `json:"nvlink,omitempty"`
 	DefaultEngine           string            `json:"default_engine"`
 	Engines                 []engineJSON      `json:"engines"`
 	Sources                 map[string]string `json:"sources"`
@@ -341,7 +342,7 @@ func newDeviceJSON(dv app.Device) deviceJSON {
 	d := dv.Device
 	j := deviceJSON{Name: d.Name, Aliases: d.Aliases, Description: d.Description, Family: d.Family, VariantOf: d.VariantOf,
 		PowerMode: d.PowerMode, ModeTable: d.ModeTable, UnifiedMemory: d.Unified, MemoryBytes: d.Memory, UsableBytes: d.Usable,
-		BandwidthBytesPerS: d.Bandwidth, MeasuredBandwidth: d.MeasuredBandwidth, StorageBandwidthBytesPS: d.StorageBandwidth,
+		BandwidthBytesPerS: d.Bandwidth, MeasuredBandwidth: d.MeasuredBandwidth, StorageBandwidthBytesPS: d.StorageBandwidth, NVLink: d.NVLink,
 		DefaultEngine: d.DefaultEngine, Sources: d.Sources, References: d.References, File: d.File}
 	for i := range d.Engines {
 		e := &d.Engines[i]
@@ -416,8 +417,18 @@ func deviceDoc(dv app.Device) *Doc {
 		[2]string{"bandwidth", Bandwidth(d.Bandwidth) + " datasheet" + src("bandwidth")},
 		[2]string{"measured bw", measured},
 		[2]string{"storage", Bandwidth(d.StorageBandwidth) + " read" + src("storage_bandwidth")},
-		[2]string{"default engine", d.DefaultEngine},
 	)
+	if d.NVLink != "" {
+		pairs = append(pairs, [2]string{"nvlink", d.NVLink + " (to its peers)" + src("nvlink")})
+	}
+	if s, ok := d.Sources["discrete_gpu_host"]; ok {
+		host := "yes"
+		if d.NoGPUHost {
+			host = "no (--host refuses it for a discrete GPU)"
+		}
+		pairs = append(pairs, [2]string{"gpu host", host + " — " + s})
+	}
+	pairs = append(pairs, [2]string{"default engine", d.DefaultEngine})
 	doc := &Doc{}
 	doc.Pairs(pairs)
 	doc.Both("\npeaks (dense):\n")
