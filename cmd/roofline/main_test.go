@@ -341,3 +341,18 @@ func TestNVLinkGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallestCountsWholeGroups: a DOES NOT FIT answer beyond one NVLink
+// group counts whole groups. DeepSeek-V3 in bf16 (671.0 B parameters ×
+// 2 B = 1,342 GB of weights) needs more than 16 H100s' 80 GB each once
+// KV and runtime overhead are counted; 22 would hold it, but only as
+// tp 2 × pp 11 beside HGX boards of 8, so the answer is 24: tp 8 × pp 3.
+func TestSmallestCountsWholeGroups(t *testing.T) {
+	out, errOut, code := runCLI("predict", "--model", "deepseek-v3", "--hardware", "h100-sxm", "--runtime", "vllm", "--weights", "bf16")
+	if code != 3 { // 3: does not fit
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	if want := "--devices 24 --tp 8 --pp 3"; !strings.Contains(out, want) {
+		t.Errorf("smallest answer: want %q in\n%s", want, out)
+	}
+}

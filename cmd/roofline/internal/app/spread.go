@@ -495,6 +495,12 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 		if err != nil || !fitsAll(split.Memory(w.Context(), w.Batch, w.UBatch)) {
 			return false, "" // a count the runtime's mode does not take, or too few
 		}
+		if split.Kind == sim.Parallel && split.PP > 1 && split.Link != nil && split.Link.Devices > split.TP {
+			// Stages of partly filled link groups (22 H100s as tp 2 ×
+			// pp 11 beside HGX boards of 8): the answer counts whole
+			// groups, as devices are bought and joined (24: tp 8 × pp 3).
+			return false, ""
+		}
 		flags := fmt.Sprintf("--devices %d", n)
 		if split.Kind == sim.Parallel && split.TP > 1 {
 			flags += fmt.Sprintf(" --tp %d", split.TP)
