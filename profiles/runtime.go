@@ -599,6 +599,10 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("head_formats", "head_formats: %v", err)
 				continue
 			}
+			if !rt.RunsWeights(wf) {
+				// Its rule would never apply.
+				fe("head_formats", "head_formats: %s is not among the runtime's weights (%s)", f, strings.Join(r.Weights, ", "))
+			}
 			st, ok := model.LookupStorage(v)
 			if !ok {
 				fe("head_formats", "head_formats value %q for %s is not a storage type (e.g. f16, int8-per-channel, int4-per-channel)", v, f)
