@@ -87,7 +87,8 @@ type TraceFile struct {
 	SkipReason string
 	// Truncated is true when rows remained after the most asked for.
 	Truncated bool
-	sniffed   bool // the format was told from the file (auto)
+	sniffed   bool   // the format was told from the file (auto)
+	first     string // where a lengths trace's first object is, which says whether it is timed
 }
 
 // ReadTrace reads up to most rows (0: MaxRequests) of a trace from r,
@@ -424,7 +425,11 @@ func (t *TraceFile) addLengths(file string, r Row, obj lengthsObject) error {
 		return e
 	}
 	if len(t.Rows) == 0 && t.Skipped == 0 {
-		t.Timed = obj.Timestamp != nil
+		t.Timed, t.first = obj.Timestamp != nil, r.place()
+	} else if !t.Timed && obj.Timestamp != nil {
+		// Not dropped in silence: the first object said the trace is
+		// untimed.
+		return rowError(file, r, fmt.Sprintf("a timestamp_s, but %s has none: give every object one, or none", t.first))
 	}
 	var err error
 	if r.Prompt, err = tokenField(file, r, "prompt_tokens", strconv.FormatFloat(*obj.Prompt, 'f', -1, 64)); err != nil {

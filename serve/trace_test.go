@@ -128,6 +128,12 @@ func TestReadTraceErrors(t *testing.T) {
 		{"lengths array read as sharegpt", lengthsArray, "f.csv: entry 1: a lengths object (prompt_tokens, output_tokens), not a ShareGPT conversation", ShareGPT, "--trace-format lengths"},
 		{"sharegpt read as lengths", shareGPTSample, "f.csv: entry 1: an object of a lengths array needs prompt_tokens and output_tokens", Lengths, "--trace-format sharegpt"},
 		{"sharegpt as jsonl", `{"conversations": [{"value": "hi"}, {"value": "hello"}]}` + "\n", "f.csv:1: a ShareGPT conversation, not an object of prompt_tokens and output_tokens", "", "one JSON array"},
+		// A timestamp_s after a first object without one was dropped in
+		// silence (the trace read as untimed; --arrival trace then said
+		// it "records no arrival times"), where the other way round was
+		// an error already.
+		{"lengths array, a time after none", `[{"prompt_tokens": 1, "output_tokens": 1}, {"prompt_tokens": 1, "output_tokens": 1, "timestamp_s": 3}]`, "f.csv: entry 2: a timestamp_s, but entry 1 has none: give every object one, or none", "", ""},
+		{"lengths jsonl, a time after none", "{\"prompt_tokens\": 1, \"output_tokens\": 1}\n{\"prompt_tokens\": 1, \"output_tokens\": 1, \"timestamp_s\": 3}\n", "f.csv:2: a timestamp_s, but line 1 has none: give every object one, or none", "", ""},
 		// An array cut short between entries, or followed by more text
 		// (two arrays run together), was read as far as it went and taken
 		// whole: the missing entries, or the second array, silently gone.

@@ -584,11 +584,11 @@ lengths, TTFT, TPOT, E2E, queue delay, preemptions, failed).
     its first entry's keys).
 
   A byte-order mark and blank lines before the first row are passed over.
-  Timestamps that go back, counts that are not whole tokens (a quoted
-  count too: "12" is not 12), short rows, lines over 1 MiB and a JSON
-  array cut short before its closing ] or followed by more text are
-  errors at their file and line (or entry); a request longer than the model's
-  context is an error at its line. At most --requests
+  Timestamps that go back or that some objects lack, counts that are not
+  whole tokens (a quoted count too: "12" is not 12), short rows, lines
+  over 1 MiB and a JSON array cut short before its closing ] or followed
+  by more text are errors at their file and line (or entry); a request
+  longer than the model's context is an error at its line. At most --requests
   rows are read (10,000,000 at most): the rest of a large file is left
   unread, so memory holds the requests, not the file.
 
