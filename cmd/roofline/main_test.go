@@ -206,7 +206,11 @@ func TestErrors(t *testing.T) {
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "raspberry-pi-5-8gb"}, 2, []string{"--host raspberry-pi-5-8gb: a raspberry-pi device, not a desktop or server host (family cpu); its profile gives no slot for rtx-4090", "hint: give the link of the slot rtx-4090 sits in with --link"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "nvlink4"}, 2, []string{"--link nvlink4: joins GPUs to one another, not rtx-4090 to its host's memory and CPU", "hint: leave --link out (rtx-4090's bus: pcie4-x16)"}},
 		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--rate", "0.001", "--requests", "5", "--link", "1gbe"}, 2, []string{"--link 1gbe: a network between computers, not the bus between rtx-4090 and the host it sits in"}},
-		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support: pcie5-x16 runs as PCI Express 4.0 x16 (25.0 GB/s reached)", "hint: leave --link out: in that slot rtx-4090 runs on its own bus, pcie4-x16"}},
+		// A PCIe 4.0 x8 card in a PCIe 3.0 x16 slot runs as PCIe 3.0 x8:
+		// the slot is no faster than the card's bus (15.75 GB/s each), and
+		// was told it "would price a rate rtx-4060-ti cannot reach".
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4060-ti", "--gpu-layers", "30", "--link", "pcie3-x16"}, 2, []string{"--link pcie3-x16: rtx-4060-ti's bus is PCI Express 4.0 x8, and a PCIe link trains to the generation and width both its ends support: pcie3-x16 runs as PCI Express 3.0 x8 (6.00 GB/s reached)", "hint: give the rate it runs at: --link 6GB/s --link-latency 43us"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

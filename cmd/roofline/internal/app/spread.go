@@ -38,6 +38,10 @@ type Spread struct {
 	LinkRate, LinkLatency float64
 	// systemLink is set when Link is a system's own (system), not given.
 	systemLink bool
+	// trainBus is set on a plan's spread (busOf): an offload's PCIe link
+	// runs as it trains with the card's bus, where predict refuses one
+	// that would not run as given (hostLink).
+	trainBus bool
 }
 
 // any reports whether the spread asks for more than the default.
@@ -254,6 +258,9 @@ func (env *Env) offloadHost(s *sim.Setup, sel Selection, sp Spread) (*sim.Setup,
 		if link == nil {
 			return nil, nil, "", "", &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s's profile gives no host_link (e.g. --link pcie4-x16)", d.Name)}
 		}
+		if sp.trainBus {
+			link = trained(d, link) // a plan's link, as the slot runs it
+		}
 		if err := hostLink(d, link); err != nil {
 			return nil, nil, "", "", err
 		}
@@ -299,16 +306,37 @@ func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error
 // busOf is the spread a plan offloads d's layers with: a plan's --link
 // joins its devices to one another (boards on a network, GPUs on
 // NVLink), and a card it cannot be the bus of offloads over its own
-// (host_link).
+// (host_link); a PCIe link runs as it trains with the card's own bus
+// (Spread.trainBus, offloadHost).
 func (sp Spread) busOf(d *hardware.Device) Spread {
-	if l, err := sp.link(""); err == nil && l != nil && !d.Unified && hostLink(d, l) != nil {
+	l, err := sp.link("")
+	if err != nil || l == nil || d.Unified {
+		return sp
+	}
+	switch l.Kind {
+	case hardware.PCIe:
+		sp.trainBus = true
+	case hardware.Custom:
+	default:
 		sp.Link, sp.systemLink = "", false
 	}
 	return sp
 }
 
+// trained is link as it runs in discrete device d's bus (hardware.Link.
+// TrainedWith; link itself where d's profile gives no bus).
+func trained(d *hardware.Device, link *hardware.Link) *hardware.Link {
+	bus, err := hardware.LookupLink(d.HostLink)
+	if err != nil {
+		return link
+	}
+	t := link.TrainedWith(&bus)
+	return &t
+}
+
 // hostLink checks that link can join discrete device d to its host: a
-// PCIe bus no faster than d's own, or a rate given.
+// PCIe link that trains to itself in d's bus (no faster than it by
+// generation or width), or a rate given.
 func hostLink(d *hardware.Device, link *hardware.Link) error {
 	hint := "leave --link out, or give a PCIe link or the rate the slot reaches, such as 12GB/s"
 	if d.HostLink != "" {
@@ -324,13 +352,24 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: a network between computers, not the bus between %s and the host it sits in (boards over a network: --devices)", link.Name, d.Name), Hint: hint}
 	}
 	bus, err := hardware.LookupLink(d.HostLink)
-	if err != nil || bus.Gen == 0 {
-		return nil // the profile gives no PCIe bus to compare with
+	if err != nil {
+		return nil // the profile gives no bus to train with
 	}
-	if link.Gen > bus.Gen || link.Lanes > bus.Lanes {
-		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support, so %s would price a rate %s cannot reach", link.Name, d.Name, bus.Description, link.Name, d.Name), Hint: hint}
+	t := link.TrainedWith(&bus)
+	if t.Name == link.Name {
+		return nil
 	}
-	return nil
+	// Said with what it runs as: a slot of another generation or width
+	// need not be faster (PCIe 3.0 x16 on a PCIe 4.0 x8 card: 15.75 GB/s
+	// by the bus each, 7.88 as trained).
+	if _, err := hardware.LookupLink(t.Name); t.Name == bus.Name {
+		hint = fmt.Sprintf("leave --link out: in that slot %s runs on its own bus, %s", d.Name, bus.Name)
+	} else if err == nil {
+		hint = fmt.Sprintf("give --link %s, the link it runs as", t.Name)
+	} else {
+		hint = fmt.Sprintf("give the rate it runs at: --link %.3gGB/s --link-latency %.3gus (%d/16 of PCIe %d.0 x16's measured rate)", t.Rate()/1e9, t.Latency*1e6, t.Lanes, t.Gen)
+	}
+	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
 // parallel spreads the model over devices like s's.
