@@ -201,6 +201,10 @@ func TestErrors(t *testing.T) {
 		// (another GPU's name came back as "--host weights: device rtx-3090
 		// has no engine", a Pi 5 over the 4090's PCIe 4.0 x16, NVLink and
 		// Ethernet as the bus, PCIe 5.0 on a PCIe 4.0 card).
+		// plan's --link joins its devices: a network given is not the
+		// card's slot in a board host, and the hint said "give the link
+		// ... with --link" to a plan that had given one.
+		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--context", "4096", "--tpot", "1s", "--host", "rk3588", "--link", "1gbe"}, 2, []string{"--host rk3588: a rockchip device, not a desktop or server host", "hint: give the link of the slot rtx-4090 sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s; --link 1gbe is a network between computers, not that slot), or leave --host out"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "rtx-3090"}, 2, []string{"--host rtx-3090: has no CPU engine (engines: gpu), so it cannot be the computer rtx-4090 sits in", "hint: leave --host out, or name a computer with a CPU engine such as desktop-ddr5"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "no-such-host"}, 2, []string{"--host no-such-host: unknown hardware \"no-such-host\""}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "raspberry-pi-5-8gb"}, 2, []string{"--host raspberry-pi-5-8gb: a raspberry-pi device, not a desktop or server host (family cpu); its profile gives no slot for rtx-4090", "hint: give the link of the slot rtx-4090 sits in with --link"}},

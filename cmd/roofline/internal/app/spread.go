@@ -40,8 +40,10 @@ type Spread struct {
 	systemLink bool
 	// trainBus is set on a plan's spread (busOf): an offload's PCIe link
 	// runs as it trains with the card's bus, where predict refuses one
-	// that would not run as given (hostLink).
+	// that would not run as given (hostLink). notBus says why a plan's
+	// link that cannot be a card's bus was set aside ("": none was).
 	trainBus bool
+	notBus   string
 }
 
 // any reports whether the spread asks for more than the default.
@@ -296,9 +298,14 @@ func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error
 	}
 	if hd.Family != "cpu" && sp.Link == "" && sp.LinkRate == 0 {
 		// A board or a laptop is not a generic host: its profile gives no
-		// slot, and d's own bus is what the link would default to.
+		// slot, and d's own bus is what the link would default to. A
+		// plan's link set aside is said, not taken for none given.
+		notBus := ""
+		if sp.notBus != "" {
+			notBus = "; " + sp.notBus
+		}
 		return &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: a %s device, not a desktop or server host (family cpu); its profile gives no slot for %s, so the link to it cannot default to %s's own bus (%s)", hostName, hd.Family, d.Name, d.Name, d.HostLink),
-			Hint: "give the link of the slot " + d.Name + " sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s), or leave --host out"}
+			Hint: "give the link of the slot " + d.Name + " sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s" + notBus + "), or leave --host out"}
 	}
 	return nil
 }
@@ -317,8 +324,10 @@ func (sp Spread) busOf(d *hardware.Device) Spread {
 	case hardware.PCIe:
 		sp.trainBus = true
 	case hardware.Custom:
+	case hardware.NVLink:
+		sp.Link, sp.systemLink, sp.notBus = "", false, "--link "+l.Name+" joins GPUs to one another, not that slot"
 	default:
-		sp.Link, sp.systemLink = "", false
+		sp.Link, sp.systemLink, sp.notBus = "", false, "--link "+l.Name+" is a network between computers, not that slot"
 	}
 	return sp
 }
