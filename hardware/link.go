@@ -125,6 +125,32 @@ func pcie(gen, lanes int, measured float64, measuredSrc string) Link {
 		}}
 }
 
+// TrainedWith is the link PCIe link l (a slot) runs as with a card whose
+// own bus is bus: a link trains to the highest generation and the widest
+// width both of its ends support (PCI Express Base Specification, link
+// training). The built-in link of that generation and width where there
+// is one, else one whose measured rate is its generation's x16 link's in
+// proportion to its lanes, as the built-in x4 and x8 links take theirs;
+// l itself where it or bus is not a PCIe link of a known generation.
+func (l *Link) TrainedWith(bus *Link) Link {
+	if l.Kind != PCIe || bus.Kind != PCIe || l.Gen == 0 || bus.Gen == 0 {
+		return *l
+	}
+	gen, lanes := min(l.Gen, bus.Gen), min(l.Lanes, bus.Lanes)
+	if gen == l.Gen && lanes == l.Lanes {
+		return *l
+	}
+	if t, err := LookupLink(fmt.Sprintf("pcie%d-x%d", gen, lanes)); err == nil {
+		return t
+	}
+	x16, err := LookupLink(fmt.Sprintf("pcie%d-x16", gen))
+	if err != nil {
+		return *l
+	}
+	return pcie(gen, lanes, x16.Measured*float64(lanes)/16,
+		fmt.Sprintf("[D] %d/16 of PCIe %d.0 x16's measured %.3g GB/s: %s", lanes, gen, x16.Measured/1e9, x16.Sources["measured"]))
+}
+
 // Links are the built-in links, by name (--link, a device's host_link).
 var Links = []Link{
 	pcie(3, 16, 12e9, srcPCIeMeasured),

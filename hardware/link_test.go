@@ -125,3 +125,38 @@ func TestJoinsPeers(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainedWith: a PCIe link trains to the lower generation and the
+// narrower width of its two ends. A PCIe 3.0 x16 slot holding a PCIe 4.0
+// x8 card runs as PCIe 3.0 x8: 8 GT/s × 128/130 × 8 / 8 = 7.877 GB/s by
+// the bus, half of PCIe 3.0 x16's measured 12 GB/s = 6 GB/s reached (as
+// the built-in x4 and x8 links take their x16's). A PCIe 5.0 x16 slot
+// runs a PCIe 4.0 x16 card as the built-in pcie4-x16 (25 GB/s measured),
+// and a slower slot, or a link that is not PCIe, is itself.
+func TestTrainedWith(t *testing.T) {
+	get := func(name string) Link {
+		l, err := LookupLink(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	g3x16, g4x8, g4x16, g5x16 := get("pcie3-x16"), get("pcie4-x8"), get("pcie4-x16"), get("pcie5-x16")
+	got := g3x16.TrainedWith(&g4x8)
+	if got.Name != "pcie3-x8" || got.Gen != 3 || got.Lanes != 8 || math.Abs(got.Bandwidth-8e9*128/130) > 1 || got.Measured != 6e9 || got.Latency != 43e-6 || got.Sources["measured"] == "" {
+		t.Errorf("pcie3-x16 with a PCIe 4.0 x8 card: %+v, want PCIe 3.0 x8 at 7.877 GB/s, 6 GB/s measured", got)
+	}
+	if err := got.Validate(); err != nil {
+		t.Error(err)
+	}
+	if got := g5x16.TrainedWith(&g4x16); got.Name != "pcie4-x16" || got.Measured != 25e9 {
+		t.Errorf("pcie5-x16 with a PCIe 4.0 x16 card: %+v, want the built-in pcie4-x16", got)
+	}
+	g4x4, nv := get("pcie4-x4"), get("nvlink4")
+	if got := g4x4.TrainedWith(&g4x16); got.Name != "pcie4-x4" {
+		t.Errorf("pcie4-x4 with a PCIe 4.0 x16 card: %s, want itself", got.Name)
+	}
+	if got := nv.TrainedWith(&g4x16); got.Name != "nvlink4" {
+		t.Errorf("nvlink4: %s, want itself", got.Name)
+	}
+}

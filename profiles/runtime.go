@@ -592,6 +592,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		// In the formats' sorted order, so that several mistakes are told
 		// the same way every time (a map's order is not).
+		spelt := map[string]string{} // a format's name: the key that named it
 		for _, f := range slices.Sorted(maps.Keys(m)) {
 			v := m[f]
 			wf, err := model.LookupWeightFormat(f)
@@ -599,6 +600,16 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 				fe("head_formats", "head_formats: %v", err)
 				continue
 			}
+			if !rt.RunsWeights(wf) {
+				// Its rule would never apply.
+				fe("head_formats", "head_formats: %s is not among the runtime's weights (%s)", f, strings.Join(r.Weights, ", "))
+			}
+			if g, ok := spelt[wf.Name]; ok {
+				// Two spellings (case, an alias): one would win in silence.
+				fe("head_formats", "head_formats names %s twice (%s, %s): name each format once", wf.Name, g, f)
+				continue
+			}
+			spelt[wf.Name] = f
 			st, ok := model.LookupStorage(v)
 			if !ok {
 				fe("head_formats", "head_formats value %q for %s is not a storage type (e.g. f16, int8-per-channel, int4-per-channel)", v, f)

@@ -64,6 +64,17 @@ func TestRuntimeProfileStrict(t *testing.T) {
 		{"head formats unknown storage", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
 			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nhead_formats = { value = { w4a16 = \"int4\" }, source = \"[R1] a 4-bit head\" }",
 			[]string{"my.toml:25:", `head_formats value "int4" for w4a16 is not a storage type`}},
+		// A format the runtime does not run was taken, and its rule never
+		// applied: a typo among real formats (w4a16 for a GGUF runtime) is
+		// told, as default_weights' is.
+		{"head formats not the runtime's", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
+			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nhead_formats = { value = { w4a16 = \"int4-per-channel\" }, source = \"[R1] a 4-bit head\" }",
+			[]string{"my.toml:25:", `head_formats: w4a16 is not among the runtime's weights (gguf)`}},
+		// Two spellings of one format: the later in sorted order won in
+		// silence.
+		{"head formats one format twice", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
+			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nhead_formats = { value = { Q4_K_M = \"q8_0\", q4_k_m = \"q6_k\" }, source = \"[R1] a 6-bit head\" }",
+			[]string{"my.toml:25:", `head_formats names q4_k_m twice (Q4_K_M, q4_k_m): name each format once`}},
 		{"head formats empty", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
 			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nhead_formats = { value = {}, source = \"[R1] a 4-bit head\" }",
 			[]string{"my.toml:25:", "head_formats value must be a table of weight formats"}},

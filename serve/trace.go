@@ -87,7 +87,8 @@ type TraceFile struct {
 	SkipReason string
 	// Truncated is true when rows remained after the most asked for.
 	Truncated bool
-	sniffed   bool // the format was told from the file (auto)
+	sniffed   bool   // the format was told from the file (auto)
+	first     string // where a lengths trace's first object is, which says whether it is timed
 }
 
 // ReadTrace reads up to most rows (0: MaxRequests) of a trace from r,
@@ -424,7 +425,11 @@ func (t *TraceFile) addLengths(file string, r Row, obj lengthsObject) error {
 		return e
 	}
 	if len(t.Rows) == 0 && t.Skipped == 0 {
-		t.Timed = obj.Timestamp != nil
+		t.Timed, t.first = obj.Timestamp != nil, r.place()
+	} else if !t.Timed && obj.Timestamp != nil {
+		// Not dropped in silence: the first object said the trace is
+		// untimed.
+		return rowError(file, r, fmt.Sprintf("a timestamp_s, but %s has none: give every object one, or none", t.first))
 	}
 	var err error
 	if r.Prompt, err = tokenField(file, r, "prompt_tokens", strconv.FormatFloat(*obj.Prompt, 'f', -1, 64)); err != nil {
@@ -470,7 +475,8 @@ var errEntryTooLong = fmt.Errorf("an entry longer than %d bytes", MaxTraceEntry)
 // readJSONArray streams a JSON array entry by entry: ShareGPT
 // conversations, or lengths objects (prompt_tokens, output_tokens), told
 // apart by the first entry's keys. A format given (not auto) that the
-// first entry is not is an error at it.
+// first entry is not is an error at it, and so is an array that does not
+// end at its ] and the file with it.
 func (t *TraceFile) readJSONArray(br *bufio.Reader, file string, most int, cpt float64) error {
 	lim := &entryLimit{r: br, left: MaxTraceEntry}
 	dec := json.NewDecoder(lim)
@@ -545,6 +551,19 @@ func (t *TraceFile) readJSONArray(br *bufio.Reader, file string, most int, cpt f
 			continue
 		}
 		t.Rows = append(t.Rows, Row{Prompt: p, Output: o, Entry: entry})
+	}
+	// The array ends at its ], and the file with it: one cut short
+	// between entries, or followed by more (two arrays run together), is
+	// not taken whole.
+	lim.left = MaxTraceEntry
+	entry++
+	if _, err := dec.Token(); errors.Is(err, io.EOF) {
+		return &RowError{File: file, Entry: entry, Msg: "not " + what + ": the JSON ends before the array's closing ]", Err: safeio.JSON(nil, -1, io.ErrUnexpectedEOF)}
+	} else if err != nil {
+		return fail(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return &RowError{File: file, Entry: entry, Msg: "not " + what + ": text after the array's closing ]", hint: "a trace is one JSON array: join two into one ([a, b, …]), or read each on its own"}
 	}
 	return nil
 }

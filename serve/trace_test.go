@@ -68,6 +68,8 @@ func TestReadTrace(t *testing.T) {
 		// was read as a CSV ("bare \" in non-quoted-field").
 		{"lengths jsonl after a byte-order mark", "\ufeff\n\n" + lengthsJSON, Lengths, []Row{{0, 100, 20, 3, 0}, {1.5, 300, 7, 4, 0}}, true, 0},
 		{"sharegpt after a byte-order mark", "\ufeff" + shareGPTSample, ShareGPT, []Row{{0, 100, 201, 0, 1}, {0, 20, 10, 0, 4}}, false, 2},
+		// Space after the closing ] is no more text.
+		{"lengths json array and a newline", lengthsArray + "\n\n", Lengths, []Row{{0, 100, 20, 0, 1}, {0, 300, 7, 0, 2}}, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -126,6 +128,20 @@ func TestReadTraceErrors(t *testing.T) {
 		{"lengths array read as sharegpt", lengthsArray, "f.csv: entry 1: a lengths object (prompt_tokens, output_tokens), not a ShareGPT conversation", ShareGPT, "--trace-format lengths"},
 		{"sharegpt read as lengths", shareGPTSample, "f.csv: entry 1: an object of a lengths array needs prompt_tokens and output_tokens", Lengths, "--trace-format sharegpt"},
 		{"sharegpt as jsonl", `{"conversations": [{"value": "hi"}, {"value": "hello"}]}` + "\n", "f.csv:1: a ShareGPT conversation, not an object of prompt_tokens and output_tokens", "", "one JSON array"},
+		// A timestamp_s after a first object without one was dropped in
+		// silence (the trace read as untimed; --arrival trace then said
+		// it "records no arrival times"), where the other way round was
+		// an error already.
+		{"lengths array, a time after none", `[{"prompt_tokens": 1, "output_tokens": 1}, {"prompt_tokens": 1, "output_tokens": 1, "timestamp_s": 3}]`, "f.csv: entry 2: a timestamp_s, but entry 1 has none: give every object one, or none", "", ""},
+		{"lengths jsonl, a time after none", "{\"prompt_tokens\": 1, \"output_tokens\": 1}\n{\"prompt_tokens\": 1, \"output_tokens\": 1, \"timestamp_s\": 3}\n", "f.csv:2: a timestamp_s, but line 1 has none: give every object one, or none", "", ""},
+		// An array cut short between entries, or followed by more text
+		// (two arrays run together), was read as far as it went and taken
+		// whole: the missing entries, or the second array, silently gone.
+		{"lengths array without its closing ]", `[{"prompt_tokens": 1, "output_tokens": 1}`, "f.csv: entry 2: not a lengths JSON array: the JSON ends before the array's closing ]", "", "cut short"},
+		{"sharegpt without its closing ]", shareGPTSample[:len(shareGPTSample)-1], "f.csv: entry 5: not a ShareGPT JSON array: the JSON ends before the array's closing ]", "", "cut short"},
+		{"empty array without its closing ]", "[\n", "f.csv: entry 1: not a ShareGPT JSON array: the JSON ends before the array's closing ]", "", "cut short"},
+		{"lengths array and more", lengthsArray + "\n" + lengthsArray, "f.csv: entry 3: not a lengths JSON array: text after the array's closing ]", "", "one JSON array"},
+		{"sharegpt and more", shareGPTSample + ` x`, "f.csv: entry 5: not a ShareGPT JSON array: text after the array's closing ]", "", "one JSON array"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

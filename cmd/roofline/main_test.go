@@ -201,12 +201,20 @@ func TestErrors(t *testing.T) {
 		// (another GPU's name came back as "--host weights: device rtx-3090
 		// has no engine", a Pi 5 over the 4090's PCIe 4.0 x16, NVLink and
 		// Ethernet as the bus, PCIe 5.0 on a PCIe 4.0 card).
+		// plan's --link joins its devices: a network given is not the
+		// card's slot in a board host, and the hint said "give the link
+		// ... with --link" to a plan that had given one.
+		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--context", "4096", "--tpot", "1s", "--host", "rk3588", "--link", "1gbe"}, 2, []string{"--host rk3588: a rockchip device, not a desktop or server host", "hint: give the link of the slot rtx-4090 sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s; --link 1gbe is a network between computers, not that slot), or leave --host out"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "rtx-3090"}, 2, []string{"--host rtx-3090: has no CPU engine (engines: gpu), so it cannot be the computer rtx-4090 sits in", "hint: leave --host out, or name a computer with a CPU engine such as desktop-ddr5"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "no-such-host"}, 2, []string{"--host no-such-host: unknown hardware \"no-such-host\""}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--host", "raspberry-pi-5-8gb"}, 2, []string{"--host raspberry-pi-5-8gb: a raspberry-pi device, not a desktop or server host (family cpu); its profile gives no slot for rtx-4090", "hint: give the link of the slot rtx-4090 sits in with --link"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "nvlink4"}, 2, []string{"--link nvlink4: joins GPUs to one another, not rtx-4090 to its host's memory and CPU", "hint: leave --link out (rtx-4090's bus: pcie4-x16)"}},
 		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--rate", "0.001", "--requests", "5", "--link", "1gbe"}, 2, []string{"--link 1gbe: a network between computers, not the bus between rtx-4090 and the host it sits in"}},
-		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--gpu-layers", "30", "--link", "pcie5-x16"}, 2, []string{"--link pcie5-x16: rtx-4090's bus is PCI Express 4.0 x16, and a PCIe link trains to the generation and width both its ends support: pcie5-x16 runs as PCI Express 4.0 x16 (25.0 GB/s reached)", "hint: leave --link out: in that slot rtx-4090 runs on its own bus, pcie4-x16"}},
+		// A PCIe 4.0 x8 card in a PCIe 3.0 x16 slot runs as PCIe 3.0 x8:
+		// the slot is no faster than the card's bus (15.75 GB/s each), and
+		// was told it "would price a rate rtx-4060-ti cannot reach".
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4060-ti", "--gpu-layers", "30", "--link", "pcie3-x16"}, 2, []string{"--link pcie3-x16: rtx-4060-ti's bus is PCI Express 4.0 x8, and a PCIe link trains to the generation and width both its ends support: pcie3-x16 runs as PCI Express 3.0 x8 (6.00 GB/s reached)", "hint: give the rate it runs at: --link 6GB/s --link-latency 43us"}},
 		// A Mac with Apple silicon takes no discrete GPU, as an eGPU over
 		// Thunderbolt or in a Mac Pro's slot (its profile's
 		// discrete_gpu_host, Apple's HT208544): the M4 Pro hosted an RTX

@@ -180,9 +180,11 @@ as ` + "`roofline predict`" + ` places it by default — llama.cpp's automatic f
 (` + "`--fit`" + `, common/fit.cpp): as many whole layers on the GPU as fit with 1 GiB
 kept free, the rest and their KV cache in the host's memory
 (` + "`--host`" + `, desktop-ddr5 by default, over ` + "`--link`" + ` where it can be the
-card's bus, a PCIe link no faster than the card's own or a rate, else over
-the device's host link: a network or NVLink given for the devices is not
-a host's bus);
+card's bus — a rate as given, a PCIe link as it trains with the card's
+own, the lower generation and the narrower width of the two (a PCIe 4.0
+x8 card in a PCIe 3.0 x16 slot runs as PCIe 3.0 x8) — else over the
+device's host link: a network or NVLink given for the devices is not a
+host's bus);
 for a MoE model every layer's dense tensors first, the routed experts in
 host memory — and priced by the same split predictor (docs/method.md §11),
 judged at its stages' own intervals. Its memory is the GPU's and the host's

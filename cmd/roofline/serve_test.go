@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -246,13 +247,36 @@ func TestPlanHostLinkIsTheBus(t *testing.T) {
 	if code != 0 || !strings.Contains(want, "offload") {
 		t.Fatalf("exit %d, no offload: %s%s", code, errOut, want)
 	}
-	for _, link := range []string{"nvlink4", "1gbe", "pcie4-x16"} {
+	for _, link := range []string{"nvlink4", "1gbe", "pcie4-x16", "pcie5-x16"} {
 		if got, errOut, code := runCLI(append(base, "--link", link)...); code != 0 || got != want {
 			t.Errorf("--link %s: exit %d, the plan differs from the card's own bus:\n%s%s", link, code, errOut, got)
 		}
 	}
 	if got, _, _ := runCLI(append(base, "--link", "pcie4-x4")...); got == want {
 		t.Errorf("--link pcie4-x4: the plan is the x16 bus's")
+	}
+	// A PCIe link the card's bus is not: it runs as what both ends train
+	// to. An RTX 4060 Ti's PCIe 4.0 x8 in a PCIe 3.0 x16 slot runs as
+	// PCIe 3.0 x8, 6 GB/s reached against the card's own 12.5: its
+	// prefill, whose host layers' weights cross the bus, is slower. It was
+	// priced on the card's own PCIe 4.0 x8, as if no --link were given.
+	ti := []string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4060-ti", "--weights", "q4_k_m", "--context", "4096", "--tpot", "2s", "--format", "json"}
+	ttft := func(args ...string) float64 {
+		out, errOut, code := runCLI(append(ti, args...)...)
+		var j struct {
+			Best []struct {
+				Split string  `json:"split"`
+				TTFT  float64 `json:"ttft_s"`
+			} `json:"best"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 || len(j.Best) != 1 || !strings.HasPrefix(j.Best[0].Split, "offload") {
+			t.Fatalf("%v: exit %d, %v: %s%s", args, code, err, out, errOut)
+		}
+		return j.Best[0].TTFT
+	}
+	own, gen3, rate := ttft(), ttft("--link", "pcie3-x16"), ttft("--link", "6GB/s", "--link-latency", "43us")
+	if !(gen3 > own*1.1) || math.Abs(gen3/rate-1) > 1e-9 {
+		t.Errorf("rtx-4060-ti in a PCIe 3.0 x16 slot: TTFT %.4g s, on its own PCIe 4.0 x8 %.4g s, at 6 GB/s and 43 µs %.4g s; want the last, slower than the first", gen3, own, rate)
 	}
 }
 
@@ -584,10 +608,11 @@ lengths, TTFT, TPOT, E2E, queue delay, preemptions, failed).
     its first entry's keys).
 
   A byte-order mark and blank lines before the first row are passed over.
-  Timestamps that go back, counts that are not whole tokens (a quoted
-  count too: "12" is not 12), short rows and lines over 1 MiB are errors
-  at their file and line (or entry); a request longer than the model's
-  context is an error at its line. At most --requests
+  Timestamps that go back or that some objects lack, counts that are not
+  whole tokens (a quoted count too: "12" is not 12), short rows, lines
+  over 1 MiB and a JSON array cut short before its closing ] or followed
+  by more text are errors at their file and line (or entry); a request
+  longer than the model's context is an error at its line. At most --requests
   rows are read (10,000,000 at most): the rest of a large file is left
   unread, so memory holds the requests, not the file.
 

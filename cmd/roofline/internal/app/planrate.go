@@ -103,8 +103,9 @@ func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
 
 // placed is spread sp with configuration c of group g as the search
 // placed it: over g's devices, or offloaded with c's layers and experts
-// over the device's own bus where the plan's link cannot be it
-// (Spread.busOf). The detail rows and the rate search both price it.
+// over the plan's link as the card's bus runs it, or the card's own bus
+// where the link cannot be it (Spread.busOf). The detail rows and the
+// rate search both price it.
 func (p *Plan) placed(sp Spread, g *plan.Group, c sim.Config) Spread {
 	if g.Devices > 1 {
 		sp.Devices = g.Devices

@@ -38,6 +38,12 @@ type Spread struct {
 	LinkRate, LinkLatency float64
 	// systemLink is set when Link is a system's own (system), not given.
 	systemLink bool
+	// trainBus is set on a plan's spread (busOf): an offload's PCIe link
+	// runs as it trains with the card's bus, where predict refuses one
+	// that would not run as given (hostLink). notBus says why a plan's
+	// link that cannot be a card's bus was set aside ("": none was).
+	trainBus bool
+	notBus   string
 }
 
 // any reports whether the spread asks for more than the default.
@@ -255,6 +261,9 @@ func (env *Env) offloadHost(s *sim.Setup, sel Selection, sp Spread) (*sim.Setup,
 		if link == nil {
 			return nil, nil, "", "", &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s's profile gives no host_link (e.g. --link pcie4-x16)", d.Name)}
 		}
+		if sp.trainBus {
+			link = trained(d, link) // a plan's link, as the slot runs it
+		}
 		if err := hostLink(d, link); err != nil {
 			return nil, nil, "", "", err
 		}
@@ -296,9 +305,14 @@ func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error
 	}
 	if hd.Family != "cpu" && sp.Link == "" && sp.LinkRate == 0 {
 		// A board or a laptop is not a generic host: its profile gives no
-		// slot, and d's own bus is what the link would default to.
+		// slot, and d's own bus is what the link would default to. A
+		// plan's link set aside is said, not taken for none given.
+		notBus := ""
+		if sp.notBus != "" {
+			notBus = "; " + sp.notBus
+		}
 		return &RequestError{Input: "Host", Msg: fmt.Sprintf("%s: a %s device, not a desktop or server host (family cpu); its profile gives no slot for %s, so the link to it cannot default to %s's own bus (%s)", hostName, hd.Family, d.Name, d.Name, d.HostLink),
-			Hint: "give the link of the slot " + d.Name + " sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s), or leave --host out"}
+			Hint: "give the link of the slot " + d.Name + " sits in with --link (a PCIe link such as pcie4-x4, or a rate such as 2GB/s" + notBus + "), or leave --host out"}
 	}
 	return nil
 }
@@ -306,16 +320,39 @@ func (env *Env) hostDevice(d *hardware.Device, hostName string, sp Spread) error
 // busOf is the spread a plan offloads d's layers with: a plan's --link
 // joins its devices to one another (boards on a network, GPUs on
 // NVLink), and a card it cannot be the bus of offloads over its own
-// (host_link).
+// (host_link); a PCIe link runs as it trains with the card's own bus
+// (Spread.trainBus, offloadHost).
 func (sp Spread) busOf(d *hardware.Device) Spread {
-	if l, err := sp.link(""); err == nil && l != nil && !d.Unified && hostLink(d, l) != nil {
-		sp.Link, sp.systemLink = "", false
+	l, err := sp.link("")
+	if err != nil || l == nil || d.Unified {
+		return sp
+	}
+	switch l.Kind {
+	case hardware.PCIe:
+		sp.trainBus = true
+	case hardware.Custom:
+	case hardware.NVLink:
+		sp.Link, sp.systemLink, sp.notBus = "", false, "--link "+l.Name+" joins GPUs to one another, not that slot"
+	default:
+		sp.Link, sp.systemLink, sp.notBus = "", false, "--link "+l.Name+" is a network between computers, not that slot"
 	}
 	return sp
 }
 
+// trained is link as it runs in discrete device d's bus (hardware.Link.
+// TrainedWith; link itself where d's profile gives no bus).
+func trained(d *hardware.Device, link *hardware.Link) *hardware.Link {
+	bus, err := hardware.LookupLink(d.HostLink)
+	if err != nil {
+		return link
+	}
+	t := link.TrainedWith(&bus)
+	return &t
+}
+
 // hostLink checks that link can join discrete device d to its host: a
-// PCIe bus no faster than d's own, or a rate given.
+// PCIe link that trains to itself in d's bus (no faster than it by
+// generation or width), or a rate given.
 func hostLink(d *hardware.Device, link *hardware.Link) error {
 	hint := "leave --link out, or give a PCIe link or the rate the slot reaches, such as 12GB/s"
 	if d.HostLink != "" {
@@ -331,13 +368,24 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: a network between computers, not the bus between %s and the host it sits in (boards over a network: --devices)", link.Name, d.Name), Hint: hint}
 	}
 	bus, err := hardware.LookupLink(d.HostLink)
-	if err != nil || bus.Gen == 0 {
-		return nil // the profile gives no PCIe bus to compare with
+	if err != nil {
+		return nil // the profile gives no bus to train with
 	}
-	if link.Gen > bus.Gen || link.Lanes > bus.Lanes {
-		return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support, so %s would price a rate %s cannot reach", link.Name, d.Name, bus.Description, link.Name, d.Name), Hint: hint}
+	t := link.TrainedWith(&bus)
+	if t.Name == link.Name {
+		return nil
 	}
-	return nil
+	// Said with what it runs as: a slot of another generation or width
+	// need not be faster (PCIe 3.0 x16 on a PCIe 4.0 x8 card: 15.75 GB/s
+	// by the bus each, 7.88 as trained).
+	if _, err := hardware.LookupLink(t.Name); t.Name == bus.Name {
+		hint = fmt.Sprintf("leave --link out: in that slot %s runs on its own bus, %s", d.Name, bus.Name)
+	} else if err == nil {
+		hint = fmt.Sprintf("give --link %s, the link it runs as", t.Name)
+	} else {
+		hint = fmt.Sprintf("give the rate it runs at: --link %.3gGB/s --link-latency %.3gus (%d/16 of PCIe %d.0 x16's measured rate)", t.Rate()/1e9, t.Latency*1e6, t.Lanes, t.Gen)
+	}
+	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
 // parallel spreads the model over devices like s's.

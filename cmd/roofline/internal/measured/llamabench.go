@@ -192,6 +192,18 @@ func readBenchJSON(c *collector, text string) error {
 		}
 		benchRun(c, line, flatten(raw))
 	}
+	// The array ends at its ], and the file with it: one cut short
+	// between results (a run stopped while it was written), or followed
+	// by more, keeps the results it holds and says so.
+	if _, err := dec.Token(); err != nil {
+		end := len(strings.TrimRight(text, " \t\r\n"))
+		c.bad(lines.at(int64(max(end-1, 0))), "malformed JSON: the array ends without its closing ] (a run stopped while it was written ends like this)")
+		return nil
+	}
+	after := dec.InputOffset()
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		c.bad(lines.at(after), "malformed JSON: text after the array's closing ] (llama-bench -o json writes one array)")
+	}
 	return nil
 }
 

@@ -341,3 +341,27 @@ func TestThreadsRead(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchJSONCutShort: a llama-bench JSON array cut short between its
+// results (a run stopped while it was written), or followed by more text,
+// keeps the results it holds and says what is wrong at the line where it
+// ends; it was read as whole.
+func TestBenchJSONCutShort(t *testing.T) {
+	const one = `{"n_prompt": 512, "n_gen": 0, "avg_ts": 100}`
+	for _, c := range []struct{ name, data, want string }{
+		{"cut.json", "[\n" + one + ",\n" + one + "\n", "cut.json:3: malformed JSON: the array ends without its closing ]"},
+		{"more.json", "[\n" + one + ",\n" + one + "\n]\n[\n", "more.json:5: malformed JSON: text after the array's closing ]"},
+	} {
+		res, err := Read(c.name, []byte(c.data))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if len(res.Runs) != 2 || len(res.Bad) != 1 || !strings.HasPrefix(res.Bad[0].Error(), c.want) {
+			t.Errorf("%s: %d runs, bad %v; want 2 runs and %q", c.name, len(res.Runs), res.Bad, c.want)
+		}
+	}
+	// Space after the ] is no more text.
+	if res, err := Read("ok.json", []byte("[\n"+one+"\n]\n\n")); err != nil || len(res.Runs) != 1 || len(res.Bad) != 0 {
+		t.Errorf("a whole array: %v, %+v", err, res)
+	}
+}
