@@ -305,9 +305,10 @@ func (sp *Split) linkTime(passes, hops int, tokens float64, ideal bool) (transfe
 // stageSums are a stage's phase: expected and ideal.
 type stageSums struct {
 	exp, ideal sums
-	// bytes and flops of the ideal sums at the stage's ideal rates.
-	bytes, flops float64
-	overhead     float64
+	// bytes and flops of the ideal sums at the stage's ideal rates; over
+	// the bytes of them a stage over a link reads over it (its weights).
+	bytes, over, flops float64
+	overhead           float64
 }
 
 // Predict prices workload w on the split: every stage's prefill passes
@@ -465,7 +466,7 @@ func (sp *Split) idealPart(st []*Stage, ss []stageSums, link float64) IdealPart 
 		case id.ideal.compute > id.ideal.memory:
 			add(IdealPart{Where: s.on, Bound: ComputeBound, Amount: id.flops, Rate: s.ideal.peak, Time: id.ideal.time})
 		case s.over != nil:
-			add(IdealPart{Where: s.over.Name, Link: true, Bound: MemoryBound, Amount: id.bytes, Rate: s.ideal.bw, Time: id.ideal.time})
+			add(IdealPart{Where: s.over.Name, Link: true, Bound: MemoryBound, Amount: id.over, Rate: s.ideal.bw, Time: id.over / s.ideal.bw})
 		default:
 			add(IdealPart{Where: s.on, Bound: MemoryBound, Amount: id.bytes, Rate: s.ideal.bw, Time: id.ideal.time})
 		}

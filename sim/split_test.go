@@ -468,3 +468,36 @@ func TestOffloadIdealNamesTheLink(t *testing.T) {
 		t.Errorf("host memory takes %.3g s of the %.3g s ideal decode, want most of it", dec.Time, r.Decode.IdealTime)
 	}
 }
+
+// TestOffloadPrefillBytesAreCounts: the bytes an offloaded prefill moves
+// are counts, not the link's rate times a time. At -ngl 30 the host's
+// layers run their products on the GPU, their weights crossing the link
+// while attention reads the cache in host memory; the ideal memory time
+// is weights / link + cache / host, so pricing bytes as that time × the
+// link's rate grew them with the link (1e30 GB/s gave 1.19e21 PB). A link
+// ten times faster moves the same bytes.
+func TestOffloadPrefillBytesAreCounts(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	w := sim.DefaultWorkload
+	w.Prompt = 4096
+	bytes := func(l *hardware.Link) float64 {
+		sp, err := sim.NewOffload(gpu, host, l, sim.OffloadOptions{GPULayers: 30}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sp.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Prefill.Bytes
+	}
+	pcie := link(t, "pcie4-x16")
+	fast := *pcie
+	fast.Bandwidth *= 10
+	fast.Measured *= 10
+	a, b := bytes(pcie), bytes(&fast)
+	if !(a > 0) || math.Abs(a-b) > 1e-9*a {
+		t.Errorf("prefill bytes %.6g over pcie4-x16, %.6g over a link 10× faster: want the same", a, b)
+	}
+}

@@ -30,6 +30,12 @@ type splitPricing struct {
 	preExp, preIdeal []prefillPricing
 	one              []phases
 	oneIdeal         []prefillPricing
+	// A stage that crosses a link (Stage.overLink) reads its weights over
+	// the link and its cache in host memory, two rates: its bytes are not
+	// its ideal memory time at either. preLink and oneLink count the bytes
+	// it reads over the link, preCache and oneCache those in host memory
+	// (linkCount, cacheCount).
+	preLink, oneLink, preCache, oneCache []prefillPricing
 	// The links' time over the prefill, expected and ideal.
 	tr, co, itr, ico float64
 	// Every decode stage's phases of a step of dw.Batch sequences (a
@@ -79,15 +85,18 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 		q = new(splitPricing)
 	}
 	*q = splitPricing{sp: sp, w: w, ideal: ideal,
-		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal,
+		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal, preLink: q.preLink, oneLink: q.oneLink, preCache: q.preCache, oneCache: q.oneCache,
 		dec: q.dec, decExp: q.decExp, decIdeal: q.decIdeal, preSums: q.preSums, decSums: q.decSums}
 	q.prefill, q.hops = sp.prefillStages(w)
 	n := len(q.prefill)
 	q.pre, q.preExp, q.preSums = sized(q.pre, n), sized(q.preExp, n), sized(q.preSums, n)
 	if ideal {
 		q.preIdeal, q.one, q.oneIdeal = sized(q.preIdeal, n), sized(q.one, n), sized(q.oneIdeal, n)
+		q.preLink, q.oneLink = sized(q.preLink, n), sized(q.oneLink, n)
+		q.preCache, q.oneCache = sized(q.preCache, n), sized(q.oneCache, n)
 	} else {
 		q.preIdeal, q.one, q.oneIdeal = q.preIdeal[:0], q.one[:0], q.oneIdeal[:0]
+		q.preLink, q.oneLink, q.preCache, q.oneCache = q.preLink[:0], q.oneLink[:0], q.preCache[:0], q.oneCache[:0]
 	}
 	for i, st := range q.prefill {
 		q.pre[i] = newPhasesIn(st.Cost, w, flash, inOrder)
@@ -97,11 +106,17 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 			continue
 		}
 		q.preIdeal[i] = q.pre[i].prefillAt(&st.ideal)
+		if st.over != nil {
+			q.preLink[i], q.preCache[i] = q.pre[i].prefillAt(&linkCount), q.pre[i].prefillAt(&cacheCount)
+		}
 		if q.passes > 1 { // the ideal in one pass, as Setup.prefillPhase prices it
 			one := w
 			one.UBatch, one.Output = max(1, w.Batch*w.Prompt), 1
 			q.one[i] = newPhases(st.Cost, one, flash)
 			q.oneIdeal[i] = q.one[i].prefillAt(&st.ideal)
+			if st.over != nil {
+				q.oneLink[i], q.oneCache[i] = q.one[i].prefillAt(&linkCount), q.one[i].prefillAt(&cacheCount)
+			}
 		}
 	}
 	tokens := float64(w.Batch * w.Prompt)
@@ -137,6 +152,14 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, tokens, true)
 	return q
 }
+
+// linkCount and cacheCount price an ideal pass at 1 B/s for what a
+// stage over a link reads over it (its weights) and in host memory (its
+// cache, Stage.overLink), the other free: their memory terms are bytes.
+var (
+	linkCount  = rates{bw: 1, kv: math.Inf(1), peak: 1, ideal: true}
+	cacheCount = rates{bw: math.Inf(1), kv: 1, peak: 1, ideal: true}
+)
 
 // sized is s with n zero elements, in s's storage when it holds them.
 func sized[T any](s []T, n int) []T {
@@ -178,13 +201,24 @@ func (q *splitPricing) at() splitPhases {
 	for i, st := range q.prefill {
 		e := q.preExp[i].sum()
 		var id sums
+		var bytes, over float64
 		if q.ideal {
 			id = q.preIdeal[i].sum()
-			if q.pre[i].prefillPasses() > 1 {
+			one := q.pre[i].prefillPasses() > 1
+			if one {
 				id = q.oneIdeal[i].sum()
 			}
+			bytes = id.memory * st.ideal.bw
+			switch {
+			case st.over != nil && one:
+				over = q.oneLink[i].sum().memory
+				bytes = over + q.oneCache[i].sum().memory
+			case st.over != nil:
+				over = q.preLink[i].sum().memory
+				bytes = over + q.preCache[i].sum().memory
+			}
 		}
-		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}
+		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: bytes, over: over, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}
 	}
 	out.prefill = sp.combine(q.preSums, q.passes, 1, q.tr+q.co, q.itr+q.ico, true)
 	if q.steps <= 0 {
