@@ -501,3 +501,70 @@ func TestOffloadPrefillBytesAreCounts(t *testing.T) {
 		t.Errorf("prefill bytes %.6g over pcie4-x16, %.6g over a link 10× faster: want the same", a, b)
 	}
 }
+
+// TestOffloadPrefillByteCounts: the bytes of an offloaded prefill against
+// a hand count. Llama-3.1-70B Q4_K_M on an RTX 4090 at -ngl 46
+// (TestOffloadPlacement's tensors): layers 0–34 in host memory, their
+// products run on the GPU over pcie4-x16 (a pass of 512 rows, at least
+// 32), their attention on the CPU beside their cache; the GPU holds the
+// output layer and layers 35–79; the embedding table stays on the CPU.
+// Per token and layer the products move 2 B × (in + out) of activations:
+// q 8192+8192, k 8192+1024, v 8192+1024, o 8192+8192, gate and up
+// 8192+28672 each, down 28672+8192 = 161,792 values, 323,584 B; a
+// token's KV cache is 2 × 8 heads × 128 × 2 B = 4,096 B a layer; the
+// head adds 2 B × (8192 + 128,256) = 272,896 B a token of logits (every
+// token of the pass, as model.Cost.ActivationBytes counts it); a row
+// of the embedding is Q4_K, 8192 × 144/256 = 4,608 B. For P tokens in
+// one pass:
+//
+//	over the link  weights 18 × 544,079,872 + 17 × 482,410,496 = 17,994,416,128
+//	               + activations P × 35 × 323,584
+//	host memory    the cache P × 35 × 4,096
+//	GPU            weights 861,913,088 + 22 × 544,079,872 + 23 × 482,410,496 = 23,927,111,680
+//	               + P × (45 × (323,584 + 4,096) + 272,896)
+//	CPU            embedding rows P × 4,608
+//
+// P = 512: 23,793,041,408 over the link (the ideal part, with the
+// activations' 70 crossings a token of 8192 × 4 B: 512 × 70 × 32,768 =
+// 1,174,405,120 more), 73,400,320 in host memory, 31,616,581,632 on the
+// GPU, 2,359,296 on the CPU: 55,485,382,656 B. P = 4096 runs eight passes
+// of 512, whose ideal is one pass of 4096 (as a single device's): the
+// counts above at P = 4096, 150,432,366,592 B.
+func TestOffloadPrefillByteCounts(t *testing.T) {
+	gpu := splitSetup(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp")
+	pcie := link(t, "pcie4-x16")
+	const (
+		hostWeights = 18*544079872 + 17*482410496
+		gpuWeights  = 861913088 + 22*544079872 + 23*482410496
+		act, kv     = 323584, 4096 // B a token and layer
+		head, row   = 272896, 4608 // B a token
+		hop         = 8192 * 4     // B a token, each crossing
+	)
+	for _, P := range []float64{512, 4096} {
+		over := hostWeights + P*35*act
+		want := over + P*35*kv + gpuWeights + P*(45*(act+kv)+head) + P*row
+		w := sim.DefaultWorkload
+		w.Prompt = int(P)
+		sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: 46}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sp.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Prefill.Bytes; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("P = %.0f: prefill moves %.0f B, want %.0f", P, got, want)
+		}
+		pre := r.Split.IdealPrefill
+		if link := over + P*70*hop; !pre.Link || math.Abs(pre.Amount-link) > 1e-9*link || math.Abs(pre.Time-link/pcie.Bandwidth) > 1e-9*pre.Time {
+			t.Errorf("P = %.0f: ideal part %+v, want %.0f B over pcie4-x16 in %.4g s", P, pre, link, link/pcie.Bandwidth)
+		}
+		for _, v := range []float64{r.TTFT, r.TTFTBound, r.Prefill.Bytes, r.Prefill.FLOPs, r.Prefill.Intensity, pre.Time} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Errorf("P = %.0f: a figure is %v", P, v)
+			}
+		}
+	}
+}
