@@ -605,10 +605,17 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 		dev.HostLink, dev.Sources["host_link"] = l.Value, l.Source
 	}
 	if l := r.NVLink; l != nil {
+		want := strings.Join(nvlinkNames(), ", ")
 		if link, err := hardware.LookupLink(l.Value); err != nil {
-			d.errorf("nvlink", "nvlink: %v", err)
+			// Not LookupLink's message: it offers every link and a rate,
+			// which this key refuses.
+			d.errorf("nvlink", "nvlink = %q is not a built-in NVLink (want one of %s)", l.Value, want)
 		} else if link.Kind != hardware.NVLink {
-			d.errorf("nvlink", "nvlink = %q is a %s link, not an NVLink (want one of %s)", l.Value, link.Kind, strings.Join(nvlinkNames(), ", "))
+			article := "a"
+			if strings.IndexAny(string(link.Kind), "aeiou") == 0 {
+				article = "an"
+			}
+			d.errorf("nvlink", "nvlink = %q is %s %s link, not an NVLink (want one of %s)", l.Value, article, link.Kind, want)
 		} else {
 			l.Value = link.Name // the built-in name, however the file spells it
 		}

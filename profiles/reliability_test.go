@@ -276,8 +276,12 @@ func TestNVLinkKey(t *testing.T) {
 		{``, "", ""},
 		{`nvlink = { value = "NVLink4", source = "fixture: HGX" }`, "nvlink4", ""},
 		{`nvlink = { value = "nvlink3-bridge-x4", source = "fixture: a bridge" }`, "nvlink3-bridge-x4", ""},
-		{`nvlink = { value = "pcie4-x16", source = "fixture" }`, "", `nvlink = "pcie4-x16" is a pcie link, not an NVLink (want one of nvlink3, `},
-		{`nvlink = { value = "nvlink9", source = "fixture" }`, "", `nvlink: unknown link "nvlink9"`},
+		{`nvlink = { value = "pcie4-x16", source = "fixture" }`, "", `board.toml:12: nvlink = "pcie4-x16" is a pcie link, not an NVLink (want one of nvlink3, `},
+		// Said with the NVLinks the key takes: the list of every link and
+		// "or a rate such as 25GB/s" named values it refuses.
+		{`nvlink = { value = "nvlink9", source = "fixture" }`, "", `board.toml:12: nvlink = "nvlink9" is not a built-in NVLink (want one of nvlink3, nvlink3-bridge-x4, nvlink3-bridge-x12, nvlink4, nvlink4-bridge-x12, nvlink5)`},
+		{`nvlink = { value = "50GB/s", source = "fixture" }`, "", `nvlink = "50GB/s" is not a built-in NVLink (want one of nvlink3, `},
+		{`nvlink = { value = "10gbe", source = "fixture" }`, "", `nvlink = "10gbe" is an ethernet link, not an NVLink (want one of nvlink3, `},
 		{`nvlink = { value = "nvlink4", source = "" }`, "", `nvlink = "nvlink4" has no source`},
 	} {
 		text := strings.Replace(string(src), at, at+"\n"+c.line, 1)
