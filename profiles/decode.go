@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -304,10 +305,21 @@ func hintFor(pe toml.ParseError) string {
 	return ""
 }
 
-var lastKeyRE = regexp.MustCompile(`last key "([^"]+)"`)
+var (
+	lastKeyRE = regexp.MustCompile(`last key "([^"]+)"`)
+	lineRE    = regexp.MustCompile(`^toml: line ([0-9]+)`)
+)
 
-// lineOfError finds the line of a decode error that names its key.
+// lineOfError finds the line of a decode error: the one the decoder
+// names, else the line of the key it names (a key inside an inline
+// table, host_link.value, is not found by its name: Lines.Key takes the
+// first "value" of the file).
 func lineOfError(lines *Lines, err error) int {
+	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+		if n, e := strconv.Atoi(m[1]); e == nil && n > 0 {
+			return n
+		}
+	}
 	m := lastKeyRE.FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0

@@ -387,3 +387,27 @@ func TestDiscreteGPUHostKey(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeErrorLine: a value of the wrong type inside an inline table is
+// told at its own line. The line was found by the error's last key, whose
+// last part ("value") was taken for the first key of that name in the
+// file: memory's, lines above (discrete_gpu_host = { value = "yes" } was
+// said at line 10 of a file whose line 16 held it).
+func TestTypeErrorLine(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "board.good.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const at = `storage_bandwidth = { value = "1 GB/s", source = "fixture" }` // line 11
+	for _, c := range []struct{ line, want string }{
+		{`discrete_gpu_host = { value = "yes", source = "fixture" }`, "board.toml:12: "},
+		{`host_link = { value = 5, source = "fixture" }`, "board.toml:12: "},
+		{`discrete_gpu_host = "yes"`, "board.toml:12: "},
+	} {
+		text := strings.Replace(string(src), at, at+"\n"+c.line, 1)
+		_, err := decodeDevices("board.toml", []byte(text))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want it at %q", c.line, err, c.want)
+		}
+	}
+}
