@@ -162,6 +162,12 @@ func TestServeTensorParallel(t *testing.T) {
 		{[]string{"--rate", "1", "--tp", "3"}, 2, "--tp must divide the model's 64 attention heads"},
 		{[]string{"--rate", "1", "--tp", "0"}, 2, "--tp must be at least 1"},
 		{[]string{"--rate", "1", "--pp", "2"}, 2, "unknown flag --pp"},
+		// The fewest H100 SXM that hold DeepSeek-V3 (fp8, 627 GiB) are two
+		// HGX boards, a pipeline serve refuses: not told as flags to serve
+		// with (serve has no --pp).
+		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages, whose micro-batches overlap from stage to stage: serve does not step that yet; predict --devices 16 --tp 8 --pp 2 prices it"},
+		// Boards over a network (llama.cpp RPC) likewise.
+		{[]string{"--rate", "1", "--hardware", "raspberry-pi-5-8gb", "--runtime", "llama.cpp"}, 1, "roofline: hint: 8 devices like it would hold it as boards running their layers in turn over the network (RPC): serve does not step that yet; predict --devices 8 --link 1gbe prices it"},
 	} {
 		_, errOut, code := runCLI(append(append([]string{"serve"}, base...), c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
@@ -468,7 +474,11 @@ interval of its stages' classes, each weighted by its share of the mean
 request's time run alone (` + "`sim.Split.Bounds`" + `, as predict weighs them).
 Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
 several GPUs) and RPC boards keep micro-batches of one step in flight on
-different stages: serve does not take them (predict does).
+different stages: serve does not take them (predict does). A model no
+tensor-parallel group holds, whose fewest devices are such a pipeline
+(DeepSeek-V3 on H100 SXMs: 16, two HGX boards of 8 on NVLink) or such
+boards, is told the ` + "`predict`" + ` command that prices them, not flags serve
+refuses.
 
 ## The front end
 

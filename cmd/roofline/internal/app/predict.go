@@ -87,7 +87,7 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 		p.ExpectedComputeBoundBatch = s.ExpectedComputeBoundBatch(req.Workload.LastStepContext())
 	}
 	if !r.Memory.Fits {
-		if n, flags := env.smallestFit(s, spread, req.Workload); n > 0 {
+		if n, flags, _ := env.smallestFit(s, spread, req.Workload); n > 0 {
 			p.Smallest = fmt.Sprintf("%d devices like it would hold it (%s)", n, flags)
 		}
 	}
@@ -123,7 +123,7 @@ func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest,
 		if need := hostNeed(r); need > 0 {
 			p.Smallest = fmt.Sprintf("a host with %s of usable memory would hold its part (--host)", units.FormatBytes(need, units.Binary))
 		} else if split.Kind != sim.Offload {
-			if n, flags := env.smallestFit(s, spread, req.Workload); n > 0 {
+			if n, flags, _ := env.smallestFit(s, spread, req.Workload); n > 0 {
 				p.Smallest = fmt.Sprintf("%d devices would hold it (%s)", n, flags)
 			} else {
 				p.Smallest = fmt.Sprintf("no count up to %d devices like it holds it", limits.Devices)

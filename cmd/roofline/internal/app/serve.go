@@ -260,11 +260,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		if split, out.Choices, err = env.parallel(s.WithMaxSeqs(sch.MaxSeqs), spread, out.Choices); err != nil {
 			return nil, err
 		}
-		if split.PP > 1 || split.Kind == sim.Network {
-			n, how := split.TP*split.PP, fmt.Sprintf("as %d pipeline stages, whose micro-batches overlap from stage to stage", split.PP)
-			if split.Kind == sim.Network {
-				n, how = len(split.Pools), "as boards running their layers in turn over the network (RPC)"
-			}
+		if n, how := unstepped(split); how != "" {
 			return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s runs %d devices %s; serve steps a tensor-parallel group (vLLM --tp) or layers offloaded to the host (--gpu-layers), not this split yet", s.Runtime.Name, n, how),
 				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group"}
 		}
@@ -295,14 +291,32 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	if err != nil {
 		var nf *serve.NotFitError
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
-			if n, flags := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
-				return nil, &HintedError{Err: err, Advice: fmt.Sprintf("%d devices like it would hold it: %s", n, flags)}
+			if n, flags, fit := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
+				advice := fmt.Sprintf("%d devices like it would hold it: %s", n, flags)
+				if _, how := unstepped(fit); how != "" {
+					// Not flags serve refuses: a pipeline beyond the groups
+					// its link joins (16 H100 SXM: two HGX boards), or boards.
+					advice = fmt.Sprintf("%d devices like it would hold it %s: serve does not step that yet; predict %s prices it", n, how, flags)
+				}
+				return nil, &HintedError{Err: err, Advice: advice}
 			}
 		}
 		return nil, err
 	}
 	out.Server = sv
 	return out, nil
+}
+
+// unstepped is how split runs its devices when serve cannot step it,
+// with their count ("" when it can: a tensor-parallel group).
+func unstepped(split *sim.Split) (n int, how string) {
+	switch {
+	case split.Kind == sim.Network:
+		return len(split.Pools), "as boards running their layers in turn over the network (RPC)"
+	case split.PP > 1:
+		return split.TP * split.PP, fmt.Sprintf("as %d pipeline stages, whose micro-batches overlap from stage to stage", split.PP)
+	}
+	return 0, ""
 }
 
 // serveUBatch is the pass an offload is placed for: the scheduler's

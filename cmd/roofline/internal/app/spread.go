@@ -525,9 +525,10 @@ const BoardLink = "1gbe"
 // smallestFit finds the fewest devices like s's that hold its model for
 // workload w, each count spread as predict's --devices N spreads it over
 // the link sp names (else the devices' peer link, else BoardLink) in the
-// runtime's multi-device mode, for a DOES NOT FIT answer: the count and
-// the flags that ask for it, 0 when no count up to limits.Devices does.
-func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, string) {
+// runtime's multi-device mode, for a DOES NOT FIT answer: the count, the
+// flags that ask for it and the split they make, 0 when no count up to
+// limits.Devices does.
+func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, string, *sim.Split) {
 	sp.TP, sp.PP, sp.EP = 0, 0, false
 	sp.GPULayers, sp.GPULayersSet, sp.CPUMoE, sp.NCPUMoE = 0, false, false, 0
 	linkFlag := ""
@@ -537,17 +538,17 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 	if sp.Link != "" && sp.Link != defaultPeerLink(s.Device) {
 		linkFlag = " --link " + sp.Link
 	}
-	holds := func(n int) (bool, string) {
+	holds := func(n int) (bool, string, *sim.Split) {
 		sp.Devices = n
 		split, _, err := env.parallel(s, sp, nil)
 		if err != nil || !fitsAll(split.Memory(w.Context(), w.Batch, w.UBatch)) {
-			return false, "" // a count the runtime's mode does not take, or too few
+			return false, "", nil // a count the runtime's mode does not take, or too few
 		}
 		if split.Kind == sim.Parallel && split.PP > 1 && split.Link != nil && split.Link.Devices > split.TP {
 			// Stages of partly filled link groups (22 H100s as tp 2 ×
 			// pp 11 beside HGX boards of 8): the answer counts whole
 			// groups, as devices are bought and joined (24: tp 8 × pp 3).
-			return false, ""
+			return false, "", nil
 		}
 		flags := fmt.Sprintf("--devices %d", n)
 		if split.Kind == sim.Parallel && split.TP > 1 {
@@ -556,24 +557,24 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 		if split.Kind == sim.Parallel && split.PP > 1 {
 			flags += fmt.Sprintf(" --pp %d", split.PP)
 		}
-		return true, flags + linkFlag
+		return true, flags + linkFlag, split
 	}
 	// Each device's part shrinks as devices are added: the first power of
 	// two that holds the model bounds the count, and the counts between
 	// the power before it and it are tried in turn.
 	lo := 1
 	for hi := 2; hi <= limits.Devices; hi *= 2 {
-		if ok, flags := holds(hi); ok {
+		if ok, flags, split := holds(hi); ok {
 			for n := lo + 1; n < hi; n++ {
-				if ok, f := holds(n); ok {
-					return n, f
+				if ok, f, sp := holds(n); ok {
+					return n, f, sp
 				}
 			}
-			return hi, flags
+			return hi, flags, split
 		}
 		lo = hi
 	}
-	return 0, ""
+	return 0, "", nil
 }
 
 func fitsAll(pools []sim.PoolUse) bool {
