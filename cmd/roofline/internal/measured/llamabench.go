@@ -195,9 +195,18 @@ func readBenchJSON(c *collector, text string) error {
 	// The array ends at its ], and the file with it: one cut short
 	// between results (a run stopped while it was written), or followed
 	// by more, keeps the results it holds and says so.
-	if _, err := dec.Token(); err != nil {
+	if _, err := dec.Token(); errors.Is(err, io.EOF) {
 		end := len(strings.TrimRight(text, " \t\r\n"))
 		c.bad(lines.at(int64(max(end-1, 0))), "malformed JSON: the array ends without its closing ] (a run stopped while it was written ends like this)")
+		return nil
+	} else if err != nil {
+		// Not cut short: a character that is not the ] (a stray }).
+		err = safeio.JSON([]byte(text), dec.InputOffset(), err)
+		if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
+			c.bad(je.Line, "malformed JSON, %s", je.At())
+		} else {
+			c.bad(lines.at(dec.InputOffset()), "malformed JSON: %v", err)
+		}
 		return nil
 	}
 	after := dec.InputOffset()

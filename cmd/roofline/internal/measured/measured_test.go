@@ -351,6 +351,9 @@ func TestBenchJSONCutShort(t *testing.T) {
 	for _, c := range []struct{ name, data, want string }{
 		{"cut.json", "[\n" + one + ",\n" + one + "\n", "cut.json:3: malformed JSON: the array ends without its closing ]"},
 		{"more.json", "[\n" + one + ",\n" + one + "\n]\n[\n", "more.json:5: malformed JSON: text after the array's closing ]"},
+		// A stray } where the ] belongs is told as it is, not as an
+		// array cut short.
+		{"stray.json", "[\n" + one + ",\n" + one + "\n}\n", "stray.json:4: malformed JSON, column 1: invalid character '}'"},
 	} {
 		res, err := Read(c.name, []byte(c.data))
 		if err != nil {
