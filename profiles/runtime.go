@@ -339,12 +339,16 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	}
 	source := func(key, s string) { sourceAt(key, 0, s) }
 	source("formats", r.FormatsSource)
-	for _, w := range r.Weights {
+	// Each format by its name, however the file spells it (W4A16):
+	// runs, an engine's weights and head_formats compare names.
+	for i, w := range r.Weights {
 		if w == runtimes.GGUF {
 			continue
 		}
-		if _, err := model.LookupWeightFormat(w); err != nil {
+		if wf, err := model.LookupWeightFormat(w); err != nil {
 			fe("weights", "weights: %v", err)
+		} else {
+			r.Weights[i] = wf.Name // rt.Weights is this list
 		}
 	}
 	for _, k := range r.KV {
@@ -357,6 +361,8 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			fe("default_weights", "default_weights: %v (or %q for the model's checkpoint)", err, runtimes.Native)
 		} else if !rt.RunsWeights(w) {
 			fe("default_weights", "default_weights %s is not among the runtime's weights", r.DefaultWeights)
+		} else {
+			rt.DefaultWeights = w.Name
 		}
 	}
 	if cw := r.CheckpointWeights; cw != nil {
@@ -399,7 +405,11 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			}
 			backendKinds[e.Backend] = k
 		}
-		for _, w := range e.Weights {
+		for i, w := range e.Weights {
+			if wf, err := model.LookupWeightFormat(w); err == nil && w != runtimes.GGUF {
+				w = wf.Name
+				e.Weights[i] = w
+			}
 			if !contains(r.Weights, w) {
 				fe("engine", "[[engine]] %s weights: %s is not among the runtime's weights (%s)", key, w, strings.Join(r.Weights, ", "))
 			}

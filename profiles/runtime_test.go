@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
 )
 
@@ -576,5 +577,42 @@ func TestKernelSinceDecodes(t *testing.T) {
 	want := runtimes.Builds{LastBuild: 7174, Until: "2025-11-27", Source: "[R1] the repacked GEMM"}
 	if len(rt.Kernels) == 0 || rt.Kernels[0].Since != want {
 		t.Fatalf("since decodes to %+v, want %+v", rt.Kernels, want)
+	}
+}
+
+// TestRuntimeWeightsSpelt: weights, an engine's weights and
+// default_weights are taken in any spelling a format has (W4A16 as
+// w4a16), as head_formats' keys are: they were kept as written and
+// compared with a format's name, so weights = ["W8A8", "W4A16"] passed
+// and ran neither, and its head_formats and default_weights were told
+// "not among the runtime's weights (W8A8, W4A16)".
+func TestRuntimeWeightsSpelt(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("runtimes", "rkllm.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), `weights = ["w8a8", "w4a16"]`, `weights = ["W8A8", "W4A16"]`, 1)
+	text = strings.Replace(text, `default_weights = "w8a8"`, `default_weights = "W8A8"`, 1)
+	if text == string(src) {
+		t.Fatal("rkllm.toml no longer has the lines this test respells")
+	}
+	rt, err := decodeRuntime("rkllm.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"w8a8", "w4a16"} {
+		w, err := model.LookupWeightFormat(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rt.RunsWeights(w) {
+			t.Errorf("runs %s: false", name)
+		}
+	}
+	if rt.DefaultWeights != "w8a8" {
+		t.Errorf("default weights %q, want w8a8", rt.DefaultWeights)
+	}
+	if _, ok := rt.HeadFormats["w4a16"]; !ok {
+		t.Errorf("head formats %v, want w4a16's", rt.HeadFormats)
 	}
 }
