@@ -844,3 +844,20 @@ func TestServeRequestsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallestOverALinkTheDeviceLacks: a model one device does not hold,
+// with --link an NVLink the device lacks, is told why no count of such
+// devices is offered; the DOES NOT FIT answer said nothing of a count
+// (every count refused the link in silence).
+func TestSmallestOverALinkTheDeviceLacks(t *testing.T) {
+	const want = "no count of devices like it over that link: --link nvlink4: rtx-4090 has no NVLink"
+	base := []string{"--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--runtime", "vllm", "--weights", "bf16", "--link", "nvlink4"}
+	out, errOut, code := runCLI(append([]string{"predict"}, base...)...)
+	if code != 3 || !strings.Contains(out, "smallest that would hold it: "+want) {
+		t.Errorf("predict: exit %d, %s%s; want 3 and %q", code, errOut, out, want)
+	}
+	_, errOut, code = runCLI(append([]string{"serve", "--rate", "1"}, base...)...)
+	if code != 1 || !strings.Contains(errOut, "roofline: hint: "+want) {
+		t.Errorf("serve: exit %d, %s; want 1 and %q", code, errOut, want)
+	}
+}

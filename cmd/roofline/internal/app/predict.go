@@ -89,6 +89,8 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 	if !r.Memory.Fits {
 		if n, flags, _ := env.smallestFit(s, spread, req.Workload); n > 0 {
 			p.Smallest = fmt.Sprintf("%d devices like it would hold it (%s)", n, flags)
+		} else if why := peerless(s.Device, spread); why != "" {
+			p.Smallest = "no count of devices like it over that link: " + why
 		}
 	}
 	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {

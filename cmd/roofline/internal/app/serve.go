@@ -299,6 +299,8 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 					advice = fmt.Sprintf("%d devices like it would hold it %s: serve does not step that yet; predict %s prices it", n, how, flags)
 				}
 				return nil, &HintedError{Err: err, Advice: advice}
+			} else if why := peerless(s.Device, spread); why != "" {
+				return nil, &HintedError{Err: err, Advice: "no count of devices like it over that link: " + why}
 			}
 		}
 		return nil, err

@@ -577,6 +577,20 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 	return 0, "", nil
 }
 
+// peerless says why devices like d cannot be joined by the link sp
+// names, whatever their count ("" when they can): an NVLink d lacks. A
+// DOES NOT FIT answer says it where smallestFit finds no count.
+func peerless(d *hardware.Device, sp Spread) string {
+	l, err := sp.link(defaultPeerLink(d))
+	if err != nil || l == nil {
+		return ""
+	}
+	if err := d.JoinsPeers(l, 1); err != nil {
+		return "--link " + err.Error()
+	}
+	return ""
+}
+
 func fitsAll(pools []sim.PoolUse) bool {
 	for _, p := range pools {
 		if !p.Fits {
