@@ -329,6 +329,9 @@ func TestNVLinkGroups(t *testing.T) {
 		{[]string{"--hardware", "h100-sxm", "--devices", "16"}, 8, 2},
 		{[]string{"--hardware", "h100-sxm", "--devices", "8"}, 8, 1},
 		{[]string{"--hardware", "h100-sxm", "--devices", "24"}, 8, 3},
+		// 12 would be groups of 6, which Llama-3.1-70B's 64 query heads
+		// (8 KV heads) do not split evenly: groups of 4, three stages.
+		{[]string{"--hardware", "h100-sxm", "--devices", "12"}, 4, 3},
 		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--link", "pcie5-x16"}, 16, 1},
 		{[]string{"--hardware", "rtx-3090", "--devices", "4", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, 2},
 	} {

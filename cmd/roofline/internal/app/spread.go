@@ -136,7 +136,7 @@ func (sp Spread) link(def string) (*hardware.Link, error) {
 // host).
 func defaultPeerLink(d *hardware.Device) string {
 	for _, s := range hardware.Systems {
-		if s.Device == d.Name && s.Link != "" && s.Link[:6] == "nvlink" {
+		if s.Device == d.Name && strings.HasPrefix(s.Link, "nvlink") {
 			return s.Link
 		}
 	}
@@ -435,6 +435,17 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		// pipeline: 16 H100s are two HGX boards of 8 on NVLink.
 		tp = tensorGroup(s.Device, link, n)
 		pp = n / tp
+		for g := tp; g >= 1 && tp < n; g-- {
+			// Groups in a pipeline: the largest the model splits evenly
+			// (12 H100s: tp 4 × pp 3, as 64 heads do not split 6 ways).
+			if n%g != 0 {
+				continue
+			}
+			if _, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP}); err == nil {
+				tp, pp = g, n/g
+				break
+			}
+		}
 	case tp == 0 && pp == 0:
 		tp, pp = 1, n
 	case tp == 0:
