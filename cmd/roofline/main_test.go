@@ -234,6 +234,9 @@ func TestErrors(t *testing.T) {
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--tp", "4", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4 splits every layer over all of them", "hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--tp", "16", "--runtime", "vllm"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --tp 8 (with --pp for more devices), or name a link that joins 16 with --link"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--devices", "16", "--pp", "1", "--runtime", "vllm"}, 2, []string{"--pp 1 leaves 16 devices in each stage: the devices' link, nvlink4: joins at most 8 devices"}},
+		// --tp × --pp must be --devices (it said "--devices 8 devices
+		// cannot run --tp 16 × --pp 1 = 16", with the usage as its hint).
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "6", "--tp", "4"}, 2, []string{"--devices 6: --tp 4 × --pp 1 runs on 4 devices", "hint: give --devices 4, or a --tp and --pp whose product is 6"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

@@ -454,7 +454,8 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		pp = max(1, n/tp)
 	}
 	if tp*pp != n {
-		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d devices cannot run --tp %d × --pp %d = %d", n, tp, pp, tp*pp)}
+		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: --tp %d × --pp %d runs on %d devices", n, tp, pp, tp*pp),
+			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n)}
 	}
 	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
 		return nil, nil, err
