@@ -182,6 +182,13 @@ func readBenchJSON(c *collector, text string) error {
 		line := lines.at(dec.InputOffset())
 		var raw map[string]any
 		if err := dec.Decode(&raw); err != nil {
+			if strings.TrimSpace(text[min(int(dec.InputOffset()), len(text)):]) == "" {
+				// Cut short after a comma: nothing follows it (said at
+				// the last result's line).
+				end := len(strings.TrimRight(text, " \t\r\n,"))
+				c.bad(lines.at(int64(max(end-1, 0))), "malformed JSON: the array ends without its closing ] (a run stopped while it was written ends like this)")
+				return nil
+			}
 			err = safeio.JSON([]byte(text), dec.InputOffset(), err)
 			if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
 				c.bad(je.Line, "malformed JSON, %s", je.At())

@@ -350,6 +350,8 @@ func TestBenchJSONCutShort(t *testing.T) {
 	const one = `{"n_prompt": 512, "n_gen": 0, "avg_ts": 100}`
 	for _, c := range []struct{ name, data, want string }{
 		{"cut.json", "[\n" + one + ",\n" + one + "\n", "cut.json:3: malformed JSON: the array ends without its closing ]"},
+		// Cut after a comma: said as cut short, not "the input is empty".
+		{"comma.json", "[\n" + one + ",\n" + one + ",\n", "comma.json:3: malformed JSON: the array ends without its closing ]"},
 		{"more.json", "[\n" + one + ",\n" + one + "\n]\n[\n", "more.json:5: malformed JSON: text after the array's closing ]"},
 		// A stray } where the ] belongs is told as it is, not as an
 		// array cut short.
