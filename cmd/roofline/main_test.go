@@ -370,3 +370,19 @@ func TestSmallestCountsWholeGroups(t *testing.T) {
 		t.Errorf("smallest answer: want %q in\n%s", want, out)
 	}
 }
+
+// TestSmallestLayerSplitOverNVLink: under a runtime that splits no layer
+// (llama.cpp's layer split, tp 1) every stage is one device, so there is
+// no group to fill and the whole-groups rule does not apply. Llama-3.1-70B
+// in f16 is 70.6 B parameters × 2 B = 141 GB of weights: more than one
+// H100 SXM's 80 GB, less than two's 160, so the answer is 2 (--pp 2). The
+// rule refused every count, and the DOES NOT FIT answer named none.
+func TestSmallestLayerSplitOverNVLink(t *testing.T) {
+	out, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "llama.cpp", "--weights", "f16")
+	if code != 3 { // 3: does not fit
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	if want := "2 devices like it would hold it (--devices 2 --pp 2)"; !strings.Contains(out, want) {
+		t.Errorf("smallest answer: want %q in\n%s", want, out)
+	}
+}

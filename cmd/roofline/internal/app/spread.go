@@ -556,10 +556,12 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 		if err != nil || !fitsAll(split.Memory(w.Context(), w.Batch, w.UBatch)) {
 			return false, "", nil // a count the runtime's mode does not take, or too few
 		}
-		if split.Kind == sim.Parallel && split.PP > 1 && split.Link != nil && split.Link.Devices > split.TP {
+		if split.Kind == sim.Parallel && split.PP > 1 && split.Link != nil && split.Link.Devices > split.TP && s.Runtime.Splits(runtimes.SplitTensor) {
 			// Stages of partly filled link groups (22 H100s as tp 2 ×
 			// pp 11 beside HGX boards of 8): the answer counts whole
 			// groups, as devices are bought and joined (24: tp 8 × pp 3).
+			// A runtime that splits no layer has no group to fill: its
+			// stages are single devices (llama.cpp: --pp 2).
 			return false, "", nil
 		}
 		flags := fmt.Sprintf("--devices %d", n)
