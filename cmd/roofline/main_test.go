@@ -237,6 +237,12 @@ func TestErrors(t *testing.T) {
 		// --tp × --pp must be --devices (it said "--devices 8 devices
 		// cannot run --tp 16 × --pp 1 = 16", with the usage as its hint).
 		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "6", "--tp", "4"}, 2, []string{"--devices 6: --tp 4 × --pp 1 runs on 4 devices", "hint: give --devices 4, or a --tp and --pp whose product is 6"}},
+		// A --tp larger than the link joins is told before a count that
+		// does not match: the count's hint (give --devices 16) led to the
+		// link's error next.
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "8", "--tp", "16"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --tp 8 (with --pp for more devices)"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "hgx-h100", "--runtime", "vllm", "--tp", "16"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--runtime", "vllm", "--weights", "awq-int4", "--devices", "2", "--tp", "4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.

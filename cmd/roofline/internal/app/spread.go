@@ -453,12 +453,14 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	case pp == 0:
 		pp = max(1, n/tp)
 	}
+	// A group larger than the link joins before a count that does not
+	// match: no --devices mends it, and the count's hint would lead to it.
+	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
+		return nil, nil, err
+	}
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: --tp %d × --pp %d runs on %d devices", n, tp, pp, tp*pp),
 			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n)}
-	}
-	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
-		return nil, nil, err
 	}
 	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
 	var fe *sim.FieldError
