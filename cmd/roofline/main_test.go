@@ -392,3 +392,32 @@ func TestSmallestLayerSplitOverNVLink(t *testing.T) {
 		t.Errorf("smallest answer: want %q in\n%s", want, out)
 	}
 }
+
+// TestShowHardwareJSONLinks: show hardware --format json gives a device's
+// nvlink and discrete_gpu_host as values, as the text does: the JSON gave
+// discrete_gpu_host's source alone, so a Mac's false could not be told
+// from a true. A profile without the key has no value (rk3588's golden).
+func TestShowHardwareJSONLinks(t *testing.T) {
+	for _, c := range []struct {
+		device, nvlink string
+		host           *bool
+	}{
+		{"apple-m4-pro", "", new(bool)}, // false: HT208544
+		{"h100-sxm", "nvlink4", nil},
+	} {
+		out, errOut, code := runCLI("show", "hardware", c.device, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.device, code, errOut)
+		}
+		var j struct {
+			NVLink          string `json:"nvlink"`
+			DiscreteGPUHost *bool  `json:"discrete_gpu_host"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.NVLink != c.nvlink || (j.DiscreteGPUHost == nil) != (c.host == nil) || (c.host != nil && *j.DiscreteGPUHost != *c.host) {
+			t.Errorf("%s: nvlink %q, discrete_gpu_host %v; want %q, %v", c.device, j.NVLink, j.DiscreteGPUHost, c.nvlink, c.host)
+		}
+	}
+}
