@@ -44,6 +44,9 @@ type Spread struct {
 	// link that cannot be a card's bus was set aside ("": none was).
 	trainBus bool
 	notBus   string
+	// noPP is set by a command without --pp (serve): a hint offers
+	// predict for more stages.
+	noPP bool
 }
 
 // any reports whether the spread asks for more than the default.
@@ -504,6 +507,14 @@ func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) er
 		bus = d.HostLink + " through the host"
 	}
 	re := &RequestError{Input: "Link", Msg: pe.Error(), Err: err}
+	more := "with --pp for more devices"
+	if sp.noPP {
+		flags := fmt.Sprintf("--devices %d", tp*pp)
+		if sp.Link != "" && !sp.systemLink {
+			flags += " --link " + link.Name
+		}
+		more = fmt.Sprintf("serve has no --pp: predict %s prices %d devices as a pipeline", flags, tp*pp)
+	}
 	switch {
 	case pe.Joins > 0 && (sp.Link == "" || sp.systemLink):
 		// The link is the devices' own, not given: the group is the
@@ -512,9 +523,9 @@ func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) er
 		if sp.TP == 0 {
 			re.Input, re.Msg = "PP", fmt.Sprintf("%d leaves %d devices in each stage: the devices' link, %s", pp, tp, pe.Error())
 		}
-		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or name a link that joins %d with --link (such as %s, or a rate)", pe.Joins, tp, d.HostLink)
+		re.Hint = fmt.Sprintf("--tp %d (%s), or name a link that joins %d with --link (such as %s, or a rate)", pe.Joins, more, tp, d.HostLink)
 	case pe.Joins > 0:
-		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or a link that joins %d devices, such as %s", pe.Joins, tp, d.HostLink)
+		re.Hint = fmt.Sprintf("--tp %d (%s), or a link that joins %d devices, such as %s", pe.Joins, more, tp, d.HostLink)
 	case pe.Has != "":
 		re.Hint = fmt.Sprintf("give --link %s (%s's own), or leave --link out", pe.Has, d.Name)
 	default:
