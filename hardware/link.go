@@ -243,6 +243,18 @@ func (e *PeerLinkError) Error() string {
 	return fmt.Sprintf("%s: %s's NVLink is %s; NVLink runs at the generation and link count of the device's own, never another's", e.Link, e.Device, e.Has)
 }
 
+// BoardNVLink is d's NVLink when it comes with d rather than beside it:
+// one through NVSwitch on the board an SXM part sits on, which joins more
+// than the two cards of a bridge (Link.Devices); "" for a bridge, bought
+// and named (--link) apart from the cards, or for none.
+func (d *Device) BoardNVLink() string {
+	l, err := LookupLink(d.NVLink)
+	if err != nil || l.Kind != NVLink || l.Devices <= 2 {
+		return ""
+	}
+	return l.Name
+}
+
 // JoinsPeers checks that link l can join device d to tp peers that split
 // every layer between them (the tensor-parallel group): any link but an
 // NVLink can (PCIe through the host, a network, a rate given); an NVLink

@@ -421,3 +421,35 @@ func TestShowHardwareJSONLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultPeerLinkIsTheBoards: devices whose profile gives an NVLink
+// through NVSwitch (an SXM part, on the HGX board it has no other way to
+// sit on) are joined by it when --link is not given, system or not: the
+// A100 40GB SXM4 (nvlink3, HGX A100) was priced over PCIe 4.0 x16 as a
+// card in a slot (25 GB/s and 43 µs a transfer against 247 GB/s and
+// 3 µs), where the 80GB SXM took its hgx-a100 system's NVLink. A part
+// whose NVLink is a two-card bridge keeps its host link: a bridge is
+// bought beside the cards, and --link names it.
+func TestDefaultPeerLinkIsTheBoards(t *testing.T) {
+	for _, c := range []struct{ device, link string }{
+		{"a100-40gb", "nvlink3"},
+		{"a100-80gb-sxm", "nvlink3"},
+		{"h100-sxm", "nvlink4"},
+		{"h100-pcie", "pcie5-x16"},
+		{"rtx-a6000", "pcie4-x16"},
+	} {
+		out, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", c.device, "--devices", "4", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.device, code, errOut)
+		}
+		var j struct {
+			Split struct{ Link string }
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Split.Link != c.link {
+			t.Errorf("%s --devices 4: link %q, want %q", c.device, j.Split.Link, c.link)
+		}
+	}
+}

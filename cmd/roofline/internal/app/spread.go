@@ -32,7 +32,7 @@ type Spread struct {
 	Devices, TP, PP int
 	EP              bool
 	// Link names the link between devices or to the host ("": the
-	// system's, else the device's host link); LinkRate and LinkLatency,
+	// system's, else defaultPeerLink); LinkRate and LinkLatency,
 	// when LinkRate > 0, describe one instead.
 	Link                  string
 	LinkRate, LinkLatency float64
@@ -134,14 +134,12 @@ func (sp Spread) link(def string) (*hardware.Link, error) {
 	return &l, nil
 }
 
-// defaultPeerLink is the link between devices like d: an HGX system's
-// NVLink when d is one of its GPUs, else d's host link (PCIe through the
-// host).
+// defaultPeerLink is the link between devices like d: the NVLink of the
+// board d sits on (an SXM part's NVSwitch, hardware.Device.BoardNVLink),
+// else d's host link (PCIe through the host).
 func defaultPeerLink(d *hardware.Device) string {
-	for _, s := range hardware.Systems {
-		if s.Device == d.Name && strings.HasPrefix(s.Link, "nvlink") {
-			return s.Link
-		}
+	if l := d.BoardNVLink(); l != "" {
+		return l
 	}
 	return d.HostLink
 }
