@@ -367,29 +367,23 @@ func TestNVLinkGroups(t *testing.T) {
 // 2 B = 1,342 GB of weights) needs more than 16 H100s' 80 GB each once
 // KV and runtime overhead are counted; 22 would hold it, but only as
 // tp 2 × pp 11 beside HGX boards of 8, so the answer is 24: tp 8 × pp 3.
+// Under a runtime that splits no layer (llama.cpp's layer split, tp 1)
+// every stage is one device and there is no group to fill: Llama-3.1-70B
+// in f16 is 70.6 B parameters × 2 B = 141 GB of weights, more than one
+// H100 SXM's 80 GB and less than two's 160, so 2 (--pp 2); the rule
+// refused every such count, and the answer named none.
 func TestSmallestCountsWholeGroups(t *testing.T) {
-	out, errOut, code := runCLI("predict", "--model", "deepseek-v3", "--hardware", "h100-sxm", "--runtime", "vllm", "--weights", "bf16")
-	if code != 3 { // 3: does not fit
-		t.Fatalf("exit %d, want 3: %s", code, errOut)
-	}
-	if want := "--devices 24 --tp 8 --pp 3"; !strings.Contains(out, want) {
-		t.Errorf("smallest answer: want %q in\n%s", want, out)
-	}
-}
-
-// TestSmallestLayerSplitOverNVLink: under a runtime that splits no layer
-// (llama.cpp's layer split, tp 1) every stage is one device, so there is
-// no group to fill and the whole-groups rule does not apply. Llama-3.1-70B
-// in f16 is 70.6 B parameters × 2 B = 141 GB of weights: more than one
-// H100 SXM's 80 GB, less than two's 160, so the answer is 2 (--pp 2). The
-// rule refused every count, and the DOES NOT FIT answer named none.
-func TestSmallestLayerSplitOverNVLink(t *testing.T) {
-	out, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "llama.cpp", "--weights", "f16")
-	if code != 3 { // 3: does not fit
-		t.Fatalf("exit %d, want 3: %s", code, errOut)
-	}
-	if want := "2 devices like it would hold it (--devices 2 --pp 2)"; !strings.Contains(out, want) {
-		t.Errorf("smallest answer: want %q in\n%s", want, out)
+	for _, c := range []struct{ model, runtime, weights, want string }{
+		{"deepseek-v3", "vllm", "bf16", "--devices 24 --tp 8 --pp 3"},
+		{"llama-3.1-70b", "llama.cpp", "f16", "2 devices like it would hold it (--devices 2 --pp 2)"},
+	} {
+		out, errOut, code := runCLI("predict", "--model", c.model, "--hardware", "h100-sxm", "--runtime", c.runtime, "--weights", c.weights)
+		if code != 3 { // 3: does not fit
+			t.Fatalf("%s under %s: exit %d, want 3: %s", c.model, c.runtime, code, errOut)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%s under %s: smallest answer: want %q in\n%s", c.model, c.runtime, c.want, out)
+		}
 	}
 }
 
