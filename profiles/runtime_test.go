@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -591,11 +592,15 @@ func TestRuntimeWeightsSpelt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(src), `weights = ["w8a8", "w4a16"]`, `weights = ["W8A8", "W4A16"]`, 1)
-	text = strings.Replace(text, `default_weights = "w8a8"`, `default_weights = "W8A8"`, 1)
-	if text == string(src) {
-		t.Fatal("rkllm.toml no longer has the lines this test respells")
+	respell := func(text, from, to string) string {
+		t.Helper()
+		if !strings.Contains(text, from) {
+			t.Fatalf("the profile no longer has %s, which this test respells", from)
+		}
+		return strings.Replace(text, from, to, 1)
 	}
+	text := respell(string(src), `weights = ["w8a8", "w4a16"]`, `weights = ["W8A8", "W4A16"]`)
+	text = respell(text, `default_weights = "w8a8"`, `default_weights = "W8A8"`)
 	rt, err := decodeRuntime("rkllm.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
@@ -614,5 +619,26 @@ func TestRuntimeWeightsSpelt(t *testing.T) {
 	}
 	if _, ok := rt.HeadFormats["w4a16"]; !ok {
 		t.Errorf("head formats %v, want w4a16's", rt.HeadFormats)
+	}
+	// An engine's weights likewise (MLC's non-CUDA GPUs): respelt, they
+	// were told "not among the runtime's weights" (no test held that).
+	src, err = os.ReadFile(filepath.Join("runtimes", "mlc.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = respell(string(src), `weights = ["q4f16_1", "q4f16_ft", "f16"]`, `weights = ["Q4F16_1", "Q4F16_FT", "F16"]`)
+	text = respell(text, "families = [\"amd\", \"apple\", \"intel\", \"rockchip\"]\nweights = [\"q4f16_1\", \"f16\"]", "families = [\"amd\", \"apple\", \"intel\", \"rockchip\"]\nweights = [\"Q4F16_1\", \"F16\"]")
+	rt, err = decodeRuntime("mlc.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var engine []string
+	for _, e := range rt.Engines {
+		if len(e.Weights) > 0 {
+			engine = e.Weights
+		}
+	}
+	if !slices.Equal(engine, []string{"q4f16_1", "f16"}) {
+		t.Errorf("an engine's weights %v, want [q4f16_1 f16]", engine)
 	}
 }
