@@ -44,6 +44,10 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"[layout] needs sliding_window"}},
 		{"unknown format", `weights = ["gguf"]`, `weights = ["gguf", "q4_k_x"]`,
 			[]string{"my.toml:5:", `unknown weight format "q4_k_x"`}},
+		// One format in two spellings (or twice) was listed twice, in
+		// show runtime and the runtime's formats; head_formats refuses it.
+		{"one format twice", `weights = ["gguf"]`, `weights = ["gguf", "f16", "F16"]`,
+			[]string{"my.toml:5:", `weights names f16 twice (f16, F16): name each format once`}},
 		{"host ops without precisions", `default_kv = "f16"`, "default_kv = \"f16\"\nhost_ops = { value = [], source = \"[R1] norms on the CPU\" }",
 			[]string{"my.toml:9:", "host_ops value must list the precisions"}},
 		{"host ops at an unknown precision", `default_kv = "f16"`, "default_kv = \"f16\"\nhost_ops = { value = [\"fp17\"], source = \"[R1] norms on the CPU\" }",
