@@ -151,6 +151,15 @@ func (l *Link) TrainedWith(bus *Link) Link {
 		fmt.Sprintf("[D] %d/16 of PCIe %d.0 x16's measured %.3g GB/s: %s", lanes, gen, x16.Measured/1e9, x16.Sources["measured"]))
 }
 
+// nvlinkAtNCCLShare is an NVLink measured by no one, at bandwidth bw
+// per direction: NCCL's share of NVLink 4 (370 of 450 GB/s) of it, and
+// NVLink 4's step latency; it joins at most devices GPUs.
+func nvlinkAtNCCLShare(name, description string, bw float64, devices int, bwSrc, devicesSrc string) Link {
+	return Link{Name: name, Kind: NVLink, Description: description, Bandwidth: bw, Measured: bw * 370 / 450, Latency: 3e-6, Devices: devices,
+		Sources: map[string]string{"bandwidth": bwSrc,
+			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep, "devices": devicesSrc}}
+}
+
 // Links are the built-in links, by name (--link, a device's host_link).
 var Links = []Link{
 	pcie(3, 16, 12e9, srcPCIeMeasured),
@@ -158,29 +167,25 @@ var Links = []Link{
 	pcie(4, 8, 25e9/2, "[D] half of PCIe 4.0 x16's measured 25 GB/s: "+srcPCIeMeasured),
 	pcie(4, 16, 25e9, srcPCIeMeasured),
 	pcie(5, 16, 50e9, "[D] twice PCIe 4.0 x16's measured 25 GB/s, the same share of the bus: "+srcPCIeMeasured),
-	{Name: "nvlink3", Kind: NVLink, Description: "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6, Devices: 8,
-		Sources: map[string]string{"bandwidth": "[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (both directions): 300 GB/s per direction",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep, "devices": srcHGXA100}},
-	{Name: "nvlink3-bridge-x4", Kind: NVLink, Description: "NVLink 3 bridge between two GA102 cards (RTX 3090, RTX A6000, A40): four x4 links", Bandwidth: 56.25e9, Measured: 56.25e9 * 370 / 450, Latency: 3e-6, Devices: 2,
-		Sources: map[string]string{"bandwidth": "[V] NVIDIA Ampere GA102 GPU architecture whitepaper, third-generation NVLink: four x4 links of 14.0625 GB/s each way, 56.25 GB/s per direction and 112.5 GB/s total between two GPUs",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
-			"devices": "[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs (112.5 GB/s bidirectional)"}},
-	{Name: "nvlink3-bridge-x12", Kind: NVLink, Description: "NVLink 3 bridges between two A100 PCIe cards: twelve links", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6, Devices: 2,
-		Sources: map[string]string{"bandwidth": "[V] NVIDIA A100 Tensor Core GPU datasheet, A100 PCIe: NVIDIA NVLink Bridge for 2 GPUs: 600 GB/s (both directions): 300 GB/s per direction",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
-			"devices": "[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink Bridge for 2 GPUs"}},
+	nvlinkAtNCCLShare("nvlink3", "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", 300e9, 8,
+		"[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (both directions): 300 GB/s per direction",
+		srcHGXA100),
+	nvlinkAtNCCLShare("nvlink3-bridge-x4", "NVLink 3 bridge between two GA102 cards (RTX 3090, RTX A6000, A40): four x4 links", 56.25e9, 2,
+		"[V] NVIDIA Ampere GA102 GPU architecture whitepaper, third-generation NVLink: four x4 links of 14.0625 GB/s each way, 56.25 GB/s per direction and 112.5 GB/s total between two GPUs",
+		"[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs (112.5 GB/s bidirectional)"),
+	nvlinkAtNCCLShare("nvlink3-bridge-x12", "NVLink 3 bridges between two A100 PCIe cards: twelve links", 300e9, 2,
+		"[V] NVIDIA A100 Tensor Core GPU datasheet, A100 PCIe: NVIDIA NVLink Bridge for 2 GPUs: 600 GB/s (both directions): 300 GB/s per direction",
+		"[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink Bridge for 2 GPUs"),
 	{Name: "nvlink4", Kind: NVLink, Description: "NVLink 4 (H100 and H200 SXM, through NVSwitch in an HGX/DGX H100)", Bandwidth: 450e9, Measured: 370e9, Latency: 3e-6, Devices: 8,
 		Sources: map[string]string{"bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
 			"measured": srcNVLinkShare, "latency": srcNVLinkStep,
 			"devices": "[V] NVIDIA DGX H100 datasheet: 8x NVIDIA H100 Tensor Core GPUs on 4x NVIDIA NVSwitches (an HGX H200 board the same: 8 GPUs); GPUs of two boards meet over the nodes' network, which no built-in link describes"}},
-	{Name: "nvlink4-bridge-x12", Kind: NVLink, Description: "NVLink 4 bridges between two H100 PCIe cards", Bandwidth: 300e9, Measured: 300e9 * 370 / 450, Latency: 3e-6, Devices: 2,
-		Sources: map[string]string{"bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: NVLink 600 GB/s (both directions): 300 GB/s per direction",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
-			"devices": "[V] NVIDIA H100 PCIe GPU product brief (PB-11133-001): NVLink bridges connect two H100 PCIe cards at 600 GB/s bidirectional"}},
-	{Name: "nvlink5", Kind: NVLink, Description: "NVLink 5 (B200, through NVSwitch in an HGX B200)", Bandwidth: 900e9, Measured: 900e9 * 370 / 450, Latency: 3e-6, Devices: 8,
-		Sources: map[string]string{"bandwidth": "[V] NVIDIA DGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU (both directions): 900 GB/s per direction",
-			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep,
-			"devices": "[V] NVIDIA DGX B200 datasheet: 8x NVIDIA Blackwell GPUs on fifth-generation NVLink through NVSwitch"}},
+	nvlinkAtNCCLShare("nvlink4-bridge-x12", "NVLink 4 bridges between two H100 PCIe cards", 300e9, 2,
+		"[V] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: NVLink 600 GB/s (both directions): 300 GB/s per direction",
+		"[V] NVIDIA H100 PCIe GPU product brief (PB-11133-001): NVLink bridges connect two H100 PCIe cards at 600 GB/s bidirectional"),
+	nvlinkAtNCCLShare("nvlink5", "NVLink 5 (B200, through NVSwitch in an HGX B200)", 900e9, 8,
+		"[V] NVIDIA DGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU (both directions): 900 GB/s per direction",
+		"[V] NVIDIA DGX B200 datasheet: 8x NVIDIA Blackwell GPUs on fifth-generation NVLink through NVSwitch"),
 	{Name: "1gbe", Kind: Ethernet, Description: "Gigabit Ethernet (1000BASE-T), TCP", Bandwidth: 125e6, Measured: 117.5e6, Latency: 0.25e-3,
 		Sources: map[string]string{"bandwidth": "[D] 1 Gb/s / 8 = 125 MB/s per direction (IEEE 802.3ab)",
 			"measured": "[S] geerlingguy/internet-pi issue #322: a Pi's line speed to another computer is 930-940 Mb/s in iperf3 (TCP): 940 Mb/s = 117.5 MB/s", "latency": srcEthLatency}},
@@ -241,6 +246,18 @@ func (e *PeerLinkError) Error() string {
 		return fmt.Sprintf("%s: %s has no NVLink (its profile gives no nvlink); its peers exchange over PCIe through the host or over a network", e.Link, e.Device)
 	}
 	return fmt.Sprintf("%s: %s's NVLink is %s; NVLink runs at the generation and link count of the device's own, never another's", e.Link, e.Device, e.Has)
+}
+
+// BoardNVLink is d's NVLink when it comes with d rather than beside it:
+// one through NVSwitch on the board an SXM part sits on, which joins more
+// than the two cards of a bridge (Link.Devices); "" for a bridge, bought
+// and named (--link) apart from the cards, or for none.
+func (d *Device) BoardNVLink() string {
+	l, err := LookupLink(d.NVLink)
+	if err != nil || l.Kind != NVLink || l.Devices <= 2 {
+		return ""
+	}
+	return l.Name
 }
 
 // JoinsPeers checks that link l can join device d to tp peers that split

@@ -118,6 +118,12 @@ func TestJoinsPeers(t *testing.T) {
 			t.Errorf("%s over %s, tp %d: %v, want %q", c.d.Name, c.link, c.tp, err, c.want)
 		}
 	}
+	// The board's NVLink comes with an SXM part; a bridge does not.
+	for d, want := range map[*Device]string{gforce: "", bridged: "", hgx: "nvlink4"} {
+		if got := d.BoardNVLink(); got != want {
+			t.Errorf("%s: board NVLink %q, want %q", d.Name, got, want)
+		}
+	}
 	// Every NVLink says how many devices it joins, and where that comes from.
 	for _, l := range Links {
 		if l.Kind == NVLink && (l.Devices < 2 || l.Sources["devices"] == "") {

@@ -341,14 +341,23 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 	source("formats", r.FormatsSource)
 	// Each format by its name, however the file spells it (W4A16):
 	// runs, an engine's weights and head_formats compare names.
+	spelt := map[string]string{} // a format's name: how the list first spelt it
 	for i, w := range r.Weights {
-		if w == runtimes.GGUF {
-			continue
+		name := w
+		if w != runtimes.GGUF {
+			wf, err := model.LookupWeightFormat(w)
+			if err != nil {
+				fe("weights", "weights: %v", err)
+				continue
+			}
+			name = wf.Name
+			r.Weights[i] = name // rt.Weights is this list
 		}
-		if wf, err := model.LookupWeightFormat(w); err != nil {
-			fe("weights", "weights: %v", err)
+		if g, ok := spelt[name]; ok {
+			// Listed twice, as head_formats refuses.
+			fe("weights", "weights names %s twice (%s, %s): name each format once", name, g, w)
 		} else {
-			r.Weights[i] = wf.Name // rt.Weights is this list
+			spelt[name] = w
 		}
 	}
 	for _, k := range r.KV {

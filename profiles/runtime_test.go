@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,10 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"[layout] needs sliding_window"}},
 		{"unknown format", `weights = ["gguf"]`, `weights = ["gguf", "q4_k_x"]`,
 			[]string{"my.toml:5:", `unknown weight format "q4_k_x"`}},
+		// One format in two spellings (or twice) was listed twice, in
+		// show runtime and the runtime's formats; head_formats refuses it.
+		{"one format twice", `weights = ["gguf"]`, `weights = ["gguf", "f16", "F16"]`,
+			[]string{"my.toml:5:", `weights names f16 twice (f16, F16): name each format once`}},
 		{"host ops without precisions", `default_kv = "f16"`, "default_kv = \"f16\"\nhost_ops = { value = [], source = \"[R1] norms on the CPU\" }",
 			[]string{"my.toml:9:", "host_ops value must list the precisions"}},
 		{"host ops at an unknown precision", `default_kv = "f16"`, "default_kv = \"f16\"\nhost_ops = { value = [\"fp17\"], source = \"[R1] norms on the CPU\" }",
@@ -591,11 +596,15 @@ func TestRuntimeWeightsSpelt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.Replace(string(src), `weights = ["w8a8", "w4a16"]`, `weights = ["W8A8", "W4A16"]`, 1)
-	text = strings.Replace(text, `default_weights = "w8a8"`, `default_weights = "W8A8"`, 1)
-	if text == string(src) {
-		t.Fatal("rkllm.toml no longer has the lines this test respells")
+	respell := func(text, from, to string) string {
+		t.Helper()
+		if !strings.Contains(text, from) {
+			t.Fatalf("the profile no longer has %s, which this test respells", from)
+		}
+		return strings.Replace(text, from, to, 1)
 	}
+	text := respell(string(src), `weights = ["w8a8", "w4a16"]`, `weights = ["W8A8", "W4A16"]`)
+	text = respell(text, `default_weights = "w8a8"`, `default_weights = "W8A8"`)
 	rt, err := decodeRuntime("rkllm.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
@@ -614,5 +623,26 @@ func TestRuntimeWeightsSpelt(t *testing.T) {
 	}
 	if _, ok := rt.HeadFormats["w4a16"]; !ok {
 		t.Errorf("head formats %v, want w4a16's", rt.HeadFormats)
+	}
+	// An engine's weights likewise (MLC's non-CUDA GPUs): respelt, they
+	// were told "not among the runtime's weights" (no test held that).
+	src, err = os.ReadFile(filepath.Join("runtimes", "mlc.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = respell(string(src), `weights = ["q4f16_1", "q4f16_ft", "f16"]`, `weights = ["Q4F16_1", "Q4F16_FT", "F16"]`)
+	text = respell(text, "families = [\"amd\", \"apple\", \"intel\", \"rockchip\"]\nweights = [\"q4f16_1\", \"f16\"]", "families = [\"amd\", \"apple\", \"intel\", \"rockchip\"]\nweights = [\"Q4F16_1\", \"F16\"]")
+	rt, err = decodeRuntime("mlc.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var engine []string
+	for _, e := range rt.Engines {
+		if len(e.Weights) > 0 {
+			engine = e.Weights
+		}
+	}
+	if !slices.Equal(engine, []string{"q4f16_1", "f16"}) {
+		t.Errorf("an engine's weights %v, want [q4f16_1 f16]", engine)
 	}
 }

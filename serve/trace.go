@@ -275,7 +275,7 @@ func (t *TraceFile) readCSV(br *bufio.Reader, file string, most int) error {
 	t0Line := 0 // the line of the first timestamp; 0: none yet
 	for len(t.Rows) < most {
 		rec, err := cr.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		}
 		if err != nil {
@@ -483,9 +483,17 @@ func (t *TraceFile) readJSONArray(br *bufio.Reader, file string, most int, cpt f
 	entry := 0
 	var start int64 // where the entry being read begins
 	what := "a ShareGPT JSON array"
+	cutShort := func() error {
+		return &RowError{File: file, Entry: entry, Msg: "not " + what + ": the JSON ends before the array's closing ]", Err: safeio.JSON(nil, -1, io.ErrUnexpectedEOF)}
+	}
 	fail := func(err error) error {
 		if errors.Is(err, errEntryTooLong) {
 			return &RowError{File: file, Entry: entry, Msg: err.Error()}
+		}
+		if errors.Is(err, io.EOF) {
+			// Nothing after a comma: the array cut short, not an
+			// empty input.
+			return cutShort()
 		}
 		err = safeio.JSON(nil, start, err)
 		return &RowError{File: file, Entry: entry, Msg: "not " + what + ": " + err.Error(), Err: err}
@@ -558,7 +566,7 @@ func (t *TraceFile) readJSONArray(br *bufio.Reader, file string, most int, cpt f
 	lim.left = MaxTraceEntry
 	entry++
 	if _, err := dec.Token(); errors.Is(err, io.EOF) {
-		return &RowError{File: file, Entry: entry, Msg: "not " + what + ": the JSON ends before the array's closing ]", Err: safeio.JSON(nil, -1, io.ErrUnexpectedEOF)}
+		return cutShort()
 	} else if err != nil {
 		return fail(err)
 	}

@@ -140,6 +140,10 @@ func TestReadTraceErrors(t *testing.T) {
 		{"lengths array without its closing ]", `[{"prompt_tokens": 1, "output_tokens": 1}`, "f.csv: entry 2: not a lengths JSON array: the JSON ends before the array's closing ]", "", "cut short"},
 		{"sharegpt without its closing ]", shareGPTSample[:len(shareGPTSample)-1], "f.csv: entry 5: not a ShareGPT JSON array: the JSON ends before the array's closing ]", "", "cut short"},
 		{"empty array without its closing ]", "[\n", "f.csv: entry 1: not a ShareGPT JSON array: the JSON ends before the array's closing ]", "", "cut short"},
+		// Cut short after a comma (the twin of llama-bench's, dfb19d7):
+		// it said "byte 43: no JSON value: the input is empty".
+		{"lengths array cut after a comma", `[{"prompt_tokens": 1, "output_tokens": 1},` + "\n", "f.csv: entry 2: not a lengths JSON array: the JSON ends before the array's closing ]", "", "cut short"},
+		{"sharegpt cut after a comma", shareGPTSample[:strings.LastIndex(shareGPTSample, "}")+1] + ",", "f.csv: entry 5: not a ShareGPT JSON array: the JSON ends before the array's closing ]", "", "cut short"},
 		{"lengths array and more", lengthsArray + "\n" + lengthsArray, "f.csv: entry 3: not a lengths JSON array: text after the array's closing ]", "", "one JSON array"},
 		{"sharegpt and more", shareGPTSample + ` x`, "f.csv: entry 5: not a ShareGPT JSON array: text after the array's closing ]", "", "one JSON array"},
 	}

@@ -237,6 +237,12 @@ func TestErrors(t *testing.T) {
 		// --tp × --pp must be --devices (it said "--devices 8 devices
 		// cannot run --tp 16 × --pp 1 = 16", with the usage as its hint).
 		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "6", "--tp", "4"}, 2, []string{"--devices 6: --tp 4 × --pp 1 runs on 4 devices", "hint: give --devices 4, or a --tp and --pp whose product is 6"}},
+		// A --tp larger than the link joins is told before a count that
+		// does not match: the count's hint (give --devices 16) led to the
+		// link's error next.
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "8", "--tp", "16"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices", "hint: --tp 8 (with --pp for more devices)"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "hgx-h100", "--runtime", "vllm", "--tp", "16"}, 2, []string{"--tp 16: the devices' link, nvlink4: joins at most 8 devices"}},
+		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--runtime", "vllm", "--weights", "awq-int4", "--devices", "2", "--tp", "4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4"}},
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "3"}, 2, []string{"--devices 3: vllm runs them as --tp 3 × --pp 1; --tp must divide the model's 32 attention heads"}},
 		// plan's --batch counts sequences, not tokens; --rate 0 is refused
 		// as -1 is, not taken silently as no rate target.
@@ -361,12 +367,83 @@ func TestNVLinkGroups(t *testing.T) {
 // 2 B = 1,342 GB of weights) needs more than 16 H100s' 80 GB each once
 // KV and runtime overhead are counted; 22 would hold it, but only as
 // tp 2 × pp 11 beside HGX boards of 8, so the answer is 24: tp 8 × pp 3.
+// Under a runtime that splits no layer (llama.cpp's layer split, tp 1)
+// every stage is one device and there is no group to fill: Llama-3.1-70B
+// in f16 is 70.6 B parameters × 2 B = 141 GB of weights, more than one
+// H100 SXM's 80 GB and less than two's 160, so 2 (--pp 2); the rule
+// refused every such count, and the answer named none.
 func TestSmallestCountsWholeGroups(t *testing.T) {
-	out, errOut, code := runCLI("predict", "--model", "deepseek-v3", "--hardware", "h100-sxm", "--runtime", "vllm", "--weights", "bf16")
-	if code != 3 { // 3: does not fit
-		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	for _, c := range []struct{ model, runtime, weights, want string }{
+		{"deepseek-v3", "vllm", "bf16", "--devices 24 --tp 8 --pp 3"},
+		{"llama-3.1-70b", "llama.cpp", "f16", "2 devices like it would hold it (--devices 2 --pp 2)"},
+	} {
+		out, errOut, code := runCLI("predict", "--model", c.model, "--hardware", "h100-sxm", "--runtime", c.runtime, "--weights", c.weights)
+		if code != 3 { // 3: does not fit
+			t.Fatalf("%s under %s: exit %d, want 3: %s", c.model, c.runtime, code, errOut)
+		}
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%s under %s: smallest answer: want %q in\n%s", c.model, c.runtime, c.want, out)
+		}
 	}
-	if want := "--devices 24 --tp 8 --pp 3"; !strings.Contains(out, want) {
-		t.Errorf("smallest answer: want %q in\n%s", want, out)
+}
+
+// TestShowHardwareJSONLinks: show hardware --format json gives a device's
+// nvlink and discrete_gpu_host as values, as the text does: the JSON gave
+// discrete_gpu_host's source alone, so a Mac's false could not be told
+// from a true. A profile without the key has no value (rk3588's golden).
+func TestShowHardwareJSONLinks(t *testing.T) {
+	for _, c := range []struct {
+		device, nvlink string
+		host           *bool
+	}{
+		{"apple-m4-pro", "", new(bool)}, // false: HT208544
+		{"h100-sxm", "nvlink4", nil},
+	} {
+		out, errOut, code := runCLI("show", "hardware", c.device, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.device, code, errOut)
+		}
+		var j struct {
+			NVLink          string `json:"nvlink"`
+			DiscreteGPUHost *bool  `json:"discrete_gpu_host"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.NVLink != c.nvlink || (j.DiscreteGPUHost == nil) != (c.host == nil) || (c.host != nil && *j.DiscreteGPUHost != *c.host) {
+			t.Errorf("%s: nvlink %q, discrete_gpu_host %v; want %q, %v", c.device, j.NVLink, j.DiscreteGPUHost, c.nvlink, c.host)
+		}
+	}
+}
+
+// TestDefaultPeerLinkIsTheBoards: devices whose profile gives an NVLink
+// through NVSwitch (an SXM part, on the HGX board it has no other way to
+// sit on) are joined by it when --link is not given, system or not: the
+// A100 40GB SXM4 (nvlink3, HGX A100) was priced over PCIe 4.0 x16 as a
+// card in a slot (25 GB/s and 43 µs a transfer against 247 GB/s and
+// 3 µs), where the 80GB SXM took its hgx-a100 system's NVLink. A part
+// whose NVLink is a two-card bridge keeps its host link: a bridge is
+// bought beside the cards, and --link names it.
+func TestDefaultPeerLinkIsTheBoards(t *testing.T) {
+	for _, c := range []struct{ device, link string }{
+		{"a100-40gb", "nvlink3"},
+		{"a100-80gb-sxm", "nvlink3"},
+		{"h100-sxm", "nvlink4"},
+		{"h100-pcie", "pcie5-x16"},
+		{"rtx-a6000", "pcie4-x16"},
+	} {
+		out, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", c.device, "--devices", "4", "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.device, code, errOut)
+		}
+		var j struct {
+			Split struct{ Link string }
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Split.Link != c.link {
+			t.Errorf("%s --devices 4: link %q, want %q", c.device, j.Split.Link, c.link)
+		}
 	}
 }

@@ -162,6 +162,10 @@ func TestServeTensorParallel(t *testing.T) {
 		{[]string{"--rate", "1", "--tp", "3"}, 2, "--tp must divide the model's 64 attention heads"},
 		{[]string{"--rate", "1", "--tp", "0"}, 2, "--tp must be at least 1"},
 		{[]string{"--rate", "1", "--pp", "2"}, 2, "unknown flag --pp"},
+		// A group larger than the link joins: the hint offered --pp,
+		// which serve has not.
+		{[]string{"--rate", "1", "--tp", "16"}, 2, "roofline: hint: --tp 8 (serve has no --pp: predict --devices 16 prices 16 devices as a pipeline), or name a link that joins 16 with --link"},
+		{[]string{"--rate", "1", "--hardware", "rtx-3090", "--weights", "awq-int4", "--tp", "4", "--link", "nvlink3-bridge-x4"}, 2, "roofline: hint: --tp 2 (serve has no --pp: predict --devices 4 --link nvlink3-bridge-x4 prices 4 devices as a pipeline), or a link that joins 4 devices, such as pcie4-x16"},
 		// The fewest H100 SXM that hold DeepSeek-V3 (fp8, 627 GiB) are two
 		// HGX boards, a pipeline serve refuses: not told as flags to serve
 		// with (serve has no --pp).

@@ -235,6 +235,7 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 // server, built once, for both.
 func (env *Env) server(req ServeRequest) (*Serve, error) {
 	sel, spread := req.Setup, req.Spread
+	spread.noPP = true // its hints offer predict for stages
 	sysNote, _ := spread.system(&sel)
 	res, err := env.Resolve(sel)
 	if err != nil {

@@ -32,7 +32,7 @@ type Spread struct {
 	Devices, TP, PP int
 	EP              bool
 	// Link names the link between devices or to the host ("": the
-	// system's, else the device's host link); LinkRate and LinkLatency,
+	// system's, else defaultPeerLink); LinkRate and LinkLatency,
 	// when LinkRate > 0, describe one instead.
 	Link                  string
 	LinkRate, LinkLatency float64
@@ -44,6 +44,9 @@ type Spread struct {
 	// link that cannot be a card's bus was set aside ("": none was).
 	trainBus bool
 	notBus   string
+	// noPP is set by a command without --pp (serve): a hint offers
+	// predict for more stages.
+	noPP bool
 }
 
 // any reports whether the spread asks for more than the default.
@@ -131,14 +134,12 @@ func (sp Spread) link(def string) (*hardware.Link, error) {
 	return &l, nil
 }
 
-// defaultPeerLink is the link between devices like d: an HGX system's
-// NVLink when d is one of its GPUs, else d's host link (PCIe through the
-// host).
+// defaultPeerLink is the link between devices like d: the NVLink of the
+// board d sits on (an SXM part's NVSwitch, hardware.Device.BoardNVLink),
+// else d's host link (PCIe through the host).
 func defaultPeerLink(d *hardware.Device) string {
-	for _, s := range hardware.Systems {
-		if s.Device == d.Name && strings.HasPrefix(s.Link, "nvlink") {
-			return s.Link
-		}
+	if l := d.BoardNVLink(); l != "" {
+		return l
 	}
 	return d.HostLink
 }
@@ -453,12 +454,14 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	case pp == 0:
 		pp = max(1, n/tp)
 	}
+	// A group larger than the link joins before a count that does not
+	// match: no --devices mends it, and the count's hint would lead to it.
+	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
+		return nil, nil, err
+	}
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: --tp %d × --pp %d runs on %d devices", n, tp, pp, tp*pp),
 			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n)}
-	}
-	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
-		return nil, nil, err
 	}
 	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
 	var fe *sim.FieldError
@@ -502,6 +505,14 @@ func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) er
 		bus = d.HostLink + " through the host"
 	}
 	re := &RequestError{Input: "Link", Msg: pe.Error(), Err: err}
+	more := "with --pp for more devices"
+	if sp.noPP {
+		flags := fmt.Sprintf("--devices %d", tp*pp)
+		if sp.Link != "" && !sp.systemLink {
+			flags += " --link " + link.Name
+		}
+		more = fmt.Sprintf("serve has no --pp: predict %s prices %d devices as a pipeline", flags, tp*pp)
+	}
 	switch {
 	case pe.Joins > 0 && (sp.Link == "" || sp.systemLink):
 		// The link is the devices' own, not given: the group is the
@@ -510,9 +521,9 @@ func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) er
 		if sp.TP == 0 {
 			re.Input, re.Msg = "PP", fmt.Sprintf("%d leaves %d devices in each stage: the devices' link, %s", pp, tp, pe.Error())
 		}
-		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or name a link that joins %d with --link (such as %s, or a rate)", pe.Joins, tp, d.HostLink)
+		re.Hint = fmt.Sprintf("--tp %d (%s), or name a link that joins %d with --link (such as %s, or a rate)", pe.Joins, more, tp, d.HostLink)
 	case pe.Joins > 0:
-		re.Hint = fmt.Sprintf("--tp %d (with --pp for more devices), or a link that joins %d devices, such as %s", pe.Joins, tp, d.HostLink)
+		re.Hint = fmt.Sprintf("--tp %d (%s), or a link that joins %d devices, such as %s", pe.Joins, more, tp, d.HostLink)
 	case pe.Has != "":
 		re.Hint = fmt.Sprintf("give --link %s (%s's own), or leave --link out", pe.Has, d.Name)
 	default:
@@ -556,10 +567,12 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 		if err != nil || !fitsAll(split.Memory(w.Context(), w.Batch, w.UBatch)) {
 			return false, "", nil // a count the runtime's mode does not take, or too few
 		}
-		if split.Kind == sim.Parallel && split.PP > 1 && split.Link != nil && split.Link.Devices > split.TP {
+		if split.Kind == sim.Parallel && split.PP > 1 && split.Link != nil && split.Link.Devices > split.TP && s.Runtime.Splits(runtimes.SplitTensor) {
 			// Stages of partly filled link groups (22 H100s as tp 2 ×
 			// pp 11 beside HGX boards of 8): the answer counts whole
 			// groups, as devices are bought and joined (24: tp 8 × pp 3).
+			// A runtime that splits no layer has no group to fill: its
+			// stages are single devices (llama.cpp: --pp 2).
 			return false, "", nil
 		}
 		flags := fmt.Sprintf("--devices %d", n)

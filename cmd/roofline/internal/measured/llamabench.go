@@ -178,23 +178,30 @@ func readBenchJSON(c *collector, text string) error {
 		return &SyntaxError{File: c.file, Line: 1, Msg: "llama-bench json: expected an array of results"}
 	}
 	lines := lineCounter{text: text}
+	// cutShort is an array that ends without its ], said at the line of
+	// its last text (after a comma, the last result's); malformed any
+	// other JSON error, at the line and column the decoder reached.
+	cutShort := func(trim string) {
+		end := len(strings.TrimRight(text, trim))
+		c.bad(lines.at(int64(max(end-1, 0))), "malformed JSON: the array ends without its closing ] (a run stopped while it was written ends like this)")
+	}
+	malformed := func(err error, line int) {
+		err = safeio.JSON([]byte(text), dec.InputOffset(), err)
+		if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
+			c.bad(je.Line, "malformed JSON, %s", je.At())
+		} else {
+			c.bad(line, "malformed JSON: %v", err)
+		}
+	}
 	for dec.More() {
 		line := lines.at(dec.InputOffset())
 		var raw map[string]any
 		if err := dec.Decode(&raw); err != nil {
 			if strings.TrimSpace(text[min(int(dec.InputOffset()), len(text)):]) == "" {
-				// Cut short after a comma: nothing follows it (said at
-				// the last result's line).
-				end := len(strings.TrimRight(text, " \t\r\n,"))
-				c.bad(lines.at(int64(max(end-1, 0))), "malformed JSON: the array ends without its closing ] (a run stopped while it was written ends like this)")
+				cutShort(" \t\r\n,") // after a comma: nothing follows it
 				return nil
 			}
-			err = safeio.JSON([]byte(text), dec.InputOffset(), err)
-			if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
-				c.bad(je.Line, "malformed JSON, %s", je.At())
-			} else {
-				c.bad(line, "malformed JSON: %v", err)
-			}
+			malformed(err, line)
 			return nil
 		}
 		benchRun(c, line, flatten(raw))
@@ -203,17 +210,11 @@ func readBenchJSON(c *collector, text string) error {
 	// between results (a run stopped while it was written), or followed
 	// by more, keeps the results it holds and says so.
 	if _, err := dec.Token(); errors.Is(err, io.EOF) {
-		end := len(strings.TrimRight(text, " \t\r\n"))
-		c.bad(lines.at(int64(max(end-1, 0))), "malformed JSON: the array ends without its closing ] (a run stopped while it was written ends like this)")
+		cutShort(" \t\r\n")
 		return nil
 	} else if err != nil {
 		// Not cut short: a character that is not the ] (a stray }).
-		err = safeio.JSON([]byte(text), dec.InputOffset(), err)
-		if je := (*safeio.JSONError)(nil); errors.As(err, &je) && je.Line > 0 {
-			c.bad(je.Line, "malformed JSON, %s", je.At())
-		} else {
-			c.bad(lines.at(dec.InputOffset()), "malformed JSON: %v", err)
-		}
+		malformed(err, lines.at(dec.InputOffset()))
 		return nil
 	}
 	after := dec.InputOffset()

@@ -320,6 +320,7 @@ type deviceJSON struct {
 	MeasuredBandwidth       float64           `json:"measured_bandwidth_bytes_per_s,omitempty"`
 	StorageBandwidthBytesPS float64           `json:"storage_bandwidth_bytes_per_s"`
 	NVLink                  string            `json:"nvlink,omitempty"`
+	DiscreteGPUHost         *bool             `json:"discrete_gpu_host,omitempty"` // nil: the profile does not say
 	DefaultEngine           string            `json:"default_engine"`
 	Engines                 []engineJSON      `json:"engines"`
 	Sources                 map[string]string `json:"sources"`
@@ -344,6 +345,10 @@ func newDeviceJSON(dv app.Device) deviceJSON {
 		PowerMode: d.PowerMode, ModeTable: d.ModeTable, UnifiedMemory: d.Unified, MemoryBytes: d.Memory, UsableBytes: d.Usable,
 		BandwidthBytesPerS: d.Bandwidth, MeasuredBandwidth: d.MeasuredBandwidth, StorageBandwidthBytesPS: d.StorageBandwidth, NVLink: d.NVLink,
 		DefaultEngine: d.DefaultEngine, Sources: d.Sources, References: d.References, File: d.File}
+	if _, ok := d.Sources["discrete_gpu_host"]; ok {
+		host := !d.NoGPUHost
+		j.DiscreteGPUHost = &host
+	}
 	for i := range d.Engines {
 		e := &d.Engines[i]
 		ej := engineJSON{Name: e.Name, Kind: string(e.Kind), ClockHz: e.Clock, PowerW: e.Power, Peaks: map[string]float64{}, Ridge: map[string]float64{},
