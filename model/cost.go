@@ -395,6 +395,11 @@ type Matmuls struct {
 	ExpertRows  float64 // tokens each reached expert receives on average
 	ExpertBytes float64
 	ExpertFLOPs float64
+	// Activations is the part of DenseBytes that is the products'
+	// activation traffic (ActivationBytes), where a caller adds it to a
+	// pass (a prefill pass's): an engine whose weights cross a link to it
+	// keeps its activations in its own memory.
+	Activations float64
 	// tiles is the pass's products by shape (TileRereadBytes).
 	tiles *tileShapes
 	// experts and active are the MoE layers' routed experts N and the
@@ -458,6 +463,15 @@ func (m Matmuls) ExpertTilePadding(width float64) float64 {
 		}
 	}
 	return max(1, N*width*tiles/(n*k))
+}
+
+// KVRowBytes is one token's K and V rows of one layer (the cached latent
+// and rope key under MLA) in storage st: llama.cpp computes them in f32
+// and writes them into the cache's own type (ggml_set_rows), so
+// KVRowBytes(F32) is what a layer whose cache is in another memory than
+// its compute sends there each token.
+func (c *Cost) KVRowBytes(st Storage) (float64, error) {
+	return kvPerTokenLayer(c.Spec, KVFormat{Name: st.Name, Storage: st}, c.Layout.MLA)
 }
 
 // KVBytesPerToken is the KV cache one token adds across all layers, while

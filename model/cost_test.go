@@ -111,6 +111,30 @@ func TestKVBytesPerToken(t *testing.T) {
 	}
 }
 
+// TestKVRowBytes: one token's K and V rows of one layer in a given type,
+// whatever the cache's own: llama.cpp computes them in f32 before
+// ggml_set_rows writes them into the cache.
+func TestKVRowBytes(t *testing.T) {
+	cases := []struct {
+		model, kv string
+		st        model.Storage
+		want      float64
+	}{
+		{"llama-3.1-70b", "f16", model.F32, 8192},  // 2 (K,V) · 8 kv heads · 128 · 4 B
+		{"llama-3.1-70b", "q8_0", model.F32, 8192}, // the cache's type does not matter
+		{"llama-3.1-70b", "f16", model.F16, 4096},  // = KVPerLayerToken of an f16 cache
+		{"llama-2-7b", "f16", model.F32, 32768},    // 2 · 32 · 128 · 4 B (MHA)
+		{"deepseek-v3", "bf16", model.F32, 2304},   // MLA: (512 latent + 64 rope) · 4 B
+	}
+	for _, c := range cases {
+		m := build(t, c.model, "f16", c.kv)
+		got, err := m.KVRowBytes(c.st)
+		if err != nil || got != c.want {
+			t.Errorf("%s kv %s: rows %v B in %s (%v), want %v", c.model, c.kv, got, c.st.Name, err, c.want)
+		}
+	}
+}
+
 // Sliding layers stop growing at their window: Gemma-2-2B at 8192 tokens
 // holds 13 full layers × 8192 tokens + 13 sliding layers × 4096 tokens,
 // each 2 · 4 · 256 · 2 B = 4096 B per token and layer:

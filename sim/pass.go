@@ -134,7 +134,8 @@ func (p *phases) withOthers(others, otherCtx int) {
 // through memory, where a decode step's stay in cache.
 func prefillMatmuls(m *model.Cost, tokens, logits int) model.Matmuls {
 	mm := m.Matmuls(tokens, logits)
-	mm.DenseBytes += m.ActivationBytes(tokens)
+	mm.Activations = m.ActivationBytes(tokens)
+	mm.DenseBytes += mm.Activations
 	return mm
 }
 
@@ -155,7 +156,11 @@ func prefillPassTime(m *model.Cost, tokens, logits int, r *rates, b, f float64) 
 // the engine, which the engine waits for).
 func matmulCost(mm *model.Matmuls, r *rates) unitCost {
 	if r.ideal {
-		return unitCost{fm: mm.Bytes() / r.bw, fc: mm.FLOPs() / r.peak}
+		fm := mm.Bytes() / r.bw
+		if r.vram > 0 {
+			fm = (mm.Bytes()-mm.Activations)/r.bw + mm.Activations/r.vram
+		}
+		return unitCost{fm: fm, fc: mm.FLOPs() / r.peak}
 	}
 	var u unitCost
 	dm, dc, em, ec := r.classTerms(mm)
@@ -239,7 +244,7 @@ func mmqWidth(n, maxWidth float64) float64 {
 // tokens, each reached expert's once per tile of the tokens it receives;
 // the re-reads the engine's cache holds cost no memory time.
 func (r *rates) classTermsAt(mm *model.Matmuls, dense, expert float64) (dm, dc, em, ec float64) {
-	dm, dc = mm.DenseBytes/r.bw, mm.DenseFLOPs/dense
+	dm, dc = r.denseMemory(mm), mm.DenseFLOPs/dense
 	em = mm.ExpertBytes / r.bw
 	rd, re := r.rereads(mm)
 	dm, em = dm+rd, em+re
@@ -247,6 +252,16 @@ func (r *rates) classTermsAt(mm *model.Matmuls, dense, expert float64) (dm, dc, 
 		ec = mm.ExpertFLOPs / expert
 	}
 	return dm, dc, em, ec
+}
+
+// denseMemory is the memory time of the dense products' bytes: all at
+// bw, or, for a stage whose weights cross a link (rates.vram), the
+// weights at bw and the activations in the GPU's memory.
+func (r *rates) denseMemory(mm *model.Matmuls) float64 {
+	if r.vram <= 0 {
+		return mm.DenseBytes / r.bw
+	}
+	return (mm.DenseBytes-mm.Activations)/r.bw + mm.Activations/r.vram
 }
 
 // rereads is the memory time of the re-reads a tiled kernel takes from
@@ -257,7 +272,8 @@ func (r *rates) rereads(mm *model.Matmuls) (rd, re float64) {
 		return 0, 0
 	}
 	d, x := mm.TileRereadBytes(r.tileRows, r.l2)
-	return (math.Ceil(mm.Rows/r.tile) - 1) * d / r.bw, (math.Ceil(mm.ExpertRows/r.tile) - 1) * x / r.bw
+	v := r.vramRate()
+	return (math.Ceil(mm.Rows/r.tile) - 1) * d / v, (math.Ceil(mm.ExpertRows/r.tile) - 1) * x / v
 }
 
 // matmul is the rate, FLOP/s, a product of `rows` rows reaches: its share

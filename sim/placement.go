@@ -70,10 +70,10 @@ func (o OffloadOptions) expertsField() string {
 // and -ngl's last layers but one on the GPU, the rest and the embedding
 // table in host memory and run on the host's CPU; routed experts kept in
 // host memory by --cpu-moe/--n-cpu-moe run there too. A prefill pass of
-// OpOffloadRows tokens or more runs the host-resident products on the GPU,
-// their weights crossing link, while their attention stays with their
-// cache in host memory (llama.cpp keeps a layer's KV cache on the layer's
-// device). Without an explicit placement it fits as llama.cpp's --fit
+// OpOffloadRows tokens or more runs the host layers on the GPU, their
+// weights and KV cache crossing link (llama.cpp keeps a layer's KV cache
+// on the layer's device, and ggml's scheduler runs the operations around
+// an offloaded product on the GPU too; Stage.overLink). Without an explicit placement it fits as llama.cpp's --fit
 // does (common/fit.cpp), keeping FitMargin free on the GPU for workload
 // w: a dense model takes whole layers back to front, the output layer
 // first; a MoE model takes every layer's dense tensors first, its routed
@@ -302,14 +302,33 @@ func offloadSplit(gpu, host *Setup, link *hardware.Link, pl offloadPlace, slice 
 	}
 	// A decode step crosses the bus twice for every layer whose experts
 	// are in host memory (the hidden state to the CPU and the experts'
-	// output back); a prefill pass twice for every host layer, whose
-	// attention runs by its cache on the CPU. The crossings a GPU-only
+	// output back). An op-offloaded prefill pass keeps the hidden state on
+	// the GPU and crosses twice for every host layer with a KV cache: its
+	// new K and V rows, f32, down to the CPU, which writes them into the
+	// layer's cache in host memory (ggml_set_rows on a tensor of a CPU
+	// buffer runs there), and the cache back up to the GPU's attention
+	// (priced with attention, Stage.overLink). The crossings a GPU-only
 	// step makes (the embeddings in, the logits out) are in its fitted
 	// fixed cost, and a split with host layers crosses as often.
 	if sp.Link != nil {
 		sp.DecodeHops = 2 * sp.ExpertLayers
-		sp.PrefillHops = 2 * g
 		sp.smallHops = sp.DecodeHops
+		kvLayers := 0
+		for _, st := range sp.Prefill {
+			if st.over != nil {
+				for _, l := range st.Cost.KVLayers() {
+					kvLayers += l.Layers
+				}
+			}
+		}
+		if kvLayers > 0 {
+			row, err := m.KVRowBytes(model.F32)
+			if err != nil {
+				return nil, err
+			}
+			sp.PrefillHops = 2 * kvLayers
+			sp.PrefillHopBytes = row / 2 // a layer's rows, over its two crossings
+		}
 	}
 	return sp, nil
 }

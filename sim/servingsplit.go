@@ -55,16 +55,16 @@ func (sp *Split) Serving() (*Setup, PassLink, error) {
 	s.Inputs.Usable = sp.Pools[dec.Pool].Usable
 	s.rates.prefill, s.rates.decode, s.rates.launched, s.rates.ideal = pre.r, dec.r, dec.launched, dec.ideal
 	var l PassLink
-	l.PrefillPass, l.PrefillToken = sp.linkLinear(sp.PrefillHops)
-	l.DecodePass, l.DecodeToken = sp.linkLinear(sp.DecodeHops)
+	l.PrefillPass, l.PrefillToken = sp.linkLinear(sp.PrefillHops, sp.prefillHopBytes())
+	l.DecodePass, l.DecodeToken = sp.linkLinear(sp.DecodeHops, sp.HopBytes)
 	return &s, l, nil
 }
 
-// linkLinear is the links' time of one pass of `hops` transfers: its
-// fixed part and its part per token.
-func (sp *Split) linkLinear(hops int) (pass, token float64) {
-	t0, c0 := sp.linkTime(1, hops, 0, false)
-	t1, c1 := sp.linkTime(1, hops, 1, false)
+// linkLinear is the links' time of one pass of `hops` transfers of
+// hopBytes a token each: its fixed part and its part per token.
+func (sp *Split) linkLinear(hops int, hopBytes float64) (pass, token float64) {
+	t0, c0 := sp.linkTime(1, hops, hopBytes, 0, false)
+	t1, c1 := sp.linkTime(1, hops, hopBytes, 1, false)
 	return t0 + c0, (t1 + c1) - (t0 + c0)
 }
 

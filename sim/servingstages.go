@@ -33,7 +33,7 @@ type stagePricer struct {
 // layers and the GPU's in turn. A pass costs the sum of its stages plus
 // the links' hops (Split.linkTime, linear in the passes and tokens), as
 // Split.Predict adds them; a prefill pass of OpOffloadRows rows or more
-// runs host-resident products on the GPU, their weights over the link,
+// runs the host layers on the GPU, their weights and cache over the link,
 // as Split.Predict's do. A tensor-parallel group is served by
 // Split.Serving's shard; a pipeline of PP stages, whose micro-batches
 // overlap, is an error.
@@ -70,11 +70,11 @@ func (sp *Split) StepPricer() (*StepPricer, error) {
 			g.slot, slots = slots, slots+1
 		}
 	}
-	pr.link.PrefillPass, pr.link.PrefillToken = sp.linkLinear(sp.PrefillHops)
-	pr.link.DecodePass, pr.link.DecodeToken = sp.linkLinear(sp.DecodeHops)
+	pr.link.PrefillPass, pr.link.PrefillToken = sp.linkLinear(sp.PrefillHops, sp.prefillHopBytes())
+	pr.link.DecodePass, pr.link.DecodeToken = sp.linkLinear(sp.DecodeHops, sp.HopBytes)
 	pr.linkSmall = pr.link
 	if sp.prefillSmall != nil {
-		pr.linkSmall.PrefillPass, pr.linkSmall.PrefillToken = sp.linkLinear(sp.smallHops)
+		pr.linkSmall.PrefillPass, pr.linkSmall.PrefillToken = sp.linkLinear(sp.smallHops, sp.HopBytes)
 	}
 	return pr, nil
 }

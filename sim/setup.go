@@ -84,6 +84,7 @@ func (r rates) slower(f float64) rates {
 	}
 	r.bw /= f
 	r.kv /= f
+	r.vram /= f
 	r.dequant /= f
 	r.unpackPeak /= f
 	r.eff.UnitCompute /= f
@@ -542,6 +543,11 @@ type rates struct {
 	// not bw: a split model's layer whose products run on a GPU over the
 	// link while its cache stays in host memory (0: bw).
 	kv float64
+	// vram is the rate, B/s, a stage whose weights cross a link
+	// (Stage.overLink) reads in its GPU's own memory: its products'
+	// activations and a tiled kernel's re-reads of the weights copied
+	// there (0: bw, as every other engine reads them).
+	vram float64
 	// graphIn and graphOut are the time a pass of up to graphCap rows
 	// and of more adds to a whole CUDA graph's replay (Inputs.Graphs):
 	// a piecewise graph's launches for a prefill pass within the
@@ -586,6 +592,15 @@ func (r *rates) graph(rows float64) float64 {
 func (r *rates) kvRate() float64 {
 	if r.kv > 0 {
 		return r.kv
+	}
+	return r.bw
+}
+
+// vramRate is the rate a pass's activations and a tiled kernel's weight
+// re-reads are read at (rates.vram).
+func (r *rates) vramRate() float64 {
+	if r.vram > 0 {
+		return r.vram
 	}
 	return r.bw
 }

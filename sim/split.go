@@ -117,9 +117,11 @@ type Split struct {
 	// chunks), rather than one pass at a time.
 	PipelinedPrefill bool
 	// Hops are the activation transfers a prefill pass and a decode step
-	// make between stages, each of HopBytes per token.
-	PrefillHops, DecodeHops int
-	HopBytes                float64
+	// make between stages, each of HopBytes per token; a prefill pass's
+	// of PrefillHopBytes where it is not 0 (an offload's op-offloaded
+	// passes, whose hops carry the host layers' new K and V rows).
+	PrefillHops, DecodeHops   int
+	HopBytes, PrefillHopBytes float64
 	// HopRoundTrip is true when each transfer waits for a reply (an RPC
 	// request): two latencies.
 	HopRoundTrip bool
@@ -148,12 +150,22 @@ type Split struct {
 	smallHops    int
 }
 
-// prefillStages are the stages and hops of workload w's prefill passes.
-func (sp *Split) prefillStages(w Workload) ([]*Stage, int) {
+// prefillStages are the stages of workload w's prefill passes, their
+// hops and the bytes a token each hop carries.
+func (sp *Split) prefillStages(w Workload) ([]*Stage, int, float64) {
 	if sp.prefillSmall != nil && !sp.opOffload(w) {
-		return sp.prefillSmall, sp.smallHops
+		return sp.prefillSmall, sp.smallHops, sp.HopBytes
 	}
-	return sp.Prefill, sp.PrefillHops
+	return sp.Prefill, sp.PrefillHops, sp.prefillHopBytes()
+}
+
+// prefillHopBytes is the bytes a token each hop of a pass of the Prefill
+// stages carries.
+func (sp *Split) prefillHopBytes() float64 {
+	if sp.PrefillHopBytes > 0 {
+		return sp.PrefillHopBytes
+	}
+	return sp.HopBytes
 }
 
 // SplitResult is what a split prediction adds to a Result.
@@ -252,19 +264,31 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 }
 
 // overLink makes a prefill stage whose weights live in host memory run
-// its products on gpu's engine, the weights crossing link (llama.cpp
-// offloads a product of 32 rows or more to the GPU, copying its weights),
-// while its attention reads the cache where it is, at the host's rates.
+// on gpu's engine, its weights crossing link: llama.cpp offloads a
+// product of 32 rows or more whose weights are in host memory to the GPU
+// (ggml-cuda's offload_op), and ggml's scheduler runs the layer's other
+// operations there too (ggml_backend_sched_split_graph's "expand gpu"
+// passes), attention included, copying the weights and the layer's KV
+// cache up as a split's inputs; only the writes of the pass's new K and
+// V rows into the cache run on the CPU (the hops, Split.PrefillHopBytes).
+// The products' activations stay in the GPU's memory, and attention runs
+// at the GPU's rate, its cache read over the link.
 func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
-	host := st.r
 	st.r = gpu.rates.prefill
 	st.r.overhead = float64(st.Layers) / float64(max(gpu.Inputs.LayerUnits, 1)) * gpu.Inputs.Efficiency.LayerOverhead
+	if n := gpu.Inputs.Layers; n > 0 { // its layers' share, as newStage's
+		f := float64(st.Layers) / float64(n)
+		st.r.host *= f
+		st.r.graphIn *= f
+		st.r.graphOut *= f
+	}
+	st.r.vram = st.r.bw
 	st.r.bw = link.Rate()
-	st.r.kv = host.bw
-	st.r.attention = host.attention
+	st.r.kv = link.Rate()
 	st.ideal = gpu.rates.ideal
+	st.ideal.vram = st.ideal.bw
 	st.ideal.bw = link.Bandwidth
-	st.ideal.kv = st.setup.rates.ideal.bw
+	st.ideal.kv = link.Bandwidth
 	st.on, st.over = gpu.Device.Name+" "+gpu.Engine.Name, link
 	st.Engine = st.on + " (weights over " + link.Name + ")"
 	st.Compute = compute
@@ -272,11 +296,11 @@ func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 }
 
 // linkTime is what crosses the links over `passes` passes carrying
-// `tokens` tokens in all: activation hops between stages and the
-// tensor-parallel collectives, at the link's measured rate and latency
-// (ideal: its datasheet rate, no latency). Transfers and collectives
-// apart.
-func (sp *Split) linkTime(passes, hops int, tokens float64, ideal bool) (transfer, collective float64) {
+// `tokens` tokens in all: `hops` activation hops between stages of
+// hopBytes a token each, and the tensor-parallel collectives, at the
+// link's measured rate and latency (ideal: its datasheet rate, no
+// latency). Transfers and collectives apart.
+func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool) (transfer, collective float64) {
 	l := sp.Link
 	if l == nil || passes <= 0 {
 		return 0, 0
@@ -290,7 +314,7 @@ func (sp *Split) linkTime(passes, hops int, tokens float64, ideal bool) (transfe
 	if sp.HopRoundTrip {
 		trips = 2
 	}
-	transfer = float64(hops) * (p*trips*lat + tokens*sp.HopBytes/rate)
+	transfer = float64(hops) * (p*trips*lat + tokens*hopBytes/rate)
 	if n := sp.TP; n > 1 {
 		k, fn := float64(n-1), float64(n)
 		collective = float64(sp.AllReduces)*(p*2*k*lat+2*k/fn*tokens*sp.CollectiveBytes/rate) +

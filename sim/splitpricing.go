@@ -22,7 +22,8 @@ type splitPricing struct {
 	ideal   bool
 	prefill []*Stage
 	hops    int
-	passes  int // the prefill's passes, every group's
+	hopB    float64 // the bytes a token each prefill hop carries
+	passes  int     // the prefill's passes, every group's
 	// Every prefill stage's phases, their pricing at the stage's expected
 	// and ideal rates, and the prompts in one pass (the ideal bound's,
 	// when the prefill takes more than one).
@@ -30,12 +31,12 @@ type splitPricing struct {
 	preExp, preIdeal []prefillPricing
 	one              []phases
 	oneIdeal         []prefillPricing
-	// A stage that crosses a link (Stage.overLink) reads its weights over
-	// the link and its cache in host memory, two rates: its bytes are not
-	// its ideal memory time at either. preLink and oneLink count the bytes
-	// it reads over the link, preCache and oneCache those in host memory
-	// (linkCount, cacheCount).
-	preLink, oneLink, preCache, oneCache []prefillPricing
+	// A stage that crosses a link (Stage.overLink) reads its weights and
+	// its cache over the link and its activations in the GPU's memory,
+	// two rates: its bytes are not its ideal memory time at either.
+	// preLink and oneLink count the bytes it reads over the link, preVRAM
+	// and oneVRAM those in the GPU's memory (linkCount, vramCount).
+	preLink, oneLink, preVRAM, oneVRAM []prefillPricing
 	// The links' time over the prefill, expected and ideal.
 	tr, co, itr, ico float64
 	// Every decode stage's phases of a step of dw.Batch sequences (a
@@ -85,18 +86,18 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 		q = new(splitPricing)
 	}
 	*q = splitPricing{sp: sp, w: w, ideal: ideal,
-		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal, preLink: q.preLink, oneLink: q.oneLink, preCache: q.preCache, oneCache: q.oneCache,
+		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal, preLink: q.preLink, oneLink: q.oneLink, preVRAM: q.preVRAM, oneVRAM: q.oneVRAM,
 		dec: q.dec, decExp: q.decExp, decIdeal: q.decIdeal, preSums: q.preSums, decSums: q.decSums}
-	q.prefill, q.hops = sp.prefillStages(w)
+	q.prefill, q.hops, q.hopB = sp.prefillStages(w)
 	n := len(q.prefill)
 	q.pre, q.preExp, q.preSums = sized(q.pre, n), sized(q.preExp, n), sized(q.preSums, n)
 	if ideal {
 		q.preIdeal, q.one, q.oneIdeal = sized(q.preIdeal, n), sized(q.one, n), sized(q.oneIdeal, n)
 		q.preLink, q.oneLink = sized(q.preLink, n), sized(q.oneLink, n)
-		q.preCache, q.oneCache = sized(q.preCache, n), sized(q.oneCache, n)
+		q.preVRAM, q.oneVRAM = sized(q.preVRAM, n), sized(q.oneVRAM, n)
 	} else {
 		q.preIdeal, q.one, q.oneIdeal = q.preIdeal[:0], q.one[:0], q.oneIdeal[:0]
-		q.preLink, q.oneLink, q.preCache, q.oneCache = q.preLink[:0], q.oneLink[:0], q.preCache[:0], q.oneCache[:0]
+		q.preLink, q.oneLink, q.preVRAM, q.oneVRAM = q.preLink[:0], q.oneLink[:0], q.preVRAM[:0], q.oneVRAM[:0]
 	}
 	for i, st := range q.prefill {
 		q.pre[i] = newPhasesIn(st.Cost, w, flash, inOrder)
@@ -107,7 +108,7 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 		}
 		q.preIdeal[i] = q.pre[i].prefillAt(&st.ideal)
 		if st.over != nil {
-			q.preLink[i], q.preCache[i] = q.pre[i].prefillAt(&linkCount), q.pre[i].prefillAt(&cacheCount)
+			q.preLink[i], q.preVRAM[i] = q.pre[i].prefillAt(&linkCount), q.pre[i].prefillAt(&vramCount)
 		}
 		if q.passes > 1 { // the ideal in one pass, as Setup.prefillPhase prices it
 			one := w
@@ -115,13 +116,13 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 			q.one[i] = newPhases(st.Cost, one, flash)
 			q.oneIdeal[i] = q.one[i].prefillAt(&st.ideal)
 			if st.over != nil {
-				q.oneLink[i], q.oneCache[i] = q.one[i].prefillAt(&linkCount), q.one[i].prefillAt(&cacheCount)
+				q.oneLink[i], q.oneVRAM[i] = q.one[i].prefillAt(&linkCount), q.one[i].prefillAt(&vramCount)
 			}
 		}
 	}
 	tokens := float64(w.Batch * w.Prompt)
-	q.tr, q.co = sp.linkTime(q.passes, q.hops, tokens, false)
-	q.itr, q.ico = sp.linkTime(q.passes, q.hops, tokens, true)
+	q.tr, q.co = sp.linkTime(q.passes, q.hops, q.hopB, tokens, false)
+	q.itr, q.ico = sp.linkTime(q.passes, q.hops, q.hopB, tokens, true)
 
 	q.steps = w.Output - 1
 	q.micro = 1
@@ -148,17 +149,18 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 		}
 	}
 	tokens = float64(q.steps * q.dw.Batch)
-	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, tokens, false)
-	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, tokens, true)
+	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, false)
+	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, true)
 	return q
 }
 
-// linkCount and cacheCount price an ideal pass at 1 B/s for what a
-// stage over a link reads over it (its weights) and in host memory (its
-// cache, Stage.overLink), the other free: their memory terms are bytes.
+// linkCount and vramCount price an ideal pass at 1 B/s for what a stage
+// over a link reads over it (its weights and its cache) and in the GPU's
+// memory (its activations, Stage.overLink), the other free: their memory
+// terms are bytes.
 var (
-	linkCount  = rates{bw: 1, kv: math.Inf(1), peak: 1, ideal: true}
-	cacheCount = rates{bw: math.Inf(1), kv: 1, peak: 1, ideal: true}
+	linkCount = rates{bw: 1, kv: 1, vram: math.Inf(1), peak: 1, ideal: true}
+	vramCount = rates{bw: math.Inf(1), kv: math.Inf(1), vram: 1, peak: 1, ideal: true}
 )
 
 // sized is s with n zero elements, in s's storage when it holds them.
@@ -212,10 +214,10 @@ func (q *splitPricing) at() splitPhases {
 			switch {
 			case st.over != nil && one:
 				over = q.oneLink[i].sum().memory
-				bytes = over + q.oneCache[i].sum().memory
+				bytes = over + q.oneVRAM[i].sum().memory
 			case st.over != nil:
 				over = q.preLink[i].sum().memory
-				bytes = over + q.preCache[i].sum().memory
+				bytes = over + q.preVRAM[i].sum().memory
 			}
 		}
 		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: bytes, over: over, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}

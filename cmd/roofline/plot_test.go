@@ -121,8 +121,8 @@ host's CPU (desktop-ddr5, assumed and said so). Every layer moved to the
 GPU takes its weights off the slow memory, so decode climbs from 1.3 to 19
 tokens/s, but memory runs out past 48 of 81 layers (×; llama.cpp counts the
 output layer as one and moves it first): llama.cpp's --fit stops at 46 (△),
-keeping 1 GiB free, for 2.8 tokens/s. Prefill runs the host layers'
-products on the GPU with their weights over PCIe 4.0.`,
+keeping 1 GiB free, for 2.8 tokens/s. Prefill runs the host layers on the
+GPU, their weights and KV cache crossing PCIe 4.0.`,
 		[]string{"plot", "gpu-layers", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m",
 			"-o", "docs/plots/gpu-layers.png"}},
 	{"ops", "Operators", `Where the time of a prefill and of a decode step goes, operator by operator,

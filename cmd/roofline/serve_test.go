@@ -30,7 +30,7 @@ var serveExamples = []struct {
 		[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "hgx-h100", "--runtime", "vllm", "--rate", "4", "--requests", "1000",
 			"--prompt", "lognormal:1000:600", "--output-tokens", "lognormal:250:200", "--max-rate"}},
 	{"A 70B model on one RTX 4090 and system RAM (llama.cpp offload)",
-		"Llama-3.1-70B at q4_k_m (about 42 GB) does not fit a 24 GB RTX 4090: llama.cpp's --fit keeps the output layer and the last layers on the GPU and the rest in the desktop's DDR5, run by its CPU. Every pass goes through the host's layers and then the GPU's; a prompt's passes of 512 tokens run the host layers' products on the GPU, their weights crossing PCIe. A single user's pace, a question every two minutes, then the search for the largest rate meeting p99 TTFT 20 s and TPOT 1 s. plan --rate searches this same server for an offloaded configuration, at the --gpu-layers its plan places (docs/planning.md, \"The rate an offloaded server sustains\").",
+		"Llama-3.1-70B at q4_k_m (about 42 GB) does not fit a 24 GB RTX 4090: llama.cpp's --fit keeps the output layer and the last layers on the GPU and the rest in the desktop's DDR5, run by its CPU. Every pass goes through the host's layers and then the GPU's; a prompt's passes of 512 tokens run the host layers on the GPU, their weights and KV cache crossing PCIe. A single user's pace, a question every two minutes, then the search for the largest rate meeting p99 TTFT 20 s and TPOT 1 s. plan --rate searches this same server for an offloaded configuration, at the --gpu-layers its plan places (docs/planning.md, \"The rate an offloaded server sustains\").",
 		[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--rate", "0.008", "--requests", "300",
 			"--prompt", "lognormal:800:400", "--output-tokens", "lognormal:200:120", "--ttft", "20s", "--tpot", "1s", "--max-rate"}},
 	{"A team's vLLM server on an H100",
@@ -469,11 +469,13 @@ offloads it (the same placement: ` + "`--gpu-layers`" + `/` + "`-ngl`" + `, ` + 
 sequences of the mean lengths): every pass runs the host's layers on its
 CPU and the GPU's in turn, each stage at its engine's rates, plus the
 activations' hops over the link (` + "`sim.Split.StepPricer`" + `); a prefill pass of
-32 rows or more runs the host layers' products on the GPU, their weights
-crossing the link, as llama.cpp's op offload does (decided per pass, on
-the pass's own rows). Each memory holds the KV cache of its own layers,
-so the pool is what the memory that fills first leaves (tested: a lone
-request is ` + "`predict`" + `'s split prediction). Its step-time interval is the
+32 rows or more runs the host layers on the GPU, their weights and KV
+cache crossing the link and their new K and V rows going down to the CPU
+that writes them into the cache, as llama.cpp's op offload and ggml's
+scheduler do (decided per pass, on the pass's own rows). Each memory
+holds the KV cache of its own layers, so the pool is what the memory
+that fills first leaves (tested: a lone request is ` + "`predict`" + `'s split
+prediction). Its step-time interval is the
 interval of its stages' classes, each weighted by its share of the mean
 request's time run alone (` + "`sim.Split.Bounds`" + `, as predict weighs them).
 Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
