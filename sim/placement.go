@@ -83,8 +83,8 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 	m := gpu.Model
 	L := m.Spec.Layers
 	switch {
-	case o.GPULayers < AutoLayers || o.GPULayers > L+1:
-		return nil, &FieldError{"GPULayers", fmt.Sprintf("must be from 0 to %d (%d layers and the output layer, as llama.cpp counts them), got %d", L+1, L, o.GPULayers)}
+	case o.GPULayers < AutoLayers:
+		return nil, &FieldError{"GPULayers", fmt.Sprintf("must be 0 or more (%d for all %d layers and the output layer, as llama.cpp counts them), got %d", L+1, L, o.GPULayers)}
 	case o.NCPUMoE < 0 || o.NCPUMoE > L:
 		return nil, &FieldError{"NCPUMoE", fmt.Sprintf("must be from 0 to the model's %d layers, got %d", L, o.NCPUMoE)}
 	case (o.CPUMoE || o.NCPUMoE > 0) && m.Spec.MoE == nil:
@@ -97,6 +97,14 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 		if err := link.Validate(); err != nil {
 			return nil, &FieldError{"Link", err.Error()}
 		}
+	}
+	// llama.cpp takes a larger -ngl as every layer (load_tensors:
+	// act_gpu_layers = min(n_gpu_layers, n_layer + 1)), so -ngl 99, as
+	// users type it, is all of them.
+	var clamped string
+	if o.GPULayers > L+1 {
+		clamped = fmt.Sprintf("-ngl %d is every layer: llama.cpp takes at most the %d layers and the output layer, %d", o.GPULayers, L, L+1)
+		o.GPULayers = L + 1
 	}
 	pl := offloadPlace{ngl: o.GPULayers}
 	switch {
@@ -124,7 +132,14 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 		sp.Notes = append(sp.Notes, fitNote(note))
 		return sp, nil
 	}
-	return offloadSplit(gpu, host, link, pl, gpu.Model.Slice)
+	sp, err := offloadSplit(gpu, host, link, pl, gpu.Model.Slice)
+	if err != nil {
+		return nil, err
+	}
+	if clamped != "" {
+		sp.Notes = append(sp.Notes, clamped)
+	}
+	return sp, nil
 }
 
 // fitOffload is llama.cpp's --fit for one GPU (common/fit.cpp,

@@ -110,6 +110,19 @@ func TestOffloadStepPricer(t *testing.T) {
 	if got, budget, name := whole.KVTokens(512); got != math.Floor(g8.KVBudget(512)/131072) || budget != g8.KVBudget(512) || name != "rtx-4090 memory" {
 		t.Errorf("every layer on the GPU: a pool of %v tokens (%v B left in %s), want the device's own, %v B: %v tokens", got, budget, name, g8.KVBudget(512), math.Floor(g8.KVBudget(512)/131072))
 	}
+	// llama.cpp takes a larger -ngl as every layer (src/llama-model.cpp,
+	// load_tensors: act_gpu_layers = min(n_gpu_layers, n_layer + 1)):
+	// -ngl 99, as users type it, is -ngl 33 here, and says so.
+	all, err := sim.NewOffload(g8, h8, link(t, "pcie4-x16"), sim.OffloadOptions{GPULayers: 99}, sim.DefaultWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.GPULayers != 33 || all.Layers != whole.Layers || len(all.Notes) != len(whole.Notes)+1 || !strings.Contains(all.Notes[len(all.Notes)-1], "-ngl 99 is every layer") {
+		t.Errorf("-ngl 99: %d of %d layers on the GPU, notes %q; want 33 of %d and a note", all.GPULayers, all.Layers, all.Notes, whole.Layers)
+	}
+	if _, err := sim.NewOffload(g8, h8, link(t, "pcie4-x16"), sim.OffloadOptions{GPULayers: -2}, sim.DefaultWorkload); err == nil || !strings.Contains(err.Error(), "must be 0 or more (33 for all 32 layers") {
+		t.Errorf("-ngl -2: %v", err)
+	}
 	// A decode step through the stages costs more than the GPU's alone.
 	if a, b := pr.Pass(1, 1, false, pr.Decode(1000)), gpu.StepPricer().Pass(1, 1, false, gpu.StepPricer().Decode(1000)); !(a > b) {
 		t.Errorf("an offloaded decode step %v s, the whole model on the GPU %v s", a, b)

@@ -244,7 +244,7 @@ func TestOffload70BOn4090(t *testing.T) {
 		}
 		prev = r.TPOT
 	}
-	for _, bad := range []int{82, -2} {
+	for _, bad := range []int{-2, -100} {
 		_, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: bad}, w)
 		var fe *sim.FieldError
 		if !errors.As(err, &fe) || fe.Field != "GPULayers" {

@@ -15,7 +15,7 @@ import (
 // predict's, chat's and plan's.
 func spreadFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "gpu-layers", Aliases: []string{"ngl"}, Usage: "layers on the GPU as llama.cpp's -ngl counts them (the output layer is one, and the first: 81 for an 80-layer model, 1 the output layer alone), the rest in host memory on the CPU; default: as many as fit, as llama.cpp's --fit places them, when the model does not fit"},
+		&cli.IntFlag{Name: "gpu-layers", Aliases: []string{"ngl"}, Usage: "layers on the GPU as llama.cpp's -ngl counts them (the output layer is one, and the first: 81 for an 80-layer model, 1 the output layer alone; a larger count, such as 99, is every layer, as llama.cpp takes it), the rest in host memory on the CPU; default: as many as fit, as llama.cpp's --fit places them, when the model does not fit"},
 		&cli.BoolFlag{Name: "cpu-moe", Usage: "keep every layer's routed experts in host memory (llama.cpp --cpu-moe)"},
 		&cli.IntFlag{Name: "n-cpu-moe", Usage: "keep the routed experts of the first `N` layers in host memory (llama.cpp --n-cpu-moe)"},
 		&cli.StringFlag{Name: "host", Usage: "host `DEVICE` whose memory and CPU take offloaded layers; default: desktop-ddr5 for a desktop GPU, the device itself for unified memory"},
