@@ -388,6 +388,10 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
+// newParallel is sim.NewParallel, a variable so that a test can count
+// the splits parallel builds.
+var newParallel = sim.NewParallel
+
 // parallel spreads the model over devices like s's.
 func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, []string, error) {
 	rt := s.Runtime
@@ -429,6 +433,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
 	}
+	var split *sim.Split // the groups' split, when the search built it
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
 		// Every layer over the devices the link joins, the groups in a
@@ -441,8 +446,8 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 			if n%g != 0 {
 				continue
 			}
-			if _, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP}); err == nil {
-				tp, pp = g, n/g
+			if sg, err := newParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP}); err == nil {
+				tp, pp, split = g, n/g, sg
 				break
 			}
 		}
@@ -460,7 +465,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
 		return nil, nil, err
 	}
-	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
+	if split != nil {
+		return split, append(notes, linkNote(link, "between the devices")), nil
+	}
+	split, err = newParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
 	var fe *sim.FieldError
 	if errors.As(err, &fe) && (fe.Field == "PP" && sp.PP == 0 || fe.Field == "TP" && sp.TP == 0) {
 		// The count came from --devices, not --pp or --tp: say so.
