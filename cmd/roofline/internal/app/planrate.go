@@ -85,11 +85,10 @@ func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
 func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
 	a, err := env.server(req)
 	var nf *serve.NotFitError
-	var re *RequestError
 	switch {
 	case errors.As(err, &nf):
 		return PlanRate{Searched: true, NoCache: true}, nil
-	case errors.As(err, &re) && re.Input == "Devices":
+	case errors.Is(err, ErrNotStepped):
 		return PlanRate{}, nil // stages in turn: serve does not step them
 	case err != nil:
 		return PlanRate{}, err

@@ -31,7 +31,7 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 			return nil, "", &plan.Unsplittable{Reason: pe.Error()}
 		case errors.As(err, &fe):
 			return nil, "", &plan.Unsplittable{Reason: fe.Msg}
-		case errors.As(err, &re) && re.Input == "Devices":
+		case errors.Is(err, ErrCount) && errors.As(err, &re):
 			return nil, "", &plan.Unsplittable{Reason: re.Msg}
 		case err != nil:
 			return nil, "", err // a link to give: the whole plan's error

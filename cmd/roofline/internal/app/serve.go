@@ -262,7 +262,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		}
 		if n, how := unstepped(split); how != "" {
 			return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s runs %d devices %s; serve steps a tensor-parallel group (vLLM --tp) or layers offloaded to the host (--gpu-layers), not this split yet", s.Runtime.Name, n, how),
-				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group"}
+				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group", Err: ErrNotStepped}
 		}
 		out.Choices = append(out.Choices, split.Notes...)
 	} else {
@@ -276,7 +276,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		}
 		if split != nil {
 			if split.Kind != sim.Offload {
-				return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("serve does not step a %s split", split.Kind)}
+				return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("serve does not step a %s split", split.Kind), Err: ErrNotStepped}
 			}
 			out.Choices = append(out.Choices, split.Notes...)
 			out.Choices = append(out.Choices, split.Describe()...)
@@ -308,6 +308,11 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	out.Server = sv
 	return out, nil
 }
+
+// ErrNotStepped is what the error of a server whose split serve does not
+// step (pipeline stages, RPC boards) wraps: plan --rate leaves such a
+// configuration unsearched (planMaxRate), and fails on any other error.
+var ErrNotStepped = errors.New("serve does not step this split")
 
 // unstepped is how split runs its devices when serve cannot step it,
 // with their count ("" when it can: a tensor-parallel group).

@@ -388,6 +388,11 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
+// ErrCount is what the error of a device count the runtime's mode does
+// not split wraps (parallel): plan leaves that count of that device out
+// (planSpread), and fails on any other error.
+var ErrCount = errors.New("the runtime's mode does not split this count of devices")
+
 // newParallel is sim.NewParallel, a variable so that a test can count
 // the splits parallel builds.
 var newParallel = sim.NewParallel
@@ -399,7 +404,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	tp, pp := sp.TP, sp.PP
 	switch {
 	case n < 0 || tp < 0 || pp < 0:
-		return nil, nil, &RequestError{Input: "Devices", Msg: "counts must be positive"}
+		return nil, nil, &RequestError{Input: "Devices", Msg: "counts must be positive", Err: ErrCount}
 	case n == 0:
 		n = max(tp, 1) * max(pp, 1)
 	}
@@ -418,7 +423,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	network := link.Kind == hardware.Ethernet || link.Kind == hardware.Thunderbolt
 	if network && rt.Splits(runtimes.SplitNetworkTensor) {
 		if pp > 1 || (tp > 0 && tp != n) {
-			return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s splits every layer over all %d machines: --tp is the device count and --pp is 1", rt.Name, n)}
+			return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s splits every layer over all %d machines: --tp is the device count and --pp is 1", rt.Name, n), Err: ErrCount}
 		}
 		split, err := sim.NewNetworkTensor(s, link, n)
 		if err != nil {
@@ -460,7 +465,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	}
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: --tp %d × --pp %d runs on %d devices", n, tp, pp, tp*pp),
-			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n)}
+			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n), Err: ErrCount}
 	}
 	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
 		return nil, nil, err
@@ -472,7 +477,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	var fe *sim.FieldError
 	if errors.As(err, &fe) && (fe.Field == "PP" && sp.PP == 0 || fe.Field == "TP" && sp.TP == 0) {
 		// The count came from --devices, not --pp or --tp: say so.
-		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: %s runs them as --tp %d × --pp %d; --%s %s", n, rt.Name, tp, pp, strings.ToLower(fe.Field), fe.Msg)}
+		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: %s runs them as --tp %d × --pp %d; --%s %s", n, rt.Name, tp, pp, strings.ToLower(fe.Field), fe.Msg), Err: ErrCount}
 	}
 	if err != nil {
 		return nil, nil, err

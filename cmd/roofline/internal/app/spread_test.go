@@ -1,9 +1,12 @@
 package app
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -45,5 +48,50 @@ func TestParallelBuildsTheGroupsOnce(t *testing.T) {
 	}
 	if calls != 1 {
 		t.Errorf("built %d splits, want 1", calls)
+	}
+}
+
+// TestPlanMaxRateSkipsOnlyUnsteppedSplits: plan --rate leaves unsearched
+// a configuration whose split serve does not step (16 H100 SXM under
+// vLLM: tp 8 × pp 2, two pipeline stages), and fails on any other error
+// of the request, whatever input it names: --devices 2 with --tp 3 is
+// tp 3 × pp 1 = 3 devices, an error of --devices (it was taken for a
+// split not stepped, its rate left out in silence).
+func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Selection{Model: "llama-3.1-70b", Hardware: "h100-sxm", Runtime: "vllm", Weights: "bf16", Options: sim.DefaultOptions}
+	req := func(sp Spread) ServeRequest {
+		return ServeRequest{Setup: sel, Spread: sp, SearchRuns: PlanRateRuns, Targets: serve.Targets{TTFT: 1, TPOT: 0.1},
+			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
+	}
+	pr, err := env.planMaxRate(req(Spread{Devices: 16}))
+	if err != nil || pr.Searched {
+		t.Errorf("16 devices (pp 2): %+v, %v; want not searched, no error", pr, err)
+	}
+	if _, err := env.server(req(Spread{Devices: 16})); !errors.Is(err, ErrNotStepped) {
+		t.Errorf("16 devices (pp 2): server's error %v does not say the split is not stepped", err)
+	}
+	if pr, err := env.planMaxRate(req(Spread{Devices: 2, TP: 3})); err == nil {
+		t.Errorf("--devices 2 --tp 3: %+v, no error; want the request's error", pr)
+	}
+}
+
+// TestPlanSpreadLeavesOutACountNotSplit: 40 RTX 4090s under llama.cpp
+// are 40 pipeline stages of Llama-3.1-8B's 32 layers, a count its mode
+// does not split (ErrCount): that count is left out of the plan
+// (plan.Unsplittable), not the plan's error.
+func TestPlanSpreadLeavesOutACountNotSplit(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setupOf(t, Selection{Model: "llama-3.1-8b", Hardware: "rtx-4090", Runtime: "llama.cpp", Weights: "q4_k_m", Options: sim.DefaultOptions})
+	_, _, err = env.planSpread(Spread{})(s, 40)
+	var un *plan.Unsplittable
+	if !errors.As(err, &un) {
+		t.Errorf("40 stages of 32 layers: %v, want a count left out", err)
 	}
 }
