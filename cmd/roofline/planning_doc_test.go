@@ -153,8 +153,11 @@ What the table leaves out, it counts on its last line:
   for the configuration: a tensor-parallel group (--devices) as serve --tp
   serves it, a model offloaded to its host as serve --gpu-layers N
   --n-cpu-moe E serves the plan's placement (below); one on pipeline
-  stages or RPC boards is not searched (—). --rate needs --ttft or --tpot
-  to hold the rate to.
+  stages or RPC boards is not searched (—). The server keeps --headroom of
+  every memory free, as the plan's memory check does: its KV cache is what
+  the rest leaves (serve --memory-share of the runtime's share less the
+  headroom is the same server on one device). --rate needs --ttft or
+  --tpot to hold the rate to.
 
 Numbers that would mislead are words: a limit of zero is **none** (nothing
 meets the target) or **does not fit** (the weights alone exceed memory), a

@@ -27,7 +27,10 @@ type ServeRequest struct {
 	// MemoryShare replaces the runtime's share of usable memory (vLLM
 	// --gpu-memory-utilization; 0 keeps it).
 	MemoryShare float64
-	Targets     serve.Targets
+	// Headroom is the share of usable memory kept free (plan --headroom,
+	// serve.Options.Headroom).
+	Headroom float64
+	Targets  serve.Targets
 	// Search runs the max-rate search in SearchRuns runs (0: none).
 	SearchRuns int
 	// SearchInterval repeats the search at the ends of the step-time
@@ -287,7 +290,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	if !s.Runtime.Scheduler.Stated {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
-	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, Headroom: req.Headroom, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
 	if err != nil {
 		var nf *serve.NotFitError
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
