@@ -203,7 +203,10 @@ RPC backend over a network, every layer over the boards for
 distributed-llama. A count a runtime's split cannot take (heads the tensor
 parallel size does not divide, fewer layers than devices, distributed-llama's
 powers of two) is skipped and ` + "`--detail`" + ` says why; a device that names no
-peer link needs ` + "`--link`" + `. The counts multiply the search that the 2^24 bound
+peer link needs ` + "`--link`" + `, and so do more SXM GPUs than one HGX board
+holds: their boards meet over a network no built-in link describes, which
+` + "`--link`" + ` names (their NVLink stays within each board; a count without it
+is skipped, and ` + "`--detail`" + ` says why). The counts multiply the search that the 2^24 bound
 counts, and each configuration carries DEVICES and SPLIT (` + "`tp 4, nvlink4`" + `,
 ` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 43/81`" + `: layers on the GPU as llama.cpp counts
 them) in the table, the JSON (` + "`devices`" + `, ` + "`split`" + `) and the CSV.

@@ -31,7 +31,13 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 			return nil, "", &plan.Unsplittable{Reason: pe.Error()}
 		case errors.As(err, &fe):
 			return nil, "", &plan.Unsplittable{Reason: fe.Msg}
+		case errors.Is(err, ErrGroupLink) && errors.As(err, &re):
+			// Boards no link joins: this count of this device, not the
+			// plan (said: a plan's notes).
+			return nil, "", &plan.Unsplittable{Reason: "--link " + re.Msg}
 		case errors.Is(err, ErrCount) && errors.As(err, &re):
+			// A count the mode does not split: this count of this
+			// device, not the plan.
 			return nil, "", &plan.Unsplittable{Reason: re.Msg}
 		case err != nil:
 			return nil, "", err // a link to give: the whole plan's error
@@ -41,12 +47,16 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 }
 
 // SplitMode says in a few words how a split spreads its model: "tp 4,
-// nvlink4", "pp 2, pcie4-x16", "rpc 4, 1gbe", "tensor 4, 1gbe" (every
+// nvlink4", "pp 2, pcie4-x16", "tp 8 × pp 2, nvlink4 + custom" (the link
+// between the NVLink groups after the +), "rpc 4, 1gbe", "tensor 4, 1gbe" (every
 // layer over the boards), "offload 27/81".
 func SplitMode(sp *sim.Split) string {
 	link := ""
 	if sp.Link != nil {
 		link = ", " + sp.Link.Name
+	}
+	if sp.Between != nil {
+		link += " + " + sp.Between.Name // between the NVLink groups
 	}
 	switch {
 	case sp.Kind == sim.Offload:

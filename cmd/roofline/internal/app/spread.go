@@ -44,6 +44,10 @@ type Spread struct {
 	// link that cannot be a card's bus was set aside ("": none was).
 	trainBus bool
 	notBus   string
+	// anyBetween prices the hop between NVSwitch boards on their own
+	// NVLink when no link between them is given: smallestFit asks only
+	// for the memory.
+	anyBetween bool
 }
 
 // any reports whether the spread asks for more than the default.
@@ -438,6 +442,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
 	}
+	link, between, groupNotes, missing := groups(s.Device, link, sp, n)
+	if sp.anyBetween {
+		missing = nil // the memory alone is asked
+	}
 	var split *sim.Split // the groups' split, when the search built it
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
@@ -451,7 +459,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 			if n%g != 0 {
 				continue
 			}
-			if sg, err := newParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP}); err == nil {
+			if sg, err := newParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP, Between: between}); err == nil {
 				tp, pp, split = g, n/g, sg
 				break
 			}
@@ -470,10 +478,13 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	if err := peerLink(s.Device, link, sp, tp, pp); err != nil {
 		return nil, nil, err
 	}
-	if split != nil {
-		return split, append(notes, linkNote(link, "between the devices")), nil
+	if split != nil && missing != nil {
+		return nil, nil, missing // said once the counts hold: their errors come first
 	}
-	split, err = newParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
+	if split != nil {
+		return split, append(append(notes, linkNote(link, "between the devices")), groupNotes...), nil
+	}
+	split, err = newParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP, Between: between})
 	var fe *sim.FieldError
 	if errors.As(err, &fe) && (fe.Field == "PP" && sp.PP == 0 || fe.Field == "TP" && sp.TP == 0) {
 		// The count came from --devices, not --pp or --tp: say so.
@@ -482,7 +493,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	if err != nil {
 		return nil, nil, err
 	}
-	return split, append(notes, linkNote(link, "between the devices")), nil
+	if missing != nil {
+		return nil, nil, missing
+	}
+	return split, append(append(notes, linkNote(link, "between the devices")), groupNotes...), nil
 }
 
 // tensorGroup is the tensor-parallel group n devices like d form over
@@ -556,6 +570,7 @@ const BoardLink = "1gbe"
 func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, string, *sim.Split) {
 	sp.TP, sp.PP, sp.EP = 0, 0, false
 	sp.GPULayers, sp.GPULayersSet, sp.CPUMoE, sp.NCPUMoE = 0, false, false, 0
+	sp.anyBetween = true
 	linkFlag := ""
 	if sp.Link == "" && sp.LinkRate == 0 && defaultPeerLink(s.Device) == "" {
 		sp.Link = BoardLink
@@ -581,6 +596,10 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 		}
 		if split.Kind == sim.Parallel && split.PP > 1 {
 			flags += fmt.Sprintf(" --pp %d", split.PP)
+		}
+		if split.Between == split.Link && split.Between != nil {
+			// Boards with no network given between them (groups).
+			return true, flags + " --link RATE (the boards' network)", split
 		}
 		return true, flags + linkFlag, split
 	}

@@ -24,8 +24,8 @@ func setupOf(t *testing.T, sel Selection) *sim.Setup {
 	return res.Setup
 }
 
-// TestParallelBuildsTheGroupsOnce: --devices 16 alone on H100 SXM under
-// vLLM is two HGX boards of 8 (tensorGroup: nvlink4 joins 8, 16 % 8 = 0),
+// TestParallelBuildsTheGroupsOnce: --devices 16 on H100 SXM under vLLM
+// (--link the boards' network) is two HGX boards of 8 (tensorGroup: nvlink4 joins 8, 16 % 8 = 0),
 // tp 8 × pp 2; the search for the groups builds that split, and parallel
 // returns it rather than building it again: one sim.NewParallel, where
 // the search's and a second one made two.
@@ -39,7 +39,7 @@ func TestParallelBuildsTheGroupsOnce(t *testing.T) {
 		return inner(s, l, o)
 	}
 	env, _ := NewEnv()
-	split, _, err := env.parallel(s, Spread{Devices: 16}, nil)
+	split, _, err := env.parallel(s, Spread{Devices: 16, LinkRate: 50e9}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +67,11 @@ func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
 		return ServeRequest{Setup: sel, Spread: sp, SearchRuns: PlanRateRuns, Targets: serve.Targets{TTFT: 1, TPOT: 0.1},
 			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
 	}
-	pr, err := env.planMaxRate(req(Spread{Devices: 16}))
+	pr, err := env.planMaxRate(req(Spread{Devices: 16, LinkRate: 50e9}))
 	if err != nil || pr.Searched {
 		t.Errorf("16 devices (pp 2): %+v, %v; want not searched, no error", pr, err)
 	}
-	if _, err := env.server(req(Spread{Devices: 16})); !errors.Is(err, ErrNotStepped) {
+	if _, err := env.server(req(Spread{Devices: 16, LinkRate: 50e9})); !errors.Is(err, ErrNotStepped) {
 		t.Errorf("16 devices (pp 2): server's error %v does not say the split is not stepped", err)
 	}
 	if pr, err := env.planMaxRate(req(Spread{Devices: 2, TP: 3})); err == nil {
