@@ -163,6 +163,15 @@ Numbers that would mislead are words: a limit of zero is **none** (nothing
 meets the target) or **does not fit** (the weights alone exceed memory), a
 configuration that does not fit says DOES NOT FIT.
 
+Notes under the answer (` + "`note 1: …`" + `, ` + "`notes`" + ` in the JSON), as predict's,
+say what the plan decided that its table does not show: how each
+recommended configuration spread over devices or offloaded is placed, by
+device (the links between the devices and between NVLink groups, an
+offload's host and the bus it crosses, a ` + "`--link`" + ` set aside as no card's
+slot), a ` + "`--host`" + ` or ` + "`--link`" + ` no recommended configuration uses, and the
+device counts left out for want of a link between NVLink groups (more SXM
+GPUs than one HGX board holds: ` + "`--link`" + ` names the boards' network).
+
 **CONCURRENT** is how many sequences of the row's context (it is named: "7 at
 16384") fit and meet the targets at once — TTFT with every sequence sending
 its prompt together, TPOT at the last step, memory — and the inverse table's
@@ -206,7 +215,7 @@ powers of two) is skipped and ` + "`--detail`" + ` says why; a device that names
 peer link needs ` + "`--link`" + `, and so do more SXM GPUs than one HGX board
 holds: their boards meet over a network no built-in link describes, which
 ` + "`--link`" + ` names (their NVLink stays within each board; a count without it
-is skipped, and ` + "`--detail`" + ` says why). The counts multiply the search that the 2^24 bound
+is skipped, said in the notes). The counts multiply the search that the 2^24 bound
 counts, and each configuration carries DEVICES and SPLIT (` + "`tp 4, nvlink4`" + `,
 ` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 43/81`" + `: layers on the GPU as llama.cpp counts
 them) in the table, the JSON (` + "`devices`" + `, ` + "`split`" + `) and the CSV.

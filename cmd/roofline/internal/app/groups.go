@@ -1,17 +1,29 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/units"
 )
 
-// ErrGroupLink is what the error of devices filling more than one
-// NVSwitch board, with no link given between the boards, wraps: plan
-// leaves that count out and says why (planSpread).
-var ErrGroupLink = errors.New("no link between the boards")
+// GroupLinkError is what the error of devices filling more than one
+// NVLink group, with no link between the groups built in or given,
+// wraps: plan leaves that count out and says why (planSpread, its notes).
+type GroupLinkError struct {
+	Device, Link string
+	// Joins is the devices a group holds; Network is true for boards,
+	// which meet over their nodes' network.
+	Joins   int
+	Network bool
+}
+
+func (e *GroupLinkError) Error() string {
+	if e.Network {
+		return fmt.Sprintf("more %s than one board of %d on %s: boards meet over their nodes' network, which no built-in link describes", e.Device, e.Joins, e.Link)
+	}
+	return fmt.Sprintf("more %s than one group of %d on %s: the profile gives no host_link for the groups to meet over", e.Device, e.Joins, e.Link)
+}
 
 // groups is the link within each group of n devices like d and the link
 // between the groups (nil when link joins them all), with notes that say
@@ -48,7 +60,7 @@ func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, betw
 			// No link between the groups: the split is built with the
 			// groups' own link in its place, for its memory (smallestFit)
 			// and for the errors of its counts, which come first.
-			missing := &RequestError{Input: "Link", Err: ErrGroupLink,
+			missing := &RequestError{Input: "Link", Err: &GroupLinkError{Device: d.Name, Link: link.Name, Joins: link.Devices, Network: link.Apart == hardware.ApartNetwork},
 				Msg:  fmt.Sprintf("is needed between the %s: %d %s fill %d %s of %d on %s, and %s's profile gives no host_link for them to meet over", what, n, d.Name, count, what, link.Devices, link.Name, d.Name),
 				Hint: fmt.Sprintf("give the link between the devices with --link (a rate such as 25GB/s), or at most --devices %d", link.Devices)}
 			if link.Apart == hardware.ApartNetwork {

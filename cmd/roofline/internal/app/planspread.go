@@ -14,8 +14,9 @@ import (
 // --devices n does with the same link: the runtime's multi-device mode
 // (tensor parallel for vLLM and TensorRT-LLM, layers over RPC hosts for
 // llama.cpp on a network, a pipeline for llama.cpp in one machine,
-// distributed-llama's every layer over the boards).
-func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, string, error) {
+// distributed-llama's every layer over the boards). pn, when set, keeps
+// the counts left out for want of a link between NVLink groups.
+func (env *Env) planSpread(base Spread, pn *planNotes) func(s *sim.Setup, n int) (*sim.Split, string, error) {
 	return func(s *sim.Setup, n int) (*sim.Split, string, error) {
 		sp := base
 		sp.Devices = n
@@ -23,6 +24,7 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 		var fe *sim.FieldError
 		var re *RequestError
 		var pe *hardware.PeerLinkError
+		var ge *GroupLinkError
 		switch {
 		case errors.As(err, &pe):
 			// An NVLink this device lacks, or a group larger than it
@@ -31,9 +33,10 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 			return nil, "", &plan.Unsplittable{Reason: pe.Error()}
 		case errors.As(err, &fe):
 			return nil, "", &plan.Unsplittable{Reason: fe.Msg}
-		case errors.Is(err, ErrGroupLink) && errors.As(err, &re):
-			// Boards no link joins: this count of this device, not the
-			// plan (said: a plan's notes).
+		case errors.As(err, &ge) && errors.As(err, &re):
+			// Groups no link joins: this count of this device, not the
+			// plan, said in its notes.
+			pn.leftOut(ge, n)
 			return nil, "", &plan.Unsplittable{Reason: "--link " + re.Msg}
 		case errors.Is(err, ErrCount) && errors.As(err, &re):
 			// A count the mode does not split: this count of this

@@ -89,7 +89,7 @@ func TestPlanSpreadLeavesOutACountNotSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := setupOf(t, Selection{Model: "llama-3.1-8b", Hardware: "rtx-4090", Runtime: "llama.cpp", Weights: "q4_k_m", Options: sim.DefaultOptions})
-	_, _, err = env.planSpread(Spread{})(s, 40)
+	_, _, err = env.planSpread(Spread{}, nil)(s, 40)
 	var un *plan.Unsplittable
 	if !errors.As(err, &un) {
 		t.Errorf("40 stages of 32 layers: %v, want a count left out", err)
