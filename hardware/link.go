@@ -30,10 +30,30 @@ type Link struct {
 	// board on its NVSwitches, the two cards of a bridge); 0 for a link
 	// that joins any number (PCIe through the host, a network).
 	Devices int
+	// Apart is how the groups of Devices an NVLink joins meet one another
+	// when there are more of them (Groups): ApartHost for a bridge between
+	// cards in one computer, ApartNetwork for an NVSwitch board that is a
+	// computer of its own; "" for a link that joins any number.
+	Apart Apart
 	// Sources says where each figure comes from: "bandwidth", "measured",
-	// "latency", "devices".
+	// "latency", "devices", "apart".
 	Sources map[string]string
 }
+
+// Apart is where the groups an NVLink joins meet (Link.Apart).
+type Apart string
+
+// How an NVLink's groups meet.
+const (
+	// ApartHost: cards bridged in pairs in one computer; the pairs
+	// exchange over their PCIe bus through the host (the device's
+	// host_link).
+	ApartHost Apart = "host"
+	// ApartNetwork: the GPUs of an NVSwitch board (HGX); boards are
+	// computers of their own and meet over the nodes' network, which no
+	// built-in link describes.
+	ApartNetwork Apart = "network"
+)
 
 // LinkKind is the class of a link.
 type LinkKind string
@@ -107,6 +127,8 @@ const (
 	srcNVLinkStep   = "[S] NVIDIA/nccl issue #1259: a small all-reduce over two H100s of an HGX node takes about 6 µs, two ring steps: 3 µs a step"
 	srcEthLatency   = "[S] geerlingguy/raspberry-pi-pcie-devices issue #337: hping round trips of 0.1 ms minimum and 0.5 ms average between a Compute Module 4 board and a Mac on a gigabit LAN: half the average, 0.25 ms a message"
 	srcHGXA100      = "[V] NVIDIA A100 Tensor Core GPU datasheet: HGX A100 8-GPU with NVSwitch; GPUs of two boards meet over the nodes' network, which no built-in link describes"
+	srcBridgeApart  = "[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs; any other card in the computer exchanges with them over PCIe (peers through the host: the workstation-4x-rtx-4090 system)"
+	srcBoardApart   = "[V] NVIDIA DGX H100 datasheet: the 8 GPUs of a system share its NVSwitches, and systems connect over their network adapters (8x ConnectX-7); no built-in link describes that network"
 	srcTBLatency    = "[S] anthony-chaudhary/fak issue #12596: clustering Macs over TCP/IP costs 250-350 µs of synchronisation per exchange (RDMA over Thunderbolt 5, macOS 26.2, under 50 µs): 300 µs a message over IP"
 )
 
@@ -154,9 +176,13 @@ func (l *Link) TrainedWith(bus *Link) Link {
 // nvlinkAtNCCLShare is an NVLink measured by no one, at bandwidth bw
 // per direction: NCCL's share of NVLink 4 (370 of 450 GB/s) of it, and
 // NVLink 4's step latency; it joins at most devices GPUs.
-func nvlinkAtNCCLShare(name, description string, bw float64, devices int, bwSrc, devicesSrc string) Link {
-	return Link{Name: name, Kind: NVLink, Description: description, Bandwidth: bw, Measured: bw * 370 / 450, Latency: 3e-6, Devices: devices,
-		Sources: map[string]string{"bandwidth": bwSrc,
+func nvlinkAtNCCLShare(name, description string, bw float64, devices int, apart Apart, bwSrc, devicesSrc string) Link {
+	apartSrc := srcBoardApart
+	if apart == ApartHost {
+		apartSrc = srcBridgeApart
+	}
+	return Link{Name: name, Kind: NVLink, Description: description, Bandwidth: bw, Measured: bw * 370 / 450, Latency: 3e-6, Devices: devices, Apart: apart,
+		Sources: map[string]string{"apart": apartSrc, "bandwidth": bwSrc,
 			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep, "devices": devicesSrc}}
 }
 
@@ -167,23 +193,24 @@ var Links = []Link{
 	pcie(4, 8, 25e9/2, "[D] half of PCIe 4.0 x16's measured 25 GB/s: "+srcPCIeMeasured),
 	pcie(4, 16, 25e9, srcPCIeMeasured),
 	pcie(5, 16, 50e9, "[D] twice PCIe 4.0 x16's measured 25 GB/s, the same share of the bus: "+srcPCIeMeasured),
-	nvlinkAtNCCLShare("nvlink3", "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", 300e9, 8,
+	nvlinkAtNCCLShare("nvlink3", "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", 300e9, 8, ApartNetwork,
 		"[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (both directions): 300 GB/s per direction",
 		srcHGXA100),
-	nvlinkAtNCCLShare("nvlink3-bridge-x4", "NVLink 3 bridge between two GA102 cards (RTX 3090, RTX A6000, A40): four x4 links", 56.25e9, 2,
+	nvlinkAtNCCLShare("nvlink3-bridge-x4", "NVLink 3 bridge between two GA102 cards (RTX 3090, RTX A6000, A40): four x4 links", 56.25e9, 2, ApartHost,
 		"[V] NVIDIA Ampere GA102 GPU architecture whitepaper, third-generation NVLink: four x4 links of 14.0625 GB/s each way, 56.25 GB/s per direction and 112.5 GB/s total between two GPUs",
 		"[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs (112.5 GB/s bidirectional)"),
-	nvlinkAtNCCLShare("nvlink3-bridge-x12", "NVLink 3 bridges between two A100 PCIe cards: twelve links", 300e9, 2,
+	nvlinkAtNCCLShare("nvlink3-bridge-x12", "NVLink 3 bridges between two A100 PCIe cards: twelve links", 300e9, 2, ApartHost,
 		"[V] NVIDIA A100 Tensor Core GPU datasheet, A100 PCIe: NVIDIA NVLink Bridge for 2 GPUs: 600 GB/s (both directions): 300 GB/s per direction",
 		"[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink Bridge for 2 GPUs"),
 	{Name: "nvlink4", Kind: NVLink, Description: "NVLink 4 (H100 and H200 SXM, through NVSwitch in an HGX/DGX H100)", Bandwidth: 450e9, Measured: 370e9, Latency: 3e-6, Devices: 8,
-		Sources: map[string]string{"bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
+		Apart: ApartNetwork,
+		Sources: map[string]string{"apart": srcBoardApart, "bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
 			"measured": srcNVLinkShare, "latency": srcNVLinkStep,
 			"devices": "[V] NVIDIA DGX H100 datasheet: 8x NVIDIA H100 Tensor Core GPUs on 4x NVIDIA NVSwitches (an HGX H200 board the same: 8 GPUs); GPUs of two boards meet over the nodes' network, which no built-in link describes"}},
-	nvlinkAtNCCLShare("nvlink4-bridge-x12", "NVLink 4 bridges between two H100 PCIe cards", 300e9, 2,
+	nvlinkAtNCCLShare("nvlink4-bridge-x12", "NVLink 4 bridges between two H100 PCIe cards", 300e9, 2, ApartHost,
 		"[V] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: NVLink 600 GB/s (both directions): 300 GB/s per direction",
 		"[V] NVIDIA H100 PCIe GPU product brief (PB-11133-001): NVLink bridges connect two H100 PCIe cards at 600 GB/s bidirectional"),
-	nvlinkAtNCCLShare("nvlink5", "NVLink 5 (B200, through NVSwitch in an HGX B200)", 900e9, 8,
+	nvlinkAtNCCLShare("nvlink5", "NVLink 5 (B200, through NVSwitch in an HGX B200)", 900e9, 8, ApartNetwork,
 		"[V] NVIDIA DGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU (both directions): 900 GB/s per direction",
 		"[V] NVIDIA DGX B200 datasheet: 8x NVIDIA Blackwell GPUs on fifth-generation NVLink through NVSwitch"),
 	{Name: "1gbe", Kind: Ethernet, Description: "Gigabit Ethernet (1000BASE-T), TCP", Bandwidth: 125e6, Measured: 117.5e6, Latency: 0.25e-3,
@@ -277,4 +304,17 @@ func (d *Device) JoinsPeers(l *Link, tp int) error {
 		return &PeerLinkError{Device: d.Name, Link: l.Name, Has: d.NVLink, Joins: l.Devices, TP: tp}
 	}
 	return nil
+}
+
+// GroupLink is the built-in link between the groups of devices like d
+// that NVLink l joins (Link.Apart): d's host link, its PCIe through the
+// host, for cards bridged in one computer. ok is false where none is
+// built in: boards, which meet over their nodes' network, a device
+// whose profile gives no host link, and a link that joins any number.
+func (d *Device) GroupLink(l *Link) (Link, bool) {
+	if l.Kind != NVLink || l.Devices == 0 || l.Apart != ApartHost {
+		return Link{}, false
+	}
+	bus, err := LookupLink(d.HostLink)
+	return bus, err == nil
 }

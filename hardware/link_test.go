@@ -166,3 +166,25 @@ func TestTrainedWith(t *testing.T) {
 		t.Errorf("nvlink4: %s, want itself", got.Name)
 	}
 }
+
+// TestNVLinkGroupsApart: every NVLink that joins a bounded group says how
+// its groups meet, with a source; a bridge's pairs meet over the card's
+// host link (the RTX 3090's PCIe 4.0 x16), a board's over a network no
+// built-in link describes.
+func TestNVLinkGroupsApart(t *testing.T) {
+	for _, l := range Links {
+		if l.Kind == NVLink && l.Devices > 0 && (l.Apart == "" || l.Sources["apart"] == "") {
+			t.Errorf("%s joins %d devices but says not how its groups meet", l.Name, l.Devices)
+		}
+	}
+	bridge, _ := LookupLink("nvlink3-bridge-x4")
+	board, _ := LookupLink("nvlink4")
+	d := &Device{Name: "rtx-3090", HostLink: "pcie4-x16", NVLink: bridge.Name}
+	if g, ok := d.GroupLink(&bridge); !ok || g.Name != "pcie4-x16" {
+		t.Errorf("bridged pairs meet over %q (%v), want pcie4-x16", g.Name, ok)
+	}
+	h := &Device{Name: "h100-sxm", HostLink: "pcie5-x16", NVLink: board.Name}
+	if g, ok := h.GroupLink(&board); ok {
+		t.Errorf("HGX boards meet over %q: want none built in", g.Name)
+	}
+}

@@ -126,3 +126,34 @@ func TestOffloadStepSpread(t *testing.T) {
 	}
 	t.Logf("decode: offload %.3f–%.3f, GPU %.3f–%.3f, host %.3f–%.3f", dlo, dhi, glo, ghi, hlo, hhi)
 }
+
+// TestOffloadHeadroom: an offload keeping 10 % of every memory free has
+// a KV pool of what the memory that fills first leaves of the rest: the
+// same memory bounds it (Llama-3.1-70B with 30 layers on an RTX 4090),
+// its budget 10 % of that memory's usable bytes less.
+func TestOffloadHeadroom(t *testing.T) {
+	gpu, sp := offloaded(t, 30)
+	sch := gpu.Runtime.SchedulerFor(gpu.Device)
+	all, err := New(gpu, sch, Options{Split: sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := New(gpu, sch, Options{Split: sp, Headroom: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, budget0, pool0 := sp.KVTokens(all.PassTokens)
+	_, budget1, pool1 := sp.WithHeadroom(0.1).KVTokens(all.PassTokens)
+	usable := 0.0
+	for _, p := range sp.Memory(1, 1, 1) {
+		if p.Name == pool0 {
+			usable = p.Usable
+		}
+	}
+	if pool0 != pool1 || !(usable > 0) || math.Abs(budget0-budget1-0.1*usable) > 1 {
+		t.Errorf("budget %v in %s, %v in %s with 10%% kept free; want %v less in the same", budget0, pool0, budget1, pool1, 0.1*usable)
+	}
+	if !(kept.KVTokens() < all.KVTokens()) {
+		t.Errorf("KV pool %d tokens with 10%% kept free, %d without", kept.KVTokens(), all.KVTokens())
+	}
+}

@@ -376,3 +376,35 @@ func TestAsyncScheduling(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadroomKeepsMemoryFree: a server keeping share h of its usable
+// memory free (plan --headroom) has h of it less for its KV cache. vLLM
+// on an H100 SXM with Llama-3.1-8B bf16 (131,072 B a token, blocks of
+// 16): 10 % of its 0.9 × 79.6 GiB is 0.1 × 0.9 × usable / 131,072 / 16
+// ≈ 3,670 blocks fewer; under --memory-share 0.5, 10 % of 0.5 × usable
+// ≈ 2,040 fewer. A share outside [0, 1) is refused.
+func TestHeadroomKeepsMemoryFree(t *testing.T) {
+	s := setup(t, "llama-3.1-8b", "bf16", "h100-sxm", "gpu", "vllm")
+	sch := s.Runtime.SchedulerFor(s.Device)
+	for _, c := range []struct {
+		share, used float64
+	}{{0, 0.9}, {0.5, 0.5}} {
+		all, err := New(s, sch, Options{MemoryShare: c.share})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, err := New(s, sch, Options{MemoryShare: c.share, Headroom: 0.1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.1 * c.used * s.Device.Usable / 131072 / 16
+		if got := float64(all.Blocks - kept.Blocks); math.Abs(got-want) > 1 {
+			t.Errorf("share %v: 10%% kept free shrinks the pool by %v blocks, want %.0f", c.share, got, want)
+		}
+	}
+	for _, bad := range []float64{-0.1, 1, math.NaN()} {
+		if _, err := New(s, sch, Options{Headroom: bad}); err == nil {
+			t.Errorf("headroom %v accepted", bad)
+		}
+	}
+}

@@ -53,6 +53,10 @@ type Options struct {
 	// runtime takes for weights, activations, its own memory and the KV
 	// cache (vLLM --gpu-memory-utilization); 0 keeps the runtime's.
 	MemoryShare float64
+	// Headroom is the share of usable memory kept free (plan --headroom):
+	// of the share MemoryShare leaves, and of every memory of a split;
+	// in [0, 1).
+	Headroom float64
 	// FrontEnd is the front end requests pass before the engine and
 	// tokens after it; FrontEndEnds the interval's fast and slow ends of
 	// it (zero: FrontEnd at both).
@@ -73,6 +77,14 @@ type Options struct {
 func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if err := sch.Validate(); err != nil {
 		return nil, err
+	}
+	if h := o.Headroom; !(h >= 0 && h < 1) {
+		return nil, &WorkloadError{"Headroom", fmt.Sprintf("must be a share in [0, 1), got %g", h)}
+	}
+	if o.Split != nil && o.Split.Kind == sim.Offload {
+		// Each memory keeps the share free: the pool is what the one
+		// that fills first leaves.
+		o.Split = o.Split.WithHeadroom(o.Headroom)
 	}
 	var link sim.PassLink
 	var staged *sim.StepPricer
@@ -107,6 +119,11 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		c := *s
 		c.Inputs.Usable = s.Device.Usable * sh
 		s = &c
+	}
+	if staged == nil {
+		// One device, or one of a tensor-parallel group: of what it
+		// may use (MemoryShare's share, when given).
+		s = s.WithHeadroom(o.Headroom)
 	}
 	if o.KVTokens < 0 || o.KVTokens > sim.MaxTokens {
 		return nil, &WorkloadError{"KVTokens", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.KVTokens)}

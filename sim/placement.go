@@ -383,6 +383,12 @@ type ParallelOptions struct {
 	// EP spreads whole routed experts over the TP devices (vLLM
 	// --enable-expert-parallel) instead of splitting each.
 	EP bool
+	// Between is the link between the groups of devices an NVLink joins
+	// (its Devices) when TP × PP fill more than one: each tensor-parallel
+	// group sits in one, as many whole stages in each as it holds, and a
+	// stage boundary between groups crosses Between (Split.Between). nil
+	// when the link joins every device.
+	Between *hardware.Link
 }
 
 // NewParallel spreads s's model over TP × PP devices like s's, joined by
@@ -391,7 +397,8 @@ type ParallelOptions struct {
 // every layer adding two all-reduces of its activations (after attention
 // and after the feed-forward block; with EP an all-to-all dispatching the
 // tokens to their experts and one combining them instead of the second),
-// every stage boundary one transfer of the activations.
+// every stage boundary one transfer of the activations, over link, or
+// over o.Between where it leaves a group of the NVLink link.
 func NewParallel(s *Setup, link *hardware.Link, o ParallelOptions) (*Split, error) {
 	m := s.Model
 	spec := m.Spec
@@ -425,8 +432,23 @@ func NewParallel(s *Setup, link *hardware.Link, o ParallelOptions) (*Split, erro
 			return nil, &FieldError{"Link", err.Error()}
 		}
 	}
+	groupStages := 0
+	if b := o.Between; b != nil && o.PP > 1 {
+		if link == nil || link.Kind != hardware.NVLink || link.Devices < o.TP {
+			return nil, &FieldError{"Between", "a link between groups joins groups of an NVLink that holds each tensor-parallel group"}
+		}
+		if err := b.Validate(); err != nil {
+			return nil, &FieldError{"Between", err.Error()}
+		}
+		if groupStages = link.Devices / o.TP; groupStages >= o.PP {
+			groupStages = 0 // every stage in one group
+		}
+	}
 	sp := &Split{Kind: Parallel, Main: s, Link: link, TP: o.TP, PP: o.PP, EP: o.EP, Layers: spec.Layers,
 		HopBytes: ActivationWireBytes16 * float64(spec.Hidden), CollectiveBytes: ActivationWireBytes16 * float64(spec.Hidden), PipelinedPrefill: true}
+	if groupStages > 0 {
+		sp.Between, sp.GroupStages = o.Between, groupStages
+	}
 	if rt.Splits(runtimes.SplitTensor) {
 		// A serving engine keeps a micro-batch per stage in flight
 		// (vLLM's virtual engines, one per pipeline stage).

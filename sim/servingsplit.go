@@ -111,3 +111,20 @@ func (sp *Split) KVTokens(passTokens int) (tokens, budget float64, pool string) 
 	}
 	return tokens, budget, pool
 }
+
+// WithHeadroom is sp with share h of every pool's usable memory kept free
+// (Setup.WithHeadroom, pool by pool as a plan checks them): a server's KV
+// pool is what the memory that fills first leaves of the rest. sp itself
+// for h = 0.
+func (sp *Split) WithHeadroom(h float64) *Split {
+	if h == 0 {
+		return sp
+	}
+	o := *sp
+	o.Pools = make([]Pool, len(sp.Pools))
+	for i, p := range sp.Pools {
+		p.Usable *= 1 - h
+		o.Pools[i] = p
+	}
+	return &o
+}

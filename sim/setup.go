@@ -734,6 +734,18 @@ func (s *Setup) WithEfficiency(e hardware.Efficiency) *Setup {
 	return &o
 }
 
+// WithHeadroom is s with share h of its usable memory kept free (plan's
+// --headroom, Targets.Usable): its memory, and the KV cache a server's
+// pool holds, are checked against the rest. s itself for h = 0.
+func (s *Setup) WithHeadroom(h float64) *Setup {
+	if h == 0 {
+		return s
+	}
+	o := *s
+	o.Inputs.Usable = s.Inputs.Usable * (1 - h)
+	return &o
+}
+
 // WithMaxSeqs is s under a scheduler of maxSeqs sequences: the largest
 // step its CUDA graphs are captured for follows it (vLLM: min(2 ×
 // max_num_seqs, 512)). s itself when the runtime states no graphs or the

@@ -104,6 +104,14 @@ type Split struct {
 	// Link joins the stages; nil when nothing crosses one (unified
 	// memory).
 	Link *hardware.Link
+	// Between is the link between the groups an NVLink Link joins when
+	// the devices fill more than one (bridged pairs: the host's PCIe;
+	// HGX boards: their nodes' network); nil when Link joins them all.
+	// GroupStages are the consecutive pipeline stages each group holds:
+	// the hop after stage i (from 0) crosses Between when (i+1) is a
+	// multiple of it, the others stay on Link.
+	Between     *hardware.Link
+	GroupStages int
 	// TP devices share every product, PP stages run one after another
 	// on devices of their own; EP spreads whole experts over the TP
 	// devices.
@@ -173,8 +181,11 @@ type SplitResult struct {
 	Kind   SplitKind
 	Pools  []PoolUse
 	Stages []StageTime
-	// Link names the link between the stages ("" without one).
-	Link string
+	// Link names the link between the stages ("" without one); Between
+	// the link between the NVLink groups ("" when Link joins them all)
+	// and BetweenHops how many of a step's hops cross it.
+	Link, Between string
+	BetweenHops   int
 	// Transfer and collective time over the whole prefill and per decode
 	// step (mean), s.
 	TransferTTFT, TransferTPOT     float64
@@ -314,7 +325,13 @@ func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool
 	if sp.HopRoundTrip {
 		trips = 2
 	}
-	transfer = float64(hops) * (p*trips*lat + tokens*hopBytes/rate)
+	transfer = float64(hops) * hopTime(l, p, trips, tokens, hopBytes, ideal)
+	if b := sp.betweenHops(hops); b > 0 {
+		// Each hop runs on its own link, one after another: the hops
+		// between groups at the groups' link's rate and latency.
+		bt := hopTime(sp.Between, p, trips, tokens, hopBytes, ideal)
+		transfer += float64(b) * (bt - hopTime(l, p, trips, tokens, hopBytes, ideal))
+	}
 	if n := sp.TP; n > 1 {
 		k, fn := float64(n-1), float64(n)
 		collective = float64(sp.AllReduces)*(p*2*k*lat+2*k/fn*tokens*sp.CollectiveBytes/rate) +
@@ -324,6 +341,42 @@ func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool
 		}
 	}
 	return transfer, collective
+}
+
+// betweenHops is how many of `hops` stage boundaries (a pass through a
+// pipeline's PP − 1) cross the link between groups: one in every
+// GroupStages.
+func (sp *Split) betweenHops(hops int) int {
+	if sp.Between == nil || sp.GroupStages < 1 {
+		return 0
+	}
+	return hops / sp.GroupStages
+}
+
+// betweenTime is the ideal time of the transfers between groups over
+// `passes` passes of `hops` hops carrying `tokens` tokens in all,
+// hopBytes a token.
+func (sp *Split) betweenTime(passes, hops int, hopBytes, tokens float64) float64 {
+	b := sp.betweenHops(hops)
+	if b == 0 || passes <= 0 {
+		return 0
+	}
+	trips := 1.0
+	if sp.HopRoundTrip {
+		trips = 2
+	}
+	return float64(b) * hopTime(sp.Between, float64(passes), trips, tokens, hopBytes, true)
+}
+
+// hopTime is one hop's transfers over link l in `passes` passes carrying
+// `tokens` tokens in all, hopBytes a token, each pass of `trips`
+// latencies (ideal: the datasheet rate, no latency).
+func hopTime(l *hardware.Link, passes, trips, tokens, hopBytes float64, ideal bool) float64 {
+	rate, lat := l.Rate(), l.Latency
+	if ideal {
+		rate, lat = l.Bandwidth, 0
+	}
+	return passes*trips*lat + tokens*hopBytes/rate
 }
 
 // stageSums are a stage's phase: expected and ideal.
@@ -382,6 +435,9 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 		ExpertLayers: sp.ExpertLayers, Notes: sp.Notes, Devices: sp.devices()}
 	if sp.Link != nil {
 		sr.Link = sp.Link.Name
+	}
+	if sp.Between != nil {
+		sr.Between, sr.BetweenHops = sp.Between.Name, sp.betweenHops(sp.DecodeHops)
 	}
 	q := sp.newSplitPricing(w, true, nil)
 	ph := q.at()
@@ -456,9 +512,9 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	if in.Cold {
 		r.ColdTTFT = cold.TTFT
 	}
-	sr.IdealPrefill = sp.idealPart(prefill, pre, q.itr+q.ico)
+	sr.IdealPrefill = sp.idealPart(prefill, pre, q.itr+q.ico, q.ibetween)
 	if steps > 0 {
-		sr.IdealDecode = sp.idealPart(sp.Decode, dec, q.ditr+q.dico)
+		sr.IdealDecode = sp.idealPart(sp.Decode, dec, q.ditr+q.dico, q.dibetween)
 	}
 	sp.warnings(r)
 	sp.intervals(r, prefill, pre, dec, tr+co, steps)
@@ -469,8 +525,9 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 // st (their sums ss) and link the links' ideal time: each stage's time
 // goes to the term that dominates it, its engine's compute or the memory
 // its weights come from (its own, or the link they cross), and the links'
-// transfers to the link.
-func (sp *Split) idealPart(st []*Stage, ss []stageSums, link float64) IdealPart {
+// transfers to the link (between: the part of link's time on the link
+// between groups).
+func (sp *Split) idealPart(st []*Stage, ss []stageSums, link, between float64) IdealPart {
 	var parts []IdealPart
 	add := func(p IdealPart) {
 		for i := range parts {
@@ -480,6 +537,10 @@ func (sp *Split) idealPart(st []*Stage, ss []stageSums, link float64) IdealPart 
 			}
 		}
 		parts = append(parts, p)
+	}
+	if l := sp.Between; l != nil && between > 0 {
+		add(IdealPart{Where: l.Name, Link: true, Bound: MemoryBound, Amount: between * l.Bandwidth, Rate: l.Bandwidth, Time: between})
+		link -= between
 	}
 	if l := sp.Link; l != nil && link > 0 {
 		add(IdealPart{Where: l.Name, Link: true, Bound: MemoryBound, Amount: link * l.Bandwidth, Rate: l.Bandwidth, Time: link})

@@ -620,3 +620,62 @@ func TestOffloadPrefillRunsOnTheGPU(t *testing.T) {
 		t.Errorf("TTFT %.4g s over an instant link at -ngl 17, %.4g s on the GPU alone: ratio %.4f, want 1 within 0.2 %%", r.TTFT, alone.TTFT, ratio)
 	}
 }
+
+// TestPipelineHopsOnTheirOwnLinks: a pipeline whose stages fill more than
+// one group of an NVLink prices each stage boundary on its own link, the
+// hops one after another in a step. Four RTX 3090s in pairs on their
+// NVLink bridges (llama.cpp, pp 4): boundaries 1→2 and 3→4 stay on a
+// bridge, 2→3 leaves a pair for the host's PCIe 4.0 x16. Llama-3.1-8B's
+// hop carries 4096 × 2 B = 8,192 B a token; a decode step of one
+// sequence:
+//
+//	bridge hop  3 µs + 8192 / 46.25 GB/s (56.25 × 370/450) = 3.177 µs
+//	PCIe hop   43 µs + 8192 / 25 GB/s                     = 43.328 µs
+//	step        2 × 3.177 + 43.328                        = 49.68 µs
+//
+// where every hop on the bridge (as it was priced) is 3 × 3.177 = 9.53
+// µs.
+func TestPipelineHopsOnTheirOwnLinks(t *testing.T) {
+	s := splitSetup(t, "llama-3.1-8b", "q4_k_m", "rtx-3090", "gpu", "llama.cpp")
+	bridge, bus := link(t, "nvlink3-bridge-x4"), link(t, "pcie4-x16")
+	w := sim.Workload{Prompt: 128, Output: 65, Batch: 1}
+	tpot := func(o sim.ParallelOptions) (*sim.Split, *sim.Result) {
+		sp, err := sim.NewParallel(s, bridge, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sp.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sp, r
+	}
+	sp, apart := tpot(sim.ParallelOptions{TP: 1, PP: 4, Between: bus})
+	_, one := tpot(sim.ParallelOptions{TP: 1, PP: 4})
+	hop := func(lat, rate float64) float64 { return lat + 8192/rate }
+	nv, pcie := hop(3e-6, 56.25e9*370/450), hop(43e-6, 25e9)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"apart", apart.Split.TransferTPOT, 2*nv + pcie},
+		{"one bridge", one.Split.TransferTPOT, 3 * nv},
+		{"TPOT moves by the PCIe hop", apart.TPOT - one.TPOT, pcie - nv},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s: %.4g µs, want %.4g", c.name, c.got*1e6, c.want*1e6)
+		}
+	}
+	if sp.GroupStages != 2 || apart.Split.Between != "pcie4-x16" || apart.Split.BetweenHops != 1 {
+		t.Errorf("groups of %d stages, %d hops over %q; want 2, 1 over pcie4-x16", sp.GroupStages, apart.Split.BetweenHops, apart.Split.Between)
+	}
+	// Stages of tp 2 fill a pair each: the one boundary leaves it.
+	v := splitSetup(t, "llama-3.1-8b", "awq-int4", "rtx-3090", "gpu", "vllm")
+	if sp2, err := sim.NewParallel(v, bridge, sim.ParallelOptions{TP: 2, PP: 2, Between: bus}); err != nil || sp2.GroupStages != 1 {
+		t.Errorf("tp 2 × pp 2: %v, %+v; want groups of 1 stage", err, sp2)
+	}
+	// A link between groups of a link that joins every device is refused.
+	if _, err := sim.NewParallel(s, bus, sim.ParallelOptions{TP: 1, PP: 4, Between: bus}); err == nil {
+		t.Error("a link between the groups of PCIe accepted")
+	}
+}

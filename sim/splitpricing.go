@@ -37,8 +37,11 @@ type splitPricing struct {
 	// preLink and oneLink count the bytes it reads over the link, preVRAM
 	// and oneVRAM those in the GPU's memory (linkCount, vramCount).
 	preLink, oneLink, preVRAM, oneVRAM []prefillPricing
-	// The links' time over the prefill, expected and ideal.
-	tr, co, itr, ico float64
+	// The links' time over the prefill, expected and ideal; ibetween
+	// and dibetween the ideal transfers' part on the link between groups
+	// (Split.Between) in the prefill and the decode.
+	tr, co, itr, ico    float64
+	ibetween, dibetween float64
 	// Every decode stage's phases of a step of dw.Batch sequences (a
 	// pipeline's micro-batch), priced.
 	steps, micro     int
@@ -123,6 +126,7 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 	tokens := float64(w.Batch * w.Prompt)
 	q.tr, q.co = sp.linkTime(q.passes, q.hops, q.hopB, tokens, false)
 	q.itr, q.ico = sp.linkTime(q.passes, q.hops, q.hopB, tokens, true)
+	q.ibetween = sp.betweenTime(q.passes, q.hops, q.hopB, tokens)
 
 	q.steps = w.Output - 1
 	q.micro = 1
@@ -151,6 +155,7 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 	tokens = float64(q.steps * q.dw.Batch)
 	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, false)
 	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, true)
+	q.dibetween = sp.betweenTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens)
 	return q
 }
 

@@ -328,20 +328,24 @@ func TestVersionAndProfilesDir(t *testing.T) {
 // TestNVLinkGroups: --devices alone forms tensor-parallel groups no larger
 // than the devices' NVLink joins, the groups in a pipeline: 16 H100 SXM
 // are two HGX boards of 8 (tp 8 × pp 2), 4 RTX 3090 two bridged pairs
-// (tp 2 × pp 2), 24 H100s three boards (tp 8 × pp 3);
-// a link that joins any count keeps them all in one group.
+// (tp 2 × pp 2), 24 H100s three boards (tp 8 × pp 3). H100 SXMs keep
+// their board's NVLink whatever --link names: --link is the network
+// between the boards, which no built-in link describes, so more than a
+// board of them needs it; a tensor-parallel group larger than a board
+// (--tp 16) spreads over it.
 func TestNVLinkGroups(t *testing.T) {
 	for _, c := range []struct {
 		args   []string
 		tp, pp int
 	}{
-		{[]string{"--hardware", "h100-sxm", "--devices", "16"}, 8, 2},
+		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--link", "50GB/s"}, 8, 2},
 		{[]string{"--hardware", "h100-sxm", "--devices", "8"}, 8, 1},
-		{[]string{"--hardware", "h100-sxm", "--devices", "24"}, 8, 3},
+		{[]string{"--hardware", "h100-sxm", "--devices", "24", "--link", "50GB/s"}, 8, 3},
 		// 12 would be groups of 6, which Llama-3.1-70B's 64 query heads
 		// (8 KV heads) do not split evenly: groups of 4, three stages.
-		{[]string{"--hardware", "h100-sxm", "--devices", "12"}, 4, 3},
-		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--link", "pcie5-x16"}, 16, 1},
+		{[]string{"--hardware", "h100-sxm", "--devices", "12", "--link", "50GB/s"}, 4, 3},
+		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--link", "pcie5-x16"}, 8, 2},
+		{[]string{"--hardware", "h100-sxm", "--tp", "16", "--link", "pcie5-x16"}, 16, 1},
 		{[]string{"--hardware", "rtx-3090", "--devices", "4", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, 2},
 	} {
 		args := append([]string{"predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--format", "json"}, c.args...)
@@ -359,6 +363,60 @@ func TestNVLinkGroups(t *testing.T) {
 		if j.Split.TP != c.tp || j.Split.PP != c.pp {
 			t.Errorf("%v: tp %d × pp %d, want %d × %d", c.args, j.Split.TP, j.Split.PP, c.tp, c.pp)
 		}
+	}
+	for _, n := range []string{"16", "11"} {
+		_, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", "h100-sxm", "--devices", n)
+		if code != 2 || !strings.Contains(errOut, "--link is needed between the boards: "+n+" h100-sxm fill 2 boards of 8 on nvlink4") {
+			t.Errorf("--devices %s without the boards' network: exit %d, %s", n, code, errOut)
+		}
+	}
+}
+
+// TestHopsBetweenGroups: a hop that leaves an NVLink group is priced on
+// the link between the groups, each hop on its own link, one after
+// another in a step. Sixteen RTX 3090s in bridged pairs under llama.cpp
+// (pp 16) make 15 hops a step, 7 of them between pairs over the host's
+// PCIe 4.0 x16; Llama-3.1-70B's hop carries 8192 × 2 B = 16,384 B a token:
+//
+//	bridge hop  3 µs + 16384 / 46.25 GB/s =  3.354 µs   (× 8)
+//	PCIe hop   43 µs + 16384 / 25 GB/s    = 43.655 µs   (× 7)
+//	a step      8 × 3.354 + 7 × 43.655    = 332.4 µs
+//
+// (all 15 on the bridge, as they were priced: 50.3 µs). Eleven H100 SXM
+// (tp 1 × pp 11, boards of 8) cross the boards' network once: with
+// --link 50GB/s --link-latency 10us, 9 × (3 µs + 16384 / 370 GB/s) +
+// (10 µs + 16384 / 50 GB/s) = 27.40 + 10.33 = 37.73 µs.
+func TestHopsBetweenGroups(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		hops int
+		want float64
+	}{
+		{[]string{"--hardware", "rtx-3090", "--weights", "q4_k_m", "--devices", "16", "--link", "nvlink3-bridge-x4"}, 7, 8*(3e-6+16384/46.25e9) + 7*(43e-6+16384/25e9)},
+		{[]string{"--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "11", "--link", "50GB/s", "--link-latency", "10us"}, 1, 9*(3e-6+16384/370e9) + (10e-6 + 16384/50e9)},
+	} {
+		out, errOut, code := runCLI(append([]string{"predict", "--model", "llama-3.1-70b", "--format", "json"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		var j struct {
+			Split struct {
+				Transfer float64 `json:"transfer_tpot_s"`
+				Hops     int     `json:"hops_between_groups"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(j.Split.Transfer-c.want) > 1e-9 || j.Split.Hops != c.hops {
+			t.Errorf("%v: %.4g µs of transfers a step, %d hops between groups; want %.4g µs, %d", c.args, j.Split.Transfer*1e6, j.Split.Hops, c.want*1e6, c.hops)
+		}
+	}
+	// plan prices the same split and names both links.
+	out, errOut, code := runCLI("plan", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--weights", "q4_k_m", "--context", "4k", "--tpot", "200ms",
+		"--devices", "16", "--link", "nvlink3-bridge-x4", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"split": "pp 16, nvlink3-bridge-x4 + pcie4-x16"`) {
+		t.Errorf("plan over bridged pairs: exit %d, %s%s", code, out, errOut)
 	}
 }
 

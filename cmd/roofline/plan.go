@@ -35,7 +35,12 @@ vLLM, layers over RPC hosts for llama.cpp on a network, every layer over the
 boards for distributed-llama), and recommends the fewest that meet the
 targets, or says that no count up to the largest does (exit 3). A
 recommended configuration nothing holds says what would (devices or host
-memory), as predict does.
+memory), as predict does. Notes under the answer say what the plan
+decided that its table does not show: how the recommended configurations
+are placed (the links between devices and groups, an offload's host and
+bus, a --link set aside as not a card's slot), a --host or --link no
+recommended configuration uses, and the counts left out for want of a
+link between NVLink groups (HGX boards: --link names their network).
 --detail adds the inverse limits (longest context that fits, longest
 context meeting TPOT, longest prompt meeting TTFT, most sequences that
 fit), the frontier of quality against decode speed, and what was skipped.
@@ -101,7 +106,7 @@ func answerFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "feasible-only", Usage: "leave out what does not meet the targets (in JSON and CSV too)"},
 		&cli.BoolFlag{Name: "detail", Usage: "add the inverse limits, the quality–speed frontier, CPU engines and what was skipped"},
 		frontEndFlag(),
-		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched on the server roofline serve builds for each (one device, a tensor-parallel group, or offloaded to the host as placed); exit 0 only if one sustains R"},
+		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched on the server roofline serve builds for each (one device, a tensor-parallel group, or offloaded to the host as placed), --headroom of its memory kept free; exit 0 only if one sustains R"},
 	}
 }
 

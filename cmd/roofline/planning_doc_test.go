@@ -153,12 +153,24 @@ What the table leaves out, it counts on its last line:
   for the configuration: a tensor-parallel group (--devices) as serve --tp
   serves it, a model offloaded to its host as serve --gpu-layers N
   --n-cpu-moe E serves the plan's placement (below); one on pipeline
-  stages or RPC boards is not searched (—). --rate needs --ttft or --tpot
-  to hold the rate to.
+  stages or RPC boards is not searched (—). The server keeps --headroom of
+  every memory free, as the plan's memory check does: its KV cache is what
+  the rest leaves (serve --memory-share of the runtime's share less the
+  headroom is the same server on one device). --rate needs --ttft or
+  --tpot to hold the rate to.
 
 Numbers that would mislead are words: a limit of zero is **none** (nothing
 meets the target) or **does not fit** (the weights alone exceed memory), a
 configuration that does not fit says DOES NOT FIT.
+
+Notes under the answer (` + "`note 1: …`" + `, ` + "`notes`" + ` in the JSON), as predict's,
+say what the plan decided that its table does not show: how each
+recommended configuration spread over devices or offloaded is placed, by
+device (the links between the devices and between NVLink groups, an
+offload's host and the bus it crosses, a ` + "`--link`" + ` set aside as no card's
+slot), a ` + "`--host`" + ` or ` + "`--link`" + ` no recommended configuration uses, and the
+device counts left out for want of a link between NVLink groups (more SXM
+GPUs than one HGX board holds: ` + "`--link`" + ` names the boards' network).
 
 **CONCURRENT** is how many sequences of the row's context (it is named: "7 at
 16384") fit and meet the targets at once — TTFT with every sequence sending
@@ -200,7 +212,10 @@ RPC backend over a network, every layer over the boards for
 distributed-llama. A count a runtime's split cannot take (heads the tensor
 parallel size does not divide, fewer layers than devices, distributed-llama's
 powers of two) is skipped and ` + "`--detail`" + ` says why; a device that names no
-peer link needs ` + "`--link`" + `. The counts multiply the search that the 2^24 bound
+peer link needs ` + "`--link`" + `, and so do more SXM GPUs than one HGX board
+holds: their boards meet over a network no built-in link describes, which
+` + "`--link`" + ` names (their NVLink stays within each board; a count without it
+is skipped, said in the notes). The counts multiply the search that the 2^24 bound
 counts, and each configuration carries DEVICES and SPLIT (` + "`tp 4, nvlink4`" + `,
 ` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 43/81`" + `: layers on the GPU as llama.cpp counts
 them) in the table, the JSON (` + "`devices`" + `, ` + "`split`" + `) and the CSV.

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,7 +170,7 @@ func TestServeTensorParallel(t *testing.T) {
 		// The fewest H100 SXM that hold DeepSeek-V3 (fp8, 627 GiB) are two
 		// HGX boards, a pipeline serve refuses: not told as flags to serve
 		// with (serve has no --pp).
-		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages, whose micro-batches overlap from stage to stage: serve does not step that yet; predict --devices 16 --tp 8 --pp 2 prices it"},
+		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages, whose micro-batches overlap from stage to stage: serve does not step that yet; predict --devices 16 --tp 8 --pp 2 --link RATE (the boards' network) prices it"},
 		// Boards over a network (llama.cpp RPC) likewise.
 		{[]string{"--rate", "1", "--hardware", "raspberry-pi-5-8gb", "--runtime", "llama.cpp"}, 1, "roofline: hint: 8 devices like it would hold it as boards running their layers in turn over the network (RPC): serve does not step that yet; predict --devices 8 --link 1gbe prices it"},
 	} {
@@ -257,9 +258,34 @@ func TestPlanHostLinkIsTheBus(t *testing.T) {
 	if code != 0 || !strings.Contains(want, "offload") {
 		t.Fatalf("exit %d, no offload: %s%s", code, errOut, want)
 	}
-	for _, link := range []string{"nvlink4", "1gbe", "pcie4-x16", "pcie5-x16"} {
-		if got, errOut, code := runCLI(append(base, "--link", link)...); code != 0 || got != want {
-			t.Errorf("--link %s: exit %d, the plan differs from the card's own bus:\n%s%s", link, code, errOut, got)
+	// The plan is the same but for its notes, which say a link set aside.
+	withoutNotes := func(s string) (string, []string) {
+		var j map[string]any
+		if err := json.Unmarshal([]byte(s), &j); err != nil {
+			t.Fatal(err)
+		}
+		var notes []string
+		ns, _ := j["notes"].([]any) // none before plan had notes
+		for _, n := range ns {
+			notes = append(notes, n.(string))
+		}
+		delete(j, "notes")
+		b, _ := json.Marshal(j)
+		return string(b), notes
+	}
+	want, _ = withoutNotes(want)
+	for _, c := range []struct{ link, aside string }{
+		{"nvlink4", "rtx-4090: --link nvlink4 joins GPUs to one another, not that slot: its offload crosses rtx-4090's own bus, pcie4-x16"},
+		{"1gbe", "rtx-4090: --link 1gbe is a network between computers, not that slot: its offload crosses rtx-4090's own bus, pcie4-x16"},
+		{"pcie4-x16", ""}, {"pcie5-x16", ""},
+	} {
+		out, errOut, code := runCLI(append(base, "--link", c.link)...)
+		got, notes := withoutNotes(out)
+		if code != 0 || got != want {
+			t.Errorf("--link %s: exit %d, the plan differs from the card's own bus:\n%s%s", c.link, code, errOut, got)
+		}
+		if said := slices.Contains(notes, c.aside); c.aside != "" && !said || c.aside == "" && strings.Contains(strings.Join(notes, "\n"), "not that slot") {
+			t.Errorf("--link %s: notes %q, want %q", c.link, notes, c.aside)
 		}
 	}
 	if got, _, _ := runCLI(append(base, "--link", "pcie4-x4")...); got == want {

@@ -80,7 +80,12 @@ type Plan struct {
 	// Pools is, per shown configuration that is recommended and spread
 	// over memory pools (offloaded to the host, split over devices), what
 	// each pool holds as predict says it; nil for the others.
-	Pools  [][]sim.PoolUse
+	Pools [][]sim.PoolUse
+	// Notes say what the plan decided that its table does not show: how
+	// the recommended configurations are placed (the links, the host),
+	// a --link or --host it did not use, the counts it left out.
+	Notes  []string
+	notes  *planNotes
 	search *plan.Search
 	env    *Env
 }
@@ -156,6 +161,8 @@ func (p *Plan) finish(res *plan.Result) error {
 	if err := p.smallest(); err != nil {
 		return err
 	}
+	p.unused()
+	p.Notes = append(p.Notes, p.notes.notes()...)
 	return p.maxRates(res)
 }
 
@@ -187,6 +194,10 @@ func (p *Plan) smallest() error {
 		if !c.Fits {
 			p.Smallest[i] = pr.Smallest
 		}
+		p.placementNote(g.Device, pr.Placement...)
+		if spread.notBus != "" {
+			p.placementNote(g.Device, fmt.Sprintf("%s: its offload crosses %s's own bus, %s", spread.notBus, g.Device, busName(p.env, g.Device)))
+		}
 		if sp := pr.Result.Split; sp != nil {
 			p.Pools[i] = sp.Pools
 		}
@@ -196,7 +207,10 @@ func (p *Plan) smallest() error {
 
 // Space resolves a request's names into a search space, reporting every
 // unknown name at once (each a *resolve.InputError).
-func (env *Env) Space(req PlanRequest) (plan.Space, error) {
+func (env *Env) Space(req PlanRequest) (plan.Space, error) { return env.space(req, nil) }
+
+// space is Space, keeping in pn (nil: nowhere) what the plan's notes say.
+func (env *Env) space(req PlanRequest, pn *planNotes) (plan.Space, error) {
 	cat := env.Catalog
 	sp := plan.Space{Contexts: req.Contexts, Batches: req.Batches, Prompt: req.Prompt, Output: req.Output, UBatch: req.UBatch,
 		MinContext: req.MinContext, MinBatch: req.MinBatch, Options: req.Options, Engines: req.Engines, RuntimeSet: cat.Runtimes(),
@@ -213,7 +227,7 @@ func (env *Env) Space(req PlanRequest) (plan.Space, error) {
 		}
 	}
 	sp.Counts = req.Counts
-	sp.Spread = env.planSpread(req.Spread)
+	sp.Spread = env.planSpread(req.Spread, pn)
 	sp.Host = env.planHost(Selection{Options: req.Options}, req.Spread)
 	var errs []error
 	for _, r := range req.Runtimes {
@@ -336,7 +350,8 @@ func (env *Env) PlanSearch(req PlanRequest) (*Plan, error) {
 	if req.Show.Top < 0 {
 		return nil, &RequestError{Input: "top", Msg: fmt.Sprintf("%d: want a positive count", req.Show.Top)}
 	}
-	sp, err := env.Space(req)
+	pn := &planNotes{}
+	sp, err := env.space(req, pn)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +359,7 @@ func (env *Env) PlanSearch(req PlanRequest) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Space: sp, Targets: req.Targets, Request: req, search: s, env: env}, nil
+	return &Plan{Space: sp, Targets: req.Targets, Request: req, search: s, env: env, notes: pn}, nil
 }
 
 // countsWithinLayers refuses a device count above every searched model's
@@ -373,4 +388,12 @@ func inputError(input string, err error) error {
 		return nil
 	}
 	return &resolve.InputError{Input: input, Err: err}
+}
+
+// busName is the bus device name sits in (its host_link), or "its bus".
+func busName(env *Env, name string) string {
+	if d, err := env.Catalog.Device(name); err == nil && d.HostLink != "" {
+		return d.HostLink
+	}
+	return "its bus"
 }

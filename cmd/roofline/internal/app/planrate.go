@@ -62,8 +62,9 @@ func (p *Plan) maxRates(res *plan.Result) error {
 // over its devices (the plan's link) or offloaded as the plan places it
 // (--gpu-layers and --n-cpu-moe of its placement, the plan's host),
 // with Poisson arrivals of the plan's requests, PlanRateRequests of them
-// at each of at most PlanRateRuns rates. Its answer is the configuration's
-// PlanRate.
+// at each of at most PlanRateRuns rates, the plan's --headroom of every
+// memory kept free (serve.Options.Headroom). Its answer is the
+// configuration's PlanRate.
 func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
 	req := p.Request
 	sp := p.placed(Spread{Host: req.Spread.Host, Link: req.Spread.Link, LinkRate: req.Spread.LinkRate, LinkLatency: req.Spread.LinkLatency}, g, c)
@@ -72,6 +73,7 @@ func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
 		Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: float64(g.Prompt)}, Output: serve.Dist{Kind: serve.Fixed, A: float64(g.Output)}, Seed: 1},
 		UBatch:     p.Space.UBatch,
 		Targets:    serve.Targets{TTFT: p.Targets.TTFT, TPOT: p.Targets.TPOT},
+		Headroom:   p.Targets.Headroom,
 		SearchRuns: PlanRateRuns,
 		FrontEnd:   req.FrontEnd,
 		Spread:     sp,
@@ -85,11 +87,10 @@ func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
 func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
 	a, err := env.server(req)
 	var nf *serve.NotFitError
-	var re *RequestError
 	switch {
 	case errors.As(err, &nf):
 		return PlanRate{Searched: true, NoCache: true}, nil
-	case errors.As(err, &re) && re.Input == "Devices":
+	case errors.Is(err, ErrNotStepped):
 		return PlanRate{}, nil // stages in turn: serve does not step them
 	case err != nil:
 		return PlanRate{}, err

@@ -14,8 +14,9 @@ import (
 // --devices n does with the same link: the runtime's multi-device mode
 // (tensor parallel for vLLM and TensorRT-LLM, layers over RPC hosts for
 // llama.cpp on a network, a pipeline for llama.cpp in one machine,
-// distributed-llama's every layer over the boards).
-func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, string, error) {
+// distributed-llama's every layer over the boards). pn, when set, keeps
+// the counts left out for want of a link between NVLink groups.
+func (env *Env) planSpread(base Spread, pn *planNotes) func(s *sim.Setup, n int) (*sim.Split, string, error) {
 	return func(s *sim.Setup, n int) (*sim.Split, string, error) {
 		sp := base
 		sp.Devices = n
@@ -23,6 +24,7 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 		var fe *sim.FieldError
 		var re *RequestError
 		var pe *hardware.PeerLinkError
+		var ge *GroupLinkError
 		switch {
 		case errors.As(err, &pe):
 			// An NVLink this device lacks, or a group larger than it
@@ -31,7 +33,14 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 			return nil, "", &plan.Unsplittable{Reason: pe.Error()}
 		case errors.As(err, &fe):
 			return nil, "", &plan.Unsplittable{Reason: fe.Msg}
-		case errors.As(err, &re) && re.Input == "Devices":
+		case errors.As(err, &ge) && errors.As(err, &re):
+			// Groups no link joins: this count of this device, not the
+			// plan, said in its notes.
+			pn.leftOut(ge, n)
+			return nil, "", &plan.Unsplittable{Reason: "--link " + re.Msg}
+		case errors.Is(err, ErrCount) && errors.As(err, &re):
+			// A count the mode does not split: this count of this
+			// device, not the plan.
 			return nil, "", &plan.Unsplittable{Reason: re.Msg}
 		case err != nil:
 			return nil, "", err // a link to give: the whole plan's error
@@ -41,12 +50,16 @@ func (env *Env) planSpread(base Spread) func(s *sim.Setup, n int) (*sim.Split, s
 }
 
 // SplitMode says in a few words how a split spreads its model: "tp 4,
-// nvlink4", "pp 2, pcie4-x16", "rpc 4, 1gbe", "tensor 4, 1gbe" (every
+// nvlink4", "pp 2, pcie4-x16", "tp 8 × pp 2, nvlink4 + custom" (the link
+// between the NVLink groups after the +), "rpc 4, 1gbe", "tensor 4, 1gbe" (every
 // layer over the boards), "offload 27/81".
 func SplitMode(sp *sim.Split) string {
 	link := ""
 	if sp.Link != nil {
 		link = ", " + sp.Link.Name
+	}
+	if sp.Between != nil {
+		link += " + " + sp.Between.Name // between the NVLink groups
 	}
 	switch {
 	case sp.Kind == sim.Offload:

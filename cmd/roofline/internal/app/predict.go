@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/sim"
@@ -28,6 +29,10 @@ type Prediction struct {
 	// may not expect.
 	Why   string
 	Notes []string
+	// Placement are the notes of Notes that say how the model was placed
+	// (spread over devices, offloaded to a host, the links): what a plan
+	// says of its recommended configurations.
+	Placement []string
 	// Energy is nil when no draw is known, and NoEnergy then says why;
 	// Speculative is nil without a draft.
 	Energy      *Energy
@@ -68,21 +73,27 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 	if sysNote != "" {
 		notes = append(notes, sysNote)
 	}
+	before := len(notes)
 	split, notes, err := env.split(res, sel, spread, req.Workload, notes)
 	if err != nil {
 		return nil, err
 	}
+	placement := slices.Clone(notes[before:])
 	if split != nil {
 		if req.Ops != nil {
 			notes = append(notes, "the operator view is of a model on one device: a model spread over devices or memories has none yet")
 		}
-		return env.predictSplit(s, split, req, spread, res.Choice.Why, notes)
+		p, err := env.predictSplit(s, split, req, spread, res.Choice.Why, notes)
+		if p != nil {
+			p.Placement = append(placement, split.Notes...)
+		}
+		return p, err
 	}
 	r, err := s.Predict(req.Workload)
 	if err != nil {
 		return nil, err
 	}
-	p := &Prediction{Result: r, Why: res.Choice.Why, Notes: notes}
+	p := &Prediction{Result: r, Why: res.Choice.Why, Notes: notes, Placement: placement}
 	if !r.Queued && req.Workload.Output > 1 {
 		p.ExpectedComputeBoundBatch = s.ExpectedComputeBoundBatch(req.Workload.LastStepContext())
 	}

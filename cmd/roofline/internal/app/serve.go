@@ -27,7 +27,10 @@ type ServeRequest struct {
 	// MemoryShare replaces the runtime's share of usable memory (vLLM
 	// --gpu-memory-utilization; 0 keeps it).
 	MemoryShare float64
-	Targets     serve.Targets
+	// Headroom is the share of usable memory kept free (plan --headroom,
+	// serve.Options.Headroom).
+	Headroom float64
+	Targets  serve.Targets
 	// Search runs the max-rate search in SearchRuns runs (0: none).
 	SearchRuns int
 	// SearchInterval repeats the search at the ends of the step-time
@@ -263,7 +266,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		}
 		if n, how := unstepped(split); how != "" {
 			return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s runs %d devices %s; serve steps a tensor-parallel group (vLLM --tp) or layers offloaded to the host (--gpu-layers), not this split yet", s.Runtime.Name, n, how),
-				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group"}
+				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group", Err: ErrNotStepped}
 		}
 		out.Choices = append(out.Choices, split.Notes...)
 	} else {
@@ -277,7 +280,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		}
 		if split != nil {
 			if split.Kind != sim.Offload {
-				return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("serve does not step a %s split", split.Kind)}
+				return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("serve does not step a %s split", split.Kind), Err: ErrNotStepped}
 			}
 			out.Choices = append(out.Choices, split.Notes...)
 			out.Choices = append(out.Choices, split.Describe()...)
@@ -288,7 +291,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	if !s.Runtime.Scheduler.Stated {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
-	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, Headroom: req.Headroom, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
 	if err != nil {
 		var nf *serve.NotFitError
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
@@ -309,6 +312,11 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	out.Server = sv
 	return out, nil
 }
+
+// ErrNotStepped is what the error of a server whose split serve does not
+// step (pipeline stages, RPC boards) wraps: plan --rate leaves such a
+// configuration unsearched (planMaxRate), and fails on any other error.
+var ErrNotStepped = errors.New("serve does not step this split")
 
 // unstepped is how split runs its devices when serve cannot step it,
 // with their count ("" when it can: a tensor-parallel group).

@@ -47,6 +47,10 @@ type Spread struct {
 	// noPP is set by a command without --pp (serve): a hint offers
 	// predict for more stages.
 	noPP bool
+	// anyBetween prices the hop between NVSwitch boards on their own
+	// NVLink when no link between them is given: smallestFit asks only
+	// for the memory.
+	anyBetween bool
 }
 
 // any reports whether the spread asks for more than the default.
@@ -389,6 +393,15 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
+// ErrCount is what the error of a device count the runtime's mode does
+// not split wraps (parallel): plan leaves that count of that device out
+// (planSpread), and fails on any other error.
+var ErrCount = errors.New("the runtime's mode does not split this count of devices")
+
+// newParallel is sim.NewParallel, a variable so that a test can count
+// the splits parallel builds.
+var newParallel = sim.NewParallel
+
 // parallel spreads the model over devices like s's.
 func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, []string, error) {
 	rt := s.Runtime
@@ -396,7 +409,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	tp, pp := sp.TP, sp.PP
 	switch {
 	case n < 0 || tp < 0 || pp < 0:
-		return nil, nil, &RequestError{Input: "Devices", Msg: "counts must be positive"}
+		return nil, nil, &RequestError{Input: "Devices", Msg: "counts must be positive", Err: ErrCount}
 	case n == 0:
 		n = max(tp, 1) * max(pp, 1)
 	}
@@ -415,7 +428,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	network := link.Kind == hardware.Ethernet || link.Kind == hardware.Thunderbolt
 	if network && rt.Splits(runtimes.SplitNetworkTensor) {
 		if pp > 1 || (tp > 0 && tp != n) {
-			return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s splits every layer over all %d machines: --tp is the device count and --pp is 1", rt.Name, n)}
+			return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s splits every layer over all %d machines: --tp is the device count and --pp is 1", rt.Name, n), Err: ErrCount}
 		}
 		split, err := sim.NewNetworkTensor(s, link, n)
 		if err != nil {
@@ -430,6 +443,11 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
 	}
+	link, between, groupNotes, missing := groups(s.Device, link, sp, n)
+	if sp.anyBetween {
+		missing = nil // the memory alone is asked
+	}
+	var split *sim.Split // the groups' split, when the search built it
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
 		// Every layer over the devices the link joins, the groups in a
@@ -442,8 +460,8 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 			if n%g != 0 {
 				continue
 			}
-			if _, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP}); err == nil {
-				tp, pp = g, n/g
+			if sg, err := newParallel(s, link, sim.ParallelOptions{TP: g, PP: n / g, EP: sp.EP, Between: between}); err == nil {
+				tp, pp, split = g, n/g, sg
 				break
 			}
 		}
@@ -461,18 +479,27 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	}
 	if tp*pp != n {
 		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: --tp %d × --pp %d runs on %d devices", n, tp, pp, tp*pp),
-			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n)}
+			Hint: fmt.Sprintf("give --devices %d, or a --tp and --pp whose product is %d", tp*pp, n), Err: ErrCount}
 	}
-	split, err := sim.NewParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP})
+	if split != nil && missing != nil {
+		return nil, nil, missing // said once the counts hold: their errors come first
+	}
+	if split != nil {
+		return split, append(append(notes, linkNote(link, "between the devices")), groupNotes...), nil
+	}
+	split, err = newParallel(s, link, sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP, Between: between})
 	var fe *sim.FieldError
 	if errors.As(err, &fe) && (fe.Field == "PP" && sp.PP == 0 || fe.Field == "TP" && sp.TP == 0) {
 		// The count came from --devices, not --pp or --tp: say so.
-		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: %s runs them as --tp %d × --pp %d; --%s %s", n, rt.Name, tp, pp, strings.ToLower(fe.Field), fe.Msg)}
+		return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%d: %s runs them as --tp %d × --pp %d; --%s %s", n, rt.Name, tp, pp, strings.ToLower(fe.Field), fe.Msg), Err: ErrCount}
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	return split, append(notes, linkNote(link, "between the devices")), nil
+	if missing != nil {
+		return nil, nil, missing
+	}
+	return split, append(append(notes, linkNote(link, "between the devices")), groupNotes...), nil
 }
 
 // tensorGroup is the tensor-parallel group n devices like d form over
@@ -554,6 +581,7 @@ const BoardLink = "1gbe"
 func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, string, *sim.Split) {
 	sp.TP, sp.PP, sp.EP = 0, 0, false
 	sp.GPULayers, sp.GPULayersSet, sp.CPUMoE, sp.NCPUMoE = 0, false, false, 0
+	sp.anyBetween = true
 	linkFlag := ""
 	if sp.Link == "" && sp.LinkRate == 0 && defaultPeerLink(s.Device) == "" {
 		sp.Link = BoardLink
@@ -581,6 +609,10 @@ func (env *Env) smallestFit(s *sim.Setup, sp Spread, w sim.Workload) (int, strin
 		}
 		if split.Kind == sim.Parallel && split.PP > 1 {
 			flags += fmt.Sprintf(" --pp %d", split.PP)
+		}
+		if split.Between == split.Link && split.Between != nil {
+			// Boards with no network given between them (groups).
+			return true, flags + " --link RATE (the boards' network)", split
 		}
 		return true, flags + linkFlag, split
 	}

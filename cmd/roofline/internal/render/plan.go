@@ -136,6 +136,7 @@ type PlanSummaryJSON struct {
 	Limits    []PlanLimitsJSON `json:"limits"`
 	Pareto    []paretoJSON     `json:"pareto"`
 	Skipped   []string         `json:"skipped"`
+	Notes     []string         `json:"notes"`
 	RankedBy  string           `json:"ranked_by"`
 	Tolerance float64          `json:"quality_tolerance"`
 	Evaluated int              `json:"configurations"`
@@ -237,6 +238,9 @@ func newPlanSummaryJSON(p *app.Plan, limits bool) PlanSummaryJSON {
 	}
 	if out.Skipped == nil {
 		out.Skipped = []string{}
+	}
+	if out.Notes = p.Notes; out.Notes == nil {
+		out.Notes = []string{}
 	}
 	return out
 }

@@ -70,7 +70,22 @@ func planDoc(p *app.Plan) *Doc {
 		doc.Both("\n" + n + "\n")
 	}
 	doc.Raw("\n"+CountSentence(p)+"\n", "")
+	planNotes(doc, p.Notes)
 	return doc
+}
+
+// planNotes are the notes under a plan, as predict's: what it decided
+// that its table does not show.
+func planNotes(doc *Doc, notes []string) {
+	var tn, mn string
+	if len(notes) > 0 {
+		tn = "\n"
+	}
+	for i, n := range notes {
+		tn += fmt.Sprintf("note %d: %s\n", i+1, n)
+		mn += fmt.Sprintf("\n> note: %s\n", n)
+	}
+	doc.Raw(tn, mn)
 }
 
 // poolsTable is what each memory pool holds for the recommended

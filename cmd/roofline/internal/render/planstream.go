@@ -153,6 +153,12 @@ func (a planAnswer) streamJSON(w *bufio.Writer) error {
 		skipped = []string{}
 	}
 	buf = appendIndentedJSON(buf, skipped)
+	buf = append(buf, ",\n  \"notes\": "...)
+	notes := p.Notes
+	if notes == nil {
+		notes = []string{}
+	}
+	buf = appendIndentedJSON(buf, notes)
 	buf = append(buf, ",\n  \"ranked_by\": "...)
 	buf = appendJSONString(buf, p.Rank.String())
 	buf = append(buf, ",\n  \"quality_tolerance\": "...)

@@ -18,6 +18,8 @@ type splitJSON struct {
 	Layers           *int            `json:"layers,omitempty"`
 	ExpertLayers     int             `json:"expert_layers_in_host_memory"`
 	Link             string          `json:"link"`
+	BetweenLink      string          `json:"link_between_groups,omitempty"`
+	BetweenHops      int             `json:"hops_between_groups,omitempty"`
 	TransferTTFTS    float64         `json:"transfer_ttft_s"`
 	TransferTPOTS    float64         `json:"transfer_tpot_s"`
 	CollectiveTTFTS  float64         `json:"collective_ttft_s"`
@@ -86,7 +88,7 @@ func newSplitJSON(r *sim.Result, smallest string) *splitJSON {
 	if s == nil {
 		return nil
 	}
-	j := &splitJSON{Kind: string(s.Kind), Devices: s.Devices, TP: s.TP, PP: s.PP, EP: s.EP, ExpertLayers: s.ExpertLayers, Link: s.Link,
+	j := &splitJSON{Kind: string(s.Kind), Devices: s.Devices, TP: s.TP, PP: s.PP, EP: s.EP, ExpertLayers: s.ExpertLayers, Link: s.Link, BetweenLink: s.Between, BetweenHops: s.BetweenHops,
 		TransferTTFTS: s.TransferTTFT, TransferTPOTS: s.TransferTPOT, CollectiveTTFTS: s.CollectiveTTFT, CollectiveTPOTS: s.CollectiveTPOT,
 		PipelineBubble: s.BubbleTPOT, IdealTTFT: newIdealPartJSON(s.IdealPrefill), IdealDecode: newIdealPartJSON(s.IdealDecode), SmallestThatFits: smallest, Pools: []poolJSON{}, Stages: []stageTimeJSON{}}
 	if s.Kind == sim.Offload {
@@ -113,7 +115,11 @@ func splitTables(r *sim.Result) (*Table, *Table) {
 	}
 	if s.Link != "" {
 		if s.TransferTTFT > 0 || s.TransferTPOT > 0 {
-			t.Add("activations over "+s.Link, "", "", Duration(s.TransferTTFT), perToken(s.TransferTPOT))
+			over := s.Link
+			if s.Between != "" {
+				over = fmt.Sprintf("%s and %s (%d of %d hops)", s.Link, s.Between, s.BetweenHops, s.PP-1)
+			}
+			t.Add("activations over "+over, "", "", Duration(s.TransferTTFT), perToken(s.TransferTPOT))
 		}
 		if s.TP > 1 {
 			t.Add(fmt.Sprintf("collectives over %s (%d devices)", s.Link, s.TP), "", "", Duration(s.CollectiveTTFT), perToken(s.CollectiveTPOT))

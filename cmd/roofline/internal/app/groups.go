@@ -1,0 +1,92 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/units"
+)
+
+// GroupLinkError is what the error of devices filling more than one
+// NVLink group, with no link between the groups built in or given,
+// wraps: plan leaves that count out and says why (planSpread, its notes).
+type GroupLinkError struct {
+	Device, Link string
+	// Joins is the devices a group holds; Network is true for boards,
+	// which meet over their nodes' network.
+	Joins   int
+	Network bool
+}
+
+func (e *GroupLinkError) Error() string {
+	if e.Network {
+		return fmt.Sprintf("more %s than one board of %d on %s: boards meet over their nodes' network, which no built-in link describes", e.Device, e.Joins, e.Link)
+	}
+	return fmt.Sprintf("more %s than one group of %d on %s: the profile gives no host_link for the groups to meet over", e.Device, e.Joins, e.Link)
+}
+
+// groups is the link within each group of n devices like d and the link
+// between the groups (nil when link joins them all), with notes that say
+// so. An NVLink joins groups of its Devices: cards bridged in pairs in
+// one computer meet over their PCIe bus through the host (d's
+// host_link); the GPUs of NVSwitch boards (HGX) meet over the nodes'
+// network, which no built-in link describes, so --link names it: such
+// devices exchange over their board's NVLink whatever --link says, unless
+// a tensor-parallel group larger than a board (--tp) spreads over it.
+// Where no link between the groups is built in or given, the groups' own
+// link stands in for it and missing says what to give.
+func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, between *hardware.Link, notes []string, missing *RequestError) {
+	given := (sp.Link != "" && !sp.systemLink) || sp.LinkRate > 0
+	if own, err := hardware.LookupLink(d.NVLink); err == nil && own.Apart == hardware.ApartNetwork && given && link.Kind != hardware.NVLink && sp.TP <= own.Devices {
+		between, link = link, &own
+	}
+	if link.Kind != hardware.NVLink || link.Devices == 0 || n <= link.Devices || sp.TP > link.Devices || sp.PP == 1 {
+		// One group, or no pipeline between groups: a tensor-parallel
+		// group larger than the link joins is refused (peerLink).
+		if between != nil {
+			notes = append(notes, fmt.Sprintf("%s not used: %d %s sit on one board, joined by its %s (%d devices); --link names the network between boards", linkFlag(sp), n, d.Name, link.Name, link.Devices))
+		}
+		return link, nil, notes, nil
+	}
+	count := (n + link.Devices - 1) / link.Devices
+	what := "boards"
+	if link.Apart == hardware.ApartHost {
+		what = "bridged groups"
+	}
+	if between == nil {
+		if g, ok := d.GroupLink(link); ok {
+			between = &g
+		} else {
+			// No link between the groups: the split is built with the
+			// groups' own link in its place, for its memory (smallestFit)
+			// and for the errors of its counts, which come first.
+			missing := &RequestError{Input: "Link", Err: &GroupLinkError{Device: d.Name, Link: link.Name, Joins: link.Devices, Network: link.Apart == hardware.ApartNetwork},
+				Msg:  fmt.Sprintf("is needed between the %s: %d %s fill %d %s of %d on %s, and %s's profile gives no host_link for them to meet over", what, n, d.Name, count, what, link.Devices, link.Name, d.Name),
+				Hint: fmt.Sprintf("give the link between the devices with --link (a rate such as 25GB/s), or at most --devices %d", link.Devices)}
+			if link.Apart == hardware.ApartNetwork {
+				missing.Msg = fmt.Sprintf("is needed between the boards: %d %s fill %d boards of %d on %s, and boards meet over their nodes' network, which no built-in link describes", n, d.Name, count, link.Devices, link.Name)
+				missing.Hint = fmt.Sprintf("give the network's rate per GPU with --link, such as --link 50GB/s --link-latency 10us (within a board the devices keep %s), or at most --devices %d", link.Name, link.Devices)
+			}
+			return link, link, nil, missing
+		}
+	}
+	notes = append(notes, fmt.Sprintf("%d %s fill %d %s of %d on %s; a pipeline stage boundary between them crosses %s, each hop on its own link", n, d.Name, count, what, link.Devices, link.Name, linkName(between)),
+		linkNote(between, "between the "+what))
+	return link, between, notes, nil
+}
+
+// linkFlag is --link as given: its name or its rate.
+func linkFlag(sp Spread) string {
+	if sp.Link != "" {
+		return "--link " + sp.Link
+	}
+	return "--link " + units.FormatBandwidth(sp.LinkRate)
+}
+
+// linkName names a link in words: its name, or "the link given".
+func linkName(l *hardware.Link) string {
+	if l.Kind == hardware.Custom {
+		return "the link given (" + units.FormatBandwidth(l.Bandwidth) + ")"
+	}
+	return l.Name
+}

@@ -1,0 +1,97 @@
+package app
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/roofline/roofline/cmd/roofline/internal/plan"
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/serve"
+	"github.com/roofline/roofline/sim"
+)
+
+// setupOf resolves a selection for the tests of this package.
+func setupOf(t *testing.T, sel Selection) *sim.Setup {
+	t.Helper()
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := env.Resolve(sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Setup
+}
+
+// TestParallelBuildsTheGroupsOnce: --devices 16 on H100 SXM under vLLM
+// (--link the boards' network) is two HGX boards of 8 (tensorGroup: nvlink4 joins 8, 16 % 8 = 0),
+// tp 8 × pp 2; the search for the groups builds that split, and parallel
+// returns it rather than building it again: one sim.NewParallel, where
+// the search's and a second one made two.
+func TestParallelBuildsTheGroupsOnce(t *testing.T) {
+	s := setupOf(t, Selection{Model: "llama-3.1-70b", Hardware: "h100-sxm", Runtime: "vllm", Weights: "bf16", Options: sim.DefaultOptions})
+	calls := 0
+	defer func(f func(*sim.Setup, *hardware.Link, sim.ParallelOptions) (*sim.Split, error)) { newParallel = f }(newParallel)
+	inner := newParallel
+	newParallel = func(s *sim.Setup, l *hardware.Link, o sim.ParallelOptions) (*sim.Split, error) {
+		calls++
+		return inner(s, l, o)
+	}
+	env, _ := NewEnv()
+	split, _, err := env.parallel(s, Spread{Devices: 16, LinkRate: 50e9}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if split.TP != 8 || split.PP != 2 {
+		t.Errorf("16 H100 SXM: tp %d × pp %d, want tp 8 × pp 2", split.TP, split.PP)
+	}
+	if calls != 1 {
+		t.Errorf("built %d splits, want 1", calls)
+	}
+}
+
+// TestPlanMaxRateSkipsOnlyUnsteppedSplits: plan --rate leaves unsearched
+// a configuration whose split serve does not step (16 H100 SXM under
+// vLLM: tp 8 × pp 2, two pipeline stages), and fails on any other error
+// of the request, whatever input it names: --devices 2 with --tp 3 is
+// tp 3 × pp 1 = 3 devices, an error of --devices (it was taken for a
+// split not stepped, its rate left out in silence).
+func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := Selection{Model: "llama-3.1-70b", Hardware: "h100-sxm", Runtime: "vllm", Weights: "bf16", Options: sim.DefaultOptions}
+	req := func(sp Spread) ServeRequest {
+		return ServeRequest{Setup: sel, Spread: sp, SearchRuns: PlanRateRuns, Targets: serve.Targets{TTFT: 1, TPOT: 0.1},
+			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
+	}
+	pr, err := env.planMaxRate(req(Spread{Devices: 16, LinkRate: 50e9}))
+	if err != nil || pr.Searched {
+		t.Errorf("16 devices (pp 2): %+v, %v; want not searched, no error", pr, err)
+	}
+	if _, err := env.server(req(Spread{Devices: 16, LinkRate: 50e9})); !errors.Is(err, ErrNotStepped) {
+		t.Errorf("16 devices (pp 2): server's error %v does not say the split is not stepped", err)
+	}
+	if pr, err := env.planMaxRate(req(Spread{Devices: 2, TP: 3})); err == nil {
+		t.Errorf("--devices 2 --tp 3: %+v, no error; want the request's error", pr)
+	}
+}
+
+// TestPlanSpreadLeavesOutACountNotSplit: 40 RTX 4090s under llama.cpp
+// are 40 pipeline stages of Llama-3.1-8B's 32 layers, a count its mode
+// does not split (ErrCount): that count is left out of the plan
+// (plan.Unsplittable), not the plan's error.
+func TestPlanSpreadLeavesOutACountNotSplit(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setupOf(t, Selection{Model: "llama-3.1-8b", Hardware: "rtx-4090", Runtime: "llama.cpp", Weights: "q4_k_m", Options: sim.DefaultOptions})
+	_, _, err = env.planSpread(Spread{}, nil)(s, 40)
+	var un *plan.Unsplittable
+	if !errors.As(err, &un) {
+		t.Errorf("40 stages of 32 layers: %v, want a count left out", err)
+	}
+}
