@@ -93,9 +93,9 @@ func (r *Runtime) Factors(class string, s Settings) (decode, prefill float64) {
 // WithSettings is class c (of key class) as settings s price it. Set up
 // away from the reference, its intervals are those of the runs set up so,
 // where the fit gave them. With the clocks unstated the prediction is the
-// reference's, but a board left to its governors runs slower by the
-// clocks' factor: the slow end of each interval takes it, so that the
-// interval holds what such a board measures.
+// reference's, but the board may be one left to its governors: each
+// interval's slow end reaches that board's (GovernorsSlowEnd), so that the
+// interval holds what either measures.
 func (r *Runtime) WithSettings(class string, c *Class, s Settings) *Class {
 	f := r.SettingFactors[class]
 	if f == nil || c == nil {
@@ -111,10 +111,23 @@ func (r *Runtime) WithSettings(class string, c *Class, s Settings) *Class {
 		}
 	}
 	if s.Clocks == "" && r.SettingReference.Clocks == ClocksPinned {
-		out.Decode.High *= math.Exp(max(f.ClocksDecode, 0))
-		out.Prefill.High *= math.Exp(max(f.ClocksPrefill, 0))
+		out.Decode.High = GovernorsSlowEnd(out.Decode.High, f.Decode.High, f.ClocksDecode)
+		out.Prefill.High = GovernorsSlowEnd(out.Prefill.High, f.Prefill.High, f.ClocksPrefill)
 	}
 	return &out
+}
+
+// GovernorsSlowEnd is the slow end of an interval priced at pinned clocks
+// (high, measured over predicted time) made to hold a board left to its
+// governors too: the larger of high and that board's own slow end, the
+// clocks' log factor k (none if negative) times the slow end of the runs
+// measured so (runs; 0 where the fit gave none: high stands for it). The
+// interval so spans both setups, its fast end the pinned one's.
+func GovernorsSlowEnd(high, runs, k float64) float64 {
+	if runs <= 0 {
+		runs = high
+	}
+	return max(high, math.Exp(max(k, 0))*runs)
 }
 
 // Logs are the log factors on decode and prefill time of settings s
@@ -176,12 +189,24 @@ func (r *Runtime) DescribeSettings(class string, s Settings) string {
 	case f == nil && (ContextDoublings(ref, s) > 0 || ClocksOff(ref, s)):
 		return fmt.Sprintf("max context %d, clocks %s: priced as at %d and %s, what %s's %s class was measured at: nothing fitted says how these settings change it", ctx, s.Clocks, ref.MaxContext, ref.Clocks, r.Name, class)
 	case s.Clocks == "" && f != nil && ref.Clocks == ClocksPinned && (f.ClocksDecode > 0 || f.ClocksPrefill > 0):
-		return fmt.Sprintf("max context %d, clocks not stated: priced %s, as %s's class was measured; the intervals' slow ends allow for a board left to its governors (decode %.2f×, prefill %.2f×)",
-			ctx, ref.Clocks, r.Name, math.Exp(max(f.ClocksDecode, 0)), math.Exp(max(f.ClocksPrefill, 0)))
+		return fmt.Sprintf("max context %d, clocks not stated: priced %s, as %s's class was measured; the intervals' slow ends reach a board left to its governors (decode %s, prefill %s)",
+			ctx, ref.Clocks, r.Name, governorsReach(f.ClocksDecode, f.Decode.High), governorsReach(f.ClocksPrefill, f.Prefill.High))
 	}
 	clocks := s.Clocks
 	if clocks == "" {
 		clocks = ref.Clocks
 	}
 	return fmt.Sprintf("max context %d, clocks %s: as %s's class was measured", ctx, clocks, r.Name)
+}
+
+// governorsReach says how far GovernorsSlowEnd puts a phase's slow end for
+// a board left to its governors: its clocks factor exp(k) times the slow
+// end of the runs measured so (runs), a multiple of the time priced, or
+// of the pinned slow end where no runs' interval was fitted.
+func governorsReach(k, runs float64) string {
+	c := math.Exp(max(k, 0))
+	if runs <= 0 {
+		return fmt.Sprintf("%.2f× the pinned slow end", c)
+	}
+	return fmt.Sprintf("%.2f× the time priced (%.2f× for the clocks, × %.2f where the runs measured so end)", c*runs, c, runs)
 }

@@ -46,23 +46,31 @@ func TestFactors(t *testing.T) {
 }
 
 // With the clocks unstated the prediction is the reference's and its
-// intervals' slow ends take the clocks' factor: [0.8, 1.2] becomes
-// [0.8, 1.2·exp(0.1)] = [0.8, 1.3262] in decode, [0.7, 1.5·exp(0.5)] =
-// [0.7, 2.4731] in prefill. Set up away from the reference, the runs'
-// own intervals apply.
+// intervals' slow ends reach a board left to its governors: in decode,
+// where the runs measured so spread to 1.3, the larger of the class's
+// 1.2 and exp(0.1)·1.3 = 1.4367; in prefill, where no runs' interval was
+// fitted, the class's own 1.5·exp(0.5) = 2.4731. A class whose own slow
+// end is further (1.6 > 1.4367) keeps it. Set up away from the
+// reference, the runs' own intervals apply; a 16k conversion with the
+// clocks unstated takes the runs' [0.85, 1.3], its slow end 1.3·exp(0.1)
+// = 1.4367.
 func TestWithSettings(t *testing.T) {
 	rt := rkllmLike()
 	rt.SettingFactors["npu"].Decode = Spread{Low: 0.85, High: 1.3}
 	c := &Class{Decode: Spread{Low: 0.8, High: 1.2}, Prefill: Spread{Low: 0.7, High: 1.5}}
+	wide := &Class{Decode: Spread{Low: 0.8, High: 1.6}, Prefill: Spread{Low: 0.7, High: 1.5}}
 	for _, tc := range []struct {
+		c               *Class
 		s               Settings
 		decode, prefill Spread
 	}{
-		{Settings{}, Spread{0.8, 1.2 * math.Exp(0.1)}, Spread{0.7, 1.5 * math.Exp(0.5)}},
-		{Settings{Clocks: ClocksPinned}, Spread{0.8, 1.2}, Spread{0.7, 1.5}},
-		{Settings{MaxContext: 16384, Clocks: ClocksDefault}, Spread{0.85, 1.3}, Spread{0.7, 1.5}},
+		{c, Settings{}, Spread{0.8, 1.3 * math.Exp(0.1)}, Spread{0.7, 1.5 * math.Exp(0.5)}},
+		{wide, Settings{}, Spread{0.8, 1.6}, Spread{0.7, 1.5 * math.Exp(0.5)}},
+		{c, Settings{Clocks: ClocksPinned}, Spread{0.8, 1.2}, Spread{0.7, 1.5}},
+		{c, Settings{MaxContext: 16384, Clocks: ClocksDefault}, Spread{0.85, 1.3}, Spread{0.7, 1.5}},
+		{c, Settings{MaxContext: 16384}, Spread{0.85, 1.3 * math.Exp(0.1)}, Spread{0.7, 1.5 * math.Exp(0.5)}},
 	} {
-		got := rt.WithSettings("npu", c, tc.s)
+		got := rt.WithSettings("npu", tc.c, tc.s)
 		if math.Abs(got.Decode.Low-tc.decode.Low) > 1e-12 || math.Abs(got.Decode.High-tc.decode.High) > 1e-12 ||
 			math.Abs(got.Prefill.Low-tc.prefill.Low) > 1e-12 || math.Abs(got.Prefill.High-tc.prefill.High) > 1e-12 {
 			t.Errorf("%+v: decode %+v prefill %+v, want %+v %+v", tc.s, got.Decode, got.Prefill, tc.decode, tc.prefill)
@@ -70,6 +78,23 @@ func TestWithSettings(t *testing.T) {
 	}
 	if c.Decode.High != 1.2 {
 		t.Errorf("the class itself changed: %+v", c.Decode)
+	}
+}
+
+// GovernorsSlowEnd, worked by hand: the larger of the pinned slow end and
+// exp(k)·runs; a negative factor counts as none; without runs the pinned
+// slow end stands for them.
+func TestGovernorsSlowEnd(t *testing.T) {
+	for _, c := range []struct{ high, runs, k, want float64 }{
+		{1.2, 1.3, 0.1, 1.3 * math.Exp(0.1)}, // 1.4367 > 1.2
+		{1.6, 1.3, 0.1, 1.6},                 // 1.6 > 1.4367
+		{1.2, 0, 0.1, 1.2 * math.Exp(0.1)},   // 1.3262: no runs' interval
+		{1.2, 1.3, -0.2, 1.3},                // a faster default is not priced: exp(0)·1.3
+		{1.2, 1.1, -0.2, 1.2},                // nor does it narrow the pinned end
+	} {
+		if got := GovernorsSlowEnd(c.high, c.runs, c.k); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("GovernorsSlowEnd(%g, %g, %g) = %.6f, want %.6f", c.high, c.runs, c.k, got, c.want)
+		}
 	}
 }
 
@@ -88,13 +113,18 @@ func TestSettingsValidate(t *testing.T) {
 
 func TestDescribeSettings(t *testing.T) {
 	rt := rkllmLike()
+	rt.SettingFactors["npu"].Decode = Spread{Low: 0.85, High: 1.3}
 	for _, c := range []struct {
 		s    Settings
 		want []string
 	}{
-		// Clocks unstated: priced pinned, the slow ends allowing exp(0.1)
-		// = 1.11 and exp(0.5) = 1.65 for a board left to its governors.
-		{Settings{}, []string{"max context 4096, clocks not stated: priced pinned", "decode 1.11×, prefill 1.65×"}},
+		// Clocks unstated: priced pinned, the slow ends reaching a board
+		// left to its governors: in decode exp(0.1)·1.3 = 1.4367 of the
+		// time priced (1.11 for the clocks, the runs' slow end 1.30), in
+		// prefill, no runs' interval fitted, exp(0.5) = 1.65 the slow end.
+		{Settings{}, []string{"max context 4096, clocks not stated: priced pinned",
+			"decode 1.44× the time priced (1.11× for the clocks, × 1.30 where the runs measured so end)",
+			"prefill 1.65× the pinned slow end"}},
 		{Settings{Clocks: ClocksPinned}, []string{"max context 4096, clocks pinned: as rkllm's class was measured"}},
 		{Settings{MaxContext: 16384, Clocks: ClocksDefault}, []string{"max context 16384, clocks default", "decode 1.65×, prefill 1.65×", "at 4096 and pinned"}},
 		{Settings{MaxContext: 32768}, []string{"decode 1.82×", "beyond the largest context measured (16384): extrapolated"}},
