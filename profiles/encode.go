@@ -282,6 +282,10 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))
+		if c.MoEDecode.High > 0 {
+			fmt.Fprintf(&b, "moe_decode_interval = [%s, %s]\n", r4(c.MoEDecode.Low), r4(c.MoEDecode.High))
+			fmt.Fprintf(&b, "moe_decode_basis = %s\n", quote(c.MoEDecodeBasis))
+		}
 		b.WriteString("se = { ")
 		for i, n := range hardware.ParameterNames {
 			if i > 0 {

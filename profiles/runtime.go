@@ -278,6 +278,10 @@ type rawClass struct {
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
 	Basis           string             `toml:"basis"`
+	// MoEDecodeInterval and MoEDecodeBasis are runtimes.Class.MoEDecode
+	// and MoEDecodeBasis (optional, both or neither).
+	MoEDecodeInterval []float64 `toml:"moe_decode_interval"`
+	MoEDecodeBasis    string    `toml:"moe_decode_basis"`
 }
 
 // decodeRuntime reads one runtime profile.
@@ -1045,6 +1049,16 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 	c := &runtimes.Class{Efficiency: e, Fitted: true, Basis: r.Basis,
 		Decode:  runtimes.Spread{Low: r.DecodeInterval[0], High: r.DecodeInterval[1]},
 		Prefill: runtimes.Spread{Low: r.PrefillInterval[0], High: r.PrefillInterval[1]}}
+	if r.MoEDecodeInterval != nil || r.MoEDecodeBasis != "" {
+		iv := r.MoEDecodeInterval
+		if len(iv) != 2 || !(iv[0] > 0) || !(iv[1] >= iv[0]) || math.IsInf(iv[1], 1) {
+			return nil, errors.New("moe_decode_interval must be [low, high] factors of the prediction, 0 < low <= high")
+		}
+		if strings.TrimSpace(r.MoEDecodeBasis) == "" {
+			return nil, errors.New("moe_decode_basis must say which held-out runs moe_decode_interval covers")
+		}
+		c.MoEDecode, c.MoEDecodeBasis = runtimes.Spread{Low: iv[0], High: iv[1]}, r.MoEDecodeBasis
+	}
 	for _, name := range hardware.ParameterNames {
 		v := r.SE[name]
 		if v < 0 || math.IsNaN(v) {

@@ -289,6 +289,14 @@ type Class struct {
 	Fitted bool
 	// Basis says what the class was fitted on, or why it is a prior.
 	Basis string
+	// MoEDecode, when High > 0, is the interval of measured over predicted
+	// time that covers the class's MoE decode runs held out of scope: a
+	// cost of the expert path no sourced term prices (docs/accuracy.md,
+	// "Held out of scope"). A prediction of an MoE model's decode on the
+	// class takes it as its decode interval where it is wider
+	// (sim.Setup); MoEDecodeBasis says which runs it was derived from.
+	MoEDecode      Spread
+	MoEDecodeBasis string
 }
 
 // Spread is an interval of measured/predicted: the time is expected in

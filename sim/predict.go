@@ -442,6 +442,9 @@ func (r *Result) warnings(s *Setup) {
 	if in.Threads > 0 && in.EngineKind != hardware.CPU {
 		r.warn("threads-not-cpu", "%s", in.ThreadsNote)
 	}
+	if in.MoEDecodeNote != "" && !math.IsNaN(r.TPOT) {
+		r.warn("moe-decode-unmodelled", "%s", in.MoEDecodeNote)
+	}
 	if in.UnitBandwidthNote != "" {
 		r.warn("unit-bandwidth-unidentified", "%s", in.UnitBandwidthNote)
 	}

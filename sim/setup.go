@@ -144,6 +144,11 @@ type Inputs struct {
 	// UnitBandwidthNote says when decode rests on a bandwidth cap per unit
 	// the class cannot pin down (Setup.unitBandwidthNote); "" otherwise.
 	UnitBandwidthNote string
+	// MoEDecodeNote says, for an MoE model on a class whose MoE decode
+	// runs were held out of scope (runtimes.Class.MoEDecode), what they
+	// measured and that the decode interval was widened to cover them;
+	// "" otherwise.
+	MoEDecodeNote string
 	// ClockRatio is the engine's clock over hardware.ReferenceClock
 	// (hardware.Engine.ClockRatio; 1 when the profile gives none): the
 	// class's per-unit caps and a decode step's fixed costs are priced at
@@ -400,6 +405,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		// that have them; the others say they took none.
 		in.SettingsNote = fmt.Sprintf("%s has no settings of a conversion's context or clocks: they do not apply to it", rt.Name)
 	}
+	class, in.MoEDecodeNote = moeDecodeClass(class, m, in)
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
 	s.Inputs.UnitBandwidthNote = s.unitBandwidthNote()
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
@@ -407,6 +413,24 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	s.resolveRates()
 	return s, nil
+}
+
+// moeDecodeClass is class with its decode interval widened to cover the
+// class's MoE decode runs held out of scope (runtimes.Class.MoEDecode)
+// when m is an MoE model priced on the class, with a note saying so; the
+// class itself and "" otherwise. A calibration's intervals and flags'
+// absence of one are left alone: the widening is the class's.
+func moeDecodeClass(class *runtimes.Class, m *model.Cost, in Inputs) (*runtimes.Class, string) {
+	iv := class.MoEDecode
+	if m.Spec.MoE == nil || !(iv.High > 0) || in.Calibrated || in.FromFlags {
+		return class, ""
+	}
+	out := *class
+	out.Decode.Low = math.Min(out.Decode.Low, iv.Low)
+	out.Decode.High = math.Max(out.Decode.High, iv.High)
+	note := fmt.Sprintf("%s's MoE decode on this engine is not fully modelled: %s (docs/accuracy.md, \"Held out of scope\"); this decode's interval is widened to %.3g-%.3g × the predicted time to cover them",
+		in.Runtime, class.MoEDecodeBasis, out.Decode.Low, out.Decode.High)
+	return &out, note
 }
 
 // setOverheads sets the fixed costs per pass and step from the

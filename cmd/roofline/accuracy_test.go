@@ -120,8 +120,13 @@ const regenerate = "go test ./cmd/roofline -run TestRuntimeClasses -update"
 // fit (-update writes it into profiles/runtimes/*.toml, then regenerates
 // what is made from those files: profiles/builtin_runtimes.json).
 func TestRuntimeClasses(t *testing.T) {
-	classes, _ := publicClasses(t)
+	classes, runs := publicClasses(t)
 	cat, _ := profiles.Builtin()
+	scope, err := accuracy.ScopeRows(cat, runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moe := accuracy.MoEDecodeSpreads(scope)
 	byRuntime := map[string]map[string]*runtimes.Class{}
 	levels := map[string]map[string]*runtimes.Level{}
 	settings := map[string]map[string]*runtimes.SettingFactors{}
@@ -141,6 +146,9 @@ func TestRuntimeClasses(t *testing.T) {
 	}
 	for _, c := range classes {
 		rc := c.Runtime("cmd/roofline/" + publicRuns)
+		if m, ok := moe[c.Key]; ok {
+			rc.MoEDecode, rc.MoEDecodeBasis = m.Spread, m.Basis
+		}
 		if byRuntime[c.Key.Runtime] == nil {
 			byRuntime[c.Key.Runtime] = map[string]*runtimes.Class{}
 		}
@@ -697,6 +705,11 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	if len(whole) > 0 {
 		fmt.Fprintf(&b, "- end-to-end throughput of whole requests, prefill and decode together: held against the ideal bound (none beats it), not fitted or scored: %s\n", strings.Join(whole, "; "))
 	}
+	scope, err := scopeSection(runs)
+	if err != nil {
+		return "", err
+	}
+	b.WriteString(scope)
 	b.WriteString("\n" + spread)
 	b.WriteString(serving)
 	// The measured devices' figures in "What is left" are the ones above,
@@ -715,6 +728,41 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 		return "", err
 	}
 	b.WriteString(figures.Replace(left))
+	return b.String(), nil
+}
+
+// scopeSection is the table of the runs held out of scope
+// (accuracy.ScopePrefix) beside what roofline predicts for them, and the
+// interval their MoE decodes give their class: the widening every MoE
+// decode of the class takes (sim's moeDecodeClass).
+func scopeSection(runs []measured.Run) (string, error) {
+	cat, err := profiles.Builtin()
+	if err != nil {
+		return "", err
+	}
+	rows, err := accuracy.ScopeRows(cat, runs)
+	if err != nil || len(rows) == 0 {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("\n### Held out of scope\n\n")
+	b.WriteString("Runs of a case the model has no sourced term for: excluded from the fit and the scores above, and predicted here as `roofline compare` predicts them.\n\n")
+	b.WriteString("| source | test | model | weights | device | class | measured t/s | predicted t/s | measured/predicted rate |\n|---|---|---|---|---|---|---:|---:|---:|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %.1f | %.1f | %.2f |\n", strings.SplitN(r.Run.Cited(), " ", 2)[0], r.Run.TestName(),
+			r.Model, r.Run.Weights, r.Device, r.Class, r.Measured, r.Predicted, r.MeasuredOverPred)
+	}
+	spreads := accuracy.MoEDecodeSpreads(rows)
+	keys := make([]accuracy.Key, 0, len(spreads))
+	for k := range spreads {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		sp := spreads[k]
+		fmt.Fprintf(&b, "\nThe %s class: %s. Every prediction of an MoE model's decode on the class says so (warning `moe-decode-unmodelled`) and takes %.4g-%.4g × the predicted time as its decode interval where that is wider than the class's, so that it covers these runs; its point prediction is the class's.\n",
+			k, sp.Basis, sp.Spread.Low, sp.Spread.High)
+	}
 	return b.String(), nil
 }
 

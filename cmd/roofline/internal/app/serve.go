@@ -219,6 +219,9 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 	if out.Run.Fast == nil {
 		out.Notes = append(out.Notes, "flags replaced the efficiency: no interval stands behind the step times")
 	}
+	if n := sv.Setup.Inputs.MoEDecodeNote; n != "" {
+		out.Notes = append(out.Notes, n+" (the RANGE columns' decode steps take it)")
+	}
 	if g := sv.Setup.Inputs; g.GraphCapture != out.Inputs.GraphCapture {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's CUDA graphs are captured for steps of up to %d tokens under %d sequences (%d under its default): a larger step runs without one, %s a layer more", sv.Setup.Runtime.Name, g.GraphCapture, out.Scheduler.MaxSeqs, out.Inputs.GraphCapture, units.FormatDuration(g.Graphs.Eager)))
 	}

@@ -89,6 +89,9 @@ type Group struct {
 	HostUsable float64
 	// Quality is the weight format's published quality loss.
 	Quality *model.Quality
+	// MoEDecodeNote is sim.Inputs.MoEDecodeNote of the group's setup: why
+	// its TPOT interval was widened ("" when it was not).
+	MoEDecodeNote string
 	// Configs are every configuration evaluated, by batch then context;
 	// nil once a streaming search has handed the group on.
 	Configs []sim.Config

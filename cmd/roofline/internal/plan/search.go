@@ -547,6 +547,7 @@ func (s *Search) evalGroup(i int, g *Group, part func(next func([]sim.Config) []
 		Weights: j.cost.Weights.Name, KV: j.kv, BPW: j.cost.BitsPerWeight(), Usable: t.Usable(st), MemoryUsable: st.Usable(), Prompt: sp.Prompt, Output: sp.Output,
 		Quality: j.quality, Devices: j.devices, Split: j.splitName, job: j}
 	g.TTFTSpread, g.TPOTSpread = st.Spread(true), st.Spread(false)
+	g.MoEDecodeNote = st.Inputs.MoEDecodeNote
 	conf := t.ConfidenceLevel()
 	g.ttftLo, g.ttftHi = g.TTFTSpread.Bounds(conf)
 	g.tpotLo, g.tpotHi = g.TPOTSpread.Bounds(conf)

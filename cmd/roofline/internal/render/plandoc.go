@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -69,6 +70,9 @@ func planDoc(p *app.Plan) *Doc {
 	if n := bq.note(); n != "" {
 		doc.Both("\n" + n + "\n")
 	}
+	for _, n := range moeDecodeNotes(p) {
+		doc.Both("\n" + n + "\n")
+	}
 	doc.Raw("\n"+CountSentence(p)+"\n", "")
 	planNotes(doc, p.Notes)
 	return doc
@@ -86,6 +90,18 @@ func planNotes(doc *Doc, notes []string) {
 		mn += fmt.Sprintf("\n> note: %s\n", n)
 	}
 	doc.Raw(tn, mn)
+}
+
+// moeDecodeNotes are the shown configurations' notes of a decode
+// interval widened for an MoE model (sim.Inputs.MoEDecodeNote), each once.
+func moeDecodeNotes(p *app.Plan) []string {
+	var out []string
+	for _, ch := range p.Shown.Choices {
+		if g := ch.Group; g != nil && g.MoEDecodeNote != "" && !slices.Contains(out, g.MoEDecodeNote) {
+			out = append(out, g.MoEDecodeNote)
+		}
+	}
+	return out
 }
 
 // poolsTable is what each memory pool holds for the recommended

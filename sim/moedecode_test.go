@@ -1,0 +1,101 @@
+package sim_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/model"
+	"github.com/roofline/roofline/profiles"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// TestMoEDecodeWidening: an MoE model's decode on a class whose MoE decode
+// runs were held out of scope (runtimes.Class.MoEDecode) takes the
+// interval that covers them where it is wider, and says so; a dense
+// model, or a prediction from flags, does not. Hand values: llama.cpp's
+// cuda class with its decode interval set to [0.9, 1.25] and MoEDecode to
+// [1.5, 2.5] (the device levels removed, so that the class's interval is
+// the one the RTX 4090 takes): gpt-oss-20b's TPOT interval is
+// [min(0.9, 1.5), max(1.25, 2.5)] = [0.9, 2.5] × TPOT, Llama-2-7B's stays
+// [0.9, 1.25] × TPOT.
+func TestMoEDecodeWidening(t *testing.T) {
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := cat.Runtime("llama.cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := *base
+	rt.Levels = nil
+	rt.Classes = map[string]*runtimes.Class{}
+	for k, c := range base.Classes {
+		rt.Classes[k] = c
+	}
+	cuda := *base.Classes["cuda"]
+	cuda.Decode = runtimes.Spread{Low: 0.9, High: 1.25}
+	cuda.MoEDecode, cuda.MoEDecodeBasis = runtimes.Spread{Low: 1.5, High: 2.5}, "6 held-out runs"
+	rt.Classes["cuda"] = &cuda
+	d, err := cat.Device("rtx-4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sim.Workload{Prompt: 512, Output: 128, Batch: 1}
+	for _, tc := range []struct {
+		model, weights string
+		flags          bool
+		lo, hi         float64 // × TPOT; 0: no interval
+		warned         bool
+	}{
+		{"gpt-oss-20b", "mxfp4_moe", false, 0.9, 2.5, true},
+		{"qwen3-30b-a3b", "q4_0", false, 0.9, 2.5, true},
+		{"llama-2-7b", "q4_0", false, 0.9, 1.25, false},
+		{"gpt-oss-20b", "mxfp4_moe", true, 0, 0, false},
+	} {
+		spec, err := cat.Model(tc.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.BuildNamed(spec, tc.weights, "f16", rt.LayoutFor(spec, tc.weights))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := sim.DefaultOptions
+		if tc.flags {
+			o.BandwidthEfficiency = 0.8
+		}
+		s, err := sim.NewSetup(m, d, &d.Engines[0], &rt, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, wn := range r.Warnings {
+			if wn.Code == "moe-decode-unmodelled" {
+				warned = strings.Contains(wn.Message, "6 held-out runs")
+			}
+		}
+		if warned != tc.warned {
+			t.Errorf("%s (flags %v): warned %v, want %v: %v", tc.model, tc.flags, warned, tc.warned, r.Warnings)
+		}
+		iv := r.TPOTInterval
+		if tc.hi == 0 {
+			if iv != nil {
+				t.Errorf("%s (flags): an interval %+v, want none", tc.model, *iv)
+			}
+			continue
+		}
+		if iv == nil {
+			t.Fatalf("%s: no TPOT interval", tc.model)
+		}
+		if lo, hi := iv.Lo/r.TPOT, iv.Hi/r.TPOT; math.Abs(lo-tc.lo) > 1e-9 || math.Abs(hi-tc.hi) > 1e-9 {
+			t.Errorf("%s: TPOT interval %.4g-%.4g × TPOT, want %.4g-%.4g", tc.model, lo, hi, tc.lo, tc.hi)
+		}
+	}
+}
