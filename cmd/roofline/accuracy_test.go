@@ -60,11 +60,17 @@ const (
 	maxDeviceLevelPrefillMdAPE = 0.125
 
 	// llama.cpp on ARM CPUs, each device held out: issue 24's aims,
-	// decode 8 % and prefill 15 %, both met (12.2 %) once each product is
-	// priced by its tensor's type (Q5_0 fallbacks at 0.429 × the class;
-	// 17.6 % with one rule per file format, 21.9 % before the repacked
-	// Q4_0 and IQ4_NL GEMMs, 39.5 % before the A57's 2/3 share).
-	maxCPUClassDecodeMdAPE  = 0.08
+	// decode 8 % and prefill 15 %. The prefill aim is met (12.2 %) once
+	// each product is priced by its tensor's type (Q5_0 fallbacks at
+	// 0.429 × the class; 17.6 % with one rule per file format, 21.9 %
+	// before the repacked Q4_0 and IQ4_NL GEMMs, 39.5 % before the A57's
+	// 2/3 share). The decode aim is not: 5.9 % on four boards, 9.8 % once
+	// the Jetson AGX Thor's CPU (14 Neoverse-V3AE threads, THOR-GTIER) is
+	// scored; its three decodes run 0.64-0.94 × the class's rate and no
+	// sourced term prices why (docs/accuracy.md, "What is left"). The
+	// guard holds that honest figure, not the aim: a row is not left out
+	// to keep a figure under its aim.
+	maxCPUClassDecodeMdAPE  = 0.10
 	maxCPUClassPrefillMdAPE = 0.15
 )
 
@@ -846,21 +852,22 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 		add("PI5-RANGE", fmt.Sprintf("%.2f–%.2f", lo, hi))
 		add("CPU-BYDEVICE-DECODE", pctSpaced(byDev))
 		add("CPU-CALIBRATED-ON", pctSpaced(c.RawCoverage))
+		add("CPU-WIDEN", fmt.Sprintf("×%.2f", c.Widen))
 		// The prose counts the boards' decode tests and says which are
 		// covered: computed here, and an error where the runs stop
 		// bearing it out, not a sentence that goes stale.
-		const pi5, rk, a57, orin = "raspberry-pi-5-8gb", "rk3588", "jetson-nano-4gb", "jetson-orin-nano-super-8gb"
+		const pi5, rk, a57, orin, thor = "raspberry-pi-5-8gb", "rk3588", "jetson-nano-4gb", "jetson-orin-nano-super-8gb", "jetson-agx-thor"
 		total := 0.0
 		for _, k := range n {
 			total += k
 		}
 		switch {
-		case in[rk] != n[rk] || in[a57] != n[a57] || in[orin] != n[orin] || in[pi5] == 0:
-			return nil, fmt.Errorf("\"What is left\": the prose says every board's decode tests but some of the Pi 5's fall inside their held-out intervals; covered %g of %g (Pi 5), %g of %g, %g of %g, %g of %g", in[pi5], n[pi5], in[rk], n[rk], in[a57], n[a57], in[orin], n[orin])
-		case len(n) != 4 || 2*n[pi5] < total || n[a57] != 1 || n[orin] != 1:
-			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode tests are mostly the Pi 5's, on four boards, the A57 and the A78AE one model each; %g of %g on %d", n[pi5], total, len(n))
-		case c.Widen != 1:
-			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's intervals are not widened; widened ×%.2f", c.Widen)
+		case in[a57] != n[a57] || in[orin] != n[orin] || in[pi5] == 0 || in[pi5] == n[pi5] || n[thor]-in[thor] != 2:
+			return nil, fmt.Errorf("\"What is left\": the prose says the A57's and the A78AE's decode tests are covered, some of the Pi 5's not, and two of the Thor's (7B and 14B) not; covered %g of %g (Pi 5), %g of %g (A57), %g of %g (A78AE), %g of %g (Thor)", in[pi5], n[pi5], in[a57], n[a57], in[orin], n[orin], in[thor], n[thor])
+		case len(n) != 5 || 2*n[pi5] < total || n[a57] != 1 || n[orin] != 1 || n[thor] != 3:
+			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode tests are mostly the Pi 5's, on five boards, the A57 and the A78AE one model each, the Thor three; %g of %g on %d", n[pi5], total, len(n))
+		case !(c.Widen > 1):
+			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's intervals are widened; widened ×%.2f", c.Widen)
 		}
 		add("DECODE-TESTS-PI5", fmt.Sprint(n[pi5]))
 		add("DECODE-TESTS-CPU", fmt.Sprint(total))
@@ -873,7 +880,24 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 		add("DECODE-TESTS-RK3588", tests(n[rk]))
 		add("DECODE-TESTS-A57", tests(n[a57]))
 		add("DECODE-TESTS-ORIN", tests(n[orin]))
+		add("DECODE-TESTS-THOR", tests(n[thor]))
 		add("PI5-MISSED", fmt.Sprint(n[pi5]-in[pi5]))
+		add("RK3588-MISSED", fmt.Sprint(n[rk]-in[rk]))
+		add("THOR-MISSED", fmt.Sprint(n[thor]-in[thor]))
+		add("THOR-INTERVAL", iv(thor))
+		// The Thor's three decodes held out, by model size.
+		var th []string
+		for _, m := range []string{"qwen2.5-7b", "qwen2.5-14b", "qwen2.5-32b"} {
+			for i, cs := range c.Cases {
+				if c.Scored[i] && cs.Device == thor && cs.Run.Test == measured.Decode && cs.Run.Model == m {
+					th = append(th, fmt.Sprintf("%.2f", c.Held[i]))
+				}
+			}
+		}
+		if len(th) != 3 {
+			return nil, fmt.Errorf("\"What is left\": the prose names the Thor's decodes of Qwen2.5 7B, 14B and 32B; found %d", len(th))
+		}
+		add("THOR-HELD", fmt.Sprintf("%s, %s and %s", th[0], th[1], th[2]))
 	}
 	if !cpu {
 		return nil, fmt.Errorf("\"What is left\": no llama.cpp cpu class")
@@ -1212,30 +1236,59 @@ const accuracyLeft = `
   table larger than a tied model's recipe is now read untied
   (docs/formats.md), and its formats decode at 1.01–1.17 of the class,
   beside EDGE-MEMWALL's tied files at 0.99–1.18.
-  The class's coverage (CPU-COVERAGE, prefill and decode, against issue
-  24's 75–90 %) is the Pi 5's: DECODE-TESTS-PI5 of its DECODE-TESTS-CPU decode tests are that
-  board's. Each device weighing the same, decode is covered
-  CPU-BYDEVICE-DECODE (every board whole but PI5-MISSED of the Pi 5's DECODE-TESTS-PI5); the
-  class's intervals are calibrated on that weighting, both phases
-  together (CPU-CALIBRATED-ON), so they are not widened. The Pi 5 held out
-  decodes inside PI5-INTERVAL, built from the RK3588's DECODE-TESTS-RK3588, the
-  A57's DECODE-TESTS-A57 and the A78AE's DECODE-TESTS-ORIN, the three devices weighing the same:
-  their 10th–90th percentiles widened ×1.70 for resting on three devices
-  (Student's t at two degrees of freedom over the normal quantile, times
-  √(4/3); ×2.94 on the two of the three-board class). Its own ratios
-  span PI5-RANGE; the RK3588 held out gets RK3588-INTERVAL and the A57
-  A57-INTERVAL the same way. Three boards measured on one model each
-  say that an unmeasured one may sit anywhere between them, an honest
-  width, not a bug. It was not the small-sample factor either, on three
-  boards: with that factor removed (measured, not kept), the class's
-  held-out intervals covered 57.9 % of its devices, and the class's
-  calibration widened them ×2.90 back to the same 97.8 / 100 % (decode /
-  prefill), while the Jetson CUDA class's coverage fell to 64.1 / 47.8 %
-  (under its 75 % guard), the measured devices' to 82.3 / 75.7 % and the
-  released rows' prefill to 88.2 %. A board counts whole or not at all
-  unless its interval cuts into its own scatter, and three of the four
-  are measured on one model: into the band the class needs more boards
-  (the M4 Pro and the Pi 4 above).
+  The Jetson AGX Thor's CPU (THOR-GTIER: Qwen2.5 7B, 14B and 32B Q8_0,
+  llama-bench -ngl 0 on a CUDA build at its default 14 threads, one a
+  Neoverse-V3AE core, in MAXN) is the class's fifth board and its only
+  server-class cores, and it is why the class misses issue 24's decode
+  aim: held out, its three decodes take THOR-HELD × the predicted time,
+  and with them scored the class decodes CPU-DECODE off held out by
+  device (5.9 % on the other four boards, within the 8 % aim). It is
+  scored, not left out: a row that makes a figure worse is what users
+  measure. No sourced term prices it. Bandwidth is not what holds it
+  back: the same study's CPU STREAM-triad reads 209.2 GB/s on 12
+  threads (docs/PLATFORM_NOTES.md @fcb6d566), and the decodes stream
+  79, 88 and 117 GB/s (roofline's bytes a token × tokens/s). ggml's barrier after each graph
+  node (ggml_barrier, ggml/src/ggml-cpu/ggml-cpu.c @d99724f2: one
+  sequentially consistent increment per thread on a shared counter, so
+  its cost grows with the threads) measured 2.0–3.2 µs a node on 4 to
+  8 threads of x86 hosts (llama.cpp pull requests #9461 and #9598), a
+  tenth of a millisecond a layer; priced at the 209.2 GB/s the three
+  steps leave 2.10, 2.04 and 2.02 ms a layer (28, 48 and 64 layers),
+  twenty times that, and the class's boards (1 to 6 threads) put the
+  layer's cost at tens of µs. A cost of about 2 ms a layer that does not
+  grow with the layer's width fits the three, but nothing read says
+  what it is, and a term fitted on one board's three rows would price
+  every other CPU at 14 threads by it. The class's coverage
+  (CPU-COVERAGE, prefill and decode, against issue 24's 75–90 %) is
+  mostly the Pi 5's: DECODE-TESTS-PI5 of its DECODE-TESTS-CPU decode
+  tests are that board's. Each device weighing the same, decode is
+  covered CPU-BYDEVICE-DECODE (the A57's and the A78AE's whole;
+  PI5-MISSED of the Pi 5's DECODE-TESTS-PI5, RK3588-MISSED of the
+  RK3588's DECODE-TESTS-RK3588 and THOR-MISSED of the Thor's
+  DECODE-TESTS-THOR outside); the class's intervals are calibrated on
+  that weighting, both phases together (CPU-CALIBRATED-ON before), and
+  widened CPU-WIDEN to cover 80 %. The Thor held out gets THOR-INTERVAL,
+  built from the four other boards (their 10th–90th percentiles widened
+  ×1.43 for resting on four devices: Student's t at three degrees of
+  freedom over the normal quantile, times √(5/4)), which its 14B and 7B
+  decodes fall outside; predicted with its runs in the class (roofline
+  predict on the Thor's cpu engine), its own level carries them. The Pi
+  5 held out decodes inside PI5-INTERVAL, built from the RK3588's
+  DECODE-TESTS-RK3588, the A57's DECODE-TESTS-A57, the A78AE's
+  DECODE-TESTS-ORIN and the Thor's DECODE-TESTS-THOR, the four devices
+  weighing the same. Its own ratios span PI5-RANGE; the RK3588 held out
+  gets RK3588-INTERVAL and the A57 A57-INTERVAL the same way. Boards
+  measured on one model each say that an unmeasured one may sit anywhere
+  between them, an honest width, not a bug. It was not the small-sample
+  factor either, on three boards: with that factor removed (measured,
+  not kept), the class's held-out intervals covered 57.9 % of its
+  devices, and the class's calibration widened them ×2.90 back to the
+  same 97.8 / 100 % (decode / prefill), while the Jetson CUDA class's
+  coverage fell to 64.1 / 47.8 % (under its 75 % guard), the measured
+  devices' to 82.3 / 75.7 % and the released rows' prefill to 88.2 %. A
+  board counts whole or not at all unless its interval cuts into its
+  own scatter, and three of the five are measured on one model: into
+  the band the class needs more boards (the M4 Pro and the Pi 4 above).
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
   (fitted on its 122 runs) carries it.
