@@ -99,3 +99,50 @@ func TestMoEDecodeWidening(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitSaysItsMoEDecodeWidening: an offloaded MoE model's GPU stage
+// is priced on the widened class (moeDecodeClass: llama.cpp's cuda class,
+// decode 0.723-1.139 widened to 0.723-2.298 for its held-out MoE runs),
+// so its part of the TPOT interval is widened; the split's warnings say
+// so, as one device's do (they said nothing, while plan printed the note
+// for the same configuration). gpt-oss-120b MXFP4 on an RTX 4090 at
+// --n-cpu-moe 24 over PCIe 4.0 x16; the host's CPU class has no MoE
+// interval, so the note is the GPU stage's alone, once.
+func TestSplitSaysItsMoEDecodeWidening(t *testing.T) {
+	gpu := splitSetup(t, "gpt-oss-120b", "mxfp4_moe", "rtx-4090", "", "llama.cpp")
+	host := splitSetup(t, "gpt-oss-120b", "mxfp4_moe", "desktop-ddr5", "cpu", "llama.cpp")
+	if gpu.Inputs.MoEDecodeNote == "" {
+		t.Fatal("the GPU's setup has no MoE decode note: the test's premise fails")
+	}
+	w := sim.Workload{Prompt: 512, Output: 64, Batch: 1}
+	sp, err := sim.NewOffload(gpu, host, link(t, "pcie4-x16"), sim.OffloadOptions{GPULayers: sim.AutoLayers, NCPUMoE: 24}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sp.Predict(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, wn := range r.Warnings {
+		if wn.Code == "moe-decode-unmodelled" {
+			n++
+			if !strings.Contains(wn.Message, gpu.Inputs.MoEDecodeNote) || !strings.Contains(wn.Message, "rtx-4090") {
+				t.Errorf("warning %q does not give the GPU stage's note", wn.Message)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d moe-decode-unmodelled warnings, want 1: %v", n, r.Warnings)
+	}
+	// Output 1: no decode step, no decode interval to widen, no warning.
+	w.Output = 1
+	if r, err = sp.Predict(w); err != nil {
+		t.Fatal(err)
+	}
+	for _, wn := range r.Warnings {
+		if wn.Code == "moe-decode-unmodelled" {
+			t.Errorf("no decode step, yet warned %q", wn.Message)
+		}
+	}
+}

@@ -792,6 +792,16 @@ func (sp *Split) warnings(r *Result) {
 			seen[key] = true
 		}
 	}
+	// A decode stage priced on a class widened for its MoE decode
+	// (moeDecodeClass) widens its part of the TPOT interval: said once
+	// for each setup, as one device's prediction says it.
+	said := map[string]bool{}
+	for _, st := range sp.Decode {
+		if n := st.setup.Inputs.MoEDecodeNote; n != "" && !said[n] && !math.IsNaN(r.TPOT) {
+			said[n] = true
+			r.warn("moe-decode-unmodelled", "%s, its part of a decode step: %s", st.on, n)
+		}
+	}
 	if sp.Main.Inputs.PeakDerived {
 		r.warn("derived-peak", "the %s engine's %s peak is derived, not a datasheet figure: %s", sp.Main.Engine.Name, in.Precision, hardware.DerivedReason(in.PeakSource))
 	}
