@@ -81,15 +81,7 @@ func planDoc(p *app.Plan) *Doc {
 // planNotes are the notes under a plan, as predict's: what it decided
 // that its table does not show.
 func planNotes(doc *Doc, notes []string) {
-	var tn, mn string
-	if len(notes) > 0 {
-		tn = "\n"
-	}
-	for i, n := range notes {
-		tn += fmt.Sprintf("note %d: %s\n", i+1, n)
-		mn += fmt.Sprintf("\n> note: %s\n", n)
-	}
-	doc.Raw(tn, mn)
+	numberedNotes(doc, notes)
 }
 
 // moeDecodeNotes are the shown configurations' notes of a decode

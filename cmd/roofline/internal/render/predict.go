@@ -754,14 +754,19 @@ func predictDoc(p *app.Prediction) *Doc {
 
 // predictNotes are the notes under a prediction.
 func predictNotes(doc *Doc, p *app.Prediction) {
-	warnings := predictWarnings(p)
+	numberedNotes(doc, predictWarnings(p))
+}
+
+// numberedNotes writes notes under an answer: numbered in text, quoted
+// in Markdown; nothing when there are none.
+func numberedNotes(doc *Doc, notes []string) {
 	var tn, mn string
-	if len(warnings) > 0 {
+	if len(notes) > 0 {
 		tn = "\n"
 	}
-	for i, w := range warnings {
-		tn += fmt.Sprintf("note %d: %s\n", i+1, w)
-		mn += fmt.Sprintf("\n> note: %s\n", w)
+	for i, n := range notes {
+		tn += fmt.Sprintf("note %d: %s\n", i+1, n)
+		mn += fmt.Sprintf("\n> note: %s\n", n)
 	}
 	doc.Raw(tn, mn)
 }
