@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,5 +283,28 @@ func TestPlanNotes(t *testing.T) {
 	var j struct{ Notes []string }
 	if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Notes) != 2 {
 		t.Errorf("JSON notes %q (%v), want the link and the count left out", j.Notes, err)
+	}
+}
+
+// TestPlanMoENotesInJSON: the note that an MoE model's decode interval
+// was widened (llama.cpp's CUDA class, qwen3-30b-a3b on an RTX 4090) is
+// one of plan's notes, in JSON `notes` as in text, naming its device; it
+// was printed above the count sentence in text and Markdown only.
+func TestPlanMoENotesInJSON(t *testing.T) {
+	args := []string{"plan", "--hardware", "rtx-4090", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "8k", "--tpot", "500ms"}
+	const want = "rtx-4090: llama.cpp's MoE decode on this engine is not fully modelled"
+	out, errOut, code := runCLI(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct{ Notes []string }
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("JSON notes %q: none starts %q", j.Notes, want)
+	}
+	if out, _, _ := runCLI(args...); !strings.Contains(out, "note 1: "+want) {
+		t.Errorf("text: no note 1 %q in\n%s", want, out)
 	}
 }

@@ -80,6 +80,17 @@ func (p *Plan) placementNote(device string, notes ...string) {
 	}
 }
 
+// moeDecodeNotes adds, for each shown configuration whose decode interval
+// was widened for an MoE model (sim.Inputs.MoEDecodeNote), the note that
+// says so, once per device.
+func (p *Plan) moeDecodeNotes() {
+	for _, ch := range p.Shown.Choices {
+		if g := ch.Group; g != nil && g.MoEDecodeNote != "" {
+			p.placementNote(g.Device, g.MoEDecodeNote)
+		}
+	}
+}
+
 // unused says a --host or --link no recommended configuration uses: no
 // offload to a host, no model spread over devices.
 func (p *Plan) unused() {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -70,9 +69,6 @@ func planDoc(p *app.Plan) *Doc {
 	if n := bq.note(); n != "" {
 		doc.Both("\n" + n + "\n")
 	}
-	for _, n := range moeDecodeNotes(p) {
-		doc.Both("\n" + n + "\n")
-	}
 	doc.Raw("\n"+CountSentence(p)+"\n", "")
 	planNotes(doc, p.Notes)
 	return doc
@@ -82,18 +78,6 @@ func planDoc(p *app.Plan) *Doc {
 // that its table does not show.
 func planNotes(doc *Doc, notes []string) {
 	numberedNotes(doc, notes)
-}
-
-// moeDecodeNotes are the shown configurations' notes of a decode
-// interval widened for an MoE model (sim.Inputs.MoEDecodeNote), each once.
-func moeDecodeNotes(p *app.Plan) []string {
-	var out []string
-	for _, ch := range p.Shown.Choices {
-		if g := ch.Group; g != nil && g.MoEDecodeNote != "" && !slices.Contains(out, g.MoEDecodeNote) {
-			out = append(out, g.MoEDecodeNote)
-		}
-	}
-	return out
 }
 
 // poolsTable is what each memory pool holds for the recommended
