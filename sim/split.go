@@ -379,6 +379,13 @@ func hopTime(l *hardware.Link, passes, trips, tokens, hopBytes float64, ideal bo
 	return passes*trips*lat + tokens*hopBytes/rate
 }
 
+// StagePartNote is note (a setup's MoEDecodeNote) said of stage, the
+// device and engine of one stage of a split ("rtx-3060 gpu"): its part of
+// a decode step is what the note widens, not the whole step's.
+func StagePartNote(stage, note string) string {
+	return stage + ", its part of a decode step: " + note
+}
+
 // stageSums are a stage's phase: expected and ideal.
 type stageSums struct {
 	exp, ideal sums
@@ -799,7 +806,7 @@ func (sp *Split) warnings(r *Result) {
 	for _, st := range sp.Decode {
 		if n := st.setup.Inputs.MoEDecodeNote; n != "" && !said[n] && !math.IsNaN(r.TPOT) {
 			said[n] = true
-			r.warn("moe-decode-unmodelled", "%s, its part of a decode step: %s", st.on, n)
+			r.warn("moe-decode-unmodelled", "%s", StagePartNote(st.on, n))
 		}
 	}
 	if sp.Main.Inputs.PeakDerived {

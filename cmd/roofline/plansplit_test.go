@@ -308,3 +308,29 @@ func TestPlanMoENotesInJSON(t *testing.T) {
 		t.Errorf("text: no note 1 %q in\n%s", want, out)
 	}
 }
+
+// TestPlanOffloadedMoENoteSaysItsPart: an offloaded MoE configuration
+// widens only its GPU stage's part of the decode interval (the routed
+// experts in host memory run on the CPU class, which has no MoE
+// widening; Split.Bounds weighs each stage's spread by its time), so its
+// note says so as predict's does ("rtx-3060 gpu, its part of a decode
+// step: …"), not that the whole interval is widened. Qwen3-30B-A3B Q4_K_M
+// at 32k on the 12 GB RTX 3060 is offloaded (experts of 29 layers in
+// host memory).
+func TestPlanOffloadedMoENoteSaysItsPart(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "rtx-3060", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "32k", "--tpot", "500ms", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct{ Notes []string }
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	part := slices.ContainsFunc(j.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "rtx-3060 gpu, its part of a decode step: llama.cpp's MoE decode on this engine is not fully modelled")
+	})
+	whole := slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, "rtx-3060: llama.cpp's MoE decode") })
+	if !part || whole {
+		t.Errorf("notes %q: want the GPU stage's part said, not the whole decode's", j.Notes)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/roofline/roofline/sim"
 )
 
 // planNotes gathers what a plan decides that its table does not show,
@@ -82,11 +84,21 @@ func (p *Plan) placementNote(device string, notes ...string) {
 
 // moeDecodeNotes adds, for each shown configuration whose decode interval
 // was widened for an MoE model (sim.Inputs.MoEDecodeNote), the note that
-// says so, once per device.
+// says so, once per device; an offloaded one's widens only its GPU
+// stage's part (the host's engine is another class; Split.Bounds weighs
+// the stages' spreads by their time), said as predict says it.
 func (p *Plan) moeDecodeNotes() {
 	for _, ch := range p.Shown.Choices {
-		if g := ch.Group; g != nil && g.MoEDecodeNote != "" {
+		g := ch.Group
+		if g == nil || g.MoEDecodeNote == "" {
+			continue
+		}
+		if !ch.Config.Offloaded() {
 			p.placementNote(g.Device, g.MoEDecodeNote)
+			continue
+		}
+		if n := sim.StagePartNote(g.Device+" "+g.Engine, g.MoEDecodeNote); !slices.Contains(p.Notes, n) {
+			p.Notes = append(p.Notes, n)
 		}
 	}
 }
