@@ -162,9 +162,7 @@ func planAction(c *cli.Context) error {
 		return flagged(err) // JSON and CSV meet a host's or a link's as they stream
 	}
 	ns := nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
-	if n := len(req.Counts); n > 0 {
-		ns.devices = req.Counts[n-1]
-	}
+	ns.devices, ns.leftOut = render.CountsSearched(p, "")
 	if p.Result != nil && p.Sure > 0 {
 		ns.rate = req.Rate // sure to meet the latencies: the rate is what misses
 	}

@@ -226,8 +226,9 @@ Among the groups of a device and model that meet the targets, the answer
 recommends the **fewest devices**, before ` + "`--rank`" + ` orders the rest: the fewest
 sure to meet them at ` + "`--confidence`" + `, else the fewest that meet them as
 predicted. A line under the table says it ("the fewest devices that meet
-the targets, 80 % sure: 8"), or that no count up to the largest given does,
-with the closest found; the exit status is then 3. A recommended
+the targets, 80 % sure: 8"), or that no count up to the largest searched
+does, with the closest found (a count left out for want of a link between
+NVLink groups is named, not searched); the exit status is then 3. A recommended
 configuration that nothing holds says what would, as predict does: the
 smallest count of devices like it (over their peer link, else Gigabit
 Ethernet for boards) or the host memory an offload needs.

@@ -334,3 +334,29 @@ func TestPlanOffloadedMoENoteSaysItsPart(t *testing.T) {
 		t.Errorf("notes %q: want the GPU stage's part said, not the whole decode's", j.Notes)
 	}
 }
+
+// TestPlanClosingLineLeavesOutCounts: a count left out for want of a link
+// between NVLink groups (16 H100 SXM are two HGX boards, which meet over
+// a network no built-in link describes) was not searched, so neither the
+// per-model line nor the closing line says "up to 16": 8 is the largest
+// searched, and the count left out is named. Llama-3.1-70B FP8 cannot
+// decode in 1 ms on 8 (15 ms predicted): exit 3.
+func TestPlanClosingLineLeavesOutCounts(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "8,16", "--tpot", "1ms")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	for _, c := range []struct{ in, want, not string }{
+		{out, "no count up to 8 devices meets the targets (16 left out: see the notes)", "up to 16"},
+		{errOut, "no configuration on up to 8 devices is 80% sure to meet the targets (16 left out: see the notes)", "up to 16"},
+	} {
+		if !strings.Contains(c.in, c.want) || strings.Contains(c.in, c.not) {
+			t.Errorf("want %q, not %q, in\n%s", c.want, c.not, c.in)
+		}
+	}
+	// Every count left out: nothing searched, and the count is named.
+	_, errOut, code = runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "16", "--tpot", "1ms")
+	if want := "no configuration meets the targets (16 left out: see the notes) (exit status 3)"; code != 3 || !strings.Contains(errOut, want) {
+		t.Errorf("--devices 16: exit %d, want 3 and %q: %s", code, want, errOut)
+	}
+}
