@@ -310,11 +310,12 @@ func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 // `tokens` tokens in all: `hops` activation hops between stages of
 // hopBytes a token each, and the tensor-parallel collectives, at the
 // link's measured rate and latency (ideal: its datasheet rate, no
-// latency). Transfers and collectives apart.
-func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool) (transfer, collective float64) {
+// latency). Transfers and collectives apart; between is the transfers'
+// part on the link between groups (Split.Between).
+func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool) (transfer, collective, between float64) {
 	l := sp.Link
 	if l == nil || passes <= 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	rate, lat := l.Rate(), l.Latency
 	if ideal {
@@ -331,6 +332,7 @@ func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool
 		// between groups at the groups' link's rate and latency.
 		bt := hopTime(sp.Between, p, trips, tokens, hopBytes, ideal)
 		transfer += float64(b) * (bt - hopTime(l, p, trips, tokens, hopBytes, ideal))
+		between = float64(b) * bt
 	}
 	if n := sp.TP; n > 1 {
 		k, fn := float64(n-1), float64(n)
@@ -340,7 +342,7 @@ func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool
 			collective = float64(sp.AllReduces) * (p*lat + k*tokens*sp.CollectiveBytes/rate)
 		}
 	}
-	return transfer, collective
+	return transfer, collective, between
 }
 
 // betweenHops is how many of `hops` stage boundaries (a pass through a
@@ -351,21 +353,6 @@ func (sp *Split) betweenHops(hops int) int {
 		return 0
 	}
 	return hops / sp.GroupStages
-}
-
-// betweenTime is the ideal time of the transfers between groups over
-// `passes` passes of `hops` hops carrying `tokens` tokens in all,
-// hopBytes a token.
-func (sp *Split) betweenTime(passes, hops int, hopBytes, tokens float64) float64 {
-	b := sp.betweenHops(hops)
-	if b == 0 || passes <= 0 {
-		return 0
-	}
-	trips := 1.0
-	if sp.HopRoundTrip {
-		trips = 2
-	}
-	return float64(b) * hopTime(sp.Between, float64(passes), trips, tokens, hopBytes, true)
 }
 
 // hopTime is one hop's transfers over link l in `passes` passes carrying
