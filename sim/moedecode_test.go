@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
@@ -143,6 +144,86 @@ func TestSplitSaysItsMoEDecodeWidening(t *testing.T) {
 	for _, wn := range r.Warnings {
 		if wn.Code == "moe-decode-unmodelled" {
 			t.Errorf("no decode step, yet warned %q", wn.Message)
+		}
+	}
+}
+
+// TestMoEDecodeWideningUnderPrefillCalibration: a calibration that
+// measured no decode (DecodeDOF 0) keeps the class's decode interval
+// (CalibratesPhase), so an MoE model's decode under it takes the widened
+// one, as without the calibration; one that measured decode gives its own
+// and is left alone. Hand values, llama.cpp's cuda class set as in
+// TestMoEDecodeWidening (decode [0.9, 1.25], MoE decode [1.5, 2.5]) and
+// read at the calibration's 90 % (one-sided 95 %, z = 1.644854):
+//
+//	widened [0.9, 2.5]: mu = (ln 0.9 + ln 2.5)/2 = 0.405465,
+//	  sigma = (ln 2.5 − ln 0.9)/(2 × 1.281552) = 0.398599,
+//	  hi = exp(0.405465 + 1.644854 × 0.398599) = 2.8896
+//	class [0.9, 1.25]: mu = 0.058892, sigma = 0.128166,
+//	  hi = exp(0.058892 + 1.644854 × 0.128166) = 1.3096 (before this test)
+func TestMoEDecodeWideningUnderPrefillCalibration(t *testing.T) {
+	cat, err := profiles.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := cat.Runtime("llama.cpp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := *base
+	rt.Levels = nil
+	rt.Classes = map[string]*runtimes.Class{}
+	for k, c := range base.Classes {
+		rt.Classes[k] = c
+	}
+	cuda := *base.Classes["cuda"]
+	cuda.Decode = runtimes.Spread{Low: 0.9, High: 1.25}
+	cuda.MoEDecode, cuda.MoEDecodeBasis = runtimes.Spread{Low: 1.5, High: 2.5}, "6 held-out runs"
+	rt.Classes["cuda"] = &cuda
+	d, err := cat.Device("rtx-4090")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := cat.Model("gpt-oss-20b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.BuildNamed(spec, "mxfp4_moe", "f16", rt.LayoutFor(spec, "mxfp4_moe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sim.Workload{Prompt: 512, Output: 128, Batch: 1}
+	for _, tc := range []struct {
+		decodeDOF int
+		hi        float64 // × TPOT
+		warned    bool
+	}{
+		{0, 2.8896, true}, // prefill only: the class's decode interval, widened
+		{5, 0, false},     // decode measured: the calibration's own
+	} {
+		e := d.Engines[0]
+		e.Calibration = &hardware.Calibration{Runtime: "llama.cpp", Device: d.Name, Efficiency: cuda.Efficiency,
+			PrefillDOF: 5, PrefillSigma: 0.05, DecodeDOF: tc.decodeDOF, DecodeSigma: 0.05}
+		s, err := sim.NewSetup(m, d, &e, &rt, sim.DefaultOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		warned := false
+		for _, wn := range r.Warnings {
+			warned = warned || wn.Code == "moe-decode-unmodelled"
+		}
+		if warned != tc.warned {
+			t.Errorf("decode DOF %d: warned %v, want %v: %v", tc.decodeDOF, warned, tc.warned, r.Warnings)
+		}
+		if tc.hi == 0 {
+			continue
+		}
+		if iv := r.TPOTInterval; iv == nil || math.Abs(iv.Hi/r.TPOT-tc.hi) > 1e-4 {
+			t.Errorf("decode DOF %d: TPOT interval %+v of %.4g, want its slow end %.4g × TPOT", tc.decodeDOF, iv, r.TPOT, tc.hi)
 		}
 	}
 }

@@ -288,10 +288,21 @@ func (r *rates) matmul(rows float64) float64 {
 // at once: max(all bytes / bandwidth, all FLOPs / peak), which no overlap
 // of classes can beat, so its matrix terms move into attention's (base).
 func (r *rates) attend(mm *unitCost, bytes, flops float64) attnTerms {
-	if r.ideal {
-		return attnTerms{am: mm.fm + bytes/r.kvRate(), ac: mm.fc + flops/r.peak}
+	return r.attendIn(mm, bytes, 0, flops)
+}
+
+// attendIn is attend for attention that reads bytes of cache where the
+// cache is (rates.kv) and local bytes in the engine's own memory
+// (rates.vram).
+func (r *rates) attendIn(mm *unitCost, bytes, local, flops float64) attnTerms {
+	am := bytes / r.kvRate()
+	if local != 0 {
+		am += local / r.vramRate()
 	}
-	return attnTerms{am: bytes / r.kvRate(), ac: flops / r.attention}
+	if r.ideal {
+		return attnTerms{am: mm.fm + am, ac: mm.fc + flops/r.peak}
+	}
+	return attnTerms{am: am, ac: flops / r.attention}
 }
 
 // base is the matrix-product terms a unit keeps beside attention's
@@ -387,6 +398,9 @@ func (pp *prefillPricing) lastPass() attnTerms {
 func (pp *prefillPricing) pass(s, n int, mm *unitCost) attnTerms {
 	p := pp.phases
 	B := float64(p.group)
+	if pp.r.vram > 0 {
+		return pp.passOverLink(s, n, mm)
+	}
 	bytes := B * p.kvRead(s+n)
 	if p.unfused {
 		bytes += B * p.m.ScoreBytesPrefill(s, n)
@@ -396,6 +410,29 @@ func (pp *prefillPricing) pass(s, n int, mm *unitCost) attnTerms {
 		bytes, flops = p.addOthers(bytes, flops)
 	}
 	return pp.r.attend(mm, bytes, flops)
+}
+
+// passOverLink is pass for a stage whose cache crosses a link to the
+// engine (rates.vram, Stage.overLink): each sequence's cache crosses once
+// (ggml copies the cache's view up as a split's input), at the cache's
+// rate; unfused attention's further reads of it (once per query head of
+// a KV head) and its scores are in the engine's own memory.
+func (pp *prefillPricing) passOverLink(s, n int, mm *unitCost) attnTerms {
+	p := pp.phases
+	B := float64(p.group)
+	cache := B * p.m.KVBytes(s+n)
+	local := (p.kvReads - 1) * cache
+	if p.unfused {
+		local += B * p.m.ScoreBytesPrefill(s, n)
+	}
+	flops := B * p.m.AttentionPrefillFLOPs(s, n)
+	if p.others != 0 {
+		o := float64(p.others)
+		c := o * p.m.KVBytes(p.otherCtx)
+		cache, local = cache+c, local+o*p.decodeAttnBytes(p.otherCtx)-c
+		flops += o * p.m.AttentionDecodeFLOPs(p.otherCtx)
+	}
+	return pp.r.attendIn(mm, cache, local, flops)
 }
 
 // kvRead is the bytes one sequence's pass reads of a KV cache of ctx

@@ -63,8 +63,8 @@ func (sp *Split) Serving() (*Setup, PassLink, error) {
 // linkLinear is the links' time of one pass of `hops` transfers of
 // hopBytes a token each: its fixed part and its part per token.
 func (sp *Split) linkLinear(hops int, hopBytes float64) (pass, token float64) {
-	t0, c0 := sp.linkTime(1, hops, hopBytes, 0, false)
-	t1, c1 := sp.linkTime(1, hops, hopBytes, 1, false)
+	t0, c0, _ := sp.linkTime(1, hops, hopBytes, 0, false)
+	t1, c1, _ := sp.linkTime(1, hops, hopBytes, 1, false)
 	return t0 + c0, (t1 + c1) - (t0 + c0)
 }
 

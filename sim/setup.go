@@ -418,18 +418,25 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 // moeDecodeClass is class with its decode interval widened to cover the
 // class's MoE decode runs held out of scope (runtimes.Class.MoEDecode)
 // when m is an MoE model priced on the class, with a note saying so; the
-// class itself and "" otherwise. A calibration's intervals and flags'
-// absence of one are left alone: the widening is the class's.
+// class itself and "" otherwise. A calibration that measured decode gives
+// its own interval and flags none: they are left alone, the widening is
+// the class's. A calibration that measured no decode keeps the class's
+// decode interval (CalibratesPhase, Inputs.ClassIntervals), widened.
 func moeDecodeClass(class *runtimes.Class, m *model.Cost, in Inputs) (*runtimes.Class, string) {
 	iv := class.MoEDecode
-	if m.Spec.MoE == nil || !(iv.High > 0) || in.Calibrated || in.FromFlags {
+	classDecode := !in.Calibrated || slices.Contains(in.ClassIntervals, "decode")
+	if m.Spec.MoE == nil || !(iv.High > 0) || !classDecode || in.FromFlags {
 		return class, ""
 	}
 	out := *class
 	out.Decode.Low = math.Min(out.Decode.Low, iv.Low)
 	out.Decode.High = math.Max(out.Decode.High, iv.High)
-	note := fmt.Sprintf("%s's MoE decode on this engine is not fully modelled: %s (docs/accuracy.md, \"Held out of scope\"); this decode's interval is widened to %.3g-%.3g × the predicted time to cover them",
-		in.Runtime, class.MoEDecodeBasis, out.Decode.Low, out.Decode.High)
+	which := "this decode's interval is"
+	if in.Calibrated {
+		which = "the class's 80 % decode interval, which the calibration keeps for want of decode runs, is"
+	}
+	note := fmt.Sprintf("%s's MoE decode on this engine is not fully modelled: %s (docs/accuracy.md, \"Held out of scope\"); %s widened to %.3g-%.3g × the predicted time to cover them",
+		in.Runtime, class.MoEDecodeBasis, which, out.Decode.Low, out.Decode.High)
 	return &out, note
 }
 

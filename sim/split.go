@@ -310,11 +310,12 @@ func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 // `tokens` tokens in all: `hops` activation hops between stages of
 // hopBytes a token each, and the tensor-parallel collectives, at the
 // link's measured rate and latency (ideal: its datasheet rate, no
-// latency). Transfers and collectives apart.
-func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool) (transfer, collective float64) {
+// latency). Transfers and collectives apart; between is the transfers'
+// part on the link between groups (Split.Between).
+func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool) (transfer, collective, between float64) {
 	l := sp.Link
 	if l == nil || passes <= 0 {
-		return 0, 0
+		return 0, 0, 0
 	}
 	rate, lat := l.Rate(), l.Latency
 	if ideal {
@@ -331,6 +332,7 @@ func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool
 		// between groups at the groups' link's rate and latency.
 		bt := hopTime(sp.Between, p, trips, tokens, hopBytes, ideal)
 		transfer += float64(b) * (bt - hopTime(l, p, trips, tokens, hopBytes, ideal))
+		between = float64(b) * bt
 	}
 	if n := sp.TP; n > 1 {
 		k, fn := float64(n-1), float64(n)
@@ -340,7 +342,7 @@ func (sp *Split) linkTime(passes, hops int, hopBytes, tokens float64, ideal bool
 			collective = float64(sp.AllReduces) * (p*lat + k*tokens*sp.CollectiveBytes/rate)
 		}
 	}
-	return transfer, collective
+	return transfer, collective, between
 }
 
 // betweenHops is how many of `hops` stage boundaries (a pass through a
@@ -353,21 +355,6 @@ func (sp *Split) betweenHops(hops int) int {
 	return hops / sp.GroupStages
 }
 
-// betweenTime is the ideal time of the transfers between groups over
-// `passes` passes of `hops` hops carrying `tokens` tokens in all,
-// hopBytes a token.
-func (sp *Split) betweenTime(passes, hops int, hopBytes, tokens float64) float64 {
-	b := sp.betweenHops(hops)
-	if b == 0 || passes <= 0 {
-		return 0
-	}
-	trips := 1.0
-	if sp.HopRoundTrip {
-		trips = 2
-	}
-	return float64(b) * hopTime(sp.Between, float64(passes), trips, tokens, hopBytes, true)
-}
-
 // hopTime is one hop's transfers over link l in `passes` passes carrying
 // `tokens` tokens in all, hopBytes a token, each pass of `trips`
 // latencies (ideal: the datasheet rate, no latency).
@@ -377,6 +364,13 @@ func hopTime(l *hardware.Link, passes, trips, tokens, hopBytes float64, ideal bo
 		rate, lat = l.Bandwidth, 0
 	}
 	return passes*trips*lat + tokens*hopBytes/rate
+}
+
+// StagePartNote is note (a setup's MoEDecodeNote) said of stage, the
+// device and engine of one stage of a split ("rtx-3060 gpu"): its part of
+// a decode step is what the note widens, not the whole step's.
+func StagePartNote(stage, note string) string {
+	return stage + ", its part of a decode step: " + note
 }
 
 // stageSums are a stage's phase: expected and ideal.
@@ -799,7 +793,7 @@ func (sp *Split) warnings(r *Result) {
 	for _, st := range sp.Decode {
 		if n := st.setup.Inputs.MoEDecodeNote; n != "" && !said[n] && !math.IsNaN(r.TPOT) {
 			said[n] = true
-			r.warn("moe-decode-unmodelled", "%s, its part of a decode step: %s", st.on, n)
+			r.warn("moe-decode-unmodelled", "%s", StagePartNote(st.on, n))
 		}
 	}
 	if sp.Main.Inputs.PeakDerived {

@@ -16,6 +16,12 @@ import (
 // laid out as the runtime lays it out.
 func splitSetup(t testing.TB, modelName, weights, device, engine, runtime string) *sim.Setup {
 	t.Helper()
+	return splitSetupWith(t, modelName, weights, device, engine, runtime, sim.DefaultOptions)
+}
+
+// splitSetupWith is splitSetup under options o.
+func splitSetupWith(t testing.TB, modelName, weights, device, engine, runtime string, o sim.Options) *sim.Setup {
+	t.Helper()
 	cat, err := profiles.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +51,7 @@ func splitSetup(t testing.TB, modelName, weights, device, engine, runtime string
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sim.NewSetup(m, d, e, rt, sim.DefaultOptions)
+	s, err := sim.NewSetup(m, d, e, rt, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -677,5 +683,39 @@ func TestPipelineHopsOnTheirOwnLinks(t *testing.T) {
 	// A link between groups of a link that joins every device is refused.
 	if _, err := sim.NewParallel(s, bus, sim.ParallelOptions{TP: 1, PP: 4, Between: bus}); err == nil {
 		t.Error("a link between the groups of PCIe accepted")
+	}
+}
+
+// TestOffloadUnfusedAttentionRereadsInVRAM: without flash attention
+// (--no-flash-attn) a host layer's attention on the GPU reads its copied
+// cache once per query head of a KV head (Llama-3.1-70B: 64 / 8 = 8
+// times) and writes and reads its scores; the cache crosses the link
+// once (ggml copies the view up as a split's input), the re-reads and the
+// scores are in the GPU's memory. So the ideal's link part is the fused
+// one's, worked in TestOffloadPrefillByteCounts: at -ngl 46 and P = 512,
+// 17,994,416,128 (weights) + 512 × 35 × 4,096 (the cache) + 512 × 35 ×
+// 8,192 (the K and V rows down) = 18,214,617,088 B; unfused it counted
+// the seven re-reads and the scores over the link too.
+func TestOffloadUnfusedAttentionRereadsInVRAM(t *testing.T) {
+	o := sim.DefaultOptions
+	o.NoFlashAttention = true
+	pcie := link(t, "pcie4-x16")
+	w := sim.DefaultWorkload
+	w.Prompt = 512
+	const want = 17994416128 + 512*35*4096 + 512*35*8192
+	for _, opts := range []sim.Options{sim.DefaultOptions, o} {
+		gpu := splitSetupWith(t, "llama-3.1-70b", "q4_k_m", "rtx-4090", "", "llama.cpp", opts)
+		host := splitSetupWith(t, "llama-3.1-70b", "q4_k_m", "desktop-ddr5", "cpu", "llama.cpp", opts)
+		sp, err := sim.NewOffload(gpu, host, pcie, sim.OffloadOptions{GPULayers: 46}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := sp.Predict(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pre := r.Split.IdealPrefill; !pre.Link || math.Abs(pre.Amount-want) > 1e-9*want {
+			t.Errorf("flash attention off %v: the ideal's link part %.0f B, want %d", opts.NoFlashAttention, pre.Amount, want)
+		}
 	}
 }

@@ -124,9 +124,8 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 		}
 	}
 	tokens := float64(w.Batch * w.Prompt)
-	q.tr, q.co = sp.linkTime(q.passes, q.hops, q.hopB, tokens, false)
-	q.itr, q.ico = sp.linkTime(q.passes, q.hops, q.hopB, tokens, true)
-	q.ibetween = sp.betweenTime(q.passes, q.hops, q.hopB, tokens)
+	q.tr, q.co, _ = sp.linkTime(q.passes, q.hops, q.hopB, tokens, false)
+	q.itr, q.ico, q.ibetween = sp.linkTime(q.passes, q.hops, q.hopB, tokens, true)
 
 	q.steps = w.Output - 1
 	q.micro = 1
@@ -153,9 +152,8 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 		}
 	}
 	tokens = float64(q.steps * q.dw.Batch)
-	q.dtr, q.dco = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, false)
-	q.ditr, q.dico = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, true)
-	q.dibetween = sp.betweenTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens)
+	q.dtr, q.dco, _ = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, false)
+	q.ditr, q.dico, q.dibetween = sp.linkTime(q.steps, sp.DecodeHops, sp.HopBytes, tokens, true)
 	return q
 }
 

@@ -41,7 +41,10 @@ Student's t at the fit's degrees of freedom).
   left (no prefill run, or one) keeps the runtime class's interval, at 90 %,
   about the calibrated figure; predict says which ("the TTFT interval is the
   runtime class's"), JSON lists it in ` + "`class_intervals`" + `, and plan's
-  verdicts weigh that phase with the class's spread.
+  verdicts weigh that phase with the class's spread. An MoE model's decode
+  kept on the class's interval takes the class's widened one where its MoE
+  decode runs are held out of scope (warning ` + "`moe-decode-unmodelled`" + `,
+  docs/accuracy.md); a calibration that measured decode gives its own.
 - **One efficiency per weight format** when the runs hold at least two more
   points than unknowns: dequantizing kernels (Q4_K on an Apple GPU) reach a
   smaller share of the bandwidth than f16 ones. The profile keeps each

@@ -54,25 +54,32 @@ type nothingSure struct {
 	// rate is plan --rate's target when configurations are sure to meet
 	// the latency targets but none sustains it.
 	rate float64
-	// devices is the largest device count a plan searched (0: one).
+	// devices is the largest device count a plan searched (0: one), and
+	// leftOut says the larger counts it left out (render.CountsSearched).
 	devices int
+	leftOut string
 }
 
 func (e nothingSure) Error() string {
+	return e.finding() + e.leftOut + " (exit status 3)"
+}
+
+// finding is what the plan found, without the counts it left out.
+func (e nothingSure) finding() string {
 	if e.devices > 1 && e.rate <= 0 {
-		return fmt.Sprintf("no configuration on up to %d devices is %.0f%% sure to meet the targets (exit status 3)", e.devices, 100*e.confidence)
+		return fmt.Sprintf("no configuration on up to %d devices is %.0f%% sure to meet the targets", e.devices, 100*e.confidence)
 	}
 	if e.rate > 0 {
-		return fmt.Sprintf("no configuration searched sustains %g requests/s within the latency targets (exit status 3)", e.rate)
+		return fmt.Sprintf("no configuration searched sustains %g requests/s within the latency targets", e.rate)
 	}
 	if e.meeting == 0 {
-		return "no configuration meets the targets (exit status 3)"
+		return "no configuration meets the targets"
 	}
 	verb := "meet them"
 	if e.meeting == 1 {
 		verb = "meets them"
 	}
-	return fmt.Sprintf("no configuration is %.0f%% sure to meet the targets; %d %s as predicted, with the slow end of the interval missing (exit status 3)",
+	return fmt.Sprintf("no configuration is %.0f%% sure to meet the targets; %d %s as predicted, with the slow end of the interval missing",
 		100*e.confidence, e.meeting, verb)
 }
 func (nothingSure) answered() {}

@@ -39,8 +39,9 @@ memory), as predict does. Notes under the answer say what the plan
 decided that its table does not show: how the recommended configurations
 are placed (the links between devices and groups, an offload's host and
 bus, a --link set aside as not a card's slot), a --host or --link no
-recommended configuration uses, and the counts left out for want of a
-link between NVLink groups (HGX boards: --link names their network).
+recommended configuration uses, the counts left out for want of a link
+between NVLink groups (HGX boards: --link names their network), and a
+decode interval widened for an MoE model (docs/accuracy.md).
 --detail adds the inverse limits (longest context that fits, longest
 context meeting TPOT, longest prompt meeting TTFT, most sequences that
 fit), the frontier of quality against decode speed, and what was skipped.
@@ -161,9 +162,7 @@ func planAction(c *cli.Context) error {
 		return flagged(err) // JSON and CSV meet a host's or a link's as they stream
 	}
 	ns := nothingSure{meeting: p.Meeting, confidence: p.Targets.ConfidenceLevel()}
-	if n := len(req.Counts); n > 0 {
-		ns.devices = req.Counts[n-1]
-	}
+	ns.devices, ns.leftOut = render.CountsSearched(p, "")
 	if p.Result != nil && p.Sure > 0 {
 		ns.rate = req.Rate // sure to meet the latencies: the rate is what misses
 	}

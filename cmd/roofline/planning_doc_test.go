@@ -168,9 +168,11 @@ say what the plan decided that its table does not show: how each
 recommended configuration spread over devices or offloaded is placed, by
 device (the links between the devices and between NVLink groups, an
 offload's host and the bus it crosses, a ` + "`--link`" + ` set aside as no card's
-slot), a ` + "`--host`" + ` or ` + "`--link`" + ` no recommended configuration uses, and the
+slot), a ` + "`--host`" + ` or ` + "`--link`" + ` no recommended configuration uses, the
 device counts left out for want of a link between NVLink groups (more SXM
-GPUs than one HGX board holds: ` + "`--link`" + ` names the boards' network).
+GPUs than one HGX board holds: ` + "`--link`" + ` names the boards' network), and the
+decode intervals widened for an MoE model on a class whose MoE decode runs
+are held out of scope (docs/accuracy.md).
 
 **CONCURRENT** is how many sequences of the row's context (it is named: "7 at
 16384") fit and meet the targets at once — TTFT with every sequence sending
@@ -224,8 +226,9 @@ Among the groups of a device and model that meet the targets, the answer
 recommends the **fewest devices**, before ` + "`--rank`" + ` orders the rest: the fewest
 sure to meet them at ` + "`--confidence`" + `, else the fewest that meet them as
 predicted. A line under the table says it ("the fewest devices that meet
-the targets, 80 % sure: 8"), or that no count up to the largest given does,
-with the closest found; the exit status is then 3. A recommended
+the targets, 80 % sure: 8"), or that no count up to the largest searched
+does, with the closest found (a count left out for want of a link between
+NVLink groups is named, not searched); the exit status is then 3. A recommended
 configuration that nothing holds says what would, as predict does: the
 smallest count of devices like it (over their peer link, else Gigabit
 Ethernet for boards) or the host memory an offload needs.

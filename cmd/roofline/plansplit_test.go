@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -282,5 +283,80 @@ func TestPlanNotes(t *testing.T) {
 	var j struct{ Notes []string }
 	if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Notes) != 2 {
 		t.Errorf("JSON notes %q (%v), want the link and the count left out", j.Notes, err)
+	}
+}
+
+// TestPlanMoENotesInJSON: the note that an MoE model's decode interval
+// was widened (llama.cpp's CUDA class, qwen3-30b-a3b on an RTX 4090) is
+// one of plan's notes, in JSON `notes` as in text, naming its device; it
+// was printed above the count sentence in text and Markdown only.
+func TestPlanMoENotesInJSON(t *testing.T) {
+	args := []string{"plan", "--hardware", "rtx-4090", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "8k", "--tpot", "500ms"}
+	const want = "rtx-4090: llama.cpp's MoE decode on this engine is not fully modelled"
+	out, errOut, code := runCLI(append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct{ Notes []string }
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, want) }) {
+		t.Errorf("JSON notes %q: none starts %q", j.Notes, want)
+	}
+	if out, _, _ := runCLI(args...); !strings.Contains(out, "note 1: "+want) {
+		t.Errorf("text: no note 1 %q in\n%s", want, out)
+	}
+}
+
+// TestPlanOffloadedMoENoteSaysItsPart: an offloaded MoE configuration
+// widens only its GPU stage's part of the decode interval (the routed
+// experts in host memory run on the CPU class, which has no MoE
+// widening; Split.Bounds weighs each stage's spread by its time), so its
+// note says so as predict's does ("rtx-3060 gpu, its part of a decode
+// step: …"), not that the whole interval is widened. Qwen3-30B-A3B Q4_K_M
+// at 32k on the 12 GB RTX 3060 is offloaded (experts of 29 layers in
+// host memory).
+func TestPlanOffloadedMoENoteSaysItsPart(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "rtx-3060", "--model", "qwen3-30b-a3b", "--weights", "q4_k_m", "--context", "32k", "--tpot", "500ms", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var j struct{ Notes []string }
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	part := slices.ContainsFunc(j.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "rtx-3060 gpu, its part of a decode step: llama.cpp's MoE decode on this engine is not fully modelled")
+	})
+	whole := slices.ContainsFunc(j.Notes, func(n string) bool { return strings.HasPrefix(n, "rtx-3060: llama.cpp's MoE decode") })
+	if !part || whole {
+		t.Errorf("notes %q: want the GPU stage's part said, not the whole decode's", j.Notes)
+	}
+}
+
+// TestPlanClosingLineLeavesOutCounts: a count left out for want of a link
+// between NVLink groups (16 H100 SXM are two HGX boards, which meet over
+// a network no built-in link describes) was not searched, so neither the
+// per-model line nor the closing line says "up to 16": 8 is the largest
+// searched, and the count left out is named. Llama-3.1-70B FP8 cannot
+// decode in 1 ms on 8 (15 ms predicted): exit 3.
+func TestPlanClosingLineLeavesOutCounts(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "8,16", "--tpot", "1ms")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	for _, c := range []struct{ in, want, not string }{
+		{out, "no count up to 8 devices meets the targets (16 left out: see the notes)", "up to 16"},
+		{errOut, "no configuration on up to 8 devices is 80% sure to meet the targets (16 left out: see the notes)", "up to 16"},
+	} {
+		if !strings.Contains(c.in, c.want) || strings.Contains(c.in, c.not) {
+			t.Errorf("want %q, not %q, in\n%s", c.want, c.not, c.in)
+		}
+	}
+	// Every count left out: nothing searched, and the count is named.
+	_, errOut, code = runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "16", "--tpot", "1ms")
+	if want := "no configuration meets the targets (16 left out: see the notes) (exit status 3)"; code != 3 || !strings.Contains(errOut, want) {
+		t.Errorf("--devices 16: exit %d, want 3 and %q: %s", code, want, errOut)
 	}
 }

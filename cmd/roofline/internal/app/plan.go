@@ -161,6 +161,7 @@ func (p *Plan) finish(res *plan.Result) error {
 	if err := p.smallest(); err != nil {
 		return err
 	}
+	p.moeDecodeNotes()
 	p.unused()
 	p.Notes = append(p.Notes, p.notes.notes()...)
 	return p.maxRates(res)

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/sim"
 )
 
 // planNotes gathers what a plan decides that its table does not show,
@@ -80,6 +83,27 @@ func (p *Plan) placementNote(device string, notes ...string) {
 	}
 }
 
+// moeDecodeNotes adds, for each shown configuration whose decode interval
+// was widened for an MoE model (sim.Inputs.MoEDecodeNote), the note that
+// says so, once per device; an offloaded one's widens only its GPU
+// stage's part (the host's engine is another class; Split.Bounds weighs
+// the stages' spreads by their time), said as predict says it.
+func (p *Plan) moeDecodeNotes() {
+	for _, ch := range p.Shown.Choices {
+		g := ch.Group
+		if g == nil || g.MoEDecodeNote == "" {
+			continue
+		}
+		if !ch.Config.Offloaded() {
+			p.placementNote(g.Device, g.MoEDecodeNote)
+			continue
+		}
+		if n := sim.StagePartNote(g.Device+" "+g.Engine, g.MoEDecodeNote); !slices.Contains(p.Notes, n) {
+			p.Notes = append(p.Notes, n)
+		}
+	}
+}
+
 // unused says a --host or --link no recommended configuration uses: no
 // offload to a host, no model spread over devices.
 func (p *Plan) unused() {
@@ -100,4 +124,32 @@ func (p *Plan) unused() {
 	if (sp.Link != "" || sp.LinkRate > 0) && !offloaded && !spread && !said(linkFlag(sp)) {
 		p.Notes = append(p.Notes, fmt.Sprintf("%s not used: no recommended configuration is spread over devices or offloaded to a host", linkFlag(sp)))
 	}
+}
+
+// Searched is the largest device count the plan searched for device
+// ("": for any device), and the larger counts of --devices it left out
+// for want of a link between NVLink groups (its notes say why); 0 and
+// none without --devices.
+func (p *Plan) Searched(device string) (largest int, leftOut []int) {
+	counts := p.Request.Counts
+	out := func(dev string, n int) bool {
+		if p.notes == nil {
+			return false
+		}
+		p.notes.mu.Lock()
+		defer p.notes.mu.Unlock()
+		u := p.notes.unjoined[dev]
+		return u != nil && slices.Contains(u.counts, n)
+	}
+	for i := len(counts) - 1; i >= 0; i-- {
+		n := counts[i]
+		if device != "" && !out(device, n) {
+			return n, leftOut
+		}
+		if device == "" && slices.ContainsFunc(p.Space.Devices, func(d *hardware.Device) bool { return !out(d.Name, n) }) {
+			return n, leftOut
+		}
+		leftOut = append([]int{n}, leftOut...)
+	}
+	return 0, leftOut
 }

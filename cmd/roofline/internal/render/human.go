@@ -16,7 +16,8 @@ import (
 // Dash stands for a figure that is undefined.
 const Dash = "—"
 
-// Sig is v to n significant digits without an exponent.
+// Sig is v to n significant digits without an exponent, and at most
+// sigDecimals decimals: a smaller figure is said to be below them.
 func Sig(v float64, n int) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return Dash
@@ -29,8 +30,20 @@ func Sig(v float64, n int) string {
 	if e >= n-1 {
 		return whole(v)
 	}
+	if n-1-e > sigDecimals {
+		// Below what twelve decimals show (hostile input: a link of
+		// 1e-300 B/s): bounded, not hundreds of zeros wide.
+		tiny := "0." + strings.Repeat("0", sigDecimals-1) + "1"
+		if v < 0 {
+			return "> -" + tiny
+		}
+		return "< " + tiny
+	}
 	return strconv.FormatFloat(v, 'f', n-1-e, 64)
 }
+
+// sigDecimals is the most decimals Sig writes.
+const sigDecimals = 12
 
 // Duration is seconds scaled to s, ms, µs or ns; a dash when undefined.
 func Duration(v float64) string {

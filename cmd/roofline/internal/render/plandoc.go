@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
@@ -70,9 +69,6 @@ func planDoc(p *app.Plan) *Doc {
 	if n := bq.note(); n != "" {
 		doc.Both("\n" + n + "\n")
 	}
-	for _, n := range moeDecodeNotes(p) {
-		doc.Both("\n" + n + "\n")
-	}
 	doc.Raw("\n"+CountSentence(p)+"\n", "")
 	planNotes(doc, p.Notes)
 	return doc
@@ -82,18 +78,6 @@ func planDoc(p *app.Plan) *Doc {
 // that its table does not show.
 func planNotes(doc *Doc, notes []string) {
 	numberedNotes(doc, notes)
-}
-
-// moeDecodeNotes are the shown configurations' notes of a decode
-// interval widened for an MoE model (sim.Inputs.MoEDecodeNote), each once.
-func moeDecodeNotes(p *app.Plan) []string {
-	var out []string
-	for _, ch := range p.Shown.Choices {
-		if g := ch.Group; g != nil && g.MoEDecodeNote != "" && !slices.Contains(out, g.MoEDecodeNote) {
-			out = append(out, g.MoEDecodeNote)
-		}
-	}
-	return out
 }
 
 // poolsTable is what each memory pool holds for the recommended
@@ -200,13 +184,13 @@ func fewestLines(p *app.Plan) []string {
 	if len(counts) == 0 {
 		return nil
 	}
-	largest := counts[len(counts)-1]
 	var out []string
 	for _, ch := range p.Best {
 		if ch.Group == nil {
 			continue
 		}
 		g, c := ch.Group, ch.Config
+		largest, left := CountsSearched(p, g.Device)
 		how := g.SplitText(c)
 		if how == "" {
 			how = "alone"
@@ -216,12 +200,28 @@ func fewestLines(p *app.Plan) []string {
 		case c.Verdict == sim.Meets:
 			out = append(out, fmt.Sprintf("%s the fewest devices that meet the targets, %.0f%% sure: %d (%s)", head, 100*p.Targets.ConfidenceLevel(), g.Devices, how))
 		case c.Feasible:
-			out = append(out, fmt.Sprintf("%s the fewest devices that meet the targets as predicted: %d (%s); no count up to %d is %.0f%% sure to", head, g.Devices, how, largest, 100*p.Targets.ConfidenceLevel()))
+			out = append(out, fmt.Sprintf("%s the fewest devices that meet the targets as predicted: %d (%s); no count up to %d is %.0f%% sure to%s", head, g.Devices, how, largest, 100*p.Targets.ConfidenceLevel(), left))
 		default:
-			out = append(out, fmt.Sprintf("%s no count up to %d devices meets the targets; the closest is %d (%s): %s", head, largest, g.Devices, how, PlanVerdict(g, c, p.Targets)))
+			out = append(out, fmt.Sprintf("%s no count up to %d devices meets the targets%s; the closest is %d (%s): %s", head, largest, left, g.Devices, how, PlanVerdict(g, c, p.Targets)))
 		}
 	}
 	return out
+}
+
+// CountsSearched is the largest device count plan p searched for device
+// ("": any) and, when it left larger counts of --devices out for want of
+// a link between NVLink groups, a clause that says so: " (16 left out:
+// see the notes)"; "" otherwise.
+func CountsSearched(p *app.Plan, device string) (int, string) {
+	n, out := p.Searched(device)
+	if len(out) == 0 {
+		return n, ""
+	}
+	left := make([]string, len(out))
+	for i, c := range out {
+		left[i] = fmt.Sprint(c)
+	}
+	return n, fmt.Sprintf(" (%s left out: see the notes)", strings.Join(left, ", "))
 }
 
 // limitsDetail adds the inverse limits of every group, the quality–speed
