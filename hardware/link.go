@@ -35,8 +35,13 @@ type Link struct {
 	// cards in one computer, ApartNetwork for an NVSwitch board that is a
 	// computer of its own; "" for a link that joins any number.
 	Apart Apart
+	// Network is the built-in link an NVLink's boards (ApartNetwork) meet
+	// over when none is given: the network adapter per GPU NVIDIA's DGX of
+	// that board ships with ("" for none). It is the cluster's, not the
+	// board's, so a split that takes it says so (GroupLink).
+	Network string
 	// Sources says where each figure comes from: "bandwidth", "measured",
-	// "latency", "devices", "apart".
+	// "latency", "devices", "apart", "network".
 	Sources map[string]string
 }
 
@@ -50,8 +55,8 @@ const (
 	// host_link).
 	ApartHost Apart = "host"
 	// ApartNetwork: the GPUs of an NVSwitch board (HGX); boards are
-	// computers of their own and meet over the nodes' network, which no
-	// built-in link describes.
+	// computers of their own and meet over the nodes' network: by default
+	// the InfiniBand adapter per GPU of the board's DGX (Link.Network).
 	ApartNetwork Apart = "network"
 )
 
@@ -64,6 +69,9 @@ const (
 	NVLink      LinkKind = "nvlink"
 	Ethernet    LinkKind = "ethernet"
 	Thunderbolt LinkKind = "thunderbolt"
+	// InfiniBand is a network adapter per GPU between the boards of a
+	// cluster (NVIDIA ConnectX, GPUDirect RDMA).
+	InfiniBand LinkKind = "infiniband"
 	// Custom is a link a user describes by its rate and latency.
 	Custom LinkKind = "custom"
 )
@@ -126,9 +134,15 @@ const (
 	srcNVLinkShare  = "[S] NVIDIA/nccl-tests issue #212 (sjeaugey, NCCL): \"450GB/s is the line rate. With the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s\" on an H100"
 	srcNVLinkStep   = "[S] NVIDIA/nccl issue #1259: a small all-reduce over two H100s of an HGX node takes about 6 µs, two ring steps: 3 µs a step"
 	srcEthLatency   = "[S] geerlingguy/raspberry-pi-pcie-devices issue #337: hping round trips of 0.1 ms minimum and 0.5 ms average between a Compute Module 4 board and a Mac on a gigabit LAN: half the average, 0.25 ms a message"
-	srcHGXA100      = "[V] NVIDIA A100 Tensor Core GPU datasheet: HGX A100 8-GPU with NVSwitch; GPUs of two boards meet over the nodes' network, which no built-in link describes"
+	srcHGXA100      = "[V] NVIDIA A100 Tensor Core GPU datasheet: HGX A100 8-GPU with NVSwitch; GPUs of two boards meet over the nodes' network (Link.Network: ib-hdr unless another is given)"
 	srcBridgeApart  = "[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs; any other card in the computer exchanges with them over PCIe (peers through the host: the workstation-4x-rtx-4090 system)"
-	srcBoardApart   = "[V] NVIDIA DGX H100 datasheet: the 8 GPUs of a system share its NVSwitches, and systems connect over their network adapters (8x ConnectX-7); no built-in link describes that network"
+	srcBoardApart   = "[V] NVIDIA DGX H100 datasheet: the 8 GPUs of a system share its NVSwitches, and systems connect over their network adapters (8x ConnectX-7): the network link (Link.Network) unless another is given"
+	// The InfiniBand adapters of NVIDIA's DGX systems, one per GPU.
+	srcDGXHopperNet = "[V] NVIDIA DGX BasePOD reference architecture, Core Components (docs.nvidia.com/dgx-basepod): DGX H200 and H100: \"Four OSFP ports serving eight single-port NVIDIA ConnectX-7 VPI ... up to 400 Gb/s InfiniBand/Ethernet\", the compute fabric: one 400 Gb/s adapter per GPU"
+	srcDGXB200Net   = "[V] NVIDIA DGX BasePOD reference architecture, Core Components: DGX B200: \"4x OSFP ports serving 8x single-port NVIDIA ConnectX-7 VPI, up to 400Gb/s InfiniBand/Ethernet\", the compute fabric: one 400 Gb/s adapter per GPU (ConnectX-8 at 800 Gb/s is not what a DGX B200 ships with)"
+	srcA100Net      = "[W] alpha-one-index ai-infra-index, networking and interconnects page: A100 clusters use HDR 200G InfiniBand on ConnectX-6 (eight per DGX A100 in NVIDIA's DGX A100 system; the NVIDIA page itself was not read)"
+	srcNDRMeasured  = "[S] NVIDIA/nccl-tests issue #290 (AddyLaddy, NVIDIA): \"For NDR @ 400Gbps you should see 46-48GB/s per NIC\": 47 GB/s, the middle"
+	srcIBLatency    = "[A] 12 µs a transfer, from NCCL's own tuning model (src/graph/tuning.cc as quoted in NVIDIA/nccl issue #1334): a base latency of 6.6–6.8 µs (LL protocol) plus 5.0 µs a step over the network (tree, LL); a model's figure, not a measurement of a GPU-to-GPU send across boards"
 	srcTBLatency    = "[S] anthony-chaudhary/fak issue #12596: clustering Macs over TCP/IP costs 250-350 µs of synchronisation per exchange (RDMA over Thunderbolt 5, macOS 26.2, under 50 µs): 300 µs a message over IP"
 )
 
@@ -186,6 +200,22 @@ func nvlinkAtNCCLShare(name, description string, bw float64, devices int, apart 
 			"measured": "[D] the share NCCL reaches on NVLink 4 (370 of 450 GB/s): " + srcNVLinkShare, "latency": "[D] as NVLink 4: " + srcNVLinkStep, "devices": devicesSrc}}
 }
 
+// withNetwork is NVLink l whose boards meet over the built-in link named
+// network unless another is given (Link.Network), src its source.
+func withNetwork(l Link, network, src string) Link {
+	l.Network = network
+	l.Sources["network"] = src
+	return l
+}
+
+// infiniband is an InfiniBand adapter per GPU of bandwidth bw per
+// direction, measured reaching measured, at the latency NCCL's model gives
+// a transfer over the network (srcIBLatency).
+func infiniband(name, description string, bw, measured float64, bwSrc, measuredSrc string) Link {
+	return Link{Name: name, Kind: InfiniBand, Description: description, Bandwidth: bw, Measured: measured, Latency: 12e-6,
+		Sources: map[string]string{"bandwidth": bwSrc, "measured": measuredSrc, "latency": srcIBLatency}}
+}
+
 // Links are the built-in links, by name (--link, a device's host_link).
 var Links = []Link{
 	pcie(3, 16, 12e9, srcPCIeMeasured),
@@ -193,9 +223,9 @@ var Links = []Link{
 	pcie(4, 8, 25e9/2, "[D] half of PCIe 4.0 x16's measured 25 GB/s: "+srcPCIeMeasured),
 	pcie(4, 16, 25e9, srcPCIeMeasured),
 	pcie(5, 16, 50e9, "[D] twice PCIe 4.0 x16's measured 25 GB/s, the same share of the bus: "+srcPCIeMeasured),
-	nvlinkAtNCCLShare("nvlink3", "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", 300e9, 8, ApartNetwork,
+	withNetwork(nvlinkAtNCCLShare("nvlink3", "NVLink 3 (A100 SXM, through NVSwitch in an HGX A100)", 300e9, 8, ApartNetwork,
 		"[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink 600 GB/s (both directions): 300 GB/s per direction",
-		srcHGXA100),
+		srcHGXA100), "ib-hdr", srcA100Net),
 	nvlinkAtNCCLShare("nvlink3-bridge-x4", "NVLink 3 bridge between two GA102 cards (RTX 3090, RTX A6000, A40): four x4 links", 56.25e9, 2, ApartHost,
 		"[V] NVIDIA Ampere GA102 GPU architecture whitepaper, third-generation NVLink: four x4 links of 14.0625 GB/s each way, 56.25 GB/s per direction and 112.5 GB/s total between two GPUs",
 		"[V] NVIDIA RTX A6000 and A40 datasheets: the NVLink bridge connects two GPUs (112.5 GB/s bidirectional)"),
@@ -203,16 +233,24 @@ var Links = []Link{
 		"[V] NVIDIA A100 Tensor Core GPU datasheet, A100 PCIe: NVIDIA NVLink Bridge for 2 GPUs: 600 GB/s (both directions): 300 GB/s per direction",
 		"[V] NVIDIA A100 Tensor Core GPU datasheet: NVLink Bridge for 2 GPUs"),
 	{Name: "nvlink4", Kind: NVLink, Description: "NVLink 4 (H100 and H200 SXM, through NVSwitch in an HGX/DGX H100)", Bandwidth: 450e9, Measured: 370e9, Latency: 3e-6, Devices: 8,
-		Apart: ApartNetwork,
-		Sources: map[string]string{"apart": srcBoardApart, "bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
+		Apart: ApartNetwork, Network: "ib-ndr",
+		Sources: map[string]string{"apart": srcBoardApart, "network": srcDGXHopperNet, "bandwidth": "[V] NVIDIA H100 Tensor Core GPU datasheet: NVLink 900 GB/s (both directions): 450 GB/s per direction",
 			"measured": srcNVLinkShare, "latency": srcNVLinkStep,
-			"devices": "[V] NVIDIA DGX H100 datasheet: 8x NVIDIA H100 Tensor Core GPUs on 4x NVIDIA NVSwitches (an HGX H200 board the same: 8 GPUs); GPUs of two boards meet over the nodes' network, which no built-in link describes"}},
+			"devices": "[V] NVIDIA DGX H100 datasheet: 8x NVIDIA H100 Tensor Core GPUs on 4x NVIDIA NVSwitches (an HGX H200 board the same: 8 GPUs); GPUs of two boards meet over the nodes' network"}},
 	nvlinkAtNCCLShare("nvlink4-bridge-x12", "NVLink 4 bridges between two H100 PCIe cards", 300e9, 2, ApartHost,
 		"[V] NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: NVLink 600 GB/s (both directions): 300 GB/s per direction",
 		"[V] NVIDIA H100 PCIe GPU product brief (PB-11133-001): NVLink bridges connect two H100 PCIe cards at 600 GB/s bidirectional"),
-	nvlinkAtNCCLShare("nvlink5", "NVLink 5 (B200, through NVSwitch in an HGX B200)", 900e9, 8, ApartNetwork,
+	withNetwork(nvlinkAtNCCLShare("nvlink5", "NVLink 5 (B200, through NVSwitch in an HGX B200)", 900e9, 8, ApartNetwork,
 		"[V] NVIDIA DGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU (both directions): 900 GB/s per direction",
-		"[V] NVIDIA DGX B200 datasheet: 8x NVIDIA Blackwell GPUs on fifth-generation NVLink through NVSwitch"),
+		"[V] NVIDIA DGX B200 datasheet: 8x NVIDIA Blackwell GPUs on fifth-generation NVLink through NVSwitch"), "ib-ndr", srcDGXB200Net),
+	infiniband("ib-hdr", "HDR InfiniBand, 200 Gb/s per GPU (ConnectX-6, DGX A100's compute fabric)", 200e9/8, 47.0/50*200e9/8,
+		"[D] 200 Gb/s / 8 = 25 GB/s per direction (InfiniBand HDR, 4 lanes of 50 Gb/s)",
+		"[D] NDR's measured share of its line rate (47 of 50 GB/s): "+srcNDRMeasured),
+	infiniband("ib-ndr", "NDR InfiniBand, 400 Gb/s per GPU (ConnectX-7, DGX H100/H200/B200's compute fabric)", 400e9/8, 47e9,
+		"[D] 400 Gb/s / 8 = 50 GB/s per direction (InfiniBand NDR, 4 lanes of 100 Gb/s; "+srcDGXHopperNet+")", srcNDRMeasured),
+	infiniband("ib-xdr", "XDR InfiniBand, 800 Gb/s per GPU (ConnectX-8)", 800e9/8, 47.0/50*800e9/8,
+		"[V] NVIDIA WinOF-2 documentation v25.7, supported adapters: ConnectX-8 links at XDR InfiniBand and up to 800GbE: 800 Gb/s / 8 = 100 GB/s per direction",
+		"[D] NDR's measured share of its line rate (47 of 50 GB/s): "+srcNDRMeasured),
 	{Name: "1gbe", Kind: Ethernet, Description: "Gigabit Ethernet (1000BASE-T), TCP", Bandwidth: 125e6, Measured: 117.5e6, Latency: 0.25e-3,
 		Sources: map[string]string{"bandwidth": "[D] 1 Gb/s / 8 = 125 MB/s per direction (IEEE 802.3ab)",
 			"measured": "[S] geerlingguy/internet-pi issue #322: a Pi's line speed to another computer is 930-940 Mb/s in iperf3 (TCP): 940 Mb/s = 117.5 MB/s", "latency": srcEthLatency}},
@@ -308,13 +346,26 @@ func (d *Device) JoinsPeers(l *Link, tp int) error {
 
 // GroupLink is the built-in link between the groups of devices like d
 // that NVLink l joins (Link.Apart): d's host link, its PCIe through the
-// host, for cards bridged in one computer. ok is false where none is
-// built in: boards, which meet over their nodes' network, a device
-// whose profile gives no host link, and a link that joins any number.
-func (d *Device) GroupLink(l *Link) (Link, bool) {
-	if l.Kind != NVLink || l.Devices == 0 || l.Apart != ApartHost {
-		return Link{}, false
+// host, for cards bridged in one computer; the network adapter per GPU
+// of the board's DGX (Link.Network) for NVSwitch boards, which meet over
+// their nodes' network — a cluster's choice, not the board's, so assumed
+// is true and whoever prices with it says so. ok is false where none is
+// built in: a device whose profile gives no host link, a board whose
+// NVLink names no network, and a link that joins any number.
+func (d *Device) GroupLink(l *Link) (between Link, assumed, ok bool) {
+	if l.Kind != NVLink || l.Devices == 0 {
+		return Link{}, false, false
 	}
-	bus, err := LookupLink(d.HostLink)
-	return bus, err == nil
+	switch l.Apart {
+	case ApartHost:
+		bus, err := LookupLink(d.HostLink)
+		return bus, false, err == nil
+	case ApartNetwork:
+		if l.Network == "" {
+			return Link{}, false, false
+		}
+		net, err := LookupLink(l.Network)
+		return net, true, err == nil
+	}
+	return Link{}, false, false
 }

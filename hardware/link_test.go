@@ -31,6 +31,13 @@ func TestLinks(t *testing.T) {
 		{"1gbe", 125e6, 117.5e6, 0.25e-3},
 		// 40 Gb/s, no measurement: the datasheet rate.
 		{"tb4-net", 5e9, 5e9, 0.3e-3},
+		// NDR: 400 Gb/s / 8 = 50 GB/s; 46–48 GB/s per NIC (nccl-tests
+		// #290): 47; 12 µs from NCCL's model (6.8 + 5.0, rounded).
+		{"ib-ndr", 50e9, 47e9, 12e-6},
+		// HDR: 200 Gb/s / 8 = 25 GB/s at NDR's share 47/50: 23.5 GB/s.
+		{"IB-HDR", 25e9, 23.5e9, 12e-6},
+		// XDR: 800 Gb/s / 8 = 100 GB/s; 47/50 of it: 94 GB/s.
+		{"ib_xdr", 100e9, 94e9, 12e-6},
 	} {
 		l, err := LookupLink(c.name)
 		if err != nil {
@@ -169,22 +176,40 @@ func TestTrainedWith(t *testing.T) {
 
 // TestNVLinkGroupsApart: every NVLink that joins a bounded group says how
 // its groups meet, with a source; a bridge's pairs meet over the card's
-// host link (the RTX 3090's PCIe 4.0 x16), a board's over a network no
-// built-in link describes.
+// host link (the RTX 3090's PCIe 4.0 x16), not assumed; a board's over
+// the adapter per GPU of its DGX, assumed: HGX A100 over HDR (200 Gb/s),
+// H100/H200 and B200 over NDR (400 Gb/s, ConnectX-7 on DGX H100 and DGX
+// B200 alike).
 func TestNVLinkGroupsApart(t *testing.T) {
 	for _, l := range Links {
 		if l.Kind == NVLink && l.Devices > 0 && (l.Apart == "" || l.Sources["apart"] == "") {
 			t.Errorf("%s joins %d devices but says not how its groups meet", l.Name, l.Devices)
 		}
+		if l.Network != "" && l.Sources["network"] == "" {
+			t.Errorf("%s: network %s without a source", l.Name, l.Network)
+		}
 	}
 	bridge, _ := LookupLink("nvlink3-bridge-x4")
-	board, _ := LookupLink("nvlink4")
 	d := &Device{Name: "rtx-3090", HostLink: "pcie4-x16", NVLink: bridge.Name}
-	if g, ok := d.GroupLink(&bridge); !ok || g.Name != "pcie4-x16" {
-		t.Errorf("bridged pairs meet over %q (%v), want pcie4-x16", g.Name, ok)
+	if g, assumed, ok := d.GroupLink(&bridge); !ok || assumed || g.Name != "pcie4-x16" {
+		t.Errorf("bridged pairs meet over %q (assumed %v, %v), want pcie4-x16, not assumed", g.Name, assumed, ok)
 	}
-	h := &Device{Name: "h100-sxm", HostLink: "pcie5-x16", NVLink: board.Name}
-	if g, ok := h.GroupLink(&board); ok {
-		t.Errorf("HGX boards meet over %q: want none built in", g.Name)
+	for board, want := range map[string]string{"nvlink3": "ib-hdr", "nvlink4": "ib-ndr", "nvlink5": "ib-ndr"} {
+		l, _ := LookupLink(board)
+		h := &Device{Name: "sxm", HostLink: "pcie5-x16", NVLink: board}
+		if g, assumed, ok := h.GroupLink(&l); !ok || !assumed || g.Name != want {
+			t.Errorf("%s boards meet over %q (assumed %v, %v), want %s, assumed", board, g.Name, assumed, ok, want)
+		}
+	}
+	// A board whose NVLink names no network has none built in.
+	l, _ := LookupLink("nvlink4")
+	l.Network = ""
+	if g, _, ok := (&Device{Name: "sxm", NVLink: l.Name}).GroupLink(&l); ok {
+		t.Errorf("a board with no network meets over %q", g.Name)
+	}
+	// PCIe joins any number: no groups.
+	bus, _ := LookupLink("pcie4-x16")
+	if _, _, ok := d.GroupLink(&bus); ok {
+		t.Error("PCIe has groups")
 	}
 }

@@ -453,6 +453,10 @@ func NewParallel(s *Setup, link *hardware.Link, o ParallelOptions) (*Split, erro
 		// A serving engine keeps a micro-batch per stage in flight
 		// (vLLM's virtual engines, one per pipeline stage).
 		sp.PipelineBatches = func(b int) int { return min(b, o.PP) }
+	} else {
+		// A runtime that splits layers only (llama.cpp) runs a step of
+		// more sequences than a ubatch as ubatches through the stages.
+		sp.UBatchPipeline = true
 	}
 	moeLayers := 0
 	if mo := spec.MoE; mo != nil {
@@ -538,7 +542,7 @@ func NewNetwork(s *Setup, link *hardware.Link, n int) (*Split, error) {
 		return nil, err
 	}
 	sp.Kind = Network
-	sp.PipelineBatches = nil
+	sp.PipelineBatches, sp.UBatchPipeline = nil, false
 	sp.PipelinedPrefill = false
 	sp.HopBytes = ActivationHopBytes * float64(spec.Hidden)
 	sp.HopRoundTrip = true

@@ -118,8 +118,17 @@ type Split struct {
 	TP, PP int
 	EP     bool
 	// PipelineBatches is how many micro-batches a decode step splits the
-	// batch into when PP > 1 (vLLM: one per stage; llama.cpp: one).
+	// batch into when PP > 1, each stepping on its own (vLLM: one per
+	// stage, its virtual engines). nil: the batch's passes of up to
+	// UBatch sequences (UBatchPipeline), or one.
 	PipelineBatches func(batch int) int
+	// UBatchPipeline is true when a decode step of more sequences than a
+	// pass takes (the workload's UBatch) runs as that many passes through
+	// the stages, each stage starting the next as it sends the last on,
+	// and the step ends when the last leaves the last stage (llama.cpp's
+	// llama_decode splitting a batch into ubatches, its scheduler's
+	// pipeline parallelism, PR #6017).
+	UBatchPipeline bool
 	// PipelinedPrefill is true when a prompt's passes follow each other
 	// through the stages (llama.cpp's pipeline parallelism, vLLM's
 	// chunks), rather than one pass at a time.
@@ -191,7 +200,8 @@ type SplitResult struct {
 	TransferTTFT, TransferTPOT     float64
 	CollectiveTTFT, CollectiveTPOT float64
 	// BubbleTPOT is the pipeline's idle share of a decode step's time
-	// (PP > 1): micro-batches fewer than stages.
+	// (PP > 1): micro-batches fewer than stages, or stages whose own
+	// times (layers, hop, collectives) differ.
 	BubbleTPOT float64
 	TP, PP     int
 	EP         bool
@@ -380,6 +390,10 @@ type stageSums struct {
 	// the bytes of them a stage over a link reads over it (its weights).
 	bytes, over, flops float64
 	overhead           float64
+	// link and idealLink are the stage's own share of the links over the
+	// phase (a pipeline's decode): the hop its output takes to the next
+	// stage and its layers' collectives (Split.ownLinks).
+	link, idealLink float64
 }
 
 // Predict prices workload w on the split: every stage's prefill passes
@@ -456,7 +470,7 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 		sr.TransferTPOT, sr.CollectiveTPOT = q.dtr/float64(steps), q.dco/float64(steps)
 		r.Decode = ph.decode
 		if sp.PP > 1 {
-			sr.BubbleTPOT = sp.bubble(dec, q.micro, q.dtr+q.dco)
+			sr.BubbleTPOT = sp.bubble(dec, q.micro, r.Decode.Time)
 		}
 		r.TPOT = r.Decode.Time / float64(steps)
 		r.TPOTBound = r.Decode.IdealTime / float64(steps)
@@ -578,11 +592,8 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 	switch {
 	case sp.PP <= 1 || n <= 0:
 	case !prefill && micro > 1:
-		// Each micro-batch's step goes through every stage; the stages
-		// work on the micro-batches in turn, so a round takes the longer
-		// of one trip and `micro` visits of the slowest stage.
-		ph.Time = max(ph.Time, float64(micro)*(slowest+link/float64(sp.PP)))
-		ph.IdealTime = max(ph.IdealTime, float64(micro)*(slowestIdeal+idealLink/float64(sp.PP)))
+		ph.Time = sp.round(st, micro, ph.Time, false)
+		ph.IdealTime = sp.round(st, micro, ph.IdealTime, true)
 	case prefill && sp.PipelinedPrefill && n > 1:
 		// The first pass fills the pipeline; each next one leaves it a
 		// slowest stage later (the stage sums are over all n passes).
@@ -601,18 +612,87 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 	return ph
 }
 
-// bubble is the share of a decode round the pipeline's stages idle.
-func (sp *Split) bubble(st []stageSums, micro int, link float64) float64 {
-	var total, slowest float64
+// round is a pipeline's decode over the phase with `micro` micro-batches
+// in flight, trip being one micro-batch's way through every stage and
+// every hop (a token's latency). A stage is busy with a micro-batch for
+// its own time plus its own link (Split.ownLinks: the hop it sends its
+// output on, whose copy runs on its stream, and its layers'
+// collectives), so the pipeline passes micro-batches no faster than one
+// per slowest such stage — not per stage on average: a stage holding
+// more layers, or whose hop leaves a board, sets the pace. Micro-batches
+// that step on their own (vLLM's virtual engines) keep the stages busy
+// when micro such stage times outlast a trip, else wait on the trip;
+// passes of one step (llama.cpp's ubatches, UBatchPipeline) fill the
+// pipeline once a step: one trip and a slowest stage for each other pass.
+func (sp *Split) round(st []stageSums, micro int, trip float64, ideal bool) float64 {
+	slowest := 0.0
 	for _, s := range st {
-		total += s.exp.time
-		slowest = max(slowest, s.exp.time)
+		if ideal {
+			slowest = max(slowest, s.ideal.time+s.idealLink)
+		} else {
+			slowest = max(slowest, s.exp.time+s.link)
+		}
 	}
-	round := max(total+link, float64(micro)*(slowest+link/float64(sp.PP)))
+	if sp.PipelineBatches == nil && sp.UBatchPipeline {
+		return trip + float64(micro-1)*slowest
+	}
+	return max(trip, float64(micro)*slowest)
+}
+
+// ownLinks sets each decode stage's own link time (stageSums.link, and
+// idealLink when ideal) over `passes` passes of `tokens` tokens in all:
+// the hop after the k-th stage that holds layers goes to the next over
+// Link, or over Between where it leaves a group (Split.betweenHops), the
+// last stage sends none; the collectives (collective, idealCollective)
+// go to the stages in proportion to the layers they hold. They add up to
+// linkTime's transfers and collectives.
+func (sp *Split) ownLinks(st []stageSums, stages []*Stage, passes int, tokens, collective, idealCollective float64, ideal bool) {
+	layers := 0
+	for _, s := range stages {
+		layers += s.Part.End - s.Part.First
+	}
+	trips := 1.0
+	if sp.HopRoundTrip {
+		trips = 2
+	}
+	p := float64(passes)
+	k := 0
+	for i, s := range stages {
+		st[i].link, st[i].idealLink = 0, 0
+		n := s.Part.End - s.Part.First
+		if n <= 0 || layers == 0 {
+			continue
+		}
+		share := float64(n) / float64(layers)
+		st[i].link = share * collective
+		st[i].idealLink = share * idealCollective
+		if k < sp.PP-1 && sp.Link != nil {
+			l := sp.Link
+			if sp.Between != nil && sp.GroupStages > 0 && (k+1)%sp.GroupStages == 0 {
+				l = sp.Between
+			}
+			st[i].link += hopTime(l, p, trips, tokens, sp.HopBytes, false)
+			if ideal {
+				st[i].idealLink += hopTime(l, p, trips, tokens, sp.HopBytes, true)
+			}
+		}
+		k++
+	}
+}
+
+// bubble is the share of a decode round the pipeline's stages idle:
+// each of the PP stages is busy with its share of the stages' own times
+// (their layers, their hop and collectives, Split.ownLinks) `micro`
+// times over a round of time round.
+func (sp *Split) bubble(st []stageSums, micro int, round float64) float64 {
 	if round <= 0 {
 		return 0
 	}
-	busy := float64(micro) * total / float64(sp.PP)
+	own := 0.0
+	for _, s := range st {
+		own += s.exp.time + s.link
+	}
+	busy := float64(micro) * own / float64(sp.PP)
 	return math.Max(0, 1-busy/round)
 }
 

@@ -719,3 +719,80 @@ func TestOffloadUnfusedAttentionRereadsInVRAM(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineDecodeRunsAtItsSlowestStage: with micro-batches in flight,
+// a pipeline's decode passes one micro-batch per slowest stage plus its
+// own hop, not per stage on average, and a token waits at least a trip
+// through every stage and hop. Three stages of Llama 3.1 8B on bridged
+// RTX 3090s (pairs on the bridge, the pairs over PCIe 4.0 x16): layers
+// 0–9, 10–20 and 21–31 with the head, so the stages differ; the hop
+// after stage 1 leaves its pair (over PCIe), the one after stage 0 stays
+// on the bridge, stage 2 sends none. A hop of b sequences carries
+// b × 8192 B (4096 × 2 B), at 370/450 of the bridge's 56.25 GB/s after
+// 3 µs, or at PCIe's 25 GB/s after 43 µs.
+//
+//	vLLM, batch 6: 3 micro-batches of 2, each stepping on its own:
+//	  step = max(trip, 3 × max(t0 + bridge, t1 + pcie, t2))
+//	llama.cpp, batch 8 in ubatches of 4: 2 passes of 4 in each step:
+//	  step = trip + 1 × max(table, t0 + bridge, t1 + pcie, t2)
+//
+// trip = Σ stages + bridge + pcie. The stage times are the prediction's
+// own (Split.Stages); what is checked is how they combine.
+func TestPipelineDecodeRunsAtItsSlowestStage(t *testing.T) {
+	bridge, bus := link(t, "nvlink3-bridge-x4"), link(t, "pcie4-x16")
+	hop := func(b int) (nv, pcie float64) {
+		bytes := float64(b) * 8192
+		return 3e-6 + bytes/(56.25e9*370/450), 43e-6 + bytes/25e9
+	}
+	for _, c := range []struct {
+		name, weights, runtime string
+		w                      sim.Workload
+		micro, per             int
+		ubatches               bool
+	}{
+		{"vllm", "awq-int4", "vllm", sim.Workload{Prompt: 128, Output: 65, Batch: 6}, 3, 2, false},
+		{"llama.cpp", "q4_k_m", "llama.cpp", sim.Workload{Prompt: 128, Output: 65, Batch: 8, UBatch: 4}, 2, 4, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := splitSetup(t, "llama-3.1-8b", c.weights, "rtx-3090", "gpu", c.runtime)
+			sp, err := sim.NewParallel(s, bridge, sim.ParallelOptions{TP: 1, PP: 3, Between: bus})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := sp.Predict(c.w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			var times []float64
+			for _, st := range r.Split.Stages {
+				names, times = append(names, st.Name), append(times, st.Decode)
+			}
+			layers := times[len(times)-3:]
+			if got := names[len(names)-3:]; got[0] != "layers 0–9" || got[1] != "layers 10–20" || got[2] != "layers 21–31" {
+				t.Fatalf("stages %q, want layers 0–9, 10–20, 21–31", names)
+			}
+			nv, pcie := hop(c.per)
+			trip := nv + pcie
+			slowest := 0.0
+			for _, v := range times {
+				trip += v
+				slowest = max(slowest, v)
+			}
+			slowest = max(slowest, layers[0]+nv, layers[1]+pcie)
+			want := max(trip, float64(c.micro)*slowest)
+			if c.ubatches {
+				want = trip + float64(c.micro-1)*slowest
+			}
+			if math.Abs(r.TPOT-want) > 1e-9*want {
+				t.Errorf("TPOT %.6g ms, want %.6g (trip %.6g, slowest stage and hop %.6g, stages %.6g ms)", r.TPOT*1e3, want*1e3, trip*1e3, slowest*1e3, times)
+			}
+			if got := r.Split.TransferTPOT; math.Abs(got-(nv+pcie)) > 1e-12 {
+				t.Errorf("transfers a step %.4g µs, want one micro-batch's %.4g", got*1e6, (nv+pcie)*1e6)
+			}
+			if b := r.Split.BubbleTPOT; !(b >= 0 && b < 1) {
+				t.Errorf("bubble %g, want a share in [0, 1)", b)
+			}
+		})
+	}
+}

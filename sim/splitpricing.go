@@ -129,8 +129,12 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 
 	q.steps = w.Output - 1
 	q.micro = 1
-	if sp.PP > 1 && sp.PipelineBatches != nil {
+	switch {
+	case sp.PP <= 1:
+	case sp.PipelineBatches != nil:
 		q.micro = max(1, min(sp.PipelineBatches(w.Batch), w.Batch))
+	case sp.UBatchPipeline && w.UBatch > 0:
+		q.micro = (w.Batch + w.UBatch - 1) / w.UBatch
 	}
 	nd := len(sp.Decode)
 	q.decSums = sized(q.decSums, nd)
@@ -239,6 +243,9 @@ func (q *splitPricing) at() splitPhases {
 		q.decSums[i] = stageSums{exp: e, ideal: id, bytes: id.memory * st.ideal.bw, flops: id.compute * st.ideal.peak, overhead: float64(q.steps) * dp.r.overhead}
 		out.first += dp.time(q.dec[i].firstStep())
 		out.last += dp.time(q.dec[i].lastStep())
+	}
+	if sp.PP > 1 {
+		sp.ownLinks(q.decSums, sp.Decode, q.steps, float64(q.steps*q.dw.Batch), q.dco, q.dico, q.ideal)
 	}
 	out.decode = sp.combine(q.decSums, q.steps, q.micro, q.dtr+q.dco, q.ditr+q.dico, false)
 	return out

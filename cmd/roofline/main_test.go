@@ -330,9 +330,9 @@ func TestVersionAndProfilesDir(t *testing.T) {
 // are two HGX boards of 8 (tp 8 × pp 2), 4 RTX 3090 two bridged pairs
 // (tp 2 × pp 2), 24 H100s three boards (tp 8 × pp 3). H100 SXMs keep
 // their board's NVLink whatever --link names: --link is the network
-// between the boards, which no built-in link describes, so more than a
-// board of them needs it; a tensor-parallel group larger than a board
-// (--tp 16) spreads over it.
+// between the boards; without it the boards meet over the adapter per
+// GPU of a DGX H100 (ib-ndr, 400 Gb/s), a default said in a note; a
+// tensor-parallel group larger than a board (--tp 16) spreads over --link.
 func TestNVLinkGroups(t *testing.T) {
 	for _, c := range []struct {
 		args   []string
@@ -365,9 +365,22 @@ func TestNVLinkGroups(t *testing.T) {
 		}
 	}
 	for _, n := range []string{"16", "11"} {
-		_, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", "h100-sxm", "--devices", n)
-		if code != 2 || !strings.Contains(errOut, "--link is needed between the boards: "+n+" h100-sxm fill 2 boards of 8 on nvlink4") {
-			t.Errorf("--devices %s without the boards' network: exit %d, %s", n, code, errOut)
+		out, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", "h100-sxm", "--devices", n)
+		if code != 0 || !strings.Contains(out, "no network given between the boards: ib-ndr assumed, the adapter per GPU of NVIDIA's DGX on nvlink4; --link names yours (ib-hdr, ib-ndr, ib-xdr, or a rate with --link-latency)") ||
+			!strings.Contains(out, "link between the boards: NDR InfiniBand, 400 Gb/s per GPU") {
+			t.Errorf("--devices %s without the boards' network: exit %d, %s%s", n, code, out, errOut)
+		}
+	}
+	// The network named or given is the one priced, and said as given.
+	out, _, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", "h100-sxm", "--devices", "16", "--link", "ib-xdr")
+	if code != 0 || strings.Contains(out, "assumed") || !strings.Contains(out, "link between the boards: XDR InfiniBand") {
+		t.Errorf("--link ib-xdr: exit %d, %s", code, out)
+	}
+	// Bad networks are refused before anything is priced.
+	for _, bad := range []string{"ib-qdr", "0GB/s", "-5GB/s", "NaN", "InfGB/s"} {
+		_, errOut, code := runCLI("predict", "--model", "llama-3.1-70b", "--runtime", "vllm", "--hardware", "h100-sxm", "--devices", "16", "--link", bad)
+		if code != 2 || !strings.Contains(errOut, "--link \""+bad+"\": a link's rate must be a positive bandwidth such as 10GB/s, or a name (") || !strings.Contains(errOut, "ib-ndr") {
+			t.Errorf("--link %s: exit %d, %s; want 2, the rule and the names", bad, code, errOut)
 		}
 	}
 }
@@ -385,7 +398,9 @@ func TestNVLinkGroups(t *testing.T) {
 // (all 15 on the bridge, as they were priced: 50.3 µs). Eleven H100 SXM
 // (tp 1 × pp 11, boards of 8) cross the boards' network once: with
 // --link 50GB/s --link-latency 10us, 9 × (3 µs + 16384 / 370 GB/s) +
-// (10 µs + 16384 / 50 GB/s) = 27.40 + 10.33 = 37.73 µs.
+// (10 µs + 16384 / 50 GB/s) = 27.40 + 10.33 = 37.73 µs; over the default
+// network, NDR InfiniBand at 47 GB/s measured after 12 µs, 27.40 +
+// (12 µs + 16384 / 47 GB/s) = 27.40 + 12.35 = 39.75 µs.
 func TestHopsBetweenGroups(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -394,6 +409,7 @@ func TestHopsBetweenGroups(t *testing.T) {
 	}{
 		{[]string{"--hardware", "rtx-3090", "--weights", "q4_k_m", "--devices", "16", "--link", "nvlink3-bridge-x4"}, 7, 8*(3e-6+16384/46.25e9) + 7*(43e-6+16384/25e9)},
 		{[]string{"--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "11", "--link", "50GB/s", "--link-latency", "10us"}, 1, 9*(3e-6+16384/370e9) + (10e-6 + 16384/50e9)},
+		{[]string{"--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "11"}, 1, 9*(3e-6+16384/370e9) + (12e-6 + 16384/47e9)},
 	} {
 		out, errOut, code := runCLI(append([]string{"predict", "--model", "llama-3.1-70b", "--format", "json"}, c.args...)...)
 		if code != 0 {

@@ -169,10 +169,10 @@ recommended configuration spread over devices or offloaded is placed, by
 device (the links between the devices and between NVLink groups, an
 offload's host and the bus it crosses, a ` + "`--link`" + ` set aside as no card's
 slot), a ` + "`--host`" + ` or ` + "`--link`" + ` no recommended configuration uses, the
-device counts left out for want of a link between NVLink groups (more SXM
-GPUs than one HGX board holds: ` + "`--link`" + ` names the boards' network), and the
-decode intervals widened for an MoE model on a class whose MoE decode runs
-are held out of scope (docs/accuracy.md).
+network assumed between HGX boards when ` + "`--link`" + ` names none, the device
+counts left out for want of a link between NVLink groups, and the decode
+intervals widened for an MoE model on a class whose MoE decode runs are held
+out of scope (docs/accuracy.md).
 
 **CONCURRENT** is how many sequences of the row's context (it is named: "7 at
 16384") fit and meet the targets at once — TTFT with every sequence sending
@@ -214,10 +214,12 @@ RPC backend over a network, every layer over the boards for
 distributed-llama. A count a runtime's split cannot take (heads the tensor
 parallel size does not divide, fewer layers than devices, distributed-llama's
 powers of two) is skipped and ` + "`--detail`" + ` says why; a device that names no
-peer link needs ` + "`--link`" + `, and so do more SXM GPUs than one HGX board
-holds: their boards meet over a network no built-in link describes, which
-` + "`--link`" + ` names (their NVLink stays within each board; a count without it
-is skipped, said in the notes). The counts multiply the search that the 2^24 bound
+peer link needs ` + "`--link`" + `. More SXM GPUs than one HGX board holds meet
+over their nodes' network, which ` + "`--link`" + ` names (a built-in ` + "`ib-hdr`" + `,
+` + "`ib-ndr`" + `, ` + "`ib-xdr`" + `, or a rate); without it, over the InfiniBand
+adapter per GPU of the board's DGX (A100: HDR 200 Gb/s; H100, H200, B200:
+NDR 400 Gb/s), said in the notes as assumed (their NVLink stays within
+each board). The counts multiply the search that the 2^24 bound
 counts, and each configuration carries DEVICES and SPLIT (` + "`tp 4, nvlink4`" + `,
 ` + "`rpc 4, 1gbe`" + `, ` + "`tensor 4, 1gbe`" + `, ` + "`offload 43/81`" + `: layers on the GPU as llama.cpp counts
 them) in the table, the JSON (` + "`devices`" + `, ` + "`split`" + `) and the CSV.

@@ -252,11 +252,10 @@ func TestPlanPoolsArePredict(t *testing.T) {
 
 // TestPlanNotes: plan says under its answer what it decided that its
 // table does not show, as predict's notes do (it said none of it): the
-// counts it left out for want of a link between HGX boards (16 H100 SXM
-// are two boards of 8, which meet over a network no built-in link
-// describes), the links of a recommended spread (8 H100 SXM on one
-// board's NVLink 4) and a --host it does not use (once); and a --host
-// no recommended configuration uses, on one device.
+// links of a recommended spread (8 H100 SXM on one board's NVLink 4; 16
+// for DeepSeek-V3, two boards over the network assumed between them,
+// NDR InfiniBand, said as assumed) and a --host it does not use (once);
+// and a --host no recommended configuration uses, on one device.
 func TestPlanNotes(t *testing.T) {
 	out, errOut, code := runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--runtime", "vllm", "--weights", "bf16", "--context", "1k",
 		"--devices", "8,16", "--tpot", "50ms", "--host", "desktop-ddr5")
@@ -266,7 +265,6 @@ func TestPlanNotes(t *testing.T) {
 	for _, want := range []string{
 		"note 1: h100-sxm: --host desktop-ddr5 not used: --devices, --tp and --pp spread the model over devices like h100-sxm",
 		"note 2: h100-sxm: link between the devices: NVLink 4",
-		"note 3: h100-sxm × 16 devices not planned: more h100-sxm than one board of 8 on nvlink4: boards meet over their nodes' network, which no built-in link describes; give the network's rate per GPU with --link",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
@@ -281,8 +279,18 @@ func TestPlanNotes(t *testing.T) {
 	out, _, _ = runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--runtime", "vllm", "--weights", "bf16", "--context", "1k",
 		"--devices", "8,16", "--tpot", "50ms", "--format", "json")
 	var j struct{ Notes []string }
-	if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Notes) != 2 {
-		t.Errorf("JSON notes %q (%v), want the link and the count left out", j.Notes, err)
+	if err := json.Unmarshal([]byte(out), &j); err != nil || len(j.Notes) != 1 {
+		t.Errorf("JSON notes %q (%v), want the link", j.Notes, err)
+	}
+	out, _, _ = runCLI("plan", "--hardware", "h100-sxm", "--model", "deepseek-v3", "--runtime", "vllm", "--context", "1k", "--devices", "16", "--tpot", "200ms")
+	for _, want := range []string{
+		"16 (tp 8 × pp 2, nvlink4 + ib-ndr)",
+		"note 3: h100-sxm: link between the boards: NDR InfiniBand, 400 Gb/s per GPU",
+		"note 4: h100-sxm: no network given between the boards: ib-ndr assumed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
 	}
 }
 

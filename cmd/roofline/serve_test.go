@@ -170,7 +170,7 @@ func TestServeTensorParallel(t *testing.T) {
 		// The fewest H100 SXM that hold DeepSeek-V3 (fp8, 627 GiB) are two
 		// HGX boards, a pipeline serve refuses: not told as flags to serve
 		// with (serve has no --pp).
-		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages, whose micro-batches overlap from stage to stage: serve does not step that yet; predict --devices 16 --tp 8 --pp 2 --link RATE (the boards' network) prices it"},
+		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages, whose micro-batches overlap from stage to stage: serve does not step that yet; predict --devices 16 --tp 8 --pp 2 prices it"},
 		// Boards over a network (llama.cpp RPC) likewise.
 		{[]string{"--rate", "1", "--hardware", "raspberry-pi-5-8gb", "--runtime", "llama.cpp"}, 1, "roofline: hint: 8 devices like it would hold it as boards running their layers in turn over the network (RPC): serve does not step that yet; predict --devices 8 --link 1gbe prices it"},
 	} {

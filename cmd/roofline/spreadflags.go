@@ -23,7 +23,7 @@ func spreadFlags() []cli.Flag {
 		&cli.IntFlag{Name: "tp", Usage: "tensor-parallel size: every layer split over `N` devices"},
 		&cli.IntFlag{Name: "pp", Usage: "pipeline-parallel size: `N` stages of consecutive layers"},
 		&cli.BoolFlag{Name: "ep", Usage: "expert parallel: whole routed experts spread over the --tp devices"},
-		&cli.StringFlag{Name: "link", Usage: "link between the devices or to the host: a `NAME` (" + joinNames(hardware.LinkNames()) + ") or a rate such as 10GB/s; an NVLink joins only devices whose profile gives it (roofline show hardware: nvlink), a tensor-parallel group no larger than it joins, and groups of more devices meet over the host's PCIe (bridged cards); SXM parts keep their board's NVLink, and --link names the network between boards; default: the system's, else the NVLink of the board an SXM part sits on, else the device's host link"},
+		&cli.StringFlag{Name: "link", Usage: "link between the devices or to the host: a `NAME` (" + joinNames(hardware.LinkNames()) + ") or a rate such as 10GB/s; an NVLink joins only devices whose profile gives it (roofline show hardware: nvlink), a tensor-parallel group no larger than it joins, and groups of more devices meet over the host's PCIe (bridged cards); SXM parts keep their board's NVLink, and --link names the network between boards, else the boards meet over the InfiniBand per GPU of their DGX (ib-hdr or ib-ndr, said in a note); default: the system's, else the NVLink of the board an SXM part sits on, else the device's host link"},
 		&cli.StringFlag{Name: "link-latency", Usage: "latency of each transfer on a --link given as a rate (`DURATION`, e.g. 50us); default 0"},
 	}
 }

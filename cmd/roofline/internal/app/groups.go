@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/units"
@@ -20,7 +21,7 @@ type GroupLinkError struct {
 
 func (e *GroupLinkError) Error() string {
 	if e.Network {
-		return fmt.Sprintf("more %s than one board of %d on %s: boards meet over their nodes' network, which no built-in link describes", e.Device, e.Joins, e.Link)
+		return fmt.Sprintf("more %s than one board of %d on %s: boards meet over their nodes' network, and %s names none", e.Device, e.Joins, e.Link, e.Link)
 	}
 	return fmt.Sprintf("more %s than one group of %d on %s: the profile gives no host_link for the groups to meet over", e.Device, e.Joins, e.Link)
 }
@@ -30,7 +31,8 @@ func (e *GroupLinkError) Error() string {
 // so. An NVLink joins groups of its Devices: cards bridged in pairs in
 // one computer meet over their PCIe bus through the host (d's
 // host_link); the GPUs of NVSwitch boards (HGX) meet over the nodes'
-// network, which no built-in link describes, so --link names it: such
+// network, which --link names, else the adapter per GPU of the board's
+// DGX (hardware.Device.GroupLink), said in a note as assumed: such
 // devices exchange over their board's NVLink whatever --link says, unless
 // a tensor-parallel group larger than a board (--tp) spreads over it.
 // Where no link between the groups is built in or given, the groups' own
@@ -53,9 +55,15 @@ func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, betw
 	if link.Apart == hardware.ApartHost {
 		what = "bridged groups"
 	}
+	var assumed string
 	if between == nil {
-		if g, ok := d.GroupLink(link); ok {
+		if g, guess, ok := d.GroupLink(link); ok {
 			between = &g
+			if guess {
+				// The network is the cluster's, not the board's: priced,
+				// and said (the figures used are in the link's note).
+				assumed = fmt.Sprintf("no network given between the boards: %s assumed, the adapter per GPU of NVIDIA's DGX on %s; --link names yours (%s, or a rate with --link-latency)", g.Name, link.Name, strings.Join(networkLinks(), ", "))
+			}
 		} else {
 			// No link between the groups: the split is built with the
 			// groups' own link in its place, for its memory (smallestFit)
@@ -64,7 +72,7 @@ func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, betw
 				Msg:  fmt.Sprintf("is needed between the %s: %d %s fill %d %s of %d on %s, and %s's profile gives no host_link for them to meet over", what, n, d.Name, count, what, link.Devices, link.Name, d.Name),
 				Hint: fmt.Sprintf("give the link between the devices with --link (a rate such as 25GB/s), or at most --devices %d", link.Devices)}
 			if link.Apart == hardware.ApartNetwork {
-				missing.Msg = fmt.Sprintf("is needed between the boards: %d %s fill %d boards of %d on %s, and boards meet over their nodes' network, which no built-in link describes", n, d.Name, count, link.Devices, link.Name)
+				missing.Msg = fmt.Sprintf("is needed between the boards: %d %s fill %d boards of %d on %s, and boards meet over their nodes' network, which %s names none of", n, d.Name, count, link.Devices, link.Name, link.Name)
 				missing.Hint = fmt.Sprintf("give the network's rate per GPU with --link, such as --link 50GB/s --link-latency 10us (within a board the devices keep %s), or at most --devices %d", link.Name, link.Devices)
 			}
 			return link, link, nil, missing
@@ -72,7 +80,21 @@ func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, betw
 	}
 	notes = append(notes, fmt.Sprintf("%d %s fill %d %s of %d on %s; a pipeline stage boundary between them crosses %s, each hop on its own link", n, d.Name, count, what, link.Devices, link.Name, linkName(between)),
 		linkNote(between, "between the "+what))
+	if assumed != "" {
+		notes = append(notes, assumed)
+	}
 	return link, between, notes, nil
+}
+
+// networkLinks are the built-in links between boards (InfiniBand).
+func networkLinks() []string {
+	var n []string
+	for _, l := range hardware.Links {
+		if l.Kind == hardware.InfiniBand {
+			n = append(n, l.Name)
+		}
+	}
+	return n
 }
 
 // linkFlag is --link as given: its name or its rate.

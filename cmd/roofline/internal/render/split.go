@@ -169,7 +169,7 @@ func splitLines(r *sim.Result, smallest string) []string {
 		out = append(out, fmt.Sprintf("the links take %.1f%% of each token's time (%s of %s)", 100*link/r.TPOT, Duration(link), Duration(r.TPOT)))
 	}
 	if s.BubbleTPOT > 0.005 {
-		out = append(out, fmt.Sprintf("the pipeline's stages idle %.0f%% of a decode step (fewer micro-batches than stages)", 100*s.BubbleTPOT))
+		out = append(out, fmt.Sprintf("the pipeline's stages idle %.0f%% of a decode step (fewer micro-batches than stages, or unequal stages)", 100*s.BubbleTPOT))
 	}
 	m := r.Memory
 	fit := "fits in every pool"
