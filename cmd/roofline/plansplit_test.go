@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -343,28 +345,59 @@ func TestPlanOffloadedMoENoteSaysItsPart(t *testing.T) {
 	}
 }
 
-// TestPlanClosingLineLeavesOutCounts: a count left out for want of a link
-// between NVLink groups (16 H100 SXM are two HGX boards, which meet over
-// a network no built-in link describes) was not searched, so neither the
-// per-model line nor the closing line says "up to 16": 8 is the largest
-// searched, and the count left out is named. Llama-3.1-70B FP8 cannot
-// decode in 1 ms on 8 (15 ms predicted): exit 3.
+// TestPlanClosingLineLeavesOutCounts: a count plan leaves out for want
+// of a link between NVLink groups is named, and never called searched.
+// Every built-in NVLink names where its groups meet (a bridged card's
+// host link, an HGX board's network), so the case is a user's bridged
+// RTX 3090 whose profile gives no host_link: bridged pairs, and no link
+// between them unless --link gives one.
 func TestPlanClosingLineLeavesOutCounts(t *testing.T) {
-	out, errOut, code := runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "8,16", "--tpot", "1ms")
+	dir := filepath.Join(t.TempDir(), "hardware")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("../../profiles/hardware/rtx-3090.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, line := range strings.Split(string(src), "\n") {
+		switch {
+		case strings.HasPrefix(line, "host_link"), strings.HasPrefix(line, "aliases"):
+		case line == `name = "rtx-3090"`:
+			kept = append(kept, `name = "bridged-3090"`)
+		default:
+			kept = append(kept, line)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bridged-3090.toml"), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(devices string) (string, string, int) {
+		return runCLI("--profiles", filepath.Dir(dir), "plan", "--hardware", "bridged-3090", "--model", "llama-3.1-8b", "--weights", "bf16", "--runtime", "vllm",
+			"--link", "nvlink3-bridge-x4", "--devices", devices, "--tpot", "1ms")
+	}
+	out, errOut, code := plan("2,4")
 	if code != 3 {
 		t.Fatalf("exit %d, want 3: %s", code, errOut)
 	}
 	for _, c := range []struct{ in, want, not string }{
-		{out, "no count up to 8 devices meets the targets (16 left out: see the notes)", "up to 16"},
-		{errOut, "no configuration on up to 8 devices is 80% sure to meet the targets (16 left out: see the notes)", "up to 16"},
+		{out, "no count up to 2 devices meets the targets (4 left out: see the notes)", "up to 4"},
+		{out, "bridged-3090 × 4 devices not planned", ""},
+		{errOut, "no configuration on up to 2 devices is 80% sure to meet the targets (4 left out: see the notes)", "up to 4"},
 	} {
-		if !strings.Contains(c.in, c.want) || strings.Contains(c.in, c.not) {
+		if !strings.Contains(c.in, c.want) || (c.not != "" && strings.Contains(c.in, c.not)) {
 			t.Errorf("want %q, not %q, in\n%s", c.want, c.not, c.in)
 		}
 	}
 	// Every count left out: nothing searched, and the count is named.
-	_, errOut, code = runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "16", "--tpot", "1ms")
-	if want := "no configuration meets the targets (16 left out: see the notes) (exit status 3)"; code != 3 || !strings.Contains(errOut, want) {
-		t.Errorf("--devices 16: exit %d, want 3 and %q: %s", code, want, errOut)
+	_, errOut, code = plan("4")
+	if want := "no configuration meets the targets (4 left out: see the notes) (exit status 3)"; code != 3 || !strings.Contains(errOut, want) {
+		t.Errorf("--devices 4: exit %d, want 3 and %q: %s", code, want, errOut)
+	}
+	// Built in, the HGX boards meet over their network: 16 is searched.
+	out, errOut, code = runCLI("plan", "--hardware", "h100-sxm", "--model", "llama-3.1-70b", "--weights", "fp8", "--runtime", "vllm", "--devices", "8,16", "--tpot", "1ms")
+	if want := "no count up to 16 devices meets the targets;"; code != 3 || !strings.Contains(out, want) || strings.Contains(out, "left out") {
+		t.Errorf("h100-sxm 8,16: exit %d, want 3, %q and nothing left out:\n%s%s", code, want, out, errOut)
 	}
 }
