@@ -57,6 +57,13 @@ type Spread struct {
 func (sp Spread) parallel() bool { return sp.Devices > 1 || sp.TP > 1 || sp.PP > 1 || sp.EP }
 func (sp Spread) offload() bool  { return sp.GPULayersSet || sp.CPUMoE || sp.NCPUMoE > 0 }
 
+// everyLayer reports whether the spread places every layer of setup s's
+// model on the GPU, with no routed expert in host memory: nothing is
+// offloaded (--gpu-layers 99 as users type it).
+func (sp Spread) everyLayer(s *sim.Setup) bool {
+	return sp.GPULayersSet && !sp.CPUMoE && sp.NCPUMoE == 0 && sim.EveryLayer(s.Model.Spec.Layers, sp.GPULayers)
+}
+
 // hostFlags names the flags given that describe an offload's host and
 // link ("": none), for a note when nothing is offloaded.
 func (sp Spread) hostFlags() string {
@@ -181,6 +188,18 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	}
 	if !s.Runtime.Splits(runtimes.SplitOffload) {
 		return nil, nil, &RequestError{Input: "GPULayers", Msg: fmt.Sprintf("%s does not offload layers to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
+	}
+	if sp.everyLayer(s) {
+		// Every layer on the GPU and no expert in host memory: the plain
+		// answer, as llama.cpp runs it (the token embeddings it keeps in
+		// host memory are read a row a token).
+		if n := sim.EveryLayerNote(s.Model.Spec.Layers, sp.GPULayers); n != "" {
+			notes = append(notes, n)
+		}
+		if given := sp.hostFlags(); given != "" {
+			notes = append(notes, fmt.Sprintf("%s not used: nothing is offloaded to the host (--gpu-layers %d places every layer on the GPU)", given, sp.GPULayers))
+		}
+		return nil, notes, nil
 	}
 	host, link, hostName, why, err := env.offloadHost(s, sel, sp)
 	if err != nil {
