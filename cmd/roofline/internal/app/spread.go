@@ -64,6 +64,12 @@ func (sp Spread) everyLayer(s *sim.Setup) bool {
 	return sp.GPULayersSet && !sp.CPUMoE && sp.NCPUMoE == 0 && sim.EveryLayer(s.Model.Spec.Layers, sp.GPULayers)
 }
 
+// everyLayerAdvice is the hint for a model that does not fit its GPU with
+// every layer on it, as the spread asked.
+func (sp Spread) everyLayerAdvice(s *sim.Setup) string {
+	return fmt.Sprintf("--gpu-layers %d places every layer on the GPU, whose memory does not hold them: a smaller --gpu-layers offloads the rest to the host (left out, llama.cpp's --fit places as many as fit)", sp.GPULayers)
+}
+
 // hostFlags names the flags given that describe an offload's host and
 // link ("": none), for a note when nothing is offloaded.
 func (sp Spread) hostFlags() string {
@@ -198,6 +204,9 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 		}
 		if given := sp.hostFlags(); given != "" {
 			notes = append(notes, fmt.Sprintf("%s not used: nothing is offloaded to the host (--gpu-layers %d places every layer on the GPU)", given, sp.GPULayers))
+		}
+		if !fits {
+			notes = append(notes, sp.everyLayerAdvice(s))
 		}
 		return nil, notes, nil
 	}
