@@ -187,7 +187,12 @@ func TestErrors(t *testing.T) {
 		{[]string{"--profiles", "testdata/nosuchdir", "list", "models"}, 1, []string{"--profiles testdata/nosuchdir"}},
 		// A device count past what the runtime can split names --devices,
 		// which the user gave, not the --pp or --tp derived from it.
-		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "100000"}, 2, []string{"--devices 100000: llama.cpp runs them as --tp 1 × --pp 100000; --pp 100000 pipeline stages for a model of 16 layers"}},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "40"}, 2, []string{"--devices 40: llama.cpp runs them as --tp 1 × --pp 40; --pp 40 pipeline stages for a model of 16 layers"}},
+		// A count past limits.Devices (64, plan's bound too) is refused by
+		// that bound, naming the flag: it was "--tp 3 × --pp 3333333333333".
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--devices", "9999999999999"}, 2, []string{"--devices 9999999999999: a device count is a whole number from 1 to 64"}},
+		{[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--devices", "65", "--rate", "1"}, 2, []string{"--devices 65: a device count is a whole number from 1 to 64"}},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--pp", "100000"}, 2, []string{"--pp 100000: a device count is a whole number from 1 to 64"}},
 		// A CPU engine has no GPU to place layers on: predict printed "10
 		// of 17 layers on the GPU" for the Pi 5's CPU offloading to itself.
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "raspberry-pi-5-8gb", "--gpu-layers", "10"}, 2, []string{"--gpu-layers places layers on a GPU, the rest on its host's CPU; raspberry-pi-5-8gb's cpu engine is a CPU", "hint: drop the flag, or choose a GPU engine with --engine"}},
