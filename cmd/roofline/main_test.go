@@ -377,6 +377,40 @@ func TestNVLinkGroups(t *testing.T) {
 	}
 }
 
+// TestGroupsHoldWholeTensorGroups: a group of devices an NVLink joins
+// holds whole tensor-parallel groups. A made-up model of 24 heads splits 3
+// ways; at --tp 3 --pp 5 on H100 SXMs (HGX boards of 8 on NVLink 4) a
+// board holds ⌊8 / 3⌋ = 2 groups of 3, 6 devices, so the 5 stages fill
+// ⌈5 / 2⌉ = 3 boards, not ⌈15 / 8⌉ = 2, and one board holds at most 6.
+func TestGroupsHoldWholeTensorGroups(t *testing.T) {
+	m := filepath.Join(t.TempDir(), "made-up-24h.toml")
+	if err := os.WriteFile(m, []byte(`name = "made-up-24h"
+architecture = "llama"
+source = "made up for a test: 24 attention heads, which split 3 ways"
+checkpoint = "bf16"
+hidden_size = 3072
+num_hidden_layers = 30
+num_attention_heads = 24
+num_key_value_heads = 6
+head_dim = 128
+intermediate_size = 8192
+vocab_size = 32000
+tie_word_embeddings = false
+max_position_embeddings = 8192
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"predict", "--model", m, "--runtime", "vllm", "--hardware", "h100-sxm", "--tp", "3", "--pp", "5"}
+	_, errOut, code := runCLI(args...)
+	if want := "15 h100-sxm fill 3 boards of 8 on nvlink4"; code != 2 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "or at most --devices 6") {
+		t.Errorf("no link between the boards: exit %d, %s; want %q and at most 6 devices", code, errOut, want)
+	}
+	out, errOut, code := runCLI(append(args, "--link", "50GB/s")...)
+	if want := "15 h100-sxm fill 3 boards of 8 on nvlink4; a pipeline stage boundary"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("--link 50GB/s: exit %d, %s%s; want %q", code, out, errOut, want)
+	}
+}
+
 // TestHopsBetweenGroups: a hop that leaves an NVLink group is priced on
 // the link between the groups, each hop on its own link, one after
 // another in a step. Sixteen RTX 3090s in bridged pairs under llama.cpp

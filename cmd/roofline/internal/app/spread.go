@@ -471,10 +471,8 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
 	}
-	link, between, groupNotes, missing := groups(s.Device, link, sp, n)
-	if sp.anyBetween {
-		missing = nil // the memory alone is asked
-	}
+	given := link
+	link, between, groupNotes, missing := groups(s.Device, given, sp, n, sp.TP)
 	var split *sim.Split // the groups' split, when the search built it
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
@@ -499,6 +497,13 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		tp = max(1, n/pp)
 	case pp == 0:
 		pp = max(1, n/tp)
+	}
+	if tp != sp.TP {
+		// The groups hold whole tensor-parallel groups of the size chosen.
+		_, _, groupNotes, missing = groups(s.Device, given, sp, n, tp)
+	}
+	if sp.anyBetween {
+		missing = nil // the memory alone is asked
 	}
 	// A group larger than the link joins before a count that does not
 	// match: no --devices mends it, and the count's hint would lead to it.
