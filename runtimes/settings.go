@@ -127,7 +127,16 @@ func GovernorsSlowEnd(high, runs, k float64) float64 {
 	if runs <= 0 {
 		runs = high
 	}
-	return max(high, math.Exp(max(k, 0))*runs)
+	_, end := governorsEnd(k, runs)
+	return max(high, end)
+}
+
+// governorsEnd is the slow end of a board left to its governors: the
+// clocks' factor exp(k) (none if k is negative) and its product with
+// runs, the slow end of the runs measured so.
+func governorsEnd(k, runs float64) (clocks, end float64) {
+	clocks = math.Exp(max(k, 0))
+	return clocks, clocks * runs
 }
 
 // Logs are the log factors on decode and prefill time of settings s
@@ -204,9 +213,9 @@ func (r *Runtime) DescribeSettings(class string, s Settings) string {
 // end of the runs measured so (runs), a multiple of the time priced, or
 // of the pinned slow end where no runs' interval was fitted.
 func governorsReach(k, runs float64) string {
-	c := math.Exp(max(k, 0))
+	c, end := governorsEnd(k, runs)
 	if runs <= 0 {
 		return fmt.Sprintf("%.2f× the pinned slow end", c)
 	}
-	return fmt.Sprintf("%.2f× the time priced (%.2f× for the clocks, × %.2f where the runs measured so end)", c*runs, c, runs)
+	return fmt.Sprintf("%.2f× the time priced (%.2f× for the clocks, × %.2f where the runs measured so end)", end, c, runs)
 }

@@ -71,6 +71,20 @@ func (s *Setup) intervals(r *Result) {
 		x := r.ThroughputTokensPerS * r.TPOT
 		r.ThroughputInterval = r.interval(3, Interval{Lo: x / iv.Hi, Hi: x / iv.Lo, Level: iv.Level})
 	}
+	if s.Inputs.MoEDecodeNote != "" {
+		r.widenedDecode()
+	}
+}
+
+// widenedDecode marks the intervals a decode priced on a class widened
+// for its MoE decode (moeDecodeClass) takes part in: TPOT, E2E and
+// throughput.
+func (r *Result) widenedDecode() {
+	for _, iv := range []*Interval{r.TPOTInterval, r.E2EInterval, r.ThroughputInterval} {
+		if iv != nil {
+			iv.Widened = true
+		}
+	}
 }
 
 // calibratedIntervals propagates the calibration's parameter covariance to

@@ -101,9 +101,8 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 	// llama.cpp takes a larger -ngl as every layer (load_tensors:
 	// act_gpu_layers = min(n_gpu_layers, n_layer + 1)), so -ngl 99, as
 	// users type it, is all of them.
-	var clamped string
+	clamped := EveryLayerNote(L, o.GPULayers)
 	if o.GPULayers > L+1 {
-		clamped = fmt.Sprintf("-ngl %d is every layer: llama.cpp takes at most the %d layers and the output layer, %d", o.GPULayers, L, L+1)
 		o.GPULayers = L + 1
 	}
 	pl := offloadPlace{ngl: o.GPULayers}
@@ -140,6 +139,20 @@ func NewOffload(gpu, host *Setup, link *hardware.Link, o OffloadOptions, w Workl
 		sp.Notes = append(sp.Notes, clamped)
 	}
 	return sp, nil
+}
+
+// EveryLayer reports whether -ngl n places every layer of a model of L
+// layers and its output layer on the GPU (n >= L+1; llama.cpp takes a
+// larger count as all of them).
+func EveryLayer(L, n int) bool { return n >= L+1 }
+
+// EveryLayerNote says how llama.cpp takes -ngl n beyond a model's L layers
+// and its output layer ("" when n is not beyond them).
+func EveryLayerNote(L, n int) string {
+	if n <= L+1 {
+		return ""
+	}
+	return fmt.Sprintf("-ngl %d is every layer: llama.cpp takes at most the %d layers and the output layer, %d", n, L, L+1)
 }
 
 // fitOffload is llama.cpp's --fit for one GPU (common/fit.cpp,

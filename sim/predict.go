@@ -48,6 +48,11 @@ type Warning struct {
 type Interval struct {
 	Lo, Hi float64
 	Level  float64
+	// Widened is set on an interval whose decode part is the Level
+	// interval joined with the full range of the MoE decode runs held out
+	// of scope (moeDecodeClass): its coverage is Level's or more, not
+	// Level, so it is labelled widened.
+	Widened bool
 }
 
 // Result is one prediction.

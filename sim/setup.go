@@ -435,7 +435,7 @@ func moeDecodeClass(class *runtimes.Class, m *model.Cost, in Inputs) (*runtimes.
 	if in.Calibrated {
 		which = "the class's 80 % decode interval, which the calibration keeps for want of decode runs, is"
 	}
-	note := fmt.Sprintf("%s's MoE decode on this engine is not fully modelled: %s (docs/accuracy.md, \"Held out of scope\"); %s widened to %.3g-%.3g × the predicted time to cover them",
+	note := fmt.Sprintf("%s's MoE decode on this engine is not fully modelled: %s (docs/accuracy.md, \"Held out of scope\"); %s widened to %.3g-%.3g × the predicted time to cover them (the class's interval joined with their full range: it holds more than its level says)",
 		in.Runtime, class.MoEDecodeBasis, which, out.Decode.Low, out.Decode.High)
 	return &out, note
 }

@@ -924,6 +924,11 @@ func (sp *Split) intervals(r *Result, prefill []*Stage, pre, dec []stageSums, pr
 		r.ThroughputInterval = r.interval(3, Interval{Lo: x / (dhi / k), Hi: x / (dlo / k), Level: level})
 	}
 	r.E2EInterval = r.interval(2, Interval{Lo: elo, Hi: ehi, Level: level})
+	for _, st := range sp.Decode {
+		if st.setup.Inputs.MoEDecodeNote != "" && steps > 0 {
+			r.widenedDecode()
+		}
+	}
 }
 
 // Describe says where each part of the model is, in words: a line per

@@ -70,17 +70,23 @@ func scale(v, base float64, names []string) string {
 	return sig3(v) + " " + names[i]
 }
 
+// largest is the largest figure sig3 writes in full: fifteen nines.
+const largest = "999999999999999"
+
 // sig3 prints three significant digits without an exponent; a number
 // past every prefix by 10¹² (a bug, or an input outside every physical
-// range) with one rather than in hundreds of digits, and NaN and the
+// range, such as a latency of 1e300 s) as past a bound of fifteen digits
+// rather than in hundreds of them or with an exponent, and NaN and the
 // infinities as a dash.
 func sig3(v float64) string {
 	a := math.Abs(v)
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
 		return "—"
+	case a >= 1e15 && v < 0:
+		return "< -" + largest
 	case a >= 1e15:
-		return fmt.Sprintf("%.3g", v)
+		return "> " + largest
 	case a >= 100:
 		return fmt.Sprintf("%.0f", v)
 	case a >= 10:

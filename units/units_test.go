@@ -76,6 +76,10 @@ func TestFormat(t *testing.T) {
 		{FormatDuration(1.5), "1.50 s"},
 		{FormatDuration(126e-6), "126 µs"},
 		{FormatCount(8.03e9), "8.03 G"},
+		// Past fifteen digits (a latency of 1e300 s), bounded without an
+		// exponent: it wrote "1e+300 s".
+		{FormatDuration(1e300), "> 999999999999999 s"}, {FormatDuration(-1e300), "< -999999999999999 s"},
+		{FormatDuration(9.99e14), "999000000000000 s"}, {FormatBytes(2e33, Decimal), "> 999999999999999 PB"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {

@@ -766,7 +766,7 @@ func scopeSection(runs []measured.Run) (string, error) {
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 	for _, k := range keys {
 		sp := spreads[k]
-		fmt.Fprintf(&b, "\nThe %s class: %s. Every prediction of an MoE model's decode on the class says so (warning `moe-decode-unmodelled`; a model offloaded to the host or split over devices, for its stages on the class) and takes %.4g-%.4g × the predicted time as its decode interval where that is wider than the class's, so that it covers these runs; its point prediction is the class's.\n",
+		fmt.Fprintf(&b, "\nThe %s class: %s. Every prediction of an MoE model's decode on the class says so (warning `moe-decode-unmodelled`; a model offloaded to the host or split over devices, for its stages on the class) and takes %.4g-%.4g × the predicted time as its decode interval where that is wider than the class's, so that it covers these runs: the class's 80 %% interval joined with their full range, it holds more than 80 %%, and predict labels it (and the E2E and throughput intervals it enters) \"80%% widened\" (JSON: intervals_widened); its point prediction is the class's.\n",
 			k, sp.Basis, sp.Spread.Low, sp.Spread.High)
 	}
 	return b.String(), nil

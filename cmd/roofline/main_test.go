@@ -187,7 +187,12 @@ func TestErrors(t *testing.T) {
 		{[]string{"--profiles", "testdata/nosuchdir", "list", "models"}, 1, []string{"--profiles testdata/nosuchdir"}},
 		// A device count past what the runtime can split names --devices,
 		// which the user gave, not the --pp or --tp derived from it.
-		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "100000"}, 2, []string{"--devices 100000: llama.cpp runs them as --tp 1 × --pp 100000; --pp 100000 pipeline stages for a model of 16 layers"}},
+		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "rtx-4090", "--devices", "40"}, 2, []string{"--devices 40: llama.cpp runs them as --tp 1 × --pp 40; --pp 40 pipeline stages for a model of 16 layers"}},
+		// A count past limits.Devices (64, plan's bound too) is refused by
+		// that bound, naming the flag: it was "--tp 3 × --pp 3333333333333".
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--devices", "9999999999999"}, 2, []string{"--devices 9999999999999: a device count is a whole number from 1 to 64"}},
+		{[]string{"serve", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--devices", "65", "--rate", "1"}, 2, []string{"--devices 65: a device count is a whole number from 1 to 64"}},
+		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "h100-sxm", "--pp", "100000"}, 2, []string{"--pp 100000: a device count is a whole number from 1 to 64"}},
 		// A CPU engine has no GPU to place layers on: predict printed "10
 		// of 17 layers on the GPU" for the Pi 5's CPU offloading to itself.
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "raspberry-pi-5-8gb", "--gpu-layers", "10"}, 2, []string{"--gpu-layers places layers on a GPU, the rest on its host's CPU; raspberry-pi-5-8gb's cpu engine is a CPU", "hint: drop the flag, or choose a GPU engine with --engine"}},
@@ -382,6 +387,40 @@ func TestNVLinkGroups(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, "--link \""+bad+"\": a link's rate must be a positive bandwidth such as 10GB/s, or a name (") || !strings.Contains(errOut, "ib-ndr") {
 			t.Errorf("--link %s: exit %d, %s; want 2, the rule and the names", bad, code, errOut)
 		}
+	}
+}
+
+// TestGroupsHoldWholeTensorGroups: a group of devices an NVLink joins
+// holds whole tensor-parallel groups. A made-up model of 24 heads splits 3
+// ways; at --tp 3 --pp 5 on H100 SXMs (HGX boards of 8 on NVLink 4) a
+// board holds ⌊8 / 3⌋ = 2 groups of 3, 6 devices, so the 5 stages fill
+// ⌈5 / 2⌉ = 3 boards, not ⌈15 / 8⌉ = 2, and one board holds at most 6.
+func TestGroupsHoldWholeTensorGroups(t *testing.T) {
+	m := filepath.Join(t.TempDir(), "made-up-24h.toml")
+	if err := os.WriteFile(m, []byte(`name = "made-up-24h"
+architecture = "llama"
+source = "made up for a test: 24 attention heads, which split 3 ways"
+checkpoint = "bf16"
+hidden_size = 3072
+num_hidden_layers = 30
+num_attention_heads = 24
+num_key_value_heads = 6
+head_dim = 128
+intermediate_size = 8192
+vocab_size = 32000
+tie_word_embeddings = false
+max_position_embeddings = 8192
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"predict", "--model", m, "--runtime", "vllm", "--hardware", "h100-sxm", "--tp", "3", "--pp", "5"}
+	_, errOut, code := runCLI(args...)
+	if want := "15 h100-sxm fill 3 boards of 8 on nvlink4"; code != 2 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "or at most --devices 6") {
+		t.Errorf("no link between the boards: exit %d, %s; want %q and at most 6 devices", code, errOut, want)
+	}
+	out, errOut, code := runCLI(append(args, "--link", "50GB/s")...)
+	if want := "15 h100-sxm fill 3 boards of 8 on nvlink4; a pipeline stage boundary"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("--link 50GB/s: exit %d, %s%s; want %q", code, out, errOut, want)
 	}
 }
 

@@ -182,3 +182,51 @@ func TestOffloadIdealNote(t *testing.T) {
 		t.Errorf("a model on one GPU lost its ideal peaks:\n%s", one)
 	}
 }
+
+// TestMoEDecodeIntervalLabelled: an MoE decode on the llama.cpp CUDA
+// class takes the class's 80 % interval joined with the full range of its
+// MoE decode runs held out of scope (0.723-2.3 × the predicted TPOT); that
+// holds more than 80 %, so TPOT and E2E, which it enters, are labelled
+// "80% widened", TTFT keeps "80%", and JSON lists the widened intervals.
+// A dense model's intervals are not widened.
+func TestMoEDecodeIntervalLabelled(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+		not  []string
+	}{
+		{[]string{"--model", "qwen3-30b-a3b", "--hardware", "rtx-4090", "--weights", "q4_k_m"},
+			[]string{"TPOT (mean ITL)   2.85 ms (80% widened: ", "E2E                  416 ms (80% widened: ", "TTFT                      54.3 ms (80%: "}, nil},
+		// Offloaded: the GPU stage's part is widened, and with it the
+		// whole decode's interval.
+		{[]string{"--model", "qwen3-30b-a3b", "--hardware", "rtx-4060-ti", "--weights", "q4_k_m", "--cpu-moe"},
+			[]string{"(80% widened: 24.0 ms–54.0 ms)"}, nil},
+		{[]string{"--model", "llama-3.1-8b", "--hardware", "rtx-4090", "--weights", "q4_k_m"}, nil, []string{"widened"}},
+	} {
+		out, errOut, code := runCLI(append([]string{"predict"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: no %q in\n%s", c.args, w, out)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(out, w) {
+				t.Errorf("%v: %q in\n%s", c.args, w, out)
+			}
+		}
+	}
+	out, _, _ := runCLI("predict", "--model", "qwen3-30b-a3b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--format", "json")
+	var j struct {
+		Level   float64  `json:"interval_level"`
+		Widened []string `json:"intervals_widened"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil {
+		t.Fatal(err)
+	}
+	if j.Level != 0.8 || strings.Join(j.Widened, ",") != "tpot,e2e,throughput" {
+		t.Errorf("JSON: level %v, widened %v; want 0.8 and tpot,e2e,throughput", j.Level, j.Widened)
+	}
+}

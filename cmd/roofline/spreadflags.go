@@ -7,6 +7,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/units"
 	"github.com/urfave/cli/v2"
 )
@@ -50,6 +51,16 @@ func spread(c *cli.Context) (app.Spread, error) {
 	}{{"gpu-layers", sp.GPULayers, 0}, {"n-cpu-moe", sp.NCPUMoE, 0}, {"devices", sp.Devices, 1}, {"tp", sp.TP, 1}, {"pp", sp.PP, 1}} {
 		if c.IsSet(f.name) && f.v < f.min {
 			return sp, usageErr("--%s must be at least %d, got %d", f.name, f.min, f.v)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"devices", sp.Devices}, {"tp", sp.TP}, {"pp", sp.PP}} {
+		// Bounded as plan's counts are, before a split is sought: a
+		// count far past it was refused as the --tp × --pp it made.
+		if f.v > limits.Devices {
+			return sp, usageErr("--%s %d: a device count is a whole number from 1 to %d", f.name, f.v, limits.Devices)
 		}
 	}
 	return sp, linkFlags(c, &sp)

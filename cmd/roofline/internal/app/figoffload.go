@@ -41,11 +41,17 @@ func figGPULayers(env *Env, req *FigureRequest) (*plots.Figure, []string, error)
 		if err != nil {
 			return nil, nil, err
 		}
-		if split == nil {
+		var r *sim.Result
+		switch {
+		case split == nil && n <= L:
 			return nil, nil, &RequestError{Input: "hardware", Msg: res.Setup.Device.Name + " keeps every layer in one memory: nothing to offload"}
+		case split == nil:
+			// Every layer on the GPU: predict's plain answer.
+			r, err = res.Setup.Predict(w)
+		default:
+			notes = ns
+			r, err = split.Predict(w)
 		}
-		notes = ns
-		r, err := split.Predict(w)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -36,8 +36,10 @@ func (e *GroupLinkError) Error() string {
 // devices exchange over their board's NVLink whatever --link says, unless
 // a tensor-parallel group larger than a board (--tp) spreads over it.
 // Where no link between the groups is built in or given, the groups' own
-// link stands in for it and missing says what to give.
-func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, between *hardware.Link, notes []string, missing *RequestError) {
+// link stands in for it and missing says what to give. tp is the
+// tensor-parallel size the devices run (0 where not yet known: sp.TP, else
+// 1): each group holds whole tensor-parallel groups (groupCount).
+func groups(d *hardware.Device, link *hardware.Link, sp Spread, n, tp int) (in, between *hardware.Link, notes []string, missing *RequestError) {
 	given := (sp.Link != "" && !sp.systemLink) || sp.LinkRate > 0
 	if own, err := hardware.LookupLink(d.NVLink); err == nil && own.Apart == hardware.ApartNetwork && given && link.Kind != hardware.NVLink && sp.TP <= own.Devices {
 		between, link = link, &own
@@ -50,7 +52,10 @@ func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, betw
 		}
 		return link, nil, notes, nil
 	}
-	count := (n + link.Devices - 1) / link.Devices
+	if tp < 1 {
+		tp = max(sp.TP, 1)
+	}
+	count, most := groupCount(link.Devices, n, tp)
 	what := "boards"
 	if link.Apart == hardware.ApartHost {
 		what = "bridged groups"
@@ -70,10 +75,10 @@ func groups(d *hardware.Device, link *hardware.Link, sp Spread, n int) (in, betw
 			// and for the errors of its counts, which come first.
 			missing := &RequestError{Input: "Link", Err: &GroupLinkError{Device: d.Name, Link: link.Name, Joins: link.Devices, Network: link.Apart == hardware.ApartNetwork},
 				Msg:  fmt.Sprintf("is needed between the %s: %d %s fill %d %s of %d on %s, and %s's profile gives no host_link for them to meet over", what, n, d.Name, count, what, link.Devices, link.Name, d.Name),
-				Hint: fmt.Sprintf("give the link between the devices with --link (a rate such as 25GB/s), or at most --devices %d", link.Devices)}
+				Hint: fmt.Sprintf("give the link between the devices with --link (a rate such as 25GB/s), or at most --devices %d", most)}
 			if link.Apart == hardware.ApartNetwork {
 				missing.Msg = fmt.Sprintf("is needed between the boards: %d %s fill %d boards of %d on %s, and boards meet over their nodes' network, which %s names none of", n, d.Name, count, link.Devices, link.Name, link.Name)
-				missing.Hint = fmt.Sprintf("give the network's rate per GPU with --link, such as --link 50GB/s --link-latency 10us (within a board the devices keep %s), or at most --devices %d", link.Name, link.Devices)
+				missing.Hint = fmt.Sprintf("give the network's rate per GPU with --link, such as --link 50GB/s --link-latency 10us (within a board the devices keep %s), or at most --devices %d", link.Name, most)
 			}
 			return link, link, nil, missing
 		}
@@ -95,6 +100,20 @@ func networkLinks() []string {
 		}
 	}
 	return n
+}
+
+// groupCount is how many groups of `joins` devices n devices fill, tp to
+// each tensor-parallel group, which one group holds whole: ⌊joins/tp⌋ of
+// them a group, as sim places the stages (Split.GroupStages), so 15
+// devices at tp 3 fill three groups of 8, six devices each, not two. most
+// is the devices one group holds.
+func groupCount(joins, n, tp int) (count, most int) {
+	if tp < 1 || tp > joins {
+		tp = 1
+	}
+	per := joins / tp // tensor-parallel groups a group holds
+	stages := (n + tp - 1) / tp
+	return (stages + per - 1) / per, per * tp
 }
 
 // linkFlag is --link as given: its name or its rate.

@@ -297,6 +297,9 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, Headroom: req.Headroom, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
 	if err != nil {
 		var nf *serve.NotFitError
+		if errors.As(err, &nf) && nf.Budget < 0 && split == nil && spread.everyLayer(s) {
+			return nil, &HintedError{Err: err, Advice: spread.everyLayerAdvice(s)}
+		}
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
 			if n, flags, fit := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
 				advice := fmt.Sprintf("%d devices like it would hold it: %s", n, flags)

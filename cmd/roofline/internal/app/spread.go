@@ -57,6 +57,19 @@ type Spread struct {
 func (sp Spread) parallel() bool { return sp.Devices > 1 || sp.TP > 1 || sp.PP > 1 || sp.EP }
 func (sp Spread) offload() bool  { return sp.GPULayersSet || sp.CPUMoE || sp.NCPUMoE > 0 }
 
+// everyLayer reports whether the spread places every layer of setup s's
+// model on the GPU, with no routed expert in host memory: nothing is
+// offloaded (--gpu-layers 99 as users type it).
+func (sp Spread) everyLayer(s *sim.Setup) bool {
+	return sp.GPULayersSet && !sp.CPUMoE && sp.NCPUMoE == 0 && sim.EveryLayer(s.Model.Spec.Layers, sp.GPULayers)
+}
+
+// everyLayerAdvice is the hint for a model that does not fit its GPU with
+// every layer on it, as the spread asked.
+func (sp Spread) everyLayerAdvice(s *sim.Setup) string {
+	return fmt.Sprintf("--gpu-layers %d places every layer on the GPU, whose memory does not hold them: a smaller --gpu-layers offloads the rest to the host (left out, llama.cpp's --fit places as many as fit)", sp.GPULayers)
+}
+
 // hostFlags names the flags given that describe an offload's host and
 // link ("": none), for a note when nothing is offloaded.
 func (sp Spread) hostFlags() string {
@@ -181,6 +194,21 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 	}
 	if !s.Runtime.Splits(runtimes.SplitOffload) {
 		return nil, nil, &RequestError{Input: "GPULayers", Msg: fmt.Sprintf("%s does not offload layers to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
+	}
+	if sp.everyLayer(s) {
+		// Every layer on the GPU and no expert in host memory: the plain
+		// answer, as llama.cpp runs it (the token embeddings it keeps in
+		// host memory are read a row a token).
+		if n := sim.EveryLayerNote(s.Model.Spec.Layers, sp.GPULayers); n != "" {
+			notes = append(notes, n)
+		}
+		if given := sp.hostFlags(); given != "" {
+			notes = append(notes, fmt.Sprintf("%s not used: nothing is offloaded to the host (--gpu-layers %d places every layer on the GPU)", given, sp.GPULayers))
+		}
+		if !fits {
+			notes = append(notes, sp.everyLayerAdvice(s))
+		}
+		return nil, notes, nil
 	}
 	host, link, hostName, why, err := env.offloadHost(s, sel, sp)
 	if err != nil {
@@ -443,10 +471,8 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
 	}
-	link, between, groupNotes, missing := groups(s.Device, link, sp, n)
-	if sp.anyBetween {
-		missing = nil // the memory alone is asked
-	}
+	given := link
+	link, between, groupNotes, missing := groups(s.Device, given, sp, n, sp.TP)
 	var split *sim.Split // the groups' split, when the search built it
 	switch {
 	case tp == 0 && pp == 0 && rt.Splits(runtimes.SplitTensor):
@@ -471,6 +497,13 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		tp = max(1, n/pp)
 	case pp == 0:
 		pp = max(1, n/tp)
+	}
+	if tp != sp.TP {
+		// The groups hold whole tensor-parallel groups of the size chosen.
+		_, _, groupNotes, missing = groups(s.Device, given, sp, n, tp)
+	}
+	if sp.anyBetween {
+		missing = nil // the memory alone is asked
 	}
 	// A group larger than the link joins before a count that does not
 	// match: no --devices mends it, and the count's hint would lead to it.

@@ -166,6 +166,7 @@ type PredictJSON struct {
 	E2EInterval               []float64          `json:"e2e_interval_s,omitempty"`
 	ThroughputInterval        []float64          `json:"throughput_interval_tokens_per_s,omitempty"`
 	IntervalLevel             float64            `json:"interval_level,omitempty"`
+	IntervalsWidened          []string           `json:"intervals_widened,omitempty"`
 	Memory                    memoryJSON         `json:"memory"`
 	Prefill                   phaseJSON          `json:"prefill"`
 	Decode                    *phaseJSON         `json:"decode"`
@@ -291,6 +292,16 @@ func NewPredictJSON(p *app.Prediction) PredictJSON {
 	}
 	j.TTFTInterval, j.TPOTInterval, j.E2EInterval = iv(r.TTFTInterval), iv(r.TPOTInterval), iv(r.E2EInterval)
 	j.ThroughputInterval = iv(r.ThroughputInterval)
+	for _, w := range []struct {
+		key string
+		iv  *sim.Interval
+	}{{"tpot", r.TPOTInterval}, {"e2e", r.E2EInterval}, {"throughput", r.ThroughputInterval}} {
+		if w.iv != nil && w.iv.Widened {
+			// Joined with the held-out MoE decode runs' range: more
+			// than interval_level covers.
+			j.IntervalsWidened = append(j.IntervalsWidened, w.key)
+		}
+	}
 	if e := p.Energy; e != nil {
 		j.Energy = &PredictEnergyJSON{EnergyBasis(e.EnergyBasis), newEnergyFiguresJSON(e.Energy)}
 	}
@@ -419,7 +430,17 @@ func withInterval(v float64, iv *sim.Interval) string {
 	if iv == nil {
 		return Duration(v)
 	}
-	return fmt.Sprintf("%s (%.0f%%: %s–%s)", Duration(v), 100*iv.Level, Duration(iv.Lo), Duration(iv.Hi))
+	return fmt.Sprintf("%s (%s: %s–%s)", Duration(v), IntervalLabel(iv), Duration(iv.Lo), Duration(iv.Hi))
+}
+
+// IntervalLabel is an interval's level ("80%"), said to be widened where
+// its decode part is joined with the range of MoE decode runs held out of
+// scope ("80% widened": it covers more than its level).
+func IntervalLabel(iv *sim.Interval) string {
+	if iv.Widened {
+		return fmt.Sprintf("%.0f%% widened", 100*iv.Level)
+	}
+	return fmt.Sprintf("%.0f%%", 100*iv.Level)
 }
 
 // resultTable is the core result table of text and Markdown.
