@@ -95,3 +95,27 @@ func TestPlanSpreadLeavesOutACountNotSplit(t *testing.T) {
 		t.Errorf("40 stages of 32 layers: %v, want a count left out", err)
 	}
 }
+
+// TestGroupCount: devices fill NVLink groups with whole tensor-parallel
+// groups, ⌊joins / tp⌋ of them a group (sim.Split.GroupStages places the
+// stages so). Boards of 8 at tp 3 hold 2 groups, 6 devices:
+//
+//	15 devices, tp 3: 5 stages, ⌈5 / 2⌉ = 3 boards (⌈15 / 8⌉ = 2 was said)
+//	16 devices, tp 1: 16 stages, ⌈16 / 8⌉ = 2 boards of 8
+//	16 devices, tp 8: 2 stages, 2 boards
+//	4 devices, tp 2 on bridged pairs: 2 stages, 2 pairs
+//
+// A tp beyond the group (refused elsewhere) counts as 1.
+func TestGroupCount(t *testing.T) {
+	for _, c := range []struct{ joins, n, tp, count, most int }{
+		{8, 15, 3, 3, 6},
+		{8, 16, 1, 2, 8},
+		{8, 16, 8, 2, 8},
+		{2, 4, 2, 2, 2},
+		{8, 9, 16, 2, 8},
+	} {
+		if count, most := groupCount(c.joins, c.n, c.tp); count != c.count || most != c.most {
+			t.Errorf("groupCount(%d, %d, %d) = %d, %d; want %d, %d", c.joins, c.n, c.tp, count, most, c.count, c.most)
+		}
+	}
+}
