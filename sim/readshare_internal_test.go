@@ -72,3 +72,29 @@ func TestLaunchedPrefillOverhead(t *testing.T) {
 		}
 	}
 }
+
+// A stage of a split pays its layers' fixed costs as the whole pass does:
+// per layer where the host launches the kernels, else L·t_layer with
+// t_pass on the first stage alone.
+func TestStagePrefillOverhead(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		launched, first bool
+		want            float64
+	}{
+		// 20 × 10 µs + 20 µs = 220 µs.
+		{"first stage", false, true, 220e-6},
+		// 20 × 10 µs = 200 µs.
+		{"later stage", false, false, 200e-6},
+		// Launched, quantized, reference clocks: 20 × (10 + 20) µs =
+		// 600 µs, first or not.
+		{"launched, first", true, true, 600e-6},
+		{"launched, later", true, false, 600e-6},
+	} {
+		in := Inputs{EngineKind: hardware.GPU, Dequantizing: true, ClockRatio: 1, LaunchedPrefill: c.launched,
+			Efficiency: hardware.Efficiency{LayerOverhead: 10e-6, PassOverhead: 20e-6}}
+		if got := in.stagePrefillOverhead(20, c.first); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: stage overhead %g s, want %g", c.name, got, c.want)
+		}
+	}
+}

@@ -554,6 +554,22 @@ func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
 	return e.AchievedBandwidth(in.Bandwidth, in.Units)
 }
 
+// stagePrefillOverhead is the fixed cost of a prefill pass's layers
+// layers run as one stage of a split, s: each layer's LayerOverhead and,
+// on the first stage, the pass's PassOverhead; where the runtime launches
+// the pass's kernels from the host, every layer's launched cost
+// (launchedPrefillOverhead) on every stage.
+func (in *Inputs) stagePrefillOverhead(layers float64, first bool) float64 {
+	if in.LaunchedPrefill {
+		return in.launchedPrefillOverhead(layers)
+	}
+	t := layers * in.Efficiency.LayerOverhead
+	if first {
+		t += in.Efficiency.PassOverhead
+	}
+	return t
+}
+
 // launchedPrefillOverhead is the fixed cost of a prefill pass whose
 // kernels the host launches one by one, s, over layers layers: each layer
 // costs LayerOverhead at the GPU's clock (Clocked) and, in a pass over
