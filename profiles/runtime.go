@@ -274,6 +274,7 @@ type rawClass struct {
 	UnitCompute     string             `toml:"unit_compute"`
 	HostWork        float64            `toml:"host_work"`
 	KQuantGEMV      float64            `toml:"kquant_gemv"`
+	ReadShare       float64            `toml:"read_share"`
 	SE              map[string]float64 `toml:"se"`
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
@@ -1036,7 +1037,7 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 			return nil, fmt.Errorf("unit_compute: %v", err)
 		}
 	}
-	e.HostWork, e.KQuantGEMV = r.HostWork, r.KQuantGEMV
+	e.HostWork, e.KQuantGEMV, e.ReadShare = r.HostWork, r.KQuantGEMV, r.ReadShare
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}

@@ -245,10 +245,7 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 	layers := float64(st.Layers) / float64(max(in.LayerUnits, 1))
 	if prefill {
 		st.r = s.rates.prefill
-		st.r.overhead = layers * in.Efficiency.LayerOverhead
-		if first {
-			st.r.overhead += in.Efficiency.PassOverhead
-		}
+		st.r.overhead = in.stagePrefillOverhead(layers, first)
 	} else {
 		st.r = s.rates.decode
 		st.r.overhead = layers * in.Clocked().LayerOverhead
@@ -286,7 +283,7 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 // at the GPU's rate, its cache read over the link.
 func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 	st.r = gpu.rates.prefill
-	st.r.overhead = float64(st.Layers) / float64(max(gpu.Inputs.LayerUnits, 1)) * gpu.Inputs.Efficiency.LayerOverhead
+	st.r.overhead = gpu.Inputs.stagePrefillOverhead(float64(st.Layers)/float64(max(gpu.Inputs.LayerUnits, 1)), false)
 	if n := gpu.Inputs.Layers; n > 0 { // its layers' share, as newStage's
 		f := float64(st.Layers) / float64(n)
 		st.r.host *= f
