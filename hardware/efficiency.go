@@ -314,6 +314,7 @@ func (e Efficiency) Shifted(s Shift) Efficiency {
 	e.LayerOverhead *= f
 	e.Bandwidth = logitShift(e.Bandwidth, s.Bandwidth)
 	e.UnitBandwidth *= math.Exp(s.Bandwidth)
+	e.ReadShare *= math.Exp(s.Bandwidth)
 	e.ComputeMax = logitShift(e.ComputeMax, s.Compute)
 	e.Attention = logitShift(e.Attention, s.Compute)
 	return e

@@ -127,6 +127,7 @@ type rawRuntime struct {
 		LargeChunk *rawLargeChunk `toml:"large_chunk"`
 		Order      *rawRule       `toml:"order"`
 		Logits     *rawRule       `toml:"logits"`
+		Fill       *rawChunk      `toml:"fill"`
 	} `toml:"prefill"`
 	Layout struct {
 		SlidingWindow *rawRule        `toml:"sliding_window"`
@@ -844,6 +845,14 @@ func decodePrefill(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format stri
 		}
 		rt.Prefill.Name = c.Name
 		source("prefill.chunk", c.Source)
+	}
+	if f := p.Fill; f != nil {
+		v, ok := f.Value.(int64)
+		if !ok || v < 1 || v > limits.Tokens {
+			fe("fill", "[prefill] fill must be a token count from 1 to %d", limits.Tokens)
+		}
+		rt.Prefill.Fill = int(v)
+		source("prefill.fill", f.Source)
 	}
 	if l := p.LargeChunk; l != nil {
 		if l.Value < 1 || l.Value > limits.Tokens {

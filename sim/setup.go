@@ -276,6 +276,9 @@ type Inputs struct {
 	// LastLogits is true when a prefill pass computes logits for each
 	// sequence's last prompt token only.
 	LastLogits bool
+	// PrefillFill is the most tokens one call of the runtime hands its
+	// passes (runtimes.Prefill.Fill; 0: a whole prompt).
+	PrefillFill int
 	// UBatchFrom says where the workload's tokens per pass come from:
 	// given, or the runtime's default (ChunkFrom).
 	UBatchFrom string
@@ -326,7 +329,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
-		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
+		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits, PrefillFill: rt.Prefill.Fill,
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.HostClockRatio = hostClockRatio(d, e)

@@ -564,7 +564,8 @@ func (sp *Split) idealPart(st []*Stage, ss []stageSums, link, between float64) I
 
 // combine adds the stages of a phase of n units: in sequence, or through
 // a pipeline of PP stages — decode steps with `micro` micro-batches in
-// flight, prefill passes one after another — plus the links' time.
+// flight, prefill passes one after another, `micro` of them a fill of
+// the pipeline (0: all n) — plus the links' time.
 func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, prefill bool) Phase {
 	ph := Phase{Steps: n}
 	var exp, ideal sums
@@ -589,9 +590,15 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 	case prefill && sp.PipelinedPrefill && n > 1:
 		// The first pass fills the pipeline; each next one leaves it a
 		// slowest stage later (the stage sums are over all n passes).
+		// Where the runtime hands its passes `micro` at a time, each
+		// such fill starts empty: n/micro fills of (Σ + (micro−1)·
+		// slowest)/n each. The ideal runtime fills it once.
 		k := float64(n)
-		ph.Time = (exp.time+(k-1)*slowest)/k + link
 		ph.IdealTime = (ideal.time+(k-1)*slowestIdeal)/k + idealLink
+		if micro > 0 && micro < n {
+			k = float64(micro)
+		}
+		ph.Time = (exp.time+(k-1)*slowest)/k + link
 	}
 	ph.MemoryTime, ph.ComputeTime, ph.ComputeBoundSteps = exp.memory, exp.compute, exp.computeBound
 	if ph.Bytes > 0 {
