@@ -99,6 +99,13 @@ type Efficiency struct {
 	// as its profile key kquant_gemv is, for the K-quants it first priced:
 	// a rename would break the profiles users have written.
 	KQuantGEMV float64
+	// ReadShare is the share s_R of its device's measured read
+	// (Device.MeasuredBandwidth) a GPU's decode streams its bytes at:
+	// s_R × the read, uncapped (the read already met the units' limits;
+	// above 1 where the decode outruns the benchmark). Used on a GPU of
+	// a device with a read; 0: none (the datasheet's bandwidth through
+	// Bandwidth and UnitBandwidth).
+	ReadShare float64
 }
 
 // AtClock is the efficiency on an engine clocked at r times
@@ -248,17 +255,20 @@ func (e Efficiency) Validate() error {
 	if e.KQuantGEMV != 0 { // 0: no bound
 		in("kquant_gemv", limits.Share, e.KQuantGEMV)
 	}
+	if e.ReadShare != 0 { // 0: none
+		in("read_share", limits.ReadShare, e.ReadShare)
+	}
 	return errors.Join(errs...)
 }
 
 // Parameters lists the efficiency as a vector, in the order of
 // ParameterNames, for fitting and for covariances.
 func (e Efficiency) Parameters() []float64 {
-	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV}
+	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV, e.ReadShare}
 }
 
 // ParameterNames names the entries of Parameters as profiles spell them.
-var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work", "kquant_gemv"}
+var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work", "kquant_gemv", "read_share"}
 
 // EfficiencyOf is the inverse of Parameters.
 func EfficiencyOf(p []float64) Efficiency {
@@ -274,6 +284,9 @@ func EfficiencyOf(p []float64) Efficiency {
 	}
 	if len(p) > 11 {
 		e.KQuantGEMV = p[11]
+	}
+	if len(p) > 12 {
+		e.ReadShare = p[12]
 	}
 	return e
 }
@@ -301,6 +314,7 @@ func (e Efficiency) Shifted(s Shift) Efficiency {
 	e.LayerOverhead *= f
 	e.Bandwidth = logitShift(e.Bandwidth, s.Bandwidth)
 	e.UnitBandwidth *= math.Exp(s.Bandwidth)
+	e.ReadShare *= math.Exp(s.Bandwidth)
 	e.ComputeMax = logitShift(e.ComputeMax, s.Compute)
 	e.Attention = logitShift(e.Attention, s.Compute)
 	return e

@@ -158,6 +158,9 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	if c.KQuantGEMV > 0 {
 		num("kquant_gemv", c.KQuantGEMV)
 	}
+	if c.ReadShare > 0 {
+		num("read_share", c.ReadShare)
+	}
 	if len(c.Cov) > 0 {
 		parts := make([]string, len(c.Cov))
 		for i, v := range c.Cov {
@@ -279,6 +282,9 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		}
 		if e.KQuantGEMV > 0 {
 			fmt.Fprintf(&b, "kquant_gemv = %s\n", r4(e.KQuantGEMV))
+		}
+		if e.ReadShare > 0 {
+			fmt.Fprintf(&b, "read_share = %s\n", r4(e.ReadShare))
 		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))

@@ -127,6 +127,7 @@ type rawRuntime struct {
 		LargeChunk *rawLargeChunk `toml:"large_chunk"`
 		Order      *rawRule       `toml:"order"`
 		Logits     *rawRule       `toml:"logits"`
+		Fill       *rawChunk      `toml:"fill"`
 	} `toml:"prefill"`
 	Layout struct {
 		SlidingWindow *rawRule        `toml:"sliding_window"`
@@ -274,6 +275,7 @@ type rawClass struct {
 	UnitCompute     string             `toml:"unit_compute"`
 	HostWork        float64            `toml:"host_work"`
 	KQuantGEMV      float64            `toml:"kquant_gemv"`
+	ReadShare       float64            `toml:"read_share"`
 	SE              map[string]float64 `toml:"se"`
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
@@ -844,6 +846,14 @@ func decodePrefill(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format stri
 		rt.Prefill.Name = c.Name
 		source("prefill.chunk", c.Source)
 	}
+	if f := p.Fill; f != nil {
+		v, ok := f.Value.(int64)
+		if !ok || v < 1 || v > limits.Tokens {
+			fe("fill", "[prefill] fill must be a token count from 1 to %d", limits.Tokens)
+		}
+		rt.Prefill.Fill = int(v)
+		source("prefill.fill", f.Source)
+	}
 	if l := p.LargeChunk; l != nil {
 		if l.Value < 1 || l.Value > limits.Tokens {
 			fe("large_chunk", "[prefill] large_chunk value must be a token count from 1 to %d", limits.Tokens)
@@ -1036,7 +1046,7 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 			return nil, fmt.Errorf("unit_compute: %v", err)
 		}
 	}
-	e.HostWork, e.KQuantGEMV = r.HostWork, r.KQuantGEMV
+	e.HostWork, e.KQuantGEMV, e.ReadShare = r.HostWork, r.KQuantGEMV, r.ReadShare
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}

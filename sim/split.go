@@ -255,10 +255,7 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 	layers := float64(st.Layers) / float64(max(in.LayerUnits, 1))
 	if prefill {
 		st.r = s.rates.prefill
-		st.r.overhead = layers * in.Efficiency.LayerOverhead
-		if first {
-			st.r.overhead += in.Efficiency.PassOverhead
-		}
+		st.r.overhead = in.stagePrefillOverhead(layers, first)
 	} else {
 		st.r = s.rates.decode
 		st.r.overhead = layers * in.Clocked().LayerOverhead
@@ -296,7 +293,7 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 // at the GPU's rate, its cache read over the link.
 func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 	st.r = gpu.rates.prefill
-	st.r.overhead = float64(st.Layers) / float64(max(gpu.Inputs.LayerUnits, 1)) * gpu.Inputs.Efficiency.LayerOverhead
+	st.r.overhead = gpu.Inputs.stagePrefillOverhead(float64(st.Layers)/float64(max(gpu.Inputs.LayerUnits, 1)), false)
 	if n := gpu.Inputs.Layers; n > 0 { // its layers' share, as newStage's
 		f := float64(st.Layers) / float64(n)
 		st.r.host *= f
@@ -575,7 +572,8 @@ func (sp *Split) idealPart(st []*Stage, ss []stageSums, link, between float64) I
 
 // combine adds the stages of a phase of n units: in sequence, or through
 // a pipeline of PP stages — decode steps with `micro` micro-batches in
-// flight, prefill passes one after another — plus the links' time.
+// flight, prefill passes one after another, `micro` of them a fill of
+// the pipeline (0: all n) — plus the links' time.
 func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, prefill bool) Phase {
 	ph := Phase{Steps: n}
 	var exp, ideal sums
@@ -597,9 +595,15 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 	case prefill && sp.PipelinedPrefill && n > 1:
 		// The first pass fills the pipeline; each next one leaves it a
 		// slowest stage later (the stage sums are over all n passes).
+		// Where the runtime hands its passes `micro` at a time, each
+		// such fill starts empty: n/micro fills of (Σ + (micro−1)·
+		// slowest)/n each. The ideal runtime fills it once.
 		k := float64(n)
-		ph.Time = (exp.time+(k-1)*slowest)/k + link
 		ph.IdealTime = (ideal.time+(k-1)*slowestIdeal)/k + idealLink
+		if micro > 0 && micro < n {
+			k = float64(micro)
+		}
+		ph.Time = (exp.time+(k-1)*slowest)/k + link
 	}
 	ph.MemoryTime, ph.ComputeTime, ph.ComputeBoundSteps = exp.memory, exp.compute, exp.computeBound
 	if ph.Bytes > 0 {

@@ -24,7 +24,7 @@ import (
 )
 
 // NParams is the number of efficiency parameters (hardware.ParameterNames).
-const NParams = 12
+const NParams = 13
 
 // Parameter indices in hardware.Efficiency.Parameters order.
 const (
@@ -40,6 +40,7 @@ const (
 	PUnitCompute
 	PHostWork
 	PKQuantGEMV
+	PReadShare
 )
 
 // Phase names which time a point measured.
@@ -189,7 +190,8 @@ const DefaultNoise = 0.10
 // and half-rows, and logit 1.5 for shares. A centre without caps per
 // compute unit starts them at PriorUnitBandwidth and PriorUnitCompute,
 // and one without host work at PriorHostWork; one without a K-quant
-// decode bound holds it at none.
+// decode bound holds it at none, and the share of a measured read
+// (ReadShare) likewise (the caller frees it where devices have reads).
 func WeakPrior(c hardware.Efficiency) Prior {
 	if c.UnitBandwidth == 0 {
 		c.UnitBandwidth = PriorUnitBandwidth
@@ -200,7 +202,7 @@ func WeakPrior(c hardware.Efficiency) Prior {
 	if c.HostWork == 0 {
 		c.HostWork = PriorHostWork
 	}
-	p := Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2, 1.5}}
+	p := Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2, 1.5, 0}}
 	if c.KQuantGEMV == 0 {
 		// No unpacking decode bound: held at none (the caller frees it,
 		// centred on PriorKQuantGEMV, where its kernels unpack them).
@@ -614,7 +616,7 @@ func informs(i int, ph Phase) bool {
 	switch i {
 	case PBandwidth, PLayerOverhead, PUnitBandwidth, PHostWork:
 		return true
-	case PStepOverhead, PKQuantGEMV:
+	case PStepOverhead, PKQuantGEMV, PReadShare:
 		return ph == Decode
 	}
 	return ph == Prefill
