@@ -301,6 +301,9 @@ func EfficiencyOf(p []float64) Efficiency {
 // limit under load). The zero Shift changes nothing.
 type Shift struct {
 	Overhead, Bandwidth, Compute float64
+	// Read is a log factor on ReadShare: a GPU's decode against its
+	// measured read, apart from prefill's datasheet share (Bandwidth).
+	Read float64
 }
 
 // Shifted is e as a family or device that differs from it by s runs it.
@@ -314,7 +317,7 @@ func (e Efficiency) Shifted(s Shift) Efficiency {
 	e.LayerOverhead *= f
 	e.Bandwidth = logitShift(e.Bandwidth, s.Bandwidth)
 	e.UnitBandwidth *= math.Exp(s.Bandwidth)
-	e.ReadShare *= math.Exp(s.Bandwidth)
+	e.ReadShare *= math.Exp(s.Read)
 	e.ComputeMax = logitShift(e.ComputeMax, s.Compute)
 	e.Attention = logitShift(e.Attention, s.Compute)
 	return e
@@ -323,7 +326,7 @@ func (e Efficiency) Shifted(s Shift) Efficiency {
 // Validate checks that the shift is finite and within a factor of e⁵
 // either way (a shift that large is a wrong profile, not a device).
 func (s Shift) Validate() error {
-	for _, v := range []float64{s.Overhead, s.Bandwidth, s.Compute} {
+	for _, v := range []float64{s.Overhead, s.Bandwidth, s.Compute, s.Read} {
 		if math.IsNaN(v) || math.Abs(v) > 5 {
 			return fmt.Errorf("a shift must be finite and within ±5, got %+v", s)
 		}

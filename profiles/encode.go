@@ -318,7 +318,11 @@ func EncodeLevels(levels map[string]*runtimes.Level) string {
 		l := levels[k]
 		fmt.Fprintf(&b, "\n[level.%s]\n", strconv.Quote(k))
 		fmt.Fprintf(&b, "basis = %s\n", quote(l.Basis))
-		fmt.Fprintf(&b, "shift = { overhead = %s, bandwidth = %s, compute = %s }\n", r4(l.Shift.Overhead), r4(l.Shift.Bandwidth), r4(l.Shift.Compute))
+		read := ""
+		if l.Shift.Read != 0 {
+			read = ", read = " + r4(l.Shift.Read)
+		}
+		fmt.Fprintf(&b, "shift = { overhead = %s, bandwidth = %s, compute = %s%s }\n", r4(l.Shift.Overhead), r4(l.Shift.Bandwidth), r4(l.Shift.Compute), read)
 		if l.Decode.Low > 0 {
 			fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(l.Decode.Low), r4(l.Decode.High))
 		}

@@ -231,6 +231,7 @@ type rawLevel struct {
 		Overhead  float64 `toml:"overhead"`
 		Bandwidth float64 `toml:"bandwidth"`
 		Compute   float64 `toml:"compute"`
+		Read      float64 `toml:"read"`
 	} `toml:"shift"`
 	DecodeInterval  []float64 `toml:"decode_interval"`
 	PrefillInterval []float64 `toml:"prefill_interval"`
@@ -1102,7 +1103,7 @@ func decodeLevel(key string, r *rawLevel, classes map[string]*rawClass) (*runtim
 			return nil, err
 		}
 	}
-	l := &runtimes.Level{Shift: hardware.Shift{Overhead: r.Shift.Overhead, Bandwidth: r.Shift.Bandwidth, Compute: r.Shift.Compute}, Basis: r.Basis}
+	l := &runtimes.Level{Shift: hardware.Shift{Overhead: r.Shift.Overhead, Bandwidth: r.Shift.Bandwidth, Compute: r.Shift.Compute, Read: r.Shift.Read}, Basis: r.Basis}
 	if err := l.Shift.Validate(); err != nil {
 		return nil, err
 	}

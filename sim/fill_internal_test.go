@@ -33,3 +33,22 @@ func TestPipelinedPrefillFills(t *testing.T) {
 		}
 	}
 }
+
+// A prompt's call of passes and a decode step's ubatches are one rule
+// (pipelineFills, llama.cpp PR #6017): with the same stages, four passes
+// of a call cost what four ubatches of a step do.
+func TestPrefillFillIsDecodeUBatchRule(t *testing.T) {
+	sp := &Split{PP: 2, PipelinedPrefill: true, UBatchPipeline: true}
+	// Two stages of 1 s a pass, no links. Decode: a step of 4 ubatches,
+	// each stage's sums one ubatch's (1 s), the trip 2 s: 2 + 3 × 1 = 5 s.
+	dec := []stageSums{{exp: sums{time: 1}}, {exp: sums{time: 1}}}
+	if got := sp.round(dec, 4, 2, false); math.Abs(got-5) > 1e-12 {
+		t.Errorf("decode step of 4 ubatches: %g s, want 5 s", got)
+	}
+	// Prefill: 4 passes, one call of 4, each stage's sums over the 4
+	// passes (4 s): (8 + 3 × 4)/4 = 5 s.
+	pre := []stageSums{{exp: sums{time: 4}, ideal: sums{time: 4}}, {exp: sums{time: 4}, ideal: sums{time: 4}}}
+	if got := sp.combine(pre, 4, 4, 0, 0, true).Time; math.Abs(got-5) > 1e-12 {
+		t.Errorf("prefill call of 4 passes: %g s, want 5 s", got)
+	}
+}

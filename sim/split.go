@@ -593,17 +593,15 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 		ph.Time = sp.round(st, micro, ph.Time, false)
 		ph.IdealTime = sp.round(st, micro, ph.IdealTime, true)
 	case prefill && sp.PipelinedPrefill && n > 1:
-		// The first pass fills the pipeline; each next one leaves it a
-		// slowest stage later (the stage sums are over all n passes).
-		// Where the runtime hands its passes `micro` at a time, each
-		// such fill starts empty: n/micro fills of (Σ + (micro−1)·
-		// slowest)/n each. The ideal runtime fills it once.
+		// The passes follow each other through the stages, `micro` of
+		// them a call (0: all n) that fills the pipeline once, as a
+		// decode step's ubatches do (pipelineFills; the stage sums are
+		// over all n passes, so one pass's trip is Σ/n). The ideal
+		// runtime fills it once. Unlike decode's (Split.ownLinks), a
+		// pass's hops are not a stage's busy time: they are added whole.
 		k := float64(n)
-		ph.IdealTime = (ideal.time+(k-1)*slowestIdeal)/k + idealLink
-		if micro > 0 && micro < n {
-			k = float64(micro)
-		}
-		ph.Time = (exp.time+(k-1)*slowest)/k + link
+		ph.IdealTime = pipelineFills(ideal.time/k, slowestIdeal/k, n, 0) + idealLink
+		ph.Time = pipelineFills(exp.time/k, slowest/k, n, micro) + link
 	}
 	ph.MemoryTime, ph.ComputeTime, ph.ComputeBoundSteps = exp.memory, exp.compute, exp.computeBound
 	if ph.Bytes > 0 {
@@ -638,9 +636,25 @@ func (sp *Split) round(st []stageSums, micro int, trip float64, ideal bool) floa
 		}
 	}
 	if sp.PipelineBatches == nil && sp.UBatchPipeline {
-		return trip + float64(micro-1)*slowest
+		return pipelineFills(trip, slowest, micro, 0)
 	}
 	return max(trip, float64(micro)*slowest)
+}
+
+// pipelineFills is the time of `passes` passes handed to a pipeline
+// perFill at a time (0: all at once), trip being one pass's way through
+// every stage and slowest the slowest stage's time a pass: each call
+// fills the pipeline once, its first pass taking a trip and each next
+// one a slowest stage more (llama.cpp's llama_decode: a call's ubatches
+// through its scheduler's stages, ggml-org/llama.cpp PR #6017; a decode
+// step is one call, a prompt one call per n_batch tokens). A last
+// partial call is priced as its share of a whole one.
+func pipelineFills(trip, slowest float64, passes, perFill int) float64 {
+	k := passes
+	if perFill > 0 && perFill < passes {
+		k = perFill
+	}
+	return float64(passes) / float64(k) * (trip + float64(k-1)*slowest)
 }
 
 // ownLinks sets each decode stage's own link time (stageSums.link, and

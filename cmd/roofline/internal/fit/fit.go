@@ -128,6 +128,9 @@ func (p *Prior) shiftSpread(j int) float64 {
 	if p.Spreads != nil {
 		return p.Spreads[j]
 	}
+	if j == 3 { // an era's read share: none
+		return 0
+	}
 	return ShiftSpread
 }
 
@@ -140,10 +143,13 @@ func (p *Prior) shiftSpread(j int) float64 {
 // matrix products, not the shape of the model.
 type Shift struct {
 	Overhead, Bandwidth, Matmul float64
+	// Read is a level's log factor on the share of a measured read its
+	// decode streams at (hardware.Shift.Read); an era's is held at none.
+	Read float64
 }
 
 // NShift is the number of parameters a Shift adds to a fit.
-const NShift = 3
+const NShift = 4
 
 // ShiftSpread is the prior's standard deviation of each shift: a factor
 // of e either way, loose enough for the 2× prefill changes of a kernel
@@ -170,7 +176,7 @@ func (s Shift) ApplyLevel(e hardware.Efficiency) hardware.Efficiency {
 
 // Level is the shift as a hardware.Shift of a level.
 func (s Shift) Level() hardware.Shift {
-	return hardware.Shift{Overhead: s.Overhead, Bandwidth: s.Bandwidth, Compute: s.Matmul}
+	return hardware.Shift{Overhead: s.Overhead, Bandwidth: s.Bandwidth, Compute: s.Matmul, Read: s.Read}
 }
 
 func logitShift(p, d float64) float64 {
@@ -402,13 +408,13 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		out := make([]Shift, prior.Eras)
 		for e := range out {
 			o := NParams + NShift*e
-			out[e] = Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
+			out[e] = Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2], Read: x[o+3]}
 		}
 		return out
 	}
 	famShift := func(x []float64, f int) Shift {
 		o := NParams + nEra + NShift*(f-1)
-		return Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
+		return Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2], Read: x[o+3]}
 	}
 	// residuals: log(pred/meas) per point, then the prior's pulls.
 	resid := func(x []float64) ([]float64, bool) {
@@ -595,7 +601,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 			for e := range res.ShiftSE {
 				o := NParams + NShift*e
-				res.ShiftSE[e] = Shift{Overhead: se(o), Bandwidth: se(o + 1), Matmul: se(o + 2)}
+				res.ShiftSE[e] = Shift{Overhead: se(o), Bandwidth: se(o + 1), Matmul: se(o + 2), Read: se(o + 3)}
 			}
 		}
 	}
@@ -611,7 +617,13 @@ func DOF(n int, params float64) int {
 // informs reports whether parameter i shapes times of phase ph.
 func informs(i int, ph Phase) bool {
 	if i >= NParams { // a shift: overhead and bandwidth shape both phases
-		return (i-NParams)%NShift != 2 || ph == Prefill
+		switch (i - NParams) % NShift {
+		case 2:
+			return ph == Prefill
+		case 3:
+			return ph == Decode
+		}
+		return true
 	}
 	switch i {
 	case PBandwidth, PLayerOverhead, PUnitBandwidth, PHostWork:
