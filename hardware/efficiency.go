@@ -99,6 +99,13 @@ type Efficiency struct {
 	// as its profile key kquant_gemv is, for the K-quants it first priced:
 	// a rename would break the profiles users have written.
 	KQuantGEMV float64
+	// ReadShare is the share s_R of its device's measured read
+	// (Device.MeasuredBandwidth) a GPU's decode streams its bytes at:
+	// s_R × the read, uncapped (the read already met the units' limits;
+	// above 1 where the decode outruns the benchmark). Used on a GPU of
+	// a device with a read; 0: none (the datasheet's bandwidth through
+	// Bandwidth and UnitBandwidth).
+	ReadShare float64
 }
 
 // AtClock is the efficiency on an engine clocked at r times
@@ -248,17 +255,20 @@ func (e Efficiency) Validate() error {
 	if e.KQuantGEMV != 0 { // 0: no bound
 		in("kquant_gemv", limits.Share, e.KQuantGEMV)
 	}
+	if e.ReadShare != 0 { // 0: none
+		in("read_share", limits.ReadShare, e.ReadShare)
+	}
 	return errors.Join(errs...)
 }
 
 // Parameters lists the efficiency as a vector, in the order of
 // ParameterNames, for fitting and for covariances.
 func (e Efficiency) Parameters() []float64 {
-	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV}
+	return []float64{e.Bandwidth, e.StepOverhead, e.LayerOverhead, e.ComputeMax, e.HalfRows, e.Attention, e.PassOverhead, e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV, e.ReadShare}
 }
 
 // ParameterNames names the entries of Parameters as profiles spell them.
-var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work", "kquant_gemv"}
+var ParameterNames = []string{"bandwidth", "step_overhead", "layer_overhead", "compute_max", "half_rows", "attention", "pass_overhead", "unit_bandwidth", "dequant", "unit_compute", "host_work", "kquant_gemv", "read_share"}
 
 // EfficiencyOf is the inverse of Parameters.
 func EfficiencyOf(p []float64) Efficiency {
@@ -275,6 +285,9 @@ func EfficiencyOf(p []float64) Efficiency {
 	if len(p) > 11 {
 		e.KQuantGEMV = p[11]
 	}
+	if len(p) > 12 {
+		e.ReadShare = p[12]
+	}
 	return e
 }
 
@@ -288,6 +301,9 @@ func EfficiencyOf(p []float64) Efficiency {
 // limit under load). The zero Shift changes nothing.
 type Shift struct {
 	Overhead, Bandwidth, Compute float64
+	// Read is a log factor on ReadShare: a GPU's decode against its
+	// measured read, apart from prefill's datasheet share (Bandwidth).
+	Read float64
 }
 
 // Shifted is e as a family or device that differs from it by s runs it.
@@ -301,6 +317,7 @@ func (e Efficiency) Shifted(s Shift) Efficiency {
 	e.LayerOverhead *= f
 	e.Bandwidth = logitShift(e.Bandwidth, s.Bandwidth)
 	e.UnitBandwidth *= math.Exp(s.Bandwidth)
+	e.ReadShare *= math.Exp(s.Read)
 	e.ComputeMax = logitShift(e.ComputeMax, s.Compute)
 	e.Attention = logitShift(e.Attention, s.Compute)
 	return e
@@ -309,7 +326,7 @@ func (e Efficiency) Shifted(s Shift) Efficiency {
 // Validate checks that the shift is finite and within a factor of e⁵
 // either way (a shift that large is a wrong profile, not a device).
 func (s Shift) Validate() error {
-	for _, v := range []float64{s.Overhead, s.Bandwidth, s.Compute} {
+	for _, v := range []float64{s.Overhead, s.Bandwidth, s.Compute, s.Read} {
 		if math.IsNaN(v) || math.Abs(v) > 5 {
 			return fmt.Errorf("a shift must be finite and within ±5, got %+v", s)
 		}

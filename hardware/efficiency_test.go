@@ -54,9 +54,30 @@ func TestKQuantGEMVValidate(t *testing.T) {
 	}
 	// Parameters and EfficiencyOf carry it, named as profiles spell it.
 	e := base
-	e.KQuantGEMV = 0.08
+	e.KQuantGEMV, e.ReadShare = 0.08, 0.9
 	p := e.Parameters()
-	if len(p) != len(ParameterNames) || ParameterNames[len(p)-1] != "kquant_gemv" || EfficiencyOf(p) != e {
+	if len(p) != len(ParameterNames) || ParameterNames[len(p)-2] != "kquant_gemv" || ParameterNames[len(p)-1] != "read_share" || EfficiencyOf(p) != e {
 		t.Errorf("parameters %v (%v) do not round-trip %+v", p, ParameterNames, e)
+	}
+}
+
+// read_share, the share of a measured read a GPU's decode streams, is 0
+// (none) or 1 % to 4, and an error names the key.
+func TestReadShareValidate(t *testing.T) {
+	base := Efficiency{Bandwidth: 0.7, ComputeMax: 0.5, HalfRows: 100, Attention: 0.3, StepOverhead: 1e-4, PassOverhead: 1e-4, LayerOverhead: 1e-5}
+	for _, c := range []struct {
+		s  float64
+		ok bool
+	}{{0, true}, {0.9, true}, {1.2, true}, {0.005, false}, {5, false}, {-0.5, false}} {
+		e := base
+		e.ReadShare = c.s
+		err := e.Validate()
+		if (err == nil) != c.ok {
+			t.Errorf("read_share %g: error %v, want ok %v", c.s, err, c.ok)
+		}
+		var ke *KeyError
+		if err != nil && (!errors.As(err, &ke) || ke.Key != "read_share") {
+			t.Errorf("read_share %g: error %v does not name the key", c.s, err)
+		}
 	}
 }

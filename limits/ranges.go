@@ -28,6 +28,10 @@ var (
 	// duty cycle: 0.01 % to 100 % (the worst published MBU is a few per
 	// cent, a duty cycle of an assistant spoken to once a day 0.1 %).
 	Share = Range{Name: "efficiencies and shares (bandwidth, compute, attention, dequant, duty cycle)", Min: 1e-4, Max: 1}
+	// ReadShare is the share of a device's measured read a decode
+	// streams at: 1 % to 4 (a decode above its read is a benchmark that
+	// missed the memory's best; the fitted shares sit near 1).
+	ReadShare = Range{Name: "shares of a measured read", Min: 0.01, Max: 4}
 	// Bandwidth is a memory, storage or per-unit bandwidth: 1 kB/s (below
 	// it a model takes months to load) to 100 TB/s (the fastest HBM
 	// device: 8 TB/s).

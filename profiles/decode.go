@@ -143,6 +143,7 @@ type rawCalibration struct {
 	UnitCompute     string             `toml:"unit_compute"`
 	HostWork        float64            `toml:"host_work"`
 	KQuantGEMV      float64            `toml:"kquant_gemv"`
+	ReadShare       float64            `toml:"read_share"`
 	FormatBandwidth map[string]float64 `toml:"format_bandwidth"`
 	Covariance      []float64          `toml:"covariance"`
 	DecodeSigma     float64            `toml:"decode_sigma"`
@@ -764,7 +765,7 @@ func (d *deviceDecoder) calibration(engine string, c *rawCalibration) *hardware.
 		Efficiency: hardware.Efficiency{Bandwidth: c.Bandwidth, ComputeMax: c.ComputeMax, HalfRows: c.HalfRows, Attention: c.Attention, Dequant: orOne(c.Dequant),
 			StepOverhead: dur("step_overhead", c.StepOverhead), PassOverhead: dur("pass_overhead", c.PassOverhead), LayerOverhead: dur("layer_overhead", c.LayerOverhead),
 			UnitBandwidth: d.optional("unit_bandwidth", engine, c.UnitBandwidth, units.DimBandwidth),
-			UnitCompute:   d.optional("unit_compute", engine, c.UnitCompute, units.DimRate), HostWork: c.HostWork, KQuantGEMV: c.KQuantGEMV},
+			UnitCompute:   d.optional("unit_compute", engine, c.UnitCompute, units.DimRate), HostWork: c.HostWork, KQuantGEMV: c.KQuantGEMV, ReadShare: c.ReadShare},
 		FormatBandwidth: c.FormatBandwidth, Cov: padCovariance(c.Covariance),
 		DecodeSigma: c.DecodeSigma, PrefillSigma: c.PrefillSigma, DecodeDOF: c.DecodeDOF, PrefillDOF: c.PrefillDOF,
 		Device: c.Device, PowerMode: c.PowerMode, Engine: c.Engine, Build: c.Build, Date: c.Date, Files: c.Files, Formats: c.Formats,
@@ -833,12 +834,12 @@ func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 
 // padCovariance reads a calibration's covariance written before the
 // efficiency had its last parameters (9 of them before unit_compute and
-// host_work, 11 before kquant_gemv): those rows and columns are zero,
+// host_work, 11 before kquant_gemv, 12 before read_share): those rows and columns are zero,
 // parameters held.
 func padCovariance(cov []float64) []float64 {
 	n := len(hardware.ParameterNames)
 	old := 0
-	for _, k := range []int{9, 11} {
+	for _, k := range []int{9, 11, 12} {
 		if len(cov) == k*k && k < n {
 			old = k
 		}

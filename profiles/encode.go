@@ -158,6 +158,9 @@ func encodeCalibration(b *strings.Builder, c *hardware.Calibration, source strin
 	if c.KQuantGEMV > 0 {
 		num("kquant_gemv", c.KQuantGEMV)
 	}
+	if c.ReadShare > 0 {
+		num("read_share", c.ReadShare)
+	}
 	if len(c.Cov) > 0 {
 		parts := make([]string, len(c.Cov))
 		for i, v := range c.Cov {
@@ -280,6 +283,9 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		if e.KQuantGEMV > 0 {
 			fmt.Fprintf(&b, "kquant_gemv = %s\n", r4(e.KQuantGEMV))
 		}
+		if e.ReadShare > 0 {
+			fmt.Fprintf(&b, "read_share = %s\n", r4(e.ReadShare))
+		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))
 		if c.MoEDecode.High > 0 {
@@ -312,7 +318,11 @@ func EncodeLevels(levels map[string]*runtimes.Level) string {
 		l := levels[k]
 		fmt.Fprintf(&b, "\n[level.%s]\n", strconv.Quote(k))
 		fmt.Fprintf(&b, "basis = %s\n", quote(l.Basis))
-		fmt.Fprintf(&b, "shift = { overhead = %s, bandwidth = %s, compute = %s }\n", r4(l.Shift.Overhead), r4(l.Shift.Bandwidth), r4(l.Shift.Compute))
+		read := ""
+		if l.Shift.Read != 0 {
+			read = ", read = " + r4(l.Shift.Read)
+		}
+		fmt.Fprintf(&b, "shift = { overhead = %s, bandwidth = %s, compute = %s%s }\n", r4(l.Shift.Overhead), r4(l.Shift.Bandwidth), r4(l.Shift.Compute), read)
 		if l.Decode.Low > 0 {
 			fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(l.Decode.Low), r4(l.Decode.High))
 		}

@@ -127,6 +127,7 @@ type rawRuntime struct {
 		LargeChunk *rawLargeChunk `toml:"large_chunk"`
 		Order      *rawRule       `toml:"order"`
 		Logits     *rawRule       `toml:"logits"`
+		Fill       *rawChunk      `toml:"fill"`
 	} `toml:"prefill"`
 	Layout struct {
 		SlidingWindow *rawRule        `toml:"sliding_window"`
@@ -230,6 +231,7 @@ type rawLevel struct {
 		Overhead  float64 `toml:"overhead"`
 		Bandwidth float64 `toml:"bandwidth"`
 		Compute   float64 `toml:"compute"`
+		Read      float64 `toml:"read"`
 	} `toml:"shift"`
 	DecodeInterval  []float64 `toml:"decode_interval"`
 	PrefillInterval []float64 `toml:"prefill_interval"`
@@ -274,6 +276,7 @@ type rawClass struct {
 	UnitCompute     string             `toml:"unit_compute"`
 	HostWork        float64            `toml:"host_work"`
 	KQuantGEMV      float64            `toml:"kquant_gemv"`
+	ReadShare       float64            `toml:"read_share"`
 	SE              map[string]float64 `toml:"se"`
 	DecodeInterval  []float64          `toml:"decode_interval"`
 	PrefillInterval []float64          `toml:"prefill_interval"`
@@ -844,6 +847,14 @@ func decodePrefill(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format stri
 		rt.Prefill.Name = c.Name
 		source("prefill.chunk", c.Source)
 	}
+	if f := p.Fill; f != nil {
+		v, ok := f.Value.(int64)
+		if !ok || v < 1 || v > limits.Tokens {
+			fe("fill", "[prefill] fill must be a token count from 1 to %d", limits.Tokens)
+		}
+		rt.Prefill.Fill = int(v)
+		source("prefill.fill", f.Source)
+	}
 	if l := p.LargeChunk; l != nil {
 		if l.Value < 1 || l.Value > limits.Tokens {
 			fe("large_chunk", "[prefill] large_chunk value must be a token count from 1 to %d", limits.Tokens)
@@ -1036,7 +1047,7 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 			return nil, fmt.Errorf("unit_compute: %v", err)
 		}
 	}
-	e.HostWork, e.KQuantGEMV = r.HostWork, r.KQuantGEMV
+	e.HostWork, e.KQuantGEMV, e.ReadShare = r.HostWork, r.KQuantGEMV, r.ReadShare
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
@@ -1092,7 +1103,7 @@ func decodeLevel(key string, r *rawLevel, classes map[string]*rawClass) (*runtim
 			return nil, err
 		}
 	}
-	l := &runtimes.Level{Shift: hardware.Shift{Overhead: r.Shift.Overhead, Bandwidth: r.Shift.Bandwidth, Compute: r.Shift.Compute}, Basis: r.Basis}
+	l := &runtimes.Level{Shift: hardware.Shift{Overhead: r.Shift.Overhead, Bandwidth: r.Shift.Bandwidth, Compute: r.Shift.Compute, Read: r.Shift.Read}, Basis: r.Basis}
 	if err := l.Shift.Validate(); err != nil {
 		return nil, err
 	}

@@ -333,11 +333,11 @@ func TestRuntimeHostRules(t *testing.T) {
 
 // A calibration's covariance written before the efficiency's last
 // parameters (9 × 9 before unit_compute and host_work, 11 × 11 before
-// kquant_gemv) reads as 12 × 12 with the new rows and columns held
-// (zero); a current one passes unchanged.
+// kquant_gemv, 12 × 12 before read_share) reads as 13 × 13 with the new
+// rows and columns held (zero); a current one passes unchanged.
 func TestPadCovariance(t *testing.T) {
-	const n = 12
-	for _, old := range []int{9, 11} {
+	const n = 13
+	for _, old := range []int{9, 11, 12} {
 		cov := make([]float64, old*old)
 		for i := range cov {
 			cov[i] = float64(i + 1)

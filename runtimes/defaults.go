@@ -34,6 +34,12 @@ type Prefill struct {
 	// when it reserves them for every token of the pass (llama.cpp's
 	// compute buffer, gpt-fast's forward): the activations' largest term.
 	LastLogits bool
+	// Fill is the most tokens one call of the runtime hands its passes
+	// (llama.cpp's n_batch): over a pipeline of devices a call's passes
+	// follow each other through the stages and the next call's start
+	// after them, so a prompt fills the pipeline once per Fill tokens;
+	// 0 when a prompt's passes fill it once.
+	Fill int
 }
 
 // WholePrompt is Prefill.Chunk for a runtime that runs every prompt in

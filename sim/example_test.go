@@ -45,7 +45,7 @@ func ExampleSetup_Predict() {
 	// = 30 ms expected.
 
 	// Output:
-	// TTFT 870 ms (compute prefill, limit 174 ms)
+	// TTFT 873 ms (compute prefill, limit 174 ms)
 	// TPOT 31.0 ms (memory decode, limit 21.0 ms)
 	// E2E 7.03 s
 	// weights 1.87 GiB, KV cache 131 MiB

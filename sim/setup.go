@@ -169,7 +169,11 @@ type Inputs struct {
 	HostPeak      float64
 	HostNote      string
 	Bandwidth     float64 // datasheet B/s
-	Efficiency    hardware.Efficiency
+	// MeasuredBandwidth is a GPU's device's measured read, B/s
+	// (hardware.Device.MeasuredBandwidth; 0: none): where the class fits
+	// a read share (ReadShare), a decode streams that share of it.
+	MeasuredBandwidth float64
+	Efficiency        hardware.Efficiency
 	// EfficiencyFrom says where the efficiency comes from.
 	EfficiencyFrom string
 	// Fitted is true when the efficiency was fitted to measurements (the
@@ -208,6 +212,10 @@ type Inputs struct {
 	// runtime's graphs need: runtimes.Support.GraphMinCC): every step
 	// costs LaunchedDecodeOverhead, and so does DecodeOverhead.
 	Graphless bool
+	// LaunchedPrefill: the runtime launches a prefill pass's kernels one
+	// by one from the host (llama.cpp's CUDA backend), so the pass's
+	// fixed cost is per layer (launchedPrefillOverhead).
+	LaunchedPrefill bool
 	// Graphs are the runtime's CUDA graphs (runtimes.Graphs; zero: none
 	// stated), GraphCapture the largest step one is replayed for under
 	// its default scheduler on this device: a pass of more rows, or one
@@ -268,6 +276,9 @@ type Inputs struct {
 	// LastLogits is true when a prefill pass computes logits for each
 	// sequence's last prompt token only.
 	LastLogits bool
+	// PrefillFill is the most tokens one call of the runtime hands its
+	// passes (runtimes.Prefill.Fill; 0: a whole prompt).
+	PrefillFill int
 	// UBatchFrom says where the workload's tokens per pass come from:
 	// given, or the runtime's default (ChunkFrom).
 	UBatchFrom string
@@ -318,14 +329,18 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		Bandwidth: d.Bandwidth, Layers: m.Spec.Layers, FlashAttention: !o.NoFlashAttention,
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
-		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits,
+		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits, PrefillFill: rt.Prefill.Fill,
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.HostClockRatio = hostClockRatio(d, e)
+	if e.Kind == hardware.GPU {
+		in.MeasuredBandwidth = d.MeasuredBandwidth
+	}
 	if o.Threads > 0 {
 		in.Threads, in.Cores = o.Threads, cores
 	}
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
+	in.LaunchedPrefill = rt.Backend(d, e) == "cuda"
 	in.SerialDecode = rt.SerialDecode(d, e)
 	if in.Dequantizing {
 		var rows int
@@ -448,6 +463,9 @@ func moeDecodeClass(class *runtimes.Class, m *model.Cost, in Inputs) (*runtimes.
 func (in *Inputs) setOverheads() {
 	layers := float64(in.Layers) / float64(max(in.LayerUnits, 1))
 	in.PrefillOverhead = in.Efficiency.PrefillOverhead(layers)
+	if in.LaunchedPrefill {
+		in.PrefillOverhead = in.launchedPrefillOverhead(layers)
+	}
 	in.DecodeOverhead = in.Clocked().DecodeOverhead(layers)
 	in.LaunchedDecodeOverhead = 0
 	if in.GraphBatch > 0 || in.Graphless {
@@ -531,7 +549,57 @@ func (s *Setup) unitBandwidthNote() string {
 // host's (HostClockRatio; hardware.Efficiency.AtClocks): the per-unit
 // caps every pass runs at, and a decode step's fixed costs.
 func (in *Inputs) Clocked() hardware.Efficiency {
-	return in.Efficiency.AtClocks(in.ClockRatio, in.HostClockRatio)
+	e := in.Efficiency.AtClocks(in.ClockRatio, in.HostClockRatio)
+	return e
+}
+
+// decodeBandwidth is the bandwidth a decode step streams its bytes at,
+// B/s: s_R × the measured read (hardware.Efficiency.ReadShare) where the
+// GPU's device has one and its class fits s_R, uncapped (the read already met the units' limits), else
+// the datasheet's through the efficiency's share and units' cap.
+func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
+	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
+		return sr * in.MeasuredBandwidth
+	}
+	return e.AchievedBandwidth(in.Bandwidth, in.Units)
+}
+
+// stagePrefillOverhead is the fixed cost of a prefill pass's layers
+// layers run as one stage of a split, s: each layer's LayerOverhead and,
+// on the first stage, the pass's PassOverhead; where the runtime launches
+// the pass's kernels from the host, every layer's launched cost
+// (launchedPrefillOverhead) on every stage.
+func (in *Inputs) stagePrefillOverhead(layers float64, first bool) float64 {
+	if in.LaunchedPrefill {
+		return in.launchedPrefillOverhead(layers)
+	}
+	t := layers * in.Efficiency.LayerOverhead
+	if first {
+		t += in.Efficiency.PassOverhead
+	}
+	return t
+}
+
+// launchedPrefillOverhead is the fixed cost of a prefill pass whose
+// kernels the host launches one by one, s, over layers layers: each layer
+// costs LayerOverhead at the GPU's clock (Clocked) and, in a pass over
+// quantized weights (Dequantizing: more kernels per layer), PassOverhead
+// at the host's, r_host the CPU's clock ratio as decode's launched costs
+// use (HostClockRatio), the GPU's where the device gives no CPU clock:
+// layers·(PassOverhead/r_host + LayerOverhead/r_gpu).
+func (in *Inputs) launchedPrefillOverhead(layers float64) float64 {
+	t := in.Clocked().LayerOverhead
+	if in.Dequantizing {
+		pt, hr := in.Efficiency.PassOverhead, in.HostClockRatio
+		if !(hr > 0) {
+			hr = in.ClockRatio
+		}
+		if hr > 0 {
+			pt /= hr
+		}
+		t += pt
+	}
+	return layers * t
 }
 
 // hostPeak is the peak the runtime's host operations run at on d's CPU
@@ -650,7 +718,11 @@ func (s *Setup) expected(overhead float64, prefill bool) rates {
 		host = float64(in.Layers) * in.Efficiency.HostWork / in.HostPeak
 	}
 	e := in.Clocked()
-	r := rates{bw: e.AchievedBandwidth(in.Bandwidth, in.Units), peak: in.Peak, eff: e, overhead: overhead,
+	bw := e.AchievedBandwidth(in.Bandwidth, in.Units)
+	if !prefill {
+		bw = in.decodeBandwidth(e)
+	}
+	r := rates{bw: bw, peak: in.Peak, eff: e, overhead: overhead,
 		dequant: dq, attention: in.Peak * e.Attention, units: in.Units, host: host, graphCap: math.Inf(1),
 		serial: !prefill && in.SerialDecode}
 	if !prefill {

@@ -255,10 +255,7 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 	layers := float64(st.Layers) / float64(max(in.LayerUnits, 1))
 	if prefill {
 		st.r = s.rates.prefill
-		st.r.overhead = layers * in.Efficiency.LayerOverhead
-		if first {
-			st.r.overhead += in.Efficiency.PassOverhead
-		}
+		st.r.overhead = in.stagePrefillOverhead(layers, first)
 	} else {
 		st.r = s.rates.decode
 		st.r.overhead = layers * in.Clocked().LayerOverhead
@@ -296,7 +293,7 @@ func newStage(name string, s *Setup, c *model.Cost, p model.Part, pool, kvPool, 
 // at the GPU's rate, its cache read over the link.
 func (st *Stage) overLink(gpu *Setup, link *hardware.Link, compute int) {
 	st.r = gpu.rates.prefill
-	st.r.overhead = float64(st.Layers) / float64(max(gpu.Inputs.LayerUnits, 1)) * gpu.Inputs.Efficiency.LayerOverhead
+	st.r.overhead = gpu.Inputs.stagePrefillOverhead(float64(st.Layers)/float64(max(gpu.Inputs.LayerUnits, 1)), false)
 	if n := gpu.Inputs.Layers; n > 0 { // its layers' share, as newStage's
 		f := float64(st.Layers) / float64(n)
 		st.r.host *= f
@@ -575,7 +572,8 @@ func (sp *Split) idealPart(st []*Stage, ss []stageSums, link, between float64) I
 
 // combine adds the stages of a phase of n units: in sequence, or through
 // a pipeline of PP stages — decode steps with `micro` micro-batches in
-// flight, prefill passes one after another — plus the links' time.
+// flight, prefill passes one after another, `micro` of them a fill of
+// the pipeline (0: all n) — plus the links' time.
 func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, prefill bool) Phase {
 	ph := Phase{Steps: n}
 	var exp, ideal sums
@@ -595,11 +593,15 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 		ph.Time = sp.round(st, micro, ph.Time, false)
 		ph.IdealTime = sp.round(st, micro, ph.IdealTime, true)
 	case prefill && sp.PipelinedPrefill && n > 1:
-		// The first pass fills the pipeline; each next one leaves it a
-		// slowest stage later (the stage sums are over all n passes).
+		// The passes follow each other through the stages, `micro` of
+		// them a call (0: all n) that fills the pipeline once, as a
+		// decode step's ubatches do (pipelineFills; the stage sums are
+		// over all n passes, so one pass's trip is Σ/n). The ideal
+		// runtime fills it once. Unlike decode's (Split.ownLinks), a
+		// pass's hops are not a stage's busy time: they are added whole.
 		k := float64(n)
-		ph.Time = (exp.time+(k-1)*slowest)/k + link
-		ph.IdealTime = (ideal.time+(k-1)*slowestIdeal)/k + idealLink
+		ph.IdealTime = pipelineFills(ideal.time/k, slowestIdeal/k, n, 0) + idealLink
+		ph.Time = pipelineFills(exp.time/k, slowest/k, n, micro) + link
 	}
 	ph.MemoryTime, ph.ComputeTime, ph.ComputeBoundSteps = exp.memory, exp.compute, exp.computeBound
 	if ph.Bytes > 0 {
@@ -634,9 +636,25 @@ func (sp *Split) round(st []stageSums, micro int, trip float64, ideal bool) floa
 		}
 	}
 	if sp.PipelineBatches == nil && sp.UBatchPipeline {
-		return trip + float64(micro-1)*slowest
+		return pipelineFills(trip, slowest, micro, 0)
 	}
 	return max(trip, float64(micro)*slowest)
+}
+
+// pipelineFills is the time of `passes` passes handed to a pipeline
+// perFill at a time (0: all at once), trip being one pass's way through
+// every stage and slowest the slowest stage's time a pass: each call
+// fills the pipeline once, its first pass taking a trip and each next
+// one a slowest stage more (llama.cpp's llama_decode: a call's ubatches
+// through its scheduler's stages, ggml-org/llama.cpp PR #6017; a decode
+// step is one call, a prompt one call per n_batch tokens). A last
+// partial call is priced as its share of a whole one.
+func pipelineFills(trip, slowest float64, passes, perFill int) float64 {
+	k := passes
+	if perFill > 0 && perFill < passes {
+		k = perFill
+	}
+	return float64(passes) / float64(k) * (trip + float64(k-1)*slowest)
 }
 
 // ownLinks sets each decode stage's own link time (stageSums.link, and

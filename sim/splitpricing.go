@@ -229,7 +229,7 @@ func (q *splitPricing) at() splitPhases {
 		}
 		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: bytes, over: over, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}
 	}
-	out.prefill = sp.combine(q.preSums, q.passes, 1, q.tr+q.co, q.itr+q.ico, true)
+	out.prefill = sp.combine(q.preSums, q.passes, sp.fillPasses(q.w), q.tr+q.co, q.itr+q.ico, true)
 	if q.steps <= 0 {
 		return out
 	}
@@ -259,4 +259,16 @@ func (q *splitPricing) itl(ph *splitPhases) (first, last float64) {
 	step := (q.dtr + q.dco) / steps
 	scale := ph.decode.Time / math.Max(sumTimes(q.decSums)+q.dtr+q.dco, 1e-300)
 	return (ph.first + step) * scale, (ph.last + step) * scale
+}
+
+// fillPasses is how many of w's prefill passes one fill of a pipeline
+// holds: the runtime's call of Inputs.PrefillFill tokens over passes of
+// w.UBatch (llama.cpp: n_batch 2048 over n_ubatch 512, 4); 0 when a
+// prompt's passes all fill it once.
+func (sp *Split) fillPasses(w Workload) int {
+	f := sp.Main.Inputs.PrefillFill
+	if f <= 0 || w.UBatch <= 0 {
+		return 0
+	}
+	return max(1, f/w.UBatch)
 }

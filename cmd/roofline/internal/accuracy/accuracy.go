@@ -231,6 +231,16 @@ const DeviceSpread = 1
 // across; with fewer, models are left out instead (within the device).
 const MinDevices = 3
 
+// MinReadDevices is the fewest devices with a measured read
+// (hardware.Device.MeasuredBandwidth) a GPU class fits its decode's share
+// s_R of the read from; PriorReadShare is the prior's centre for s_R (uncapped:
+// a share above 1 is a decode faster than the read), its spread 1 in
+// its logarithm (docs/method.md §6, "Decode with a measured read").
+const (
+	MinReadDevices = 3
+	PriorReadShare = 0.9
+)
+
 func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	prior := fit.WeakPrior(runtimes.Prior(k.Kind).Efficiency)
 	prior.SharedSpread = DeviceSpread
@@ -261,6 +271,20 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 		// efficiency already scales, where the RKNPU's rated TOPS are
 		// not what its cores reach (docs/method.md §6).
 		prior.Center.UnitCompute, prior.Spread[fit.PUnitCompute] = 0, 0
+	}
+	if k.Kind == hardware.GPU {
+		// A GPU's decode streams a share s_R of the device's measured
+		// read (hardware.Efficiency.ReadShare), fitted with the class
+		// where three of its devices have one.
+		reads := map[string]bool{}
+		for _, cs := range cases {
+			if cs.Setup.Device.MeasuredBandwidth > 0 {
+				reads[cs.Device] = true
+			}
+		}
+		if len(reads) >= MinReadDevices {
+			prior.Center.ReadShare, prior.Spread[fit.PReadShare] = PriorReadShare, 1
+		}
 	}
 	if kquant {
 		// The class's decode kernels unpack weights one by one (K-quants

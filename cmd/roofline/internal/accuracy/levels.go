@@ -25,13 +25,13 @@ import (
 // the bandwidth share and of the matrix efficiency): a factor of e^1.5 ≈
 // 4.5 on the fixed costs — a Jetson's Cortex-A78AE host and 1 GHz GPU
 // against a desktop's — and about a factor of two on the shares.
-var FamilyLevelSpread = [fit.NShift]float64{3, 0.7, 0.7}
+var FamilyLevelSpread = [fit.NShift]float64{3, 0.7, 0.7, 0}
 
 // DeviceLevelSpread is the prior's spread of a device's shift from its
 // family's level: half the family's, as the devices of a family share
 // their host, memory technology and kernels' tuning; widened in a class
 // whose devices lie far from it (DeviceScatterRef).
-var DeviceLevelSpread = [fit.NShift]float64{0.75, 0.35, 0.35}
+var DeviceLevelSpread = [fit.NShift]float64{0.75, 0.35, 0.35, 0.35}
 
 // ModelSpread is the scatter of what the runs of one model from one
 // source share on a device beyond the device's level (the model's shapes

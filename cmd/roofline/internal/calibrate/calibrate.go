@@ -83,7 +83,7 @@ func ClassPrior(c *runtimes.Class, d *hardware.Device, e *hardware.Engine) fit.P
 	// A cap on the products per compute unit and the host work, where
 	// the class has them, move as costs do; where it has none they stay
 	// none; so does the K-quant decode bound (kquant_gemv), a share.
-	var unit, host, kq float64
+	var unit, host, kq, rs float64
 	if center.UnitCompute > 0 {
 		unit = 1
 	}
@@ -93,7 +93,10 @@ func ClassPrior(c *runtimes.Class, d *hardware.Device, e *hardware.Engine) fit.P
 	if center.KQuantGEMV > 0 {
 		kq = 0.7
 	}
-	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0, unit, host, kq}}
+	if center.ReadShare > 0 && d.MeasuredBandwidth > 0 {
+		rs = 0.7
+	}
+	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0, unit, host, kq, rs}}
 }
 
 // MaxFolds bounds the refits of the held-out error: up to MaxFolds runs

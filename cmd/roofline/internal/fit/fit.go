@@ -24,7 +24,7 @@ import (
 )
 
 // NParams is the number of efficiency parameters (hardware.ParameterNames).
-const NParams = 12
+const NParams = 13
 
 // Parameter indices in hardware.Efficiency.Parameters order.
 const (
@@ -40,6 +40,7 @@ const (
 	PUnitCompute
 	PHostWork
 	PKQuantGEMV
+	PReadShare
 )
 
 // Phase names which time a point measured.
@@ -127,6 +128,9 @@ func (p *Prior) shiftSpread(j int) float64 {
 	if p.Spreads != nil {
 		return p.Spreads[j]
 	}
+	if j == 3 { // an era's read share: none
+		return 0
+	}
 	return ShiftSpread
 }
 
@@ -139,10 +143,13 @@ func (p *Prior) shiftSpread(j int) float64 {
 // matrix products, not the shape of the model.
 type Shift struct {
 	Overhead, Bandwidth, Matmul float64
+	// Read is a level's log factor on the share of a measured read its
+	// decode streams at (hardware.Shift.Read); an era's is held at none.
+	Read float64
 }
 
 // NShift is the number of parameters a Shift adds to a fit.
-const NShift = 3
+const NShift = 4
 
 // ShiftSpread is the prior's standard deviation of each shift: a factor
 // of e either way, loose enough for the 2× prefill changes of a kernel
@@ -169,7 +176,7 @@ func (s Shift) ApplyLevel(e hardware.Efficiency) hardware.Efficiency {
 
 // Level is the shift as a hardware.Shift of a level.
 func (s Shift) Level() hardware.Shift {
-	return hardware.Shift{Overhead: s.Overhead, Bandwidth: s.Bandwidth, Compute: s.Matmul}
+	return hardware.Shift{Overhead: s.Overhead, Bandwidth: s.Bandwidth, Compute: s.Matmul, Read: s.Read}
 }
 
 func logitShift(p, d float64) float64 {
@@ -189,7 +196,8 @@ const DefaultNoise = 0.10
 // and half-rows, and logit 1.5 for shares. A centre without caps per
 // compute unit starts them at PriorUnitBandwidth and PriorUnitCompute,
 // and one without host work at PriorHostWork; one without a K-quant
-// decode bound holds it at none.
+// decode bound holds it at none, and the share of a measured read
+// (ReadShare) likewise (the caller frees it where devices have reads).
 func WeakPrior(c hardware.Efficiency) Prior {
 	if c.UnitBandwidth == 0 {
 		c.UnitBandwidth = PriorUnitBandwidth
@@ -200,7 +208,7 @@ func WeakPrior(c hardware.Efficiency) Prior {
 	if c.HostWork == 0 {
 		c.HostWork = PriorHostWork
 	}
-	p := Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2, 1.5}}
+	p := Prior{Center: c, Spread: [NParams]float64{1.5, 2, 2, 1.5, 2, 1.5, 2, 2, 1.5, 2, 2, 1.5, 0}}
 	if c.KQuantGEMV == 0 {
 		// No unpacking decode bound: held at none (the caller frees it,
 		// centred on PriorKQuantGEMV, where its kernels unpack them).
@@ -400,13 +408,13 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 		out := make([]Shift, prior.Eras)
 		for e := range out {
 			o := NParams + NShift*e
-			out[e] = Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
+			out[e] = Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2], Read: x[o+3]}
 		}
 		return out
 	}
 	famShift := func(x []float64, f int) Shift {
 		o := NParams + nEra + NShift*(f-1)
-		return Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2]}
+		return Shift{Overhead: x[o], Bandwidth: x[o+1], Matmul: x[o+2], Read: x[o+3]}
 	}
 	// residuals: log(pred/meas) per point, then the prior's pulls.
 	resid := func(x []float64) ([]float64, bool) {
@@ -593,7 +601,7 @@ func Fit(points []Point, prior Prior) (*Result, error) {
 			}
 			for e := range res.ShiftSE {
 				o := NParams + NShift*e
-				res.ShiftSE[e] = Shift{Overhead: se(o), Bandwidth: se(o + 1), Matmul: se(o + 2)}
+				res.ShiftSE[e] = Shift{Overhead: se(o), Bandwidth: se(o + 1), Matmul: se(o + 2), Read: se(o + 3)}
 			}
 		}
 	}
@@ -609,12 +617,18 @@ func DOF(n int, params float64) int {
 // informs reports whether parameter i shapes times of phase ph.
 func informs(i int, ph Phase) bool {
 	if i >= NParams { // a shift: overhead and bandwidth shape both phases
-		return (i-NParams)%NShift != 2 || ph == Prefill
+		switch (i - NParams) % NShift {
+		case 2:
+			return ph == Prefill
+		case 3:
+			return ph == Decode
+		}
+		return true
 	}
 	switch i {
 	case PBandwidth, PLayerOverhead, PUnitBandwidth, PHostWork:
 		return true
-	case PStepOverhead, PKQuantGEMV:
+	case PStepOverhead, PKQuantGEMV, PReadShare:
 		return ph == Decode
 	}
 	return ph == Prefill

@@ -67,15 +67,15 @@ type calibrationJSON struct {
 
 // paramUnits are the units of the efficiency parameters, in the order of
 // hardware.ParameterNames.
-var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s", "B/s", "share", "FLOP/s", "FLOP", "share"}
+var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s", "B/s", "share", "FLOP/s", "FLOP", "share", "share"}
 
 // unused reports whether parameter i is one a class and its calibration
 // do without (a cap per unit on the products, host work, the K-quant
-// decode bound: zero in both),
+// decode bound, the share of a measured read: zero in both),
 // which the answer leaves out.
 func unused(i int, vals, class []float64) bool {
 	n := hardware.ParameterNames[i]
-	return (n == "unit_compute" || n == "host_work" || n == "kquant_gemv") && vals[i] == 0 && class[i] == 0
+	return (n == "unit_compute" || n == "host_work" || n == "kquant_gemv" || n == "read_share") && vals[i] == 0 && class[i] == 0
 }
 
 // num is a JSON number that is null when undefined.

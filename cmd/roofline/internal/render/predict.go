@@ -64,17 +64,20 @@ type efficiencyJSON struct {
 	// compute unit (0: no cap); Dequant the share of the matrix efficiency
 	// a dequantizing kernel keeps; HostWork FLOP per token and layer on
 	// the host CPU; KQuantGEMV the share of the peak a decode step's
-	// K-quant products unpack and multiply at (0: no such bound).
+	// K-quant products unpack and multiply at (0: no such bound);
+	// ReadShare the share of the device's measured read a GPU's decode
+	// streams at (0: none).
 	UnitBandwidth float64 `json:"unit_bandwidth_bytes_per_s"`
 	Dequant       float64 `json:"dequant"`
 	UnitCompute   float64 `json:"unit_compute_flop_per_s"`
 	HostWork      float64 `json:"host_work_flop"`
 	KQuantGEMV    float64 `json:"kquant_gemv"`
+	ReadShare     float64 `json:"read_share"`
 }
 
 func newEfficiencyJSON(e hardware.Efficiency) efficiencyJSON {
 	return efficiencyJSON{e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.StepOverhead, e.PassOverhead, e.LayerOverhead,
-		e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV}
+		e.UnitBandwidth, e.Dequant, e.UnitCompute, e.HostWork, e.KQuantGEMV, e.ReadShare}
 }
 
 // InputsJSON echoes what a prediction resolved.
