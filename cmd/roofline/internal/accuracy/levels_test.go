@@ -14,18 +14,19 @@ import (
 
 // A device's level widens with its class's scatter above DeviceScatterRef
 // (0.2) and never narrows: Metal's devices, 0.08 from their class, keep
-// DeviceLevelSpread; RKLLM's, 0.63, get 0.63 / 0.2 = 3.15 times it
+// DeviceLevelSpread (fixed costs 0.75; bandwidth, compute and the read
+// coordinate 0.35 each); RKLLM's, 0.63, get 0.63 / 0.2 = 3.15 times it
 // (0.75 → 2.3625, 0.35 → 1.1025); 2.0 would be 10 times, held at 4.
 func TestLevelSpreads(t *testing.T) {
 	for _, tc := range []struct {
 		scatter float64
 		want    [fit.NShift]float64
 	}{
-		{0, [fit.NShift]float64{0.75, 0.35, 0.35}},
-		{0.08, [fit.NShift]float64{0.75, 0.35, 0.35}},
-		{0.2, [fit.NShift]float64{0.75, 0.35, 0.35}},
-		{0.63, [fit.NShift]float64{2.3625, 1.1025, 1.1025}},
-		{2.0, [fit.NShift]float64{3, 1.4, 1.4}},
+		{0, [fit.NShift]float64{0.75, 0.35, 0.35, 0.35}},
+		{0.08, [fit.NShift]float64{0.75, 0.35, 0.35, 0.35}},
+		{0.2, [fit.NShift]float64{0.75, 0.35, 0.35, 0.35}},
+		{0.63, [fit.NShift]float64{2.3625, 1.1025, 1.1025, 1.1025}},
+		{2.0, [fit.NShift]float64{3, 1.4, 1.4, 1.4}},
 	} {
 		got := levelSpreads(tc.scatter)
 		for j := range got {

@@ -431,22 +431,65 @@ const mergeDash = vg.Length(5)
 // overlaid says whether curve b lies within 1 % of the axis span of a at
 // every x (about a line's width on a panel), on the axis drawn.
 func overlaid(a, b Curve, logY bool, span [2]float64) bool {
-	if len(a.X) != len(b.X) || len(a.Expected) != len(b.Expected) {
+	return overlaidAny([]Curve{a}, b, logY, span)
+}
+
+// overlaidAny says whether curve b lies within 1 % of the axis span of
+// one of the curves others at every x, not always the same one.
+func overlaidAny(others []Curve, b Curve, logY bool, span [2]float64) bool {
+	if len(others) == 0 {
 		return false
 	}
-	for j := range a.X {
-		if math.Abs(a.X[j]-b.X[j]) > 1e-9*math.Abs(a.X[j]) {
+	for _, a := range others {
+		if len(a.X) != len(b.X) || len(a.Expected) != len(b.Expected) {
 			return false
 		}
-		d, w := math.Abs(a.Expected[j]-b.Expected[j]), span[1]-span[0]
-		if logY {
-			d, w = math.Abs(math.Log(a.Expected[j]/b.Expected[j])), math.Log(span[1]/span[0])
+	}
+	for j := range b.X {
+		near := false
+		for _, a := range others {
+			if math.Abs(a.X[j]-b.X[j]) > 1e-9*math.Abs(a.X[j]) {
+				return false
+			}
+			d, w := math.Abs(a.Expected[j]-b.Expected[j]), span[1]-span[0]
+			if logY {
+				d, w = math.Abs(math.Log(a.Expected[j]/b.Expected[j])), math.Log(span[1]/span[0])
+			}
+			near = near || d <= 0.01*w
 		}
-		if d > 0.01*w {
+		if !near {
 			return false
 		}
 	}
 	return true
+}
+
+// coveredLast moves to the end of the drawing order the groups whose
+// line lies within a line's width of one other group's or another's at
+// every x without lying on any one all along (Q4_K_M near F16 in short
+// prompts and equal to Q8_0 in long ones): drawn first, the lines after
+// it would hide it in turns; drawn last and narrower, its colour shows.
+// covered is how many were moved.
+func coveredLast(curves []Curve, groups [][]int, equal []bool, logY bool, span [2]float64) (_ [][]int, _ []bool, covered int) {
+	var keep, last [][]int
+	var keepEq, lastEq []bool
+	for gi, g := range groups {
+		var others []Curve
+		single := false
+		for gj, o := range groups {
+			if gj == gi {
+				continue
+			}
+			others = append(others, curves[o[0]])
+			single = single || overlaid(curves[o[0]], curves[g[0]], logY, span)
+		}
+		if !single && len(others) > 1 && overlaidAny(others, curves[g[0]], logY, span) {
+			last, lastEq = append(last, g), append(lastEq, equal[gi])
+			continue
+		}
+		keep, keepEq = append(keep, g), append(keepEq, equal[gi])
+	}
+	return append(keep, last...), append(keepEq, lastEq...), len(last)
 }
 
 // drawCurves draws curves in panel p, those within MergeTolerance of
@@ -513,6 +556,7 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool
 	}
 	var marks plotter.XYs
 	groups, equal := coincide(scaled)
+	groups, equal, covered := coveredLast(scaled, groups, equal, logYAxis, span)
 	widths := make([]float64, len(groups))
 	for gi, g := range groups {
 		c := scaled[g[0]]
@@ -524,7 +568,7 @@ func drawCurves(f *Figure, p *plot.Plot, curves []Curve, logXAxis, logYAxis bool
 		col := colorOf(st)
 		widths[gi] = seriesWidth
 		for gj := range gi {
-			if overlaid(scaled[groups[gj][0]], c, logYAxis, span) {
+			if overlaid(scaled[groups[gj][0]], c, logYAxis, span) || gi >= len(groups)-covered {
 				widths[gi] = math.Min(widths[gi], thinWidth*widths[gj])
 			}
 		}
