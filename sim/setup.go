@@ -549,14 +549,14 @@ func (s *Setup) unitBandwidthNote() string {
 // host's (HostClockRatio; hardware.Efficiency.AtClocks): the per-unit
 // caps every pass runs at, and a decode step's fixed costs.
 func (in *Inputs) Clocked() hardware.Efficiency {
-	e := in.Efficiency.AtClocks(in.ClockRatio, in.HostClockRatio)
-	return e
+	return in.Efficiency.AtClocks(in.ClockRatio, in.HostClockRatio)
 }
 
 // decodeBandwidth is the bandwidth a decode step streams its bytes at,
 // B/s: s_R × the measured read (hardware.Efficiency.ReadShare) where the
-// GPU's device has one and its class fits s_R, uncapped (the read already met the units' limits), else
-// the datasheet's through the efficiency's share and units' cap.
+// GPU's device has one and its class fits s_R, uncapped (the read already
+// met the units' limits), else the datasheet's through the efficiency's
+// share and units' cap.
 func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
 	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
 		return sr * in.MeasuredBandwidth

@@ -128,7 +128,7 @@ func (p *Prior) shiftSpread(j int) float64 {
 	if p.Spreads != nil {
 		return p.Spreads[j]
 	}
-	if j == 3 { // an era's read share: none
+	if j == SRead { // an era's read share: none
 		return 0
 	}
 	return ShiftSpread
@@ -150,6 +150,14 @@ type Shift struct {
 
 // NShift is the number of parameters a Shift adds to a fit.
 const NShift = 4
+
+// A shift's coordinates in a fit, in Shift's order.
+const (
+	SOverhead = iota
+	SBandwidth
+	SMatmul
+	SRead
+)
 
 // ShiftSpread is the prior's standard deviation of each shift: a factor
 // of e either way, loose enough for the 2× prefill changes of a kernel
@@ -618,9 +626,9 @@ func DOF(n int, params float64) int {
 func informs(i int, ph Phase) bool {
 	if i >= NParams { // a shift: overhead and bandwidth shape both phases
 		switch (i - NParams) % NShift {
-		case 2:
+		case SMatmul:
 			return ph == Prefill
-		case 3:
+		case SRead:
 			return ph == Decode
 		}
 		return true
