@@ -12,16 +12,12 @@ import (
 	"github.com/roofline/roofline/sim"
 )
 
-// TestMoEDecodeWidening: an MoE model's decode on a class whose MoE decode
-// runs were held out of scope (runtimes.Class.MoEDecode) takes the
-// interval that covers them where it is wider, and says so; a dense
-// model, or a prediction from flags, does not. Hand values: llama.cpp's
-// cuda class with its decode interval set to [0.9, 1.25] and MoEDecode to
-// [1.5, 2.5] (the device levels removed, so that the class's interval is
-// the one the RTX 4090 takes): gpt-oss-20b's TPOT interval is
-// [min(0.9, 1.5), max(1.25, 2.5)] = [0.9, 2.5] × TPOT, Llama-2-7B's stays
-// [0.9, 1.25] × TPOT.
-func TestMoEDecodeWidening(t *testing.T) {
+// widenedCUDA is the built-in catalogue, llama.cpp with its device levels
+// removed and its cuda class's decode interval set to [0.9, 1.25] and its
+// MoE decode interval to [1.5, 2.5] (the hand values of the tests below),
+// and the RTX 4090, which takes that class's interval.
+func widenedCUDA(t *testing.T) (*profiles.Catalog, runtimes.Runtime, *hardware.Device) {
+	t.Helper()
 	cat, err := profiles.Builtin()
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +40,20 @@ func TestMoEDecodeWidening(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cat, rt, d
+}
+
+// TestMoEDecodeWidening: an MoE model's decode on a class whose MoE decode
+// runs were held out of scope (runtimes.Class.MoEDecode) takes the
+// interval that covers them where it is wider, and says so; a dense
+// model, or a prediction from flags, does not. Hand values: llama.cpp's
+// cuda class with its decode interval set to [0.9, 1.25] and MoEDecode to
+// [1.5, 2.5] (the device levels removed, so that the class's interval is
+// the one the RTX 4090 takes): gpt-oss-20b's TPOT interval is
+// [min(0.9, 1.5), max(1.25, 2.5)] = [0.9, 2.5] × TPOT, Llama-2-7B's stays
+// [0.9, 1.25] × TPOT.
+func TestMoEDecodeWidening(t *testing.T) {
+	cat, rt, d := widenedCUDA(t)
 	w := sim.Workload{Prompt: 512, Output: 128, Batch: 1}
 	for _, tc := range []struct {
 		model, weights string
@@ -162,28 +172,7 @@ func TestSplitSaysItsMoEDecodeWidening(t *testing.T) {
 //	class [0.9, 1.25]: mu = 0.058892, sigma = 0.128166,
 //	  hi = exp(0.058892 + 1.644854 × 0.128166) = 1.3096 (before this test)
 func TestMoEDecodeWideningUnderPrefillCalibration(t *testing.T) {
-	cat, err := profiles.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, err := cat.Runtime("llama.cpp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := *base
-	rt.Levels = nil
-	rt.Classes = map[string]*runtimes.Class{}
-	for k, c := range base.Classes {
-		rt.Classes[k] = c
-	}
-	cuda := *base.Classes["cuda"]
-	cuda.Decode = runtimes.Spread{Low: 0.9, High: 1.25}
-	cuda.MoEDecode, cuda.MoEDecodeBasis = runtimes.Spread{Low: 1.5, High: 2.5}, "6 held-out runs"
-	rt.Classes["cuda"] = &cuda
-	d, err := cat.Device("rtx-4090")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, rt, d := widenedCUDA(t)
 	spec, err := cat.Model("gpt-oss-20b")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +191,7 @@ func TestMoEDecodeWideningUnderPrefillCalibration(t *testing.T) {
 		{5, 0, false},     // decode measured: the calibration's own
 	} {
 		e := d.Engines[0]
-		e.Calibration = &hardware.Calibration{Runtime: "llama.cpp", Device: d.Name, Efficiency: cuda.Efficiency,
+		e.Calibration = &hardware.Calibration{Runtime: "llama.cpp", Device: d.Name, Efficiency: rt.Classes["cuda"].Efficiency,
 			PrefillDOF: 5, PrefillSigma: 0.05, DecodeDOF: tc.decodeDOF, DecodeSigma: 0.05}
 		s, err := sim.NewSetup(m, d, &e, &rt, sim.DefaultOptions)
 		if err != nil {
