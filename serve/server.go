@@ -172,7 +172,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	device := s.Device.Name
 	switch {
 	case staged != nil:
-		device = fmt.Sprintf("%s with layers offloaded to its host, in %s", device, short)
+		device = fmt.Sprintf("%s with %s, in %s", device, offloadedText(o.Split), short)
 	case o.Split != nil:
 		device = fmt.Sprintf("each of %d %s (tensor parallel)", o.Split.TP, device)
 	}
@@ -227,6 +227,20 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
 	}
 	return sv, nil
+}
+
+// offloadedText says what an offload keeps off the GPU: whole layers, the
+// routed experts of layers it runs, or both (-ngl 99 --cpu-moe offloads no
+// layer).
+func offloadedText(sp *sim.Split) string {
+	experts := fmt.Sprintf("the routed experts of %d layers in host memory", sp.ExpertLayers)
+	switch {
+	case sp.ExpertLayers > 0 && sp.GPULayers >= sp.Layers:
+		return experts
+	case sp.ExpertLayers > 0:
+		return fmt.Sprintf("%d of %d layers on it and %s", sp.GPULayers, sp.Layers, experts)
+	}
+	return fmt.Sprintf("%d of %d layers on it", sp.GPULayers, sp.Layers)
 }
 
 // NotFitError is a server whose weights, activations and overhead leave

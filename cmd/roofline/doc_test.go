@@ -5,10 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/profiles"
+	"github.com/urfave/cli/v2"
 )
 
 // docs/cli.md is generated from the app's own help, so the reference cannot
@@ -101,7 +103,8 @@ Input conventions, the same in every command:
   format (` + "`rtx-4090,RTX-4090`" + `, an alias such as ` + "`rtx-4090,geforce-rtx-4090`" + `, a profile
   file of a built-in's name, ` + "`q4_k_m,q4-k-m`" + `) are a usage error naming both; a glob or
   ` + "`all`" + ` may take in a device or model another item names.
-- An output file is ` + "`-o/--out FILE`" + ` in every command, replaced only with ` + "`--force`" + `.
+- An output file is ` + "`-o/--out FILE`" + ` in every command that writes one (report,
+  calibrate, plot), replaced only with ` + "`--force`" + `.
 
 Renamed in this release; the old spellings still work, with a warning on
 stderr, until the next one: ` + "`--output N`" + ` (predict, plan, plot) is
@@ -122,9 +125,12 @@ paths (relative to the study) and URLs as ` + "`--model`" + ` and ` + "`--hardwa
 read (docs/studies.md).
 
 ` + "`--format`" + ` takes text, markdown (or md), json or csv, in any case, in every
-command: each writes text, Markdown and JSON, and those whose answer is a
-table (predict, plan, compare) CSV too. A table is the same in text, Markdown and
-CSV: CSV has the columns' keys, values in SI units at full precision.
+command that prints an answer (list, show, predict, chat, serve, plan,
+compare, calibrate, version): each writes text, Markdown and JSON, and
+predict, serve, plan and compare CSV too (report, plot and completion write
+files or a script and take none). A table is the same in text, Markdown and
+CSV: CSV has the columns' keys, values in SI units at full precision;
+serve's CSV is its requests, one row each.
 
 JSON and CSV keys are one vocabulary across commands:
 
@@ -355,6 +361,67 @@ func TestReadmeCounts(t *testing.T) {
 	}{{"a model", len(cat.Models())}, {"a device", len(cat.Devices())}} {
 		if want := fmt.Sprintf("%s (%d built in", c.what, c.n); !strings.Contains(text, want) {
 			t.Errorf("README does not say %q: the catalog holds %d", want, c.n)
+		}
+	}
+}
+
+// TestCLIHeaderNamesTheCommands: the hand-written head of docs/cli.md
+// names the commands that take --format, those of them that write CSV and
+// those that write an output file (-o/--out), as the commands' own flags
+// say: TestDocumentation keeps the generated reference in step with the
+// help, not this prose (which said every command takes --format, and CSV
+// only predict, plan and compare, while serve writes CSV and report, plot
+// and completion take no --format).
+func TestCLIHeaderNamesTheCommands(t *testing.T) {
+	var format, csv, out []string
+	has := func(c *cli.Command, name string) (cli.Flag, bool) {
+		for _, f := range c.Flags {
+			if slices.Contains(f.Names(), name) {
+				return f, true
+			}
+		}
+		return nil, false
+	}
+	for _, c := range newApp(io.Discard, io.Discard).Commands {
+		// A command takes a flag when it or every one of its subcommands does.
+		cmds := c.Subcommands
+		if len(cmds) == 0 {
+			cmds = []*cli.Command{c}
+		}
+		takes := func(name string) (usage string, all, any bool) {
+			all = true
+			for _, s := range cmds {
+				f, ok := has(s, name)
+				all, any = all && ok, any || ok
+				if ok {
+					usage += f.String()
+				}
+			}
+			return usage, all, any
+		}
+		if u, all, _ := takes("format"); all {
+			format = append(format, c.Name)
+			if strings.Contains(u, "csv") {
+				csv = append(csv, c.Name)
+			}
+		}
+		if _, _, any := takes("out"); any {
+			out = append(out, c.Name)
+		}
+	}
+	and := func(s []string) string {
+		if len(s) < 2 {
+			return strings.Join(s, "")
+		}
+		return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+	}
+	for _, want := range []string{
+		"in every command that prints an answer (" + strings.Join(format, ", ") + ")",
+		"and " + and(csv) + " CSV too",
+		"`-o/--out FILE` in every command that writes one (" + strings.Join(out, ", ") + ")",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(cliHeader), " "), want) {
+			t.Errorf("docs/cli.md's head does not say %q", want)
 		}
 	}
 }

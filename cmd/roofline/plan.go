@@ -41,7 +41,9 @@ are placed (the links between devices and groups, an offload's host and
 bus, a --link set aside as not a card's slot), a --host or --link no
 recommended configuration uses, the counts left out for want of a link
 between NVLink groups (HGX boards: --link names their network), and a
-decode interval widened for an MoE model (docs/accuracy.md).
+decode interval widened for an MoE model (docs/accuracy.md), whose TPOT
+slow end says "80% widened", as predict labels the interval (JSON:
+intervals_widened, ["tpot"]).
 --detail adds the inverse limits (longest context that fits, longest
 context meeting TPOT, longest prompt meeting TTFT, most sequences that
 fit), the frontier of quality against decode speed, and what was skipped.

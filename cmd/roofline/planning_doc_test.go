@@ -172,7 +172,11 @@ slot), a ` + "`--host`" + ` or ` + "`--link`" + ` no recommended configuration u
 network assumed between HGX boards when ` + "`--link`" + ` names none, the device
 counts left out for want of a link between NVLink groups, and the decode
 intervals widened for an MoE model on a class whose MoE decode runs are held
-out of scope (docs/accuracy.md).
+out of scope (docs/accuracy.md). Such a configuration's TPOT slow end is
+labelled as predict labels the interval ("TPOT 93% under (slow end 89%
+under, 80% widened)" below): the widened interval holds more than 80 %, so
+its slow end is surer than the level says; JSON gives
+` + "`\"intervals_widened\": [\"tpot\"]`" + ` beside ` + "`tpot_margin_low`" + ` and ` + "`tpot_margin_high`" + `.
 
 **CONCURRENT** is how many sequences of the row's context (it is named: "7 at
 16384") fit and meet the targets at once — TTFT with every sequence sending

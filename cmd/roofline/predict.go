@@ -17,6 +17,11 @@ activations and runtime overhead fit in the device's usable memory.
 Expected figures use the engine's efficiency factors and fixed overheads;
 ideal figures are the physical limit at 100 % of peak. Energy comes from the
 engine's power and idle draw (--power, --idle-power) at --duty-cycle.
+Expected TTFT, TPOT and E2E carry the interval their runtime class or
+calibration gives ("80%: lo–hi"); an MoE decode on a class whose MoE
+decode runs are held out of scope takes the class's interval joined with
+their range, which holds more than its level: TPOT, E2E and throughput
+say "80% widened" (JSON: intervals_widened lists tpot, e2e, throughput).
 --ops adds where the time goes, operator by operator: the prefill, the mean
 decode step and single steps (the first, the last and the longest context,
 or --ops-at), each adding up to TTFT, TPOT or the step's ITL.

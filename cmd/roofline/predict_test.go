@@ -230,3 +230,72 @@ func TestMoEDecodeIntervalLabelled(t *testing.T) {
 		t.Errorf("JSON: level %v, widened %v; want 0.8 and tpot,e2e,throughput", j.Level, j.Widened)
 	}
 }
+
+// TestMoEDecodeWidenedInPlanAndServe: plan and serve label the widened MoE
+// decode interval as predict does. plan's TPOT slow end is the slow end of
+// the "80% widened" interval, and a configuration's JSON lists "tpot" in
+// intervals_widened; serve's RANGE and max-rate ranges are at the ends of
+// the "80% widened" interval, and its JSON lists "interval" and "max_rate".
+// A dense model's are labelled "80%" and list none.
+func TestMoEDecodeWidenedInPlanAndServe(t *testing.T) {
+	for _, c := range []struct {
+		model   string
+		widened bool
+	}{{"qwen3-30b-a3b", true}, {"llama-3.1-8b", false}} {
+		planArgs := []string{"plan", "--hardware", "rtx-4090", "--model", c.model, "--weights", "q4_k_m", "--context", "1k", "--ttft", "1s", "--tpot", "50ms"}
+		out, errOut, code := runCLI(planArgs...)
+		if code != 0 {
+			t.Fatalf("%s: plan: exit %d: %s", c.model, code, errOut)
+		}
+		if got := strings.Contains(out, "slow end") && strings.Contains(out, "under, 80% widened)"); got != c.widened {
+			t.Errorf("%s: plan labels its TPOT slow end widened: %v, want %v:\n%s", c.model, got, c.widened, out)
+		}
+		out, errOut, code = runCLI(append(planArgs, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%s: plan JSON: exit %d: %s", c.model, code, errOut)
+		}
+		var pj struct {
+			Configs []struct {
+				Widened []string `json:"intervals_widened"`
+			} `json:"configs"`
+			Best []struct {
+				Widened []string `json:"intervals_widened"`
+			} `json:"best"`
+		}
+		if err := json.Unmarshal([]byte(out), &pj); err != nil {
+			t.Fatal(err)
+		}
+		want := map[bool]string{true: "tpot", false: ""}[c.widened]
+		if len(pj.Configs) != 1 || len(pj.Best) != 1 || strings.Join(pj.Configs[0].Widened, ",") != want || strings.Join(pj.Best[0].Widened, ",") != want {
+			t.Errorf("%s: plan JSON's intervals_widened: %+v; want %q", c.model, pj, want)
+		}
+
+		serveArgs := []string{"serve", "--model", c.model, "--hardware", "rtx-4090", "--weights", "q4_k_m", "--rate", "0.5", "--requests", "20", "--max-rate"}
+		out, errOut, code = runCLI(serveArgs...)
+		if code != 0 {
+			t.Fatalf("%s: serve: exit %d: %s", c.model, code, errOut)
+		}
+		for _, w := range []string{"RANGE: the same requests with every step at the fast and the slow end of the prediction's 80% widened interval", "the fast end of the prediction's 80% widened interval:"} {
+			if got := strings.Contains(out, w); got != c.widened {
+				t.Errorf("%s: serve says %q: %v, want %v:\n%s", c.model, w, got, c.widened, out)
+			}
+		}
+		if !strings.Contains(out, "the prediction's 80%") {
+			t.Errorf("%s: serve no longer says its interval's level:\n%s", c.model, out)
+		}
+		out, errOut, code = runCLI(append(serveArgs, "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%s: serve JSON: exit %d: %s", c.model, code, errOut)
+		}
+		var sj struct {
+			Widened []string `json:"intervals_widened"`
+		}
+		if err := json.Unmarshal([]byte(out), &sj); err != nil {
+			t.Fatal(err)
+		}
+		want = map[bool]string{true: "interval,max_rate", false: ""}[c.widened]
+		if got := strings.Join(sj.Widened, ","); got != want {
+			t.Errorf("%s: serve JSON's intervals_widened %q, want %q", c.model, got, want)
+		}
+	}
+}

@@ -18,7 +18,8 @@ llama.cpp's server slots; TensorRT-LLM's in-flight batching; RKLLM one
 request at a time), every step priced as predict prices it, and answers
 with each request's TTFT, TPOT, inter-token latency, E2E and queue delay,
 their percentiles (with their range at the ends of the prediction's
-interval), throughput and goodput, and the queue and KV cache over time.
+interval, "80% widened" where predict widens it for an MoE decode; JSON:
+intervals_widened), throughput and goodput, and the queue and KV cache over time.
 With --max-rate it searches the largest arrival rate whose p99 TTFT and
 p99 TPOT meet --ttft and --tpot. --tp N (or a system such as hgx-h100)
 serves on a tensor-parallel group: every step runs on N devices at once,

@@ -602,7 +602,11 @@ would come from 12.8 % to 8.6 %.
   change which requests share a step (in a closed loop, faster steps
   bring users back sooner, into fuller batches), so an expected figure
   can lie outside the two ends; the range then stretches to hold it, and
-  says so.
+  says so. Where the decode interval is widened for an MoE model on a
+  class whose MoE decode runs are held out of scope (docs/accuracy.md),
+  the ranges say "80% widened", as predict labels that interval: it holds
+  more than 80 % (JSON: ` + "`intervals_widened`" + ` names ` + "`interval`" + `, and
+  ` + "`max_rate`" + ` when the largest rate has a range too).
 - **Throughput and goodput.** Output tokens per second and requests per
   second over the run (first arrival to last completion); goodput counts
   the requests meeting both --ttft and --tpot.

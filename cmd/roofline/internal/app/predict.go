@@ -6,7 +6,6 @@ import (
 
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/sim"
-	"github.com/roofline/roofline/units"
 )
 
 // PredictRequest is one request on one setup, with the optional figures:
@@ -133,8 +132,12 @@ func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest,
 	p := &Prediction{Result: r, Why: why, Notes: append(notes, split.Notes...),
 		NoEnergy: "energy is not estimated for a model spread over several devices or memories"}
 	if !r.Memory.Fits {
-		if need := hostNeed(r); need > 0 {
-			p.Smallest = fmt.Sprintf("a host with %s of usable memory would hold its part (--host)", units.FormatBytes(need, units.Binary))
+		if hostNeed(r) > 0 {
+			p.Smallest = spread.offloadAdvice(r)
+		} else if a := spread.offloadAdvice(r); a != "" {
+			// The GPU's memory short under the flags given: as serve
+			// hints it.
+			p.Notes = append(p.Notes, a)
 		} else if split.Kind != sim.Offload {
 			if n, flags, _ := env.smallestFit(s, spread, req.Workload); n > 0 {
 				p.Smallest = fmt.Sprintf("%d devices would hold it (%s)", n, flags)

@@ -300,6 +300,15 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil && spread.everyLayer(s) {
 			return nil, &HintedError{Err: err, Advice: spread.everyLayerAdvice(s)}
 		}
+		if errors.As(err, &nf) && nf.Budget < 0 && split != nil && split.Kind == sim.Offload {
+			// The advice predict gives for the placement, priced at a
+			// lone request of the mean lengths.
+			if r, perr := split.Predict(sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); perr == nil {
+				if a := spread.offloadAdvice(r); a != "" {
+					return nil, &HintedError{Err: err, Advice: a}
+				}
+			}
+		}
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
 			if n, flags, fit := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
 				advice := fmt.Sprintf("%d devices like it would hold it: %s", n, flags)

@@ -70,6 +70,35 @@ func (sp Spread) everyLayerAdvice(s *sim.Setup) string {
 	return fmt.Sprintf("--gpu-layers %d places every layer on the GPU, whose memory does not hold them: a smaller --gpu-layers offloads the rest to the host (left out, llama.cpp's --fit places as many as fit)", sp.GPULayers)
 }
 
+// offloadAdvice is what would hold an offload whose memories r's
+// prediction finds short ("" when every pool holds its part, or when the
+// placement was llama.cpp's own): a host with more memory, or, the GPU's
+// memory short, a placement keeping more of the model in host memory than
+// the flags given do. predict says it as a note (or its smallest, for the
+// host) and serve as its hint: one advice for one placement.
+func (sp Spread) offloadAdvice(r *sim.Result) string {
+	if need := hostNeed(r); need > 0 {
+		return fmt.Sprintf("a host with %s of usable memory would hold its part (--host)", units.FormatBytes(need, units.Binary))
+	}
+	s := r.Split
+	if s == nil || s.Kind != sim.Offload || r.Memory.Fits {
+		return ""
+	}
+	var ways []string
+	if sp.GPULayersSet && s.GPULayers > 0 {
+		ways = append(ways, fmt.Sprintf("a --gpu-layers below %d offloads more layers to the host", s.GPULayers))
+	}
+	if sp.NCPUMoE > 0 && !sp.CPUMoE {
+		ways = append(ways, fmt.Sprintf("a --n-cpu-moe above %d (or --cpu-moe) keeps more layers' routed experts in host memory", sp.NCPUMoE))
+	}
+	for _, p := range s.Pools {
+		if !p.Fits && !p.Host && len(ways) > 0 {
+			return fmt.Sprintf("%s is short of its part: %s (left out, llama.cpp's --fit places as many as fit)", p.Name, strings.Join(ways, ", "))
+		}
+	}
+	return ""
+}
+
 // hostFlags names the flags given that describe an offload's host and
 // link ("": none), for a note when nothing is offloaded.
 func (sp Spread) hostFlags() string {

@@ -65,9 +65,14 @@ type calibrationJSON struct {
 	Notes        []string       `json:"notes"`
 }
 
-// paramUnits are the units of the efficiency parameters, in the order of
-// hardware.ParameterNames.
-var paramUnits = []string{"share", "s", "s", "share", "rows", "share", "s", "B/s", "share", "FLOP/s", "FLOP", "share", "share"}
+// paramUnits are the units of the efficiency parameters, by their names
+// (hardware.ParameterNames): a parameter added without one is printed as a
+// plain number, not read past the end of a list (TestParamUnitsCoverEveryParameter).
+var paramUnits = map[string]string{
+	"bandwidth": "share", "step_overhead": "s", "layer_overhead": "s", "compute_max": "share", "half_rows": "rows",
+	"attention": "share", "pass_overhead": "s", "unit_bandwidth": "B/s", "dequant": "share", "unit_compute": "FLOP/s",
+	"host_work": "FLOP", "kquant_gemv": "share", "read_share": "share",
+}
 
 // unused reports whether parameter i is one a class and its calibration
 // do without (a cap per unit on the products, host work, the K-quant
@@ -105,7 +110,7 @@ func newCalibrationJSON(c *app.Calibration) calibrationJSON {
 	vals, class := cal.Efficiency.Parameters(), r.Class.Efficiency.Parameters()
 	for i, n := range hardware.ParameterNames {
 		if !unused(i, vals, class) {
-			j.Parameters = append(j.Parameters, calParamJSON{n, vals[i], r.Fit.SE[i], class[i], paramUnits[i]})
+			j.Parameters = append(j.Parameters, calParamJSON{n, vals[i], r.Fit.SE[i], class[i], paramUnits[n]})
 		}
 	}
 	for _, f := range r.Formats {
@@ -161,9 +166,9 @@ func calibrationDoc(c *app.Calibration) *Doc {
 			// A parameter the fit held (its class's, or none) has no error.
 			se := "held"
 			if r.Fit.SE[i] > 0 {
-				se = "±" + paramText(r.Fit.SE[i], paramUnits[i])
+				se = "±" + paramText(r.Fit.SE[i], paramUnits[n])
 			}
-			t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[i]), se, paramText(class[i], paramUnits[i]))
+			t.Add(strings.ReplaceAll(n, "_", " "), paramText(vals[i], paramUnits[n]), se, paramText(class[i], paramUnits[n]))
 		}
 	}
 	for _, f := range r.Formats {

@@ -47,6 +47,10 @@ type PlanConfigJSON struct {
 	// Verdict is meets, uncertain or fails at Confidence.
 	Verdict    string  `json:"verdict"`
 	Confidence float64 `json:"confidence"`
+	// IntervalsWidened is ["tpot"] when the TPOT margins' interval is
+	// widened for an MoE decode (plan.Group.MoEDecodeNote), as predict's
+	// intervals_widened says it: it covers more than Confidence.
+	IntervalsWidened []string `json:"intervals_widened,omitempty"`
 	// Devices is how many devices the model is spread over (omitted for
 	// one) and Split how, or how it is offloaded to the host.
 	Devices int    `json:"devices,omitempty"`
@@ -169,6 +173,9 @@ func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) PlanConfigJSO
 	ttft, tpot := g.Judgements(c, t)
 	j.TTFTMargin, j.TTFTMarginLow, j.TTFTMarginHigh = margins(ttft)
 	j.TPOTMargin, j.TPOTMarginLow, j.TPOTMarginHigh = margins(tpot)
+	if tpot != nil && g.MoEDecodeNote != "" {
+		j.IntervalsWidened = []string{"tpot"}
+	}
 	return j
 }
 
@@ -311,12 +318,20 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 		var m []string
 		ttft, tpot := g.Judgements(c, t)
 		for _, x := range []struct {
-			name string
-			j    *sim.Judgement
-		}{{"TTFT", ttft}, {"TPOT", tpot}} {
-			if x.j != nil {
-				m = append(m, fmt.Sprintf("%s %s (slow end %s)", x.name, underOver(x.j.Margin), underOver(x.j.MarginLo)))
+			name    string
+			j       *sim.Judgement
+			widened bool
+		}{{"TTFT", ttft, false}, {"TPOT", tpot, g.MoEDecodeNote != ""}} {
+			if x.j == nil {
+				continue
 			}
+			// The slow end of an interval widened for an MoE decode is
+			// labelled as predict labels the interval.
+			widened := ""
+			if x.widened {
+				widened = ", " + levelLabel(conf, true)
+			}
+			m = append(m, fmt.Sprintf("%s %s (slow end %s%s)", x.name, underOver(x.j.Margin), underOver(x.j.MarginLo), widened))
 		}
 		m = append(m, fmt.Sprintf("%.0f%% memory free", 100*(1-c.Memory/g.UsableFor(c))))
 		word := fmt.Sprintf("meets (%.0f%% sure)", 100*conf)

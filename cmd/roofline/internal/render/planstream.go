@@ -339,6 +339,9 @@ func appendConfigJSON(b []byte, g *plan.Group, c sim.Config, t sim.Targets, conf
 	b = append(b, ",\n      \"verdict\": "...)
 	b = appendJSONString(b, c.Verdict.String())
 	b = num(b, ",\n      \"confidence\": ", conf)
+	if t.TPOT > 0 && g.MoEDecodeNote != "" {
+		b = append(b, ",\n      \"intervals_widened\": [\"tpot\"]"...)
+	}
 	if g.Devices > 1 {
 		b = append(b, ",\n      \"devices\": "...)
 		b = strconv.AppendInt(b, int64(g.Devices), 10)

@@ -439,11 +439,15 @@ func withInterval(v float64, iv *sim.Interval) string {
 // IntervalLabel is an interval's level ("80%"), said to be widened where
 // its decode part is joined with the range of MoE decode runs held out of
 // scope ("80% widened": it covers more than its level).
-func IntervalLabel(iv *sim.Interval) string {
-	if iv.Widened {
-		return fmt.Sprintf("%.0f%% widened", 100*iv.Level)
+func IntervalLabel(iv *sim.Interval) string { return levelLabel(iv.Level, iv.Widened) }
+
+// levelLabel is IntervalLabel of an interval at level, widened or not: the
+// one label of predict's intervals, plan's slow ends and serve's ranges.
+func levelLabel(level float64, widened bool) string {
+	if widened {
+		return fmt.Sprintf("%.0f%% widened", 100*level)
 	}
-	return fmt.Sprintf("%.0f%%", 100*iv.Level)
+	return fmt.Sprintf("%.0f%%", 100*level)
 }
 
 // resultTable is the core result table of text and Markdown.

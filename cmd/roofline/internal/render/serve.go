@@ -30,12 +30,16 @@ type ServeJSON struct {
 	Single singleJSON `json:"single_request"`
 	// FrontEnd is the front end the requests pass (zeros: none); a lone
 	// request's TTFT and E2E are Single's plus its light_s.
-	FrontEnd frontEndJSON      `json:"front_end"`
-	Result   serveResultJSON   `json:"result"`
-	Interval *serveRangeJSON   `json:"interval"`
-	MaxRate  *maxRateJSON      `json:"max_rate,omitempty"`
-	Series   []serveSampleJSON `json:"series"`
-	Notes    []string          `json:"notes"`
+	FrontEnd frontEndJSON    `json:"front_end"`
+	Result   serveResultJSON `json:"result"`
+	Interval *serveRangeJSON `json:"interval"`
+	MaxRate  *maxRateJSON    `json:"max_rate,omitempty"`
+	// IntervalsWidened names the ranges (interval, max_rate) at the ends
+	// of a step-time interval widened for an MoE decode, as predict's
+	// intervals_widened does: they cover more than their level.
+	IntervalsWidened []string          `json:"intervals_widened,omitempty"`
+	Series           []serveSampleJSON `json:"series"`
+	Notes            []string          `json:"notes"`
 }
 
 type schedulerJSON struct {
@@ -206,6 +210,9 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 	}
 	if a.Run.Fast != nil {
 		j.Interval = &serveRangeJSON{a.Run.Level, newServeResultJSON(a.Run.Fast), newServeResultJSON(a.Run.Slow)}
+		if serveWidened(a) {
+			j.IntervalsWidened = append(j.IntervalsWidened, "interval")
+		}
 	}
 	for _, p := range a.Run.Expected.Series {
 		j.Series = append(j.Series, serveSampleJSON{p.T, p.Waiting, p.Running, p.KVUse, p.Preemptions})
@@ -214,12 +221,22 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		j.MaxRate = &maxRateJSON{MaxRate: m.MaxRate, Bound: m.Bound, Capped: m.Capped}
 		if r := a.SearchRange; r != nil && r.Fast != nil {
 			j.MaxRate.Fast, j.MaxRate.Slow, j.MaxRate.Level = num(r.Fast.MaxRate), num(r.Slow.MaxRate), r.Level
+			if serveWidened(a) {
+				j.IntervalsWidened = append(j.IntervalsWidened, "max_rate")
+			}
 		}
 		for _, p := range m.Points {
 			j.MaxRate.Points = append(j.MaxRate.Points, ratePointJSON{p.Rate, newStatsJSON(p.TTFT), newStatsJSON(p.TPOT), newStatsJSON(p.E2E), p.Throughput, p.Goodput, p.Failed, p.Preemptions, p.Meets, p.Misses})
 		}
 	}
 	return j
+}
+
+// serveWidened says that the step-time interval behind serve's ranges is
+// widened for an MoE decode (sim.Interval.Widened), as predict's interval
+// of the lone request of the mean lengths is: "80% widened", not "80%".
+func serveWidened(a *app.Serve) bool {
+	return a.Single != nil && a.Single.TPOTInterval != nil && a.Single.TPOTInterval.Widened
 }
 
 // lengthsText is a workload's prompt or output lengths in words.
@@ -327,7 +344,7 @@ func serveDoc(a *app.Serve) *Doc {
 	doc.Section("latency", true)
 	doc.Table(latencyTable(a.Run))
 	if a.Run.Fast != nil {
-		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s%s", Percent(a.Run.Level), frontEndEnds(sv), outsideEnds(a.Run))
+		doc.Line("RANGE: the same requests with every step at the fast and the slow end of the prediction's %s interval%s%s", levelLabel(a.Run.Level, serveWidened(a)), frontEndEnds(sv), outsideEnds(a.Run))
 	}
 	doc.Section("throughput", true)
 	doc.Line("%d completed in %s: %s output tokens/s, %s requests/s (offered %s/s)", res.Completed, Duration(res.Duration),
@@ -364,7 +381,7 @@ func serveDoc(a *app.Serve) *Doc {
 			doc.Line("largest rate meeting %s: %s requests/s (a faster one misses %s)", targets, Sig(m.MaxRate, 3), strings.Join(m.Bound, ", "))
 		}
 		if r := a.SearchRange; r != nil && r.Fast != nil {
-			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval%s:", Percent(r.Level), frontEndEnds(a.Server))
+			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval%s:", levelLabel(r.Level, serveWidened(a)), frontEndEnds(a.Server))
 			switch {
 			case r.Fast.MaxRate == 0:
 				doc.Line("%s no rate tried meets them at either end", ends)
