@@ -67,10 +67,14 @@ const (
 	// 2/3 share). The decode aim is not: 5.9 % on four boards, 9.8 % once
 	// the Jetson AGX Thor's CPU (14 Neoverse-V3AE threads, THOR-GTIER) is
 	// scored; its three decodes run 0.64-0.94 × the class's rate and no
-	// sourced term prices why (docs/accuracy.md, "What is left"). The
+	// sourced term prices why (docs/accuracy.md, "What is left"); 11.8 %
+	// once the A57's second model (Gemma-3-1B Q4_K_M, KREIER-JETSON-NANO's
+	// CPU column) is scored: it decodes 1.40 × the time the other boards
+	// predict, and the class refitted with it prices the Thor's decodes
+	// 1.36-1.99 × (about 10 % on the four boards without the Thor). The
 	// guard holds that honest figure, not the aim: a row is not left out
 	// to keep a figure under its aim.
-	maxCPUClassDecodeMdAPE  = 0.10
+	maxCPUClassDecodeMdAPE  = 0.12
 	maxCPUClassPrefillMdAPE = 0.15
 )
 
@@ -862,10 +866,10 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 			total += k
 		}
 		switch {
-		case in[a57] != n[a57] || in[orin] != n[orin] || in[pi5] == 0 || in[pi5] == n[pi5] || n[thor]-in[thor] != 2:
-			return nil, fmt.Errorf("\"What is left\": the prose says the A57's and the A78AE's decode tests are covered, some of the Pi 5's not, and two of the Thor's (7B and 14B) not; covered %g of %g (Pi 5), %g of %g (A57), %g of %g (A78AE), %g of %g (Thor)", in[pi5], n[pi5], in[a57], n[a57], in[orin], n[orin], in[thor], n[thor])
-		case len(n) != 5 || 2*n[pi5] < total || n[a57] != 1 || n[orin] != 1 || n[thor] != 3:
-			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode tests are mostly the Pi 5's, on five boards, the A57 and the A78AE one model each, the Thor three; %g of %g on %d", n[pi5], total, len(n))
+		case in[a57] != n[a57] || in[orin] != n[orin] || in[pi5] != n[pi5] || in[rk] != n[rk] || in[thor] != 0:
+			return nil, fmt.Errorf("\"What is left\": the prose says every decode test of the Pi 5, the RK3588, the A57 and the A78AE is covered and none of the Thor's; covered %g of %g (Pi 5), %g of %g (A57), %g of %g (A78AE), %g of %g (Thor)", in[pi5], n[pi5], in[a57], n[a57], in[orin], n[orin], in[thor], n[thor])
+		case len(n) != 5 || 2*n[pi5] < total || n[a57] != 2 || n[orin] != 1 || n[thor] != 3:
+			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode tests are mostly the Pi 5's, on five boards, the A57 two models, the A78AE one, the Thor three; %g of %g on %d", n[pi5], total, len(n))
 		case !(c.Widen > 1):
 			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's intervals are widened; widened ×%.2f", c.Widen)
 		}
@@ -1136,10 +1140,11 @@ const accuracyLeft = `
   (rknn-llm issue #352), but the one published memory figure (890 MB for
   Qwen3-0.6B converted for 16k, a 909 MB file) shows no 1.9 GB cache in the
   process's memory, so the memory account keeps the tokens held.
-- **llama.cpp on ARM CPUs** rests on four devices: the Raspberry Pi 5,
+- **llama.cpp on ARM CPUs** rests on five devices: the Raspberry Pi 5,
   the RK3588's Cortex-A76 cores, the 2019 Jetson Nano's four
-  Cortex-A57s and the Jetson Orin Nano Super's six Cortex-A78AEs (one
-  model, two tests each), with no family levels (a CPU engine is its own
+  Cortex-A57s (two models, four tests), the Jetson Orin Nano Super's six
+  Cortex-A78AEs (one model, two tests) and the Jetson AGX Thor's
+  Neoverse-V3AE cores (below), with no family levels (a CPU engine is its own
   host, and the two Jetsons' CPUs share no core: docs/method.md,
   "Families and devices"). The A57 has no int8 dot-product
   instruction, and llama.cpp's fallback issues six instructions where its
@@ -1188,13 +1193,23 @@ const accuracyLeft = `
   factor cannot fit both; the Pi 5's Q2_K (70 % of its products in Q4_0
   by the 2026 quantizer's fallback, which older quantizers made IQ4_NL,
   and 30 % in Q3_K) prefills at 1.69. The Nano's
-  one run reaches 27 % of its Q4_K kernel's instruction bound at the
+  TinyLlama run reaches 27 % of its Q4_K kernel's instruction bound at the
   datasheet clock, where the Pi 5's Q4_K_M runs reach 59–72 % of theirs:
   its nvpmodel mode is not stated, and NVIDIA's 5 W mode (two cores at
-  918 MHz) would put it near 85 %, so its decode held out stays
-  A57-DECODE-RATIO× slow (1.38× with the family levels, outside the class's
-  interval then; inside now). No llama-bench run of an RK3576 CPU with a
-  built-in model was found.
+  918 MHz) would put it near 85 %. Its second model, Gemma-3-1B Q4_K_M
+  (KREIER-JETSON-NANO's CPU column: a llama-bench table that prints no
+  build or threads, taken at llama-bench's defaults, the four cores),
+  whose 1152-wide rows the quantizer stores in Q5_0 and Q8_0, decodes
+  1.40× and prefills 1.38× the time the other boards predict, where
+  TinyLlama (Q4_K throughout) decodes 1.16× and prefills 1.10×: the
+  class prices the core without dot products at one 2/3 share of every
+  type's kernel, which the two files do not bear out alike. Scored, the
+  pair moves the class (its decode interval ×0.77–1.46 → ×0.72–1.94, the
+  Thor's held-out decodes 1.06–1.55 → 1.36–1.99) and the A57 held out
+  decodes A57-DECODE-RATIO× slow, inside its interval (1.38× with the
+  family levels, outside the class's interval then). No llama-bench run
+  of an RK3576 CPU with a built-in model was found (searched again
+  2026-11-29, testdata/public/SOURCES.md).
   A Raspberry Pi 4 was (SENSURA-PI4: 4 models, Q4_0 to Q8_0, 40 tests)
   and is not scored, nor given a profile: its four Cortex-A72s decode
   at 3.5–4.6 GB/s whatever the format (file size × tokens/s, 30 % of the
@@ -1239,10 +1254,11 @@ const accuracyLeft = `
   The Jetson AGX Thor's CPU (THOR-GTIER: Qwen2.5 7B, 14B and 32B Q8_0,
   llama-bench -ngl 0 on a CUDA build at its default 14 threads, one a
   Neoverse-V3AE core, in MAXN) is the class's fifth board and its only
-  server-class cores, and it is why the class misses issue 24's decode
-  aim: held out, its three decodes take THOR-HELD × the predicted time,
-  and with them scored the class decodes CPU-DECODE off held out by
-  device (5.9 % on the other four boards, within the 8 % aim). It is
+  server-class cores, and with the A57's Gemma-3-1B (above) it is why
+  the class misses issue 24's decode aim: held out, its three decodes
+  take THOR-HELD × the predicted time, and with them scored the class
+  decodes CPU-DECODE off held out by device (about 10 % on the other four
+  boards; 5.9 %, within the 8 % aim, before the A57's second model). It is
   scored, not left out: a row that makes a figure worse is what users
   measure. No sourced term prices it. Bandwidth is not what holds it
   back: the same study's CPU STREAM-triad reads 209.2 GB/s on 12
@@ -1262,16 +1278,14 @@ const accuracyLeft = `
   (CPU-COVERAGE, prefill and decode, against issue 24's 75–90 %) is
   mostly the Pi 5's: DECODE-TESTS-PI5 of its DECODE-TESTS-CPU decode
   tests are that board's. Each device weighing the same, decode is
-  covered CPU-BYDEVICE-DECODE (the A57's and the A78AE's whole;
-  PI5-MISSED of the Pi 5's DECODE-TESTS-PI5, RK3588-MISSED of the
-  RK3588's DECODE-TESTS-RK3588 and THOR-MISSED of the Thor's
-  DECODE-TESTS-THOR outside); the class's intervals are calibrated on
+  covered CPU-BYDEVICE-DECODE (every board's tests but the Thor's, all
+  THOR-MISSED of its DECODE-TESTS-THOR outside); the class's intervals are calibrated on
   that weighting, both phases together (CPU-CALIBRATED-ON before), and
   widened CPU-WIDEN to cover 80 %. The Thor held out gets THOR-INTERVAL,
   built from the four other boards (their 10th–90th percentiles widened
   ×1.43 for resting on four devices: Student's t at three degrees of
-  freedom over the normal quantile, times √(5/4)), which its 14B and 7B
-  decodes fall outside; predicted with its runs in the class (roofline
+  freedom over the normal quantile, times √(5/4)), which all three of
+  its decodes fall outside; predicted with its runs in the class (roofline
   predict on the Thor's cpu engine), its own level carries them. The Pi
   5 held out decodes inside PI5-INTERVAL, built from the RK3588's
   DECODE-TESTS-RK3588, the A57's DECODE-TESTS-A57, the A78AE's
@@ -1287,7 +1301,7 @@ const accuracyLeft = `
   coverage fell to 64.1 / 47.8 % (under its 75 % guard), the measured
   devices' to 82.3 / 75.7 % and the released rows' prefill to 88.2 %. A
   board counts whole or not at all unless its interval cuts into its
-  own scatter, and three of the five are measured on one model: into
+  own scatter, and two of the five are measured on one model: into
   the band the class needs more boards (the M4 Pro and the Pi 4 above).
 - **The DGX Spark (GB10) under current llama.cpp** prefills at about 0.6 of
   what the CUDA class predicts from the other devices; its own level
