@@ -81,22 +81,24 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if h := o.Headroom; !(h >= 0 && h < 1) {
 		return nil, &WorkloadError{"Headroom", fmt.Sprintf("must be a share in [0, 1), got %g", h)}
 	}
-	if o.Split != nil && o.Split.Kind == sim.Offload {
+	stagewise := o.Split != nil && (o.Split.Kind == sim.Offload || o.Split.Kind == sim.Network || o.Split.PP > 1)
+	if stagewise {
 		// Each memory keeps the share free: the pool is what the one
 		// that fills first leaves.
 		o.Split = o.Split.WithHeadroom(o.Headroom)
 	}
 	var link sim.PassLink
 	var staged *sim.StepPricer
-	if sp := o.Split; sp != nil && sp.Kind == sim.Offload {
-		// Passes run the host's layers and the GPU's in turn: the pricer
-		// of its stages, the setup the GPU's with the whole model.
+	if sp := o.Split; stagewise {
+		// Passes run the host's layers and the GPU's in turn, or a
+		// pipeline's stages: the pricer of its stages, the setup the
+		// first device's with the whole model.
 		var err error
 		if staged, err = sp.StepPricer(); err != nil {
 			return nil, err
 		}
 		if o.MemoryShare != 0 {
-			return nil, &WorkloadError{"MemoryShare", "a share of one device's memory does not apply to a model offloaded to its host: each memory holds the part placed in it"}
+			return nil, &WorkloadError{"MemoryShare", "a share of one device's memory does not apply to a split whose memories each hold the part placed in it (an offload, pipeline stages, boards)"}
 		}
 		s = sp.Main
 	} else if sp != nil {
@@ -171,8 +173,10 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	}
 	device := s.Device.Name
 	switch {
-	case staged != nil:
+	case staged != nil && o.Split.Kind == sim.Offload:
 		device = fmt.Sprintf("%s with layers offloaded to its host, in %s", device, short)
+	case staged != nil:
+		device = fmt.Sprintf("%d %s in %d stages, in %s", o.Split.TP*o.Split.PP, device, o.Split.PP, short)
 	case o.Split != nil:
 		device = fmt.Sprintf("each of %d %s (tensor parallel)", o.Split.TP, device)
 	}
