@@ -33,7 +33,8 @@ type Server struct {
 	FrontEndEnds [2]FrontEnd
 	// Split is the tensor-parallel group the server runs on (nil: one
 	// device); Setup is then one device of it (sim.Split.Serving). For an
-	// offload, Setup is its GPU's, with the whole model.
+	// offload, Setup is its GPU's, with the whole model; for a pipeline
+	// (PP stages, RPC boards), its first device's, with the whole model.
 	Split  *sim.Split
 	pricer *sim.StepPricer
 	pool   pool
@@ -69,7 +70,9 @@ type Options struct {
 	// An offload (sim.Offload) serves on its GPU and host: every pass
 	// runs the stages in turn (sim.Split.StepPricer), the KV pool what
 	// the memory that fills first leaves (sim.Split.KVTokens), and the
-	// setup is ignored for the split's.
+	// setup is ignored for the split's. A pipeline (PP stages, RPC
+	// boards) serves likewise, stage by stage, its passes overlapping on
+	// the stages as its runtime overlaps them (sim.StepPricer.Overlap).
 	Split *sim.Split
 }
 
