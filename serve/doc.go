@@ -12,7 +12,12 @@
 // A tensor-parallel group's steps are one device's shard plus the links'
 // (sim.Split.Serving); a model offloaded to the host runs each step
 // through its stages in turn (sim.Split.StepPricer), as Split.Predict
-// prices a pass.
+// prices a pass. A pipeline (PP stages, RPC boards) is priced stage by
+// stage by the same pricer, each stage busy with a pass for its layers
+// and its own hop, and a step's passes overlap on the stages as the
+// runtime overlaps them (sim.StepPricer.Overlap): llama.cpp's ubatches
+// one after another through the stages (sim.Through), vLLM's micro-
+// batches in flight, one per stage (sim.Round).
 // A step costs O(1) whatever it holds: the decoding requests enter as
 // sums the engine keeps as they join, advance and leave (an event heap
 // marks when each finishes or crosses a sliding window), so a million

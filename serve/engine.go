@@ -153,6 +153,13 @@ type engine struct {
 	egBusy       float64 // when the tokens taken so far are through
 	feWork       float64
 	lag, prevLag float64 // a step's tokens' delivery after its end, this step's and the last
+	// A pipeline's (sim.StepPricer.Overlap): stageFree is when each stage is
+	// free within a step whose passes overlap on them (llama.cpp's
+	// ubatches), own a pass's stage times; budget is a step's tokens,
+	// one budget per micro-batch in flight (vLLM's virtual engines each
+	// schedule their own), a request's chunk at most one.
+	stageFree, own []float64
+	budget         int
 	// check, when set (tests), runs after every step.
 	check func(*engine)
 }
@@ -194,6 +201,16 @@ func (sv *Server) newEngine(src *source, tg Targets) *engine {
 		e.feBusy, e.egBusy = math.Inf(-1), math.Inf(-1)
 	}
 	e.below = make([]int, len(e.windows))
+	e.budget = sv.StepTokens
+	if n := e.pr.Stages(); n > 0 {
+		e.own = make([]float64, n)
+		switch e.pr.Overlap() {
+		case sim.UBatchOverlap:
+			e.stageFree = make([]float64, n)
+		case sim.VirtualEngines:
+			e.budget = sv.StepTokens * e.pr.MicroBatches(sch.MaxSeqs)
+		}
+	}
 	e.slots = make([]live, 0, min(sch.MaxSeqs, src.n))
 	if src.w.Arrival == Closed {
 		e.users = make([]int32, 0, src.n)
@@ -321,12 +338,12 @@ func (e *engine) step() {
 		e.allocs += max(need, 0)
 		e.decodeHeld = true
 	}
-	budget := e.sv.StepTokens - e.nDec
+	budget := e.budget - e.nDec
 	chunks := e.chunks[:0]
 	for i := 0; i < len(e.prefilling) && budget > 0; i++ {
 		s := e.prefilling[i]
 		l := &e.slots[s]
-		n := min(int(l.kvp-l.done), budget)
+		n := min(int(l.kvp-l.done), budget, e.sv.StepTokens)
 		if sch.OnFull != runtimes.Reserve {
 			need := e.pool.held(int64(l.done)+int64(n), int64(l.done), l.shared) - int64(l.blocks)
 			for need > e.total-e.used && e.tail != s {
@@ -389,7 +406,7 @@ func (e *engine) admit(chunks []chunk, budget int) []chunk {
 				}
 			}
 		}
-		n := min(kvp-cached, budget)
+		n := min(kvp-cached, budget, e.sv.StepTokens)
 		if !sch.Chunked && n < kvp-cached {
 			break
 		}
@@ -467,7 +484,23 @@ func (e *engine) price(chunks []chunk) float64 {
 	if e.nDec > 0 {
 		dec = pr.Decodes(e.sums)
 	}
+	if e.own != nil && pr.Overlap() == sim.VirtualEngines {
+		return e.round(chunks, dec)
+	}
 	if len(chunks) == 0 {
+		if p := e.sv.PassTokens; e.stageFree != nil && e.nDec > p {
+			// llama.cpp's ubatches of a decode step through the stages,
+			// as Split.Predict prices them: m alike, the batch's share.
+			m := (e.nDec + p - 1) / p
+			rows := (e.nDec + m - 1) / m
+			pr.PipelineStage(e.own, rows, rows, false, dec.Scale(1/float64(m)))
+			clear(e.stageFree)
+			end := 0.0
+			for range m {
+				end = sim.Through(e.stageFree, e.own)
+			}
+			return end
+		}
 		return pr.Pass(e.nDec, e.nDec, false, dec)
 	}
 	tokens := e.nDec
@@ -490,8 +523,14 @@ func (e *engine) price(chunks []chunk) float64 {
 	total := 0.0
 	room, rows, logits, prompt := pass-e.nDec, e.nDec, e.nDec, false
 	a := dec
+	clear(e.stageFree)
 	flush := func() {
-		if rows > 0 {
+		switch {
+		case rows > 0 && e.stageFree != nil:
+			// Through the pipeline's stages, each pass after the last.
+			pr.PipelineStage(e.own, rows, logits, prompt, a)
+			total = sim.Through(e.stageFree, e.own)
+		case rows > 0:
 			total += pr.Pass(rows, logits, prompt, a)
 		}
 		a, rows, logits, prompt, room = sim.Attention{}, 0, 0, false, pass
@@ -518,6 +557,36 @@ func (e *engine) price(chunks []chunk) float64 {
 	}
 	flush()
 	return total
+}
+
+// round is a step of a pipeline whose requests step in micro-batches in
+// flight (vLLM's virtual engines, sim.Round): every request of the step
+// once, in as many micro-batches as stages (at most one a request), each
+// stage taking a mean micro-batch's share of the step for each, the
+// micro-batch holding the largest prompt chunk no faster than that
+// chunk's trip.
+func (e *engine) round(chunks []chunk, dec sim.Attention) float64 {
+	pr := e.pr
+	a, logits, tokens := dec, e.nDec, e.nDec
+	longest, big := 0.0, -1
+	for i, c := range chunks {
+		tokens += c.n
+		a.Add(pr.Chunk(c.depth, c.n))
+		if int(e.slots[c.slot].done)+c.n == int(e.slots[c.slot].kvp) {
+			logits++
+		}
+		if big < 0 || c.n > chunks[big].n {
+			big = i
+		}
+	}
+	m := pr.MicroBatches(e.nDec + len(chunks))
+	if big >= 0 && m > 1 {
+		c := chunks[big]
+		longest = pr.Pass(c.n, 1, true, pr.Chunk(c.depth, c.n))
+	}
+	k := float64(m)
+	pr.PipelineStage(e.own, (tokens+m-1)/m, (logits+m-1)/m, len(chunks) > 0, a.Scale(1/k))
+	return sim.Round(e.own, m, longest)
 }
 
 // finishStep moves the clock to end: the decodes emit their tokens, the

@@ -33,7 +33,8 @@ type Server struct {
 	FrontEndEnds [2]FrontEnd
 	// Split is the tensor-parallel group the server runs on (nil: one
 	// device); Setup is then one device of it (sim.Split.Serving). For an
-	// offload, Setup is its GPU's, with the whole model.
+	// offload, Setup is its GPU's, with the whole model; for a pipeline
+	// (PP stages, RPC boards), its first device's, with the whole model.
 	Split  *sim.Split
 	pricer *sim.StepPricer
 	pool   pool
@@ -69,7 +70,9 @@ type Options struct {
 	// An offload (sim.Offload) serves on its GPU and host: every pass
 	// runs the stages in turn (sim.Split.StepPricer), the KV pool what
 	// the memory that fills first leaves (sim.Split.KVTokens), and the
-	// setup is ignored for the split's.
+	// setup is ignored for the split's. A pipeline (PP stages, RPC
+	// boards) serves likewise, stage by stage, its passes overlapping on
+	// the stages as its runtime overlaps them (sim.StepPricer.Overlap).
 	Split *sim.Split
 }
 
@@ -81,22 +84,24 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if h := o.Headroom; !(h >= 0 && h < 1) {
 		return nil, &WorkloadError{"Headroom", fmt.Sprintf("must be a share in [0, 1), got %g", h)}
 	}
-	if o.Split != nil && o.Split.Kind == sim.Offload {
+	stagewise := o.Split != nil && (o.Split.Kind == sim.Offload || o.Split.Kind == sim.Network || o.Split.PP > 1)
+	if stagewise {
 		// Each memory keeps the share free: the pool is what the one
 		// that fills first leaves.
 		o.Split = o.Split.WithHeadroom(o.Headroom)
 	}
 	var link sim.PassLink
 	var staged *sim.StepPricer
-	if sp := o.Split; sp != nil && sp.Kind == sim.Offload {
-		// Passes run the host's layers and the GPU's in turn: the pricer
-		// of its stages, the setup the GPU's with the whole model.
+	if sp := o.Split; stagewise {
+		// Passes run the host's layers and the GPU's in turn, or a
+		// pipeline's stages: the pricer of its stages, the setup the
+		// first device's with the whole model.
 		var err error
 		if staged, err = sp.StepPricer(); err != nil {
 			return nil, err
 		}
 		if o.MemoryShare != 0 {
-			return nil, &WorkloadError{"MemoryShare", "a share of one device's memory does not apply to a model offloaded to its host: each memory holds the part placed in it"}
+			return nil, &WorkloadError{"MemoryShare", "a share of one device's memory does not apply to a split whose memories each hold the part placed in it (an offload, pipeline stages, boards)"}
 		}
 		s = sp.Main
 	} else if sp != nil {
@@ -171,8 +176,10 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	}
 	device := s.Device.Name
 	switch {
-	case staged != nil:
+	case staged != nil && o.Split.Kind == sim.Offload:
 		device = fmt.Sprintf("%s with %s, in %s", device, offloadedText(o.Split), short)
+	case staged != nil:
+		device = fmt.Sprintf("%d %s in %d stages, in %s", o.Split.TP*o.Split.PP, device, o.Split.PP, short)
 	case o.Split != nil:
 		device = fmt.Sprintf("each of %d %s (tensor parallel)", o.Split.TP, device)
 	}

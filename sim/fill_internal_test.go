@@ -52,3 +52,47 @@ func TestPrefillFillIsDecodeUBatchRule(t *testing.T) {
 		t.Errorf("prefill call of 4 passes: %g s, want 5 s", got)
 	}
 }
+
+// A prompt's passes in a pipeline count the hops as a decode step's
+// micro-batches do (Split.ownLinks): a stage is busy with a pass for its
+// layers and the hop it sends the pass on, so a pass's trip holds every
+// hop once and each next pass leaves one slowest such stage later.
+// Three stages of 1 s a pass, the first two sending a hop of 0.25 s,
+// 8 passes in fills of 4 (each stage's sums over the 8 passes: 8 s of
+// layers, 2 s of hop):
+//
+//	trip    = 1 + 0.25 + 1 + 0.25 + 1 = 3.5 s
+//	slowest = max(1.25, 1.25, 1)      = 1.25 s
+//	a fill  = 3.5 + 3 × 1.25          = 7.25 s, two fills 14.5 s
+//
+// Stage by stage, a fill: stage 0 sends its passes at 1.25, 2.5, 3.75
+// and 5 s; stage 1 takes each as it comes and sends it 1.25 s later
+// (2.5, 3.75, 5, 6.25 s); stage 2 ends them at 3.5, 4.75, 6 and 7.25 s.
+// Adding every pass's hops whole (before session 50) priced
+// 2 × (3 + 3 × 1) + 8 × 0.5 = 16 s: each next pass a stage and both hops
+// later. The ideal bound fills once with hops of 0.125 s (8 × 0.125 = 1 s
+// a stage): (3.25 + 7 × 1.125) = 11.125 s. A last stage slower than
+// the others with their hops sets the pace alone: stages of 1, 1 and
+// 1.5 s give 4 + 3 × 1.5 = 8.5 s a fill, 17 s.
+func TestPipelinedPrefillCountsOwnHops(t *testing.T) {
+	sp := &Split{PP: 3, PipelinedPrefill: true}
+	stage := func(layers, hop, idealHop float64) stageSums {
+		return stageSums{exp: sums{time: layers}, ideal: sums{time: layers}, link: hop, idealLink: idealHop}
+	}
+	for _, c := range []struct {
+		name       string
+		last       float64
+		want, idea float64
+	}{
+		{"even stages", 8, 14.5, 11.125},
+		// trip 1 + 0.25 + 1 + 0.25 + 1.5 = 4 s, slowest 1.5 s;
+		// ideal: 3.75 + 7 × 1.5 = 14.25 s.
+		{"last stage slowest", 12, 17, 14.25},
+	} {
+		st := []stageSums{stage(8, 2, 1), stage(8, 2, 1), stage(c.last, 0, 0)}
+		ph := sp.combine(st, 8, 4, 4, 2, true)
+		if math.Abs(ph.Time-c.want) > 1e-12 || math.Abs(ph.IdealTime-c.idea) > 1e-12 {
+			t.Errorf("%s: %g s (ideal %g s), want %g s (%g s)", c.name, ph.Time, ph.IdealTime, c.want, c.idea)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type StepPricer struct {
 	// another (Split.StepPricer); nil for one device or a tensor-parallel
 	// group, priced by s alone.
 	stages []stagePricer
+	// pipe prices a pipeline's passes stage by stage (PP stages or RPC
+	// boards, Split.StepPricer); nil otherwise.
+	pipe *pipePricer
 }
 
 // StepPricer is the setup's pricer of serving passes.
@@ -62,6 +65,14 @@ func (sp *StepPricer) Scaled(prefill, decode float64) *StepPricer {
 			o.stages[i].step = nil
 		}
 	}
+	if sp.pipe != nil {
+		p := *sp.pipe
+		p.stages = slices.Clone(p.stages)
+		for i := range p.stages {
+			p.stages[i].step = nil
+		}
+		o.pipe = &p
+	}
 	return &o
 }
 
@@ -76,6 +87,9 @@ func (sp *StepPricer) Pass(tokens, logits int, prefill bool, a Attention) float6
 	}
 	if sp.stages != nil {
 		return sp.stagedPass(tokens, logits, prefill, &a)
+	}
+	if sp.pipe != nil {
+		return sp.pipePass(tokens, logits, prefill, &a)
 	}
 	if !prefill {
 		u := sp.stepCost(tokens)

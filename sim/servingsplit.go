@@ -79,7 +79,7 @@ func (sp *StepPricer) WithLink(l PassLink) *StepPricer {
 
 // Staged says whether sp prices a split's stages one after another
 // (Split.StepPricer).
-func (sp *StepPricer) Staged() bool { return sp.stages != nil }
+func (sp *StepPricer) Staged() bool { return sp.stages != nil || sp.pipe != nil }
 
 // KVTokens is the KV cache in tokens of every layer that a split's
 // memories leave beside passes of up to passTokens tokens: each pool

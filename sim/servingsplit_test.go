@@ -132,8 +132,26 @@ func TestOffloadStepPricer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pp.StepPricer(); err == nil || !strings.Contains(err.Error(), "2 pipeline stages") {
-		t.Errorf("a pipeline stepped: %v", err)
+	// A pipeline is priced stage by stage: vLLM's micro-batches in
+	// flight, each stage's own time (its layers, its hop, its share of
+	// the all-reduces) adding up to a pass alone through them.
+	ppr, err := pp.StepPricer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ppr.Overlap() != sim.VirtualEngines || ppr.Stages() != 2 || ppr.MicroBatches(5) != 2 || ppr.MicroBatches(1) != 1 {
+		t.Errorf("pipeline pricer: overlap %v, %d stages, %d and %d micro-batches; want virtual engines, 2, 2 and 1", ppr.Overlap(), ppr.Stages(), ppr.MicroBatches(5), ppr.MicroBatches(1))
+	}
+	for _, c := range []struct {
+		tokens  int
+		prefill bool
+		a       sim.Attention
+	}{{8, false, ppr.Decode(1000).Scale(8)}, {512, true, ppr.Chunk(0, 512)}} {
+		own := make([]float64, 2)
+		ppr.PipelineStage(own, c.tokens, 1, c.prefill, c.a)
+		if whole := ppr.Pass(c.tokens, 1, c.prefill, c.a); math.Abs(own[0]+own[1]-whole) > 1e-12*whole || own[0] <= 0 || own[1] <= 0 {
+			t.Errorf("%d tokens: stages' own times %v, a pass %v", c.tokens, own, whole)
+		}
 	}
 }
 

@@ -35,11 +35,12 @@ type stagePricer struct {
 // Split.Predict adds them; a prefill pass of OpOffloadRows rows or more
 // runs the host layers on the GPU, their weights and cache over the link,
 // as Split.Predict's do. A tensor-parallel group is served by
-// Split.Serving's shard; a pipeline of PP stages, whose micro-batches
-// overlap, is an error.
+// Split.Serving's shard. A pipeline of PP stages or of RPC boards is
+// priced stage by stage (its Overlap says how a runtime overlaps its
+// passes on them, PipelineStage each stage's own part of one).
 func (sp *Split) StepPricer() (*StepPricer, error) {
 	if sp.PP > 1 || sp.Kind == Network {
-		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation runs a split's stages one pass after another; %s overlap their micro-batches, which it does not simulate", map[bool]string{true: fmt.Sprintf("%d pipeline stages", sp.PP), false: "boards on a network"}[sp.PP > 1])}
+		return sp.pipelineStepPricer()
 	}
 	n := len(sp.Decode)
 	if n == 0 || len(sp.Prefill) != n || (sp.prefillSmall != nil && len(sp.prefillSmall) != n) {

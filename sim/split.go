@@ -577,14 +577,12 @@ func (sp *Split) idealPart(st []*Stage, ss []stageSums, link, between float64) I
 func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, prefill bool) Phase {
 	ph := Phase{Steps: n}
 	var exp, ideal sums
-	slowest, slowestIdeal := 0.0, 0.0
 	for _, s := range st {
 		exp.add(s.exp)
 		ideal.add(s.ideal)
 		ph.Bytes += s.bytes
 		ph.FLOPs += s.flops
 		ph.OverheadTime += s.overhead
-		slowest, slowestIdeal = max(slowest, s.exp.time), max(slowestIdeal, s.ideal.time)
 	}
 	ph.Time, ph.IdealTime = exp.time+link, ideal.time+idealLink
 	switch {
@@ -595,13 +593,16 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 	case prefill && sp.PipelinedPrefill && n > 1:
 		// The passes follow each other through the stages, `micro` of
 		// them a call (0: all n) that fills the pipeline once, as a
-		// decode step's ubatches do (pipelineFills; the stage sums are
-		// over all n passes, so one pass's trip is Σ/n). The ideal
-		// runtime fills it once. Unlike decode's (Split.ownLinks), a
-		// pass's hops are not a stage's busy time: they are added whole.
+		// decode step's ubatches do (pipelineFills; the stage sums and
+		// the links are over all n passes, so one pass's trip is the
+		// whole's 1/n). As in decode, a stage is busy with a pass for
+		// its layers and its own hop and collectives (Split.ownLinks):
+		// a pass's hops are in its trip, and each next pass leaves a
+		// slowest such stage later, not a stage and every hop later.
+		// The ideal runtime fills it once.
 		k := float64(n)
-		ph.IdealTime = pipelineFills(ideal.time/k, slowestIdeal/k, n, 0) + idealLink
-		ph.Time = pipelineFills(exp.time/k, slowest/k, n, micro) + link
+		ph.IdealTime = pipelineFills(ph.IdealTime/k, ownSlowest(st, true)/k, n, 0)
+		ph.Time = pipelineFills(ph.Time/k, ownSlowest(st, false)/k, n, micro)
 	}
 	ph.MemoryTime, ph.ComputeTime, ph.ComputeBoundSteps = exp.memory, exp.compute, exp.computeBound
 	if ph.Bytes > 0 {
@@ -627,6 +628,17 @@ func (sp *Split) combine(st []stageSums, n, micro int, link, idealLink float64, 
 // passes of one step (llama.cpp's ubatches, UBatchPipeline) fill the
 // pipeline once a step: one trip and a slowest stage for each other pass.
 func (sp *Split) round(st []stageSums, micro int, trip float64, ideal bool) float64 {
+	slowest := ownSlowest(st, ideal)
+	if sp.PipelineBatches == nil && sp.UBatchPipeline {
+		return pipelineFills(trip, slowest, micro, 0)
+	}
+	return max(trip, float64(micro)*slowest)
+}
+
+// ownSlowest is the largest of the stages' own times over a phase: its
+// layers plus its own hop and collectives (Split.ownLinks), at the
+// expected or the ideal rates.
+func ownSlowest(st []stageSums, ideal bool) float64 {
 	slowest := 0.0
 	for _, s := range st {
 		if ideal {
@@ -635,10 +647,7 @@ func (sp *Split) round(st []stageSums, micro int, trip float64, ideal bool) floa
 			slowest = max(slowest, s.exp.time+s.link)
 		}
 	}
-	if sp.PipelineBatches == nil && sp.UBatchPipeline {
-		return pipelineFills(trip, slowest, micro, 0)
-	}
-	return max(trip, float64(micro)*slowest)
+	return slowest
 }
 
 // pipelineFills is the time of `passes` passes handed to a pipeline
@@ -657,14 +666,15 @@ func pipelineFills(trip, slowest float64, passes, perFill int) float64 {
 	return float64(passes) / float64(k) * (trip + float64(k-1)*slowest)
 }
 
-// ownLinks sets each decode stage's own link time (stageSums.link, and
-// idealLink when ideal) over `passes` passes of `tokens` tokens in all:
-// the hop after the k-th stage that holds layers goes to the next over
-// Link, or over Between where it leaves a group (Split.betweenHops), the
-// last stage sends none; the collectives (collective, idealCollective)
-// go to the stages in proportion to the layers they hold. They add up to
+// ownLinks sets each stage's own link time in a pipeline's phase
+// (stageSums.link, and idealLink when ideal) over `passes` passes of
+// `tokens` tokens in all, each hop carrying hopBytes a token: the hop
+// after the k-th stage that holds layers goes to the next over Link, or
+// over Between where it leaves a group (Split.betweenHops), the last
+// stage sends none; the collectives (collective, idealCollective) go to
+// the stages in proportion to the layers they hold. They add up to
 // linkTime's transfers and collectives.
-func (sp *Split) ownLinks(st []stageSums, stages []*Stage, passes int, tokens, collective, idealCollective float64, ideal bool) {
+func (sp *Split) ownLinks(st []stageSums, stages []*Stage, passes int, tokens, hopBytes, collective, idealCollective float64, ideal bool) {
 	layers := 0
 	for _, s := range stages {
 		layers += s.Part.End - s.Part.First
@@ -689,9 +699,9 @@ func (sp *Split) ownLinks(st []stageSums, stages []*Stage, passes int, tokens, c
 			if sp.Between != nil && sp.GroupStages > 0 && (k+1)%sp.GroupStages == 0 {
 				l = sp.Between
 			}
-			st[i].link += hopTime(l, p, trips, tokens, sp.HopBytes, false)
+			st[i].link += hopTime(l, p, trips, tokens, hopBytes, false)
 			if ideal {
-				st[i].idealLink += hopTime(l, p, trips, tokens, sp.HopBytes, true)
+				st[i].idealLink += hopTime(l, p, trips, tokens, hopBytes, true)
 			}
 		}
 		k++

@@ -229,6 +229,9 @@ func (q *splitPricing) at() splitPhases {
 		}
 		q.preSums[i] = stageSums{exp: e, ideal: id, bytes: bytes, over: over, flops: id.compute * st.ideal.peak, overhead: float64(q.pre[i].passes) * st.r.overhead}
 	}
+	if sp.PP > 1 && sp.PipelinedPrefill {
+		sp.ownLinks(q.preSums, q.prefill, q.passes, float64(q.w.Batch*q.w.Prompt), q.hopB, q.co, q.ico, q.ideal)
+	}
 	out.prefill = sp.combine(q.preSums, q.passes, sp.fillPasses(q.w), q.tr+q.co, q.itr+q.ico, true)
 	if q.steps <= 0 {
 		return out
@@ -245,7 +248,7 @@ func (q *splitPricing) at() splitPhases {
 		out.last += dp.time(q.dec[i].lastStep())
 	}
 	if sp.PP > 1 {
-		sp.ownLinks(q.decSums, sp.Decode, q.steps, float64(q.steps*q.dw.Batch), q.dco, q.dico, q.ideal)
+		sp.ownLinks(q.decSums, sp.Decode, q.steps, float64(q.steps*q.dw.Batch), sp.HopBytes, q.dco, q.dico, q.ideal)
 	}
 	out.decode = sp.combine(q.decSums, q.steps, q.micro, q.dtr+q.dco, q.ditr+q.dico, false)
 	return out

@@ -153,7 +153,7 @@ What the table leaves out, it counts on its last line:
   for the configuration: a tensor-parallel group (--devices) as serve --tp
   serves it, a model offloaded to its host as serve --gpu-layers N
   --n-cpu-moe E serves the plan's placement (below); one on pipeline
-  stages or RPC boards is not searched (—). The server keeps --headroom of
+  stages or RPC boards, which serve steps, is not searched yet (—). The server keeps --headroom of
   every memory free, as the plan's memory check does: its KV cache is what
   the rest leaves (serve --memory-share of the runtime's share less the
   headroom is the same server on one device). --rate needs --ttft or

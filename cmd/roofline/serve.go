@@ -24,7 +24,11 @@ With --max-rate it searches the largest arrival rate whose p99 TTFT and
 p99 TPOT meet --ttft and --tpot. --tp N (or a system such as hgx-h100)
 serves on a tensor-parallel group: every step runs on N devices at once,
 each with its share of the weights and the KV cache, plus the all-reduces
-over --link. A model one GPU does not hold under llama.cpp is offloaded to
+over --link. --pp N (or --devices under llama.cpp, boards over a network)
+serves pipeline stages: each step goes through them, its passes or
+micro-batches overlapping from stage to stage as the runtime overlaps
+them (llama.cpp: a step's -ub passes one after another; vLLM: a
+micro-batch per stage in flight). A model one GPU does not hold under llama.cpp is offloaded to
 the host as predict offloads it (--gpu-layers, --n-cpu-moe, --host, else
 llama.cpp's --fit): every step runs the host's layers and the GPU's in
 turn.
@@ -41,6 +45,8 @@ Examples:
   roofline serve --model llama-3.2-3b --hardware jetson-orin-nano-super-8gb --weights q4_k_m --arrival closed --users 4 --think 10s
   roofline serve --model llama-3.1-8b --hardware h100-sxm --runtime vllm --rate 10 --prompt lognormal:1000:600 --max-rate
   roofline serve --model llama-3.1-70b --hardware hgx-h100 --runtime vllm --tp 8 --rate 5 --prompt 2000 --output-tokens 300
+  roofline serve --model llama-3.1-70b --hardware h100-sxm --runtime vllm --devices 16 --tp 8 --pp 2 --link ib-ndr --rate 5 --max-rate
+  roofline serve --model llama-3.1-8b --hardware rk3588 --engine cpu --runtime llama.cpp --weights q4_0 --devices 2 --link 1gbe --rate 0.02 --prompt 200 --output-tokens 100
   roofline serve --model llama-3.1-70b --hardware rtx-4090 --weights q4_k_m --rate 0.01 --max-rate --ttft 20s --tpot 1s`
 
 func serveCommand() *cli.Command {

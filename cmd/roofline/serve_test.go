@@ -162,17 +162,15 @@ func TestServeTensorParallel(t *testing.T) {
 		{[]string{"--rate", "1"}, 1, "roofline: hint: 2 devices like it would hold it: --devices 2 --tp 2"},
 		{[]string{"--rate", "1", "--tp", "3"}, 2, "--tp must divide the model's 64 attention heads"},
 		{[]string{"--rate", "1", "--tp", "0"}, 2, "--tp must be at least 1"},
-		{[]string{"--rate", "1", "--pp", "2"}, 2, "unknown flag --pp"},
-		// A group larger than the link joins: the hint offered --pp,
-		// which serve has not.
-		{[]string{"--rate", "1", "--tp", "16"}, 2, "roofline: hint: --tp 8 (serve has no --pp: predict --devices 16 prices 16 devices as a pipeline), or name a link that joins 16 with --link"},
-		{[]string{"--rate", "1", "--hardware", "rtx-3090", "--weights", "awq-int4", "--tp", "4", "--link", "nvlink3-bridge-x4"}, 2, "roofline: hint: --tp 2 (serve has no --pp: predict --devices 4 --link nvlink3-bridge-x4 prices 4 devices as a pipeline), or a link that joins 4 devices, such as pcie4-x16"},
+		{[]string{"--rate", "1", "--pp", "0"}, 2, "--pp must be at least 1"},
+		// A group larger than the link joins: the hint offers --pp.
+		{[]string{"--rate", "1", "--tp", "16"}, 2, "roofline: hint: --tp 8 (with --pp for more devices), or name a link that joins 16 with --link"},
+		{[]string{"--rate", "1", "--hardware", "rtx-3090", "--weights", "awq-int4", "--tp", "4", "--link", "nvlink3-bridge-x4"}, 2, "roofline: hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"},
 		// The fewest H100 SXM that hold DeepSeek-V3 (fp8, 627 GiB) are two
-		// HGX boards, a pipeline serve refuses: not told as flags to serve
-		// with (serve has no --pp).
-		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages, whose micro-batches overlap from stage to stage: serve does not step that yet; predict --devices 16 --tp 8 --pp 2 prices it"},
+		// HGX boards, a pipeline serve steps: told as its flags.
+		{[]string{"--rate", "1", "--model", "deepseek-v3"}, 1, "roofline: hint: 16 devices like it would hold it as 2 pipeline stages: --devices 16 --tp 8 --pp 2"},
 		// Boards over a network (llama.cpp RPC) likewise.
-		{[]string{"--rate", "1", "--hardware", "raspberry-pi-5-8gb", "--runtime", "llama.cpp"}, 1, "roofline: hint: 8 devices like it would hold it as boards running their layers in turn over the network (RPC): serve does not step that yet; predict --devices 8 --link 1gbe prices it"},
+		{[]string{"--rate", "1", "--hardware", "raspberry-pi-5-8gb", "--runtime", "llama.cpp"}, 1, "roofline: hint: 8 devices like it would hold it as boards running their layers in turn over the network (RPC): --devices 8 --link 1gbe"},
 	} {
 		_, errOut, code := runCLI(append(append([]string{"serve"}, base...), c.args...)...)
 		if code != c.code || !strings.Contains(errOut, c.want) {
@@ -361,11 +359,48 @@ func TestServeOffload(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want %d, %q", c.args, code, errOut, c.code, c.want)
 		}
 	}
-	// Two GPUs under llama.cpp are a pipeline (its layer split): refused,
-	// naming --devices and what serve steps.
-	_, errOut, code = runCLI("serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--rate", "1", "--devices", "2")
-	if code != 2 || !strings.Contains(errOut, "--devices llama.cpp runs 2 devices as 2 pipeline stages") {
-		t.Errorf("two GPUs under llama.cpp: exit %d, %q", code, errOut)
+}
+
+// TestServePipeline: serve steps a pipeline end to end. Two RTX 4090s
+// under llama.cpp (its layer split) and two H100 SXM boards of 8 under
+// vLLM (--tp 8 --pp 2 over ib-ndr) say they are stages, a lone request is
+// predict's on the same devices (TTFT and E2E within 0.1 %: a prompt of
+// one pass, decode steps of one sequence, each a trip through every stage
+// and hop), and the max-rate search runs.
+func TestServePipeline(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"llama.cpp", []string{"--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--devices", "2", "--prompt", "400", "--output-tokens", "50"}, "llama.cpp runs 2 devices as 2 pipeline stages: each step goes through the stages, a step's passes"},
+		{"vllm", []string{"--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "16", "--tp", "8", "--pp", "2", "--link", "ib-ndr", "--prompt", "1000", "--output-tokens", "50"}, "vllm runs 16 devices as 2 pipeline stages: each step goes through the stages, the running requests in up to 2 micro-batches in flight"},
+	} {
+		out, errOut, code := runCLI(append(append([]string{"serve"}, c.flags...), "--rate", "0.01", "--requests", "20", "--max-rate", "--front-end", "off")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		if !strings.Contains(out, c.want) || !strings.Contains(out, "pipeline stages of tensor parallel") || !strings.Contains(out, "Max rate") {
+			t.Errorf("%s: output lacks the pipeline or the search:\n%s", c.name, out)
+		}
+		js, errOut, code := runCLI(append(append([]string{"serve"}, c.flags...), "--rate", "0.001", "--requests", "3", "--front-end", "off", "--format", "json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
+		}
+		var j render.ServeJSON
+		if err := json.Unmarshal([]byte(js), &j); err != nil {
+			t.Fatal(err)
+		}
+		ttft, e2e := predictTimes(t, c.flags...)
+		if !near(j.Single.TTFT, ttft, 1e-12) || !near(j.Single.E2E, e2e, 1e-12) {
+			t.Errorf("%s: single request %+v, predict TTFT %v E2E %v", c.name, j.Single, ttft, e2e)
+		}
+		if p50 := j.Result.TTFT.P50; p50 == nil || !near(*p50, ttft, 1e-3) {
+			t.Errorf("%s: a lone request's TTFT %v served, %v predicted", c.name, p50, ttft)
+		}
+		if d := j.Devices; d == nil || d.PipelineStages != 2 {
+			t.Errorf("%s: devices %+v, want 2 pipeline stages", c.name, d)
+		}
 	}
 }
 
@@ -505,12 +540,28 @@ prediction). Its step-time interval is the
 interval of its stages' classes, each weighted by its share of the mean
 request's time run alone (` + "`sim.Split.Bounds`" + `, as predict weighs them).
 Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
-several GPUs) and RPC boards keep micro-batches of one step in flight on
-different stages: serve does not take them (predict does). A model no
-tensor-parallel group holds, whose fewest devices are such a pipeline
-(DeepSeek-V3 on H100 SXMs: 16, two HGX boards of 8 on NVLink) or such
-boards, is told the ` + "`predict`" + ` command that prices them, not flags serve
-refuses.
+several GPUs, ` + "`--devices 16 --tp 8 --pp 2`" + ` over two HGX boards) and
+RPC boards are stepped through their stages, every stage priced by the
+pricer predict's stages are (` + "`sim.Split.StepPricer`" + `): a stage is busy
+with a pass for its layers and the hop it sends the pass on (and its
+layers' share of the tensor-parallel collectives), as predict's
+pipeline rule counts them. How passes overlap on the stages is the
+runtime's: llama.cpp's server runs one step at a time, its llama_decode
+sending the step's passes of -ub tokens through the stages one after
+another (pull request #6017), so a step is a trip for its first pass and
+a slowest stage and its hop for each next (` + "`sim.Through`" + `, pass by pass);
+vLLM keeps a micro-batch per stage in flight (its pipeline-parallel
+virtual engines, V1's batch queue), each with its own step budget, so a
+step in which every running request steps once is no shorter than a
+micro-batch's trip, nor than the micro-batch holding the largest prompt
+chunk's, nor than one slowest stage and hop per micro-batch
+(` + "`sim.Round`" + `, the micro-batches taken as equal shares of the step);
+llama.cpp's RPC boards run no pipeline (one pass through every board
+before the next). A lone request is predict's (tested). Each stage's
+memory holds its own layers' KV cache, the first to fill bounding the
+pool. A model whose stages would hold unlike shares of its sliding and
+global layers (Gemma 2) is refused. ` + "`plan --rate`" + ` does not search
+pipelines yet.
 
 ## The front end
 
@@ -724,9 +775,10 @@ const serveDocTail = `
   scheduling, a place freed in a step taken up only in the step after
   next (the next was scheduled while the request still held it); a step
   padded up to the next captured graph size;
-  speculative decoding; prefill/decode disaggregation; pipeline
-  parallelism (a tensor-parallel group and layers offloaded to the host
-  are served: above). An offload's step-time interval weighs each
+  speculative decoding; prefill/decode disaggregation; vLLM's pipeline
+  micro-batches as they form request by request (a step takes them as
+  equal shares of it; a tensor-parallel group, layers offloaded to the
+  host and pipelines are served: above). An offload's step-time interval weighs each
   stage's class by its share of the mean request's time alone, one
   weighting for every step of the run, where a step's own mix of host
   and GPU time varies with its batch and prompt tokens. vLLM's custom all-reduce for small messages is priced as a

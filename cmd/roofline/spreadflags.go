@@ -72,7 +72,7 @@ func serveSpreadFlags() []cli.Flag {
 	var out []cli.Flag
 	for _, f := range spreadFlags() {
 		switch f.Names()[0] {
-		case "gpu-layers", "cpu-moe", "n-cpu-moe", "host", "devices", "tp", "ep", "link", "link-latency":
+		case "gpu-layers", "cpu-moe", "n-cpu-moe", "host", "devices", "tp", "pp", "ep", "link", "link-latency":
 			out = append(out, f)
 		}
 	}

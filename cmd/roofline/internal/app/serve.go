@@ -241,7 +241,6 @@ func (env *Env) Serve(req ServeRequest) (*Serve, error) {
 // server, built once, for both.
 func (env *Env) server(req ServeRequest) (*Serve, error) {
 	sel, spread := req.Setup, req.Spread
-	spread.noPP = true // its hints offer predict for stages
 	sysNote, _ := spread.system(&sel)
 	res, err := env.Resolve(sel)
 	if err != nil {
@@ -255,9 +254,6 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		out.Choices = append(out.Choices, sysNote)
 	}
 	var split *sim.Split
-	if spread.PP > 1 {
-		return nil, &RequestError{Input: "PP", Msg: "serve steps a tensor-parallel group (--devices, --tp, --ep) or layers offloaded to the host (--gpu-layers, --n-cpu-moe); pipeline stages, whose micro-batches overlap, are priced by predict", Hint: "drop --pp, or run predict --pp"}
-	}
 	if spread.parallel() && spread.offload() {
 		return nil, &RequestError{Msg: "--gpu-layers, --cpu-moe and --n-cpu-moe place a model between one GPU and its host; they do not combine with --devices, --tp or --ep"}
 	}
@@ -267,11 +263,10 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		if split, out.Choices, err = env.parallel(s.WithMaxSeqs(sch.MaxSeqs), spread, out.Choices); err != nil {
 			return nil, err
 		}
-		if n, how := unstepped(split); how != "" {
-			return nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s runs %d devices %s; serve steps a tensor-parallel group (vLLM --tp) or layers offloaded to the host (--gpu-layers), not this split yet", s.Runtime.Name, n, how),
-				Hint: "predict --devices prices the pipeline; --runtime vllm --tp N serves a tensor-parallel group", Err: ErrNotStepped}
-		}
 		out.Choices = append(out.Choices, split.Notes...)
+		if n, how := pipelined(split); how != "" {
+			out.Choices = append(out.Choices, fmt.Sprintf("%s runs %d devices %s: each step goes through the stages, %s", s.Runtime.Name, n, how, overlapText(split)))
+		}
 	} else {
 		// Offload as predict does (the one placement, env.split): asked
 		// for, or llama.cpp's --fit when the model does not fit the
@@ -295,6 +290,12 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
 	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, Headroom: req.Headroom, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
+	var fe2 *sim.FieldError
+	if _, how := pipelined(split); how != "" && errors.As(err, &fe2) {
+		// A pipeline the stepped pricer cannot take (stages attending
+		// unlike shares of the model's layers).
+		return nil, &RequestError{Input: "Devices", Msg: fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
+	}
 	if err != nil {
 		var nf *serve.NotFitError
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil && spread.everyLayer(s) {
@@ -312,10 +313,10 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
 			if n, flags, fit := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
 				advice := fmt.Sprintf("%d devices like it would hold it: %s", n, flags)
-				if _, how := unstepped(fit); how != "" {
-					// Not flags serve refuses: a pipeline beyond the groups
-					// its link joins (16 H100 SXM: two HGX boards), or boards.
-					advice = fmt.Sprintf("%d devices like it would hold it %s: serve does not step that yet; predict %s prices it", n, how, flags)
+				if _, how := pipelined(fit); how != "" {
+					// A pipeline beyond the groups its link joins (16 H100
+					// SXM: two HGX boards), or boards.
+					advice = fmt.Sprintf("%d devices like it would hold it %s: %s", n, how, flags)
 				}
 				return nil, &HintedError{Err: err, Advice: advice}
 			} else if why := peerless(s.Device, spread); why != "" {
@@ -329,20 +330,35 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 }
 
 // ErrNotStepped is what the error of a server whose split serve does not
-// step (pipeline stages, RPC boards) wraps: plan --rate leaves such a
-// configuration unsearched (planMaxRate), and fails on any other error.
+// step (a pipeline whose stages attend unlike shares of the model) wraps:
+// plan --rate leaves such a configuration unsearched (planMaxRate), and
+// fails on any other error.
 var ErrNotStepped = errors.New("serve does not step this split")
 
-// unstepped is how split runs its devices when serve cannot step it,
-// with their count ("" when it can: a tensor-parallel group).
-func unstepped(split *sim.Split) (n int, how string) {
+// pipelined is how split runs its devices when they are a pipeline (PP
+// stages or RPC boards), with their count; "" otherwise (one device, a
+// tensor-parallel group, an offload).
+func pipelined(split *sim.Split) (n int, how string) {
 	switch {
+	case split == nil:
 	case split.Kind == sim.Network:
 		return len(split.Pools), "as boards running their layers in turn over the network (RPC)"
 	case split.PP > 1:
-		return split.TP * split.PP, fmt.Sprintf("as %d pipeline stages, whose micro-batches overlap from stage to stage", split.PP)
+		return split.TP * split.PP, fmt.Sprintf("as %d pipeline stages", split.PP)
 	}
 	return 0, ""
+}
+
+// overlapText says how a pipeline's steps overlap on its stages in a
+// serving simulation (sim.StepPricer.Overlap).
+func overlapText(split *sim.Split) string {
+	switch {
+	case split.Kind == sim.Network:
+		return "one pass through every board before the next (llama.cpp's RPC backend runs no pipeline)"
+	case split.PipelineBatches != nil:
+		return fmt.Sprintf("the running requests in up to %d micro-batches in flight, one a stage, each stepping on its own (vLLM's virtual engines): a step every request takes once is no shorter than a micro-batch's trip through the stages and hops, nor than one slowest stage and its hop per micro-batch", split.PP)
+	}
+	return "a step's passes (-ub tokens each) following each other through them within one llama_decode call (llama.cpp pull request #6017): one trip for the first pass, a slowest stage and its hop for each next"
 }
 
 // serveUBatch is the pass an offload is placed for: the scheduler's

@@ -44,9 +44,6 @@ type Spread struct {
 	// link that cannot be a card's bus was set aside ("": none was).
 	trainBus bool
 	notBus   string
-	// noPP is set by a command without --pp (serve): a hint offers
-	// predict for more stages.
-	noPP bool
 	// anyBetween prices the hop between NVSwitch boards on their own
 	// NVLink when no link between them is given: smallestFit asks only
 	// for the memory.
@@ -595,13 +592,6 @@ func peerLink(d *hardware.Device, link *hardware.Link, sp Spread, tp, pp int) er
 	}
 	re := &RequestError{Input: "Link", Msg: pe.Error(), Err: err}
 	more := "with --pp for more devices"
-	if sp.noPP {
-		flags := fmt.Sprintf("--devices %d", tp*pp)
-		if sp.Link != "" && !sp.systemLink {
-			flags += " --link " + link.Name
-		}
-		more = fmt.Sprintf("serve has no --pp: predict %s prices %d devices as a pipeline", flags, tp*pp)
-	}
 	switch {
 	case pe.Joins > 0 && (sp.Link == "" || sp.systemLink):
 		// The link is the devices' own, not given: the group is the

@@ -52,11 +52,12 @@ func TestParallelBuildsTheGroupsOnce(t *testing.T) {
 }
 
 // TestPlanMaxRateSkipsOnlyUnsteppedSplits: plan --rate leaves unsearched
-// a configuration whose split serve does not step (16 H100 SXM under
-// vLLM: tp 8 × pp 2, two pipeline stages), and fails on any other error
-// of the request, whatever input it names: --devices 2 with --tp 3 is
-// tp 3 × pp 1 = 3 devices, an error of --devices (it was taken for a
-// split not stepped, its rate left out in silence).
+// a pipeline (16 H100 SXM under vLLM: tp 8 × pp 2, two pipeline stages),
+// which serve steps, and a split serve does not step (Gemma 2's stages
+// would hold unlike shares of its sliding and global layers), and fails
+// on any other error of the request, whatever input it names: --devices
+// 2 with --tp 3 is tp 3 × pp 1 = 3 devices, an error of --devices (it
+// was taken for a split not stepped, its rate left out in silence).
 func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
 	env, err := NewEnv()
 	if err != nil {
@@ -71,8 +72,16 @@ func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
 	if err != nil || pr.Searched {
 		t.Errorf("16 devices (pp 2): %+v, %v; want not searched, no error", pr, err)
 	}
-	if _, err := env.server(req(Spread{Devices: 16, LinkRate: 50e9})); !errors.Is(err, ErrNotStepped) {
-		t.Errorf("16 devices (pp 2): server's error %v does not say the split is not stepped", err)
+	if a, err := env.server(req(Spread{Devices: 16, LinkRate: 50e9})); err != nil || a.Server.Split == nil || a.Server.Split.PP != 2 {
+		t.Errorf("16 devices (pp 2): serve's server %v, want the pipeline stepped", err)
+	}
+	gemma := req(Spread{Devices: 16, LinkRate: 50e9})
+	gemma.Setup.Model = "gemma-2-2b"
+	if _, err := env.server(gemma); !errors.Is(err, ErrNotStepped) {
+		t.Errorf("Gemma 2 over 16 devices (pp 2): server's error %v does not say the split is not stepped", err)
+	}
+	if pr, err := env.planMaxRate(gemma); err != nil || pr.Searched {
+		t.Errorf("Gemma 2 over 16 devices (pp 2): %+v, %v; want not searched, no error", pr, err)
 	}
 	if pr, err := env.planMaxRate(req(Spread{Devices: 2, TP: 3})); err == nil {
 		t.Errorf("--devices 2 --tp 3: %+v, no error; want the request's error", pr)

@@ -86,6 +86,9 @@ type serveDevicesJSON struct {
 	Offload   bool `json:"offload,omitempty"`
 	GPULayers int  `json:"gpu_layers,omitempty"`
 	Layers    int  `json:"layers,omitempty"`
+	// PipelineStages are a pipeline's stages (or RPC boards), each of
+	// TensorParallel devices; absent without one.
+	PipelineStages int `json:"pipeline_stages,omitempty"`
 }
 
 type frontEndJSON struct {
@@ -204,6 +207,9 @@ func NewServeJSON(a *app.Serve) ServeJSON {
 		if sp.Kind == sim.Offload {
 			j.Devices.Offload, j.Devices.GPULayers, j.Devices.Layers = true, sp.GPULayers, sp.Layers
 		}
+		if sp.PP > 1 {
+			j.Devices.PipelineStages = sp.PP
+		}
 	}
 	if f := sv.FrontEnd; f.On() {
 		j.FrontEnd = frontEndJSON{f.Latency, f.Request, f.Token, f.Light(), a.Run.Expected.FrontEndUse, f.Batch}
@@ -291,6 +297,8 @@ func serveDoc(a *app.Serve) *Doc {
 	switch {
 	case offload:
 		device, kvEach = in.Device+" and its host", ", each memory holding its own layers' cache, the first to fill bounding it"
+	case sp != nil && (sp.PP > 1 || sp.Kind == sim.Network):
+		device, kvEach = fmt.Sprintf("%d × %s", sp.Devices, in.Device), ", each stage holding its own layers' cache, the first to fill bounding it"
 	case sp != nil:
 		device, kvEach = fmt.Sprintf("%d × %s", sp.Devices, in.Device), ", each device holding its share of every token's"
 	}
@@ -302,6 +310,15 @@ func serveDoc(a *app.Serve) *Doc {
 	}
 	if sp != nil {
 		l := fmt.Sprintf("devices: tensor parallel %d over %s%s, every step on all at once", sp.TP, sp.Link, map[bool]string{true: ", experts spread over them", false: ""}[sp.EP])
+		switch {
+		case sp.Kind == sim.Network:
+			l = fmt.Sprintf("devices: %d boards over %s (llama.cpp RPC), each a run of layers, every pass through them in turn", sp.PP, sp.Link)
+		case sp.PP > 1:
+			l = fmt.Sprintf("devices: %d pipeline stages of tensor parallel %d over %s, each a run of layers, a step's micro-batches overlapping from stage to stage", sp.PP, sp.TP, sp.Link)
+			if sp.Between != "" {
+				l += fmt.Sprintf(", %s between the groups", sp.Between)
+			}
+		}
 		if offload {
 			l = fmt.Sprintf("offload: %d of %d layers on the GPU as llama.cpp counts them (the output layer one), the rest in host memory on its CPU; every pass runs the host's layers and the GPU's in turn", sp.GPULayers, sp.Layers)
 			if sp.ExpertLayers > 0 {
