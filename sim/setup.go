@@ -393,7 +393,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.EfficiencyFrom += fmt.Sprintf("; the engine's calibration is for %s, not %s", c.Runtime, rt.Name)
 	}
 	if o.BandwidthEfficiency > 0 {
+		// The flag is a share of the datasheet's bandwidth, decode's
+		// too: no share of a measured read (decodeBandwidth) stands in
+		// for it.
 		in.Efficiency.Bandwidth, in.FormatCalibrated, in.FromFlags = o.BandwidthEfficiency, false, true
+		in.Efficiency.ReadShare = 0
 	}
 	if o.ComputeEfficiency > 0 {
 		in.Efficiency.ComputeMax, in.FromFlags = o.ComputeEfficiency, true
@@ -764,7 +768,8 @@ func joinPrecisions(ps []units.Precision) string {
 // Options adjust a prediction.
 type Options struct {
 	// BandwidthEfficiency and ComputeEfficiency replace the efficiency's
-	// bandwidth share and its matrix-product maximum when positive.
+	// bandwidth share and its matrix-product maximum when positive; the
+	// bandwidth share is of the datasheet's in both phases (no read share).
 	BandwidthEfficiency float64
 	ComputeEfficiency   float64
 	// RuntimeOverhead is memory reserved by the runtime, bytes; negative
