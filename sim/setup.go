@@ -213,8 +213,9 @@ type Inputs struct {
 	// costs LaunchedDecodeOverhead, and so does DecodeOverhead.
 	Graphless bool
 	// LaunchedPrefill: the runtime launches a prefill pass's kernels one
-	// by one from the host (llama.cpp's CUDA backend), so the pass's
-	// fixed cost is per layer (launchedPrefillOverhead).
+	// by one from the host (runtimes.Support.LaunchedPrefill: llama.cpp's
+	// CUDA backend), so the pass's fixed cost is per layer
+	// (launchedPrefillOverhead).
 	LaunchedPrefill bool
 	// Graphs are the runtime's CUDA graphs (runtimes.Graphs; zero: none
 	// stated), GraphCapture the largest step one is replayed for under
@@ -340,7 +341,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.Threads, in.Cores = o.Threads, cores
 	}
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
-	in.LaunchedPrefill = rt.Backend(d, e) == "cuda"
+	in.LaunchedPrefill = rt.LaunchedPrefill(d, e)
 	in.SerialDecode = rt.SerialDecode(d, e)
 	if in.Dequantizing {
 		var rows int
