@@ -593,7 +593,15 @@ func (in *Inputs) stagePrefillOverhead(layers float64, first bool) float64 {
 // use (HostClockRatio), the GPU's where the device gives no CPU clock:
 // layers·(PassOverhead/r_host + LayerOverhead/r_gpu).
 func (in *Inputs) launchedPrefillOverhead(layers float64) float64 {
-	t := in.Clocked().LayerOverhead
+	pass, layer := in.LaunchedPrefillLayer()
+	return layers * (layer + pass)
+}
+
+// LaunchedPrefillLayer is what each layer of a prefill pass launched from
+// the host costs (launchedPrefillOverhead), s: the pass's cost at the
+// host's clock (0 over float weights) and the layer's at the GPU's.
+func (in *Inputs) LaunchedPrefillLayer() (pass, layer float64) {
+	layer = in.Clocked().LayerOverhead
 	if in.Dequantizing {
 		pt, hr := in.Efficiency.PassOverhead, in.HostClockRatio
 		if !(hr > 0) {
@@ -602,9 +610,9 @@ func (in *Inputs) launchedPrefillOverhead(layers float64) float64 {
 		if hr > 0 {
 			pt /= hr
 		}
-		t += pt
+		pass = pt
 	}
-	return layers * t
+	return pass, layer
 }
 
 // hostPeak is the peak the runtime's host operations run at on d's CPU
