@@ -563,10 +563,21 @@ func (in *Inputs) Clocked() hardware.Efficiency {
 // met the units' limits), else the datasheet's through the efficiency's
 // share and units' cap.
 func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
+	if r := in.ReadBandwidth(); r > 0 {
+		return r
+	}
+	return e.AchievedBandwidth(in.Bandwidth, in.Units)
+}
+
+// ReadBandwidth is what a decode step streams its bytes at from the
+// device's measured read, B/s: s_R × the read where the GPU's device has
+// one and the efficiency a read share (decodeBandwidth); 0 where decode
+// takes the datasheet's bandwidth.
+func (in *Inputs) ReadBandwidth() float64 {
 	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
 		return sr * in.MeasuredBandwidth
 	}
-	return e.AchievedBandwidth(in.Bandwidth, in.Units)
+	return 0
 }
 
 // stagePrefillOverhead is the fixed cost of a prefill pass's layers

@@ -597,6 +597,10 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 	if e.UnitCompute > 0 && in.Units > 0 {
 		out += fmt.Sprintf("; products capped at %d units × %s", in.Units, Ops(e.UnitCompute, in.Precision))
 	}
+	if r := in.ReadBandwidth(); r > 0 {
+		out += fmt.Sprintf("; decode streams %.3g × the measured read of %s, %s (the bandwidth share is prefill's)",
+			e.ReadShare, Bandwidth(in.MeasuredBandwidth), Bandwidth(r))
+	}
 	if e.KQuantGEMV > 0 && in.UnpackShare > 0 {
 		// sim's unpackBound: the unpacking arithmetic beside a decode
 		// step's memory time (docs/method.md "K-quants on Metal").
