@@ -559,9 +559,9 @@ func (in *Inputs) Clocked() hardware.Efficiency {
 
 // decodeBandwidth is the bandwidth a decode step streams its bytes at,
 // B/s: s_R × the measured read (hardware.Efficiency.ReadShare) where the
-// GPU's device has one and its class fits s_R, uncapped (the read already
-// met the units' limits), else the datasheet's through the efficiency's
-// share and units' cap.
+// GPU's device has one and its class fits s_R, under no cap but the
+// datasheet's (the read already met the units' limits), else the
+// datasheet's through the efficiency's share and units' cap.
 func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
 	if r := in.ReadBandwidth(); r > 0 {
 		return r
@@ -571,11 +571,16 @@ func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
 
 // ReadBandwidth is what a decode step streams its bytes at from the
 // device's measured read, B/s: s_R × the read where the GPU's device has
-// one and the efficiency a read share (decodeBandwidth); 0 where decode
-// takes the datasheet's bandwidth.
+// one and the efficiency a read share (decodeBandwidth), at most the
+// datasheet's bandwidth (no memory streams faster than its peak: the
+// IDEAL bound); 0 where decode takes the datasheet's bandwidth.
 func (in *Inputs) ReadBandwidth() float64 {
 	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
-		return sr * in.MeasuredBandwidth
+		r := sr * in.MeasuredBandwidth
+		if in.Bandwidth > 0 {
+			r = min(r, in.Bandwidth)
+		}
+		return r
 	}
 	return 0
 }
