@@ -101,8 +101,9 @@ type Efficiency struct {
 	KQuantGEMV float64
 	// ReadShare is the share s_R of its device's measured read
 	// (Device.MeasuredBandwidth) a GPU's decode streams its bytes at:
-	// s_R × the read, uncapped (the read already met the units' limits;
-	// above 1 where the decode outruns the benchmark). Used on a GPU of
+	// s_R × the read, capped by the datasheet's bandwidth alone (the read
+	// already met the units' limits; above 1 where the decode outruns the
+	// benchmark, never past the memory's peak). Used on a GPU of
 	// a device with a read; 0: none (the datasheet's bandwidth through
 	// Bandwidth and UnitBandwidth).
 	ReadShare float64

@@ -108,6 +108,9 @@ type rawRuntime struct {
 		SerialDecode *rawRule `toml:"serial_decode"`
 		// KQuantUnpack is runtimes.Support.KQuantUnpack, with its source.
 		KQuantUnpack *rawRule `toml:"kquant_unpack"`
+		// LaunchedPrefill is runtimes.Support.LaunchedPrefill, with its
+		// source.
+		LaunchedPrefill *rawRule `toml:"launched_prefill"`
 		// UnpackTypes is runtimes.Support.UnpackTypes, with its source.
 		UnpackTypes *rawRule `toml:"unpack_types"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
@@ -464,6 +467,7 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		sup.SerialDecode = flag("serial_decode", e.SerialDecode)
 		sup.KQuantUnpack = flag("kquant_unpack", e.KQuantUnpack)
+		sup.LaunchedPrefill = flag("launched_prefill", e.LaunchedPrefill)
 		if u := e.UnpackTypes; u != nil {
 			vs, _ := u.Value.([]any)
 			for _, v := range vs {

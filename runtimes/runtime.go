@@ -207,6 +207,12 @@ type Support struct {
 	// (llama.cpp's Metal mul_mv kernels), so their arithmetic can hold
 	// the step beside its memory time (hardware.Efficiency.KQuantGEMV).
 	KQuantUnpack bool `json:",omitzero"`
+	// LaunchedPrefill is true when a prefill pass launches its kernels
+	// one by one from the host, with no graph (llama.cpp's CUDA backend):
+	// its fixed costs are per layer (sim.Inputs.LaunchedPrefill). A
+	// backend that replays its kernels as graphs (MLX's CUDA command
+	// encoder) pays a pass's.
+	LaunchedPrefill bool `json:",omitzero"`
 	// UnpackTypes are further weight types (model.Storage names) whose
 	// decode products unpack every weight to a float and multiply it in
 	// turn (MLC's q4f16_1 groups on CUDA: a shift, a mask and an
@@ -587,6 +593,13 @@ func (r *Runtime) GraphBatch(d *hardware.Device, e *hardware.Engine) (batch int,
 		batch = 0
 	}
 	return batch, s.GraphMinCC > 0 && cc > 0 && cc < s.GraphMinCC
+}
+
+// LaunchedPrefill reports whether a prefill pass on engine e of device d
+// launches its kernels one by one from the host (Support.LaunchedPrefill).
+func (r *Runtime) LaunchedPrefill(d *hardware.Device, e *hardware.Engine) bool {
+	s := r.support(d, e)
+	return s != nil && s.LaunchedPrefill
 }
 
 // SerialDecode reports whether a decode step's products on engine e of

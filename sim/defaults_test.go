@@ -23,6 +23,12 @@ func builtinSetup(t testing.TB, cat *profiles.Catalog, modelName, device, runtim
 // request chooses (runtimes.Choose), predict's way.
 func chosenSetup(t testing.TB, cat *profiles.Catalog, modelName, device string, req runtimes.Request) *sim.Setup {
 	t.Helper()
+	return chosenSetupWith(t, cat, modelName, device, req, sim.DefaultOptions)
+}
+
+// chosenSetupWith is chosenSetup under options o.
+func chosenSetupWith(t testing.TB, cat *profiles.Catalog, modelName, device string, req runtimes.Request, o sim.Options) *sim.Setup {
+	t.Helper()
 	spec, err := cat.Model(modelName)
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +45,7 @@ func chosenSetup(t testing.TB, cat *profiles.Catalog, modelName, device string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := sim.NewSetup(m, d, c.Engine, c.Runtime, sim.DefaultOptions)
+	s, err := sim.NewSetup(m, d, c.Engine, c.Runtime, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,11 @@ import (
 	"github.com/roofline/roofline/hardware"
 )
 
-// A GPU's decode streams s_R × its device's measured read, uncapped, where
-// the device has a read and the class fits s_R; else the datasheet's
-// bandwidth through the share and the units' cap (docs/method.md §6).
+// A GPU's decode streams s_R × its device's measured read, under no cap
+// but the datasheet's bandwidth (no memory streams faster than its
+// peak, the IDEAL bound), where the device has a read and the class fits
+// s_R; else the datasheet's bandwidth through the share and the units'
+// cap (docs/method.md §6).
 func TestDecodeBandwidth(t *testing.T) {
 	for _, c := range []struct {
 		name     string
@@ -20,9 +22,12 @@ func TestDecodeBandwidth(t *testing.T) {
 	}{
 		// 0.9 × 100 GB/s = 90 GB/s.
 		{"read", 100e9, 0.9, 0, 0, 90e9},
-		// 1.1 × 100 GB/s = 110 GB/s: above the datasheet's 102.4 GB/s
-		// too, uncapped.
-		{"above the read", 100e9, 1.1, 0, 0, 110e9},
+		// 1.02 × 100 GB/s = 102 GB/s: above the read, under the
+		// datasheet's 102.4 GB/s.
+		{"above the read", 100e9, 1.02, 0, 0, 102e9},
+		// 1.1 × 100 GB/s = 110 GB/s is past the datasheet's 102.4 GB/s:
+		// 102.4 GB/s.
+		{"above the datasheet", 100e9, 1.1, 0, 0, 102.4e9},
 		// The units' cap, 4 × 10 GB/s = 40 GB/s, does not apply to it.
 		{"units' cap ignored", 100e9, 0.9, 4, 10e9, 90e9},
 		// No read: 0.8 × 102.4 GB/s = 81.92 GB/s.

@@ -213,8 +213,9 @@ type Inputs struct {
 	// costs LaunchedDecodeOverhead, and so does DecodeOverhead.
 	Graphless bool
 	// LaunchedPrefill: the runtime launches a prefill pass's kernels one
-	// by one from the host (llama.cpp's CUDA backend), so the pass's
-	// fixed cost is per layer (launchedPrefillOverhead).
+	// by one from the host (runtimes.Support.LaunchedPrefill: llama.cpp's
+	// CUDA backend), so the pass's fixed cost is per layer
+	// (launchedPrefillOverhead).
 	LaunchedPrefill bool
 	// Graphs are the runtime's CUDA graphs (runtimes.Graphs; zero: none
 	// stated), GraphCapture the largest step one is replayed for under
@@ -340,7 +341,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.Threads, in.Cores = o.Threads, cores
 	}
 	in.GraphBatch, in.Graphless = rt.GraphBatch(d, e)
-	in.LaunchedPrefill = rt.Backend(d, e) == "cuda"
+	in.LaunchedPrefill = rt.LaunchedPrefill(d, e)
 	in.SerialDecode = rt.SerialDecode(d, e)
 	if in.Dequantizing {
 		var rows int
@@ -393,7 +394,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.EfficiencyFrom += fmt.Sprintf("; the engine's calibration is for %s, not %s", c.Runtime, rt.Name)
 	}
 	if o.BandwidthEfficiency > 0 {
+		// The flag is a share of the datasheet's bandwidth, decode's
+		// too: no share of a measured read (decodeBandwidth) stands in
+		// for it.
 		in.Efficiency.Bandwidth, in.FormatCalibrated, in.FromFlags = o.BandwidthEfficiency, false, true
+		in.Efficiency.ReadShare = 0
 	}
 	if o.ComputeEfficiency > 0 {
 		in.Efficiency.ComputeMax, in.FromFlags = o.ComputeEfficiency, true
@@ -554,14 +559,30 @@ func (in *Inputs) Clocked() hardware.Efficiency {
 
 // decodeBandwidth is the bandwidth a decode step streams its bytes at,
 // B/s: s_R × the measured read (hardware.Efficiency.ReadShare) where the
-// GPU's device has one and its class fits s_R, uncapped (the read already
-// met the units' limits), else the datasheet's through the efficiency's
-// share and units' cap.
+// GPU's device has one and its class fits s_R, under no cap but the
+// datasheet's (the read already met the units' limits), else the
+// datasheet's through the efficiency's share and units' cap.
 func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
-	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
-		return sr * in.MeasuredBandwidth
+	if r := in.ReadBandwidth(); r > 0 {
+		return r
 	}
 	return e.AchievedBandwidth(in.Bandwidth, in.Units)
+}
+
+// ReadBandwidth is what a decode step streams its bytes at from the
+// device's measured read, B/s: s_R × the read where the GPU's device has
+// one and the efficiency a read share (decodeBandwidth), at most the
+// datasheet's bandwidth (no memory streams faster than its peak: the
+// IDEAL bound); 0 where decode takes the datasheet's bandwidth.
+func (in *Inputs) ReadBandwidth() float64 {
+	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
+		r := sr * in.MeasuredBandwidth
+		if in.Bandwidth > 0 {
+			r = min(r, in.Bandwidth)
+		}
+		return r
+	}
+	return 0
 }
 
 // stagePrefillOverhead is the fixed cost of a prefill pass's layers
@@ -588,7 +609,15 @@ func (in *Inputs) stagePrefillOverhead(layers float64, first bool) float64 {
 // use (HostClockRatio), the GPU's where the device gives no CPU clock:
 // layers·(PassOverhead/r_host + LayerOverhead/r_gpu).
 func (in *Inputs) launchedPrefillOverhead(layers float64) float64 {
-	t := in.Clocked().LayerOverhead
+	pass, layer := in.LaunchedPrefillLayer()
+	return layers * (layer + pass)
+}
+
+// LaunchedPrefillLayer is what each layer of a prefill pass launched from
+// the host costs (launchedPrefillOverhead), s: the pass's cost at the
+// host's clock (0 over float weights) and the layer's at the GPU's.
+func (in *Inputs) LaunchedPrefillLayer() (pass, layer float64) {
+	layer = in.Clocked().LayerOverhead
 	if in.Dequantizing {
 		pt, hr := in.Efficiency.PassOverhead, in.HostClockRatio
 		if !(hr > 0) {
@@ -597,9 +626,9 @@ func (in *Inputs) launchedPrefillOverhead(layers float64) float64 {
 		if hr > 0 {
 			pt /= hr
 		}
-		t += pt
+		pass = pt
 	}
-	return layers * t
+	return pass, layer
 }
 
 // hostPeak is the peak the runtime's host operations run at on d's CPU
@@ -764,7 +793,8 @@ func joinPrecisions(ps []units.Precision) string {
 // Options adjust a prediction.
 type Options struct {
 	// BandwidthEfficiency and ComputeEfficiency replace the efficiency's
-	// bandwidth share and its matrix-product maximum when positive.
+	// bandwidth share and its matrix-product maximum when positive; the
+	// bandwidth share is of the datasheet's in both phases (no read share).
 	BandwidthEfficiency float64
 	ComputeEfficiency   float64
 	// RuntimeOverhead is memory reserved by the runtime, bytes; negative

@@ -53,7 +53,11 @@ Student's t at the fit's degrees of freedom).
   prints is what the written profile predicts: the FITTED column, R², the
   scatter behind the intervals (whose degrees of freedom count the per-format
   shares too) and the held-out error (each fold refits the shares) use each
-  format's own share.
+  format's own share. A GPU whose profile gives a measured read, under a
+  class that fits a read share (llama.cpp CUDA: the RTX 3090 and 4090, the
+  DGX Spark, the AGX Orin, the Thor), decodes at the fitted share of that
+  read (docs/method.md §6), which a bandwidth share does not move: it gets
+  one read share for every format, and a note says so.
 - **Unambiguous points only.** Decode points whose compute term comes within
   half of the memory term (large batches) are left out of the bandwidth fit;
   prefill points enter the compute fit only when their compute term exceeds

@@ -369,13 +369,19 @@ func (m *model) at(w string) hardware.Efficiency {
 
 // fitModel fits the joint efficiency, then a bandwidth share per weight
 // format when the decode runs hold at least two points of each of
-// several formats, every other parameter held at the joint fit.
+// several formats, every other parameter held at the joint fit. A GPU
+// that decodes at a share of its measured read (ClassPrior frees
+// read_share) gets none: the bandwidth share moves no decode there.
 func fitModel(points []fit.Point, weights []string, prior fit.Prior) (*model, error) {
 	f, err := fit.Fit(points, prior)
 	if err != nil {
 		return nil, err
 	}
 	m := &model{joint: f}
+	if prior.Spread[fit.PReadShare] > 0 {
+		m.notes = append(m.notes, "one read share for every format: decode streams the fitted read share of the device's measured read, which a bandwidth share per format would not move")
+		return m, nil
+	}
 	byFormat := map[string][]fit.Point{}
 	for i, p := range points {
 		if p.Phase == fit.Decode {

@@ -405,3 +405,47 @@ func TestPublicLeaveOneOut(t *testing.T) {
 		t.Errorf("median leave-one-out decode MdAPE over device builds %.1f%% ≥ 7%%", 100*m)
 	}
 }
+
+// A GPU with a measured read decodes at s_R × the read (its class fits
+// read_share): a bandwidth share per weight format moves no decode, so a
+// calibration fits none (for the RTX 4090's public runs it wrote shares
+// for f16, q4_0 and q4_k_m, each the joint share, with errors that were
+// the prior's) and says one read share prices every format.
+func TestReadDeviceFitsNoShareByFormat(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/public/runs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := measured.Read("runs.csv", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []measured.Run
+	formats := map[string]int{}
+	for _, r := range all.Runs {
+		if r.Exclude == "" && r.Hardware == "rtx-4090" && strings.HasPrefix(r.Backend, "llama.cpp") {
+			runs = append(runs, r)
+			if r.Test == measured.Decode {
+				formats[r.Weights]++
+			}
+		}
+	}
+	if formats["f16"] < 2 || formats["q4_k_m"] < 2 {
+		t.Fatalf("the RTX 4090's public runs should hold two decode runs of f16 and of q4_k_m: %v", formats)
+	}
+	cat, _ := profiles.Builtin()
+	res, err := Calibrate(cat, runs, Options{Options: compare.Options{Hardware: "rtx-4090"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal := res.Engine.Calibration
+	if !(cal.ReadShare > 0) || !(res.Device.MeasuredBandwidth > 0) {
+		t.Fatalf("the RTX 4090 should decode at a share of its read: read_share %g, read %g", cal.ReadShare, res.Device.MeasuredBandwidth)
+	}
+	if len(cal.FormatBandwidth) != 0 || len(res.Formats) != 0 {
+		t.Errorf("per-format bandwidth shares %v (%d printed) on a device whose decode streams its read", cal.FormatBandwidth, len(res.Formats))
+	}
+	if !strings.Contains(strings.Join(res.Notes, " "), "read share") {
+		t.Errorf("notes %q do not say one read share prices every format", res.Notes)
+	}
+}

@@ -601,6 +601,10 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 	if e.UnitCompute > 0 && in.Units > 0 {
 		out += fmt.Sprintf("; products capped at %d units × %s", in.Units, Ops(e.UnitCompute, in.Precision))
 	}
+	if r := in.ReadBandwidth(); r > 0 {
+		out += fmt.Sprintf("; decode streams %.3g × the measured read of %s, %s (the bandwidth share is prefill's)",
+			e.ReadShare, Bandwidth(in.MeasuredBandwidth), Bandwidth(r))
+	}
 	if e.KQuantGEMV > 0 && in.UnpackShare > 0 {
 		// sim's unpackBound: the unpacking arithmetic beside a decode
 		// step's memory time (docs/method.md "K-quants on Metal").
@@ -623,7 +627,8 @@ func overheadText(in sim.Inputs) string {
 	if r := in.ClockRatio; r > 0 && r != 1 && !in.Graphless {
 		// hardware.Efficiency.AtClocks: a decode step's fixed costs run
 		// at the GPU's clock, its cost per step at the host CPU's where
-		// the profile gives it, a prefill pass's as fitted.
+		// the profile gives it, a prefill pass's as fitted unless it is
+		// launched from the host (said below).
 		ref := Clock(hardware.ReferenceClock)
 		if h := in.HostClockRatio; h > 0 {
 			clock = fmt.Sprintf("; a decode step's per step ÷ %.3g, the CPU's %s over %s, per layer ÷ %.3g, the GPU's %s", h, Clock(h*hardware.ReferenceClock), ref, r, Clock(r*hardware.ReferenceClock))
@@ -633,6 +638,16 @@ func overheadText(in sim.Inputs) string {
 	}
 	out := fmt.Sprintf("%s per decode step, %s per prefill pass (%s and %s + %d layers × %s%s%s)",
 		Duration(in.DecodeOverhead), Duration(in.PrefillOverhead), Duration(e.StepOverhead), Duration(e.PassOverhead), in.Layers, Duration(e.LayerOverhead), shared, clock)
+	if in.LaunchedPrefill {
+		// sim.Inputs.launchedPrefillOverhead: per layer, the pass's cost
+		// at the CPU's clock and the layer's at the GPU's.
+		pass, layer := in.LaunchedPrefillLayer()
+		each := Duration(layer)
+		if pass > 0 {
+			each = fmt.Sprintf("(%s + %s)", Duration(pass), Duration(layer))
+		}
+		out += fmt.Sprintf("; a prefill pass is launched kernel by kernel from the host: %d layers × %s%s", in.Layers, each, shared)
+	}
 	if in.Graphless {
 		out += "; no decode step runs as one graph on this GPU (its compute capability is below what the runtime's graphs need): each launches its kernels from the host and costs a pass's"
 	} else if g := in.GraphBatch; g > 0 {
