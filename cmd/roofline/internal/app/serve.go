@@ -294,7 +294,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	if _, how := pipelined(split); how != "" && errors.As(err, &fe2) {
 		// A pipeline the stepped pricer cannot take (stages attending
 		// unlike shares of the model's layers).
-		return nil, &RequestError{Input: "Devices", Msg: fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
+		return nil, &RequestError{Input: "Devices", Msg: "asks for a pipeline serve does not step: " + fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
 	}
 	if err != nil {
 		var nf *serve.NotFitError

@@ -2,6 +2,7 @@ package app
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
@@ -77,7 +78,9 @@ func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
 	}
 	gemma := req(Spread{Devices: 16, LinkRate: 50e9})
 	gemma.Setup.Model = "gemma-2-2b"
-	if _, err := env.server(gemma); !errors.Is(err, ErrNotStepped) {
+	if _, err := env.server(gemma); !errors.Is(err, ErrNotStepped) || !strings.HasPrefix(err.Error(), "Devices asks for a pipeline serve does not step: ") {
+		// The message follows the flag's name ("--devices asks for a
+		// pipeline …"), as every RequestError's does.
 		t.Errorf("Gemma 2 over 16 devices (pp 2): server's error %v does not say the split is not stepped", err)
 	}
 	if pr, err := env.planMaxRate(gemma); err != nil || pr.Searched {
