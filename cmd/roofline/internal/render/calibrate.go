@@ -136,7 +136,7 @@ func paramText(v float64, unit string) string {
 	case "s":
 		return Duration(v)
 	case "rows":
-		return Sig(v, 3)
+		return units.Sig(v, 3)
 	case "B/s":
 		if v == 0 {
 			return "none"
@@ -148,7 +148,7 @@ func paramText(v float64, unit string) string {
 		}
 		return units.FormatExact(v, units.DimRate)
 	case "FLOP":
-		return Sig(v, 3) + " FLOP"
+		return units.Sig(v, 3) + " FLOP"
 	}
 	return Fixed(v, 3)
 }

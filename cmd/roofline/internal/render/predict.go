@@ -661,7 +661,7 @@ func overheadText(in sim.Inputs) string {
 	}
 	if e.HostWork > 0 && in.HostPeak > 0 {
 		out += fmt.Sprintf("; on the CPU %s per token (%d layers × %s FLOP at %s %s)",
-			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
+			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, units.Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
 	}
 	if g := in.Graphs; g.On() {
 		L := float64(in.Layers)
