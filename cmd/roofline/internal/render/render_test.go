@@ -2,8 +2,11 @@ package render
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/roofline/roofline/hardware"
 )
 
 func TestTableFormats(t *testing.T) {
@@ -62,5 +65,21 @@ func TestNoExponent(t *testing.T) {
 		if c.got != c.want || strings.ContainsAny(c.got, "e+") {
 			t.Errorf("got %q, want %q", c.got, c.want)
 		}
+	}
+}
+
+// A calibration on a device without a measured read holds no read share
+// (calibrate.ClassPrior): the answer leaves the row out rather than
+// setting 0 against its class's share; a share it fitted is shown.
+func TestUnusedReadShare(t *testing.T) {
+	i := slices.Index(hardware.ParameterNames, "read_share")
+	vals, class := make([]float64, len(hardware.ParameterNames)), make([]float64, len(hardware.ParameterNames))
+	class[i] = 0.94
+	if !unused(i, vals, class) {
+		t.Error("a read share of 0 against the class's 0.94 is shown")
+	}
+	vals[i] = 0.9
+	if unused(i, vals, class) {
+		t.Error("a fitted read share of 0.9 is left out")
 	}
 }
