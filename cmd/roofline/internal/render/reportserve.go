@@ -206,7 +206,19 @@ func (rep *report) servingSection(doc *Doc) {
 	}
 	intro += fmt.Sprintf(". Targets (from %s): p99 TTFT ≤ %s and p99 TPOT ≤ %s; goodput counts the requests meeting both.", sv.TargetsFrom, Duration(tg.TTFT), Duration(tg.TPOT))
 	if first != nil && first.Run.Fast != nil {
-		intro += fmt.Sprintf(" A range is the same requests with every step at the fast and the slow end of the prediction's %s interval.", Percent(first.Run.Level))
+		intro += fmt.Sprintf(" A range is the same requests with every step at the fast and the slow end of the prediction's %s interval.", levelLabel(first.Run.Level, false))
+		// Where an MoE decode's interval is widened (serveWidened), it is
+		// said with serve's label: it covers more than its level.
+		var widened []string
+		for _, s := range rep.Serving {
+			if len(s.Runs) > 0 && serveWidened(s.Runs[0]) {
+				g := s.Group
+				widened = append(widened, fmt.Sprintf("%s %s on %s (%s engine, %s)", g.Model, g.Weights, g.Device, g.Engine, g.Runtime))
+			}
+		}
+		if len(widened) > 0 {
+			intro += fmt.Sprintf(" For %s it is the %s interval: the MoE decode's, joined with the range of the runs held out of scope, covering more than its level (the notes say which).", strings.Join(widened, "; "), levelLabel(first.Run.Level, true))
+		}
 	}
 	doc.Para(intro)
 	runs := 0
