@@ -340,6 +340,15 @@ func (d *Device) Validate() error {
 					errs = append(errs, x)
 				}
 			}
+			if s := c.Efficiency.ReadShare; s > 0 && (e.Kind != GPU || d.MeasuredBandwidth == 0) {
+				// A share of the measured read a GPU's decode streams at
+				// (sim.Inputs.ReadBandwidth): without one it moves nothing.
+				what := "the device gives no measured_bandwidth (a variant states its own: a read is of its clocks)"
+				if e.Kind != GPU {
+					what = fmt.Sprintf("engine %s is a %s, and only a GPU's decode streams at a share of the measured read", e.Name, e.Kind)
+				}
+				errs = append(errs, &KeyError{"engine." + e.Name + ".calibration.read_share", fmt.Errorf("= %g is a share of the device's measured read, but %s: it would change no prediction; give the device's measured_bandwidth with its source, or remove read_share (bandwidth is then decode's share of the datasheet's)", s, what)})
+			}
 			for _, f := range slices.Sorted(maps.Keys(c.FormatBandwidth)) {
 				in("engine."+e.Name+".calibration.format_bandwidth."+f, limits.Share, c.FormatBandwidth[f])
 			}

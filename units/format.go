@@ -1,8 +1,9 @@
 package units
 
 import (
-	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Prefixes chooses how a byte quantity is scaled for people.
@@ -70,27 +71,58 @@ func scale(v, base float64, names []string) string {
 	return sig3(v) + " " + names[i]
 }
 
-// largest is the largest figure sig3 writes in full: fifteen nines.
+// largest is the largest figure written in full: fifteen nines.
 const largest = "999999999999999"
 
-// sig3 prints three significant digits without an exponent; a number
-// past every prefix by 10¹² (a bug, or an input outside every physical
-// range, such as a latency of 1e300 s) as past a bound of fifteen digits
-// rather than in hundreds of them or with an exponent, and NaN and the
-// infinities as a dash.
-func sig3(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
+// tiny is the smallest figure written: one in the twelfth decimal.
+const tiny = "0.000000000001"
+
+// sigDecimals is the most decimals a figure is written with.
+const sigDecimals = 12
+
+// Sig is v to n significant digits for people, trailing zeros dropped
+// (163, 1.5, 0.0000123). It is the one writer of significant figures:
+// FormatBytes, FormatDuration and the rest write three with sig3.
+func Sig(v float64, n int) string { return sig(v, n, false) }
+
+// sig3 is v to three significant digits, trailing zeros kept (1.50 s,
+// 0.00 B), so that a column of sizes or times reads evenly.
+func sig3(v float64) string { return sig(v, 3, true) }
+
+// sig writes v to n significant digits without an exponent. A figure
+// past fifteen digits (a bug, or an input outside every physical range,
+// such as a latency of 1e300 s) is written as past that bound, and one
+// whose digits would need more than twelve decimals (a link of
+// 1e-300 B/s) as below one in the twelfth, rather than hundreds of
+// digits wide or with an exponent; NaN and the infinities as a dash.
+// zeros keeps the trailing zeros of the n digits.
+func sig(v float64, n int, zeros bool) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
-	case a >= 1e15 && v < 0:
-		return "< -" + largest
-	case a >= 1e15:
-		return "> " + largest
-	case a >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return fmt.Sprintf("%.1f", v)
 	}
-	return fmt.Sprintf("%.2f", v)
+	if n < 1 {
+		n = 1
+	}
+	// The exponent of v once rounded to n digits (9.996 is 1.00e+01).
+	e := 0
+	if v != 0 {
+		m := strconv.FormatFloat(v, 'e', n-1, 64)
+		e, _ = strconv.Atoi(m[strings.IndexByte(m, 'e')+1:])
+	}
+	d := max(n-1-e, 0)
+	switch {
+	case e >= 15 && v < 0:
+		return "< -" + largest
+	case e >= 15:
+		return "> " + largest
+	case d > sigDecimals && v < 0:
+		return "> -" + tiny
+	case d > sigDecimals:
+		return "< " + tiny
+	}
+	s := strconv.FormatFloat(v, 'f', d, 64)
+	if !zeros && d > 0 {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }

@@ -80,10 +80,39 @@ func TestFormat(t *testing.T) {
 		// exponent: it wrote "1e+300 s".
 		{FormatDuration(1e300), "> 999999999999999 s"}, {FormatDuration(-1e300), "< -999999999999999 s"},
 		{FormatDuration(9.99e14), "999000000000000 s"}, {FormatBytes(2e33, Decimal), "> 999999999999999 PB"},
+		// Below twelve decimals, bounded as Sig bounds them: 1e-21 s is
+		// 1e-12 ns, whose three digits need fourteen decimals; it wrote
+		// "0.00 ns" (and 1e-300 B "0.00 B").
+		{FormatDuration(1e-21), "< 0.000000000001 ns"}, {FormatDuration(-1e-21), "> -0.000000000001 ns"},
+		{FormatBytes(1e-300, Decimal), "< 0.000000000001 B"},
+		// Three significant digits below one too (it wrote 0.01 and 0.00):
+		// 0.0123 needs four decimals, 1e-12 s = 0.001 ns five.
+		{FormatCount(0.0123), "0.0123"}, {FormatDuration(1e-12), "0.00100 ns"},
+		// A zero keeps its three digits; 9.996 rounds to 10.0, not 10.00.
+		{FormatBytes(0, Decimal), "0.00 B"}, {FormatDuration(9.996), "10.0 s"},
 	}
 	for _, c := range cases {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+// TestSig is the one significant-figure writer: trailing zeros dropped,
+// no exponent, bounded at twelve decimals and fifteen digits.
+func TestSig(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Sig(14815.3, 4), "14815"}, {Sig(9999.7, 4), "10000"}, {Sig(163, 4), "163"}, {Sig(0.000012345, 3), "0.0000123"},
+		{Sig(1.5, 4), "1.5"}, {Sig(0, 3), "0"}, {Sig(0.099996, 3), "0.1"},
+		{Sig(5.12e-298, 4), "< 0.000000000001"}, {Sig(-5.12e-298, 4), "> -0.000000000001"},
+		{Sig(1.2345e-12, 3), "< 0.000000000001"}, {Sig(1.2345e-10, 3), "0.000000000123"},
+		{Sig(math.NaN(), 3), "—"}, {Sig(math.Inf(-1), 3), "—"},
+		// Past fifteen digits as FormatDuration writes them: it wrote 1e+300.
+		{Sig(1e300, 4), "> 999999999999999"}, {Sig(-1e300, 4), "< -999999999999999"}, {Sig(9.99e14, 3), "999000000000000"},
+	}
+	for i, c := range cases {
+		if c.got != c.want {
+			t.Errorf("case %d: got %q, want %q", i, c.got, c.want)
 		}
 	}
 }

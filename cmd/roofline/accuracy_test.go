@@ -16,7 +16,6 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/accuracy"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
-	"github.com/roofline/roofline/cmd/roofline/internal/render"
 	"github.com/roofline/roofline/profiles"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/units"
@@ -1708,14 +1707,14 @@ func powerModeRuns(classes []*accuracy.Class, runs []measured.Run) string {
 				if lv != nil {
 					for j, ci := range lv.Cases {
 						if ci == i {
-							lomo = render.Sig(cs.Run.TokensPerS*lv.Held[j], 3)
+							lomo = units.Sig(cs.Run.TokensPerS*lv.Held[j], 3)
 						}
 					}
 				}
 				src, _, _ := strings.Cut(cs.Run.Origin, " ")
 				fmt.Fprintf(&b, "| %s | %s × %d SMs | %s | %s | %s | %s | %s | %s | %s |\n", d.PowerMode, units.FormatRate(e.Clock, "Hz"), e.Units,
-					units.FormatBandwidth(d.Bandwidth), cs.Setup.Model.Spec.Name+" "+cs.Setup.Model.Weights.Name, src, render.Sig(cs.Run.TokensPerS, 3), render.Sig(shipped[cs.Run.Source()], 3),
-					render.Sig(cs.Run.TokensPerS*c.Held[i], 3), lomo)
+					units.FormatBandwidth(d.Bandwidth), cs.Setup.Model.Spec.Name+" "+cs.Setup.Model.Weights.Name, src, units.Sig(cs.Run.TokensPerS, 3), units.Sig(shipped[cs.Run.Source()], 3),
+					units.Sig(cs.Run.TokensPerS*c.Held[i], 3), lomo)
 			}
 		}
 	}

@@ -130,7 +130,12 @@ compare, calibrate, version): each writes text, Markdown and JSON, and
 predict, serve, plan and compare CSV too (report, plot and completion write
 files or a script and take none). A table is the same in text, Markdown and
 CSV: CSV has the columns' keys, values in SI units at full precision;
-serve's CSV is its requests, one row each.
+serve's CSV is its requests, one row each. Predict's and plan's CSV carry
+their JSON's intervals (predict: the ends, ` + "`interval_level`" + `,
+` + "`intervals_widened`" + `, ` + "`read_share`" + `; plan: the margins at the ends,
+` + "`confidence`" + `, ` + "`intervals_widened`" + `), after the other columns. Serve's
+ranges are whole runs at the interval's ends, not one request's, and are
+in its JSON (` + "`interval`" + `, ` + "`max_rate`" + `) only; compare prices no interval.
 
 JSON and CSV keys are one vocabulary across commands:
 
@@ -144,7 +149,10 @@ JSON and CSV keys are one vocabulary across commands:
 | ` + "`…_ops_per_s`" + `, ` + "`…_flops_per_s`" + `, ` + "`…_flop_per_byte`" + ` | operation rates (FLOP/s, or OP/s for integer precisions); arithmetic intensity |
 | ` + "`bandwidth_efficiency`, `compute_efficiency`" + ` | the shares of datasheet bandwidth and of the dense peak a prediction assumes, in (0, 1] |
 | ` + "`mbu`, `mfu`" + ` | the shares a measured run achieved |
-| ` + "`…_margin`" + ` | target / prediction − 1: above 0 the target is met with that share to spare |
+| ` + "`…_margin`" + ` | target / prediction − 1: above 0 the target is met with that share to spare; ` + "`…_margin_low`" + `, ` + "`…_margin_high`" + ` at the slow and fast ends of the interval at ` + "`confidence`" + ` (plan) |
+| ` + "`…_interval_s`" + ` (JSON), ` + "`…_low_s`" + `, ` + "`…_high_s`" + ` (CSV: ` + "`ttft`" + `, ` + "`tpot`" + `, ` + "`e2e`" + `, and ` + "`throughput_low_tokens_per_s`" + `, ` + "`throughput_high_tokens_per_s`" + `) | the ends of a prediction's interval, at ` + "`interval_level`" + ` (0.8) |
+| ` + "`intervals_widened`" + ` | the intervals (` + "`tpot`" + `, ` + "`e2e`" + `, ` + "`throughput`" + `) widened for an MoE decode held partly out of scope: they cover more than their level ("80% widened" in text); a list in JSON, space-separated in CSV, empty when none |
+| ` + "`read_share`" + ` | the share of the device's measured read a GPU's decode streams at (JSON: ` + "`inputs.efficiency.read_share`" + `), as the class or calibration gives it; it applies only where the device has a ` + "`measured_bandwidth`" + ` |
 | ` + "`…_power_w`, `power_w`, `…_wh`, `joules_per_…`, `hours_of_use`" + ` | watts, watt-hours, joules, hours |
 | ` + "`duty_cycle`" + ` | the share of the time a device spends answering, in (0, 1] |
 

@@ -174,3 +174,28 @@ func TestReportServingErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReportServingWidened: where a study's run has an MoE decode whose
+// interval is widened (sim.Interval.Widened), the serving section says
+// "80% widened" for it, as predict and serve do; it said "80%" for every
+// study.
+func TestReportServingWidened(t *testing.T) {
+	dir := t.TempDir()
+	study := filepath.Join(dir, "s.toml")
+	os.WriteFile(study, []byte("title = \"t\"\ndevices = [\"rtx-4090\"]\nengines = [\"gpu\"]\nmodels = [\"qwen2.5-1.5b\", \"qwen3-30b-a3b\"]\nweights = [\"q4_k_m\"]\nruntimes = [\"llama.cpp\"]\n[serve]\nrequests = 20\nrate = 1.0\n"), 0o644)
+	out := runReport(t, study)
+	md := string(must(os.ReadFile(filepath.Join(out, "report.md"))))
+	start := strings.Index(md, "## Serving under load")
+	if start < 0 {
+		t.Fatalf("report.md has no serving section:\n%s", md)
+	}
+	md = md[start:]
+	for _, want := range []string{"the prediction's 80% interval", "80% widened", "qwen3-30b-a3b q4_k_m on rtx-4090"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the serving section lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "qwen2.5-1.5b q4_k_m on rtx-4090") {
+		t.Errorf("the dense model's interval is said to be widened:\n%s", md)
+	}
+}

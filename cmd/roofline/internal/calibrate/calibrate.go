@@ -93,8 +93,14 @@ func ClassPrior(c *runtimes.Class, d *hardware.Device, e *hardware.Engine) fit.P
 	if center.KQuantGEMV > 0 {
 		kq = 0.7
 	}
-	if center.ReadShare > 0 && d.MeasuredBandwidth > 0 {
+	switch {
+	case center.ReadShare > 0 && e.Kind == hardware.GPU && d.MeasuredBandwidth > 0:
 		rs = 0.7
+	default:
+		// A share of a read the device has none of (or its engine
+		// streams no decode at): it moves nothing, and a profile refuses
+		// one (hardware.Device.Validate), so the calibration holds none.
+		center.ReadShare = 0
 	}
 	return fit.Prior{Center: center, Spread: [fit.NParams]float64{0.7, 1, 1, 0.7, 1, 0.7, 1, 0, 0, unit, host, kq, rs}}
 }

@@ -44,6 +44,9 @@ var truth = func() hardware.Efficiency {
 	// A calibration folds the cap per unit into the bandwidth share
 	// (calibrate.prior): the truth has none.
 	e.Bandwidth, e.ComputeMax, e.HalfRows, e.Attention, e.UnitBandwidth = 0.62, 0.45, 40, 0.3, 0
+	// The board has no measured read for a read share to be of: a
+	// profile refuses one there.
+	e.ReadShare = 0
 	return e
 }()
 

@@ -77,10 +77,12 @@ var paramUnits = map[string]string{
 // unused reports whether parameter i is one a class and its calibration
 // do without (a cap per unit on the products, host work, the K-quant
 // decode bound, the share of a measured read: zero in both),
-// which the answer leaves out.
+// which the answer leaves out; and a read share the calibration holds
+// none of, whatever its class's: the device has no measured read for it
+// to be a share of (calibrate.ClassPrior).
 func unused(i int, vals, class []float64) bool {
 	n := hardware.ParameterNames[i]
-	return (n == "unit_compute" || n == "host_work" || n == "kquant_gemv" || n == "read_share") && vals[i] == 0 && class[i] == 0
+	return (n == "unit_compute" || n == "host_work" || n == "kquant_gemv" || n == "read_share") && vals[i] == 0 && (class[i] == 0 || n == "read_share")
 }
 
 // num is a JSON number that is null when undefined.
@@ -136,7 +138,7 @@ func paramText(v float64, unit string) string {
 	case "s":
 		return Duration(v)
 	case "rows":
-		return Sig(v, 3)
+		return units.Sig(v, 3)
 	case "B/s":
 		if v == 0 {
 			return "none"
@@ -148,7 +150,7 @@ func paramText(v float64, unit string) string {
 		}
 		return units.FormatExact(v, units.DimRate)
 	case "FLOP":
-		return Sig(v, 3) + " FLOP"
+		return units.Sig(v, 3) + " FLOP"
 	}
 	return Fixed(v, 3)
 }

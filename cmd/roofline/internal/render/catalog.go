@@ -102,13 +102,13 @@ func FormatList(fs app.Formats) Answer {
 			doc.Both("\nKV-cache formats (--kv):\n")
 			kt := NewTable("NAME", "BITS", "DESCRIPTION").Right(1)
 			for _, f := range fs.KV {
-				kt.Add(f.Name, Sig(f.Storage.BitsPerWeight(), 4), f.Description)
+				kt.Add(f.Name, units.Sig(f.Storage.BitsPerWeight(), 4), f.Description)
 			}
 			doc.Table(kt)
 			doc.Both("\nStorage types (per tensor):\n")
 			st := NewTable("TYPE", "BLOCK", "BYTES/BLOCK", "BITS/WEIGHT").Right(1, 2, 3)
 			for _, s := range fs.Types {
-				st.Add(s.Name, fmt.Sprint(s.BlockSize), Sig(float64(s.BlockBits)/8, 4), Sig(s.BitsPerWeight(), 6))
+				st.Add(s.Name, fmt.Sprint(s.BlockSize), units.Sig(float64(s.BlockBits)/8, 4), units.Sig(s.BitsPerWeight(), 6))
 			}
 			doc.Table(st)
 			return doc
@@ -267,7 +267,7 @@ func modelDoc(mc *model.Cost) *Doc {
 	pairs = append(pairs,
 		[2]string{"weights", fmt.Sprintf("%s: %s", mc.Weights.Name, mc.Weights.Description)},
 		[2]string{"compute", "runs at the first of " + strings.Join(precisionNames(mc.Weights.Compute), " > ") + " the engine has"},
-		[2]string{"weight bytes", fmt.Sprintf("%s, %s bits per weight", bytesBoth(mc.WeightBytes), Sig(mc.BitsPerWeight(), 4))},
+		[2]string{"weight bytes", fmt.Sprintf("%s, %s bits per weight", bytesBoth(mc.WeightBytes), units.Sig(mc.BitsPerWeight(), 4))},
 		[2]string{"streamed/token", fmt.Sprintf("%s per decode step at batch 1 (weights read once; the input embedding one row)", bytesBoth(mc.StreamedBytesPerToken()))},
 		[2]string{"kv cache", fmt.Sprintf("%s: %s per token (%.0f B), %s per token and layer", mc.KV.Name,
 			Bytes(mc.KVBytesPerToken()), mc.KVBytesPerToken(), Bytes(mc.KVPerLayerToken()))},
@@ -441,7 +441,7 @@ func deviceDoc(dv app.Device) *Doc {
 	for i := range d.Engines {
 		e := &d.Engines[i]
 		for _, p := range e.Precisions() {
-			t.Add(e.Name, string(e.Kind), string(p), Ops(e.Peaks[p], p), Sig(d.Ridge(e, p), 3)+" FLOP/B", d.Sources["engine."+e.Name+".peak."+string(p)])
+			t.Add(e.Name, string(e.Kind), string(p), Ops(e.Peaks[p], p), units.Sig(d.Ridge(e, p), 3)+" FLOP/B", d.Sources["engine."+e.Name+".peak."+string(p)])
 		}
 	}
 	doc.Table(t)
@@ -461,7 +461,7 @@ func deviceDoc(dv app.Device) *Doc {
 		e := &d.Engines[i]
 		power := "unknown"
 		if e.Power > 0 {
-			power = Sig(e.Power, 4) + " W"
+			power = units.Sig(e.Power, 4) + " W"
 		}
 		eff := "each runtime's class for " + string(e.Kind) + " engines (roofline show runtime NAME)"
 		if c := e.Calibration; c != nil {
@@ -493,7 +493,7 @@ func deviceDoc(dv app.Device) *Doc {
 		for _, m := range dv.Modes {
 			power := "unknown"
 			if e, err := m.Engine(""); err == nil && e.Power > 0 {
-				power = Sig(e.Power, 4) + " W"
+				power = units.Sig(e.Power, 4) + " W"
 			}
 			name := m.Name
 			if m.Device == d {

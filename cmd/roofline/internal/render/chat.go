@@ -6,6 +6,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // ChatJSON is chat's answer in the JSON vocabulary.
@@ -319,15 +320,15 @@ func chatDoc(c *app.Chat) *Doc {
 		doc.Line("%s; mean over the turns (%s); the average draw at %s (--duty-cycle)", EnergyBasis(e.EnergyBasis), first.Strategy, dutyText(e.DutyCycle))
 		et := NewTable("HARDWARE", "POWER MODE", "POWER", "IDLE", "TPOT", "J/TOKEN", "J/ANSWER", "TOKENS/WH", "AVERAGE DRAW").Right(2, 3, 4, 5, 6, 7, 8)
 		if e.BatteryWh > 0 {
-			et.Cols = append(et.Cols, Col{Head: fmt.Sprintf("ANSWERS PER %s WH CHARGE", Sig(e.BatteryWh, 6)), Right: true}, Col{Head: "HOURS OF USE", Right: true})
+			et.Cols = append(et.Cols, Col{Head: fmt.Sprintf("ANSWERS PER %s WH CHARGE", units.Sig(e.BatteryWh, 6)), Right: true}, Col{Head: "HOURS OF USE", Right: true})
 		}
 		for _, m := range e.Modes {
 			idle := Dash
 			if m.Idle > 0 {
-				idle = Sig(m.Idle, 3) + " W"
+				idle = units.Sig(m.Idle, 3) + " W"
 			}
-			row := []string{m.Hardware, OrDash(m.PowerMode), Sig(m.Run, 6) + " W", idle, Duration(m.TPOT), Sig(m.JoulesPerToken, 3), Sig(m.JoulesPerAnswer, 3),
-				Fixed(m.TokensPerWh, 0), Sig(m.AveragePower, 3) + " W"}
+			row := []string{m.Hardware, OrDash(m.PowerMode), units.Sig(m.Run, 6) + " W", idle, Duration(m.TPOT), units.Sig(m.JoulesPerToken, 3), units.Sig(m.JoulesPerAnswer, 3),
+				Fixed(m.TokensPerWh, 0), units.Sig(m.AveragePower, 3) + " W"}
 			if e.BatteryWh > 0 {
 				row = append(row, Fixed(m.AnswersPerCharge, 0), hoursText(m.HoursOfUse))
 			}
@@ -347,7 +348,7 @@ func chatDoc(c *app.Chat) *Doc {
 	}
 	ct := NewTable("CHATS", "TTFT ONE ARRIVES", "TTFT ALL AT ONCE", "TPOT", "TOKENS/S ALL", "MEMORY", "FAILS").Right(0, 1, 2, 3, 4, 5)
 	for _, r := range cc.Rows {
-		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), Sig(r.Throughput, 4), Bytes(r.Memory), failingText(r))
+		ct.Add(fmt.Sprint(r.N), Duration(r.JoinTTFT), Duration(r.TTFT), Duration(r.TPOT), units.Sig(r.Throughput, 4), Bytes(r.Memory), failingText(r))
 	}
 	doc.Table(ct)
 	targets := fmt.Sprintf("TTFT %s, TPOT %s", Duration(cc.Targets.TTFT), Duration(cc.Targets.TPOT))

@@ -7,6 +7,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/compare"
 	"github.com/roofline/roofline/cmd/roofline/internal/measured"
+	"github.com/roofline/roofline/units"
 )
 
 // TestName names a measured test the way llama-bench does.
@@ -36,7 +37,7 @@ func comparisonTable(rows []compare.Row) *Table {
 		run := r.Run
 		// A prefill's ideal and MFU say which peak they are of: the ideal
 		// is at the format's fastest precision, MFU at the kernel's.
-		ideal, util := Sig(r.Bound, 4)+" t/s", r.Utilization()
+		ideal, util := units.Sig(r.Bound, 4)+" t/s", r.Utilization()
 		if run.Test == measured.Prefill {
 			ideal += " (" + string(r.IdealPrecision) + ")"
 			util += " of " + string(r.Precision)
@@ -44,7 +45,7 @@ func comparisonTable(rows []compare.Row) *Table {
 		t.AddCells(C(run.Source()), C(TestName(run)), C(string(run.Test)), C(r.Model), C(r.Weights),
 			C(r.KV), C(r.Hardware), C(r.Engine), C(r.Runtime), C(string(r.Precision)), D(run.Prompt), D(run.Gen),
 			D(run.Depth), D(run.Batch), D(r.UBatch),
-			V(Sig(r.Measured, 4)+" t/s", r.Measured), V(Sig(r.Predicted, 4)+" t/s", r.Predicted),
+			V(units.Sig(r.Measured, 4)+" t/s", r.Measured), V(units.Sig(r.Predicted, 4)+" t/s", r.Predicted),
 			V(ideal, r.Bound), V(Fixed(r.Ratio, 2), r.Ratio),
 			C(achieved), C(util), C(flags),
 			D(r.AchievedBytesPerS), D(r.AchievedFLOPPerS), D(r.MBU), D(r.MFU), C(string(r.PhaseBound)), D(r.BeatsBound))

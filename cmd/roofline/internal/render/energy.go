@@ -5,6 +5,7 @@ import (
 
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // energyFiguresJSON is an energy estimate in the JSON vocabulary, shared
@@ -52,14 +53,14 @@ func EnergyBasis(b app.EnergyBasis) string {
 }
 
 // dutyText is a duty cycle in words.
-func dutyText(d float64) string { return fmt.Sprintf("a %s duty cycle", Sig(100*d, 3)+"%") }
+func dutyText(d float64) string { return fmt.Sprintf("a %s duty cycle", units.Sig(100*d, 3)+"%") }
 
 // hoursText is a battery's hours of use.
 func hoursText(h float64) string {
 	if h < 1 {
-		return Sig(60*h, 3) + " min"
+		return units.Sig(60*h, 3) + " min"
 	}
-	return Sig(h, 3) + " h"
+	return units.Sig(h, 3) + " h"
 }
 
 // energyRows are predict's energy lines of the result table: per token
@@ -73,21 +74,21 @@ func energyRows(t *Table, e *app.Energy, none string) {
 	if e.Given {
 		run = "--power"
 	}
-	t.Add("energy", Sig(e.JoulesPerToken, 3)+" J/token", "", fmt.Sprintf("per token decoded, %.0f tokens/Wh; %s J per answer with its prefill; at %s W (%s; an estimate: a measured draw is usually lower)",
-		e.TokensPerWh, Sig(e.JoulesPerAnswer, 3), Sig(e.Run, 6), run))
+	t.Add("energy", units.Sig(e.JoulesPerToken, 3)+" J/token", "", fmt.Sprintf("per token decoded, %.0f tokens/Wh; %s J per answer with its prefill; at %s W (%s; an estimate: a measured draw is usually lower)",
+		e.TokensPerWh, units.Sig(e.JoulesPerAnswer, 3), units.Sig(e.Run, 6), run))
 	var idle string
 	switch {
 	case e.IdleGiven:
-		idle = Sig(e.Idle, 3) + " W idle (--idle-power)"
+		idle = units.Sig(e.Idle, 3) + " W idle (--idle-power)"
 	case e.IdleKnown:
-		idle = Sig(e.Idle, 3) + " W idle (the profile's idle_power)"
+		idle = units.Sig(e.Idle, 3) + " W idle (the profile's idle_power)"
 	case e.IdleAboveGiven:
 		idle = "no idle draw below --power (--idle-power gives one): the hours are an upper bound"
 	default:
 		idle = "no idle draw published (--idle-power gives one): the hours are an upper bound"
 	}
-	t.Add("average draw", Sig(e.AveragePower, 3)+" W", "", fmt.Sprintf("at %s (--duty-cycle): %s W answering, %s", dutyText(e.DutyCycle), Sig(e.Run, 3), idle))
+	t.Add("average draw", units.Sig(e.AveragePower, 3)+" W", "", fmt.Sprintf("at %s (--duty-cycle): %s W answering, %s", dutyText(e.DutyCycle), units.Sig(e.Run, 3), idle))
 	if e.BatteryWh > 0 {
-		t.Add("battery", fmt.Sprintf("%.0f answers per charge", e.AnswersPerCharge), "", fmt.Sprintf("%s of use on %s Wh at %s", hoursText(e.HoursOfUse), Sig(e.BatteryWh, 6), dutyText(e.DutyCycle)))
+		t.Add("battery", fmt.Sprintf("%.0f answers per charge", e.AnswersPerCharge), "", fmt.Sprintf("%s of use on %s Wh at %s", hoursText(e.HoursOfUse), units.Sig(e.BatteryWh, 6), dutyText(e.DutyCycle)))
 	}
 }

@@ -16,35 +16,6 @@ import (
 // Dash stands for a figure that is undefined.
 const Dash = "—"
 
-// Sig is v to n significant digits without an exponent, and at most
-// sigDecimals decimals: a smaller figure is said to be below them.
-func Sig(v float64, n int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return Dash
-	}
-	s := strconv.FormatFloat(v, 'g', n, 64)
-	if !strings.ContainsRune(s, 'e') {
-		return s
-	}
-	e := int(math.Floor(math.Log10(math.Abs(v))))
-	if e >= n-1 {
-		return whole(v)
-	}
-	if n-1-e > sigDecimals {
-		// Below what twelve decimals show (hostile input: a link of
-		// 1e-300 B/s): bounded, not hundreds of zeros wide.
-		tiny := "0." + strings.Repeat("0", sigDecimals-1) + "1"
-		if v < 0 {
-			return "> -" + tiny
-		}
-		return "< " + tiny
-	}
-	return strconv.FormatFloat(v, 'f', n-1-e, 64)
-}
-
-// sigDecimals is the most decimals Sig writes.
-const sigDecimals = 12
-
 // Duration is seconds scaled to s, ms, µs or ns; a dash when undefined.
 func Duration(v float64) string {
 	if math.IsNaN(v) {
@@ -72,7 +43,7 @@ func Tokens(v float64) string {
 	case math.Abs(v) >= 100:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	}
-	return Sig(v, 4)
+	return units.Sig(v, 4)
 }
 
 // Rate is a rate with its unit; a dash when undefined or zero.
@@ -80,7 +51,7 @@ func Rate(v float64, unit string) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
 		return Dash
 	}
-	return Sig(v, 4) + " " + unit
+	return units.Sig(v, 4) + " " + unit
 }
 
 // Bytes is a size in binary units (GiB), as memory is sold and llama.cpp
@@ -141,7 +112,7 @@ func Intensity(v float64) string {
 	if v >= 100 {
 		return whole(v)
 	}
-	return Sig(v, 3)
+	return units.Sig(v, 3)
 }
 
 // Fixed is v with d decimals; a dash when undefined.

@@ -10,6 +10,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/plan"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // PlanConfigJSON is one planned configuration in the JSON vocabulary.
@@ -302,7 +303,7 @@ func PlanTargets(t sim.Targets, prompt int) []string {
 		tg = append(tg, fmt.Sprintf("TPOT ≤ %s at the end of the context", Duration(t.TPOT)))
 	}
 	if t.MinThroughput > 0 {
-		tg = append(tg, fmt.Sprintf("≥ %s tokens/s aggregate", Sig(t.MinThroughput, 4)))
+		tg = append(tg, fmt.Sprintf("≥ %s tokens/s aggregate", units.Sig(t.MinThroughput, 4)))
 	}
 	return tg
 }
@@ -348,7 +349,7 @@ func PlanVerdict(g *plan.Group, c sim.Config, t sim.Targets) string {
 	case sim.LimitTPOT:
 		return fmt.Sprintf("FAILS TPOT: %s > %s at context %d: needs %.2f× faster decode", Duration(c.TPOT), Duration(t.TPOT), c.Context, c.Excess)
 	case sim.LimitThroughput:
-		return fmt.Sprintf("FAILS throughput: %s < %s tokens/s: needs %.2f×", Sig(c.Throughput, 4), Sig(t.MinThroughput, 4), c.Excess)
+		return fmt.Sprintf("FAILS throughput: %s < %s tokens/s: needs %.2f×", units.Sig(c.Throughput, 4), units.Sig(t.MinThroughput, 4), c.Excess)
 	}
 	// Every constraint holds but the interval says the fast end misses.
 	return "fails at the fast end of the predictions' interval"
@@ -420,7 +421,7 @@ func (b *borrowed) note() string {
 }
 
 // lossText is a loss as a percentage with two significant digits.
-func lossText(l float64) string { return Sig(100*l, 2) + "%" }
+func lossText(l float64) string { return units.Sig(100*l, 2) + "%" }
 
 // chatsText is a concurrency limit with the context it holds at.
 func chatsText(c sim.ConcurrencyLimit) string {

@@ -228,6 +228,9 @@ func CountsSearched(p *app.Plan, device string) (int, string) {
 // frontier and the skipped combinations.
 func limitsDetail(doc *Doc, p *app.Plan, bq *borrowed) {
 	if len(p.Groups) == 0 {
+		// Every combination skipped: the recommendation sends here for
+		// why.
+		skippedDetail(doc, p)
 		return
 	}
 	l0 := p.Groups[0].Limits
@@ -273,6 +276,11 @@ func limitsDetail(doc *Doc, p *app.Plan, bq *borrowed) {
 		}
 		doc.Table(pt)
 	}
+	skippedDetail(doc, p)
+}
+
+// skippedDetail says which combinations were skipped and why.
+func skippedDetail(doc *Doc, p *app.Plan) {
 	if len(p.Skipped) > 0 {
 		doc.Both(fmt.Sprintf("\nskipped: %s\n", strings.Join(p.Skipped, "; ")))
 	}

@@ -393,10 +393,16 @@ func appendJSONString(b []byte, s string) []byte {
 
 // planCSVHead is the header of plan's CSV: one row per configuration.
 var planCSVHead = []string{"hardware", "engine", "runtime", "model", "weights", "kv", "bits_per_weight", "context", "batch", "prompt", "output",
-	"ttft_s", "tpot_s", "throughput_tokens_per_s", "memory_bytes", "usable_bytes", "fits", "feasible", "limit", "verdict", "devices", "split"}
+	"ttft_s", "tpot_s", "throughput_tokens_per_s", "memory_bytes", "usable_bytes", "fits", "feasible", "limit", "verdict", "devices", "split",
+	// As JSON's (appendConfigJSON): the margins, empty without their
+	// target, at the ends of the interval at the confidence asked, and
+	// "tpot" where that interval is widened for an MoE decode.
+	"ttft_margin", "tpot_margin", "ttft_margin_low", "ttft_margin_high", "tpot_margin_low", "tpot_margin_high", "confidence", "intervals_widened"}
 
 func (a planAnswer) streamCSV(w *bufio.Writer) error {
 	p := a.p
+	t := p.Targets
+	conf := t.ConfidenceLevel()
 	only := p.Request.Show.FeasibleOnly
 	buf := make([]byte, 0, 2*flushAt)
 	for i, h := range planCSVHead {
@@ -436,6 +442,24 @@ func (a planAnswer) streamCSV(w *bufio.Writer) error {
 			buf = appendCSVField(append(buf, ','), c.Verdict.String())
 			buf = strconv.AppendInt(append(buf, ','), int64(g.Devices), 10)
 			buf = appendCSVField(append(buf, ','), g.SplitText(c))
+			ttft, tpot := g.Judge(c, t)
+			opt := func(b []byte, on bool, v float64) []byte {
+				if !on {
+					return append(b, ',')
+				}
+				return g64(b, v)
+			}
+			buf = opt(buf, t.TTFT > 0, ttft.Margin-1)
+			buf = opt(buf, t.TPOT > 0, tpot.Margin-1)
+			buf = opt(buf, t.TTFT > 0, ttft.MarginLo-1)
+			buf = opt(buf, t.TTFT > 0, ttft.MarginHi-1)
+			buf = opt(buf, t.TPOT > 0, tpot.MarginLo-1)
+			buf = opt(buf, t.TPOT > 0, tpot.MarginHi-1)
+			buf = g64(buf, conf)
+			buf = append(buf, ',')
+			if t.TPOT > 0 && g.MoEDecodeNote != "" {
+				buf = append(buf, "tpot"...)
+			}
 			buf = append(buf, '\n')
 			if len(buf) >= flushAt {
 				if _, err := w.Write(buf); err != nil {

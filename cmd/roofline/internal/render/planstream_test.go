@@ -79,14 +79,28 @@ func planCSV(p *app.Plan) []byte {
 	var b bytes.Buffer
 	w := csv.NewWriter(&b)
 	_ = w.Write(planCSVHead)
+	t := p.Targets
 	for _, g := range p.Groups {
 		for _, c := range g.Configs {
 			if !c.Feasible && p.Request.Show.FeasibleOnly {
 				continue
 			}
+			ttft, tpot := g.Judge(c, t)
+			margin := func(on bool, v float64) string {
+				if !on {
+					return ""
+				}
+				return fmt.Sprint(v - 1)
+			}
+			widened := ""
+			if t.TPOT > 0 && g.MoEDecodeNote != "" {
+				widened = "tpot"
+			}
 			_ = w.Write([]string{g.Device, g.Engine, g.Runtime, g.Model, g.Weights, g.KV, fmt.Sprint(g.BPW), fmt.Sprint(c.Context), fmt.Sprint(c.Batch),
 				fmt.Sprint(g.Prompt), fmt.Sprint(g.Output), fmt.Sprint(c.TTFT), fmt.Sprint(c.TPOT), fmt.Sprint(c.Throughput), fmt.Sprint(c.Memory),
-				fmt.Sprint(g.UsableFor(c)), fmt.Sprint(c.Fits), fmt.Sprint(c.Feasible), c.Limit.String(), c.Verdict.String(), fmt.Sprint(g.Devices), g.SplitText(c)})
+				fmt.Sprint(g.UsableFor(c)), fmt.Sprint(c.Fits), fmt.Sprint(c.Feasible), c.Limit.String(), c.Verdict.String(), fmt.Sprint(g.Devices), g.SplitText(c),
+				margin(t.TTFT > 0, ttft.Margin), margin(t.TPOT > 0, tpot.Margin), margin(t.TTFT > 0, ttft.MarginLo), margin(t.TTFT > 0, ttft.MarginHi),
+				margin(t.TPOT > 0, tpot.MarginLo), margin(t.TPOT > 0, tpot.MarginHi), fmt.Sprint(t.ConfidenceLevel()), widened})
 		}
 	}
 	w.Flush()

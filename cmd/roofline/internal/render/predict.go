@@ -398,6 +398,34 @@ func predictTable(p *app.Prediction) *Table {
 	add("hours_of_use", hours)
 	add("speculative_tpot_s", specTPOT)
 	add("speculative_speedup", speedup)
+	// The share of the measured read decode streams at, and the
+	// intervals, as JSON gives them (efficiency.read_share,
+	// …_interval_s, interval_level, intervals_widened): after the older
+	// columns, so that those keep their places.
+	add("read_share", D(in.Efficiency.ReadShare))
+	var level Cell
+	var widened []string
+	ends := func(iv *sim.Interval, key string) (lo, hi Cell) {
+		if iv == nil {
+			return Cell{}, Cell{}
+		}
+		level = D(iv.Level)
+		if iv.Widened {
+			widened = append(widened, key)
+		}
+		return optional(iv.Lo), optional(iv.Hi)
+	}
+	for _, w := range []struct {
+		key, unit string
+		iv        *sim.Interval
+	}{{"ttft", "s", r.TTFTInterval}, {"tpot", "s", r.TPOTInterval}, {"e2e", "s", r.E2EInterval}, {"throughput", "tokens_per_s", r.ThroughputInterval}} {
+		lo, hi := ends(w.iv, w.key)
+		add(w.key+"_low_"+w.unit, lo)
+		add(w.key+"_high_"+w.unit, hi)
+	}
+	add("interval_level", level)
+	// Space-separated, as JSON's list: tpot e2e throughput.
+	add("intervals_widened", C(strings.Join(widened, " ")))
 	t.Rows = [][]Cell{row}
 	return t
 }
@@ -661,7 +689,7 @@ func overheadText(in sim.Inputs) string {
 	}
 	if e.HostWork > 0 && in.HostPeak > 0 {
 		out += fmt.Sprintf("; on the CPU %s per token (%d layers × %s FLOP at %s %s)",
-			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
+			Duration(float64(in.Layers)*e.HostWork/in.HostPeak), in.Layers, units.Sig(e.HostWork/1e6, 3)+" M", Ops(in.HostPeak, in.HostPrecision), in.HostPrecision)
 	}
 	if g := in.Graphs; g.On() {
 		L := float64(in.Layers)

@@ -9,6 +9,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/cmd/roofline/internal/study"
 	"github.com/roofline/roofline/serve"
+	"github.com/roofline/roofline/units"
 )
 
 // reportServing is the serving section of results.json: every
@@ -194,7 +195,7 @@ func (rep *report) servingSection(doc *Doc) {
 		if w.Arrival != serve.Closed && w.Arrival != serve.Trace {
 			// The rates are the tables'.
 			arr := map[serve.ArrivalKind]string{serve.Poisson: "Poisson arrivals", serve.Constant: "arrivals at constant gaps",
-				serve.Gamma: fmt.Sprintf("gamma arrivals (CV %s)", Sig(w.CV, 3))}[w.Arrival]
+				serve.Gamma: fmt.Sprintf("gamma arrivals (CV %s)", units.Sig(w.CV, 3))}[w.Arrival]
 			_, rest, _ := strings.Cut(text, "; ")
 			text = fmt.Sprintf("%d requests of %s at each rate below; %s", first.Run.Expected.Requests, arr, rest)
 		}
@@ -205,7 +206,19 @@ func (rep *report) servingSection(doc *Doc) {
 	}
 	intro += fmt.Sprintf(". Targets (from %s): p99 TTFT ≤ %s and p99 TPOT ≤ %s; goodput counts the requests meeting both.", sv.TargetsFrom, Duration(tg.TTFT), Duration(tg.TPOT))
 	if first != nil && first.Run.Fast != nil {
-		intro += fmt.Sprintf(" A range is the same requests with every step at the fast and the slow end of the prediction's %s interval.", Percent(first.Run.Level))
+		intro += fmt.Sprintf(" A range is the same requests with every step at the fast and the slow end of the prediction's %s interval.", levelLabel(first.Run.Level, false))
+		// Where an MoE decode's interval is widened (serveWidened), it is
+		// said with serve's label: it covers more than its level.
+		var widened []string
+		for _, s := range rep.Serving {
+			if len(s.Runs) > 0 && serveWidened(s.Runs[0]) {
+				g := s.Group
+				widened = append(widened, fmt.Sprintf("%s %s on %s (%s engine, %s)", g.Model, g.Weights, g.Device, g.Engine, g.Runtime))
+			}
+		}
+		if len(widened) > 0 {
+			intro += fmt.Sprintf(" For %s it is the %s interval: the MoE decode's, joined with the range of the runs held out of scope, covering more than its level (the notes say which).", strings.Join(widened, "; "), levelLabel(first.Run.Level, true))
+		}
 	}
 	doc.Para(intro)
 	runs := 0
@@ -220,11 +233,11 @@ func (rep *report) servingSection(doc *Doc) {
 		case first.Workload.Arrival == serve.Trace && len(sv.Rates) == 0:
 			head = "At the trace's own arrival times"
 		case first.Workload.Arrival == serve.Trace:
-			head = fmt.Sprintf("The trace's arrivals rescaled to %s requests/s", Sig(sv.Rates[i], 4))
+			head = fmt.Sprintf("The trace's arrivals rescaled to %s requests/s", units.Sig(sv.Rates[i], 4))
 		case i == 0 && sv.Request.AtMaxRate:
 			head = "At the largest rate meeting the targets"
 		default:
-			head = fmt.Sprintf("At %s requests/s", Sig(sv.Rates[i], 4))
+			head = fmt.Sprintf("At %s requests/s", units.Sig(sv.Rates[i], 4))
 		}
 		doc.Heading(3, head)
 		lat := NewTable("device", "engine", "model", "weights", "TTFT p50", "TTFT p90", "TTFT p99", "TPOT p50", "TPOT p90", "TPOT p99", "E2E p50", "E2E p99", "queue p99").Right(4, 5, 6, 7, 8, 9, 10, 11, 12)
@@ -246,11 +259,11 @@ func (rep *report) servingSection(doc *Doc) {
 			ttft, tpot, e2e, queue := servedLatencies[0].get, servedLatencies[1].get, servedLatencies[3].get, servedLatencies[4].get
 			lat.Add(g.Device, g.Engine, g.Model, g.Weights, Duration(e.TTFT.P50), Duration(e.TTFT.P90), p99(ttft), Duration(e.TPOT.P50), Duration(e.TPOT.P90), p99(tpot),
 				Duration(e.E2E.P50), p99(e2e), Duration(queue(e).P99))
-			rate := Sig(a.Workload.Rate, 3) + "/s"
+			rate := units.Sig(a.Workload.Rate, 3) + "/s"
 			if a.Workload.Arrival == serve.Closed || (a.Workload.Arrival == serve.Trace && a.Workload.Rate == 0) {
-				rate = Sig(e.OfferedRate, 3) + "/s offered"
+				rate = units.Sig(e.OfferedRate, 3) + "/s offered"
 			}
-			thr.Add(g.Device, g.Engine, g.Model, g.Weights, rate, Sig(e.Throughput, 4), Sig(e.RequestRate, 4), Sig(e.Goodput, 4),
+			thr.Add(g.Device, g.Engine, g.Model, g.Weights, rate, units.Sig(e.Throughput, 4), units.Sig(e.RequestRate, 4), units.Sig(e.Goodput, 4),
 				Percent1(e.MeetingShare), Percent1(e.MaxKVUse), strconv.Itoa(e.Preemptions), strconv.Itoa(e.Failed))
 		}
 		doc.Table(lat)
@@ -269,20 +282,20 @@ func (rep *report) servingSection(doc *Doc) {
 			}
 			rng := "–"
 			if r.Fast != nil {
-				lo := Sig(r.Slow.MaxRate, 3)
+				lo := units.Sig(r.Slow.MaxRate, 3)
 				if r.Slow.MaxRate == 0 {
 					lo = "none"
 				}
-				rng = lo + " – " + Sig(r.Fast.MaxRate, 3) + "/s"
+				rng = lo + " – " + units.Sig(r.Fast.MaxRate, 3) + "/s"
 			}
 			m := r.Expected
 			bound := strings.Join(m.Bound, ", ")
 			if m.Capped {
 				bound = "none up to the cap"
 			}
-			rate := Sig(m.MaxRate, 3) + "/s"
+			rate := units.Sig(m.MaxRate, 3) + "/s"
 			if m.MaxRate == 0 {
-				rate = fmt.Sprintf("none from %s/s", Sig(m.Points[0].Rate, 3))
+				rate = fmt.Sprintf("none from %s/s", units.Sig(m.Points[0].Rate, 3))
 			}
 			t.Add(g.Device, g.Engine, g.Model, g.Weights, g.Runtime, rate, rng, OrDash(bound), strconv.Itoa(len(m.Points)))
 		}
@@ -339,10 +352,10 @@ func (rep *report) servingSummary() []string {
 			g, r := b.s.Group, b.s.Search()
 			rng := ""
 			if r.Fast != nil {
-				rng = fmt.Sprintf(", %s – %s/s over the interval", Sig(r.Slow.MaxRate, 3), Sig(r.Fast.MaxRate, 3))
+				rng = fmt.Sprintf(", %s – %s/s over the interval", units.Sig(r.Slow.MaxRate, 3), units.Sig(r.Fast.MaxRate, 3))
 			}
 			out = append(out, fmt.Sprintf("Under load, %s on %s holds up to %s requests/s with p99 TTFT ≤ %s and p99 TPOT ≤ %s (%s %s %s%s).",
-				model, device, Sig(b.rate, 3), Duration(tg.TTFT), Duration(tg.TPOT), g.Engine, g.Runtime, g.Weights, rng))
+				model, device, units.Sig(b.rate, 3), Duration(tg.TTFT), Duration(tg.TPOT), g.Engine, g.Runtime, g.Weights, rng))
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/model"
 	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/units"
 )
 
 // RuntimeList is `roofline list runtimes`.
@@ -151,7 +152,7 @@ func runtimeDoc(r *runtimes.Runtime) *Doc {
 	for _, label := range r.ClassLabels() {
 		c := r.ClassByLabel(label)
 		e := c.Efficiency
-		et.Add(label, Sig(e.Bandwidth, 3), Sig(e.ComputeMax, 3), Sig(e.HalfRows, 4), Sig(e.Attention, 3),
+		et.Add(label, units.Sig(e.Bandwidth, 3), units.Sig(e.ComputeMax, 3), units.Sig(e.HalfRows, 4), units.Sig(e.Attention, 3),
 			Duration(e.StepOverhead), Duration(e.PassOverhead), Duration(e.LayerOverhead),
 			fmt.Sprintf("×%.2f–%.2f", c.Decode.Low, c.Decode.High), fmt.Sprintf("×%.2f–%.2f", c.Prefill.Low, c.Prefill.High), c.Basis)
 	}

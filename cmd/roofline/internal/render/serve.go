@@ -8,6 +8,7 @@ import (
 	"github.com/roofline/roofline/cmd/roofline/internal/app"
 	"github.com/roofline/roofline/serve"
 	"github.com/roofline/roofline/sim"
+	"github.com/roofline/roofline/units"
 )
 
 // ServeJSON is serve's answer in the JSON vocabulary.
@@ -365,11 +366,11 @@ func serveDoc(a *app.Serve) *Doc {
 	}
 	doc.Section("throughput", true)
 	doc.Line("%d completed in %s: %s output tokens/s, %s requests/s (offered %s/s)", res.Completed, Duration(res.Duration),
-		Sig(res.Throughput, 4), Sig(res.RequestRate, 4), Sig(res.OfferedRate, 4))
+		units.Sig(res.Throughput, 4), units.Sig(res.RequestRate, 4), units.Sig(res.OfferedRate, 4))
 	if a.Targets.TTFT > 0 || a.Targets.TPOT > 0 {
-		doc.Line("goodput: %s requests/s meet TTFT %s and TPOT %s (%s of them)", Sig(res.Goodput, 4), Duration(a.Targets.TTFT), Duration(a.Targets.TPOT), Percent1(res.MeetingShare))
+		doc.Line("goodput: %s requests/s meet TTFT %s and TPOT %s (%s of them)", units.Sig(res.Goodput, 4), Duration(a.Targets.TTFT), Duration(a.Targets.TPOT), Percent1(res.MeetingShare))
 	}
-	doc.Line("on average %s requests in the system, %s running; KV cache peak %s; %d preemptions; %d failed", Sig(res.MeanInSystem, 3), Sig(res.MeanRunning, 3),
+	doc.Line("on average %s requests in the system, %s running; KV cache peak %s; %d preemptions; %d failed", units.Sig(res.MeanInSystem, 3), units.Sig(res.MeanRunning, 3),
 		Percent1(res.MaxKVUse), res.Preemptions, res.Failed)
 	if pts := res.Series; len(pts) > 0 {
 		doc.Section("over time", true)
@@ -385,7 +386,7 @@ func serveDoc(a *app.Serve) *Doc {
 		doc.Section("max rate", true)
 		t := NewTable("RATE/S", "P50 TTFT", "P99 TTFT", "P50 TPOT", "P99 TPOT", "TOKENS/S", "GOODPUT/S", "MISSES").Right(0, 1, 2, 3, 4, 5, 6)
 		for _, p := range m.Points {
-			t.Add(Sig(p.Rate, 4), Duration(p.TTFT.P50), Duration(p.TTFT.P99), Duration(p.TPOT.P50), Duration(p.TPOT.P99), Sig(p.Throughput, 4), Sig(p.Goodput, 4), strings.Join(p.Misses, ", "))
+			t.Add(units.Sig(p.Rate, 4), Duration(p.TTFT.P50), Duration(p.TTFT.P99), Duration(p.TPOT.P50), Duration(p.TPOT.P99), units.Sig(p.Throughput, 4), units.Sig(p.Goodput, 4), strings.Join(p.Misses, ", "))
 		}
 		doc.Table(t)
 		targets := fmt.Sprintf("p99 TTFT ≤ %s and p99 TPOT ≤ %s", Duration(a.Targets.TTFT), Duration(a.Targets.TPOT))
@@ -393,9 +394,9 @@ func serveDoc(a *app.Serve) *Doc {
 		case m.MaxRate == 0:
 			doc.Line("no rate tried meets %s", targets)
 		case m.Capped:
-			doc.Line("every rate up to %s requests/s meets %s", Sig(m.MaxRate, 4), targets)
+			doc.Line("every rate up to %s requests/s meets %s", units.Sig(m.MaxRate, 4), targets)
 		default:
-			doc.Line("largest rate meeting %s: %s requests/s (a faster one misses %s)", targets, Sig(m.MaxRate, 3), strings.Join(m.Bound, ", "))
+			doc.Line("largest rate meeting %s: %s requests/s (a faster one misses %s)", targets, units.Sig(m.MaxRate, 3), strings.Join(m.Bound, ", "))
 		}
 		if r := a.SearchRange; r != nil && r.Fast != nil {
 			ends := fmt.Sprintf("with every step at the slow and the fast end of the prediction's %s interval%s:", levelLabel(r.Level, serveWidened(a)), frontEndEnds(a.Server))
@@ -403,9 +404,9 @@ func serveDoc(a *app.Serve) *Doc {
 			case r.Fast.MaxRate == 0:
 				doc.Line("%s no rate tried meets them at either end", ends)
 			case r.Slow.MaxRate == 0:
-				doc.Line("%s none tried meets them at the slow end, %s requests/s at the fast end", ends, Sig(r.Fast.MaxRate, 3))
+				doc.Line("%s none tried meets them at the slow end, %s requests/s at the fast end", ends, units.Sig(r.Fast.MaxRate, 3))
 			default:
-				doc.Line("%s %s – %s requests/s", ends, Sig(r.Slow.MaxRate, 3), Sig(r.Fast.MaxRate, 3))
+				doc.Line("%s %s – %s requests/s", ends, units.Sig(r.Slow.MaxRate, 3), units.Sig(r.Fast.MaxRate, 3))
 			}
 		}
 	}
@@ -435,21 +436,21 @@ func workloadText(w serve.Workload, r *serve.Result) string {
 	var arr string
 	switch w.Arrival {
 	case serve.Poisson:
-		arr = fmt.Sprintf("Poisson arrivals at %s/s", Sig(w.Rate, 4))
+		arr = fmt.Sprintf("Poisson arrivals at %s/s", units.Sig(w.Rate, 4))
 	case serve.Constant:
 		arr = fmt.Sprintf("one arrival every %s", Duration(1/w.Rate))
 	case serve.Gamma:
-		arr = fmt.Sprintf("gamma arrivals at %s/s, CV %s", Sig(w.Rate, 4), Sig(w.CV, 3))
+		arr = fmt.Sprintf("gamma arrivals at %s/s, CV %s", units.Sig(w.Rate, 4), units.Sig(w.CV, 3))
 	case serve.Closed:
 		arr = fmt.Sprintf("a closed loop of %d users thinking %s between answers", w.Users, Duration(w.Think))
 	case serve.Trace:
 		arr = "arrivals as " + w.File + " recorded them"
 		if w.Rate > 0 {
-			arr = fmt.Sprintf("arrivals of %s rescaled to %s/s", w.File, Sig(w.Rate, 4))
+			arr = fmt.Sprintf("arrivals of %s rescaled to %s/s", w.File, units.Sig(w.Rate, 4))
 		}
 	}
 	s := fmt.Sprintf("%d requests, %s; prompts %s, outputs %s tokens (means %s and %s)", r.Requests, arr,
-		lengthsText(w, true), lengthsText(w, false), Sig(w.MeanPrompt(), 4), Sig(w.MeanOutput(), 4))
+		lengthsText(w, true), lengthsText(w, false), units.Sig(w.MeanPrompt(), 4), units.Sig(w.MeanOutput(), 4))
 	if w.SharedPrefix > 0 {
 		s += fmt.Sprintf("; a %d-token shared prefix", w.SharedPrefix)
 	}
