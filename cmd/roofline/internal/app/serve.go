@@ -293,8 +293,13 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	var fe2 *sim.FieldError
 	if _, how := pipelined(split); how != "" && errors.As(err, &fe2) {
 		// A pipeline the stepped pricer cannot take (stages attending
-		// unlike shares of the model's layers).
-		return nil, &RequestError{Input: "Devices", Msg: "asks for a pipeline serve does not step: " + fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
+		// unlike shares of the model's layers), named by the flag that
+		// asked for it: --pp, else --devices (llama.cpp's stages, boards).
+		input := "Devices"
+		if spread.PP > 1 {
+			input = "PP"
+		}
+		return nil, &RequestError{Input: input, Msg: "asks for a pipeline serve does not step: " + fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
 	}
 	if err != nil {
 		var nf *serve.NotFitError
