@@ -315,7 +315,9 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 				}
 			}
 		}
-		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
+		if errors.As(err, &nf) && nf.Budget < 0 && (split == nil || split.Kind != sim.Offload) {
+			// One device, or devices (a group, a pipeline) that do not
+			// hold their parts: predict's smallest that would.
 			if n, flags, fit := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
 				advice := fmt.Sprintf("%d devices like it would hold it: %s", n, flags)
 				if _, how := pipelined(fit); how != "" {

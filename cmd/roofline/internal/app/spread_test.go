@@ -157,3 +157,28 @@ func TestUnsteppedPipelineNamesItsFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestServeSplitShortHintsTheSmallestFit: a tensor-parallel group or a
+// pipeline whose devices do not hold their parts gets the hint predict
+// gives for it (the fewest devices like them that would, priced at a
+// lone request of the mean lengths), as one device does: Llama-3.1-70B
+// in BF16 (141 GB of weights) is 65.7 GiB a stage over --pp 2 and
+// 32.9 GiB a device over --tp 2 against an RTX 4090's 21.6 GiB usable;
+// eight hold it (8.2 GiB of weights each). Serve gave no hint for a split.
+func TestServeSplitShortHintsTheSmallestFit(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range []Spread{{PP: 2}, {TP: 2}} {
+		req := ServeRequest{Setup: Selection{Model: "llama-3.1-70b", Hardware: "rtx-4090", Runtime: "vllm", Weights: "bf16", Options: sim.DefaultOptions}, Spread: sp,
+			Targets:  serve.Targets{TTFT: 1, TPOT: 0.1},
+			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: 10, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
+		_, err := env.server(req)
+		var he *HintedError
+		var nf *serve.NotFitError
+		if !errors.As(err, &nf) || !errors.As(err, &he) || he.Advice != "8 devices like it would hold it: --devices 8 --tp 8" {
+			t.Errorf("%+v: %v (hinted %v), want not fitting with the hint of 8 devices", sp, err, he)
+		}
+	}
+}
