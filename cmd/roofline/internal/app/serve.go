@@ -357,12 +357,15 @@ func pipelined(split *sim.Split) (n int, how string) {
 }
 
 // overlapText says how a pipeline's steps overlap on its stages in a
-// serving simulation (sim.StepPricer.Overlap).
+// serving simulation (sim.Split.Overlap, which its pricer steps by).
 func overlapText(split *sim.Split) string {
-	switch {
-	case split.Kind == sim.Network:
-		return "one pass through every board before the next (llama.cpp's RPC backend runs no pipeline)"
-	case split.PipelineBatches != nil:
+	switch split.Overlap() {
+	case sim.NoOverlap:
+		if split.Kind == sim.Network {
+			return "one pass through every board before the next (llama.cpp's RPC backend runs no pipeline)"
+		}
+		return "one pass through every stage before the next"
+	case sim.VirtualEngines:
 		return fmt.Sprintf("the running requests in up to %d micro-batches in flight, one a stage, each stepping on its own (vLLM's virtual engines): a step every request takes once is no shorter than a micro-batch's trip through the stages and hops, nor than one slowest stage and its hop per micro-batch", split.PP)
 	}
 	return "a step's passes (-ub tokens each) following each other through them within one llama_decode call (llama.cpp pull request #6017): one trip for the first pass, a slowest stage and its hop for each next"
