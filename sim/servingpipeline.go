@@ -27,6 +27,23 @@ const (
 	VirtualEngines
 )
 
+// Overlap is how a serving runtime's passes overlap on the split's
+// pipeline stages: NoOverlap for boards on a network (llama.cpp's RPC
+// backend runs no pipeline) and for a split of no pipeline,
+// VirtualEngines where micro-batches are in flight
+// (Split.PipelineBatches), UBatchOverlap where a step's passes flow
+// through the stages (Split.UBatchPipeline).
+func (sp *Split) Overlap() Overlap {
+	switch {
+	case sp.Kind == Network:
+	case sp.PipelineBatches != nil:
+		return VirtualEngines
+	case sp.UBatchPipeline:
+		return UBatchOverlap
+	}
+	return NoOverlap
+}
+
 // pipeStage prices one pipeline stage's part of a serving pass: its
 // layers at its engine's rates, attending its share of the pass's
 // attention, and its own link (the hop it sends the pass on and its
@@ -62,14 +79,7 @@ func (sp *Split) pipelineStepPricer() (*StepPricer, error) {
 	s := sp.Main
 	flash := s.Inputs.FlashAttention
 	pr := s.StepPricer()
-	pp := &pipePricer{pp: sp.PP, mode: NoOverlap}
-	switch {
-	case sp.Kind == Network:
-	case sp.PipelineBatches != nil:
-		pp.mode = VirtualEngines
-	case sp.UBatchPipeline:
-		pp.mode = UBatchOverlap
-	}
+	pp := &pipePricer{pp: sp.PP, mode: sp.Overlap()}
 	if n := len(sp.Decode); n == 0 || len(sp.Prefill) != n || sp.prefillSmall != nil {
 		return nil, &FieldError{"Split", fmt.Sprintf("a serving simulation prices pipelines whose prefill and decode run the same stages, got %d decode and %d prefill stages", n, len(sp.Prefill))}
 	}

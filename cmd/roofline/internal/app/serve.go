@@ -293,8 +293,13 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	var fe2 *sim.FieldError
 	if _, how := pipelined(split); how != "" && errors.As(err, &fe2) {
 		// A pipeline the stepped pricer cannot take (stages attending
-		// unlike shares of the model's layers).
-		return nil, &RequestError{Input: "Devices", Msg: "asks for a pipeline serve does not step: " + fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
+		// unlike shares of the model's layers), named by the flag that
+		// asked for it: --pp, else --devices (llama.cpp's stages, boards).
+		input := "Devices"
+		if spread.PP > 1 {
+			input = "PP"
+		}
+		return nil, &RequestError{Input: input, Msg: "asks for a pipeline serve does not step: " + fe2.Msg, Hint: "predict prices this split", Err: ErrNotStepped}
 	}
 	if err != nil {
 		var nf *serve.NotFitError
@@ -310,7 +315,9 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 				}
 			}
 		}
-		if errors.As(err, &nf) && nf.Budget < 0 && split == nil {
+		if errors.As(err, &nf) && nf.Budget < 0 && (split == nil || split.Kind != sim.Offload) {
+			// One device, or devices (a group, a pipeline) that do not
+			// hold their parts: predict's smallest that would.
 			if n, flags, fit := env.smallestFit(s, spread, sim.Workload{Prompt: max(1, int(req.Workload.MeanPrompt()+0.5)), Output: max(1, int(req.Workload.MeanOutput()+0.5)), Batch: 1}); n > 0 {
 				advice := fmt.Sprintf("%d devices like it would hold it: %s", n, flags)
 				if _, how := pipelined(fit); how != "" {
@@ -350,12 +357,15 @@ func pipelined(split *sim.Split) (n int, how string) {
 }
 
 // overlapText says how a pipeline's steps overlap on its stages in a
-// serving simulation (sim.StepPricer.Overlap).
+// serving simulation (sim.Split.Overlap, which its pricer steps by).
 func overlapText(split *sim.Split) string {
-	switch {
-	case split.Kind == sim.Network:
-		return "one pass through every board before the next (llama.cpp's RPC backend runs no pipeline)"
-	case split.PipelineBatches != nil:
+	switch split.Overlap() {
+	case sim.NoOverlap:
+		if split.Kind == sim.Network {
+			return "one pass through every board before the next (llama.cpp's RPC backend runs no pipeline)"
+		}
+		return "one pass through every stage before the next"
+	case sim.VirtualEngines:
 		return fmt.Sprintf("the running requests in up to %d micro-batches in flight, one a stage, each stepping on its own (vLLM's virtual engines): a step every request takes once is no shorter than a micro-batch's trip through the stages and hops, nor than one slowest stage and its hop per micro-batch", split.PP)
 	}
 	return "a step's passes (-ub tokens each) following each other through them within one llama_decode call (llama.cpp pull request #6017): one trip for the first pass, a slowest stage and its hop for each next"

@@ -131,3 +131,54 @@ func TestGroupCount(t *testing.T) {
 		}
 	}
 }
+
+// TestUnsteppedPipelineNamesItsFlag: a pipeline serve does not step
+// (Gemma 2's stages would hold unlike shares of its sliding and global
+// layers) is refused naming the flag that asked for it: --pp 2 under
+// vLLM ("PP asks for …"), --devices 2 under llama.cpp, which runs its
+// devices as stages by itself. It named --devices for --pp too.
+func TestUnsteppedPipelineNamesItsFlag(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		runtime, weights, want string
+		spread                 Spread
+	}{
+		{"vllm", "bf16", "PP asks for a pipeline serve does not step: ", Spread{PP: 2}},
+		{"llama.cpp", "q4_k_m", "Devices asks for a pipeline serve does not step: ", Spread{Devices: 2}},
+	} {
+		req := ServeRequest{Setup: Selection{Model: "gemma-2-2b", Hardware: "rtx-4090", Runtime: c.runtime, Weights: c.weights, Options: sim.DefaultOptions}, Spread: c.spread,
+			Targets:  serve.Targets{TTFT: 1, TPOT: 0.1},
+			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: 10, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
+		if _, err := env.server(req); !errors.Is(err, ErrNotStepped) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%s, %+v: %v, want %q…", c.runtime, c.spread, err, c.want)
+		}
+	}
+}
+
+// TestServeSplitShortHintsTheSmallestFit: a tensor-parallel group or a
+// pipeline whose devices do not hold their parts gets the hint predict
+// gives for it (the fewest devices like them that would, priced at a
+// lone request of the mean lengths), as one device does: Llama-3.1-70B
+// in BF16 (141 GB of weights) is 65.7 GiB a stage over --pp 2 and
+// 32.9 GiB a device over --tp 2 against an RTX 4090's 21.6 GiB usable;
+// eight hold it (8.2 GiB of weights each). Serve gave no hint for a split.
+func TestServeSplitShortHintsTheSmallestFit(t *testing.T) {
+	env, err := NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range []Spread{{PP: 2}, {TP: 2}} {
+		req := ServeRequest{Setup: Selection{Model: "llama-3.1-70b", Hardware: "rtx-4090", Runtime: "vllm", Weights: "bf16", Options: sim.DefaultOptions}, Spread: sp,
+			Targets:  serve.Targets{TTFT: 1, TPOT: 0.1},
+			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: 10, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
+		_, err := env.server(req)
+		var he *HintedError
+		var nf *serve.NotFitError
+		if !errors.As(err, &nf) || !errors.As(err, &he) || he.Advice != "8 devices like it would hold it: --devices 8 --tp 8" {
+			t.Errorf("%+v: %v (hinted %v), want not fitting with the hint of 8 devices", sp, err, he)
+		}
+	}
+}

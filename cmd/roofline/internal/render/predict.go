@@ -630,8 +630,13 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 		out += fmt.Sprintf("; products capped at %d units × %s", in.Units, Ops(e.UnitCompute, in.Precision))
 	}
 	if r := in.ReadBandwidth(); r > 0 {
+		at := Bandwidth(r)
+		if r < e.ReadShare*in.MeasuredBandwidth {
+			// No memory streams past its datasheet's peak.
+			at = "capped at the datasheet's " + at
+		}
 		out += fmt.Sprintf("; decode streams %.3g × the measured read of %s, %s (the bandwidth share is prefill's)",
-			e.ReadShare, Bandwidth(in.MeasuredBandwidth), Bandwidth(r))
+			e.ReadShare, Bandwidth(in.MeasuredBandwidth), at)
 	}
 	if e.KQuantGEMV > 0 && in.UnpackShare > 0 {
 		// sim's unpackBound: the unpacking arithmetic beside a decode

@@ -19,6 +19,15 @@ func TestEfficiencyTextSaysTheRead(t *testing.T) {
 	if got := efficiencyText(in, 512); !strings.Contains(got, want) {
 		t.Errorf("%q does not say %q", got, want)
 	}
+	// 1.1 × 950 GB/s = 1045 GB/s is past the datasheet's 1000 GB/s,
+	// which caps it (sim.Inputs.ReadBandwidth): the line says the cap,
+	// not a product its figure does not equal.
+	capped := in
+	capped.Efficiency.ReadShare = 1.1
+	want = "; decode streams 1.1 × the measured read of 950 GB/s, capped at the datasheet's 1.00 TB/s (the bandwidth share is prefill's)"
+	if got := efficiencyText(capped, 512); !strings.Contains(got, want) {
+		t.Errorf("%q does not say %q", got, want)
+	}
 	// No read, or no share: nothing said.
 	for _, c := range []sim.Inputs{
 		{EngineKind: hardware.GPU, Bandwidth: 1000e9, Peak: 100e12, Efficiency: e},
