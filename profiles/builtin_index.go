@@ -92,6 +92,7 @@ var builtinIndex = []indexFile{
 	{"runtimes/mlc.toml", "runtime", []string{"mlc", "mlc-llm", "mlc_llm"}},
 	{"runtimes/mlx.toml", "runtime", []string{"mlx", "mlx-lm", "mlx_lm"}},
 	{"runtimes/rkllm.toml", "runtime", []string{"rkllm", "rknn-llm", "rkllm-runtime"}},
+	{"runtimes/tensorrt-edge-llm.toml", "runtime", []string{"tensorrt-edge-llm", "edge-llm", "edgellm", "tensorrt-edgellm", "trt-edge-llm", "tensorrt edge-llm"}},
 	{"runtimes/tensorrt-llm.toml", "runtime", []string{"tensorrt-llm", "trt-llm", "trtllm", "tensorrt"}},
 	{"runtimes/vllm.toml", "runtime", []string{"vllm", "vLLM", "sglang"}},
 }

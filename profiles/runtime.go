@@ -115,6 +115,11 @@ type rawRuntime struct {
 		UnpackTypes *rawRule `toml:"unpack_types"`
 		// GraphMinCC is runtimes.Support.GraphMinCC, sourced alike.
 		GraphMinCC float64 `toml:"graph_min_compute_capability"`
+		// MinCC is runtimes.Support.MinCC, with its source.
+		MinCC *struct {
+			Value  float64 `toml:"value"`
+			Source string  `toml:"source"`
+		} `toml:"min_compute_capability"`
 		// PrefillTile is runtimes.Support.PrefillTile and TileMinCC,
 		// with its source.
 		PrefillTile *struct {
@@ -441,6 +446,13 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		}
 		sourceAt(key, lines.Nth("[[engine]]", ei), e.Source)
 		sup := runtimes.Support{Kind: k, Families: e.Families, Backend: e.Backend, Weights: e.Weights, GraphBatch: e.GraphBatch, GraphMinCC: e.GraphMinCC}
+		if m := e.MinCC; m != nil {
+			if !(m.Value >= 1 && m.Value < 100) {
+				fe("engine", "[[engine]] %s min_compute_capability must be a CUDA compute capability such as 8.0, got %g", key, m.Value)
+			}
+			sourceAt(key+".min_compute_capability", lines.Nth("[[engine]]", ei), m.Source)
+			sup.MinCC, sup.MinCCSource = m.Value, m.Source
+		}
 		if b := e.GraphBuilds; b != nil {
 			switch {
 			case e.GraphBatch == 0:

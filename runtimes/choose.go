@@ -208,7 +208,11 @@ func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, 
 				}
 			}
 			if eng == nil {
-				return nil, &UnsupportedError{Runtime: rt.Name, What: "any engine of " + d.Name, Choose: []string{"runtime"}}
+				what := "any engine of " + d.Name
+				if why := rt.tooOld(d); why != "" {
+					what += " (" + why + ")"
+				}
+				return nil, &UnsupportedError{Runtime: rt.Name, What: what, Choose: []string{"runtime"}}
 			}
 			c.Notes = append(c.Notes, fmt.Sprintf("%s does not run on the %s %s engine: the model runs on the %s engine", rt.Name, d.Name, def.Name, eng.Name))
 		}

@@ -237,6 +237,9 @@ func (r *Runtime) engineWords(i int) (words, key string) {
 	if len(e.Families) > 0 {
 		words += " (" + strings.Join(e.Families, ", ") + ")"
 	}
+	if e.MinCC > 0 {
+		words += fmt.Sprintf(", compute capability %.1f and later", e.MinCC)
+	}
 	return words, EngineKey(r.Engines, i)
 }
 

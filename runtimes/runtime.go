@@ -225,6 +225,13 @@ type Support struct {
 	// An engine whose profile states no compute capability is taken to
 	// meet it.
 	GraphMinCC float64
+	// MinCC, when set, is the lowest compute capability the runtime runs
+	// on at all (TensorRT Edge-LLM: 8.0): an engine whose profile states a
+	// lower one is not covered (a Jetson Nano's 5.3). An engine that
+	// states none is taken to meet it. MinCCSource says where it comes
+	// from.
+	MinCC       float64 `json:",omitzero"`
+	MinCCSource string  `json:",omitzero"`
 	// PrefillTile, when set, is the most tokens one tile of the runtime's
 	// quantized matrix products takes (llama.cpp's MMQ: mmq_x ≤ 128): a
 	// pass of more tokens multiplies each tile of weights with one tile
@@ -324,11 +331,34 @@ func (r *Runtime) Runs(d *hardware.Device, e *hardware.Engine) bool {
 func (r *Runtime) support(d *hardware.Device, e *hardware.Engine) *Support {
 	for i := range r.Engines {
 		s := &r.Engines[i]
-		if s.Kind == e.Kind && (len(s.Families) == 0 || slices.Contains(s.Families, d.Family)) {
+		if s.Kind == e.Kind && (len(s.Families) == 0 || slices.Contains(s.Families, d.Family)) && !s.below(e) {
 			return s
 		}
 	}
 	return nil
+}
+
+// below reports whether engine e states a compute capability under the
+// lowest the runtime runs on there (Support.MinCC).
+func (s *Support) below(e *hardware.Engine) bool {
+	return s.MinCC > 0 && e.ComputeCapability > 0 && e.ComputeCapability < s.MinCC
+}
+
+// tooOld says why the runtime runs on no engine of device d when that is
+// because of their compute capability ("" otherwise): the engine of a
+// kind and family it runs on, whose compute capability is below its
+// Support.MinCC.
+func (r *Runtime) tooOld(d *hardware.Device) string {
+	for i := range d.Engines {
+		e := &d.Engines[i]
+		for j := range r.Engines {
+			s := &r.Engines[j]
+			if s.Kind == e.Kind && (len(s.Families) == 0 || slices.Contains(s.Families, d.Family)) && s.below(e) {
+				return fmt.Sprintf("its %s engine is of compute capability %.1f, below the %.1f it runs on", e.Name, e.ComputeCapability, s.MinCC)
+			}
+		}
+	}
+	return ""
 }
 
 // runsWeightsOn reports whether the engines of the runtime that cover
@@ -745,8 +775,8 @@ func (r *Runtime) Check(d *hardware.Device, e *hardware.Engine, w model.WeightFo
 		for _, p := range e.Precisions() {
 			has = append(has, string(p))
 		}
-		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("%s on the %s engine of %s, which has no peak for %s", w.Name, e.Name, d.Name, strings.Join(want, " or ")),
-			Hint: "the engine has " + strings.Join(has, ", ") + "; choose another format or engine"}
+		return &UnsupportedError{Runtime: r.Name, What: fmt.Sprintf("%s on the %s engine of %s, which has no peak for %s (it has %s)", w.Name, e.Name, d.Name, strings.Join(want, " or "), strings.Join(has, ", ")),
+			Choose: []string{"weights", "engine"}}
 	}
 	return nil
 }

@@ -192,7 +192,7 @@ func TestRuntimeBadInput(t *testing.T) {
 			[]string{"--runtime: ", "unknown-key.toml:9:", `unknown key "batching"`}},
 		{append([]string{"chat", "--runtime", noSource}, hw...), exitError,
 			[]string{"no-source.toml:11:", `memory_overhead source "[R1] draft" says nothing beyond its reference tags`}},
-		{[]string{"show", "runtime", "tensorrt"[:6]}, exitError, []string{`unknown runtime "tensor"; did you mean tensorrt-llm`}},
+		{[]string{"show", "runtime", "tensorrt"[:6]}, exitError, []string{`unknown runtime "tensor"; did you mean tensorrt-edge-llm, tensorrt-llm`}},
 		{[]string{"plan", "--runtime", "llama.cpp,vlm", "--model", "llama-3.2-1b", "--hardware", "rtx-4090"}, exitError,
 			[]string{`--runtime: unknown runtime "vlm"`}},
 		{[]string{"compare", "testdata/m2ultra-xd-runs.csv", "--runtime", "vlm"}, exitError, []string{`--runtime: unknown runtime "vlm"`}},

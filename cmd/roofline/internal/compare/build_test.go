@@ -42,6 +42,11 @@ func TestRuntimeOfBuild(t *testing.T) {
 		{measured.Run{Runtime: "llama.cpp", Build: "8cf427ff (5163)"}, "llama.cpp@b5163"},
 		{measured.Run{Backend: "llama.cpp CUDA"}, "llama.cpp"},
 		{measured.Run{Backend: "RKLLM v1.3.0 (2025-10-01)"}, "rkllm"},
+		// NVIDIA's spelling of Edge-LLM starts with tensorrt-llm's alias
+		// "tensorrt": the longer name decides.
+		{measured.Run{Backend: "TensorRT Edge-LLM 0.9.0 (llm_inference --warmup 10, JetPack 7.2)"}, "tensorrt-edge-llm"},
+		{measured.Run{Backend: "TensorRT-LLM v0.12.0-jetson (gptSessionBenchmark, --enable_cuda_graph)"}, "tensorrt-llm"},
+		{measured.Run{Backend: "TensorRT (trtexec)"}, "tensorrt-llm"},
 	}
 	for _, c := range cases {
 		if got := e.RuntimeOf(c.run); got != c.want {

@@ -303,14 +303,16 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 func (e *Evaluator) RuntimeOf(r measured.Run) string {
 	name := r.Runtime
 	if name == "" && r.Backend != "" {
+		// The longest name or alias the column starts with: "TensorRT
+		// Edge-LLM 0.9.0" is tensorrt-edge-llm, though it also starts with
+		// tensorrt-llm's alias "tensorrt".
 		b := strings.ToLower(r.Backend)
-	find:
+		longest := 0
 		for _, rt := range e.cat.Runtimes().All() {
 			for _, n := range append([]string{rt.Name}, rt.Aliases...) {
 				n = strings.ToLower(n)
-				if b == n || strings.HasPrefix(b, n+" ") || strings.HasPrefix(b, n+"(") {
-					name = rt.Name
-					break find
+				if len(n) > longest && (b == n || strings.HasPrefix(b, n+" ") || strings.HasPrefix(b, n+"(")) {
+					name, longest = rt.Name, len(n)
 				}
 			}
 		}

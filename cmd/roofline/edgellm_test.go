@@ -1,0 +1,78 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TensorRT Edge-LLM is a runtime of its own (profiles/runtimes/
+// tensorrt-edge-llm.toml), priced by the class fitted on NVIDIA's v0.9.0
+// runs (EDGELLM-JETSON): predict names it, by its name and NVIDIA's
+// spelling, and prices the AGX Orin's Qwen3-4B INT4 AWQ run near what
+// NVIDIA published (the run is in the fit, so this checks the path from
+// the runs file to the prediction, not the held-out accuracy).
+func TestPredictEdgeLLM(t *testing.T) {
+	args := []string{"--model", "qwen3-4b", "--hardware", "jetson-agx-orin-64gb", "--weights", "w4a16", "--prompt", "57", "--output-tokens", "128"}
+	for _, name := range []string{"tensorrt-edge-llm", "TensorRT Edge-LLM", "edge-llm"} {
+		j := predictOut(t, append([]string{"--runtime", name}, args...)...)
+		in := j["inputs"].(map[string]any)
+		if in["runtime"] != "tensorrt-edge-llm" {
+			t.Errorf("--runtime %q: runtime %v, want tensorrt-edge-llm", name, in["runtime"])
+		}
+		from, _ := in["efficiency_from"].(string)
+		if !strings.Contains(from, "fitted on") || !strings.Contains(from, "jetson-agx-orin-64gb") {
+			t.Errorf("--runtime %q: efficiency from %q, want the AGX Orin's fitted level", name, from)
+		}
+		// NVIDIA's v0.9.0 dashboard: decode 53.1 tok/s, 57 prompt tokens
+		// in 42.6 ms. The ideal decode bound is the weights' 2.48 GiB
+		// (+ the KV) over 204.8 GB/s: 13.1 ms a token, 76 tok/s.
+		decode := j["decode_tokens_per_s"].(float64)
+		bound := 1 / j["tpot_bound_s"].(float64)
+		if math.Abs(decode/53.1-1) > 0.15 || decode > bound {
+			t.Errorf("--runtime %q: decode %.1f tok/s, want within 15 %% of 53.1 and under the bound %.1f", name, decode, bound)
+		}
+		if ttft := j["ttft_s"].(float64); math.Abs(ttft/0.0426-1) > 0.15 {
+			t.Errorf("--runtime %q: TTFT %.1f ms, want within 15 %% of 42.6 ms", name, ttft*1e3)
+		}
+	}
+	// FP8 runs on the Thor (SM110, an FP8 peak) at fp8.
+	j := predictOut(t, "--runtime", "tensorrt-edge-llm", "--model", "qwen3-4b", "--hardware", "jetson-agx-thor", "--weights", "fp8", "--kv", "fp8")
+	if p := j["inputs"].(map[string]any)["precision"]; p != "fp8" {
+		t.Errorf("fp8 on the Thor runs at %v, want fp8", p)
+	}
+}
+
+// A format or device TensorRT Edge-LLM does not run is refused with the
+// flag to change and why.
+func TestEdgeLLMBadInput(t *testing.T) {
+	orin := []string{"predict", "--runtime", "tensorrt-edge-llm", "--model", "qwen3-4b", "--hardware", "jetson-agx-orin-64gb"}
+	cases := []struct {
+		args []string
+		code int
+		want []string
+	}{
+		// FP8 GEMMs need SM89 and later: the Orin (Ampere) has no FP8 peak.
+		{append(orin, "--weights", "fp8"), exitUsage,
+			[]string{"--runtime: runtime tensorrt-edge-llm does not run fp8 on the gpu engine of jetson-agx-orin-64gb, which has no peak for fp8", "choose another --weights or --engine"}},
+		{append(orin, "--weights", "q4_k_m"), exitUsage,
+			[]string{"runtime tensorrt-edge-llm does not run weight format q4_k_m (it runs f16, w4a16, fp8)"}},
+		{append(orin, "--weights", "nvfp4"), exitError, []string{`--weights: unknown weight format "nvfp4"`}},
+		{append(orin, "--kv", "q8_0"), exitUsage, []string{"--kv: runtime tensorrt-edge-llm does not run KV format q8_0 (it runs f16, fp8)"}},
+		{[]string{"predict", "--runtime", "tensorrt-edge-llm", "--model", "qwen3-4b", "--hardware", "h100-sxm"}, exitUsage,
+			[]string{"runtime tensorrt-edge-llm does not run any engine of h100-sxm (choose another --runtime)"}},
+		{[]string{"predict", "--runtime", "tensorrt-edge-llm", "--model", "qwen3-0.6b", "--hardware", "jetson-nano-4gb"}, exitUsage,
+			[]string{"does not run any engine of jetson-nano-4gb (its gpu engine is of compute capability 5.3, below the 8.0 it runs on)", "choose another --runtime"}},
+	}
+	for _, c := range cases {
+		_, errOut, code := runCLI(c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d:\n%s", c.args, code, c.code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, errOut)
+			}
+		}
+	}
+}
