@@ -17,7 +17,8 @@
 // and its own hop, and a step's passes overlap on the stages as the
 // runtime overlaps them (sim.StepPricer.Overlap): llama.cpp's ubatches
 // one after another through the stages (sim.Through), vLLM's micro-
-// batches in flight, one per stage (sim.Round).
+// batches in flight, one per stage (sim.Round), and a lone request's
+// prompt chunks one after another through them (sim.Through).
 // A step costs O(1) whatever it holds: the decoding requests enter as
 // sums the engine keeps as they join, advance and leave (an event heap
 // marks when each finishes or crosses a sliding window), so a million

@@ -160,6 +160,11 @@ type engine struct {
 	// schedule their own), a request's chunk at most one.
 	stageFree, own []float64
 	budget         int
+	// flow is when each stage is free of a lone request's prompt chunks
+	// in flight, after the step's start (vLLM's virtual engines: a
+	// request's next chunk is scheduled while the last is in flight;
+	// flowChunk), zero when none is.
+	flow []float64
 	// check, when set (tests), runs after every step.
 	check func(*engine)
 }
@@ -209,6 +214,7 @@ func (sv *Server) newEngine(src *source, tg Targets) *engine {
 			e.stageFree = make([]float64, n)
 		case sim.VirtualEngines:
 			e.budget = sv.StepTokens * e.pr.MicroBatches(sch.MaxSeqs)
+			e.flow = make([]float64, n)
 		}
 	}
 	e.slots = make([]live, 0, min(sch.MaxSeqs, src.n))
@@ -485,7 +491,10 @@ func (e *engine) price(chunks []chunk) float64 {
 		dec = pr.Decodes(e.sums)
 	}
 	if e.own != nil && pr.Overlap() == sim.VirtualEngines {
-		return e.round(chunks, dec)
+		if e.nDec == 0 && len(chunks) == 1 {
+			return e.flowChunk(chunks[0])
+		}
+		return e.afterFlow(e.round(chunks, dec))
 	}
 	if len(chunks) == 0 {
 		if p := e.sv.PassTokens; e.stageFree != nil && e.nDec > p {
@@ -587,6 +596,60 @@ func (e *engine) round(chunks []chunk, dec sim.Attention) float64 {
 	k := float64(m)
 	pr.PipelineStage(e.own, (tokens+m-1)/m, (logits+m-1)/m, len(chunks) > 0, a.Scale(1/k))
 	return sim.Round(e.own, m, longest)
+}
+
+// flowChunk is a step of one prompt chunk and nothing else on a pipeline
+// of virtual engines: the chunk follows the one before it through the
+// stages (sim.Through from e.flow), and the step ends, for the scheduler,
+// when the chunk leaves the first stage and the next may enter it
+// (flowStep). vLLM's V1 scheduler advances a request's computed tokens
+// as it schedules a chunk, so the next step schedules the prompt's next
+// chunk, and its engine core schedules that step while the last is in
+// flight (step_with_batch_queue, max_concurrent_batches = PP): a lone
+// prompt's chunks fill the pipeline once, as Split.Predict's pipelined
+// prefill prices them. The chunk that ends the prompt ends its step when
+// it leaves the last stage, with its token.
+func (e *engine) flowChunk(c chunk) float64 {
+	pr := e.pr
+	logits := 0
+	last := int(e.slots[c.slot].done)+c.n == int(e.slots[c.slot].kvp)
+	if last {
+		logits = 1
+	}
+	pr.PipelineStage(e.own, c.n, logits, true, pr.Chunk(c.depth, c.n))
+	return flowStep(e.flow, e.own, last)
+}
+
+// flowStep sends a pass whose stages take own into a pipeline whose
+// stage i is free from ready[i] after the step's start (sim.Through),
+// and is the step's time: until the pass leaves the first stage, ready
+// moved on to the next step's start, or, when it is the last, until it
+// leaves the last stage, ready cleared (nothing left in flight).
+func flowStep(ready, own []float64, last bool) float64 {
+	end := sim.Through(ready, own)
+	if last {
+		clear(ready)
+		return end
+	}
+	dur := ready[0]
+	for i := range ready {
+		ready[i] -= dur
+	}
+	return dur
+}
+
+// afterFlow is a virtual engines' step of time round (Round) that
+// follows a lone prompt's chunks still in flight: no shorter than its
+// mean micro-batch's way through the stages as they free (sim.Through
+// from e.flow), which is round's own trip when none is in flight. The
+// pipeline is then empty.
+func (e *engine) afterFlow(round float64) float64 {
+	if e.flow[len(e.flow)-1] <= 0 { // stages free in order: the last latest
+		return round
+	}
+	end := math.Max(round, sim.Through(e.flow, e.own))
+	clear(e.flow)
+	return end
 }
 
 // finishStep moves the clock to end: the decodes emit their tokens, the

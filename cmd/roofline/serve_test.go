@@ -555,13 +555,14 @@ virtual engines, V1's batch queue), each with its own step budget, so a
 step in which every running request steps once is no shorter than a
 micro-batch's trip, nor than the micro-batch holding the largest prompt
 chunk's, nor than one slowest stage and hop per micro-batch
-(` + "`sim.Round`" + `, the micro-batches taken as equal shares of the step);
+(` + "`sim.Round`" + `, the micro-batches taken as equal shares of the step),
+and a lone request's prompt chunks follow each other through the stages
+(V1 schedules a prefilling request's next chunk while the last is in
+flight), as predict's pipelined prefill prices them;
 llama.cpp's RPC boards run no pipeline (one pass through every board
-before the next). A lone request whose prompt fits one step is
-predict's (tested); a longer one is not: under vLLM its chunks go one a
-step without overlapping where predict lets a prompt's passes flow
-through the stages (Llama-3.1-8B, 20 000 tokens over two RTX 4090s:
-TTFT 7.12 s served, 3.92 s predicted; docs/method.md §12). Each stage's
+before the next). A lone request is predict's (tested; a prompt of
+several passes or chunks within 3 %: serve prices each at its own
+depth, predict all alike at their mean; docs/method.md §12). Each stage's
 memory holds its own layers' KV cache, the first to fill bounding the
 pool. A model whose stages would hold unlike shares of its sliding and
 global layers (Gemma 2) is refused. ` + "`plan --rate`" + ` does not search
