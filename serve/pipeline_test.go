@@ -123,3 +123,58 @@ func TestPipelineRefusesUnlikeStages(t *testing.T) {
 		t.Error("a pipeline of unlike stages served")
 	}
 }
+
+// TestPipelineStepSpread: a pipeline's step-time interval is the split's
+// (sim.Split.StepSpread), each stage's class weighted by its share of a
+// lone mean request, as predict's interval for the split weighs them.
+// Every stage of a pipeline runs on the split's one setup, so the
+// weighted factors are its class's: stages of t1 and t2 and links of L
+// at a factor f weigh (f·t1 + f·t2 + f·L) / (t1 + t2 + L) = f (the test
+// passed before serve took the split's factors too: no figure moves).
+// Checked on two stages of RTX 4090s under llama.cpp and vLLM, and on
+// two RK3588 boards over 1 GbE (llama.cpp RPC): 500-token prompts (one
+// pass), 100 tokens out. Not checked here: the ends scale the stages'
+// times and not the links' (sim.StepPricer.Scaled), where predict's
+// interval takes the links at the first device's factor too, so a lone
+// request's slow end is 0.1 % (PCIe) to 0.4 % (RPC) under predict's.
+func TestPipelineStepSpread(t *testing.T) {
+	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
+	gbe, err := hardware.LookupLink("1gbe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boards, err := sim.NewNetwork(rk, &gbe, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type pipe struct {
+		name string
+		s    *sim.Setup
+		sp   *sim.Split
+	}
+	var pipes []pipe
+	for _, c := range [][2]string{{"llama.cpp", "q4_k_m"}, {"vllm", "bf16"}} {
+		s, sp := pipelined(t, c[1], "rtx-4090", c[0], 2)
+		pipes = append(pipes, pipe{c[0] + " over 2 stages", s, sp})
+	}
+	pipes = append(pipes, pipe{"2 RK3588 boards (RPC)", rk, boards})
+	const prompt, output = 500, 100
+	w := Workload{Arrival: Closed, Users: 1, Requests: 1, Prompt: Dist{A: prompt}, Output: Dist{A: output}}
+	for _, c := range pipes {
+		sv, err := New(c.s, c.s.Runtime.SchedulerFor(c.s.Device), Options{Split: c.sp})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plo, phi, dlo, dhi := sv.stepSpread(w, 0.8)
+		req := sim.Workload{Prompt: prompt, Output: output, Batch: 1, UBatch: sv.PassTokens}
+		wlo, whi, wdlo, wdhi := c.sp.StepSpread(req, 0.8)
+		clo, chi, cdlo, cdhi := c.s.StepSpread(0.8)
+		for _, f := range [][3]float64{{plo, wlo, clo}, {phi, whi, chi}, {dlo, wdlo, cdlo}, {dhi, wdhi, cdhi}} {
+			if !near(f[0], f[1], 1e-12) || !near(f[0], f[2], 1e-9) {
+				t.Errorf("%s: factors %.4f–%.4f, %.4f–%.4f; the split's %.4f–%.4f, %.4f–%.4f; the class's %.4f–%.4f, %.4f–%.4f",
+					c.name, plo, phi, dlo, dhi, wlo, whi, wdlo, wdhi, clo, chi, cdlo, cdhi)
+				break
+			}
+		}
+	}
+}

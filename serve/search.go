@@ -62,13 +62,15 @@ func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, e
 }
 
 // stepSpread is the step-time interval's factors at level
-// (sim.Setup.StepSpread). A model offloaded to the host takes each
-// stage's class weighted by its share of the time of the workload's mean
-// request run alone (sim.Split.Bounds), as predict's interval weighs
-// them: the GPU's class alone would hold the host's layers, most of an
-// offloaded step, to the GPU's narrower spread.
+// (sim.Setup.StepSpread). A split model (offloaded to the host, pipeline
+// stages, RPC boards) takes each stage's class weighted by its share of
+// the time of the workload's mean request run alone (sim.Split.StepSpread,
+// sim.Split.Bounds), as predict's interval for the split weighs them: the
+// GPU's class alone would hold the host's layers, most of an offloaded
+// step, to the GPU's narrower spread. A pipeline's stages all run on the
+// split's one setup, so their weighted factors are its class's.
 func (sv *Server) stepSpread(w Workload, level float64) (plo, phi, dlo, dhi float64) {
-	if sp := sv.Split; sp != nil && sp.Kind == sim.Offload {
+	if sp := sv.Split; sp != nil {
 		req := sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(2, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens}
 		return sp.StepSpread(req, level)
 	}
