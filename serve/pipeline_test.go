@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/roofline/roofline/hardware"
@@ -175,6 +176,47 @@ func TestPipelineStepSpread(t *testing.T) {
 					c.name, plo, phi, dlo, dhi, wlo, whi, wdlo, wdhi, clo, chi, cdlo, cdhi)
 				break
 			}
+		}
+	}
+}
+
+// TestAloneMisses: a lone request that misses a target misses it at every
+// rate (a request sharing the server's steps is never faster than alone),
+// so MaxRate finds none, after its runs at ever lower rates; AloneMisses
+// says so from one request. Llama-3.1-8B over two RTX 4090 stages under
+// llama.cpp steps a lone decode in about 7 ms (TestPipelineStepSpread's
+// pipeline): a TPOT target of 5 ms is missed, 100 ms met; a TTFT target
+// of 1 ms is missed by the 500-token prompt's tens of ms.
+func TestAloneMisses(t *testing.T) {
+	s, sp := pipelined(t, "q4_k_m", "rtx-4090", "llama.cpp", 2)
+	sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{Split: sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prompt, output = 500, 100
+	w := Workload{Arrival: Poisson, Rate: 1, Requests: 200, Prompt: Dist{A: prompt}, Output: Dist{A: output}, Seed: 1}
+	for _, c := range []struct {
+		tg   Targets
+		want string
+	}{
+		{Targets{TTFT: 1, TPOT: 0.005}, "tpot"},
+		{Targets{TTFT: 0.001, TPOT: 0.1}, "ttft"},
+		{Targets{TTFT: 0.001, TPOT: 0.005}, "ttft tpot"},
+		{Targets{TTFT: 1, TPOT: 0.1}, ""},
+	} {
+		misses, err := sv.AloneMisses(prompt, output, c.tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(misses, " "); got != c.want {
+			t.Errorf("targets %+v: a lone request misses %q, want %q", c.tg, got, c.want)
+		}
+		rs, err := sv.MaxRate(w, c.tg, 8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (rs.MaxRate == 0) != (c.want != "") {
+			t.Errorf("targets %+v: the search's largest rate %v, a lone request misses %q", c.tg, rs.MaxRate, c.want)
 		}
 	}
 }

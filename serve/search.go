@@ -218,6 +218,31 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 	return s, nil
 }
 
+// AloneMisses names the targets ("ttft", "tpot", "failures") that one
+// request of prompt and output tokens misses served alone. No arrival
+// rate of requests of those fixed lengths meets a target it misses: a
+// request that shares the server's steps is never faster than alone
+// (each step holds its tokens and the others'), so every p99 is at least
+// the lone request's. A search over such requests can stop there (plan
+// --rate does, before MaxRate's runs at ever lower rates).
+func (sv *Server) AloneMisses(prompt, output int, tg Targets) ([]string, error) {
+	res, err := sv.Run(Workload{Arrival: Closed, Users: 1, Requests: 1, Prompt: Dist{Kind: Fixed, A: float64(prompt)}, Output: Dist{Kind: Fixed, A: float64(output)}, Seed: 1}, tg)
+	if err != nil {
+		return nil, err
+	}
+	var misses []string
+	if tg.TTFT > 0 && !(res.TTFT.P99 <= tg.TTFT) {
+		misses = append(misses, "ttft")
+	}
+	if tg.TPOT > 0 && res.TPOT.N > 0 && !(res.TPOT.P99 <= tg.TPOT) {
+		misses = append(misses, "tpot")
+	}
+	if res.Failed > 0 {
+		misses = append(misses, "failures")
+	}
+	return misses, nil
+}
+
 // RateRange is a max-rate search at the expected step times beside the
 // same search with every step at the fast and the slow end of the
 // step-time interval (Ranged's ends): the largest rate's range is
