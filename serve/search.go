@@ -62,13 +62,15 @@ func (sv *Server) RunInterval(w Workload, tg Targets, level float64) (*Ranged, e
 }
 
 // stepSpread is the step-time interval's factors at level
-// (sim.Setup.StepSpread). A model offloaded to the host takes each
-// stage's class weighted by its share of the time of the workload's mean
-// request run alone (sim.Split.Bounds), as predict's interval weighs
-// them: the GPU's class alone would hold the host's layers, most of an
-// offloaded step, to the GPU's narrower spread.
+// (sim.Setup.StepSpread). A split model (offloaded to the host, pipeline
+// stages, RPC boards) takes each stage's class weighted by its share of
+// the time of the workload's mean request run alone (sim.Split.StepSpread,
+// sim.Split.Bounds), as predict's interval for the split weighs them: the
+// GPU's class alone would hold the host's layers, most of an offloaded
+// step, to the GPU's narrower spread. A pipeline's stages all run on the
+// split's one setup, so their weighted factors are its class's.
 func (sv *Server) stepSpread(w Workload, level float64) (plo, phi, dlo, dhi float64) {
-	if sp := sv.Split; sp != nil && sp.Kind == sim.Offload {
+	if sp := sv.Split; sp != nil {
 		req := sim.Workload{Prompt: max(1, int(math.Round(w.MeanPrompt()))), Output: max(2, int(math.Round(w.MeanOutput()))), Batch: 1, UBatch: sv.PassTokens}
 		return sp.StepSpread(req, level)
 	}
@@ -214,6 +216,31 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 		}
 	}
 	return s, nil
+}
+
+// AloneMisses names the targets ("ttft", "tpot", "failures") that one
+// request of prompt and output tokens misses served alone. No arrival
+// rate of requests of those fixed lengths meets a target it misses: a
+// request that shares the server's steps is never faster than alone
+// (each step holds its tokens and the others'), so every p99 is at least
+// the lone request's. A search over such requests can stop there (plan
+// --rate does, before MaxRate's runs at ever lower rates).
+func (sv *Server) AloneMisses(prompt, output int, tg Targets) ([]string, error) {
+	res, err := sv.Run(Workload{Arrival: Closed, Users: 1, Requests: 1, Prompt: Dist{Kind: Fixed, A: float64(prompt)}, Output: Dist{Kind: Fixed, A: float64(output)}, Seed: 1}, tg)
+	if err != nil {
+		return nil, err
+	}
+	var misses []string
+	if tg.TTFT > 0 && !(res.TTFT.P99 <= tg.TTFT) {
+		misses = append(misses, "ttft")
+	}
+	if tg.TPOT > 0 && res.TPOT.N > 0 && !(res.TPOT.P99 <= tg.TPOT) {
+		misses = append(misses, "tpot")
+	}
+	if res.Failed > 0 {
+		misses = append(misses, "failures")
+	}
+	return misses, nil
 }
 
 // RateRange is a max-rate search at the expected step times beside the

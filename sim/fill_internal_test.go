@@ -34,6 +34,43 @@ func TestPipelinedPrefillFills(t *testing.T) {
 	}
 }
 
+// A prompt whose passes do not fill its last call: that call holds only
+// the remaining passes and fills the pipeline once on its own (llama.cpp's
+// llama_decode takes the prompt n_batch tokens a call and splits each
+// call into n_ubatch passes, PR #6017: a call of r passes takes a trip and
+// r − 1 slowest stages). Two stages of 1 s a pass, calls of 4 passes:
+//
+//	5 passes = a call of 4 + a call of 1:
+//	  (2 + 3 × 1) + (2 + 0 × 1)           = 7 s
+//	  (as a share of a whole call, 5/4 × 5 = 6.25 s before session 51)
+//	6 passes = 4 + 2: (2 + 3) + (2 + 1)    = 8 s   (6/4 × 5 = 7.5 s)
+//	9 passes = 4 + 4 + 1: 5 + 5 + 2        = 12 s  (9/4 × 5 = 11.25 s)
+//	8 passes = 4 + 4: 5 + 5                = 10 s  (whole calls: unchanged)
+//	3 passes in calls of 4: one call, 2 + 2 = 4 s  (unchanged)
+//
+// The ideal bound fills the pipeline once: n passes take 2 + (n − 1) s.
+func TestPipelinedPrefillPartialLastCall(t *testing.T) {
+	sp := &Split{PP: 2, PipelinedPrefill: true}
+	for _, c := range []struct {
+		passes     int
+		want, idea float64
+	}{
+		{5, 7, 6},
+		{6, 8, 7},
+		{9, 12, 10},
+		{8, 10, 9},
+		{3, 4, 4},
+	} {
+		// Each stage's sums are over all the passes: 1 s each.
+		n := float64(c.passes)
+		st := []stageSums{{exp: sums{time: n}, ideal: sums{time: n}}, {exp: sums{time: n}, ideal: sums{time: n}}}
+		ph := sp.combine(st, c.passes, 4, 0, 0, true)
+		if math.Abs(ph.Time-c.want) > 1e-12 || math.Abs(ph.IdealTime-c.idea) > 1e-12 {
+			t.Errorf("%d passes in calls of 4: %g s (ideal %g s), want %g s (%g s)", c.passes, ph.Time, ph.IdealTime, c.want, c.idea)
+		}
+	}
+}
+
 // A prompt's call of passes and a decode step's ubatches are one rule
 // (pipelineFills, llama.cpp PR #6017): with the same stages, four passes
 // of a call cost what four ubatches of a step do.

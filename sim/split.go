@@ -656,14 +656,23 @@ func ownSlowest(st []stageSums, ideal bool) float64 {
 // fills the pipeline once, its first pass taking a trip and each next
 // one a slowest stage more (llama.cpp's llama_decode: a call's ubatches
 // through its scheduler's stages, ggml-org/llama.cpp PR #6017; a decode
-// step is one call, a prompt one call per n_batch tokens). A last
-// partial call is priced as its share of a whole one.
+// step is one call, a prompt one call per n_batch tokens). A last call
+// that holds fewer passes, r, fills the pipeline on its own: a trip and
+// r − 1 slowest stages.
 func pipelineFills(trip, slowest float64, passes, perFill int) float64 {
+	if passes <= 0 {
+		return 0
+	}
 	k := passes
 	if perFill > 0 && perFill < passes {
 		k = perFill
 	}
-	return float64(passes) / float64(k) * (trip + float64(k-1)*slowest)
+	call := func(n int) float64 { return trip + float64(n-1)*slowest }
+	t := float64(passes/k) * call(k)
+	if r := passes % k; r > 0 {
+		t += call(r)
+	}
+	return t
 }
 
 // ownLinks sets each stage's own link time in a pipeline's phase

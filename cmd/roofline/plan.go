@@ -109,7 +109,7 @@ func answerFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "feasible-only", Usage: "leave out what does not meet the targets (in JSON and CSV too)"},
 		&cli.BoolFlag{Name: "detail", Usage: "add the inverse limits, the quality–speed frontier, CPU engines and what was skipped"},
 		frontEndFlag(),
-		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched on the server roofline serve builds for each (one device, a tensor-parallel group, or offloaded to the host as placed), --headroom of its memory kept free; exit 0 only if one sustains R"},
+		&cli.Float64Flag{Name: "rate", Usage: "request-rate target, requests/s (`R`): the recommended configurations' largest Poisson rate within --ttft and --tpot is searched on the server roofline serve builds for each (one device, a tensor-parallel group, pipeline stages, RPC boards, or offloaded to the host as placed), --headroom of its memory kept free; exit 0 only if one sustains R"},
 	}
 }
 

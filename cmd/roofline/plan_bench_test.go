@@ -52,6 +52,28 @@ func BenchmarkPlanRateOffload(b *testing.B) {
 	}
 }
 
+// BenchmarkPlanRatePipeline prices plan --rate where the recommended
+// configurations include pipelines: Llama-3.1-70B Q4_K_M over two RTX
+// 4090s and two RTX 3090s under llama.cpp (two stages each), beside
+// Llama-3.1-8B on one card, planned without a rate and with one (four
+// searches, two of them pipelines).
+func BenchmarkPlanRatePipeline(b *testing.B) {
+	args := []string{"roofline", "plan", "--hardware", "rtx-4090,rtx-3090", "--model", "llama-3.1-70b,llama-3.1-8b", "--weights", "q4_k_m",
+		"--devices", "1,2", "--ttft", "2s", "--tpot", "100ms"}
+	for _, bc := range []struct {
+		name  string
+		extra []string
+	}{{"plan", nil}, {"rate", []string{"--rate", "0.05"}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if err := run(append(args[:len(args):len(args)], bc.extra...), io.Discard, io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkPlanJSON streams the full-catalog plan as JSON end to end,
 // reporting the most memory the process held (sampled).
 func BenchmarkPlanJSON(b *testing.B) {

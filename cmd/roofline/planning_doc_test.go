@@ -397,4 +397,18 @@ its experts partly in host memory serves many requests a minute. A row's
 TTFT is at the end of its context and the rate's is of a request from an
 empty cache, as serve sends it: a row may FAIL TTFT at 8k and still have a
 rate. Each search costs a fraction of a second (BenchmarkPlanRateOffload).
+
+A configuration spread over pipeline stages (--devices under llama.cpp,
+vLLM's groups beyond what one board's NVLink joins) or RPC boards has its
+rate searched the same way, on the server serve steps stage by stage
+(docs/method.md §12): Llama-3.1-70B Q4_K_M over two RTX 4090s (512-token
+prompts, 128 tokens, TTFT 2 s, TPOT 100 ms) sustains about 0.107 requests/s,
+what roofline serve --devices 2 --max-rate answers (a test checks it).
+Until session 51 such rows showed —. A pipeline's search takes a few tenths
+of a second more than one device's (BenchmarkPlanRatePipeline). Every
+configuration whose lone request (of the plan's prompt and output, from an
+empty cache) already misses a target is answered none without the search:
+a request sharing the server's steps is never faster than alone, so no rate
+meets a target the lone request misses, and the search would only run its
+rates ever lower to say so.
 `

@@ -113,6 +113,45 @@ func TestPlanRateTensorParallel(t *testing.T) {
 	}
 }
 
+// TestPlanRatePipeline: a configuration spread over pipeline stages has
+// its rate searched as serve --devices searches it (it was left
+// unsearched, —): Llama-3.1-70B Q4_K_M over two RTX 4090s under
+// llama.cpp, two stages of layers (40 GB of weights, 24 GB a card), each
+// step going through them as serve steps it (sim.Through).
+func TestPlanRatePipeline(t *testing.T) {
+	out, errOut, code := runCLI("plan", "--hardware", "rtx-4090", "--model", "llama-3.1-70b", "--weights", "q4_k_m", "--devices", "2",
+		"--ttft", "2s", "--tpot", "100ms", "--prompt", "512", "--output-tokens", "128", "--rate", "0.05", "--format", "json")
+	var j struct {
+		Best []struct {
+			Devices int      `json:"devices"`
+			MaxRate *float64 `json:"max_rate"`
+		} `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &j); err != nil || code != 0 || len(j.Best) != 1 || j.Best[0].Devices != 2 || j.Best[0].MaxRate == nil {
+		t.Fatalf("exit %d, %v: %s%s", code, err, out, errOut)
+	}
+	env, err := app.NewEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := env.Serve(app.ServeRequest{
+		Setup:      app.Selection{Model: "llama-3.1-70b", Hardware: "rtx-4090", Weights: "q4_k_m", Options: sim.DefaultOptions},
+		Spread:     app.Spread{Devices: 2},
+		Workload:   serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: app.PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1},
+		Targets:    serve.Targets{TTFT: 2, TPOT: 0.1},
+		SearchRuns: app.PlanRateRuns,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Server.Split == nil || a.Server.Split.PP != 2 {
+		t.Fatalf("serve --devices 2: not a pipeline of 2 stages")
+	}
+	if got, want := *j.Best[0].MaxRate, a.Search.MaxRate; !(want > 0) || math.Abs(got-want) > 1e-12*want {
+		t.Errorf("plan's max rate over 2 stages %v, serve --devices 2's %v", got, want)
+	}
+}
+
 // TestPlanRateOffload: a configuration offloaded to the host has its rate
 // searched on the server serve steps for the same placement (serve
 // --gpu-layers N --n-cpu-moe E, the plan's layers and experts): plan's

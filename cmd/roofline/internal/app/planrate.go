@@ -81,9 +81,11 @@ func (p *Plan) ServeRequest(g *plan.Group, c sim.Config) ServeRequest {
 }
 
 // planMaxRate runs serve's search on the server serve builds for req
-// (Env.server): one device, a tensor-parallel group, or an offload to the
-// host, each stepped as serve steps it. A pipeline (stages, RPC boards)
-// is not searched yet.
+// (Env.server): one device, a tensor-parallel group, an offload to the
+// host, pipeline stages or RPC boards, each stepped as serve steps it
+// (a pipeline stage by stage, sim.Split.StepPricer). The plan's requests
+// are of fixed lengths: a configuration whose lone request misses a
+// target sustains no rate, said without the search's runs.
 func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
 	a, err := env.server(req)
 	var nf *serve.NotFitError
@@ -95,10 +97,10 @@ func (env *Env) planMaxRate(req ServeRequest) (PlanRate, error) {
 	case err != nil:
 		return PlanRate{}, err
 	}
-	if _, how := pipelined(a.Server.Split); how != "" {
-		// serve steps a pipeline; plan's rate search over pipelines is
-		// not wired yet (its tables would move): not searched.
-		return PlanRate{}, nil
+	// A lone request that misses a target: no rate meets it, and the
+	// search would run its every rate to say so (serve.AloneMisses).
+	if misses, err := a.Server.AloneMisses(int(req.Workload.Prompt.A), int(req.Workload.Output.A), req.Targets); err != nil || len(misses) > 0 {
+		return PlanRate{Searched: err == nil, Bound: misses}, err
 	}
 	rs, err := a.Server.MaxRate(req.Workload, req.Targets, req.SearchRuns)
 	if err != nil {

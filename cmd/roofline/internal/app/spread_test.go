@@ -52,10 +52,11 @@ func TestParallelBuildsTheGroupsOnce(t *testing.T) {
 	}
 }
 
-// TestPlanMaxRateSkipsOnlyUnsteppedSplits: plan --rate leaves unsearched
-// a pipeline (16 H100 SXM under vLLM: tp 8 × pp 2, two pipeline stages),
-// which serve steps, and a split serve does not step (Gemma 2's stages
-// would hold unlike shares of its sliding and global layers), and fails
+// TestPlanMaxRateSkipsOnlyUnsteppedSplits: plan --rate searches a
+// pipeline (16 H100 SXM under vLLM: tp 8 × pp 2, two pipeline stages) as
+// serve searches it (the same rate), leaves unsearched a split serve does
+// not step (Gemma 2's stages would hold unlike shares of its sliding and
+// global layers), and fails
 // on any other error of the request, whatever input it names: --devices
 // 2 with --tp 3 is tp 3 × pp 1 = 3 devices, an error of --devices (it
 // was taken for a split not stepped, its rate left out in silence).
@@ -70,11 +71,17 @@ func TestPlanMaxRateSkipsOnlyUnsteppedSplits(t *testing.T) {
 			Workload: serve.Workload{Arrival: serve.Poisson, Rate: 1, Requests: PlanRateRequests, Prompt: serve.Dist{Kind: serve.Fixed, A: 512}, Output: serve.Dist{Kind: serve.Fixed, A: 128}, Seed: 1}}
 	}
 	pr, err := env.planMaxRate(req(Spread{Devices: 16, LinkRate: 50e9}))
-	if err != nil || pr.Searched {
-		t.Errorf("16 devices (pp 2): %+v, %v; want not searched, no error", pr, err)
+	if err != nil || !pr.Searched || !(pr.MaxRate > 0) {
+		t.Errorf("16 devices (pp 2): %+v, %v; want searched, a rate", pr, err)
 	}
 	if a, err := env.server(req(Spread{Devices: 16, LinkRate: 50e9})); err != nil || a.Server.Split == nil || a.Server.Split.PP != 2 {
 		t.Errorf("16 devices (pp 2): serve's server %v, want the pipeline stepped", err)
+	} else {
+		r := req(Spread{Devices: 16, LinkRate: 50e9})
+		rs, err := a.Server.MaxRate(r.Workload, r.Targets, r.SearchRuns)
+		if err != nil || rs.MaxRate != pr.MaxRate {
+			t.Fatalf("16 devices (pp 2): plan's rate %v, serve's search's %v (%v)", pr.MaxRate, rs.MaxRate, err)
+		}
 	}
 	gemma := req(Spread{Devices: 16, LinkRate: 50e9})
 	gemma.Setup.Model = "gemma-2-2b"
