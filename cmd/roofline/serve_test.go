@@ -565,8 +565,8 @@ several passes or chunks within 3 %: serve prices each at its own
 depth, predict all alike at their mean; docs/method.md §12). Each stage's
 memory holds its own layers' KV cache, the first to fill bounding the
 pool. A model whose stages would hold unlike shares of its sliding and
-global layers (Gemma 2) is refused. ` + "`plan --rate`" + ` does not search
-pipelines yet.
+global layers (Gemma 2) is refused, by serve and by ` + "`plan --rate`" + `,
+which searches the other pipelines on the server serve steps.
 
 ## The front end
 
