@@ -854,8 +854,10 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 		}
 		add("PI5-RANGE", fmt.Sprintf("%.2f–%.2f", lo, hi))
 		add("CPU-BYDEVICE-DECODE", pctSpaced(byDev))
-		add("CPU-CALIBRATED-ON", pctSpaced(c.RawCoverage))
-		add("CPU-WIDEN", fmt.Sprintf("×%.2f", c.Widen))
+		add("CPU-CALIBRATED-ON", pctSpaced(c.RawCoverage[0]))
+		add("CPU-WIDEN", fmt.Sprintf("×%.2f", c.Widen[0]))
+		add("CALIBRATED-ON-CPU-PREFILL", pctSpaced(c.RawCoverage[1]))
+		add("WIDEN-CPU-PREFILL", fmt.Sprintf("×%.2f", c.Widen[1]))
 		// The prose counts the boards' decode tests and says which are
 		// covered: computed here, and an error where the runs stop
 		// bearing it out, not a sentence that goes stale.
@@ -869,8 +871,8 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 			return nil, fmt.Errorf("\"What is left\": the prose says every decode test of the Pi 5, the RK3588, the A57 and the A78AE is covered and none of the Thor's; covered %g of %g (Pi 5), %g of %g (A57), %g of %g (A78AE), %g of %g (Thor)", in[pi5], n[pi5], in[a57], n[a57], in[orin], n[orin], in[thor], n[thor])
 		case len(n) != 5 || 2*n[pi5] < total || n[a57] != 2 || n[orin] != 1 || n[thor] != 3:
 			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode tests are mostly the Pi 5's, on five boards, the A57 two models, the A78AE one, the Thor three; %g of %g on %d", n[pi5], total, len(n))
-		case !(c.Widen > 1):
-			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's intervals are widened; widened ×%.2f", c.Widen)
+		case !(c.Widen[0] > 1):
+			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode intervals are widened; widened ×%.2f", c.Widen[0])
 		}
 		add("DECODE-TESTS-PI5", fmt.Sprint(n[pi5]))
 		add("DECODE-TESTS-CPU", fmt.Sprint(total))
@@ -1046,9 +1048,11 @@ P90 its 90th percentile; "measured/predicted" is the median ratio of times
 class's spread of held-out ratios computed without the test's own device,
 each device weighing the same, widened for the few devices it rests on
 (Student's t at devices − 1 degrees of freedom, times √(1 + 1/devices)) and
-then by the one factor per class that makes it cover 80 % of the held-out
-runs where it covered less (docs/method.md §6): the coverage reported is
-in-sample for that factor. A runtime's backend measured on three or more
+then by the one factor per class and phase that makes it cover 80 % of
+that phase's held-out runs where it covered less (a phase measured on
+fewer than three devices takes at least the factor of both phases
+pooled; docs/method.md §6): the coverage reported is in-sample for that
+factor. A runtime's backend measured on three or more
 devices (llama.cpp's CUDA and Metal) is a class of its own; the engine
 kind's class is fitted on all the runtime's runs and scores the rest (AMD).
 llama-bench tgN tests start from an empty cache and average over N tokens;
@@ -1279,8 +1283,9 @@ const accuracyLeft = `
   tests are that board's. Each device weighing the same, decode is
   covered CPU-BYDEVICE-DECODE (every board's tests but the Thor's, all
   THOR-MISSED of its DECODE-TESTS-THOR outside); the class's intervals are calibrated on
-  that weighting, both phases together (CPU-CALIBRATED-ON before), and
-  widened CPU-WIDEN to cover 80 %. The Thor held out gets THOR-INTERVAL,
+  that weighting, each phase on its own, to cover 80 %: decode
+  CPU-CALIBRATED-ON before, widened CPU-WIDEN; prefill
+  CALIBRATED-ON-CPU-PREFILL, widened WIDEN-CPU-PREFILL. The Thor held out gets THOR-INTERVAL,
   built from the four other boards (their 10th–90th percentiles widened
   ×1.43 for resting on four devices: Student's t at three degrees of
   freedom over the normal quantile, times √(5/4)), which all three of

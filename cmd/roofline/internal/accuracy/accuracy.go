@@ -135,11 +135,12 @@ type Class struct {
 	// of the device whose runs state them (settings.go); nil when none
 	// does.
 	Settings *Settings
-	// RawCoverage is the share of held-out ratios the intervals covered
-	// as computed (each device weighing the same), Widen the factor (in
-	// log, about their centre) they were widened by to cover
-	// IntervalLevel (calibrateWidth).
-	RawCoverage, Widen float64
+	// RawCoverage is, per phase (PhaseIndex), the share of the phase's
+	// held-out ratios the intervals covered as computed (each device
+	// weighing the same), Widen the factor (in log, about their centre)
+	// the phase's intervals were widened by to cover IntervalLevel
+	// (calibratePhases).
+	RawCoverage, Widen [2]float64
 	// familyLevels is true when the class has family levels: measured on
 	// MinDevices modules or more, on engines other than CPUs.
 	familyLevels bool
@@ -375,18 +376,72 @@ func fitClass(k Key, cases []Case, eras bool) (*Class, error) {
 	for i, p := range pts {
 		lodo[i] = c.spread(p.Phase, p.Group, c.eras[i])
 	}
-	c.RawCoverage = coverage(held, lodo, pts, 1)
-	c.Widen = calibrateWidth(held, lodo, pts)
-	for i := range pts {
-		s := widen(lodo[i], c.Widen)
+	c.RawCoverage, c.Widen = calibratePhases(held, lodo, pts)
+	for i, p := range pts {
+		s := widen(lodo[i], c.Widen[PhaseIndex(p.Phase)])
 		c.Covered[i] = held[i] >= s.Low && held[i] <= s.High
 	}
-	c.Spread = widen(c.spread(fit.Decode, "", 0), c.Widen)
-	c.PrefillSpread = widen(c.spread(fit.Prefill, "", 0), c.Widen)
+	kd, kp := c.Widen[PhaseIndex(fit.Decode)], c.Widen[PhaseIndex(fit.Prefill)]
+	c.Spread = widen(c.spread(fit.Decode, "", 0), kd)
+	c.PrefillSpread = widen(c.spread(fit.Prefill, "", 0), kp)
 	for e := len(c.Eras); e >= 1; e-- {
-		c.EraSpreads = append(c.EraSpreads, [2]runtimes.Spread{widen(c.spread(fit.Decode, "", e), c.Widen), widen(c.spread(fit.Prefill, "", e), c.Widen)})
+		c.EraSpreads = append(c.EraSpreads, [2]runtimes.Spread{widen(c.spread(fit.Decode, "", e), kd), widen(c.spread(fit.Prefill, "", e), kp)})
 	}
 	return c, nil
+}
+
+// PhaseIndex is the index of phase ph in a Class's per-phase figures
+// (RawCoverage, Widen): 0 decode, 1 prefill.
+func PhaseIndex(ph fit.Phase) int {
+	if ph == fit.Prefill {
+		return 1
+	}
+	return 0
+}
+
+// MinCalibrationGroups is the fewest groups (devices, or models where
+// models are held out) a phase's held-out ratios must span for the phase
+// to be calibrated on its own (calibratePhases); a phase measured on
+// fewer takes at least the factor of both phases pooled.
+const MinCalibrationGroups = MinDevices
+
+// calibratePhases calibrates each phase's intervals on that phase's
+// held-out ratios alone (calibrateWidth, each device weighing the same
+// within the phase): a class's decode and prefill scatter differ (the
+// llama.cpp cpu class's prefill misses by device what its decode does
+// not), and one factor for both widened the phase that already covered
+// to make up for the one that did not. It returns each phase's coverage
+// as computed and its factor, indexed by PhaseIndex.
+//
+// The floor: a phase whose ratios span fewer than MinCalibrationGroups
+// groups (or fewer than MinSpreadPoints ratios) says little about its
+// own coverage (two devices both inside is a coin's worth of evidence),
+// so it takes the larger of its own factor and the one calibrated on
+// both phases pooled, as every phase did before; never the narrower.
+func calibratePhases(held []float64, iv []runtimes.Spread, pts []fit.Point) (raw, k [2]float64) {
+	pooled := calibrateWidth(held, iv, pts)
+	for _, ph := range []fit.Phase{fit.Decode, fit.Prefill} {
+		var h []float64
+		var s []runtimes.Spread
+		var p []fit.Point
+		groups := map[string]bool{}
+		for i, pt := range pts {
+			if pt.Phase == ph {
+				h, s, p = append(h, held[i]), append(s, iv[i]), append(p, pt)
+				groups[pt.Group] = true
+			}
+		}
+		j := PhaseIndex(ph)
+		if len(p) == 0 {
+			raw[j], k[j] = 1, pooled
+			continue
+		}
+		raw[j], k[j] = coverage(h, s, p, 1), calibrateWidth(h, s, p)
+		if len(groups) < MinCalibrationGroups || len(p) < MinSpreadPoints {
+			k[j] = math.Max(k[j], pooled)
+		}
+	}
+	return raw, k
 }
 
 // widen scales interval s by k about its centre in log, bracketing 1.
@@ -596,13 +651,14 @@ func (c *Class) Phase(ph measured.Test) ([]float64, []bool) {
 
 // HeldOutSpread is the 80 % interval of phase ph that the class gives a
 // run of the current builds on device module g held out: the interval its
-// Covered was judged against (spread without g, widened by Widen).
+// Covered was judged against (spread without g, widened by the phase's
+// Widen).
 func (c *Class) HeldOutSpread(ph measured.Test, g string) runtimes.Spread {
 	p := fit.Prefill
 	if ph == measured.Decode {
 		p = fit.Decode
 	}
-	return widen(c.spread(p, g, 0), c.Widen)
+	return widen(c.spread(p, g, 0), c.Widen[PhaseIndex(p)])
 }
 
 // Basis says in words what a class was fitted on.

@@ -196,3 +196,66 @@ func TestCoverageExactShare(t *testing.T) {
 		t.Errorf("intervals covering %g already: widened %g, want 1", runtimes.IntervalLevel, k)
 	}
 }
+
+// TestCalibratePhases: each phase is widened to cover IntervalLevel on its
+// own held-out ratios, and a phase measured on too few devices takes the
+// pooled factor as its floor. Every interval is [0.8, 1.25], centred on 0
+// in log with half-width ln 1.25 = 0.2231. Decode on five devices, a, b
+// and c at ratio 1 (in), d and e at 1.5 (out): 3/5 = 60 % as computed; the
+// next share up, 4/5, needs one of d and e in, and both sit at 1.5, so
+// decode is widened until exp(k·0.2231) ≥ 1.5, k ≥ ln 1.5 / ln 1.25 =
+// 0.4055 / 0.2231 = 1.817 (bisected to 0.005, rounded up to 0.01: 1.82
+// or 1.83). Pooled, a and b (both phases in), c in, d and e out: 3/5
+// again, the same factor.
+//   - Prefill on three devices, five tests (a 2, b 2, c 1), all at 1:
+//     100 % as computed, enough to stand alone (MinCalibrationGroups 3,
+//     MinSpreadPoints 5): not widened, k = 1, where the pooled factor
+//     would widen it 1.82×.
+//   - Prefill on two devices (a, b, one test each), both at 1: its own
+//     factor is 1, but two devices are too few to say it covers; the
+//     floor gives it the pooled 1.82 (remove the floor and it gets 1).
+func TestCalibratePhases(t *testing.T) {
+	iv := runtimes.Spread{Low: 0.8, High: 1.25}
+	build := func(prefill map[string]int) ([]float64, []runtimes.Spread, []fit.Point) {
+		var held []float64
+		var ivs []runtimes.Spread
+		var pts []fit.Point
+		for _, d := range []struct {
+			g string
+			r float64
+		}{{"a", 1}, {"b", 1}, {"c", 1}, {"d", 1.5}, {"e", 1.5}} {
+			held, ivs, pts = append(held, d.r), append(ivs, iv), append(pts, fit.Point{Phase: fit.Decode, Group: d.g})
+		}
+		for _, g := range []string{"a", "b", "c"} {
+			for i := 0; i < prefill[g]; i++ {
+				held, ivs, pts = append(held, 1), append(ivs, iv), append(pts, fit.Point{Phase: fit.Prefill, Group: g})
+			}
+		}
+		return held, ivs, pts
+	}
+	const kLow, kHigh = 1.817, 1.83
+	for _, tc := range []struct {
+		name          string
+		prefill       map[string]int
+		wantPrefillK1 bool // prefill stands alone: k = 1
+	}{
+		{"prefill on three devices, five tests", map[string]int{"a": 2, "b": 2, "c": 1}, true},
+		{"prefill on two devices (floor)", map[string]int{"a": 1, "b": 1}, false},
+	} {
+		held, ivs, pts := build(tc.prefill)
+		raw, k := calibratePhases(held, ivs, pts)
+		d, p := PhaseIndex(fit.Decode), PhaseIndex(fit.Prefill)
+		if raw[d] != 0.6 || raw[p] != 1 {
+			t.Errorf("%s: coverage as computed %v (decode, prefill), want 0.6 and 1", tc.name, raw)
+		}
+		if k[d] < kLow || k[d] > kHigh {
+			t.Errorf("%s: decode widened %g, want %g–%g", tc.name, k[d], kLow, kHigh)
+		}
+		if tc.wantPrefillK1 && k[p] != 1 {
+			t.Errorf("%s: prefill widened %g, want 1 (it covers on its own)", tc.name, k[p])
+		}
+		if !tc.wantPrefillK1 && (k[p] < kLow || k[p] > kHigh) {
+			t.Errorf("%s: prefill widened %g, want the pooled factor's floor %g–%g", tc.name, k[p], kLow, kHigh)
+		}
+	}
+}
