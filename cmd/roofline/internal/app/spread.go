@@ -447,6 +447,13 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
+// onBoard reports whether n devices like d fit one NVSwitch board (d's
+// NVLink joins them, and boards meet over a network): an HGX H100's 8.
+func onBoard(d *hardware.Device, n int) bool {
+	own, err := hardware.LookupLink(d.NVLink)
+	return err == nil && own.Apart == hardware.ApartNetwork && n <= own.Devices
+}
+
 // rpcBoards refuses n devices of an NVSwitch board (d's NVLink joins its
 // GPUs and the boards meet over a network: an HGX H100's 8) over network
 // link under llama.cpp's RPC when they are more than a board holds: the
@@ -511,7 +518,10 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the machines")), nil
 	}
-	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 {
+	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 && !onBoard(s.Device, n) {
+		// Devices that one NVSwitch board holds run in one process over
+		// its NVLink, the network unused (groups says so), as under a
+		// runtime that splits every layer.
 		if err := rpcBoards(s.Device, link, n); err != nil {
 			return nil, nil, err
 		}
