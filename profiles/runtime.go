@@ -89,6 +89,7 @@ type rawRuntime struct {
 	HostOps            *rawRule  `toml:"host_ops"`
 	LayerPerUnit       *rawRule  `toml:"layer_overhead_per_unit"`
 	Parallel           *rawRule  `toml:"parallel"`
+	MultiNode          *rawRule  `toml:"multi_node"`
 	Engine             []struct {
 		Kind     string   `toml:"kind"`
 		Backend  string   `toml:"backend"`
@@ -586,6 +587,14 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			fe("parallel", "parallel value must list the modes the runtime splits a model in, such as [\"tensor\", \"pipeline\"]")
 		}
 		source("parallel", pr.Source)
+	}
+	if mn := r.MultiNode; mn != nil {
+		v, ok := mn.Value.(bool)
+		if !ok {
+			fe("multi_node", "multi_node value must be true or false")
+		}
+		rt.MultiNode = &v
+		source("multi_node", mn.Source)
 	}
 	l := r.Layout
 	if w := l.SlidingWindow; w == nil {

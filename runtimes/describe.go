@@ -193,6 +193,11 @@ func (r *Runtime) Rules() []Rule {
 	} else {
 		add("parallel", TopicParallel, "runs a model on one device only")
 	}
+	if m := r.MultiNode; m != nil && *m {
+		add("multi_node", TopicParallel, "its device splits reach the GPUs of other machines over their network")
+	} else if m != nil {
+		add("multi_node", TopicParallel, "its device splits stay among the GPUs of one machine")
+	}
 	// The decode kernels that unpack every weight, per engine.
 	for i, e := range r.Engines {
 		on, key := r.engineWords(i)

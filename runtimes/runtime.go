@@ -71,6 +71,13 @@ type Runtime struct {
 	// Parallel lists the ways it splits a model that one device cannot
 	// hold (SplitModes), from its profile's parallel rule.
 	Parallel []string
+	// MultiNode, when its profile states it (multi_node), says whether
+	// its device splits (tensor, pipeline, expert) reach the GPUs of other
+	// machines over their network (vLLM on a Ray cluster: true) or stay
+	// among the GPUs of one machine (llama.cpp's -sm layer, gpt-fast's
+	// torchrun ranks: false); nil when the profile does not say. Its
+	// network modes (rpc, network-tensor) span machines whatever it says.
+	MultiNode *bool `json:",omitempty"`
 
 	// ContinuousBatching is true when it batches concurrent sequences
 	// step by step (vLLM, llama-server); without it, requests queue.
@@ -160,6 +167,10 @@ var SplitModes = []string{SplitOffload, SplitOffloadExperts, SplitTensor, SplitP
 
 // Splits reports whether the runtime splits a model in mode m.
 func (r *Runtime) Splits(m string) bool { return slices.Contains(r.Parallel, m) }
+
+// OneMachine reports whether its profile keeps its device splits among
+// the GPUs of one machine (multi_node = false).
+func (r *Runtime) OneMachine() bool { return r.MultiNode != nil && !*r.MultiNode }
 
 // Native is DefaultWeights for runtimes that run the model's published
 // checkpoint.

@@ -31,8 +31,10 @@ A model a discrete GPU does not hold is planned offloaded to its host as
 llama.cpp places it by default (as many layers as fit, as predict does);
 --devices LIST (1,2,4,8 or 1..8) with --link adds the model spread over each
 count of devices in the runtime's multi-device mode (tensor parallel for
-vLLM, layers over RPC hosts for llama.cpp on a network, every layer over the
-boards for distributed-llama), and recommends the fewest that meet the
+vLLM, layers over RPC hosts for llama.cpp on a network, though the GPUs of
+one NVSwitch board (an HGX H100's 8) run in one process over its NVLink, the
+network unused, as under vLLM; every layer over the boards for
+distributed-llama), and recommends the fewest that meet the
 targets, or says that no count up to the largest does (exit 3). A
 recommended configuration nothing holds says what would (devices or host
 memory), as predict does. Notes under the answer say what the plan

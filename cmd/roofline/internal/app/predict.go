@@ -101,6 +101,8 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 			p.Smallest = fmt.Sprintf("%d devices like it would hold it (%s)", n, flags)
 		} else if why := peerless(s.Device, spread); why != "" {
 			p.Smallest = "no count of devices like it over that link: " + why
+		} else if why := machineBound(s, spread); why != "" {
+			p.Smallest = "no count of devices like it in one machine holds it: " + why
 		}
 	}
 	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
@@ -141,6 +143,8 @@ func (env *Env) predictSplit(s *sim.Setup, split *sim.Split, req PredictRequest,
 		} else if split.Kind != sim.Offload {
 			if n, flags, _ := env.smallestFit(s, spread, req.Workload); n > 0 {
 				p.Smallest = fmt.Sprintf("%d devices would hold it (%s)", n, flags)
+			} else if why := machineBound(s, spread); why != "" {
+				p.Smallest = "no count of devices like it in one machine holds it: " + why
 			} else {
 				p.Smallest = fmt.Sprintf("no count up to %d devices like it holds it", limits.Devices)
 			}

@@ -447,27 +447,6 @@ func hostLink(d *hardware.Device, link *hardware.Link) error {
 	return &RequestError{Input: "Link", Msg: fmt.Sprintf("%s: %s's bus is %s, and a PCIe link trains to the generation and width both its ends support: %s runs as %s (%s reached)", link.Name, d.Name, bus.Description, link.Name, t.Description, units.FormatBandwidth(t.Rate())), Hint: hint}
 }
 
-// rpcBoards refuses n devices of an NVSwitch board (d's NVLink joins its
-// GPUs and the boards meet over a network: an HGX H100's 8) over network
-// link under llama.cpp's RPC when they are more than a board holds: the
-// runtime runs a board's GPUs in one process, their layers handed on by
-// the CUDA backend's peer copies over the NVLink (-sm layer), and reaches
-// another board's GPUs as RPC servers over the network; sim.NewNetwork
-// prices n boards of one GPU each, every hop a round trip over link, and
-// prices no such mix.
-func rpcBoards(d *hardware.Device, link *hardware.Link, n int) error {
-	own, err := hardware.LookupLink(d.NVLink)
-	if err != nil || own.Apart != hardware.ApartNetwork || own.Devices < 2 || n <= own.Devices {
-		return nil
-	}
-	return &RequestError{Input: "Devices",
-		Msg: fmt.Sprintf("%d over %s: %s's GPUs sit on boards of %d joined by %s, and llama.cpp runs a board's GPUs in one process (-sm layer, the CUDA backend's peer copies over %s) and another board's as RPC servers over %s: a mix roofline does not price (its RPC split takes every GPU for a board of its own, each hop a round trip over %s)",
-			n, link.Name, d.Name, own.Devices, own.Name, own.Name, link.Name, link.Name),
-		Hint: fmt.Sprintf("give at most --devices %d and leave --link out (one board, its layers over %s), or price boards of %d joined by %s with a runtime that splits over them (--runtime vllm --link %s)",
-			own.Devices, own.Name, own.Devices, link.Name, link.Name),
-		Err: ErrCount}
-}
-
 // ErrCount is what the error of a device count the runtime's mode does
 // not split wraps (parallel): plan leaves that count of that device out
 // (planSpread), and fails on any other error.
@@ -511,8 +490,11 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the machines")), nil
 	}
-	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 {
-		if err := rpcBoards(s.Device, link, n); err != nil {
+	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 && !onBoard(s.Device, n) {
+		// Devices that one NVSwitch board holds run in one process over
+		// its NVLink, the network unused (groups says so), as under a
+		// runtime that splits every layer.
+		if err := rpcBoards(rt, s.Device, link, n); err != nil {
 			return nil, nil, err
 		}
 		split, err := sim.NewNetwork(s, link, n)
@@ -520,6 +502,9 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 			return nil, nil, err
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
+	}
+	if err := oneMachine(rt, s.Device, link, sp, n); err != nil {
+		return nil, nil, err
 	}
 	given := link
 	link, between, groupNotes, missing := groups(s.Device, given, sp, n, sp.TP)

@@ -1,0 +1,122 @@
+package app
+
+import (
+	"fmt"
+
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
+	"github.com/roofline/roofline/sim"
+)
+
+// board is the NVLink of the NVSwitch board devices like d sit on, whose
+// boards are machines that meet over a network (an HGX H100's 8 on
+// nvlink4); false when d sits on none.
+func board(d *hardware.Device) (hardware.Link, bool) {
+	own, err := hardware.LookupLink(d.NVLink)
+	return own, err == nil && own.Apart == hardware.ApartNetwork && own.Devices > 1
+}
+
+// onBoard reports whether n devices like d fit one NVSwitch board.
+func onBoard(d *hardware.Device, n int) bool {
+	own, ok := board(d)
+	return ok && n <= own.Devices
+}
+
+// betweenMachines reports whether link joins machines over a network
+// (Ethernet, Thunderbolt networking, InfiniBand), not devices in one.
+func betweenMachines(l *hardware.Link) bool {
+	return l != nil && (l.Kind == hardware.Ethernet || l.Kind == hardware.Thunderbolt || l.Kind == hardware.InfiniBand)
+}
+
+// multiNodeRule names where a runtime's reach comes from.
+const multiNodeRule = "its profile's multi_node rule"
+
+// oneMachine refuses a split of n devices like d over link that would
+// cross machines under runtime rt, whose profile keeps its device splits
+// among the GPUs of one machine (multi_node = false, Runtime.OneMachine):
+// more devices than an NVSwitch board holds (its boards are machines of
+// their own), or devices joined by a network. A runtime whose profile
+// says multi_node = true, or says nothing, is priced as given.
+func oneMachine(rt *runtimes.Runtime, d *hardware.Device, link *hardware.Link, sp Spread, n int) error {
+	if !rt.OneMachine() {
+		return nil
+	}
+	var net *hardware.Link // the network given between the devices
+	if betweenMachines(link) && ((sp.Link != "" && !sp.systemLink) || sp.LinkRate > 0) {
+		net = link
+	}
+	if own, ok := board(d); ok {
+		if n <= own.Devices && sp.TP <= own.Devices {
+			return nil // one board: a --link is said unused (groups)
+		}
+		if rt.Splits(runtimes.SplitRPC) {
+			return rpcBoards(rt, d, net, n)
+		}
+		also := ""
+		if net != nil {
+			also = " --link " + net.Name
+		}
+		return &RequestError{Input: "Devices",
+			Msg: fmt.Sprintf("%d: %s's GPUs sit on boards of %d joined by %s, each a machine of its own, and %s splits a model over the GPUs of one machine (%s)",
+				n, d.Name, own.Devices, own.Name, rt.Name, multiNodeRule),
+			Hint: fmt.Sprintf("give at most --devices %d (one board, over %s), or price boards joined by a network with a runtime that spans them (--runtime vllm%s)", own.Devices, own.Name, also),
+			Err:  ErrCount}
+	}
+	if !betweenMachines(link) {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: a network between machines, and %s splits a model over the GPUs of one machine (%s)", link.Name, rt.Name, multiNodeRule)
+	hint := fmt.Sprintf("leave --link out (%s's peers in one machine: %s), or price machines on %s with a runtime that spans them (--runtime vllm --link %s)", d.Name, defaultPeerLink(d), link.Name, link.Name)
+	if rt.Splits(runtimes.SplitRPC) {
+		msg += "; it reaches another machine only as an RPC server, which roofline prices over Ethernet or Thunderbolt networking"
+		hint = fmt.Sprintf("leave --link out (%s's peers in one machine: %s), or give an Ethernet link such as --link 10gbe for machines on RPC", d.Name, defaultPeerLink(d))
+	}
+	return &RequestError{Input: "Link", Msg: msg, Hint: hint, Err: ErrCount}
+}
+
+// rpcBoards refuses n devices of an NVSwitch board (an HGX H100's 8)
+// under runtime rt's RPC when they are more than a board holds, over the
+// network net given between them (nil: none given): the runtime runs a
+// board's GPUs in one process, their layers handed on by the CUDA
+// backend's peer copies over the NVLink (-sm layer), and reaches another
+// board's GPUs only as RPC servers over a network; sim.NewNetwork prices
+// n boards of one GPU each, every hop a round trip over the network, and
+// prices no such mix.
+func rpcBoards(rt *runtimes.Runtime, d *hardware.Device, net *hardware.Link, n int) error {
+	own, ok := board(d)
+	if !ok || n <= own.Devices {
+		return nil
+	}
+	over, named, also := "", "a network", ""
+	if net != nil {
+		over, named, also = " over "+net.Name, net.Name, " --link "+net.Name
+	}
+	return &RequestError{Input: "Devices",
+		Msg: fmt.Sprintf("%d%s: %s's GPUs sit on boards of %d joined by %s, and %s runs a board's GPUs in one process (-sm layer, the CUDA backend's peer copies over %s) and another board's only as RPC servers over %s (%s): a mix roofline does not price (its RPC split takes every GPU for a board of its own, each hop a round trip over the network)",
+			n, over, d.Name, own.Devices, own.Name, rt.Name, own.Name, named, multiNodeRule),
+		Hint: fmt.Sprintf("give at most --devices %d and leave --link out (one board, its layers over %s), or price boards of %d joined by a network with a runtime that splits over them (--runtime vllm%s)",
+			own.Devices, own.Name, own.Devices, also),
+		Err: ErrCount}
+}
+
+// machineBound says why no count of devices like s's beyond one machine
+// is priced under its runtime ("" when counts beyond one are, or d has
+// no bound): a DOES NOT FIT answer says it where smallestFit finds no
+// count.
+func machineBound(s *sim.Setup, sp Spread) string {
+	rt, d := s.Runtime, s.Device
+	if !rt.OneMachine() {
+		return ""
+	}
+	rpc := ""
+	if rt.Splits(runtimes.SplitRPC) {
+		rpc = "; another machine's only as RPC servers, a mix with NVLink boards roofline does not price"
+	}
+	if own, ok := board(d); ok {
+		return fmt.Sprintf("%s runs a model over the GPUs of one machine (%s), here a board of %d on %s%s", rt.Name, multiNodeRule, own.Devices, own.Name, rpc)
+	}
+	if l, err := sp.link(defaultPeerLink(d)); err == nil && betweenMachines(l) && (l.Kind == hardware.InfiniBand || !rt.Splits(runtimes.SplitRPC)) {
+		return fmt.Sprintf("%s runs a model over the GPUs of one machine (%s), and --link %s joins machines", rt.Name, multiNodeRule, l.Name)
+	}
+	return ""
+}
