@@ -116,7 +116,7 @@ func TestReliabilityOutputs(t *testing.T) {
 			code: 0, stdout: []string{"R² decode undefined (the measured times vary by under 1 %)"}, never: []string{"R² decode -"}}},
 		// M. The profile's figure is blamed, not a flag the user never gave.
 		{relCase: relCase{finding: "M", name: "a profile's power of 1e300 W", args: []string{"predict", "--hw", "{dir}/power.toml", "-m", "llama-3.2-1b"},
-			code: 1, stderr: []string{"power.toml:28: device rtx-4090: engine.gpu.power must be 1 mW to 1 MW, got 1e+300 W"}, never: []string{"--power"}}},
+			code: 1, stderr: []string{"power.toml:30: device rtx-4090: engine.gpu.power must be 1 mW to 1 MW, got 1e+300 W"}, never: []string{"--power"}}},
 		{relCase: relCase{finding: "M", name: "--kv bogus blames --kv", args: []string{"predict", "--hw", "rtx-4090", "-m", "llama-3.2-1b", "--kv", "bogus"},
 			// An unknown name (exit 1, as show model and plan say it), not a
 			// runtime that does not run it.
