@@ -372,15 +372,18 @@ func TestServePipeline(t *testing.T) {
 		name  string
 		flags []string
 		want  string
+		// devices is the "devices:" line's account of the overlap:
+		// llama.cpp's -ub passes, vLLM's micro-batches.
+		devices string
 	}{
-		{"llama.cpp", []string{"--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--devices", "2", "--prompt", "400", "--output-tokens", "50"}, "llama.cpp runs 2 devices as 2 pipeline stages: each step goes through the stages, a step's passes"},
-		{"vllm", []string{"--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "16", "--tp", "8", "--pp", "2", "--link", "ib-ndr", "--prompt", "1000", "--output-tokens", "50"}, "vllm runs 16 devices as 2 pipeline stages: each step goes through the stages, the running requests in up to 2 micro-batches in flight"},
+		{"llama.cpp", []string{"--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--weights", "q4_k_m", "--devices", "2", "--prompt", "400", "--output-tokens", "50"}, "llama.cpp runs 2 devices as 2 pipeline stages: each step goes through the stages, a step's passes", "each a run of layers, a step's passes overlapping from stage to stage"},
+		{"vllm", []string{"--model", "llama-3.1-70b", "--hardware", "h100-sxm", "--runtime", "vllm", "--devices", "16", "--tp", "8", "--pp", "2", "--link", "ib-ndr", "--prompt", "1000", "--output-tokens", "50"}, "vllm runs 16 devices as 2 pipeline stages: each step goes through the stages, the running requests in up to 2 micro-batches in flight", "each a run of layers, a step's micro-batches overlapping from stage to stage"},
 	} {
 		out, errOut, code := runCLI(append(append([]string{"serve"}, c.flags...), "--rate", "0.01", "--requests", "20", "--max-rate", "--front-end", "off")...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", c.name, code, errOut)
 		}
-		if !strings.Contains(out, c.want) || !strings.Contains(out, "pipeline stages of tensor parallel") || !strings.Contains(out, "Max rate") {
+		if !strings.Contains(out, c.want) || !strings.Contains(out, c.devices) || !strings.Contains(out, "pipeline stages of tensor parallel") || !strings.Contains(out, "Max rate") {
 			t.Errorf("%s: output lacks the pipeline or the search:\n%s", c.name, out)
 		}
 		js, errOut, code := runCLI(append(append([]string{"serve"}, c.flags...), "--rate", "0.001", "--requests", "3", "--front-end", "off", "--format", "json")...)

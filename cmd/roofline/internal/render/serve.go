@@ -315,7 +315,16 @@ func serveDoc(a *app.Serve) *Doc {
 		case sp.Kind == sim.Network:
 			l = fmt.Sprintf("devices: %d boards over %s (llama.cpp RPC), each a run of layers, every pass through them in turn", sp.PP, sp.Link)
 		case sp.PP > 1:
-			l = fmt.Sprintf("devices: %d pipeline stages of tensor parallel %d over %s, each a run of layers, a step's micro-batches overlapping from stage to stage", sp.PP, sp.TP, sp.Link)
+			// As the pricer steps (sim.Split.Overlap): llama.cpp's -ub
+			// passes of a step, vLLM's micro-batches in flight.
+			flow := "every pass through them in turn"
+			switch a.Server.Split.Overlap() {
+			case sim.UBatchOverlap:
+				flow = "a step's passes overlapping from stage to stage"
+			case sim.VirtualEngines:
+				flow = "a step's micro-batches overlapping from stage to stage"
+			}
+			l = fmt.Sprintf("devices: %d pipeline stages of tensor parallel %d over %s, each a run of layers, %s", sp.PP, sp.TP, sp.Link, flow)
 			if sp.Between != "" {
 				l += fmt.Sprintf(", %s between the groups", sp.Between)
 			}
