@@ -24,8 +24,12 @@ type ServeJSON struct {
 	Workload   serveWorkloadJSON `json:"workload"`
 	TTFTTarget float64           `json:"ttft_target_s"`
 	TPOTTarget float64           `json:"tpot_target_s"`
-	// Devices is the tensor-parallel group served on (absent: one
-	// device); the scheduler's kv_pool_tokens are each device's.
+	// Devices is the split served on (absent: one device): a
+	// tensor-parallel group, pipeline stages or llama.cpp's RPC boards,
+	// or an offload to the host. The scheduler's kv_pool_tokens are the
+	// tokens the split holds: in a group each device holds its share of
+	// every token's cache; in stages, boards or an offload each memory
+	// holds its own layers' cache, the first to fill bounding the pool.
 	Devices *serveDevicesJSON `json:"devices,omitempty"`
 	// Single is one request of the mean lengths alone (predict's figures).
 	Single singleJSON `json:"single_request"`
