@@ -113,7 +113,11 @@ func TestPipelineStepsOverlapAsPredict(t *testing.T) {
 
 // TestPipelineRefusesUnlikeStages: a model whose stages would hold unlike
 // shares of its sliding and global layers is refused with a message that
-// says so, not priced at the wrong share.
+// says so, not priced at the wrong share. Gemma 2 2B's 26 layers
+// alternate sliding (even) and global (odd); three stages take 8, 9 and 9
+// of them: layers 0–7 hold 4 of each, as the whole model's 13 and 13, but
+// layers 8–16 hold 5 sliding (8, 10, 12, 14, 16) and 4 global, the first
+// stage named.
 func TestPipelineRefusesUnlikeStages(t *testing.T) {
 	s := setup(t, "gemma-2-2b", "q4_k_m", "rtx-4090", "gpu", "llama.cpp")
 	link, _ := hardware.LookupLink("pcie4-x16")
@@ -121,8 +125,17 @@ func TestPipelineRefusesUnlikeStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{Split: sp}); err == nil {
-		t.Error("a pipeline of unlike stages served")
+	_, err = New(s, s.Runtime.SchedulerFor(s.Device), Options{Split: sp})
+	if err == nil {
+		t.Fatal("a pipeline of unlike stages served")
+	}
+	for _, want := range []string{
+		"a serving simulation steps pipeline stages whose layers attend alike",
+		"gemma-2-2b's stage layers 8–16 holds another share of its sliding-window layers than of its others",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
 	}
 }
 
