@@ -198,6 +198,11 @@ func TestErrors(t *testing.T) {
 		{[]string{"predict", "--model", "llama-3.2-1b", "--hardware", "raspberry-pi-5-8gb", "--gpu-layers", "10"}, 2, []string{"--gpu-layers places layers on a GPU, the rest on its host's CPU; raspberry-pi-5-8gb's cpu engine is a CPU", "hint: drop the flag, or choose a GPU engine with --engine"}},
 		{[]string{"predict", "--model", "qwen3-30b-a3b", "--hardware", "raspberry-pi-5-8gb", "--cpu-moe"}, 2, []string{"--cpu-moe keeps routed experts in host memory beside a GPU that runs the rest; raspberry-pi-5-8gb's cpu engine is a CPU"}},
 		{[]string{"predict", "--model", "qwen3-30b-a3b", "--hardware", "raspberry-pi-5-8gb", "--n-cpu-moe", "4"}, 2, []string{"--n-cpu-moe keeps routed experts in host memory beside a GPU that runs the rest"}},
+		// A runtime that does not offload names the flag given: --cpu-moe
+		// and --n-cpu-moe were refused as --gpu-layers, of layers alone.
+		{[]string{"predict", "--model", "mixtral-8x7b", "--hardware", "rtx-4090", "--runtime", "vllm", "--weights", "w4a16", "--cpu-moe"}, 2, []string{"roofline: --cpu-moe vllm does not offload layers or experts to the host"}},
+		{[]string{"predict", "--model", "mixtral-8x7b", "--hardware", "rtx-4090", "--runtime", "vllm", "--weights", "w4a16", "--n-cpu-moe", "2"}, 2, []string{"roofline: --n-cpu-moe vllm does not offload layers or experts to the host"}},
+		{[]string{"predict", "--model", "mixtral-8x7b", "--hardware", "rtx-4090", "--runtime", "vllm", "--weights", "w4a16", "--gpu-layers", "10", "--cpu-moe"}, 2, []string{"roofline: --gpu-layers vllm does not offload layers or experts to the host"}},
 		// A unified-memory device offloads to its own CPU: a desktop's
 		// named as its host was taken, with no link between them.
 		{[]string{"predict", "--model", "llama-3.1-8b", "--hardware", "apple-m4-pro", "--gpu-layers", "10", "--host", "desktop-ddr5"}, 2, []string{"--host desktop-ddr5: apple-m4-pro's memory is unified", "hint: leave --host out (or give --host apple-m4-pro)"}},

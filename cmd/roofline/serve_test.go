@@ -343,7 +343,7 @@ func TestServeOffload(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rate", "1", "--tp", "2"}, 2, "--gpu-layers, --cpu-moe and --n-cpu-moe place a model between one GPU and its host; they do not combine"},
-		{[]string{"--rate", "1", "--runtime", "vllm", "--weights", "w4a16"}, 2, "vllm does not offload layers to the host"},
+		{[]string{"--rate", "1", "--runtime", "vllm", "--weights", "w4a16"}, 2, "--gpu-layers vllm does not offload layers or experts to the host"},
 		{[]string{"--rate", "1", "--cpu-moe"}, 2, "llama-3.1-70b has no routed experts"},
 		{[]string{"--rate", "1", "--gpu-layers", "-2"}, 2, "--gpu-layers must be at least 0, got -2"},
 		// The flag the user gave is named, not --cpu-moe for --n-cpu-moe.

@@ -219,7 +219,7 @@ func (env *Env) split(res *resolve.Resolved, sel Selection, sp Spread, w sim.Wor
 		return nil, notes, nil
 	}
 	if !s.Runtime.Splits(runtimes.SplitOffload) {
-		return nil, nil, &RequestError{Input: "GPULayers", Msg: fmt.Sprintf("%s does not offload layers to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
+		return nil, nil, &RequestError{Input: sp.offloadInput(), Msg: fmt.Sprintf("%s does not offload layers or experts to the host (runtime profile's parallel rule): choose --runtime llama.cpp", s.Runtime.Name)}
 	}
 	if sp.everyLayer(s) {
 		// Every layer on the GPU and no expert in host memory: the plain
