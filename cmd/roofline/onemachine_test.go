@@ -37,7 +37,12 @@ func TestOneMachineRuntimes(t *testing.T) {
 		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--runtime", "llama.cpp", "--weights", "q4_k_m", "--link", "ib-ndr"}, "--devices 16 over ib-ndr: h100-sxm's GPUs sit on boards of 8"},
 		{[]string{"--hardware", "rtx-4090", "--devices", "4", "--runtime", "llama.cpp", "--weights", "q4_k_m", "--link", "ib-ndr"}, "--link ib-ndr: a network between machines, and llama.cpp splits a model over the GPUs of one machine"},
 		{[]string{"--hardware", "rtx-4090", "--devices", "4", "--runtime", "gpt-fast", "--weights", "w4a16", "--link", "10gbe"}, "--link 10gbe: a network between machines, and gpt-fast splits a model over the GPUs of one machine"},
-		{[]string{"--hardware", "h100-sxm", "--tp", "16", "--runtime", "gpt-fast", "--link", "ib-ndr"}, "--devices 16: h100-sxm's GPUs sit on boards of 8 joined by nvlink4, each a machine of its own, and gpt-fast"},
+		{[]string{"--hardware", "h100-sxm", "--devices", "16", "--runtime", "gpt-fast", "--link", "ib-ndr"}, "--devices 16: h100-sxm's GPUs sit on boards of 8 joined by nvlink4, each a machine of its own, and gpt-fast"},
+		// A group larger than a board names --tp, the flag that asks for
+		// it: --devices 8 --tp 16 was "--devices 8: ... give at most
+		// --devices 8", the count given.
+		{[]string{"--hardware", "h100-sxm", "--tp", "16", "--runtime", "gpt-fast", "--link", "ib-ndr"}, "--tp 16: h100-sxm's GPUs sit on boards of 8 joined by nvlink4, each a machine of its own, and gpt-fast"},
+		{[]string{"--hardware", "h100-sxm", "--devices", "8", "--tp", "16", "--runtime", "gpt-fast"}, "roofline: hint: give at most --tp 8 (one board, over nvlink4)"},
 	} {
 		_, errOut, code := runCLI(append([]string{"predict", "--model", "llama-3.1-70b"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

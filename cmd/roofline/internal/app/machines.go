@@ -56,10 +56,16 @@ func oneMachine(rt *runtimes.Runtime, d *hardware.Device, link *hardware.Link, s
 		if net != nil {
 			also = " --link " + net.Name
 		}
-		return &RequestError{Input: "Devices",
+		// The flag that asks for more than a board: a group larger than
+		// one (--tp), else the count.
+		input, flag, count := "Devices", "--devices", n
+		if sp.TP > own.Devices {
+			input, flag, count = "TP", "--tp", sp.TP
+		}
+		return &RequestError{Input: input,
 			Msg: fmt.Sprintf("%d: %s's GPUs sit on boards of %d joined by %s, each a machine of its own, and %s splits a model over the GPUs of one machine (%s)",
-				n, d.Name, own.Devices, own.Name, rt.Name, multiNodeRule),
-			Hint: fmt.Sprintf("give at most --devices %d (one board, over %s), or price boards joined by a network with a runtime that spans them (--runtime vllm%s)", own.Devices, own.Name, also),
+				count, d.Name, own.Devices, own.Name, rt.Name, multiNodeRule),
+			Hint: fmt.Sprintf("give at most %s %d (one board, over %s), or price boards joined by a network with a runtime that spans them (--runtime vllm%s)", flag, own.Devices, own.Name, also),
 			Err:  ErrCount}
 	}
 	if !betweenMachines(link) {
