@@ -45,8 +45,13 @@ type Options struct {
 	// UBatch is the prefill chunk of a runtime whose scheduler states no
 	// step budget (FIFO: the chunk a prediction uses); 0 is the runtime's
 	// default on the device (sim.Setup.Chunk; a runtime that prefills
-	// each prompt whole, 2²⁰ tokens).
+	// each prompt whole, LongestPrompt).
 	UBatch int
+	// LongestPrompt is the longest prompt the server will be sent
+	// (Workload.LongestPrompt), tokens: a runtime that prefills each
+	// prompt whole takes passes of it, and its activations are sized for
+	// it; 0 is the model's context (2²⁰ tokens where it states none).
+	LongestPrompt int
 	// KVTokens replaces the pool memory leaves (llama.cpp -c), tokens; 0
 	// keeps it.
 	KVTokens int
@@ -114,7 +119,17 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.UBatch < 0 || o.UBatch > sim.MaxTokens {
 		return nil, &WorkloadError{"UBatch", fmt.Sprintf("must be 1 … %d tokens, or 0 for the runtime's default, got %d", sim.MaxTokens, o.UBatch)}
 	}
-	o.UBatch = s.Chunk(o.UBatch, 1<<20)
+	if o.LongestPrompt < 0 || o.LongestPrompt > sim.MaxTokens {
+		return nil, &WorkloadError{"LongestPrompt", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.LongestPrompt)}
+	}
+	whole := o.LongestPrompt
+	if whole == 0 {
+		whole = s.Model.Spec.MaxContext
+	}
+	if whole <= 0 {
+		whole = 1 << 20
+	}
+	o.UBatch = s.Chunk(o.UBatch, whole)
 	if sh := o.MemoryShare; sh != 0 {
 		if !(sh > 0 && sh <= 1) {
 			return nil, &WorkloadError{"MemoryShare", fmt.Sprintf("must be a share in (0, 1], got %g", sh)}

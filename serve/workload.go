@@ -279,6 +279,28 @@ func (w Workload) count() int {
 	return w.Requests
 }
 
+// LongestPrompt is the longest prompt the workload sends, tokens (of
+// the rows it sends, for a trace), at least its shared prefix and one
+// token more; 0 when its prompt lengths are unbounded (normal,
+// log-normal: the server's context bounds them).
+func (w Workload) LongestPrompt() int {
+	if len(w.Rows) > 0 && (w.Arrival == Trace || w.FromFile) {
+		n := 0
+		for i, r := range w.Rows {
+			if i == w.count() {
+				break
+			}
+			n = max(n, r.Prompt)
+		}
+		return n
+	}
+	m := w.Prompt.Max()
+	if math.IsInf(m, 1) || !(m >= 1) {
+		return 0
+	}
+	return max(int(math.Ceil(m)), w.SharedPrefix+1)
+}
+
 // MeanPrompt and MeanOutput are the workload's mean lengths (of the rows
 // it sends, for a trace).
 func (w Workload) MeanPrompt() float64 { return w.mean(func(r Row) int { return r.Prompt }, w.Prompt) }

@@ -448,10 +448,15 @@ flag:
 | vLLM (and SGLang) | continuous batching, FCFS | max_num_seqs 256 (1024 on GPUs ≥ 70 GiB but A100s and the DGX Spark) | max_num_batched_tokens 2048 (8192) | chunked | 16-token blocks, prefix caching | preempt the newest, recompute it later |
 | llama.cpp server | continuous batching of slots | --parallel 4 (auto) | -b 2048 in -ub 512 passes | chunked | cells sharing one -c context (--kv-unified), prompt cache | the request fails |
 | TensorRT-LLM | in-flight batching | max_batch_size 2048 | max_num_tokens 8192 | whole (chunked context off) | 32-token blocks | reserve a request's whole cache on admission (GUARANTEED_NO_EVICT) |
-| RKLLM, gpt-fast | one request at a time | 1 | the prediction's prefill chunk | — | one sequence | — |
+| RKLLM, gpt-fast, TensorRT Edge-LLM | one request at a time | 1 | the prediction's prefill chunk | — | one sequence | — |
 
 A runtime whose profile states no scheduler (MLC, MLX) is simulated as
-vLLM's defaults if it batches and FIFO if not, and the output says so.
+vLLM's defaults if it batches and FIFO if not, and the output says so. A
+runtime that prefills each prompt in one pass (gpt-fast, TensorRT
+Edge-LLM) takes passes of the longest prompt the workload sends, and its
+activations are sized for that pass; for prompt lengths without an upper
+end (normal, log-normal) the model's context, which may not fit a small
+board: ` + "`--ubatch`" + ` then names the pass.
 
 Every step: each running decode gets one token (vLLM requires
 max_num_batched_tokens ≥ max_num_seqs, so they always fit); the KV blocks
