@@ -20,7 +20,7 @@ func setupFlags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model `NAME` (roofline list models), Hugging Face id (ORG/NAME[:QUANT]), Ollama tag (llama3.2:3b), .toml profile, .gguf file or URL (header only), or config.json / checkpoint directory (required)"},
 		&cli.StringFlag{Name: "hardware", Aliases: []string{"hw"}, Usage: "device `NAME` (roofline list hardware; NAME@MODE for a power mode: jetson-orin-nano-super-8gb@25w) or path to a .toml profile (required)"},
-		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (roofline list runtimes: llama.cpp, vllm, mlc, rkllm, tensorrt-llm, mlx); default: chosen from the model, format and device, and said why"},
+		&cli.StringFlag{Name: "runtime", Usage: "inference `RUNTIME` (`roofline list runtimes` names every one); default: chosen from the model, format and device, and said why"},
 		&cli.StringFlag{Name: "engine", Usage: "compute `ENGINE` of the device (gpu, cpu, npu); default: the device's default if the runtime runs on it"},
 		&cli.StringFlag{Name: "weights", Usage: "weight format `FMT`; default: a GGUF file's own tensor types, else the runtime's usual format (the model's checkpoint for vLLM, TensorRT-LLM and MLX)"},
 		&cli.StringFlag{Name: "kv", Usage: "KV-cache format `FMT`; default: the runtime's, f16"},
