@@ -321,6 +321,10 @@ type Class struct {
 	// (sim.Setup); MoEDecodeBasis says which runs it was derived from.
 	MoEDecode      Spread
 	MoEDecodeBasis string
+	// OwnDevice is true where the class is a measured device's level
+	// (ClassFor): its intervals are that board's. Otherwise they are
+	// the class's, held out by device, and carry how boards differ.
+	OwnDevice bool `json:"-"`
 }
 
 // Spread is an interval of measured/predicted: the time is expected in
@@ -749,6 +753,7 @@ func (r *Runtime) withLevels(key string, c *Class, d *hardware.Device) *Class {
 	if dev == nil && c.Fitted {
 		out.Basis += "; no published run of " + d.Module() + " is in its fit"
 	}
+	out.OwnDevice = dev != nil
 	return &out
 }
 

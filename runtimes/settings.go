@@ -92,7 +92,9 @@ func (r *Runtime) Factors(class string, s Settings) (decode, prefill float64) {
 
 // WithSettings is class c (of key class) as settings s price it. Set up
 // away from the reference, its intervals are those of the runs set up so,
-// where the fit gave them. With the clocks unstated the prediction is the
+// where the fit gave them, on a measured device (c.OwnDevice); on a device
+// no run measured they span those and the class's, which alone say how
+// far an unmeasured board lands from the class. With the clocks unstated the prediction is the
 // reference's, but the board may be one left to its governors: each
 // interval's slow end reaches that board's (GovernorsSlowEnd), so that the
 // interval holds what either measures.
@@ -104,10 +106,10 @@ func (r *Runtime) WithSettings(class string, c *Class, s Settings) *Class {
 	out := *c
 	if d, p := r.Factors(class, s); d != 1 || p != 1 {
 		if f.Decode.Low > 0 {
-			out.Decode = f.Decode
+			out.Decode = settingsSpread(c.Decode, f.Decode, c.OwnDevice)
 		}
 		if f.Prefill.Low > 0 {
-			out.Prefill = f.Prefill
+			out.Prefill = settingsSpread(c.Prefill, f.Prefill, c.OwnDevice)
 		}
 	}
 	if s.Clocks == "" && r.SettingReference.Clocks == ClocksPinned {
@@ -115,6 +117,16 @@ func (r *Runtime) WithSettings(class string, c *Class, s Settings) *Class {
 		out.Prefill.High = GovernorsSlowEnd(out.Prefill.High, f.Prefill.High, f.ClocksPrefill)
 	}
 	return &out
+}
+
+// settingsSpread is the interval of a prediction set up away from the
+// reference: the runs set up so (runs) on a measured device, or on one
+// no run measured the span of those and the class's (class).
+func settingsSpread(class, runs Spread, own bool) Spread {
+	if own || class.Low <= 0 {
+		return runs
+	}
+	return Spread{Low: min(class.Low, runs.Low), High: max(class.High, runs.High)}
 }
 
 // GovernorsSlowEnd is the slow end of an interval priced at pinned clocks

@@ -53,12 +53,17 @@ func TestFactors(t *testing.T) {
 // end is further (1.6 > 1.4367) keeps it. Set up away from the
 // reference, the runs' own intervals apply; a 16k conversion with the
 // clocks unstated takes the runs' [0.85, 1.3], its slow end 1.3·exp(0.1)
-// = 1.4367.
+// = 1.4367. On a board no run measured (the class's own intervals, which
+// say how far boards land from it) the 16k conversion spans both: decode
+// [min(0.5, 0.85), max(2.0, 1.3)] = [0.5, 2.0], where the runs' [0.85,
+// 1.3] alone would say nothing of another board; with the clocks unstated
+// its slow end max(2.0, 1.3·exp(0.1) = 1.4367) = 2.0.
 func TestWithSettings(t *testing.T) {
 	rt := rkllmLike()
 	rt.SettingFactors["npu"].Decode = Spread{Low: 0.85, High: 1.3}
-	c := &Class{Decode: Spread{Low: 0.8, High: 1.2}, Prefill: Spread{Low: 0.7, High: 1.5}}
-	wide := &Class{Decode: Spread{Low: 0.8, High: 1.6}, Prefill: Spread{Low: 0.7, High: 1.5}}
+	c := &Class{Decode: Spread{Low: 0.8, High: 1.2}, Prefill: Spread{Low: 0.7, High: 1.5}, OwnDevice: true}
+	wide := &Class{Decode: Spread{Low: 0.8, High: 1.6}, Prefill: Spread{Low: 0.7, High: 1.5}, OwnDevice: true}
+	unmeasured := &Class{Decode: Spread{Low: 0.5, High: 2.0}, Prefill: Spread{Low: 0.6, High: 1.8}}
 	for _, tc := range []struct {
 		c               *Class
 		s               Settings
@@ -69,6 +74,8 @@ func TestWithSettings(t *testing.T) {
 		{c, Settings{Clocks: ClocksPinned}, Spread{0.8, 1.2}, Spread{0.7, 1.5}},
 		{c, Settings{MaxContext: 16384, Clocks: ClocksDefault}, Spread{0.85, 1.3}, Spread{0.7, 1.5}},
 		{c, Settings{MaxContext: 16384}, Spread{0.85, 1.3 * math.Exp(0.1)}, Spread{0.7, 1.5 * math.Exp(0.5)}},
+		{unmeasured, Settings{MaxContext: 16384, Clocks: ClocksDefault}, Spread{0.5, 2.0}, Spread{0.6, 1.8}},
+		{unmeasured, Settings{MaxContext: 16384}, Spread{0.5, 2.0}, Spread{0.6, 1.8 * math.Exp(0.5)}},
 	} {
 		got := rt.WithSettings("npu", tc.c, tc.s)
 		if math.Abs(got.Decode.Low-tc.decode.Low) > 1e-12 || math.Abs(got.Decode.High-tc.decode.High) > 1e-12 ||
