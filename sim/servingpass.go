@@ -54,10 +54,17 @@ func (s *Setup) StepPricer() *StepPricer {
 
 // Scaled is a copy of sp whose prefill passes (those that hold prompt
 // tokens) take prefill times as long and its decode-only passes decode
-// times: a step-time interval's ends.
+// times: a step-time interval's ends. The links' time scales with the
+// engines' (a split's step factors, Split.StepSpread, weigh the links'
+// class with the stages', as predict's interval for the split takes the
+// links at the first device's factors and scales them): a lone request
+// then ends where predict's interval does.
 func (sp *StepPricer) Scaled(prefill, decode float64) *StepPricer {
 	o := *sp
 	o.prefill, o.decode = prefill, decode
+	// The links of sp are at sp's factors: rescale them from those.
+	kp, kd := prefill/sp.prefill, decode/sp.decode
+	o.link, o.linkSmall = sp.link.scaled(kp, kd), sp.linkSmall.scaled(kp, kd)
 	o.step = nil
 	if sp.stages != nil {
 		o.stages = slices.Clone(sp.stages)
@@ -70,7 +77,9 @@ func (sp *StepPricer) Scaled(prefill, decode float64) *StepPricer {
 		p.stages = slices.Clone(p.stages)
 		for i := range p.stages {
 			p.stages[i].step = nil
+			p.stages[i].own = p.stages[i].own.scaled(kp, kd)
 		}
+		p.whole = p.whole.scaled(kp, kd)
 		o.pipe = &p
 	}
 	return &o

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Overlap is how a serving runtime's passes overlap on a split's
@@ -111,12 +110,6 @@ func (sp *Split) pipelineStepPricer() (*StepPricer, error) {
 		}
 		return k, true
 	}
-	own := make([]stageSums, len(sp.Decode))
-	one := func(tokens float64) []stageSums {
-		_, co, _ := sp.linkTime(1, sp.DecodeHops, sp.HopBytes, tokens, false)
-		sp.ownLinks(own, sp.Decode, 1, tokens, sp.HopBytes, co, 0, false)
-		return own
-	}
 	for i, st := range sp.Decode {
 		if sp.Prefill[i].Cost != st.Cost {
 			return nil, &FieldError{"Split", fmt.Sprintf("stage %d (%s) holds another part of the model in prefill than in decode", i, st.Name)}
@@ -132,22 +125,16 @@ func (sp *Split) pipelineStepPricer() (*StepPricer, error) {
 		pp.stages = append(pp.stages, g)
 	}
 	if sp.PP > 1 && sp.Kind != Network {
-		at0 := slices.Clone(one(0))
-		at1 := one(1)
+		n := len(pp.stages)
+		own, pass, token := make([]stageSums, n), make([]float64, n), make([]float64, n)
+		sp.passLinks(own, sp.Decode, sp.DecodeHops, sp.HopBytes, pass, token)
 		for i := range pp.stages {
-			pp.stages[i].own = PassLink{PrefillPass: at0[i].link, PrefillToken: at1[i].link - at0[i].link,
-				DecodePass: at0[i].link, DecodeToken: at1[i].link - at0[i].link}
+			pp.stages[i].own.DecodePass, pp.stages[i].own.DecodeToken = pass[i], token[i]
 		}
 		// A prefill hop carries the prefill's bytes a token.
-		_, co0, _ := sp.linkTime(1, sp.PrefillHops, sp.prefillHopBytes(), 0, false)
-		sp.ownLinks(own, sp.Prefill, 1, 0, sp.prefillHopBytes(), co0, 0, false)
+		sp.passLinks(own, sp.Prefill, sp.PrefillHops, sp.prefillHopBytes(), pass, token)
 		for i := range pp.stages {
-			pp.stages[i].own.PrefillPass = own[i].link
-		}
-		_, co1, _ := sp.linkTime(1, sp.PrefillHops, sp.prefillHopBytes(), 1, false)
-		sp.ownLinks(own, sp.Prefill, 1, 1, sp.prefillHopBytes(), co1, 0, false)
-		for i := range pp.stages {
-			pp.stages[i].own.PrefillToken = own[i].link - pp.stages[i].own.PrefillPass
+			pp.stages[i].own.PrefillPass, pp.stages[i].own.PrefillToken = pass[i], token[i]
 		}
 	}
 	pp.whole.PrefillPass, pp.whole.PrefillToken = sp.linkLinear(sp.PrefillHops, sp.prefillHopBytes())

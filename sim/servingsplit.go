@@ -16,6 +16,12 @@ type PassLink struct {
 	DecodePass, DecodeToken   float64 // s, s a token
 }
 
+// scaled is l with its prefill passes' times k times as long and its
+// decode-only passes' d times (StepPricer.Scaled).
+func (l PassLink) scaled(k, d float64) PassLink {
+	return PassLink{PrefillPass: k * l.PrefillPass, PrefillToken: k * l.PrefillToken, DecodePass: d * l.DecodePass, DecodeToken: d * l.DecodeToken}
+}
+
 // time is the links' time of one pass of `tokens` tokens.
 func (l PassLink) time(tokens int, prefill bool) float64 {
 	if prefill {
@@ -69,11 +75,11 @@ func (sp *Split) linkLinear(hops int, hopBytes float64) (pass, token float64) {
 }
 
 // WithLink is a copy of sp whose every pass adds the links' time l (a
-// split's, Split.Serving). The link's time is not scaled by an
-// interval's ends: the interval spreads the engine's efficiency.
+// split's, Split.Serving, at the expected rates), scaled as sp's passes
+// are: an interval's ends scale the links as the engine (Scaled).
 func (sp *StepPricer) WithLink(l PassLink) *StepPricer {
 	o := *sp
-	o.link = l
+	o.link = l.scaled(sp.prefill, sp.decode)
 	return &o
 }
 

@@ -717,6 +717,25 @@ func (sp *Split) ownLinks(st []stageSums, stages []*Stage, passes int, tokens, h
 	}
 }
 
+// passLinks sets pass[i] and token[i] to stage i's own link time in one
+// pass through stages (ownLinks), its fixed part and its part a token of
+// the pass: the hop it sends the pass on, each of the pass's `hops`
+// carrying hopBytes a token, and its layers' share of the collectives.
+// linkTime is linear in the tokens, so a pass of t tokens adds pass[i] +
+// t·token[i]. own is scratch of len(stages).
+func (sp *Split) passLinks(own []stageSums, stages []*Stage, hops int, hopBytes float64, pass, token []float64) {
+	_, c0, _ := sp.linkTime(1, hops, hopBytes, 0, false)
+	sp.ownLinks(own, stages, 1, 0, hopBytes, c0, 0, false)
+	for i := range stages {
+		pass[i] = own[i].link
+	}
+	_, c1, _ := sp.linkTime(1, hops, hopBytes, 1, false)
+	sp.ownLinks(own, stages, 1, 1, hopBytes, c1, 0, false)
+	for i := range stages {
+		token[i] = own[i].link - pass[i]
+	}
+}
+
 // bubble is the share of a decode round the pipeline's stages idle:
 // each of the PP stages is busy with its share of the stages' own times
 // (their layers, their hop and collectives, Split.ownLinks) `micro`

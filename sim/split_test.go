@@ -804,42 +804,65 @@ func TestPipelineDecodeRunsAtItsSlowestStage(t *testing.T) {
 // prompt of 4096 tokens in passes of 512 (8 passes, n_batch 2048: two
 // fills of 4). A pass's hop carries 512 × 8192 B over the bridge (3 µs,
 // 56.25 GB/s × 370/450) after stage 0 and over PCIe (43 µs, 25 GB/s)
-// after stage 1:
+// after stage 1. Each pass j of a fill has its stages' own times
 //
-//	trip    = Σ stages / 8 + bridge + pcie
-//	slowest = max(table, t0 + bridge, t1 + pcie, t2)   (t: a pass's)
-//	TTFT    = 2 × (trip + 3 × slowest)
+//	o(j) = (table, t0(j) + bridge, t1(j) + pcie, t2(j))   (t: the layers')
 //
-// where adding the hops whole gave 2 × (Σ/8 + 3 × max t) + 8 × (bridge
-// + pcie). The stage times are the prediction's own (Split.Stages).
+// and leaves stage i at e_i(j) = max(e_i−1(j), e_i(j−1)) + o_i(j); a fill
+// ends when its last pass leaves the last stage, the next starting
+// empty. The layers' times of each pass, at its own depth, are the
+// prediction's (PipelinedPrefillPasses; over the passes they add up to
+// Split.Stages), the hops worked here. Passes alike at their mean give
+// 2 × (trip + 3 × slowest) = 484.051 ms (predict's price until session
+// 52; its passes at their own depth 484.292 ms), and adding the hops
+// whole 2 × (Σ/8 + 3 × max t) + 8 × (bridge + pcie) = 484.625 ms.
 func TestPipelinePrefillCountsEachHopOnce(t *testing.T) {
 	s := splitSetup(t, "llama-3.1-8b", "q4_k_m", "rtx-3090", "gpu", "llama.cpp")
 	sp, err := sim.NewParallel(s, link(t, "nvlink3-bridge-x4"), sim.ParallelOptions{TP: 1, PP: 3, Between: link(t, "pcie4-x16")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sp.Predict(sim.Workload{Prompt: 4096, Output: 1, Batch: 1, UBatch: 512})
+	w := sim.Workload{Prompt: 4096, Output: 1, Batch: 1, UBatch: 512}
+	r, err := sp.Predict(w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	bytes := 512 * 8192.0
 	nv, pcie := 3e-6+bytes/(56.25e9*370/450), 43e-6+bytes/25e9
 	var names []string
-	var pass []float64
 	for _, st := range r.Split.Stages {
-		names, pass = append(names, st.Name), append(pass, st.Prefill/8)
+		names = append(names, st.Name)
 	}
 	if got := names[len(names)-3:]; len(names) != 4 || got[0] != "layers 0–9" || got[1] != "layers 10–20" || got[2] != "layers 21–31" {
 		t.Fatalf("stages %q, want the host's embedding table and layers 0–9, 10–20, 21–31", names)
 	}
-	trip := nv + pcie
-	for _, v := range pass {
-		trip += v
+	passes := sim.PipelinedPrefillPasses(sp, w)
+	if len(passes) != 8 {
+		t.Fatalf("%d passes, want 8", len(passes))
 	}
-	slowest := max(pass[0], pass[1]+nv, pass[2]+pcie, pass[3])
-	want := 2 * (trip + 3*slowest)
+	sum := make([]float64, 4)
+	want, ready := 0.0, make([]float64, 4)
+	for j, o := range passes {
+		if j == 4 { // the second fill starts empty
+			want += ready[3]
+			clear(ready)
+		}
+		own := []float64{o[0], o[1] + nv, o[2] + pcie, o[3]}
+		e := 0.0
+		for i, v := range own {
+			sum[i] += o[i]
+			e = max(e, ready[i]) + v
+			ready[i] = e
+		}
+	}
+	want += ready[3]
+	for i, st := range r.Split.Stages {
+		if math.Abs(sum[i]-st.Prefill) > 1e-9*st.Prefill {
+			t.Errorf("stage %s: passes add up to %.6g ms, Split.Stages %.6g", st.Name, sum[i]*1e3, st.Prefill*1e3)
+		}
+	}
 	if math.Abs(r.TTFT-want) > 1e-9*want {
-		t.Errorf("TTFT %.6g ms, want %.6g (trip %.6g, slowest stage and hop %.6g ms, passes %.6g s)", r.TTFT*1e3, want*1e3, trip*1e3, slowest*1e3, pass)
+		t.Errorf("TTFT %.6g ms, want %.6g (passes %.6g s)", r.TTFT*1e3, want*1e3, passes)
 	}
 	if got := r.Split.TransferTTFT; math.Abs(got-8*(nv+pcie)) > 1e-12 {
 		t.Errorf("transfers over the prefill %.4g µs, want 8 passes' %.4g", got*1e6, 8*(nv+pcie)*1e6)

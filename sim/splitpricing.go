@@ -52,6 +52,13 @@ type splitPricing struct {
 	dtr, dco, ditr, dico float64
 	// Scratch for the stages' sums at a depth.
 	preSums, decSums []stageSums
+	// A pipelined prefill of several passes (flows): each stage's own
+	// link in a pass, its fixed part and its part a token (passLinks),
+	// and scratch for the stages' free times, a pass's own times and
+	// the group each stage's pricing is at.
+	flowPass, flowToken, ready, own []float64
+	cur                             []*prefillPricing
+	group                           int
 }
 
 // resolve is workload w with its passes' tokens (0: the runtime's, as
@@ -90,7 +97,8 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 	}
 	*q = splitPricing{sp: sp, w: w, ideal: ideal,
 		pre: q.pre, preExp: q.preExp, preIdeal: q.preIdeal, one: q.one, oneIdeal: q.oneIdeal, preLink: q.preLink, oneLink: q.oneLink, preVRAM: q.preVRAM, oneVRAM: q.oneVRAM,
-		dec: q.dec, decExp: q.decExp, decIdeal: q.decIdeal, preSums: q.preSums, decSums: q.decSums}
+		dec: q.dec, decExp: q.decExp, decIdeal: q.decIdeal, preSums: q.preSums, decSums: q.decSums,
+		flowPass: q.flowPass, flowToken: q.flowToken, ready: q.ready, own: q.own, cur: q.cur}
 	q.prefill, q.hops, q.hopB = sp.prefillStages(w)
 	n := len(q.prefill)
 	q.pre, q.preExp, q.preSums = sized(q.pre, n), sized(q.preExp, n), sized(q.preSums, n)
@@ -122,6 +130,11 @@ func (sp *Split) newSplitPricing(w Workload, ideal bool, reuse *splitPricing) *s
 				q.oneLink[i], q.oneVRAM[i] = q.one[i].prefillAt(&linkCount), q.one[i].prefillAt(&vramCount)
 			}
 		}
+	}
+	if q.flows() {
+		q.flowPass, q.flowToken = sized(q.flowPass, n), sized(q.flowToken, n)
+		q.ready, q.own, q.cur = sized(q.ready, n), sized(q.own, n), sized(q.cur, n)
+		sp.passLinks(q.preSums, q.prefill, q.hops, q.hopB, q.flowPass, q.flowToken)
 	}
 	tokens := float64(w.Batch * w.Prompt)
 	q.tr, q.co, _ = sp.linkTime(q.passes, q.hops, q.hopB, tokens, false)
@@ -233,6 +246,9 @@ func (q *splitPricing) at() splitPhases {
 		sp.ownLinks(q.preSums, q.prefill, q.passes, float64(q.w.Batch*q.w.Prompt), q.hopB, q.co, q.ico, q.ideal)
 	}
 	out.prefill = sp.combine(q.preSums, q.passes, sp.fillPasses(q.w), q.tr+q.co, q.itr+q.ico, true)
+	if q.flows() {
+		out.prefill.Time = q.flow()
+	}
 	if q.steps <= 0 {
 		return out
 	}
@@ -252,6 +268,93 @@ func (q *splitPricing) at() splitPhases {
 	}
 	out.decode = sp.combine(q.decSums, q.steps, q.micro, q.dtr+q.dco, q.ditr+q.dico, false)
 	return out
+}
+
+// flows says whether the prefill's passes follow each other through a
+// pipeline's stages (Split.PipelinedPrefill), priced pass by pass (flow).
+func (q *splitPricing) flows() bool {
+	return q.sp.PP > 1 && q.sp.PipelinedPrefill && q.passes > 1
+}
+
+// flow is the expected time of a pipelined prefill's passes, pass by
+// pass, as a serving simulation steps them: each stage takes a pass for
+// its own time at the pass's depth (its layers, prefillPricing's pass at
+// the stage's rates, and its own link, passLinks, for the pass's
+// tokens), each pass follows the one before through the stages
+// (Through), and each call of the runtime's (Split.fillPasses: llama.cpp's
+// n_batch over n_ubatch, 0 for all) fills the pipeline anew, the next
+// call starting when the last's last pass leaves the last stage. Passes
+// alike give pipelineFills: a trip, and a slowest stage for each next
+// pass of a call. serve steps a lone request's chunks by the same
+// Through (engine.flowChunk, llama.cpp's ubatches in engine.price), so
+// the two agree to rounding.
+func (q *splitPricing) flow() float64 {
+	per := q.sp.fillPasses(q.w)
+	clear(q.ready)
+	total, end, j := 0.0, 0.0, 0
+	for k := q.firstPass(); k >= 0; k = q.nextPass(k) {
+		if per > 0 && j > 0 && j%per == 0 {
+			total += end
+			clear(q.ready)
+		}
+		q.passTimes(k, true)
+		end = Through(q.ready, q.own)
+		j++
+	}
+	return total + end
+}
+
+// firstPass starts a walk over the prefill's passes in the order they
+// run (nextPass): each stage's pricing at the first group (q.cur), pass 0.
+func (q *splitPricing) firstPass() int {
+	for i := range q.prefill {
+		q.cur[i] = &q.preExp[i]
+	}
+	q.group = 0
+	return 0
+}
+
+// nextPass is the index, in its group's passes, of the pass after pass k
+// (q.cur moved on to the next group, or to the smaller last one, when k
+// ends a group), -1 after the last.
+func (q *splitPricing) nextPass(k int) int {
+	g := q.cur[0]
+	if k+1 < g.passes {
+		return k + 1
+	}
+	if q.group++; q.group < g.groups {
+		return 0
+	}
+	q.group = 0
+	for i := range q.cur {
+		q.cur[i] = q.cur[i].rest
+	}
+	if q.cur[0] == nil {
+		return -1
+	}
+	return 0
+}
+
+// passTimes sets q.own[i] to stage i's time in pass k of the group the
+// walk is at (firstPass): its layers at the pass's depth and rates
+// (prefillPricing's pass), and, with links, its own link for the pass's
+// rows (passLinks).
+func (q *splitPricing) passTimes(k int, links bool) {
+	for i, pp := range q.cur {
+		var t float64
+		var rows int
+		if k < pp.passes-1 {
+			t = pp.r.base(&pp.fullCost).timeWith(pp.prefillPass(k))
+			rows = pp.group * pp.perSeq
+		} else {
+			t = pp.r.base(&pp.lastCost).timeWith(pp.lastPass())
+			rows = pp.group * pp.last
+		}
+		if links {
+			t += q.flowPass[i] + float64(rows)*q.flowToken[i]
+		}
+		q.own[i] = t
+	}
 }
 
 // itl is the first and last decode steps' time with the links' share of

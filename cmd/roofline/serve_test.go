@@ -546,7 +546,10 @@ holds the KV cache of its own layers, so the pool is what the memory
 that fills first leaves (tested: a lone request is ` + "`predict`" + `'s split
 prediction). Its step-time interval is the
 interval of its stages' classes, each weighted by its share of the mean
-request's time run alone (` + "`sim.Split.Bounds`" + `, as predict weighs them).
+request's time run alone, the links' at the first device's
+(` + "`sim.Split.Bounds`" + `, as predict weighs them), and its ends scale the
+links' time as the stages' (a lone request's ends are predict's
+interval, to 10⁻⁹; so for a pipeline and a tensor-parallel group too).
 Pipeline stages (` + "`--pp`" + `, llama.cpp's layer split over
 several GPUs, ` + "`--devices 16 --tp 8 --pp 2`" + ` over two HGX boards) and
 RPC boards are stepped through their stages, every stage priced by the
@@ -566,11 +569,15 @@ chunk's, nor than one slowest stage and hop per micro-batch
 (` + "`sim.Round`" + `, the micro-batches taken as equal shares of the step),
 and a lone request's prompt chunks follow each other through the stages
 (V1 schedules a prefilling request's next chunk while the last is in
-flight), as predict's pipelined prefill prices them;
+flight; with async scheduling, the default, from vLLM pull request
+#38726 on, April 2026: the releases before it that ran async scheduling
+with pipeline parallelism, 0.16 to 0.19 by date, serialized them,
+docs/method.md §12), as predict's pipelined prefill prices them;
 llama.cpp's RPC boards run no pipeline (one pass through every board
-before the next). A lone request is predict's (tested; a prompt of
-several passes or chunks within 3 %: serve prices each at its own
-depth, predict all alike at their mean; docs/method.md §12). Each stage's
+before the next). A lone request is predict's (tested to 10⁻⁹, a prompt
+of several passes or chunks too: both price each at its own depth and
+flow it through the stages by the same ` + "`sim.Through`" + `; docs/method.md
+§12). Each stage's
 memory holds its own layers' KV cache, the first to fill bounding the
 pool. A model whose stages would hold unlike shares of its sliding and
 global layers (Gemma 2) is refused, by serve and by ` + "`plan --rate`" + `,
