@@ -121,12 +121,20 @@ func (l *Lines) Key(key ...string) int {
 	}
 	l.index()
 	last := key[len(key)-1]
-	// Start at the header of the nearest table the key is in.
-	start := 0
-	for n := len(key) - 1; n > 0; n-- {
+	// Start at the header of the nearest table the key is in, then at
+	// each part between it and the last (an inline table, a dotted key):
+	// engine.compute_capability.value is the value after the engine's
+	// compute_capability, not the engine's first value (its units').
+	start, n := 0, len(key)-1
+	for ; n > 0; n-- {
 		if i, ok := l.tables[strings.Join(key[:n], ".")]; ok {
 			start = i
 			break
+		}
+	}
+	for _, k := range key[n : len(key)-1] {
+		if i := slices.IndexFunc(l.assigns[k], func(i int) bool { return i >= start }); i >= 0 {
+			start = l.assigns[k][i]
 		}
 	}
 	best, first := -1, -1

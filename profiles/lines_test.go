@@ -16,6 +16,8 @@ memory = { value = "8 GiB", source = "x" }
 
 [[engine]]
 name = "gpu"
+units = { value = 8, source = "x" }
+compute_capability = { value = 8.7, source = "x" }
 [engine.peak]
 fp16 = { value = "10 TFLOP/s", source = "x" }
 
@@ -30,12 +32,16 @@ hardware = "rk3588"
 		want int
 	}{
 		{[]string{"name"}, 1},
-		{[]string{"memory", "source"}, 2},       // in an inline table
-		{[]string{"quoted.key"}, 3},             // a quoted key, its dot and all
-		{[]string{"engine"}, 5},                 // the first header
-		{[]string{"engine", "name"}, 6},         // after its table's header
-		{[]string{"engine", "peak", "fp16"}, 8}, // after [engine.peak]
-		{[]string{"engine", "peak", "fp16", "value"}, 8},
+		{[]string{"memory", "source"}, 2}, // in an inline table
+		{[]string{"quoted.key"}, 3},       // a quoted key, its dot and all
+		{[]string{"engine"}, 5},           // the first header
+		{[]string{"engine", "name"}, 6},   // after its table's header
+		// An inline table's key after its own table, not the first of
+		// its name in the engine (units', line 7): a NaN compute
+		// capability was said to be on the units' line.
+		{[]string{"engine", "compute_capability", "value"}, 8},
+		{[]string{"engine", "peak", "fp16"}, 10}, // after [engine.peak]
+		{[]string{"engine", "peak", "fp16", "value"}, 10},
 		{[]string{"comment"}, 0}, // in a comment
 		{[]string{"nosuch"}, 0},
 		{nil, 0},
@@ -44,22 +50,22 @@ hardware = "rk3588"
 			t.Errorf("Key(%v) = %d, want %d", c.key, got, c.want)
 		}
 	}
-	for v, want := range map[string]int{"rk3588": 12, "pi5": 12, "gpu": 6, "x": 2, "nosuch": 0} {
+	for v, want := range map[string]int{"rk3588": 14, "pi5": 14, "gpu": 6, "x": 2, "nosuch": 0} {
 		if got := l.Value(v); got != want {
 			t.Errorf("Value(%q) = %d, want %d", v, got, want)
 		}
 	}
-	if got := l.KeyValue("hardware", "rk3588"); got != 13 {
-		t.Errorf("KeyValue(hardware, rk3588) = %d, want 13 (not the list on line 12)", got)
+	if got := l.KeyValue("hardware", "rk3588"); got != 15 {
+		t.Errorf("KeyValue(hardware, rk3588) = %d, want 15 (not the list on line 14)", got)
 	}
-	if got := l.KeyValue("hardware", "pi5"); got != 12 {
-		t.Errorf("KeyValue(hardware, pi5) = %d, want 12 (the value's line)", got)
+	if got := l.KeyValue("hardware", "pi5"); got != 14 {
+		t.Errorf("KeyValue(hardware, pi5) = %d, want 14 (the value's line)", got)
 	}
-	if got, want := [3]int{l.Nth("[[engine]]", 0), l.Nth("[[engine]]", 1), l.Nth("[[engine]]", 2)}, [3]int{5, 10, 0}; got != want {
+	if got, want := [3]int{l.Nth("[[engine]]", 0), l.Nth("[[engine]]", 1), l.Nth("[[engine]]", 2)}, [3]int{5, 12, 0}; got != want {
 		t.Errorf("Nth([[engine]]) = %v, want %v", got, want)
 	}
-	if got := l.TextFrom("x", 3); got != 8 {
-		t.Errorf(`TextFrom("x", 3) = %d, want 8`, got)
+	if got := l.TextFrom("x", 3); got != 7 {
+		t.Errorf(`TextFrom("x", 3) = %d, want 7`, got)
 	}
 }
 

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -16,8 +17,12 @@ func TestLongestPrompt(t *testing.T) {
 	}{
 		{"fixed", Workload{Prompt: Dist{A: 512}}, 512},
 		{"uniform: its upper end", Workload{Prompt: Dist{Kind: Uniform, A: 100, B: 900}}, 900},
-		{"log-normal: unbounded", Workload{Prompt: Dist{Kind: LogNormal, A: 500, B: 200}}, 0},
-		{"normal: unbounded", Workload{Prompt: Dist{Kind: Normal, A: 500, B: 200}}, 0},
+		// Without an upper end, the draws: a deviation of 0 draws the
+		// mean every time, and a prompt holds the shared prefix and a
+		// token (10 → 51 under a 50-token prefix).
+		{"normal of no deviation", Workload{Requests: 3, Prompt: Dist{Kind: Normal, A: 700}}, 700},
+		{"log-normal of no deviation", Workload{Requests: 3, Prompt: Dist{Kind: LogNormal, A: 700}}, 700},
+		{"normal under a longer prefix", Workload{Requests: 3, Prompt: Dist{Kind: Normal, A: 10}, SharedPrefix: 50}, 51},
 		{"a trace: its longest row", Workload{Arrival: Trace, Rows: rows}, 1200},
 		// Requests 2 sends the first two rows: 300 and 1200.
 		{"a trace's first two rows", Workload{Arrival: Trace, Rows: rows, Requests: 2}, 1200},
@@ -27,6 +32,31 @@ func TestLongestPrompt(t *testing.T) {
 	} {
 		if got := c.w.LongestPrompt(); got != c.want {
 			t.Errorf("%s: LongestPrompt = %d, want %d", c.name, got, c.want)
+		}
+	}
+	// A normal or log-normal workload's longest prompt is the longest
+	// the server is sent: the source's draws, request by request (the
+	// prompts and outputs share a stream, so the outputs' draws count),
+	// where it said 0 and a whole-prompt runtime was sized for the
+	// model's context.
+	for _, w := range []Workload{
+		{Arrival: Poisson, Rate: 1, Requests: 500, Seed: 7, Prompt: Dist{Kind: Normal, A: 500, B: 100}, Output: Dist{Kind: Uniform, A: 10, B: 300}},
+		{Arrival: Closed, Users: 4, Requests: 300, Seed: 3, Prompt: Dist{Kind: LogNormal, A: 800, B: 1500}, Output: Dist{Kind: LogNormal, A: 200, B: 100}, SharedPrefix: 64},
+	} {
+		src, err := newSource(w, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		longest := 0
+		for range w.count() {
+			_, p, _, _ := src.pop()
+			if src.w.Arrival == Closed {
+				src.done(0, 0)
+			}
+			longest = max(longest, p)
+		}
+		if got := w.LongestPrompt(); got != longest || longest <= int(w.Prompt.A) {
+			t.Errorf("%s: LongestPrompt = %d, want the longest sent, %d (above the mean %g)", w.Prompt, got, longest, w.Prompt.A)
 		}
 	}
 }
@@ -49,8 +79,19 @@ func TestWholePromptRuntimeSizedByItsPrompts(t *testing.T) {
 	if sv.StepTokens != 512 || sv.PassTokens != 512 {
 		t.Errorf("step %d, pass %d tokens, want 512 each", sv.StepTokens, sv.PassTokens)
 	}
-	if _, err := New(s, sch, Options{}); !errors.As(err, new(*NotFitError)) {
-		t.Errorf("passes of the model's context: got %v, want a NotFitError", err)
+	// Unbounded, or beyond the model's context (the source clamps a
+	// longer prompt to it): passes of the context, said in the error.
+	for _, longest := range []int{0, 200000} {
+		var nf *NotFitError
+		_, err := New(s, sch, Options{LongestPrompt: longest})
+		if !errors.As(err, &nf) || nf.WholePass != 131072 || !strings.Contains(err.Error(), "activations (of a 131072-token pass: the longest prompt, prefilled whole)") {
+			t.Errorf("LongestPrompt %d: got %v, want a NotFitError of a 131072-token pass", longest, err)
+		}
+	}
+	// A pass given (--ubatch) is not the longest prompt's: a NotFitError
+	// then names no whole pass.
+	if _, err := New(s, sch, Options{UBatch: 131072}); !errors.As(err, new(*NotFitError)) || strings.Contains(err.Error(), "pass") {
+		t.Errorf("--ubatch 131072: got %v, want a NotFitError naming no whole pass", err)
 	}
 	if _, err := New(s, sch, Options{LongestPrompt: -1}); err == nil {
 		t.Error("LongestPrompt -1 accepted")

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -408,6 +409,32 @@ func TestSplitIntervalEndsArePredicts(t *testing.T) {
 				t.Errorf("%s, %d tokens: %s served %.7g–%.7g s, predict's interval %.7g–%.7g s (%+.3f %%, %+.3f %%)", c.name, c.prompt, f.what,
 					f.fast, f.slow, f.iv.Lo, f.iv.Hi, 100*(f.fast/f.iv.Lo-1), 100*(f.slow/f.iv.Hi-1))
 			}
+		}
+	}
+}
+
+// TestAfterFlow: a step of several requests on virtual engines (Round's
+// time) that follows a lone prompt's chunk still in flight is no shorter
+// than its mean micro-batch's way through the stages as they free, and
+// leaves the pipeline empty (afterFlow). Stages of (1, 1) s:
+//
+//	nothing in flight: Round's 2 s as it is;
+//	stage 2 busy 1.5 s on: the micro-batch leaves stage 1 at 1 and
+//	  stage 2 at max(1, 1.5) + 1 = 2.5 s, past Round's 2;
+//	stage 2 busy 0.5 s on: out at max(1, 0.5) + 1 = 2 s, Round's 2.4
+//	  stands.
+func TestAfterFlow(t *testing.T) {
+	for _, c := range []struct {
+		flow        []float64
+		round, want float64
+	}{
+		{[]float64{0, 0}, 2, 2},
+		{[]float64{0, 1.5}, 2, 2.5},
+		{[]float64{0, 0.5}, 2.4, 2.4},
+	} {
+		e := &engine{flow: slices.Clone(c.flow), own: []float64{1, 1}}
+		if got := e.afterFlow(c.round); math.Abs(got-c.want) > 1e-12 || e.flow[0] != 0 || e.flow[1] != 0 {
+			t.Errorf("in flight %v, Round %g s: %g s, left %v; want %g s, none", c.flow, c.round, got, e.flow, c.want)
 		}
 	}
 }

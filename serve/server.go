@@ -50,7 +50,8 @@ type Options struct {
 	// LongestPrompt is the longest prompt the server will be sent
 	// (Workload.LongestPrompt), tokens: a runtime that prefills each
 	// prompt whole takes passes of it, and its activations are sized for
-	// it; 0 is the model's context (2²⁰ tokens where it states none).
+	// it; 0, or more than the model's context, is the context (2²⁰ tokens
+	// where it states none).
 	LongestPrompt int
 	// KVTokens replaces the pool memory leaves (llama.cpp -c), tokens; 0
 	// keeps it.
@@ -122,14 +123,25 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.LongestPrompt < 0 || o.LongestPrompt > sim.MaxTokens {
 		return nil, &WorkloadError{"LongestPrompt", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.LongestPrompt)}
 	}
+	// A runtime that prefills each prompt whole takes passes of the
+	// longest prompt, which the model's context bounds (the source clamps
+	// a longer draw to it).
 	whole := o.LongestPrompt
-	if whole == 0 {
-		whole = s.Model.Spec.MaxContext
+	if c := s.Model.Spec.MaxContext; c > 0 && (whole == 0 || whole > c) {
+		whole = c
 	}
 	if whole <= 0 {
 		whole = 1 << 20
 	}
+	u := o.UBatch
 	o.UBatch = s.Chunk(o.UBatch, whole)
+	wholePass := 0 // the pass, where it is a whole prompt: said if it does not fit
+	if u == 0 && s.Inputs.Chunk == 0 {
+		wholePass = o.UBatch
+	}
+	notFit := func(device string, budget float64) error {
+		return &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, WholePass: wholePass}
+	}
 	if sh := o.MemoryShare; sh != 0 {
 		if !(sh > 0 && sh <= 1) {
 			return nil, &WorkloadError{"MemoryShare", fmt.Sprintf("must be a share in (0, 1], got %g", sh)}
@@ -203,7 +215,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		// make them fit, nor hold more than the memory they leave
 		// (llama.cpp -c past it fails to allocate the cache).
 		if budget < 0 {
-			return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+			return nil, notFit(device, budget)
 		}
 		if float64(o.KVTokens) > memTokens {
 			where := "the memory of " + device
@@ -215,7 +227,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		tokens = float64(o.KVTokens)
 	}
 	if !(tokens >= 1) {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+		return nil, notFit(device, budget)
 	}
 	pages := math.Floor(tokens / float64(bs))
 	if p := &sv.pool; p.frees() && staged == nil {
@@ -246,7 +258,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
 	if sv.Context < 2 {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+		return nil, notFit(device, budget)
 	}
 	return sv, nil
 }
@@ -270,13 +282,21 @@ func offloadedText(sp *sim.Split) string {
 type NotFitError struct {
 	Model, Device string
 	Budget        float64 // bytes left for the KV cache (negative: short by)
+	// WholePass is the pass the activations were sized for, tokens, where
+	// the runtime prefills each prompt whole (the longest prompt, or the
+	// model's context); 0 otherwise.
+	WholePass int
 }
 
 func (e *NotFitError) Error() string {
-	if e.Budget < 0 {
-		return fmt.Sprintf("%s does not fit on %s: the weights, activations and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, -e.Budget/(1<<20))
+	acts := "activations"
+	if e.WholePass > 0 {
+		acts = fmt.Sprintf("activations (of a %d-token pass: the longest prompt, prefilled whole)", e.WholePass)
 	}
-	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, activations and runtime overhead leave %.0f MiB", e.Model, e.Device, e.Budget/(1<<20))
+	if e.Budget < 0 {
+		return fmt.Sprintf("%s does not fit on %s: the weights, %s and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, acts, -e.Budget/(1<<20))
+	}
+	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, %s and runtime overhead leave %.0f MiB", e.Model, e.Device, acts, e.Budget/(1<<20))
 }
 
 // Predict is predict's answer for workload w on the server's device, or

@@ -281,8 +281,10 @@ func (w Workload) count() int {
 
 // LongestPrompt is the longest prompt the workload sends, tokens (of
 // the rows it sends, for a trace), at least its shared prefix and one
-// token more; 0 when its prompt lengths are unbounded (normal,
-// log-normal: the server's context bounds them).
+// token more: a fixed length, a uniform one's upper end, and for the
+// shapes without one (normal, log-normal) the longest of the lengths its
+// seed draws, as the server draws them (drawLengths), before the
+// server's context clamps them. 0 for a workload of no requests.
 func (w Workload) LongestPrompt() int {
 	if len(w.Rows) > 0 && (w.Arrival == Trace || w.FromFile) {
 		n := 0
@@ -294,11 +296,36 @@ func (w Workload) LongestPrompt() int {
 		}
 		return n
 	}
-	m := w.Prompt.Max()
-	if math.IsInf(m, 1) || !(m >= 1) {
-		return 0
+	if m := w.Prompt.Max(); !math.IsInf(m, 1) {
+		if !(m >= 1) {
+			return 0
+		}
+		return max(int(math.Ceil(m)), w.SharedPrefix+1)
 	}
-	return max(int(math.Ceil(m)), w.SharedPrefix+1)
+	r := newLengths(w.Seed)
+	n := 0
+	for range w.count() {
+		// No bound but the longest length a workload states: the output
+		// drawn only to keep the stream's place.
+		p, _, _ := w.drawLengths(r, MaxLength+1)
+		n = max(n, p)
+	}
+	return n
+}
+
+// newLengths is the stream a workload's lengths are drawn from, apart
+// from its arrival gaps and think times (source).
+func newLengths(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 2)) }
+
+// drawLengths is one request's prompt and output drawn from r, of a
+// request that may hold limit tokens: the prompt at least the shared
+// prefix and a token, the output within what the prompt leaves; clamped
+// says a draw was cut.
+func (w Workload) drawLengths(r *rand.Rand, limit int) (prompt, output int, clamped bool) {
+	p, c1 := w.Prompt.draw(r, limit-1)
+	p = max(p, w.SharedPrefix+1)
+	o, c2 := w.Output.draw(r, limit-p)
+	return p, o, c1 || c2
 }
 
 // MeanPrompt and MeanOutput are the workload's mean lengths (of the rows

@@ -73,9 +73,10 @@ type Energy struct {
 	HoursOfUse, AnswersPerCharge float64
 }
 
-// EnergyOf prices a result at draw d.
+// EnergyOf prices a result at draw d: its answers share the draw as
+// they decode together (Result.Together; queued ones do not).
 func EnergyOf(r *Result, d Draw) (Energy, error) {
-	return EnergyFor(d, r.TPOT, r.E2E, r.Inputs.Workload.Batch)
+	return EnergyFor(d, r.TPOT, r.E2E, r.Together())
 }
 
 // EnergyFor prices answers of `batch` sequences taking e2e seconds with

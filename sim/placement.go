@@ -404,6 +404,22 @@ type ParallelOptions struct {
 	Between *hardware.Link
 }
 
+// RuntimeSplits refuses the modes o asks for (TP above one, PP above one,
+// EP) that runtime rt does not split a model in (its profile's parallel
+// rule): the refusal NewParallel gives, for a caller that checks the
+// modes a user named before pricing where the devices sit.
+func (o ParallelOptions) RuntimeSplits(rt *runtimes.Runtime) error {
+	switch {
+	case o.TP > 1 && !rt.Splits(runtimes.SplitTensor):
+		return &FieldError{"TP", rt.Name + " does not split layers across devices (tensor parallel; its profile's parallel rule)"}
+	case o.PP > 1 && !rt.Splits(runtimes.SplitPipeline):
+		return &FieldError{"PP", rt.Name + " does not give devices runs of layers (pipeline parallel; its profile's parallel rule)"}
+	case o.EP && !rt.Splits(runtimes.SplitExpert):
+		return &FieldError{"EP", rt.Name + " does not spread experts over devices (expert parallel; its profile's parallel rule)"}
+	}
+	return nil
+}
+
 // NewParallel spreads s's model over TP × PP devices like s's, joined by
 // link: PP stages of consecutive layers (the first with the embedding
 // table, the last with the head), each split TP ways (model.Cost.Shard),
@@ -421,12 +437,11 @@ func NewParallel(s *Setup, link *hardware.Link, o ParallelOptions) (*Split, erro
 		return nil, &FieldError{"TP", fmt.Sprintf("must be at least 1, got %d", o.TP)}
 	case o.PP < 1:
 		return nil, &FieldError{"PP", fmt.Sprintf("must be at least 1, got %d", o.PP)}
-	case o.TP > 1 && !rt.Splits(runtimes.SplitTensor):
-		return nil, &FieldError{"TP", rt.Name + " does not split layers across devices (tensor parallel; its profile's parallel rule)"}
-	case o.PP > 1 && !rt.Splits(runtimes.SplitPipeline):
-		return nil, &FieldError{"PP", rt.Name + " does not give devices runs of layers (pipeline parallel; its profile's parallel rule)"}
-	case o.EP && !rt.Splits(runtimes.SplitExpert):
-		return nil, &FieldError{"EP", rt.Name + " does not spread experts over devices (expert parallel; its profile's parallel rule)"}
+	}
+	if err := o.RuntimeSplits(rt); err != nil {
+		return nil, err
+	}
+	switch {
 	case o.EP && spec.MoE == nil:
 		return nil, &FieldError{"EP", spec.Name + " has no routed experts to spread"}
 	case o.EP && o.TP < 2:

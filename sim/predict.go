@@ -302,6 +302,16 @@ func (s *Setup) resolveUBatch(w Workload) (Workload, string) {
 	return w, s.Inputs.ChunkFrom
 }
 
+// Together is how many sequences decode at once: the batch, or one where
+// they queue (Queued), each answered alone while the others wait. What
+// the batch's energy per token is shared by.
+func (r *Result) Together() int {
+	if r.Queued {
+		return 1
+	}
+	return max(r.Inputs.Workload.Batch, 1)
+}
+
 // predictQueued prices a batch under a runtime that does not batch: each
 // sequence alone, one after another.
 func (s *Setup) predictQueued(r *Result, w Workload, from string) error {

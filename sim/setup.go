@@ -575,14 +575,27 @@ func (in *Inputs) decodeBandwidth(e hardware.Efficiency) float64 {
 // datasheet's bandwidth (no memory streams faster than its peak: the
 // IDEAL bound); 0 where decode takes the datasheet's bandwidth.
 func (in *Inputs) ReadBandwidth() float64 {
+	r, _ := in.readBandwidth()
+	return r
+}
+
+// ReadCapped reports whether ReadBandwidth is the datasheet's bandwidth,
+// below the share of the measured read it caps.
+func (in *Inputs) ReadCapped() bool {
+	_, capped := in.readBandwidth()
+	return capped
+}
+
+// readBandwidth is ReadBandwidth and whether the datasheet caps it.
+func (in *Inputs) readBandwidth() (r float64, capped bool) {
 	if sr := in.Efficiency.ReadShare; sr > 0 && in.MeasuredBandwidth > 0 {
 		r := sr * in.MeasuredBandwidth
-		if in.Bandwidth > 0 {
-			r = min(r, in.Bandwidth)
+		if in.Bandwidth > 0 && in.Bandwidth < r {
+			return in.Bandwidth, true
 		}
-		return r
+		return r, false
 	}
-	return 0
+	return 0, false
 }
 
 // stagePrefillOverhead is the fixed cost of a prefill pass's layers

@@ -92,10 +92,11 @@ func sig3(v float64) string { return sig(v, 3, true) }
 // sig writes v to n significant digits without an exponent. A figure
 // past fifteen digits (a bug, or an input outside every physical range,
 // such as a latency of 1e300 s) is written as past that bound, and one
-// whose digits would need more than twelve decimals (a link of
-// 1e-300 B/s) as below one in the twelfth, rather than hundreds of
-// digits wide or with an exponent; NaN and the infinities as a dash.
-// zeros keeps the trailing zeros of the n digits.
+// below one in the twelfth decimal (a link of 1e-300 B/s) as below it,
+// rather than hundreds of digits wide or with an exponent; one at or
+// above it whose n digits would need more decimals (1.23e-12) to twelve
+// decimals, fewer digits. NaN and the infinities are a dash. zeros keeps
+// the trailing zeros of the digits written.
 func sig(v float64, n int, zeros bool) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "—"
@@ -109,17 +110,17 @@ func sig(v float64, n int, zeros bool) string {
 		m := strconv.FormatFloat(v, 'e', n-1, 64)
 		e, _ = strconv.Atoi(m[strings.IndexByte(m, 'e')+1:])
 	}
-	d := max(n-1-e, 0)
 	switch {
 	case e >= 15 && v < 0:
 		return "< -" + largest
 	case e >= 15:
 		return "> " + largest
-	case d > sigDecimals && v < 0:
+	case e < -sigDecimals && v < 0:
 		return "> -" + tiny
-	case d > sigDecimals:
+	case e < -sigDecimals:
 		return "< " + tiny
 	}
+	d := min(max(n-1-e, 0), sigDecimals)
 	s := strconv.FormatFloat(v, 'f', d, 64)
 	if !zeros && d > 0 {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")

@@ -80,11 +80,14 @@ func TestFormat(t *testing.T) {
 		// exponent: it wrote "1e+300 s".
 		{FormatDuration(1e300), "> 999999999999999 s"}, {FormatDuration(-1e300), "< -999999999999999 s"},
 		{FormatDuration(9.99e14), "999000000000000 s"}, {FormatBytes(2e33, Decimal), "> 999999999999999 PB"},
-		// Below twelve decimals, bounded as Sig bounds them: 1e-21 s is
-		// 1e-12 ns, whose three digits need fourteen decimals; it wrote
-		// "0.00 ns" (and 1e-300 B "0.00 B").
-		{FormatDuration(1e-21), "< 0.000000000001 ns"}, {FormatDuration(-1e-21), "> -0.000000000001 ns"},
+		// Below one in the twelfth decimal, bounded as Sig bounds them
+		// (it wrote "0.00 ns" and "0.00 B"): 1e-22 s is 1e-13 ns, 1e-300 B
+		// smaller still. 1e-21 s is 1e-12 ns, at the bound: its three
+		// digits would need fourteen decimals, and it is written to
+		// twelve (it was said to be below the bound it equals).
+		{FormatDuration(1e-22), "< 0.000000000001 ns"}, {FormatDuration(-1e-22), "> -0.000000000001 ns"},
 		{FormatBytes(1e-300, Decimal), "< 0.000000000001 B"},
+		{FormatDuration(1e-21), "0.000000000001 ns"}, {FormatDuration(-1e-21), "-0.000000000001 ns"},
 		// Three significant digits below one too (it wrote 0.01 and 0.00):
 		// 0.0123 needs four decimals, 1e-12 s = 0.001 ns five.
 		{FormatCount(0.0123), "0.0123"}, {FormatDuration(1e-12), "0.00100 ns"},
@@ -105,7 +108,11 @@ func TestSig(t *testing.T) {
 		{Sig(14815.3, 4), "14815"}, {Sig(9999.7, 4), "10000"}, {Sig(163, 4), "163"}, {Sig(0.000012345, 3), "0.0000123"},
 		{Sig(1.5, 4), "1.5"}, {Sig(0, 3), "0"}, {Sig(0.099996, 3), "0.1"},
 		{Sig(5.12e-298, 4), "< 0.000000000001"}, {Sig(-5.12e-298, 4), "> -0.000000000001"},
-		{Sig(1.2345e-12, 3), "< 0.000000000001"}, {Sig(1.2345e-10, 3), "0.000000000123"},
+		// 1.2345e-12 is above one in the twelfth decimal: written to twelve
+		// decimals (it was said to be below 0.000000000001); 9.99e-13
+		// rounds up to it; 4e-13 is below it.
+		{Sig(1.2345e-12, 3), "0.000000000001"}, {Sig(-1.2345e-12, 3), "-0.000000000001"}, {Sig(9.996e-13, 3), "0.000000000001"},
+		{Sig(4e-13, 3), "< 0.000000000001"}, {Sig(1.2345e-10, 3), "0.000000000123"},
 		{Sig(math.NaN(), 3), "—"}, {Sig(math.Inf(-1), 3), "—"},
 		// Past fifteen digits as FormatDuration writes them: it wrote 1e+300.
 		{Sig(1e300, 4), "> 999999999999999"}, {Sig(-1e300, 4), "< -999999999999999"}, {Sig(9.99e14, 3), "999000000000000"},

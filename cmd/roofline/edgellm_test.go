@@ -76,3 +76,23 @@ func TestEdgeLLMBadInput(t *testing.T) {
 		}
 	}
 }
+
+// serve sizes TensorRT Edge-LLM's one pass per prompt by the longest
+// prompt the workload sends: prompts of normal:500:100 lengths (their
+// longest draw a few hundred tokens past 500) serve on an Orin Nano 8GB
+// as 512-token ones do, where sized for the model's 131072-token context
+// they were refused, 706 MiB short, with no hint; prompts up to 200000
+// tokens (past the context) are refused naming the pass and the flags
+// that change it.
+func TestServeEdgeLLMLongestPrompt(t *testing.T) {
+	base := []string{"serve", "--runtime", "tensorrt-edge-llm", "--model", "llama-3.2-3b", "--hardware", "jetson-orin-nano-8gb", "--weights", "w4a16", "--rate", "0.1", "--requests", "50"}
+	if _, errOut, code := runCLI(append(base, "--prompt", "normal:500:100")...); code != 0 {
+		t.Errorf("normal:500:100: exit %d, want 0:\n%s", code, errOut)
+	}
+	_, errOut, code := runCLI(append(base, "--prompt", "uniform:1:200000")...)
+	for _, want := range []string{"activations (of a 131072-token pass: the longest prompt, prefilled whole)", "hint: tensorrt-edge-llm prefills each prompt in one pass", "--ubatch N"} {
+		if code == 0 || !strings.Contains(errOut, want) {
+			t.Errorf("uniform:1:200000: exit %d, stderr lacks %q:\n%s", code, want, errOut)
+		}
+	}
+}

@@ -238,7 +238,9 @@ func TestErrors(t *testing.T) {
 		// of these was priced at NVLink 4's 370 GB/s.
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink (its profile gives no nvlink)", "hint: leave --link out (rtx-4090's peers: pcie4-x16 through the host)"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3"}, 2, []string{"--link nvlink3: rtx-4090 has no NVLink"}},
-		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--rate", "1", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
+		// Under a runtime that splits tensors: llama.cpp's --tp is refused
+		// first (TestUnsplitModeBeforeMachines).
+		{[]string{"serve", "--model", "llama-3.1-70b", "--hardware", "rtx-4090", "--tp", "2", "--runtime", "vllm", "--weights", "awq-int4", "--rate", "1", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
 		{[]string{"plan", "--model", "llama-3.1-70b", "--hardware", "rtx-4090,l40s", "--devices", "1,2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-4090 has no NVLink"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--devices", "2", "--link", "nvlink4"}, 2, []string{"--link nvlink4: rtx-3090's NVLink is nvlink3-bridge-x4", "hint: give --link nvlink3-bridge-x4 (rtx-3090's own), or leave --link out"}},
 		{[]string{"predict", "--model", "llama-3.1-70b", "--hardware", "rtx-3090", "--tp", "4", "--runtime", "vllm", "--weights", "awq-int4", "--link", "nvlink3-bridge-x4"}, 2, []string{"--link nvlink3-bridge-x4: joins at most 2 devices, and a tensor-parallel group of 4 splits every layer over all of them", "hint: --tp 2 (with --pp for more devices), or a link that joins 4 devices, such as pcie4-x16"}},

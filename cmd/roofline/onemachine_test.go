@@ -60,3 +60,25 @@ func TestOneMachineRuntimes(t *testing.T) {
 		t.Errorf("vllm: exit %d: %s\n%s", code, errOut, out)
 	}
 }
+
+// A mode the runtime does not split in at all is refused under the flag
+// that asked for it before any count of devices is weighed: --tp 16
+// under llama.cpp (no tensor parallel) said "--devices 16: h100-sxm's
+// GPUs sit on boards of 8 ...", a flag not given and a count that --tp
+// implied (on e8ccda2, with --link ib-ndr, it said --tp's refusal);
+// --pp under gpt-fast (no pipeline) on 16 likewise.
+func TestUnsplitModeBeforeMachines(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--runtime", "llama.cpp", "--weights", "q4_k_m", "--tp", "16"}, "roofline: --tp llama.cpp does not split layers across devices (tensor parallel; its profile's parallel rule)"},
+		{[]string{"--runtime", "llama.cpp", "--weights", "q4_k_m", "--tp", "16", "--link", "ib-ndr"}, "roofline: --tp llama.cpp does not split layers across devices"},
+		{[]string{"--runtime", "gpt-fast", "--devices", "16", "--pp", "2"}, "roofline: --pp gpt-fast does not give devices runs of layers (pipeline parallel; its profile's parallel rule)"},
+	} {
+		_, errOut, code := runCLI(append([]string{"predict", "--model", "llama-3.1-70b", "--hardware", "h100-sxm"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "--devices 16") {
+			t.Errorf("%v: exit %d, want 2 and %q (no --devices 16):\n%s", c.args, code, c.want, errOut)
+		}
+	}
+}

@@ -454,9 +454,11 @@ A runtime whose profile states no scheduler (MLC, MLX) is simulated as
 vLLM's defaults if it batches and FIFO if not, and the output says so. A
 runtime that prefills each prompt in one pass (gpt-fast, TensorRT
 Edge-LLM) takes passes of the longest prompt the workload sends, and its
-activations are sized for that pass; for prompt lengths without an upper
-end (normal, log-normal) the model's context, which may not fit a small
-board: ` + "`--ubatch`" + ` then names the pass.
+activations are sized for that pass: a count, a uniform length's upper
+end, a trace's longest row, and for lengths without an upper end (normal,
+log-normal) the longest the seed draws, as the run draws them; never more
+than the model's context. A pass that does not fit is named in the error,
+with ` + "`--ubatch`" + ` to price passes of fewer tokens.
 
 Every step: each running decode gets one token (vLLM requires
 max_num_batched_tokens ≥ max_num_seqs, so they always fit); the KV blocks

@@ -105,7 +105,7 @@ func (env *Env) Predict(req PredictRequest) (*Prediction, error) {
 			p.Smallest = "no count of devices like it in one machine holds it: " + why
 		}
 	}
-	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Inputs.Workload.Batch); err != nil {
+	if p.Energy, p.NoEnergy, err = energy(s, req.Power, r.TPOT, r.E2E, r.Together()); err != nil {
 		return nil, err
 	}
 	if req.Ops != nil {

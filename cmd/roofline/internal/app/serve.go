@@ -330,6 +330,10 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 				return nil, &HintedError{Err: err, Advice: "no count of devices like it over that link: " + why}
 			}
 		}
+		if errors.As(err, &nf) && nf.WholePass > 0 {
+			// Activations for a pass of the longest prompt.
+			return nil, &HintedError{Err: err, Advice: fmt.Sprintf("%s prefills each prompt in one pass, sized for the longest the workload sends: send shorter prompts (--prompt), or give --ubatch N to price passes of N tokens", s.Runtime.Name)}
+		}
 		return nil, err
 	}
 	out.Server = sv

@@ -490,6 +490,12 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the machines")), nil
 	}
+	// A mode the runtime does not split in at all, named by its flag, is
+	// said before where the devices sit: --tp 16 under llama.cpp is --tp's
+	// refusal, not one of the 16 devices --tp implies.
+	if err := (sim.ParallelOptions{TP: tp, PP: pp, EP: sp.EP}).RuntimeSplits(rt); err != nil {
+		return nil, nil, err
+	}
 	if network && rt.Splits(runtimes.SplitRPC) && tp <= 1 && !onBoard(s.Device, n) {
 		// Devices that one NVSwitch board holds run in one process over
 		// its NVLink, the network unused (groups says so), as under a

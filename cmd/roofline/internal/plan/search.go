@@ -692,6 +692,16 @@ func (g *Group) Judgements(c sim.Config, t sim.Targets) (ttft, tpot *sim.Judgeme
 	return ttft, tpot
 }
 
+// Widened names the intervals held to targets t that are widened beyond
+// their level (["tpot"]: an MoE decode's, MoEDecodeNote, against a TPOT
+// target), nil when none is: what JSON and CSV say as intervals_widened.
+func (g *Group) Widened(t sim.Targets) []string {
+	if t.TPOT > 0 && g.MoEDecodeNote != "" {
+		return []string{"tpot"}
+	}
+	return nil
+}
+
 // Judge is Judgements by value, for writers of millions of rows: without
 // a target the judgement meets with infinite margins.
 func (g *Group) Judge(c sim.Config, t sim.Targets) (ttft, tpot sim.Judgement) {

@@ -174,9 +174,7 @@ func newPlanConfigJSON(g *plan.Group, c sim.Config, t sim.Targets) PlanConfigJSO
 	ttft, tpot := g.Judgements(c, t)
 	j.TTFTMargin, j.TTFTMarginLow, j.TTFTMarginHigh = margins(ttft)
 	j.TPOTMargin, j.TPOTMarginLow, j.TPOTMarginHigh = margins(tpot)
-	if tpot != nil && g.MoEDecodeNote != "" {
-		j.IntervalsWidened = []string{"tpot"}
-	}
+	j.IntervalsWidened = g.Widened(t)
 	return j
 }
 

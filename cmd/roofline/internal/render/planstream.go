@@ -339,8 +339,9 @@ func appendConfigJSON(b []byte, g *plan.Group, c sim.Config, t sim.Targets, conf
 	b = append(b, ",\n      \"verdict\": "...)
 	b = appendJSONString(b, c.Verdict.String())
 	b = num(b, ",\n      \"confidence\": ", conf)
-	if t.TPOT > 0 && g.MoEDecodeNote != "" {
-		b = append(b, ",\n      \"intervals_widened\": [\"tpot\"]"...)
+	if w := g.Widened(t); len(w) > 0 {
+		b = append(b, ",\n      \"intervals_widened\": "...)
+		b = appendJSONStrings(b, w)
 	}
 	if g.Devices > 1 {
 		b = append(b, ",\n      \"devices\": "...)
@@ -373,6 +374,18 @@ func appendJSONFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
+}
+
+// appendJSONStrings appends ss as a JSON array on one line.
+func appendJSONStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendJSONString quotes s as WriteJSON does (no HTML escaping).
@@ -457,9 +470,7 @@ func (a planAnswer) streamCSV(w *bufio.Writer) error {
 			buf = opt(buf, t.TPOT > 0, tpot.MarginHi-1)
 			buf = g64(buf, conf)
 			buf = append(buf, ',')
-			if t.TPOT > 0 && g.MoEDecodeNote != "" {
-				buf = append(buf, "tpot"...)
-			}
+			buf = append(buf, strings.Join(g.Widened(t), " ")...)
 			buf = append(buf, '\n')
 			if len(buf) >= flushAt {
 				if _, err := w.Write(buf); err != nil {

@@ -631,7 +631,7 @@ func efficiencyText(in sim.Inputs, rows float64) string {
 	}
 	if r := in.ReadBandwidth(); r > 0 {
 		at := Bandwidth(r)
-		if r < e.ReadShare*in.MeasuredBandwidth {
+		if in.ReadCapped() {
 			// No memory streams past its datasheet's peak.
 			at = "capped at the datasheet's " + at
 		}
