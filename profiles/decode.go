@@ -247,7 +247,7 @@ func DecodeKeys(file string, src []byte, v any, schemaDoc string) (md toml.MetaD
 		if errors.As(err, &pe) {
 			return md, lines, nil, &FileError{File: file, Line: pe.Position.Line, Msg: pe.Message + hintFor(pe)}
 		}
-		return md, lines, nil, &FileError{File: file, Line: lineOfError(lines, err), Msg: err.Error()}
+		return md, lines, nil, &FileError{File: file, Line: lineOfError(lines, err), Msg: decodeMessage(err)}
 	}
 	und := md.Undecoded()
 	for _, k := range und[:min(len(und), limits.Errors)] {
@@ -327,6 +327,48 @@ func lineOfError(lines *Lines, err error) int {
 	}
 	return lines.Key(strings.Split(m[1], ".")...)
 }
+
+var (
+	mismatchRE     = regexp.MustCompile(`type mismatch for ([^:]+): expected (.+) but found (.+)$`)
+	incompatibleRE = regexp.MustCompile(`incompatible types: TOML value has type (.+); destination has type (.+)$`)
+)
+
+// tomlWords names a decoder's types as a profile's author writes them.
+var tomlWords = map[string]string{
+	"int64": "an integer", "int": "an integer", "float64": "a number", "string": "a string",
+	"bool": "a boolean", "table": "a table", "map[string]interface {}": "a table",
+	"[]interface {}": "an array", "[]string": "an array of strings", "time.Time": "a date",
+	"profiles.rawRule": `a rule with its source, { value = …, source = "…" }`,
+}
+
+// decodeMessage is a decode error as a profile's author reads it: the key,
+// what it must be and what it is, not the decoder's position prefix (the
+// line is the FileError's) or Go's type names. A rule written as a bare
+// value, such as multi_node = false, is told the table a rule is: every
+// rule cites its source.
+func decodeMessage(err error) string {
+	msg := err.Error()
+	var want, found string
+	if m := mismatchRE.FindStringSubmatch(msg); m != nil {
+		want, found = word(strings.TrimPrefix(m[1], "*")), word(m[3])
+		if want == "" {
+			want = word(m[2])
+		}
+	} else if m := incompatibleRE.FindStringSubmatch(msg); m != nil {
+		want, found = word(m[2]), word(m[1])
+	}
+	if want == "" || found == "" {
+		return msg
+	}
+	key := "a value"
+	if k := lastKeyRE.FindStringSubmatch(msg); k != nil {
+		key = k[1]
+	}
+	return fmt.Sprintf("%s: expected %s, found %s (docs/profiles.md gives each key's form)", key, want, found)
+}
+
+// word is t in tomlWords, "" when it has none.
+func word(t string) string { return tomlWords[strings.TrimSpace(t)] }
 
 func stripComment(l string) string {
 	if i := strings.Index(l, "#"); i >= 0 && strings.Count(l[:i], `"`)%2 == 0 {
