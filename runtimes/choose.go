@@ -211,6 +211,8 @@ func (s *Set) Choose(spec *model.Spec, d *hardware.Device, r Request) (*Choice, 
 				what := "any engine of " + d.Name
 				if why := rt.tooOld(d); why != "" {
 					what += " (" + why + ")"
+				} else if on := rt.RunsOn(); on != "" {
+					what += " (" + d.Family + "); it runs on " + on
 				}
 				return nil, &UnsupportedError{Runtime: rt.Name, What: what, Choose: []string{"runtime"}}
 			}

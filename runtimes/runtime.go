@@ -376,6 +376,26 @@ func (r *Runtime) tooOld(d *hardware.Device) string {
 	return ""
 }
 
+// RunsOn says which engines the runtime runs on, as its [[engine]]
+// entries state them: "gpu engines of jetson devices (compute capability
+// 8.0 and later)"; "" when it states none.
+func (r *Runtime) RunsOn() string {
+	var on []string
+	for _, s := range r.Engines {
+		w := string(s.Kind) + " engines"
+		if len(s.Families) > 0 {
+			w += " of " + strings.Join(s.Families, ", ") + " devices"
+		}
+		if s.MinCC > 0 {
+			w += fmt.Sprintf(" (compute capability %.1f and later)", s.MinCC)
+		}
+		if !slices.Contains(on, w) {
+			on = append(on, w)
+		}
+	}
+	return strings.Join(on, "; ")
+}
+
 // runsWeightsOn reports whether the engines of the runtime that cover
 // engine e of device d run weight format w (every format the runtime
 // runs, unless they list their own).

@@ -187,7 +187,7 @@ func TestChooseRefuses(t *testing.T) {
 		{"h100-sxm", runtimes.Request{Runtime: "vlm"}, []string{`unknown runtime "vlm"`}},
 		{"h100-sxm", runtimes.Request{Runtime: "mlc", Weights: "q4_k_m"}, []string{"runtime mlc does not run weight format q4_k_m", "q4f16_1"}},
 		{"rk3588", runtimes.Request{Runtime: "llama.cpp", Engine: "npu"}, []string{"runtime llama.cpp does not run the npu engine of rk3588", "(choose another engine or runtime)"}},
-		{"apple-m2-max", runtimes.Request{Runtime: "vllm"}, []string{"runtime vllm does not run any engine of apple-m2-max", "(choose another runtime)"}},
+		{"apple-m2-max", runtimes.Request{Runtime: "vllm"}, []string{"runtime vllm does not run any engine of apple-m2-max (apple); it runs on gpu engines of nvidia, jetson, amd devices", "(choose another runtime)"}},
 	}
 	for _, c := range cases {
 		d, err := cat.Device(c.device)

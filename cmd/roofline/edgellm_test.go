@@ -60,7 +60,7 @@ func TestEdgeLLMBadInput(t *testing.T) {
 		{append(orin, "--weights", "nvfp4"), exitError, []string{`--weights: unknown weight format "nvfp4"`}},
 		{append(orin, "--kv", "q8_0"), exitUsage, []string{"--kv: runtime tensorrt-edge-llm does not run KV format q8_0 (it runs f16, fp8)"}},
 		{[]string{"predict", "--runtime", "tensorrt-edge-llm", "--model", "qwen3-4b", "--hardware", "h100-sxm"}, exitUsage,
-			[]string{"runtime tensorrt-edge-llm does not run any engine of h100-sxm (choose another --runtime)"}},
+			[]string{"runtime tensorrt-edge-llm does not run any engine of h100-sxm (nvidia); it runs on gpu engines of jetson devices (compute capability 8.0 and later) (choose another --runtime)"}},
 		{[]string{"predict", "--runtime", "tensorrt-edge-llm", "--model", "qwen3-0.6b", "--hardware", "jetson-nano-4gb"}, exitUsage,
 			[]string{"does not run any engine of jetson-nano-4gb (its gpu engine is of compute capability 5.3, below the 8.0 it runs on)", "choose another --runtime"}},
 	}
