@@ -17,6 +17,11 @@ type Server struct {
 	// StepTokens is the most tokens one step processes, PassTokens the
 	// most one forward pass does (a step is split into passes above it).
 	StepTokens, PassTokens int
+	// PromptPass is the pass of a runtime that prefills each prompt whole
+	// (gpt-fast, TensorRT Edge-LLM): the longest prompt the workload
+	// sends (Options.LongestPrompt), at most the model's context, which
+	// its activations are sized for; 0 when passes are a chunk.
+	PromptPass int
 	// Blocks is the KV-cache pool in blocks of Scheduler.BlockSize tokens
 	// for PageLayers layers: every layer, or a group of them where sliding
 	// layers free their out-of-window blocks (FreesWindows).
@@ -122,12 +127,20 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.LongestPrompt < 0 || o.LongestPrompt > sim.MaxTokens {
 		return nil, &WorkloadError{"LongestPrompt", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.LongestPrompt)}
 	}
+	// A runtime that prefills each prompt whole (no step budget, no
+	// chunk of its own or asked) takes passes of the longest prompt,
+	// which its activations are sized for: no longer than a request
+	// holds, the model's context (the source cuts longer draws).
 	whole := o.LongestPrompt
-	if whole == 0 {
-		whole = s.Model.Spec.MaxContext
+	if mc := s.Model.Spec.MaxContext; whole == 0 || mc > 0 && whole > mc {
+		whole = mc
 	}
 	if whole <= 0 {
 		whole = 1 << 20
+	}
+	var promptPass int
+	if sch.MaxTokens == 0 && sch.PassTokens == 0 && o.UBatch == 0 && s.Inputs.Chunk == 0 {
+		promptPass = whole
 	}
 	o.UBatch = s.Chunk(o.UBatch, whole)
 	if sh := o.MemoryShare; sh != 0 {
@@ -163,7 +176,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if pricer == nil {
 		pricer = s.StepPricer().WithLink(link)
 	}
-	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: pricer,
+	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, PromptPass: promptPass, pricer: pricer,
 		FrontEnd: o.FrontEnd, FrontEndEnds: o.FrontEndEnds, Split: o.Split}
 	if sv.StepTokens == 0 {
 		sv.StepTokens = o.UBatch
@@ -203,7 +216,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		// make them fit, nor hold more than the memory they leave
 		// (llama.cpp -c past it fails to allocate the cache).
 		if budget < 0 {
-			return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+			return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 		}
 		if float64(o.KVTokens) > memTokens {
 			where := "the memory of " + device
@@ -215,7 +228,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		tokens = float64(o.KVTokens)
 	}
 	if !(tokens >= 1) {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 	}
 	pages := math.Floor(tokens / float64(bs))
 	if p := &sv.pool; p.frees() && staged == nil {
@@ -246,7 +259,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
 	if sv.Context < 2 {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget}
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 	}
 	return sv, nil
 }
@@ -270,13 +283,21 @@ func offloadedText(sp *sim.Split) string {
 type NotFitError struct {
 	Model, Device string
 	Budget        float64 // bytes left for the KV cache (negative: short by)
+	// PromptPass is the pass of a runtime that prefills each prompt
+	// whole, whose activations the memory holds (Server.PromptPass; 0:
+	// a chunk).
+	PromptPass int
 }
 
 func (e *NotFitError) Error() string {
-	if e.Budget < 0 {
-		return fmt.Sprintf("%s does not fit on %s: the weights, activations and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, -e.Budget/(1<<20))
+	act := "activations"
+	if e.PromptPass > 0 {
+		act = fmt.Sprintf("activations (of a pass of the longest prompt, %d tokens)", e.PromptPass)
 	}
-	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, activations and runtime overhead leave %.0f MiB", e.Model, e.Device, e.Budget/(1<<20))
+	if e.Budget < 0 {
+		return fmt.Sprintf("%s does not fit on %s: the weights, %s and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, act, -e.Budget/(1<<20))
+	}
+	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, %s and runtime overhead leave %.0f MiB", e.Model, e.Device, act, e.Budget/(1<<20))
 }
 
 // Predict is predict's answer for workload w on the server's device, or

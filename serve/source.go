@@ -29,7 +29,7 @@ type source struct {
 // the server holds: a trace's rows beyond it are errors at their line.
 func newSource(w Workload, limit int) (*source, error) {
 	s := &source{w: w, limit: limit, n: w.count(), next: math.Inf(1), scale: 1,
-		gaps: rand.New(rand.NewPCG(w.Seed, 1)), lengths: rand.New(rand.NewPCG(w.Seed, 2)), think: rand.New(rand.NewPCG(w.Seed, 3))}
+		gaps: rand.New(rand.NewPCG(w.Seed, 1)), lengths: w.lengthStream(), think: rand.New(rand.NewPCG(w.Seed, 3))}
 	if len(w.Rows) > 0 && (w.FromFile || w.Arrival == Trace) {
 		for _, r := range w.Rows[:s.n] {
 			if r.Prompt+r.Output > limit {
