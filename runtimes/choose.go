@@ -50,6 +50,20 @@ func (s *Set) With(r *Runtime) *Set {
 	return o
 }
 
+// SpanMachines lists, by name, the runtimes of the set whose profile
+// says they run one model over several machines (multi_node = true) and
+// that run on engine e of device d: those a split across machines of
+// such devices is priced under.
+func (s *Set) SpanMachines(d *hardware.Device, e *hardware.Engine) []*Runtime {
+	var out []*Runtime
+	for _, r := range s.list {
+		if r.SpansMachines() && r.Runs(d, e) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // Clone returns a set that can take more runtimes without changing s.
 func (s *Set) Clone() *Set { return &Set{list: append([]*Runtime(nil), s.list...)} }
 

@@ -172,6 +172,10 @@ func (r *Runtime) Splits(m string) bool { return slices.Contains(r.Parallel, m) 
 // the GPUs of one machine (multi_node = false).
 func (r *Runtime) OneMachine() bool { return r.MultiNode != nil && !*r.MultiNode }
 
+// SpansMachines reports whether its profile says it runs one model over
+// the devices of several machines (multi_node = true).
+func (r *Runtime) SpansMachines() bool { return r.MultiNode != nil && *r.MultiNode }
+
 // Native is DefaultWeights for runtimes that run the model's published
 // checkpoint.
 const Native = "native"

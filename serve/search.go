@@ -155,6 +155,8 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 		return pt.Meets, nil
 	}
 	r := math.Min(1/p.E2E, MaxRate)
+	floor := float64(w.count()) / MaxSpan // the slowest rate a run takes
+	r = math.Max(r, floor)
 	ok, err := eval(r)
 	if err != nil {
 		return nil, err
@@ -175,6 +177,11 @@ func (sv *Server) MaxRate(w Workload, tg Targets, runs int) (*RateSearch, error)
 			continue
 		case lo > 0:
 			r = math.Min(2*lo, MaxRate)
+		case hi/2 < floor:
+			// No slower run is priced: its arrivals would span more
+			// than MaxSpan (Workload.Validate).
+			n = runs
+			continue
 		default:
 			r = hi / 2
 		}

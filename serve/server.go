@@ -17,6 +17,11 @@ type Server struct {
 	// StepTokens is the most tokens one step processes, PassTokens the
 	// most one forward pass does (a step is split into passes above it).
 	StepTokens, PassTokens int
+	// PromptPass is the pass of a runtime that prefills each prompt whole
+	// (gpt-fast, TensorRT Edge-LLM): the longest prompt the workload
+	// sends (Options.LongestPrompt), at most the model's context, which
+	// its activations are sized for; 0 when passes are a chunk.
+	PromptPass int
 	// Blocks is the KV-cache pool in blocks of Scheduler.BlockSize tokens
 	// for PageLayers layers: every layer, or a group of them where sliding
 	// layers free their out-of-window blocks (FreesWindows).
@@ -50,8 +55,7 @@ type Options struct {
 	// LongestPrompt is the longest prompt the server will be sent
 	// (Workload.LongestPrompt), tokens: a runtime that prefills each
 	// prompt whole takes passes of it, and its activations are sized for
-	// it; 0, or more than the model's context, is the context (2²⁰ tokens
-	// where it states none).
+	// it; 0 is the model's context (2²⁰ tokens where it states none).
 	LongestPrompt int
 	// KVTokens replaces the pool memory leaves (llama.cpp -c), tokens; 0
 	// keeps it.
@@ -123,25 +127,22 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if o.LongestPrompt < 0 || o.LongestPrompt > sim.MaxTokens {
 		return nil, &WorkloadError{"LongestPrompt", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.LongestPrompt)}
 	}
-	// A runtime that prefills each prompt whole takes passes of the
-	// longest prompt, which the model's context bounds (the source clamps
-	// a longer draw to it).
+	// A runtime that prefills each prompt whole (no step budget, no
+	// chunk of its own or asked) takes passes of the longest prompt,
+	// which its activations are sized for: no longer than a request
+	// holds, the model's context (the source cuts longer draws).
 	whole := o.LongestPrompt
-	if c := s.Model.Spec.MaxContext; c > 0 && (whole == 0 || whole > c) {
-		whole = c
+	if mc := s.Model.Spec.MaxContext; whole == 0 || mc > 0 && whole > mc {
+		whole = mc
 	}
 	if whole <= 0 {
 		whole = 1 << 20
 	}
-	u := o.UBatch
+	var promptPass int
+	if sch.MaxTokens == 0 && sch.PassTokens == 0 && o.UBatch == 0 && s.Inputs.Chunk == 0 {
+		promptPass = whole
+	}
 	o.UBatch = s.Chunk(o.UBatch, whole)
-	wholePass := 0 // the pass, where it is a whole prompt: said if it does not fit
-	if u == 0 && s.Inputs.Chunk == 0 {
-		wholePass = o.UBatch
-	}
-	notFit := func(device string, budget float64) error {
-		return &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, WholePass: wholePass}
-	}
 	if sh := o.MemoryShare; sh != 0 {
 		if !(sh > 0 && sh <= 1) {
 			return nil, &WorkloadError{"MemoryShare", fmt.Sprintf("must be a share in (0, 1], got %g", sh)}
@@ -175,7 +176,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if pricer == nil {
 		pricer = s.StepPricer().WithLink(link)
 	}
-	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, pricer: pricer,
+	sv := &Server{Setup: s, Scheduler: sch, StepTokens: sch.MaxTokens, PassTokens: sch.PassTokens, PromptPass: promptPass, pricer: pricer,
 		FrontEnd: o.FrontEnd, FrontEndEnds: o.FrontEndEnds, Split: o.Split}
 	if sv.StepTokens == 0 {
 		sv.StepTokens = o.UBatch
@@ -215,7 +216,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		// make them fit, nor hold more than the memory they leave
 		// (llama.cpp -c past it fails to allocate the cache).
 		if budget < 0 {
-			return nil, notFit(device, budget)
+			return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 		}
 		if float64(o.KVTokens) > memTokens {
 			where := "the memory of " + device
@@ -227,7 +228,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		tokens = float64(o.KVTokens)
 	}
 	if !(tokens >= 1) {
-		return nil, notFit(device, budget)
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 	}
 	pages := math.Floor(tokens / float64(bs))
 	if p := &sv.pool; p.frees() && staged == nil {
@@ -258,7 +259,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
 	if sv.Context < 2 {
-		return nil, notFit(device, budget)
+		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 	}
 	return sv, nil
 }
@@ -282,21 +283,21 @@ func offloadedText(sp *sim.Split) string {
 type NotFitError struct {
 	Model, Device string
 	Budget        float64 // bytes left for the KV cache (negative: short by)
-	// WholePass is the pass the activations were sized for, tokens, where
-	// the runtime prefills each prompt whole (the longest prompt, or the
-	// model's context); 0 otherwise.
-	WholePass int
+	// PromptPass is the pass of a runtime that prefills each prompt
+	// whole, whose activations the memory holds (Server.PromptPass; 0:
+	// a chunk).
+	PromptPass int
 }
 
 func (e *NotFitError) Error() string {
-	acts := "activations"
-	if e.WholePass > 0 {
-		acts = fmt.Sprintf("activations (of a %d-token pass: the longest prompt, prefilled whole)", e.WholePass)
+	act := "activations"
+	if e.PromptPass > 0 {
+		act = fmt.Sprintf("activations (of a pass of the longest prompt, %d tokens)", e.PromptPass)
 	}
 	if e.Budget < 0 {
-		return fmt.Sprintf("%s does not fit on %s: the weights, %s and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, acts, -e.Budget/(1<<20))
+		return fmt.Sprintf("%s does not fit on %s: the weights, %s and runtime overhead need %.0f MiB more than its usable memory", e.Model, e.Device, act, -e.Budget/(1<<20))
 	}
-	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, %s and runtime overhead leave %.0f MiB", e.Model, e.Device, acts, e.Budget/(1<<20))
+	return fmt.Sprintf("%s does not fit on %s with room for a KV cache: the weights, %s and runtime overhead leave %.0f MiB", e.Model, e.Device, act, e.Budget/(1<<20))
 }
 
 // Predict is predict's answer for workload w on the server's device, or

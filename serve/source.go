@@ -29,7 +29,7 @@ type source struct {
 // the server holds: a trace's rows beyond it are errors at their line.
 func newSource(w Workload, limit int) (*source, error) {
 	s := &source{w: w, limit: limit, n: w.count(), next: math.Inf(1), scale: 1,
-		gaps: rand.New(rand.NewPCG(w.Seed, 1)), lengths: newLengths(w.Seed), think: rand.New(rand.NewPCG(w.Seed, 3))}
+		gaps: rand.New(rand.NewPCG(w.Seed, 1)), lengths: w.lengthStream(), think: rand.New(rand.NewPCG(w.Seed, 3))}
 	if len(w.Rows) > 0 && (w.FromFile || w.Arrival == Trace) {
 		for _, r := range w.Rows[:s.n] {
 			if r.Prompt+r.Output > limit {
@@ -137,8 +137,10 @@ func (s *source) pop() (at float64, prompt, output int, user int32) {
 		r := s.w.Rows[i]
 		return at, r.Prompt, r.Output, user
 	}
-	p, o, clamped := s.w.drawLengths(s.lengths, s.limit)
-	if clamped {
+	p, c1 := s.w.Prompt.draw(s.lengths, s.limit-1)
+	p = max(p, s.w.SharedPrefix+1)
+	o, c2 := s.w.Output.draw(s.lengths, s.limit-p)
+	if c1 || c2 {
 		s.clamped++
 	}
 	return at, p, o, user

@@ -181,6 +181,11 @@ const (
 	MaxThink = 86400
 	// MaxCV bounds a gamma process's coefficient of variation.
 	MaxCV = 100
+	// MaxSpan bounds the time a run's arrivals span at their rate, s
+	// (about 3 years): at 10⁸ s a float64 clock still resolves 15 ns,
+	// where at 10³⁰⁰ s (--rate 1e-300) a request's arrival and its
+	// answer were the same instant and every latency read 0 s.
+	MaxSpan = 1e8
 )
 
 // Workload is what arrives at a server: how many requests, when, and how
@@ -248,6 +253,8 @@ func (w Workload) Validate() error {
 		return &WorkloadError{"Rate", fmt.Sprintf("must be a rate above 0 and at most %g requests/s, got %g", float64(MaxRate), w.Rate)}
 	case w.Arrival == Trace && (bad(w.Rate) || w.Rate < 0 || w.Rate > MaxRate):
 		return &WorkloadError{"Rate", fmt.Sprintf("must be 0 (replay the trace's timestamps) or a rate up to %g requests/s, got %g", float64(MaxRate), w.Rate)}
+	case w.Arrival != Closed && w.Rate > 0 && float64(w.count())/w.Rate > MaxSpan:
+		return &WorkloadError{"Rate", fmt.Sprintf("%g requests/s sends %d requests over about %.3g s, more than a run may span (%g s, about 3 years, where its clock still resolves a step): give a rate of at least %.3g requests/s, or fewer requests", w.Rate, w.count(), float64(w.count())/w.Rate, float64(MaxSpan), float64(w.count())/MaxSpan)}
 	case w.Arrival == Gamma && (bad(w.CV) || w.CV <= 0 || w.CV > MaxCV):
 		return &WorkloadError{"CV", fmt.Sprintf("must be a coefficient of variation above 0 and at most %d, got %g", MaxCV, w.CV)}
 	case w.Arrival == Closed && (w.Users < 1 || w.Users > MaxUsers):
@@ -279,12 +286,15 @@ func (w Workload) count() int {
 	return w.Requests
 }
 
-// LongestPrompt is the longest prompt the workload sends, tokens (of
-// the rows it sends, for a trace), at least its shared prefix and one
-// token more: a fixed length, a uniform one's upper end, and for the
-// shapes without one (normal, log-normal) the longest of the lengths its
-// seed draws, as the server draws them (drawLengths), before the
-// server's context clamps them. 0 for a workload of no requests.
+// LongestPrompt is the longest prompt the workload sends, tokens: of
+// the rows it sends, for a trace; else of its seeded draws (the lengths
+// every run of it sends, at any rate: a search's runs send the same), at
+// least its shared prefix and one token more. A normal or log-normal
+// shape has no upper end, but the draws a run sends do: 1000 prompts of
+// lognormal:500:300 reach about its 99.9th percentile, 2377 tokens, not
+// the model's context. Draws are taken before any clamp to what a request
+// may hold (the source cuts them there), so it may exceed a server's
+// context.
 func (w Workload) LongestPrompt() int {
 	if len(w.Rows) > 0 && (w.Arrival == Trace || w.FromFile) {
 		n := 0
@@ -296,37 +306,24 @@ func (w Workload) LongestPrompt() int {
 		}
 		return n
 	}
-	if m := w.Prompt.Max(); !math.IsInf(m, 1) {
-		if !(m >= 1) {
-			return 0
-		}
-		return max(int(math.Ceil(m)), w.SharedPrefix+1)
+	if w.Prompt.Kind == Fixed {
+		return max(int(w.Prompt.A), w.SharedPrefix+1)
 	}
-	r := newLengths(w.Seed)
+	// The stream source.pop draws from, in its order: a prompt, then an
+	// output, per request (a draw takes the same numbers whatever it is
+	// clamped to).
+	r := w.lengthStream()
 	n := 0
 	for range w.count() {
-		// No bound but the longest length a workload states: the output
-		// drawn only to keep the stream's place.
-		p, _, _ := w.drawLengths(r, MaxLength+1)
+		p, _ := w.Prompt.draw(r, MaxLength)
+		w.Output.draw(r, MaxLength)
 		n = max(n, p)
 	}
-	return n
+	return max(n, w.SharedPrefix+1)
 }
 
-// newLengths is the stream a workload's lengths are drawn from, apart
-// from its arrival gaps and think times (source).
-func newLengths(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 2)) }
-
-// drawLengths is one request's prompt and output drawn from r, of a
-// request that may hold limit tokens: the prompt at least the shared
-// prefix and a token, the output within what the prompt leaves; clamped
-// says a draw was cut.
-func (w Workload) drawLengths(r *rand.Rand, limit int) (prompt, output int, clamped bool) {
-	p, c1 := w.Prompt.draw(r, limit-1)
-	p = max(p, w.SharedPrefix+1)
-	o, c2 := w.Output.draw(r, limit-p)
-	return p, o, c1 || c2
-}
+// lengthStream is the seeded stream of a workload's drawn lengths.
+func (w Workload) lengthStream() *rand.Rand { return rand.New(rand.NewPCG(w.Seed, 2)) }
 
 // MeanPrompt and MeanOutput are the workload's mean lengths (of the rows
 // it sends, for a trace).

@@ -90,7 +90,7 @@ func TestServeEdgeLLMLongestPrompt(t *testing.T) {
 		t.Errorf("normal:500:100: exit %d, want 0:\n%s", code, errOut)
 	}
 	_, errOut, code := runCLI(append(base, "--prompt", "uniform:1:200000")...)
-	for _, want := range []string{"activations (of a 131072-token pass: the longest prompt, prefilled whole)", "hint: tensorrt-edge-llm prefills each prompt in one pass", "--ubatch N"} {
+	for _, want := range []string{"activations (of a pass of the longest prompt, 131072 tokens)", "hint: tensorrt-edge-llm prefills each prompt in one pass", "--ubatch N"} {
 		if code == 0 || !strings.Contains(errOut, want) {
 			t.Errorf("uniform:1:200000: exit %d, stderr lacks %q:\n%s", code, want, errOut)
 		}

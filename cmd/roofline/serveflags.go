@@ -211,7 +211,8 @@ func serveFlagsApply(c *cli.Context, a serve.ArrivalKind) error {
 	for _, f := range []struct {
 		flag string
 		v    float64
-	}{{"kv-tokens", float64(c.Int("kv-tokens"))}, {"memory-share", c.Float64("memory-share")}, {"search-runs", float64(c.Int("search-runs"))}} {
+	}{{"kv-tokens", float64(c.Int("kv-tokens"))}, {"memory-share", c.Float64("memory-share")}, {"search-runs", float64(c.Int("search-runs"))},
+		{"max-tokens", float64(c.Int("max-tokens"))}, {"pass-tokens", float64(c.Int("pass-tokens"))}, {"ubatch", float64(c.Int("ubatch"))}} {
 		if c.IsSet(f.flag) && f.v <= 0 {
 			return usageErr("--%s %g: want a value above 0 (leave it out for the default)", f.flag, f.v)
 		}

@@ -24,7 +24,7 @@ func spreadFlags() []cli.Flag {
 		&cli.IntFlag{Name: "tp", Usage: "tensor-parallel size: every layer split over `N` devices"},
 		&cli.IntFlag{Name: "pp", Usage: "pipeline-parallel size: `N` stages of consecutive layers"},
 		&cli.BoolFlag{Name: "ep", Usage: "expert parallel: whole routed experts spread over the --tp devices"},
-		&cli.StringFlag{Name: "link", Usage: "link between the devices or to the host: a `NAME` (" + joinNames(hardware.LinkNames()) + ") or a rate such as 10GB/s; an NVLink joins only devices whose profile gives it (roofline show hardware: nvlink), a tensor-parallel group no larger than it joins, and groups of more devices meet over the host's PCIe (bridged cards); SXM parts keep their board's NVLink, and --link names the network between boards, else the boards meet over the InfiniBand per GPU of their DGX (ib-hdr or ib-ndr, said in a note) under a runtime whose profile spans machines (multi_node: vLLM, TensorRT-LLM; llama.cpp and gpt-fast keep to one machine's GPUs, llama.cpp reaching other machines only as RPC boards); default: the system's, else the NVLink of the board an SXM part sits on, else the device's host link"},
+		&cli.StringFlag{Name: "link", Usage: "link between the devices or to the host: a `NAME` (" + joinNames(hardware.LinkNames()) + ") or a rate such as 10GB/s; an NVLink joins only devices whose profile gives it (roofline show hardware: nvlink), a tensor-parallel group no larger than it joins, and groups of more devices meet over the host's PCIe (bridged cards); SXM parts keep their board's NVLink, and --link names the network between boards, else the boards meet over the InfiniBand per GPU of their DGX (ib-hdr or ib-ndr, said in a note) under a runtime whose profile spans machines (multi_node: vLLM, TensorRT-LLM; llama.cpp, gpt-fast and MLC keep to one machine's GPUs, llama.cpp reaching other machines only as RPC boards); a rate between boards that are machines of their own (a Jetson, an RK3588) or between NVSwitch boards is their network; default: the system's, else the NVLink of the board an SXM part sits on, else the device's host link"},
 		&cli.StringFlag{Name: "link-latency", Usage: "latency of each transfer on a --link given as a rate (`DURATION`, e.g. 50us); default 0"},
 	}
 }
@@ -115,6 +115,9 @@ func linkFlags(c *cli.Context, sp *app.Spread) error {
 			if qerr != nil || !(rate > 0) || math.IsInf(rate, 0) {
 				return usageErr("--link %q: a link's rate must be a positive bandwidth such as 10GB/s, or a name (%s)", l, joinNames(hardware.LinkNames()))
 			}
+			if err := limits.Bandwidth.Check(rate); err != nil {
+				return usageErr("--link %q: a link's rate %v (a rate such as 10GB/s)", l, err)
+			}
 			sp.LinkRate = rate
 		}
 	}
@@ -128,6 +131,9 @@ func linkFlags(c *cli.Context, sp *app.Spread) error {
 		}
 		if err != nil || !(lat >= 0) || math.IsInf(lat, 0) {
 			return usageErr("--link-latency %q: want a duration of 0 or more, such as 50us", c.String("link-latency"))
+		}
+		if err := limits.FixedCost.Check(lat); err != nil {
+			return usageErr("--link-latency %q: %v (a latency such as 50us)", c.String("link-latency"), err)
 		}
 		sp.LinkLatency = lat
 	}

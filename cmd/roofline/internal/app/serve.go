@@ -303,6 +303,11 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	}
 	if err != nil {
 		var nf *serve.NotFitError
+		if errors.As(err, &nf) && nf.PromptPass > 0 && req.UBatch == 0 {
+			// Its passes take the longest prompt whole: shorter prompts,
+			// or a pass asked for, may fit where the weights do.
+			return nil, &HintedError{Err: err, Advice: fmt.Sprintf("%s prefills each prompt in one pass, here the longest this workload sends (%d tokens): prompts with an upper end (--prompt uniform:LO:HI), fewer --requests of an unbounded shape, or --ubatch N (passes of N tokens) take less memory", s.Runtime.Name, nf.PromptPass)}
+		}
 		if errors.As(err, &nf) && nf.Budget < 0 && split == nil && spread.everyLayer(s) {
 			return nil, &HintedError{Err: err, Advice: spread.everyLayerAdvice(s)}
 		}
@@ -330,14 +335,40 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 				return nil, &HintedError{Err: err, Advice: "no count of devices like it over that link: " + why}
 			}
 		}
-		if errors.As(err, &nf) && nf.WholePass > 0 {
-			// Activations for a pass of the longest prompt.
-			return nil, &HintedError{Err: err, Advice: fmt.Sprintf("%s prefills each prompt in one pass, sized for the longest the workload sends: send shorter prompts (--prompt), or give --ubatch N to price passes of N tokens", s.Runtime.Name)}
-		}
 		return nil, err
+	}
+	if n := promptPassNote(s.Runtime, req.Workload, sv.PromptPass); n != "" {
+		out.Notes = append(out.Notes, n)
 	}
 	out.Server = sv
 	return out, nil
+}
+
+// promptPassNote says what the passes of a runtime that prefills each
+// prompt whole were sized for (pass tokens; "" when they are a chunk):
+// the longest prompt workload w sends, and where it comes from.
+func promptPassNote(rt *runtimes.Runtime, w serve.Workload, pass int) string {
+	if pass == 0 {
+		return ""
+	}
+	longest := w.LongestPrompt()
+	var from string
+	switch {
+	case len(w.Rows) > 0 && (w.FromFile || w.Arrival == serve.Trace):
+		from = fmt.Sprintf("the longest prompt of the rows sent from %s, %d tokens", w.File, longest)
+	case w.Prompt.Kind == serve.Fixed:
+		from = fmt.Sprintf("every prompt's %d tokens", longest)
+	default:
+		from = fmt.Sprintf("the longest prompt the run sends, %d tokens (the largest of its %d draws from %s, seed %d: the same at every rate)", longest, w.Requests, w.Prompt, w.Seed)
+	}
+	if pass < longest {
+		from += fmt.Sprintf(", cut to the model's context, %d", pass)
+	}
+	built := ""
+	if name := rt.Prefill.Name; name != "" {
+		built = fmt.Sprintf("; an engine built for them has %s ≥ %d", name, pass)
+	}
+	return fmt.Sprintf("%s prefills each prompt in one pass: its passes and their activations are sized for %s%s; --ubatch N sizes them for N tokens", rt.Name, from, built)
 }
 
 // ErrNotStepped is what the error of a server whose split serve does not

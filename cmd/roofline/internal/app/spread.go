@@ -479,7 +479,8 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 	if link == nil {
 		return nil, nil, &RequestError{Input: "Link", Msg: fmt.Sprintf("is needed: %s has no link to its peers in its profile (e.g. --link 1gbe for boards on gigabit Ethernet)", s.Device.Name)}
 	}
-	network := link.Kind == hardware.Ethernet || link.Kind == hardware.Thunderbolt
+	network := overEthernet(s.Device, link)
+	spans := env.Catalog.Runtimes().SpanMachines(s.Device, s.Engine)
 	if network && rt.Splits(runtimes.SplitNetworkTensor) {
 		if pp > 1 || (tp > 0 && tp != n) {
 			return nil, nil, &RequestError{Input: "Devices", Msg: fmt.Sprintf("%s splits every layer over all %d machines: --tp is the device count and --pp is 1", rt.Name, n), Err: ErrCount}
@@ -500,7 +501,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		// Devices that one NVSwitch board holds run in one process over
 		// its NVLink, the network unused (groups says so), as under a
 		// runtime that splits every layer.
-		if err := rpcBoards(rt, s.Device, link, n); err != nil {
+		if err := rpcBoards(rt, s.Device, link, sp, n, spans); err != nil {
 			return nil, nil, err
 		}
 		split, err := sim.NewNetwork(s, link, n)
@@ -509,7 +510,7 @@ func (env *Env) parallel(s *sim.Setup, sp Spread, notes []string) (*sim.Split, [
 		}
 		return split, append(notes, linkNote(link, "between the boards")), nil
 	}
-	if err := oneMachine(rt, s.Device, link, sp, n); err != nil {
+	if err := oneMachine(rt, s.Device, link, sp, n, spans); err != nil {
 		return nil, nil, err
 	}
 	given := link
