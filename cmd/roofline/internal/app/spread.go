@@ -156,7 +156,13 @@ func (sp *Spread) system(sel *Selection) (string, bool) {
 // link is the link the spread names, else def ("" for none).
 func (sp Spread) link(def string) (*hardware.Link, error) {
 	if sp.LinkRate > 0 || sp.LinkLatency != 0 {
-		l := hardware.Link{Name: "custom", Kind: hardware.Custom, Description: "the link given",
+		// Named by its rate, as the output speaks of it ("over a 25 GB/s
+		// link"), where a built-in link is named by its name.
+		name := "a " + units.FormatBandwidth(sp.LinkRate) + " link"
+		if sp.LinkLatency != 0 {
+			name += ", " + units.FormatDuration(sp.LinkLatency) + " a transfer"
+		}
+		l := hardware.Link{Name: name, Kind: hardware.Custom, Description: "the link given",
 			Bandwidth: sp.LinkRate, Latency: sp.LinkLatency, Sources: map[string]string{"bandwidth": "given", "latency": "given"}}
 		if err := l.Validate(); err != nil {
 			return nil, &RequestError{Input: "Link", Msg: err.Error()}
