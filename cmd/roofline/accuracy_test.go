@@ -840,9 +840,15 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 			if !c.Scored[i] || cs.Run.Test != measured.Decode {
 				continue
 			}
-			n[cs.Device]++
+			// A board variant (the RK3588 with LPDDR5) counts as its
+			// board, as the fit holds it out with it.
+			dev := cs.Device
+			if cs.Setup.Device.Module() == "rk3588" {
+				dev = "rk3588"
+			}
+			n[dev]++
 			if c.Covered[i] {
-				in[cs.Device]++
+				in[dev]++
 			}
 			if cs.Device == "raspberry-pi-5-8gb" {
 				lo, hi = math.Min(lo, c.Held[i]), math.Max(hi, c.Held[i])
@@ -867,8 +873,8 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 			total += k
 		}
 		switch {
-		case in[a57] != n[a57] || in[orin] != n[orin] || in[pi5] != n[pi5] || in[rk] != n[rk] || in[thor] != 0:
-			return nil, fmt.Errorf("\"What is left\": the prose says every decode test of the Pi 5, the RK3588, the A57 and the A78AE is covered and none of the Thor's; covered %g of %g (Pi 5), %g of %g (A57), %g of %g (A78AE), %g of %g (Thor)", in[pi5], n[pi5], in[a57], n[a57], in[orin], n[orin], in[thor], n[thor])
+		case in[pi5] != n[pi5]:
+			return nil, fmt.Errorf("\"What is left\": the prose says every decode test of the Pi 5 is covered; covered %g of %g", in[pi5], n[pi5])
 		case len(n) != 5 || 2*n[pi5] < total || n[a57] != 2 || n[orin] != 1 || n[thor] != 3:
 			return nil, fmt.Errorf("\"What is left\": the prose says the llama.cpp cpu class's decode tests are mostly the Pi 5's, on five boards, the A57 two models, the A78AE one, the Thor three; %g of %g on %d", n[pi5], total, len(n))
 		case !(c.Widen[0] > 1):
@@ -886,6 +892,20 @@ func leftFigures(classes []*accuracy.Class) (*strings.Replacer, error) {
 		add("DECODE-TESTS-A57", tests(n[a57]))
 		add("DECODE-TESTS-ORIN", tests(n[orin]))
 		add("DECODE-TESTS-THOR", tests(n[thor]))
+		// Which boards' held-out decodes fall outside their intervals,
+		// counted, not asserted.
+		var outside []string
+		for _, b := range []struct{ dev, name string }{{rk, "the RK3588's"}, {a57, "the A57's"}, {orin, "the A78AE's"}, {thor, "the Thor's"}} {
+			if in[b.dev] < n[b.dev] {
+				outside = append(outside, fmt.Sprintf("%g of %s %s", n[b.dev]-in[b.dev], b.name, tests(n[b.dev])))
+			}
+		}
+		switch len(outside) {
+		case 0:
+			add("BOARDS-OUTSIDE-DECODE", "every board's tests inside")
+		default:
+			add("BOARDS-OUTSIDE-DECODE", "every board's tests inside but "+strings.Join(outside, " and ")+", which fall outside")
+		}
 		add("PI5-MISSED", fmt.Sprint(n[pi5]-in[pi5]))
 		add("RK3588-MISSED", fmt.Sprint(n[rk]-in[rk]))
 		add("THOR-MISSED", fmt.Sprint(n[thor]-in[thor]))
@@ -1281,15 +1301,14 @@ const accuracyLeft = `
   (CPU-COVERAGE, prefill and decode, against issue 24's 75–90 %) is
   mostly the Pi 5's: DECODE-TESTS-PI5 of its DECODE-TESTS-CPU decode
   tests are that board's. Each device weighing the same, decode is
-  covered CPU-BYDEVICE-DECODE (every board's tests but the Thor's, all
-  THOR-MISSED of its DECODE-TESTS-THOR outside); the class's intervals are calibrated on
+  covered CPU-BYDEVICE-DECODE (BOARDS-OUTSIDE-DECODE); the class's intervals are calibrated on
   that weighting, each phase on its own, to cover 80 %: decode
   CPU-CALIBRATED-ON before, widened CPU-WIDEN; prefill
   CALIBRATED-ON-CPU-PREFILL, widened WIDEN-CPU-PREFILL. The Thor held out gets THOR-INTERVAL,
   built from the four other boards (their 10th–90th percentiles widened
   ×1.43 for resting on four devices: Student's t at three degrees of
-  freedom over the normal quantile, times √(5/4)), which all three of
-  its decodes fall outside; predicted with its runs in the class (roofline
+  freedom over the normal quantile, times √(5/4)), which THOR-MISSED of
+  its three decodes fall outside; predicted with its runs in the class (roofline
   predict on the Thor's cpu engine), its own level carries them. The Pi
   5 held out decodes inside PI5-INTERVAL, built from the RK3588's
   DECODE-TESTS-RK3588, the A57's DECODE-TESTS-A57, the A78AE's
@@ -1580,8 +1599,9 @@ var missionBoards = []struct {
 	{"Jetson Orin Nano Super CPU (Cortex-A78AE)", "jetson-orin-nano-super-8gb", "llama.cpp cpu"},
 	{"Raspberry Pi 5", "raspberry-pi-5-8gb", "llama.cpp cpu"},
 	{"RK3588 CPU (Cortex-A76)", "rk3588", "llama.cpp cpu"},
+	{"RK3588 CPU, LPDDR5 at 2400 MHz (ROCK 5B+)", "rk3588-orangepi-5-max", "llama.cpp cpu"},
 	{"RK3588 NPU (board not named: the ROCK 5B profile)", "rk3588", "rkllm npu"},
-	{"RK3588 NPU, Orange Pi 5 Max (LPDDR5)", "rk3588-orangepi-5-max", "rkllm npu"},
+	{"RK3588 NPU, LPDDR5 at 2400 MHz (Orange Pi 5 Max, ROCK 5B+)", "rk3588-orangepi-5-max", "rkllm npu"},
 	{"RK3576 NPU", "rk3576-lpddr4x", "rkllm npu"},
 	{"RK3562 NPU", "rk3562", "rkllm npu"},
 }
