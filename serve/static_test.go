@@ -116,3 +116,68 @@ func TestStaticBatchRefused(t *testing.T) {
 		t.Errorf("chunked: %v, want a chunked_prefill error", err)
 	}
 }
+
+// TestStaticBatchUnderLoad: 2,000 Poisson requests at 1.2 times what
+// batches of 4 sustain. Requests sharing a start are one batch: at most 4
+// of them, taken in arrival order, every one arrived by the start, each
+// batch starting no sooner than the last row of the one before ends, and
+// most batches full (the queue never empties); the series' samples show
+// at most 4 running, 4 in most of them.
+func TestStaticBatchUnderLoad(t *testing.T) {
+	s := setup(t, "qwen3-4b", "w4a16", "jetson-agx-orin-64gb", "gpu", "tensorrt-edge-llm")
+	sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := func(x string) Dist { d, _ := ParseDist(x); return d }
+	// A batch of 4 at ~250 + 175 tokens takes about 0.1 s + 299 steps of
+	// ~18 ms ≈ 5.5 s: 0.73 requests/s; 1.2 × that ≈ 0.9/s.
+	res, err := sv.Run(Workload{Arrival: Poisson, Rate: 0.9, Requests: 2000, Prompt: u("uniform:100:400"), Output: u("uniform:50:300"), Seed: 7}, Targets{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := res.Records
+	if res.Completed != len(recs) {
+		t.Fatalf("%d of %d completed", res.Completed, len(recs))
+	}
+	batches, full, prevEnd, i := 0, 0, 0.0, 0
+	for i < len(recs) {
+		j, end := i, 0.0
+		for j < len(recs) && recs[j].Start == recs[i].Start {
+			r := &recs[j]
+			if r.Arrival > r.Start || r.First < r.Start || r.Finish < r.First || r.First != recs[i].First {
+				t.Fatalf("request %d: %+v", j, *r)
+			}
+			if j > 0 && r.Arrival < recs[j-1].Arrival {
+				t.Fatalf("request %d taken out of arrival order", j)
+			}
+			end = math.Max(end, r.Finish)
+			j++
+		}
+		if n := j - i; n > 4 {
+			t.Fatalf("a batch of %d rows at %v", n, recs[i].Start)
+		} else if n == 4 {
+			full++
+		}
+		if recs[i].Start < prevEnd {
+			t.Fatalf("batch at %v starts before the last ends at %v", recs[i].Start, prevEnd)
+		}
+		batches++
+		prevEnd, i = end, j
+	}
+	if full < batches*3/4 {
+		t.Errorf("%d of %d batches full under overload", full, batches)
+	}
+	four := 0
+	for _, p := range res.Series {
+		if p.Running > 4 || p.Waiting < 0 || p.KVUse > 1 {
+			t.Fatalf("sample %+v", p)
+		}
+		if p.Running == 4 {
+			four++
+		}
+	}
+	if four < len(res.Series)/2 {
+		t.Errorf("4 rows running in %d of %d samples under overload", four, len(res.Series))
+	}
+}
