@@ -286,7 +286,7 @@ func TestRuntimeScheduler(t *testing.T) {
 		want           []string
 	}{
 		{"knob missing", "max_tokens = { value = 512, source = \"[R1] a step of 512 tokens\" }\n", "", []string{"[scheduler] needs max_tokens"}},
-		{"policy unknown", `"continuous"`, `"round-robin"`, []string{"my.toml:24:", `scheduler policy must be "continuous" or "fifo", got "round-robin"`}},
+		{"policy unknown", `"continuous"`, `"round-robin"`, []string{"my.toml:24:", `scheduler policy must be "continuous", "fifo" or "static", got "round-robin"`}},
 		{"budget below the batch", "value = 512", "value = 4", []string{"my.toml:26:", "cannot decode 8 requests"}},
 		{"knob unsourced", `"[R1] blocks of sixteen tokens"`, `""`, []string{"my.toml:28:", "scheduler.block_size has no source"}},
 		{"unknown key", "block_size", "blocksize", []string{"unknown key"}},

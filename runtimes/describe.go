@@ -111,7 +111,10 @@ func (r *Runtime) Rules() []Rule {
 	add("layout.host_embedding", TopicEmbeddings, host)
 	add("layout.fused", TopicFusion, r.fusionText())
 	batching := "continuous: requests join the running batch"
-	if !r.ContinuousBatching {
+	switch {
+	case !r.ContinuousBatching && r.Scheduler.Stated && r.Scheduler.Policy == Static:
+		batching = "none: requests queue for a static batch"
+	case !r.ContinuousBatching:
 		batching = "none: requests queue, one sequence at a time"
 	}
 	add("continuous_batching", TopicBatching, batching)
@@ -122,8 +125,11 @@ func (r *Runtime) Rules() []Rule {
 	add("memory_share", TopicMemory, r.memoryText())
 	if sc := r.Scheduler; sc.Stated {
 		policy := "continuous batching"
-		if sc.Policy == FIFO {
+		switch sc.Policy {
+		case FIFO:
 			policy = "one request at a time, the others queued in arrival order"
+		case Static:
+			policy = "static batches: up to max_seqs queued requests padded to the longest prompt, prefilled together and decoded until the longest output ends, then the next batch"
 		}
 		add("scheduler.policy", TopicScheduler, policy)
 		add("scheduler.max_seqs", TopicScheduler, fmt.Sprintf("at most %d requests running", sc.MaxSeqs))

@@ -20,6 +20,12 @@ const (
 	// FIFO: one request at a time, the others wait in arrival order
 	// (RKLLM, gpt-fast).
 	FIFO Policy = "fifo"
+	// Static batching: an idle server takes up to MaxSeqs queued
+	// requests as one batch, pads their prompts to the longest and
+	// prefills them together, decodes every row until the longest output
+	// ends (a finished sequence keeps its row), then takes the next
+	// (TensorRT Edge-LLM's llm_inference).
+	Static Policy = "static"
 )
 
 // OnFull is what a scheduler does when the KV cache has no room for the
@@ -46,7 +52,8 @@ const (
 type Scheduler struct {
 	Policy Policy
 	// MaxSeqs is the most requests running at once: vLLM max_num_seqs,
-	// llama.cpp --parallel slots, TensorRT-LLM max_batch_size; 1 for FIFO.
+	// llama.cpp --parallel slots, TensorRT-LLM max_batch_size, a static
+	// batch's rows (TensorRT Edge-LLM maxBatchSize); 1 for FIFO.
 	MaxSeqs int
 	// MaxTokens is the most tokens one step processes: vLLM
 	// max_num_batched_tokens, llama.cpp -b, TensorRT-LLM max_num_tokens;
@@ -143,12 +150,16 @@ const (
 // knob.
 func (s Scheduler) Validate() error {
 	switch {
-	case s.Policy != Continuous && s.Policy != FIFO:
-		return &SchedulerError{"policy", fmt.Sprintf("must be %q or %q, got %q", Continuous, FIFO, s.Policy)}
+	case s.Policy != Continuous && s.Policy != FIFO && s.Policy != Static:
+		return &SchedulerError{"policy", fmt.Sprintf("must be %q, %q or %q, got %q", Continuous, FIFO, Static, s.Policy)}
 	case s.MaxSeqs < 1 || s.MaxSeqs > MaxSchedulerSeqs:
 		return &SchedulerError{"max_seqs", fmt.Sprintf("must be 1 … %d requests, got %d", MaxSchedulerSeqs, s.MaxSeqs)}
 	case s.Policy == FIFO && s.MaxSeqs != 1:
 		return &SchedulerError{"max_seqs", fmt.Sprintf("a FIFO server runs one request at a time, got %d", s.MaxSeqs)}
+	case s.Policy == Static && s.Chunked:
+		return &SchedulerError{"chunked_prefill", "a static batch prefills its padded prompts whole, in one pass: chunked prefill must be false"}
+	case s.Policy == Static && s.PrefixCaching:
+		return &SchedulerError{"prefix_caching", "a static batch is simulated without prefix caching: it must be false"}
 	case s.MaxTokens < 0 || s.MaxTokens > MaxSchedulerTokens:
 		return &SchedulerError{"max_tokens", fmt.Sprintf("must be 1 … %d tokens (0: the prediction's prefill chunk), got %d", MaxSchedulerTokens, s.MaxTokens)}
 	case s.Policy == Continuous && s.MaxTokens > 0 && s.MaxTokens < s.MaxSeqs:

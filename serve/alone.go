@@ -27,15 +27,21 @@ func (sv *Server) alone(w Workload) bool {
 type aloneCosts struct {
 	pr      *sim.StepPricer
 	ubatch  int
+	batch   int // the rows priced together: 1 alone, a static batch's rows
 	prefill map[int32]float64
 	cum     map[int64]float64
+}
+
+// newAloneCosts is the closed forms of `batch` rows in lockstep.
+func newAloneCosts(pr *sim.StepPricer, ubatch, batch int) *aloneCosts {
+	return &aloneCosts{pr: pr, ubatch: ubatch, batch: batch, prefill: map[int32]float64{}, cum: map[int64]float64{}}
 }
 
 // prefillOf is a prompt's prefill alone.
 func (c *aloneCosts) prefillOf(p int32) float64 {
 	t, ok := c.prefill[p]
 	if !ok {
-		t = c.pr.PrefillAlone(int(p), c.ubatch)
+		t = c.pr.PrefillBatch(int(p), c.batch, c.ubatch)
 		c.prefill[p] = t
 	}
 	return t
@@ -48,7 +54,7 @@ func (c *aloneCosts) upTo(x int64) float64 {
 	}
 	t, ok := c.cum[x]
 	if !ok {
-		t = c.pr.DecodeAlone(1, int(x))
+		t = c.pr.DecodeBatch(1, int(x), c.batch)
 		c.cum[x] = t
 	}
 	return t
@@ -72,7 +78,7 @@ const itlSpread = (histBase - 1) / 2
 // records, histogram, integrals and series are those the step loop keeps.
 func (e *engine) runAlone() {
 	sv, sch := e.sv, &e.sch
-	c := &aloneCosts{pr: e.pr, ubatch: sv.PassTokens, prefill: map[int32]float64{}, cum: map[int64]float64{}}
+	c := newAloneCosts(e.pr, sv.PassTokens, 1)
 	free := math.Inf(-1) // when the server is next idle
 	var ptrs alonePtrs
 	last := math.Inf(-1)

@@ -4,7 +4,7 @@
 // the runtime's scheduler (runtimes.Scheduler: vLLM's continuous batching
 // with chunked prefill, paged KV blocks, preemption and prefix caching;
 // llama.cpp's server slots; TensorRT-LLM's in-flight batching; RKLLM's
-// one request at a time).
+// one request at a time; TensorRT Edge-LLM's static batches).
 //
 // Every step is priced by sim.StepPricer, the very code a prediction
 // sums: at a vanishing arrival rate a request's TTFT, TPOT and E2E are

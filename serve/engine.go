@@ -180,9 +180,12 @@ func (sv *Server) Run(w Workload, tg Targets) (*Result, error) {
 		return nil, err
 	}
 	e := sv.newEngine(src, tg)
-	if sv.alone(w) && !e.feOn {
+	switch {
+	case sv.static():
+		e.runStatic()
+	case sv.alone(w) && !e.feOn:
 		e.runAlone()
-	} else {
+	default:
 		e.run()
 	}
 	return e.result(), nil

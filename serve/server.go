@@ -95,6 +95,11 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		return nil, &WorkloadError{"Headroom", fmt.Sprintf("must be a share in [0, 1), got %g", h)}
 	}
 	stagewise := o.Split != nil && (o.Split.Kind == sim.Offload || o.Split.Kind == sim.Network || o.Split.PP > 1)
+	if sch.Policy == runtimes.Static && (stagewise || o.FrontEnd.On() || o.FrontEndEnds[0].On() || o.FrontEndEnds[1].On()) {
+		// runStatic prices a batch in closed form on one device or a
+		// tensor-parallel group, with no front end.
+		return nil, &runtimes.SchedulerError{Knob: "policy", Msg: "static batches are simulated on one device or a tensor-parallel group without a front end: not with an offload, pipeline stages, boards or a front end"}
+	}
 	if stagewise {
 		// Each memory keeps the share free: the pool is what the one
 		// that fills first leaves.

@@ -47,6 +47,7 @@ Examples:
   roofline serve --model llama-3.1-70b --hardware hgx-h100 --runtime vllm --tp 8 --rate 5 --prompt 2000 --output-tokens 300
   roofline serve --model llama-3.1-70b --hardware h100-sxm --runtime vllm --devices 16 --tp 8 --pp 2 --link ib-ndr --rate 5 --max-rate
   roofline serve --model llama-3.1-8b --hardware rk3588 --engine cpu --runtime llama.cpp --weights q4_0 --devices 2 --link 1gbe --rate 0.02 --prompt 200 --output-tokens 100
+  roofline serve --model qwen3-4b --hardware jetson-agx-orin-64gb --runtime tensorrt-edge-llm --weights w4a16 --rate 0.3 --prompt 200 --output-tokens 128 --max-rate --ttft 5s
   roofline serve --model llama-3.1-70b --hardware rtx-4090 --weights q4_k_m --rate 0.01 --max-rate --ttft 20s --tpot 1s`
 
 func serveCommand() *cli.Command {

@@ -439,6 +439,36 @@ all: a request's service is its own prefill and decode, each in closed
 form (predict's sums), and the queue a single-server FIFO, so a million
 RKLLM requests simulate in under a second as well.
 
+A static-batch server (` + "`policy = \"static\"`" + `: TensorRT Edge-LLM, whose
+` + "`llm_inference`" + ` runs its requests ` + "`batchSize`" + ` at a time, and
+` + "`--policy static --max-seqs N`" + ` for any runtime) needs no step loop either.
+When idle it waits for nothing extra: it takes the requests queued by then
+(the next arrival if none is), up to max_seqs, pads their prompts to the
+longest and prefills them as one pass, so every row's first token comes at
+once; then it decodes all its rows in lockstep until the longest output
+ends. A row that ends sooner keeps its place (NVIDIA's decoding loop runs
+every row of the batch while any is unfinished), so its request's last
+token comes at its own step (as a streaming server would give it;
+` + "`llm_inference`" + ` itself writes a batch's answers when the batch ends) but
+the next batch starts only when the batch's last row ends; a request
+arriving meanwhile waits, rows to spare or not. A batch of B rows padded
+to L tokens is priced as ` + "`predict`" + ` prices B
+sequences of L tokens decoding together (sim.StepPricer.PrefillBatch,
+DecodeBatch): two requests arriving together have the TPOT of a batch of 2
+(` + "`serve/static_test.go`" + ` works four cases). Requests are taken while the
+batch's rows, each reserving the padded prompt and the longest output,
+fit the KV pool. A static batch is simulated on one device or a
+tensor-parallel group without a front end (an offload, pipeline stages or
+` + "`--front-end`" + ` are refused naming ` + "`--policy`" + `). ` + "`predict --batch B`" + ` still
+prices a runtime that does not batch continuously as B sequences queued
+one after another, not as one static batch.
+
+    roofline serve --model qwen3-4b --hardware jetson-agx-orin-64gb --runtime tensorrt-edge-llm \
+      --weights w4a16 --rate 0.3 --prompt 200 --output-tokens 128 --max-rate --ttft 5s --tpot 100ms
+
+sustains 0.982 requests/s within p99 TTFT 5 s (static batches of up to 4;
+` + "`--policy fifo`" + `, one at a time, 0.148/s).
+
 The scheduler is the runtime's, from its profile (` + "`[scheduler]`" + `, every
 knob sourced; ` + "`roofline show runtime NAME`" + ` lists them), and every knob is a
 flag:
@@ -448,7 +478,8 @@ flag:
 | vLLM (and SGLang) | continuous batching, FCFS | max_num_seqs 256 (1024 on GPUs ≥ 70 GiB but A100s and the DGX Spark) | max_num_batched_tokens 2048 (8192) | chunked | 16-token blocks, prefix caching | preempt the newest, recompute it later |
 | llama.cpp server | continuous batching of slots | --parallel 4 (auto) | -b 2048 in -ub 512 passes | chunked | cells sharing one -c context (--kv-unified), prompt cache | the request fails |
 | TensorRT-LLM | in-flight batching | max_batch_size 2048 | max_num_tokens 8192 | whole (chunked context off) | 32-token blocks | reserve a request's whole cache on admission (GUARANTEED_NO_EVICT) |
-| RKLLM, gpt-fast, TensorRT Edge-LLM | one request at a time | 1 | the prediction's prefill chunk | — | one sequence | — |
+| RKLLM, gpt-fast | one request at a time | 1 | the prediction's prefill chunk | — | one sequence | — |
+| TensorRT Edge-LLM | static batches | maxBatchSize 4 | the prediction's prefill chunk, per row | whole, padded to the batch's longest | a linear cache, one row a request | reserved for the batch's rows |
 
 A runtime whose profile states no scheduler (MLC, MLX) is simulated as
 vLLM's defaults if it batches and FIFO if not, and the output says so. A

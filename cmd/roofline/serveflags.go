@@ -34,7 +34,7 @@ func serveWorkloadFlags() []cli.Flag {
 // schedulerFlags change the runtime's scheduler.
 func schedulerFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "policy", Usage: "scheduling `POLICY`: continuous or fifo; default: the runtime's"},
+		&cli.StringFlag{Name: "policy", Usage: "scheduling `POLICY`: continuous, fifo or static (batches of up to --max-seqs requests, each run to its longest); default: the runtime's"},
 		&cli.IntFlag{Name: "max-seqs", Usage: "most requests running at once (vLLM --max-num-seqs, llama.cpp --parallel); default: the runtime's"},
 		tokensFlag("max-tokens", nil, 0, "most tokens a step processes (vLLM --max-num-batched-tokens, llama.cpp -b; `N`); default: the runtime's"),
 		tokensFlag("pass-tokens", nil, 0, "most tokens a forward pass holds (llama.cpp -ub; `N`); default: the runtime's"),
@@ -89,10 +89,10 @@ func schedulerChanges(c *cli.Context) (app.SchedulerChanges, error) {
 		}
 	}
 	switch p := runtimes.Policy(strings.ToLower(c.String("policy"))); p {
-	case "", runtimes.Continuous, runtimes.FIFO:
+	case "", runtimes.Continuous, runtimes.FIFO, runtimes.Static:
 		ch.Policy = p
 	default:
-		return ch, usageErr("--policy %q: want continuous or fifo", c.String("policy"))
+		return ch, usageErr("--policy %q: want continuous, fifo or static", c.String("policy"))
 	}
 	switch o := runtimes.OnFull(strings.ToLower(c.String("on-kv-full"))); o {
 	case "", runtimes.Recompute, runtimes.Reserve, runtimes.Fail:

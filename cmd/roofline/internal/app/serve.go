@@ -71,8 +71,13 @@ type SchedulerChanges struct {
 func (c SchedulerChanges) Apply(s runtimes.Scheduler) runtimes.Scheduler {
 	if c.Policy != "" {
 		s.Policy = c.Policy
-		if c.Policy == runtimes.FIFO {
+		switch c.Policy {
+		case runtimes.FIFO:
 			s.MaxSeqs = 1
+		case runtimes.Static:
+			// A static batch's prompts are whole and unshared
+			// (runtimes.Static); --max-seqs sets its rows.
+			s.Chunked, s.PrefixCaching = false, false
 		}
 	}
 	for _, f := range []struct {
@@ -486,8 +491,11 @@ func (c SchedulerChanges) Names() []string {
 
 // SchedulerText says in words how a scheduler serves.
 func SchedulerText(s runtimes.Scheduler) string {
-	if s.Policy == runtimes.FIFO {
+	switch s.Policy {
+	case runtimes.FIFO:
 		return "one request at a time, the others queued in arrival order"
+	case runtimes.Static:
+		return fmt.Sprintf("static batches of up to %d requests, prompts padded to the batch's longest and prefilled together, every row decoded until the longest output ends", s.MaxSeqs)
 	}
 	t := fmt.Sprintf("continuous batching of up to %d requests", s.MaxSeqs)
 	if s.MaxTokens > 0 {

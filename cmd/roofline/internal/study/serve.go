@@ -257,7 +257,7 @@ func parseServe(r *rawServe, wl Workload, t Targets, resolve func(string) string
 		key, flag string
 		v         *string
 		words     []string
-	}{{"policy", "policy", r.Policy, []string{string(runtimes.Continuous), string(runtimes.FIFO)}},
+	}{{"policy", "policy", r.Policy, []string{string(runtimes.Continuous), string(runtimes.FIFO), string(runtimes.Static)}},
 		{"on_kv_full", "on-kv-full", r.OnKVFull, []string{string(runtimes.Recompute), string(runtimes.Reserve), string(runtimes.Fail)}},
 		{"slot_context", "slot-context", r.SlotContext, []string{"shared", "divided"}}} {
 		if f.v == nil {

@@ -134,7 +134,7 @@ func TestParseServeErrors(t *testing.T) {
 		{"rate = 1\noutput_tokens = 0", "a.toml:9: serve.output_tokens 0: a length must be 1"},
 		{"rate = 1\nprompt = 1.5", "a.toml:9: serve.prompt want a token count or a distribution"},
 		{"rate = 1\nshared_prefix = 300", "a.toml:9: serve.shared_prefix 300 tokens must be shorter than every prompt"},
-		{"rate = 1\npolicy = \"lifo\"", `a.toml:9: serve.policy "lifo": want continuous or fifo`},
+		{"rate = 1\npolicy = \"lifo\"", `a.toml:9: serve.policy "lifo": want continuous or fifo or static`},
 		{"rate = 1\nchunked_prefill = \"maybe\"", "a.toml:9: serve.chunked_prefill maybe: want true or false"},
 		{"rate = 1\nmax_seqs = 0", "a.toml:9: serve.max_seqs must be 1"},
 		{"rate = 1\nkv_tokens = \"lots\"", `a.toml:9: serve.kv_tokens: "lots" is not a whole token count such as 512, 4k (4096) or 1M`},
