@@ -1164,7 +1164,9 @@ const accuracyLeft = `
   Qwen3-0.6B converted for 16k, a 909 MB file) shows no 1.9 GB cache in the
   process's memory, so the memory account keeps the tokens held.
 - **llama.cpp on ARM CPUs** rests on five devices: the Raspberry Pi 5,
-  the RK3588's Cortex-A76 cores, the 2019 Jetson Nano's four
+  the RK3588's Cortex-A76 cores (a ROCK 5B, and a ROCK 5B+ with LPDDR5
+  at 2400 MHz scored beside it and left out with it, as a board
+  variant), the 2019 Jetson Nano's four
   Cortex-A57s (two models, four tests), the Jetson Orin Nano Super's six
   Cortex-A78AEs (one model, two tests) and the Jetson AGX Thor's
   Neoverse-V3AE cores (below), with no family levels (a CPU engine is its own
