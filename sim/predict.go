@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/units"
 )
 
@@ -325,6 +326,13 @@ func (s *Setup) predictQueued(r *Result, w Workload, from string) error {
 	r.Queued = true
 	r.LastTTFT = (B-1)*r.E2E + r.TTFT
 	r.LastE2E = B * r.E2E
+	if sch := s.Runtime.SchedulerFor(s.Device); sch.Policy == runtimes.Static && sch.MaxSeqs > 1 {
+		// Its server runs them together, which only serve prices: the
+		// queue is a bound, not what it does.
+		r.warn("queued", "%s runs a static batch of up to %d sequences, which `roofline serve` prices; predict queues the %d sequences one after another, a slow bound: the last waits %s for its first token",
+			s.Runtime.Name, sch.MaxSeqs, w.Batch, units.FormatDuration(r.LastTTFT))
+		return nil
+	}
 	r.warn("queued", "%s runs one sequence at a time: the %d sequences queue, and the last waits %s for its first token",
 		s.Runtime.Name, w.Batch, units.FormatDuration(r.LastTTFT))
 	return nil

@@ -96,3 +96,25 @@ func TestServeEdgeLLMLongestPrompt(t *testing.T) {
 		}
 	}
 }
+
+// A --batch under TensorRT Edge-LLM is queued by predict, but the runtime
+// runs a static batch of up to maxBatchSize 4 (its [scheduler], which
+// serve prices): the note says so, and that the queue is a slow bound,
+// where it said the runtime runs one sequence at a time. RKLLM, which
+// does, keeps that note.
+func TestEdgeLLMQueuedBatchNote(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"--model", "qwen3-4b", "--hardware", "jetson-agx-orin-64gb", "--runtime", "edge-llm", "--weights", "w4a16", "--batch", "4"},
+			"tensorrt-edge-llm runs a static batch of up to 4 sequences, which `roofline serve` prices; predict queues the 4 sequences one after another, a slow bound", "runs one sequence at a time"},
+		{[]string{"--model", "llama-3.2-1b", "--hardware", "rk3588", "--runtime", "rkllm", "--weights", "w8a8", "--batch", "2"},
+			"rkllm runs one sequence at a time: the 2 sequences queue", "static batch"},
+	} {
+		out, errOut, code := runCLI(append([]string{"predict"}, c.args...)...)
+		if code != 0 || !strings.Contains(out, c.want) || strings.Contains(out, c.not) {
+			t.Errorf("%v: exit %d, want %q and not %q:\n%s%s", c.args, code, c.want, c.not, out, errOut)
+		}
+	}
+}
