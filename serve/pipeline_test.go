@@ -27,6 +27,22 @@ func pipelined(t *testing.T, weights, device, runtime string, pp int) (*sim.Setu
 	return s, sp
 }
 
+// rpcBoards is Llama-3.1-8B q4_0 on two RK3588 boards' CPUs over 1 GbE
+// (llama.cpp RPC): the one board's setup and the network's split.
+func rpcBoards(t *testing.T) (*sim.Setup, *sim.Split) {
+	t.Helper()
+	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
+	gbe, err := hardware.LookupLink("1gbe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boards, err := sim.NewNetwork(rk, &gbe, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rk, boards
+}
+
 // TestPipelineAloneIsSplitPredict: a request served alone on a pipeline
 // goes through its stages and hops one pass at a time, as Split.Predict
 // prices it at batch 1: a decode step of one sequence is one pass, its
@@ -151,15 +167,7 @@ func TestPipelineRefusesUnlikeStages(t *testing.T) {
 // pass), 100 tokens out. The ends scale the links' times with the
 // stages' (TestSplitIntervalEndsArePredicts).
 func TestPipelineStepSpread(t *testing.T) {
-	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
-	gbe, err := hardware.LookupLink("1gbe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	boards, err := sim.NewNetwork(rk, &gbe, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk, boards := rpcBoards(t)
 	type pipe struct {
 		name string
 		s    *sim.Setup
@@ -339,15 +347,7 @@ func TestFlowStep(t *testing.T) {
 // below, 16.4 ms under 19.0), and Llama-3.1-70B with 30 layers on an RTX
 // 4090 and the rest on the host.
 func TestSplitIntervalEndsArePredicts(t *testing.T) {
-	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
-	gbe, err := hardware.LookupLink("1gbe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	boards, err := sim.NewNetwork(rk, &gbe, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk, boards := rpcBoards(t)
 	vs := setup(t, "llama-3.1-8b", "bf16", "rtx-4090", "gpu", "vllm")
 	pcie, err := hardware.LookupLink("pcie4-x16")
 	if err != nil {
