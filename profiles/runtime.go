@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -916,6 +917,9 @@ func decodePrefill(rt *runtimes.Runtime, r *rawRuntime, fe func(key, format stri
 // slot_context and large_devices is required, each with its source.
 func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), source func(key, s string)) runtimes.Scheduler {
 	out := runtimes.Scheduler{Stated: true}
+	// bad are the knobs already told of: Validate's word on the value
+	// they were left at would be a second, wrong error.
+	bad := map[string]bool{}
 	rule := func(key string, r *rawRule, required bool) any {
 		if r == nil {
 			if required {
@@ -932,11 +936,13 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 			return 0
 		}
 		n, ok := v.(int64)
-		if !ok || n < 0 || n > runtimes.MaxSchedulerTokens {
-			fe("scheduler."+key, "scheduler %s value must be a whole number 0 … %d", key, runtimes.MaxSchedulerTokens)
+		if !ok {
+			bad[key] = true
+			fe("scheduler."+key, "scheduler %s value must be a whole number, got %s", key, tomlValue(v))
 			return 0
 		}
-		return int(n)
+		// Validate tells each knob's own range, on its line.
+		return int(max(min(n, math.MaxInt32), math.MinInt32))
 	}
 	flag := func(key string, r *rawRule, required bool) bool {
 		v := rule(key, r, required)
@@ -945,6 +951,7 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 		}
 		b, ok := v.(bool)
 		if !ok {
+			bad[key] = true
 			fe("scheduler."+key, "scheduler %s value must be true or false", key)
 		}
 		return b
@@ -956,6 +963,7 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 		}
 		w, ok := v.(string)
 		if !ok {
+			bad[key] = true
 			fe("scheduler."+key, "scheduler %s value must be a word", key)
 		}
 		return w
@@ -990,13 +998,24 @@ func decodeScheduler(sc *rawScheduler, fe func(key, format string, a ...any), so
 		}
 		source("scheduler.large_devices", l.Source)
 	}
-	if err := out.Validate(); err != nil && out.Policy != "" {
+	// Without a policy the scheduler is already refused ([scheduler]
+	// needs policy); one given, even empty, is checked on its line.
+	if err := out.Validate(); err != nil && sc.Policy != nil {
 		var se *runtimes.SchedulerError
-		if errors.As(err, &se) {
+		if errors.As(err, &se) && !bad[se.Knob] {
 			fe("scheduler."+se.Knob, "scheduler %v", err)
 		}
 	}
 	return out
+}
+
+// tomlValue writes a decoded TOML value as its author wrote it: a string
+// quoted, anything else as it prints.
+func tomlValue(v any) string {
+	if s, ok := v.(string); ok {
+		return strconv.Quote(s)
+	}
+	return fmt.Sprint(v)
 }
 
 // RuntimeFileError is a runtime profile that cannot be used as written,

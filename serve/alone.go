@@ -155,6 +155,20 @@ func (e *engine) itlAlone(c *aloneCosts, p, o int) {
 	}
 }
 
+// heldAt is the tokens a request (or a static batch's row) started at
+// start, first token at first and last at end holds at instant at: its
+// prompt's share while prefilled, then the prompt and the steps of its
+// output − 1 decoded so far, evenly spaced up to end.
+func heldAt(at, start, first, end float64, prompt, output int) float64 {
+	held := float64(prompt)
+	if at >= first && output > 1 {
+		held += math.Floor((at - first) / ((end - first) / float64(output-1)))
+	} else if at < first {
+		held *= (at - start) / (first - start)
+	}
+	return held
+}
+
 // alonePtrs are the first requests not yet arrived and not yet started
 // at the series' last instant.
 type alonePtrs struct{ arrived, started int }
@@ -179,12 +193,7 @@ func (e *engine) sampleAlone(t float64, p *alonePtrs) {
 		if k := p.started - 1; k >= 0 && recs[k].Finish > at && !recs[k].Failed {
 			r := &recs[k]
 			s.Running = 1
-			held := float64(r.Prompt)
-			if at >= r.First && r.Output > 1 {
-				held += math.Floor((at - r.First) / ((r.Finish - r.First) / float64(r.Output-1)))
-			} else if at < r.First {
-				held *= (at - r.Start) / (r.First - r.Start)
-			}
+			held := heldAt(at, r.Start, r.First, r.Finish, int(r.Prompt), int(r.Output))
 			s.KVUse = float64(e.pool.decoding(int64(math.Ceil(held)), 0)) / float64(max(e.total, 1))
 		}
 		e.ser.record(s)

@@ -27,6 +27,22 @@ func pipelined(t *testing.T, weights, device, runtime string, pp int) (*sim.Setu
 	return s, sp
 }
 
+// rpcBoards is Llama-3.1-8B q4_0 on two RK3588 boards' CPUs over 1 GbE
+// (llama.cpp RPC): the one board's setup and the network's split.
+func rpcBoards(t *testing.T) (*sim.Setup, *sim.Split) {
+	t.Helper()
+	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
+	gbe, err := hardware.LookupLink("1gbe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boards, err := sim.NewNetwork(rk, &gbe, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rk, boards
+}
+
 // TestPipelineAloneIsSplitPredict: a request served alone on a pipeline
 // goes through its stages and hops one pass at a time, as Split.Predict
 // prices it at batch 1: a decode step of one sequence is one pass, its
@@ -151,15 +167,7 @@ func TestPipelineRefusesUnlikeStages(t *testing.T) {
 // pass), 100 tokens out. The ends scale the links' times with the
 // stages' (TestSplitIntervalEndsArePredicts).
 func TestPipelineStepSpread(t *testing.T) {
-	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
-	gbe, err := hardware.LookupLink("1gbe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	boards, err := sim.NewNetwork(rk, &gbe, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk, boards := rpcBoards(t)
 	type pipe struct {
 		name string
 		s    *sim.Setup
@@ -335,19 +343,17 @@ func TestFlowStep(t *testing.T) {
 // predict's. Checked on two RTX 4090 stages under llama.cpp and vLLM (a
 // prompt of one pass and one of several), two RK3588 boards (llama.cpp
 // RPC), a tensor-parallel pair of RTX 4090s under vLLM (whose prefill's
-// low end predict raises to its ideal bound: the served fast end lies
-// below, 16.4 ms under 19.0), and Llama-3.1-70B with 30 layers on an RTX
-// 4090 and the rest on the host.
+// low end predict raises to its ideal bound), and Llama-3.1-70B with 30
+// layers on an RTX 4090 and the rest on the host; and on one device:
+// Llama-3.2-3B f16 under TensorRT Edge-LLM on a Jetson AGX Orin 64GB,
+// whose decode's low end predict raises to its ideal (6.4 GB of weights
+// at 205 GB/s, 31.7 ms a step, where the class's ×0.41 fast end is
+// 15.3 ms) and vLLM on one RTX 4090. No fast end is faster than the ideal
+// (docs/method.md): until session 53 the served fast end was not raised
+// as predict's is (the tp 2 pair's TTFT 16.4 ms under predict's 19.0,
+// the AGX Orin's TPOT 15.4 ms under 31.7).
 func TestSplitIntervalEndsArePredicts(t *testing.T) {
-	rk := setup(t, "llama-3.1-8b", "q4_0", "rk3588", "cpu", "llama.cpp")
-	gbe, err := hardware.LookupLink("1gbe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	boards, err := sim.NewNetwork(rk, &gbe, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rk, boards := rpcBoards(t)
 	vs := setup(t, "llama-3.1-8b", "bf16", "rtx-4090", "gpu", "vllm")
 	pcie, err := hardware.LookupLink("pcie4-x16")
 	if err != nil {
@@ -364,7 +370,9 @@ func TestSplitIntervalEndsArePredicts(t *testing.T) {
 		sp     *sim.Split
 		prompt int
 	}
-	cases := []split{{"2 RK3588 boards (RPC)", rk, boards, 500}, {"vLLM tp 2", vs, tp, 500}, {"-ngl 30 of 81", gpu, off, 1000}}
+	edge := setup(t, "llama-3.2-3b", "f16", "jetson-agx-orin-64gb", "gpu", "tensorrt-edge-llm")
+	cases := []split{{"2 RK3588 boards (RPC)", rk, boards, 500}, {"vLLM tp 2", vs, tp, 500}, {"-ngl 30 of 81", gpu, off, 1000},
+		{"Edge-LLM on an AGX Orin", edge, nil, 512}, {"vLLM on one RTX 4090", vs, nil, 500}}
 	for _, c := range [][2]string{{"llama.cpp", "q4_k_m"}, {"vllm", "bf16"}} {
 		s, sp := pipelined(t, c[1], "rtx-4090", c[0], 2)
 		cases = append(cases, split{c[0] + " over 2 stages", s, sp, 500}, split{c[0] + " over 2 stages", s, sp, 5000})
@@ -380,32 +388,23 @@ func TestSplitIntervalEndsArePredicts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := c.sp.Predict(sim.Workload{Prompt: c.prompt, Output: output, Batch: 1, UBatch: sv.PassTokens})
+		p, err := sv.Predict(sim.Workload{Prompt: c.prompt, Output: output, Batch: 1, UBatch: sv.PassTokens})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rg.Fast == nil || rg.Slow == nil || p.TTFTInterval == nil || p.TPOTInterval == nil || p.E2EInterval == nil {
 			t.Fatalf("%s: no interval", c.name)
 		}
-		// Predict raises a low end to the ideal bound (the prefill's:
-		// TTFT's and E2E's); the served fast end is not raised, so it lies
-		// below it there (vLLM's wide prefill class on the RTX 4090).
-		floored := near(p.TTFTInterval.Lo, p.TTFTBound, 1e-12)
 		for _, f := range []struct {
 			what       string
 			fast, slow float64
 			iv         *sim.Interval
-			floored    bool
 		}{
-			{"TTFT", rg.Fast.TTFT.Mean, rg.Slow.TTFT.Mean, p.TTFTInterval, floored},
-			{"TPOT", rg.Fast.TPOT.Mean, rg.Slow.TPOT.Mean, p.TPOTInterval, false},
-			{"E2E", rg.Fast.E2E.Mean, rg.Slow.E2E.Mean, p.E2EInterval, floored},
+			{"TTFT", rg.Fast.TTFT.Mean, rg.Slow.TTFT.Mean, p.TTFTInterval},
+			{"TPOT", rg.Fast.TPOT.Mean, rg.Slow.TPOT.Mean, p.TPOTInterval},
+			{"E2E", rg.Fast.E2E.Mean, rg.Slow.E2E.Mean, p.E2EInterval},
 		} {
-			lo := near(f.fast, f.iv.Lo, 1e-9)
-			if f.floored {
-				lo = f.fast < f.iv.Lo
-			}
-			if !lo || !near(f.slow, f.iv.Hi, 1e-9) {
+			if !near(f.fast, f.iv.Lo, 1e-9) || !near(f.slow, f.iv.Hi, 1e-9) {
 				t.Errorf("%s, %d tokens: %s served %.7g–%.7g s, predict's interval %.7g–%.7g s (%+.3f %%, %+.3f %%)", c.name, c.prompt, f.what,
 					f.fast, f.slow, f.iv.Lo, f.iv.Hi, 100*(f.fast/f.iv.Lo-1), 100*(f.slow/f.iv.Hi-1))
 			}

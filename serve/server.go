@@ -95,10 +95,24 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		return nil, &WorkloadError{"Headroom", fmt.Sprintf("must be a share in [0, 1), got %g", h)}
 	}
 	stagewise := o.Split != nil && (o.Split.Kind == sim.Offload || o.Split.Kind == sim.Network || o.Split.PP > 1)
-	if sch.Policy == runtimes.Static && (stagewise || o.FrontEnd.On() || o.FrontEndEnds[0].On() || o.FrontEndEnds[1].On()) {
+	if sch.Policy == runtimes.Static {
 		// runStatic prices a batch in closed form on one device or a
-		// tensor-parallel group, with no front end.
-		return nil, &runtimes.SchedulerError{Knob: "policy", Msg: "static batches are simulated on one device or a tensor-parallel group without a front end: not with an offload, pipeline stages, boards or a front end"}
+		// tensor-parallel group, with no front end: the refusal names
+		// what stands in the way.
+		var not string
+		switch {
+		case o.Split != nil && o.Split.Kind == sim.Offload:
+			not = "an offload to the host (give every layer to the device)"
+		case o.Split != nil && o.Split.Kind == sim.Network:
+			not = "boards over a network (run on one board)"
+		case stagewise:
+			not = "pipeline stages (run on one device, or on a tensor-parallel group under a runtime that has one)"
+		case o.FrontEnd.On() || o.FrontEndEnds[0].On() || o.FrontEndEnds[1].On():
+			not = "a front end (" + s.Runtime.Name + "'s, or --front-end's; --front-end off leaves it out)"
+		}
+		if not != "" {
+			return nil, &runtimes.SchedulerError{Knob: "policy", Msg: "static: static batches are simulated on one device or a tensor-parallel group without a front end, not with " + not}
+		}
 	}
 	if stagewise {
 		// Each memory keeps the share free: the pool is what the one

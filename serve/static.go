@@ -171,12 +171,7 @@ func (e *engine) sampleStatic(t float64, batches []staticBatch, p *staticPtrs) {
 			b := &batches[p.batch]
 			started = b.to
 			s.Running = b.rows
-			held := float64(b.pad)
-			if at >= b.first && b.long > 1 {
-				held += math.Floor((at - b.first) / ((b.end - b.first) / float64(b.long-1)))
-			} else if at < b.first {
-				held *= (at - b.start) / (b.first - b.start)
-			}
+			held := heldAt(at, b.start, b.first, b.end, b.pad, b.long)
 			s.KVUse = float64(int64(b.rows)*e.pool.decoding(int64(math.Ceil(held)), 0)) / float64(max(e.total, 1))
 		} else if p.batch > 0 {
 			started = batches[p.batch-1].to

@@ -53,12 +53,19 @@ func (s *Setup) intervals(r *Result) {
 		c := s.class
 		level := 0.80
 		r.TTFTInterval = r.interval(0, Interval{Lo: c.Prefill.Low * r.TTFT, Hi: c.Prefill.High * r.TTFT, Level: level})
+		floorAt(r.TTFTInterval, r.TTFTBound, r.TTFT)
+		decodeLo := c.Decode.Low * decodeTime
 		if !math.IsNaN(r.TPOT) {
 			r.TPOTInterval = r.interval(1, Interval{Lo: c.Decode.Low * r.TPOT, Hi: c.Decode.High * r.TPOT, Level: level})
+			floorAt(r.TPOTInterval, r.TPOTBound, r.TPOT)
+			decodeLo = r.TPOTInterval.Lo / r.TPOT * decodeTime
 		}
 		// Prefill and decode errors of one device lean the same way more
-		// often than not: adding the bounds is the cautious sum.
-		r.E2EInterval = r.interval(2, Interval{Lo: c.Prefill.Low*r.TTFT + c.Decode.Low*decodeTime, Hi: c.Prefill.High*r.TTFT + c.Decode.High*decodeTime, Level: level})
+		// often than not: adding the bounds is the cautious sum, of the
+		// ends each raised to its ideal, as a split's are (Split.intervals):
+		// E2E's fast end floored at its own ideal alone was faster than
+		// the TTFT's and the decode's fast ends together.
+		r.E2EInterval = r.interval(2, Interval{Lo: r.TTFTInterval.Lo + decodeLo, Hi: c.Prefill.High*r.TTFT + c.Decode.High*decodeTime, Level: level})
 	}
 	// No run beats the ideal (dense peak, datasheet bandwidth, no
 	// overhead): a spread of measured/predicted fitted on other workloads
@@ -199,10 +206,21 @@ func sq(x float64) float64 { return x * x }
 
 // floorAt raises iv's low end to the ideal bound, never past the figure.
 func floorAt(iv *Interval, bound, figure float64) {
-	if iv == nil || !(bound > 0) || math.IsNaN(figure) {
+	if iv == nil {
 		return
 	}
-	iv.Lo = max(iv.Lo, min(bound, figure))
+	iv.Lo = IdealFloor(iv.Lo, bound, figure)
+}
+
+// IdealFloor is an interval's low end lo raised to the ideal bound, never
+// past the figure: no run beats the ideal (dense peak, datasheet
+// bandwidth, no overhead). The one rule of predict's intervals, a split's
+// and serve's fast end (serve.Server's step factors).
+func IdealFloor(lo, bound, figure float64) float64 {
+	if !(bound > 0) || math.IsNaN(figure) {
+		return lo
+	}
+	return max(lo, min(bound, figure))
 }
 
 // widen doubles an interval's width about its figure.

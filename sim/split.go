@@ -964,7 +964,7 @@ func (sp *Split) intervals(r *Result, prefill []*Stage, pre, dec []stageSums, pr
 		if sum := sumTimes(ss) + link; sum > 0 {
 			lo, hi = lo*total/sum, hi*total/sum
 		}
-		return max(lo, ideal), hi
+		return IdealFloor(lo, ideal, total), hi
 	}
 	level := 0.80
 	lo, hi := bound(prefill, pre, preLink, r.TTFT, r.TTFTBound, true)

@@ -65,6 +65,9 @@ func TestServeHostileFlags(t *testing.T) {
 		{"--link", []string{"--runtime", "vllm", "--rate", "1", "--devices", "2", "--tp", "2", "--link", "1e30GB/s"}},
 		{"--link", []string{"--runtime", "vllm", "--rate", "1", "--devices", "2", "--tp", "2", "--link", "1e-9GB/s"}},
 		{"--link-latency", []string{"--runtime", "vllm", "--rate", "1", "--devices", "2", "--tp", "2", "--link", "10GB/s", "--link-latency", "1e6s"}},
+		// No --link at all: the message spoke of 'a named link' and gave
+		// no rate to pair the latency with.
+		{"--link 10GB/s --link-latency", []string{"--runtime", "vllm", "--rate", "1", "--devices", "2", "--tp", "2", "--link-latency", "1us"}},
 	} {
 		out, errOut, code := runCLI(append(append([]string{}, base...), c.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.flag) || !strings.Contains(errOut, "hint:") || strings.Contains(errOut, "panic") {

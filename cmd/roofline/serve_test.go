@@ -706,7 +706,11 @@ would come from 12.8 % to 8.6 %.
   0.5 % buckets: a million requests hold hundreds of millions of gaps).
 - **Range.** The same requests again with every step at the fast and
   at the slow end of the prediction's 80 % interval (prefill passes at
-  the prefill interval's ends, decode steps at the decode interval's):
+  the prefill interval's ends, decode steps at the decode interval's;
+  the fast ends raised, as predict raises its own, to the ideal bound of
+  the mean request alone, as a share of its expected TTFT and TPOT: no
+  step runs faster than the hardware can, and that request alone ends
+  where predict's interval does):
   queueing amplifies a slower step, so the p99 range is wider than the
   step's. A percentile need not move with the step time: the step times
   change which requests share a step (in a closed loop, faster steps

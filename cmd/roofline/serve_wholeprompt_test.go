@@ -35,6 +35,12 @@ func TestServeWholePromptSizing(t *testing.T) {
 	if code == 0 || !strings.Contains(errOut, "a pass of the longest prompt, 131072 tokens") || !strings.Contains(errOut, "--ubatch N") {
 		t.Errorf("lognormal:500:2000 × 10⁵: exit %d, want a refusal naming the pass and --ubatch:\n%s", code, errOut)
 	}
+	// A KV pool of 1000 tokens cuts the prompts drawn up to 1442 tokens
+	// to 999 (a request holds 1000): the note said the run sends 1442.
+	out, _, code = runCLI(append(base, "--prompt", "uniform:100:1500", "--requests", "40", "--kv-tokens", "1000")...)
+	if code != 0 || !strings.Contains(out, "the longest prompt the run draws, 1442 tokens") || !strings.Contains(out, "no prompt sent is longer than 999") {
+		t.Errorf("--kv-tokens 1000: exit %d, want a note of the draw and of the cut:\n%s", code, out)
+	}
 	// A chunk asked for is no prompt pass: no note.
 	out, _, code = runCLI(append(base, "--prompt", "lognormal:500:300", "--ubatch", "512")...)
 	if code != 0 || strings.Contains(out, "prefills each prompt in one pass") {

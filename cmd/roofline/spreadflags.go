@@ -123,7 +123,7 @@ func linkFlags(c *cli.Context, sp *app.Spread) error {
 	}
 	if c.IsSet("link-latency") {
 		if sp.LinkRate == 0 {
-			return usageErr("--link-latency describes a --link given as a rate; a named link has its own latency")
+			return usageErr("--link-latency describes a --link given as a rate (--link 10GB/s --link-latency 50us); a named link, and the default one, has its own latency")
 		}
 		lat, _, err := quantity(c, "link-latency", units.DimDuration)
 		if errors.As(err, new(*units.OverflowError)) {

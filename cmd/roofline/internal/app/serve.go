@@ -342,7 +342,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		}
 		return nil, err
 	}
-	if n := promptPassNote(s.Runtime, req.Workload, sv.PromptPass); n != "" {
+	if n := promptPassNote(s.Runtime, req.Workload, sv.PromptPass, sv.Context); n != "" {
 		out.Notes = append(out.Notes, n)
 	}
 	out.Server = sv
@@ -351,8 +351,10 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 
 // promptPassNote says what the passes of a runtime that prefills each
 // prompt whole were sized for (pass tokens; "" when they are a chunk):
-// the longest prompt workload w sends, and where it comes from.
-func promptPassNote(rt *runtimes.Runtime, w serve.Workload, pass int) string {
+// the longest prompt workload w sends, and where it comes from; and, where
+// a request may hold fewer tokens (ctx: the KV pool, the context) than
+// were drawn, that the prompts sent are cut shorter than the passes.
+func promptPassNote(rt *runtimes.Runtime, w serve.Workload, pass, ctx int) string {
 	if pass == 0 {
 		return ""
 	}
@@ -364,10 +366,19 @@ func promptPassNote(rt *runtimes.Runtime, w serve.Workload, pass int) string {
 	case w.Prompt.Kind == serve.Fixed:
 		from = fmt.Sprintf("every prompt's %d tokens", longest)
 	default:
-		from = fmt.Sprintf("the longest prompt the run sends, %d tokens (the largest of its %d draws from %s, seed %d: the same at every rate)", longest, w.Requests, w.Prompt, w.Seed)
+		verb := "sends"
+		if ctx-1 < min(longest, pass) {
+			verb = "draws"
+		}
+		from = fmt.Sprintf("the longest prompt the run %s, %d tokens (the largest of its %d draws from %s, seed %d: the same at every rate)", verb, longest, w.Requests, w.Prompt, w.Seed)
 	}
 	if pass < longest {
 		from += fmt.Sprintf(", cut to the model's context, %d", pass)
+	}
+	if cut := ctx - 1; cut < min(longest, pass) {
+		// The source cuts a drawn prompt to what a request may hold
+		// (serve.Workload.LongestPrompt is of the draws, before it).
+		from += fmt.Sprintf("; a request holds at most %d tokens here, so no prompt sent is longer than %d", ctx, cut)
 	}
 	built := ""
 	if name := rt.Prefill.Name; name != "" {
