@@ -11,10 +11,8 @@ import (
 
 // TestStaticBatch: TensorRT Edge-LLM's static batches (runtimes.Static)
 // worked by hand from Predict on a Jetson AGX Orin, Qwen3-4B in w4a16.
-// pr(P, O, B) is Predict at prompt P, output O, batch B priced as a
-// batch in lockstep (the setup with ContinuousBatching set: predict
-// --batch itself queues a runtime that does not batch continuously,
-// sim.Setup.predictQueued), its B prompts in one pass. A batch of rows
+// pr(P, O, B) is Predict at prompt P, output O, batch B ≤ 4: one static
+// batch in lockstep (sim.Inputs.Together), its B prompts in one pass. A batch of rows
 // padded to prompt L prefills in pr(L, ·, rows).TTFT and decodes every
 // row in lockstep from context L + 1, so a row of output o has its last
 // token at pr(L, o, rows).E2E after the batch starts (its TPOT
@@ -24,9 +22,7 @@ import (
 func TestStaticBatch(t *testing.T) {
 	s := setup(t, "qwen3-4b", "w4a16", "jetson-agx-orin-64gb", "gpu", "tensorrt-edge-llm")
 	pr := func(P, O, B int) *sim.Result {
-		lock := *s
-		lock.Inputs.ContinuousBatching = true
-		r, err := lock.Predict(sim.Workload{Prompt: P, Output: O, Batch: B})
+		r, err := s.Predict(sim.Workload{Prompt: P, Output: O, Batch: B})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,5 +175,46 @@ func TestStaticBatchUnderLoad(t *testing.T) {
 	}
 	if four < len(res.Series)/2 {
 		t.Errorf("4 rows running in %d of %d samples under overload", four, len(res.Series))
+	}
+}
+
+// TestStaticBatchAgreesWithPredict: a lone batch of B equal requests at
+// t = 0 on a static-batch server is what predict --batch B prices under
+// the same runtime (sim.Setup.Predict, Inputs.Together): for B ≤ 4 every
+// row's first token at predict's TTFT and its last at its E2E; for B = 6
+// the first four as predict's batch, the last two after them, the last
+// row's first token at predict's LastTTFT and its last at LastE2E; for
+// B = 9 batches of 4, 4 and 1 likewise. The same numbers to 1e-9.
+func TestStaticBatchAgreesWithPredict(t *testing.T) {
+	s := setup(t, "qwen3-4b", "w4a16", "jetson-agx-orin-64gb", "gpu", "tensorrt-edge-llm")
+	const P, O = 300, 40
+	for _, B := range []int{1, 2, 4, 6, 9} {
+		r, err := s.Predict(sim.Workload{Prompt: P, Output: O, Batch: B})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([]Row, B)
+		for i := range rows {
+			rows[i] = Row{At: 0, Prompt: P, Output: O}
+		}
+		res, err := sv.Run(Workload{Arrival: Trace, Rows: rows}, Targets{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Completed != B {
+			t.Fatalf("batch %d: %d completed", B, res.Completed)
+		}
+		same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+		first, last := res.Records[0], res.Records[B-1]
+		if !same(first.First, r.TTFT) || !same(first.Finish, r.E2E) || !same(first.TPOT(), r.TPOT) {
+			t.Errorf("batch %d: serve's first row first %v finish %v TPOT %v; predict's TTFT %v E2E %v TPOT %v", B, first.First, first.Finish, first.TPOT(), r.TTFT, r.E2E, r.TPOT)
+		}
+		if !same(last.First, r.LastTTFT) || !same(last.Finish, r.LastE2E) {
+			t.Errorf("batch %d: serve's last row first %v finish %v; predict's last TTFT %v E2E %v", B, last.First, last.Finish, r.LastTTFT, r.LastE2E)
+		}
 	}
 }

@@ -222,9 +222,13 @@ func (s *Setup) JoinTTFT(prompt, depth, others, otherCtx, ubatch int) float64 {
 		return s.TTFT(prompt, depth, 1, ubatch)
 	}
 	if !s.Inputs.ContinuousBatching {
-		// The others' replies finish first, one after another: the wait is
-		// at least their remaining decode, priced at their context.
-		return s.TTFT(prompt, depth, 1, ubatch) + float64(others)*s.ITL(otherCtx, 1)
+		// No message joins running steps: the others' replies finish
+		// first, in the batches the runtime runs them in (Together: static
+		// batches, or one at a time), one after another. The wait is at
+		// least a step of each batch, priced at their context.
+		n, full, last := s.Inputs.batches(others)
+		wait := float64(n-1)*s.ITL(otherCtx, full) + s.ITL(otherCtx, last)
+		return s.TTFT(prompt, depth, 1, ubatch) + wait
 	}
 	p := newPhases(s.Model, Workload{Prompt: prompt, Output: 1, Batch: 1, Depth: depth, UBatch: max(1, ubatch-others)}, s.Inputs.FlashAttention)
 	p.withOthers(others, otherCtx)

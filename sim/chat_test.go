@@ -176,7 +176,7 @@ func TestSpeculative(t *testing.T) {
 }
 
 func TestEnergy(t *testing.T) {
-	r := &sim.Result{TPOT: 0.03, E2E: 2, Inputs: sim.Inputs{Workload: sim.Workload{Batch: 1}}}
+	r := &sim.Result{TPOT: 0.03, E2E: 2, Inputs: sim.Inputs{ContinuousBatching: true, Workload: sim.Workload{Batch: 1}}}
 	e, err := sim.EnergyOf(r, sim.Draw{Run: 25, Idle: 5, BatteryWh: 50})
 	if err != nil {
 		t.Fatal(err)

@@ -101,9 +101,7 @@ func (r *Result) widenedDecode() {
 func (s *Setup) calibratedIntervals(r *Result) {
 	c := s.Engine.Calibration
 	w := r.Inputs.Workload
-	if w.Batch > 1 && !s.Inputs.ContinuousBatching {
-		w.Batch = 1
-	}
+	w.Batch = s.Together(w.Batch) // the batch that runs (Predict's rule)
 	theta := s.Inputs.Efficiency.Parameters()
 	np := len(theta)
 	base := s.timesWith(s.Inputs.Efficiency, w)

@@ -150,14 +150,10 @@ func (s *Setup) maxContextWith(f *Memory, usable float64, batch, ubatch int) int
 	return s.Model.MaxContext(free/float64(s.resident(batch)), ubatch)
 }
 
-// resident is how many sequences hold a KV cache at once: the batch under
-// continuous batching, one when requests queue.
-func (s *Setup) resident(batch int) int {
-	if s.Inputs.ContinuousBatching {
-		return batch
-	}
-	return 1
-}
+// resident is how many sequences hold a KV cache at once: those that run
+// together (Together: the batch under continuous batching, a static
+// batch's rows, one when requests queue); the others wait, holding none.
+func (s *Setup) resident(batch int) int { return s.Together(batch) }
 
 // passTokens is the number of tokens in a full prefill pass of `batch`
 // sequences in passes of ubatch tokens: ⌊ubatch / batch⌋ per sequence, at

@@ -288,9 +288,7 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 	if err := w.Validate(); err != nil {
 		return nil, err
 	}
-	if !s.Inputs.ContinuousBatching {
-		w.Batch = 1
-	}
+	w.Batch = s.Together(w.Batch)
 	a := oa.newAttribution(w, s.decodeRates(w.Batch), false)
 	at := func(pr *pricers) unitTerms { return pr.step(ctx) }
 	a.run(1, 1, at, at, func(pr *pricers) *model.Matmuls { return &pr.ph.step })
@@ -306,16 +304,14 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 	return a.view("step", ctx, 1, a.model.at.dexp.time(ctx), a.model.at.dideal.time(ctx)), nil
 }
 
-// opsWorkload is the workload the views price: w, one sequence at a time
-// when the runtime does not batch (Predict's rule).
+// opsWorkload is the workload the views price: w at the sequences that
+// run together (Together, Predict's rule).
 func (s *Setup) opsWorkload(w Workload) (Workload, error) {
 	if err := w.Validate(); err != nil {
 		return w, err
 	}
 	w, _ = s.resolveUBatch(w)
-	if !s.Inputs.ContinuousBatching {
-		w.Batch = 1
-	}
+	w.Batch = s.Together(w.Batch)
 	return w, nil
 }
 

@@ -206,6 +206,15 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 	p := s.phasesFor(Workload{Prompt: prompt, Output: 2, Batch: seqs, UBatch: ubatch})
 	prefill, decode := p.prefillAt(&s.rates.prefill), p.decodeAt(s.decodeRates(seqs))
 	fixed := s.fixed(batch, ubatch)
+	n, _, last := s.Inputs.batches(batch)
+	lastPrefill := &prefill
+	var lp phases
+	if last != seqs {
+		// A smaller last static batch: its own prefill (Predict's rule).
+		lp = s.phasesFor(Workload{Prompt: prompt, Output: 2, Batch: last, UBatch: ubatch})
+		lpp := lp.prefillAt(&s.rates.prefill)
+		lastPrefill = &lpp
+	}
 	for _, ctx := range contexts {
 		c := Config{Context: ctx, Batch: batch}
 		if ctx*seqs < ubatch {
@@ -216,15 +225,17 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 		}
 		c.Fits = c.Memory <= usable
 		p.setDepth(c.Depth(prompt, output))
+		lp.setDepth(c.Depth(prompt, output))
 		c.TTFT = prefill.sum().time
 		// The last step generates the context's final token: it attends the
 		// ctx − 1 tokens before it, as Predict's itl_last.
 		c.TPOT = decode.time(max(ctx-1, 1))
 		c.Throughput = float64(seqs) / c.TPOT
-		if q := batch - seqs; q > 0 {
-			// The runtime does not batch: the last request waits for the
-			// others' whole answers.
-			c.TTFT += float64(q) * (c.TTFT + float64(output-1)*c.TPOT)
+		if n > 1 {
+			// The runtime runs the batch in turns (static batches, or one
+			// sequence at a time): the last request waits for the batches
+			// before its own, each a prefill and output − 1 steps.
+			c.TTFT, _ = queuedTimes(n, c.TTFT+float64(output-1)*c.TPOT, lastPrefill.sum().time, 0)
 		}
 		judge(&c, t, c.Memory/usable, seqs, pLo, pHi, dLo, dHi)
 		out = append(out, c)
@@ -272,14 +283,12 @@ func (s *Setup) PlanLimits(batch, minContext, prompt, output, ubatch int, t Targ
 }
 
 // maxFit is the most sequences of ctx tokens whose caches fit in usable
-// bytes: 1 at most for a runtime that does not batch (one sequence at a
-// time, however many wait).
+// bytes: at most those the runtime runs at once (Together: a static
+// batch's rows, 1 for a runtime that runs one sequence at a time, however
+// many wait).
 func (s *Setup) maxFit(ctx, ubatch int, usable float64) int {
 	ubatch = s.Chunk(ubatch, MaxTokens)
-	hi := MaxPlanTokens
-	if !s.Inputs.ContinuousBatching {
-		hi = 1
-	}
+	hi := s.Together(MaxPlanTokens)
 	return largest(hi, func(b int) bool { return s.MemoryNeed(ctx, b, ubatch) <= usable })
 }
 
@@ -313,11 +322,12 @@ func (s *Setup) MaxConcurrent(ctx, prompt, output, ubatch int, t Targets) Concur
 	t.MinThroughput = 0
 	c := ConcurrencyLimit{Context: ctx, Fit: s.maxFit(ctx, ubatch, t.Usable(s))}
 	hi := c.Fit
-	if !s.Inputs.ContinuousBatching {
+	queues := s.Together(MaxQueued) < MaxQueued
+	if queues {
 		hi = MaxQueued // the others wait: time bounds them, not memory
 	}
 	c.Meeting = largest(hi, func(n int) bool { return s.Evaluate(ctx, n, prompt, output, ubatch, t).Limit == LimitNone })
-	if s.Inputs.ContinuousBatching || c.Meeting < hi {
+	if !queues || c.Meeting < hi {
 		c.Fails = s.Evaluate(ctx, c.Meeting+1, prompt, output, ubatch, t).Limit
 	}
 	return c

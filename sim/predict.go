@@ -3,9 +3,9 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/roofline/roofline/hardware"
-	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/units"
 )
 
@@ -76,10 +76,12 @@ type Result struct {
 
 	PrefillTokensPerS    float64 // B·P / TTFT
 	DecodeTokensPerS     float64 // per sequence, 1 / TPOT
-	ThroughputTokensPerS float64 // aggregate decode: B / TPOT, or 1 / TPOT when requests queue
+	ThroughputTokensPerS float64 // aggregate decode: Together() / TPOT (B / TPOT when all run at once)
 
-	// Queued is true when the runtime does not batch: the batch's
-	// sequences run one after another, and the last one waits.
+	// Queued is true when the runtime runs fewer sequences at once than
+	// the batch (Inputs.Together): batches of Together() sequences (one
+	// where requests queue one at a time) run one after another, and the
+	// last sequence waits. TTFT, TPOT and E2E are then the first batch's.
 	Queued bool
 	// LastTTFT and LastE2E are the last queued sequence's, s (= TTFT and
 	// E2E when nothing queues).
@@ -241,7 +243,7 @@ func (s *Setup) predict(r *Result, w Workload) error {
 		return err
 	}
 	w, from := s.resolveUBatch(w)
-	if !s.Inputs.ContinuousBatching && w.Batch > 1 {
+	if s.Together(w.Batch) < w.Batch {
 		return s.predictQueued(r, w, from)
 	}
 	r.Inputs = s.Inputs
@@ -285,6 +287,10 @@ func (s *Setup) predict(r *Result, w Workload) error {
 		r.ColdTTFT = cold.TTFT
 	}
 	r.warnings(s)
+	if in.StaticBatch > 1 && w.Batch > 1 && !in.ContinuousBatching {
+		r.warn("static-batch", "%s runs the %d sequences as one static batch (up to %d): their prompts prefilled together, then decoded in lockstep until the longest reply ends",
+			s.Runtime.Name, w.Batch, in.StaticBatch)
+	}
 	s.intervals(r)
 	return nil
 }
@@ -295,42 +301,54 @@ func (s *Setup) resolveUBatch(w Workload) (Workload, string) {
 	if w.UBatch != 0 {
 		return w, "given"
 	}
-	whole := w.Batch * w.Prompt
-	if !s.Inputs.ContinuousBatching {
-		whole = w.Prompt // the sequences run one after another
-	}
-	w.UBatch = s.Chunk(0, whole)
+	// The prompts of the sequences that run together: a pass never takes
+	// those of a batch still to come.
+	w.UBatch = s.Chunk(0, s.Together(w.Batch)*w.Prompt)
 	return w, s.Inputs.ChunkFrom
 }
 
-// Together is how many sequences decode at once: the batch, or one where
-// they queue (Queued), each answered alone while the others wait. What
-// the batch's energy per token is shared by.
+// Together is how many sequences decode at once (Inputs.Together): the
+// batch, a static batch's rows, or one where they queue one at a time.
+// What the batch's energy per token is shared by.
 func (r *Result) Together() int {
-	if r.Queued {
-		return 1
-	}
-	return max(r.Inputs.Workload.Batch, 1)
+	return r.Inputs.Together(r.Inputs.Workload.Batch)
 }
 
-// predictQueued prices a batch under a runtime that does not batch: each
-// sequence alone, one after another.
+// predictQueued prices a batch larger than the runtime runs at once
+// (Together): batches of Together sequences in lockstep (a static batch;
+// one sequence where the runtime runs one at a time), one after another.
+// The result is the first batch's, its memory the sequences held at once;
+// the last sequence waits for the batches before its own.
 func (s *Setup) predictQueued(r *Result, w Workload, from string) error {
+	n, full, last := s.Inputs.batches(w.Batch)
 	one := w
-	one.Batch = 1
+	one.Batch = full
 	if err := s.predict(r, one); err != nil {
 		return err
 	}
-	B := float64(w.Batch)
+	ttft, e2e := r.TTFT, r.E2E
+	if last != full {
+		var rl Result
+		one.Batch = last
+		if err := s.predict(&rl, one); err != nil {
+			return err
+		}
+		ttft, e2e = rl.TTFT, rl.E2E
+	}
 	r.Inputs.Workload, r.Inputs.UBatchFrom = w, from
 	r.Queued = true
-	r.LastTTFT = (B-1)*r.E2E + r.TTFT
-	r.LastE2E = B * r.E2E
-	if sch := s.Runtime.SchedulerFor(s.Device); sch.Policy == runtimes.Static && sch.MaxSeqs > 1 {
-		// Its server runs them together, which only serve prices: the
-		// queue is a bound, not what it does.
-		r.warn("queued", "%s runs a static batch of up to %d sequences, which `roofline serve` prices; predict queues the %d sequences one after another, a slow bound: the last waits %s for its first token",
-			s.Runtime.Name, sch.MaxSeqs, w.Batch, units.FormatDuration(r.LastTTFT))
+	r.LastTTFT, r.LastE2E = queuedTimes(n, r.E2E, ttft, e2e)
+	r.Warnings = slices.DeleteFunc(r.Warnings, func(w Warning) bool { return w.Code == "static-batch" })
+	if full > 1 {
+		sizes := fmt.Sprintf("%d batches of %d", n, full)
+		switch {
+		case last != full && n == 2:
+			sizes = fmt.Sprintf("a batch of %d and one of %d", full, last)
+		case last != full:
+			sizes = fmt.Sprintf("%d batches of %d and one of %d", n-1, full, last)
+		}
+		r.warn("queued", "%s runs static batches of up to %d sequences: the %d sequences run as %s, one after another, each prefilled together and decoded in lockstep; the last waits %s for its first token",
+			s.Runtime.Name, full, w.Batch, sizes, units.FormatDuration(r.LastTTFT))
 		return nil
 	}
 	r.warn("queued", "%s runs one sequence at a time: the %d sequences queue, and the last waits %s for its first token",

@@ -257,11 +257,17 @@ type Inputs struct {
 	L2Cache        float64
 	FlashAttention bool // fused attention: the KV cache is read once per pass
 	// ContinuousBatching is the runtime's: without it, sequences of a batch
-	// queue one after another.
+	// run in static batches of up to StaticBatch, or (StaticBatch 0) queue
+	// one after another.
 	ContinuousBatching bool
-	StorageBandwidth   float64
-	Overhead           float64 // runtime memory, B
-	Usable             float64 // memory the model may use, B
+	// StaticBatch is the most sequences a runtime without continuous
+	// batching runs together as one static batch (its scheduler's MaxSeqs
+	// under runtimes.Static: TensorRT Edge-LLM's maxBatchSize); 0 when it
+	// runs one sequence at a time. See Together.
+	StaticBatch      int
+	StorageBandwidth float64
+	Overhead         float64 // runtime memory, B
+	Usable           float64 // memory the model may use, B
 	// CacheShare is the share of the memory the weights, activations and
 	// the runtime's own memory leave free that the KV cache may take
 	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction); 1 for runtimes
@@ -331,6 +337,9 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		ContinuousBatching: rt.ContinuousBatching, StorageBandwidth: d.StorageBandwidth, Cold: o.Cold,
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits, PrefillFill: rt.Prefill.Fill,
+	}
+	if sch := rt.SchedulerFor(d); !rt.ContinuousBatching && sch.Policy == runtimes.Static && sch.MaxSeqs > 1 {
+		in.StaticBatch = sch.MaxSeqs
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.HostClockRatio = hostClockRatio(d, e)

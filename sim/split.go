@@ -421,15 +421,25 @@ func (sp *Split) predict(w Workload, full bool) (*Result, *splitParts, error) {
 	s := sp.Main
 	w, from := sp.resolve(w)
 	if sp.queues(w) {
+		// Batches one after another (Setup.predictQueued's rule).
+		n, size, last := s.Inputs.batches(w.Batch)
 		one := w
-		one.Batch = 1
+		one.Batch = size
 		r, parts, err := sp.predict(one, full)
 		if err != nil {
 			return nil, nil, err
 		}
-		B := float64(w.Batch)
+		ttft, e2e := r.TTFT, r.E2E
+		if last != size {
+			one.Batch = last
+			rl, _, err := sp.predict(one, false)
+			if err != nil {
+				return nil, nil, err
+			}
+			ttft, e2e = rl.TTFT, rl.E2E
+		}
 		r.Inputs.Workload, r.Queued = w, true
-		r.LastTTFT, r.LastE2E = (B-1)*r.E2E+r.TTFT, B*r.E2E
+		r.LastTTFT, r.LastE2E = queuedTimes(n, r.E2E, ttft, e2e)
 		return r, parts, nil
 	}
 	r := &Result{Inputs: s.Inputs}

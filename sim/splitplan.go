@@ -130,8 +130,9 @@ func (e *SplitEvaluator) evaluate(b *splitBatch, ctx, batch int) (Config, error)
 	}
 	w, _ = sp.resolve(w)
 	queued := sp.queues(w)
+	n, size, last := sp.Main.Inputs.batches(w.Batch)
 	if queued {
-		w.Batch = 1 // each sequence alone; the last waits for the others
+		w.Batch = size // each batch alone; the last waits for the others
 	}
 	q := b.pricing(sp, w)
 	ph := q.at()
@@ -141,8 +142,16 @@ func (e *SplitEvaluator) evaluate(b *splitBatch, ctx, batch int) (Config, error)
 		_, itl = q.itl(&ph)
 	}
 	if queued {
-		B := float64(batch)
-		ttft = (B-1)*e2e + ttft
+		lastTTFT := ttft
+		if last != size {
+			// A smaller last batch (static batches that do not divide
+			// the sequences): its own prefill, as Split.predict prices it.
+			wl := w
+			wl.Batch = last
+			lp := sp.newSplitPricing(wl, false, nil).at()
+			lastTTFT = lp.prefill.Time
+		}
+		ttft, _ = queuedTimes(n, e2e, lastTTFT, 0)
 	}
 	b.pools = sp.memoryInto(b.pools, w.Context(), w.Batch, w.UBatch)
 	mem := sp.memoryTotal(b.pools, w.Batch, w.UBatch, false)
@@ -237,9 +246,7 @@ func (e *SplitEvaluator) Limits(batch, minContext int) (Limits, error) {
 	}
 	l.BatchContext = max(minContext, e.prompt+e.output)
 	bhi := MaxPlanTokens
-	if !e.sp.Main.Inputs.ContinuousBatching {
-		bhi = 1
-	}
+	bhi = e.sp.Main.Together(bhi) // the most that run at once
 	l.MaxBatchFit = largest(min(bhi, 4096), func(b int) bool { return eval(l.BatchContext, b).Fits })
 	return l, err
 }

@@ -68,18 +68,16 @@ func (sp *Split) resolve(w Workload) (Workload, string) {
 	if w.UBatch != 0 {
 		return w, "given"
 	}
-	whole := w.Batch * w.Prompt
-	if !s.Inputs.ContinuousBatching {
-		whole = w.Prompt
-	}
-	w.UBatch = s.Chunk(0, whole)
+	w.UBatch = s.Chunk(0, s.Together(w.Batch)*w.Prompt)
 	return w, s.Inputs.ChunkFrom
 }
 
-// queues reports whether the split's runtime runs w's sequences one after
-// another: each is priced alone, and the last waits for the others.
+// queues reports whether the split's runtime runs w's sequences in
+// batches one after another (Inputs.Together: static batches, or one
+// sequence at a time): each batch is priced alone, and the last waits for
+// the others.
 func (sp *Split) queues(w Workload) bool {
-	return !sp.Main.Inputs.ContinuousBatching && w.Batch > 1
+	return sp.Main.Together(w.Batch) < w.Batch
 }
 
 // newSplitPricing prices the stages of workload w (Split.resolve; one

@@ -97,18 +97,48 @@ func TestServeEdgeLLMLongestPrompt(t *testing.T) {
 	}
 }
 
-// A --batch under TensorRT Edge-LLM is queued by predict, but the runtime
-// runs a static batch of up to maxBatchSize 4 (its [scheduler], which
-// serve prices): the note says so, and that the queue is a slow bound,
-// where it said the runtime runs one sequence at a time. RKLLM, which
-// does, keeps that note.
-func TestEdgeLLMQueuedBatchNote(t *testing.T) {
+// predict --batch under TensorRT Edge-LLM runs static batches of up to
+// maxBatchSize 4 (its [scheduler], as serve prices them): --batch 3 is one
+// batch in lockstep, its note says so; --batch 6 is a batch of 4, then
+// one of 2, its TTFT, TPOT, E2E, memory and energy per token the first
+// batch's, the same numbers as --batch 4's. Energy per token is the
+// profile's 60 W over the sequences decoding at once: 60 × TPOT / 3 at
+// --batch 3, 60 × TPOT / 4 at --batch 6 (where it priced them one at a
+// time, 60 × TPOT). RKLLM, which runs one sequence at a time, keeps
+// queuing.
+func TestEdgeLLMStaticBatch(t *testing.T) {
+	edge := []string{"--model", "qwen3-4b", "--hardware", "jetson-agx-orin-64gb", "--runtime", "edge-llm", "--weights", "w4a16"}
+	at := func(b string) map[string]any { return predictOut(t, append(edge, "--batch", b)...) }
+	three, four, six := at("3"), at("4"), at("6")
+	num := func(j map[string]any, path ...string) float64 {
+		for _, k := range path[:len(path)-1] {
+			j = j[k].(map[string]any)
+		}
+		return j[path[len(path)-1]].(float64)
+	}
+	same := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Abs(b) }
+	for _, k := range [][]string{{"ttft_s"}, {"tpot_s"}, {"e2e_s"}, {"throughput_tokens_per_s"}, {"memory", "kv_bytes"}, {"memory", "total_bytes"}, {"energy", "joules_per_token"}} {
+		if a, b := num(six, k...), num(four, k...); !same(a, b) {
+			t.Errorf("%v: %g at --batch 6, want --batch 4's %g (its first batch)", k, a, b)
+		}
+	}
+	for _, c := range []struct {
+		j    map[string]any
+		seqs float64
+	}{{three, 3}, {six, 4}} {
+		if jt, tpot := num(c.j, "energy", "joules_per_token"), num(c.j, "tpot_s"); !same(jt, 60*tpot/c.seqs) {
+			t.Errorf("joules_per_token %g, want 60 W × %g s / %g = %g", jt, tpot, c.seqs, 60*tpot/c.seqs)
+		}
+	}
+	if a, b := num(three, "memory", "kv_bytes"), num(four, "memory", "kv_bytes"); !same(a, 0.75*b) {
+		t.Errorf("KV cache %g at --batch 3, want 3/4 of --batch 4's %g", a, b)
+	}
 	for _, c := range []struct {
 		args      []string
 		want, not string
 	}{
-		{[]string{"--model", "qwen3-4b", "--hardware", "jetson-agx-orin-64gb", "--runtime", "edge-llm", "--weights", "w4a16", "--batch", "4"},
-			"tensorrt-edge-llm runs a static batch of up to 4 sequences, which `roofline serve` prices; predict queues the 4 sequences one after another, a slow bound", "runs one sequence at a time"},
+		{append(edge, "--batch", "3"), "tensorrt-edge-llm runs the 3 sequences as one static batch (up to 4)", "queue"},
+		{append(edge, "--batch", "6"), "tensorrt-edge-llm runs static batches of up to 4 sequences: the 6 sequences run as a batch of 4 and one of 2, one after another", "slow bound"},
 		{[]string{"--model", "llama-3.2-1b", "--hardware", "rk3588", "--runtime", "rkllm", "--weights", "w8a8", "--batch", "2"},
 			"rkllm runs one sequence at a time: the 2 sequences queue", "static batch"},
 	} {

@@ -22,6 +22,12 @@ calibration gives ("80%: lo–hi"); an MoE decode on a class whose MoE
 decode runs are held out of scope takes the class's interval joined with
 their range, which holds more than its level: TPOT, E2E and throughput
 say "80% widened" (JSON: intervals_widened lists tpot, e2e, throughput).
+The --batch sequences run as the runtime runs them: together under
+continuous batching; under static batches (TensorRT Edge-LLM, max_seqs in
+its [scheduler]) up to max_seqs together in lockstep, more as batches one
+after another; one after another under a runtime that runs one at a time
+(gpt-fast, RKLLM). The figures are then the first batch's, and a note says
+when the last sequence gets its first token.
 --ops adds where the time goes, operator by operator: the prefill, the mean
 decode step and single steps (the first, the last and the longest context,
 or --ops-at), each adding up to TTFT, TPOT or the step's ITL.

@@ -5,8 +5,7 @@ import (
 	"testing"
 )
 
-// A runtime that runs one sequence at a time (gpt-fast, TensorRT
-// Edge-LLM) queues a --batch: each sequence answers alone at the same
+// A runtime that runs one sequence at a time (gpt-fast) queues a --batch: each sequence answers alone at the same
 // TPOT, so a token costs the draw times the TPOT whatever the batch (at
 // --batch 4 it said a quarter of that, 2.46 J against 9.83 J on an
 // RTX 4090 at 450 W, as if the four shared each step).

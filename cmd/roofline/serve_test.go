@@ -455,13 +455,15 @@ arriving meanwhile waits, rows to spare or not. A batch of B rows padded
 to L tokens is priced as ` + "`predict`" + ` prices B
 sequences of L tokens decoding together (sim.StepPricer.PrefillBatch,
 DecodeBatch): two requests arriving together have the TPOT of a batch of 2
-(` + "`serve/static_test.go`" + ` works four cases). Requests are taken while the
+(` + "`serve/static_test.go`" + ` works four cases; a lone batch of B equal
+requests lands where ` + "`predict --batch B`" + ` puts it, to 1e-9,
+TestStaticBatchAgreesWithPredict). Requests are taken while the
 batch's rows, each reserving the padded prompt and the longest output,
 fit the KV pool. A static batch is simulated on one device or a
 tensor-parallel group without a front end (an offload, pipeline stages or
-` + "`--front-end`" + ` are refused naming ` + "`--policy`" + `). ` + "`predict --batch B`" + ` still
-prices a runtime that does not batch continuously as B sequences queued
-one after another, not as one static batch.
+` + "`--front-end`" + ` are refused naming ` + "`--policy`" + `). ` + "`predict --batch B`" + ` prices
+the profile's static batch alike (docs/method.md, "Static batches"): B ≤
+max_seqs as one batch in lockstep, more as batches one after another.
 
     roofline serve --model qwen3-4b --hardware jetson-agx-orin-64gb --runtime tensorrt-edge-llm \
       --weights w4a16 --rate 0.3 --prompt 200 --output-tokens 128 --max-rate --ttft 5s --tpot 100ms

@@ -88,10 +88,12 @@ type ChatConcurrency struct {
 	FirstFail   sim.Limit
 	MaxInMemory int
 	// Batching says the runtime batches chats continuously; without it
-	// one chat generates at a time and the others queue (MaxInMemory is
-	// then 1: waiting chats hold no cache).
-	Batching bool
-	Rows     []sim.Concurrency
+	// StaticBatch chats generate together as a static batch (0: one at a
+	// time) and the others queue (MaxInMemory is then at most that:
+	// waiting chats hold no cache).
+	Batching    bool
+	StaticBatch int
+	Rows        []sim.Concurrency
 }
 
 // Chat prices a conversation.
@@ -155,5 +157,5 @@ func (env *Env) Chat(req ChatRequest) (*Chat, error) {
 func concurrency(s *sim.Setup, conv sim.Conversation, ctx int, tg sim.Targets, maxN int) ChatConcurrency {
 	l := s.MaxConcurrent(ctx, conv.User, conv.Reply, conv.UBatch, tg)
 	return ChatConcurrency{Context: ctx, Targets: tg, MaxMeeting: l.Meeting, FirstFail: l.Fails, MaxInMemory: l.Fit,
-		Batching: s.Inputs.ContinuousBatching, Rows: s.Concurrent(maxN, ctx, conv.User, conv.Reply, conv.UBatch, tg)}
+		Batching: s.Inputs.ContinuousBatching, StaticBatch: s.Inputs.StaticBatch, Rows: s.Concurrent(maxN, ctx, conv.User, conv.Reply, conv.UBatch, tg)}
 }

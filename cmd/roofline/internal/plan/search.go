@@ -757,17 +757,15 @@ func (r *Result) spreadConcurrency(g *Group, c sim.Config) (sim.ConcurrencyLimit
 		return out[0]
 	}
 	l := sim.ConcurrencyLimit{Context: c.Context}
-	hi := sim.MaxPlanTokens
-	if !st.Inputs.ContinuousBatching {
-		hi = 1
-	}
+	hi := st.Together(sim.MaxPlanTokens) // the most that run at once
 	l.Fit = sim.Largest(min(hi, sim.MaxQueued), func(n int) bool { return eval(n).Fits })
 	hi = l.Fit
-	if !st.Inputs.ContinuousBatching {
+	queues := st.Together(sim.MaxQueued) < sim.MaxQueued
+	if queues {
 		hi = sim.MaxQueued // the others wait: time bounds them, not memory
 	}
 	l.Meeting = sim.Largest(hi, func(n int) bool { return eval(n).Limit == sim.LimitNone })
-	if st.Inputs.ContinuousBatching || l.Meeting < hi {
+	if !queues || l.Meeting < hi {
 		l.Fails = eval(l.Meeting + 1).Limit
 	}
 	return l, evalErr

@@ -169,6 +169,7 @@ type ConcurrentJSON struct {
 	FirstFail   string              `json:"first_failing_constraint"`
 	MaxInMemory int                 `json:"max_chats_in_memory"`
 	Batching    bool                `json:"continuous_batching"`
+	StaticBatch int                 `json:"static_batch,omitempty"`
 	Rows        []concurrentRowJSON `json:"rows"`
 }
 
@@ -225,7 +226,7 @@ func NewChatJSON(c *app.Chat) ChatJSON {
 	j.EnergyUnavailable = c.NoEnergy
 	cc := c.Concurrent
 	j.Concurrent = ConcurrentJSON{Context: cc.Context, TTFTTarget: cc.Targets.TTFT, TPOTTarget: cc.Targets.TPOT, MaxMeeting: cc.MaxMeeting,
-		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory, Batching: cc.Batching}
+		FirstFail: cc.FirstFail.String(), MaxInMemory: cc.MaxInMemory, Batching: cc.Batching, StaticBatch: cc.StaticBatch}
 	for _, r := range cc.Rows {
 		j.Concurrent.Rows = append(j.Concurrent.Rows, concurrentRowJSON{r.N, r.TTFT, r.JoinTTFT, r.TPOT, r.Throughput, r.Memory, r.Fits, r.Limit.String(), r.Misses.Names()})
 	}
@@ -341,9 +342,16 @@ func chatDoc(c *app.Chat) *Doc {
 
 	doc.Section("concurrent chats", true)
 	cc := c.Concurrent
-	if cc.Batching {
+	answered := "answered one at a time"
+	if cc.StaticBatch > 1 {
+		answered = fmt.Sprintf("answered in static batches of up to %d", cc.StaticBatch)
+	}
+	switch {
+	case cc.Batching:
 		doc.Line("continuous batching, each chat holding %d tokens at the end of a reply; a %d-token message arrives while the others generate, or every chat sends one at once (the targets are judged on the latter)", cc.Context, conv.User)
-	} else {
+	case cc.StaticBatch > 1:
+		doc.Line("the runtime runs static batches: up to %d chats are answered together, prefilled at once and decoded in lockstep until the longest reply ends, and the others queue for the next batch, each chat holding %d tokens at the end of a reply; a %d-token message arrives while the others' batches run, or every chat sends one at once (the targets are judged on the latter)", cc.StaticBatch, cc.Context, conv.User)
+	default:
 		doc.Line("the runtime does not batch: one chat is answered at a time and the others queue, each chat holding %d tokens at the end of a reply; a %d-token message arrives while the others wait, or every chat sends one at once (the targets are judged on the latter)", cc.Context, conv.User)
 	}
 	ct := NewTable("CHATS", "TTFT ONE ARRIVES", "TTFT ALL AT ONCE", "TPOT", "TOKENS/S ALL", "MEMORY", "FAILS").Right(0, 1, 2, 3, 4, 5)
@@ -356,9 +364,9 @@ func chatDoc(c *app.Chat) *Doc {
 	case cc.MaxMeeting == 0:
 		doc.Line("not even one chat meets the targets (%s): it fails %s", targets, nextFails(cc))
 	case !cc.Batching && cc.FirstFail != sim.LimitNone:
-		doc.Line("up to %d chats meet the targets (%s), answered one at a time; chat %d fails %s", cc.MaxMeeting, targets, cc.MaxMeeting+1, nextFails(cc))
+		doc.Line("up to %d chats meet the targets (%s), %s; chat %d fails %s", cc.MaxMeeting, targets, answered, cc.MaxMeeting+1, nextFails(cc))
 	case !cc.Batching:
-		doc.Line("every count up to %d meets the targets (%s), answered one at a time", cc.MaxMeeting, targets)
+		doc.Line("every count up to %d meets the targets (%s), %s", cc.MaxMeeting, targets, answered)
 	case cc.FirstFail != sim.LimitNone:
 		doc.Line("up to %d chats meet the targets (%s); chat %d fails %s; memory holds %d", cc.MaxMeeting, targets, cc.MaxMeeting+1, nextFails(cc), cc.MaxInMemory)
 	default:

@@ -428,9 +428,10 @@ func chatsText(c sim.ConcurrencyLimit) string {
 		return "does not fit"
 	case c.Meeting == 0:
 		return fmt.Sprintf("none at %d", c.Context)
-	case c.Fit == 1 && c.Meeting >= sim.MaxQueued && c.Fails == sim.LimitNone:
-		// A runtime that does not batch, without a time target: its
-		// requests queue, and nothing bounds how many.
+	case c.Meeting > c.Fit && c.Meeting >= sim.MaxQueued && c.Fails == sim.LimitNone:
+		// A runtime that runs only so many at once (static batches, or
+		// one at a time), without a time target: the others queue, and
+		// nothing bounds how many.
 		return fmt.Sprintf("any at %d, queued", c.Context)
 	}
 	return fmt.Sprintf("%d at %d", c.Meeting, c.Context)

@@ -504,7 +504,9 @@ func resultTable(p *app.Prediction, head string) *Table {
 	t.Add("E2E", withInterval(r.E2E, r.E2EInterval), Duration(r.E2EBound), "TTFT + Σ ITL")
 	t.Add("prefill", Rate(r.PrefillTokensPerS, "tok/s"), "", "")
 	t.Add("decode", Rate(r.DecodeTokensPerS, "tok/s"), "", "per sequence")
-	if b := r.Inputs.Workload.Batch; b > 1 {
+	if b, tg := r.Inputs.Workload.Batch, r.Together(); b > 1 && tg < b {
+		t.Add("throughput", Rate(r.ThroughputTokensPerS, "tok/s"), "", fmt.Sprintf("aggregate over the %d of %d sequences decoding at once", tg, b))
+	} else if b > 1 {
 		t.Add("throughput", Rate(r.ThroughputTokensPerS, "tok/s"), "", fmt.Sprintf("aggregate over %d sequences", b))
 	}
 	if r.Inputs.Cold {
@@ -527,7 +529,7 @@ func memoryTable(r *sim.Result) *Table {
 	t := NewTable("MEMORY", "BYTES", "SHARE OF USABLE").Right(1, 2)
 	row := func(name string, b float64) { t.Add(name, Bytes(b), Percent1(b/m.Usable)) }
 	row("weights", m.Weights)
-	row(fmt.Sprintf("KV cache (%d × %d tokens)", r.Inputs.Workload.Batch, r.Inputs.Workload.Context()), m.KV)
+	row(fmt.Sprintf("KV cache (%d × %d tokens)", r.Together(), r.Inputs.Workload.Context()), m.KV) // the sequences held at once
 	row("activations (peak)", m.Activations)
 	row("runtime overhead", m.Overhead)
 	if m.Reserve > 0 {
@@ -599,10 +601,7 @@ func PassesText(r *sim.Result) string {
 	if from == "given" {
 		from = "given: --ubatch"
 	}
-	seqs, n := w.Batch, r.Prefill.Steps
-	if r.Queued {
-		seqs = 1
-	}
+	seqs, n := r.Together(), r.Prefill.Steps
 	passes := fmt.Sprintf("%d passes", n)
 	var how string
 	switch {
@@ -795,9 +794,9 @@ func predictDoc(p *app.Prediction) *Doc {
 	case r.Memory.MaxContext == 0:
 		maxCtx = "none: weights, activations and overhead alone exceed usable memory"
 	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByModel:
-		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, wl.Batch)
+		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, r.Together())
 	case r.Memory.MaxContext > 0:
-		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d", r.Memory.MaxContext, wl.Batch)
+		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d", r.Memory.MaxContext, r.Together())
 	}
 	text.Line("%s: headroom %s; largest context that fits: %s", fit, SignedBytes(r.Memory.Headroom), maxCtx)
 	if sp := p.Speculative; sp != nil && !sp.Fits {
