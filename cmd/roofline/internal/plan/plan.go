@@ -114,7 +114,10 @@ type Group struct {
 	ttftLo, ttftHi, tpotLo, tpotHi float64
 	// The factors offloaded configurations are judged at (sim.Split.Bounds).
 	offLo, offHi, offTPOTLo, offTPOTHi float64
-	job                                *job
+	// atOnce is the most sequences that share a step (sim.Inputs.Together
+	// of any batch; 0: no limit): beyond it, they queue.
+	atOnce int
+	job    *job
 }
 
 // UsableFor is the memory configuration c may use, B: the device's (every

@@ -30,7 +30,7 @@ const (
 	// interval (the smallest of target / prediction for TTFT and TPOT and
 	// usable / needed memory); then quality.
 	RankMargin
-	// RankContext: the longest context, then the largest batch; then
+	// RankContext: the longest context, then the largest batch that runs at once; then
 	// quality.
 	RankContext
 	// RankMemory: the least memory needed; then quality.
@@ -62,11 +62,11 @@ func (r Rank) Rule(tolerance float64) string {
 	case RankMargin:
 		return "the widest margin to the targets at the slow end of the predictions' interval, then quality"
 	case RankContext:
-		return "the longest context, then the largest batch, then quality"
+		return "the longest context, then the largest batch that runs at once, then quality"
 	case RankMemory:
 		return "the least memory needed, then quality"
 	}
-	return fmt.Sprintf("the best published quality among those that meet the targets, formats losing at most %s points more than the best of their metric counting as equal (perplexity and accuracy never compared, each only with the model itself); then the fastest decode, the longest context, the largest batch",
+	return fmt.Sprintf("the best published quality among those that meet the targets, formats losing at most %s points more than the best of their metric counting as equal (perplexity and accuracy never compared, each only with the model itself); then the fastest decode, the longest context, the largest batch that runs at once",
 		points(tolerance))
 }
 
@@ -119,7 +119,21 @@ func (r Rank) pickBetter(g *Group, c, cur sim.Config, t sim.Targets) bool {
 	if c.Context != cur.Context {
 		return c.Context > cur.Context
 	}
-	return c.Batch > cur.Batch
+	// The largest batch that runs at once; of batches that run alike
+	// (a static batch's cap, or one sequence at a time), the smallest:
+	// the sequences beyond it only queue, adding latency and no rate.
+	if a, b := g.runsAtOnce(c.Batch), g.runsAtOnce(cur.Batch); a != b {
+		return a > b
+	}
+	return c.Batch < cur.Batch
+}
+
+// runsAtOnce is how many of batch's sequences share a step.
+func (g *Group) runsAtOnce(batch int) int {
+	if g.atOnce > 0 {
+		return min(batch, g.atOnce)
+	}
+	return batch
 }
 
 // cmpMiss is the one rule every rank applies first, within a group and

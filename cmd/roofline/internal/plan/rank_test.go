@@ -200,3 +200,39 @@ func TestQualityNeverAcrossMetrics(t *testing.T) {
 		t.Errorf("%v, want %v (by decode speed: all are in the best band of their metric)", got, want)
 	}
 }
+
+// TestPickBatchThatRunsAtOnce: within a group, of two configurations
+// meeting the targets at one context, the larger batch is picked only
+// while it runs at once. Under continuous batching 8 runs as 8 and beats
+// 4. Under a static batch of up to 4 (TensorRT Edge-LLM), 8 runs as two
+// batches of 4 one after another: the same rate as 4, the second four
+// waiting a whole batch, so 4 is picked (plan recommended 8 before).
+// One sequence at a time (gpt-fast), every batch runs as 1: batch 1.
+func TestPickBatchThatRunsAtOnce(t *testing.T) {
+	meets := func(batch int) sim.Config {
+		return sim.Config{Context: 1024, Batch: batch, Fits: true, Feasible: true}
+	}
+	for _, tc := range []struct {
+		name    string
+		atOnce  int
+		batches []int
+		want    int
+	}{
+		{"continuous", 0, []int{1, 2, 4, 8}, 8},
+		{"static up to 4", 4, []int{1, 2, 4, 8}, 4},
+		{"static up to 4, given 8 first", 4, []int{8, 4, 2, 1}, 4},
+		{"static up to 4, only beyond", 4, []int{8, 6}, 6},
+		{"one at a time", 1, []int{4, 2, 1, 8}, 1},
+	} {
+		g := &Group{atOnce: tc.atOnce}
+		pick := meets(tc.batches[0])
+		for _, b := range tc.batches[1:] {
+			if c := meets(b); RankQuality.pickBetter(g, c, pick, sim.Targets{}) {
+				pick = c
+			}
+		}
+		if pick.Batch != tc.want {
+			t.Errorf("%s: picked batch %d, want %d", tc.name, pick.Batch, tc.want)
+		}
+	}
+}

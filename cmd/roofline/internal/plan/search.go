@@ -3,6 +3,7 @@ package plan
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -548,6 +549,7 @@ func (s *Search) evalGroup(i int, g *Group, part func(next func([]sim.Config) []
 		Quality: j.quality, Devices: j.devices, Split: j.splitName, job: j}
 	g.TTFTSpread, g.TPOTSpread = st.Spread(true), st.Spread(false)
 	g.MoEDecodeNote = st.Inputs.MoEDecodeNote
+	g.atOnce = st.Together(math.MaxInt)
 	conf := t.ConfidenceLevel()
 	g.ttftLo, g.ttftHi = g.TTFTSpread.Bounds(conf)
 	g.tpotLo, g.tpotHi = g.TPOTSpread.Bounds(conf)
