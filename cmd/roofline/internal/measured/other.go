@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -250,9 +252,14 @@ var requestAliases = map[string][]string{
 	"output_tokens": {"output_tokens", "gen_tokens", "output_len"},
 }
 
+// requestColumns are a plain requests file's columns (CSV) or keys (JSON):
+// the required, then the optional; requestAliases spell two of them
+// otherwise.
+var requestColumns = [2][]string{{"prompt_tokens", "output_tokens"},
+	{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"}}
+
 func readRequestsCSV(c *collector, text string) error {
-	return c.namedRows(text, []string{"prompt_tokens", "output_tokens"},
-		[]string{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"},
+	return c.namedRows(text, requestColumns[0], requestColumns[1],
 		func(line int, get func(string) string) {
 			q, err := parseRequest(line, get)
 			if err != nil {
@@ -386,11 +393,28 @@ func readRequestsJSON(c *collector, text string) error {
 	if items == nil {
 		return &SyntaxError{File: c.file, Line: 1, Msg: "requests JSON: expected an array of requests or {\"requests\": [...]}"}
 	}
+	known := map[string]bool{}
+	for _, k := range slices.Concat(requestColumns[0], requestColumns[1]) {
+		known[k] = true
+	}
+	for _, al := range requestAliases {
+		for _, a := range al {
+			known[a] = true
+		}
+	}
 	for i, it := range items {
 		obj, ok := it.(map[string]any)
 		if !ok {
 			c.bad(1, "request %d is not an object", i+1)
 			continue
+		}
+		// As a CSV's unknown column: a misspelt key (ttft_sec) would
+		// leave its value unread and the run priced without it.
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if !known[k] {
+				return &SyntaxError{File: c.file, Line: 1, Msg: fmt.Sprintf("requests JSON: request %d: unknown key %q (known: %s)",
+					i+1, k, strings.Join(slices.Concat(requestColumns[0], requestColumns[1]), ", "))}
+			}
 		}
 		f := flatten(obj)
 		for canon, al := range requestAliases {
