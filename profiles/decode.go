@@ -249,7 +249,7 @@ func DecodeKeys(file string, src []byte, v any, schemaDoc string) (md toml.MetaD
 		}
 		return md, lines, nil, &FileError{File: file, Line: lineOfError(lines, err), Msg: decodeMessage(err)}
 	}
-	und := md.Undecoded()
+	und := outermost(md.Undecoded())
 	for _, k := range und[:min(len(und), limits.Errors)] {
 		keys = append(keys, KeyError{&FileError{File: file, Line: lines.Key(k...), Msg: fmt.Sprintf("unknown key %q (check the spelling against %s)", k.String(), schemaDoc)}, true})
 	}
@@ -260,6 +260,29 @@ func DecodeKeys(file string, src []byte, v any, schemaDoc string) (md toml.MetaD
 		keys = append(keys, KeyError{&FileError{File: file, Line: lines.Key(key...), Msg: fmt.Sprintf("%s = %v: a number must be finite", key, x)}, false})
 	})
 	return md, lines, keys, nil
+}
+
+// outermost drops the keys under another unknown key: a misspelt
+// table (bandwith = { value, source }) is one mistake, told once, not
+// once more for each of its keys.
+// A key is at most a few parts deep (scanTOML), so each looks up its
+// prefixes.
+func outermost(keys []toml.Key) []toml.Key {
+	unknown := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		unknown[k.String()] = true
+	}
+	var out []toml.Key
+	for _, k := range keys {
+		under := false
+		for n := 1; n < len(k) && !under; n++ {
+			under = unknown[k[:n].String()]
+		}
+		if !under {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // nonFinite calls bad for every NaN or infinite float in v (TOML allows

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,30 @@ func TestDecodeMessages(t *testing.T) {
 		if !strings.Contains(msg, c.want) || strings.Contains(msg, "toml: line") || strings.Contains(msg, "profiles.raw") || strings.Contains(msg, "int64") {
 			t.Errorf("%s: %q, want it to hold %q and no decoder or Go words", c.name, msg, c.want)
 		}
+	}
+}
+
+// TestUnknownTableToldOnce: a misspelt key whose value is a table
+// (bandwith = { value, source }) is one unknown key, told once at its
+// line; it was told three times, once more for each key inside it.
+func TestUnknownTableToldOnce(t *testing.T) {
+	var v struct {
+		Name string `toml:"name"`
+	}
+	src := "name = \"x\"\nbandwith = { value = \"1 GB/s\", source = \"[S] a\" }\n[variant]\nclock = { value = 1, source = \"b\" }\n"
+	_, _, keys, err := DecodeKeys("b.toml", []byte(src), &v, "docs/profiles.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, k := range keys {
+		got = append(got, k.Error())
+	}
+	want := []string{
+		`b.toml:2: unknown key "bandwith" (check the spelling against docs/profiles.md)`,
+		`b.toml:3: unknown key "variant" (check the spelling against docs/profiles.md)`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -31,6 +31,16 @@ type rawRule struct {
 	Source        string   `toml:"source"`
 }
 
+// ruleFieldOnly is the one rule that reads each of rawRule's fields
+// beyond value and source.
+var ruleFieldOnly = map[string]string{
+	"architectures": "layout.sliding_window",
+	"pad":           "layout.window_cache",
+	"offset":        "layout.window_cache",
+	"extra_blocks":  "layout.window_cache",
+	"untie":         "layout.embedding",
+}
+
 // rawHeadFormats is [layout] head_formats: the storage type of the head
 // by weight format, where it differs from head.
 type rawHeadFormats struct {
@@ -312,6 +322,24 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 		if !md.IsDefined(k) {
 			errs = append(errs, &FileError{File: file, Msg: fmt.Sprintf("missing required key %q", k)})
 		}
+	}
+	// A rule's fields beyond value and source are read by one rule each:
+	// elsewhere the decoder would take them and nothing read them (untie
+	// on head, pad on continuous_batching), so they are refused as
+	// unknown keys are.
+	for _, k := range md.Keys() {
+		if len(k) < 2 {
+			continue
+		}
+		field, rule := k[len(k)-1], strings.Join(k[:len(k)-1], ".")
+		// Only rawRule has these fields; under a value (a table of
+		// head_formats) a key is the value's own.
+		if only, ok := ruleFieldOnly[field]; ok && rule != only && k[len(k)-2] != "value" {
+			fe(strings.Join(k, "."), "%s: %s is read only by %s; remove it (docs/profiles.md, Runtime profiles)", rule, field, only)
+		}
+	}
+	if w := r.Layout.SlidingWindow; w != nil && md.IsDefined("layout", "sliding_window", "value") {
+		fe("layout.sliding_window.value", "sliding_window takes architectures, not value: architectures = [...] or [\"*\"]")
 	}
 	if err := checkName(r.Name); err != nil && md.IsDefined("name") {
 		fe("name", "%v", err)

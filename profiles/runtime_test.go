@@ -176,6 +176,17 @@ func TestRuntimeProfileStrict(t *testing.T) {
 			[]string{"columns"}},
 		{"prefill tile negative rows", `kind = "gpu"`, "kind = \"gpu\"\nprefill_tile = { value = 128, rows = -128, source = \"[R1] tiles of 128 rows\" }",
 			[]string{"[[engine]] engine.gpu prefill_tile rows must be the rows of weights one unit's tile takes, 1 to 1073741824 (or left out), got -128"}},
+		// A rule's fields beyond value and source are read by one rule
+		// each; elsewhere they were decoded and ignored.
+		{"untie on the head", `sliding_window = { architectures = ["*"], source = "[R1] windows as the model defines them" }`,
+			"sliding_window = { architectures = [\"*\"], source = \"[R1] windows as the model defines them\" }\nhead = { value = \"f16\", untie = true, source = \"[R1] an f16 head\" }",
+			[]string{"my.toml:25:", "layout.head: untie is read only by layout.embedding; remove it"}},
+		{"pad on continuous batching", `source = "[R1] requests join the running batch"`, `pad = 16, source = "[R1] requests join the running batch"`,
+			[]string{"my.toml:10:", "continuous_batching: pad is read only by layout.window_cache"}},
+		{"architectures on an engine rule", `kind = "gpu"`, "kind = \"gpu\"\nserial_decode = { value = true, architectures = [\"llama\"], source = \"[R1] load then multiply\" }",
+			[]string{"engine.serial_decode: architectures is read only by layout.sliding_window"}},
+		{"value on the window rule", `sliding_window = { architectures = ["*"],`, `sliding_window = { value = true, architectures = ["*"],`,
+			[]string{"my.toml:24:", "sliding_window takes architectures, not value"}},
 		{"graph compute capability out of range", `kind = "gpu"`, "kind = \"gpu\"\ngraph_min_compute_capability = 700.0",
 			[]string{"[[engine]] engine.gpu graph_min_compute_capability must be a CUDA compute capability such as 7.0, got 700"}},
 	}

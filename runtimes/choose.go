@@ -304,8 +304,11 @@ func (s *Set) rank(spec *model.Spec, d *hardware.Device, eng *hardware.Engine, n
 			why = fmt.Sprintf("the only runtime for the %s %s engine", d.Name, e.Name)
 		case d.Segment == "datacenter":
 			why = "the usual runtime for a datacenter GPU"
+		case d.Family == string(e.Kind):
+			why = fmt.Sprintf("the usual runtime on %ss", e.Kind) // a cpu family's cpu: not "cpu cpus"
 		default:
-			why = fmt.Sprintf("the usual runtime for a %s %s", d.Family, e.Kind)
+			// Plural, so no article to get wrong ("a apple gpu").
+			why = fmt.Sprintf("the usual runtime on %s %ss", d.Family, e.Kind)
 		}
 		return rt, why, nil
 	}

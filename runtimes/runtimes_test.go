@@ -132,6 +132,33 @@ func TestHostEmbedding(t *testing.T) {
 // runs checkpoints, and the runtime's form of it where it has one:
 // gpt-oss (MXFP4 experts) on an H100 runs under vLLM as the mxfp4
 // checkpoint; on a DGX Spark under llama.cpp as the MXFP4_MOE GGUF. Both
+// TestChooseWhy: the reason predict prints for the runtime it chose
+// reads as English for every family, which "the usual runtime for a %s
+// %s" did not: "for a apple gpu", "for a amd gpu", "for a cpu cpu".
+func TestChooseWhy(t *testing.T) {
+	cat := catalog(t)
+	s, _ := cat.Model("llama-3.2-1b")
+	for _, c := range []struct{ device, want string }{
+		{"apple-m4-pro", "the usual runtime on apple gpus"},
+		{"jetson-orin-nano-super-8gb", "the usual runtime on jetson gpus"},
+		{"raspberry-pi-5-8gb", "the usual runtime on raspberry-pi cpus"},
+		{"desktop-ddr5", "the usual runtime on cpus"},
+		{"h100-sxm", "the usual runtime for a datacenter GPU"},
+	} {
+		d, err := cat.Device(c.device)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := cat.Runtimes().Choose(s, d, runtimes.Request{})
+		if err != nil {
+			t.Fatalf("%s: %v", c.device, err)
+		}
+		if ch.Why != c.want {
+			t.Errorf("%s: %q, want %q", c.device, ch.Why, c.want)
+		}
+	}
+}
+
 // keep every routed expert at mxfp4.
 func TestDefaultWeightsNative(t *testing.T) {
 	cat := catalog(t)

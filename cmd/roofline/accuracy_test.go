@@ -1039,15 +1039,17 @@ checked ones below but have no published measurements of their own here:
 
 ## Time: default predictions against published runs
 
-` + "`cmd/roofline/testdata/public/runs.csv`" + ` holds published llama.cpp, MLC, RKLLM,
-TensorRT-LLM and gpt-fast measurements (sources in
+` + "`cmd/roofline/testdata/public/runs.csv`" + ` holds published llama.cpp (Ollama's among them), MLC,
+RKLLM, TensorRT-LLM, TensorRT Edge-LLM, vLLM, gpt-fast and distributed-llama
+measurements (sources in
 ` + "`cmd/roofline/testdata/public/SOURCES.md`" + `) mapped onto built-in profiles,
 one test per row: datacenter and desktop GPUs, Apple silicon, and the
-boards roofline's users buy on — Jetson Orin modules under llama.cpp,
-TensorRT-LLM and MLC, the 2019 Jetson Nano's Maxwell GPU and Cortex-A57
-cores, the Raspberry Pi 5 and the RK3588's Cortex-A76 cores under
-llama.cpp, and RKLLM on the RK3588, RK3576 and RK3562 as Rockchip and as
-independent users measured it. Each runtime's
+boards roofline's users buy on — Jetson Orin modules and the AGX Thor under
+llama.cpp, TensorRT-LLM, TensorRT Edge-LLM, vLLM and MLC, the 2019 Jetson
+Nano's Maxwell GPU and Cortex-A57 cores, the Raspberry Pi 5 and the
+RK3588's Cortex-A76 cores under llama.cpp (the Pi 5 under
+distributed-llama too), and RKLLM on the RK3588, RK3576 and RK3562 as
+Rockchip and as independent users measured it. Each runtime's
 efficiency on each kind of engine (docs/method.md §6) is fitted to these
 runs by least squares on relative error, a device's runs of a phase
 sharing one bias (generalized least squares), with a level for each

@@ -179,6 +179,9 @@ func TestUnusableFiles(t *testing.T) {
 		{"zeros.csv", "n_prompt,n_gen,avg_ts\n512,0,0\n", "no usable run", ""},
 		{"dup.csv", "prompt_tokens,output_tokens,ttft_s,ttft_s,e2e_s\n1,2,3,4,5\n", `duplicate column "ttft_s"`, ""},
 		{"cols.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s,colour\n1,2,3,4,5\n", `unknown column "colour"`, ""},
+		// The same in JSON: a misspelt key left its value unread.
+		{"cols.json", `[{"prompt_tokens": 1, "output_tokens": 2, "ttft_s": 3, "e2e_s": 5, "colour": "red"}]`, `requests JSON: request 1: unknown key "colour"`, ":1:"},
+		{"ttft.json", `{"requests": [{"prompt_tokens": 100, "output_tokens": 20, "ttft_s": 1, "e2e_s": 5}, {"prompt_tokens": 100, "output_tokens": 20, "ttft_sec": 1, "e2e_s": 5}]}`, `request 2: unknown key "ttft_sec"`, ":1:"},
 		{"neg.csv", "prompt_tokens,output_tokens,ttft_s,e2e_s\n100,10,-1,2\n", "no usable run", ""},
 		// A runs CSV short of a required column is told which, not
 		// "unknown format", at the header's line (2: after a comment).

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -250,9 +252,14 @@ var requestAliases = map[string][]string{
 	"output_tokens": {"output_tokens", "gen_tokens", "output_len"},
 }
 
+// requestColumns are a plain requests file's columns (CSV) or keys (JSON):
+// the required, then the optional; requestAliases spell two of them
+// otherwise.
+var requestColumns = [2][]string{{"prompt_tokens", "output_tokens"},
+	{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"}}
+
 func readRequestsCSV(c *collector, text string) error {
-	return c.namedRows(text, []string{"prompt_tokens", "output_tokens"},
-		[]string{"ttft_s", "ttft_ms", "e2e_s", "e2e_ms", "batch", "depth", "ubatch", "model", "weights", "kv", "hardware", "engine"},
+	return c.namedRows(text, requestColumns[0], requestColumns[1],
 		func(line int, get func(string) string) {
 			q, err := parseRequest(line, get)
 			if err != nil {
@@ -386,11 +393,28 @@ func readRequestsJSON(c *collector, text string) error {
 	if items == nil {
 		return &SyntaxError{File: c.file, Line: 1, Msg: "requests JSON: expected an array of requests or {\"requests\": [...]}"}
 	}
+	known := map[string]bool{}
+	for _, k := range slices.Concat(requestColumns[0], requestColumns[1]) {
+		known[k] = true
+	}
+	for _, al := range requestAliases {
+		for _, a := range al {
+			known[a] = true
+		}
+	}
 	for i, it := range items {
 		obj, ok := it.(map[string]any)
 		if !ok {
 			c.bad(1, "request %d is not an object", i+1)
 			continue
+		}
+		// As a CSV's unknown column: a misspelt key (ttft_sec) would
+		// leave its value unread and the run priced without it.
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if !known[k] {
+				return &SyntaxError{File: c.file, Line: 1, Msg: fmt.Sprintf("requests JSON: request %d: unknown key %q (known: %s)",
+					i+1, k, strings.Join(slices.Concat(requestColumns[0], requestColumns[1]), ", "))}
+			}
 		}
 		f := flatten(obj)
 		for canon, al := range requestAliases {
@@ -412,10 +436,13 @@ func readRequestsJSON(c *collector, text string) error {
 }
 
 // readRunsCSV reads roofline's own runs format: one test per row.
+// runsColumns are the runs CSV's columns: the required, then the optional.
+var runsColumns = [2][]string{{"test", "tokens_per_s"},
+	{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note",
+		"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link", "max_context", "clocks", "threads"}}
+
 func readRunsCSV(c *collector, text string) error {
-	return c.namedRows(text, []string{"test", "tokens_per_s"},
-		[]string{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note",
-			"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link", "max_context", "clocks", "threads"},
+	return c.namedRows(text, runsColumns[0], runsColumns[1],
 		func(line int, get func(string) string) {
 			r := Run{Line: line, Test: Test(get("test")), Backend: get("runtime"), FlashAttn: flashAttn(get("flash_attn")),
 				Hardware: get("hardware"), Engine: get("engine"), Model: get("model"),
