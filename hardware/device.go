@@ -62,6 +62,12 @@ type Device struct {
 	Bandwidth         float64 // datasheet peak, B/s
 	MeasuredBandwidth float64 // measured (STREAM-like), B/s; 0 when unknown
 	StorageBandwidth  float64 // read rate of the model's storage, B/s
+	// MemoryClocks are the clocks the memory can run at (the DDR
+	// controller's steps, ascending), Hz, the last the one Bandwidth is
+	// of; nil when the profile gives none (AtClocks). MemoryClock is the
+	// step a device made by AtClocks runs at, 0 for the highest.
+	MemoryClocks []float64
+	MemoryClock  float64
 	// HostLink names the link (Links) between a discrete device and its
 	// host's memory, "" when the profile gives none or the memory is
 	// unified.
@@ -113,6 +119,10 @@ type Engine struct {
 	// Clock is the engine's maximum clock in the device's power mode, Hz;
 	// 0 when the profile does not give it (ClockRatio).
 	Clock float64
+	// MinClock is the lowest clock the engine can be set to, Hz (an
+	// NPU's devfreq range): with Clock it bounds a clock a user states
+	// (Device.AtClocks). 0 when the profile does not give it.
+	MinClock float64
 	// ComputeCapability is an NVIDIA GPU's CUDA compute capability (5.3
 	// for the 2019 Jetson Nano's Maxwell, 8.7 for Orin): what a runtime's
 	// kernels and graphs may use on it. 0 when the profile does not give

@@ -44,6 +44,12 @@ type sourced struct {
 	Source string `toml:"source"`
 }
 
+// sourcedList is a list of quantities with the reference they come from.
+type sourcedList struct {
+	Value  []string `toml:"value"`
+	Source string   `toml:"source"`
+}
+
 type sourcedNumber struct {
 	Value  float64 `toml:"value"`
 	Source string  `toml:"source"`
@@ -109,6 +115,7 @@ type rawEngine struct {
 	IdlePower   *sourced           `toml:"idle_power"`
 	Units       *sourcedNumber     `toml:"units"`
 	Clock       *sourced           `toml:"clock"`
+	MinClock    *sourced           `toml:"min_clock"`
 	CC          *sourcedNumber     `toml:"compute_capability"`
 	L2Cache     *sourced           `toml:"l2_cache"`
 	Int8Dot     *sourcedBool       `toml:"int8_dot"`
@@ -174,6 +181,7 @@ type rawDevice struct {
 	Bandwidth         *sourced     `toml:"bandwidth"`
 	MeasuredBandwidth *sourced     `toml:"measured_bandwidth"`
 	StorageBandwidth  *sourced     `toml:"storage_bandwidth"`
+	MemoryClocks      *sourcedList `toml:"memory_clocks"`
 	HostLink          *sourced     `toml:"host_link"`
 	NVLink            *sourced     `toml:"nvlink"`
 	DiscreteGPUHost   *sourcedBool `toml:"discrete_gpu_host"`
@@ -608,6 +616,36 @@ func (d *deviceDecoder) quantity(dev *hardware.Device, key string, s *sourced, d
 	return v, true
 }
 
+// memoryClocks reads memory_clocks: ascending frequencies, the last the
+// one the device's bandwidth is of.
+func (d *deviceDecoder) memoryClocks(dev *hardware.Device, l *sourcedList) []float64 {
+	if strings.TrimSpace(l.Source) == "" {
+		d.errorf("memory_clocks", "memory_clocks has no source: every number in a profile cites where it comes from")
+		return nil
+	}
+	if len(l.Value) == 0 {
+		d.errorf("memory_clocks", "memory_clocks is empty: list the memory's clock steps, ascending, the last the one bandwidth is of (e.g. [\"534 MHz\", \"2400 MHz\"])")
+		return nil
+	}
+	out := make([]float64, len(l.Value))
+	for i, s := range l.Value {
+		v, err := parseQuantity(s, units.DimFrequency)
+		if err == nil && !(v >= limits.Clock.Min && v <= limits.Clock.Max) {
+			err = fmt.Errorf("%q: a clock is from 1 MHz to 100 GHz", s)
+		}
+		if err == nil && i > 0 && v <= out[i-1] {
+			err = fmt.Errorf("%q is not above the step before it: list the steps ascending, the last the one bandwidth is of", s)
+		}
+		if err != nil {
+			d.errorf("memory_clocks", "memory_clocks: %v", err)
+			return nil
+		}
+		out[i] = v
+	}
+	dev.Sources["memory_clocks"] = l.Source
+	return out
+}
+
 // device builds a device from r, starting from a copy of base for a variant.
 func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Device {
 	dev := &hardware.Device{Sources: map[string]string{}, File: d.file}
@@ -666,6 +704,15 @@ func (d *deviceDecoder) device(r rawDevice, base *hardware.Device) *hardware.Dev
 	}
 	if v, ok := d.quantity(dev, "bandwidth", r.Bandwidth, units.DimBandwidth); ok {
 		dev.Bandwidth = v
+	}
+	if r.Bandwidth != nil && r.MemoryClocks == nil {
+		// The steps are of the base's memory: a variant with a memory of
+		// its own states its own or has none.
+		dev.MemoryClocks = nil
+		delete(dev.Sources, "memory_clocks")
+	}
+	if l := r.MemoryClocks; l != nil {
+		dev.MemoryClocks = d.memoryClocks(dev, l)
 	}
 	if v, ok := d.quantity(dev, "measured_bandwidth", r.MeasuredBandwidth, units.DimBandwidth); ok {
 		dev.MeasuredBandwidth = v
@@ -760,6 +807,16 @@ func (d *deviceDecoder) engine(dev *hardware.Device, re rawEngine, variant bool)
 	}
 	if v, ok := d.quantity(dev, key+".clock", re.Clock, units.DimFrequency); ok {
 		e.Clock = v
+	}
+	if v, ok := d.quantity(dev, key+".min_clock", re.MinClock, units.DimFrequency); ok {
+		switch {
+		case !(v >= limits.Clock.Min):
+			d.errorf(key+".min_clock", "%s.min_clock = %q: a clock is from 1 MHz", key, re.MinClock.Value)
+		case e.Clock <= 0 || v > e.Clock:
+			d.errorf(key+".min_clock", "%s.min_clock = %q needs the engine's clock (its maximum) at or above it", key, re.MinClock.Value)
+		default:
+			e.MinClock = v
+		}
 	}
 	if cc := re.CC; cc != nil {
 		if !(cc.Value >= 1 && cc.Value < 100) {

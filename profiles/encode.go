@@ -57,6 +57,13 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 	field("bandwidth", "bandwidth", d.Bandwidth, units.DimBandwidth, "")
 	field("measured_bandwidth", "measured_bandwidth", d.MeasuredBandwidth, units.DimBandwidth, "")
 	field("storage_bandwidth", "storage_bandwidth", d.StorageBandwidth, units.DimBandwidth, "")
+	if len(d.MemoryClocks) > 0 {
+		steps := make([]string, len(d.MemoryClocks))
+		for i, f := range d.MemoryClocks {
+			steps[i] = units.FormatExact(f, units.DimFrequency)
+		}
+		kv("memory_clocks", fmt.Sprintf("{ value = %s, source = %s }", strList(steps), quote(d.Sources["memory_clocks"])))
+	}
 	if d.HostLink != "" {
 		kv("host_link", fmt.Sprintf("{ value = %s, source = %s }", quote(d.HostLink), quote(d.Sources["host_link"])))
 	}
@@ -80,6 +87,7 @@ func EncodeDevice(d *hardware.Device, header ...string) []byte {
 		str("name", e.Name)
 		str("kind", string(e.Kind))
 		field("clock", key+".clock", e.Clock, units.DimFrequency, "")
+		field("min_clock", key+".min_clock", e.MinClock, units.DimFrequency, "")
 		field("power", key+".power", e.Power, units.DimPower, "")
 		field("idle_power", key+".idle_power", e.IdlePower, units.DimPower, "")
 		if e.Units > 0 {
@@ -291,6 +299,10 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		if c.MoEDecode.High > 0 {
 			fmt.Fprintf(&b, "moe_decode_interval = [%s, %s]\n", r4(c.MoEDecode.Low), r4(c.MoEDecode.High))
 			fmt.Fprintf(&b, "moe_decode_basis = %s\n", quote(c.MoEDecodeBasis))
+		}
+		if c.NPUClockDecode.High > 0 {
+			fmt.Fprintf(&b, "npu_clock_decode_interval = [%s, %s]\n", r4(c.NPUClockDecode.Low), r4(c.NPUClockDecode.High))
+			fmt.Fprintf(&b, "npu_clock_decode_basis = %s\n", quote(c.NPUClockDecodeBasis))
 		}
 		b.WriteString("se = { ")
 		for i, n := range hardware.ParameterNames {

@@ -305,6 +305,11 @@ type rawClass struct {
 	// and MoEDecodeBasis (optional, both or neither).
 	MoEDecodeInterval []float64 `toml:"moe_decode_interval"`
 	MoEDecodeBasis    string    `toml:"moe_decode_basis"`
+	// NPUClockDecodeInterval and NPUClockDecodeBasis are
+	// runtimes.Class.NPUClockDecode and NPUClockDecodeBasis (optional,
+	// both or neither).
+	NPUClockDecodeInterval []float64 `toml:"npu_clock_decode_interval"`
+	NPUClockDecodeBasis    string    `toml:"npu_clock_decode_basis"`
 }
 
 // decodeRuntime reads one runtime profile.
@@ -1141,6 +1146,16 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 			return nil, errors.New("moe_decode_basis must say which held-out runs moe_decode_interval covers")
 		}
 		c.MoEDecode, c.MoEDecodeBasis = runtimes.Spread{Low: iv[0], High: iv[1]}, r.MoEDecodeBasis
+	}
+	if r.NPUClockDecodeInterval != nil || r.NPUClockDecodeBasis != "" {
+		iv := r.NPUClockDecodeInterval
+		if len(iv) != 2 || !(iv[0] > 0) || !(iv[1] >= iv[0]) || math.IsInf(iv[1], 1) {
+			return nil, errors.New("npu_clock_decode_interval must be [low, high] factors of the prediction, 0 < low <= high")
+		}
+		if strings.TrimSpace(r.NPUClockDecodeBasis) == "" {
+			return nil, errors.New("npu_clock_decode_basis must say which held-out runs npu_clock_decode_interval covers")
+		}
+		c.NPUClockDecode, c.NPUClockDecodeBasis = runtimes.Spread{Low: iv[0], High: iv[1]}, r.NPUClockDecodeBasis
 	}
 	for _, name := range hardware.ParameterNames {
 		v := r.SE[name]

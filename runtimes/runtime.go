@@ -325,6 +325,13 @@ type Class struct {
 	// (sim.Setup); MoEDecodeBasis says which runs it was derived from.
 	MoEDecode      Spread
 	MoEDecodeBasis string
+	// NPUClockDecode, when High > 0, is likewise the interval that covers
+	// the class's decode runs at an NPU clock below the engine's maximum,
+	// held out of scope (the NPU's clock is priced through its peaks
+	// alone): a prediction at such a clock (sim.Options.Clocks) takes it
+	// where it is wider; NPUClockDecodeBasis says which runs.
+	NPUClockDecode      Spread
+	NPUClockDecodeBasis string
 	// OwnDevice is true where the class is a measured device's level
 	// (ClassFor): its intervals are that board's. Otherwise they are
 	// the class's, held out by device, and carry how boards differ.

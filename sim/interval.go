@@ -78,7 +78,7 @@ func (s *Setup) intervals(r *Result) {
 		x := r.ThroughputTokensPerS * r.TPOT
 		r.ThroughputInterval = r.interval(3, Interval{Lo: x / iv.Hi, Hi: x / iv.Lo, Level: iv.Level})
 	}
-	if s.Inputs.MoEDecodeNote != "" {
+	if s.Inputs.MoEDecodeNote != "" || s.Inputs.NPUClockNote != "" {
 		r.widenedDecode()
 	}
 }

@@ -486,6 +486,9 @@ func (r *Result) warnings(s *Setup) {
 	if in.MoEDecodeNote != "" && !math.IsNaN(r.TPOT) {
 		r.warn("moe-decode-unmodelled", "%s", in.MoEDecodeNote)
 	}
+	if in.NPUClockNote != "" && !math.IsNaN(r.TPOT) {
+		r.warn("npu-clock-unmodelled", "%s", in.NPUClockNote)
+	}
 	if in.UnitBandwidthNote != "" {
 		r.warn("unit-bandwidth-unidentified", "%s", in.UnitBandwidthNote)
 	}

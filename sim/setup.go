@@ -149,6 +149,11 @@ type Inputs struct {
 	// measured and that the decode interval was widened to cover them;
 	// "" otherwise.
 	MoEDecodeNote string
+	// NPUClockNote says, for a prediction at an NPU clock below its
+	// maximum on a class whose runs at such clocks were held out of scope
+	// (runtimes.Class.NPUClockDecode), what they measured and that the
+	// decode interval was widened to cover them.
+	NPUClockNote string
 	// ClockRatio is the engine's clock over hardware.ReferenceClock
 	// (hardware.Engine.ClockRatio; 1 when the profile gives none): the
 	// class's per-unit caps and a decode step's fixed costs are priced at
@@ -307,6 +312,14 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	clkNote, npuTop := "", e.Clock
+	if !o.Clocks.IsZero() {
+		var err error
+		if d, e, err = d.AtClocks(e, o.Clocks); err != nil {
+			return nil, &FieldError{"Clocks", err.Error()}
+		}
+		clkNote = clocksNote(d, o.Clocks, npuTop)
+	}
 	cores := e.Units
 	if o.Threads > 0 && e.Kind == hardware.CPU {
 		te, err := d.WithThreads(e, o.Threads)
@@ -434,7 +447,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		// that have them; the others say they took none.
 		in.SettingsNote = fmt.Sprintf("%s has no settings of a conversion's context or clocks: they do not apply to it", rt.Name)
 	}
+	if clkNote != "" {
+		in.SettingsNote = strings.TrimPrefix(in.SettingsNote+"; "+clkNote, "; ")
+	}
 	class, in.MoEDecodeNote = moeDecodeClass(class, m, in)
+	class, in.NPUClockNote = npuClockClass(class, in, o.Clocks, npuTop)
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
 	s.Inputs.UnitBandwidthNote = s.unitBandwidthNote()
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
@@ -442,6 +459,23 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	s.resolveRates()
 	return s, nil
+}
+
+// npuClockClass is class with its decode interval widened to cover the
+// class's decode runs at an NPU clock below its maximum held out of scope
+// (runtimes.Class.NPUClockDecode) when clocks put the NPU below top, its
+// maximum, with a note saying so; the class itself and "" otherwise.
+func npuClockClass(class *runtimes.Class, in Inputs, clocks hardware.Clocks, top float64) (*runtimes.Class, string) {
+	iv := class.NPUClockDecode
+	if !(clocks.NPU > 0 && clocks.NPU < top) || !(iv.High > 0) || in.Calibrated || in.FromFlags {
+		return class, ""
+	}
+	out := *class
+	out.Decode.Low = math.Min(out.Decode.Low, iv.Low)
+	out.Decode.High = math.Max(out.Decode.High, iv.High)
+	note := fmt.Sprintf("%s's decode at an NPU clock below its maximum (%g of %g MHz) is priced through the NPU's peaks alone, which a one-token step barely uses: %s (docs/accuracy.md, \"Held out of scope\"); this decode's interval is widened to %.3g-%.3g × the predicted time to cover them",
+		in.Runtime, clocks.NPU/1e6, top/1e6, class.NPUClockDecodeBasis, out.Decode.Low, out.Decode.High)
+	return &out, note
 }
 
 // moeDecodeClass is class with its decode interval widened to cover the
@@ -830,6 +864,10 @@ type Options struct {
 	// Settings are the runtime's settings of the run (RKLLM's
 	// --max-context and --clocks); zero: what its class was measured at.
 	Settings runtimes.Settings
+	// Clocks are the clocks the board runs at below its profile's maxima
+	// (--clocks ddr=…,npu=…; hardware.Device.AtClocks): the memory's
+	// bandwidth and the NPU's peaks at them. Zero: the maxima.
+	Clocks hardware.Clocks
 	// Threads are the cores a CPU engine runs the model on, one thread
 	// each (llama.cpp's -t; hardware.Device.WithThreads): its peaks are
 	// theirs and its bandwidth what they pull. 0: every core its profile
@@ -914,6 +952,20 @@ func (s *Setup) WithMaxSeqs(maxSeqs int) *Setup {
 	o.Inputs.GraphCapture = g.CaptureFor(maxSeqs)
 	o.resolveRates()
 	return &o
+}
+
+// clocksNote says what a board run at clocks c (hardware.Device.AtClocks)
+// is priced with: d is the device at them, top the engine's clock at its
+// maximum.
+func clocksNote(d *hardware.Device, c hardware.Clocks, top float64) string {
+	var parts []string
+	if c.Memory > 0 {
+		parts = append(parts, fmt.Sprintf("memory at %g MHz, %.3g GB/s (the bus at that step's data rate)", c.Memory/1e6, d.Bandwidth/1e9))
+	}
+	if c.NPU > 0 && top > 0 {
+		parts = append(parts, fmt.Sprintf("NPU at %g MHz, its peaks × %.3g", c.NPU/1e6, c.NPU/top))
+	}
+	return "board clocks " + c.String() + ", pinned: " + strings.Join(parts, "; ")
 }
 
 // hostClockRatio is the clock of d's CPU engine over

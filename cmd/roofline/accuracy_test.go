@@ -136,6 +136,7 @@ func TestRuntimeClasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	moe := accuracy.MoEDecodeSpreads(scope)
+	npuClock := accuracy.NPUClockDecodeSpreads(scope)
 	byRuntime := map[string]map[string]*runtimes.Class{}
 	levels := map[string]map[string]*runtimes.Level{}
 	settings := map[string]map[string]*runtimes.SettingFactors{}
@@ -157,6 +158,9 @@ func TestRuntimeClasses(t *testing.T) {
 		rc := c.Runtime("cmd/roofline/" + publicRuns)
 		if m, ok := moe[c.Key]; ok {
 			rc.MoEDecode, rc.MoEDecodeBasis = m.Spread, m.Basis
+		}
+		if m, ok := npuClock[c.Key]; ok {
+			rc.NPUClockDecode, rc.NPUClockDecodeBasis = m.Spread, m.Basis
 		}
 		if byRuntime[c.Key.Runtime] == nil {
 			byRuntime[c.Key.Runtime] = map[string]*runtimes.Class{}
@@ -770,6 +774,17 @@ func scopeSection(runs []measured.Run) (string, error) {
 	for _, k := range keys {
 		sp := spreads[k]
 		fmt.Fprintf(&b, "\nThe %s class: %s. Every prediction of an MoE model's decode on the class says so (warning `moe-decode-unmodelled`; a model offloaded to the host or split over devices, for its stages on the class) and takes %.4g-%.4g × the predicted time as its decode interval where that is wider than the class's, so that it covers these runs: the class's 80 %% interval joined with their full range, it holds more than 80 %%, and predict labels it (and the E2E and throughput intervals it enters) \"80%% widened\" (JSON: intervals_widened); its point prediction is the class's.\n",
+			k, sp.Basis, sp.Spread.Low, sp.Spread.High)
+	}
+	npu := accuracy.NPUClockDecodeSpreads(rows)
+	keys = keys[:0]
+	for k := range npu {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		sp := npu[k]
+		fmt.Fprintf(&b, "\nThe %s class: %s. A prediction at an NPU clock below the engine's maximum (`--clocks npu=…`) says so (warning `npu-clock-unmodelled`) and takes %.4g-%.4g × the predicted time as its decode interval where that is wider than the class's, so that it covers these runs (the class's 80 %% interval joined with their full range: it holds more than 80 %%); its point prediction prices the clock through the NPU's peaks alone.\n",
 			k, sp.Basis, sp.Spread.Low, sp.Spread.High)
 	}
 	return b.String(), nil

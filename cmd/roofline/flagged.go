@@ -23,7 +23,7 @@ var fieldFlags = map[string]string{
 	"ComputeEfficiency": "--compute-efficiency", "RuntimeOverhead": "--overhead", "BatteryWh": "--battery-wh",
 	"Power": "--power", "IdlePower": "--idle-power", "DutyCycle": "--duty-cycle",
 	"GPULayers": "--gpu-layers", "CPUMoE": "--cpu-moe", "NCPUMoE": "--n-cpu-moe", "Host": "--host", "Devices": "--devices",
-	"TP": "--tp", "PP": "--pp", "EP": "--ep", "Link": "--link", "Threads": "--threads",
+	"TP": "--tp", "PP": "--pp", "EP": "--ep", "Link": "--link", "Threads": "--threads", "Clocks": "--clocks",
 }
 
 // serveFlags names the flag behind each workload field serve validates.

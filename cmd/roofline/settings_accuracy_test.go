@@ -143,7 +143,7 @@ func settingsSection(classes []*accuracy.Class) string {
 	b.WriteString("### RKLLM's settings: conversion context and clocks\n\n")
 	b.WriteString("Rockchip measures its benchmark with every clock pinned at its maximum (`fix_freq_rk3588.sh`) on models converted for short contexts; " +
 		"users run 4k–16k conversions on boards left to their governors. Each RKLLM row of `runs.csv` says its `max_context` (the context the model was converted for, " +
-		"or initialised with: RKLLM allocates the KV cache from it) and its `clocks` (`pinned` or `default`); where a source does not say, the column says what is assumed " +
+		"or initialised with: RKLLM allocates the KV cache from it) and its `clocks` (`pinned` or `default`, or the clocks a board was pinned at below its maxima, `ddr=…,npu=…`, which price it on the device at them: docs/method.md §6, \"Board clocks\"); where a source does not say, the column says what is assumed " +
 		"(docs/formats.md). The runtime profile's `[settings]` are what its class was measured at (4096 tokens, pinned), and `[setting_factors]` are fitted beside the RK3588's " +
 		"level on its runs set up otherwise (docs/method.md §6, \"Runtime settings\"): a log factor on decode and on prefill time per doubling of the context above 4096, " +
 		"and one for default clocks, each shrunk toward no effect (1×). `predict --max-context 16k --clocks default` prices a run so.\n\n")
@@ -189,7 +189,8 @@ func settingsSection(classes []*accuracy.Class) string {
 		"sampling with top_k 20 on the CPU against greedy, the board and its memory), and none states its governors, so `default` is assumed for them " +
 		"(neither source says it ran Rockchip's script). One independent source states every clock (HI5808-RKLLM: RKLLM 1.3.0 on a ROCK 5B+ whose bootloader was rebuilt so that " +
 		"the DDR clock can reach its 2400 MHz, CPU and NPU governors at performance, TinyLlama-1.1B w8a8 converted for 4096 tokens): its runs are set up as the reference and " +
-		"are not in the factors' fit. The clocks factor carries all of that; the context factor rests on Qwen3-4B converted for 16k " +
+		"are not in the factors' fit; its DMC sweep (534–2400 MHz at NPU 800 MHz) is priced at each run's DDR step (\"independent, 4096, clocks pinned\" above holds it) " +
+		"and its NPU sweep below 1 GHz is held out of scope (below). The clocks factor carries all of that; the context factor rests on Qwen3-4B converted for 16k " +
 		"against 4k on two boards, and Qwen3-0.6B at 16k against Rockchip's own run. The prefill factors rest on one source's server TTFTs of short chat prompts. " +
 		"The intervals of runs set up otherwise are their own, from those runs each model held out.\n\n")
 	return b.String()

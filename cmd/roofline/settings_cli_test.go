@@ -78,7 +78,14 @@ func TestSettingsFlagErrors(t *testing.T) {
 		{[]string{"--max-context", "0"}, "--max-context must be a number of tokens from 1"},
 		{[]string{"--max-context", "-4"}, "--max-context"},
 		{[]string{"--max-context", "lots"}, "--max-context"},
-		{[]string{"--clocks", "turbo"}, `--clocks must be pinned or default, got "turbo"`},
+		{[]string{"--clocks", "turbo"}, `--clocks must be pinned or default, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got "turbo"`},
+		{[]string{"--clocks", "ddr=1968"}, "--clocks ddr=1968 has no unit: give one, such as ddr=1968MHz"},
+		{[]string{"--clocks", "gpu=1GHz"}, `no clock "gpu" (want ddr or npu)`},
+		{[]string{"--clocks", "ddr=534MHz,ddr=1320MHz"}, "--clocks ddr given twice"},
+		// rk3588 is the LPDDR4X ROCK 5B: its steps, not LPDDR5's.
+		{[]string{"--clocks", "ddr=1968MHz"}, "--clocks ddr=1968MHz: rk3588's memory runs at 528MHz, 1068MHz, 1560MHz, 2112MHz only"},
+		{[]string{"--clocks", "npu=1200MHz"}, "--clocks npu=1200MHz: rk3588's NPU runs from 300MHz to 1000MHz"},
+		{[]string{"--clocks", "npu=800MHz", "--engine", "cpu"}, "--clocks npu=800MHz: the engine priced is cpu (cpu), not an NPU"},
 	} {
 		t.Run(strings.Join(c.extra, " "), func(t *testing.T) {
 			out, errOut, code := runCLI(append(append([]string{}, base...), c.extra...)...)
@@ -90,6 +97,59 @@ func TestSettingsFlagErrors(t *testing.T) {
 	// plan takes them too, and refuses the same values.
 	if _, errOut, code := runCLI("plan", "--model", "qwen3-4b", "--hardware", "rk3588", "--clocks", "max"); code != 2 || !strings.Contains(errOut, "--clocks") {
 		t.Errorf("plan --clocks max: exit %d, %q", code, errOut)
+	}
+}
+
+// Board clocks below the maxima: the Orange Pi 5 Max's LPDDR5 at its
+// 534 MHz step and the NPU at 800 MHz price TinyLlama w8a8 on a bandwidth
+// of 38.4 GB/s × 534 / 2400 = 8.544 GB/s and an int8 peak of 6 TOP/s ×
+// 0.8 = 4.8 TOP/s; the setting is pinned (no clocks factor), so decode is
+// slower only through the bandwidth: its time grows, by less than
+// 2400 / 534 = 4.49× (the fixed costs do not move).
+func TestPredictBoardClocks(t *testing.T) {
+	base := []string{"predict", "--model", "tinyllama-1.1b", "--hardware", "rk3588-orangepi-5-max", "--runtime", "rkllm", "--weights", "w8a8",
+		"--prompt", "20", "--output-tokens", "100", "--format", "json"}
+	read := func(extra ...string) (tpot, bw, peak float64, note string) {
+		out, errOut, code := runCLI(append(append([]string{}, base...), extra...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		var j struct {
+			TPOT   float64 `json:"tpot_s"`
+			Inputs struct {
+				Bandwidth float64 `json:"bandwidth_bytes_per_s"`
+				Peak      float64 `json:"peak_ops_per_s"`
+				Settings  *struct {
+					Clocks       string  `json:"clocks"`
+					DecodeFactor float64 `json:"decode_factor"`
+					Note         string  `json:"note"`
+				} `json:"settings"`
+			} `json:"inputs"`
+		}
+		if err := json.Unmarshal([]byte(out), &j); err != nil {
+			t.Fatal(err)
+		}
+		if s := j.Inputs.Settings; s != nil {
+			if s.Clocks != "pinned" || s.DecodeFactor != 1 {
+				t.Errorf("%v: settings %+v, want pinned with no factor", extra, *s)
+			}
+			note = s.Note
+		}
+		return j.TPOT, j.Inputs.Bandwidth, j.Inputs.Peak, note
+	}
+	t0, bw0, p0, _ := read("--clocks", "pinned")
+	t1, bw1, p1, note := read("--clocks", "ddr=534MHz,npu=800MHz")
+	if bw0 != 38.4e9 || p0 != 6e12 {
+		t.Fatalf("at the maxima: %g B/s, %g OP/s; want 38.4e9, 6e12", bw0, p0)
+	}
+	if math.Abs(bw1/8.544e9-1) > 1e-12 || math.Abs(p1/4.8e12-1) > 1e-12 {
+		t.Errorf("at ddr=534MHz,npu=800MHz: %g B/s, %g OP/s; want 8.544e9, 4.8e12", bw1, p1)
+	}
+	if r := t1 / t0; !(r > 2 && r < 2400.0/534) {
+		t.Errorf("TPOT %g → %g s: ×%.3f, want more than 2 and less than 4.49", t0, t1, r)
+	}
+	if !strings.Contains(note, "board clocks ddr=534MHz,npu=800MHz, pinned: memory at 534 MHz, 8.54 GB/s") {
+		t.Errorf("the note does not say the clocks: %q", note)
 	}
 }
 
@@ -132,5 +192,39 @@ func TestCompareSettings(t *testing.T) {
 	filled := ratios("--max-context", "16k", "--clocks", "default")
 	if math.Abs(filled[1]/plain[0]-1) > 1e-9 || filled[0] != plain[0] {
 		t.Errorf("with the flags %v, without %v: the flags fill the row that states none", filled, plain)
+	}
+}
+
+// A runs CSV's clocks column states the board's clocks (quoted: a comma
+// joins them); a bad one names its line.
+func TestCompareBoardClocks(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rk.csv")
+	csv := "test,tokens_per_s,model,hardware,engine,runtime,weights,gen,clocks\n" +
+		"decode,7.29,tinyllama-1.1b,rk3588-orangepi-5-max,npu,rkllm,w8a8,100,\"ddr=534MHz,npu=800MHz\"\n" +
+		"decode,24.11,tinyllama-1.1b,rk3588-orangepi-5-max,npu,rkllm,w8a8,100,pinned\n"
+	if err := os.WriteFile(path, []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runCLI("compare", "--format", "json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []struct {
+		Predicted float64 `json:"predicted_tokens_per_s"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 2 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if r := rows[1].Predicted / rows[0].Predicted; !(r > 2 && r < 2400.0/534) {
+		t.Errorf("predicted %g and %g tokens/s: the 534 MHz row should be 2-4.49× slower", rows[0].Predicted, rows[1].Predicted)
+	}
+	bad := "test,tokens_per_s,model,hardware,engine,runtime,weights,gen,clocks\n" +
+		"decode,7.29,tinyllama-1.1b,rk3588-orangepi-5-max,npu,rkllm,w8a8,100,ddr=534\n"
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runCLI("compare", path); code == 0 || !strings.Contains(errOut, "rk.csv:2:") || !strings.Contains(errOut, "ddr=534 has no unit") {
+		t.Errorf("a clocks value without a unit: exit %d, %q", code, errOut)
 	}
 }

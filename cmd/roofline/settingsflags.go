@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
@@ -17,7 +18,7 @@ func settingsFlags() []cli.Flag {
 		&cli.GenericFlag{Name: "max-context", Value: &tokenCount{0}, DefaultText: "the runtime's (rkllm: 4096)",
 			Usage: "rkllm: the context the model was converted for (llm.build max_context) or initialised with (max_context_len), which its KV cache is allocated for (`N`; k = 1024)"},
 		&cli.StringFlag{Name: "clocks", DefaultText: "not stated (rkllm: priced pinned, the intervals allowing for default governors)",
-			Usage: "rkllm: the board's clocks, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors)"},
+			Usage: "rkllm: the board's clocks, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors); or pinned at the clocks the board runs at, ddr=FREQ,npu=FREQ (either may be left out: its maximum): the memory at a step of the profile's memory_clocks, its bandwidth scaled by the step over the highest; the NPU within its min_clock to clock, its peaks scaled by the clock"},
 		threadsFlag("every core the CPU engine's profile counts"),
 	}
 }
@@ -33,7 +34,7 @@ func threadsFlag(def string) cli.Flag {
 // the threads.
 func runSettings(c *cli.Context, o *sim.Options) error {
 	var err error
-	if o.Settings, err = runtimeSettings(c); err != nil {
+	if o.Settings, o.Clocks, err = runtimeSettings(c); err != nil {
 		return err
 	}
 	return threadsOption(c, o)
@@ -49,14 +50,24 @@ func threadsOption(c *cli.Context, o *sim.Options) error {
 	return nil
 }
 
-// runtimeSettings reads the settingsFlags.
-func runtimeSettings(c *cli.Context) (runtimes.Settings, error) {
+// runtimeSettings reads the settingsFlags: --clocks is pinned, default,
+// or the clocks the board runs at (ddr=1968MHz,npu=800MHz), which are
+// pinned below the maxima.
+func runtimeSettings(c *cli.Context) (runtimes.Settings, hardware.Clocks, error) {
 	s := runtimes.Settings{MaxContext: c.Int("max-context"), Clocks: strings.TrimSpace(c.String("clocks"))}
+	var clk hardware.Clocks
 	if c.IsSet("max-context") && (s.MaxContext < 1 || s.MaxContext > limits.Tokens) {
-		return s, usageErr("--max-context must be a number of tokens from 1 to %s, got %d (leave it out for the runtime's)", limits.Count(limits.Tokens), s.MaxContext)
+		return s, clk, usageErr("--max-context must be a number of tokens from 1 to %s, got %d (leave it out for the runtime's)", limits.Count(limits.Tokens), s.MaxContext)
 	}
 	if c.IsSet("clocks") && s.Clocks != runtimes.ClocksPinned && s.Clocks != runtimes.ClocksDefault {
-		return s, usageErr("--clocks must be %s, got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks)
+		if !strings.Contains(s.Clocks, "=") {
+			return s, clk, usageErr("--clocks must be %s, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks)
+		}
+		var err error
+		if clk, err = hardware.ParseClocks(s.Clocks); err != nil {
+			return s, clk, usageErr("--clocks %v", err)
+		}
+		s.Clocks = runtimes.ClocksPinned
 	}
-	return s, nil
+	return s, clk, nil
 }

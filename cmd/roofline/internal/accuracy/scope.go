@@ -79,6 +79,24 @@ func MoEDecodeSpreads(rows []ScopeRow) map[Key]MoEDecodeSpread {
 	return out
 }
 
+// NPUClockDecodeSpreads are, by class, the decode runs held out of scope
+// at an NPU clock below the engine's maximum (a runs CSV's clocks column,
+// npu=…) reduced to the interval that covers them, as MoEDecodeSpreads
+// does (runtimes.Class.NPUClockDecode). A class with none is absent.
+func NPUClockDecodeSpreads(rows []ScopeRow) map[Key]MoEDecodeSpread {
+	by := map[Key][]ScopeRow{}
+	for _, r := range rows {
+		if r.Run.BoardClocks.NPU > 0 && r.Run.Test == measured.Decode {
+			by[r.Class] = append(by[r.Class], r)
+		}
+	}
+	out := map[Key]MoEDecodeSpread{}
+	for k, rs := range by {
+		out[k] = scopeSpread(rs, "decode tests at an NPU clock below its maximum held out of scope")
+	}
+	return out
+}
+
 // MoEDecodeSpread is runtimes.Class's MoEDecode and MoEDecodeBasis.
 type MoEDecodeSpread struct {
 	Spread runtimes.Spread
@@ -86,6 +104,12 @@ type MoEDecodeSpread struct {
 }
 
 func moeDecodeSpread(rs []ScopeRow) MoEDecodeSpread {
+	return scopeSpread(rs, "MoE decode tests held out of scope")
+}
+
+// scopeSpread is the interval covering runs rs held out of scope, what
+// says what they are.
+func scopeSpread(rs []ScopeRow, what string) MoEDecodeSpread {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var models, devices, sources []string
 	for _, r := range rs {
@@ -98,8 +122,8 @@ func moeDecodeSpread(rs []ScopeRow) MoEDecodeSpread {
 	sort.Strings(models)
 	sort.Strings(devices)
 	sort.Strings(sources)
-	basis := fmt.Sprintf("%d MoE decode tests held out of scope (%s on %s; %s): measured at %.2f-%.2f of the predicted rate",
-		len(rs), strings.Join(models, ", "), strings.Join(devices, ", "), strings.Join(sources, ", "), 1/hi, 1/lo)
+	basis := fmt.Sprintf("%d %s (%s on %s; %s): measured at %.2f-%.2f of the predicted rate",
+		len(rs), what, strings.Join(models, ", "), strings.Join(devices, ", "), strings.Join(sources, ", "), 1/hi, 1/lo)
 	// Rounded outward to the 4 digits a profile keeps, so that the
 	// interval read back still covers every run.
 	return MoEDecodeSpread{Spread: runtimes.Spread{Low: sig4(lo, math.Floor), High: sig4(hi, math.Ceil)}, Basis: basis}

@@ -256,12 +256,16 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	if o.Settings.Clocks == "" {
 		o.Settings.Clocks = e.opt.Sim.Settings.Clocks
 	}
+	// The clocks the run's board ran at, else the options'.
+	if !r.BoardClocks.IsZero() {
+		o.Clocks = r.BoardClocks
+	}
 	// The run's threads, else the options' (--threads): the cores a CPU
 	// engine ran on; other engines ignore them.
 	if r.Threads > 0 {
 		o.Threads = r.Threads
 	}
-	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa, fmt.Sprint(o.Settings.MaxContext), o.Settings.Clocks, fmt.Sprint(o.Threads)}, "|")
+	key := strings.Join([]string{spec.Name, rt, weights, kv, dev.Name, engine, fmt.Sprint(r.ModelBytes), fa, fmt.Sprint(o.Settings.MaxContext), o.Settings.Clocks, o.Clocks.String(), fmt.Sprint(o.Threads)}, "|")
 	res, ok := e.setups[key]
 	if !ok {
 		res, err = resolve.Spec(e.cat, spec, dev, resolve.Selection{Runtime: rt, Engine: engine, Weights: weights, KV: kv, Options: o, FileBytes: r.ModelBytes})

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/limits"
 	"github.com/roofline/roofline/safeio"
 	"github.com/roofline/roofline/units"
@@ -468,10 +469,17 @@ func readRunsCSV(c *collector, text string) error {
 				}
 				r.Threads = v
 			}
-			switch r.Clocks = get("clocks"); r.Clocks {
-			case "", "pinned", "default":
+			switch r.Clocks = get("clocks"); {
+			case r.Clocks == "", r.Clocks == "pinned", r.Clocks == "default":
+			case strings.Contains(r.Clocks, "="):
+				clk, err := hardware.ParseClocks(r.Clocks)
+				if err != nil {
+					c.bad(line, "clocks = %q: %v", r.Clocks, err)
+					return
+				}
+				r.Clocks, r.BoardClocks = "pinned", clk
 			default:
-				c.bad(line, "clocks = %q: want pinned (every clock at its maximum, as a vendor's benchmark script sets them) or default (the board's governors)", r.Clocks)
+				c.bad(line, "clocks = %q: want pinned (every clock at its maximum, as a vendor's benchmark script sets them), default (the board's governors), or the clocks the board ran at (ddr=1968MHz,npu=800MHz)", r.Clocks)
 				return
 			}
 			// size is the model file's size as its source prints it

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/limits"
 )
 
@@ -78,6 +79,11 @@ type Run struct {
 	// not stated, the runtime's reference.
 	MaxContext int
 	Clocks     string
+	// BoardClocks are the clocks the run's board ran at below its
+	// profile's maxima (a runs CSV's clocks column, ddr=…,npu=…; the run
+	// is then pinned): it is priced on the device at them
+	// (sim.Options.Clocks). Zero: the maxima.
+	BoardClocks hardware.Clocks
 	// Threads are the CPU threads the run used (llama-bench's n_threads,
 	// a runs CSV's threads column; llama.cpp's -t), 0 when not stated:
 	// a CPU engine's cores it is priced on (sim.Options.Threads).
