@@ -470,12 +470,20 @@ func npuClockClass(class *runtimes.Class, in Inputs, clocks hardware.Clocks, top
 	if !(clocks.NPU > 0 && clocks.NPU < top) || !(iv.High > 0) || in.Calibrated || in.FromFlags {
 		return class, ""
 	}
+	out := widenDecode(class, iv)
+	note := fmt.Sprintf("%s's decode at an NPU clock below its maximum (%g of %g MHz) is priced through the NPU's peaks alone, which a one-token step barely uses: %s (docs/accuracy.md, \"Held out of scope\"); this decode's interval is widened to %.3g-%.3g × the predicted time to cover them",
+		in.Runtime, clocks.NPU/1e6, top/1e6, class.NPUClockDecodeBasis, out.Decode.Low, out.Decode.High)
+	return out, note
+}
+
+// widenDecode is class with its decode interval joined with iv, the full
+// range of runs held out of scope: its lower end the lower of the two,
+// its upper the higher.
+func widenDecode(class *runtimes.Class, iv runtimes.Spread) *runtimes.Class {
 	out := *class
 	out.Decode.Low = math.Min(out.Decode.Low, iv.Low)
 	out.Decode.High = math.Max(out.Decode.High, iv.High)
-	note := fmt.Sprintf("%s's decode at an NPU clock below its maximum (%g of %g MHz) is priced through the NPU's peaks alone, which a one-token step barely uses: %s (docs/accuracy.md, \"Held out of scope\"); this decode's interval is widened to %.3g-%.3g × the predicted time to cover them",
-		in.Runtime, clocks.NPU/1e6, top/1e6, class.NPUClockDecodeBasis, out.Decode.Low, out.Decode.High)
-	return &out, note
+	return &out
 }
 
 // moeDecodeClass is class with its decode interval widened to cover the
@@ -491,16 +499,14 @@ func moeDecodeClass(class *runtimes.Class, m *model.Cost, in Inputs) (*runtimes.
 	if m.Spec.MoE == nil || !(iv.High > 0) || !classDecode || in.FromFlags {
 		return class, ""
 	}
-	out := *class
-	out.Decode.Low = math.Min(out.Decode.Low, iv.Low)
-	out.Decode.High = math.Max(out.Decode.High, iv.High)
+	out := widenDecode(class, iv)
 	which := "this decode's interval is"
 	if in.Calibrated {
 		which = "the class's 80 % decode interval, which the calibration keeps for want of decode runs, is"
 	}
 	note := fmt.Sprintf("%s's MoE decode on this engine is not fully modelled: %s (docs/accuracy.md, \"Held out of scope\"); %s widened to %.3g-%.3g × the predicted time to cover them (the class's interval joined with their full range: it holds more than its level says)",
 		in.Runtime, class.MoEDecodeBasis, which, out.Decode.Low, out.Decode.High)
-	return &out, note
+	return out, note
 }
 
 // setOverheads sets the fixed costs per pass and step from the
