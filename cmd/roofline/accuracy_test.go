@@ -235,7 +235,7 @@ func TestPublicAccuracy(t *testing.T) {
 	}
 	// Issue 15: RKLLM on the RK3588, the board held out, within the same
 	// aims, prefill and small-model decode included.
-	if ld, lp, _ := deviceLevelStats(classes, 3); ld.MdAPE > maxDeviceLevelDecodeMdAPE || lp.MdAPE > maxDeviceLevelPrefillMdAPE {
+	if ld, lp := deviceLevelStats(classes, 3); ld.MdAPE > maxDeviceLevelDecodeMdAPE || lp.MdAPE > maxDeviceLevelPrefillMdAPE {
 		t.Errorf("measured devices, each model held out: decode MdAPE %.1f%%, prefill %.1f%%: guards %.0f%%, %.0f%%", 100*ld.MdAPE, 100*lp.MdAPE, 100*maxDeviceLevelDecodeMdAPE, 100*maxDeviceLevelPrefillMdAPE)
 	}
 	for _, c := range classes {
@@ -605,13 +605,20 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 		100*maxCPUClassDecodeMdAPE, 100*maxCPUClassPrefillMdAPE,
 		aims(dec, pre, all), aims(dd, pd, ad), rkllmAim(classes))
 
-	ld, lp, ln := deviceLevelStats(classes, 3)
-	fmt.Fprintf(&b, "**Measured devices.** A device with published runs is predicted with its own level (docs/method.md §6): on the %d devices measured on three models or more, "+
+	lr := deviceLevelRatios(classes, 3)
+	ld, lp := lr.stats(byDeviceName)
+	fmt.Fprintf(&b, "**Measured devices.** A device with published runs is predicted with its own level (docs/method.md §6), one for each runtime class that measured it: "+
+		"on the %d levels measured on three models or more, of %d devices (two levels on one device: %s), "+
 		"each model predicted by the device's level fitted without it, decode MdAPE %s (P90 %s, in its interval %s), prefill MdAPE %s (P90 %s, in its interval %s), each device weighing the same.\n\n",
-		ln, pctOf(ld.MdAPE), pctOf(ld.P90), pctOf(ld.Coverage), pctOf(lp.MdAPE), pctOf(lp.P90), pctOf(lp.Coverage))
-	in := deviceLevelWithin(classes, 3, [2]float64{0.05, 0.10})
-	fmt.Fprintf(&b, "Issue 24 aims at decode MdAPE ≤ 5 %% and prefill ≤ 10 %% here: %s of the decode tests are within 5 %% and %s of the prefill tests within 10 %%, each device weighing the same; an aim is met when half are.\n\n",
-		pctOf(in[0]), pctOf(in[1]))
+		lr.levels, lr.devices, lr.shared(), pctOf(ld.MdAPE), pctOf(ld.P90), pctOf(ld.Coverage), pctOf(lp.MdAPE), pctOf(lp.P90), pctOf(lp.Coverage))
+	aims24 := [2]float64{0.05, 0.10}
+	in, inL := lr.within(aims24, byDeviceName), lr.within(aims24, byLevel)
+	lvd, lvp := lr.stats(byLevel)
+	fmt.Fprintf(&b, "Issue 24 aims at decode MdAPE ≤ 5 %% and prefill ≤ 10 %% on devices measured on three models or more: %s of the decode tests are within 5 %% and %s of the prefill tests within 10 %%, each device weighing the same; an aim is met when half are. "+
+		"Each level weighing the same instead (a device measured under two runtime classes weighing twice): decode MdAPE %s, %s of the tests within 5 %% (%s); prefill MdAPE %s, %s within 10 %% (%s). "+
+		"The headline weighs devices because the aim is stated for devices and a board is what a user chooses: a board's runs weigh one board whatever runtimes measured it, as in the figures each device weighing the same above. "+
+		"A level is what is fitted and held out, so the second figure is as fair a reading of the aim: %s\n\n",
+		pctOf(in[0]), pctOf(in[1]), pctOf(lvd.MdAPE), pctOf(inL[0]), met(inL[0]), pctOf(lvp.MdAPE), pctOf(inL[1]), met(inL[1]), weightingVerdict(in, inL))
 	b.WriteString(deviceLevelTable(classes, 3))
 	b.WriteString(missionSection(classes))
 	b.WriteString(jetsonSection(classes))
@@ -727,14 +734,8 @@ func accuracyDoc(classes []*accuracy.Class, runs []measured.Run, dec, pre, all a
 	b.WriteString(serving)
 	// The measured devices' figures in "What is left" are the ones above,
 	// not typed into the prose, which would go stale with the next run.
-	met := func(share float64) string {
-		if share >= 0.5 {
-			return "met"
-		}
-		return "not met"
-	}
-	measuredLeft := fmt.Sprintf("decode %s, prefill %s on %d devices; issue 24 aims at 5 %% and 10 %%: %s of the decode tests are within 5 %% (%s) and %s of the prefill tests within 10 %% (%s)",
-		pctOf(ld.MdAPE), pctOf(lp.MdAPE), ln, pctOf(in[0]), met(in[0]), pctOf(in[1]), met(in[1]))
+	measuredLeft := fmt.Sprintf("decode %s, prefill %s on %d devices, each weighing the same; issue 24 aims at 5 %% and 10 %%: %s of the decode tests are within 5 %% (%s) and %s of the prefill tests within 10 %% (%s); each of the %d levels weighing the same, %s and %s (%s, %s)",
+		pctOf(ld.MdAPE), pctOf(lp.MdAPE), lr.devices, pctOf(in[0]), met(in[0]), pctOf(in[1]), met(in[1]), lr.levels, pctOf(inL[0]), pctOf(inL[1]), met(inL[0]), met(inL[1]))
 	left := strings.Replace(strings.TrimPrefix(accuracyLeft, "\n"), "MEASURED-DEVICES", measuredLeft, 1)
 	figures, err := leftFigures(classes)
 	if err != nil {
@@ -1804,57 +1805,143 @@ func missionSection(classes []*accuracy.Class) string {
 // levelRatios are the held-out ratios of every device level measured on
 // at least minModels models, by phase (decode, prefill): each model
 // predicted by the device's level fitted without it, whether its
-// interval held it, and its device; n counts the devices.
+// interval held it, its device (the module) and its level (class and
+// device); devices and levels count each. A device measured under two
+// runtime classes (the Thor's CPU and CUDA, the RK3588's CPU and NPU)
+// holds two levels.
 type levelRatios struct {
-	r   [2][]float64
-	cov [2][]bool
-	dev [2][]string
-	n   int
+	r       [2][]float64
+	cov     [2][]bool
+	dev     [2][]string
+	lvl     [2][]string
+	devices int
+	levels  int
+}
+
+// levelWeight says what weighs the same in the measured devices'
+// figures: each device (a board, whatever runtimes measured it: the
+// headline, as every other "each device weighing the same" figure in
+// docs/accuracy.md) or each level (a device under one runtime class:
+// what is fitted and held out).
+type levelWeight int
+
+const (
+	byDeviceName levelWeight = iota
+	byLevel
+)
+
+// keys are the weighing groups of phase k's tests.
+func (l levelRatios) keys(k int, w levelWeight) []string {
+	if w == byLevel {
+		return l.lvl[k]
+	}
+	return l.dev[k]
 }
 
 func deviceLevelRatios(classes []*accuracy.Class, minModels int) levelRatios {
 	var l levelRatios
+	devices := map[string]bool{}
 	for _, c := range classes {
 		for name, lv := range c.DeviceLevels {
 			if lv.Groups < minModels {
 				continue
 			}
-			l.n++
+			l.levels++
+			devices[name] = true
 			for j, i := range lv.Cases {
 				k := 0
 				if c.Cases[i].Run.Test == measured.Prefill {
 					k = 1
 				}
 				sp := c.SpreadFor(lv, i)
-				l.r[k], l.cov[k], l.dev[k] = append(l.r[k], lv.Held[j]), append(l.cov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High), append(l.dev[k], name)
+				l.r[k], l.cov[k] = append(l.r[k], lv.Held[j]), append(l.cov[k], lv.Held[j] >= sp.Low && lv.Held[j] <= sp.High)
+				l.dev[k], l.lvl[k] = append(l.dev[k], name), append(l.lvl[k], c.Key.String()+" / "+name)
 			}
 		}
 	}
+	l.devices = len(devices)
 	return l
+}
+
+// stats scores the ratios (decode, prefill), each group of w weighing
+// the same.
+func (l levelRatios) stats(w levelWeight) (accuracy.Stat, accuracy.Stat) {
+	return accuracy.SummarizeByDevice(l.r[0], l.cov[0], l.keys(0, w)), accuracy.SummarizeByDevice(l.r[1], l.cov[1], l.keys(1, w))
+}
+
+// within is the share of the tests, each group of w weighing the same,
+// whose error is within aims[phase]: an MdAPE meets its aim when the
+// share reaches one half.
+func (l levelRatios) within(aims [2]float64, w levelWeight) [2]float64 {
+	var out [2]float64
+	for k := range out {
+		in := make([]bool, len(l.r[k]))
+		for i, r := range l.r[k] {
+			in[i] = math.Abs(r-1) <= aims[k]
+		}
+		out[k] = accuracy.SummarizeByDevice(l.r[k], in, l.keys(k, w)).Coverage
+	}
+	return out
+}
+
+// met says whether an aim whose share of tests within it is share is
+// met: when half are.
+func met(share float64) string {
+	if share >= 0.5 {
+		return "met"
+	}
+	return "not met"
+}
+
+// shared names the devices holding more than one level, with their
+// classes: "jetson-agx-thor's llama.cpp cpu and llama.cpp gpu (cuda)".
+func (l levelRatios) shared() string {
+	classes := map[string][]string{}
+	seen := map[string]bool{}
+	for k := range l.lvl {
+		for i, key := range l.lvl[k] {
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			d := l.dev[k][i]
+			classes[d] = append(classes[d], strings.TrimSuffix(key, " / "+d))
+		}
+	}
+	var out []string
+	for d, cs := range classes {
+		if len(cs) > 1 {
+			sort.Strings(cs)
+			out = append(out, d+"'s "+strings.Join(cs, " and "))
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "none, each device holds one"
+	}
+	return strings.Join(out, "; ")
+}
+
+// weightingVerdict says which of issue 24's aims (decode, prefill) are
+// met or not whatever the weighting, and which turn on it, from the
+// shares within each aim weighing devices (dev) and levels (lvl).
+func weightingVerdict(dev, lvl [2]float64) string {
+	var turn, both []string
+	for k, ph := range []string{"decode", "prefill"} {
+		if met(dev[k]) != met(lvl[k]) {
+			turn = append(turn, fmt.Sprintf("the %s aim is %s by device and %s by level", ph, met(dev[k]), met(lvl[k])))
+		} else {
+			both = append(both, fmt.Sprintf("the %s aim is %s either way", ph, met(dev[k])))
+		}
+	}
+	return strings.Join(append(turn, both...), "; ") + "."
 }
 
 // deviceLevelStats scores every device level measured on at least
 // minModels models: each model predicted by the device's level fitted
-// without it (decode, prefill).
-func deviceLevelStats(classes []*accuracy.Class, minModels int) (accuracy.Stat, accuracy.Stat, int) {
-	l := deviceLevelRatios(classes, minModels)
-	return accuracy.SummarizeByDevice(l.r[0], l.cov[0], l.dev[0]), accuracy.SummarizeByDevice(l.r[1], l.cov[1], l.dev[1]), l.n
-}
-
-// deviceLevelWithin is the share of those tests, each device weighing the
-// same, whose error is within aims[phase]: an MdAPE meets its aim when
-// the share reaches one half.
-func deviceLevelWithin(classes []*accuracy.Class, minModels int, aims [2]float64) [2]float64 {
-	l := deviceLevelRatios(classes, minModels)
-	var out [2]float64
-	for k := range out {
-		within := make([]bool, len(l.r[k]))
-		for i, r := range l.r[k] {
-			within[i] = math.Abs(r-1) <= aims[k]
-		}
-		out[k] = accuracy.SummarizeByDevice(l.r[k], within, l.dev[k]).Coverage
-	}
-	return out
+// without it (decode, prefill), each device weighing the same.
+func deviceLevelStats(classes []*accuracy.Class, minModels int) (accuracy.Stat, accuracy.Stat) {
+	return deviceLevelRatios(classes, minModels).stats(byDeviceName)
 }
 
 // deviceLevelTable is the figure above device by device: each device

@@ -127,12 +127,31 @@ func Apply(stderr io.Writer, cleanup func()) {
 // watchEvery is how often the watchdog looks.
 const watchEvery = 10 * time.Millisecond
 
+// heapArena is what the Go runtime maps its heap by on 64-bit Linux
+// (runtime.heapArenaBytes): the address space grows 64 MiB at a time.
+const heapArena = 64 << 20
+
+// asMargin is how far below an address-space limit the watchdog ends the
+// process: two heap arenas and 32 MiB for thread stacks and the like.
+// With one arena and 32 MiB (96 MiB) the watchdog had the time the
+// program took to fill one arena to look once: a 131,072-run compare
+// under ulimit -v 1.5 GiB maps 1,290, 1,355, 1,419 then 1,483 MiB, where
+// the next arena is refused; a tick late by more than that fill lets the
+// runtime die first, out of memory, which the reliability suite's case
+// did under a load of 9–12 on two cores. Two arenas give the watchdog the
+// time of two fills.
+const asMargin = 2*heapArena + 32<<20
+
+// nearAddressSpace says whether used bytes of address space are within
+// asMargin of limit.
+func nearAddressSpace(used, limit int64) bool { return used > limit-asMargin }
+
 // watch ends the process when its memory comes within reach of a limit:
 // 95 % of a cgroup's (the kernel kills without a word past it); under an
-// address-space limit, 96 MiB below it, or a live heap of 3/5 of the room
-// the runtime had at its start (vm: it maps its heap 64 MiB and more at a
-// time, and dies when a mapping is refused, so the live heap, which grows
-// from one collection to the next, warns in time).
+// address-space limit, within asMargin of it, or a live heap of 3/5 of the
+// room the runtime had at its start (vm: it maps its heap 64 MiB and more
+// at a time, and dies when a mapping is refused, so the live heap, which
+// grows from one collection to the next, warns in time).
 func watch(resident, virtual Limit, vm int64, stderr io.Writer, cleanup func()) {
 	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/gc/heap/live:bytes"}}
 	for range time.Tick(watchEvery) {
@@ -146,7 +165,7 @@ func watch(resident, virtual Limit, vm int64, stderr io.Writer, cleanup func()) 
 			if live := int64(samples[2].Value.Uint64()); live > (virtual.Bytes-vm)/5*3 {
 				exit(stderr, cleanup, fmt.Sprintf("%d MiB live of the %d MiB of address space left at the start", live>>20, (virtual.Bytes-vm)>>20), virtual)
 			}
-			if used := vmSize(); used > virtual.Bytes-96<<20 {
+			if used := vmSize(); nearAddressSpace(used, virtual.Bytes) {
 				exit(stderr, cleanup, fmt.Sprintf("%d MiB of address space mapped", used>>20), virtual)
 			}
 		}

@@ -56,6 +56,30 @@ func TestSoft(t *testing.T) {
 	}
 }
 
+// Under ulimit -v the watchdog ends the process two heap arenas and
+// 32 MiB below the limit (160 MiB): under 1536 MiB at 1377 MiB and not at
+// 1376, so that the 131,072-run compare, which maps 1,355, 1,419 and 1,483
+// MiB, is ended at 1,419 with one more arena to spare, not at 1,483 with
+// none (the next, 1,547, is refused).
+func TestNearAddressSpace(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		used, limit int64
+		want        bool
+	}{
+		{1376 * mib, 1536 * mib, false}, // 1536 − 160
+		{1377 * mib, 1536 * mib, true},
+		{1355 * mib, 1536 * mib, false},
+		{1419 * mib, 1536 * mib, true},
+		{2144 * mib, 2304 * mib, false}, // ulimit -v 2.25 GiB: the reliability suite's peaks, 1,756–1,885 MiB, run
+		{1885 * mib, 2304 * mib, false},
+	} {
+		if got := nearAddressSpace(c.used, c.limit); got != c.want {
+			t.Errorf("nearAddressSpace(%d MiB, %d MiB) = %v, want %v", c.used/mib, c.limit/mib, got, c.want)
+		}
+	}
+}
+
 // Near its limit the process removes what it was writing, says why and
 // exits 70, the code of an internal error, instead of the runtime's
 // goroutine dump and exit 2.
