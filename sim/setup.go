@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -316,7 +317,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if !o.Clocks.IsZero() {
 		var err error
 		if d, e, err = d.AtClocks(e, o.Clocks); err != nil {
-			return nil, &FieldError{"Clocks", err.Error()}
+			return nil, withHint(&FieldError{"Clocks", err.Error()}, err)
 		}
 		clkNote = clocksNote(d, o.Clocks, npuTop)
 	}
@@ -892,6 +893,25 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string { return e.Field + " " + e.Msg }
+
+// hinted is an error with advice on what to try instead (Hint), which
+// a caller finds with errors.As beside the error it wraps.
+type hinted struct {
+	error
+	hint string
+}
+
+func (e *hinted) Unwrap() error { return e.error }
+func (e *hinted) Hint() string  { return e.hint }
+
+// withHint is err carrying cause's Hint, if it has one.
+func withHint(err, cause error) error {
+	var h interface{ Hint() string }
+	if errors.As(cause, &h) && h.Hint() != "" {
+		return &hinted{err, h.Hint()}
+	}
+	return err
+}
 
 // Validate checks the options.
 func (o Options) Validate() error {

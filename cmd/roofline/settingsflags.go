@@ -50,6 +50,17 @@ func threadsOption(c *cli.Context, o *sim.Options) error {
 	return nil
 }
 
+// clocksHint says where a board's clocks are told, for a --clocks that
+// does not parse: 'roofline show hardware' lists them (a clock the board
+// cannot run at is refused with a value it takes: hardware.ClocksAdvice).
+func clocksHint(c *cli.Context) string {
+	name := "NAME"
+	if h := c.String("hardware"); h != "" {
+		name = h
+	}
+	return "give the clocks as ddr=…MHz,npu=…MHz, at clocks the board has: 'roofline show hardware " + name + "' lists its memory clocks and NPU clocks"
+}
+
 // runtimeSettings reads the settingsFlags: --clocks is pinned, default,
 // or the clocks the board runs at (ddr=1968MHz,npu=800MHz), which are
 // pinned below the maxima.
@@ -61,11 +72,15 @@ func runtimeSettings(c *cli.Context) (runtimes.Settings, hardware.Clocks, error)
 	}
 	if c.IsSet("clocks") && s.Clocks != runtimes.ClocksPinned && s.Clocks != runtimes.ClocksDefault {
 		if !strings.Contains(s.Clocks, "=") {
-			return s, clk, usageErr("--clocks must be %s, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks)
+			ue := usageErr("--clocks must be %s, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks).(*usageError)
+			ue.hint = clocksHint(c)
+			return s, clk, ue
 		}
 		var err error
 		if clk, err = hardware.ParseClocks(s.Clocks); err != nil {
-			return s, clk, usageErr("--clocks %v", err)
+			ue := usageErr("--clocks %v", err).(*usageError)
+			ue.hint = clocksHint(c)
+			return s, clk, ue
 		}
 		s.Clocks = runtimes.ClocksPinned
 	}
