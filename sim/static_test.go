@@ -121,3 +121,41 @@ func TestStaticBatchMemoryAndPlan(t *testing.T) {
 		t.Errorf("plan at 8: TTFT %v TPOT %v memory %v throughput %v; want %v %v %v %v", c8.TTFT, c8.TPOT, c8.Memory, c8.Throughput, want, c4.TPOT, c4.Memory, c4.Throughput)
 	}
 }
+
+// TestStaticBatchStep: --ops' single step of a batch prices the sequences
+// that run together, as Predict does: 8 sequences under TensorRT
+// Edge-LLM's static batches of up to 4 step as 4 (Σ Time = ITL(ctx, 4),
+// not ITL(ctx, 8)), 3 under gpt-fast, one at a time, as 1; under
+// continuous batching 8 step as 8. The view's Batch says which.
+func TestStaticBatchStep(t *testing.T) {
+	edge := splitSetup(t, "qwen3-4b", "w4a16", "jetson-agx-orin-64gb", "gpu", "tensorrt-edge-llm")
+	lock := *edge
+	lock.Inputs.ContinuousBatching = true
+	fifo := splitSetup(t, "llama-3.2-1b", "bf16", "jetson-agx-orin-64gb", "gpu", "gpt-fast")
+	const ctx = 300
+	for _, c := range []struct {
+		name      string
+		s         *sim.Setup
+		batch, at int
+	}{{"edge 8", edge, 8, 4}, {"edge 3", edge, 3, 3}, {"continuous 8", &lock, 8, 8}, {"gpt-fast 3", fifo, 3, 1}} {
+		oa, err := c.s.Operators()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := oa.Step(ctx, c.batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, o := range v.Ops {
+			sum += o.Time
+		}
+		want := c.s.ITL(ctx, c.at)
+		if math.Abs(sum-want) > 1e-9*want || math.Abs(v.Time-want) > 1e-9*want || v.Batch != c.at {
+			t.Errorf("%s: step of batch %d sums to %v (view %v, batch %d); want ITL(%d, %d) = %v", c.name, c.batch, sum, v.Time, v.Batch, ctx, c.at, want)
+		}
+		if other := c.s.ITL(ctx, c.batch); c.at != c.batch && math.Abs(other-want) <= 1e-9*want {
+			t.Errorf("%s: ITL(%d, %d) = ITL(%d, %d): the case cannot tell the batches apart", c.name, ctx, c.batch, ctx, c.at)
+		}
+	}
+}
