@@ -443,10 +443,19 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 			class = rt.WithSettings(key, class, o.Settings)
 		}
 		in.SettingsNote = rt.DescribeSettings(key, o.Settings)
-	} else if !o.Settings.IsZero() {
+	} else if ignored := o.Settings; !ignored.IsZero() {
 		// A plan or figure over several runtimes sets them for those
-		// that have them; the others say they took none.
-		in.SettingsNote = fmt.Sprintf("%s has no settings of a conversion's context or clocks: they do not apply to it", rt.Name)
+		// that have them; the others say they took none. Clocks the
+		// board is pinned at (o.Clocks, which make the setting
+		// "pinned") apply to every runtime: clkNote says them.
+		what := "settings of a conversion's context or clocks: they do"
+		if !o.Clocks.IsZero() {
+			ignored.Clocks = ""
+			what = "setting of a conversion's context: it does"
+		}
+		if !ignored.IsZero() {
+			in.SettingsNote = fmt.Sprintf("%s has no %s not apply to it", rt.Name, what)
+		}
 	}
 	if clkNote != "" {
 		in.SettingsNote = strings.TrimPrefix(in.SettingsNote+"; "+clkNote, "; ")

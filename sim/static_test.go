@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -156,6 +158,34 @@ func TestStaticBatchStep(t *testing.T) {
 		}
 		if other := c.s.ITL(ctx, c.batch); c.at != c.batch && math.Abs(other-want) <= 1e-9*want {
 			t.Errorf("%s: ITL(%d, %d) = ITL(%d, %d): the case cannot tell the batches apart", c.name, ctx, c.batch, ctx, c.at)
+		}
+	}
+}
+
+// TestBoardClocksNoteOnOtherRuntimes: clocks the board is pinned at
+// (Options.Clocks, which make the runtime setting "pinned") apply to a
+// runtime without RKLLM's settings too, so its note says the clocks and
+// not that they do not apply: llama.cpp on the rk3588's CPU at ddr=1560MHz
+// runs on 33.8 GB/s × 1560 / 2112 = 25 GB/s. A conversion's context
+// stated beside them is what does not apply; pinned alone, the clocks.
+func TestBoardClocksNoteOnOtherRuntimes(t *testing.T) {
+	board := hardware.Clocks{Memory: 1560e6}
+	pinned := runtimes.Settings{Clocks: runtimes.ClocksPinned}
+	const clocks = "board clocks ddr=1560MHz, pinned: memory at 1560 MHz, 25 GB/s (the bus at that step's data rate)"
+	for _, c := range []struct {
+		clk  hardware.Clocks
+		set  runtimes.Settings
+		want string
+	}{
+		{board, pinned, clocks},
+		{board, runtimes.Settings{Clocks: runtimes.ClocksPinned, MaxContext: 2048}, "llama.cpp has no setting of a conversion's context: it does not apply to it; " + clocks},
+		{hardware.Clocks{}, pinned, "llama.cpp has no settings of a conversion's context or clocks: they do not apply to it"},
+	} {
+		o := sim.DefaultOptions
+		o.Clocks, o.Settings = c.clk, c.set
+		s := splitSetupWith(t, "qwen2.5-1.5b", "q4_k_m", "rk3588", "cpu", "llama.cpp", o)
+		if s.Inputs.SettingsNote != c.want {
+			t.Errorf("%+v %+v: note %q, want %q", c.clk, c.set, s.Inputs.SettingsNote, c.want)
 		}
 	}
 }
