@@ -157,13 +157,16 @@ func (d *Device) AtClocks(e *Engine, c Clocks) (*Device, *Engine, error) {
 			return nil, nil, d.clocksError(e, fmt.Sprintf("ddr=%s: %s's profile gives no memory clock steps (memory_clocks), so its bandwidth is known only at its maximum: leave ddr out", mhz(c.Memory), d.Name))
 		}
 		top := steps[len(steps)-1]
-		if !slices.ContainsFunc(steps, func(s float64) bool { return math.Abs(s-c.Memory) <= clockMatch*s }) {
+		i := slices.IndexFunc(steps, func(s float64) bool { return math.Abs(s-c.Memory) <= clockMatch*s })
+		if i < 0 {
 			return nil, nil, d.clocksError(e, fmt.Sprintf("ddr=%s: %s's memory runs at %s only (its profile's memory_clocks)", mhz(c.Memory), d.Name, joinMHz(steps)))
 		}
-		r := c.Memory / top
+		// The step matched, not the figure as typed: 2399.9 MHz is the
+		// 2400 MHz step, at its bandwidth.
+		r := steps[i] / top
 		cp.Bandwidth *= r
 		cp.MeasuredBandwidth *= r
-		cp.MemoryClock = c.Memory
+		cp.MemoryClock = steps[i]
 	}
 	if c.NPU > 0 {
 		if idx < 0 || cp.Engines[idx].Kind != NPU {
@@ -183,11 +186,13 @@ func (d *Device) AtClocks(e *Engine, c Clocks) (*Device, *Engine, error) {
 		if c.NPU < x.MinClock*(1-clockMatch) || c.NPU > x.Clock*(1+clockMatch) {
 			return nil, nil, d.clocksError(e, fmt.Sprintf("npu=%s: %s's NPU runs from %s to %s (min_clock, clock)", mhz(c.NPU), d.Name, mhz(x.MinClock), mhz(x.Clock)))
 		}
-		r := c.NPU / x.Clock
+		// Within the range: a clock a part in 10⁴ past an end is that end.
+		clk := min(max(c.NPU, x.MinClock), x.Clock)
+		r := clk / x.Clock
 		for p, v := range x.Peaks {
 			x.Peaks[p] = v * r
 		}
-		x.Clock = c.NPU
+		x.Clock = clk
 	}
 	if idx < 0 {
 		return &cp, e, nil

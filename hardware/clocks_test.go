@@ -2,6 +2,7 @@ package hardware
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +97,10 @@ func TestAtClocks(t *testing.T) {
 		// The CPU engine priced: the memory's clock still moves its bandwidth
 		// (38.4 × 1320 / 2400 = 21.12 GB/s).
 		{Clocks{Memory: 1320e6}, "cpu", 21.12e9, 6e12},
+		// A part in 10⁴ off a step or past an end is the step or the end:
+		// 2399.9 MHz is 2400 MHz (38.4 GB/s exactly), 1000.05 MHz 1 GHz.
+		{Clocks{Memory: 2399.9e6, NPU: 1000.05e6}, "npu", 38.4e9, 6e12},
+		{Clocks{Memory: 534.05e6, NPU: 299.99e6}, "npu", 8.544e9, 1.8e12},
 	} {
 		d := clockedBoard()
 		e, _ := d.Engine(c.engine)
@@ -109,6 +114,13 @@ func TestAtClocks(t *testing.T) {
 		npu, _ := got.Engine("npu")
 		if math.Abs(got.Bandwidth/c.bandwidth-1) > 1e-12 || math.Abs(npu.Peaks[units.INT8]/c.npuPeak-1) > 1e-12 {
 			t.Errorf("%+v: bandwidth %g, NPU peak %g; want %g, %g", c.clk, got.Bandwidth, npu.Peaks[units.INT8], c.bandwidth, c.npuPeak)
+		}
+		// The clocks it runs at are a step and within the range.
+		if c.clk.Memory > 0 && !slices.Contains(d.MemoryClocks, got.MemoryClock) {
+			t.Errorf("%+v: memory clock %g, not a step", c.clk, got.MemoryClock)
+		}
+		if npu.Clock < 300e6 || npu.Clock > 1e9 {
+			t.Errorf("%+v: NPU clock %g, outside 300 MHz-1 GHz", c.clk, npu.Clock)
 		}
 		// The board it came from is untouched.
 		if n, _ := d.Engine("npu"); d.Bandwidth != 38.4e9 || n.Peaks[units.INT8] != 6e12 || n.Clock != 1e9 {

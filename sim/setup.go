@@ -313,13 +313,21 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	clkNote, npuTop := "", e.Clock
-	if !o.Clocks.IsZero() {
+	clkNote, npuTop, clk := "", e.Clock, o.Clocks
+	if !clk.IsZero() {
 		var err error
-		if d, e, err = d.AtClocks(e, o.Clocks); err != nil {
+		if d, e, err = d.AtClocks(e, clk); err != nil {
 			return nil, withHint(&FieldError{"Clocks", err.Error()}, err)
 		}
-		clkNote = clocksNote(d, o.Clocks, npuTop)
+		// The clocks it runs at: the memory's step and the NPU's clock
+		// AtClocks matched (2399.9 MHz is the 2400 MHz step).
+		if clk.Memory > 0 {
+			clk.Memory = d.MemoryClock
+		}
+		if clk.NPU > 0 {
+			clk.NPU = e.Clock
+		}
+		clkNote = clocksNote(d, clk, npuTop)
 	}
 	cores := e.Units
 	if o.Threads > 0 && e.Kind == hardware.CPU {
@@ -461,7 +469,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		in.SettingsNote = strings.TrimPrefix(in.SettingsNote+"; "+clkNote, "; ")
 	}
 	class, in.MoEDecodeNote = moeDecodeClass(class, m, in)
-	class, in.NPUClockNote = npuClockClass(class, in, o.Clocks, npuTop)
+	class, in.NPUClockNote = npuClockClass(class, in, clk, npuTop)
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
 	s.Inputs.UnitBandwidthNote = s.unitBandwidthNote()
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
