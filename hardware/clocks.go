@@ -50,6 +50,9 @@ func ParseClocks(s string) (Clocks, error) {
 		return c, fmt.Errorf("no clocks: want KEY=FREQ pairs such as ddr=1968MHz,npu=800MHz")
 	}
 	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			return Clocks{}, fmt.Errorf("%q has an empty pair (a comma too many): want KEY=FREQ pairs joined by single commas, such as ddr=1968MHz,npu=800MHz", strings.TrimSpace(s))
+		}
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		k = strings.ToLower(strings.TrimSpace(k))
 		if !ok {

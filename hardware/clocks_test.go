@@ -42,7 +42,10 @@ func TestParseClocksRefuses(t *testing.T) {
 		{"npu=-800MHz", "a clock is from 1MHz"},
 		{"npu=0MHz", "a clock is from 1MHz"},
 		{"ddr=1e300GHz", "ddr=1e300GHz"},
-		{"npu=800MHz,", "not KEY=FREQ"},
+		{"npu=800MHz,", `"npu=800MHz," has an empty pair (a comma too many)`},
+		{",npu=800MHz", "has an empty pair"},
+		{"ddr=534MHz,,npu=800MHz", "has an empty pair"},
+		{" , ", "has an empty pair"},
 	} {
 		_, err := ParseClocks(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
