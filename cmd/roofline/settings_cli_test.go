@@ -244,6 +244,15 @@ func TestCompareBoardClocks(t *testing.T) {
 	if _, errOut, code := runCLI("compare", path); code == 0 || !strings.Contains(errOut, "rk.csv:2:") || !strings.Contains(errOut, "ddr=534 has no unit") {
 		t.Errorf("a clocks value without a unit: exit %d, %q", code, errOut)
 	}
+	// A clock the board does not have is told as the column, as threads
+	// are, not as sim's field ("Clocks ddr=…").
+	off := strings.Replace(bad, "ddr=534", "npu=100MHz", 1)
+	if err := os.WriteFile(path, []byte(off), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, _ := runCLI("compare", path); !strings.Contains(errOut, "rk.csv:2: clocks = npu=100MHz: rk3588-orangepi-5-max's NPU runs from 300MHz to 1000MHz") {
+		t.Errorf("a clock the board does not run at: %q", errOut)
+	}
 }
 
 // TestShowHardwareClocks: show hardware lists the clocks --clocks takes on
