@@ -50,6 +50,9 @@ func ParseClocks(s string) (Clocks, error) {
 		return c, fmt.Errorf("no clocks: want KEY=FREQ pairs such as ddr=1968MHz,npu=800MHz")
 	}
 	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			return Clocks{}, fmt.Errorf("%q has an empty pair (a comma too many): want KEY=FREQ pairs joined by single commas, such as ddr=1968MHz,npu=800MHz", strings.TrimSpace(s))
+		}
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		k = strings.ToLower(strings.TrimSpace(k))
 		if !ok {
@@ -83,10 +86,47 @@ func ParseClocks(s string) (Clocks, error) {
 	return c, nil
 }
 
-// ClocksError is a clock the device cannot run at, with what it can.
-type ClocksError struct{ Msg string }
+// ClocksError is a clock the device cannot run at, with what it can:
+// Advice is a value it takes (Device.ClocksAdvice).
+type ClocksError struct{ Msg, Advice string }
 
 func (e *ClocksError) Error() string { return e.Msg }
+
+// Hint is the advice: clocks the device does run at.
+func (e *ClocksError) Hint() string { return e.Advice }
+
+// ClocksAdvice says which clocks d can be priced at below its maxima with
+// engine e priced (nil: any engine): an example value ParseClocks reads
+// and AtClocks takes, and the memory's steps and the NPU's range it was
+// drawn from; where the profile gives neither, that the maxima are all it
+// knows. The memory's example is the step below the highest, the NPU's
+// the clock halfway between its lowest and highest, rounded down to 100
+// MHz (at least the lowest).
+func (d *Device) ClocksAdvice(e *Engine) string {
+	var ex, has []string
+	if n := len(d.MemoryClocks); n > 0 {
+		ex = append(ex, "ddr="+mhz(d.MemoryClocks[max(n-2, 0)]))
+		has = append(has, "memory steps "+joinMHz(d.MemoryClocks))
+	}
+	for i := range d.Engines {
+		x := &d.Engines[i]
+		if x.Kind != NPU || x.Clock <= 0 || x.MinClock <= 0 || (e != nil && x.Name != e.Name) {
+			continue
+		}
+		mid := max(math.Floor((x.MinClock+x.Clock)/2/100e6)*100e6, x.MinClock)
+		ex = append(ex, "npu="+mhz(mid))
+		has = append(has, fmt.Sprintf("NPU %s to %s", mhz(x.MinClock), mhz(x.Clock)))
+		break
+	}
+	if len(ex) == 0 {
+		what := "any engine"
+		if e != nil {
+			what = "its " + e.Name + " engine"
+		}
+		return fmt.Sprintf("%s's profile gives no clocks to set below its maxima for %s (memory_clocks, an NPU's min_clock): leave ddr and npu out", d.Name, what)
+	}
+	return fmt.Sprintf("%s runs at %s, for example (%s)", d.Name, strings.Join(ex, ","), strings.Join(has, "; "))
+}
 
 // clockMatch is how near a stated clock must be to a profile's step to be
 // that step: a part in 10⁴ (528 MHz is not 534 MHz; "2.4GHz" is 2400 MHz).
@@ -117,42 +157,55 @@ func (d *Device) AtClocks(e *Engine, c Clocks) (*Device, *Engine, error) {
 	if c.Memory > 0 {
 		steps := d.MemoryClocks
 		if len(steps) == 0 {
-			return nil, nil, &ClocksError{fmt.Sprintf("ddr=%s: %s's profile gives no memory clock steps (memory_clocks), so its bandwidth is known only at its maximum: leave ddr out", mhz(c.Memory), d.Name)}
+			return nil, nil, d.clocksError(e, fmt.Sprintf("ddr=%s: %s's profile gives no memory clock steps (memory_clocks), so its bandwidth is known only at its maximum: leave ddr out", mhz(c.Memory), d.Name))
 		}
 		top := steps[len(steps)-1]
-		if !slices.ContainsFunc(steps, func(s float64) bool { return math.Abs(s-c.Memory) <= clockMatch*s }) {
-			return nil, nil, &ClocksError{fmt.Sprintf("ddr=%s: %s's memory runs at %s only (its profile's memory_clocks)", mhz(c.Memory), d.Name, joinMHz(steps))}
+		i := slices.IndexFunc(steps, func(s float64) bool { return math.Abs(s-c.Memory) <= clockMatch*s })
+		if i < 0 {
+			return nil, nil, d.clocksError(e, fmt.Sprintf("ddr=%s: %s's memory runs at %s only (its profile's memory_clocks)", mhz(c.Memory), d.Name, joinMHz(steps)))
 		}
-		r := c.Memory / top
+		// The step matched, not the figure as typed: 2399.9 MHz is the
+		// 2400 MHz step, at its bandwidth.
+		r := steps[i] / top
 		cp.Bandwidth *= r
 		cp.MeasuredBandwidth *= r
-		cp.MemoryClock = c.Memory
+		cp.MemoryClock = steps[i]
 	}
 	if c.NPU > 0 {
 		if idx < 0 || cp.Engines[idx].Kind != NPU {
 			name := "none"
 			if e != nil {
-				name = e.Name + " (" + string(e.Kind) + ")"
+				name = e.Name
+				if e.Name != string(e.Kind) {
+					name += " (" + string(e.Kind) + ")"
+				}
 			}
-			return nil, nil, &ClocksError{fmt.Sprintf("npu=%s: the engine priced is %s, not an NPU: leave npu out, or price the NPU engine", mhz(c.NPU), name)}
+			return nil, nil, d.clocksError(e, fmt.Sprintf("npu=%s: the engine priced is %s, not an NPU: leave npu out, or price the NPU engine", mhz(c.NPU), name))
 		}
 		x := &cp.Engines[idx]
 		if x.Clock <= 0 || x.MinClock <= 0 {
-			return nil, nil, &ClocksError{fmt.Sprintf("npu=%s: %s's NPU profile gives no clock range (min_clock to clock): leave npu out", mhz(c.NPU), d.Name)}
+			return nil, nil, d.clocksError(e, fmt.Sprintf("npu=%s: %s's NPU profile gives no clock range (min_clock to clock): leave npu out", mhz(c.NPU), d.Name))
 		}
 		if c.NPU < x.MinClock*(1-clockMatch) || c.NPU > x.Clock*(1+clockMatch) {
-			return nil, nil, &ClocksError{fmt.Sprintf("npu=%s: %s's NPU runs from %s to %s (min_clock, clock)", mhz(c.NPU), d.Name, mhz(x.MinClock), mhz(x.Clock))}
+			return nil, nil, d.clocksError(e, fmt.Sprintf("npu=%s: %s's NPU runs from %s to %s (min_clock, clock)", mhz(c.NPU), d.Name, mhz(x.MinClock), mhz(x.Clock)))
 		}
-		r := c.NPU / x.Clock
+		// Within the range: a clock a part in 10⁴ past an end is that end.
+		clk := min(max(c.NPU, x.MinClock), x.Clock)
+		r := clk / x.Clock
 		for p, v := range x.Peaks {
 			x.Peaks[p] = v * r
 		}
-		x.Clock = c.NPU
+		x.Clock = clk
 	}
 	if idx < 0 {
 		return &cp, e, nil
 	}
 	return &cp, &cp.Engines[idx], nil
+}
+
+// clocksError is a refusal of clocks on d, engine e priced, with advice.
+func (d *Device) clocksError(e *Engine, msg string) *ClocksError {
+	return &ClocksError{Msg: msg, Advice: d.ClocksAdvice(e)}
 }
 
 func joinMHz(fs []float64) string {

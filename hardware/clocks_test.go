@@ -2,6 +2,7 @@ package hardware
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,7 +42,10 @@ func TestParseClocksRefuses(t *testing.T) {
 		{"npu=-800MHz", "a clock is from 1MHz"},
 		{"npu=0MHz", "a clock is from 1MHz"},
 		{"ddr=1e300GHz", "ddr=1e300GHz"},
-		{"npu=800MHz,", "not KEY=FREQ"},
+		{"npu=800MHz,", `"npu=800MHz," has an empty pair (a comma too many)`},
+		{",npu=800MHz", "has an empty pair"},
+		{"ddr=534MHz,,npu=800MHz", "has an empty pair"},
+		{" , ", "has an empty pair"},
 	} {
 		_, err := ParseClocks(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -96,6 +100,10 @@ func TestAtClocks(t *testing.T) {
 		// The CPU engine priced: the memory's clock still moves its bandwidth
 		// (38.4 × 1320 / 2400 = 21.12 GB/s).
 		{Clocks{Memory: 1320e6}, "cpu", 21.12e9, 6e12},
+		// A part in 10⁴ off a step or past an end is the step or the end:
+		// 2399.9 MHz is 2400 MHz (38.4 GB/s exactly), 1000.05 MHz 1 GHz.
+		{Clocks{Memory: 2399.9e6, NPU: 1000.05e6}, "npu", 38.4e9, 6e12},
+		{Clocks{Memory: 534.05e6, NPU: 299.99e6}, "npu", 8.544e9, 1.8e12},
 	} {
 		d := clockedBoard()
 		e, _ := d.Engine(c.engine)
@@ -109,6 +117,13 @@ func TestAtClocks(t *testing.T) {
 		npu, _ := got.Engine("npu")
 		if math.Abs(got.Bandwidth/c.bandwidth-1) > 1e-12 || math.Abs(npu.Peaks[units.INT8]/c.npuPeak-1) > 1e-12 {
 			t.Errorf("%+v: bandwidth %g, NPU peak %g; want %g, %g", c.clk, got.Bandwidth, npu.Peaks[units.INT8], c.bandwidth, c.npuPeak)
+		}
+		// The clocks it runs at are a step and within the range.
+		if c.clk.Memory > 0 && !slices.Contains(d.MemoryClocks, got.MemoryClock) {
+			t.Errorf("%+v: memory clock %g, not a step", c.clk, got.MemoryClock)
+		}
+		if npu.Clock < 300e6 || npu.Clock > 1e9 {
+			t.Errorf("%+v: NPU clock %g, outside 300 MHz-1 GHz", c.clk, npu.Clock)
 		}
 		// The board it came from is untouched.
 		if n, _ := d.Engine("npu"); d.Bandwidth != 38.4e9 || n.Peaks[units.INT8] != 6e12 || n.Clock != 1e9 {
@@ -131,7 +146,7 @@ func TestAtClocksRefuses(t *testing.T) {
 		{clockedBoard(), "npu", Clocks{Memory: 3000e6}, "only (its profile's memory_clocks)"},
 		{clockedBoard(), "npu", Clocks{NPU: 200e6}, "NPU runs from 300MHz to 1000MHz"},
 		{clockedBoard(), "npu", Clocks{NPU: 1100e6}, "NPU runs from 300MHz to 1000MHz"},
-		{clockedBoard(), "cpu", Clocks{NPU: 800e6}, "the engine priced is cpu (cpu), not an NPU"},
+		{clockedBoard(), "cpu", Clocks{NPU: 800e6}, "the engine priced is cpu, not an NPU"},
 		{bare, "npu", Clocks{Memory: 534e6}, "gives no memory clock steps"},
 		{bare, "npu", Clocks{NPU: 800e6}, "gives no clock range"},
 	} {
@@ -139,6 +154,57 @@ func TestAtClocksRefuses(t *testing.T) {
 		_, _, err := c.d.AtClocks(e, c.clk)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v on %s: %v, want an error with %q", c.clk, c.engine, err, c.want)
+		}
+		// Every refusal carries the advice for the engine priced.
+		if ce, ok := err.(*ClocksError); !ok || ce.Hint() != c.d.ClocksAdvice(e) {
+			t.Errorf("%+v on %s: %v carries no advice", c.clk, c.engine, err)
+		}
+	}
+}
+
+// TestClocksAdvice: the example is the memory step below the highest
+// (1968 MHz of 534, 1320, 1968, 2400) and the NPU clock halfway between
+// its lowest and highest rounded down to 100 MHz ((300 + 1000) / 2 = 650
+// -> 600 MHz), a value AtClocks takes; the NPU only where it is priced
+// (or no engine is named); a board without steps or range says so.
+func TestClocksAdvice(t *testing.T) {
+	d := clockedBoard()
+	npu, _ := d.Engine("npu")
+	cpu, _ := d.Engine("cpu")
+	one := clockedBoard()
+	one.MemoryClocks = []float64{2400e6}
+	one.Engines[1].MinClock, one.Engines[1].Clock = 950e6, 1e9 // 975 -> 900, below the lowest: 950
+	bare := clockedBoard()
+	bare.MemoryClocks, bare.Engines[1].MinClock = nil, 0
+	for _, c := range []struct {
+		d            *Device
+		e            *Engine
+		want, clocks string
+	}{
+		{d, npu, "board runs at ddr=1968MHz,npu=600MHz, for example (memory steps 534MHz, 1320MHz, 1968MHz, 2400MHz; NPU 300MHz to 1000MHz)", "ddr=1968MHz,npu=600MHz"},
+		{d, nil, "board runs at ddr=1968MHz,npu=600MHz, for example", "ddr=1968MHz,npu=600MHz"},
+		{d, cpu, "board runs at ddr=1968MHz, for example (memory steps 534MHz, 1320MHz, 1968MHz, 2400MHz)", "ddr=1968MHz"},
+		{one, npu, "board runs at ddr=2400MHz,npu=950MHz, for example (memory steps 2400MHz; NPU 950MHz to 1000MHz)", "ddr=2400MHz,npu=950MHz"},
+		{bare, npu, "board's profile gives no clocks to set below its maxima for its npu engine", ""},
+		{bare, nil, "board's profile gives no clocks to set below its maxima for any engine", ""},
+	} {
+		got := c.d.ClocksAdvice(c.e)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%q, want %q", got, c.want)
+		}
+		if c.clocks == "" {
+			continue
+		}
+		clk, err := ParseClocks(c.clocks)
+		e := c.e
+		if e == nil {
+			e, _ = c.d.Engine("npu")
+		}
+		if err == nil {
+			_, _, err = c.d.AtClocks(e, clk)
+		}
+		if err != nil {
+			t.Errorf("the example %s is refused: %v", c.clocks, err)
 		}
 	}
 }

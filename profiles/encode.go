@@ -296,13 +296,16 @@ func EncodeClasses(classes map[string]*runtimes.Class, regenerate string) string
 		}
 		fmt.Fprintf(&b, "decode_interval = [%s, %s]\n", r4(c.Decode.Low), r4(c.Decode.High))
 		fmt.Fprintf(&b, "prefill_interval = [%s, %s]\n", r4(c.Prefill.Low), r4(c.Prefill.High))
-		if c.MoEDecode.High > 0 {
-			fmt.Fprintf(&b, "moe_decode_interval = [%s, %s]\n", r4(c.MoEDecode.Low), r4(c.MoEDecode.High))
-			fmt.Fprintf(&b, "moe_decode_basis = %s\n", quote(c.MoEDecodeBasis))
-		}
-		if c.NPUClockDecode.High > 0 {
-			fmt.Fprintf(&b, "npu_clock_decode_interval = [%s, %s]\n", r4(c.NPUClockDecode.Low), r4(c.NPUClockDecode.High))
-			fmt.Fprintf(&b, "npu_clock_decode_basis = %s\n", quote(c.NPUClockDecodeBasis))
+		// The intervals runs held out of scope give the class
+		// (scopeInterval reads them back).
+		for _, sc := range []struct {
+			name  string
+			iv    runtimes.Spread
+			basis string
+		}{{"moe_decode", c.MoEDecode, c.MoEDecodeBasis}, {"npu_clock_decode", c.NPUClockDecode, c.NPUClockDecodeBasis}} {
+			if sc.iv.High > 0 {
+				fmt.Fprintf(&b, "%s_interval = [%s, %s]\n%s_basis = %s\n", sc.name, r4(sc.iv.Low), r4(sc.iv.High), sc.name, quote(sc.basis))
+			}
 		}
 		b.WriteString("se = { ")
 		for i, n := range hardware.ParameterNames {

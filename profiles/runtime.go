@@ -1137,25 +1137,11 @@ func decodeClass(kind string, backend bool, r *rawClass) (*runtimes.Class, error
 	c := &runtimes.Class{Efficiency: e, Fitted: true, Basis: r.Basis,
 		Decode:  runtimes.Spread{Low: r.DecodeInterval[0], High: r.DecodeInterval[1]},
 		Prefill: runtimes.Spread{Low: r.PrefillInterval[0], High: r.PrefillInterval[1]}}
-	if r.MoEDecodeInterval != nil || r.MoEDecodeBasis != "" {
-		iv := r.MoEDecodeInterval
-		if len(iv) != 2 || !(iv[0] > 0) || !(iv[1] >= iv[0]) || math.IsInf(iv[1], 1) {
-			return nil, errors.New("moe_decode_interval must be [low, high] factors of the prediction, 0 < low <= high")
-		}
-		if strings.TrimSpace(r.MoEDecodeBasis) == "" {
-			return nil, errors.New("moe_decode_basis must say which held-out runs moe_decode_interval covers")
-		}
-		c.MoEDecode, c.MoEDecodeBasis = runtimes.Spread{Low: iv[0], High: iv[1]}, r.MoEDecodeBasis
+	if c.MoEDecode, c.MoEDecodeBasis, err = scopeInterval("moe_decode", r.MoEDecodeInterval, r.MoEDecodeBasis); err != nil {
+		return nil, err
 	}
-	if r.NPUClockDecodeInterval != nil || r.NPUClockDecodeBasis != "" {
-		iv := r.NPUClockDecodeInterval
-		if len(iv) != 2 || !(iv[0] > 0) || !(iv[1] >= iv[0]) || math.IsInf(iv[1], 1) {
-			return nil, errors.New("npu_clock_decode_interval must be [low, high] factors of the prediction, 0 < low <= high")
-		}
-		if strings.TrimSpace(r.NPUClockDecodeBasis) == "" {
-			return nil, errors.New("npu_clock_decode_basis must say which held-out runs npu_clock_decode_interval covers")
-		}
-		c.NPUClockDecode, c.NPUClockDecodeBasis = runtimes.Spread{Low: iv[0], High: iv[1]}, r.NPUClockDecodeBasis
+	if c.NPUClockDecode, c.NPUClockDecodeBasis, err = scopeInterval("npu_clock_decode", r.NPUClockDecodeInterval, r.NPUClockDecodeBasis); err != nil {
+		return nil, err
 	}
 	for _, name := range hardware.ParameterNames {
 		v := r.SE[name]
@@ -1376,4 +1362,20 @@ func decodeFrontEnd(f *rawFrontEnd, fe func(key, format string, a ...any), sourc
 func knownStorage(name string) bool {
 	_, ok := model.LookupStorage(name)
 	return ok
+}
+
+// scopeInterval reads a class's NAME_interval and NAME_basis (moe_decode,
+// npu_clock_decode): the interval that covers runs held out of scope and
+// which runs they are. Neither given: the zero Spread, no basis.
+func scopeInterval(name string, iv []float64, basis string) (runtimes.Spread, string, error) {
+	if iv == nil && basis == "" {
+		return runtimes.Spread{}, "", nil
+	}
+	if len(iv) != 2 || !(iv[0] > 0) || !(iv[1] >= iv[0]) || math.IsInf(iv[1], 1) {
+		return runtimes.Spread{}, "", fmt.Errorf("%s_interval must be [low, high] factors of the prediction, 0 < low <= high", name)
+	}
+	if strings.TrimSpace(basis) == "" {
+		return runtimes.Spread{}, "", fmt.Errorf("%s_basis must say which held-out runs %s_interval covers", name, name)
+	}
+	return runtimes.Spread{Low: iv[0], High: iv[1]}, basis, nil
 }

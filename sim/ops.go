@@ -277,8 +277,11 @@ func (oa *OpAccount) decode(w Workload) *OpView {
 	return v
 }
 
-// Step is one decode step of `batch` sequences whose queries attend ctx
-// keys, operator by operator: Σ Time = ITL(ctx, batch).
+// Step is one decode step of the sequences of `batch` that run together
+// (Inputs.Together: all of them under continuous batching, a static
+// batch's rows, one where they queue one at a time), whose queries attend
+// ctx keys, operator by operator: Σ Time = ITL(ctx, Together(batch)), its
+// Batch the sequences that step.
 func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 	s := oa.s
 	if ctx < 1 || ctx > MaxTokens {
@@ -300,7 +303,8 @@ func (oa *OpAccount) Step(ctx, batch int) (*OpView, error) {
 			}
 		}
 	}
-	// ITL(ctx, batch) and its ideal, from the model's own pricers.
+	// ITL(ctx, Together(batch)) and its ideal, from the model's own
+	// pricers.
 	return a.view("step", ctx, 1, a.model.at.dexp.time(ctx), a.model.at.dideal.time(ctx)), nil
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -312,13 +313,21 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	clkNote, npuTop := "", e.Clock
-	if !o.Clocks.IsZero() {
+	clkNote, npuTop, clk := "", e.Clock, o.Clocks
+	if !clk.IsZero() {
 		var err error
-		if d, e, err = d.AtClocks(e, o.Clocks); err != nil {
-			return nil, &FieldError{"Clocks", err.Error()}
+		if d, e, err = d.AtClocks(e, clk); err != nil {
+			return nil, withHint(&FieldError{"Clocks", err.Error()}, err)
 		}
-		clkNote = clocksNote(d, o.Clocks, npuTop)
+		// The clocks it runs at: the memory's step and the NPU's clock
+		// AtClocks matched (2399.9 MHz is the 2400 MHz step).
+		if clk.Memory > 0 {
+			clk.Memory = d.MemoryClock
+		}
+		if clk.NPU > 0 {
+			clk.NPU = e.Clock
+		}
+		clkNote = clocksNote(d, clk, npuTop)
 	}
 	cores := e.Units
 	if o.Threads > 0 && e.Kind == hardware.CPU {
@@ -442,16 +451,25 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 			class = rt.WithSettings(key, class, o.Settings)
 		}
 		in.SettingsNote = rt.DescribeSettings(key, o.Settings)
-	} else if !o.Settings.IsZero() {
+	} else if ignored := o.Settings; !ignored.IsZero() {
 		// A plan or figure over several runtimes sets them for those
-		// that have them; the others say they took none.
-		in.SettingsNote = fmt.Sprintf("%s has no settings of a conversion's context or clocks: they do not apply to it", rt.Name)
+		// that have them; the others say they took none. Clocks the
+		// board is pinned at (o.Clocks, which make the setting
+		// "pinned") apply to every runtime: clkNote says them.
+		what := "settings of a conversion's context or clocks: they do"
+		if !o.Clocks.IsZero() {
+			ignored.Clocks = ""
+			what = "setting of a conversion's context: it does"
+		}
+		if !ignored.IsZero() {
+			in.SettingsNote = fmt.Sprintf("%s has no %s not apply to it", rt.Name, what)
+		}
 	}
 	if clkNote != "" {
 		in.SettingsNote = strings.TrimPrefix(in.SettingsNote+"; "+clkNote, "; ")
 	}
 	class, in.MoEDecodeNote = moeDecodeClass(class, m, in)
-	class, in.NPUClockNote = npuClockClass(class, in, o.Clocks, npuTop)
+	class, in.NPUClockNote = npuClockClass(class, in, clk, npuTop)
 	s := &Setup{Model: m, Device: d, Engine: e, Runtime: rt, Inputs: in, class: class}
 	s.Inputs.UnitBandwidthNote = s.unitBandwidthNote()
 	if want := rt.KernelPrecisions(m.Weights, e.Kind); len(want) > 0 {
@@ -892,6 +910,25 @@ type FieldError struct {
 }
 
 func (e *FieldError) Error() string { return e.Field + " " + e.Msg }
+
+// hinted is an error with advice on what to try instead (Hint), which
+// a caller finds with errors.As beside the error it wraps.
+type hinted struct {
+	error
+	hint string
+}
+
+func (e *hinted) Unwrap() error { return e.error }
+func (e *hinted) Hint() string  { return e.hint }
+
+// withHint is err carrying cause's Hint, if it has one.
+func withHint(err, cause error) error {
+	var h interface{ Hint() string }
+	if errors.As(cause, &h) && h.Hint() != "" {
+		return &hinted{err, h.Hint()}
+	}
+	return err
+}
 
 // Validate checks the options.
 func (o Options) Validate() error {

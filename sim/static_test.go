@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/roofline/roofline/hardware"
+	"github.com/roofline/roofline/runtimes"
 	"github.com/roofline/roofline/sim"
 )
 
@@ -119,5 +121,71 @@ func TestStaticBatchMemoryAndPlan(t *testing.T) {
 	c8, c4 := edge.Evaluate(4096, 8, 200, 2, 0, tg), edge.Evaluate(4096, 4, 200, 2, 0, tg)
 	if want := c4.TTFT + c4.TPOT + c4.TTFT; math.Abs(c8.TTFT-want) > 1e-9*want || c8.TPOT != c4.TPOT || c8.Memory != c4.Memory || c8.Throughput != c4.Throughput {
 		t.Errorf("plan at 8: TTFT %v TPOT %v memory %v throughput %v; want %v %v %v %v", c8.TTFT, c8.TPOT, c8.Memory, c8.Throughput, want, c4.TPOT, c4.Memory, c4.Throughput)
+	}
+}
+
+// TestStaticBatchStep: --ops' single step of a batch prices the sequences
+// that run together, as Predict does: 8 sequences under TensorRT
+// Edge-LLM's static batches of up to 4 step as 4 (Σ Time = ITL(ctx, 4),
+// not ITL(ctx, 8)), 3 under gpt-fast, one at a time, as 1; under
+// continuous batching 8 step as 8. The view's Batch says which.
+func TestStaticBatchStep(t *testing.T) {
+	edge := splitSetup(t, "qwen3-4b", "w4a16", "jetson-agx-orin-64gb", "gpu", "tensorrt-edge-llm")
+	lock := *edge
+	lock.Inputs.ContinuousBatching = true
+	fifo := splitSetup(t, "llama-3.2-1b", "bf16", "jetson-agx-orin-64gb", "gpu", "gpt-fast")
+	const ctx = 300
+	for _, c := range []struct {
+		name      string
+		s         *sim.Setup
+		batch, at int
+	}{{"edge 8", edge, 8, 4}, {"edge 3", edge, 3, 3}, {"continuous 8", &lock, 8, 8}, {"gpt-fast 3", fifo, 3, 1}} {
+		oa, err := c.s.Operators()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := oa.Step(ctx, c.batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum float64
+		for _, o := range v.Ops {
+			sum += o.Time
+		}
+		want := c.s.ITL(ctx, c.at)
+		if math.Abs(sum-want) > 1e-9*want || math.Abs(v.Time-want) > 1e-9*want || v.Batch != c.at {
+			t.Errorf("%s: step of batch %d sums to %v (view %v, batch %d); want ITL(%d, %d) = %v", c.name, c.batch, sum, v.Time, v.Batch, ctx, c.at, want)
+		}
+		if other := c.s.ITL(ctx, c.batch); c.at != c.batch && math.Abs(other-want) <= 1e-9*want {
+			t.Errorf("%s: ITL(%d, %d) = ITL(%d, %d): the case cannot tell the batches apart", c.name, ctx, c.batch, ctx, c.at)
+		}
+	}
+}
+
+// TestBoardClocksNoteOnOtherRuntimes: clocks the board is pinned at
+// (Options.Clocks, which make the runtime setting "pinned") apply to a
+// runtime without RKLLM's settings too, so its note says the clocks and
+// not that they do not apply: llama.cpp on the rk3588's CPU at ddr=1560MHz
+// runs on 33.8 GB/s × 1560 / 2112 = 25 GB/s. A conversion's context
+// stated beside them is what does not apply; pinned alone, the clocks.
+func TestBoardClocksNoteOnOtherRuntimes(t *testing.T) {
+	board := hardware.Clocks{Memory: 1560e6}
+	pinned := runtimes.Settings{Clocks: runtimes.ClocksPinned}
+	const clocks = "board clocks ddr=1560MHz, pinned: memory at 1560 MHz, 25 GB/s (the bus at that step's data rate)"
+	for _, c := range []struct {
+		clk  hardware.Clocks
+		set  runtimes.Settings
+		want string
+	}{
+		{board, pinned, clocks},
+		{board, runtimes.Settings{Clocks: runtimes.ClocksPinned, MaxContext: 2048}, "llama.cpp has no setting of a conversion's context: it does not apply to it; " + clocks},
+		{hardware.Clocks{}, pinned, "llama.cpp has no settings of a conversion's context or clocks: they do not apply to it"},
+	} {
+		o := sim.DefaultOptions
+		o.Clocks, o.Settings = c.clk, c.set
+		s := splitSetupWith(t, "qwen2.5-1.5b", "q4_k_m", "rk3588", "cpu", "llama.cpp", o)
+		if s.Inputs.SettingsNote != c.want {
+			t.Errorf("%+v %+v: note %q, want %q", c.clk, c.set, s.Inputs.SettingsNote, c.want)
+		}
 	}
 }

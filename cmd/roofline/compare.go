@@ -47,7 +47,7 @@ func compareCommand() *cli.Command {
 			&cli.Float64Flag{Name: "bw-efficiency", Usage: "bandwidth efficiency for the predictions, from 0.0001 to 1; default: the engine's"},
 			&cli.Float64Flag{Name: "compute-efficiency", Usage: "compute efficiency for the predictions, from 0.0001 to 1; default: the engine's"},
 			&cli.GenericFlag{Name: "max-context", Value: &tokenCount{0}, DefaultText: "the run's, else the runtime's", Usage: "rkllm: the context the runs' model was converted for (`N`), where a runs CSV's max_context does not say"},
-			&cli.StringFlag{Name: "clocks", DefaultText: "the run's, else the runtime's", Usage: "rkllm: the runs' clocks, `pinned` or default, where a runs CSV's clocks column does not say"},
+			&cli.StringFlag{Name: "clocks", DefaultText: "the run's, else the runtime's", Usage: "the runs' clocks where a runs CSV's clocks column does not say: rkllm's `pinned` or default, or the clocks the boards were pinned at, ddr=FREQ,npu=FREQ (as predict --clocks)"},
 			threadsFlag("the run's (llama-bench n_threads, a runs CSV's threads), else every core"),
 			&cli.BoolFlag{Name: "strict", Usage: "refuse runs whose recorded parameter count (llama-bench model_n_params) differs from the model's by more than 3% (a warning otherwise)"},
 			&cli.BoolFlag{Name: "ops", Usage: "attribute each test's gap to the operators: their predicted times scaled to the measured time, and what each alone would have to take (an attribution, not a measurement)"},

@@ -59,7 +59,12 @@ func flagged(err error, as ...string) error {
 	var fe *sim.FieldError
 	if errors.As(err, &fe) {
 		if f, ok := fieldFlags[fe.Field]; ok {
-			return &usageError{msg: fmt.Sprintf("%s %s", f, fe.Msg)}
+			ue := &usageError{msg: fmt.Sprintf("%s %s", f, fe.Msg)}
+			// What to try instead (a board's clocks), on its own line.
+			if h := (interface{ Hint() string })(nil); errors.As(err, &h) {
+				ue.hint = h.Hint()
+			}
+			return ue
 		}
 		return err
 	}

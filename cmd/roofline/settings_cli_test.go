@@ -69,30 +69,47 @@ func TestPredictSettings(t *testing.T) {
 	}
 }
 
+// TestSettingsFlagErrors: a bad --max-context or --clocks exits 2 naming
+// the flag; a --clocks that does not parse says where the board's clocks
+// are listed, and one the board cannot run at gives a value it takes, on
+// a hint line of its own: rk3588 (LPDDR4X 528, 1068, 1560, 2112 MHz; NPU
+// 300 MHz to 1 GHz) runs at ddr=1560MHz (the step below the highest) and
+// npu=600MHz ((300 + 1000) / 2 = 650 MHz, rounded down to 100 MHz).
 func TestSettingsFlagErrors(t *testing.T) {
 	base := []string{"predict", "--model", "qwen3-4b", "--hardware", "rk3588", "--engine", "npu"}
+	const (
+		listed = "roofline: hint: give the clocks as ddr=…MHz,npu=…MHz, at clocks the board has: 'roofline show hardware rk3588' lists its memory clocks and NPU clocks\n"
+		takes  = "roofline: hint: rk3588 runs at ddr=1560MHz,npu=600MHz, for example (memory steps 528MHz, 1068MHz, 1560MHz, 2112MHz; NPU 300MHz to 1000MHz)\n"
+	)
 	for _, c := range []struct {
-		extra []string
-		has   string
+		extra     []string
+		has, hint string
 	}{
-		{[]string{"--max-context", "0"}, "--max-context must be a number of tokens from 1"},
-		{[]string{"--max-context", "-4"}, "--max-context"},
-		{[]string{"--max-context", "lots"}, "--max-context"},
-		{[]string{"--clocks", "turbo"}, `--clocks must be pinned or default, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got "turbo"`},
-		{[]string{"--clocks", "ddr=1968"}, "--clocks ddr=1968 has no unit: give one, such as ddr=1968MHz"},
-		{[]string{"--clocks", "gpu=1GHz"}, `no clock "gpu" (want ddr or npu)`},
-		{[]string{"--clocks", "ddr=534MHz,ddr=1320MHz"}, "--clocks ddr given twice"},
+		{[]string{"--max-context", "0"}, "--max-context must be a number of tokens from 1", ""},
+		{[]string{"--max-context", "-4"}, "--max-context", ""},
+		{[]string{"--max-context", "lots"}, "--max-context", ""},
+		{[]string{"--clocks", "turbo"}, `--clocks must be pinned or default, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got "turbo"`, listed},
+		{[]string{"--clocks", "ddr=1968"}, "--clocks ddr=1968 has no unit: give one, such as ddr=1968MHz", listed},
+		{[]string{"--clocks", "gpu=1GHz"}, `no clock "gpu" (want ddr or npu)`, listed},
+		{[]string{"--clocks", "ddr=534MHz,ddr=1320MHz"}, "--clocks ddr given twice", listed},
 		// rk3588 is the LPDDR4X ROCK 5B: its steps, not LPDDR5's.
-		{[]string{"--clocks", "ddr=1968MHz"}, "--clocks ddr=1968MHz: rk3588's memory runs at 528MHz, 1068MHz, 1560MHz, 2112MHz only"},
-		{[]string{"--clocks", "npu=1200MHz"}, "--clocks npu=1200MHz: rk3588's NPU runs from 300MHz to 1000MHz"},
-		{[]string{"--clocks", "npu=800MHz", "--engine", "cpu"}, "--clocks npu=800MHz: the engine priced is cpu (cpu), not an NPU"},
+		{[]string{"--clocks", "ddr=1968MHz"}, "--clocks ddr=1968MHz: rk3588's memory runs at 528MHz, 1068MHz, 1560MHz, 2112MHz only", takes},
+		{[]string{"--clocks", "npu=1200MHz"}, "--clocks npu=1200MHz: rk3588's NPU runs from 300MHz to 1000MHz", takes},
+		// The CPU priced: its example has no NPU clock.
+		{[]string{"--clocks", "npu=800MHz", "--engine", "cpu"}, "--clocks npu=800MHz: the engine priced is cpu, not an NPU",
+			"roofline: hint: rk3588 runs at ddr=1560MHz, for example (memory steps 528MHz, 1068MHz, 1560MHz, 2112MHz)\n"},
 	} {
 		t.Run(strings.Join(c.extra, " "), func(t *testing.T) {
 			out, errOut, code := runCLI(append(append([]string{}, base...), c.extra...)...)
-			if code != 2 || out != "" || !strings.Contains(errOut, c.has) {
-				t.Errorf("exit %d, stdout %q, stderr %q (want %q)", code, out, errOut, c.has)
+			if code != 2 || out != "" || !strings.Contains(errOut, c.has) || !strings.Contains(errOut, c.hint) {
+				t.Errorf("exit %d, stdout %q, stderr %q (want %q and hint %q)", code, out, errOut, c.has, c.hint)
 			}
 		})
+	}
+	// A board whose profile gives no clocks to set says so.
+	if _, errOut, code := runCLI("predict", "--model", "qwen3-4b", "--hardware", "h100-sxm", "--clocks", "ddr=1000MHz"); code != 2 ||
+		!strings.Contains(errOut, "roofline: hint: h100-sxm's profile gives no clocks to set below its maxima for its gpu engine (memory_clocks, an NPU's min_clock): leave ddr and npu out\n") {
+		t.Errorf("h100-sxm --clocks ddr=1000MHz: exit %d, %q", code, errOut)
 	}
 	// plan takes them too, and refuses the same values.
 	if _, errOut, code := runCLI("plan", "--model", "qwen3-4b", "--hardware", "rk3588", "--clocks", "max"); code != 2 || !strings.Contains(errOut, "--clocks") {
@@ -226,5 +243,32 @@ func TestCompareBoardClocks(t *testing.T) {
 	}
 	if _, errOut, code := runCLI("compare", path); code == 0 || !strings.Contains(errOut, "rk.csv:2:") || !strings.Contains(errOut, "ddr=534 has no unit") {
 		t.Errorf("a clocks value without a unit: exit %d, %q", code, errOut)
+	}
+	// A clock the board does not have is told as the column, as threads
+	// are, not as sim's field ("Clocks ddr=…").
+	off := strings.Replace(bad, "ddr=534", "npu=100MHz", 1)
+	if err := os.WriteFile(path, []byte(off), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, _ := runCLI("compare", path); !strings.Contains(errOut, "rk.csv:2: clocks = npu=100MHz: rk3588-orangepi-5-max's NPU runs from 300MHz to 1000MHz") {
+		t.Errorf("a clock the board does not run at: %q", errOut)
+	}
+}
+
+// TestShowHardwareClocks: show hardware lists the clocks --clocks takes on
+// a board that has them, exactly as it takes them (1068 MHz, not 1.07
+// GHz, which is no step), and nothing on one that has none.
+func TestShowHardwareClocks(t *testing.T) {
+	out, errOut, code := runCLI("show", "hardware", "rk3588")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"\nmemory clocks:  528 MHz, 1068 MHz, 1560 MHz, 2112 MHz (--clocks ddr=…) — [V][R15]", "\nnpu clocks:     300 MHz to 1000 MHz (--clocks npu=…) — [S][R17]"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("show hardware rk3588 lacks %q:\n%s", want, out)
+		}
+	}
+	if out, _, _ := runCLI("show", "hardware", "h100-sxm"); strings.Contains(out, "clocks:") {
+		t.Errorf("show hardware h100-sxm lists clocks it has no profile for:\n%s", out)
 	}
 }

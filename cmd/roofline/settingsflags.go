@@ -18,7 +18,7 @@ func settingsFlags() []cli.Flag {
 		&cli.GenericFlag{Name: "max-context", Value: &tokenCount{0}, DefaultText: "the runtime's (rkllm: 4096)",
 			Usage: "rkllm: the context the model was converted for (llm.build max_context) or initialised with (max_context_len), which its KV cache is allocated for (`N`; k = 1024)"},
 		&cli.StringFlag{Name: "clocks", DefaultText: "not stated (rkllm: priced pinned, the intervals allowing for default governors)",
-			Usage: "rkllm: the board's clocks, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors); or pinned at the clocks the board runs at, ddr=FREQ,npu=FREQ (either may be left out: its maximum): the memory at a step of the profile's memory_clocks, its bandwidth scaled by the step over the highest; the NPU within its min_clock to clock, its peaks scaled by the clock"},
+			Usage: "the board's clocks: for rkllm, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors); for any runtime, pinned at the clocks the board runs at, ddr=FREQ,npu=FREQ (either may be left out: its maximum; roofline show hardware lists a board's): the memory at a step of the profile's memory_clocks, its bandwidth scaled by the step over the highest; the NPU within its min_clock to clock, its peaks scaled by the clock"},
 		threadsFlag("every core the CPU engine's profile counts"),
 	}
 }
@@ -50,6 +50,17 @@ func threadsOption(c *cli.Context, o *sim.Options) error {
 	return nil
 }
 
+// clocksHint says where a board's clocks are told, for a --clocks that
+// does not parse: 'roofline show hardware' lists them (a clock the board
+// cannot run at is refused with a value it takes: hardware.ClocksAdvice).
+func clocksHint(c *cli.Context) string {
+	name := "NAME"
+	if h := c.String("hardware"); h != "" {
+		name = h
+	}
+	return "give the clocks as ddr=…MHz,npu=…MHz, at clocks the board has: 'roofline show hardware " + name + "' lists its memory clocks and NPU clocks"
+}
+
 // runtimeSettings reads the settingsFlags: --clocks is pinned, default,
 // or the clocks the board runs at (ddr=1968MHz,npu=800MHz), which are
 // pinned below the maxima.
@@ -61,11 +72,15 @@ func runtimeSettings(c *cli.Context) (runtimes.Settings, hardware.Clocks, error)
 	}
 	if c.IsSet("clocks") && s.Clocks != runtimes.ClocksPinned && s.Clocks != runtimes.ClocksDefault {
 		if !strings.Contains(s.Clocks, "=") {
-			return s, clk, usageErr("--clocks must be %s, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks)
+			ue := usageErr("--clocks must be %s, or the clocks the board runs at (ddr=1968MHz,npu=800MHz), got %q", strings.Join(runtimes.ClockSettings, " or "), s.Clocks).(*usageError)
+			ue.hint = clocksHint(c)
+			return s, clk, ue
 		}
 		var err error
 		if clk, err = hardware.ParseClocks(s.Clocks); err != nil {
-			return s, clk, usageErr("--clocks %v", err)
+			ue := usageErr("--clocks %v", err).(*usageError)
+			ue.hint = clocksHint(c)
+			return s, clk, ue
 		}
 		s.Clocks = runtimes.ClocksPinned
 	}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/roofline/roofline/cmd/roofline/internal/measured"
 	"github.com/roofline/roofline/hardware"
 	"github.com/roofline/roofline/profiles"
 )
@@ -136,17 +135,10 @@ func TestCompareThreadsColumn(t *testing.T) {
 // with the threads column (EDGE-MEMWALL's and EDGE-FORMAT-TAX's sweeps at
 // 1 to 4 on the Raspberry Pi 5; 4 on the other boards).
 func TestPublicRunsStateThreads(t *testing.T) {
-	b, err := os.ReadFile(publicRuns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := measured.Read(publicRuns, b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	runs := readPublicRuns(t)
 	last := regexp.MustCompile(`-t (\d+)(?:[^,\d]|$)`)
 	byThreads := map[int]int{}
-	for _, r := range res.Runs {
+	for _, r := range runs {
 		if r.Engine != "cpu" || !strings.HasPrefix(r.Backend, "llama.cpp") {
 			continue
 		}

@@ -61,55 +61,53 @@ func ScopeRows(cat *profiles.Catalog, runs []measured.Run) ([]ScopeRow, error) {
 	return out, nil
 }
 
-// MoEDecodeSpreads are, by class, the MoE decode runs held out of scope
-// reduced to the interval that covers them: measured over predicted time
-// from the fastest run's to the slowest's, with a basis naming what they
-// are. A class with none is absent.
-func MoEDecodeSpreads(rows []ScopeRow) map[Key]MoEDecodeSpread {
+// ScopeSpreads are, by class, the runs held out of scope that keep
+// selects reduced to the interval that covers them: measured over
+// predicted time from the fastest run's to the slowest's, with a basis
+// naming what they are (what: "MoE decode tests held out of scope"). A
+// class with none is absent. The MoE decodes (MoEDecodes) give a class
+// its runtimes.Class.MoEDecode, the decodes at an NPU clock below its
+// maximum (NPUClockDecodes) its NPUClockDecode.
+func ScopeSpreads(rows []ScopeRow, keep func(ScopeRow) bool, what string) map[Key]ScopeSpread {
 	by := map[Key][]ScopeRow{}
 	for _, r := range rows {
-		if r.MoE && r.Run.Test == measured.Decode {
+		if keep(r) {
 			by[r.Class] = append(by[r.Class], r)
 		}
 	}
-	out := map[Key]MoEDecodeSpread{}
+	out := map[Key]ScopeSpread{}
 	for k, rs := range by {
-		out[k] = moeDecodeSpread(rs)
+		out[k] = scopeSpread(rs, what)
 	}
 	return out
 }
 
-// NPUClockDecodeSpreads are, by class, the decode runs held out of scope
-// at an NPU clock below the engine's maximum (a runs CSV's clocks column,
-// npu=…) reduced to the interval that covers them, as MoEDecodeSpreads
-// does (runtimes.Class.NPUClockDecode). A class with none is absent.
-func NPUClockDecodeSpreads(rows []ScopeRow) map[Key]MoEDecodeSpread {
-	by := map[Key][]ScopeRow{}
-	for _, r := range rows {
-		if r.Run.BoardClocks.NPU > 0 && r.Run.Test == measured.Decode {
-			by[r.Class] = append(by[r.Class], r)
-		}
-	}
-	out := map[Key]MoEDecodeSpread{}
-	for k, rs := range by {
-		out[k] = scopeSpread(rs, "decode tests at an NPU clock below its maximum held out of scope")
-	}
-	return out
+// The runs ScopeSpreads reduces, and what its basis calls them.
+const (
+	MoEDecodesWhat      = "MoE decode tests held out of scope"
+	NPUClockDecodesWhat = "decode tests at an NPU clock below its maximum held out of scope"
+)
+
+// MoEDecodes keeps the decodes of an MoE model (runtimes.Class.MoEDecode).
+func MoEDecodes(r ScopeRow) bool { return r.MoE && r.Run.Test == measured.Decode }
+
+// NPUClockDecodes keeps the decodes at an NPU clock below the engine's
+// maximum (a runs CSV's clocks column, npu=…; runtimes.Class.NPUClockDecode).
+func NPUClockDecodes(r ScopeRow) bool {
+	return r.Run.BoardClocks.NPU > 0 && r.Run.Test == measured.Decode
 }
 
-// MoEDecodeSpread is runtimes.Class's MoEDecode and MoEDecodeBasis.
-type MoEDecodeSpread struct {
+// ScopeSpread is an interval covering runs held out of scope and what
+// they are: runtimes.Class's MoEDecode and MoEDecodeBasis, or its
+// NPUClockDecode and NPUClockDecodeBasis.
+type ScopeSpread struct {
 	Spread runtimes.Spread
 	Basis  string
 }
 
-func moeDecodeSpread(rs []ScopeRow) MoEDecodeSpread {
-	return scopeSpread(rs, "MoE decode tests held out of scope")
-}
-
 // scopeSpread is the interval covering runs rs held out of scope, what
 // says what they are.
-func scopeSpread(rs []ScopeRow, what string) MoEDecodeSpread {
+func scopeSpread(rs []ScopeRow, what string) ScopeSpread {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	var models, devices, sources []string
 	for _, r := range rs {
@@ -126,7 +124,7 @@ func scopeSpread(rs []ScopeRow, what string) MoEDecodeSpread {
 		len(rs), what, strings.Join(models, ", "), strings.Join(devices, ", "), strings.Join(sources, ", "), 1/hi, 1/lo)
 	// Rounded outward to the 4 digits a profile keeps, so that the
 	// interval read back still covers every run.
-	return MoEDecodeSpread{Spread: runtimes.Spread{Low: sig4(lo, math.Floor), High: sig4(hi, math.Ceil)}, Basis: basis}
+	return ScopeSpread{Spread: runtimes.Spread{Low: sig4(lo, math.Floor), High: sig4(hi, math.Ceil)}, Basis: basis}
 }
 
 // sig4 rounds v > 0 to 4 significant digits with round (math.Floor or

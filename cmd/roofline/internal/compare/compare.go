@@ -269,9 +269,11 @@ func (e *Evaluator) Resolve(r measured.Run) (*resolve.Resolved, error) {
 	res, ok := e.setups[key]
 	if !ok {
 		res, err = resolve.Spec(e.cat, spec, dev, resolve.Selection{Runtime: rt, Engine: engine, Weights: weights, KV: kv, Options: o, FileBytes: r.ModelBytes})
+		// The run's column, or --threads and --clocks: named as the
+		// column, not sim's field.
 		var fe *sim.FieldError
-		if errors.As(err, &fe) && fe.Field == "Threads" {
-			return nil, fmt.Errorf("threads = %s", fe.Msg) // the run's column, or --threads
+		if errors.As(err, &fe) && (fe.Field == "Threads" || fe.Field == "Clocks") {
+			return nil, fmt.Errorf("%s = %s", strings.ToLower(fe.Field), fe.Msg)
 		}
 		if err != nil {
 			return nil, err

@@ -436,12 +436,12 @@ func readRequestsJSON(c *collector, text string) error {
 	return nil
 }
 
-// readRunsCSV reads roofline's own runs format: one test per row.
 // runsColumns are the runs CSV's columns: the required, then the optional.
 var runsColumns = [2][]string{{"test", "tokens_per_s"},
 	{"source", "runtime", "hardware", "engine", "model", "weights", "kv", "flash_attn", "prompt", "gen", "depth", "batch", "ubatch", "size", "exclude", "note",
 		"devices", "tp", "pp", "ep", "gpu_layers", "cpu_moe", "n_cpu_moe", "host", "link", "max_context", "clocks", "threads"}}
 
+// readRunsCSV reads roofline's own runs format: one test per row.
 func readRunsCSV(c *collector, text string) error {
 	return c.namedRows(text, runsColumns[0], runsColumns[1],
 		func(line int, get func(string) string) {

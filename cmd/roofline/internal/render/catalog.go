@@ -423,6 +423,19 @@ func deviceDoc(dv app.Device) *Doc {
 		[2]string{"measured bw", measured},
 		[2]string{"storage", Bandwidth(d.StorageBandwidth) + " read" + src("storage_bandwidth")},
 	)
+	// The clocks --clocks sets below the maxima (hardware.Device.AtClocks).
+	if len(d.MemoryClocks) > 0 {
+		steps := make([]string, len(d.MemoryClocks))
+		for i, f := range d.MemoryClocks {
+			steps[i] = fmt.Sprintf("%g MHz", f/1e6) // exact: --clocks takes one of them
+		}
+		pairs = append(pairs, [2]string{"memory clocks", strings.Join(steps, ", ") + " (--clocks ddr=…)" + src("memory_clocks")})
+	}
+	for i := range d.Engines {
+		if e := &d.Engines[i]; e.Kind == hardware.NPU && e.MinClock > 0 && e.Clock > 0 {
+			pairs = append(pairs, [2]string{e.Name + " clocks", fmt.Sprintf("%g MHz to %g MHz", e.MinClock/1e6, e.Clock/1e6) + " (--clocks npu=…)" + src("engine."+e.Name+".min_clock")})
+		}
+	}
 	if d.NVLink != "" {
 		pairs = append(pairs, [2]string{"nvlink", d.NVLink + " (to its peers)" + src("nvlink")})
 	}
