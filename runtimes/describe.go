@@ -309,6 +309,10 @@ func (r *Runtime) prefillRules() []Rule {
 // memoryText is the runtime's memory rule in words.
 func (r *Runtime) memoryText() string {
 	switch r.Memory() {
+	case MemoryOfBuild:
+		p := r.KVPool
+		return fmt.Sprintf("the engine allocates at load the KV cache of its %d rows (%s, scheduler.max_seqs) of %d tokens (%s), and the scratch memory of a pass of %d prompts of %d tokens (%s), whatever a request asks; an engine built larger for a longer context allocates that",
+			r.Scheduler.MaxSeqs, p.BatchFlag, p.Capacity, p.CapacityFlag, r.Scheduler.MaxSeqs, p.Input, p.InputFlag)
 	case MemoryOfDevice:
 		return fmt.Sprintf("weights, activations, its own memory and the KV cache share %.0f %% of usable memory", 100*r.MemoryShare)
 	case MemoryOfFree:
