@@ -74,6 +74,17 @@ type rawShare struct {
 	Source string `toml:"source"`
 }
 
+// rawKVPool is kv_pool: the KV cache an engine allocates at load for the
+// batch and length it was built for (runtimes.KVPool).
+type rawKVPool struct {
+	Capacity     int64  `toml:"capacity"`
+	Input        int64  `toml:"input"`
+	CapacityFlag string `toml:"capacity_flag"`
+	InputFlag    string `toml:"input_flag"`
+	BatchFlag    string `toml:"batch_flag"`
+	Source       string `toml:"source"`
+}
+
 // rawKernelFactor is a [[kernel]]'s factor and its source.
 type rawKernelFactor struct {
 	Factor float64 `toml:"factor"`
@@ -94,13 +105,14 @@ type rawRuntime struct {
 		Formats map[string]string `toml:"formats"`
 		Source  string            `toml:"source"`
 	} `toml:"checkpoint_weights"`
-	ContinuousBatching *rawRule  `toml:"continuous_batching"`
-	MemoryOverhead     *rawRule  `toml:"memory_overhead"`
-	MemoryShare        *rawShare `toml:"memory_share"`
-	HostOps            *rawRule  `toml:"host_ops"`
-	LayerPerUnit       *rawRule  `toml:"layer_overhead_per_unit"`
-	Parallel           *rawRule  `toml:"parallel"`
-	MultiNode          *rawRule  `toml:"multi_node"`
+	ContinuousBatching *rawRule   `toml:"continuous_batching"`
+	MemoryOverhead     *rawRule   `toml:"memory_overhead"`
+	MemoryShare        *rawShare  `toml:"memory_share"`
+	KVPool             *rawKVPool `toml:"kv_pool"`
+	HostOps            *rawRule   `toml:"host_ops"`
+	LayerPerUnit       *rawRule   `toml:"layer_overhead_per_unit"`
+	Parallel           *rawRule   `toml:"parallel"`
+	MultiNode          *rawRule   `toml:"multi_node"`
 	Engine             []struct {
 		Kind     string   `toml:"kind"`
 		Backend  string   `toml:"backend"`
@@ -582,6 +594,18 @@ func decodeRuntime(file string, src []byte) (*runtimes.Runtime, error) {
 			fe("memory_share", "memory_share of must be \"usable\" (a share of the device's usable memory) or \"free\" (the KV cache's share of the memory left free), got %q", m.Of)
 		}
 		source("memory_share", m.Source)
+	}
+	if p := r.KVPool; p != nil {
+		if p.Capacity < 1 || p.Capacity > limits.Tokens || p.Input < 1 || p.Input > p.Capacity {
+			fe("kv_pool", "kv_pool capacity must be a number of tokens from 1 to %d and input one from 1 to capacity, got %d and %d", limits.Tokens, p.Capacity, p.Input)
+		}
+		for _, f := range []struct{ key, v string }{{"capacity_flag", p.CapacityFlag}, {"input_flag", p.InputFlag}, {"batch_flag", p.BatchFlag}} {
+			if !strings.HasPrefix(f.v, "-") {
+				fe("kv_pool", "kv_pool %s must name the builder's flag, such as \"--maxKVCacheCapacity\", got %q", f.key, f.v)
+			}
+		}
+		rt.KVPool = runtimes.KVPool{Capacity: int(p.Capacity), Input: int(p.Input), CapacityFlag: p.CapacityFlag, InputFlag: p.InputFlag, BatchFlag: p.BatchFlag}
+		source("kv_pool", p.Source)
 	}
 	if h := r.HostOps; h != nil {
 		vs, _ := h.Value.([]any)

@@ -122,11 +122,50 @@ const (
 	// activations and its own memory leave free (TensorRT-LLM's
 	// kv_cache_free_gpu_mem_fraction); the rest stays unallocated.
 	MemoryOfFree MemoryRule = "free"
+	// MemoryOfBuild: the engine allocates its KV cache at load for the
+	// rows and length it was built for (TensorRT Edge-LLM's maxBatchSize
+	// × maxKVCacheCapacity), whatever a request asks (KVPool).
+	MemoryOfBuild MemoryRule = "build"
 )
+
+// KVPool is the KV cache an engine allocates at load for the batch and
+// length it was built for ([kv_pool] in its profile; zero when the
+// runtime sizes its cache otherwise): Scheduler.MaxSeqs rows (its
+// maxBatchSize) of Capacity tokens each, and the scratch memory of a
+// prefill pass of MaxSeqs prompts of Input tokens.
+type KVPool struct {
+	// Capacity is each row's tokens, prompt and reply (maxKVCacheCapacity),
+	// and Input the longest prompt (maxInputLen), of an engine built with
+	// the builder's defaults, tokens.
+	Capacity, Input int
+	// CapacityFlag and InputFlag are the builder's flags that set them
+	// (--maxKVCacheCapacity, --maxInputLen), BatchFlag the one that sets
+	// the rows (--maxBatchSize), named by the messages.
+	CapacityFlag, InputFlag, BatchFlag string
+}
+
+// On reports whether the runtime allocates a build-sized KV pool.
+func (p KVPool) On() bool { return p.Capacity > 0 }
+
+// Validate checks the pool's sizes and flags.
+func (p KVPool) Validate() error {
+	if !p.On() {
+		return nil
+	}
+	if p.Input < 1 || p.Input > p.Capacity {
+		return fmt.Errorf("kv_pool: input %d must be from 1 to capacity %d (a prompt is held in the row's cache)", p.Input, p.Capacity)
+	}
+	if p.CapacityFlag == "" || p.InputFlag == "" || p.BatchFlag == "" {
+		return fmt.Errorf("kv_pool: capacity_flag, input_flag and batch_flag must name the builder's flags")
+	}
+	return nil
+}
 
 // Memory is the runtime's memory rule.
 func (r *Runtime) Memory() MemoryRule {
 	switch {
+	case r.KVPool.On():
+		return MemoryOfBuild
 	case r.CacheFraction() < 1:
 		return MemoryOfFree
 	case r.MemoryShare > 0 && r.MemoryShare < 1:

@@ -123,6 +123,10 @@ func (r *Runtime) Rules() []Rule {
 	}
 	add("memory_overhead", TopicMemory, units.FormatBytes(r.MemoryOverhead, units.Binary)+" beyond weights, KV cache and activations")
 	add("memory_share", TopicMemory, r.memoryText())
+	if p := r.KVPool; p.On() {
+		add("kv_pool", TopicMemory, fmt.Sprintf("the engine allocates at load the KV cache of its %d rows (%s, scheduler.max_seqs) of %d tokens (%s), and the scratch memory of a pass of %d prompts of %d tokens (%s), whatever a request asks; an engine built larger for a longer context allocates that",
+			r.Scheduler.MaxSeqs, p.BatchFlag, p.Capacity, p.CapacityFlag, r.Scheduler.MaxSeqs, p.Input, p.InputFlag))
+	}
 	if sc := r.Scheduler; sc.Stated {
 		policy := "continuous batching"
 		switch sc.Policy {
@@ -309,6 +313,8 @@ func (r *Runtime) prefillRules() []Rule {
 // memoryText is the runtime's memory rule in words.
 func (r *Runtime) memoryText() string {
 	switch r.Memory() {
+	case MemoryOfBuild:
+		return "allocates what its engine was built for (kv_pool), all of usable memory available"
 	case MemoryOfDevice:
 		return fmt.Sprintf("weights, activations, its own memory and the KV cache share %.0f %% of usable memory", 100*r.MemoryShare)
 	case MemoryOfFree:

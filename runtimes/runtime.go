@@ -93,6 +93,10 @@ type Runtime struct {
 	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction), in (0, 1]; 1 when
 	// the cache may take all of it (MemoryShare bounds the rest).
 	CacheShare float64
+	// KVPool is the KV cache its engine allocates at load for the batch
+	// and length it was built for (TensorRT Edge-LLM's linear cache);
+	// zero when it sizes the cache for the request or by a share.
+	KVPool KVPool `json:",omitzero"`
 
 	// Prefill is how it feeds prompts to the engine by default: the
 	// tokens of a pass, how a batch's prompts share passes, which logits
@@ -876,6 +880,11 @@ func (r *Runtime) Validate() error {
 	}
 	if err := r.Layout.Validate(); err != nil {
 		errs = append(errs, err.Error())
+	}
+	if err := r.KVPool.Validate(); err != nil {
+		errs = append(errs, err.Error())
+	} else if r.KVPool.On() && (!r.Scheduler.Stated || r.Scheduler.Policy != Static || r.Scheduler.MaxSeqs < 1 || r.ContinuousBatching) {
+		errs = append(errs, "kv_pool: a pool sized by the build needs a [scheduler] of policy \"static\" whose max_seqs is the build's batch, and no continuous batching")
 	}
 	if err := r.Graphs.Validate(); err != nil {
 		errs = append(errs, err.Error())

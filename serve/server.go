@@ -246,6 +246,20 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		}
 		tokens = float64(o.KVTokens)
 	}
+	row := 0 // an engine pool's tokens a row (sim.Inputs.PoolSeqs)
+	if in := &s.Inputs; in.PoolSeqs > 0 && staged == nil && o.KVTokens == 0 {
+		// The engine allocates every row at load, built for the longest
+		// prompt at least (sim.Setup.PoolRow): that pool, not what memory
+		// would hold, and nothing if it does not fit.
+		row = s.PoolRow(o.LongestPrompt)
+		tokens = float64(in.PoolSeqs * row)
+		if budget < 0 {
+			tokens = 0 // the weights, activations and overhead alone do not fit
+		} else if tokens > memTokens {
+			return nil, &sim.FieldError{Field: "MaxContext", Msg: fmt.Sprintf("%d: %s's engine allocates %d rows of %d tokens of KV cache (%s %d) at load, and %s leaves room for %.0f tokens beside the weights, activations and overhead; build it with a smaller %s or fewer rows (%s) and price that build, or choose a smaller format or a larger device",
+				row, s.Runtime.Name, in.PoolSeqs, row, in.PoolFlag, row, device, memTokens, in.PoolFlag, s.Runtime.KVPool.BatchFlag)}
+		}
+	}
 	if !(tokens >= 1) {
 		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
 	}
@@ -276,6 +290,9 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	}
 	if pool < sv.Context {
 		sv.Context, sv.ContextBound = pool, "memory"
+	}
+	if row > 0 && row < sv.Context {
+		sv.Context, sv.ContextBound = row, sim.BoundByBuild
 	}
 	if sv.Context < 2 {
 		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}

@@ -1,13 +1,20 @@
 package sim
 
+import "fmt"
+
 // Memory is the memory-fit account, bytes.
 type Memory struct {
 	// Weights resident on the device: all of them, less an embedding
 	// table the runtime keeps in host memory on a device with its own.
-	Weights     float64
-	KV          float64 // the KV cache the runtime holds
-	Activations float64 // the peak of a prefill pass's scratch buffers
-	Overhead    float64 // the runtime's own
+	Weights float64
+	KV      float64 // the KV cache the runtime holds
+	// KVRows and KVTokens are the sequences whose KV cache is allocated
+	// and the tokens of each: those held at the context asked, or every
+	// row of an engine's pool at the length it is built for (Pool).
+	KVRows, KVTokens int
+	Pool             bool
+	Activations      float64 // the peak of a prefill pass's scratch buffers
+	Overhead         float64 // the runtime's own
 	// Reserve is the free memory the runtime leaves unallocated beside
 	// its KV cache: a cache that takes a share f of the memory left free
 	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction) needs KV / f of it,
@@ -33,6 +40,9 @@ type Memory struct {
 const (
 	BoundByMemory = "memory"
 	BoundByModel  = "model"
+	// BoundByBuild: the context the engine was built for (a KV pool's
+	// capacity, --max-context) is reached first.
+	BoundByBuild = "engine build"
 )
 
 // Memory is the one memory rule: for `batch` sequences of ctx tokens each
@@ -51,14 +61,23 @@ func (s *Setup) Memory(ctx, batch, ubatch int) Memory {
 	return mem
 }
 
+// buildBound holds the longest context memory and the model allow to the
+// one the engine was built for (Inputs.PoolBuilt), saying so.
+func (s *Setup) buildBound(ctx int, bound string) (int, string) {
+	if b := s.Inputs.PoolBuilt; b > 0 && s.Inputs.PoolSeqs > 0 && (ctx < 0 || ctx > b) {
+		return b, BoundByBuild
+	}
+	return ctx, bound
+}
+
 // modelBound holds the longest context memory allows (-1: any) to the
 // model's own maximum, saying which bound it is: predict's and plan's one
 // rule.
 func (s *Setup) modelBound(memory int) (int, string) {
 	if lim := s.Model.Spec.MaxContext; lim > 0 && (memory < 0 || memory > lim) {
-		return lim, BoundByModel
+		return s.buildBound(lim, BoundByModel)
 	}
-	return memory, BoundByMemory
+	return s.buildBound(memory, BoundByMemory)
 }
 
 // MemoryNeed is Memory's total.
@@ -72,14 +91,64 @@ func (s *Setup) need(ctx, batch, ubatch int) Memory {
 	ubatch = s.passUBatch(ctx, batch, ubatch)
 	mem := s.fixed(batch, ubatch)
 	mem.KV = s.kvHeld(ctx, batch, ubatch)
+	mem.KVRows, mem.KVTokens, mem.Pool = s.kvRows(batch), s.poolContext(ctx), s.Inputs.PoolSeqs > 0
 	mem.Reserve = mem.reserveFor(mem.KV)
 	mem.Total = mem.totalWith(mem.KV)
 	return mem
 }
 
-// kvHeld is the KV cache the sequences of a batch hold at ctx tokens.
+// kvHeld is the KV cache the sequences of a batch hold at ctx tokens: an
+// engine that allocates its pool at load (Inputs.PoolSeqs) holds all its
+// rows at the length it was built for, whatever the batch and context.
 func (s *Setup) kvHeld(ctx, batch, ubatch int) float64 {
-	return float64(s.resident(batch)) * s.Model.KVCacheBytes(ctx, ubatch)
+	return float64(s.kvRows(batch)) * s.Model.KVCacheBytes(s.poolContext(ctx), ubatch)
+}
+
+// kvRows is how many sequences' caches are allocated: those held
+// (resident), or every row of an engine's pool.
+func (s *Setup) kvRows(batch int) int { return max(s.resident(batch), s.Inputs.PoolSeqs) }
+
+// poolContext is the tokens each row of the cache is allocated for at a
+// context of ctx: ctx, or an engine pool's capacity: the one it was
+// built with (PoolBuilt), else one built for the workload, the
+// builder's default or more (PoolCapacity). [E10][E11] in
+// profiles/runtimes/tensorrt-edge-llm.toml.
+func (s *Setup) poolContext(ctx int) int {
+	in := &s.Inputs
+	switch {
+	case in.PoolSeqs == 0:
+		return ctx
+	case in.PoolBuilt > 0:
+		return in.PoolBuilt
+	}
+	return max(ctx, in.PoolCapacity)
+}
+
+// PoolRow is the tokens each row of an engine's pool holds for a server
+// sent prompts of up to longest tokens: the capacity it was built with
+// (PoolBuilt), else the builder's default, raised to hold the longest
+// prompt (a row holds its prompt). 0 without a pool.
+func (s *Setup) PoolRow(longest int) int {
+	in := &s.Inputs
+	switch {
+	case in.PoolSeqs == 0:
+		return 0
+	case in.PoolBuilt > 0:
+		return in.PoolBuilt
+	}
+	return max(in.PoolCapacity, longest)
+}
+
+// BeyondBuild is a context longer than the engine was built for
+// (Inputs.PoolBuilt): the runtime cuts the reply at it. nil otherwise.
+func (s *Setup) BeyondBuild(ctx int) error {
+	in := &s.Inputs
+	if in.PoolSeqs == 0 || in.PoolBuilt == 0 || ctx <= in.PoolBuilt {
+		return nil
+	}
+	flag := in.PoolFlag
+	return &FieldError{"MaxContext", fmt.Sprintf("%d: a context of %d tokens a sequence (prompt and reply) exceeds the %d the engine was built for (%s %d), and %s cuts the reply there; build the engine with %s %d and price that build, or shorten the prompt or reply",
+		in.PoolBuilt, ctx, in.PoolBuilt, flag, in.PoolBuilt, s.Runtime.Name, flag, ctx)}
 }
 
 // totalWith is the total of the fixed memory m (Setup.fixed) with kv
@@ -104,6 +173,13 @@ func (s *Setup) fixed(batch, ubatch int) Memory {
 	m := s.Model
 	seqs := s.resident(batch)
 	tokens, logits := passTokens(seqs, ubatch), passTokens(seqs, ubatch)
+	if in := &s.Inputs; in.PoolSeqs > 0 {
+		// The engine's scratch memory is sized at load for its prefill
+		// profile's largest pass: every row's longest prompt.
+		seqs = max(seqs, in.PoolSeqs)
+		tokens = max(tokens, in.PoolSeqs*in.PoolInput)
+		logits = max(logits, tokens)
+	}
 	if s.Inputs.LastLogits {
 		logits = seqs
 	}
@@ -133,6 +209,11 @@ func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
 	f := s.fixed(batch, ubatch)
 	m := s.maxContextWith(&f, usable, batch, ubatch)
 	r := s.resident(batch)
+	if s.Inputs.PoolSeqs > 0 {
+		// An engine's pool: the longest capacity it could be built with,
+		// its fixed part the full pass's (no shorter pass to bisect).
+		return m
+	}
 	if m < 0 || m*r >= ubatch {
 		return m
 	}
@@ -147,7 +228,7 @@ func (s *Setup) maxContextWith(f *Memory, usable float64, batch, ubatch int) int
 	if f.cacheShare > 0 && f.cacheShare < 1 && free > 0 {
 		free *= f.cacheShare // the cache's share of what is left (Memory.Reserve)
 	}
-	return s.Model.MaxContext(free/float64(s.resident(batch)), ubatch)
+	return s.Model.MaxContext(free/float64(s.kvRows(batch)), ubatch)
 }
 
 // resident is how many sequences hold a KV cache at once: those that run

@@ -223,7 +223,7 @@ func (e *Evaluator) Contexts(contexts []int, batch int, out []Config) []Config {
 		} else {
 			c.Memory = fixed.totalWith(s.kvHeld(ctx, batch, ubatch))
 		}
-		c.Fits = c.Memory <= usable
+		c.Fits = c.Memory <= usable && s.BeyondBuild(ctx) == nil
 		p.setDepth(c.Depth(prompt, output))
 		lp.setDepth(c.Depth(prompt, output))
 		c.TTFT = prefill.sum().time

@@ -242,6 +242,9 @@ func (s *Setup) predict(r *Result, w Workload) error {
 	if err := w.Validate(); err != nil {
 		return err
 	}
+	if err := s.BeyondBuild(w.Context()); err != nil {
+		return err
+	}
 	w, from := s.resolveUBatch(w)
 	if s.Together(w.Batch) < w.Batch {
 		return s.predictQueued(r, w, from)
@@ -287,6 +290,17 @@ func (s *Setup) predict(r *Result, w Workload) error {
 		r.ColdTTFT = cold.TTFT
 	}
 	r.warnings(s)
+	if m := &r.Memory; m.Pool {
+		built := fmt.Sprintf("an engine built with the builder's default %s %d", in.PoolFlag, m.KVTokens)
+		if m.KVTokens > in.PoolCapacity {
+			built = fmt.Sprintf("an engine built for the context, %s %d (the builder's default %d holds less)", in.PoolFlag, m.KVTokens, in.PoolCapacity)
+		}
+		if in.PoolBuilt > 0 {
+			built = fmt.Sprintf("an engine built with %s %d, as the run's settings say", in.PoolFlag, in.PoolBuilt)
+		}
+		r.warn("kv-pool", "%s's engine allocates its KV cache at load for all its %d rows (its build's batch) of %d tokens whatever the request asks: %.2f GiB, as %s",
+			s.Runtime.Name, m.KVRows, m.KVTokens, m.KV/(1<<30), built)
+	}
 	if in.StaticBatch > 1 && w.Batch > 1 && !in.ContinuousBatching {
 		r.warn("static-batch", "%s runs the %d sequences as one static batch (up to %d): their prompts prefilled together, then decoded in lockstep until the longest reply ends",
 			s.Runtime.Name, w.Batch, in.StaticBatch)
@@ -441,6 +455,9 @@ func (r *Result) warnings(s *Setup) {
 			units.FormatBytes(-r.Memory.Headroom, units.Binary))
 		if r.Memory.MaxContext == 0 {
 			r.warn("does-not-fit", "%s; the weights alone take %s: choose a smaller format or a larger device", need, units.FormatBytes(r.Memory.Weights, units.Binary))
+		} else if r.Memory.Pool {
+			r.warn("does-not-fit", "%s; the engine's KV cache of %d rows fits up to %s %d, contexts of %d tokens at most: for %d, build it with fewer rows (%s) or choose a smaller KV format",
+				need, r.Memory.KVRows, in.PoolFlag, r.Memory.MaxContext, r.Memory.MaxContext, r.Memory.KVTokens, s.Runtime.KVPool.BatchFlag)
 		} else {
 			r.warn("does-not-fit", "%s; the largest context that fits at batch %d is %d tokens", need, in.Workload.Batch, r.Memory.MaxContext)
 		}

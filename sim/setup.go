@@ -279,6 +279,18 @@ type Inputs struct {
 	// (TensorRT-LLM's kv_cache_free_gpu_mem_fraction); 1 for runtimes
 	// whose cache may take all of it.
 	CacheShare float64
+	// PoolSeqs, PoolCapacity and PoolInput are the KV pool the runtime's
+	// engine allocates at load whatever a request asks
+	// (runtimes.KVPool, TensorRT Edge-LLM's linear cache): its rows, the
+	// tokens of each and the prompt tokens of its prefill profile, as the
+	// builder's defaults build them; 0 PoolSeqs: the runtime holds the
+	// request's cache. PoolBuilt is the capacity the run's engine was
+	// built with (--max-context, Options.Settings.MaxContext); 0: built
+	// for the workload, at least PoolCapacity (Setup.poolContext).
+	PoolSeqs, PoolCapacity, PoolInput, PoolBuilt int
+	// PoolFlag is the builder's flag that sets the pool's length
+	// (runtimes.KVPool.CapacityFlag), which messages name.
+	PoolFlag string
 	// Chunk is the runtime's default tokens per prefill pass on this
 	// device (0: each prompt in one pass), ChunkFrom why.
 	Chunk     int
@@ -362,6 +374,10 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	if sch := rt.SchedulerFor(d); !rt.ContinuousBatching && sch.Policy == runtimes.Static && sch.MaxSeqs > 1 {
 		in.StaticBatch = sch.MaxSeqs
+	}
+	if p := rt.KVPool; p.On() {
+		in.PoolSeqs, in.PoolCapacity, in.PoolInput, in.PoolBuilt = max(rt.SchedulerFor(d).MaxSeqs, 1), p.Capacity, p.Input, o.Settings.MaxContext
+		in.PoolFlag = p.CapacityFlag
 	}
 	in.ClockRatio = e.ClockRatio()
 	in.HostClockRatio = hostClockRatio(d, e)
@@ -461,7 +477,13 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 			ignored.Clocks = ""
 			what = "setting of a conversion's context: it does"
 		}
-		if !ignored.IsZero() {
+		if in.PoolBuilt > 0 {
+			// An engine built for a context: its KV pool's rows hold it.
+			in.SettingsNote = fmt.Sprintf("%s's engine built with %s %d: its KV cache holds %d tokens in each of its %d rows whatever a request asks", rt.Name, in.PoolFlag, in.PoolBuilt, in.PoolBuilt, in.PoolSeqs)
+			if ignored.Clocks != "" {
+				in.SettingsNote += "; a clocks setting does not apply to it"
+			}
+		} else if !ignored.IsZero() {
 			in.SettingsNote = fmt.Sprintf("%s has no %s not apply to it", rt.Name, what)
 		}
 	}

@@ -24,6 +24,7 @@ var fieldFlags = map[string]string{
 	"Power": "--power", "IdlePower": "--idle-power", "DutyCycle": "--duty-cycle",
 	"GPULayers": "--gpu-layers", "CPUMoE": "--cpu-moe", "NCPUMoE": "--n-cpu-moe", "Host": "--host", "Devices": "--devices",
 	"TP": "--tp", "PP": "--pp", "EP": "--ep", "Link": "--link", "Threads": "--threads", "Clocks": "--clocks",
+	"MaxContext": "--max-context",
 }
 
 // serveFlags names the flag behind each workload field serve validates.

@@ -15,8 +15,8 @@ import (
 // prices with fitted factors ([settings], [setting_factors]).
 func settingsFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.GenericFlag{Name: "max-context", Value: &tokenCount{0}, DefaultText: "the runtime's (rkllm: 4096)",
-			Usage: "rkllm: the context the model was converted for (llm.build max_context) or initialised with (max_context_len), which its KV cache is allocated for (`N`; k = 1024)"},
+		&cli.GenericFlag{Name: "max-context", Value: &tokenCount{0}, DefaultText: "the runtime's (rkllm: 4096; tensorrt-edge-llm: an engine built for the workload, 4096 or its context)",
+			Usage: "rkllm: the context the model was converted for (llm.build max_context) or initialised with (max_context_len), which its KV cache is allocated for; tensorrt-edge-llm: the engine's maxKVCacheCapacity, the tokens each of its maxBatchSize rows of KV cache is allocated for at load, whatever a request asks (`N`; k = 1024)"},
 		&cli.StringFlag{Name: "clocks", DefaultText: "not stated (rkllm: priced pinned, the intervals allowing for default governors)",
 			Usage: "the board's clocks: for rkllm, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors); for any runtime, pinned at the clocks the board runs at, ddr=FREQ,npu=FREQ (either may be left out: its maximum; roofline show hardware lists a board's): the memory at a step of the profile's memory_clocks, its bandwidth scaled by the step over the highest; the NPU within its min_clock to clock, its peaks scaled by the clock"},
 		threadsFlag("every core the CPU engine's profile counts"),

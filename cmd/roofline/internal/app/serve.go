@@ -475,6 +475,8 @@ func boundText(b string) string {
 		return "a slot's share of the context"
 	case "memory":
 		return "the KV pool memory leaves"
+	case sim.BoundByBuild:
+		return "a row of the engine's KV cache, the length it is built for (--max-context)"
 	}
 	return "the model's maximum context"
 }

@@ -529,7 +529,11 @@ func memoryTable(r *sim.Result) *Table {
 	t := NewTable("MEMORY", "BYTES", "SHARE OF USABLE").Right(1, 2)
 	row := func(name string, b float64) { t.Add(name, Bytes(b), Percent1(b/m.Usable)) }
 	row("weights", m.Weights)
-	row(fmt.Sprintf("KV cache (%d × %d tokens)", r.Together(), r.Inputs.Workload.Context()), m.KV) // the sequences held at once
+	kv := fmt.Sprintf("KV cache (%d × %d tokens)", m.KVRows, m.KVTokens) // the sequences held at once
+	if m.Pool {
+		kv = fmt.Sprintf("KV cache (%d × %d tokens: the engine's)", m.KVRows, m.KVTokens)
+	}
+	row(kv, m.KV)
 	row("activations (peak)", m.Activations)
 	row("runtime overhead", m.Overhead)
 	if m.Reserve > 0 {
@@ -793,6 +797,10 @@ func predictDoc(p *app.Prediction) *Doc {
 	switch {
 	case r.Memory.MaxContext == 0:
 		maxCtx = "none: weights, activations and overhead alone exceed usable memory"
+	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByBuild:
+		maxCtx = fmt.Sprintf("%d tokens per sequence, the context the engine was built for (--max-context; memory would hold more)", r.Memory.MaxContext)
+	case r.Memory.MaxContext > 0 && r.Memory.Pool:
+		maxCtx = fmt.Sprintf("%d tokens per sequence (an engine built with %s %d, whose cache of %d rows fits)", r.Memory.MaxContext, r.Inputs.PoolFlag, r.Memory.MaxContext, r.Memory.KVRows)
 	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByModel:
 		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, r.Together())
 	case r.Memory.MaxContext > 0:

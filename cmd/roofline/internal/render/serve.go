@@ -440,6 +440,8 @@ func serveBoundText(b string) string {
 		return "a slot's share of the context"
 	case "memory":
 		return "the KV pool"
+	case sim.BoundByBuild:
+		return "a row of the engine's KV cache, allocated at load for the length it is built for: --max-context"
 	}
 	return "the model's maximum context"
 }

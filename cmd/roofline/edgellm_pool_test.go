@@ -1,0 +1,66 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// "Does Qwen3-4B fit on an Orin Nano 8GB under TensorRT Edge-LLM at
+// context 8k, batch 4?" The engine allocates its KV cache at load for
+// its 4 rows (--maxBatchSize) of --maxKVCacheCapacity tokens, here built
+// for the context, 8192 (kv_pool in its profile): Qwen3-4B's f16 KV,
+// 36 layers × 8 heads × 128 × 2 × 2 B = 147 456 B a token, takes
+// 4 × 8192 × 147 456 = 4 831 838 208 B (4.50 GiB): with the 2.48 GiB of
+// w4a16 weights it does not fit the 6.91 GiB usable (exit 3), and at
+// batch 1 no better: the engine holds its 4 rows whatever the batch. At
+// the defaults (512 + 128 tokens, batch 1) it fits, holding the default
+// build's 4 × 4096 × 147 456 = 2 415 919 104 B (2.25 GiB, where the
+// request's own cache is 640 × 147 456 B = 94 MB): the golden file. An
+// engine built for 4096 (--max-context 4096) cannot hold the 8192-token
+// context: refused, naming the builder's flag and the value to build
+// with (exit 2).
+func TestEdgeLLMKVPool(t *testing.T) {
+	base := []string{"predict", "--model", "qwen3-4b", "--hardware", "jetson-orin-nano-8gb", "--runtime", "edge-llm", "--weights", "w4a16",
+		"--prompt", "7000", "--output-tokens", "1192", "--batch", "4"}
+	for _, c := range []struct {
+		extra []string
+		code  int
+		want  []string
+		kv    float64
+	}{
+		{nil, exitInfeasible, []string{"KV cache (4 × 8192 tokens: the engine's)", "4.50 GiB", "DOES NOT FIT",
+			"the engine's KV cache of 4 rows fits up to --maxKVCacheCapacity"}, 4831838208},
+		{[]string{"--batch", "1"}, exitInfeasible, []string{"KV cache (4 × 8192 tokens: the engine's)", "4.50 GiB", "DOES NOT FIT"}, 4831838208},
+		{[]string{"--batch", "1", "--prompt", "512", "--output-tokens", "128"}, exitOK, []string{"KV cache (4 × 4096 tokens: the engine's)", "2.25 GiB", "fits: headroom"}, 2415919104},
+	} {
+		args := append(append([]string{}, base...), c.extra...)
+		out, errOut, code := runCLI(args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d:\n%s", c.extra, code, c.code, errOut)
+		}
+		if c.code == exitOK {
+			golden(t, "predict-qwen3-4b-orin-nano-edge-llm-default.stdout", out)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v: output lacks %q:\n%s", c.extra, w, out)
+			}
+		}
+		js, _, _ := runCLI(append(args, "--format", "json")...)
+		var j struct {
+			Memory struct {
+				KV float64 `json:"kv_bytes"`
+			} `json:"memory"`
+		}
+		if err := json.Unmarshal([]byte(js), &j); err != nil || j.Memory.KV != c.kv {
+			t.Errorf("%v: kv_bytes %g (%v), want %g", c.extra, j.Memory.KV, err, c.kv)
+		}
+	}
+	_, errOut, code := runCLI(append(base, "--max-context", "4096")...)
+	for _, w := range []string{"--max-context 4096: a context of 8192 tokens", "build the engine with --maxKVCacheCapacity 8192"} {
+		if code != exitUsage || !strings.Contains(errOut, w) {
+			t.Errorf("--max-context 4096: exit %d, stderr lacks %q:\n%s", code, w, errOut)
+		}
+	}
+}

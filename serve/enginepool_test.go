@@ -1,0 +1,48 @@
+package serve
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/roofline/roofline/sim"
+)
+
+// TestEngineKVPool: a TensorRT Edge-LLM server holds the KV cache its
+// engine allocates at load, maxBatchSize rows of maxKVCacheCapacity
+// tokens ([E10] in its profile), not what memory would hold: Qwen3-4B in
+// w4a16 on an Orin Nano 8GB, 147 456 B of f16 KV a token.
+//
+//	default build, prompts of 512:  4 rows × 4096 = 16 384 tokens, a request at most 4096 (the build)
+//	prompts of 6000 (maxInputLen):  4 rows × 6000 = 24 000 tokens, built to hold the prompt
+//	--max-context 16384:            4 × 16 384 × 147 456 B = 9.0 GiB of cache: more than the
+//	                                6.91 GiB usable, refused naming --maxKVCacheCapacity
+func TestEngineKVPoolServe(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		longest, built int
+		tokens, ctx    int
+		refused        bool
+	}{
+		{"default", 512, 0, 16384, 4096, false},
+		{"long prompts", 6000, 0, 24000, 6000, false},
+		{"built too large", 512, 16384, 0, 0, true},
+	} {
+		s := setup(t, "qwen3-4b", "w4a16", "jetson-orin-nano-8gb", "gpu", "tensorrt-edge-llm")
+		s.Inputs.PoolBuilt = c.built
+		sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{LongestPrompt: c.longest})
+		if c.refused {
+			var fe *sim.FieldError
+			if !errors.As(err, &fe) || fe.Field != "MaxContext" || !strings.Contains(fe.Msg, "--maxKVCacheCapacity") {
+				t.Errorf("%s: %v, want a MaxContext error naming --maxKVCacheCapacity", c.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if sv.KVTokens() != c.tokens || sv.Context != c.ctx || sv.ContextBound != sim.BoundByBuild {
+			t.Errorf("%s: %d tokens, a request at most %d (%s); want %d, %d (%s)", c.name, sv.KVTokens(), sv.Context, sv.ContextBound, c.tokens, c.ctx, sim.BoundByBuild)
+		}
+	}
+}
