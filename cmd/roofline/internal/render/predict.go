@@ -800,7 +800,7 @@ func predictDoc(p *app.Prediction) *Doc {
 	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByBuild:
 		maxCtx = fmt.Sprintf("%d tokens per sequence, the context the engine was built for (--max-context; memory would hold more)", r.Memory.MaxContext)
 	case r.Memory.MaxContext > 0 && r.Memory.Pool:
-		maxCtx = fmt.Sprintf("%d tokens per sequence (an engine built with %s %d, whose cache of %d rows fits)", r.Memory.MaxContext, r.Inputs.PoolFlag, r.Memory.MaxContext, r.Memory.KVRows)
+		maxCtx = fmt.Sprintf("%d tokens per sequence (an engine built with %s %d, whose cache of %s fits)", r.Memory.MaxContext, r.Inputs.PoolFlag, r.Memory.MaxContext, sim.Rows(r.Memory.KVRows))
 	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByModel:
 		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, r.Together())
 	case r.Memory.MaxContext > 0:
