@@ -411,7 +411,7 @@ func (s *Setup) rebuildHint(b int) string {
 		return ""
 	}
 	flag := s.Runtime.KVPool.BatchFlag
-	return fmt.Sprintf("; to run all %d together, build the engine with %s %d and price that build with --max-seqs %d (its KV pool then holds %d rows)", b, flag, b, b, b)
+	return fmt.Sprintf("; to run all %d together, on an engine whose KV pool holds %d rows, build it with %s %d and price that build", b, b, flag, b)
 }
 
 // ExpectedComputeBoundBatch is the smallest batch whose decode step at
@@ -500,7 +500,7 @@ func (r *Result) warnings(s *Setup) {
 		if r.Memory.MaxContext == 0 {
 			r.warn("does-not-fit", "%s; the weights alone take %s: choose a smaller format or a larger device", need, units.FormatBytes(r.Memory.Weights, units.Binary))
 		} else if r.Memory.Pool {
-			r.warn("does-not-fit", "%s; the engine's KV cache of %s (%s) fits up to %s %d, contexts of %d tokens at most: for %d, build it with fewer rows (%s, priced with --max-seqs) or choose a smaller KV format",
+			r.warn("does-not-fit", "%s; the engine's KV cache of %s (%s) fits up to %s %d, contexts of %d tokens at most: for %d, build it with fewer rows (%s) and price that build, or choose a smaller KV format",
 				need, Rows(r.Memory.KVRows), s.BuiltRows(), in.PoolFlag, r.Memory.MaxContext, r.Memory.MaxContext, r.Memory.KVTokens, s.Runtime.KVPool.BatchFlag)
 		} else {
 			r.warn("does-not-fit", "%s; the largest context that fits at batch %d is %d tokens", need, in.Workload.Batch, r.Memory.MaxContext)

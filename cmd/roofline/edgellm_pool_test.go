@@ -87,7 +87,7 @@ func TestEdgeLLMBatchBuild(t *testing.T) {
 		{nil, exitInfeasible, []string{"KV cache (4 × 8192 tokens: the engine's)", "DOES NOT FIT", "an engine built with --maxBatchSize 4, the builder's default"}},
 		{[]string{"--max-seqs", "1", "--batch", "4"}, exitOK, []string{"KV cache (1 × 8192 tokens: the engine's)",
 			"runs one sequence at a time (an engine built with --maxBatchSize 1, as the run states): the 4 sequences queue",
-			"build the engine with --maxBatchSize 4 and price that build with --max-seqs 4"}},
+			"on an engine whose KV pool holds 4 rows, build it with --maxBatchSize 4 and price that build with --max-seqs 4"}},
 	} {
 		out, errOut, code := runCLI(append(append([]string{}, pred...), c.extra...)...)
 		if code != c.code {

@@ -434,12 +434,28 @@ func predictTable(p *app.Prediction) *Table {
 func predictWarnings(p *app.Prediction) []string {
 	out := append([]string(nil), p.Notes...)
 	for _, w := range p.Result.Warnings {
-		out = append(out, w.Message)
+		out = append(out, w.Message+buildFlag(p.Result, w.Code))
 	}
 	if sp := p.Speculative; sp != nil && !sp.Fits {
 		out = append(out, fmt.Sprintf("the target and the draft %s DO NOT FIT in usable memory together (the draft needs %s more); the speculative TPOT assumes they do", sp.Draft, Bytes(sp.ExtraMemory)))
 	}
 	return out
+}
+
+// buildFlag names the flag that prices another build of an engine whose
+// KV pool and static batch its build sets (sim.Memory.Pool), after a
+// warning that asks for one: "" otherwise.
+func buildFlag(r *sim.Result, code string) string {
+	if !r.Memory.Pool {
+		return ""
+	}
+	switch code {
+	case "queued":
+		return fmt.Sprintf(" with --max-seqs %d", r.Inputs.Workload.Batch)
+	case "does-not-fit":
+		return " (--max-seqs N prices an engine built with N rows)"
+	}
+	return ""
 }
 
 // Predict is `roofline predict`.
