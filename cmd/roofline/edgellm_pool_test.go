@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -102,6 +103,23 @@ func TestEdgeLLMBatchBuild(t *testing.T) {
 	out, errOut, code := runCLI(append([]string{"plan", "--runtime", "tensorrt-edge-llm", "--context", "8k", "--tpot", "1s", "--max-seqs", "1"}, base...)...)
 	if code != exitOK || !strings.Contains(out, "meets") {
 		t.Errorf("plan --max-seqs 1 at 8k: exit %d, want 0 and a configuration that meets:\n%s%s", code, out, errOut)
+	}
+	// chat's context limit is the longest context whose own whole-prompt
+	// pass and pool fit (it was refused outright: the pool's limit took a
+	// pass of every token the search allows); one row leaves room for a
+	// longer context than four.
+	limit := func(extra ...string) int {
+		out, errOut, code := runCLI(append(append([]string{"chat", "--runtime", "tensorrt-edge-llm"}, base...), extra...)...)
+		var n int
+		if i := strings.Index(out, "context limit "); code != exitOK || i < 0 {
+			t.Fatalf("chat %v: exit %d, want 0 and a context limit:\n%s%s", extra, code, out, errOut)
+		} else if _, err := fmt.Sscanf(out[i:], "context limit %d", &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if four, one := limit(), limit("--max-seqs", "1"); !(one > four && four > 0) {
+		t.Errorf("chat: context limit %d at 1 row, %d at 4: want more at 1", one, four)
 	}
 	out, _, _ = runCLI("predict", "--model", "qwen3-4b", "--hardware", "jetson-orin-nano-8gb", "--runtime", "llama.cpp", "--max-seqs", "2")
 	if !strings.Contains(out, "the limit of 2 sequences at once does not apply to it") {
