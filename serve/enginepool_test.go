@@ -46,3 +46,36 @@ func TestEngineKVPoolServe(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineBatchBuildServe: serve's scheduler of --max-seqs 1 runs an
+// engine built with --maxBatchSize 1, whose pool holds one row: Qwen3-4B
+// w4a16 on an Orin Nano 8GB, prompts of 512, the default capacity 4096:
+// 1 row × 4096 = 4096 tokens (not 4 × 4096 = 16 384), a request at most
+// 4096, the build's bound.
+//
+// Llama-2-13B in w4a16 does not fit the same board: its weights and the
+// scratch of the engine's prefill profile, 4 prompts of maxInputLen 1024
+// (4096 tokens, larger than the longest prompt's 100), exceed usable
+// memory. The error says the profile sized it, not "a pass of the
+// longest prompt".
+func TestEngineBatchBuildServe(t *testing.T) {
+	s := setup(t, "qwen3-4b", "w4a16", "jetson-orin-nano-8gb", "gpu", "tensorrt-edge-llm")
+	sch := s.Runtime.SchedulerFor(s.Device)
+	sch.MaxSeqs = 1
+	sv, err := New(s, sch, Options{LongestPrompt: 512})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sv.KVTokens() != 4096 || sv.Context != 4096 || sv.ContextBound != sim.BoundByBuild || sv.Setup.Inputs.PoolSeqs != 1 {
+		t.Errorf("--max-seqs 1: %d tokens in %d rows, a request at most %d (%s); want 4096 in 1, 4096 (%s)", sv.KVTokens(), sv.Setup.Inputs.PoolSeqs, sv.Context, sv.ContextBound, sim.BoundByBuild)
+	}
+	big := setup(t, "llama-2-13b", "w4a16", "jetson-orin-nano-8gb", "gpu", "tensorrt-edge-llm")
+	_, err = New(big, big.Runtime.SchedulerFor(big.Device), Options{LongestPrompt: 100})
+	var nf *NotFitError
+	if !errors.As(err, &nf) || nf.PoolRows != 4 || nf.PoolInput != 1024 {
+		t.Fatalf("llama-2-13b: %v, want a NotFitError sized by the 4 × 1024 prefill profile", err)
+	}
+	if msg := nf.Error(); !strings.Contains(msg, "the engine's prefill profile, 4 prompts of 1024 tokens: --maxBatchSize 4, --maxInputLen 1024") || strings.Contains(msg, "longest prompt") {
+		t.Errorf("llama-2-13b: %q, want the prefill profile named, not the longest prompt", msg)
+	}
+}

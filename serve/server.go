@@ -235,7 +235,7 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		// make them fit, nor hold more than the memory they leave
 		// (llama.cpp -c past it fails to allocate the cache).
 		if budget < 0 {
-			return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
+			return nil, sv.notFit(device, budget)
 		}
 		if float64(o.KVTokens) > memTokens {
 			where := "the memory of " + device
@@ -256,12 +256,12 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 		if budget < 0 {
 			tokens = 0 // the weights, activations and overhead alone do not fit
 		} else if tokens > memTokens {
-			return nil, &sim.FieldError{Field: "MaxContext", Msg: fmt.Sprintf("%d: %s's engine allocates %d rows of %d tokens of KV cache (%s %d) at load, and %s leaves room for %.0f tokens beside the weights, activations and overhead; build it with a smaller %s or fewer rows (%s) and price that build, or choose a smaller format or a larger device",
-				row, s.Runtime.Name, in.PoolSeqs, row, in.PoolFlag, row, device, memTokens, in.PoolFlag, s.Runtime.KVPool.BatchFlag)}
+			return nil, &sim.FieldError{Field: "MaxContext", Msg: fmt.Sprintf("%d: %s's engine allocates %s of %d tokens of KV cache (%s %d) at load, and %s leaves room for %.0f tokens beside the weights, activations and overhead; build it with a smaller %s or fewer rows (%s) and price that build (--max-context, --max-seqs), or choose a smaller format or a larger device",
+				row, s.Runtime.Name, sim.Rows(in.PoolSeqs), row, in.PoolFlag, row, device, memTokens, in.PoolFlag, s.Runtime.KVPool.BatchFlag)}
 		}
 	}
 	if !(tokens >= 1) {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
+		return nil, sv.notFit(device, budget)
 	}
 	pages := math.Floor(tokens / float64(bs))
 	if p := &sv.pool; p.frees() && staged == nil {
@@ -291,11 +291,11 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	if pool < sv.Context {
 		sv.Context, sv.ContextBound = pool, "memory"
 	}
-	if row > 0 && row < sv.Context {
+	if row > 0 && row <= sv.Context {
 		sv.Context, sv.ContextBound = row, sim.BoundByBuild
 	}
 	if sv.Context < 2 {
-		return nil, &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: promptPass}
+		return nil, sv.notFit(device, budget)
 	}
 	return sv, nil
 }
@@ -323,11 +323,34 @@ type NotFitError struct {
 	// whole, whose activations the memory holds (Server.PromptPass; 0:
 	// a chunk).
 	PromptPass int
+	// PoolRows and PoolInput are the prefill profile an engine's scratch
+	// memory is sized for at load (sim.Inputs.PoolSeqs × PoolInput),
+	// set when it, not the longest prompt, sizes the activations;
+	// BatchFlag and InputFlag the builder's flags that set them.
+	PoolRows, PoolInput  int
+	BatchFlag, InputFlag string
+}
+
+// notFit is the NotFitError of a server whose memory leaves budget for
+// the KV cache on device: its activations are a pass of the longest
+// prompt (promptPass), or the engine's prefill profile where that is
+// larger (sim.Setup.fixed sizes the scratch for the larger).
+func (sv *Server) notFit(device string, budget float64) *NotFitError {
+	s := sv.Setup
+	e := &NotFitError{Model: s.Model.Spec.Name, Device: device, Budget: budget, PromptPass: sv.PromptPass}
+	if in := &s.Inputs; in.PoolSeqs > 0 && in.PoolSeqs*in.PoolInput >= max(sv.PromptPass, sv.PassTokens) {
+		e.PoolRows, e.PoolInput = in.PoolSeqs, in.PoolInput
+		e.BatchFlag, e.InputFlag = s.Runtime.KVPool.BatchFlag, s.Runtime.KVPool.InputFlag
+	}
+	return e
 }
 
 func (e *NotFitError) Error() string {
 	act := "activations"
-	if e.PromptPass > 0 {
+	switch {
+	case e.PoolRows > 0:
+		act = fmt.Sprintf("activations (of the engine's prefill profile, %d prompts of %d tokens: %s %d, %s %d)", e.PoolRows, e.PoolInput, e.BatchFlag, e.PoolRows, e.InputFlag, e.PoolInput)
+	case e.PromptPass > 0:
 		act = fmt.Sprintf("activations (of a pass of the longest prompt, %d tokens)", e.PromptPass)
 	}
 	if e.Budget < 0 {

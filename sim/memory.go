@@ -209,14 +209,15 @@ func (s *Setup) maxContext(usable float64, batch, ubatch int) int {
 	f := s.fixed(batch, ubatch)
 	m := s.maxContextWith(&f, usable, batch, ubatch)
 	r := s.resident(batch)
-	if s.Inputs.PoolSeqs > 0 {
-		// An engine's pool: the longest capacity it could be built with,
-		// its fixed part the full pass's (no shorter pass to bisect).
-		return m
-	}
 	if m < 0 || m*r >= ubatch {
+		// An engine's pool: the longest capacity it could be built
+		// with, its fixed part the full pass's.
 		return m
 	}
+	// A pass longer than the context's own (a whole-prompt runtime's
+	// pass of all the tokens, Setup.Chunk): the longest context whose own
+	// pass fits, an engine's pool held at max(context, its capacity)
+	// (Setup.need).
 	below := largest((ubatch+r-1)/r, func(c int) bool { return s.need(c, batch, ubatch).Total <= usable })
 	return max(m, below)
 }

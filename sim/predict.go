@@ -298,8 +298,8 @@ func (s *Setup) predict(r *Result, w Workload) error {
 		if in.PoolBuilt > 0 {
 			built = fmt.Sprintf("an engine built with %s %d, as the run's settings say", in.PoolFlag, in.PoolBuilt)
 		}
-		r.warn("kv-pool", "%s's engine allocates its KV cache at load for all its %d rows (its build's batch) of %d tokens whatever the request asks: %.2f GiB, as %s",
-			s.Runtime.Name, m.KVRows, m.KVTokens, m.KV/(1<<30), built)
+		r.warn("kv-pool", "%s's engine allocates its KV cache at load for all its %s (%s) of %d tokens whatever the request asks: %.2f GiB, as %s",
+			s.Runtime.Name, Rows(m.KVRows), s.BuiltRows(), m.KVTokens, m.KV/(1<<30), built)
 	}
 	if in.StaticBatch > 1 && w.Batch > 1 && !in.ContinuousBatching {
 		r.warn("static-batch", "%s runs the %d sequences as one static batch (up to %d): their prompts prefilled together, then decoded in lockstep until the longest reply ends",
@@ -361,13 +361,57 @@ func (s *Setup) predictQueued(r *Result, w Workload, from string) error {
 		case last != full:
 			sizes = fmt.Sprintf("%d batches of %d and one of %d", n-1, full, last)
 		}
-		r.warn("queued", "%s runs static batches of up to %d sequences: the %d sequences run as %s, one after another, each prefilled together and decoded in lockstep; the last waits %s for its first token",
-			s.Runtime.Name, full, w.Batch, sizes, units.FormatDuration(r.LastTTFT))
+		r.warn("queued", "%s runs static batches of up to %d sequences%s: the %d sequences run as %s, one after another, each prefilled together and decoded in lockstep; the last waits %s for its first token%s",
+			s.Runtime.Name, full, s.builtFor(), w.Batch, sizes, units.FormatDuration(r.LastTTFT), s.rebuildHint(w.Batch))
 		return nil
 	}
-	r.warn("queued", "%s runs one sequence at a time: the %d sequences queue, and the last waits %s for its first token",
-		s.Runtime.Name, w.Batch, units.FormatDuration(r.LastTTFT))
+	r.warn("queued", "%s runs one sequence at a time%s: the %d sequences queue, and the last waits %s for its first token%s",
+		s.Runtime.Name, s.builtFor(), w.Batch, units.FormatDuration(r.LastTTFT), s.rebuildHint(w.Batch))
 	return nil
+}
+
+// Rows is "1 row" or "n rows".
+func Rows(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+// BuiltRows says the rows of an engine's KV pool and static batch
+// (Inputs.PoolSeqs) and where they come from: the build the run states
+// (Inputs.MaxSeqs) or the builder's default ("--maxBatchSize 4, the
+// builder's default"). "" without a pool.
+func (s *Setup) BuiltRows() string {
+	in := &s.Inputs
+	if in.PoolSeqs == 0 {
+		return ""
+	}
+	flag := s.Runtime.KVPool.BatchFlag
+	if in.MaxSeqs > 0 {
+		return fmt.Sprintf("an engine built with %s %d, as the run states", flag, in.PoolSeqs)
+	}
+	return fmt.Sprintf("an engine built with %s %d, the builder's default", flag, in.PoolSeqs)
+}
+
+// builtFor is ", as an engine built with --maxBatchSize N" for a runtime
+// whose static batch is its engine's build (BuiltRows), else "".
+func (s *Setup) builtFor() string {
+	if b := s.BuiltRows(); b != "" {
+		return " (" + b + ")"
+	}
+	return ""
+}
+
+// rebuildHint says how to run a batch of b together on an engine whose
+// build bounds its static batch: build it with more rows and price that
+// build. "" for a runtime whose batch no build sets.
+func (s *Setup) rebuildHint(b int) string {
+	if s.Inputs.PoolSeqs == 0 {
+		return ""
+	}
+	flag := s.Runtime.KVPool.BatchFlag
+	return fmt.Sprintf("; to run all %d together, on an engine whose KV pool holds %d rows, build it with %s %d and price that build", b, b, flag, b)
 }
 
 // ExpectedComputeBoundBatch is the smallest batch whose decode step at
@@ -456,8 +500,8 @@ func (r *Result) warnings(s *Setup) {
 		if r.Memory.MaxContext == 0 {
 			r.warn("does-not-fit", "%s; the weights alone take %s: choose a smaller format or a larger device", need, units.FormatBytes(r.Memory.Weights, units.Binary))
 		} else if r.Memory.Pool {
-			r.warn("does-not-fit", "%s; the engine's KV cache of %d rows fits up to %s %d, contexts of %d tokens at most: for %d, build it with fewer rows (%s) or choose a smaller KV format",
-				need, r.Memory.KVRows, in.PoolFlag, r.Memory.MaxContext, r.Memory.MaxContext, r.Memory.KVTokens, s.Runtime.KVPool.BatchFlag)
+			r.warn("does-not-fit", "%s; the engine's KV cache of %s (%s) fits up to %s %d, contexts of %d tokens at most: for %d, build it with fewer rows (%s) and price that build, or choose a smaller KV format",
+				need, Rows(r.Memory.KVRows), s.BuiltRows(), in.PoolFlag, r.Memory.MaxContext, r.Memory.MaxContext, r.Memory.KVTokens, s.Runtime.KVPool.BatchFlag)
 		} else {
 			r.warn("does-not-fit", "%s; the largest context that fits at batch %d is %d tokens", need, in.Workload.Batch, r.Memory.MaxContext)
 		}

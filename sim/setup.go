@@ -291,6 +291,12 @@ type Inputs struct {
 	// PoolFlag is the builder's flag that sets the pool's length
 	// (runtimes.KVPool.CapacityFlag), which messages name.
 	PoolFlag string
+	// MaxSeqs is the most sequences a runtime that runs static batches
+	// runs at once as the run states it (--max-seqs, Options.MaxSeqs: the
+	// rows TensorRT Edge-LLM's engine was built with, --maxBatchSize); 0:
+	// its scheduler's max_seqs, the builder's default. StaticBatch and
+	// PoolSeqs both follow it (setRows).
+	MaxSeqs int
 	// Chunk is the runtime's default tokens per prefill pass on this
 	// device (0: each prompt in one pass), ChunkFrom why.
 	Chunk     int
@@ -372,13 +378,17 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		Overhead: rt.MemoryOverhead, Usable: d.Usable * rt.MemoryShare, Units: e.Units, LayerUnits: 1,
 		CacheShare: rt.CacheFraction(), PrefillOrder: rt.Order(), LastLogits: rt.Prefill.LastLogits, PrefillFill: rt.Prefill.Fill,
 	}
-	if sch := rt.SchedulerFor(d); !rt.ContinuousBatching && sch.Policy == runtimes.Static && sch.MaxSeqs > 1 {
-		in.StaticBatch = sch.MaxSeqs
+	sch := rt.SchedulerFor(d)
+	if o.MaxSeqs > 0 && StaticRows(rt, sch) {
+		// The rows the run's engine was built with (--max-seqs: Edge-LLM's
+		// --maxBatchSize) in place of its builder's default.
+		in.MaxSeqs, sch.MaxSeqs = o.MaxSeqs, o.MaxSeqs
 	}
 	if p := rt.KVPool; p.On() {
-		in.PoolSeqs, in.PoolCapacity, in.PoolInput, in.PoolBuilt = max(rt.SchedulerFor(d).MaxSeqs, 1), p.Capacity, p.Input, o.Settings.MaxContext
+		in.PoolCapacity, in.PoolInput, in.PoolBuilt = p.Capacity, p.Input, o.Settings.MaxContext
 		in.PoolFlag = p.CapacityFlag
 	}
+	in.setRows(rt, sch.MaxSeqs)
 	in.ClockRatio = e.ClockRatio()
 	in.HostClockRatio = hostClockRatio(d, e)
 	if e.Kind == hardware.GPU {
@@ -413,7 +423,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	in.Chunk, in.ChunkFrom = rt.ChunkFor(d)
 	if g := rt.Graphs; g.On() {
-		in.Graphs, in.GraphCapture = g, g.CaptureFor(rt.SchedulerFor(d).MaxSeqs)
+		in.Graphs, in.GraphCapture = g, g.CaptureFor(sch.MaxSeqs)
 	}
 	if rt.LayerOverheadPerUnit && e.Units > 0 {
 		in.LayerUnits = e.Units
@@ -479,7 +489,7 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 		}
 		if in.PoolBuilt > 0 {
 			// An engine built for a context: its KV pool's rows hold it.
-			in.SettingsNote = fmt.Sprintf("%s's engine built with %s %d: its KV cache holds %d tokens in each of its %d rows whatever a request asks", rt.Name, in.PoolFlag, in.PoolBuilt, in.PoolBuilt, in.PoolSeqs)
+			in.SettingsNote = fmt.Sprintf("%s's engine built with %s %d: its KV cache holds %d tokens in each of its %s whatever a request asks", rt.Name, in.PoolFlag, in.PoolBuilt, in.PoolBuilt, Rows(in.PoolSeqs))
 			if ignored.Clocks != "" {
 				in.SettingsNote += "; a clocks setting does not apply to it"
 			}
@@ -489,6 +499,11 @@ func NewSetup(m *model.Cost, d *hardware.Device, e *hardware.Engine, rt *runtime
 	}
 	if clkNote != "" {
 		in.SettingsNote = strings.TrimPrefix(in.SettingsNote+"; "+clkNote, "; ")
+	}
+	if o.MaxSeqs > 0 && in.MaxSeqs == 0 {
+		// A plan or figure over several runtimes states the rows for
+		// those that run static batches; the others say they took none.
+		in.SettingsNote = strings.TrimPrefix(fmt.Sprintf("%s; %s runs no static batches of a built size: the limit of %d sequences at once does not apply to it, which runs the batch as asked", in.SettingsNote, rt.Name, o.MaxSeqs), "; ")
 	}
 	class, in.MoEDecodeNote = moeDecodeClass(class, m, in)
 	class, in.NPUClockNote = npuClockClass(class, in, clk, npuTop)
@@ -919,6 +934,13 @@ type Options struct {
 	// theirs and its bandwidth what they pull. 0: every core its profile
 	// counts. An engine that is not a CPU runs as it is, and says so.
 	Threads int
+	// MaxSeqs is the most sequences a runtime that runs static batches
+	// runs at once (--max-seqs): the rows its engine was built with
+	// (TensorRT Edge-LLM's --maxBatchSize), which its static batch and
+	// its KV pool both hold. 0: its scheduler's max_seqs. A runtime that
+	// batches continuously or runs one sequence at a time runs --batch as
+	// asked, and says it took none (serve's scheduler takes it there).
+	MaxSeqs int
 }
 
 // DefaultOptions uses the runtime's efficiency and memory overhead.
@@ -1006,17 +1028,54 @@ func (s *Setup) WithHeadroom(h float64) *Setup {
 
 // WithMaxSeqs is s under a scheduler of maxSeqs sequences: the largest
 // step its CUDA graphs are captured for follows it (vLLM: min(2 ×
-// max_num_seqs, 512)). s itself when the runtime states no graphs or the
-// capture does not change.
+// max_num_seqs, 512)), and so do a static batch's limit and an engine
+// pool's rows (setRows). s itself when none of them changes.
 func (s *Setup) WithMaxSeqs(maxSeqs int) *Setup {
 	g := s.Inputs.Graphs
-	if !g.On() || g.CaptureFor(maxSeqs) == s.Inputs.GraphCapture {
+	rows := s.Inputs
+	rows.setRows(s.Runtime, maxSeqs)
+	graphs := g.On() && g.CaptureFor(maxSeqs) != s.Inputs.GraphCapture
+	if !graphs && rows.StaticBatch == s.Inputs.StaticBatch && rows.PoolSeqs == s.Inputs.PoolSeqs {
 		return s
 	}
 	o := *s
-	o.Inputs.GraphCapture = g.CaptureFor(maxSeqs)
-	o.resolveRates()
+	o.Inputs.StaticBatch, o.Inputs.PoolSeqs = rows.StaticBatch, rows.PoolSeqs
+	if graphs {
+		o.Inputs.GraphCapture = g.CaptureFor(maxSeqs)
+		o.resolveRates()
+	}
 	return &o
+}
+
+// StaticRows reports whether rt under scheduler sch runs static batches
+// whose rows a run may state (Options.MaxSeqs): no continuous batching,
+// a static policy.
+func StaticRows(rt *runtimes.Runtime, sch runtimes.Scheduler) bool {
+	return !rt.ContinuousBatching && sch.Policy == runtimes.Static
+}
+
+// setRows sets the static batch's limit and the engine pool's rows from
+// one number, the scheduler's maxSeqs: a batch larger than the engine
+// was built for queues (Together) and its pool holds that many rows.
+func (in *Inputs) setRows(rt *runtimes.Runtime, maxSeqs int) {
+	in.StaticBatch = 0
+	if sch := rt.Scheduler; StaticRows(rt, sch) && maxSeqs > 1 {
+		in.StaticBatch = maxSeqs
+	}
+	if rt.KVPool.On() {
+		in.PoolSeqs = max(maxSeqs, 1)
+	}
+}
+
+// Scheduler is the runtime's scheduler on the setup's device with the
+// rows the run states (Inputs.MaxSeqs): serve's and plan --rate's
+// server starts from it.
+func (s *Setup) Scheduler() runtimes.Scheduler {
+	sch := s.Runtime.SchedulerFor(s.Device)
+	if s.Inputs.MaxSeqs > 0 {
+		sch.MaxSeqs = s.Inputs.MaxSeqs
+	}
+	return sch
 }
 
 // clocksNote says what a board run at clocks c (hardware.Device.AtClocks)

@@ -141,7 +141,7 @@ func TestEdgeLLMStaticBatch(t *testing.T) {
 		want, not string
 	}{
 		{append(edge, "--batch", "3"), "tensorrt-edge-llm runs the 3 sequences as one static batch (up to 4)", "queue"},
-		{append(edge, "--batch", "6"), "tensorrt-edge-llm runs static batches of up to 4 sequences: the 6 sequences run as a batch of 4 and one of 2, one after another", "slow bound"},
+		{append(edge, "--batch", "6"), "tensorrt-edge-llm runs static batches of up to 4 sequences (an engine built with --maxBatchSize 4, the builder's default): the 6 sequences run as a batch of 4 and one of 2, one after another", "slow bound"},
 		{[]string{"--model", "llama-3.2-1b", "--hardware", "rk3588", "--runtime", "rkllm", "--weights", "w8a8", "--batch", "2"},
 			"rkllm runs one sequence at a time: the 2 sequences queue", "static batch"},
 	} {

@@ -35,7 +35,6 @@ func serveWorkloadFlags() []cli.Flag {
 func schedulerFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "policy", Usage: "scheduling `POLICY`: continuous, fifo or static (batches of up to --max-seqs requests, each run to its longest); default: the runtime's"},
-		&cli.IntFlag{Name: "max-seqs", Usage: "most requests running at once (vLLM --max-num-seqs, llama.cpp --parallel); default: the runtime's"},
 		tokensFlag("max-tokens", nil, 0, "most tokens a step processes (vLLM --max-num-batched-tokens, llama.cpp -b; `N`); default: the runtime's"),
 		tokensFlag("pass-tokens", nil, 0, "most tokens a forward pass holds (llama.cpp -ub; `N`); default: the runtime's"),
 		&cli.StringFlag{Name: "chunked-prefill", Usage: "split long prompts over steps: on or off; default: the runtime's"},

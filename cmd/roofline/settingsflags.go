@@ -20,6 +20,8 @@ func settingsFlags() []cli.Flag {
 		&cli.StringFlag{Name: "clocks", DefaultText: "not stated (rkllm: priced pinned, the intervals allowing for default governors)",
 			Usage: "the board's clocks: for rkllm, `pinned` at their maximum (Rockchip's fix_freq_rk3588.sh, as its benchmark) or default (the board image's governors); for any runtime, pinned at the clocks the board runs at, ddr=FREQ,npu=FREQ (either may be left out: its maximum; roofline show hardware lists a board's): the memory at a step of the profile's memory_clocks, its bandwidth scaled by the step over the highest; the NPU within its min_clock to clock, its peaks scaled by the clock"},
 		threadsFlag("every core the CPU engine's profile counts"),
+		&cli.IntFlag{Name: "max-seqs",
+			Usage: "most requests running at once (`N`): serve's scheduler (vLLM --max-num-seqs, llama.cpp --parallel); for a runtime that runs static batches, the batch its engine was built for (tensorrt-edge-llm: --maxBatchSize), whose rows its KV pool holds and beyond which a batch queues, in predict, plan and chat too; default: the runtime's (tensorrt-edge-llm: 4, llm_build's)"},
 	}
 }
 
@@ -36,6 +38,11 @@ func runSettings(c *cli.Context, o *sim.Options) error {
 	var err error
 	if o.Settings, o.Clocks, err = runtimeSettings(c); err != nil {
 		return err
+	}
+	if c.IsSet("max-seqs") {
+		if o.MaxSeqs = c.Int("max-seqs"); o.MaxSeqs < 1 || o.MaxSeqs > runtimes.MaxSchedulerSeqs {
+			return usageErr("--max-seqs must be a number of sequences from 1 to %d, got %d (leave it out for the runtime's)", runtimes.MaxSchedulerSeqs, o.MaxSeqs)
+		}
 	}
 	return threadsOption(c, o)
 }

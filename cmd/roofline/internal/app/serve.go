@@ -252,7 +252,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 		return nil, err
 	}
 	s := res.Setup
-	sch := req.Scheduler.Apply(s.Runtime.SchedulerFor(s.Device))
+	sch := req.Scheduler.Apply(s.Scheduler())
 	out := &Serve{Inputs: s.Inputs, RuntimeWhy: res.Choice.Why, Choices: res.Notes, Scheduler: sch, Changed: req.Scheduler.Names(),
 		Workload: req.Workload, Targets: req.Targets}
 	if sysNote != "" {
@@ -308,6 +308,12 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	}
 	if err != nil {
 		var nf *serve.NotFitError
+		if errors.As(err, &nf) && nf.PoolRows > 0 {
+			// The engine's prefill profile sizes its scratch at load,
+			// whatever the prompts: a build of fewer rows or shorter
+			// inputs takes less.
+			return nil, &HintedError{Err: err, Advice: fmt.Sprintf("%s's engine sizes its scratch memory at load for %d prompts of %d tokens, whatever this workload sends: an engine built with fewer rows (%s, priced with --max-seqs) takes less, or choose a smaller format or a larger device", s.Runtime.Name, nf.PoolRows, nf.PoolInput, nf.BatchFlag)}
+		}
 		if errors.As(err, &nf) && nf.PromptPass > 0 && req.UBatch == 0 {
 			// Its passes take the longest prompt whole: shorter prompts,
 			// or a pass asked for, may fit where the weights do.

@@ -69,7 +69,7 @@ func (env *Env) serveFigure(req *FigureRequest) (*serve.Server, serve.Workload, 
 	}
 	s := res.Setup
 	f, ends := RuntimeFrontEnd(s.Runtime)
-	sv, err := serve.New(s, s.Runtime.SchedulerFor(s.Device), serve.Options{UBatch: 512, FrontEnd: f, FrontEndEnds: ends})
+	sv, err := serve.New(s, s.Scheduler(), serve.Options{UBatch: 512, FrontEnd: f, FrontEndEnds: ends})
 	return sv, w, tg, err
 }
 

@@ -434,12 +434,28 @@ func predictTable(p *app.Prediction) *Table {
 func predictWarnings(p *app.Prediction) []string {
 	out := append([]string(nil), p.Notes...)
 	for _, w := range p.Result.Warnings {
-		out = append(out, w.Message)
+		out = append(out, w.Message+buildFlag(p.Result, w.Code))
 	}
 	if sp := p.Speculative; sp != nil && !sp.Fits {
 		out = append(out, fmt.Sprintf("the target and the draft %s DO NOT FIT in usable memory together (the draft needs %s more); the speculative TPOT assumes they do", sp.Draft, Bytes(sp.ExtraMemory)))
 	}
 	return out
+}
+
+// buildFlag names the flag that prices another build of an engine whose
+// KV pool and static batch its build sets (sim.Memory.Pool), after a
+// warning that asks for one: "" otherwise.
+func buildFlag(r *sim.Result, code string) string {
+	if !r.Memory.Pool {
+		return ""
+	}
+	switch code {
+	case "queued":
+		return fmt.Sprintf(" with --max-seqs %d", r.Inputs.Workload.Batch)
+	case "does-not-fit":
+		return " (--max-seqs N prices an engine built with N rows)"
+	}
+	return ""
 }
 
 // Predict is `roofline predict`.
@@ -800,7 +816,7 @@ func predictDoc(p *app.Prediction) *Doc {
 	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByBuild:
 		maxCtx = fmt.Sprintf("%d tokens per sequence, the context the engine was built for (--max-context; memory would hold more)", r.Memory.MaxContext)
 	case r.Memory.MaxContext > 0 && r.Memory.Pool:
-		maxCtx = fmt.Sprintf("%d tokens per sequence (an engine built with %s %d, whose cache of %d rows fits)", r.Memory.MaxContext, r.Inputs.PoolFlag, r.Memory.MaxContext, r.Memory.KVRows)
+		maxCtx = fmt.Sprintf("%d tokens per sequence (an engine built with %s %d, whose cache of %s fits)", r.Memory.MaxContext, r.Inputs.PoolFlag, r.Memory.MaxContext, sim.Rows(r.Memory.KVRows))
 	case r.Memory.MaxContext > 0 && r.Memory.ContextBound == sim.BoundByModel:
 		maxCtx = fmt.Sprintf("%d tokens per sequence at batch %d, the model's maximum context (memory would hold more)", r.Memory.MaxContext, r.Together())
 	case r.Memory.MaxContext > 0:
