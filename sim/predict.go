@@ -298,7 +298,7 @@ func (s *Setup) predict(r *Result, w Workload) error {
 		if in.PoolBuilt > 0 {
 			built = fmt.Sprintf("an engine built with %s %d, as the run's settings say", in.PoolFlag, in.PoolBuilt)
 		}
-		r.warn("kv-pool", "%s's engine allocates its KV cache at load for all its %s (%s) of %d tokens whatever the request asks: %.2f GiB, as %s",
+		r.warn("kv-pool", "%s's engine allocates its KV cache at load for its %s (%s) of %d tokens whatever the request asks: %.2f GiB, as %s",
 			s.Runtime.Name, Rows(m.KVRows), s.BuiltRows(), m.KVTokens, m.KV/(1<<30), built)
 	}
 	if in.StaticBatch > 1 && w.Batch > 1 && !in.ContinuousBatching {

@@ -84,7 +84,7 @@ func TestEdgeLLMBatchBuild(t *testing.T) {
 		want  []string
 	}{
 		{[]string{"--max-seqs", "1"}, exitOK, []string{"KV cache (1 × 8192 tokens: the engine's)", "1.12 GiB", "fits: headroom",
-			"all its 1 row (an engine built with --maxBatchSize 1, as the run states)"}},
+			"for its 1 row (an engine built with --maxBatchSize 1, as the run states)"}},
 		{nil, exitInfeasible, []string{"KV cache (4 × 8192 tokens: the engine's)", "DOES NOT FIT", "an engine built with --maxBatchSize 4, the builder's default"}},
 		{[]string{"--max-seqs", "1", "--batch", "4"}, exitOK, []string{"KV cache (1 × 8192 tokens: the engine's)",
 			"runs one sequence at a time (an engine built with --maxBatchSize 1, as the run states): the 4 sequences queue",

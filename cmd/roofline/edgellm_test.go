@@ -130,7 +130,7 @@ func TestEdgeLLMStaticBatch(t *testing.T) {
 			t.Errorf("joules_per_token %g, want 60 W × %g s / %g = %g", jt, tpot, c.seqs, 60*tpot/c.seqs)
 		}
 	}
-	// The engine's KV cache is allocated for all its 4 rows of 4096
+	// The engine's KV cache is allocated for its 4 rows of 4096
 	// tokens whatever the batch (kv_pool): 4 × 4096 × 147 456 B
 	// (Qwen3-4B's f16 KV a token) = 2 415 919 104 B at --batch 3 and 4.
 	if a, b := num(three, "memory", "kv_bytes"), num(four, "memory", "kv_bytes"); a != 2415919104 || b != a {

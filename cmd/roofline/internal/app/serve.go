@@ -514,6 +514,9 @@ func SchedulerText(s runtimes.Scheduler) string {
 	case runtimes.FIFO:
 		return "one request at a time, the others queued in arrival order"
 	case runtimes.Static:
+		if s.MaxSeqs == 1 {
+			return "static batches of one request: each prefilled and decoded to its end before the next, the others queued in arrival order"
+		}
 		return fmt.Sprintf("static batches of up to %d requests, prompts padded to the batch's longest and prefilled together, every row decoded until the longest output ends", s.MaxSeqs)
 	}
 	t := fmt.Sprintf("continuous batching of up to %d requests", s.MaxSeqs)
