@@ -15,22 +15,26 @@ import (
 //
 //	default build, prompts of 512:  4 rows × 4096 = 16 384 tokens, a request at most 4096 (the build)
 //	prompts of 6000 (maxInputLen):  4 rows × 6000 = 24 000 tokens, built to hold the prompt
+//	3000 + 2000-token replies:      4 rows × 5000 = 20 000 tokens, built for prompt and reply
+//	                                (the builder's maxInputLen plus the expected output), a
+//	                                request at most 5000: 20 000 × 147 456 B = 2.75 GiB
 //	--max-context 16384:            4 × 16 384 × 147 456 B = 9.0 GiB of cache: more than the
 //	                                6.91 GiB usable, refused naming --maxKVCacheCapacity
 func TestEngineKVPoolServe(t *testing.T) {
 	for _, c := range []struct {
-		name           string
-		longest, built int
-		tokens, ctx    int
-		refused        bool
+		name                    string
+		longest, request, built int
+		tokens, ctx             int
+		refused                 bool
 	}{
-		{"default", 512, 0, 16384, 4096, false},
-		{"long prompts", 6000, 0, 24000, 6000, false},
-		{"built too large", 512, 16384, 0, 0, true},
+		{"default", 512, 0, 0, 16384, 4096, false},
+		{"long prompts", 6000, 0, 0, 24000, 6000, false},
+		{"long replies", 3000, 5000, 0, 20000, 5000, false},
+		{"built too large", 512, 0, 16384, 0, 0, true},
 	} {
 		s := setup(t, "qwen3-4b", "w4a16", "jetson-orin-nano-8gb", "gpu", "tensorrt-edge-llm")
 		s.Inputs.PoolBuilt = c.built
-		sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{LongestPrompt: c.longest})
+		sv, err := New(s, s.Runtime.SchedulerFor(s.Device), Options{LongestPrompt: c.longest, LongestRequest: c.request})
 		if c.refused {
 			var fe *sim.FieldError
 			if !errors.As(err, &fe) || fe.Field != "MaxContext" || !strings.Contains(fe.Msg, "--maxKVCacheCapacity") {

@@ -40,6 +40,35 @@ func TestLongestPrompt(t *testing.T) {
 	}
 }
 
+// TestLongestRequest: the most tokens a request holds, prompt and output
+// together, which an engine built for the workload gives each row of its
+// KV cache (sim.Setup.PoolRow).
+func TestLongestRequest(t *testing.T) {
+	rows := []Row{{Prompt: 300, Output: 10}, {Prompt: 1200, Output: 10}, {Prompt: 700, Output: 900}}
+	for _, c := range []struct {
+		name string
+		w    Workload
+		want int
+	}{
+		// 7000 + 1192 = 8192.
+		{"fixed", Workload{Requests: 5, Prompt: Dist{A: 7000}, Output: Dist{A: 1192}}, 8192},
+		// Prompts of 1 token lengthened to the 99-token prefix and one
+		// more, 100, and 10 output tokens: 110.
+		{"a shared prefix", Workload{Requests: 3, SharedPrefix: 99, Prompt: Dist{Kind: Normal, A: 1}, Output: Dist{A: 10}}, 110},
+		// 900 + IntN(1) and 50 + IntN(1): 950 every time.
+		{"uniform of one value", Workload{Requests: 20, Prompt: Dist{Kind: Uniform, A: 900, B: 900}, Output: Dist{Kind: Uniform, A: 50, B: 50}}, 950},
+		// 310, 1210, 1600: the longest request is not the longest
+		// prompt's (1200 + 10).
+		{"a trace", Workload{Arrival: Trace, Rows: rows}, 1600},
+		// The first two rows: 310 and 1210.
+		{"a trace's first two rows", Workload{Arrival: Trace, Rows: rows, Requests: 2}, 1210},
+	} {
+		if got := c.w.LongestRequest(); got != c.want {
+			t.Errorf("%s: LongestRequest = %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
 // TestLongestPromptIsTheLongestSent: for shapes without an upper end the
 // longest prompt is the largest the run's source sends (the same stream,
 // in the same order), and it sits where a sample of that size reaches.

@@ -57,6 +57,11 @@ type Options struct {
 	// prompt whole takes passes of it, and its activations are sized for
 	// it; 0 is the model's context (2²⁰ tokens where it states none).
 	LongestPrompt int
+	// LongestRequest is the most tokens a request the server will be sent
+	// holds, prompt and output (Workload.LongestRequest): an engine that
+	// allocates its KV cache at load, built for the workload, gives each
+	// row that many (sim.Setup.PoolRow); 0: LongestPrompt.
+	LongestRequest int
 	// KVTokens replaces the pool memory leaves (llama.cpp -c), tokens; 0
 	// keeps it.
 	KVTokens int
@@ -145,6 +150,9 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	}
 	if o.LongestPrompt < 0 || o.LongestPrompt > sim.MaxTokens {
 		return nil, &WorkloadError{"LongestPrompt", fmt.Sprintf("must be 0 … %d tokens, got %d", sim.MaxTokens, o.LongestPrompt)}
+	}
+	if o.LongestRequest < 0 || o.LongestRequest > 2*sim.MaxTokens {
+		return nil, &WorkloadError{"LongestRequest", fmt.Sprintf("must be 0 … %d tokens, got %d", 2*sim.MaxTokens, o.LongestRequest)}
 	}
 	// A runtime that prefills each prompt whole (no step budget, no
 	// chunk of its own or asked) takes passes of the longest prompt,
@@ -249,9 +257,14 @@ func New(s *sim.Setup, sch runtimes.Scheduler, o Options) (*Server, error) {
 	row := 0 // an engine pool's tokens a row (sim.Inputs.PoolSeqs)
 	if in := &s.Inputs; in.PoolSeqs > 0 && staged == nil && o.KVTokens == 0 {
 		// The engine allocates every row at load, built for the longest
-		// prompt at least (sim.Setup.PoolRow): that pool, not what memory
-		// would hold, and nothing if it does not fit.
-		row = s.PoolRow(o.LongestPrompt)
+		// request, prompt and output, at most the model's context
+		// (sim.Setup.PoolRow): that pool, not what memory would hold, and
+		// nothing if it does not fit.
+		longest := max(o.LongestPrompt, o.LongestRequest)
+		if maxCtx > 0 {
+			longest = min(longest, maxCtx)
+		}
+		row = s.PoolRow(longest)
 		tokens = float64(in.PoolSeqs * row)
 		if budget < 0 {
 			tokens = 0 // the weights, activations and overhead alone do not fit

@@ -296,30 +296,47 @@ func (w Workload) count() int {
 // may hold (the source cuts them there), so it may exceed a server's
 // context.
 func (w Workload) LongestPrompt() int {
+	if w.Prompt.Kind == Fixed && (len(w.Rows) == 0 || w.Arrival != Trace && !w.FromFile) {
+		return max(int(w.Prompt.A), w.SharedPrefix+1)
+	}
+	return max(w.longest(func(p, _ int) int { return p }), w.SharedPrefix+1)
+}
+
+// LongestRequest is the most tokens a request of the workload holds,
+// its prompt and its output together, found as LongestPrompt finds the
+// prompt: the length an engine built for the workload gives each row of
+// its KV cache (sim.Setup.PoolRow; TensorRT Edge-LLM's builder sizes
+// maxKVCacheCapacity as maxInputLen plus the expected output).
+func (w Workload) LongestRequest() int {
+	return w.longest(func(p, o int) int { return max(p, w.SharedPrefix+1) + o })
+}
+
+// longest is the largest f(prompt, output) over the requests the
+// workload sends: of its rows, for a trace; else of its seeded draws.
+func (w Workload) longest(f func(prompt, output int) int) int {
+	n := 0
 	if len(w.Rows) > 0 && (w.Arrival == Trace || w.FromFile) {
-		n := 0
 		for i, r := range w.Rows {
 			if i == w.count() {
 				break
 			}
-			n = max(n, r.Prompt)
+			n = max(n, f(r.Prompt, r.Output))
 		}
 		return n
 	}
-	if w.Prompt.Kind == Fixed {
-		return max(int(w.Prompt.A), w.SharedPrefix+1)
+	if w.Prompt.Kind == Fixed && w.Output.Kind == Fixed {
+		return f(int(w.Prompt.A), int(w.Output.A))
 	}
 	// The stream source.pop draws from, in its order: a prompt, then an
 	// output, per request (a draw takes the same numbers whatever it is
 	// clamped to).
 	r := w.lengthStream()
-	n := 0
 	for range w.count() {
 		p, _ := w.Prompt.draw(r, MaxLength)
-		w.Output.draw(r, MaxLength)
-		n = max(n, p)
+		o, _ := w.Output.draw(r, MaxLength)
+		n = max(n, f(p, o))
 	}
-	return max(n, w.SharedPrefix+1)
+	return n
 }
 
 // lengthStream is the seeded stream of a workload's drawn lengths.

@@ -125,9 +125,10 @@ func (s *Setup) poolContext(ctx int) int {
 }
 
 // PoolRow is the tokens each row of an engine's pool holds for a server
-// sent prompts of up to longest tokens: the capacity it was built with
-// (PoolBuilt), else the builder's default, raised to hold the longest
-// prompt (a row holds its prompt). 0 without a pool.
+// sent requests of up to longest tokens, prompt and output: the capacity
+// it was built with (PoolBuilt), else one built for the workload, the
+// builder's default raised to hold the longest request, as poolContext
+// holds a prediction's context. 0 without a pool.
 func (s *Setup) PoolRow(longest int) int {
 	in := &s.Inputs
 	switch {

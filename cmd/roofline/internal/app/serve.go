@@ -294,7 +294,7 @@ func (env *Env) server(req ServeRequest) (*Serve, error) {
 	if !s.Runtime.Scheduler.Stated {
 		out.Notes = append(out.Notes, fmt.Sprintf("%s's profile states no scheduler: simulated as %s", s.Runtime.Name, SchedulerText(sch)))
 	}
-	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, LongestPrompt: req.Workload.LongestPrompt(), KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, Headroom: req.Headroom, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
+	sv, err := serve.New(s, sch, serve.Options{UBatch: req.UBatch, LongestPrompt: req.Workload.LongestPrompt(), LongestRequest: req.Workload.LongestRequest(), KVTokens: req.KVTokens, MemoryShare: req.MemoryShare, Headroom: req.Headroom, FrontEnd: fe, FrontEndEnds: feEnds, Split: split})
 	var fe2 *sim.FieldError
 	if _, how := pipelined(split); how != "" && errors.As(err, &fe2) {
 		// A pipeline the stepped pricer cannot take (stages attending
